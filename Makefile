@@ -1,0 +1,111 @@
+# csim — build, install dependencies, test.
+#   make deps      install the Debian packages csim needs (idempotent; root, no sudo)
+#   make           build ./csim (-O2, warnings as errors)
+#   make test      Check suites, then the same suites under ASan+UBSan
+#   make run       deps + build + run the showcase scenario
+#   make clean
+# Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
+
+PKGS      := yaml-0.1 ccd hdf5 lapacke
+DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
+             libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
+             libmujoco-dev libsiconos-numerics-dev
+
+CC        ?= cc
+BUILD     ?= build
+ifeq ($(SANITIZE),1)
+BUILD     := build/san
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+OPT       := -O2 -g
+ifeq ($(DEBUG),1)
+OPT       := -O0 -g
+endif
+DEFS      :=
+ifeq ($(VALIDATE),1)
+DEFS      += -DCSIM_VALIDATE=1
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lopenblas
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN      := -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes -Wvla -Wshadow
+CFLAGS    := -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) $(DEFS) $(PKG_CFLAGS) -Isrc -MMD -MP
+LDFLAGS   := $(SANFLAGS)
+LDLIBS    := $(PKG_LIBS) -lm
+
+SRC_ALL   := $(sort $(wildcard src/*.c src/*/*.c))
+SRC_LIB   := $(filter-out src/main.c,$(SRC_ALL))
+OBJ_LIB   := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC_LIB))
+LIB       := $(BUILD)/libcsim.a
+# MuJoCo (libmujoco-dev) is optional: the tests that compare against it are built only when present.
+HAVE_MUJOCO := $(shell test -f /usr/include/mujoco/mujoco.h && echo 1)
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+ifneq ($(HAVE_MUJOCO),1)
+TEST_SRC  := $(filter-out tests/test_mujoco%,$(TEST_SRC))
+endif
+TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+TEST_HOBJ := $(patsubst tests/%.c,$(BUILD)/tobj/%.o,$(TEST_HELP))
+
+ifeq ($(SANITIZE),1)
+CSIM_BIN  := $(BUILD)/csim
+else
+CSIM_BIN  := csim
+endif
+
+.PHONY: all deps test test-unit test-san run bench clean check-deps
+all: $(CSIM_BIN)
+
+$(CSIM_BIN): $(BUILD)/obj/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(OBJ_LIB)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tobj/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(TEST_HOBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/test_mujoco%: tests/test_mujoco%.c $(TEST_HOBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS) -lmujoco
+
+# Install every Debian package csim, its tests and its benchmarks need. Quiet when all are present.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+# The README's test command: unit suites, then the same suites under ASan+UBSan.
+test: test-unit test-san
+
+test-unit: $(CSIM_BIN) $(TEST_BIN)
+	@CSIM=./$(CSIM_BIN) tools/run_tests.sh $(TEST_BIN)
+
+test-san:
+	@$(MAKE) --no-print-directory SANITIZE=1 test-unit
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./csim info ../shared/data/robots/solo12/solo12.urdf
+
+clean:
+	rm -rf build csim
+
+-include $(OBJ_LIB:.o=.d) $(BUILD)/obj/main.d $(TEST_HOBJ:.o=.d)

@@ -1,0 +1,68 @@
+// cli.c — subcommand dispatch, help and versions.
+#include "cli.h"
+
+#include <hdf5.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "error.h"
+
+// the subcommands csim knows, with a one-line description each
+static const char* const kUsage =
+    "usage: csim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
+    "                         simulate a scenario and write an HDF5 file\n"
+    "  solve PROBLEM.h5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n"
+    "                         solve stored frictional contact problems (FCLib format)\n"
+    "  info ROBOT.urdf [--base fixed|free] [--package-path DIR]...\n"
+    "                         print what the URDF parser understood\n"
+    "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
+    "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n"
+    "\n"
+    "options:\n"
+    "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
+    "  --version              versions of csim and its libraries\n"
+    "\n"
+    "exit codes: 0 success, 1 run failed or files differ, 2 bad input\n";
+
+void cli_print_versions(FILE* f) {
+  unsigned maj = 0, min = 0, rel = 0;
+  H5get_libversion(&maj, &min, &rel);
+  fprintf(f, "csim %s\n", CSIM_VERSION);
+  fprintf(f, "  libyaml %s\n", yaml_get_version_string());
+  fprintf(f, "  hdf5 %u.%u.%u\n", maj, min, rel);
+  fprintf(f, "  libccd (system), lapacke + openblas (system)\n");
+}
+
+// a subcommand that the current build does not provide yet says so plainly
+static int not_available(const char* cmd, const char* why) {
+  fprintf(stderr, "csim: error: '%s' is not available in this version of csim: %s\n", cmd, why);
+  return CSIM_ERR_INPUT;
+}
+
+int cli_main(int argc, char** argv) {
+  if (argc < 2) {
+    fputs(kUsage, stderr);
+    return CSIM_ERR_INPUT;
+  }
+  const char* cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    fputs(kUsage, stdout);
+    return CSIM_OK;
+  }
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+    cli_print_versions(stdout);
+    return CSIM_OK;
+  }
+  if (!strcmp(cmd, "info")) return cli_info(argc - 2, argv + 2, stdout);
+  if (!strcmp(cmd, "run"))
+    return not_available("run", "time stepping with contact is being built (issue 4)");
+  if (!strcmp(cmd, "solve"))
+    return not_available("solve", "FCLib problem solving is being built (issue 5)");
+  if (!strcmp(cmd, "compare"))
+    return not_available("compare", "golden-output comparison is being built (issue 4)");
+  fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
+  return CSIM_ERR_INPUT;
+}

@@ -1,0 +1,24 @@
+// cli.h — the command line: subcommands run, solve, info, compare (DESIGN.md "Command line").
+//
+// Exit codes: 0 success, 1 run failed (or compare found differences), 2 bad input.
+#ifndef CSIM_CLI_H
+#define CSIM_CLI_H
+
+#include <stdio.h>
+
+#include "model.h"
+#include "urdf.h"
+
+#define CSIM_VERSION "0.1.0"
+
+// parse argv and run the subcommand; returns the process exit code
+int cli_main(int argc, char** argv);
+
+// `csim info ROBOT.urdf`: print what the parser understood (links, joints by type, dofs, mass,
+// inertia problems and fixes, geometries by kind, unresolved meshes) to f; returns an exit code
+int cli_info(int argc, char** argv, FILE* f);
+
+// print the versions of csim and of the libraries it was built with
+void cli_print_versions(FILE* f);
+
+#endif  // CSIM_CLI_H

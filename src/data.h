@@ -1,0 +1,65 @@
+// data.h — everything a step writes (MuJoCo's mjData), sized once from the model.
+//
+// sim_data is created by data_create from a sim_model and never resized: the step loop does not
+// allocate. Scratch space for per-step temporaries comes from the arena (data_stack_*), a LIFO
+// region inside the same allocation whose high-water mark is recorded.
+#ifndef CSIM_DATA_H
+#define CSIM_DATA_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "model.h"
+
+typedef struct sim_data {
+  double time;              // s
+
+  // state
+  double* q;                // configuration                                   (nq)
+  double* v;                // velocity                                        (nv)
+
+  // inputs
+  double* qfrc_applied;     // generalized forces from actions                 (nv)
+  double* xfrc_applied;     // external spatial force per body at its origin,
+                            // world axes, [force; torque]                     (nbody x 6)
+
+  // kinematics (kin_forward, kin_velocity)
+  double* xpos;             // body frame origin in the world                  (nbody x 3)
+  double* xmat;             // body frame rotation in the world, row-major     (nbody x 9)
+  double* xcom;             // body centre of mass in the world                (nbody x 3)
+  double* geom_xpos;        // geom frame origin in the world                  (ngeom x 3)
+  double* geom_xmat;        // geom frame rotation in the world                (ngeom x 9)
+  double* cvel;             // body spatial velocity [lin; ang] in body frame  (nbody x 6)
+
+  // dynamics (dyn_*)
+  double* qM;               // mass matrix, ancestor entries only              (nv x nv)
+  double* qLD;              // L of M = L'DL, strict lower, ancestor entries   (nv x nv)
+  double* qLDiag;           // D                                               (nv)
+  double* qLDiagSqrtInv;    // D^-1/2                                          (nv)
+  double* qfrc_bias;        // b(q, v)                                         (nv)
+
+  // arena for per-step scratch (LIFO)
+  size_t arena_size;        // bytes
+  size_t arena_top;         // bytes in use
+  size_t arena_peak;        // high-water mark
+  unsigned char* arena;
+
+  void* buffer;             // one allocation holds the arrays above
+} sim_data;
+
+// create data for model m with `arena_bytes` of scratch (0: a default sized from the model);
+// q = m->qpos0, v = 0
+csim_status data_create(const sim_model* m, size_t arena_bytes, sim_data** out, csim_error* err);
+
+void data_free(sim_data* d);
+
+// reset the state to q = m->qpos0, v = 0, time = 0, inputs cleared
+void data_reset(const sim_model* m, sim_data* d);
+
+// arena: mark, allocate (aligned to 64 bytes, zeroed), release back to a mark.
+// An allocation that does not fit returns NULL (callers treat it as a run error).
+size_t data_stack_mark(const sim_data* d);
+void* data_stack_alloc(sim_data* d, size_t bytes);
+void data_stack_free(sim_data* d, size_t mark);
+
+#endif  // CSIM_DATA_H

@@ -1,0 +1,43 @@
+// dynamics.h — rigid-body dynamics on the tree: RNEA bias forces, CRBA mass matrix, the
+// tree-sparse L'DL factorization of M (Featherstone, RBDA ch. 6) and solves through it.
+//
+// M is stored dense (nv x nv, row-major) but only entries (i, j) with j an ancestor dof of i (or
+// i itself) are ever written or read, so CRBA and the factorization cost O(nv * depth), not nv^3.
+// Factorization: M = L' D L with L unit lower triangular and the same sparsity as M (no fill-in
+// because dof_parent[i] < i), stored in d->qLD (strict lower part) and d->qLDiag (D).
+#ifndef CSIM_DYNAMICS_H
+#define CSIM_DYNAMICS_H
+
+#include "data.h"
+#include "model.h"
+
+// tau = M(q) qacc + b(q, v) - J'f_ext by RNEA (needs kin_forward and kin_velocity);
+// qacc may be NULL (zero); f_ext: per-body external spatial force [force; torque] at the body
+// origin in world axes (nbody x 6) or NULL
+void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
+              double* tau);
+
+// d->qfrc_bias = b(q, v): Coriolis, centrifugal and gravity forces (RNEA with qacc = 0)
+void dyn_bias(const sim_model* m, sim_data* d);
+
+// d->qM = M(q) by the composite-rigid-body algorithm (ancestor entries only, lower triangle
+// and its mirror)
+void dyn_crba(const sim_model* m, sim_data* d);
+
+// factor d->qM into d->qLD, d->qLDiag (tree-sparse L'DL)
+void dyn_factor(const sim_model* m, sim_data* d);
+
+// solve M x = b in place for n right-hand sides stored as rows of x (n x nv)
+void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n);
+
+// half solve for G = J M^-1 J' = Y'Y: y = D^-1/2 L^-T x in place (n rows of length nv)
+void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n);
+
+// y = M x using the ancestor entries of d->qM
+void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y);
+
+// kinetic energy 1/2 v'Mv (needs dyn_crba) and potential energy -sum m_i g.c_i (needs kin_forward)
+double dyn_kinetic(const sim_model* m, const sim_data* d);
+double dyn_potential(const sim_model* m, const sim_data* d);
+
+#endif  // CSIM_DYNAMICS_H
