@@ -30,13 +30,20 @@ typedef struct sim_data {
   double* geom_xpos;        // geom frame origin in the world                  (ngeom x 3)
   double* geom_xmat;        // geom frame rotation in the world                (ngeom x 9)
   double* cvel;             // body spatial velocity [lin; ang] in body frame  (nbody x 6)
+  double* xloc_pos;         // body frame origin in its parent body frame at q (nbody x 3)
+  double* xloc_mat;         // body frame rotation in its parent body frame    (nbody x 9)
 
   // dynamics (dyn_*)
   double* qM;               // mass matrix, ancestor entries only              (nv x nv)
-  double* qLD;              // L of M = L'DL, strict lower, ancestor entries   (nv x nv)
+  double* qLD;              // L of M = L'DL, strict lower, ancestor entries;
+                            // the diagonal holds D                            (nv x nv)
   double* qLDiag;           // D                                               (nv)
   double* qLDiagSqrtInv;    // D^-1/2                                          (nv)
   double* qfrc_bias;        // b(q, v)                                         (nv)
+  double* cacc;             // RNEA body spatial accelerations, body frame     (nbody x 6)
+  double* cfrc;             // RNEA body spatial forces [f; n], body frame     (nbody x 6)
+  double* crb;              // CRBA composite inertia in body frame: mass, first moment m*c (3),
+                            // second moment about the body origin xx yy zz xy xz yz (nbody x 10)
 
   // arena for per-step scratch (LIFO)
   size_t arena_size;        // bytes

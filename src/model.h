@@ -104,6 +104,10 @@ typedef struct sim_model {
   double* body_com;         // centre of mass in the body frame            (nbody x 3)
   double* body_inertia;     // rotational inertia about the com, body axes (nbody x 9)
   double* body_subtreemass; // mass of the body and all its descendants    (nbody)
+  int* body_dofadr;         // first dof of the body's joint (-1 for the world) (nbody)
+  int* body_dofnum;         // dofs of the body's joint (0 for the world)  (nbody)
+  int* body_geomadr;        // first geom of the body (geoms are grouped by body) (nbody)
+  int* body_geomnum;        // geoms of the body                           (nbody)
 
   // joints (njnt); joint j belongs to body jnt_body[j]
   int* jnt_type;            // model_joint_type                            (njnt)
@@ -122,12 +126,15 @@ typedef struct sim_model {
   int* dof_body;            //                                             (nv)
   int* dof_jnt;             //                                             (nv)
   int* dof_parent;          // parent dof in the tree, -1 at a root; < own index (nv)
+  double* dof_motion;       // motion subspace S of the dof in its body frame, [lin; ang]:
+                            // revolute [0; axis], prismatic [axis; 0], free: unit vectors (nv x 6)
 
   // links (nlink): every URDF link of every robot
   int* link_body;           // body the link is part of (0 when merged into the world) (nlink)
   int* link_robot;          //                                             (nlink)
   double* link_pos;         // link frame in its body frame                (nlink x 3)
   double* link_quat;        //                                             (nlink x 4)
+  double* link_mass;        // mass of the URDF link alone, kg             (nlink)
   char** link_name;         // URDF link name                              (nlink)
 
   // geometries (ngeom)
@@ -139,6 +146,8 @@ typedef struct sim_model {
   double* geom_size;        // per type, see model_geom_type               (ngeom x 3)
   double* geom_rbound;      // radius of a bounding sphere about geom_pos (inf for planes) (ngeom)
   int* geom_mesh;           // hull index (-1: not a mesh)                 (ngeom)
+  int ngeom_skipped;        // collision meshes left out (unresolved or unreadable while
+                            // require_meshes = 0)
 
   // meshes (nmesh)
   mesh_hull* mesh;          //                                             (nmesh)
@@ -168,8 +177,17 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
 void model_free(sim_model* m);
 
 // index of a joint / link / body by name ("link" or "robot/link" when names repeat), -1 if absent
+// (a plain name found in several robots is ambiguous: -1)
 int model_find_joint(const sim_model* m, const char* name);
 int model_find_link(const sim_model* m, const char* name);
+
+// apply the inertia fixes listed at the top of this file to a rotational inertia about the com
+// (row-major 3x3, any axes) of a body of the given mass; returns a bitmask of the fixes applied
+// (MODEL_FIX_*; 0 when the inertia was already valid or mass <= 0)
+#define MODEL_FIX_POINT_MASS 1
+#define MODEL_FIX_NOT_PD 2
+#define MODEL_FIX_TRIANGLE 4
+int model_fix_inertia(double mass, double inertia[9]);
 
 // total mass of robot r (all its bodies; for fixed bases the root link's merged mass included)
 double model_robot_mass(const sim_model* m, int r);
