@@ -1,0 +1,86 @@
+// solver.h — one interface for every rigid contact solver (DESIGN.md table, 000 Alg. 1-6).
+//
+// A problem is the Delassus matrix G = J M^-1 J' (3nc x 3nc, contact frames [t1 t2 n]), the
+// free velocity g = J v_f - c* (Baumgarte and restitution targets folded in, so the contact
+// velocity is c = G lambda + g, 000 eqs. 5-9), friction coefficients and an optional diagonal
+// compliance R (G~ = G + R, 000 Sec. II). Solvers work on impulses over the step.
+//
+// Every solver: starts from the lambda it is given (warm start: the caller fills it from the
+// previous step's impulses matched by contact id, or zeros), applies optional over-relaxation,
+// stops when eps_abs (000 eq. 14 residuals, computed by cone.h on c = G lambda + g — the same
+// metric whatever the model) is below the tolerance or at the iteration cap, and reports
+// iterations, final eps_abs and whether it converged. solver_solve never allocates: a solver is
+// created for a maximum contact count and keeps its workspace.
+#ifndef CSIM_SOLVER_H
+#define CSIM_SOLVER_H
+
+#include "error.h"
+
+typedef enum {
+  SOLVER_MODEL_NCP = 0,    // exact Coulomb + Signorini + maximum dissipation (000 eq. 14)
+  SOLVER_MODEL_CCP,        // second-order cone, Signorini relaxed (000 eq. 15)
+  SOLVER_MODEL_LCP,        // pyramidal friction (000 Alg. 1)
+  SOLVER_MODEL_RAISIM,     // per-contact bisection (000 Alg. 4)
+  SOLVER_MODEL_RAISIM_DS,  // de Saxce-corrected RaiSim (002 Alg. 1)
+  SOLVER_NMODELS
+} solver_model;
+
+typedef enum {
+  SOLVER_PGS = 0,
+  SOLVER_LEMKE,
+  SOLVER_ADMM,
+  SOLVER_STAGGERED,
+  SOLVER_BISECTION,
+  SOLVER_NKINDS
+} solver_kind;
+
+extern const char* const solver_model_names[SOLVER_NMODELS];  // "ncp", "ccp", ...
+extern const char* const solver_kind_names[SOLVER_NKINDS];    // "pgs", "lemke", ...
+
+typedef struct {
+  int nc;               // contacts
+  const double* G;      // (3nc x 3nc) row-major, symmetric positive semi-definite
+  const double* g;      // (3nc)
+  const double* mu;     // (nc)
+  const double* R;      // (3nc) diagonal compliance, or NULL
+} solver_problem;
+
+typedef struct {
+  solver_model model;
+  solver_kind kind;
+  double tolerance;       // on eps_abs, > 0
+  int max_iterations;     // >= 1
+  double over_relaxation; // omega in (0, 2); 1 = none
+  int facets;             // LCP pyramid facets (>= 3)
+  double rho;             // ADMM initial proximal parameter
+  int rho_adaptive;       // ADMM: adapt rho
+} solver_options;
+
+typedef struct {
+  int iterations;       // sweeps or outer iterations done
+  int converged;        // eps_abs <= tolerance
+  double eps_abs;       // max of the three below over contacts
+  double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
+} solver_result;
+
+typedef struct solver solver;
+
+// 1 when the model/solver pair is implemented; otherwise 0 and, if msg, a sentence naming the
+// valid pairs (for an exit-2 message)
+int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n);
+
+// create a solver for problems of at most max_contacts contacts
+csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
+                          csim_error* err);
+
+void solver_free(solver* s);
+
+// solve: lambda (3nc) is the initial guess on entry and the solution on exit
+void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// residuals of lambda for problem p (000 eq. 14): fills res (iterations/converged untouched);
+// c (3nc) receives G lambda + g when not NULL
+void solver_residuals(const solver_problem* p, const double* lambda, double* c,
+                      solver_result* res);
+
+#endif  // CSIM_SOLVER_H

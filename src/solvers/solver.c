@@ -1,0 +1,114 @@
+// solver.c — solver dispatch, workspace and the common residual (see solver.h).
+#include "solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cone.h"
+#include "solvers/solver_impl.h"
+
+const char* const solver_model_names[SOLVER_NMODELS] = {"ncp", "ccp", "lcp", "raisim",
+                                                        "raisim_ds"};
+const char* const solver_kind_names[SOLVER_NKINDS] = {"pgs", "lemke", "admm", "staggered",
+                                                      "bisection"};
+
+// the pairs of DESIGN.md's table that this build implements
+static const int kImplemented[SOLVER_NMODELS][SOLVER_NKINDS] = {
+    [SOLVER_MODEL_NCP] = {[SOLVER_PGS] = 1},
+};
+
+int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n) {
+  if ((int)model < 0 || model >= SOLVER_NMODELS || (int)kind < 0 || kind >= SOLVER_NKINDS)
+    return 0;
+  if (kImplemented[model][kind]) return 1;
+  if (msg && n > 0) {
+    int k = snprintf(msg, (size_t)n, "model '%s' with solver '%s' is not available; available: ",
+                     solver_model_names[model], solver_kind_names[kind]);
+    int first = 1;
+    for (int m = 0; m < SOLVER_NMODELS; m++)
+      for (int s = 0; s < SOLVER_NKINDS; s++)
+        if (kImplemented[m][s] && k < n) {
+          k += snprintf(msg + k, (size_t)(n - k), "%s%s/%s", first ? "" : ", ",
+                        solver_model_names[m], solver_kind_names[s]);
+          first = 0;
+        }
+  }
+  return 0;
+}
+
+csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
+                          csim_error* err) {
+  *out = NULL;
+  char msg[512];
+  if (!solver_pair_supported(opt->model, opt->kind, msg, sizeof(msg)))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver.name", "%s", msg);
+  if (!(opt->tolerance > 0) || opt->max_iterations < 1 || !(opt->over_relaxation > 0) ||
+      !(opt->over_relaxation < 2))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver",
+                   "expected tolerance > 0, max_iterations >= 1, 0 < over_relaxation < 2");
+  if (max_contacts < 0) max_contacts = 0;
+  solver* s = calloc(1, sizeof(*s));
+  if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->opt = *opt;
+  s->maxc = max_contacts;
+  size_t n3 = 3 * (size_t)(max_contacts > 0 ? max_contacts : 1);
+  s->c = calloc(n3, sizeof(double));
+  s->tinv = calloc(n3 / 3 * 4, sizeof(double));
+  if (!s->c || !s->tinv) {
+    solver_free(s);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+  *out = s;
+  return CSIM_OK;
+}
+
+void solver_free(solver* s) {
+  if (!s) return;
+  free(s->c);
+  free(s->tinv);
+  free(s);
+}
+
+void solver_residuals(const solver_problem* p, const double* lambda, double* c,
+                      solver_result* res) {
+  int n = 3 * p->nc;
+  double ep = 0, ed = 0, ec = 0;
+  for (int i = 0; i < p->nc; i++) {
+    double ci[3];
+    for (int r = 0; r < 3; r++) {
+      const double* Gr = p->G + (size_t)(3 * i + r) * n;
+      double acc = p->g[3 * i + r];
+      for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
+      ci[r] = acc;
+      if (c) c[3 * i + r] = acc;
+    }
+    double a, b, d;
+    cone_residuals(lambda + 3 * i, ci, p->mu[i], &a, &b, &d);
+    if (a > ep) ep = a;
+    if (b > ed) ed = b;
+    if (d > ec) ec = d;
+  }
+  res->eps_p = ep;
+  res->eps_d = ed;
+  res->eps_c = ec;
+  res->eps_abs = ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
+}
+
+void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  memset(res, 0, sizeof(*res));
+  if (p->nc == 0) {
+    res->converged = 1;
+    return;
+  }
+  if (p->nc > s->maxc) {  // the caller sized the solver too small: report, never overflow
+    res->eps_abs = res->eps_p = res->eps_d = res->eps_c = INFINITY;
+    return;
+  }
+  switch (s->opt.kind) {
+    case SOLVER_PGS:
+    default:
+      solver_pgs(s, p, lambda, res);
+      break;
+  }
+}
