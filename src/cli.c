@@ -57,12 +57,10 @@ int cli_main(int argc, char** argv) {
     return CSIM_OK;
   }
   if (!strcmp(cmd, "info")) return cli_info(argc - 2, argv + 2, stdout);
-  if (!strcmp(cmd, "run"))
-    return not_available("run", "time stepping with contact is being built (issue 4)");
+  if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "solve"))
     return not_available("solve", "FCLib problem solving is being built (issue 5)");
-  if (!strcmp(cmd, "compare"))
-    return not_available("compare", "golden-output comparison is being built (issue 4)");
+  if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;
 }

@@ -18,6 +18,12 @@ int cli_main(int argc, char** argv);
 // inertia problems and fixes, geometries by kind, unresolved meshes) to f; returns an exit code
 int cli_info(int argc, char** argv, FILE* f);
 
+// `csim run SCENARIO [--set k=v]... [--out FILE] [--quiet]`; returns an exit code
+int cli_run(int argc, char** argv);
+
+// `csim compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...`; returns 0, 1 or 2
+int cli_compare(int argc, char** argv);
+
 // print the versions of csim and of the libraries it was built with
 void cli_print_versions(FILE* f);
 

@@ -1,0 +1,426 @@
+// cli_run.c — `csim run` (time stepping with recording and a summary) and `csim compare`.
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "error.h"
+#include "record.h"
+#include "scenario.h"
+#include "sim.h"
+
+static const char* const kRunUsage =
+    "usage: csim run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
+    "\n"
+    "Simulates the scenario and writes one HDF5 file (output.path, or --out).\n"
+    "  --set key=value   override any scenario key before validation (repeatable), e.g.\n"
+    "                    --set solver.tolerance=1e-6 --set robots.0.q0=[0,0,1,0,0,0,1]\n"
+    "  --out FILE        output file (overrides output.path)\n"
+    "  --quiet           no progress and no summary\n"
+    "exit codes: 0 success, 1 the run failed (divergence, solver failure with\n"
+    "solver.on_failure: stop, interrupted, output error), 2 bad input\n";
+
+static const char* const kCompareUsage =
+    "usage: csim compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
+    "\n"
+    "Compares every dataset of two csim output files (B is the reference), except /timing and\n"
+    "the root attributes: |a - b| <= atol + rtol |b| elementwise.\n"
+    "  --rtol R          relative tolerance (default 1e-9)\n"
+    "  --atol A          absolute tolerance (default 1e-12)\n"
+    "  --only DATASET    compare only this dataset or group (repeatable)\n"
+    "exit codes: 0 within tolerance, 1 outside, 2 bad input\n";
+
+static volatile sig_atomic_t g_stop = 0;
+
+static void on_signal(int sig) {
+  g_stop = sig;
+}
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// the datasets of DESIGN.md "Output file"
+typedef struct {
+  rec_dataset *time, *q, *v, *ek, *ep, *et;
+  rec_dataset *eps, *primal, *dual, *compl, *iters, *conv;
+  rec_dataset *t_step, *t_coll, *t_dyn, *t_solve;
+  rec_dataset *c_count, *c_offset, *c_body, *c_point, *c_normal, *c_depth, *c_force, *c_vel,
+      *c_frame, *c_id;
+} run_sets;
+
+// declare every dataset with units and a description
+static csim_status declare(rec_file* f, const sim_model* m, run_sets* s, csim_error* err) {
+  struct {
+    rec_dataset** d;
+    const char* path;
+    rec_type type;
+    size_t ncols;
+    const char* units;
+    const char* desc;
+  } sets[] = {
+      {&s->time, "/time", REC_F64, 0, "s", "time at the start of the step"},
+      {&s->q, "/state/q", REC_F64, (size_t)m->nq, "m, rad",
+       "configuration at /time; free joints [x y z qx qy qz qw]"},
+      {&s->v, "/state/v", REC_F64, (size_t)m->nv, "m/s, rad/s",
+       "velocity at /time; free joints [linear; angular] in the body frame"},
+      {&s->ek, "/energy/kinetic", REC_F64, 0, "J", "1/2 v'M(q)v at /time"},
+      {&s->ep, "/energy/potential", REC_F64, 0, "J", "gravitational potential energy at /time"},
+      {&s->et, "/energy/total", REC_F64, 0, "J", "kinetic + potential"},
+      {&s->eps, "/solver/eps_abs", REC_F64, 0, "m/s or N s",
+       "max over contacts of primal, dual and complementarity residuals (000 eq. 14)"},
+      {&s->primal, "/solver/primal", REC_F64, 0, "N s", "max distance of an impulse to its cone"},
+      {&s->dual, "/solver/dual", REC_F64, 0, "m/s",
+       "max distance of c + Gamma(c) to the dual cone"},
+      {&s->compl, "/solver/complementarity", REC_F64, 0, "N m",
+       "max |<lambda, c + Gamma(c)>| (impulse times velocity)"},
+      {&s->iters, "/solver/iterations", REC_I32, 0, "1", "solver iterations (sweeps)"},
+      {&s->conv, "/solver/converged", REC_U8, 0, "1", "1 when eps_abs <= tolerance"},
+      {&s->t_step, "/timing/step", REC_F64, 0, "s", "wall time of the whole step"},
+      {&s->t_coll, "/timing/collision", REC_F64, 0, "s", "wall time of collision detection"},
+      {&s->t_dyn, "/timing/dynamics", REC_F64, 0, "s", "wall time of M, its factor, bias, actions"},
+      {&s->t_solve, "/timing/solve", REC_F64, 0, "s",
+       "wall time of the contact problem build and solve"},
+      {&s->c_count, "/contacts/count", REC_I32, 0, "1", "contacts at this step"},
+      {&s->c_offset, "/contacts/offset", REC_I32, 0, "1",
+       "first row of this step in the flat /contacts arrays"},
+      {&s->c_body, "/contacts/body", REC_I32, 2, "1",
+       "bodies of geom1 and geom2 (0 = world); the force acts on body2, its opposite on body1"},
+      {&s->c_point, "/contacts/point", REC_F64, 3, "m", "contact point in the world"},
+      {&s->c_normal, "/contacts/normal", REC_F64, 3, "1",
+       "unit normal from geom1 (environment) into geom2 (body), world"},
+      {&s->c_depth, "/contacts/depth", REC_F64, 0, "m", "penetration depth, > 0 overlapping"},
+      {&s->c_force, "/contacts/force", REC_F64, 3, "N",
+       "contact force = impulse / dt, in the contact frame [t1 t2 n]"},
+      {&s->c_vel, "/contacts/velocity", REC_F64, 3, "m/s",
+       "contact velocity after the step in the contact frame [t1 t2 n]"},
+      {&s->c_frame, "/contacts/frame", REC_F64, 9, "1",
+       "contact frame rows t1, t2, n in world coordinates"},
+      {&s->c_id, "/contacts/id", REC_I32, 3, "1", "geom1, geom2, feature: matches across steps"},
+  };
+  for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+    csim_status st =
+        rec_add(f, sets[k].path, sets[k].type, sets[k].ncols, sets[k].units, sets[k].desc,
+                sets[k].d, err);
+    if (st != CSIM_OK) return st;
+  }
+  return CSIM_OK;
+}
+
+// root attributes: what ran and how to read it
+static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_model* m,
+                              csim_error* err) {
+  csim_status st = CSIM_OK;
+  char conv[512];
+  snprintf(conv, sizeof(conv),
+           "SI units; quaternions [x y z w]; free joint q = [x y z qx qy qz qw], v = [linear; "
+           "angular] in the body frame; contact frame [t1 t2 n], n from environment into body; "
+           "/contacts/force is impulse/dt (N); rows describe the state at /time and the contact "
+           "problem solved over [time, time + dt]");
+  if (!st) st = rec_attr_string(f, NULL, "csim_version", CSIM_VERSION, err);
+  if (!st) st = rec_attr_string(f, NULL, "scenario", cfg->text ? cfg->text : "", err);
+  if (!st) st = rec_attr_string(f, NULL, "scenario_name", cfg->name, err);
+  if (!st) st = rec_attr_string(f, NULL, "contact_model", scn_contact_model_names[cfg->model], err);
+  if (!st) st = rec_attr_string(f, NULL, "solver", scn_solver_names[cfg->solver], err);
+  if (!st) st = rec_attr_string(f, NULL, "integrator", scn_integrator_names[cfg->scheme], err);
+  if (!st) st = rec_attr_string(f, NULL, "conventions", conv, err);
+  if (!st) st = rec_attr_string(f, NULL, "force_units", "N (impulse / dt)", err);
+  if (!st) st = rec_attr_double(f, NULL, "dt", cfg->dt, err);
+  if (!st) st = rec_attr_double(f, NULL, "tolerance", cfg->tolerance, err);
+  if (!st) st = rec_attr_int(f, NULL, "every", cfg->output_every, err);
+  if (!st) st = rec_attr_int(f, NULL, "nq", m->nq, err);
+  if (!st) st = rec_attr_int(f, NULL, "nv", m->nv, err);
+  if (!st) st = rec_attr_doubles(f, NULL, "gravity", cfg->gravity, 3, err);
+  return st;
+}
+
+// append one recorded row: the pre-step state (q0, v0) and the step's contact problem
+static csim_status record_row(const run_sets* s, const sim* S, const double* q0, const double* v0,
+                              double t, const sim_stepinfo* info, csim_error* err) {
+  const contact_data* c = S->con;
+  double dt = S->cfg->dt;
+  double et = info->kinetic + info->potential;
+  int32_t it = info->solve.iterations, nc = c->ncon, off = (int32_t)rec_rows(s->c_depth);
+  uint8_t cv = (uint8_t)(nc == 0 || info->solve.converged);
+  csim_status st = CSIM_OK;
+  if (!st) st = rec_append(s->time, &t, err);
+  if (!st) st = rec_append(s->q, q0, err);
+  if (!st) st = rec_append(s->v, v0, err);
+  if (!st) st = rec_append(s->ek, &info->kinetic, err);
+  if (!st) st = rec_append(s->ep, &info->potential, err);
+  if (!st) st = rec_append(s->et, &et, err);
+  if (!st) st = rec_append(s->eps, &info->solve.eps_abs, err);
+  if (!st) st = rec_append(s->primal, &info->solve.eps_p, err);
+  if (!st) st = rec_append(s->dual, &info->solve.eps_d, err);
+  if (!st) st = rec_append(s->compl, &info->solve.eps_c, err);
+  if (!st) st = rec_append(s->iters, &it, err);
+  if (!st) st = rec_append(s->conv, &cv, err);
+  if (!st) st = rec_append(s->t_step, &info->t_step, err);
+  if (!st) st = rec_append(s->t_coll, &info->t_collision, err);
+  if (!st) st = rec_append(s->t_dyn, &info->t_dynamics, err);
+  if (!st) st = rec_append(s->t_solve, &info->t_solve, err);
+  if (!st) st = rec_append(s->c_count, &nc, err);
+  if (!st) st = rec_append(s->c_offset, &off, err);
+  for (int i = 0; i < nc && !st; i++) {
+    const coll_contact* k = &c->con[i];
+    int32_t bodies[2] = {c->body1[i], c->body2[i]}, id[3] = {k->geom1, k->geom2, k->feature};
+    double f[3] = {c->lambda[3 * i] / dt, c->lambda[3 * i + 1] / dt, c->lambda[3 * i + 2] / dt};
+    if (!st) st = rec_append(s->c_body, bodies, err);
+    if (!st) st = rec_append(s->c_point, k->pos, err);
+    if (!st) st = rec_append(s->c_normal, k->normal, err);
+    if (!st) st = rec_append(s->c_depth, &k->depth, err);
+    if (!st) st = rec_append(s->c_force, f, err);
+    if (!st) st = rec_append(s->c_vel, c->cvel + 3 * i, err);
+    if (!st) st = rec_append(s->c_frame, c->frame + 9 * i, err);
+    if (!st) st = rec_append(s->c_id, id, err);
+  }
+  return st;
+}
+
+// running statistics for the summary
+typedef struct {
+  long steps, nonconv;
+  double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall;
+  int it_max, con_max;
+} run_stats;
+
+static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const run_stats* r,
+                          const char* out, const char* status) {
+  double simt = (double)r->steps * cfg->dt;
+  long n = r->steps > 0 ? r->steps : 1;
+  fprintf(f, "csim run: %s — %s\n", cfg->name, status);
+  fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g\n",
+          scn_contact_model_names[cfg->model], scn_solver_names[cfg->solver], cfg->dt,
+          cfg->tolerance);
+  fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", S->m->nq, S->m->nv,
+          S->m->nbody - 1, S->m->ngeom);
+  fprintf(f, "  steps %ld, simulated %.4g s, wall %.4g s, real-time factor %.1f, %.2f us/step\n",
+          r->steps, simt, r->wall, r->wall > 0 ? simt / r->wall : 0,
+          1e6 * r->wall / (double)n);
+  fprintf(f, "  eps_abs mean %.3g, max %.3g; iterations mean %.1f, max %d; non-converged steps %ld\n",
+          r->eps_sum / (double)n, r->eps_max, r->it_sum / (double)n, r->it_max, r->nonconv);
+  fprintf(f, "  contacts mean %.2f, max %d\n", r->con_sum / (double)n, r->con_max);
+  fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J\n", r->e0, r->e1, r->e1 - r->e0);
+  for (int w = 0; w < SIM_NWARN; w++)
+    if (S->warnings[w]) fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], S->warnings[w]);
+  fprintf(f, "  arena peak %zu of %zu bytes\n", S->d->arena_peak, S->d->arena_size);
+  fprintf(f, "  output: %s\n", out);
+}
+
+int cli_run(int argc, char** argv) {
+  const char* path = NULL;
+  const char* outp = NULL;
+  int quiet = 0, nset = 0;
+  const char** sets = calloc((size_t)argc + 1, sizeof(char*));
+  if (!sets) return CSIM_ERR_RUN;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(kRunUsage, stdout);
+      free(sets);
+      return CSIM_OK;
+    } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+      sets[nset++] = argv[++i];
+    } else if (!strncmp(argv[i], "--set=", 6)) {
+      sets[nset++] = argv[i] + 6;
+    } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+      outp = argv[++i];
+    } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+      quiet = 1;
+    } else if (argv[i][0] == '-' || path) {
+      fprintf(stderr, "csim: error: run: unexpected argument '%s'\n%s", argv[i], kRunUsage);
+      free(sets);
+      return CSIM_ERR_INPUT;
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path) {
+    fprintf(stderr, "csim: error: run: missing SCENARIO.yaml\n%s", kRunUsage);
+    free(sets);
+    return CSIM_ERR_INPUT;
+  }
+
+  csim_error err;
+  err_clear(&err);
+  scn_config* cfg = NULL;
+  sim* S = NULL;
+  rec_file* f = NULL;
+  int rc = CSIM_OK;
+  if (scn_load(path, sets, nset, &cfg, &err) != CSIM_OK) {
+    err_print(&err, stderr);
+    free(sets);
+    return CSIM_ERR_INPUT;
+  }
+  free(sets);
+  const char* out = outp ? outp : cfg->output_path;
+  csim_status st = sim_create(cfg, &S, &err);
+  if (st != CSIM_OK) {
+    err_print(&err, stderr);
+    scn_free(cfg);
+    return st;
+  }
+  // the output file is created only once the input is known to be good
+  run_sets ds;
+  memset(&ds, 0, sizeof(ds));
+  st = rec_open(out, &f, &err);
+  if (!st) st = attributes(f, cfg, S->m, &err);
+  if (!st) st = declare(f, S->m, &ds, &err);
+  if (st != CSIM_OK) {
+    err_print(&err, stderr);
+    if (f) rec_close(f, 0, "could not set up the output", NULL);
+    sim_free(S);
+    scn_free(cfg);
+    return st;
+  }
+
+  // signals end the run cleanly with a readable, incomplete file
+  g_stop = 0;
+  struct sigaction sa, old_int, old_term;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  long nsteps = (long)llround(cfg->duration / cfg->dt);
+  int nq = S->m->nq, nv = S->m->nv;
+  double* q0 = calloc((size_t)nq + 1, sizeof(double));
+  double* v0 = calloc((size_t)nv + 1, sizeof(double));
+  int progress = !quiet && isatty(STDERR_FILENO);
+  run_stats r;
+  memset(&r, 0, sizeof(r));
+  char failure[2048] = "";
+  double w0 = wall();
+  for (long k = 0; k < nsteps; k++) {
+    if (g_stop) {
+      snprintf(failure, sizeof(failure), "interrupted by %s at step %ld",
+               g_stop == SIGINT ? "SIGINT" : "SIGTERM", k);
+      rc = CSIM_ERR_RUN;
+      break;
+    }
+    memcpy(q0, S->d->q, sizeof(double) * (size_t)nq);
+    memcpy(v0, S->d->v, sizeof(double) * (size_t)nv);
+    double t = S->d->time;
+    sim_stepinfo info;
+    memset(&info, 0, sizeof(info));
+    st = sim_step(S, &info, &err);
+    if (st != CSIM_OK) {
+      char buf[1200];
+      err_format(&err, buf, sizeof(buf));
+      snprintf(failure, sizeof(failure), "%s", buf);
+      rc = CSIM_ERR_RUN;
+      break;
+    }
+    // statistics
+    double et = info.kinetic + info.potential;
+    if (k == 0) r.e0 = et;
+    r.e1 = et;
+    r.steps++;
+    double eps = info.ncon ? info.solve.eps_abs : 0;
+    r.eps_sum += eps;
+    if (eps > r.eps_max) r.eps_max = eps;
+    r.it_sum += info.solve.iterations;
+    if (info.solve.iterations > r.it_max) r.it_max = info.solve.iterations;
+    r.con_sum += info.ncon;
+    if (info.ncon > r.con_max) r.con_max = info.ncon;
+    if (info.ncon && !info.solve.converged) r.nonconv++;
+    if (k % cfg->output_every == 0) {
+      st = record_row(&ds, S, q0, v0, t, &info, &err);
+      rec_step(f);
+      if (st != CSIM_OK) {
+        char buf[1200];
+        err_format(&err, buf, sizeof(buf));
+        snprintf(failure, sizeof(failure), "output error at step %ld: %s", k, buf);
+        rc = CSIM_ERR_RUN;
+        break;
+      }
+    }
+    if (info.ncon && !info.solve.converged && cfg->on_failure == SCN_FAIL_STOP) {
+      snprintf(failure, sizeof(failure),
+               "solver did not converge at step %ld (t = %.6g s): eps_abs %.3g > tolerance %.3g "
+               "after %d iterations (solver.on_failure: stop)",
+               k, t, info.solve.eps_abs, cfg->tolerance, info.solve.iterations);
+      rc = CSIM_ERR_RUN;
+      break;
+    }
+    if (progress && (k % 200 == 0 || k + 1 == nsteps)) {
+      fprintf(stderr, "\r  step %ld/%ld  t = %.3f s  contacts %d  eps %.2e   ", k + 1, nsteps,
+              S->d->time, info.ncon, eps);
+      fflush(stderr);
+    }
+  }
+  r.wall = wall() - w0;
+  if (progress) fputc('\n', stderr);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+
+  // close: complete = 1 only when every step ran
+  csim_error cerr;
+  err_clear(&cerr);
+  if (rec_close(f, rc == CSIM_OK, rc == CSIM_OK ? NULL : failure, &cerr) != CSIM_OK) {
+    err_print(&cerr, stderr);
+    if (rc == CSIM_OK) rc = CSIM_ERR_RUN;
+  }
+  if (rc != CSIM_OK) fprintf(stderr, "csim: error: %s\n", failure[0] ? failure : "output error");
+  if (!quiet) print_summary(stdout, cfg, S, &r, out, rc == CSIM_OK ? "complete" : "FAILED");
+  free(q0);
+  free(v0);
+  sim_free(S);
+  scn_free(cfg);
+  return rc;
+}
+
+int cli_compare(int argc, char** argv) {
+  const char* files[2] = {NULL, NULL};
+  int nf = 0;
+  cmp_options opt;
+  cmp_options_default(&opt);
+  const char** only = calloc((size_t)argc + 1, sizeof(char*));
+  if (!only) return CSIM_ERR_RUN;
+  int nonly = 0;
+  for (int i = 0; i < argc; i++) {
+    char* end = NULL;
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(kCompareUsage, stdout);
+      free(only);
+      return 0;
+    } else if ((!strcmp(argv[i], "--rtol") || !strcmp(argv[i], "--atol")) && i + 1 < argc) {
+      double v = strtod(argv[i + 1], &end);
+      if (!end || *end || !(v >= 0) || !isfinite(v)) {
+        fprintf(stderr, "csim: error: compare: %s expects a number >= 0, found '%s'\n", argv[i],
+                argv[i + 1]);
+        free(only);
+        return 2;
+      }
+      if (argv[i][2] == 'r') opt.rtol = v; else opt.atol = v;
+      i++;
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      only[nonly++] = argv[++i];
+    } else if (argv[i][0] == '-' || nf == 2) {
+      fprintf(stderr, "csim: error: compare: unexpected argument '%s'\n%s", argv[i], kCompareUsage);
+      free(only);
+      return 2;
+    } else {
+      files[nf++] = argv[i];
+    }
+  }
+  if (nf != 2) {
+    fprintf(stderr, "csim: error: compare: two files expected\n%s", kCompareUsage);
+    free(only);
+    return 2;
+  }
+  opt.only = nonly ? only : NULL;
+  opt.nonly = nonly;
+  csim_error err;
+  err_clear(&err);
+  int rc = cmp_files(files[0], files[1], &opt, stdout, &err);
+  if (rc == 2) err_print(&err, stderr);
+  free(only);
+  return rc;
+}

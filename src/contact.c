@@ -1,0 +1,228 @@
+// contact.c — contact frames, chain Jacobians, Delassus matrix, free velocity, warm start
+// (000 eqs. 5-9; see contact.h).
+#include "contact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamics.h"
+#include "kinematics.h"
+#include "spatial.h"
+
+csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err) {
+  *out = NULL;
+  contact_data* c = calloc(1, sizeof(*c));
+  if (!c) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  if (maxcon < 1) maxcon = 1;
+  int nv = m->nv > 0 ? m->nv : 1;
+  c->maxcon = maxcon;
+  c->nv = m->nv;
+  c->maxchain = 2 * (m->maxdepth > 0 ? m->maxdepth : 1);
+  size_t mc = (size_t)maxcon, n3 = 3 * mc;
+  c->con = calloc(mc, sizeof(coll_contact));
+  c->body1 = calloc(mc, sizeof(int));
+  c->body2 = calloc(mc, sizeof(int));
+  c->frame = calloc(mc * 9, sizeof(double));
+  c->mu = calloc(mc, sizeof(double));
+  c->nchain = calloc(mc, sizeof(int));
+  c->chain = calloc(mc * (size_t)c->maxchain, sizeof(int));
+  c->J = calloc(n3 * (size_t)c->maxchain, sizeof(double));
+  c->Y = calloc(n3 * (size_t)nv, sizeof(double));
+  c->G = calloc(n3 * n3, sizeof(double));
+  c->g = calloc(n3, sizeof(double));
+  c->lambda = calloc(n3, sizeof(double));
+  c->cvel = calloc(n3, sizeof(double));
+  c->cstar = calloc(mc, sizeof(double));
+  c->prev_id = calloc(n3, sizeof(int));
+  c->prev_lambda = calloc(n3, sizeof(double));
+  if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
+      !c->J || !c->Y || !c->G || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->prev_id ||
+      !c->prev_lambda) {
+    contact_free(c);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                   "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
+  }
+  *out = c;
+  return CSIM_OK;
+}
+
+void contact_free(contact_data* c) {
+  if (!c) return;
+  free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
+  free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->G); free(c->g);
+  free(c->lambda); free(c->cvel); free(c->cstar); free(c->prev_id); free(c->prev_lambda);
+  free(c);
+}
+
+// right-handed frame [t1 t2 n] from the normal, the same for the same normal every time
+static void make_frame(double F[9], const double n[3]) {
+  double e[3] = {1, 0, 0};
+  if (fabs(n[0]) > 0.8) { e[0] = 0; e[1] = 1; }
+  double t1[3], t2[3];
+  sp_cross3(t1, e, n);   // e x n is orthogonal to n
+  sp_normalize3(t1);
+  sp_cross3(t2, n, t1);  // t1 x t2 = n
+  memcpy(F, t1, sizeof(t1));
+  memcpy(F + 3, t2, sizeof(t2));
+  memcpy(F + 6, n, 3 * sizeof(double));
+}
+
+// index of `dof` in the ascending list, or -1
+static int find_dof(const int* list, int n, int dof) {
+  for (int k = 0; k < n; k++)
+    if (list[k] == dof) return k;
+  return -1;
+}
+
+// J rows of contact i on the union of the two bodies' chains
+static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i,
+                             int* tmpdofs, double* tmpjac) {
+  const double* p = c->con[i].pos;
+  const double* F = c->frame + 9 * i;
+  int mc = c->maxchain;
+  int* chain = c->chain + (size_t)i * mc;
+  double* J = c->J + (size_t)i * 3 * mc;
+  int n = 0;
+  memset(J, 0, sizeof(double) * 3 * (size_t)mc);
+  // body2 contributes +, body1 contributes -
+  for (int side = 0; side < 2; side++) {
+    int b = side == 0 ? c->body2[i] : c->body1[i];
+    double sgn = side == 0 ? 1.0 : -1.0;
+    if (b <= 0) continue;
+    int nb = kin_jac_point(m, d, b, p, tmpdofs, tmpjac, NULL);
+    for (int k = 0; k < nb; k++) {
+      int slot = find_dof(chain, n, tmpdofs[k]);
+      if (slot < 0) {
+        // insert keeping the list ascending
+        slot = n;
+        while (slot > 0 && chain[slot - 1] > tmpdofs[k]) {
+          chain[slot] = chain[slot - 1];
+          for (int r = 0; r < 3; r++) J[r * mc + slot] = J[r * mc + slot - 1];
+          slot--;
+        }
+        chain[slot] = tmpdofs[k];
+        for (int r = 0; r < 3; r++) J[r * mc + slot] = 0;
+        n++;
+      }
+      // row r: F_r . (dp/dv_k)
+      for (int r = 0; r < 3; r++)
+        J[r * mc + slot] += sgn * (F[3 * r] * tmpjac[k] + F[3 * r + 1] * tmpjac[nb + k] +
+                                   F[3 * r + 2] * tmpjac[2 * nb + k]);
+    }
+  }
+  c->nchain[i] = n;
+}
+
+void contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                   const double* vfree) {
+  int nc = c->ncon, nv = m->nv, mc = c->maxchain, n3 = 3 * nc;
+  size_t mark = data_stack_mark(d);
+  int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
+  double* tmpjac = data_stack_alloc(d, sizeof(double) * 3 * (size_t)(m->maxdepth + 1));
+
+  // frames, bodies, Jacobians
+  for (int i = 0; i < nc; i++) {
+    c->body1[i] = m->geom_body[c->con[i].geom1];
+    c->body2[i] = m->geom_body[c->con[i].geom2];
+    make_frame(c->frame + 9 * i, c->con[i].normal);
+    c->mu[i] = opt->friction;
+    contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
+  }
+
+  // Y rows = D^-1/2 L^-T J' (one dense row of length nv per contact direction)
+  for (int a = 0; a < n3; a++) {
+    int i = a / 3, r = a % 3;
+    double* y = c->Y + (size_t)a * (size_t)(nv > 0 ? nv : 1);
+    if (nv > 0) memset(y, 0, sizeof(double) * (size_t)nv);
+    const int* chain = c->chain + (size_t)i * mc;
+    const double* J = c->J + (size_t)i * 3 * mc + (size_t)r * mc;
+    for (int k = 0; k < c->nchain[i]; k++) y[chain[k]] = J[k];
+    if (nv > 0) dyn_solve_half(m, d, y, 1);
+  }
+
+  // G = Y Y' on the chain dofs of the row (Y is zero elsewhere: L^-T keeps a chain's support)
+  for (int a = 0; a < n3; a++) {
+    int i = a / 3;
+    const int* chain = c->chain + (size_t)i * mc;
+    const double* ya = c->Y + (size_t)a * (size_t)nv;
+    for (int b = a; b < n3; b++) {
+      const double* yb = c->Y + (size_t)b * (size_t)nv;
+      double acc = 0;
+      for (int k = 0; k < c->nchain[i]; k++) acc += ya[chain[k]] * yb[chain[k]];
+      c->G[(size_t)a * n3 + b] = acc;
+      c->G[(size_t)b * n3 + a] = acc;
+    }
+  }
+
+  // g = J v_free - c*; c*_N from Baumgarte and restitution (000 Sec. II)
+  for (int i = 0; i < nc; i++) {
+    const int* chain = c->chain + (size_t)i * mc;
+    const double* J = c->J + (size_t)i * 3 * mc;
+    double cn_before = 0;
+    for (int r = 0; r < 3; r++) {
+      double acc = 0;
+      for (int k = 0; k < c->nchain[i]; k++) acc += J[r * mc + k] * vfree[chain[k]];
+      c->g[3 * i + r] = acc;
+    }
+    for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
+    double cs = 0;
+    if (opt->baumgarte > 0 && c->con[i].depth > 0) cs = opt->baumgarte * c->con[i].depth;
+    if (opt->restitution > 0 && cn_before < 0) {
+      double rs = -opt->restitution * cn_before;
+      if (rs > cs) cs = rs;
+    }
+    c->cstar[i] = cs;
+    c->g[3 * i + 2] -= cs;
+  }
+
+  // warm start: impulses of the previous step's contact with the same id
+  c->nwarm = 0;
+  memset(c->lambda, 0, sizeof(double) * (size_t)n3);
+  if (opt->warm_start) {
+    for (int i = 0; i < nc; i++) {
+      for (int j = 0; j < c->nprev; j++) {
+        const int* id = c->prev_id + 3 * j;
+        if (id[0] == c->con[i].geom1 && id[1] == c->con[i].geom2 && id[2] == c->con[i].feature) {
+          memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
+          c->nwarm++;
+          break;
+        }
+      }
+    }
+  }
+  data_stack_free(d, mark);
+}
+
+void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v) {
+  int nv = m->nv, mc = c->maxchain;
+  if (nv == 0 || c->ncon == 0) return;
+  size_t mark = data_stack_mark(d);
+  double* x = data_stack_alloc(d, sizeof(double) * (size_t)nv);
+  // x = J' lambda on each contact's chain
+  for (int i = 0; i < c->ncon; i++) {
+    const int* chain = c->chain + (size_t)i * mc;
+    const double* J = c->J + (size_t)i * 3 * mc;
+    const double* l = c->lambda + 3 * i;
+    for (int k = 0; k < c->nchain[i]; k++)
+      x[chain[k]] += J[k] * l[0] + J[mc + k] * l[1] + J[2 * mc + k] * l[2];
+  }
+  dyn_solve(m, d, x, 1);
+  for (int k = 0; k < nv; k++) v[k] += x[k];
+  data_stack_free(d, mark);
+}
+
+void contact_store(contact_data* c) {
+  c->nprev = c->ncon;
+  for (int i = 0; i < c->ncon; i++) {
+    c->prev_id[3 * i] = c->con[i].geom1;
+    c->prev_id[3 * i + 1] = c->con[i].geom2;
+    c->prev_id[3 * i + 2] = c->con[i].feature;
+  }
+  memcpy(c->prev_lambda, c->lambda, sizeof(double) * 3 * (size_t)c->ncon);
+}
+
+solver_problem contact_problem(const contact_data* c) {
+  solver_problem p = {c->ncon, c->G, c->g, c->mu, NULL};
+  return p;
+}

@@ -1,0 +1,78 @@
+// contact.h — the rigid contact problem of one step (000 eqs. 5-14): contact frames, Jacobians
+// along each contact's chains, the Delassus matrix G through the tree-sparse factor of M, the
+// free contact velocity g with Baumgarte and restitution targets, warm starts by contact id, and
+// the impulse's effect on the velocities.
+//
+// Contact frame rows are [t1 t2 n]: n is the collision normal (from geom1 into geom2, so from
+// the environment into the body when geom1 is the ground), t1 and t2 complete a right-handed
+// frame chosen deterministically from n. The contact velocity is that of geom2's body relative
+// to geom1's body at the contact point; an impulse lambda pushes geom2's body along +lambda and
+// geom1's body along -lambda.
+//
+// G = J M^-1 J' = Y'Y with Y = D^-1/2 L^-T J' (dyn_solve_half); J is formed only on the dofs of
+// the two bodies' chains, and the entries of G only on the dofs both rows share.
+#ifndef CSIM_CONTACT_H
+#define CSIM_CONTACT_H
+
+#include "collision.h"
+#include "data.h"
+#include "model.h"
+#include "solver.h"
+
+typedef struct {
+  int maxcon;         // contacts the buffers hold
+  int nv;
+  int maxchain;       // dofs a contact's two chains can touch
+  int ncon;           // contacts this step
+
+  // per contact (maxcon)
+  coll_contact* con;  // geometry from collision
+  int* body1;         // body of geom1 / geom2
+  int* body2;
+  double* frame;      // rows t1, t2, n in world coordinates              (maxcon x 9)
+  double* mu;         // friction coefficient                              (maxcon)
+  int* nchain;        // dofs in the union of both chains                  (maxcon)
+  int* chain;         // those dofs, ascending                             (maxcon x maxchain)
+  double* J;          // rows t1 t2 n on the chain dofs                    (maxcon x 3 x maxchain)
+
+  // the problem (3 ncon rows)
+  double* Y;          // D^-1/2 L^-T J' rows, dense over dofs              (3 maxcon x nv)
+  double* G;          // Delassus matrix                                   (3 maxcon x 3 maxcon)
+  double* g;          // J v_free - c*                                     (3 maxcon)
+  double* lambda;     // impulses                                          (3 maxcon)
+  double* cvel;       // contact velocity after the step, G lambda + g     (3 maxcon)
+  double* cstar;      // target normal velocity (Baumgarte/restitution)    (maxcon)
+
+  // warm start memory: previous step's ids and impulses
+  int nprev;
+  int* prev_id;       // (maxcon x 3) geom1, geom2, feature
+  double* prev_lambda;// (3 maxcon)
+  int nwarm;          // contacts warm-started this step
+} contact_data;
+
+typedef struct {
+  double friction;      // mu for every contact
+  double baumgarte;     // K (1/s): c*_N = K max(0, depth)
+  double restitution;   // e: c*_N = -e c_N(before the step) when approaching
+  int warm_start;
+} contact_options;
+
+csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);
+void contact_free(contact_data* c);
+
+// build frames, Jacobians, G and g for the contacts c->con[0..ncon) (c->ncon set by the caller)
+// from the current kinematics and factor of M (d), the free velocity vfree and the velocity
+// before the step v (restitution); fills lambda with the warm start
+void contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                   const double* vfree);
+
+// v += M^-1 J' lambda
+void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v);
+
+// remember this step's ids and impulses for the next warm start
+void contact_store(contact_data* c);
+
+// the solver problem view of the built contacts
+solver_problem contact_problem(const contact_data* c);
+
+#endif  // CSIM_CONTACT_H

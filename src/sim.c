@@ -1,0 +1,405 @@
+// sim.c — scenario -> simulation, and the velocity-level time step (000 eqs. 2-5; see sim.h).
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dynamics.h"
+#include "kinematics.h"
+#include "spatial.h"
+
+#define SIM_MAX_CONTACTS 256     // contact buffers are sized min(collision bound, this)
+#define SIM_VMAX 1e6             // |v| beyond this is divergence
+
+const char* const sim_warning_names[SIM_NWARN] = {"contact_buffer_full", "solver_not_converged"};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// scenario contact model and solver -> solver enums (rigid models only)
+static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_error* err) {
+  static const int model_map[] = {
+      [SCN_MODEL_NCP] = SOLVER_MODEL_NCP, [SCN_MODEL_CCP] = SOLVER_MODEL_CCP,
+      [SCN_MODEL_LCP] = SOLVER_MODEL_LCP, [SCN_MODEL_RAISIM] = SOLVER_MODEL_RAISIM,
+      [SCN_MODEL_RAISIM_DS] = SOLVER_MODEL_RAISIM_DS};
+  static const int kind_map[] = {[SCN_SOLVER_PGS] = SOLVER_PGS, [SCN_SOLVER_LEMKE] = SOLVER_LEMKE,
+                                 [SCN_SOLVER_ADMM] = SOLVER_ADMM,
+                                 [SCN_SOLVER_STAGGERED] = SOLVER_STAGGERED,
+                                 [SCN_SOLVER_BISECTION] = SOLVER_BISECTION};
+  if (cfg->model > SCN_MODEL_RAISIM_DS)
+    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.model",
+                   "compliant contact model '%s' is not available in this version of csim "
+                   "(rigid models only so far)", scn_contact_model_names[cfg->model]);
+  if (cfg->solver == SCN_SOLVER_NONE)
+    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "solver.name",
+                   "rigid contact model '%s' needs a solver; 'none' is for compliant models",
+                   scn_contact_model_names[cfg->model]);
+  memset(o, 0, sizeof(*o));
+  o->model = (solver_model)model_map[cfg->model];
+  o->kind = (solver_kind)kind_map[cfg->solver];
+  o->tolerance = cfg->tolerance;
+  o->max_iterations = cfg->max_iterations;
+  o->over_relaxation = cfg->over_relaxation;
+  o->facets = cfg->facets;
+  o->rho = cfg->rho;
+  o->rho_adaptive = cfg->rho_adaptive;
+  char msg[512];
+  if (!solver_pair_supported(o->model, o->kind, msg, sizeof(msg)))
+    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "solver.name", "%s", msg);
+  return CSIM_OK;
+}
+
+// initial state of robot r from q0, v0 and joints
+static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_data* d, int r,
+                                 csim_error* err) {
+  const scn_robot* R = &cfg->robots[r];
+  if (R->q0) {
+    if (R->nq0 != m->robot_nq[r])
+      return err_set(err, CSIM_ERR_INPUT, cfg->file, R->line, 0, "q0",
+                     "robot '%s' has nq = %d (%s base), q0 has %d values", m->robot_name[r],
+                     m->robot_nq[r], scn_base_names[R->base], R->nq0);
+    memcpy(d->q + m->robot_qadr[r], R->q0, sizeof(double) * (size_t)R->nq0);
+  }
+  if (R->v0) {
+    if (R->nv0 != m->robot_nv[r])
+      return err_set(err, CSIM_ERR_INPUT, cfg->file, R->line, 0, "v0",
+                     "robot '%s' has nv = %d (%s base), v0 has %d values", m->robot_name[r],
+                     m->robot_nv[r], scn_base_names[R->base], R->nv0);
+    memcpy(d->v + m->robot_dofadr[r], R->v0, sizeof(double) * (size_t)R->nv0);
+  }
+  for (int k = 0; k < R->njoints; k++) {
+    int j = model_find_joint(m, R->joints[k].name);
+    if (j < 0 || m->body_robot[m->jnt_body[j]] != r || m->jnt_type[j] == MODEL_JOINT_FREE)
+      return err_set(err, CSIM_ERR_INPUT, cfg->file, R->line, 0, "joints",
+                     "robot '%s' has no 1-dof joint named '%s'", m->robot_name[r],
+                     R->joints[k].name);
+    d->q[m->jnt_qadr[j]] = R->joints[k].value;
+  }
+  // free-joint quaternions given by hand are normalised once here
+  for (int j = 0; j < m->njnt; j++)
+    if (m->jnt_type[j] == MODEL_JOINT_FREE) sp_normquat(d->q + m->jnt_qadr[j] + 3);
+  return CSIM_OK;
+}
+
+// resolve action names to indices once
+static csim_status resolve_actions(sim* s, csim_error* err) {
+  const scn_config* cfg = s->cfg;
+  const sim_model* m = s->m;
+  int na = cfg->nactions > 0 ? cfg->nactions : 1;
+  s->act_link = calloc((size_t)na, sizeof(int));
+  s->act_njnt = calloc((size_t)na, sizeof(int));
+  s->act_jnt = calloc((size_t)na, sizeof(int*));
+  s->act_ref = calloc((size_t)na, sizeof(double*));
+  if (!s->act_link || !s->act_njnt || !s->act_jnt || !s->act_ref)
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  for (int a = 0; a < cfg->nactions; a++) {
+    const scn_action* A = &cfg->actions[a];
+    char key[64];
+    snprintf(key, sizeof(key), "actions.%d", a);
+    if (A->type == SCN_ACTION_FORCE) {
+      int l = model_find_link(m, A->body);
+      if (l < 0)
+        return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
+                       "no link named '%s' in the model", A->body);
+      s->act_link[a] = l;
+      continue;
+    }
+    // pd / trajectory: the robot and its joints
+    int r = 0;
+    if (A->robot) {
+      for (r = 0; r < m->nrobot; r++)
+        if (!strcmp(m->robot_name[r], A->robot)) break;
+      if (r == m->nrobot)
+        return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key, "no robot named '%s'",
+                       A->robot);
+    }
+    int nj = 0;
+    int* jl = calloc((size_t)(m->njnt > 0 ? m->njnt : 1), sizeof(int));
+    if (!jl) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    s->act_jnt[a] = jl;
+    if (A->njoint_names < 0) {
+      for (int j = 0; j < m->njnt; j++)
+        if (m->body_robot[m->jnt_body[j]] == r && m->jnt_type[j] != MODEL_JOINT_FREE) jl[nj++] = j;
+    } else {
+      for (int k = 0; k < A->njoint_names; k++) {
+        int j = model_find_joint(m, A->joint_names[k]);
+        if (j < 0 || m->jnt_type[j] == MODEL_JOINT_FREE)
+          return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
+                         "no 1-dof joint named '%s'", A->joint_names[k]);
+        jl[nj++] = j;
+      }
+    }
+    s->act_njnt[a] = nj;
+    // per-joint reference: targets (pd) or offsets (trajectory), else the initial positions
+    double* ref = calloc((size_t)(nj > 0 ? nj : 1), sizeof(double));
+    if (!ref) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    s->act_ref[a] = ref;
+    const double* given = A->type == SCN_ACTION_PD ? A->target : A->offset;
+    int ngiven = A->type == SCN_ACTION_PD ? A->ntarget : A->noffset;
+    if (given && ngiven != nj && ngiven != 1)
+      return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
+                     "%d joints but %d %s values (expected %d or 1)", nj, ngiven,
+                     A->type == SCN_ACTION_PD ? "target" : "offset", nj);
+    for (int k = 0; k < nj; k++)
+      ref[k] = given ? given[ngiven == 1 ? 0 : k] : s->d->q[m->jnt_qadr[jl[k]]];
+    // trajectory lists: one value or one per joint
+    if (A->type == SCN_ACTION_TRAJECTORY) {
+      const int lens[3] = {A->namp, A->nfreq, A->nphase};
+      const char* names[3] = {"amplitude", "frequency", "phase"};
+      for (int t = 0; t < 3; t++)
+        if (lens[t] > 1 && lens[t] != nj)
+          return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
+                         "%d joints but %d %s values (expected %d or 1)", nj, lens[t], names[t], nj);
+    }
+  }
+  return CSIM_OK;
+}
+
+csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
+  *out = NULL;
+  sim* s = calloc(1, sizeof(*s));
+  if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->cfg = cfg;
+  csim_status st = CSIM_OK;
+  model_robot_spec* specs = calloc((size_t)cfg->nrobots, sizeof(*specs));
+  s->urdf = calloc((size_t)cfg->nrobots, sizeof(urdf_robot*));
+  if (!specs || !s->urdf) {
+    free(specs);
+    sim_free(s);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+
+  // robots: URDF -> model
+  for (int r = 0; r < cfg->nrobots && st == CSIM_OK; r++) {
+    const scn_robot* R = &cfg->robots[r];
+    const char** pk = calloc((size_t)R->npackage_paths + 1, sizeof(char*));
+    if (!pk) { st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory"); break; }
+    for (int k = 0; k < R->npackage_paths; k++) pk[k] = R->package_paths[k];
+    urdf_options uo = urdf_default_options();
+    uo.package_paths = pk;
+    st = urdf_load(R->urdf_path, &uo, &s->urdf[r], err);
+    free(pk);
+    if (st != CSIM_OK) break;
+    specs[r].urdf = s->urdf[r];
+    specs[r].name = R->name;
+    specs[r].base = R->base == SCN_BASE_FREE ? MODEL_BASE_FREE : MODEL_BASE_FIXED;
+    memcpy(specs[r].base_pos, R->pos, sizeof(R->pos));
+    double Rm[9];
+    sp_rpy2mat(Rm, R->rpy);
+    sp_mat2quat(specs[r].base_quat, Rm);
+    specs[r].require_meshes = 1;
+  }
+  if (st == CSIM_OK) {
+    model_world_spec w;
+    memcpy(w.gravity, cfg->gravity, sizeof(w.gravity));
+    w.ground = cfg->ground;
+    w.ground_height = cfg->ground_height;
+    st = model_create(&w, specs, cfg->nrobots, &s->m, err);
+  }
+  free(specs);
+  if (st == CSIM_OK) st = data_create(s->m, 0, &s->d, err);
+  for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++) st = initial_state(cfg, s->m, s->d, r, err);
+
+  // collision pairs, with the scenario's excluded link pairs
+  if (st == CSIM_OK) {
+    int* ex = calloc((size_t)(2 * cfg->nexclude + 1), sizeof(int));
+    if (!ex) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    for (int k = 0; st == CSIM_OK && k < 2 * cfg->nexclude; k++) {
+      ex[k] = model_find_link(s->m, cfg->exclude[k]);
+      if (ex[k] < 0)
+        st = err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.exclude",
+                     "no link named '%s' in the model", cfg->exclude[k]);
+    }
+    if (st == CSIM_OK) st = coll_create(s->m, ex, cfg->nexclude, &s->coll, err);
+    free(ex);
+  }
+
+  // contact buffers and solver
+  solver_options so;
+  if (st == CSIM_OK) st = map_solver(cfg, &so, err);
+  if (st == CSIM_OK) {
+    int bound = coll_max_contacts(s->coll);
+    s->maxcon = bound < SIM_MAX_CONTACTS ? bound : SIM_MAX_CONTACTS;
+    if (s->maxcon < 1) s->maxcon = 1;
+    st = contact_create(s->m, s->maxcon, &s->con, err);
+  }
+  if (st == CSIM_OK) st = solver_create(&so, s->maxcon, &s->slv, err);
+  if (st == CSIM_OK) {
+    s->copt.friction = cfg->friction;
+    s->copt.baumgarte = cfg->baumgarte;
+    s->copt.restitution = cfg->restitution;
+    s->copt.warm_start = cfg->warm_start;
+    s->vfree = calloc((size_t)(s->m->nv + 1), sizeof(double));
+    s->tau = calloc((size_t)(s->m->nv + 1), sizeof(double));
+    if (!s->vfree || !s->tau) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+  if (st == CSIM_OK) st = resolve_actions(s, err);
+  if (st != CSIM_OK) {
+    sim_free(s);
+    return st;
+  }
+  *out = s;
+  return CSIM_OK;
+}
+
+void sim_free(sim* s) {
+  if (!s) return;
+  if (s->act_jnt)
+    for (int a = 0; a < s->cfg->nactions; a++) free(s->act_jnt[a]);
+  if (s->act_ref)
+    for (int a = 0; a < s->cfg->nactions; a++) free(s->act_ref[a]);
+  free(s->act_link); free(s->act_njnt); free(s->act_jnt); free(s->act_ref);
+  free(s->vfree); free(s->tau);
+  solver_free(s->slv);
+  contact_free(s->con);
+  coll_free(s->coll);
+  data_free(s->d);
+  model_free(s->m);
+  if (s->urdf)
+    for (int r = 0; r < s->cfg->nrobots; r++) urdf_free(s->urdf[r]);
+  free(s->urdf);
+  free(s);
+}
+
+// magnitude of a force action at time t (0 outside its window)
+static double profile_value(const scn_action* A, double t) {
+  if (t < A->start || t > A->stop) return 0;
+  double tau = t - A->start;
+  switch (A->profile) {
+    case SCN_PROFILE_RAMP: return A->magnitude + A->rate * tau;
+    case SCN_PROFILE_SINE:
+      return A->magnitude + A->amplitude * sin(2 * M_PI * A->frequency * tau + A->phase);
+    case SCN_PROFILE_CONSTANT:
+    default: return A->magnitude;
+  }
+}
+
+// actions -> d->qfrc_applied (joint torques) and d->xfrc_applied (body wrenches)
+static void apply_actions(sim* s) {
+  const scn_config* cfg = s->cfg;
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  double t = d->time;
+  memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
+  memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+  for (int a = 0; a < cfg->nactions; a++) {
+    const scn_action* A = &cfg->actions[a];
+    if (A->type == SCN_ACTION_FORCE) {
+      int l = s->act_link[a], b = m->link_body[l];
+      if (b <= 0) continue;  // a link welded to the world does not move
+      double mag = profile_value(A, t);
+      if (mag == 0) continue;
+      // link frame in the world: body pose * link offset
+      const double* Rb = d->xmat + 9 * b;
+      double Rl[9], Rw[9], pl[3], pw[3], dir[3];
+      sp_quat2mat(Rl, m->link_quat + 4 * l);
+      sp_mulmm3(Rw, Rb, Rl);
+      sp_mulmv3(pl, Rl, A->point);
+      sp_add3(pl, pl, m->link_pos + 3 * l);
+      sp_xform(pw, Rb, d->xpos + 3 * b, pl);
+      if (A->local) sp_mulmv3(dir, Rw, A->direction); else sp_copy3(dir, A->direction);
+      double* w = d->xfrc_applied + 6 * b;
+      if (A->torque) {
+        sp_addscl3(w + 3, dir, mag);
+      } else {
+        double f[3], r[3], tq[3];
+        sp_scale3(f, dir, mag);
+        sp_add3(w, w, f);
+        sp_sub3(r, pw, d->xpos + 3 * b);
+        sp_cross3(tq, r, f);
+        sp_add3(w + 3, w + 3, tq);
+      }
+      continue;
+    }
+    if (t < A->start || t > A->stop) continue;
+    // joint-space PD on a fixed target, or tracking a sine reference
+    for (int k = 0; k < s->act_njnt[a]; k++) {
+      int j = s->act_jnt[a][k];
+      double qref = s->act_ref[a][k], vref = 0;
+      if (A->type == SCN_ACTION_TRAJECTORY) {
+        double amp = A->amp ? A->amp[A->namp == 1 ? 0 : k] : 0;
+        double fr = A->freq ? A->freq[A->nfreq == 1 ? 0 : k] : 0;
+        double ph = A->phase_j ? A->phase_j[A->nphase == 1 ? 0 : k] : 0;
+        double arg = 2 * M_PI * fr * (t - A->start) + ph;
+        qref += amp * sin(arg);
+        vref = amp * 2 * M_PI * fr * cos(arg);
+      }
+      double u = A->kp * (qref - d->q[m->jnt_qadr[j]]) + A->kd * (vref - d->v[m->jnt_dofadr[j]]);
+      if (u > A->effort_limit) u = A->effort_limit;
+      if (u < -A->effort_limit) u = -A->effort_limit;
+      d->qfrc_applied[m->jnt_dofadr[j]] += u;
+    }
+  }
+}
+
+csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  double dt = s->cfg->dt;
+  int nv = m->nv;
+  double t0 = now();
+
+  // kinematics and collision at the current state
+  kin_forward(m, d);
+  kin_velocity(m, d);
+  double t1 = now();
+  int ncon = 0;
+  int dropped = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxcon, &ncon);
+  if (dropped > 0) s->warnings[SIM_WARN_CONTACTFULL]++;
+  s->con->ncon = ncon;
+  double t2 = now();
+
+  // dynamics: M, its tree-sparse factor, bias and applied forces
+  dyn_crba(m, d);
+  dyn_factor(m, d);
+  apply_actions(s);
+  dyn_rnea(m, d, NULL, d->xfrc_applied, s->tau);  // b - J'f_ext
+  info->kinetic = dyn_kinetic(m, d);
+  info->potential = dyn_potential(m, d);
+  // free velocity v_f = v + dt M^-1 (tau_applied - b + J'f_ext)   (000 eq. 2)
+  for (int k = 0; k < nv; k++) s->vfree[k] = d->qfrc_applied[k] - s->tau[k];
+  dyn_solve(m, d, s->vfree, 1);
+  for (int k = 0; k < nv; k++) s->vfree[k] = d->v[k] + dt * s->vfree[k];
+  double t3 = now();
+
+  // contact problem and its solution (000 eqs. 5-14)
+  contact_build(m, d, s->con, &s->copt, s->vfree);
+  solver_problem p = contact_problem(s->con);
+  solver_solve(s->slv, &p, s->con->lambda, &info->solve);
+  solver_residuals(&p, s->con->lambda, s->con->cvel, &info->solve);
+  info->solve.converged = info->solve.eps_abs <= s->cfg->tolerance;
+  if (ncon > 0 && !info->solve.converged) s->warnings[SIM_WARN_NONCONVERGED]++;
+  contact_store(s->con);
+  double t4 = now();
+
+  // v+ = v_f + M^-1 J' lambda, q+ = q ⊕ v+ dt
+  memcpy(d->v, s->vfree, sizeof(double) * (size_t)nv);
+  contact_apply(m, d, s->con, d->v);
+  kin_integrate(m, d->q, d->v, dt, d->q);
+  d->time += dt;
+  s->step++;
+
+  // divergence check
+  for (int k = 0; k < nv; k++)
+    if (!isfinite(d->v[k]) || fabs(d->v[k]) > SIM_VMAX)
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                     "diverged at step %ld (t = %.6g s): velocity %d is %g", s->step - 1,
+                     d->time - dt, k, d->v[k]);
+  for (int k = 0; k < m->nq; k++)
+    if (!isfinite(d->q[k]))
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                     "diverged at step %ld (t = %.6g s): configuration %d is not finite",
+                     s->step - 1, d->time - dt, k);
+  double t5 = now();
+  info->ncon = ncon;
+  info->t_collision = t2 - t1;
+  info->t_dynamics = t3 - t2;
+  info->t_solve = t4 - t3;
+  info->t_step = t5 - t0;
+  return CSIM_OK;
+}
