@@ -2,7 +2,8 @@
 // tree-sparse L'DL factorization of M (Featherstone, RBDA ch. 6) and solves through it.
 //
 // M is stored dense (nv x nv, row-major) but only entries (i, j) with j an ancestor dof of i (or
-// i itself) are ever written or read, so CRBA and the factorization cost O(nv * depth), not nv^3.
+// i itself) are ever written or read, so CRBA costs O(nv * depth), the factorization
+// O(nv * depth^2) and each solve O(nv * depth), never nv^3.
 // Factorization: M = L' D L with L unit lower triangular and the same sparsity as M (no fill-in
 // because dof_parent[i] < i), stored in d->qLD (strict lower part) and d->qLDiag (D).
 #ifndef CSIM_DYNAMICS_H

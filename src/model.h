@@ -19,7 +19,10 @@
 // the body origin in the world, orientation quaternion) and v = [vx vy vz wx wy wz], the linear
 // velocity of the body origin and the angular velocity, both in the body frame (Pinocchio).
 // Revolute and prismatic joints have one q and one v. Continuous joints are revolute without
-// limits. Spatial vectors everywhere in csim are [linear; angular].
+// limits. Spatial vectors everywhere in csim are [linear; angular]. A URDF 'floating' joint
+// becomes a free joint inside the tree: its q is the body pose relative to the joint placement
+// frame (body_pos, body_quat) in the parent body, its v the body twist relative to the parent in
+// body axes. 'planar' joints are refused.
 //
 // Mimic joints: recorded (jnt_mimic, multiplier, offset) but simulated as independent dofs; the
 // coupling is not enforced by the dynamics (documented in the README).
@@ -104,6 +107,8 @@ typedef struct sim_model {
   double* body_com;         // centre of mass in the body frame            (nbody x 3)
   double* body_inertia;     // rotational inertia about the com, body axes (nbody x 9)
   double* body_subtreemass; // mass of the body and all its descendants    (nbody)
+  double* body_cinert;      // spatial inertia about the body origin, compact: mass, first
+                            // moment m*c (3), second moment xx yy zz xy xz yz (nbody x 10)
   int* body_dofadr;         // first dof of the body's joint (-1 for the world) (nbody)
   int* body_dofnum;         // dofs of the body's joint (0 for the world)  (nbody)
   int* body_geomadr;        // first geom of the body (geoms are grouped by body) (nbody)

@@ -1,0 +1,671 @@
+// collision.c — dispatch table, contact patch clipping, hull preparation, candidate pairs and
+// the per-step driver (see collision.h for the conventions).
+#include "collision.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision_internal.h"
+
+//---------------------------------- dispatch -------------------------------------------------
+
+const coll_pair_fn coll_pair_table[MODEL_NGEOM_TYPES][MODEL_NGEOM_TYPES] = {
+    [MODEL_GEOM_PLANE] = {[MODEL_GEOM_BOX] = coll_plane_box,
+                          [MODEL_GEOM_SPHERE] = coll_plane_sphere,
+                          [MODEL_GEOM_CYLINDER] = coll_plane_cylinder,
+                          [MODEL_GEOM_CAPSULE] = coll_plane_capsule,
+                          [MODEL_GEOM_MESH] = coll_plane_mesh},
+    [MODEL_GEOM_BOX] = {[MODEL_GEOM_BOX] = coll_box_box,
+                        [MODEL_GEOM_SPHERE] = coll_box_sphere,
+                        [MODEL_GEOM_CYLINDER] = coll_convex,
+                        [MODEL_GEOM_CAPSULE] = coll_convex,
+                        [MODEL_GEOM_MESH] = coll_convex},
+    [MODEL_GEOM_SPHERE] = {[MODEL_GEOM_SPHERE] = coll_sphere_sphere,
+                           [MODEL_GEOM_CYLINDER] = coll_convex,
+                           [MODEL_GEOM_CAPSULE] = coll_sphere_capsule,
+                           [MODEL_GEOM_MESH] = coll_convex},
+    [MODEL_GEOM_CYLINDER] = {[MODEL_GEOM_CYLINDER] = coll_convex,
+                             [MODEL_GEOM_CAPSULE] = coll_convex,
+                             [MODEL_GEOM_MESH] = coll_convex},
+    [MODEL_GEOM_CAPSULE] = {[MODEL_GEOM_CAPSULE] = coll_capsule_capsule,
+                            [MODEL_GEOM_MESH] = coll_convex},
+    [MODEL_GEOM_MESH] = {[MODEL_GEOM_MESH] = coll_convex},
+};
+
+int coll_pair_max_contacts(int t1, int t2) {
+  if (t1 < 0 || t2 < 0 || t1 >= MODEL_NGEOM_TYPES || t2 >= MODEL_NGEOM_TYPES) return 0;
+  if (t1 > t2) { int t = t1; t1 = t2; t2 = t; }
+  if (!coll_pair_table[t1][t2]) return 0;
+  // plane pairs: per-shape point sets
+  if (t1 == MODEL_GEOM_PLANE) {
+    if (t2 == MODEL_GEOM_SPHERE) return 1;
+    if (t2 == MODEL_GEOM_CAPSULE) return 2;
+    return 4;
+  }
+  // a sphere is never more than one point; a capsule's side is at most a segment
+  if (t1 == MODEL_GEOM_SPHERE || t2 == MODEL_GEOM_SPHERE) return 1;
+  if (t1 == MODEL_GEOM_CAPSULE || t2 == MODEL_GEOM_CAPSULE) return 2;
+  return COLL_MAX_PAIR_CONTACTS;
+}
+
+int coll_collide(const coll_geom* g1, const coll_geom* g2, coll_contact* con) {
+  if (!g1 || !g2 || g1->type < 0 || g2->type < 0 || g1->type >= MODEL_NGEOM_TYPES ||
+      g2->type >= MODEL_NGEOM_TYPES)
+    return 0;
+  double margin = g1->margin > g2->margin ? g1->margin : g2->margin;
+  if (g1->type <= g2->type) {
+    coll_pair_fn fn = coll_pair_table[g1->type][g2->type];
+    return fn ? fn(g1, g2, margin, con) : 0;
+  }
+  // reversed order: collide (g2, g1) and turn the normals around (the points stay)
+  coll_pair_fn fn = coll_pair_table[g2->type][g1->type];
+  int n = fn ? fn(g2, g1, margin, con) : 0;
+  for (int i = 0; i < n; i++)
+    cscale(con[i].normal, con[i].normal, -1.0);
+  return n;
+}
+
+//---------------------------------- patch helpers --------------------------------------------
+
+void coll_box_face(const coll_geom* g, int k, int s, double out[12]) {
+  double ax[3], u[3], v[3], c[3];
+  int i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+  caxis(ax, g->mat, k);
+  caxis(u, g->mat, i1);
+  caxis(v, g->mat, i2);
+  cscale(u, u, g->size[i1]);
+  cscale(v, v, g->size[i2]);
+  cmadd(c, g->pos, ax, s * g->size[k]);
+  // (axis k, k+1, k+2) is right-handed: (+u+v, -u+v, -u-v, +u-v) turns about +axis k
+  static const double su[4] = {1, -1, -1, 1}, sv[4] = {1, 1, -1, -1};
+  for (int q = 0; q < 4; q++) {
+    int j = s > 0 ? q : 3 - q;
+    double p[3];
+    cmadd(p, c, u, su[j]);
+    cmadd(out + 3 * q, p, v, sv[j]);
+  }
+}
+
+int coll_reduce(coll_contact* con, int n, int k) {
+  if (n <= k || k <= 0) return n < k ? n : (k > 0 ? k : 0);
+  enum { RMAX = 128 };
+  if (n > RMAX) n = RMAX;
+  unsigned char sel[RMAX] = {0};
+  double dmin[RMAX];
+  // the deepest first
+  int first = 0;
+  for (int i = 1; i < n; i++)
+    if (con[i].depth > con[first].depth) first = i;
+  sel[first] = 1;
+  for (int i = 0; i < n; i++) {
+    double e[3];
+    csub(e, con[i].pos, con[first].pos);
+    dmin[i] = cdot(e, e);
+  }
+  // farthest-point sampling: each next point is the farthest from the chosen ones
+  for (int s = 1; s < k; s++) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+      if (!sel[i] && (best < 0 || dmin[i] > dmin[best])) best = i;
+    if (best < 0) break;
+    sel[best] = 1;
+    for (int i = 0; i < n; i++) {
+      double e[3];
+      csub(e, con[i].pos, con[best].pos);
+      double d = cdot(e, e);
+      if (d < dmin[i]) dmin[i] = d;
+    }
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (sel[i]) con[m++] = con[i];
+  return m;
+}
+
+// a vertex of the polygon being clipped: position, clip tag, id of the edge leaving it
+typedef struct {
+  double p[3];
+  int tag, edge;
+} cvert;
+
+#define CLIP_MAX (2 * COLL_MAX_POLY + 8)
+
+// clip tags: an incident vertex k keeps tag k (< 64); a point made by side plane j on the edge
+// with id e (incident edge k: e = k; edge along side plane j': e = 64 + j') gets
+// 128 + 128 j + e (< 8448)
+int coll_clip_patch(const double* ref, int nref, const double m[3], const double* inc, int ninc,
+                    double margin, int flip, int fbase, coll_contact* con, int maxcon) {
+  if (nref < 3 || ninc < 2) return 0;
+  if (nref > COLL_MAX_POLY) nref = COLL_MAX_POLY;
+  if (ninc > COLL_MAX_POLY) ninc = COLL_MAX_POLY;
+  cvert bufa[CLIP_MAX], bufb[CLIP_MAX];
+  cvert *cur = bufa, *nxt = bufb;
+  int n = 0;
+  if (ninc == 2) {
+    // segment: parametric interval [t0, t1] cut by each side plane
+    double t0 = 0, t1 = 1, dir[3];
+    int tag0 = 0, tag1 = 1;
+    csub(dir, inc + 3, inc);
+    for (int j = 0; j < nref; j++) {
+      const double *r0 = ref + 3 * j, *r1 = ref + 3 * ((j + 1) % nref);
+      double e[3], sn[3], a[3], b[3];
+      csub(e, r1, r0);
+      ccross(sn, e, m);
+      csub(a, inc, r0);
+      csub(b, inc + 3, r0);
+      double d0 = cdot(sn, a), d1 = cdot(sn, b);
+      if (d0 > 0 && d1 > 0) return 0;
+      if (d0 > 0) {
+        double t = d0 / (d0 - d1);
+        if (t > t0) { t0 = t; tag0 = 128 + 128 * j; }
+      } else if (d1 > 0) {
+        double t = d0 / (d0 - d1);
+        if (t < t1) { t1 = t; tag1 = 128 + 128 * j; }
+      }
+    }
+    if (t0 > t1) return 0;
+    cmadd(cur[0].p, inc, dir, t0);
+    cur[0].tag = tag0;
+    n = 1;
+    if (t1 - t0 > 1e-12) {
+      cmadd(cur[1].p, inc, dir, t1);
+      cur[1].tag = tag1;
+      n = 2;
+    }
+  } else {
+    // polygon: Sutherland-Hodgman against each side plane of the reference face
+    for (int k = 0; k < ninc; k++) {
+      ccopy(cur[k].p, inc + 3 * k);
+      cur[k].tag = k;
+      cur[k].edge = k;
+    }
+    n = ninc;
+    for (int j = 0; j < nref && n > 0; j++) {
+      const double *r0 = ref + 3 * j, *r1 = ref + 3 * ((j + 1) % nref);
+      double e[3], sn[3];
+      csub(e, r1, r0);
+      ccross(sn, e, m);  // outward side normal of a counter-clockwise face
+      int nn = 0;
+      for (int i = 0; i < n && nn < CLIP_MAX - 1; i++) {
+        const cvert *P = &cur[i], *Q = &cur[(i + 1) % n];
+        double a[3], b[3];
+        csub(a, P->p, r0);
+        csub(b, Q->p, r0);
+        double dp = cdot(sn, a), dq = cdot(sn, b);
+        if (dp <= 0) {
+          nxt[nn++] = *P;
+          if (dq > 0) {
+            // leaving: the intersection, then along the side plane
+            double t = dp / (dp - dq), pq[3];
+            csub(pq, Q->p, P->p);
+            cmadd(nxt[nn].p, P->p, pq, t);
+            nxt[nn].tag = 128 + 128 * j + P->edge;
+            nxt[nn].edge = 64 + j;
+            nn++;
+          }
+        } else if (dq <= 0) {
+          // entering: the intersection, then along the original edge
+          double t = dp / (dp - dq), pq[3];
+          csub(pq, Q->p, P->p);
+          cmadd(nxt[nn].p, P->p, pq, t);
+          nxt[nn].tag = 128 + 128 * j + P->edge;
+          nxt[nn].edge = P->edge;
+          nn++;
+        }
+      }
+      cvert* t = cur;
+      cur = nxt;
+      nxt = t;
+      n = nn;
+    }
+  }
+  // contacts: depth below the reference plane, midpoint between the point and its projection
+  coll_contact tmp[CLIP_MAX];
+  int nc = 0;
+  double nrm[3];
+  cscale(nrm, m, flip ? -1.0 : 1.0);
+  for (int i = 0; i < n; i++) {
+    double a[3], pr[3];
+    csub(a, cur[i].p, ref);
+    double s = cdot(m, a);
+    if (-s < -margin) continue;
+    cmadd(pr, cur[i].p, m, -s);
+    const double* p1 = flip ? cur[i].p : pr;
+    const double* p2 = flip ? pr : cur[i].p;
+    cset(&tmp[nc++], p1, p2, nrm, -s, fbase * 8448 + cur[i].tag);
+  }
+  nc = coll_reduce(tmp, nc, maxcon);
+  memcpy(con, tmp, (size_t)nc * sizeof(coll_contact));
+  return nc;
+}
+
+//---------------------------------- hulls ----------------------------------------------------
+
+// ascending order of int pairs (a, b)
+static int cmp_pair(const void* x, const void* y) {
+  const int *a = (const int*)x, *b = (const int*)y;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  if (a[1] != b[1]) return a[1] < b[1] ? -1 : 1;
+  return 0;
+}
+
+// ascending order of int triples (a, b, t)
+static int cmp_triple(const void* x, const void* y) {
+  const int *a = (const int*)x, *b = (const int*)y;
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+// union-find root with path halving
+static int uf_find(int* p, int i) {
+  while (p[i] != i) {
+    p[i] = p[p[i]];
+    i = p[i];
+  }
+  return i;
+}
+
+void coll_hull_free(coll_hull* h) {
+  if (!h) return;
+  free(h->buffer);
+  memset(h, 0, sizeof *h);
+}
+
+csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err) {
+  memset(out, 0, sizeof *out);
+  if (!h || !h->vert || !h->face || h->nvert < 4 || h->nface < 4)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "mesh",
+                   "collision hull needs at least 4 vertices and 4 faces");
+  int nv = h->nvert, nf = h->nface;
+  for (int i = 0; i < 3 * nf; i++)
+    if (h->face[i] < 0 || h->face[i] >= nv)
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "mesh",
+                     "hull face %d refers to vertex %d, expected 0..%d", i / 3, h->face[i],
+                     nv - 1);
+  csim_status st = CSIM_OK;
+  int* tri = malloc(sizeof(int) * 3 * (size_t)nf);
+  double* tn = malloc(sizeof(double) * 3 * (size_t)nf);
+  int* dir = malloc(sizeof(int) * 6 * (size_t)nf);     // directed neighbour pairs
+  int* und = malloc(sizeof(int) * 9 * (size_t)nf);     // (min, max, triangle) per edge
+  int* par = malloc(sizeof(int) * (size_t)nf);          // union-find
+  int* ord = malloc(sizeof(int) * 2 * (size_t)nf);      // (root, triangle)
+  int* pv = malloc(sizeof(int) * 3 * (size_t)nf);       // polygon vertices (before capping)
+  int* ps = malloc(sizeof(int) * ((size_t)nf + 1));     // polygon starts
+  double* pn = malloc(sizeof(double) * 3 * (size_t)nf);  // polygon normals
+  int* bnd = malloc(sizeof(int) * 6 * (size_t)nf);      // boundary edges of one group
+  if (!tri || !tn || !dir || !und || !par || !ord || !pv || !ps || !pn || !bnd) {
+    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
+    goto done;
+  }
+  // centre: vertex mean (inside a convex hull)
+  double c[3] = {0, 0, 0};
+  for (int i = 0; i < nv; i++)
+    cadd(c, c, h->vert + 3 * i);
+  cscale(c, c, 1.0 / nv);
+  // triangles oriented outward (normal away from the centre) and their unit normals
+  for (int t = 0; t < nf; t++) {
+    int a = h->face[3 * t], b = h->face[3 * t + 1], cc = h->face[3 * t + 2];
+    double e1[3], e2[3], n[3], ac[3];
+    csub(e1, h->vert + 3 * b, h->vert + 3 * a);
+    csub(e2, h->vert + 3 * cc, h->vert + 3 * a);
+    ccross(n, e1, e2);
+    csub(ac, h->vert + 3 * a, c);
+    if (cdot(n, ac) < 0) {
+      int tmp = b; b = cc; cc = tmp;
+      cscale(n, n, -1.0);
+    }
+    tri[3 * t] = a; tri[3 * t + 1] = b; tri[3 * t + 2] = cc;
+    cnormalize(n);
+    ccopy(tn + 3 * t, n);
+  }
+  // vertex adjacency: sorted unique directed pairs
+  for (int t = 0; t < nf; t++)
+    for (int k = 0; k < 3; k++) {
+      int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3];
+      dir[2 * (3 * t + k)] = a;
+      dir[2 * (3 * t + k) + 1] = b;
+      und[3 * (3 * t + k)] = a < b ? a : b;
+      und[3 * (3 * t + k) + 1] = a < b ? b : a;
+      und[3 * (3 * t + k) + 2] = t;
+    }
+  // both directions of every edge: append the reversed copies after the first 3 nf pairs
+  int nd = 3 * nf;
+  int* dir2 = realloc(dir, sizeof(int) * 12 * (size_t)nf);
+  if (!dir2) {
+    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
+    goto done;
+  }
+  dir = dir2;
+  for (int i = 0; i < nd; i++) {
+    dir[2 * (nd + i)] = dir[2 * i + 1];
+    dir[2 * (nd + i) + 1] = dir[2 * i];
+  }
+  nd *= 2;
+  qsort(dir, (size_t)nd, 2 * sizeof(int), cmp_pair);
+  int nadj = 0;
+  for (int i = 0; i < nd; i++)
+    if (i == 0 || cmp_pair(dir + 2 * i, dir + 2 * (i - 1)) != 0) {
+      dir[2 * nadj] = dir[2 * i];
+      dir[2 * nadj + 1] = dir[2 * i + 1];
+      nadj++;
+    }
+  // coplanar neighbouring triangles join one polygon
+  for (int t = 0; t < nf; t++)
+    par[t] = t;
+  qsort(und, 3 * (size_t)nf, 3 * sizeof(int), cmp_triple);
+  for (int i = 0; i + 1 < 3 * nf; i++) {
+    const int *e = und + 3 * i, *f = und + 3 * (i + 1);
+    if (e[0] != f[0] || e[1] != f[1]) continue;
+    int ta = e[2], tb = f[2];
+    if (cdot(tn + 3 * ta, tn + 3 * tb) > 1 - 1e-9 && cnorm(tn + 3 * ta) > 0.5) {
+      int ra = uf_find(par, ta), rb = uf_find(par, tb);
+      if (ra != rb) par[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+    }
+  }
+  for (int t = 0; t < nf; t++) {
+    ord[2 * t] = uf_find(par, t);
+    ord[2 * t + 1] = t;
+  }
+  qsort(ord, (size_t)nf, 2 * sizeof(int), cmp_pair);
+  // each group: boundary edges (directed edges whose reverse is not in the group), chained
+  int npoly = 0, npv = 0;
+  ps[0] = 0;
+  for (int g0 = 0; g0 < nf;) {
+    int g1 = g0;
+    while (g1 < nf && ord[2 * g1] == ord[2 * g0]) g1++;
+    if (cnorm(tn + 3 * ord[2 * g0 + 1]) < 0.5) { g0 = g1; continue; }  // degenerate triangle
+    int nb = 0;
+    for (int i = g0; i < g1; i++) {
+      int t = ord[2 * i + 1];
+      for (int k = 0; k < 3; k++) {
+        int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3], shared = 0;
+        for (int j = g0; j < g1 && !shared; j++) {
+          int u = ord[2 * j + 1];
+          for (int l = 0; l < 3; l++)
+            if (tri[3 * u + l] == b && tri[3 * u + (l + 1) % 3] == a) shared = 1;
+        }
+        if (!shared) {
+          bnd[2 * nb] = a;
+          bnd[2 * nb + 1] = b;
+          nb++;
+        }
+      }
+    }
+    // walk the boundary loop
+    int cnt = 0, cur = bnd[0], ok = nb >= 3;
+    int start = npv;
+    while (ok && cnt < nb) {
+      pv[npv + cnt] = cur;
+      cnt++;
+      int nx = -1;
+      for (int q = 0; q < nb; q++)
+        if (bnd[2 * q] == cur) { nx = bnd[2 * q + 1]; break; }
+      if (nx < 0) { ok = 0; break; }
+      cur = nx;
+      if (cur == bnd[0]) break;
+    }
+    double n[3] = {0, 0, 0};
+    for (int i = g0; i < g1; i++)
+      cadd(n, n, tn + 3 * ord[2 * i + 1]);
+    cnormalize(n);
+    if (ok && cnt == nb && cur == bnd[0]) {
+      // cap the polygon size by keeping evenly spaced vertices (a convex subset)
+      if (cnt > COLL_MAX_POLY) {
+        for (int q = 0; q < COLL_MAX_POLY; q++)
+          pv[start + q] = pv[start + (int)((long)q * cnt / COLL_MAX_POLY)];
+        cnt = COLL_MAX_POLY;
+      }
+      npv = start + cnt;
+      ccopy(pn + 3 * npoly, n);
+      ps[++npoly] = npv;
+    } else {
+      // not a simple loop (should not happen on a convex hull): one polygon per triangle
+      npv = start;
+      for (int i = g0; i < g1; i++) {
+        int t = ord[2 * i + 1];
+        for (int k = 0; k < 3; k++)
+          pv[npv++] = tri[3 * t + k];
+        ccopy(pn + 3 * npoly, tn + 3 * t);
+        ps[++npoly] = npv;
+      }
+    }
+    g0 = g1;
+  }
+  // one buffer: doubles first, then ints
+  size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly;
+  size_t ni_ = (size_t)nv + 1 + (size_t)nadj + (size_t)npoly + 1 + (size_t)npv + (size_t)nv + 1 +
+               (size_t)npv;
+  out->buffer = malloc(nd_ * sizeof(double) + ni_ * sizeof(int));
+  if (!out->buffer) {
+    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
+    goto done;
+  }
+  out->vert = (double*)out->buffer;
+  out->poly_normal = out->vert + 3 * nv;
+  out->adj_start = (int*)(out->poly_normal + 3 * npoly);
+  out->adj = out->adj_start + nv + 1;
+  out->poly_start = out->adj + nadj;
+  out->poly_vert = out->poly_start + npoly + 1;
+  out->vpoly_start = out->poly_vert + npv;
+  out->vpoly = out->vpoly_start + nv + 1;
+  out->nvert = nv;
+  out->npoly = npoly;
+  memcpy(out->vert, h->vert, sizeof(double) * 3 * (size_t)nv);
+  memcpy(out->poly_normal, pn, sizeof(double) * 3 * (size_t)npoly);
+  memcpy(out->poly_start, ps, sizeof(int) * ((size_t)npoly + 1));
+  memcpy(out->poly_vert, pv, sizeof(int) * (size_t)npv);
+  // adjacency in CSR form from the sorted unique pairs
+  for (int i = 0; i <= nv; i++)
+    out->adj_start[i] = 0;
+  for (int i = 0; i < nadj; i++) {
+    out->adj_start[dir[2 * i] + 1]++;
+    out->adj[i] = dir[2 * i + 1];
+  }
+  for (int i = 0; i < nv; i++)
+    out->adj_start[i + 1] += out->adj_start[i];
+  // polygons around each vertex (CSR by counting)
+  for (int i = 0; i <= nv; i++)
+    out->vpoly_start[i] = 0;
+  for (int k = 0; k < npv; k++)
+    out->vpoly_start[pv[k] + 1]++;
+  for (int i = 0; i < nv; i++)
+    out->vpoly_start[i + 1] += out->vpoly_start[i];
+  for (int f = 0; f < npoly; f++)
+    for (int k = ps[f]; k < ps[f + 1]; k++)
+      out->vpoly[out->vpoly_start[pv[k]]++] = f;
+  for (int i = nv; i > 0; i--)
+    out->vpoly_start[i] = out->vpoly_start[i - 1];
+  out->vpoly_start[0] = 0;
+  // extreme vertices along the local axes
+  for (int k = 0; k < 6; k++) {
+    int best = 0;
+    double sg = (k & 1) ? 1.0 : -1.0;
+    for (int i = 1; i < nv; i++)
+      if (sg * h->vert[3 * i + k / 2] > sg * h->vert[3 * best + k / 2]) best = i;
+    out->ext[k] = best;
+  }
+  ccopy(out->center, c);
+done:
+  free(tri); free(tn); free(dir); free(und); free(par); free(ord); free(pv); free(ps); free(pn);
+  free(bnd);
+  return st;
+}
+
+//---------------------------------- candidate pairs ------------------------------------------
+
+struct coll_model {
+  int ngeom;
+  int npair;
+  int* pair;         // (npair x 2), geom1 has the lower type (then the lower index)
+  double* pair_r;    // sum of the bounding radii (plane pairs: geom2's radius)   (npair)
+  int maxcon;        // sum of the pairs' most contacts
+  double margin;
+  int nhull;
+  coll_hull* hull;   // one per model mesh (nhull)
+};
+
+void coll_free(coll_model* cm) {
+  if (!cm) return;
+  for (int i = 0; i < cm->nhull; i++)
+    coll_hull_free(&cm->hull[i]);
+  free(cm->hull);
+  free(cm->pair);
+  free(cm->pair_r);
+  free(cm);
+}
+
+// whether geoms i and j may touch: not the same body, not a parent-child pair of bodies of one
+// robot (the ground and other robots always collide), not an excluded link pair
+static int pair_allowed(const sim_model* m, int i, int j, const int* ex, int nex) {
+  int bi = m->geom_body[i], bj = m->geom_body[j];
+  if (bi == bj) return 0;
+  int li = m->geom_link[i], lj = m->geom_link[j];
+  if (li >= 0 && lj >= 0 && m->link_robot[li] == m->link_robot[lj]) {
+    if (m->body_parent[bi] == bj || m->body_parent[bj] == bi) return 0;
+  }
+  for (int k = 0; k < nex; k++) {
+    int a = ex[2 * k], b = ex[2 * k + 1];
+    if ((li == a && lj == b) || (li == b && lj == a)) return 0;
+  }
+  return 1;
+}
+
+csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclude,
+                        coll_model** out, csim_error* err) {
+  *out = NULL;
+  if (!m || m->ngeom < 0 || m->nmesh < 0)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "collision", "a valid model is required");
+  if (nexclude < 0 || (nexclude > 0 && !exclude_pairs))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "collision",
+                   "excluded pairs: expected a list of %d link index pairs", nexclude);
+  for (int k = 0; k < 2 * nexclude; k++)
+    if (exclude_pairs[k] < 0 || exclude_pairs[k] >= m->nlink)
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "collision",
+                     "excluded pair %d names link %d, expected 0..%d", k / 2, exclude_pairs[k],
+                     m->nlink - 1);
+  // geoms must have known types, bodies and (for meshes) hulls
+  for (int i = 0; i < m->ngeom; i++) {
+    int t = m->geom_type[i];
+    if (t < 0 || t >= MODEL_NGEOM_TYPES || m->geom_body[i] < 0 || m->geom_body[i] >= m->nbody)
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "collision",
+                     "geom %d: type %d / body %d out of range", i, t, m->geom_body[i]);
+    if (t == MODEL_GEOM_MESH && (m->geom_mesh[i] < 0 || m->geom_mesh[i] >= m->nmesh))
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "collision",
+                     "mesh geom %d refers to hull %d, expected 0..%d", i, m->geom_mesh[i],
+                     m->nmesh - 1);
+  }
+  coll_model* cm = calloc(1, sizeof *cm);
+  if (!cm) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+  cm->ngeom = m->ngeom;
+  // hulls
+  if (m->nmesh > 0) {
+    cm->hull = calloc((size_t)m->nmesh, sizeof(coll_hull));
+    if (!cm->hull) {
+      coll_free(cm);
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+    }
+    for (int k = 0; k < m->nmesh; k++) {
+      csim_status st = coll_hull_build(&m->mesh[k], &cm->hull[k], err);
+      if (st != CSIM_OK) {
+        coll_free(cm);
+        return st;
+      }
+      cm->nhull = k + 1;
+    }
+  }
+  // candidate pairs: count, then fill
+  for (int pass = 0; pass < 2; pass++) {
+    int np = 0, mc = 0;
+    for (int i = 0; i < m->ngeom; i++)
+      for (int j = i + 1; j < m->ngeom; j++) {
+        int a = i, b = j;
+        if (m->geom_type[a] > m->geom_type[b]) { a = j; b = i; }
+        int mx = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
+        if (mx == 0 || !pair_allowed(m, a, b, exclude_pairs, nexclude)) continue;
+        if (pass == 1) {
+          cm->pair[2 * np] = a;
+          cm->pair[2 * np + 1] = b;
+          cm->pair_r[np] = m->geom_type[a] == MODEL_GEOM_PLANE
+                               ? m->geom_rbound[b]
+                               : m->geom_rbound[a] + m->geom_rbound[b];
+        }
+        np++;
+        mc += mx;
+      }
+    if (pass == 0) {
+      cm->npair = np;
+      cm->maxcon = mc;
+      cm->pair = malloc(sizeof(int) * 2 * (size_t)(np > 0 ? np : 1));
+      cm->pair_r = malloc(sizeof(double) * (size_t)(np > 0 ? np : 1));
+      if (!cm->pair || !cm->pair_r) {
+        coll_free(cm);
+        return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+      }
+    }
+  }
+  *out = cm;
+  return CSIM_OK;
+}
+
+void coll_set_margin(coll_model* cm, double margin) {
+  if (cm && margin >= 0 && isfinite(margin)) cm->margin = margin;
+}
+
+int coll_npair(const coll_model* cm) {
+  return cm ? cm->npair : 0;
+}
+
+void coll_pair_geoms(const coll_model* cm, int i, int* geom1, int* geom2) {
+  *geom1 = *geom2 = -1;
+  if (!cm || i < 0 || i >= cm->npair) return;
+  *geom1 = cm->pair[2 * i];
+  *geom2 = cm->pair[2 * i + 1];
+}
+
+int coll_max_contacts(const coll_model* cm) {
+  return cm ? cm->maxcon : 0;
+}
+
+//---------------------------------- per-step driver ------------------------------------------
+
+int coll_detect(const coll_model* cm, const sim_model* m, const double* geom_xpos,
+                const double* geom_xmat, coll_contact* out, int maxcon, int* ncon) {
+  int n = 0, dropped = 0;
+  double margin = cm->margin;
+  for (int p = 0; p < cm->npair; p++) {
+    int i = cm->pair[2 * p], j = cm->pair[2 * p + 1];
+    const double *xi = geom_xpos + 3 * i, *xj = geom_xpos + 3 * j;
+    int ti = m->geom_type[i], tj = m->geom_type[j];
+    // bounding spheres; a plane is a half-space: test the other sphere's height above it
+    if (ti == MODEL_GEOM_PLANE) {
+      const double* R = geom_xmat + 9 * i;
+      double h = R[2] * (xj[0] - xi[0]) + R[5] * (xj[1] - xi[1]) + R[8] * (xj[2] - xi[2]);
+      if (h - cm->pair_r[p] > margin) continue;
+    } else {
+      double d[3], r = cm->pair_r[p] + margin;
+      csub(d, xj, xi);
+      if (cdot(d, d) > r * r) continue;
+    }
+    // narrow phase
+    coll_geom g1 = {ti, m->geom_size + 3 * i, xi, geom_xmat + 9 * i,
+                    ti == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[i]] : NULL, margin};
+    coll_geom g2 = {tj, m->geom_size + 3 * j, xj, geom_xmat + 9 * j,
+                    tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin};
+    coll_contact tmp[COLL_MAX_PAIR_CONTACTS];
+    int k = coll_pair_table[ti][tj](&g1, &g2, margin, tmp);
+    for (int c = 0; c < k; c++) {
+      if (n >= maxcon) {
+        dropped++;
+        continue;
+      }
+      out[n] = tmp[c];
+      out[n].geom1 = i;
+      out[n].geom2 = j;
+      n++;
+    }
+  }
+  *ncon = n;
+  return dropped;
+}

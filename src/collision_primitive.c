@@ -1,0 +1,567 @@
+// collision_primitive.c — exact analytic pair functions: plane vs everything, sphere-sphere,
+// sphere-capsule, capsule-capsule, sphere-box and box-box (see collision.h for conventions).
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "collision_internal.h"
+
+//---------------------------------- helpers ---------------------------------------------------
+
+// plane normal: the plane geom's local z axis in the world
+static void plane_frame(const coll_geom* g, double n[3]) {
+  caxis(n, g->mat, 2);
+}
+
+// contact between spheres (c1, r1) of geom1 and (c2, r2) of geom2; 0 or 1 contact
+static int spheres(const double c1[3], double r1, const double c2[3], double r2, double margin,
+                   int feature, coll_contact* con) {
+  double d[3], n[3], p1[3], p2[3];
+  csub(d, c2, c1);
+  double dist2 = cdot(d, d);
+  // quick reject before the square root
+  double reach = r1 + r2 + margin;
+  if (dist2 > reach * reach) return 0;
+  double dist = sqrt(dist2);
+  // concentric spheres: any normal is exact; take +z
+  if (dist < 1e-15) {
+    n[0] = 0; n[1] = 0; n[2] = 1;
+  } else {
+    cscale(n, d, 1.0 / dist);
+  }
+  cmadd(p1, c1, n, r1);
+  cmadd(p2, c2, n, -r2);
+  cset(con, p1, p2, n, r1 + r2 - dist, feature);
+  return 1;
+}
+
+// segment end points of a capsule (local z from -h to +h)
+static void capsule_ends(const coll_geom* g, double a[3], double b[3]) {
+  double ax[3];
+  caxis(ax, g->mat, 2);
+  cmadd(a, g->pos, ax, -g->size[1]);
+  cmadd(b, g->pos, ax, g->size[1]);
+}
+
+// closest point to p on segment [a, b]
+static void closest_on_segment(double r[3], const double p[3], const double a[3],
+                               const double b[3]) {
+  double ab[3], ap[3];
+  csub(ab, b, a);
+  csub(ap, p, a);
+  double l2 = cdot(ab, ab);
+  double t = l2 > 0 ? cdot(ap, ab) / l2 : 0;
+  t = t < 0 ? 0 : (t > 1 ? 1 : t);
+  cmadd(r, a, ab, t);
+}
+
+static double clamp01(double t) {
+  return t < 0 ? 0 : (t > 1 ? 1 : t);
+}
+
+// closest points c1 = p1 + s d1, c2 = p2 + t d2 between segments [p1, q1] and [p2, q2]
+// (Ericson, Real-Time Collision Detection, 5.1.9)
+static void closest_segments(const double p1[3], const double q1[3], const double p2[3],
+                             const double q2[3], double c1[3], double c2[3]) {
+  double d1[3], d2[3], r[3];
+  csub(d1, q1, p1);
+  csub(d2, q2, p2);
+  csub(r, p1, p2);
+  double a = cdot(d1, d1), e = cdot(d2, d2), f = cdot(d2, r);
+  double s, t;
+  if (a <= 1e-30 && e <= 1e-30) {
+    s = t = 0;
+  } else if (a <= 1e-30) {
+    s = 0;
+    t = clamp01(f / e);
+  } else {
+    double c = cdot(d1, r);
+    if (e <= 1e-30) {
+      t = 0;
+      s = clamp01(-c / a);
+    } else {
+      double b = cdot(d1, d2), denom = a * e - b * b;
+      s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0;
+      t = (b * s + f) / e;
+      if (t < 0) {
+        t = 0;
+        s = clamp01(-c / a);
+      } else if (t > 1) {
+        t = 1;
+        s = clamp01((b - c) / a);
+      }
+    }
+  }
+  cmadd(c1, p1, d1, s);
+  cmadd(c2, p2, d2, t);
+}
+
+// keep the k deepest of n contacts (stable: ties keep the lower index); returns min(n, k)
+static int keep_deepest(coll_contact* con, int n, int k) {
+  if (n <= k) return n;
+  // selection by repeated max, then restore the original order via a mark array
+  int keep[COLL_MAX_PAIR_CONTACTS * 2] = {0};
+  for (int s = 0; s < k; s++) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+      if (!keep[i] && (best < 0 || con[i].depth > con[best].depth)) best = i;
+    keep[best] = 1;
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (keep[i]) con[m++] = con[i];
+  return m;
+}
+
+//---------------------------------- plane pairs ----------------------------------------------
+
+// plane-sphere: one contact below the sphere centre
+int coll_plane_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
+                      coll_contact* con) {
+  double n[3], d[3], p1[3], p2[3];
+  plane_frame(g1, n);
+  csub(d, g2->pos, g1->pos);
+  double r = g2->size[0];
+  double dist = cdot(n, d) - r;
+  if (dist > margin) return 0;
+  // p2: lowest sphere point, p1: its projection on the plane
+  cmadd(p2, g2->pos, n, -r);
+  cmadd(p1, p2, n, -dist);
+  cset(con, p1, p2, n, -dist, 0);
+  return 1;
+}
+
+// plane-box: corners below the plane (+margin), at most the 4 deepest; feature = corner index
+// with bit 0/1/2 set for +x/+y/+z local
+int coll_plane_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
+  double n[3], nl[3], d[3];
+  plane_frame(g1, n);
+  crott(nl, g2->mat, n);
+  csub(d, g2->pos, g1->pos);
+  const double* h = g2->size;
+  // centre height and the half-extent contributions along the normal
+  double hc = cdot(n, d);
+  double ex = h[0] * nl[0], ey = h[1] * nl[1], ez = h[2] * nl[2];
+  // quick reject: the lowest corner is above the margin
+  if (hc - fabs(ex) - fabs(ey) - fabs(ez) > margin) return 0;
+  int nc = 0;
+  coll_contact tmp[8];
+  for (int i = 0; i < 8; i++) {
+    double sx = (i & 1) ? 1 : -1, sy = (i & 2) ? 1 : -1, sz = (i & 4) ? 1 : -1;
+    double dist = hc + sx * ex + sy * ey + sz * ez;
+    if (dist > margin) continue;
+    double loc[3] = {sx * h[0], sy * h[1], sz * h[2]}, p1[3], p2[3];
+    cxform(p2, g2->mat, g2->pos, loc);
+    cmadd(p1, p2, n, -dist);
+    cset(&tmp[nc++], p1, p2, n, -dist, i);
+  }
+  nc = keep_deepest(tmp, nc, 4);
+  memcpy(con, tmp, (size_t)nc * sizeof(coll_contact));
+  return nc;
+}
+
+// plane-capsule: the two segment ends as spheres; feature 0 (-z end) and 1 (+z end)
+int coll_plane_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
+                       coll_contact* con) {
+  double n[3], ends[2][3];
+  plane_frame(g1, n);
+  capsule_ends(g2, ends[0], ends[1]);
+  double r = g2->size[0];
+  int nc = 0;
+  for (int e = 0; e < 2; e++) {
+    double d[3], p1[3], p2[3];
+    csub(d, ends[e], g1->pos);
+    double dist = cdot(n, d) - r;
+    if (dist > margin) continue;
+    cmadd(p2, ends[e], n, -r);
+    cmadd(p1, p2, n, -dist);
+    cset(&con[nc++], p1, p2, n, -dist, e);
+  }
+  return nc;
+}
+
+// plane-cylinder: on each cap, the rim point deepest along -n and the rim points at +90, 180
+// and -90 degrees from it; those within the margin, at most the 4 deepest. A flat-lying disc
+// gives 4 points, a side-lying cylinder 2 (one per cap), a tilted one 1.
+// feature = 4 * cap (0: -z cap, 1: +z cap) + k (0 deepest, 1 +90, 2 opposite, 3 -90)
+int coll_plane_cylinder(const coll_geom* g1, const coll_geom* g2, double margin,
+                        coll_contact* con) {
+  double n[3], a[3], u[3], v[3], d[3];
+  plane_frame(g1, n);
+  caxis(a, g2->mat, 2);
+  double r = g2->size[0], h = g2->size[1];
+  csub(d, g2->pos, g1->pos);
+  double hc = cdot(n, d), na = cdot(n, a);
+  // u: direction in the cap plane pointing most against n (local x when the cap lies flat)
+  cmadd(u, n, a, -na);
+  cscale(u, u, -1.0);
+  double su = cnorm(u);
+  // quick reject on the lowest point of the cylinder
+  if (hc - fabs(na) * h - su * r > margin) return 0;
+  if (su < 1e-6) {
+    caxis(u, g2->mat, 0);
+  } else {
+    cscale(u, u, 1.0 / su);
+  }
+  ccross(v, a, u);
+  coll_contact tmp[8];
+  int nc = 0;
+  for (int cap = 0; cap < 2; cap++) {
+    double s = cap ? 1.0 : -1.0, cc[3];
+    cmadd(cc, g2->pos, a, s * h);
+    for (int k = 0; k < 4; k++) {
+      const double* dir = (k & 1) ? v : u;
+      double sg = (k < 2) ? 1.0 : -1.0, p1[3], p2[3];
+      cmadd(p2, cc, dir, sg * r);
+      csub(d, p2, g1->pos);
+      double dist = cdot(n, d);
+      if (dist > margin) continue;
+      cmadd(p1, p2, n, -dist);
+      cset(&tmp[nc++], p1, p2, n, -dist, 4 * cap + k);
+    }
+  }
+  nc = keep_deepest(tmp, nc, 4);
+  memcpy(con, tmp, (size_t)nc * sizeof(coll_contact));
+  return nc;
+}
+
+// candidate vertices of plane-mesh: an index list, or all vertices within the margin when the
+// list overflowed
+typedef struct {
+  const double* V;
+  const double* nl;   // plane normal in the mesh frame
+  double off, margin; // vertex height = nl . v + off
+  const int* idx;     // NULL: scan all nv vertices with the height filter
+  int n;
+} mesh_cands;
+
+// candidate k (or -1 when vertex k is filtered out of a full scan)
+static int cand_at(const mesh_cands* mc, int k) {
+  if (mc->idx) return mc->idx[k];
+  return cdot(mc->nl, mc->V + 3 * k) + mc->off <= mc->margin ? k : -1;
+}
+
+// plane-mesh: hull vertices below the plane (+margin), at most 4 spread ones: the deepest, the
+// farthest from it in the plane, the one making the largest triangle, the one adding the largest
+// area (Bullet-style manifold reduction); feature = vertex index
+int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
+  const coll_hull* hl = g2->hull;
+  if (!hl || hl->nvert <= 0) return 0;
+  double n[3], nl[3], d[3], mnl[3];
+  plane_frame(g1, n);
+  crott(nl, g2->mat, n);
+  csub(d, g2->pos, g1->pos);
+  double off = cdot(n, d);
+  const double* V = hl->vert;
+  // deepest vertex by support in -n (hill climbing on large hulls): quick reject
+  mnl[0] = -nl[0]; mnl[1] = -nl[1]; mnl[2] = -nl[2];
+  int i0 = coll_hull_support(hl, mnl);
+  if (cdot(nl, V + 3 * i0) + off > margin) return 0;
+  // candidates: vertices within the margin form a connected subgraph of a convex polytope's
+  // edge graph, so a breadth-first search from the deepest vertex finds them all in
+  // O(candidates x degree); too many candidates (or no adjacency) fall back to a full scan
+  enum { CMAX = 128, VMAX = 4096 };
+  int cand[CMAX], nc = 1, full = !hl->adj_start || hl->nvert > VMAX;
+  unsigned char seen[VMAX / 8];
+  if (!full) {
+    memset(seen, 0, (size_t)(hl->nvert + 7) / 8);
+    seen[i0 >> 3] |= (unsigned char)(1u << (i0 & 7));
+  }
+  cand[0] = i0;
+  for (int q = 0; q < nc && !full; q++) {
+    int v = cand[q];
+    for (int k = hl->adj_start[v]; k < hl->adj_start[v + 1] && !full; k++) {
+      int j = hl->adj[k];
+      if (seen[j >> 3] & (1u << (j & 7))) continue;
+      seen[j >> 3] |= (unsigned char)(1u << (j & 7));
+      if (cdot(nl, V + 3 * j) + off > margin) continue;
+      if (nc < CMAX) cand[nc++] = j;
+      else full = 1;
+    }
+  }
+  mesh_cands mc = {V, nl, off, margin, full ? NULL : cand, full ? hl->nvert : nc};
+  int idx[4] = {i0, -1, -1, -1}, cnt = 1;
+  const double* v0 = V + 3 * i0;
+  // farthest candidate from v0 in the plane
+  double best = 0;
+  for (int k = 0; k < mc.n; k++) {
+    int i = cand_at(&mc, k);
+    if (i < 0) continue;
+    double e[3];
+    csub(e, V + 3 * i, v0);
+    double t = cdot(e, nl);
+    double dd = cdot(e, e) - t * t;
+    if (dd > best) { best = dd; idx[1] = i; }
+  }
+  // degeneracy thresholds relative to the spread of the candidates
+  double l2 = best;
+  if (idx[1] >= 0 && l2 > 1e-24) {
+    cnt = 2;
+    double e1[3];
+    csub(e1, V + 3 * idx[1], v0);
+    // largest triangle with v0, v1 (signed area along nl, keep the magnitude and its sign)
+    best = 0;
+    double sgn = 1;
+    for (int k = 0; k < mc.n; k++) {
+      int i = cand_at(&mc, k);
+      if (i < 0) continue;
+      double e2[3], c[3];
+      csub(e2, V + 3 * i, v0);
+      ccross(c, e1, e2);
+      double ar = cdot(c, nl);
+      if (fabs(ar) > best) { best = fabs(ar); idx[2] = i; sgn = ar > 0 ? 1 : -1; }
+    }
+    if (idx[2] >= 0 && best > 1e-9 * l2) {
+      cnt = 3;
+      // point adding the most area outside the triangle (v0, v1, v2) oriented by sgn
+      const double* tri[3] = {v0, V + 3 * idx[1], V + 3 * idx[2]};
+      best = 0;
+      for (int k = 0; k < mc.n; k++) {
+        int i = cand_at(&mc, k);
+        if (i < 0) continue;
+        double add = 0;
+        for (int e = 0; e < 3; e++) {
+          double ea[3], eb[3], c[3];
+          csub(ea, tri[(e + 1) % 3], tri[e]);
+          csub(eb, V + 3 * i, tri[e]);
+          ccross(c, ea, eb);
+          double ar = -sgn * cdot(c, nl);
+          if (ar > add) add = ar;
+        }
+        if (add > best) { best = add; idx[3] = i; }
+      }
+      if (idx[3] >= 0 && best > 1e-9 * l2) cnt = 4;
+    }
+  }
+  // contacts at the chosen vertices
+  for (int k = 0; k < cnt; k++) {
+    double p1[3], p2[3];
+    cxform(p2, g2->mat, g2->pos, V + 3 * idx[k]);
+    csub(d, p2, g1->pos);
+    double dist = cdot(n, d);
+    cmadd(p1, p2, n, -dist);
+    cset(&con[k], p1, p2, n, -dist, idx[k]);
+  }
+  return cnt;
+}
+
+//---------------------------------- sphere and capsule pairs ---------------------------------
+
+// sphere-sphere: one contact on the centre line
+int coll_sphere_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
+                       coll_contact* con) {
+  return spheres(g1->pos, g1->size[0], g2->pos, g2->size[0], margin, 0, con);
+}
+
+// sphere-capsule: the sphere against the closest point of the capsule segment
+int coll_sphere_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
+                        coll_contact* con) {
+  double a[3], b[3], q[3];
+  capsule_ends(g2, a, b);
+  closest_on_segment(q, g1->pos, a, b);
+  return spheres(g1->pos, g1->size[0], q, g2->size[0], margin, 0, con);
+}
+
+// capsule-capsule: closest points of the segments; parallel segments that overlap along their
+// length get two contacts at the ends of the overlap (features 1, 2), otherwise one (feature 0)
+int coll_capsule_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
+                         coll_contact* con) {
+  double a1[3], b1[3], a2[3], b2[3], d1[3], d2[3], c[3];
+  capsule_ends(g1, a1, b1);
+  capsule_ends(g2, a2, b2);
+  double r1 = g1->size[0], r2 = g2->size[0];
+  csub(d1, b1, a1);
+  csub(d2, b2, a2);
+  ccross(c, d1, d2);
+  double l1 = cdot(d1, d1), l2 = cdot(d2, d2);
+  // parallel: overlap interval of segment 2's ends projected on segment 1
+  if (l1 > 1e-20 && l2 > 1e-20 && cdot(c, c) < 1e-8 * l1 * l2) {
+    double e[3];
+    csub(e, a2, a1);
+    double ta = cdot(e, d1) / l1;
+    csub(e, b2, a1);
+    double tb = cdot(e, d1) / l1;
+    double lo = fmax(0.0, fmin(ta, tb)), hi = fmin(1.0, fmax(ta, tb));
+    if (hi - lo > 1e-9) {
+      int nc = 0;
+      double ts[2] = {lo, hi};
+      for (int k = 0; k < 2; k++) {
+        double p[3], q[3];
+        cmadd(p, a1, d1, ts[k]);
+        closest_on_segment(q, p, a2, b2);
+        nc += spheres(p, r1, q, r2, margin, 1 + k, con + nc);
+      }
+      return nc;
+    }
+  }
+  double p[3], q[3];
+  closest_segments(a1, b1, a2, b2, p, q);
+  return spheres(p, r1, q, r2, margin, 0, con);
+}
+
+// box-sphere: closest point of the box to the sphere centre; a centre inside the box is pushed
+// out through the nearest face
+int coll_box_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
+                    coll_contact* con) {
+  const double* h = g1->size;
+  double r = g2->size[0], d[3], cl[3], q[3];
+  csub(d, g2->pos, g1->pos);
+  crott(cl, g1->mat, d);
+  // clamp the centre into the box
+  int inside = 1;
+  for (int k = 0; k < 3; k++) {
+    q[k] = cl[k];
+    if (q[k] > h[k]) { q[k] = h[k]; inside = 0; }
+    if (q[k] < -h[k]) { q[k] = -h[k]; inside = 0; }
+  }
+  double nl[3], depth, p1[3], p2[3], n[3];
+  if (!inside) {
+    double e[3];
+    csub(e, cl, q);
+    double dist2 = cdot(e, e);
+    if (dist2 > (r + margin) * (r + margin)) return 0;
+    double dist = sqrt(dist2);
+    cscale(nl, e, 1.0 / dist);
+    depth = r - dist;
+  } else {
+    // nearest face: smallest h_k - |c_k|
+    int kb = 0;
+    double best = h[0] - fabs(cl[0]);
+    for (int k = 1; k < 3; k++)
+      if (h[k] - fabs(cl[k]) < best) { best = h[k] - fabs(cl[k]); kb = k; }
+    nl[0] = nl[1] = nl[2] = 0;
+    nl[kb] = cl[kb] >= 0 ? 1 : -1;
+    q[kb] = nl[kb] * h[kb];
+    depth = r + best;
+  }
+  crot(n, g1->mat, nl);
+  cxform(p1, g1->mat, g1->pos, q);
+  cmadd(p2, g2->pos, n, -r);
+  cset(con, p1, p2, n, depth, 0);
+  return 1;
+}
+
+//---------------------------------- box-box --------------------------------------------------
+
+// box-box: separating axis test over the 15 axes (3 + 3 face normals, 9 edge cross products);
+// a face axis gives the reference face, the most anti-parallel face of the other box is
+// clipped against it (up to 8 points); an edge axis gives one point between the two edges.
+// Face axes win ties with edge axes (an edge axis parallel to a face normal), so the depth is
+// never beyond the true one by more than rounding.
+// Features: face case fbase = (ref_is_b * 6 + ref_face) * 6 + inc_face with face = 2 * axis +
+// (side > 0), times 8448 plus the clip tag; edge case 72 * 8448 + 12 * edgeA + edgeB.
+int coll_box_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
+  const double *ha = g1->size, *hb = g2->size;
+  double A[3][3], B[3][3], d[3], C[3][3], aC[3][3];
+  for (int k = 0; k < 3; k++) {
+    caxis(A[k], g1->mat, k);
+    caxis(B[k], g2->mat, k);
+  }
+  csub(d, g2->pos, g1->pos);
+  // C = A' B and its absolute value (with a tiny bias against parallel-edge degeneracy)
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      C[i][j] = cdot(A[i], B[j]);
+      aC[i][j] = fabs(C[i][j]) + 1e-12;
+    }
+  double da[3] = {cdot(d, A[0]), cdot(d, A[1]), cdot(d, A[2])};
+  double db[3] = {cdot(d, B[0]), cdot(d, B[1]), cdot(d, B[2])};
+  // face axes of A then B: separation = |d.axis| - (extent A + extent B)
+  double best_face = -DBL_MAX;
+  int face_box = 0, face_axis = 0;
+  for (int i = 0; i < 3; i++) {
+    double s = fabs(da[i]) - (ha[i] + hb[0] * aC[i][0] + hb[1] * aC[i][1] + hb[2] * aC[i][2]);
+    if (s > margin) return 0;
+    if (s > best_face) { best_face = s; face_box = 0; face_axis = i; }
+  }
+  for (int j = 0; j < 3; j++) {
+    double s = fabs(db[j]) - (hb[j] + ha[0] * aC[0][j] + ha[1] * aC[1][j] + ha[2] * aC[2][j]);
+    if (s > margin) return 0;
+    // B's face only when clearly better than A's (stable choice on ties)
+    if (s > best_face + 1e-9 + 1e-6 * fabs(best_face)) {
+      best_face = s;
+      face_box = 1;
+      face_axis = j;
+    }
+  }
+  // edge axes a_i x b_j
+  double best_edge = -DBL_MAX, edge_n[3] = {0, 0, 0};
+  int ei = -1, ej = -1;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double ax[3];
+      ccross(ax, A[i], B[j]);
+      double len = cnorm(ax);
+      if (len < 1e-6) continue;  // parallel edges: covered by the face axes
+      cscale(ax, ax, 1.0 / len);
+      double ra = ha[0] * fabs(cdot(A[0], ax)) + ha[1] * fabs(cdot(A[1], ax)) +
+                  ha[2] * fabs(cdot(A[2], ax));
+      double rb = hb[0] * fabs(cdot(B[0], ax)) + hb[1] * fabs(cdot(B[1], ax)) +
+                  hb[2] * fabs(cdot(B[2], ax));
+      double s = fabs(cdot(d, ax)) - (ra + rb);
+      if (s > margin) return 0;
+      if (s > best_edge) {
+        best_edge = s;
+        ei = i;
+        ej = j;
+        ccopy(edge_n, ax);
+      }
+    }
+  // edge contact only when its axis separates more than the best face axis (beyond rounding:
+  // an edge axis parallel to a face normal ties with it)
+  if (ei >= 0 && best_edge > best_face + 1e-12 + 1e-9 * fabs(best_face)) {
+    double n[3], pa[3], pb[3];
+    ccopy(n, edge_n);
+    if (cdot(n, d) < 0) cscale(n, n, -1.0);
+    // edge of A parallel to a_i farthest along n; edge of B parallel to b_j farthest along -n
+    ccopy(pa, g1->pos);
+    ccopy(pb, g2->pos);
+    int ida = 0, idb = 0, bit = 0;
+    for (int k = 0; k < 3; k++) {
+      if (k == ei) continue;
+      double s = cdot(n, A[k]) >= 0 ? 1 : -1;
+      cmadd(pa, pa, A[k], s * ha[k]);
+      if (s > 0) ida |= 1 << bit;
+      bit++;
+    }
+    bit = 0;
+    for (int k = 0; k < 3; k++) {
+      if (k == ej) continue;
+      double s = cdot(n, B[k]) >= 0 ? -1 : 1;
+      cmadd(pb, pb, B[k], s * hb[k]);
+      if (s > 0) idb |= 1 << bit;
+      bit++;
+    }
+    double a0[3], a1[3], b0[3], b1[3], c1[3], c2[3];
+    cmadd(a0, pa, A[ei], -ha[ei]);
+    cmadd(a1, pa, A[ei], ha[ei]);
+    cmadd(b0, pb, B[ej], -hb[ej]);
+    cmadd(b1, pb, B[ej], hb[ej]);
+    closest_segments(a0, a1, b0, b1, c1, c2);
+    // depth from the separating axis (the closest points agree with it up to rounding)
+    cset(con, c1, c2, n, -best_edge, 72 * 8448 + 12 * (4 * ei + ida) + (4 * ej + idb));
+    return 1;
+  }
+  // face contact: reference box X, face axis k with outward normal m toward the other box Y
+  const coll_geom *gx = face_box ? g2 : g1, *gy = face_box ? g1 : g2;
+  double (*X)[3] = face_box ? B : A;
+  double (*Y)[3] = face_box ? A : B;
+  int k = face_axis;
+  double sgn_d = face_box ? -1.0 : 1.0;  // d points from A to B; from X to Y is sgn_d * d
+  double dk = sgn_d * cdot(d, X[k]);
+  int sx = dk >= 0 ? 1 : -1;
+  double m[3];
+  cscale(m, X[k], (double)sx);
+  // incident face: the face of Y whose outward normal is most anti-parallel to m
+  int l = 0;
+  double bl = fabs(cdot(m, Y[0]));
+  for (int j = 1; j < 3; j++)
+    if (fabs(cdot(m, Y[j])) > bl) { bl = fabs(cdot(m, Y[j])); l = j; }
+  int sy = cdot(m, Y[l]) > 0 ? -1 : 1;
+  double ref[12], inc[12];
+  coll_box_face(gx, k, sx, ref);
+  coll_box_face(gy, l, sy, inc);
+  int fbase = (face_box * 6 + 2 * k + (sx > 0)) * 6 + 2 * l + (sy > 0);
+  return coll_clip_patch(ref, 4, m, inc, 4, margin, face_box, fbase, con,
+                         COLL_MAX_PAIR_CONTACTS);
+}

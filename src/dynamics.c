@@ -1,0 +1,330 @@
+// dynamics.c — RNEA, CRBA, tree-sparse L'DL factorization and solves (see dynamics.h).
+//
+// Featherstone, "Rigid Body Dynamics Algorithms" (RBDA), written in csim's [linear; angular]
+// spatial-vector order (the book uses [angular; linear]). In [lin; ang] order, with body pose
+// (R, p) in its parent (x_parent = R x_child + p):
+//   motion parent -> child:   (v, w)  ->  (R'(v + w x p), R'w)
+//   force  child -> parent:   (f, n)  ->  (R f, R n + p x (R f))
+//   motion cross  (v, w) x  (u, z) = (w x u + v x z, w x z)
+//   force cross   (v, w) x* (f, n) = (w x f, w x n + v x f)
+// A rigid body is kept compact: mass m, first moment h = m c, second moment Io about the body
+// origin; its spatial inertia acting on a motion (v, w) gives the force
+//   f = m v + w x h,   n = Io w + h x v.
+#include "dynamics.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "spatial.h"
+
+//---------------------------------- spatial helpers ------------------------------------------
+// (local inline copies of the spatial.h basics: these run in the innermost loops)
+
+// r = a x b (r must not alias a or b)
+static inline void cross3(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// r = A b (row-major)
+static inline void mulmv3(double r[3], const double A[9], const double b[3]) {
+  r[0] = A[0] * b[0] + A[1] * b[1] + A[2] * b[2];
+  r[1] = A[3] * b[0] + A[4] * b[1] + A[5] * b[2];
+  r[2] = A[6] * b[0] + A[7] * b[1] + A[8] * b[2];
+}
+
+// r += a
+static inline void add3(double r[3], const double a[3]) {
+  r[0] += a[0];
+  r[1] += a[1];
+  r[2] += a[2];
+}
+
+// r = A' b
+static inline void mulmtv3(double r[3], const double A[9], const double b[3]) {
+  r[0] = A[0] * b[0] + A[3] * b[1] + A[6] * b[2];
+  r[1] = A[1] * b[0] + A[4] * b[1] + A[7] * b[2];
+  r[2] = A[2] * b[0] + A[5] * b[1] + A[8] * b[2];
+}
+
+// symmetric 3x3 stored as xx yy zz xy xz yz: r = I w
+static void sym_mulv(double r[3], const double I[6], const double w[3]) {
+  r[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2];
+  r[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2];
+  r[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2];
+}
+
+// force of a compact inertia acting on a motion: f = m v + w x h, n = Io w + h x v
+static void inertia_mul(double f[6], const double I[10], const double s[6]) {
+  const double* h = I + 1;
+  double t[3];
+  cross3(t, s + 3, h);
+  for (int i = 0; i < 3; i++) f[i] = I[0] * s[i] + t[i];
+  sym_mulv(f + 3, I + 4, s + 3);
+  cross3(t, h, s);
+  for (int i = 0; i < 3; i++) f[3 + i] += t[i];
+}
+
+// force child -> parent frame: (f, n) -> (R f, R n + p x R f)
+static void force_to_parent(double out[6], const double R[9], const double p[3], const double f[6]) {
+  double t[3];
+  mulmv3(out, R, f);
+  mulmv3(out + 3, R, f + 3);
+  cross3(t, p, out);
+  add3(out + 3, t);
+}
+
+// add the compact inertia I (child frame) expressed in the parent frame to A:
+//   m' = m, h' = R h + m p, Io' = R Io R' + m(|p|^2 1 - p p') + 2 (p.Rh) 1 - Rh p' - p Rh'
+static void inertia_add_to_parent(double A[10], const double R[9], const double p[3],
+                                  const double I[10]) {
+  double m = I[0], hr[3], S[9], T[9], U[9];
+  mulmv3(hr, R, I + 1);
+  // R Io R'
+  S[0] = I[4]; S[1] = I[7]; S[2] = I[8];
+  S[3] = I[7]; S[4] = I[5]; S[5] = I[9];
+  S[6] = I[8]; S[7] = I[9]; S[8] = I[6];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      T[3 * i + j] = R[3 * i] * S[j] + R[3 * i + 1] * S[3 + j] + R[3 * i + 2] * S[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = i; j < 3; j++)
+      U[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
+  double p2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+  double ph = p[0] * hr[0] + p[1] * hr[1] + p[2] * hr[2];
+  double d = m * p2 + 2 * ph;
+  A[0] += m;
+  for (int i = 0; i < 3; i++) A[1 + i] += hr[i] + m * p[i];
+  // diagonal and off-diagonal terms
+  A[4] += U[0] + d - m * p[0] * p[0] - 2 * hr[0] * p[0];
+  A[5] += U[4] + d - m * p[1] * p[1] - 2 * hr[1] * p[1];
+  A[6] += U[8] + d - m * p[2] * p[2] - 2 * hr[2] * p[2];
+  A[7] += U[1] - m * p[0] * p[1] - hr[0] * p[1] - p[0] * hr[1];
+  A[8] += U[2] - m * p[0] * p[2] - hr[0] * p[2] - p[0] * hr[2];
+  A[9] += U[5] - m * p[1] * p[2] - hr[1] * p[2] - p[1] * hr[2];
+}
+
+static double dot6(const double a[6], const double b[6]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+//---------------------------------- RNEA ------------------------------------------------------
+
+// RBDA Table 5.1 (RNEA) in body frames, gravity as a fictitious base acceleration a_0 = -g
+void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
+              double* tau) {
+  // forward pass: accelerations and body forces
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    const double* p = d->xloc_pos + 3 * b;
+    const double* v = d->cvel + 6 * b;
+    double* a = d->cacc + 6 * b;
+    // a = X a_parent (world: a_0 = (-g, 0))
+    if (pb == 0) {
+      double ng[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
+      mulmtv3(a, R, ng);
+      a[3] = a[4] = a[5] = 0;
+    } else {
+      const double* ap = d->cacc + 6 * pb;
+      double t[3];
+      cross3(t, ap + 3, p);
+      add3(t, ap);
+      mulmtv3(a, R, t);
+      mulmtv3(a + 3, R, ap + 3);
+    }
+    // + S qacc + v x (S qdot)  (RBDA eq. 5.8; S constant in body coordinates)
+    double vj[6] = {0, 0, 0, 0, 0, 0};
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
+      const double* S = m->dof_motion + 6 * k;
+      double qa = qacc ? qacc[k] : 0, qd = d->v[k];
+      for (int i = 0; i < 6; i++) {
+        a[i] += S[i] * qa;
+        vj[i] += S[i] * qd;
+      }
+    }
+    double t1[3], t2[3];
+    cross3(t1, v + 3, vj);
+    cross3(t2, v, vj + 3);
+    for (int i = 0; i < 3; i++) a[i] += t1[i] + t2[i];
+    cross3(t1, v + 3, vj + 3);
+    add3(a + 3, t1);
+    // f = I a + v x* (I v) - f_ext (RBDA eq. 5.9)
+    const double* I = m->body_cinert + 10 * b;
+    double Iv[6];
+    double* f = d->cfrc + 6 * b;
+    inertia_mul(f, I, a);
+    inertia_mul(Iv, I, v);
+    cross3(t1, v + 3, Iv);
+    add3(f, t1);
+    cross3(t1, v + 3, Iv + 3);
+    cross3(t2, v, Iv);
+    for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
+    if (fext) {
+      // world axes at the body origin -> body axes
+      const double* Rw = d->xmat + 9 * b;
+      double fb[6];
+      mulmtv3(fb, Rw, fext + 6 * b);
+      mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
+      for (int i = 0; i < 6; i++) f[i] -= fb[i];
+    }
+  }
+  // backward pass: joint forces, then forces handed to the parent (RBDA eq. 5.10-5.11)
+  for (int b = m->nbody - 1; b > 0; b--) {
+    const double* f = d->cfrc + 6 * b;
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
+      tau[k] = dot6(m->dof_motion + 6 * k, f);
+    int pb = m->body_parent[b];
+    if (pb > 0) {
+      double fp[6];
+      force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
+      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
+    }
+  }
+}
+
+void dyn_bias(const sim_model* m, sim_data* d) {
+  dyn_rnea(m, d, NULL, NULL, d->qfrc_bias);
+}
+
+//---------------------------------- CRBA ------------------------------------------------------
+
+// RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
+// F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j
+void dyn_crba(const sim_model* m, sim_data* d) {
+  int nv = m->nv;
+  // composite inertias, leaves first
+  memcpy(d->crb, m->body_cinert, sizeof(double) * 10 * (size_t)m->nbody);
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int pb = m->body_parent[b];
+    if (pb > 0) inertia_add_to_parent(d->crb + 10 * pb, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b,
+                                      d->crb + 10 * b);
+  }
+  // columns along the chain
+  for (int i = 0; i < nv; i++) {
+    int b = m->dof_body[i];
+    double F[6];
+    inertia_mul(F, d->crb + 10 * b, m->dof_motion + 6 * i);
+    d->qM[i * nv + i] = dot6(m->dof_motion + 6 * i, F);
+    for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j]) {
+      // move F up to the body of dof j
+      while (b != m->dof_body[j]) {
+        double Fp[6];
+        force_to_parent(Fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, F);
+        memcpy(F, Fp, sizeof(F));
+        b = m->body_parent[b];
+      }
+      // S_j' F: a component of F for free-joint dofs (unit S), a 3-term dot otherwise
+      int jj = m->dof_jnt[j], type = m->jnt_type[jj];
+      const double* ax = m->jnt_axis + 3 * jj;
+      double mij = type == MODEL_JOINT_FREE       ? F[j - m->jnt_dofadr[jj]]
+                   : type == MODEL_JOINT_REVOLUTE ? ax[0] * F[3] + ax[1] * F[4] + ax[2] * F[5]
+                                                  : ax[0] * F[0] + ax[1] * F[1] + ax[2] * F[2];
+      d->qM[i * nv + j] = mij;
+      d->qM[j * nv + i] = mij;
+    }
+  }
+}
+
+//---------------------------------- L'DL factorization and solves -----------------------------
+
+// RBDA Table 6.3 (LTDL): M = L'DL in place on a copy of the ancestor entries, O(nv depth^2)
+void dyn_factor(const sim_model* m, sim_data* d) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  double* H = d->qLD;
+  // copy the ancestor entries (lower triangle) of M
+  for (int i = 0; i < nv; i++)
+    for (int j = i; j >= 0; j = par[j]) H[i * nv + j] = d->qM[i * nv + j];
+  // eliminate from the leaves up
+  for (int k = nv - 1; k >= 0; k--) {
+    double dk = H[k * nv + k];
+    for (int i = par[k]; i >= 0; i = par[i]) {
+      double a = H[k * nv + i] / dk;
+      for (int j = i; j >= 0; j = par[j]) H[i * nv + j] -= H[k * nv + j] * a;
+      H[k * nv + i] = a;
+    }
+  }
+  // D on the diagonal, kept also in qLDiag and as D^-1/2
+  for (int i = 0; i < nv; i++) {
+    d->qLDiag[i] = H[i * nv + i];
+    d->qLDiagSqrtInv[i] = 1 / sqrt(d->qLDiag[i]);
+  }
+}
+
+// x <- L^-T x: L'y = x, eliminating each dof's value from its ancestors, leaves first
+static void solve_lt(const sim_model* m, const double* L, double* x) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  for (int i = nv - 1; i >= 0; i--) {
+    double xi = x[i];
+    if (xi == 0) continue;
+    for (int j = par[i]; j >= 0; j = par[j]) x[j] -= L[i * nv + j] * xi;
+  }
+}
+
+// x <- L^-1 x: root first
+static void solve_l(const sim_model* m, const double* L, double* x) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  for (int i = 0; i < nv; i++) {
+    double s = x[i];
+    for (int j = par[i]; j >= 0; j = par[j]) s -= L[i * nv + j] * x[j];
+    x[i] = s;
+  }
+}
+
+void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n) {
+  int nv = m->nv;
+  for (int r = 0; r < n; r++) {
+    double* xr = x + (size_t)r * nv;
+    solve_lt(m, d->qLD, xr);
+    for (int i = 0; i < nv; i++) xr[i] /= d->qLDiag[i];
+    solve_l(m, d->qLD, xr);
+  }
+}
+
+void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n) {
+  int nv = m->nv;
+  for (int r = 0; r < n; r++) {
+    double* xr = x + (size_t)r * nv;
+    solve_lt(m, d->qLD, xr);
+    for (int i = 0; i < nv; i++) xr[i] *= d->qLDiagSqrtInv[i];
+  }
+}
+
+void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  const double* M = d->qM;
+  for (int i = 0; i < nv; i++) y[i] = M[i * nv + i] * x[i];
+  for (int i = 0; i < nv; i++)
+    for (int j = par[i]; j >= 0; j = par[j]) {
+      double mij = M[i * nv + j];
+      y[i] += mij * x[j];
+      y[j] += mij * x[i];
+    }
+}
+
+//---------------------------------- energies -------------------------------------------------
+
+double dyn_kinetic(const sim_model* m, const sim_data* d) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  const double* M = d->qM;
+  const double* v = d->v;
+  double s = 0;
+  for (int i = 0; i < nv; i++) {
+    double r = 0.5 * M[i * nv + i] * v[i];
+    for (int j = par[i]; j >= 0; j = par[j]) r += M[i * nv + j] * v[j];
+    s += r * v[i];
+  }
+  return s;
+}
+
+double dyn_potential(const sim_model* m, const sim_data* d) {
+  double s = 0;
+  for (int b = 1; b < m->nbody; b++) s -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+  return s;
+}

@@ -1,0 +1,272 @@
+// kinematics.c — forward kinematics, body velocities, chain Jacobians and configuration
+// integration on the manifold (see kinematics.h).
+//
+// Spatial vectors are [linear; angular] (model.h). The motion transform from a parent frame to a
+// child frame at pose (R, p) (x_parent = R x_child + p) maps (v, w) to (R'(v + w x p), R'w).
+#include "kinematics.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "spatial.h"
+
+//---------------------------------- inline basics ---------------------------------------------
+// (local copies of spatial.h functions used in the per-step loops, so they inline)
+
+// r = a x b (r must not alias a or b)
+static inline void cross3(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// r = A b
+static inline void mulmv3(double r[3], const double A[9], const double b[3]) {
+  r[0] = A[0] * b[0] + A[1] * b[1] + A[2] * b[2];
+  r[1] = A[3] * b[0] + A[4] * b[1] + A[5] * b[2];
+  r[2] = A[6] * b[0] + A[7] * b[1] + A[8] * b[2];
+}
+
+// r = A' b
+static inline void mulmtv3(double r[3], const double A[9], const double b[3]) {
+  r[0] = A[0] * b[0] + A[3] * b[1] + A[6] * b[2];
+  r[1] = A[1] * b[0] + A[4] * b[1] + A[7] * b[2];
+  r[2] = A[2] * b[0] + A[5] * b[1] + A[8] * b[2];
+}
+
+// C = A B (C must not alias A or B)
+static inline void mulmm3(double C[9], const double A[9], const double B[9]) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+// (R, p) = (R1, p1) * (R2, p2) (outputs must not alias inputs)
+static inline void mulpose(double R[9], double p[3], const double R1[9], const double p1[3],
+                           const double R2[9], const double p2[3]) {
+  mulmm3(R, R1, R2);
+  mulmv3(p, R1, p2);
+  p[0] += p1[0];
+  p[1] += p1[1];
+  p[2] += p1[2];
+}
+
+// r = R x + p (r must not alias x)
+static inline void xform(double r[3], const double R[9], const double p[3], const double x[3]) {
+  mulmv3(r, R, x);
+  r[0] += p[0];
+  r[1] += p[1];
+  r[2] += p[2];
+}
+
+// unit quaternion [x y z w] to rotation
+static inline void quat2mat(double R[9], const double q[4]) {
+  double x = q[0], y = q[1], z = q[2], w = q[3];
+  R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - z * w);     R[2] = 2 * (x * z + y * w);
+  R[3] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - x * w);
+  R[6] = 2 * (x * z - y * w);     R[7] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+//---------------------------------- forward kinematics ----------------------------------------
+
+// rotation by angle a about the unit axis u (Rodrigues): R = I + sin a [u]x + (1 - cos a) [u]x^2
+static void axis_angle_mat(double R[9], const double u[3], double a) {
+  double s = sin(a), c = cos(a), t = 1 - c;
+  double x = u[0], y = u[1], z = u[2];
+  R[0] = c + t * x * x;     R[1] = t * x * y - s * z; R[2] = t * x * z + s * y;
+  R[3] = t * x * y + s * z; R[4] = c + t * y * y;     R[5] = t * y * z - s * x;
+  R[6] = t * x * z - s * y; R[7] = t * y * z + s * x; R[8] = c + t * z * z;
+}
+
+// pose of body b in its parent body frame at configuration q
+static void local_pose(const sim_model* m, int b, const double* q, double R[9], double p[3]) {
+  int j = m->body_jnt[b];
+  const double* qj = q + m->jnt_qadr[j];
+  const double* ax = m->jnt_axis + 3 * j;
+  double R0[9];
+  const double* p0 = m->body_pos + 3 * b;
+  quat2mat(R0, m->body_quat + 4 * b);
+  switch (m->jnt_type[j]) {
+    case MODEL_JOINT_REVOLUTE: {
+      // R = R0 Rot(axis, q), p = p0
+      double Rq[9];
+      axis_angle_mat(Rq, ax, qj[0]);
+      mulmm3(R, R0, Rq);
+      sp_copy3(p, p0);
+      break;
+    }
+    case MODEL_JOINT_PRISMATIC: {
+      // R = R0, p = p0 + R0 axis q
+      double t[3];
+      sp_scale3(t, ax, qj[0]);
+      memcpy(R, R0, sizeof(R0));
+      xform(p, R0, p0, t);
+      break;
+    }
+    default: {
+      // free: (R, p) = placement * (quat(q), pos(q)); the quaternion is normalized when read
+      double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
+      sp_normquat(qu);
+      quat2mat(Rq, qu);
+      mulmm3(R, R0, Rq);
+      xform(p, R0, p0, qj);
+      break;
+    }
+  }
+}
+
+// world poses of bodies (and the parent-relative poses the dynamics reuses), coms and geoms
+void kin_forward(const sim_model* m, sim_data* d) {
+  // world body
+  sp_eye3(d->xmat);
+  memset(d->xpos, 0, 3 * sizeof(double));
+  memset(d->xcom, 0, 3 * sizeof(double));
+  sp_eye3(d->xloc_mat);
+  memset(d->xloc_pos, 0, 3 * sizeof(double));
+  // bodies in topological order: world pose = parent world pose * local pose
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    double* Rl = d->xloc_mat + 9 * b;
+    double* pl = d->xloc_pos + 3 * b;
+    local_pose(m, b, d->q, Rl, pl);
+    mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
+    xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
+  }
+  // geoms
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_body[g];
+    double Rg[9];
+    quat2mat(Rg, m->geom_quat + 4 * g);
+    mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
+               m->geom_pos + 3 * g);
+  }
+}
+
+// v_b = X_b v_parent + S_b qdot (RBDA eq. 5.7), in body frames
+void kin_velocity(const sim_model* m, sim_data* d) {
+  memset(d->cvel, 0, 6 * sizeof(double));
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    const double* p = d->xloc_pos + 3 * b;
+    const double* vp = d->cvel + 6 * pb;
+    double* vb = d->cvel + 6 * b;
+    // transform the parent velocity: (R'(v + w x p), R'w)
+    double t[3];
+    cross3(t, vp + 3, p);
+    sp_add3(t, t, vp);
+    mulmtv3(vb, R, t);
+    mulmtv3(vb + 3, R, vp + 3);
+    // joint velocity
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
+      const double* S = m->dof_motion + 6 * k;
+      double qd = d->v[k];
+      for (int i = 0; i < 6; i++) vb[i] += S[i] * qd;
+    }
+  }
+}
+
+int kin_chain(const sim_model* m, int body, int* dofs) {
+  if (body <= 0 || body >= m->nbody) return 0;
+  // walk up from the body's last dof, then reverse into ascending order
+  int n = 0;
+  for (int j = m->body_dofadr[body] + m->body_dofnum[body] - 1; j >= 0; j = m->dof_parent[j])
+    dofs[n++] = j;
+  for (int i = 0; i < n / 2; i++) {
+    int t = dofs[i];
+    dofs[i] = dofs[n - 1 - i];
+    dofs[n - 1 - i] = t;
+  }
+  return n;
+}
+
+// columns along the chain: a dof with world motion axis (a_lin, a_ang) at body origin x_b moves
+// the point with a_lin + a_ang x (point - x_b) and turns the body with a_ang
+int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double point[3],
+                  int* dofs, double* jacp, double* jacr) {
+  int n = kin_chain(m, body, dofs);
+  for (int c = 0; c < n; c++) {
+    int k = dofs[c], b = m->dof_body[k];
+    const double* S = m->dof_motion + 6 * k;
+    const double* R = d->xmat + 9 * b;
+    double al[3], aw[3], r[3], lin[3];
+    sp_mulmv3(al, R, S);
+    sp_mulmv3(aw, R, S + 3);
+    sp_sub3(r, point, d->xpos + 3 * b);
+    sp_cross3(lin, aw, r);
+    sp_add3(lin, lin, al);
+    for (int i = 0; i < 3; i++) {
+      if (jacp) jacp[i * n + c] = lin[i];
+      if (jacr) jacr[i * n + c] = aw[i];
+    }
+  }
+  return n;
+}
+
+// q_out = q ⊕ v dt: free joints (p, R) -> (p + R dp, R dR) with (dp, dR) = exp6(v dt)
+// (Pinocchio integrate); 1-dof joints by addition
+void kin_integrate(const sim_model* m, const double* q, const double* v, double dt, double* q_out) {
+  for (int j = 0; j < m->njnt; j++) {
+    int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
+    if (m->jnt_type[j] != MODEL_JOINT_FREE) {
+      q_out[qa] = q[qa] + v[va] * dt;
+      continue;
+    }
+    double p[3] = {q[qa], q[qa + 1], q[qa + 2]};
+    double qu[4] = {q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6]};
+    double lin[3], ang[3], dp[3], dq[4], R[9], t[3];
+    sp_normquat(qu);
+    sp_scale3(lin, v + va, dt);
+    sp_scale3(ang, v + va + 3, dt);
+    sp_expse3(dp, dq, lin, ang);
+    sp_quat2mat(R, qu);
+    sp_xform(t, R, p, dp);
+    sp_mulquat(qu, qu, dq);
+    sp_normquat(qu);
+    for (int i = 0; i < 3; i++) q_out[qa + i] = t[i];
+    for (int i = 0; i < 4; i++) q_out[qa + 3 + i] = qu[i];
+  }
+}
+
+// inverse of V(w) = I + (1-cos th)/th^2 [w]x + (th - sin th)/th^3 [w]x^2 applied to x:
+// V^-1 = I - 1/2 [w]x + (1/th^2)(1 - (th/2) cot(th/2)) [w]x^2 (series near th = 0)
+static void se3_vinv(double r[3], const double w[3], const double x[3]) {
+  double th2 = sp_dot3(w, w), th = sqrt(th2), c;
+  if (th < 0.1) {
+    c = 1.0 / 12 + th2 * (1.0 / 720 + th2 * (1.0 / 30240 + th2 / 1209600));
+  } else {
+    double h = 0.5 * th;
+    c = (1 - h * cos(h) / sin(h)) / th2;
+  }
+  double wx[3], wwx[3];
+  sp_cross3(wx, w, x);
+  sp_cross3(wwx, w, wx);
+  for (int i = 0; i < 3; i++) r[i] = x[i] - 0.5 * wx[i] + c * wwx[i];
+}
+
+// v = log6(T0^-1 T1) for free joints (body-frame twist), q1 - q0 otherwise
+void kin_difference(const sim_model* m, const double* q0, const double* q1, double* v) {
+  for (int j = 0; j < m->njnt; j++) {
+    int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
+    if (m->jnt_type[j] != MODEL_JOINT_FREE) {
+      v[va] = q1[qa] - q0[qa];
+      continue;
+    }
+    double a[4] = {q0[qa + 3], q0[qa + 4], q0[qa + 5], q0[qa + 6]};
+    double b[4] = {q1[qa + 3], q1[qa + 4], q1[qa + 5], q1[qa + 6]};
+    sp_normquat(a);
+    sp_normquat(b);
+    // relative rotation dq = conj(a) b, relative translation dp = Ra'(p1 - p0)
+    double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4], Ra[9], dx[3], dp[3], w[3], lin[3];
+    sp_mulquat(dq, ac, b);
+    sp_quat2mat(Ra, a);
+    sp_sub3(dx, q1 + qa, q0 + qa);
+    sp_mulmtv3(dp, Ra, dx);
+    sp_logquat(w, dq);
+    se3_vinv(lin, w, dp);
+    for (int i = 0; i < 3; i++) {
+      v[va + i] = lin[i];
+      v[va + 3 + i] = w[i];
+    }
+  }
+}

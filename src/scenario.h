@@ -1,0 +1,184 @@
+// scenario.h — YAML scenario file -> validated configuration (scn_config), with --set overrides.
+//
+// Pipeline of scn_load:
+//   1. read the file (regular file, <= SCN_MAX_FILE_BYTES) and parse it with libyaml into a tree
+//      that keeps file:line:column of every node and key (yamltree.h); anchors, aliases, tags,
+//      duplicate keys and several documents are input errors;
+//   2. apply the overrides "key.path=value" to the tree, in order, BEFORE validation: segments
+//      are separated by '.', numeric segments index lists (robots.0.q0=[0,0,1,0,0,0,1]), the
+//      value is parsed as YAML (scalar, [list], {map}); a missing map key is created (so an unknown
+//      key is then reported by validation), an index past the end of a list is an error;
+//   3. emit the tree as YAML text (scn_config.text, the "scenario as run" stored in HDF5);
+//   4. validate the tree against one static schema table (scenario.c: keys[]) that also drives
+//      defaults and the documentation (scn_print_schema_markdown -> docs/scenario_keys.md).
+//
+// Errors are CSIM_ERR_INPUT with file:line:column of the offending node, the full key path
+// (e.g. "robots.0.q0.3"), what was expected and what was found (with a did-you-mean suggestion for
+// misspelt keys and enum values). Errors caused by an override report file "--set", line = the
+// 1-based index of the override among the overrides, column = column in the override text, and
+// quote the override.
+//
+// Relative paths (robots.N.urdf, robots.N.package_paths, output.path) are resolved against the
+// scenario file's directory; both the text as written and the resolved path are kept. The
+// default output path "out/<name>.h5" is relative to the current directory.
+//
+// Checks that need the robot model (q0/v0 lengths, joint and body names, model/solver pairing)
+// belong to later modules; this module only parses and range-checks.
+#ifndef CSIM_SCENARIO_H
+#define CSIM_SCENARIO_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+#define SCN_MAX_FILE_BYTES (8 << 20)   // larger scenario files are rejected
+
+//---------------------------------- enums and their name tables -------------------------------
+// Each name table is indexed by the enum value and NULL-terminated; the parser, the docs and the
+// HDF5 attributes all use these tables.
+
+typedef enum { SCN_BASE_FIXED = 0, SCN_BASE_FREE = 1 } scn_base;   // values equal model_base_type
+typedef enum {
+  SCN_MODEL_NCP, SCN_MODEL_CCP, SCN_MODEL_LCP, SCN_MODEL_RAISIM, SCN_MODEL_RAISIM_DS,
+  SCN_MODEL_HUNT_CROSSLEY, SCN_MODEL_SPRING_DAMPER, SCN_MODEL_BRISTLE, SCN_MODEL_SQRT_SPRING,
+  SCN_NMODELS
+} scn_contact_model;
+typedef enum {
+  SCN_SOLVER_PGS, SCN_SOLVER_LEMKE, SCN_SOLVER_ADMM, SCN_SOLVER_STAGGERED, SCN_SOLVER_BISECTION,
+  SCN_SOLVER_NONE, SCN_NSOLVERS
+} scn_solver;
+typedef enum { SCN_INT_SEMI_IMPLICIT, SCN_INT_TAMSI, SCN_INT_IMPLICIT_EULER, SCN_NINT } scn_integrator;
+typedef enum { SCN_PROFILE_CONSTANT, SCN_PROFILE_RAMP, SCN_PROFILE_SINE, SCN_NPROFILES } scn_profile;
+typedef enum { SCN_ACTION_FORCE, SCN_ACTION_PD, SCN_ACTION_TRAJECTORY, SCN_NACTIONS } scn_action_type;
+typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
+
+extern const char* const scn_base_names[];           // fixed free
+extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
+                                                     //   spring_damper bristle sqrt_spring
+extern const char* const scn_solver_names[];         // pgs lemke admm staggered bisection none
+extern const char* const scn_integrator_names[];     // semi_implicit tamsi implicit_euler
+extern const char* const scn_profile_names[];        // constant ramp sine
+extern const char* const scn_action_type_names[];    // force pd trajectory
+extern const char* const scn_on_failure_names[];     // continue stop
+extern const char* const scn_ground_names[];         // none plane   (index = scn_config.ground)
+extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
+
+//---------------------------------- configuration ---------------------------------------------
+
+// joint name -> value (robots.N.joints)
+typedef struct { char* name; double value; } scn_named_value;
+
+// one robot (robots.N)
+typedef struct {
+  char* urdf;            // 'urdf' as written (required)
+  char* urdf_path;       // resolved relative to the scenario file's directory
+  char* name;            // 'name', NULL = use the URDF's robot name
+  scn_base base;         // 'base': free|fixed, default fixed
+  double pos[3];         // 'position': fixed base placement, default 0 0 0 (m)
+  double rpy[3];         // 'rpy': fixed base orientation (roll, pitch, yaw about fixed x, y, z), rad
+  double* q0; int nq0;   // 'q0': full configuration (NULL = model default); length checked by caller
+  double* v0; int nv0;   // 'v0': full velocity (NULL = zero)
+  scn_named_value* joints; int njoints;  // 'joints': joint name -> initial position, after q0
+  char** package_paths; int npackage_paths;  // 'package_paths': resolved directories
+  char** package_paths_text;             // the same as written (npackage_paths)
+  int line;              // line of this robot's entry, for later error messages
+} scn_robot;
+
+// one action (actions.N): an external force, or joint-space PD / trajectory tracking
+typedef struct {
+  scn_action_type type;  // 'type' (required)
+  int line;              // line of this action's entry
+  // force: external force or torque on a link
+  char* body;            // 'body': link name (required for force)
+  double direction[3];   // 'direction': unit vector (normalised here, must be non-zero), default 1 0 0
+  int torque;            // 'torque': 1 = a torque about direction, default 0
+  int local;             // 'frame': 0 world, 1 local (direction in the link frame), default world
+  double point[3];       // 'point': application point in the link frame (m), default 0 0 0
+  scn_profile profile;   // 'profile': constant|ramp|sine, default constant
+  double magnitude;      // 'magnitude': N (or N m); constant value, ramp start, sine offset
+  double rate;           // 'rate': N/s (ramp): magnitude(t) = magnitude + rate (t - start)
+  double amplitude, frequency, phase;  // sine: magnitude + amplitude sin(2 pi frequency (t-start) + phase)
+  double start, stop;    // active window (s): 'start' default 0, 'stop' default +inf (all types)
+  // pd and trajectory: joint-space control producing joint torques
+  char* robot;           // 'robot': robot name, NULL = the first robot
+  char** joint_names; int njoint_names;  // 'joints': names, or "all" -> NULL and -1
+  double* target; int ntarget;           // 'target' (pd): NULL = hold the initial configuration; length 1 broadcasts
+  double kp, kd;                         // 'kp' (N m/rad, > 0, required), 'kd' (N m s/rad, >= 0)
+  // trajectory: q_ref = offset + amp sin(2 pi freq (t - start) + phase), per joint, length 1 broadcasts
+  double* amp; int namp; double* freq; int nfreq; double* phase_j; int nphase;
+  double* offset; int noffset;           // offset NULL = the initial joint positions
+  double effort_limit;                   // 'effort_limit': N m, default +inf (torques clamped)
+} scn_action;
+
+// a validated scenario
+typedef struct {
+  char* file;            // scenario path as given (or the name given to scn_load_string)
+  char* dir;             // its directory ("." when none)
+  char* text;            // YAML text as run (after overrides), for the HDF5 'scenario' attribute
+  char** overrides; int noverrides;  // the overrides applied, in order
+  char* name;            // 'name' (default: file stem)
+  // world
+  double gravity[3];     // 'world.gravity' default 0 0 -9.81 (m/s^2)
+  int ground;            // 'world.ground.type': plane -> 1 (default), none -> 0
+  double ground_height;  // 'world.ground.height' default 0 (m)
+  scn_robot* robots; int nrobots;   // 'robots' list, required, >= 1
+  // contact
+  scn_contact_model model;  // 'contact.model' default ncp
+  double friction;          // mu >= 0, default 0.5
+  double restitution;       // e in [0, 1], default 0
+  double baumgarte;         // K >= 0 (1/s), default 0
+  double compliance;        // alpha >= 0, default 0 (R = alpha diag(G))
+  int facets;               // lcp pyramid facets, >= 3, default 4
+  double stiffness;         // compliant laws, N/m, > 0, default 1e5
+  double damping;           // >= 0, default 0: d (s/m) hunt_crossley/bristle, c (N s/m) others
+  double stiction_velocity; // v_s > 0 (m/s), default 1e-4
+  double friction_stiffness, friction_damping; // tangential deflection, > 0 / >= 0, 1e4 / 1e2
+  double margin;            // collision margin (m) >= 0, default 0
+  char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
+  // solver
+  scn_solver solver;        // 'solver.name' default pgs
+  double tolerance;         // > 0, default 1e-8
+  int max_iterations;       // >= 1, default 1000
+  int warm_start;           // bool, default true
+  double over_relaxation;   // (0, 2), default 1
+  double rho;               // admm initial rho > 0, default 1
+  int rho_adaptive;         // bool, default true
+  scn_on_failure on_failure;// 'solver.on_failure' continue|stop, default continue
+  // integrator
+  scn_integrator scheme;    // 'integrator.scheme' default semi_implicit
+  double dt;                // (0, 1], default 1e-3 (s)
+  double duration;          // >= 0, default 1 (s)
+  double newton_tolerance;  // > 0, default 1e-10
+  int newton_max_iterations;// >= 1, default 50
+  // actions
+  scn_action* actions; int nactions;
+  // output
+  char* output_path;        // 'output.path' resolved; default "out/<name>.h5" (current directory)
+  char* output_path_text;   // 'output.path' as written, NULL when absent
+  int output_every;         // 'output.every' >= 1, default 1
+  int* dump_steps; int ndump_steps; // 'output.dump_steps': step indices whose contact problem is dumped
+} scn_config;
+
+//---------------------------------- API -------------------------------------------------------
+
+// load, override and validate a scenario file
+//   overrides: noverrides strings "key.path=value" (may be NULL when noverrides == 0)
+//   out: the new configuration (free with scn_free); NULL on error
+csim_status scn_load(const char* path, const char* const* overrides, int noverrides, scn_config** out,
+                     csim_error* err);
+
+// same from a NUL-terminated text; name plays the file's role (errors, directory, default name)
+//   name: NULL -> "<string>" (directory ".", default scenario name "scenario")
+csim_status scn_load_string(const char* text, const char* name, const char* const* overrides,
+                            int noverrides, scn_config** out, csim_error* err);
+
+// free a configuration (NULL is fine)
+void scn_free(scn_config* cfg);
+
+// index of name in a NULL-terminated name table, -1 when absent
+int scn_name_index(const char* const* names, const char* name);
+
+// print every key of the schema as a Markdown table (the content of docs/scenario_keys.md)
+void scn_print_schema_markdown(FILE* f);
+
+#endif  // CSIM_SCENARIO_H

@@ -1,0 +1,499 @@
+// test_dynamics.c — RNEA, CRBA, L'DL factorization and solves against closed-form and
+// independent results (Lagrangian pendulum formulas, rigid-body kinetic energy, LAPACK, energy
+// balance), on hand-built trees, random trees and the shared robot URDFs.
+#include <check.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "dynamics.h"
+#include "kinematics.h"
+#include "model.h"
+#include "spatial.h"
+#include "urdf.h"
+
+#define ROBOT_DIR "../shared/data/robots/"
+
+//---------------------------------- hand-built URDF descriptions ------------------------------
+
+#define HAND_MAX 64
+
+// a urdf_robot built in code (no parser), arrays inside
+typedef struct {
+  urdf_robot r;
+  urdf_link links[HAND_MAX];
+  urdf_joint joints[HAND_MAX];
+  urdf_geom geoms[HAND_MAX];
+  int lpj[HAND_MAX];
+  char names[2 * HAND_MAX][16];
+  int nname;
+} hand_robot;
+
+static char* hand_name(hand_robot* h, const char* prefix, int i) {
+  char* s = h->names[h->nname++];
+  snprintf(s, 16, "%s%d", prefix, i);
+  return s;
+}
+
+static void hand_init(hand_robot* h) {
+  memset(h, 0, sizeof(*h));
+  h->r.name = "hand";
+  h->r.file = "hand.urdf";
+  h->r.links = h->links;
+  h->r.joints = h->joints;
+  h->r.link_parent_joint = h->lpj;
+  h->r.root = 0;
+}
+
+// add a link with mass, com and inertia (ixx ixy ixz iyy iyz izz); returns its index
+static int hand_link(hand_robot* h, double mass, const double com[3], const double I6[6]) {
+  int i = h->r.nlink++;
+  urdf_link* L = &h->links[i];
+  L->name = hand_name(h, "link", i);
+  L->line = 10 + i;
+  L->has_inertial = mass > 0 || (I6 && (I6[0] != 0 || I6[3] != 0 || I6[5] != 0));
+  L->mass = mass;
+  if (com) sp_copy3(L->com_xyz, com);
+  if (I6) memcpy(L->inertia, I6, sizeof(L->inertia));
+  h->lpj[i] = -1;
+  return i;
+}
+
+// add a joint parent -> child with origin xyz/rpy and axis
+static int hand_joint(hand_robot* h, urdf_joint_type type, int parent, int child,
+                      const double xyz[3], const double rpy[3], const double axis[3]) {
+  int j = h->r.njoint++;
+  urdf_joint* J = &h->joints[j];
+  J->name = hand_name(h, "joint", j);
+  J->line = 100 + j;
+  J->type = type;
+  J->parent = parent;
+  J->child = child;
+  if (xyz) sp_copy3(J->xyz, xyz);
+  if (rpy) sp_copy3(J->rpy, rpy);
+  if (axis) sp_copy3(J->axis, axis);
+  J->mimic = -1;
+  h->lpj[child] = j;
+  return j;
+}
+
+//---------------------------------- helpers ---------------------------------------------------
+
+static unsigned g_seed = 12345u;
+
+// uniform in [-1, 1]
+static double urand(void) {
+  g_seed = g_seed * 1664525u + 1013904223u;
+  return ((g_seed >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
+}
+
+// build model and data for one robot, asserting success
+static void build(const urdf_robot* u, model_base_type base, const double g[3], sim_model** m,
+                  sim_data** d) {
+  csim_error err;
+  model_world_spec world = {{g[0], g[1], g[2]}, 0, 0};
+  model_robot_spec spec = {u, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, 0};
+  csim_status st = model_create(&world, &spec, 1, m, &err);
+  char msg[2048];
+  err_format(&err, msg, sizeof(msg));
+  ck_assert_msg(st == CSIM_OK, "model_create: %s", msg);
+  ck_assert_int_eq(data_create(*m, 0, d, &err), CSIM_OK);
+}
+
+// random configuration (unit quaternions for free joints) and velocity
+static void random_state(const sim_model* m, double* q, double* v, double qscale, double vscale) {
+  for (int j = 0; j < m->njnt; j++) {
+    int qa = m->jnt_qadr[j];
+    if (m->jnt_type[j] == MODEL_JOINT_FREE) {
+      for (int i = 0; i < 3; i++) q[qa + i] = qscale * urand();
+      double qu[4] = {urand(), urand(), urand(), urand()};
+      sp_normquat(qu);
+      memcpy(q + qa + 3, qu, sizeof(qu));
+    } else {
+      q[qa] = qscale * urand();
+    }
+  }
+  if (v)
+    for (int i = 0; i < m->nv; i++) v[i] = vscale * urand();
+}
+
+// kinematics, M, factor and bias at the state in d
+static void full_update(const sim_model* m, sim_data* d) {
+  kin_forward(m, d);
+  kin_velocity(m, d);
+  dyn_crba(m, d);
+  dyn_factor(m, d);
+  dyn_bias(m, d);
+}
+
+static double max_abs(const double* a, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = fmax(s, fabs(a[i]));
+  return s;
+}
+
+//---------------------------------- pendulums (closed form) -----------------------------------
+
+// simple pendulum about y: M = Iyy + m l^2, b = m g l sin q
+START_TEST(simple_pendulum_closed_form) {
+  hand_robot h;
+  hand_init(&h);
+  double mass = 1.7, l = 0.45, Iyy = 0.013, g = 9.81;
+  int base = hand_link(&h, 0, NULL, NULL);
+  int arm = hand_link(&h, mass, (double[]){0, 0, -l}, (double[]){0.02, 0, 0, Iyy, 0, 0.009});
+  hand_joint(&h, URDF_JOINT_REVOLUTE, base, arm, (double[]){0.1, -0.2, 1.0}, NULL,
+             (double[]){0, 1, 0});
+  sim_model* m;
+  sim_data* d;
+  build(&h.r, MODEL_BASE_FIXED, (double[]){0, 0, -g}, &m, &d);
+  ck_assert_int_eq(m->nv, 1);
+  for (int k = 0; k < 7; k++) {
+    double q = -3 + k, qd = 0.7 * k - 2;
+    d->q[0] = q;
+    d->v[0] = qd;
+    full_update(m, d);
+    ck_assert_double_eq_tol(d->qM[0], Iyy + mass * l * l, 1e-12);
+    ck_assert_double_eq_tol(d->qfrc_bias[0], mass * g * l * sin(q), 1e-12);
+    // energies: KE = 1/2 M qd^2; PE = m g z_com = -m g l cos q (+ pivot height)
+    ck_assert_double_eq_tol(dyn_kinetic(m, d), 0.5 * (Iyy + mass * l * l) * qd * qd, 1e-12);
+    ck_assert_double_eq_tol(dyn_potential(m, d), mass * g * (1.0 - l * cos(q)), 1e-12);
+  }
+  data_free(d);
+  model_free(m);
+}
+END_TEST
+
+// double pendulum about y with a point-mass tip merged into link 2 by a fixed joint:
+// Lagrangian M(q), b(q, v) with the hand-merged (m2, c2, I2)
+START_TEST(double_pendulum_closed_form) {
+  hand_robot h;
+  hand_init(&h);
+  double g = 9.81;
+  double m1 = 1.3, c1 = 0.21, l1 = 0.5, I1 = 0.031;
+  double ma = 0.8, la = 0.4, Ia = 0.017, mt = 0.25;
+  int base = hand_link(&h, 0, NULL, NULL);
+  int a1 = hand_link(&h, m1, (double[]){0, 0, -c1}, (double[]){0.04, 0, 0, I1, 0, 0.01});
+  int a2 = hand_link(&h, ma, (double[]){0, 0, -la / 2}, (double[]){0.02, 0, 0, Ia, 0, 0.003});
+  int tip = hand_link(&h, mt, NULL, (double[]){0, 0, 0, 0, 0, 0});   // point mass
+  hand_joint(&h, URDF_JOINT_CONTINUOUS, base, a1, (double[]){0, 0, 2}, NULL, (double[]){0, 1, 0});
+  hand_joint(&h, URDF_JOINT_REVOLUTE, a1, a2, (double[]){0, 0, -l1}, NULL, (double[]){0, 1, 0});
+  hand_joint(&h, URDF_JOINT_FIXED, a2, tip, (double[]){0, 0, -la}, NULL, NULL);
+  sim_model* m;
+  sim_data* d;
+  build(&h.r, MODEL_BASE_FIXED, (double[]){0, 0, -g}, &m, &d);
+  ck_assert_int_eq(m->nv, 2);
+  ck_assert_int_eq(m->nbody, 3);
+  // link 2 merged by hand: mass, com distance, inertia about the com (tip: sphere 2/5 m r^2)
+  double m2 = ma + mt, c2 = (ma * la / 2 + mt * la) / m2;
+  double r = MODEL_POINT_RADIUS;
+  double I2 = Ia + ma * pow(la / 2 - c2, 2) + 0.4 * mt * r * r + mt * pow(la - c2, 2);
+  for (int k = 0; k < 9; k++) {
+    double q1 = urand() * 3, q2 = urand() * 3, v1 = urand() * 4, v2 = urand() * 4;
+    d->q[0] = q1;
+    d->q[1] = q2;
+    d->v[0] = v1;
+    d->v[1] = v2;
+    full_update(m, d);
+    double M11 = I1 + I2 + m1 * c1 * c1 + m2 * (l1 * l1 + c2 * c2 + 2 * l1 * c2 * cos(q2));
+    double M12 = I2 + m2 * (c2 * c2 + l1 * c2 * cos(q2));
+    double M22 = I2 + m2 * c2 * c2;
+    double hh = -m2 * l1 * c2 * sin(q2);
+    double b1 = hh * (2 * v1 * v2 + v2 * v2) + m1 * g * c1 * sin(q1) +
+                m2 * g * (l1 * sin(q1) + c2 * sin(q1 + q2));
+    double b2 = -hh * v1 * v1 + m2 * g * c2 * sin(q1 + q2);
+    ck_assert_double_eq_tol(d->qM[0], M11, 1e-12);
+    ck_assert_double_eq_tol(d->qM[1], M12, 1e-12);
+    ck_assert_double_eq_tol(d->qM[2], M12, 1e-12);
+    ck_assert_double_eq_tol(d->qM[3], M22, 1e-12);
+    ck_assert_double_eq_tol(d->qfrc_bias[0], b1, 1e-12);
+    ck_assert_double_eq_tol(d->qfrc_bias[1], b2, 1e-12);
+    // L'DL of a 2x2: D2 = M22, L21 = M12 / M22, D1 = M11 - M12^2 / M22
+    ck_assert_double_eq_tol(d->qLDiag[1], M22, 1e-12);
+    ck_assert_double_eq_tol(d->qLD[2], M12 / M22, 1e-12);
+    ck_assert_double_eq_tol(d->qLDiag[0], M11 - M12 * M12 / M22, 1e-12);
+  }
+  data_free(d);
+  model_free(m);
+}
+END_TEST
+
+//---------------------------------- free body ---------------------------------------------------
+
+// free body: M = [[m 1, -m [c]x], [m [c]x, Ic + m(|c|^2 1 - c c')]] in body coordinates for any
+// orientation; com at the origin gives blockdiag(m 1, Ic); b = [m w x (v + w x c) - m R'g; ...]
+START_TEST(free_body_mass_matrix) {
+  double g[3] = {0.3, -0.2, -9.81};
+  const double I6[6] = {0.3, 0.02, -0.01, 0.4, 0.03, 0.5};
+  double Ic[9] = {0.3, 0.02, -0.01, 0.02, 0.4, 0.03, -0.01, 0.03, 0.5};
+  double coms[2][3] = {{0, 0, 0}, {0.1, -0.25, 0.07}};
+  double mass = 2.5;
+  for (int t = 0; t < 2; t++) {
+    hand_robot h;
+    hand_init(&h);
+    hand_link(&h, mass, coms[t], I6);
+    sim_model* m;
+    sim_data* d;
+    build(&h.r, MODEL_BASE_FREE, g, &m, &d);
+    ck_assert_int_eq(m->nq, 7);
+    ck_assert_int_eq(m->nv, 6);
+    const double* c = coms[t];
+    for (int k = 0; k < 5; k++) {
+      random_state(m, d->q, d->v, 2, 3);
+      full_update(m, d);
+      double C[9], Mexp[36] = {0};
+      sp_skew3(C, c);
+      for (int i = 0; i < 3; i++) {
+        Mexp[6 * i + i] = mass;
+        for (int j = 0; j < 3; j++) {
+          Mexp[6 * i + 3 + j] = -mass * C[3 * i + j];
+          Mexp[6 * (3 + i) + j] = mass * C[3 * i + j];
+          Mexp[6 * (3 + i) + 3 + j] = Ic[3 * i + j] + mass * ((i == j ? sp_dot3(c, c) : 0) - c[i] * c[j]);
+        }
+      }
+      for (int i = 0; i < 36; i++) ck_assert_double_eq_tol(d->qM[i], Mexp[i], 1e-12);
+      // bias from Newton-Euler about the origin: linear part m w x v_com' (v_com' = v + w x c)
+      // with the com acceleration w x (w x c) included, minus gravity; angular part from the
+      // rate of angular momentum about the moving origin
+      const double* v = d->v;
+      const double* w = d->v + 3;
+      double R[9], gb[3], wc[3], vc[3], bl[3], wxvc[3];
+      sp_quat2mat(R, d->q + 3);
+      sp_mulmtv3(gb, R, g);
+      sp_cross3(wc, w, c);
+      sp_add3(vc, v, wc);
+      sp_cross3(wxvc, w, vc);
+      for (int i = 0; i < 3; i++) bl[i] = mass * (wxvc[i] - gb[i]);
+      // angular: n = c x f_lin_needed + w x (Ic w)
+      double Icw[3], wxIcw[3], cxf[3], bw[3];
+      sp_mulmv3(Icw, Ic, w);
+      sp_cross3(wxIcw, w, Icw);
+      sp_cross3(cxf, c, bl);
+      sp_add3(bw, cxf, wxIcw);
+      for (int i = 0; i < 3; i++) {
+        ck_assert_double_eq_tol(d->qfrc_bias[i], bl[i], 1e-12);
+        ck_assert_double_eq_tol(d->qfrc_bias[3 + i], bw[i], 1e-12);
+      }
+      // kinetic energy 1/2 m |v_com|^2 + 1/2 w' Ic w
+      ck_assert_double_eq_tol(dyn_kinetic(m, d), 0.5 * mass * sp_dot3(vc, vc) + 0.5 * sp_dot3(w, Icw),
+                              1e-12);
+    }
+    data_free(d);
+    model_free(m);
+  }
+}
+END_TEST
+
+//---------------------------------- random trees ----------------------------------------------
+
+// random tree: n links, random parents, joint types (revolute, continuous, prismatic, fixed,
+// floating: a free joint inside the tree, with a placement),
+// origins, axes and inertias (valid, random orientation via com_rpy)
+static void random_tree(hand_robot* h, int n) {
+  hand_init(h);
+  for (int i = 0; i < n; i++) {
+    double mass = 0.2 + urand() * urand() + 1;
+    double e[3] = {0.01 + 0.05 * fabs(urand()), 0.01 + 0.05 * fabs(urand()), 0};
+    e[2] = 0.5 * (e[0] + e[1]) + 0.02 * fabs(urand());   // principal moments obey the triangle rule
+    double I6[6] = {e[0], 0, 0, e[1], 0, e[2]};
+    int l = hand_link(h, mass, (double[]){0.2 * urand(), 0.2 * urand(), 0.2 * urand()}, I6);
+    h->links[l].com_rpy[0] = 3 * urand();
+    h->links[l].com_rpy[1] = 1.5 * urand();
+    h->links[l].com_rpy[2] = 3 * urand();
+    if (i == 0) continue;
+    int parent = (int)((urand() * 0.5 + 0.5) * i);
+    if (parent >= i) parent = i - 1;
+    double u = urand();
+    urdf_joint_type type = u < -0.6 ? URDF_JOINT_PRISMATIC : u < 0.2 ? URDF_JOINT_REVOLUTE
+                          : u < 0.5 ? URDF_JOINT_CONTINUOUS : u < 0.85 ? URDF_JOINT_FIXED
+                                                                       : URDF_JOINT_FLOATING;
+    double ax[3] = {urand(), urand(), urand()};
+    sp_normalize3(ax);
+    hand_joint(h, type, parent, l, (double[]){0.3 * urand(), 0.3 * urand(), 0.3 * urand()},
+               (double[]){3 * urand(), 1.5 * urand(), 3 * urand()}, ax);
+  }
+}
+
+// M by columns from RNEA: M e_i = rnea(q, v, e_i) - b(q, v)
+static void mass_by_rnea(const sim_model* m, sim_data* d, double* M) {
+  int nv = m->nv;
+  double* e = calloc((size_t)nv, sizeof(double));
+  double* tau = calloc((size_t)nv, sizeof(double));
+  double* b0 = calloc((size_t)nv, sizeof(double));
+  dyn_rnea(m, d, NULL, NULL, b0);
+  for (int i = 0; i < nv; i++) {
+    e[i] = 1;
+    dyn_rnea(m, d, e, NULL, tau);
+    e[i] = 0;
+    for (int j = 0; j < nv; j++) M[j * nv + i] = tau[j] - b0[j];
+  }
+  free(e); free(tau); free(b0);
+}
+
+// the checks every robot gets: CRBA vs RNEA columns, RNEA == M a + b, SPD (dpotrf), dyn_solve
+// vs dposv, dyn_solve_half vs J M^-1 J', dyn_mulM; returns nothing, asserts
+static void check_robot_dynamics(const sim_model* m, sim_data* d, int nstate, double tol) {
+  int nv = m->nv;
+  size_t nn = (size_t)nv * nv;
+  double* M = calloc(nn, sizeof(double));
+  double* Mr = calloc(nn, sizeof(double));
+  double* A = calloc(nn, sizeof(double));
+  double* a = calloc((size_t)nv, sizeof(double));
+  double* tau = calloc((size_t)nv, sizeof(double));
+  double* Ma = calloc((size_t)nv, sizeof(double));
+  double* x = calloc((size_t)nv, sizeof(double));
+  double* xl = calloc((size_t)nv, sizeof(double));
+  int nc = 5;
+  double* J = calloc((size_t)nc * nv, sizeof(double));
+  double* Y = calloc((size_t)nc * nv, sizeof(double));
+  double* Z = calloc((size_t)nc * nv, sizeof(double));
+  for (int s = 0; s < nstate; s++) {
+    random_state(m, d->q, d->v, 1.5, 2);
+    full_update(m, d);
+    memcpy(M, d->qM, nn * sizeof(double));
+    double Mmax = max_abs(M, (int)nn);
+    // only ancestor entries are written: pairs of dofs on different branches stay 0
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < i; j++) {
+        int anc = 0;
+        for (int k = m->dof_parent[i]; k >= 0; k = m->dof_parent[k])
+          if (k == j) anc = 1;
+        if (!anc) ck_assert(M[i * nv + j] == 0 && M[j * nv + i] == 0);
+      }
+    // symmetric, and equal to the RNEA columns
+    mass_by_rnea(m, d, Mr);
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) {
+        ck_assert_double_eq(M[i * nv + j], M[j * nv + i]);
+        ck_assert_msg(fabs(M[i * nv + j] - Mr[i * nv + j]) <= tol * Mmax,
+                      "M[%d][%d] crba %.15g rnea %.15g", i, j, M[i * nv + j], Mr[i * nv + j]);
+      }
+    // RNEA(q, v, a) == M a + b
+    for (int i = 0; i < nv; i++) a[i] = 3 * urand();
+    dyn_rnea(m, d, a, NULL, tau);
+    dyn_mulM(m, d, a, Ma);
+    double scale = max_abs(tau, nv) + 1e-300;
+    for (int i = 0; i < nv; i++)
+      ck_assert_msg(fabs(tau[i] - Ma[i] - d->qfrc_bias[i]) <= tol * scale,
+                    "rnea %.15g vs Ma+b %.15g", tau[i], Ma[i] + d->qfrc_bias[i]);
+    // symmetric positive definite: LAPACK Cholesky succeeds
+    memcpy(A, M, nn * sizeof(double));
+    ck_assert_int_eq(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nv, A, nv), 0);
+    // dyn_solve vs dposv
+    for (int i = 0; i < nv; i++) x[i] = xl[i] = urand();
+    memcpy(A, M, nn * sizeof(double));
+    ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nv, 1, A, nv, xl, 1), 0);
+    dyn_solve(m, d, x, 1);
+    double xs = max_abs(xl, nv);
+    for (int i = 0; i < nv; i++)
+      ck_assert_msg(fabs(x[i] - xl[i]) <= 1e-12 * xs,
+                    "solve %.15g vs dposv %.15g", x[i], xl[i]);
+    // dyn_solve_half: Y'Y == J M^-1 J'
+    for (int i = 0; i < nc * nv; i++) J[i] = Y[i] = Z[i] = urand();
+    memcpy(Y, J, (size_t)nc * nv * sizeof(double));
+    memcpy(Z, J, (size_t)nc * nv * sizeof(double));
+    dyn_solve_half(m, d, Y, nc);
+    dyn_solve(m, d, Z, nc);   // rows: M^-1 J'
+    for (int r = 0; r < nc; r++)
+      for (int c = 0; c < nc; c++) {
+        double g1 = 0, g2 = 0;
+        for (int k = 0; k < nv; k++) {
+          g1 += Y[r * nv + k] * Y[c * nv + k];
+          g2 += J[r * nv + k] * Z[c * nv + k];
+        }
+        ck_assert_msg(fabs(g1 - g2) <= 1e-10 * (fabs(g2) + 1), "G %.15g vs %.15g", g1, g2);
+      }
+  }
+  free(M); free(Mr); free(A); free(a); free(tau); free(Ma); free(x); free(xl);
+  free(J); free(Y); free(Z);
+}
+
+// random trees, fixed and free base
+START_TEST(random_trees_consistent) {
+  for (int t = 0; t < 12; t++) {
+    hand_robot h;
+    random_tree(&h, 3 + 4 * t);
+    sim_model* m;
+    sim_data* d;
+    build(&h.r, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED, (double[]){0.5, 1, -9.81}, &m, &d);
+    check_robot_dynamics(m, d, 3, 1e-11);
+    data_free(d);
+    model_free(m);
+  }
+}
+END_TEST
+
+// energy balance without gravity: d/dt (1/2 v'Mv) = v' tau along the motion M vdot + b = tau
+// (central differences of KE along q(t +- h) = q ⊕ (+-h v), v(t +- h) = v +- h vdot)
+static void check_power(const sim_model* m, sim_data* d) {
+  int nv = m->nv, nq = m->nq;
+  double* q0 = calloc((size_t)nq, sizeof(double));
+  double* v0 = calloc((size_t)nv, sizeof(double));
+  double* tau = calloc((size_t)nv, sizeof(double));
+  double* acc = calloc((size_t)nv, sizeof(double));
+  for (int s = 0; s < 4; s++) {
+    random_state(m, q0, v0, 1.2, 1.5);
+    for (int i = 0; i < nv; i++) tau[i] = urand();
+    memcpy(d->q, q0, (size_t)nq * sizeof(double));
+    memcpy(d->v, v0, (size_t)nv * sizeof(double));
+    full_update(m, d);
+    for (int i = 0; i < nv; i++) acc[i] = tau[i] - d->qfrc_bias[i];
+    dyn_solve(m, d, acc, 1);
+    double power = 0;
+    for (int i = 0; i < nv; i++) power += tau[i] * v0[i];
+    double h = 1e-5, ke[2];
+    for (int sgn = 0; sgn < 2; sgn++) {
+      double sg = sgn ? -1 : 1;
+      kin_integrate(m, q0, v0, sg * h, d->q);
+      for (int i = 0; i < nv; i++) d->v[i] = v0[i] + sg * h * acc[i];
+      kin_forward(m, d);
+      dyn_crba(m, d);
+      ke[sgn] = dyn_kinetic(m, d);
+    }
+    double dke = (ke[0] - ke[1]) / (2 * h);
+    ck_assert_msg(fabs(dke - power) <= 1e-6 * (fabs(power) + 1), "dKE/dt %.12g vs v'tau %.12g",
+                  dke, power);
+  }
+  free(q0); free(v0); free(tau); free(acc);
+}
+
+START_TEST(random_trees_power_balance) {
+  for (int t = 0; t < 6; t++) {
+    hand_robot h;
+    random_tree(&h, 4 + 5 * t);
+    sim_model* m;
+    sim_data* d;
+    build(&h.r, t % 2 ? MODEL_BASE_FIXED : MODEL_BASE_FREE, (double[]){0, 0, 0}, &m, &d);
+    check_power(m, d);
+    data_free(d);
+    model_free(m);
+  }
+}
+END_TEST
+
+//---------------------------------- suite -----------------------------------------------------
+
+static Suite* dynamics_suite(void) {
+  Suite* s = suite_create("dynamics");
+  TCase* tc = tcase_create("analytic");
+  tcase_add_test(tc, simple_pendulum_closed_form);
+  tcase_add_test(tc, double_pendulum_closed_form);
+  tcase_add_test(tc, free_body_mass_matrix);
+  suite_add_tcase(s, tc);
+  TCase* tr = tcase_create("random");
+  tcase_set_timeout(tr, 60);
+  tcase_add_test(tr, random_trees_consistent);
+  tcase_add_test(tr, random_trees_power_balance);
+  suite_add_tcase(s, tr);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(dynamics_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,542 @@
+// test_model.c — model building: fixed-link merging (hand-computed parallel-axis inertias),
+// free and fixed bases, numbering, geometries, inertia fixes, errors, multiple robots and the
+// shared robot URDFs.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "model.h"
+#include "spatial.h"
+#include "urdf.h"
+
+#define ROBOT_DIR "../shared/data/robots/"
+
+//---------------------------------- hand-built URDF descriptions ------------------------------
+
+#define HAND_MAX 64
+
+// a urdf_robot built in code (no parser), arrays inside
+typedef struct {
+  urdf_robot r;
+  urdf_link links[HAND_MAX];
+  urdf_joint joints[HAND_MAX];
+  urdf_geom geoms[HAND_MAX];
+  int lpj[HAND_MAX];
+  char names[2 * HAND_MAX][16];
+  int nname;
+} hand_robot;
+
+static char* hand_name(hand_robot* h, const char* prefix, int i) {
+  char* s = h->names[h->nname++];
+  snprintf(s, 16, "%s%d", prefix, i);
+  return s;
+}
+
+static void hand_init(hand_robot* h) {
+  memset(h, 0, sizeof(*h));
+  h->r.name = "hand";
+  h->r.file = "hand.urdf";
+  h->r.links = h->links;
+  h->r.joints = h->joints;
+  h->r.link_parent_joint = h->lpj;
+  h->r.root = 0;
+}
+
+// add a link with mass, com and inertia (ixx ixy ixz iyy iyz izz); returns its index
+static int hand_link(hand_robot* h, double mass, const double com[3], const double I6[6]) {
+  int i = h->r.nlink++;
+  urdf_link* L = &h->links[i];
+  L->name = hand_name(h, "link", i);
+  L->line = 10 + i;
+  L->has_inertial = mass > 0 || (I6 && (I6[0] != 0 || I6[3] != 0 || I6[5] != 0));
+  L->mass = mass;
+  if (com) sp_copy3(L->com_xyz, com);
+  if (I6) memcpy(L->inertia, I6, sizeof(L->inertia));
+  h->lpj[i] = -1;
+  return i;
+}
+
+// add a joint parent -> child with origin xyz/rpy and axis
+static int hand_joint(hand_robot* h, urdf_joint_type type, int parent, int child,
+                      const double xyz[3], const double rpy[3], const double axis[3]) {
+  int j = h->r.njoint++;
+  urdf_joint* J = &h->joints[j];
+  J->name = hand_name(h, "joint", j);
+  J->line = 100 + j;
+  J->type = type;
+  J->parent = parent;
+  J->child = child;
+  if (xyz) sp_copy3(J->xyz, xyz);
+  if (rpy) sp_copy3(J->rpy, rpy);
+  if (axis) sp_copy3(J->axis, axis);
+  J->mimic = -1;
+  h->lpj[child] = j;
+  return j;
+}
+
+//---------------------------------- helpers ---------------------------------------------------
+
+// create a one-robot model; returns the status, err filled
+static csim_status make1(const urdf_robot* u, model_base_type base, int ground, sim_model** m,
+                         csim_error* err) {
+  model_world_spec world = {{0, 0, -9.81}, ground, 0};
+  model_robot_spec spec = {u, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, 0};
+  return model_create(&world, &spec, 1, m, err);
+}
+
+// assert model creation succeeds
+static sim_model* make_ok(const urdf_robot* u, model_base_type base) {
+  sim_model* m = NULL;
+  csim_error err;
+  csim_status st = make1(u, base, 0, &m, &err);
+  char msg[2048];
+  err_format(&err, msg, sizeof(msg));
+  ck_assert_msg(st == CSIM_OK, "model_create: %s", msg);
+  return m;
+}
+
+// ascending principal moments of a symmetric 3x3
+static void principal(double w[3], const double I[9]) {
+  double V[9];
+  sp_eigsym3(w, V, I);
+}
+
+// structural invariants every model satisfies
+static void check_invariants(const sim_model* m) {
+  ck_assert_int_eq(m->njnt, m->nbody - 1);
+  ck_assert_int_eq(m->body_parent[0], -1);
+  for (int b = 1; b < m->nbody; b++) {
+    ck_assert_int_lt(m->body_parent[b], b);
+    ck_assert_int_ge(m->body_parent[b], 0);
+    ck_assert_int_eq(m->jnt_body[m->body_jnt[b]], b);
+    ck_assert_double_ge(m->body_subtreemass[b], m->body_mass[b]);
+    ck_assert(m->body_subtreemass[b] > 0);
+  }
+  int depth_max = 0;
+  for (int i = 0; i < m->nv; i++) {
+    ck_assert_int_lt(m->dof_parent[i], i);
+    int dep = 0;
+    for (int j = i; j >= 0; j = m->dof_parent[j]) dep++;
+    if (dep > depth_max) depth_max = dep;
+    int j = m->dof_jnt[i];
+    if (m->jnt_type[j] == MODEL_JOINT_FREE && i > m->jnt_dofadr[j])
+      ck_assert_int_eq(m->dof_parent[i], i - 1);
+  }
+  ck_assert_int_eq(depth_max, m->maxdepth);
+  int nq = 0, nv = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    ck_assert_int_eq(m->jnt_qadr[j], nq);
+    ck_assert_int_eq(m->jnt_dofadr[j], nv);
+    nq += m->jnt_type[j] == MODEL_JOINT_FREE ? 7 : 1;
+    nv += m->jnt_type[j] == MODEL_JOINT_FREE ? 6 : 1;
+  }
+  ck_assert_int_eq(nq, m->nq);
+  ck_assert_int_eq(nv, m->nv);
+  // geoms grouped by body
+  int g = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    ck_assert_int_eq(m->body_geomadr[b], g);
+    for (int k = 0; k < m->body_geomnum[b]; k++) ck_assert_int_eq(m->geom_body[g + k], b);
+    g += m->body_geomnum[b];
+  }
+  ck_assert_int_eq(g, m->ngeom);
+  // body inertias are valid (positive principal moments obeying the triangle inequality)
+  for (int b = 1; b < m->nbody; b++) {
+    if (m->body_mass[b] == 0) continue;
+    double w[3];
+    principal(w, m->body_inertia + 9 * b);
+    ck_assert(w[0] > 0);
+    ck_assert(w[2] <= (w[0] + w[1]) * (1 + 1e-12));
+  }
+}
+
+//---------------------------------- merging ---------------------------------------------------
+
+// free root A (inertia rotated by com_rpy) with a fixed child B (joint rpy) and a massless fixed
+// sensor C: merged mass, com and inertia computed by hand with the parallel axis theorem
+START_TEST(fixed_chain_merged_inertia) {
+  hand_robot h;
+  hand_init(&h);
+  int A = hand_link(&h, 2, (double[]){0.1, 0, 0}, (double[]){0.01, 0, 0, 0.02, 0, 0.03});
+  h.links[A].com_rpy[2] = M_PI / 2;   // Rz(90): link-axes inertia diag(0.02, 0.01, 0.03)
+  int B = hand_link(&h, 1, (double[]){0, 0, 0.2}, (double[]){0.004, 0, 0, 0.005, 0, 0.006});
+  int C = hand_link(&h, 0, NULL, NULL);
+  // Rx(90): B's z axis is A's -y; B's com lands at (0, 0.5 - 0.2, 0); inertia diag(a, c, b)
+  hand_joint(&h, URDF_JOINT_FIXED, A, B, (double[]){0, 0.5, 0}, (double[]){M_PI / 2, 0, 0}, NULL);
+  hand_joint(&h, URDF_JOINT_FIXED, B, C, (double[]){0, 0, 1}, NULL, NULL);
+  // geoms on B: box (full extents), cylinder (length) at an offset
+  urdf_geom* G = h.geoms;
+  G[0].type = URDF_GEOM_BOX;
+  sp_copy3(G[0].size, (double[]){0.2, 0.4, 0.6});
+  G[1].type = URDF_GEOM_CYLINDER;
+  sp_copy3(G[1].size, (double[]){0.1, 0.5, 0});
+  sp_copy3(G[1].xyz, (double[]){0, 0, 0.3});
+  G[2].type = URDF_GEOM_CAPSULE;
+  sp_copy3(G[2].size, (double[]){0.05, 0.2, 0});
+  G[3].type = URDF_GEOM_SPHERE;
+  G[3].size[0] = 0.07;
+  h.links[B].geoms = G;
+  h.links[B].ngeom = 3;
+  h.links[A].geoms = G + 3;
+  h.links[A].ngeom = 1;
+  sim_model* m = make_ok(&h.r, MODEL_BASE_FREE);
+  check_invariants(m);
+  ck_assert_int_eq(m->nbody, 2);
+  ck_assert_int_eq(m->nq, 7);
+  ck_assert_int_eq(m->nv, 6);
+  ck_assert_double_eq_tol(m->body_mass[1], 3, 1e-15);
+  double c[3] = {0.2 / 3, 0.1, 0};
+  for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(m->body_com[3 + i], c[i], 1e-15);
+  // hand computation: dA = (0.1/3, -0.1, 0), dB = (-0.2/3, 0.2, 0)
+  double Iexp[9] = {0.084, 0.02, 0, 0.02, 0.016 + 0.06 / 9, 0, 0, 0, 0.095 + 0.06 / 9};
+  for (int i = 0; i < 9; i++) ck_assert_double_eq_tol(m->body_inertia[9 + i], Iexp[i], 1e-15);
+  // link records: C sits at (0, 0.5, 0) + Rx(90) (0, 0, 1) = (0, -0.5, 0)
+  ck_assert_int_eq(m->nlink, 3);
+  ck_assert_int_eq(m->link_body[C], 1);
+  ck_assert_double_eq_tol(m->link_pos[3 * C + 1], -0.5, 1e-15);
+  ck_assert_double_eq(m->link_mass[A], 2);
+  ck_assert_double_eq_tol(model_robot_mass(m, 0), 3, 1e-15);
+  // geoms: A's sphere first (DFS order), then B's box / cylinder / capsule in body coordinates
+  ck_assert_int_eq(m->ngeom, 4);
+  ck_assert_int_eq(m->geom_type[0], MODEL_GEOM_SPHERE);
+  ck_assert_double_eq(m->geom_rbound[0], 0.07);
+  ck_assert_int_eq(m->geom_type[1], MODEL_GEOM_BOX);
+  ck_assert_double_eq(m->geom_size[3], 0.1);
+  ck_assert_double_eq(m->geom_size[4], 0.2);
+  ck_assert_double_eq(m->geom_size[5], 0.3);
+  ck_assert_double_eq_tol(m->geom_rbound[1], sqrt(0.01 + 0.04 + 0.09), 1e-15);
+  ck_assert_double_eq_tol(m->geom_pos[3 + 1], 0.5, 1e-15);
+  ck_assert_int_eq(m->geom_type[2], MODEL_GEOM_CYLINDER);
+  ck_assert_double_eq(m->geom_size[6], 0.1);
+  ck_assert_double_eq(m->geom_size[7], 0.25);
+  // cylinder at (0, 0, 0.3) in B: (0, 0.5 - 0.3, 0) in the body, axis along the body's -y
+  ck_assert_double_eq_tol(m->geom_pos[6 + 1], 0.2, 1e-15);
+  double R[9];
+  sp_quat2mat(R, m->geom_quat + 8);
+  ck_assert_double_eq_tol(R[5], -1, 1e-15);   // local z -> body -y: R[1][2] = -1
+  ck_assert_double_eq_tol(m->geom_rbound[2], sqrt(0.01 + 0.0625), 1e-15);
+  ck_assert_int_eq(m->geom_type[3], MODEL_GEOM_CAPSULE);
+  ck_assert_double_eq_tol(m->geom_rbound[3], 0.15, 1e-15);
+  for (int g = 0; g < 4; g++) ck_assert_int_eq(m->geom_mesh[g], -1);
+  model_free(m);
+}
+END_TEST
+
+// a root without mass (a1, anymal_c) gets the mass of its fixed children; a fixed-base root is
+// merged into the world at the base pose
+START_TEST(massless_root_and_fixed_base) {
+  hand_robot h;
+  hand_init(&h);
+  int base = hand_link(&h, 0, NULL, NULL);
+  int trunk = hand_link(&h, 4, (double[]){0, 0, 0.1}, (double[]){0.1, 0, 0, 0.2, 0, 0.25});
+  int leg = hand_link(&h, 1, (double[]){0, 0, -0.1}, (double[]){0.01, 0, 0, 0.01, 0, 0.001});
+  hand_joint(&h, URDF_JOINT_FIXED, base, trunk, (double[]){0.05, 0, 0}, NULL, NULL);
+  hand_joint(&h, URDF_JOINT_REVOLUTE, trunk, leg, (double[]){0.2, 0.1, 0}, NULL, (double[]){0, 1, 0});
+  sim_model* m = make_ok(&h.r, MODEL_BASE_FREE);
+  check_invariants(m);
+  ck_assert_int_eq(m->nbody, 3);
+  ck_assert_int_eq(m->nv, 7);
+  ck_assert_int_eq(m->jnt_type[0], MODEL_JOINT_FREE);
+  ck_assert_str_eq(m->jnt_name[0], "hand/root");
+  ck_assert_double_eq(m->body_mass[1], 4);
+  ck_assert_double_eq_tol(m->body_com[3], 0.05, 1e-15);
+  ck_assert_double_eq_tol(m->body_com[5], 0.1, 1e-15);
+  ck_assert_double_eq_tol(m->body_subtreemass[1], 5, 1e-15);
+  ck_assert_double_eq_tol(m->body_pos[6], 0.25, 1e-15);
+  for (int i = 0; i < 7; i++) ck_assert_double_eq(m->qpos0[i], i == 6 ? 1 : 0);
+  ck_assert_int_eq(m->dof_parent[6], 5);
+  model_free(m);
+  // fixed base: the root and trunk go to the world at the base pose (turned 90 deg about z)
+  csim_error err;
+  model_world_spec world = {{0, 0, -9.81}, 1, 0.25};
+  double s2 = sqrt(0.5);
+  model_robot_spec spec = {&h.r, "bot", MODEL_BASE_FIXED, {1, 2, 3}, {0, 0, s2, s2}, 0};
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_OK);
+  check_invariants(m);
+  ck_assert_int_eq(m->nbody, 2);
+  ck_assert_int_eq(m->nv, 1);
+  ck_assert_int_eq(m->link_body[trunk], 0);
+  ck_assert_double_eq_tol(model_robot_mass(m, 0), 5, 1e-15);
+  // leg joint at base pose * (0.05 + 0.2, 0.1, 0) = (1 - 0.1, 2 + 0.25, 3)
+  ck_assert_double_eq_tol(m->body_pos[3], 0.9, 1e-15);
+  ck_assert_double_eq_tol(m->body_pos[4], 2.25, 1e-15);
+  ck_assert_double_eq_tol(m->body_pos[5], 3, 1e-15);
+  // ground plane on the world
+  ck_assert_int_eq(m->ngeom, 1);
+  ck_assert_int_eq(m->geom_type[0], MODEL_GEOM_PLANE);
+  ck_assert_int_eq(m->geom_body[0], 0);
+  ck_assert_double_eq(m->geom_pos[2], 0.25);
+  ck_assert(isinf(m->geom_rbound[0]));
+  ck_assert_str_eq(m->robot_name[0], "bot");
+  model_free(m);
+}
+END_TEST
+
+//---------------------------------- inertia fixes ---------------------------------------------
+
+// model.h's fixes, on the matrices and through model_create
+START_TEST(inertia_fixes) {
+  double r = MODEL_POINT_RADIUS, w[3];
+  // point mass -> solid sphere
+  double I[9] = {0};
+  ck_assert_int_eq(model_fix_inertia(2, I), MODEL_FIX_POINT_MASS);
+  for (int i = 0; i < 9; i++) ck_assert_double_eq(I[i], i % 4 == 0 ? 0.4 * 2 * r * r : 0);
+  // triangle violation diag(1, 1, 3) -> (1.5, 1.5, 3), in rotated axes too
+  double R[9], D[9] = {1, 0, 0, 0, 1, 0, 0, 0, 3}, T[9], A[9];
+  sp_rpy2mat(R, (double[]){0.3, -0.7, 1.9});
+  sp_mulmm3(T, R, D);
+  sp_mulmmt3(A, T, R);
+  ck_assert_int_eq(model_fix_inertia(1, A), MODEL_FIX_TRIANGLE);
+  principal(w, A);
+  ck_assert_double_eq_tol(w[0], 1.5, 1e-14);
+  ck_assert_double_eq_tol(w[1], 1.5, 1e-14);
+  ck_assert_double_eq_tol(w[2], 3, 1e-14);
+  // the principal axes are kept: R'AR = diag(1.5, 1.5, 3)
+  sp_mulmtm3(T, R, A);
+  sp_mulmm3(D, T, R);
+  ck_assert_double_eq_tol(D[8], 3, 1e-14);
+  ck_assert_double_eq_tol(D[2], 0, 1e-14);
+  // unequal moments: (0.1, 0.2, 0.5) -> (0.2, 0.3, 0.5)
+  double B[9] = {0.5, 0, 0, 0, 0.1, 0, 0, 0, 0.2};
+  ck_assert_int_eq(model_fix_inertia(1, B), MODEL_FIX_TRIANGLE);
+  ck_assert_double_eq_tol(B[0], 0.5, 1e-15);
+  ck_assert_double_eq_tol(B[4], 0.2, 1e-15);
+  ck_assert_double_eq_tol(B[8], 0.3, 1e-15);
+  // go1's root: mass 1e-6, all six entries 1e-6 (rank 1: moments 0, 0, 3e-6): the zero moments
+  // become max(0, 1e-6 * 3e-6, 2/5 m r^2 = 4e-11), then the triangle fix gives (1.5e-6, 1.5e-6, 3e-6)
+  double G[9] = {1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6};
+  ck_assert_int_eq(model_fix_inertia(1e-6, G), MODEL_FIX_NOT_PD | MODEL_FIX_TRIANGLE);
+  principal(w, G);
+  ck_assert_double_eq_tol(w[0], 1.5e-6, 1e-18);
+  ck_assert_double_eq_tol(w[1], 1.5e-6, 1e-18);
+  ck_assert_double_eq_tol(w[2], 3e-6, 1e-18);
+  // a negative moment with a valid rest: diag(-0.1, 1, 1) -> max(1e-6, 2/5 r^2) = 4e-5 (mass 1)
+  double N[9] = {-0.1, 0, 0, 0, 1, 0, 0, 0, 1};
+  ck_assert_int_eq(model_fix_inertia(1, N), MODEL_FIX_NOT_PD);
+  ck_assert_double_eq_tol(N[0], 0.4 * r * r, 1e-18);
+  ck_assert_double_eq_tol(N[4], 1, 1e-15);
+  // valid inertia and massless links are left alone
+  double V[9] = {0.2, 0.01, 0, 0.01, 0.3, 0, 0, 0, 0.4}, V0[9];
+  memcpy(V0, V, sizeof(V));
+  ck_assert_int_eq(model_fix_inertia(1, V), 0);
+  for (int i = 0; i < 9; i++) ck_assert_double_eq(V[i], V0[i]);
+  ck_assert_int_eq(model_fix_inertia(0, V), 0);
+  // through model_create: a point-mass body and a triangle-violating body
+  hand_robot h;
+  hand_init(&h);
+  int base = hand_link(&h, 0.5, NULL, (double[]){0, 0, 0, 0, 0, 0});
+  int arm = hand_link(&h, 1, (double[]){0.3, 0, 0}, (double[]){0.1, 0, 0, 0.2, 0, 0.5});
+  hand_joint(&h, URDF_JOINT_REVOLUTE, base, arm, NULL, NULL, (double[]){0, 0, 1});
+  sim_model* m = make_ok(&h.r, MODEL_BASE_FREE);
+  check_invariants(m);
+  for (int i = 0; i < 9; i++) ck_assert_double_eq_tol(m->body_inertia[9 + i], i % 4 == 0 ? 0.4 * 0.5 * r * r : 0, 1e-18);
+  principal(w, m->body_inertia + 18);
+  ck_assert_double_eq_tol(w[0], 0.2, 1e-15);
+  ck_assert_double_eq_tol(w[1], 0.3, 1e-15);
+  ck_assert_double_eq_tol(w[2], 0.5, 1e-15);
+  model_free(m);
+}
+END_TEST
+
+//---------------------------------- errors ----------------------------------------------------
+
+// a moving link whose whole subtree is massless, planar joints, cycles: input errors with
+// file:line and the link/joint named
+START_TEST(input_errors) {
+  csim_error err;
+  sim_model* m = (sim_model*)1;
+  // massless moving subtree: revolute -> massless link -> fixed massless child
+  hand_robot h;
+  hand_init(&h);
+  int base = hand_link(&h, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  int arm = hand_link(&h, 0, NULL, NULL);
+  int tip = hand_link(&h, 0, NULL, NULL);
+  hand_joint(&h, URDF_JOINT_REVOLUTE, base, arm, NULL, NULL, (double[]){0, 0, 1});
+  hand_joint(&h, URDF_JOINT_FIXED, arm, tip, NULL, NULL, NULL);
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FREE, 0, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_ptr_null(m);
+  ck_assert_str_eq(err.file, "hand.urdf");
+  ck_assert_int_eq(err.line, h.links[arm].line);
+  ck_assert_ptr_nonnull(strstr(err.msg, "link1"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "no mass"));
+  // ... but fine once the tip has mass
+  h.links[tip].has_inertial = 1;
+  h.links[tip].mass = 0.1;
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FREE, 0, &m, &err), CSIM_OK);
+  model_free(m);
+  // a fixed-base robot whose moving part has no mass at all
+  hand_init(&h);
+  base = hand_link(&h, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  arm = hand_link(&h, 0, NULL, NULL);
+  hand_joint(&h, URDF_JOINT_PRISMATIC, base, arm, NULL, NULL, (double[]){0, 0, 1});
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FIXED, 0, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, h.links[arm].line);
+  // a free body without any mass
+  hand_init(&h);
+  hand_link(&h, 0, NULL, NULL);
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FREE, 0, &m, &err), CSIM_ERR_INPUT);
+  // planar joint
+  hand_init(&h);
+  base = hand_link(&h, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  arm = hand_link(&h, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  int jp = hand_joint(&h, URDF_JOINT_PLANAR, base, arm, NULL, NULL, (double[]){0, 0, 1});
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FREE, 0, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "planar joints are not supported"));
+  ck_assert_int_eq(err.line, h.joints[jp].line);
+  ck_assert_str_eq(err.file, "hand.urdf");
+  // floating joint -> a free joint in the tree
+  h.joints[jp].type = URDF_JOINT_FLOATING;
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FIXED, 0, &m, &err), CSIM_OK);
+  ck_assert_int_eq(m->nq, 7);
+  ck_assert_int_eq(m->nv, 6);
+  ck_assert_int_eq(m->jnt_type[0], MODEL_JOINT_FREE);
+  model_free(m);
+  // a cycle (link reached twice) and an unreachable link; a mesh that cannot be resolved
+  h.joints[jp].type = URDF_JOINT_REVOLUTE;
+  hand_joint(&h, URDF_JOINT_FIXED, arm, base, NULL, NULL, NULL);
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FREE, 0, &m, &err), CSIM_ERR_INPUT);
+  h.r.njoint = 1;
+  hand_link(&h, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  ck_assert_int_eq(make1(&h.r, MODEL_BASE_FREE, 0, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "not connected"));
+  h.r.nlink = 2;
+  urdf_geom mg;
+  memset(&mg, 0, sizeof(mg));
+  mg.type = URDF_GEOM_MESH;
+  mg.uri = "package://nowhere/thing.stl";
+  mg.line = 77;
+  mg.scale[0] = mg.scale[1] = mg.scale[2] = 1;
+  h.links[arm].geoms = &mg;
+  h.links[arm].ngeom = 1;
+  model_world_spec world = {{0, 0, -9.81}, 0, 0};
+  model_robot_spec spec = {&h.r, NULL, MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 1};
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, 77);
+  ck_assert_ptr_nonnull(strstr(err.msg, "thing.stl"));
+  // a resolved path that cannot be read
+  mg.path = "../shared/data/robots/no_such_mesh.stl";
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, 77);
+  // without require_meshes the geom is skipped
+  spec.require_meshes = 0;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_OK);
+  ck_assert_int_eq(m->ngeom, 0);
+  ck_assert_int_eq(m->ngeom_skipped, 1);
+  model_free(m);
+  // non-finite inertial and joint numbers
+  h.links[arm].inertia[0] = NAN;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, h.links[arm].line);
+  h.links[arm].inertia[0] = 0.1;
+  h.links[arm].mass = -1;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  h.links[arm].mass = 1;
+  h.joints[jp].xyz[1] = INFINITY;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, h.joints[jp].line);
+  h.joints[jp].xyz[1] = 0;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_OK);
+  model_free(m);
+  // bad arguments
+  ck_assert_int_eq(model_create(NULL, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  spec.urdf = NULL;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+}
+END_TEST
+
+//---------------------------------- several robots --------------------------------------------
+
+// two robots side by side: separate numbering blocks, names, lookups, masses, data sizes
+START_TEST(two_robots) {
+  hand_robot a, b;
+  hand_init(&a);
+  int a0 = hand_link(&a, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  int a1 = hand_link(&a, 2, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  hand_joint(&a, URDF_JOINT_REVOLUTE, a0, a1, NULL, NULL, (double[]){0, 0, 1});
+  hand_init(&b);
+  int b0 = hand_link(&b, 3, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  int b1 = hand_link(&b, 4, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  int b2 = hand_link(&b, 5, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  hand_joint(&b, URDF_JOINT_PRISMATIC, b0, b1, NULL, NULL, (double[]){1, 0, 0});
+  hand_joint(&b, URDF_JOINT_REVOLUTE, b1, b2, NULL, NULL, (double[]){0, 1, 0});
+  model_world_spec world = {{0, 0, -9.81}, 1, 0};
+  model_robot_spec spec[2] = {{&a.r, "arm", MODEL_BASE_FIXED, {0, 0, 0}, {0, 0, 0, 1}, 0},
+                              {&b.r, "box", MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 0}};
+  sim_model* m;
+  csim_error err;
+  ck_assert_int_eq(model_create(&world, spec, 2, &m, &err), CSIM_OK);
+  check_invariants(m);
+  ck_assert_int_eq(m->nrobot, 2);
+  ck_assert_int_eq(m->nbody, 5);
+  ck_assert_int_eq(m->nq, 1 + 7 + 2);
+  ck_assert_int_eq(m->nv, 1 + 6 + 2);
+  ck_assert_int_eq(m->robot_bodyadr[1], 2);
+  ck_assert_int_eq(m->robot_nbody[1], 3);
+  ck_assert_int_eq(m->robot_qadr[1], 1);
+  ck_assert_int_eq(m->robot_dofadr[1], 1);
+  ck_assert_int_eq(m->robot_nv[1], 8);
+  ck_assert_int_eq(m->robot_linkadr[1], 2);
+  ck_assert_int_eq(m->dof_parent[1], -1);   // the second robot's tree starts afresh
+  ck_assert_int_eq(m->dof_parent[7], 6);
+  ck_assert_int_eq(m->maxdepth, 8);
+  ck_assert_double_eq(m->qpos0[7], 1);
+  ck_assert_double_eq_tol(model_robot_mass(m, 0), 3, 1e-15);
+  ck_assert_double_eq_tol(model_robot_mass(m, 1), 12, 1e-15);
+  // names repeat across the robots ("link0" ...): plain names are ambiguous
+  ck_assert_int_eq(model_find_link(m, "link0"), -1);
+  ck_assert_int_eq(model_find_link(m, "arm/link0"), 0);
+  ck_assert_int_eq(model_find_link(m, "box/link2"), 4);
+  ck_assert_int_eq(model_find_link(m, "link2"), 4);
+  ck_assert_int_eq(model_find_link(m, "box/link9"), -1);
+  ck_assert_int_eq(model_find_joint(m, "box/root"), 1);
+  ck_assert_int_eq(model_find_joint(m, "box/joint1"), 3);
+  ck_assert_int_eq(model_find_joint(m, "joint1"), 3);
+  ck_assert_int_eq(model_find_joint(m, "joint0"), -1);
+  ck_assert_int_eq(model_find_joint(m, "arm/joint0"), 0);
+  // data sized from the model, reset to qpos0; arena alignment, LIFO and peak
+  sim_data* d;
+  ck_assert_int_eq(data_create(m, 4096, &d, &err), CSIM_OK);
+  for (int i = 0; i < m->nq; i++) ck_assert_double_eq(d->q[i], m->qpos0[i]);
+  size_t mark = data_stack_mark(d);
+  double* x = data_stack_alloc(d, 100);
+  double* y = data_stack_alloc(d, 8);
+  ck_assert_ptr_nonnull(x);
+  ck_assert_int_eq((int)((size_t)x % 64), 0);
+  ck_assert_int_eq((int)((size_t)y % 64), 0);
+  ck_assert(y > x);
+  ck_assert_ptr_null(data_stack_alloc(d, 1 << 20));
+  data_stack_free(d, mark);
+  ck_assert_int_eq((int)d->arena_top, (int)mark);
+  ck_assert(d->arena_peak >= 128 + 8);
+  double* z = data_stack_alloc(d, 16);
+  ck_assert_ptr_eq(z, x);
+  ck_assert_double_eq(z[0], 0);
+  data_free(d);
+  model_free(m);
+}
+END_TEST
+
+//---------------------------------- suite -----------------------------------------------------
+
+static Suite* model_suite(void) {
+  Suite* s = suite_create("model");
+  TCase* tc = tcase_create("hand");
+  tcase_add_test(tc, fixed_chain_merged_inertia);
+  tcase_add_test(tc, massless_root_and_fixed_base);
+  tcase_add_test(tc, inertia_fixes);
+  tcase_add_test(tc, input_errors);
+  tcase_add_test(tc, two_robots);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(model_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
