@@ -499,12 +499,58 @@ struct coll_model {
   int ngeom;
   int npair;
   int* pair;         // (npair x 2), geom1 has the lower type (then the lower index)
-  double* pair_r;    // sum of the bounding radii (plane pairs: geom2's radius)   (npair)
+  double* bound;     // per geom: bounding-sphere centre in the geom frame, radius, local
+                     // AABB half extents about that centre                        (ngeom x 7)
   int maxcon;        // sum of the pairs' most contacts
   double margin;
   int nhull;
   coll_hull* hull;   // one per model mesh (nhull)
 };
+
+// bounding sphere (centre b[0..2] in the geom frame, radius b[3]) and local box half extents
+// b[4..6] about the same centre; planes get an infinite radius
+static void geom_bounds(int type, const double* sz, const coll_hull* h, double b[7]) {
+  memset(b, 0, 7 * sizeof(double));
+  double r = sz[0], hl = sz[1];
+  switch (type) {
+    case MODEL_GEOM_SPHERE:
+      b[3] = r; b[4] = b[5] = b[6] = r;
+      break;
+    case MODEL_GEOM_BOX:
+      b[3] = sqrt(sz[0] * sz[0] + sz[1] * sz[1] + sz[2] * sz[2]);
+      b[4] = sz[0]; b[5] = sz[1]; b[6] = sz[2];
+      break;
+    case MODEL_GEOM_CAPSULE:
+      b[3] = r + hl; b[4] = b[5] = r; b[6] = r + hl;
+      break;
+    case MODEL_GEOM_CYLINDER:
+      b[3] = sqrt(r * r + hl * hl); b[4] = b[5] = r; b[6] = hl;
+      break;
+    case MODEL_GEOM_MESH: {
+      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+      for (int i = 0; i < h->nvert; i++)
+        for (int k = 0; k < 3; k++) {
+          lo[k] = fmin(lo[k], h->vert[3 * i + k]);
+          hi[k] = fmax(hi[k], h->vert[3 * i + k]);
+        }
+      for (int k = 0; k < 3; k++) {
+        b[k] = 0.5 * (lo[k] + hi[k]);
+        b[4 + k] = 0.5 * (hi[k] - lo[k]);
+      }
+      double r2 = 0;
+      for (int i = 0; i < h->nvert; i++) {
+        double e[3];
+        csub(e, h->vert + 3 * i, b);
+        r2 = fmax(r2, cdot(e, e));
+      }
+      b[3] = sqrt(r2);
+      break;
+    }
+    default:
+      b[3] = INFINITY;
+      break;
+  }
+}
 
 void coll_free(coll_model* cm) {
   if (!cm) return;
@@ -512,7 +558,7 @@ void coll_free(coll_model* cm) {
     coll_hull_free(&cm->hull[i]);
   free(cm->hull);
   free(cm->pair);
-  free(cm->pair_r);
+  free(cm->bound);
   free(cm);
 }
 
@@ -575,6 +621,17 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
       cm->nhull = k + 1;
     }
   }
+  // tight bounds per geom: a sphere and a box about the shape's own centre (model->geom_rbound
+  // is about the geom origin, loose for meshes whose origin is a joint)
+  cm->bound = calloc(7 * (size_t)(m->ngeom > 0 ? m->ngeom : 1), sizeof(double));
+  if (!cm->bound) {
+    coll_free(cm);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+  }
+  for (int i = 0; i < m->ngeom; i++)
+    geom_bounds(m->geom_type[i], m->geom_size + 3 * i,
+                m->geom_type[i] == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[i]] : NULL,
+                cm->bound + 7 * i);
   // candidate pairs: count, then fill
   for (int pass = 0; pass < 2; pass++) {
     int np = 0, mc = 0;
@@ -587,9 +644,6 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
         if (pass == 1) {
           cm->pair[2 * np] = a;
           cm->pair[2 * np + 1] = b;
-          cm->pair_r[np] = m->geom_type[a] == MODEL_GEOM_PLANE
-                               ? m->geom_rbound[b]
-                               : m->geom_rbound[a] + m->geom_rbound[b];
         }
         np++;
         mc += mx;
@@ -598,8 +652,7 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
       cm->npair = np;
       cm->maxcon = mc;
       cm->pair = malloc(sizeof(int) * 2 * (size_t)(np > 0 ? np : 1));
-      cm->pair_r = malloc(sizeof(double) * (size_t)(np > 0 ? np : 1));
-      if (!cm->pair || !cm->pair_r) {
+      if (!cm->pair) {
         coll_free(cm);
         return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
       }
@@ -637,16 +690,29 @@ int coll_detect(const coll_model* cm, const sim_model* m, const double* geom_xpo
   for (int p = 0; p < cm->npair; p++) {
     int i = cm->pair[2 * p], j = cm->pair[2 * p + 1];
     const double *xi = geom_xpos + 3 * i, *xj = geom_xpos + 3 * j;
+    const double *Ri = geom_xmat + 9 * i, *Rj = geom_xmat + 9 * j;
+    const double *bi = cm->bound + 7 * i, *bj = cm->bound + 7 * j;
     int ti = m->geom_type[i], tj = m->geom_type[j];
-    // bounding spheres; a plane is a half-space: test the other sphere's height above it
+    // bounding sphere of geom2 about its own centre
+    double cj[3];
+    cxform(cj, Rj, xj, bj);
     if (ti == MODEL_GEOM_PLANE) {
-      const double* R = geom_xmat + 9 * i;
-      double h = R[2] * (xj[0] - xi[0]) + R[5] * (xj[1] - xi[1]) + R[8] * (xj[2] - xi[2]);
-      if (h - cm->pair_r[p] > margin) continue;
+      // a plane is a half-space: the sphere's height above it
+      double h = Ri[2] * (cj[0] - xi[0]) + Ri[5] * (cj[1] - xi[1]) + Ri[8] * (cj[2] - xi[2]);
+      if (h - bj[3] > margin) continue;
     } else {
-      double d[3], r = cm->pair_r[p] + margin;
-      csub(d, xj, xi);
+      // spheres, then world boxes of the local boxes (|R| times the half extents)
+      double ci[3], d[3], r = bi[3] + bj[3] + margin;
+      cxform(ci, Ri, xi, bi);
+      csub(d, cj, ci);
       if (cdot(d, d) > r * r) continue;
+      int sep = 0;
+      for (int k = 0; k < 3 && !sep; k++) {
+        double ei = fabs(Ri[3 * k]) * bi[4] + fabs(Ri[3 * k + 1]) * bi[5] + fabs(Ri[3 * k + 2]) * bi[6];
+        double ej = fabs(Rj[3 * k]) * bj[4] + fabs(Rj[3 * k + 1]) * bj[5] + fabs(Rj[3 * k + 2]) * bj[6];
+        sep = fabs(d[k]) > ei + ej + margin;
+      }
+      if (sep) continue;
     }
     // narrow phase
     coll_geom g1 = {ti, m->geom_size + 3 * i, xi, geom_xmat + 9 * i,

@@ -39,8 +39,9 @@
 //
 // Broad phase: candidate pairs are listed once by coll_create (not on the same body, not a
 // parent-child pair of bodies of the same robot, not both in the world, not an excluded link
-// pair); each step a bounding-sphere test (geom_rbound; a half-space test for planes) then the
-// narrow phase. coll_detect never allocates; a full output buffer drops contacts and says how many.
+// pair); each step a bounding-sphere test then a world-axis box test, both about each shape's own
+// centre (tighter than model->geom_rbound, which is about the geom origin; a half-space test for
+// planes), then the narrow phase. coll_detect never allocates; a full output buffer drops contacts and says how many.
 #ifndef CSIM_COLLISION_H
 #define CSIM_COLLISION_H
 

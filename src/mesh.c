@@ -1,12 +1,14 @@
 // mesh.c — STL reader (binary and ASCII) and 3-D convex hull (see mesh.h).
 //
 // Hull: Quickhull (Barber, Dobkin, Huhdanpaa, "The Quickhull algorithm for convex hulls",
-// ACM TOMS 22(4), 1996) on a triangle mesh with face adjacency, in double precision. A point is
-// "outside" a face when it lies more than tol above its plane, tol relative to the cloud's extent
-// (HULL_TOL_REL); the faces an eye point sees are found by a walk over neighbours with the plain
-// sign test (distance > 0), which keeps every new edge convex. When rounding makes the visible
-// region not a disc (its horizon is not one simple loop) the eye point is dropped: it lies within
-// rounding of the current hull.
+// ACM TOMS 22(4), 1996) on a triangle mesh with face adjacency. Robustness: the points are first
+// snapped to an integer grid of 2^HULL_BITS steps over the cloud's largest extent (the tolerance:
+// extent * 2^-40 ~ 1e-12 relative; points that snap together are merged), and every
+// above/below-plane test is then an exact 128-bit integer determinant, so the visible region of
+// each new point is exactly a disc, no face is ever degenerate or flipped, and the result is
+// exactly convex on the grid. (A double-precision thick-plane variant without facet merging was
+// tried first and produced non-convex hulls on noisy near-coplanar clouds.) Coplanar points are
+// not hull vertices. The output keeps the input coordinates of the chosen vertices.
 #include "mesh.h"
 
 #include <errno.h>
@@ -16,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-// points closer than HULL_TOL_REL * (bounding-box diagonal) to a face plane count as on it
-#define HULL_TOL_REL 1e-10
+// grid resolution of the exact predicates: coordinates snap to 2^HULL_BITS steps over the extent
+// (40 keeps every determinant below 2^127; see mesh_hull_points)
+#define HULL_BITS 40
 
 //---------------------------------- STL reader -----------------------------------------------
 
@@ -292,11 +295,16 @@ csim_status mesh_read_stl(const char* path, double** tri, int* ntri, csim_error*
 
 //---------------------------------- convex hull ----------------------------------------------
 
+// 128-bit integers for exact orientation tests (a GCC/Clang extension)
+__extension__ typedef __int128 i128;
+
 // one hull triangle: edge e runs v[e] -> v[(e+1)%3]; nb[e] is the face across it
 typedef struct {
+  i128 n[3];         // integer normal (b - a) x (c - a) of the snapped vertices, outward
+  i128 d;            // n . a: point q is strictly outside when n . q - d > 0
+  double inv_norm;   // 1 / |n| (for ranking outside points by distance)
   int v[3];
   int nb[3];
-  double n[3], d;    // outward unit normal and offset: distance(p) = n.p - d
   int head;          // first point of the outside set (-1: empty)
   int far;           // farthest outside point
   double fardist;
@@ -306,9 +314,8 @@ typedef struct {
 
 // hull builder work space
 typedef struct {
-  const double* p;   // (np x 3) unique points
+  const int64_t* q;  // (np x 3) snapped unique points, coordinates in [0, 2^HULL_BITS]
   int np;
-  double tol;
   int* next;         // (np) outside-set links
   hface* f;
   int nf, capf;
@@ -326,7 +333,8 @@ typedef struct {
   int* pend;         // stack of faces that may have outside points
   int npend, cappend;
   int stamp;
-  int nskip;         // eye points dropped because of a non-simple horizon
+  int nskip;         // eye points dropped because of a non-simple horizon (never, in exact
+                     // arithmetic; kept as a guard)
 } hull_ws;
 
 // ensure capacity of an int array
@@ -341,10 +349,20 @@ static int grow_int(int** a, int* cap, int need) {
   return 1;
 }
 
-// signed distance of point i above face f
-static double fdist(const hull_ws* w, const hface* f, int i) {
-  const double* x = w->p + 3 * i;
+// exact signed volume test of point i against face f: > 0 strictly outside
+static i128 fside(const hull_ws* w, const hface* f, int i) {
+  const int64_t* x = w->q + 3 * i;
   return f->n[0] * x[0] + f->n[1] * x[1] + f->n[2] * x[2] - f->d;
+}
+
+// exact cross product (b - a) x (c - a) of snapped points
+static void icross(const hull_ws* w, int a, int b, int c, i128 n[3]) {
+  const int64_t *pa = w->q + 3 * a, *pb = w->q + 3 * b, *pc = w->q + 3 * c;
+  i128 u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+  i128 v[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+  n[0] = u[1] * v[2] - u[2] * v[1];
+  n[1] = u[2] * v[0] - u[0] * v[2];
+  n[2] = u[0] * v[1] - u[1] * v[0];
 }
 
 // new face (a, b, c) with its plane; returns its index, -1 when out of memory
@@ -372,26 +390,16 @@ static int face_new(hull_ws* w, int a, int b, int c) {
   f->far = -1;
   f->fardist = 0;
   f->alive = 1;
-  // plane through the centroid: n = (b - a) x (c - a) / |...|
-  const double *pa = w->p + 3 * a, *pb = w->p + 3 * b, *pc = w->p + 3 * c;
-  double u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-  double v[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
-  double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-  double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-  if (len > 0) {
-    n[0] /= len;
-    n[1] /= len;
-    n[2] /= len;
-  }
-  f->n[0] = n[0];
-  f->n[1] = n[1];
-  f->n[2] = n[2];
-  f->d = (n[0] * (pa[0] + pb[0] + pc[0]) + n[1] * (pa[1] + pb[1] + pc[1]) +
-          n[2] * (pa[2] + pb[2] + pc[2])) / 3.0;
+  icross(w, a, b, c, f->n);
+  const int64_t* pa = w->q + 3 * a;
+  f->d = f->n[0] * pa[0] + f->n[1] * pa[1] + f->n[2] * pa[2];
+  double n0 = (double)f->n[0], n1 = (double)f->n[1], n2 = (double)f->n[2];
+  double len = sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+  f->inv_norm = len > 0 ? 1.0 / len : 0;
   return id;
 }
 
-// put point i in face id's outside set (dist = its distance above the face)
+// put point i in face id's outside set (dist = its distance above the face, for ranking)
 static void face_add_point(hull_ws* w, int id, int i, double dist) {
   hface* f = &w->f[id];
   w->next[i] = f->head;
@@ -416,15 +424,19 @@ static int twin_edge(const hface* g, int a, int b) {
   return -1;
 }
 
-// lexicographic order of points (for duplicate removal)
-static int cmp_pt(const void* a, const void* b) {
-  const double* x = a;
-  const double* y = b;
-  for (int k = 0; k < 3; k++) {
-    if (x[k] < y[k]) return -1;
-    if (x[k] > y[k]) return 1;
-  }
-  return 0;
+// a snapped point and the input point it came from (for sorting)
+typedef struct {
+  int64_t q[3];
+  int src;
+} snap_pt;
+
+// lexicographic order of snapped points, then input order (the first input point represents)
+static int cmp_snap(const void* a, const void* b) {
+  const snap_pt* x = a;
+  const snap_pt* y = b;
+  for (int k = 0; k < 3; k++)
+    if (x->q[k] != y->q[k]) return x->q[k] < y->q[k] ? -1 : 1;
+  return (x->src > y->src) - (x->src < y->src);
 }
 
 // free the builder's work arrays
@@ -453,7 +465,7 @@ static void face_remove_point(hull_ws* w, int id, int e) {
   f->far = -1;
   f->fardist = 0;
   for (int i = f->head; i >= 0; i = w->next[i]) {
-    double d = fdist(w, f, i);
+    double d = (double)fside(w, f, i) * f->inv_norm;
     if (f->far < 0 || d > f->fardist) {
       f->far = i;
       f->fardist = d;
@@ -465,7 +477,7 @@ static void face_remove_point(hull_ws* w, int id, int e) {
 static int hull_step(hull_ws* w, int f0) {
   int eye = w->f[f0].far;
   const int vis_st = (w->stamp += 2), novis_st = vis_st + 1;
-  // visible faces: walk from f0 over neighbours that see the eye (distance > 0)
+  // visible faces: walk from f0 over neighbours that see the eye strictly (exact test)
   w->nvis = 0;
   w->nhor = 0;
   if (!grow_int(&w->vis, &w->capvis, 1)) return 0;
@@ -477,7 +489,7 @@ static int hull_step(hull_ws* w, int f0) {
       int g = w->f[fi].nb[e];
       if (w->f[g].mark == vis_st) continue;
       if (w->f[g].mark != novis_st) {
-        if (fdist(w, &w->f[g], eye) > 0) {
+        if (fside(w, &w->f[g], eye) > 0) {
           w->f[g].mark = vis_st;
           if (!grow_int(&w->vis, &w->capvis, w->nvis + 1)) return 0;
           w->vis[w->nvis++] = g;
@@ -494,8 +506,9 @@ static int hull_step(hull_ws* w, int f0) {
   int nset = 0;
   for (int h = 0; h < w->nhor && ok; h++) {
     int a = w->f[w->hor[h] / 3].v[w->hor[h] % 3];
-    if (w->vmap[a] >= 0) ok = 0;
-    else {
+    if (w->vmap[a] >= 0) {
+      ok = 0;
+    } else {
       w->vmap[a] = h;
       nset++;
     }
@@ -523,8 +536,7 @@ static int hull_step(hull_ws* w, int f0) {
     }
   }
   if (!ok) {
-    // rounding made the visible region not a disc: drop the eye (it is within rounding of the
-    // hull), and keep the face pending if it still has outside points
+    // guard (cannot happen with exact tests): drop the eye, keep the face pending if needed
     w->nskip++;
     for (int k = 0; k < w->nvis; k++) w->f[w->vis[k]].mark = 0;
     face_remove_point(w, f0, eye);
@@ -543,8 +555,7 @@ static int hull_step(hull_ws* w, int f0) {
   }
   for (int k = 0; k < nh; k++) {
     int he = w->hor[w->ord[k]];
-    hface* f = &w->f[he / 3];
-    int g = f->nb[he % 3];  // the non-visible face across the horizon edge
+    int g = w->f[he / 3].nb[he % 3];  // the non-visible face across the horizon edge
     int id = w->newf[k];
     hface* nf = &w->f[id];
     nf->nb[0] = g;
@@ -553,7 +564,7 @@ static int hull_step(hull_ws* w, int f0) {
     int eg = twin_edge(&w->f[g], nf->v[0], nf->v[1]);
     if (eg >= 0) w->f[g].nb[eg] = id;
   }
-  // reassign the outside points of the visible faces to the new faces
+  // reassign the outside points of the visible faces to the new face they are farthest above
   for (int k = 0; k < w->nvis; k++) {
     hface* vf = &w->f[w->vis[k]];
     int i = vf->head;
@@ -561,10 +572,13 @@ static int hull_step(hull_ws* w, int f0) {
       int nx = w->next[i];
       if (i != eye) {
         int best = -1;
-        double bd = w->tol;
+        double bd = 0;
         for (int j = 0; j < nh; j++) {
-          double d = fdist(w, &w->f[w->newf[j]], i);
-          if (d > bd) {
+          const hface* nf = &w->f[w->newf[j]];
+          i128 s = fside(w, nf, i);
+          if (s <= 0) continue;
+          double d = (double)s * nf->inv_norm;
+          if (best < 0 || d > bd) {
             bd = d;
             best = w->newf[j];
           }
@@ -588,6 +602,128 @@ static int hull_step(hull_ws* w, int f0) {
   return 1;
 }
 
+// initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
+static csim_status hull_init(hull_ws* w, csim_error* err) {
+  const int64_t* q = w->q;
+  int np = w->np;
+  // the farthest pair among the axis extremes
+  int ext[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 1; i < np; i++)
+    for (int k = 0; k < 3; k++) {
+      if (q[3 * i + k] < q[3 * ext[2 * k] + k]) ext[2 * k] = i;
+      if (q[3 * i + k] > q[3 * ext[2 * k + 1] + k]) ext[2 * k + 1] = i;
+    }
+  int i0 = 0, i1 = 0;
+  double best = -1;
+  for (int a = 0; a < 6; a++)
+    for (int b = a + 1; b < 6; b++) {
+      double d2 = 0;
+      for (int k = 0; k < 3; k++) {
+        double t = (double)(q[3 * ext[a] + k] - q[3 * ext[b] + k]);
+        d2 += t * t;
+      }
+      if (d2 > best) {
+        best = d2;
+        i0 = ext[a];
+        i1 = ext[b];
+      }
+    }
+  if (i0 == i1)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all points coincide: no 3-D hull");
+  // the point farthest from their line (exact cross products)
+  int i2 = -1;
+  best = 0;
+  for (int i = 0; i < np; i++) {
+    i128 n[3];
+    icross(w, i0, i1, i, n);
+    double d2 = (double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
+                (double)n[2] * (double)n[2];
+    if (d2 > best) {
+      best = d2;
+      i2 = i;
+    }
+  }
+  if (i2 < 0)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
+                   np);
+  // the point farthest from their plane (exact orientation)
+  i128 n[3];
+  icross(w, i0, i1, i2, n);
+  const int64_t* a0 = q + 3 * i0;
+  i128 d0 = n[0] * a0[0] + n[1] * a0[1] + n[2] * a0[2];
+  int i3 = -1;
+  int above = 0;
+  best = 0;
+  for (int i = 0; i < np; i++) {
+    i128 s = n[0] * q[3 * i] + n[1] * q[3 * i + 1] + n[2] * q[3 * i + 2] - d0;
+    double ds = fabs((double)s);
+    if (ds > best) {
+      best = ds;
+      i3 = i;
+      above = s > 0;
+    }
+  }
+  if (i3 < 0)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
+                   "no 3-D hull", np);
+  // tetrahedron faces, outward: with d above plane (a, b, c): acb, abd, bcd, cad
+  int a = i0, b = i1, c = i2, d = i3;
+  if (!above) {  // d below: swap b and c
+    b = i2;
+    c = i1;
+  }
+  int tv[4][3] = {{a, c, b}, {a, b, d}, {b, c, d}, {c, a, d}};
+  int tf[4];
+  for (int k = 0; k < 4; k++) {
+    tf[k] = face_new(w, tv[k][0], tv[k][1], tv[k][2]);
+    if (tf[k] < 0) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  }
+  // adjacency by matching twin edges
+  for (int k = 0; k < 4; k++)
+    for (int e = 0; e < 3; e++)
+      for (int j = 0; j < 4; j++) {
+        hface* fk = &w->f[tf[k]];
+        if (j != k && twin_edge(&w->f[tf[j]], fk->v[e], fk->v[(e + 1) % 3]) >= 0)
+          fk->nb[e] = tf[j];
+      }
+  // outside sets: each point goes to the face it is farthest above
+  for (int i = 0; i < np; i++) {
+    if (i == a || i == b || i == c || i == d) continue;
+    int bf = -1;
+    double bd = 0;
+    for (int k = 0; k < 4; k++) {
+      const hface* f = &w->f[tf[k]];
+      i128 s = fside(w, f, i);
+      if (s <= 0) continue;
+      double dd = (double)s * f->inv_norm;
+      if (bf < 0 || dd > bd) {
+        bd = dd;
+        bf = tf[k];
+      }
+    }
+    if (bf >= 0) face_add_point(w, bf, i, bd);
+  }
+  for (int k = 0; k < 4; k++)
+    if (!pend_push(w, tf[k])) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  return CSIM_OK;
+}
+
+// hull of the snapped points: faces in *fv (nface x 3 indices into the snapped points)
+static csim_status hull_run(hull_ws* w, csim_error* err) {
+  csim_status st = hull_init(w, err);
+  if (st) return st;
+  // Quickhull iterations: add the farthest outside point of a pending face
+  while (w->npend > 0) {
+    int fi = w->pend[--w->npend];
+    if (!w->f[fi].alive || w->f[fi].head < 0) continue;
+    if (!hull_step(w, fi)) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  }
+  return CSIM_OK;
+}
+
 csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
   memset(hull, 0, sizeof(*hull));
   if (n < 4)
@@ -597,232 +733,112 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     if (!isfinite(pts[i]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                      "convex hull: point %d has a non-finite coordinate", i / 3);
-  // sort and merge exact duplicates
-  double* p = malloc((size_t)n * 3 * sizeof(double));
-  if (!p) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-  memcpy(p, pts, (size_t)n * 3 * sizeof(double));
-  qsort(p, (size_t)n, 3 * sizeof(double), cmp_pt);
-  int np = 1;
-  for (int i = 1; i < n; i++)
-    if (cmp_pt(p + 3 * i, p + 3 * (np - 1)) != 0) {
-      if (np != i) memcpy(p + 3 * np, p + 3 * i, 3 * sizeof(double));
-      np++;
-    }
-  hull_ws w = {.p = p, .np = np};
-  csim_status st = CSIM_OK;
-  // extent and tolerance
+  // snap to an integer grid of 2^HULL_BITS steps over the largest extent: every orientation
+  // test below is then exact in 128-bit integers (|coordinate| <= 2^40, normals <= 2^82,
+  // n.q - d < 2^125), so the hull is exactly convex on the grid; the output keeps the input
+  // coordinates (within extent * 2^-41 of the grid points)
   double lo[3], hi[3];
-  int ilo[3] = {0, 0, 0}, ihi[3] = {0, 0, 0};
-  for (int k = 0; k < 3; k++) lo[k] = hi[k] = p[k];
-  for (int i = 1; i < np; i++)
+  for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
+  for (int i = 1; i < n; i++)
     for (int k = 0; k < 3; k++) {
-      if (p[3 * i + k] < lo[k]) {
-        lo[k] = p[3 * i + k];
-        ilo[k] = i;
-      }
-      if (p[3 * i + k] > hi[k]) {
-        hi[k] = p[3 * i + k];
-        ihi[k] = i;
-      }
+      lo[k] = fmin(lo[k], pts[3 * i + k]);
+      hi[k] = fmax(hi[k], pts[3 * i + k]);
     }
-  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
-  double maxabs = 0;
-  for (int k = 0; k < 3; k++) maxabs = fmax(maxabs, fmax(fabs(lo[k]), fabs(hi[k])));
-  w.tol = HULL_TOL_REL * diag + 8 * DBL_EPSILON * maxabs;
-  // initial simplex: the farthest pair of axis extremes ...
-  int i0 = -1, i1 = -1;
-  double best = -1;
-  int ext[6] = {ilo[0], ihi[0], ilo[1], ihi[1], ilo[2], ihi[2]};
-  for (int a = 0; a < 6; a++)
-    for (int b = a + 1; b < 6; b++) {
-      const double *x = p + 3 * ext[a], *y = p + 3 * ext[b];
-      double d2 = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
-                  (x[2] - y[2]) * (x[2] - y[2]);
-      if (d2 > best) {
-        best = d2;
-        i0 = ext[a];
-        i1 = ext[b];
-      }
-    }
-  if (np < 4 || sqrt(best) <= w.tol) {
-    free(p);
+  double range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  if (!(range > 0))
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: %d distinct points (all coincide): no 3-D hull", np);
-  }
-  // ... the point farthest from their line ...
-  const double* a0 = p + 3 * i0;
-  double u[3] = {p[3 * i1] - a0[0], p[3 * i1 + 1] - a0[1], p[3 * i1 + 2] - a0[2]};
-  double ul = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-  for (int k = 0; k < 3; k++) u[k] /= ul;
-  int i2 = -1;
-  best = -1;
-  for (int i = 0; i < np; i++) {
-    double r[3] = {p[3 * i] - a0[0], p[3 * i + 1] - a0[1], p[3 * i + 2] - a0[2]};
-    double c[3] = {r[1] * u[2] - r[2] * u[1], r[2] * u[0] - r[0] * u[2],
-                   r[0] * u[1] - r[1] * u[0]};
-    double d2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
-    if (d2 > best) {
-      best = d2;
-      i2 = i;
+                   "degenerate point cloud: all %d points coincide: no 3-D hull", n);
+  if (!isfinite(range))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
+  snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
+  if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  const double scale = ldexp(1.0, HULL_BITS) / range;
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 3; k++) {
+      double t = (pts[3 * i + k] - lo[k]) * scale;
+      sp[i].q[k] = (int64_t)llround(fmin(fmax(t, 0.0), ldexp(1.0, HULL_BITS)));
     }
+    sp[i].src = i;
   }
-  if (sqrt(best) <= w.tol) {
-    free(p);
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
-                   np);
-  }
-  // ... and the point farthest from their plane
-  const double *a1 = p + 3 * i1, *a2 = p + 3 * i2;
-  double e1[3] = {a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]};
-  double e2[3] = {a2[0] - a0[0], a2[1] - a0[1], a2[2] - a0[2]};
-  double nn[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                  e1[0] * e2[1] - e1[1] * e2[0]};
-  double nl = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-  for (int k = 0; k < 3; k++) nn[k] /= nl;
-  int i3 = -1;
-  double sd = 0;
-  best = -1;
-  for (int i = 0; i < np; i++) {
-    double d = nn[0] * (p[3 * i] - a0[0]) + nn[1] * (p[3 * i + 1] - a0[1]) +
-               nn[2] * (p[3 * i + 2] - a0[2]);
-    if (fabs(d) > best) {
-      best = fabs(d);
-      sd = d;
-      i3 = i;
-    }
-  }
-  if (best <= w.tol) {
-    free(p);
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
-                   "no 3-D hull", np);
-  }
-  // work space
+  // merge points that snap together
+  qsort(sp, (size_t)n, sizeof(snap_pt), cmp_snap);
+  int np = 0;
+  for (int i = 0; i < n; i++)
+    if (np == 0 || memcmp(sp[i].q, sp[np - 1].q, sizeof(sp[i].q)) != 0) sp[np++] = sp[i];
+  int64_t* q = malloc((size_t)np * 3 * sizeof(int64_t));
+  hull_ws w = {.q = q, .np = np};
   w.next = malloc((size_t)np * sizeof(int));
   w.vmap = malloc((size_t)np * sizeof(int));
-  if (!w.next || !w.vmap) {
+  csim_status st = CSIM_OK;
+  if (!q || !w.next || !w.vmap) {
     st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
     goto done;
   }
-  for (int i = 0; i < np; i++) w.vmap[i] = -1;
-  // tetrahedron faces, outward: with d above plane (a, b, c): acb, abd, bcd, cad
-  {
-    int a = i0, b = i1, c = i2, d = i3;
-    if (sd < 0) {  // d below: swap b and c
-      b = i2;
-      c = i1;
-    }
-    int tv[4][3] = {{a, c, b}, {a, b, d}, {b, c, d}, {c, a, d}};
-    int tf[4];
-    for (int k = 0; k < 4; k++) {
-      tf[k] = face_new(&w, tv[k][0], tv[k][1], tv[k][2]);
-      if (tf[k] < 0) {
-        st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-        goto done;
-      }
-    }
-    // adjacency by matching twin edges
-    for (int k = 0; k < 4; k++)
+  for (int i = 0; i < np; i++) {
+    memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
+    w.vmap[i] = -1;
+  }
+  if ((st = hull_run(&w, err))) goto done;
+  // output: live faces, vertices re-indexed in first-use order, input coordinates
+  int nface = 0, nvert = 0;
+  for (int k = 0; k < w.nf; k++) nface += w.f[k].alive;
+  for (int k = 0; k < w.nf; k++)
+    if (w.f[k].alive)
       for (int e = 0; e < 3; e++)
-        for (int j = 0; j < 4; j++) {
-          if (j == k) continue;
-          hface* fk = &w.f[tf[k]];
-          if (twin_edge(&w.f[tf[j]], fk->v[e], fk->v[(e + 1) % 3]) >= 0) fk->nb[e] = tf[j];
-        }
-    // outside sets: each point goes to the face it is farthest above
-    for (int i = 0; i < np; i++) {
-      if (i == a || i == b || i == c || i == d) continue;
-      int bf = -1;
-      double bd = w.tol;
-      for (int k = 0; k < 4; k++) {
-        double dd = fdist(&w, &w.f[tf[k]], i);
-        if (dd > bd) {
-          bd = dd;
-          bf = tf[k];
-        }
-      }
-      if (bf >= 0) face_add_point(&w, bf, i, bd);
-    }
-    for (int k = 0; k < 4; k++)
-      if (!pend_push(&w, tf[k])) {
-        st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-        goto done;
-      }
+        if (w.vmap[w.f[k].v[e]] < 0) w.vmap[w.f[k].v[e]] = nvert++;
+  // a closed triangulated sphere has F = 2V - 4 (Euler)
+  if (nface != 2 * nvert - 4) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                 "convex hull failed: %d faces and %d vertices do not form a closed surface",
+                 nface, nvert);
+    goto done;
   }
-  // Quickhull iterations: add the farthest outside point of a pending face
-  while (w.npend > 0) {
-    int fi = w.pend[--w.npend];
-    if (!w.f[fi].alive || w.f[fi].head < 0) continue;
-    if (!hull_step(&w, fi)) {
-      st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-      goto done;
-    }
+  hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
+  hull->face = malloc((size_t)nface * 3 * sizeof(int));
+  if (!hull->vert || !hull->face) {
+    mesh_hull_free(hull);
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
   }
-  // output: live faces, vertices re-indexed in first-use order
-  {
-    int nface = 0;
-    for (int k = 0; k < w.nf; k++) nface += w.f[k].alive;
-    for (int i = 0; i < np; i++) w.vmap[i] = -1;
-    int nvert = 0;
-    for (int k = 0; k < w.nf; k++)
-      if (w.f[k].alive)
-        for (int e = 0; e < 3; e++)
-          if (w.vmap[w.f[k].v[e]] < 0) w.vmap[w.f[k].v[e]] = nvert++;
-    // a closed triangulated sphere has F = 2V - 4 (Euler)
-    if (nface != 2 * nvert - 4) {
-      st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "convex hull failed: %d faces and %d vertices do not form a closed surface",
-                   nface, nvert);
-      goto done;
+  hull->nvert = nvert;
+  hull->nface = nface;
+  for (int i = 0; i < np; i++)
+    if (w.vmap[i] >= 0) memcpy(hull->vert + 3 * w.vmap[i], pts + 3 * sp[i].src, 3 * sizeof(double));
+  int m = 0;
+  for (int k = 0; k < w.nf; k++)
+    if (w.f[k].alive) {
+      for (int e = 0; e < 3; e++) hull->face[3 * m + e] = w.vmap[w.f[k].v[e]];
+      m++;
     }
-    hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
-    hull->face = malloc((size_t)nface * 3 * sizeof(int));
-    if (!hull->vert || !hull->face) {
-      mesh_hull_free(hull);
-      st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-      goto done;
-    }
-    hull->nvert = nvert;
-    hull->nface = nface;
-    for (int i = 0; i < np; i++)
-      if (w.vmap[i] >= 0) memcpy(hull->vert + 3 * w.vmap[i], p + 3 * i, 3 * sizeof(double));
-    int m = 0;
-    for (int k = 0; k < w.nf; k++)
-      if (w.f[k].alive) {
-        for (int e = 0; e < 3; e++) hull->face[3 * m + e] = w.vmap[w.f[k].v[e]];
-        m++;
-      }
-    // volume and centroid: tetrahedra from the vertex mean o to each face,
-    // V = sum (a-o).((b-o)x(c-o))/6, centroid = sum V_t (o+a+b+c)/4 / V
-    double o[3] = {0, 0, 0};
-    for (int i = 0; i < nvert; i++)
-      for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
-    double vol = 0, cen[3] = {0, 0, 0};
-    for (int t = 0; t < nface; t++) {
-      const double* A = hull->vert + 3 * hull->face[3 * t];
-      const double* B = hull->vert + 3 * hull->face[3 * t + 1];
-      const double* C = hull->vert + 3 * hull->face[3 * t + 2];
-      double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
-      double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
-      double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
-      double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
-                  x[2] * (y[0] * z[1] - y[1] * z[0]);
-      vol += v6 / 6.0;
-      for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
-    }
-    hull->volume = vol;
-    for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
-    if (!(vol > 0)) {
-      mesh_hull_free(hull);
-      st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "convex hull failed: non-positive volume %g", vol);
-    }
+  // volume and centroid: tetrahedra from the vertex mean o to each face,
+  // V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
+  double o[3] = {0, 0, 0};
+  for (int i = 0; i < nvert; i++)
+    for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
+  double vol = 0, cen[3] = {0, 0, 0};
+  for (int t = 0; t < nface; t++) {
+    const double* A = hull->vert + 3 * hull->face[3 * t];
+    const double* B = hull->vert + 3 * hull->face[3 * t + 1];
+    const double* C = hull->vert + 3 * hull->face[3 * t + 2];
+    double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
+    double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
+    double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
+    double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
+                x[2] * (y[0] * z[1] - y[1] * z[0]);
+    vol += v6 / 6.0;
+    for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
+  }
+  hull->volume = vol;
+  for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
+  if (!(vol > 0)) {
+    mesh_hull_free(hull);
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                 "convex hull failed: non-positive volume %g", vol);
   }
 done:
   ws_free(&w);
-  free(p);
+  free(q);
+  free(sp);
   return st;
 }
 

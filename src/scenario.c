@@ -175,6 +175,8 @@ static const skey keys[] = {
      .units = "N s/m", .doc = "Tangential (bristle / deflection) damping (bristle, sqrt_spring)"},
     {.path = "contact.margin", .type = K_NUM, GE0, .def = "0", CF(margin), .units = "m",
      .doc = "Collision margin: contacts are reported up to this distance before touching"},
+    {.path = "contact.self_collision", .type = K_BOOL, .def = "false", CF(self_collision),
+     .doc = "Contacts between links of the same robot (links and their parents never collide)"},
     {.path = "contact.exclude", .type = K_PAIRS, .def_doc = "none", CF(exclude), .noff = offsetof(scn_config, nexclude),
      .doc = "Link pairs that never collide, e.g. `[[base, fl_upper], [base, fr_upper]]`"},
     // solver

@@ -134,6 +134,7 @@ typedef struct {
   double stiction_velocity; // v_s > 0 (m/s), default 1e-4
   double friction_stiffness, friction_damping; // tangential deflection, > 0 / >= 0, 1e4 / 1e2
   double margin;            // collision margin (m) >= 0, default 0
+  int self_collision;       // 'contact.self_collision': bool, default false
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
   // solver
   scn_solver solver;        // 'solver.name' default pgs

@@ -205,17 +205,34 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
   if (st == CSIM_OK) st = data_create(s->m, 0, &s->d, err);
   for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++) st = initial_state(cfg, s->m, s->d, r, err);
 
-  // collision pairs, with the scenario's excluded link pairs
+  // collision pairs, without the scenario's excluded link pairs and, unless
+  // contact.self_collision, without pairs of links of the same robot
   if (st == CSIM_OK) {
-    int* ex = calloc((size_t)(2 * cfg->nexclude + 1), sizeof(int));
+    const sim_model* m = s->m;
+    size_t nself = 0;
+    if (!cfg->self_collision)
+      for (int r = 0; r < m->nrobot; r++)
+        nself += (size_t)m->robot_nlink[r] * (size_t)(m->robot_nlink[r] - 1) / 2;
+    size_t nex = (size_t)cfg->nexclude + nself;
+    int* ex = calloc(2 * nex + 1, sizeof(int));
     if (!ex) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
     for (int k = 0; st == CSIM_OK && k < 2 * cfg->nexclude; k++) {
-      ex[k] = model_find_link(s->m, cfg->exclude[k]);
+      ex[k] = model_find_link(m, cfg->exclude[k]);
       if (ex[k] < 0)
         st = err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.exclude",
                      "no link named '%s' in the model", cfg->exclude[k]);
     }
-    if (st == CSIM_OK) st = coll_create(s->m, ex, cfg->nexclude, &s->coll, err);
+    size_t k = 2 * (size_t)cfg->nexclude;
+    for (int r = 0; st == CSIM_OK && !cfg->self_collision && r < m->nrobot; r++) {
+      int a0 = m->robot_linkadr[r], na = m->robot_nlink[r];
+      for (int a = a0; a < a0 + na; a++)
+        for (int b = a + 1; b < a0 + na; b++) {
+          ex[k++] = a;
+          ex[k++] = b;
+        }
+    }
+    if (st == CSIM_OK) st = coll_create(m, ex, (int)nex, &s->coll, err);
+    if (st == CSIM_OK) coll_set_margin(s->coll, cfg->margin);
     free(ex);
   }
 
