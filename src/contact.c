@@ -166,11 +166,18 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
       c->g[3 * i + r] = acc;
     }
     for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
-    double cs = 0;
-    if (opt->baumgarte > 0 && c->con[i].depth > 0) cs = opt->baumgarte * c->con[i].depth;
-    if (opt->restitution > 0 && cn_before < 0) {
-      double rs = -opt->restitution * cn_before;
-      if (rs > cs) cs = rs;
+    // target normal velocity c*_N (000 Sec. II): a contact still apart by a gap may close it
+    // within the step (c*_N = -gap/dt, exact, not an approximation); a touching one gets the
+    // Baumgarte correction K max(0, depth) or the restitution target -e c_N, the larger
+    double cs = 0, depth = c->con[i].depth;
+    if (depth < 0) {
+      cs = depth / opt->dt;
+    } else {
+      if (opt->baumgarte > 0) cs = opt->baumgarte * depth;
+      if (opt->restitution > 0 && cn_before < 0) {
+        double rs = -opt->restitution * cn_before;
+        if (rs > cs) cs = rs;
+      }
     }
     c->cstar[i] = cs;
     c->g[3 * i + 2] -= cs;

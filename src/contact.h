@@ -54,6 +54,7 @@ typedef struct {
   double friction;      // mu for every contact
   double baumgarte;     // K (1/s): c*_N = K max(0, depth)
   double restitution;   // e: c*_N = -e c_N(before the step) when approaching
+  double dt;            // step (s): a gap closes at most at -depth/dt
   int warm_start;
 } contact_options;
 

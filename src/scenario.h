@@ -133,7 +133,7 @@ typedef struct {
   double damping;           // >= 0, default 0: d (s/m) hunt_crossley/bristle, c (N s/m) others
   double stiction_velocity; // v_s > 0 (m/s), default 1e-4
   double friction_stiffness, friction_damping; // tangential deflection, > 0 / >= 0, 1e4 / 1e2
-  double margin;            // collision margin (m) >= 0, default 0
+  double margin;            // collision margin (m) >= 0, default 1e-3
   int self_collision;       // 'contact.self_collision': bool, default false
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
   // solver

@@ -251,6 +251,7 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
     s->copt.baumgarte = cfg->baumgarte;
     s->copt.restitution = cfg->restitution;
     s->copt.warm_start = cfg->warm_start;
+    s->copt.dt = cfg->dt;
     s->vfree = calloc((size_t)(s->m->nv + 1), sizeof(double));
     s->tau = calloc((size_t)(s->m->nv + 1), sizeof(double));
     if (!s->vfree || !s->tau) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");

@@ -166,6 +166,25 @@ START_TEST(simple_pendulum_closed_form) {
 }
 END_TEST
 
+// Lagrangian double pendulum about parallel axes: links hang along -z at q = 0; link 1 (m1, com
+// distance c1, inertia I1 about its com and the axis), joint 2 at distance l1, link 2 (m2, c2, I2)
+typedef struct {
+  double m1, c1, l1, I1, m2, c2, I2, g;
+} dp_params;
+
+// M (2x2 row-major) and b = C(q, v) v + g(q) in closed form
+static void dp_closed_form(const dp_params* P, double q1, double q2, double v1, double v2,
+                           double M[4], double b[2]) {
+  double m1 = P->m1, c1 = P->c1, l1 = P->l1, I1 = P->I1, m2 = P->m2, c2 = P->c2, I2 = P->I2, g = P->g;
+  M[0] = I1 + I2 + m1 * c1 * c1 + m2 * (l1 * l1 + c2 * c2 + 2 * l1 * c2 * cos(q2));
+  M[1] = M[2] = I2 + m2 * (c2 * c2 + l1 * c2 * cos(q2));
+  M[3] = I2 + m2 * c2 * c2;
+  double hh = -m2 * l1 * c2 * sin(q2);
+  b[0] = hh * (2 * v1 * v2 + v2 * v2) + m1 * g * c1 * sin(q1) +
+         m2 * g * (l1 * sin(q1) + c2 * sin(q1 + q2));
+  b[1] = -hh * v1 * v1 + m2 * g * c2 * sin(q1 + q2);
+}
+
 // double pendulum about y with a point-mass tip merged into link 2 by a fixed joint:
 // Lagrangian M(q), b(q, v) with the hand-merged (m2, c2, I2)
 START_TEST(double_pendulum_closed_form) {
@@ -190,6 +209,7 @@ START_TEST(double_pendulum_closed_form) {
   double m2 = ma + mt, c2 = (ma * la / 2 + mt * la) / m2;
   double r = MODEL_POINT_RADIUS;
   double I2 = Ia + ma * pow(la / 2 - c2, 2) + 0.4 * mt * r * r + mt * pow(la - c2, 2);
+  dp_params P = {m1, c1, l1, I1, m2, c2, I2, g};
   for (int k = 0; k < 9; k++) {
     double q1 = urand() * 3, q2 = urand() * 3, v1 = urand() * 4, v2 = urand() * 4;
     d->q[0] = q1;
@@ -197,19 +217,11 @@ START_TEST(double_pendulum_closed_form) {
     d->v[0] = v1;
     d->v[1] = v2;
     full_update(m, d);
-    double M11 = I1 + I2 + m1 * c1 * c1 + m2 * (l1 * l1 + c2 * c2 + 2 * l1 * c2 * cos(q2));
-    double M12 = I2 + m2 * (c2 * c2 + l1 * c2 * cos(q2));
-    double M22 = I2 + m2 * c2 * c2;
-    double hh = -m2 * l1 * c2 * sin(q2);
-    double b1 = hh * (2 * v1 * v2 + v2 * v2) + m1 * g * c1 * sin(q1) +
-                m2 * g * (l1 * sin(q1) + c2 * sin(q1 + q2));
-    double b2 = -hh * v1 * v1 + m2 * g * c2 * sin(q1 + q2);
-    ck_assert_double_eq_tol(d->qM[0], M11, 1e-12);
-    ck_assert_double_eq_tol(d->qM[1], M12, 1e-12);
-    ck_assert_double_eq_tol(d->qM[2], M12, 1e-12);
-    ck_assert_double_eq_tol(d->qM[3], M22, 1e-12);
-    ck_assert_double_eq_tol(d->qfrc_bias[0], b1, 1e-12);
-    ck_assert_double_eq_tol(d->qfrc_bias[1], b2, 1e-12);
+    double M[4], b[2];
+    dp_closed_form(&P, q1, q2, v1, v2, M, b);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(d->qM[i], M[i], 1e-12);
+    for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(d->qfrc_bias[i], b[i], 1e-12);
+    double M11 = M[0], M12 = M[1], M22 = M[3];
     // L'DL of a 2x2: D2 = M22, L21 = M12 / M22, D1 = M11 - M12^2 / M22
     ck_assert_double_eq_tol(d->qLDiag[1], M22, 1e-12);
     ck_assert_double_eq_tol(d->qLD[2], M12 / M22, 1e-12);
@@ -473,6 +485,147 @@ START_TEST(random_trees_power_balance) {
 }
 END_TEST
 
+//---------------------------------- shared robot files ------------------------------------------
+
+// every shared URDF: legged robots with a free base, arms, hands and pendulums fixed
+typedef struct {
+  const char* file;
+  model_base_type base;
+} robot_file_case;
+
+static const robot_file_case k_robots[] = {
+    {"solo12/solo12.urdf", MODEL_BASE_FREE},
+    {"talos/talos_reduced.urdf", MODEL_BASE_FREE},
+    {"panda/panda.urdf", MODEL_BASE_FIXED},
+    {"talos/talos_full_v2.urdf", MODEL_BASE_FREE},
+    {"talos/talos_reduced_box.urdf", MODEL_BASE_FREE},
+    {"allegro/allegro_right_hand.urdf", MODEL_BASE_FIXED},
+    {"allegro/allegro_left_hand.urdf", MODEL_BASE_FIXED},
+    {"allegro/allegro_hand_description_right.urdf", MODEL_BASE_FIXED},
+    {"ur5/ur5_robot.urdf", MODEL_BASE_FIXED},
+    {"anymal_c/anymal.urdf", MODEL_BASE_FREE},
+    {"go1/go1.urdf", MODEL_BASE_FREE},
+    {"a1/a1.urdf", MODEL_BASE_FREE},
+    {"hyq/hyq_no_sensors.urdf", MODEL_BASE_FREE},
+    {"double_pendulum/double_pendulum_simple.urdf", MODEL_BASE_FIXED},
+    {"double_pendulum/double_pendulum.urdf", MODEL_BASE_FIXED},
+    {"double_pendulum/double_pendulum_continuous.urdf", MODEL_BASE_FIXED},
+    {"iiwa/iiwa14_primitive_collision.urdf", MODEL_BASE_FIXED},
+    {"iiwa/iiwa14_spheres_collision.urdf", MODEL_BASE_FIXED},
+    {"wsg50/wsg_50_mesh_collision.urdf", MODEL_BASE_FIXED},
+    {"cassie/cassie_v2.urdf", MODEL_BASE_FREE},
+    {"cassie/cassie_v4.urdf", MODEL_BASE_FREE},
+};
+
+// read a shared URDF (meshes are not needed for dynamics)
+static urdf_robot* load_robot(const char* rel) {
+  char path[512];
+  snprintf(path, sizeof(path), ROBOT_DIR "%s", rel);
+  urdf_options opt = urdf_default_options();
+  opt.use_env = 0;
+  urdf_robot* u = NULL;
+  csim_error err;
+  csim_status st = urdf_load(path, &opt, &u, &err);
+  char msg[2048];
+  err_format(&err, msg, sizeof(msg));
+  ck_assert_msg(st == CSIM_OK, "urdf_load %s: %s", rel, msg);
+  return u;
+}
+
+// every robot that loads: M symmetric positive definite (dpotrf) at 10 random states, equal to
+// the RNEA columns, RNEA(q, v, a) == M a + b to 1e-10 relative, dyn_solve == dposv to 1e-12
+// relative, Y'Y == J M^-1 J'
+START_TEST(shared_robots_dynamics) {
+  const robot_file_case* c = &k_robots[_i];
+  urdf_robot* u = load_robot(c->file);
+  sim_model* m;
+  sim_data* d;
+  build(u, c->base, (double[]){0, 0, -9.81}, &m, &d);
+  check_robot_dynamics(m, d, 10, 1e-10);
+  data_free(d);
+  model_free(m);
+  urdf_free(u);
+}
+END_TEST
+
+// energy balance d/dt KE = v'tau on solo12 (free), talos_reduced (free), panda (fixed)
+START_TEST(shared_robots_power_balance) {
+  const robot_file_case* c = &k_robots[_i];
+  urdf_robot* u = load_robot(c->file);
+  sim_model* m;
+  sim_data* d;
+  build(u, c->base, (double[]){0, 0, 0}, &m, &d);
+  check_power(m, d);
+  data_free(d);
+  model_free(m);
+  urdf_free(u);
+}
+END_TEST
+
+// the double pendulum written as URDF text, through the parser: joint 1's frame is turned by
+// Rx(90) (its -z axis is the world y axis, its -y axis points down), link 1's inertia frame is
+// turned by Rx(90) too (its iyy lands on the link z axis, i.e. the joint axis), link 2 inherits
+// joint 1's axes, and a point-mass tip is merged by a fixed joint: same closed form as above
+START_TEST(double_pendulum_from_urdf_text) {
+  const char* text =
+      "<?xml version=\"1.0\"?>\n"
+      "<robot name=\"dp\">\n"
+      "  <link name=\"base\"/>\n"
+      "  <link name=\"a1\"><inertial><origin xyz=\"0 -0.21 0\" rpy=\"1.5707963267948966 0 0\"/>\n"
+      "    <mass value=\"1.3\"/>\n"
+      "    <inertia ixx=\"0.02\" ixy=\"0\" ixz=\"0\" iyy=\"0.031\" iyz=\"0\" izz=\"0.025\"/>\n"
+      "  </inertial></link>\n"
+      "  <link name=\"a2\"><inertial><origin xyz=\"0 -0.2 0\"/><mass value=\"0.8\"/>\n"
+      "    <inertia ixx=\"0.012\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" izz=\"0.017\"/>\n"
+      "  </inertial></link>\n"
+      "  <link name=\"tip\"><inertial><mass value=\"0.25\"/>\n"
+      "    <inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+      "  <joint name=\"j1\" type=\"continuous\"><parent link=\"base\"/><child link=\"a1\"/>\n"
+      "    <origin xyz=\"0 0 2\" rpy=\"1.5707963267948966 0 0\"/><axis xyz=\"0 0 -1\"/></joint>\n"
+      "  <joint name=\"j2\" type=\"revolute\"><parent link=\"a1\"/><child link=\"a2\"/>\n"
+      "    <origin xyz=\"0 -0.5 0\"/><axis xyz=\"0 0 -1\"/>\n"
+      "    <limit lower=\"-3\" upper=\"3\" effort=\"10\" velocity=\"5\"/></joint>\n"
+      "  <joint name=\"j3\" type=\"fixed\"><parent link=\"a2\"/><child link=\"tip\"/>\n"
+      "    <origin xyz=\"0 -0.4 0\"/></joint>\n"
+      "</robot>\n";
+  urdf_options opt = urdf_default_options();
+  opt.use_env = 0;
+  urdf_robot* u = NULL;
+  csim_error err;
+  ck_assert_int_eq(urdf_load_string(text, "dp.urdf", NULL, &opt, &u, &err), CSIM_OK);
+  sim_model* m;
+  sim_data* d;
+  double g = 9.81;
+  build(u, MODEL_BASE_FIXED, (double[]){0, 0, -g}, &m, &d);
+  ck_assert_int_eq(m->nv, 2);
+  ck_assert_int_eq(m->nbody, 3);
+  ck_assert_int_eq(m->jnt_limited[0], 0);
+  ck_assert_int_eq(m->jnt_limited[1], 1);
+  double ma = 0.8, la = 0.4, mt = 0.25, m2 = ma + mt, c2 = (ma * 0.2 + mt * la) / m2;
+  double r = MODEL_POINT_RADIUS;
+  double I2 = 0.017 + ma * pow(0.2 - c2, 2) + 0.4 * mt * r * r + mt * pow(la - c2, 2);
+  dp_params P = {1.3, 0.21, 0.5, 0.031, m2, c2, I2, g};
+  for (int k = 0; k < 9; k++) {
+    double q1 = urand() * 3, q2 = urand() * 3, v1 = urand() * 4, v2 = urand() * 4;
+    d->q[0] = q1;
+    d->q[1] = q2;
+    d->v[0] = v1;
+    d->v[1] = v2;
+    full_update(m, d);
+    double M[4], b[2];
+    dp_closed_form(&P, q1, q2, v1, v2, M, b);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(d->qM[i], M[i], 1e-12);
+    for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(d->qfrc_bias[i], b[i], 1e-12);
+    // potential energy: m1 g (2 - c1 cos q1) + m2 g (2 - l1 cos q1 - c2 cos(q1 + q2))
+    double pe = 1.3 * g * (2 - 0.21 * cos(q1)) + m2 * g * (2 - 0.5 * cos(q1) - c2 * cos(q1 + q2));
+    ck_assert_double_eq_tol(dyn_potential(m, d), pe, 1e-12);
+  }
+  data_free(d);
+  model_free(m);
+  urdf_free(u);
+}
+END_TEST
+
 //---------------------------------- suite -----------------------------------------------------
 
 static Suite* dynamics_suite(void) {
@@ -487,6 +640,12 @@ static Suite* dynamics_suite(void) {
   tcase_add_test(tr, random_trees_consistent);
   tcase_add_test(tr, random_trees_power_balance);
   suite_add_tcase(s, tr);
+  TCase* tf = tcase_create("files");
+  tcase_set_timeout(tf, 120);
+  tcase_add_loop_test(tf, shared_robots_dynamics, 0, (int)(sizeof(k_robots) / sizeof(k_robots[0])));
+  tcase_add_loop_test(tf, shared_robots_power_balance, 0, 3);
+  tcase_add_test(tf, double_pendulum_from_urdf_text);
+  suite_add_tcase(s, tf);
   return s;
 }
 

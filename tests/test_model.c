@@ -519,6 +519,169 @@ START_TEST(two_robots) {
 }
 END_TEST
 
+//---------------------------------- shared robot files ------------------------------------------
+
+// one shared URDF: path under ROBOT_DIR, base, README total mass (kg, 3 decimals)
+typedef struct {
+  const char* file;
+  model_base_type base;
+  double mass;
+} robot_file_case;
+
+static const robot_file_case k_robots[] = {
+    {"solo12/solo12.urdf", MODEL_BASE_FREE, 2.500},
+    {"talos/talos_reduced.urdf", MODEL_BASE_FREE, 90.272},
+    {"talos/talos_full_v2.urdf", MODEL_BASE_FREE, 93.336},
+    {"talos/talos_reduced_box.urdf", MODEL_BASE_FREE, 90.272},
+    {"allegro/allegro_right_hand.urdf", MODEL_BASE_FIXED, 0.955},
+    {"allegro/allegro_left_hand.urdf", MODEL_BASE_FIXED, 0.955},
+    {"allegro/allegro_hand_description_right.urdf", MODEL_BASE_FIXED, 0.955},
+    {"ur5/ur5_robot.urdf", MODEL_BASE_FIXED, 20.994},
+    {"panda/panda.urdf", MODEL_BASE_FIXED, 17.452},
+    {"anymal_c/anymal.urdf", MODEL_BASE_FREE, 52.135},
+    {"go1/go1.urdf", MODEL_BASE_FREE, 13.101},
+    {"a1/a1.urdf", MODEL_BASE_FREE, 13.741},
+    {"hyq/hyq_no_sensors.urdf", MODEL_BASE_FREE, 86.774},
+    {"double_pendulum/double_pendulum_simple.urdf", MODEL_BASE_FIXED, 0.600},
+    {"double_pendulum/double_pendulum.urdf", MODEL_BASE_FIXED, 0.701},
+    {"double_pendulum/double_pendulum_continuous.urdf", MODEL_BASE_FIXED, 0.701},
+    {"iiwa/iiwa14_primitive_collision.urdf", MODEL_BASE_FIXED, 30.610},
+    {"iiwa/iiwa14_spheres_collision.urdf", MODEL_BASE_FIXED, 30.610},
+    {"wsg50/wsg_50_mesh_collision.urdf", MODEL_BASE_FIXED, 1.600},
+    {"cassie/cassie_v2.urdf", MODEL_BASE_FREE, 33.005},
+    {"cassie/cassie_v4.urdf", MODEL_BASE_FREE, 34.677},
+};
+
+// read a shared URDF with meshes resolved from ROBOT_DIR/meshes
+static urdf_robot* load_robot(const char* rel) {
+  char path[512];
+  snprintf(path, sizeof(path), ROBOT_DIR "%s", rel);
+  const char* pkg[] = {ROBOT_DIR "meshes", NULL};
+  urdf_options opt = urdf_default_options();
+  opt.package_paths = pkg;
+  opt.use_env = 0;
+  urdf_robot* u = NULL;
+  csim_error err;
+  csim_status st = urdf_load(path, &opt, &u, &err);
+  char msg[2048];
+  err_format(&err, msg, sizeof(msg));
+  ck_assert_msg(st == CSIM_OK, "urdf_load %s: %s", rel, msg);
+  return u;
+}
+
+// model of one shared robot (require_meshes given)
+static sim_model* robot_model(const urdf_robot* u, model_base_type base, int require_meshes) {
+  model_world_spec world = {{0, 0, -9.81}, 1, 0};
+  model_robot_spec spec = {u, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, require_meshes};
+  sim_model* m = NULL;
+  csim_error err;
+  csim_status st = model_create(&world, &spec, 1, &m, &err);
+  char msg[2048];
+  err_format(&err, msg, sizeof(msg));
+  ck_assert_msg(st == CSIM_OK, "model_create %s: %s", u->file, msg);
+  return m;
+}
+
+// every shared robot loads (meshes optional); invariants; total mass as listed in the README;
+// the bodies carry all of it (free base) or all but the world-merged links (fixed base)
+START_TEST(shared_robots_load) {
+  const robot_file_case* c = &k_robots[_i];
+  urdf_robot* u = load_robot(c->file);
+  sim_model* m = robot_model(u, c->base, 0);
+  check_invariants(m);
+  ck_assert_int_eq(m->nlink, u->nlink);
+  double total = model_robot_mass(m, 0);
+  ck_assert_msg(fabs(total - c->mass) <= 5e-4, "%s: mass %.6f, README %.3f", c->file, total, c->mass);
+  double moving = 0;
+  for (int b = 1; b < m->nbody; b++) moving += m->body_mass[b];
+  ck_assert_double_eq_tol(m->body_subtreemass[0], moving, 1e-9);
+  if (c->base == MODEL_BASE_FREE) ck_assert_double_eq_tol(moving, total, 1e-9);
+  // every URDF link is recorded with its body
+  for (int l = 0; l < m->nlink; l++) {
+    ck_assert_str_eq(m->link_name[l], u->links[l].name);
+    ck_assert_int_eq(model_find_link(m, u->links[l].name), l);
+  }
+  // dofs: one per moving URDF joint, plus the free base
+  int nmove = 0;
+  for (int j = 0; j < u->njoint; j++) nmove += u->joints[j].type != URDF_JOINT_FIXED;
+  ck_assert_int_eq(m->nv, nmove + (c->base == MODEL_BASE_FREE ? 6 : 0));
+  model_free(m);
+  urdf_free(u);
+}
+END_TEST
+
+// sizes named in the task: solo12 free (19, 18, 13 bodies), panda fixed (9, 9), talos_reduced
+// free (nv 38), ur5's mass 20.994 kg; meshes loaded as convex hulls when required
+START_TEST(shared_robot_sizes) {
+  urdf_robot* u = load_robot("solo12/solo12.urdf");
+  sim_model* m = robot_model(u, MODEL_BASE_FREE, 1);
+  ck_assert_int_eq(m->nq, 19);
+  ck_assert_int_eq(m->nv, 18);
+  ck_assert_int_eq(m->nbody, 1 + 13);   // the world + 13 moving bodies (base + 12 leg links)
+  ck_assert_int_eq(m->maxdepth, 9);
+  ck_assert_int_eq(m->ngeom, 1 + 17);
+  ck_assert_int_eq(m->ngeom_skipped, 0);
+  ck_assert_int_gt(m->nmesh, 0);
+  ck_assert_int_le(m->nmesh, 17);
+  for (int g = 1; g < m->ngeom; g++) {
+    ck_assert_int_eq(m->geom_type[g], MODEL_GEOM_MESH);
+    ck_assert_int_ge(m->geom_mesh[g], 0);
+    const mesh_hull* h = &m->mesh[m->geom_mesh[g]];
+    ck_assert_int_ge(h->nvert, 4);
+    // every hull vertex lies within the bounding radius
+    for (int k = 0; k < h->nvert; k++) ck_assert_double_le(sp_norm3(h->vert + 3 * k), m->geom_rbound[g]);
+  }
+  model_free(m);
+  urdf_free(u);
+  u = load_robot("panda/panda.urdf");
+  m = robot_model(u, MODEL_BASE_FIXED, 1);
+  ck_assert_int_eq(m->nq, 9);
+  ck_assert_int_eq(m->nv, 9);
+  ck_assert_int_eq(m->ngeom, 1 + 17);
+  // panda_finger_joint2 mimics panda_finger_joint1 (multiplier 1, offset 0)
+  int j2 = model_find_joint(m, "panda_finger_joint2"), j1 = model_find_joint(m, "panda_finger_joint1");
+  ck_assert_int_ge(j1, 0);
+  ck_assert_int_eq(m->jnt_mimic[j2], j1);
+  ck_assert_double_eq(m->jnt_mimic_coef[2 * j2], 1);
+  ck_assert_int_eq(m->jnt_type[j1], MODEL_JOINT_PRISMATIC);
+  model_free(m);
+  urdf_free(u);
+  u = load_robot("talos/talos_reduced.urdf");
+  m = robot_model(u, MODEL_BASE_FREE, 1);
+  ck_assert_int_eq(m->nv, 38);
+  ck_assert_int_eq(m->nq, 39);
+  model_free(m);
+  urdf_free(u);
+  u = load_robot("ur5/ur5_robot.urdf");
+  m = robot_model(u, MODEL_BASE_FIXED, 1);
+  ck_assert_double_eq_tol(model_robot_mass(m, 0), 20.994, 5e-4);
+  ck_assert_int_eq(m->nv, 6);
+  ck_assert_int_eq(m->ngeom, 1 + 8);
+  model_free(m);
+  urdf_free(u);
+}
+END_TEST
+
+// hyq's collision meshes are COLLADA: an error when meshes are required, skipped otherwise
+START_TEST(unreadable_meshes) {
+  urdf_robot* u = load_robot("hyq/hyq_no_sensors.urdf");
+  model_world_spec world = {{0, 0, -9.81}, 0, 0};
+  model_robot_spec spec = {u, NULL, MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 1};
+  sim_model* m = NULL;
+  csim_error err;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
+  ck_assert_ptr_null(m);
+  ck_assert_ptr_nonnull(strstr(err.file, "hyq_no_sensors.urdf"));
+  ck_assert_int_gt(err.line, 0);
+  spec.require_meshes = 0;
+  ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_OK);
+  ck_assert_int_eq(m->ngeom_skipped, 9);
+  ck_assert_int_eq(m->ngeom, 8);
+  model_free(m);
+  urdf_free(u);
+}
+END_TEST
+
 //---------------------------------- suite -----------------------------------------------------
 
 static Suite* model_suite(void) {
@@ -530,6 +693,12 @@ static Suite* model_suite(void) {
   tcase_add_test(tc, input_errors);
   tcase_add_test(tc, two_robots);
   suite_add_tcase(s, tc);
+  TCase* tf = tcase_create("files");
+  tcase_set_timeout(tf, 120);
+  tcase_add_loop_test(tf, shared_robots_load, 0, (int)(sizeof(k_robots) / sizeof(k_robots[0])));
+  tcase_add_test(tf, shared_robot_sizes);
+  tcase_add_test(tf, unreadable_meshes);
+  suite_add_tcase(s, tf);
   return s;
 }
 

@@ -246,7 +246,7 @@ START_TEST(test_defaults) {
   ck_assert(c->friction == 0.5 && c->restitution == 0 && c->baumgarte == 0 && c->compliance == 0);
   ck_assert_int_eq(c->facets, 4);
   ck_assert(c->stiffness == 1e5 && c->damping == 0 && c->stiction_velocity == 1e-4);
-  ck_assert(c->friction_stiffness == 1e4 && c->friction_damping == 1e2 && c->margin == 0);
+  ck_assert(c->friction_stiffness == 1e4 && c->friction_damping == 1e2 && c->margin == 1e-3);
   ck_assert(c->exclude == NULL && c->nexclude == 0);
   ck_assert_int_eq(c->solver, SCN_SOLVER_PGS);
   ck_assert(c->tolerance == 1e-8 && c->over_relaxation == 1 && c->rho == 1);
