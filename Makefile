@@ -101,9 +101,11 @@ test-unit: $(CSIM_BIN) $(TEST_BIN)
 test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test-unit
 
+# Install, build and run the showcase: Solo-12 standing under PD control on rigid NCP contact.
 run: deps
 	@$(MAKE) --no-print-directory all
-	./csim info ../shared/data/robots/solo12/solo12.urdf
+	./csim run scenarios/solo12_stand.yaml
+	@echo "open it with: /usr/bin/python3 -c \"import h5py; f = h5py.File('out/solo12_stand.h5'); print(list(f), f['/state/q'].shape)\""
 
 clean:
 	rm -rf build csim

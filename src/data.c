@@ -59,6 +59,7 @@ static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, 
   return off;
 }
 
+// measure, allocate one 64-byte aligned buffer, place the arrays and the arena, reset
 csim_status data_create(const sim_model* m, size_t arena_bytes, sim_data** out, csim_error* err) {
   if (out) *out = NULL;
   if (!m || !out) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "data_create: invalid arguments");
@@ -86,6 +87,7 @@ csim_status data_create(const sim_model* m, size_t arena_bytes, sim_data** out, 
   return CSIM_OK;
 }
 
+// one buffer
 void data_free(sim_data* d) {
   if (!d) return;
   if (d->arena) ARENA_UNPOISON(d->arena, d->arena_size);
@@ -93,6 +95,7 @@ void data_free(sim_data* d) {
   free(d);
 }
 
+// state to qpos0 and rest, inputs cleared, arena emptied
 void data_reset(const sim_model* m, sim_data* d) {
   d->time = 0;
   // state: reference configuration, rest
@@ -105,10 +108,12 @@ void data_reset(const sim_model* m, sim_data* d) {
   data_stack_free(d, 0);
 }
 
+// current top of the arena
 size_t data_stack_mark(const sim_data* d) {
   return d->arena_top;
 }
 
+// bump allocation at the next 64-byte boundary, zeroed; NULL when it does not fit
 void* data_stack_alloc(sim_data* d, size_t bytes) {
   size_t start = (d->arena_top + DATA_ALIGN - 1) & ~(size_t)(DATA_ALIGN - 1);
   if (start > d->arena_size || bytes > d->arena_size - start) return NULL;
@@ -120,6 +125,7 @@ void* data_stack_alloc(sim_data* d, size_t bytes) {
   return p;
 }
 
+// release everything above the mark (poisoned under ASan)
 void data_stack_free(sim_data* d, size_t mark) {
   if (mark > d->arena_top) return;
   ARENA_POISON(d->arena + mark, d->arena_size - mark);

@@ -105,6 +105,7 @@ static void inertia_add_to_parent(double A[10], const double R[9], const double 
   A[9] += U[5] - m * p[1] * p[2] - hr[1] * p[2] - p[1] * hr[2];
 }
 
+// a'b for spatial 6-vectors
 static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
@@ -184,6 +185,7 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
   }
 }
 
+// b(q, v) = RNEA with zero acceleration and no external force
 void dyn_bias(const sim_model* m, sim_data* d) {
   dyn_rnea(m, d, NULL, NULL, d->qfrc_bias);
 }
@@ -275,6 +277,7 @@ static void solve_l(const sim_model* m, const double* L, double* x) {
   }
 }
 
+// M^-1 = L^-1 D^-1 L^-T, row by row
 void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n) {
   int nv = m->nv;
   for (int r = 0; r < n; r++) {
@@ -285,6 +288,7 @@ void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n) {
   }
 }
 
+// y = D^-1/2 L^-T x, so that (J M^-1 J') = Y'Y; zeros off a chain are skipped
 void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n) {
   int nv = m->nv;
   for (int r = 0; r < n; r++) {
@@ -294,6 +298,7 @@ void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n) {
   }
 }
 
+// diagonal, then each ancestor entry used for both triangles
 void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y) {
   int nv = m->nv;
   const int* par = m->dof_parent;
@@ -309,6 +314,7 @@ void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y)
 
 //---------------------------------- energies -------------------------------------------------
 
+// 1/2 v'Mv over the ancestor entries
 double dyn_kinetic(const sim_model* m, const sim_data* d) {
   int nv = m->nv;
   const int* par = m->dof_parent;
@@ -323,6 +329,7 @@ double dyn_kinetic(const sim_model* m, const sim_data* d) {
   return s;
 }
 
+// -sum m_b g.xcom_b over moving bodies
 double dyn_potential(const sim_model* m, const sim_data* d) {
   double s = 0;
   for (int b = 1; b < m->nbody; b++) s -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);

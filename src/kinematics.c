@@ -166,6 +166,7 @@ void kin_velocity(const sim_model* m, sim_data* d) {
   }
 }
 
+// ancestor dofs of the body's last dof through dof_parent, ascending
 int kin_chain(const sim_model* m, int body, int* dofs) {
   if (body <= 0 || body >= m->nbody) return 0;
   // walk up from the body's last dof, then reverse into ascending order

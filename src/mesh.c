@@ -6,13 +6,15 @@
 // extent * 2^-40 ~ 1e-12 relative; points that snap together are merged), and every
 // above/below-plane test is then an exact 128-bit integer determinant, so the visible region of
 // each new point is exactly a disc, no face is ever degenerate or flipped, and the result is
-// exactly convex on the grid. (A double-precision thick-plane variant without facet merging was
-// tried first and produced non-convex hulls on noisy near-coplanar clouds.) Coplanar points are
-// not hull vertices. The output keeps the input coordinates of the chosen vertices.
+// exactly convex on the grid. Sliver triangles (a vertex within HULL_SLIVER_REL * extent of the
+// opposite edge, whose planes rounding makes meaningless) are removed by dropping that vertex
+// and rebuilding from the remaining hull vertices. (A double-precision thick-plane variant
+// without facet merging was tried first and produced non-convex hulls on noisy near-coplanar
+// clouds.) Coplanar points are not hull vertices. The output vertices are the grid points
+// (within extent * 2^-41 of the input points).
 #include "mesh.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -156,8 +158,8 @@ static csim_status lex_expect(stl_lex* L, const char* kw, const char* path, csim
   lex_next(L);
   if (lex_is(L, kw)) return CSIM_OK;
   return err_set(err, CSIM_ERR_INPUT, path, L->tline, 0, NULL,
-                 "ASCII STL: expected '%s', found '%.*s'", kw, L->tok ? (int)(L->tlen > 40 ? 40 : L->tlen) : 11,
-                 L->tok ? L->tok : "end of file");
+                 "ASCII STL: expected '%s', found '%.*s'", kw,
+                 L->tok ? (int)(L->tlen > 40 ? 40 : L->tlen) : 11, L->tok ? L->tok : "end of file");
 }
 
 // read the next token as a finite number
@@ -707,7 +709,8 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
     if (bf >= 0) face_add_point(w, bf, i, bd);
   }
   for (int k = 0; k < 4; k++)
-    if (!pend_push(w, tf[k])) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    if (!pend_push(w, tf[k]))
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
   return CSIM_OK;
 }
 
@@ -724,6 +727,73 @@ static csim_status hull_run(hull_ws* w, csim_error* err) {
   return CSIM_OK;
 }
 
+// grid height below which a hull triangle counts as a sliver: its vertex opposite the longest
+// edge is that close to the edge, and is dropped (relative to the extent; see mesh_hull_points)
+#define HULL_SLIVER_REL 1e-8
+
+// hull of q (np snapped points): on success *fv (nface x 3, indices into q) is caller-freed
+static csim_status hull_build(const int64_t* q, int np, int** fv, int* nface, csim_error* err) {
+  *fv = NULL;
+  *nface = 0;
+  hull_ws w = {.q = q, .np = np};
+  w.next = malloc((size_t)np * sizeof(int));
+  w.vmap = malloc((size_t)np * sizeof(int));
+  csim_status st = CSIM_OK;
+  if (!w.next || !w.vmap) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < np; i++) w.vmap[i] = -1;
+  if ((st = hull_run(&w, err))) goto done;
+  int nf = 0;
+  for (int k = 0; k < w.nf; k++) nf += w.f[k].alive;
+  *fv = malloc((size_t)(nf > 0 ? nf : 1) * 3 * sizeof(int));
+  if (!*fv) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
+  }
+  int m = 0;
+  for (int k = 0; k < w.nf; k++)
+    if (w.f[k].alive) memcpy(*fv + 3 * m++, w.f[k].v, 3 * sizeof(int));
+  *nface = nf;
+done:
+  ws_free(&w);
+  return st;
+}
+
+// mark the sliver vertices of a hull (the vertex opposite the longest edge of each triangle
+// whose height is below hmin grid units); returns how many were marked
+static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin, char* drop) {
+  int nd = 0;
+  for (int t = 0; t < nface; t++) {
+    const int* v = fv + 3 * t;
+    // longest edge (exact squared lengths fit in double exactly enough for a comparison)
+    double l2[3];
+    for (int e = 0; e < 3; e++) {
+      const int64_t *a = q + 3 * v[e], *b = q + 3 * v[(e + 1) % 3];
+      l2[e] = 0;
+      for (int k = 0; k < 3; k++) {
+        double d = (double)(b[k] - a[k]);
+        l2[e] += d * d;
+      }
+    }
+    int e = l2[0] >= l2[1] ? (l2[0] >= l2[2] ? 0 : 2) : (l2[1] >= l2[2] ? 1 : 2);
+    // height = |(b - a) x (c - a)| / |longest edge|, from the exact cross product
+    const int64_t *a = q + 3 * v[0], *b = q + 3 * v[1], *c = q + 3 * v[2];
+    i128 u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    i128 s[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n0 = (double)(u[1] * s[2] - u[2] * s[1]), n1 = (double)(u[2] * s[0] - u[0] * s[2]),
+           n2 = (double)(u[0] * s[1] - u[1] * s[0]);
+    double h = sqrt(n0 * n0 + n1 * n1 + n2 * n2) / sqrt(l2[e]);
+    int opp = v[(e + 2) % 3];
+    if (h < hmin && !drop[opp]) {
+      drop[opp] = 1;
+      nd++;
+    }
+  }
+  return nd;
+}
+
 csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
   memset(hull, 0, sizeof(*hull));
   if (n < 4)
@@ -734,9 +804,8 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                      "convex hull: point %d has a non-finite coordinate", i / 3);
   // snap to an integer grid of 2^HULL_BITS steps over the largest extent: every orientation
-  // test below is then exact in 128-bit integers (|coordinate| <= 2^40, normals <= 2^82,
-  // n.q - d < 2^125), so the hull is exactly convex on the grid; the output keeps the input
-  // coordinates (within extent * 2^-41 of the grid points)
+  // test is then exact in 128-bit integers (|coordinate| <= 2^40, normals <= 2^81,
+  // n.q - d < 2^124), so the hull is exactly convex on the grid
   double lo[3], hi[3];
   for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
   for (int i = 1; i < n; i++)
@@ -752,11 +821,12 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
   snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
   if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-  const double scale = ldexp(1.0, HULL_BITS) / range;
+  const double grid = ldexp(1.0, HULL_BITS);
+  const double scale = grid / range;
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < 3; k++) {
       double t = (pts[3 * i + k] - lo[k]) * scale;
-      sp[i].q[k] = (int64_t)llround(fmin(fmax(t, 0.0), ldexp(1.0, HULL_BITS)));
+      sp[i].q[k] = (int64_t)llround(fmin(fmax(t, 0.0), grid));
     }
     sp[i].src = i;
   }
@@ -766,26 +836,44 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   for (int i = 0; i < n; i++)
     if (np == 0 || memcmp(sp[i].q, sp[np - 1].q, sizeof(sp[i].q)) != 0) sp[np++] = sp[i];
   int64_t* q = malloc((size_t)np * 3 * sizeof(int64_t));
-  hull_ws w = {.q = q, .np = np};
-  w.next = malloc((size_t)np * sizeof(int));
-  w.vmap = malloc((size_t)np * sizeof(int));
+  int* map = malloc((size_t)np * sizeof(int));
+  char* drop = malloc((size_t)np);
+  int* fv = NULL;
+  int nface = 0;
   csim_status st = CSIM_OK;
-  if (!q || !w.next || !w.vmap) {
+  if (!q || !map || !drop) {
     st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
     goto done;
   }
-  for (int i = 0; i < np; i++) {
-    memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
-    w.vmap[i] = -1;
+  for (int i = 0; i < np; i++) memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
+  // hull; then, while some triangles are slivers (a vertex within HULL_SLIVER_REL * extent of
+  // the opposite edge: numerically useless face planes), drop those vertices and rebuild from
+  // the remaining hull vertices (each round removes vertices, so this ends)
+  for (int round = 0;; round++) {
+    if ((st = hull_build(q, np, &fv, &nface, err))) goto done;
+    memset(drop, 0, (size_t)np);
+    int nd = round < 32 ? mark_slivers(q, fv, nface, HULL_SLIVER_REL * grid, drop) : 0;
+    if (nd == 0) break;
+    // keep the hull vertices that are not dropped (compacting q and sp alike)
+    for (int i = 0; i < np; i++) map[i] = 0;
+    for (int t = 0; t < 3 * nface; t++) map[fv[t]] = 1;
+    int m = 0;
+    for (int i = 0; i < np; i++)
+      if (map[i] && !drop[i]) {
+        memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
+        sp[m] = sp[i];
+        m++;
+      }
+    np = m;
+    free(fv);
+    fv = NULL;
   }
-  if ((st = hull_run(&w, err))) goto done;
-  // output: live faces, vertices re-indexed in first-use order, input coordinates
-  int nface = 0, nvert = 0;
-  for (int k = 0; k < w.nf; k++) nface += w.f[k].alive;
-  for (int k = 0; k < w.nf; k++)
-    if (w.f[k].alive)
-      for (int e = 0; e < 3; e++)
-        if (w.vmap[w.f[k].v[e]] < 0) w.vmap[w.f[k].v[e]] = nvert++;
+  // output: vertices re-indexed in first-use order, at their grid positions (exactly convex up
+  // to the final rounding of lo + q / scale)
+  int nvert = 0;
+  for (int i = 0; i < np; i++) map[i] = -1;
+  for (int t = 0; t < 3 * nface; t++)
+    if (map[fv[t]] < 0) map[fv[t]] = nvert++;
   // a closed triangulated sphere has F = 2V - 4 (Euler)
   if (nface != 2 * nvert - 4) {
     st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
@@ -803,13 +891,11 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   hull->nvert = nvert;
   hull->nface = nface;
   for (int i = 0; i < np; i++)
-    if (w.vmap[i] >= 0) memcpy(hull->vert + 3 * w.vmap[i], pts + 3 * sp[i].src, 3 * sizeof(double));
-  int m = 0;
-  for (int k = 0; k < w.nf; k++)
-    if (w.f[k].alive) {
-      for (int e = 0; e < 3; e++) hull->face[3 * m + e] = w.vmap[w.f[k].v[e]];
-      m++;
-    }
+    if (map[i] >= 0)
+      for (int k = 0; k < 3; k++) {
+        hull->vert[3 * map[i] + k] = lo[k] + (double)q[3 * i + k] / scale;
+      }
+  for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
   // volume and centroid: tetrahedra from the vertex mean o to each face,
   // V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
   double o[3] = {0, 0, 0};
@@ -836,8 +922,10 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
                  "convex hull failed: non-positive volume %g", vol);
   }
 done:
-  ws_free(&w);
+  free(fv);
   free(q);
+  free(map);
+  free(drop);
   free(sp);
   return st;
 }

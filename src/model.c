@@ -540,6 +540,7 @@ static char* dupstr(const char* s) {
   return strdup(s ? s : "");
 }
 
+// plan every robot, size one buffer, then fill bodies, joints, dofs, links, inertias and geoms
 csim_status model_create(const model_world_spec* world, const model_robot_spec* robots,
                          int nrobot, sim_model** out, csim_error* err) {
   if (out) *out = NULL;
@@ -904,6 +905,7 @@ fail:
 
 //---------------------------------- free, lookups --------------------------------------------
 
+// names, hulls, then the buffer
 void model_free(sim_model* m) {
   if (!m) return;
   if (m->buffer) {
@@ -942,6 +944,7 @@ static int find_name(const sim_model* m, char* const* names, const int* owner, i
   return -1;
 }
 
+// exact unique name, else "robot/joint"
 int model_find_joint(const sim_model* m, const char* name) {
   if (!m || !name) return -1;
   // exact name, unique
@@ -965,11 +968,13 @@ int model_find_joint(const sim_model* m, const char* name) {
   return -1;
 }
 
+// exact unique name, else "robot/link"
 int model_find_link(const sim_model* m, const char* name) {
   if (!m) return -1;
   return find_name(m, m->link_name, m->link_robot, m->nlink, name);
 }
 
+// sum of the robot's URDF link masses (world-merged links included)
 double model_robot_mass(const sim_model* m, int r) {
   if (!m || r < 0 || r >= m->nrobot) return 0;
   double s = 0;

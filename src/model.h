@@ -58,7 +58,8 @@ typedef enum {
   MODEL_GEOM_SPHERE,      // size[0] = radius
   MODEL_GEOM_CYLINDER,    // size[0] = radius, size[1] = half length along local z
   MODEL_GEOM_CAPSULE,     // size[0] = radius, size[1] = half length of the segment along local z
-  MODEL_GEOM_MESH,        // geom_mesh = index of its convex hull
+  MODEL_GEOM_MESH,        // geom_mesh = index of its convex hull; size = the URDF mesh scale
+                          // (informational: the hull vertices are already scaled)
   MODEL_NGEOM_TYPES
 } model_geom_type;
 
