@@ -6,12 +6,13 @@
 // extent * 2^-40 ~ 1e-12 relative; points that snap together are merged), and every
 // above/below-plane test is then an exact 128-bit integer determinant, so the visible region of
 // each new point is exactly a disc, no face is ever degenerate or flipped, and the result is
-// exactly convex on the grid. Sliver triangles (a vertex within HULL_SLIVER_REL * extent of the
+// exactly convex on the grid. Points within HULL_OUT_REL * extent above a face are not added
+// (coplanar up to rounding). Sliver triangles (a vertex within HULL_SLIVER_REL * extent of the
 // opposite edge, whose planes rounding makes meaningless) are removed by dropping that vertex
 // and rebuilding from the remaining hull vertices. (A double-precision thick-plane variant
 // without facet merging was tried first and produced non-convex hulls on noisy near-coplanar
 // clouds.) Coplanar points are not hull vertices. The output vertices are the grid points
-// (within extent * 2^-41 of the input points).
+// (within 2^-40 of the largest |coordinate| of the input points; exactly them for STL floats).
 #include "mesh.h"
 
 #include <errno.h>
@@ -20,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// grid resolution of the exact predicates: coordinates snap to 2^HULL_BITS steps over the extent
-// (40 keeps every determinant below 2^127; see mesh_hull_points)
+// grid resolution of the exact predicates: coordinates snap to a power-of-two step of about
+// 2^-HULL_BITS times the largest |coordinate| (40 keeps every determinant below 2^127)
 #define HULL_BITS 40
 
 //---------------------------------- STL reader -----------------------------------------------
@@ -318,6 +319,8 @@ typedef struct {
 typedef struct {
   const int64_t* q;  // (np x 3) snapped unique points, coordinates in [0, 2^HULL_BITS]
   int np;
+  double tol;        // a point joins an outside set when farther than this above the face
+                     // (grid units); visibility tests stay exact
   int* next;         // (np) outside-set links
   hface* f;
   int nf, capf;
@@ -401,12 +404,34 @@ static int face_new(hull_ws* w, int a, int b, int c) {
   return id;
 }
 
+// squared distance of point i from the centroid of face f (grid units), to break ties
+static double spread(const hull_ws* w, const hface* f, int i) {
+  double d2 = 0;
+  for (int k = 0; k < 3; k++) {
+    double c = ((double)w->q[3 * f->v[0] + k] + (double)w->q[3 * f->v[1] + k] +
+                (double)w->q[3 * f->v[2] + k]) / 3.0;
+    double t = (double)w->q[3 * i + k] - c;
+    d2 += t * t;
+  }
+  return d2;
+}
+
+// does point i (dist above face f) beat the face's current farthest point? Distances within
+// tol tie, and the tie goes to the point farther from the face centroid: that maximises a
+// strictly convex function over the top layer, so the eye is an extreme point, never a point in
+// the middle of a flat region or an edge (lattices, tessellated CAD faces)
+static int better_far(const hull_ws* w, const hface* f, int i, double dist) {
+  if (f->far < 0 || dist > f->fardist + w->tol) return 1;
+  if (dist < f->fardist - w->tol) return 0;
+  return spread(w, f, i) > spread(w, f, f->far);
+}
+
 // put point i in face id's outside set (dist = its distance above the face, for ranking)
 static void face_add_point(hull_ws* w, int id, int i, double dist) {
   hface* f = &w->f[id];
   w->next[i] = f->head;
   f->head = i;
-  if (f->far < 0 || dist > f->fardist) {
+  if (better_far(w, f, i, dist)) {
     f->far = i;
     f->fardist = dist;
   }
@@ -468,7 +493,7 @@ static void face_remove_point(hull_ws* w, int id, int e) {
   f->fardist = 0;
   for (int i = f->head; i >= 0; i = w->next[i]) {
     double d = (double)fside(w, f, i) * f->inv_norm;
-    if (f->far < 0 || d > f->fardist) {
+    if (better_far(w, f, i, d)) {
       f->far = i;
       f->fardist = d;
     }
@@ -580,7 +605,7 @@ static int hull_step(hull_ws* w, int f0) {
           i128 s = fside(w, nf, i);
           if (s <= 0) continue;
           double d = (double)s * nf->inv_norm;
-          if (best < 0 || d > bd) {
+          if (d > w->tol && (best < 0 || d > bd)) {
             bd = d;
             best = w->newf[j];
           }
@@ -605,6 +630,7 @@ static int hull_step(hull_ws* w, int f0) {
 }
 
 // initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
+// (all points within tol of one point, of a line or of a plane)
 static csim_status hull_init(hull_ws* w, csim_error* err) {
   const int64_t* q = w->q;
   int np = w->np;
@@ -630,44 +656,60 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
         i1 = ext[b];
       }
     }
-  if (i0 == i1)
+  double len01 = sqrt(best);
+  if (i0 == i1 || len01 <= w->tol)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "degenerate point cloud: all points coincide: no 3-D hull");
-  // the point farthest from their line (exact cross products)
+  // the point farthest from their line (ties: the one farthest from the pair's midpoint)
+  double mid[3], dist = 0, spr = 0;
+  for (int k = 0; k < 3; k++) mid[k] = 0.5 * ((double)q[3 * i0 + k] + (double)q[3 * i1 + k]);
   int i2 = -1;
-  best = 0;
   for (int i = 0; i < np; i++) {
     i128 n[3];
     icross(w, i0, i1, i, n);
-    double d2 = (double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
-                (double)n[2] * (double)n[2];
-    if (d2 > best) {
-      best = d2;
+    double d = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
+                    (double)n[2] * (double)n[2]) / len01;
+    if (d == 0) continue;  // exactly on the line
+    double sp2 = 0;
+    for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - mid[k], 2);
+    if (i2 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
       i2 = i;
+      dist = fmax(dist, d);
+      spr = sp2;
     }
   }
-  if (i2 < 0)
+  if (i2 < 0 || dist <= w->tol)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
                    np);
-  // the point farthest from their plane (exact orientation)
+  // the point farthest from their plane (exact orientation; ties: farthest from the centroid)
   i128 n[3];
   icross(w, i0, i1, i2, n);
+  double nlen = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
+                     (double)n[2] * (double)n[2]);
   const int64_t* a0 = q + 3 * i0;
   i128 d0 = n[0] * a0[0] + n[1] * a0[1] + n[2] * a0[2];
+  double cen[3];
+  for (int k = 0; k < 3; k++)
+    cen[k] = ((double)q[3 * i0 + k] + (double)q[3 * i1 + k] + (double)q[3 * i2 + k]) / 3.0;
   int i3 = -1;
   int above = 0;
-  best = 0;
+  dist = 0;
+  spr = 0;
   for (int i = 0; i < np; i++) {
-    i128 s = n[0] * q[3 * i] + n[1] * q[3 * i + 1] + n[2] * q[3 * i + 2] - d0;
-    double ds = fabs((double)s);
-    if (ds > best) {
-      best = ds;
+    i128 sv = n[0] * q[3 * i] + n[1] * q[3 * i + 1] + n[2] * q[3 * i + 2] - d0;
+    if (sv == 0) continue;
+    double d = fabs((double)sv) / nlen;
+    double sp2 = 0;
+    for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - cen[k], 2);
+    if (i3 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
       i3 = i;
-      above = s > 0;
+      dist = fmax(dist, d);
+      spr = sp2;
+      above = sv > 0;
     }
   }
-  if (i3 < 0)
+  if (i3 < 0 || dist <= w->tol)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
                    "no 3-D hull", np);
@@ -701,7 +743,7 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
       i128 s = fside(w, f, i);
       if (s <= 0) continue;
       double dd = (double)s * f->inv_norm;
-      if (bf < 0 || dd > bd) {
+      if (dd > w->tol && (bf < 0 || dd > bd)) {
         bd = dd;
         bf = tf[k];
       }
@@ -727,15 +769,22 @@ static csim_status hull_run(hull_ws* w, csim_error* err) {
   return CSIM_OK;
 }
 
+// points closer than this (relative to the extent) above a face are not added to the hull: it
+// absorbs the snapping (<= 2^-41 of the extent per coordinate) so that points coplanar with a
+// face up to rounding do not become vertices
+#define HULL_OUT_REL 1e-10
+
 // grid height below which a hull triangle counts as a sliver: its vertex opposite the longest
 // edge is that close to the edge, and is dropped (relative to the extent; see mesh_hull_points)
 #define HULL_SLIVER_REL 1e-8
 
 // hull of q (np snapped points): on success *fv (nface x 3, indices into q) is caller-freed
-static csim_status hull_build(const int64_t* q, int np, int** fv, int* nface, csim_error* err) {
+//   tol: outside/degeneracy tolerance in grid units
+static csim_status hull_build(const int64_t* q, int np, double tol, int** fv, int* nface,
+                              csim_error* err) {
   *fv = NULL;
   *nface = 0;
-  hull_ws w = {.q = q, .np = np};
+  hull_ws w = {.q = q, .np = np, .tol = tol};
   w.next = malloc((size_t)np * sizeof(int));
   w.vmap = malloc((size_t)np * sizeof(int));
   csim_status st = CSIM_OK;
@@ -803,33 +852,34 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     if (!isfinite(pts[i]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                      "convex hull: point %d has a non-finite coordinate", i / 3);
-  // snap to an integer grid of 2^HULL_BITS steps over the largest extent: every orientation
-  // test is then exact in 128-bit integers (|coordinate| <= 2^40, normals <= 2^81,
-  // n.q - d < 2^124), so the hull is exactly convex on the grid
-  double lo[3], hi[3];
+  // snap to an integer grid whose step is a power of two with |coordinate| / step < 2^HULL_BITS:
+  // every orientation test is then exact in 128-bit integers (|q| < 2^40, differences < 2^41,
+  // normals < 2^83, n.q - d < 2^126), so the hull is exactly convex on the grid; grid points are
+  // exact doubles, and float coordinates (STL) not much smaller than the largest sit on the grid
+  double lo[3], hi[3], maxabs = 0;
   for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
-  for (int i = 1; i < n; i++)
+  for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) {
       lo[k] = fmin(lo[k], pts[3 * i + k]);
       hi[k] = fmax(hi[k], pts[3 * i + k]);
+      maxabs = fmax(maxabs, fabs(pts[3 * i + k]));
     }
   double range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
   if (!(range > 0))
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "degenerate point cloud: all %d points coincide: no 3-D hull", n);
-  if (!isfinite(range))
+  if (!isfinite(range) || maxabs > 1e300)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
   snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
   if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-  const double grid = ldexp(1.0, HULL_BITS);
-  const double scale = grid / range;
+  const double step = ldexp(1.0, ilogb(maxabs) + 1 - HULL_BITS);
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < 3; k++) {
-      double t = (pts[3 * i + k] - lo[k]) * scale;
-      sp[i].q[k] = (int64_t)llround(fmin(fmax(t, 0.0), grid));
-    }
+    for (int k = 0; k < 3; k++) sp[i].q[k] = (int64_t)llround(pts[3 * i + k] / step);
     sp[i].src = i;
   }
+  // tolerances relative to the extent, in grid units
+  const double tol = HULL_OUT_REL * range / step;
+  const double hmin = HULL_SLIVER_REL * range / step;
   // merge points that snap together
   qsort(sp, (size_t)n, sizeof(snap_pt), cmp_snap);
   int np = 0;
@@ -850,9 +900,9 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   // the opposite edge: numerically useless face planes), drop those vertices and rebuild from
   // the remaining hull vertices (each round removes vertices, so this ends)
   for (int round = 0;; round++) {
-    if ((st = hull_build(q, np, &fv, &nface, err))) goto done;
+    if ((st = hull_build(q, np, tol, &fv, &nface, err))) goto done;
     memset(drop, 0, (size_t)np);
-    int nd = round < 32 ? mark_slivers(q, fv, nface, HULL_SLIVER_REL * grid, drop) : 0;
+    int nd = round < 32 ? mark_slivers(q, fv, nface, hmin, drop) : 0;
     if (nd == 0) break;
     // keep the hull vertices that are not dropped (compacting q and sp alike)
     for (int i = 0; i < np; i++) map[i] = 0;
@@ -868,8 +918,7 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     free(fv);
     fv = NULL;
   }
-  // output: vertices re-indexed in first-use order, at their grid positions (exactly convex up
-  // to the final rounding of lo + q / scale)
+  // output: vertices re-indexed in first-use order, at their grid positions (exact doubles)
   int nvert = 0;
   for (int i = 0; i < np; i++) map[i] = -1;
   for (int t = 0; t < 3 * nface; t++)
@@ -893,7 +942,7 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   for (int i = 0; i < np; i++)
     if (map[i] >= 0)
       for (int k = 0; k < 3; k++) {
-        hull->vert[3 * map[i] + k] = lo[k] + (double)q[3 * i + k] / scale;
+        hull->vert[3 * map[i] + k] = (double)q[3 * i + k] * step;
       }
   for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
   // volume and centroid: tetrahedra from the vertex mean o to each face,

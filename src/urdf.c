@@ -235,12 +235,58 @@ static char* join(const char* a, const char* b, const char* c) {
   return s;
 }
 
-// try candidate path a/b[/c]: returns it when it exists (caller frees), else NULL; *ntried counts
+// lexical normalisation in place: drop "." segments and fold "seg/.." (as Python's normpath)
+static void normalize_path(char* p) {
+  int abs = p[0] == '/';
+  char* out = p + abs;  // write position
+  char* seg = out;      // read position
+  char* start = out;
+  while (*seg) {
+    char* end = strchr(seg, '/');
+    size_t n = end ? (size_t)(end - seg) : strlen(seg);
+    if (n == 0 || (n == 1 && seg[0] == '.')) {
+      // empty or "." segment: skip
+    } else if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+      // ".." folds the previous segment unless there is none (or it is ".." itself)
+      char* prev = out > start ? out - 1 : start;  // out - 1 is the '/' after the last segment
+      char* pstart = prev;
+      while (pstart > start && pstart[-1] != '/') pstart--;
+      int have = out > start && !(prev - pstart == 2 && pstart[0] == '.' && pstart[1] == '.');
+      if (have) {
+        out = pstart;
+      } else if (!abs) {
+        memmove(out, "../", 3);
+        out += 3;
+      }
+    } else {
+      memmove(out, seg, n);
+      out += n;
+      *out++ = '/';
+    }
+    seg = end ? end + 1 : seg + n;
+  }
+  if (out > start && out[-1] == '/') out--;
+  if (out == p) *out++ = '.';
+  *out = '\0';
+}
+
+// try candidate path a/b[/c]: returns it when it exists (caller frees), else NULL; *ntried counts;
+// the lexically normalised form is preferred when it names an existing file
 static char* try_path(const char* a, const char* b, const char* c, int* ntried) {
   if (!a || !a[0]) return NULL;
   char* p = join(a, b, c);
   (*ntried)++;
-  if (p && file_exists(p)) return p;
+  if (!p) return NULL;
+  char* q = dupstr(p);
+  if (q) {
+    normalize_path(q);
+    if (file_exists(q)) {
+      free(p);
+      return q;
+    }
+    free(q);
+  }
+  if (file_exists(p)) return p;
   free(p);
   return NULL;
 }
@@ -707,8 +753,8 @@ static csim_status build_tree(ctx* c, const xml_node* robot_el, const char** pna
       const urdf_link* a = &r->links[r->root];
       const urdf_link* b = &r->links[i];
       st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, 0, "link",
-                   "two root links: '%s' (line %d) and '%s' are both no joint's child (a URDF "
-                   "has one root; is a joint missing?)", a->name, a->line, b->name);
+                   "two root links (links that are no joint's child): '%s' (line %d) and '%s' "
+                   "(a URDF has one root; is a joint missing?)", a->name, a->line, b->name);
       goto done;
     }
     r->root = i;
