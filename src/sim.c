@@ -389,8 +389,12 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   contact_build(m, d, s->con, &s->copt, s->vfree);
   solver_problem p = contact_problem(s->con);
   solver_solve(s->slv, &p, s->con->lambda, &info->solve);
-  solver_residuals(&p, s->con->lambda, s->con->cvel, &info->solve);
-  info->solve.converged = info->solve.eps_abs <= s->cfg->tolerance;
+  {  // contact velocities after the step (R excluded: the physical velocity)
+    solver_problem phys = p;
+    phys.R = NULL;
+    solver_result tmp;
+    solver_residuals(&phys, s->con->lambda, s->con->cvel, &tmp);
+  }
   if (ncon > 0 && !info->solve.converged) s->warnings[SIM_WARN_NONCONVERGED]++;
   contact_store(s->con);
   double t4 = now();

@@ -7,10 +7,15 @@
 //
 // Every solver: starts from the lambda it is given (warm start: the caller fills it from the
 // previous step's impulses matched by contact id, or zeros), applies optional over-relaxation,
-// stops when eps_abs (000 eq. 14 residuals, computed by cone.h on c = G lambda + g — the same
-// metric whatever the model) is below the tolerance or at the iteration cap, and reports
-// iterations, final eps_abs and whether it converged. solver_solve never allocates: a solver is
-// created for a maximum contact count and keeps its workspace.
+// stops when its model's own residual (`residual`: for ncp the 000 eq. 14 residual on
+// c = (G + R) lambda + g; for ccp/lcp/raisim the residual of the problem that model solves) is
+// below the tolerance or at the iteration cap, and reports iterations and whether it converged.
+// Whatever the model, solver_solve then measures the physical accuracy of the answer with the
+// NCP residuals of 000 eq. 14 on c = G lambda + g (R excluded): eps_abs, eps_p, eps_d, eps_c —
+// the metric that makes every model comparable (a CCP answer to a sliding contact has a
+// complementarity residual mu lambda_N |c_T| however well it solved its own problem).
+// solver_solve never allocates: a solver is created for a maximum contact count and keeps its
+// workspace.
 #ifndef CSIM_SOLVER_H
 #define CSIM_SOLVER_H
 
@@ -58,8 +63,9 @@ typedef struct {
 
 typedef struct {
   int iterations;       // sweeps or outer iterations done
-  int converged;        // eps_abs <= tolerance
-  double eps_abs;       // max of the three below over contacts
+  int converged;        // residual <= tolerance
+  double residual;      // the model's own stopping residual at exit
+  double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
 } solver_result;
 
@@ -78,8 +84,9 @@ void solver_free(solver* s);
 // solve: lambda (3nc) is the initial guess on entry and the solution on exit
 void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
-// residuals of lambda for problem p (000 eq. 14): fills res (iterations/converged untouched);
-// c (3nc) receives G lambda + g when not NULL
+// NCP residuals of lambda for problem p (000 eq. 14) on c = (G + R) lambda + g (R when p->R is
+// not NULL): fills eps_abs/eps_p/eps_d/eps_c of res (the rest untouched); c (3nc) receives c
+// when not NULL
 void solver_residuals(const solver_problem* p, const double* lambda, double* c,
                       solver_result* res);
 

@@ -76,5 +76,6 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     solver_residuals(p, lambda, NULL, res);
   }
   res->iterations = it;
-  res->converged = res->eps_abs <= s->opt.tolerance;
+  res->residual = res->eps_abs;
+  res->converged = res->residual <= s->opt.tolerance;
 }

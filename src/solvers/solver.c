@@ -13,26 +13,34 @@ const char* const solver_model_names[SOLVER_NMODELS] = {"ncp", "ccp", "lcp", "ra
 const char* const solver_kind_names[SOLVER_NKINDS] = {"pgs", "lemke", "admm", "staggered",
                                                       "bisection"};
 
-// the pairs of DESIGN.md's table that this build implements
-static const int kImplemented[SOLVER_NMODELS][SOLVER_NKINDS] = {
-    [SOLVER_MODEL_NCP] = {[SOLVER_PGS] = 1},
+// the pairs of DESIGN.md's table that this build implements, one row each
+static const struct {
+  solver_model model;
+  solver_kind kind;
+  solver_fn fn;
+} kPairs[] = {
+    {SOLVER_MODEL_NCP, SOLVER_PGS, solver_pgs},  // 000 Alg. 5
 };
+#define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
+
+// the family for a pair, NULL when not implemented
+static solver_fn pair_fn(solver_model model, solver_kind kind) {
+  for (int k = 0; k < NPAIRS; k++)
+    if (kPairs[k].model == model && kPairs[k].kind == kind) return kPairs[k].fn;
+  return NULL;
+}
 
 int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n) {
   if ((int)model < 0 || model >= SOLVER_NMODELS || (int)kind < 0 || kind >= SOLVER_NKINDS)
     return 0;
-  if (kImplemented[model][kind]) return 1;
+  if (pair_fn(model, kind)) return 1;
   if (msg && n > 0) {
-    int k = snprintf(msg, (size_t)n, "model '%s' with solver '%s' is not available; available: ",
+    int k = snprintf(msg, (size_t)n,
+                     "model '%s' with solver '%s' is not available; valid model/solver pairs: ",
                      solver_model_names[model], solver_kind_names[kind]);
-    int first = 1;
-    for (int m = 0; m < SOLVER_NMODELS; m++)
-      for (int s = 0; s < SOLVER_NKINDS; s++)
-        if (kImplemented[m][s] && k < n) {
-          k += snprintf(msg + k, (size_t)(n - k), "%s%s/%s", first ? "" : ", ",
-                        solver_model_names[m], solver_kind_names[s]);
-          first = 0;
-        }
+    for (int p = 0; p < NPAIRS && k < n; p++)
+      k += snprintf(msg + k, (size_t)(n - k), "%s%s/%s", p ? ", " : "",
+                    solver_model_names[kPairs[p].model], solver_kind_names[kPairs[p].kind]);
   }
   return 0;
 }
@@ -53,9 +61,12 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->opt = *opt;
   s->maxc = max_contacts;
   size_t n3 = 3 * (size_t)(max_contacts > 0 ? max_contacts : 1);
+  s->fn = pair_fn(opt->model, opt->kind);
   s->c = calloc(n3, sizeof(double));
   s->tinv = calloc(n3 / 3 * 4, sizeof(double));
-  if (!s->c || !s->tinv) {
+  s->nwork = SOLVER_WORK(max_contacts > 0 ? max_contacts : 1);
+  s->work = calloc(s->nwork, sizeof(double));
+  if (!s->c || !s->tinv || !s->work) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -67,6 +78,7 @@ void solver_free(solver* s) {
   if (!s) return;
   free(s->c);
   free(s->tinv);
+  free(s->work);
   free(s);
 }
 
@@ -80,6 +92,7 @@ void solver_residuals(const solver_problem* p, const double* lambda, double* c,
       const double* Gr = p->G + (size_t)(3 * i + r) * n;
       double acc = p->g[3 * i + r];
       for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
+      if (p->R) acc += p->R[3 * i + r] * lambda[3 * i + r];
       ci[r] = acc;
       if (c) c[3 * i + r] = acc;
     }
@@ -105,10 +118,9 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
     res->eps_abs = res->eps_p = res->eps_d = res->eps_c = INFINITY;
     return;
   }
-  switch (s->opt.kind) {
-    case SOLVER_PGS:
-    default:
-      solver_pgs(s, p, lambda, res);
-      break;
-  }
+  s->fn(s, p, lambda, res);
+  // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded)
+  solver_problem phys = *p;
+  phys.R = NULL;
+  solver_residuals(&phys, lambda, NULL, res);
 }
