@@ -3,6 +3,7 @@
 #   make           build ./csim (-O2, warnings as errors)
 #   make test      Check suites, then the same suites under ASan+UBSan
 #   make run       deps + build + run the showcase scenario
+#   make bench     speed table against the scenarios, allocation check
 #   make clean
 # Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
 
@@ -55,7 +56,7 @@ else
 CSIM_BIN  := csim
 endif
 
-.PHONY: all deps test test-unit test-san run bench clean check-deps
+.PHONY: all deps test test-unit test-san run bench clean
 all: $(CSIM_BIN)
 
 $(CSIM_BIN): $(BUILD)/obj/main.o $(LIB)
@@ -106,6 +107,10 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./csim run scenarios/solo12_stand.yaml
 	@echo "open it with: /usr/bin/python3 -c \"import h5py; f = h5py.File('out/solo12_stand.h5'); print(list(f), f['/state/q'].shape)\""
+
+# Speed table (median of 5 runs, recording on/off) and the no-allocation check (valgrind).
+bench: $(CSIM_BIN)
+	CSIM=./$(CSIM_BIN) tools/bench.sh
 
 clean:
 	rm -rf build csim

@@ -811,7 +811,8 @@ done:
 }
 
 // mark the sliver vertices of a hull (the vertex opposite the longest edge of each triangle
-// whose height is below hmin grid units); returns how many were marked
+// whose height is below hmin grid units: drop = 1) and the edge ends that must stay this round
+// (drop = 2); returns how many were marked for dropping
 static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin, char* drop) {
   int nd = 0;
   for (int t = 0; t < nface; t++) {
@@ -834,9 +835,11 @@ static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin,
     double n0 = (double)(u[1] * s[2] - u[2] * s[1]), n1 = (double)(u[2] * s[0] - u[0] * s[2]),
            n2 = (double)(u[0] * s[1] - u[1] * s[0]);
     double h = sqrt(n0 * n0 + n1 * n1 + n2 * n2) / sqrt(l2[e]);
-    int opp = v[(e + 2) % 3];
-    if (h < hmin && !drop[opp]) {
+    int opp = v[(e + 2) % 3], a0 = v[e], b0 = v[(e + 1) % 3];
+    // drop opp only if the edge it is close to stays (never both ends of a short edge at once)
+    if (h < hmin && drop[opp] == 0 && drop[a0] != 1 && drop[b0] != 1) {
       drop[opp] = 1;
+      drop[a0] = drop[b0] = 2;
       nd++;
     }
   }
@@ -909,7 +912,7 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     for (int t = 0; t < 3 * nface; t++) map[fv[t]] = 1;
     int m = 0;
     for (int i = 0; i < np; i++)
-      if (map[i] && !drop[i]) {
+      if (map[i] && drop[i] != 1) {
         memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
         sp[m] = sp[i];
         m++;

@@ -235,39 +235,44 @@ static char* join(const char* a, const char* b, const char* c) {
   return s;
 }
 
-// lexical normalisation in place: drop "." segments and fold "seg/.." (as Python's normpath)
-static void normalize_path(char* p) {
+// lexical normalisation: drop "." and empty segments, fold "seg/.." (as Python's normpath);
+// returns a new string (caller frees), NULL when out of memory
+static char* normalize_path(const char* p) {
+  size_t len = strlen(p);
+  char* out = malloc(len + 2);
+  if (!out) return NULL;
   int abs = p[0] == '/';
-  char* out = p + abs;  // write position
-  char* seg = out;      // read position
-  char* start = out;
+  size_t o = 0;       // output length
+  size_t nkeep = 0;   // segments in the output that a ".." may fold
+  if (abs) out[o++] = '/';
+  const char* seg = p;
   while (*seg) {
-    char* end = strchr(seg, '/');
+    const char* end = strchr(seg, '/');
     size_t n = end ? (size_t)(end - seg) : strlen(seg);
     if (n == 0 || (n == 1 && seg[0] == '.')) {
-      // empty or "." segment: skip
+      // empty or "." segment: nothing
     } else if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-      // ".." folds the previous segment unless there is none (or it is ".." itself)
-      char* prev = out > start ? out - 1 : start;  // out - 1 is the '/' after the last segment
-      char* pstart = prev;
-      while (pstart > start && pstart[-1] != '/') pstart--;
-      int have = out > start && !(prev - pstart == 2 && pstart[0] == '.' && pstart[1] == '.');
-      if (have) {
-        out = pstart;
+      if (nkeep > 0) {
+        // drop the last segment and its separator
+        while (o > (size_t)abs && out[o - 1] != '/') o--;
+        if (o > (size_t)abs) o--;
+        nkeep--;
       } else if (!abs) {
-        memmove(out, "../", 3);
-        out += 3;
+        if (o > 0) out[o++] = '/';
+        out[o++] = '.';
+        out[o++] = '.';
       }
     } else {
-      memmove(out, seg, n);
-      out += n;
-      *out++ = '/';
+      if (o > (size_t)abs) out[o++] = '/';
+      memcpy(out + o, seg, n);
+      o += n;
+      nkeep++;
     }
     seg = end ? end + 1 : seg + n;
   }
-  if (out > start && out[-1] == '/') out--;
-  if (out == p) *out++ = '.';
-  *out = '\0';
+  if (o == 0) out[o++] = '.';
+  out[o] = '\0';
+  return out;
 }
 
 // try candidate path a/b[/c]: returns it when it exists (caller frees), else NULL; *ntried counts;
@@ -277,9 +282,8 @@ static char* try_path(const char* a, const char* b, const char* c, int* ntried) 
   char* p = join(a, b, c);
   (*ntried)++;
   if (!p) return NULL;
-  char* q = dupstr(p);
+  char* q = normalize_path(p);
   if (q) {
-    normalize_path(q);
     if (file_exists(q)) {
       free(p);
       return q;
