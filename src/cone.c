@@ -43,3 +43,10 @@ void cone_residuals(const double lambda[3], const double c[3], double mu, double
   *eps_d = cone_dist_dual(cg, mu);
   *eps_c = fabs(lambda[0] * cg[0] + lambda[1] * cg[1] + lambda[2] * cg[2]);
 }
+
+void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
+                        double* eps_d, double* eps_c) {
+  *eps_p = cone_dist(lambda, mu);
+  *eps_d = cone_dist_dual(c, mu);
+  *eps_c = fabs(lambda[0] * c[0] + lambda[1] * c[1] + lambda[2] * c[2]);
+}

@@ -12,7 +12,7 @@
 // and rebuilding from the remaining hull vertices. (A double-precision thick-plane variant
 // without facet merging was tried first and produced non-convex hulls on noisy near-coplanar
 // clouds.) Coplanar points are not hull vertices. The output vertices are the grid points
-// (within 2^-40 of the largest |coordinate| of the input points; exactly them for STL floats).
+// (within 2^-41 of the extent from the input points; usually exactly them for STL floats).
 #include "mesh.h"
 
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include <string.h>
 
 // grid resolution of the exact predicates: coordinates snap to a power-of-two step of about
-// 2^-HULL_BITS times the largest |coordinate| (40 keeps every determinant below 2^127)
+// 2^-HULL_BITS times the extent (40 keeps every determinant below 2^127)
 #define HULL_BITS 40
 
 //---------------------------------- STL reader -----------------------------------------------
@@ -259,6 +259,7 @@ static csim_status parse_ascii(const char* path, const char* s, size_t len, doub
   return CSIM_OK;
 }
 
+// read an STL file: binary when its size is 84 + 50 n for its declared n, else ASCII
 csim_status mesh_read_stl(const char* path, double** tri, int* ntri, csim_error* err) {
   *tri = NULL;
   *ntri = 0;
@@ -846,6 +847,7 @@ static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin,
   return nd;
 }
 
+// convex hull of a point cloud: snap, merge, Quickhull, drop slivers, volume/centroid
 csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
   memset(hull, 0, sizeof(*hull));
   if (n < 4)
@@ -855,10 +857,11 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     if (!isfinite(pts[i]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                      "convex hull: point %d has a non-finite coordinate", i / 3);
-  // snap to an integer grid whose step is a power of two with |coordinate| / step < 2^HULL_BITS:
-  // every orientation test is then exact in 128-bit integers (|q| < 2^40, differences < 2^41,
-  // normals < 2^83, n.q - d < 2^126), so the hull is exactly convex on the grid; grid points are
-  // exact doubles, and float coordinates (STL) not much smaller than the largest sit on the grid
+  // snap to an integer grid about the box centre c, with a power-of-two step such that the
+  // extent spans < 2^HULL_BITS steps: every orientation test is then exact in 128-bit integers
+  // (|q| <= 2^39 + 1, differences < 2^41, normals < 2^83, n.q - d < 2^126), so the hull is
+  // exactly convex on the grid; c is a multiple of the step, so grid points c + q step are
+  // (usually exact) doubles, and STL float coordinates sit on the grid
   double lo[3], hi[3], maxabs = 0;
   for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
   for (int i = 0; i < n; i++)
@@ -875,9 +878,11 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
   snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
   if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-  const double step = ldexp(1.0, ilogb(maxabs) + 1 - HULL_BITS);
+  const double step = ldexp(1.0, ilogb(range) + 1 - HULL_BITS);
+  double c[3];
+  for (int k = 0; k < 3; k++) c[k] = nearbyint(0.5 * (lo[k] + hi[k]) / step) * step;
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < 3; k++) sp[i].q[k] = (int64_t)llround(pts[3 * i + k] / step);
+    for (int k = 0; k < 3; k++) sp[i].q[k] = (int64_t)llround((pts[3 * i + k] - c[k]) / step);
     sp[i].src = i;
   }
   // tolerances relative to the extent, in grid units
@@ -945,7 +950,7 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   for (int i = 0; i < np; i++)
     if (map[i] >= 0)
       for (int k = 0; k < 3; k++) {
-        hull->vert[3 * map[i] + k] = (double)q[3 * i + k] * step;
+        hull->vert[3 * map[i] + k] = c[k] + (double)q[3 * i + k] * step;
       }
   for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
   // volume and centroid: tetrahedra from the vertex mean o to each face,
@@ -991,6 +996,7 @@ static int has_stl_ext(const char* path) {
          (e[2] == 'l' || e[2] == 'L');
 }
 
+// check the extension, read the STL, scale the vertices, build the hull
 csim_status mesh_load_hull(const char* path, const double scale[3], mesh_hull* hull,
                            csim_error* err) {
   memset(hull, 0, sizeof(*hull));
@@ -1019,6 +1025,7 @@ csim_status mesh_load_hull(const char* path, const double scale[3], mesh_hull* h
   return st;
 }
 
+// free a hull's arrays and zero its counts
 void mesh_hull_free(mesh_hull* hull) {
   if (!hull) return;
   free(hull->vert);

@@ -4,6 +4,13 @@
 // Conventions follow the URDF specification (wiki.ros.org/urdf/XML) and urdfdom where the
 // specification is silent (an <inertial> needs <mass> and <inertia>; <limit> without lower/upper
 // means 0/0 in urdfdom, here has_position_limit = 0).
+//
+// Collision meshes: a URI whose extension is not .stl gets URDF_ISSUE_MESH_FORMAT whether or not
+// the file exists (hyq's .dae files are not provided, yet the format is what stops csim);
+// an .stl that is not found gets URDF_ISSUE_MESH_UNRESOLVED. package://PKG/rest (package:///
+// too) is searched in: each options dir as DIR/PKG/rest then DIR/rest; the same for each
+// CSIM_PACKAGE_PATH entry (when use_env); an ancestor directory of the URDF named PKG; and
+// <URDF dir>/../meshes (the ../shared/data/robots layout). Found paths are lexically normalised.
 #include "urdf.h"
 
 #include <ctype.h>
@@ -561,7 +568,7 @@ static csim_status read_joint(ctx* c, const xml_node* e, int ji, const char** pn
   if ((st = link_ref(c, e, "parent", pname))) return st;
   if ((st = link_ref(c, e, "child", cname))) return st;
   if ((st = read_origin(c, e, J->xyz, J->rpy))) return st;
-  // axis: default x; normalised; zero only where it does not matter
+  // axis: default x; normalised; zero only where it does not matter (fixed, floating)
   const xml_node* ax;
   if ((st = single_child(c, e, "axis", &ax))) return st;
   J->axis[0] = 1;
@@ -574,6 +581,8 @@ static csim_status read_joint(ctx* c, const xml_node* e, int ji, const char** pn
       return fail(c, ax, xml_attr_find(ax, "xyz"), "zero axis '%s' on a %s joint (expected a "
                   "non-zero direction)", xml_attr_get(ax, "xyz"), ta->value);
   }
+  // a fixed joint has no axis (urdf.h: 0 0 0), whatever the file says
+  if (J->type == URDF_JOINT_FIXED) J->axis[0] = J->axis[1] = J->axis[2] = 0;
   if ((st = read_limits(c, e, J))) return st;
   // mimic: joint name resolved in the second pass
   const xml_node* mi;
@@ -663,9 +672,9 @@ static csim_status check_inertia(ctx* c, int li) {
 
 // second pass: names, tree structure (one root, no cycle, one parent per link), mimic joints,
 // inertia and subtree-mass issues
-static csim_status build_tree(ctx* c, const xml_node* robot_el, const char** pnames,
-                              const char** cnames, const char** mnames,
-                              const xml_node** jels, const xml_node** mels) {
+static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
+                              const char** mnames, const xml_node** jels,
+                              const xml_node** mels) {
   urdf_robot* r = c->r;
   int nl = r->nlink, nj = r->njoint;
   csim_status st = CSIM_OK;
@@ -788,7 +797,6 @@ static csim_status build_tree(ctx* c, const xml_node* robot_el, const char** pna
                  r->root < 0 ? ": every link is some joint's child, so there is no root" : "");
     goto done;
   }
-  (void)robot_el;
   // inertia diagnostics in link order
   for (int i = 0; i < nl && !st; i++) st = check_inertia(c, i);
   if (st) goto done;
@@ -852,7 +860,7 @@ static csim_status read_robot(ctx* c, const xml_doc* doc) {
     }
   }
   c->where[0] = '\0';
-  if (!st) st = build_tree(c, root, pn, cn, mn, je, me);
+  if (!st) st = build_tree(c, pn, cn, mn, je, me);
   free(pn);
   free(cn);
   free(mn);
@@ -861,6 +869,7 @@ static csim_status read_robot(ctx* c, const xml_doc* doc) {
   return st;
 }
 
+// no package paths; read CSIM_PACKAGE_PATH
 urdf_options urdf_default_options(void) {
   urdf_options o = {.package_paths = NULL, .use_env = 1};
   return o;
@@ -893,6 +902,7 @@ static csim_status load_common(const char* text, size_t len, const char* name,
   return CSIM_OK;
 }
 
+// read a file, then parse it with relative URIs resolved from its directory
 csim_status urdf_load(const char* path, const urdf_options* opt, urdf_robot** out,
                       csim_error* err) {
   *out = NULL;
@@ -937,12 +947,14 @@ csim_status urdf_load(const char* path, const urdf_options* opt, urdf_robot** ou
   return st;
 }
 
+// parse a string (name for messages, basedir for relative URIs)
 csim_status urdf_load_string(const char* text, const char* name, const char* basedir,
                              const urdf_options* opt, urdf_robot** out, csim_error* err) {
   return load_common(text, text ? strlen(text) : 0, name ? name : "<string>",
                      basedir ? basedir : ".", opt, out, err);
 }
 
+// free a robot and everything it owns
 void urdf_free(urdf_robot* r) {
   if (!r) return;
   for (int i = 0; i < r->nlink; i++) {
@@ -964,12 +976,14 @@ void urdf_free(urdf_robot* r) {
   free(r);
 }
 
+// link index by name (linear), -1 when absent
 int urdf_find_link(const urdf_robot* r, const char* name) {
   for (int i = 0; r && i < r->nlink; i++)
     if (strcmp(r->links[i].name, name) == 0) return i;
   return -1;
 }
 
+// joint index by name (linear), -1 when absent
 int urdf_find_joint(const urdf_robot* r, const char* name) {
   for (int j = 0; r && j < r->njoint; j++)
     if (strcmp(r->joints[j].name, name) == 0) return j;

@@ -604,6 +604,7 @@ static csim_status parse_doc(parser* p) {
   return CSIM_OK;
 }
 
+// parse a buffer into a new document (xml.h)
 csim_status xml_parse(const char* text, size_t len, const char* name, xml_doc** out,
                       csim_error* err) {
   *out = NULL;
@@ -625,6 +626,7 @@ csim_status xml_parse(const char* text, size_t len, const char* name, xml_doc** 
   return CSIM_OK;
 }
 
+// read a whole file and parse it (xml.h)
 csim_status xml_parse_file(const char* path, xml_doc** out, csim_error* err) {
   *out = NULL;
   FILE* f = fopen(path, "rb");
@@ -661,6 +663,7 @@ csim_status xml_parse_file(const char* path, xml_doc** out, csim_error* err) {
   return st;
 }
 
+// free the arena blocks, then the document
 void xml_free(xml_doc* doc) {
   if (!doc) return;
   xml_arena_block* b = doc->arena;
@@ -674,29 +677,34 @@ void xml_free(xml_doc* doc) {
 
 //---------------------------------- queries --------------------------------------------------
 
+// linear search of the attribute list
 const xml_attr* xml_attr_find(const xml_node* n, const char* name) {
   for (const xml_attr* a = n ? n->attrs : NULL; a; a = a->next)
     if (strcmp(a->name, name) == 0) return a;
   return NULL;
 }
 
+// value of an attribute, NULL when absent
 const char* xml_attr_get(const xml_node* n, const char* name) {
   const xml_attr* a = xml_attr_find(n, name);
   return a ? a->value : NULL;
 }
 
+// first child element with that name (any when NULL)
 const xml_node* xml_child(const xml_node* n, const char* name) {
   for (const xml_node* c = n ? n->children : NULL; c; c = c->next)
     if (!name || strcmp(c->name, name) == 0) return c;
   return NULL;
 }
 
+// next sibling element with that name (any when NULL)
 const xml_node* xml_next(const xml_node* c, const char* name) {
   for (c = c ? c->next : NULL; c; c = c->next)
     if (!name || strcmp(c->name, name) == 0) return c;
   return NULL;
 }
 
+// number of children with that name
 int xml_count(const xml_node* n, const char* name) {
   int k = 0;
   for (const xml_node* c = xml_child(n, name); c; c = xml_next(c, name)) k++;

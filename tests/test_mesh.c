@@ -168,7 +168,8 @@ START_TEST(sphere_hull) {
   }
   unsigned s = 9;
   for (int i = 0; i < 500; i++, n++)
-    for (int k = 0; k < 3; k++) p[3 * n + k] = (k == 0 ? 2 : k == 1 ? -1 : 0.5) + 0.5 * (urand(&s) - 0.5);
+    for (int k = 0; k < 3; k++)
+      p[3 * n + k] = (k == 0 ? 2 : k == 1 ? -1 : 0.5) + 0.5 * (urand(&s) - 0.5);
   mesh_hull h;
   csim_error e;
   ck_assert_int_eq(mesh_hull_points(p, n, &h, &e), CSIM_OK);
@@ -240,7 +241,8 @@ START_TEST(noisy_and_lattice_clouds) {
         q[f / 2] = f % 2;
         q[(f / 2 + 1) % 3] = urand(&s);
         q[(f / 2 + 2) % 3] = urand(&s);
-        for (int k = 0; k < 3; k++) p[3 * n + k] = q[k] * (k == 2 ? 0.3 : 1) + noise * (urand(&s) - 0.5);
+        for (int k = 0; k < 3; k++)
+          p[3 * n + k] = q[k] * (k == 2 ? 0.3 : 1) + noise * (urand(&s) - 0.5);
       }
     } else {
       // a lattice cube, rotated (collinear and coplanar runs up to rounding)
@@ -566,6 +568,7 @@ START_TEST(other_robot_meshes) {
 }
 END_TEST
 
+// run the mesh suite
 int main(void) {
   Suite* s = suite_create("mesh");
   TCase* tc = tcase_create("core");

@@ -88,7 +88,8 @@ END_TEST
 
 // CRLF counts as one line break; tabs are one column; attribute white space becomes spaces
 START_TEST(crlf_tabs_positions) {
-  const char* s = "<?xml version=\"1.0\"?>\r\n<r>\r\n\t<c\tx=\"1\r\n2\"/>\r\n\r\n  <d/>\r\n</r>\r\n";
+  const char* s =
+      "<?xml version=\"1.0\"?>\r\n<r>\r\n\t<c\tx=\"1\r\n2\"/>\r\n\r\n  <d/>\r\n</r>\r\n";
   xml_doc* d;
   csim_error e;
   ck_assert_int_eq(parse(s, &d, &e), CSIM_OK);
@@ -251,6 +252,7 @@ START_TEST(missing_file) {
 }
 END_TEST
 
+// run the xml suite
 int main(void) {
   Suite* s = suite_create("xml");
   TCase* tc = tcase_create("core");

@@ -20,6 +20,13 @@ static const struct {
   solver_fn fn;
 } kPairs[] = {
     {SOLVER_MODEL_NCP, SOLVER_PGS, solver_pgs},  // 000 Alg. 5
+    {SOLVER_MODEL_CCP, SOLVER_PGS, solver_ccp_pgs},      // 000 Alg. 2
+    {SOLVER_MODEL_LCP, SOLVER_PGS, solver_lcp_pgs},      // 000 Alg. 1
+    {SOLVER_MODEL_LCP, SOLVER_LEMKE, solver_lcp_lemke},  // 000 Sec. III, Lemke
+    {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, solver_raisim},        // 000 Alg. 4
+    {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION, solver_raisim_ds},  // 002 Alg. 1
+    {SOLVER_MODEL_CCP, SOLVER_ADMM, solver_ccp_admm},  // 000 Alg. 3
+    {SOLVER_MODEL_NCP, SOLVER_ADMM, solver_ncp_admm},  // 000 Sec. III, de Saxce fixed point
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
@@ -65,6 +72,13 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->c = calloc(n3, sizeof(double));
   s->tinv = calloc(n3 / 3 * 4, sizeof(double));
   s->nwork = SOLVER_WORK(max_contacts > 0 ? max_contacts : 1);
+  if (opt->model == SOLVER_MODEL_LCP) {  // pyramid polygon and Lemke's tableau (lcp.c)
+    csim_status st = solver_lcp_work(opt, max_contacts, &s->nwork, err);
+    if (st != CSIM_OK) {
+      solver_free(s);
+      return st;
+    }
+  }
   s->work = calloc(s->nwork, sizeof(double));
   if (!s->c || !s->tinv || !s->work) {
     solver_free(s);

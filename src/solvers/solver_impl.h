@@ -17,6 +17,8 @@ struct solver {
   double* work;    // scratch for the families: SOLVER_WORK(maxc) doubles
   size_t nwork;
   solver_fn fn;    // the family implementing opt.model / opt.kind
+  double admm_rho; // ADMM penalty kept across calls, 0 until the first solve (admm.c)
+  double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
 };
 
 // scratch size: two dense (3n x 3n) matrices and 32 vectors of length 3n
@@ -24,5 +26,33 @@ struct solver {
 
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// CCP projected Gauss-Seidel (000 Alg. 2) (ccp.c)
+void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// pyramidal LCP: projected Gauss-Seidel (000 Alg. 1) and Lemke's pivoting (lcp.c)
+void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// LCP pyramid facets accepted (contact.facets)
+#define SOLVER_MAX_FACETS 256
+
+// raise *nwork to the scratch the LCP families need (the polygon; Lemke's N x N tableau,
+// N = maxc (facets + 2)); input error on bad facets or a tableau too large (lcp.c)
+csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork, csim_error* err);
+
+// RaiSim per-contact bisection (000 Alg. 4) and RaiSim+DS (002 Alg. 1) (raisim.c)
+void solver_raisim(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+void solver_raisim_ds(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// ADMM for the CCP (000 Alg. 3) and for the NCP through de Saxce's fixed point (admm.c)
+void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// staggered projections for the NCP (000 Alg. 6), sub-QPs by ADMM (staggered.c)
+void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// x <- (L L')^-1 x for a column-major lower Cholesky factor L (n x n) (admm.c)
+void solver_chol_solve(int n, const double* L, double* x);
 
 #endif  // CSIM_SOLVER_IMPL_H

@@ -1,0 +1,558 @@
+// lcp.c — the pyramidal friction model (000 Sec. III, Alg. 1): projected Gauss-Seidel on the
+// pyramid and Lemke's complementary pivoting on the Stewart-Trinkle / Anitescu-Potra LCP.
+//
+// The pyramid. With m = opt.facets, the friction polygon P (in the [t1 t2] plane, for a unit
+// normal impulse) has the m facets <a_k, t> <= 1, a_k = (cos 2 pi k/m, sin 2 pi k/m): every
+// facet touches the unit circle, so for m = 4 P is the box |t1| <= 1, |t2| <= 1 and the cone
+// K~_mu = {lambda : lambda_N >= 0, lambda_T ∈ mu lambda_N P} is exactly 000's
+// {|lambda_T|_inf <= mu lambda_N}. Every m uses the same rule (the polygon circumscribes the
+// Coulomb disc, vertices v_k = (cos, sin)((2k+1) pi/m) / cos(pi/m) between facets k and k+1), so
+// m = 4 is the paper's pyramid and larger m tend to the cone from outside.
+//
+// The model's problem and residual. The pyramid NCP: K~ ∋ lambda ⊥ c + Gamma~(c) ∈ K~*, with
+// c = (G + R) lambda + g and Gamma~(c) = [0, 0, mu sigma_P(-c_T)], sigma_P(u) = max_k <v_k, u>
+// the support function of P (000 eq. 13 with the pyramid's norm in place of |.|_2). It holds iff
+// Signorini holds (c + Gamma~ ∈ K~* <=> c_N >= 0) and lambda_T minimizes <lambda_T, c_T> over
+// mu lambda_N P (maximum dissipation over the pyramid: <lambda_T, c_T> >= -mu lambda_N sigma_P(-c_T)
+// with equality at the solution). The stopping residual is eq. 14's triple on the pyramid:
+// eps_p = dist(lambda, K~), eps_d = dist(c + Gamma~, K~*), eps_c = |<lambda, c + Gamma~>|, with
+// exact Euclidean distances to the polyhedral cones. It is the same problem as the LCP below.
+//
+// PGS (Alg. 1): per contact the normal impulse steps with 1/G~_NN and is clamped at 0; the
+// tangent impulse steps and is projected horizontally onto mu lambda_N P. For the box (m = 4)
+// each tangent component steps with its own diagonal, one after the other (P is a product, so the
+// clamp is the exact projection and the fixed point is unchanged); for other m a scalar step
+// 1/max(G~_t1t1, G~_t2t2) keeps the fixed point on maximum dissipation. c = G~ lambda + g is
+// kept up to date in s->c (column updates, G symmetric), recomputed before accepting convergence.
+//
+// Lemke. Per contact the unknowns z_i = (lambda_N, beta_1..beta_m, gamma) >= 0 with
+// lambda_T = sum_j beta_j v_j, and w = M z + q >= 0, z' w = 0 with
+//   w_N = c_N,  w_beta_j = <v_j, c_T> + gamma,  w_gamma = mu lambda_N - sum_j beta_j,
+// i.e. M = E' G~ E + H, q = E' g (E maps z_i to lambda_i; H holds the +1, -1 and mu couplings):
+// gamma is the sliding speed in P's polar norm, the beta_j > 0 only on the vertices of maximum
+// dissipation and mu lambda_N - e'beta ⊥ gamma puts lambda_T on the boundary while sliding
+// (Stewart-Trinkle 1996, Anitescu-Potra 1997, who show Lemke's method processes this LCP).
+// Lemke with covering vector d = 1 and the artificial z0 (Cottle-Pang-Stone Sec. 4.4); B^-1 is
+// kept explicitly (N^2 per pivot), M's entering column is formed from G~ on the fly (O(N)), the
+// ratio test is lexicographic on [x_B, B^-1] (no cycling on degenerate pivots), z0 leaves as
+// soon as it ties, the pivot count is capped at max_iterations * N and a ray termination or
+// the cap return converged = 0 with the (projected) initial guess. Scratch from s->work, sized by
+// solver_lcp_work at creation.
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include "cone.h"
+#include "solvers/solver_impl.h"
+
+// sweeps between exact recomputations of c in PGS
+#define REFRESH 64
+// the largest Lemke tableau solver_create accepts, in doubles (1 GiB)
+#define LEMKE_MAX_DOUBLES ((size_t)1 << 27)
+
+// the unit friction polygon P: m facets, normals a (2m) and vertices v (2m)
+typedef struct {
+  int m;
+  const double* a;
+  const double* v;
+} pyramid;
+
+// snap a computed cosine or sine to 0 or +-1 when it is one up to rounding (exact box for m = 4)
+static double snap(double x) {
+  if (fabs(x) < 1e-14) return 0;
+  if (fabs(fabs(x) - 1) < 1e-14) return x > 0 ? 1 : -1;
+  return x;
+}
+
+// fill buf (4m doubles) with the polygon of m facets and return its view
+static pyramid pyramid_make(double* buf, int m) {
+  const double pi = 3.14159265358979323846;
+  double* a = buf;
+  double* v = buf + 2 * m;
+  double rv = 1 / cos(pi / m);
+  for (int k = 0; k < m; k++) {
+    a[2 * k] = snap(cos(2 * pi * k / m));
+    a[2 * k + 1] = snap(sin(2 * pi * k / m));
+    v[2 * k] = snap(rv * cos((2 * k + 1) * pi / m));
+    v[2 * k + 1] = snap(rv * sin((2 * k + 1) * pi / m));
+  }
+  return (pyramid){m, a, v};
+}
+
+// support function of P: max_k <v_k, u>
+static double support(const pyramid* py, double u0, double u1) {
+  if (py->m == 4) return fabs(u0) + fabs(u1);
+  double best = -INFINITY;
+  for (int k = 0; k < py->m; k++) {
+    double s = py->v[2 * k] * u0 + py->v[2 * k + 1] * u1;
+    if (s > best) best = s;
+  }
+  return best;
+}
+
+// horizontal projection of t (2) onto r P (r >= 0): the box clamp for m = 4, otherwise the
+// nearest point of the polygon's edges when t is outside
+static void polygon_project(const pyramid* py, double r, double t[2]) {
+  if (!(r > 0)) {
+    t[0] = t[1] = 0;
+    return;
+  }
+  if (py->m == 4) {
+    t[0] = t[0] > r ? r : (t[0] < -r ? -r : t[0]);
+    t[1] = t[1] > r ? r : (t[1] < -r ? -r : t[1]);
+    return;
+  }
+  // inside: every facet holds
+  int inside = 1;
+  for (int k = 0; k < py->m && inside; k++)
+    if (py->a[2 * k] * t[0] + py->a[2 * k + 1] * t[1] > r) inside = 0;
+  if (inside) return;
+  // nearest point on facet k, the edge from r v_{k-1} to r v_k
+  double best = INFINITY, b0 = 0, b1 = 0;
+  for (int k = 0; k < py->m; k++) {
+    int km = k ? k - 1 : py->m - 1;
+    double p0 = r * py->v[2 * km], p1 = r * py->v[2 * km + 1];
+    double e0 = r * py->v[2 * k] - p0, e1 = r * py->v[2 * k + 1] - p1;
+    double ee = e0 * e0 + e1 * e1;
+    double s = ee > 0 ? ((t[0] - p0) * e0 + (t[1] - p1) * e1) / ee : 0;
+    s = s < 0 ? 0 : (s > 1 ? 1 : s);
+    double q0 = p0 + s * e0, q1 = p1 + s * e1;
+    double d = (t[0] - q0) * (t[0] - q0) + (t[1] - q1) * (t[1] - q1);
+    if (d < best) {
+      best = d;
+      b0 = q0;
+      b1 = q1;
+    }
+  }
+  t[0] = b0;
+  t[1] = b1;
+}
+
+// generator k of K~_mu (dual = 0: the edge (mu v_k, 1)) or of K~_mu* (dual = 1: the facet
+// normal (-a_k, mu)); both in counter-clockwise order
+static void generator(const pyramid* py, double mu, int dual, int k, double e[3]) {
+  if (dual) {
+    e[0] = -py->a[2 * k];
+    e[1] = -py->a[2 * k + 1];
+    e[2] = mu;
+  } else {
+    e[0] = mu * py->v[2 * k];
+    e[1] = mu * py->v[2 * k + 1];
+    e[2] = 1;
+  }
+}
+
+static void cross(const double a[3], const double b[3], double out[3]) {
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+// Euclidean distance from x to K~_mu (dual = 0) or K~_mu* (dual = 1): 0 inside; otherwise the
+// nearest of the apex, the edge rays and the faces (a face's candidate counts only when the
+// plane projection lies between its two edges: the nearest point is one of these)
+static double pyramid_dist(const pyramid* py, double mu, int dual, const double x[3]) {
+  if (!(mu > 0)) {  // frictionless: K~ = {t = 0, n >= 0}, K~* = {n >= 0}
+    if (dual) return x[2] < 0 ? -x[2] : 0;
+    double nn = x[2] < 0 ? x[2] : 0;
+    return sqrt(x[0] * x[0] + x[1] * x[1] + nn * nn);
+  }
+  int m = py->m, inside = 1;
+  double xx = dot3(x, x), best = xx;
+  double e0[3], e1[3], nrm[3];
+  generator(py, mu, dual, 0, e0);
+  for (int k = 0; k < m; k++) {
+    generator(py, mu, dual, (k + 1) % m, e1);
+    // edge ray k
+    double t = dot3(x, e0);
+    if (t > 0) {  // |x - t e / |e|^2|^2 from the difference (no cancellation near the ray)
+      double f = t / dot3(e0, e0);
+      double r[3] = {x[0] - f * e0[0], x[1] - f * e0[1], x[2] - f * e0[2]};
+      double d = dot3(r, r);
+      if (d < best) best = d;
+    }
+    // face between edges k and k+1 (inward normal e0 x e1)
+    cross(e0, e1, nrm);
+    double s = dot3(nrm, x);
+    if (s < 0) {
+      inside = 0;
+      double nn = dot3(nrm, nrm);
+      double p[3] = {x[0] - s / nn * nrm[0], x[1] - s / nn * nrm[1], x[2] - s / nn * nrm[2]};
+      double c0[3], c1[3];
+      cross(p, e1, c0);  // alpha |n|^2
+      cross(e0, p, c1);  // beta |n|^2
+      if (dot3(c0, nrm) >= 0 && dot3(c1, nrm) >= 0) {
+        double d = s * s / nn;
+        if (d < best) best = d;
+      }
+    }
+    memcpy(e0, e1, sizeof(e0));
+  }
+  if (inside) return 0;
+  return sqrt(best > 0 ? best : 0);
+}
+
+// the pyramid NCP residual of one contact (see the top of the file)
+static void pyramid_residuals(const pyramid* py, const double l[3], const double c[3], double mu,
+                              double* ep, double* ed, double* ec) {
+  double cg[3] = {c[0], c[1], c[2] + mu * support(py, -c[0], -c[1])};
+  *ep = pyramid_dist(py, mu, 0, l);
+  *ed = c[2] >= 0 ? 0 : pyramid_dist(py, mu, 1, cg);  // cg ∈ K~* <=> c_N >= 0
+  *ec = fabs(dot3(l, cg));
+}
+
+// the largest pyramid residual over contacts
+static double pyramid_residual(const pyramid* py, const solver_problem* p, const double* lambda,
+                               const double* c) {
+  double worst = 0;
+  for (int i = 0; i < p->nc; i++) {
+    double a, b, d;
+    pyramid_residuals(py, lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (getenv("DBG")) fprintf(stderr, "  res %d: %.3g %.3g %.3g\n", i, a, b, d);
+    if (a > worst) worst = a;
+    if (b > worst) worst = b;
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+// c = G~ lambda + g from scratch
+static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
+  int n = 3 * p->nc;
+  for (int r = 0; r < n; r++) {
+    const double* Gr = p->G + (size_t)r * n;
+    double acc = p->g[r];
+    for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
+    if (p->R) acc += p->R[r] * lambda[r];
+    c[r] = acc;
+  }
+}
+
+// u = G~(:, 3i..3i+2) d (rows of the symmetric G), into u (overwrite = 1) or added to it
+static void column_combo(const solver_problem* p, int i, const double d[3], double* u,
+                         int overwrite) {
+  int n = 3 * p->nc;
+  const double* G0 = p->G + (size_t)(3 * i) * n;
+  const double* G1 = G0 + n;
+  const double* G2 = G1 + n;
+  if (overwrite)
+    for (int k = 0; k < n; k++) u[k] = G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+  else
+    for (int k = 0; k < n; k++) u[k] += G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+  if (p->R)
+    for (int r = 0; r < 3; r++) u[3 * i + r] += p->R[3 * i + r] * d[r];
+}
+
+// project each contact's impulse onto K~: lambda_N >= 0, then lambda_T onto mu lambda_N P
+static void project_all(const pyramid* py, const solver_problem* p, double* lambda) {
+  for (int i = 0; i < p->nc; i++) {
+    double* li = lambda + 3 * i;
+    if (!(li[2] > 0)) li[2] = 0;
+    polygon_project(py, p->mu[i] * li[2], li);
+  }
+}
+
+csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
+                            csim_error* err) {
+  if (opt->facets < 3 || opt->facets > SOLVER_MAX_FACETS)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "contact.facets",
+                   "expected between 3 and %d pyramid facets, got %d", SOLVER_MAX_FACETS,
+                   opt->facets);
+  size_t m = (size_t)opt->facets, nc = (size_t)(maxc > 0 ? maxc : 1), need = 4 * m + 64;
+  if (opt->kind == SOLVER_LEMKE) {
+    // polygon, B^-1 (N x N), x, y, q, the entering column, basis and candidates (N each), u (3nc)
+    size_t N = nc * (m + 2);
+    if (N > 1 << 14 || N * N > LEMKE_MAX_DOUBLES)
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver.name",
+                     "lemke on %zu contacts with %zu facets needs a %zu x %zu tableau (more than "
+                     "1 GiB); use fewer facets or solver pgs",
+                     nc, m, N, N);
+    need += N * N + 6 * N + 3 * nc;
+  }
+  if (need > *nwork) *nwork = need;
+  return CSIM_OK;
+}
+
+void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  int nc = p->nc, n = 3 * nc;
+  double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
+  double* c = s->c;
+  pyramid py = pyramid_make(s->work, s->opt.facets);
+
+  // per-contact steps: 1/G~_NN, 1/G~_t1t1, 1/G~_t2t2, 1/max(G~_t1t1, G~_t2t2)
+  for (int i = 0; i < nc; i++) {
+    double d[3];
+    for (int r = 0; r < 3; r++)
+      d[r] = p->G[(size_t)(3 * i + r) * n + 3 * i + r] + (p->R ? p->R[3 * i + r] : 0);
+    double big = d[0] > d[1] ? d[0] : d[1];
+    s->tinv[4 * i] = d[2] > 0 ? 1 / d[2] : 0;
+    s->tinv[4 * i + 1] = d[0] > 0 ? 1 / d[0] : 0;
+    s->tinv[4 * i + 2] = d[1] > 0 ? 1 / d[1] : 0;
+    s->tinv[4 * i + 3] = big > 0 ? 1 / big : 0;
+  }
+
+  // start from the warm start projected onto the pyramids
+  project_all(&py, p, lambda);
+  velocity_all(p, lambda, c);
+  double r = pyramid_residual(&py, p, lambda, c);
+
+  // sweeps until the pyramid residual, checked on an exact c, is below the tolerance
+  int it = 0;
+  while (r > tol && it < s->opt.max_iterations) {
+    for (int i = 0; i < nc; i++) {
+      double* li = lambda + 3 * i;
+      const double* ti = s->tinv + 4 * i;
+      const double* Gt0 = p->G + (size_t)(3 * i) * n + 3 * i;  // row t1 from column t1
+      const double* Gt1 = Gt0 + n;                             // row t2
+      // normal: Alg. 1 lines 3-4
+      double ln = li[2] - omega * ti[0] * c[3 * i + 2];
+      if (ln < 0) ln = 0;
+      double dn = ln - li[2];
+      // tangent velocity after the normal update (R is diagonal: no coupling)
+      double ct0 = c[3 * i] + Gt0[2] * dn, ct1 = c[3 * i + 1] + Gt1[2] * dn;
+      double t[2];
+      double rad = p->mu[i] * ln;
+      if (py.m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
+        t[0] = li[0] - omega * ti[1] * ct0;
+        t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
+        ct1 += Gt1[0] * (t[0] - li[0]);
+        t[1] = li[1] - omega * ti[2] * ct1;
+        t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
+      } else {  // polygon: scalar step and horizontal projection
+        t[0] = li[0] - omega * ti[3] * ct0;
+        t[1] = li[1] - omega * ti[3] * ct1;
+        polygon_project(&py, rad, t);
+      }
+      double d[3] = {t[0] - li[0], t[1] - li[1], dn};
+      if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+      li[0] = t[0];
+      li[1] = t[1];
+      li[2] = ln;
+      column_combo(p, i, d, c, 0);
+    }
+    it++;
+    if (it % REFRESH == 0) velocity_all(p, lambda, c);
+    r = pyramid_residual(&py, p, lambda, c);
+    if (r <= tol) {  // confirm on an exact c
+      velocity_all(p, lambda, c);
+      r = pyramid_residual(&py, p, lambda, c);
+    }
+  }
+  res->iterations = it;
+  res->residual = r;
+  res->converged = r <= tol;
+}
+
+// column j of M = E' G~ E + H into col (N), using u (3nc) as scratch (see the top of the file)
+static void lemke_column(const pyramid* py, const solver_problem* p, int j, double* u,
+                         double* col) {
+  int m = py->m, k = m + 2, nc = p->nc, N = nc * k;
+  int i = j / k, l = j % k;
+  memset(col, 0, sizeof(double) * (size_t)N);
+  if (l == k - 1) {  // gamma_i: +1 in the rows beta_i (H)
+    for (int b = 1; b <= m; b++) col[i * k + b] = 1;
+    return;
+  }
+  // lambda_i moves along e: lambda_N -> (0, 0, 1); beta_l -> (v_l, 0)
+  double e[3] = {0, 0, 1};
+  if (l > 0) {
+    e[0] = py->v[2 * (l - 1)];
+    e[1] = py->v[2 * (l - 1) + 1];
+    e[2] = 0;
+  }
+  column_combo(p, i, e, u, 1);
+  // E' u per contact: row lambda_N gets u_N, rows beta get <v_b, u_T>, row gamma 0
+  for (int q = 0; q < nc; q++) {
+    double* cq = col + q * k;
+    const double* uq = u + 3 * q;
+    cq[0] = uq[2];
+    for (int b = 0; b < m; b++) cq[1 + b] = py->v[2 * b] * uq[0] + py->v[2 * b + 1] * uq[1];
+  }
+  // H: row gamma_i gets mu_i for lambda_N, -1 for each beta
+  col[i * k + k - 1] += l == 0 ? p->mu[i] : -1;
+}
+
+// the lexicographic ratio test: among rows with y_r > 0 the minimum of [x_r, B^-1_r] / y_r; the
+// artificial z0's row wins any tie on x; -1 on a ray
+static int lemke_ratio(int N, const double* Binv, const double* x, const double* y,
+                       const int* basis, int z0, double xscale, int* cand) {
+  double ymax = 0;
+  for (int r = 0; r < N; r++)
+    if (fabs(y[r]) > ymax) ymax = fabs(y[r]);
+  double ptol = 1e-12 * ymax;
+  if (!(ymax > 0)) return -1;
+  // minimum ratio on x
+  double theta = INFINITY;
+  for (int r = 0; r < N; r++)
+    if (y[r] > ptol) {
+      double t = (x[r] > 0 ? x[r] : 0) / y[r];
+      if (t < theta) theta = t;
+    }
+  if (!isfinite(theta)) return -1;
+  // ties: rows the pivot would bring to zero up to rounding
+  int ncand = 0;
+  double xtol = 1e-12 * xscale;
+  for (int r = 0; r < N; r++)
+    if (y[r] > ptol && (x[r] > 0 ? x[r] : 0) - theta * y[r] <= xtol) cand[ncand++] = r;
+  for (int t = 0; t < ncand; t++)
+    if (basis[cand[t]] == z0) return cand[t];
+  // break ties on the columns of B^-1, one after the other
+  for (int col = 0; col < N && ncand > 1; col++) {
+    double lo = INFINITY, big = 0;
+    for (int t = 0; t < ncand; t++) {
+      double v = Binv[(size_t)cand[t] * N + col] / y[cand[t]];
+      if (v < lo) lo = v;
+      if (fabs(v) > big) big = fabs(v);
+    }
+    double tol = 1e-12 * big;
+    int keep = 0;
+    for (int t = 0; t < ncand; t++)
+      if (Binv[(size_t)cand[t] * N + col] / y[cand[t]] <= lo + tol) cand[keep++] = cand[t];
+    ncand = keep;
+  }
+  // several left only through rounding: the largest pivot
+  int best = cand[0];
+  for (int t = 1; t < ncand; t++)
+    if (y[cand[t]] > y[best]) best = cand[t];
+  return best;
+}
+
+void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  int nc = p->nc, m = s->opt.facets, k = m + 2, N = nc * k;
+  double tol = s->opt.tolerance;
+  pyramid py = pyramid_make(s->work, m);
+  double* c = s->c;
+  res->iterations = 0;
+
+  // a warm start that already solves the problem is kept as it is
+  velocity_all(p, lambda, c);
+  double r = pyramid_residual(&py, p, lambda, c);
+  if (r <= tol) {
+    res->residual = r;
+    res->converged = 1;
+    return;
+  }
+
+  // scratch: B^-1 (N x N), x_B, y, q, the entering column, u (3nc), basis and candidates
+  double* Binv = s->work + 4 * m;
+  double* x = Binv + (size_t)N * N;
+  double* y = x + N;
+  double* q = y + N;
+  double* col = q + N;
+  double* u = col + N;
+  int* basis = (int*)(u + 3 * nc);  // N ints in the space of N doubles
+  int* cand = (int*)(u + 3 * nc + N);
+  const int z0 = 2 * N;  // variables: w_j = j, z_j = N + j, z0 = 2N
+
+  // q = E' g
+  double qmin = INFINITY, xscale = 0;
+  for (int i = 0; i < nc; i++) {
+    const double* gi = p->g + 3 * i;
+    double* qi = q + i * k;
+    qi[0] = gi[2];
+    for (int b = 0; b < m; b++) qi[1 + b] = py.v[2 * b] * gi[0] + py.v[2 * b + 1] * gi[1];
+    qi[k - 1] = 0;
+  }
+  for (int j = 0; j < N; j++) {
+    if (q[j] < qmin) qmin = q[j];
+    if (fabs(q[j]) > xscale) xscale = fabs(q[j]);
+  }
+
+  int ok = 0;
+  long pivots = 0, cap = (long)s->opt.max_iterations * N;
+  if (qmin >= 0) {  // z = 0 solves it: no contact force
+    memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
+    ok = 1;
+  } else {
+    // basis of the slacks w, B^-1 = I, x = q
+    memset(Binv, 0, sizeof(double) * (size_t)N * N);
+    for (int j = 0; j < N; j++) {
+      Binv[(size_t)j * N + j] = 1;
+      basis[j] = j;
+      x[j] = q[j];
+    }
+    // first pivot: z0 enters on the most negative q (the last row among ties, which keeps the
+    // rows lexicographically positive)
+    int rlev = 0;
+    for (int j = 1; j < N; j++)
+      if (q[j] <= q[rlev]) rlev = j;
+    int enter = z0;
+    for (int j = 0; j < N; j++) y[j] = -1;
+    for (;;) {
+      // pivot on row rlev: the entering variable replaces basis[rlev]
+      double piv = y[rlev];
+      double* Br = Binv + (size_t)rlev * N;
+      for (int j = 0; j < N; j++) Br[j] /= piv;
+      x[rlev] /= piv;
+      for (int rr = 0; rr < N; rr++) {
+        if (rr == rlev || y[rr] == 0) continue;
+        double f = y[rr];
+        double* Bk = Binv + (size_t)rr * N;
+        for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
+        x[rr] -= f * x[rlev];
+      }
+      int leave = basis[rlev];
+      basis[rlev] = enter;
+      pivots++;
+      if (leave == z0) {
+        ok = 1;
+        break;
+      }
+      if (pivots >= cap) break;
+      // the complement of the leaving variable enters; its column a gives y = B^-1 a
+      enter = leave < N ? leave + N : leave - N;
+      if (enter < N) {  // w_j: a = e_j
+        for (int rr = 0; rr < N; rr++) y[rr] = Binv[(size_t)rr * N + enter];
+      } else {  // z_j: a = -M(:, j)
+        lemke_column(&py, p, enter - N, u, col);
+        for (int rr = 0; rr < N; rr++) {
+          const double* Bk = Binv + (size_t)rr * N;
+          double acc = 0;
+          for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
+          y[rr] = acc;
+        }
+      }
+      rlev = lemke_ratio(N, Binv, x, y, basis, z0, xscale, cand);
+      if (rlev < 0) break;  // ray termination
+    }
+    // lambda from z: lambda_N and lambda_T = sum_j beta_j v_j
+    if (ok) {
+      memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
+      for (int rr = 0; rr < N; rr++) {
+        if (basis[rr] < N || basis[rr] == z0) continue;
+        int j = basis[rr] - N, i = j / k, l = j % k;
+        double z = x[rr] > 0 ? x[rr] : 0;
+        if (l == 0)
+          lambda[3 * i + 2] = z;
+        else if (l <= m) {
+          lambda[3 * i] += z * py.v[2 * (l - 1)];
+          lambda[3 * i + 1] += z * py.v[2 * (l - 1) + 1];
+        }
+      }
+    }
+  }
+  // failure keeps the initial guess, projected onto the pyramids
+  if (!ok) project_all(&py, p, lambda);
+  velocity_all(p, lambda, c);
+  r = pyramid_residual(&py, p, lambda, c);
+  res->iterations = (int)(pivots < INT32_MAX ? pivots : INT32_MAX);
+  res->residual = r;
+  if (getenv("DBG")) fprintf(stderr, "lemke ok %d r %.3g piv %ld\n", ok, r, pivots);
+  if (getenv("DUMP") && !(ok && r <= tol)) {
+    static int nd = 0;
+    char fn[64]; snprintf(fn, sizeof fn, "/tmp/cl/prob%d.txt", nd++);
+    FILE* f = fopen(fn, "w");
+    fprintf(f, "%d\n", nc);
+    for (int a = 0; a < 9 * nc * nc; a++) fprintf(f, "%.17g\n", p->G[a]);
+    for (int a = 0; a < 3 * nc; a++) fprintf(f, "%.17g\n", p->g[a]);
+    for (int a = 0; a < nc; a++) fprintf(f, "%.17g\n", p->mu[a]);
+    fclose(f);
+  }
+  res->converged = ok && r <= tol;
+}

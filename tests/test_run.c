@@ -1,0 +1,556 @@
+// test_run.c — `csim run` as a user runs it: the binary ($CSIM, default ./csim) through popen
+// or fork/exec, its exit codes and messages, and the HDF5 file it writes, read back with the
+// HDF5 C API (DESIGN.md "Output file" and "Command line").
+//
+// Tests run from the repo root. Every output goes into a fresh mkdtemp directory under /tmp,
+// removed afterwards; nothing is written into the repository.
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scenario.h"
+
+#define SLIDE "scenarios/cube_slide.yaml"   // 1 kg cube, mu 0.3, v0 1 m/s, 600 steps of 1 ms
+
+static const char* csim_bin(void) {
+  const char* c = getenv("CSIM");
+  return c && *c ? c : "./csim";
+}
+
+//---------------------------------- temporary directory ---------------------------------------
+
+static char g_tmp[64];
+
+// one directory for the test case, made and removed in the runner's process (an unchecked
+// fixture), so a failing test leaves nothing behind
+static void tmp_setup(void) {
+  snprintf(g_tmp, sizeof(g_tmp), "/tmp/csim_test_run_XXXXXX");
+  if (!mkdtemp(g_tmp)) g_tmp[0] = '\0';
+}
+
+// remove the directory and what the tests put in it (files and empty directories, one level)
+static void tmp_teardown(void) {
+  if (!g_tmp[0] || strncmp(g_tmp, "/tmp/csim_test_run_", 19) != 0) return;
+  DIR* d = opendir(g_tmp);
+  if (d) {
+    struct dirent* e;
+    char path[512];
+    while ((e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      snprintf(path, sizeof(path), "%s/%s", g_tmp, e->d_name);
+      if (unlink(path) != 0) rmdir(path);
+    }
+    closedir(d);
+  }
+  rmdir(g_tmp);
+  g_tmp[0] = '\0';
+}
+
+// path of a file in the temporary directory
+static const char* tmp_path(char* buf, size_t n, const char* name) {
+  ck_assert_msg(g_tmp[0], "no temporary directory");
+  snprintf(buf, n, "%s/%s", g_tmp, name);
+  return buf;
+}
+
+static int file_exists(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+//---------------------------------- running csim ----------------------------------------------
+
+// run a shell command with stderr merged into stdout; capture the output; return the exit code
+// (-1 when it did not exit normally)
+static int run(const char* cmd, char* out, size_t n) {
+  char full[4096];
+  snprintf(full, sizeof(full), "%s 2>&1", cmd);
+  FILE* p = popen(full, "r");
+  if (!p) return -1;
+  size_t k = 0;
+  if (out && n) out[0] = '\0';
+  char buf[4096];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof(buf), p)) > 0) {
+    if (out && k + got < n) {
+      memcpy(out + k, buf, got);
+      k += got;
+      out[k] = '\0';
+    }
+  }
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// csim run SCENARIO ARGS --out OUT --quiet; returns the exit code, output in out
+static int csim_run(const char* scenario, const char* args, const char* outfile, char* out,
+                    size_t n) {
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd), "%s run %s %s --out '%s' --quiet", csim_bin(), scenario, args,
+           outfile);
+  return run(cmd, out, n);
+}
+
+//---------------------------------- reading the HDF5 file -------------------------------------
+
+// the string attribute `name` of object `obj` ("/" for the root) into buf; 0 when absent
+static int attr_string(hid_t f, const char* obj, const char* name, char* buf, size_t n) {
+  buf[0] = '\0';
+  if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0) return 0;
+  hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t t = H5Aget_type(a);
+  int ok = 0;
+  if (H5Tget_class(t) == H5T_STRING) {
+    if (H5Tis_variable_str(t) > 0) {
+      char* s = NULL;
+      hid_t mt = H5Tcopy(H5T_C_S1);
+      H5Tset_size(mt, H5T_VARIABLE);
+      H5Tset_cset(mt, H5Tget_cset(t));
+      if (H5Aread(a, mt, &s) >= 0 && s) {
+        snprintf(buf, n, "%s", s);
+        H5free_memory(s);
+        ok = 1;
+      }
+      H5Tclose(mt);
+    } else {
+      size_t sz = H5Tget_size(t);
+      char* s = calloc(sz + 1, 1);
+      if (s && H5Aread(a, t, s) >= 0) {
+        snprintf(buf, n, "%s", s);
+        ok = 1;
+      }
+      free(s);
+    }
+  }
+  H5Tclose(t);
+  H5Aclose(a);
+  return ok;
+}
+
+// an integer attribute of the root; -999 when absent
+static long attr_int(hid_t f, const char* name) {
+  if (H5Aexists(f, name) <= 0) return -999;
+  hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+  long long v = -999;
+  if (H5Aread(a, H5T_NATIVE_LLONG, &v) < 0) v = -999;
+  H5Aclose(a);
+  return (long)v;
+}
+
+// dimensions of a dataset (rank returned; dims[1] = 1 for rank 1); -1 when absent
+static int dset_dims(hid_t f, const char* path, hsize_t dims[2]) {
+  dims[0] = 0;
+  dims[1] = 1;
+  if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return -1;
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t s = H5Dget_space(d);
+  int rank = H5Sget_simple_extent_ndims(s);
+  if (rank >= 1 && rank <= 2) H5Sget_simple_extent_dims(s, dims, NULL);
+  H5Sclose(s);
+  H5Dclose(d);
+  return rank;
+}
+
+// a whole dataset as doubles (or ints), allocated; *rows, *cols set
+static double* read_f64(hid_t f, const char* path, hsize_t* rows, hsize_t* cols) {
+  hsize_t dims[2];
+  ck_assert_msg(dset_dims(f, path, dims) >= 1, "%s missing", path);
+  *rows = dims[0];
+  *cols = dims[1];
+  double* buf = calloc(dims[0] * dims[1] + 1, sizeof(double));
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+  H5Dclose(d);
+  return buf;
+}
+
+static int* read_int(hid_t f, const char* path, hsize_t* rows) {
+  hsize_t dims[2];
+  ck_assert_msg(dset_dims(f, path, dims) >= 1, "%s missing", path);
+  *rows = dims[0];
+  int* buf = calloc(dims[0] * dims[1] + 1, sizeof(int));
+  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+  H5Dclose(d);
+  return buf;
+}
+
+static hid_t open_h5(const char* path) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_msg(f >= 0, "cannot open %s", path);
+  return f;
+}
+
+//---------------------------------- the output file -------------------------------------------
+
+static const char* const kDatasets[] = {
+    "/time", "/state/q", "/state/v", "/energy/kinetic", "/energy/potential", "/energy/total",
+    "/solver/eps_abs", "/solver/primal", "/solver/dual", "/solver/complementarity",
+    "/solver/iterations", "/solver/converged", "/timing/step", "/timing/collision",
+    "/timing/dynamics", "/timing/solve", "/contacts/count", "/contacts/offset", "/contacts/body",
+    "/contacts/point", "/contacts/normal", "/contacts/depth", "/contacts/force",
+    "/contacts/velocity"};
+#define NDATASETS ((int)(sizeof(kDatasets) / sizeof(kDatasets[0])))
+
+// every dataset of DESIGN.md with units and description; root attributes; and the content
+// agrees with the scenario: 600 rows at dt = 1 ms, forces in N that carry the weight and obey
+// Coulomb's law while sliding
+START_TEST(output_file_complete) {
+  char out[8192], f5[256];
+  tmp_path(f5, sizeof(f5), "a.h5");
+  int rc = csim_run(SLIDE, "", f5, out, sizeof(out));
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  hid_t f = open_h5(f5);
+
+  // datasets and their attributes; rows per step datasets all have 600 rows
+  hsize_t dims[2];
+  int ncontact_rows = -1;
+  for (int k = 0; k < NDATASETS; k++) {
+    const char* p = kDatasets[k];
+    ck_assert_msg(dset_dims(f, p, dims) >= 1, "dataset %s missing", p);
+    char units[256], desc[1024];
+    ck_assert_msg(attr_string(f, p, "units", units, sizeof(units)) && units[0],
+                  "%s has no units", p);
+    ck_assert_msg(attr_string(f, p, "description", desc, sizeof(desc)) && desc[0],
+                  "%s has no description", p);
+    int flat = strncmp(p, "/contacts/", 10) == 0 && strcmp(p, "/contacts/count") != 0 &&
+               strcmp(p, "/contacts/offset") != 0;
+    if (flat) {
+      if (ncontact_rows < 0) ncontact_rows = (int)dims[0];
+      ck_assert_msg((int)dims[0] == ncontact_rows, "%s has %d rows, other contact arrays %d", p,
+                    (int)dims[0], ncontact_rows);
+    } else {
+      ck_assert_msg(dims[0] == 600, "%s has %llu rows, expected 600", p,
+                    (unsigned long long)dims[0]);
+    }
+  }
+  ck_assert_int_eq(dset_dims(f, "/state/q", dims), 2);
+  ck_assert_int_eq((int)dims[1], 7);
+  ck_assert_int_eq(dset_dims(f, "/state/v", dims), 2);
+  ck_assert_int_eq((int)dims[1], 6);
+  ck_assert_int_eq(ncontact_rows, 2400);  // 4 contacts on each of the 600 steps
+
+  // root attributes
+  char s[8192], ver[256];
+  ck_assert(attr_string(f, "/", "csim_version", s, sizeof(s)) && s[0]);
+  char vcmd[512];
+  snprintf(vcmd, sizeof(vcmd), "%s --version", csim_bin());
+  ck_assert_int_eq(run(vcmd, ver, sizeof(ver)), 0);
+  char want[300];
+  snprintf(want, sizeof(want), "csim %s\n", s);
+  ck_assert_msg(strncmp(ver, want, strlen(want)) == 0, "version attribute '%s', --version:\n%s", s,
+                ver);
+  ck_assert(attr_string(f, "/", "scenario", s, sizeof(s)));
+  ck_assert_ptr_nonnull(strstr(s, "cube_slide"));
+  ck_assert(attr_string(f, "/", "contact_model", s, sizeof(s)));
+  ck_assert_str_eq(s, "ncp");
+  ck_assert(attr_string(f, "/", "solver", s, sizeof(s)));
+  ck_assert_str_eq(s, "pgs");
+  ck_assert(attr_string(f, "/", "integrator", s, sizeof(s)));
+  ck_assert_str_eq(s, "semi_implicit");
+  ck_assert(attr_string(f, "/", "conventions", s, sizeof(s)));
+  ck_assert_ptr_nonnull(strstr(s, "quaternion"));
+  ck_assert_int_eq(attr_int(f, "complete"), 1);
+
+  // content: time, energies, the initial state
+  hsize_t r, c, rc2;
+  double* t = read_f64(f, "/time", &r, &c);
+  for (hsize_t k = 0; k < r; k++) ck_assert_double_eq_tol(t[k], 1e-3 * (double)k, 1e-12);
+  double* ek = read_f64(f, "/energy/kinetic", &r, &c);
+  double* ep = read_f64(f, "/energy/potential", &r, &c);
+  double* et = read_f64(f, "/energy/total", &r, &c);
+  for (hsize_t k = 0; k < r; k++) ck_assert_double_eq_tol(et[k], ek[k] + ep[k], 1e-12);
+  ck_assert_double_eq_tol(ek[0], 0.5, 1e-12);          // 1/2 m v0^2
+  ck_assert_double_eq_tol(ep[0], 9.81 * 0.05, 1e-12);  // m g z0
+  double* v = read_f64(f, "/state/v", &r, &c);
+  ck_assert_double_eq_tol(v[1], 1.0, 1e-15);
+  int* conv = read_int(f, "/solver/converged", &r);
+  for (hsize_t k = 0; k < r; k++) ck_assert_int_eq(conv[k], 1);
+
+  // contacts: offsets are the running sum of counts; forces (N) carry the weight, and the
+  // friction force is mu times the normal force, opposed to the motion (+y) while sliding
+  int* count = read_int(f, "/contacts/count", &r);
+  int* off = read_int(f, "/contacts/offset", &rc2);
+  double* force = read_f64(f, "/contacts/force", &r, &c);
+  ck_assert_int_eq((int)c, 3);
+  int acc = 0;
+  for (int k = 0; k < 600; k++) {
+    ck_assert_int_eq(off[k], acc);
+    ck_assert_int_eq(count[k], 4);
+    double fn = 0, ft[2] = {0, 0};
+    for (int i = acc; i < acc + count[k]; i++) {
+      fn += force[3 * i + 2];
+      ft[0] += force[3 * i];
+      ft[1] += force[3 * i + 1];
+    }
+    // m g, to m / dt times the velocity eps_abs <= 1e-8 allows a loaded contact
+    // (|lambda_N c_N| <= 1e-8: 4e-6 m/s at 2.45e-3 N s, so 4e-3 N)
+    ck_assert_msg(fabs(fn - 9.81) < 1e-2, "step %d: normal force %.9g N, m g = 9.81 N", k, fn);
+    if (k < 339)
+      ck_assert_msg(fabs(hypot(ft[0], ft[1]) - 0.3 * fn) < 1e-5, "step %d: friction %.9g N", k,
+                    hypot(ft[0], ft[1]));
+    acc += count[k];
+  }
+  free(t); free(ek); free(ep); free(et); free(v); free(conv); free(count); free(off); free(force);
+  H5Fclose(f);
+}
+END_TEST
+
+// output.every = 10 keeps one row in ten
+START_TEST(output_every) {
+  char out[8192], f5[256];
+  tmp_path(f5, sizeof(f5), "every.h5");
+  int rc = csim_run(SLIDE, "--set output.every=10", f5, out, sizeof(out));
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  hid_t f = open_h5(f5);
+  hsize_t r, c, dims[2];
+  double* t = read_f64(f, "/time", &r, &c);
+  ck_assert_int_eq((int)r, 60);
+  for (hsize_t k = 0; k < r; k++) ck_assert_double_eq_tol(t[k], 0.01 * (double)k, 1e-12);
+  const char* per_row[] = {"/state/q", "/state/v", "/energy/total", "/solver/eps_abs",
+                           "/timing/step", "/contacts/count", "/contacts/offset"};
+  for (int k = 0; k < 7; k++) {
+    ck_assert_int_ge(dset_dims(f, per_row[k], dims), 1);
+    ck_assert_msg(dims[0] == 60, "%s: %llu rows", per_row[k], (unsigned long long)dims[0]);
+  }
+  ck_assert_int_ge(dset_dims(f, "/contacts/force", dims), 1);
+  ck_assert_int_eq((int)dims[0], 240);
+  ck_assert_int_eq(attr_int(f, "complete"), 1);
+  free(t);
+  H5Fclose(f);
+}
+END_TEST
+
+// --set overrides are part of the 'scenario' attribute: it loads back with the new values
+START_TEST(overrides_in_scenario_attribute) {
+  char out[8192], f5[256];
+  tmp_path(f5, sizeof(f5), "ov.h5");
+  int rc = csim_run(SLIDE,
+                    "--set contact.friction=0.25 --set solver.tolerance=1e-7 "
+                    "--set 'robots.0.v0=[0, 0.5, 0, 0, 0, 0]'",
+                    f5, out, sizeof(out));
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  hid_t f = open_h5(f5);
+  static char text[65536];
+  ck_assert(attr_string(f, "/", "scenario", text, sizeof(text)));
+  H5Fclose(f);
+  scn_config* cfg = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(scn_load_string(text, SLIDE, NULL, 0, &cfg, &err) == CSIM_OK,
+                "the scenario attribute does not load: %s\n%s", err.msg, text);
+  ck_assert_double_eq(cfg->friction, 0.25);
+  ck_assert_double_eq(cfg->tolerance, 1e-7);
+  ck_assert_int_eq(cfg->robots[0].nv0, 6);
+  ck_assert_double_eq(cfg->robots[0].v0[1], 0.5);
+  ck_assert_double_eq(cfg->dt, 1e-3);  // untouched keys keep the file's values
+  ck_assert_str_eq(cfg->name, "cube_slide");
+  scn_free(cfg);
+}
+END_TEST
+
+//---------------------------------- determinism -----------------------------------------------
+
+// two runs give files that compare equal with the default tolerances (timing ignored); a
+// small change of friction makes compare fail
+START_TEST(runs_are_deterministic) {
+  char out[16384], a[256], b[256], p[256], cmd[1024];
+  tmp_path(a, sizeof(a), "a.h5");
+  tmp_path(b, sizeof(b), "b.h5");
+  tmp_path(p, sizeof(p), "p.h5");
+  ck_assert_int_eq(csim_run(SLIDE, "", a, out, sizeof(out)), 0);
+  ck_assert_int_eq(csim_run(SLIDE, "", b, out, sizeof(out)), 0);
+  ck_assert_int_eq(csim_run(SLIDE, "--set contact.friction=0.31", p, out, sizeof(out)), 0);
+  snprintf(cmd, sizeof(cmd), "%s compare '%s' '%s'", csim_bin(), a, b);
+  int rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == 0, "compare of two identical runs exited %d:\n%s", rc, out);
+  snprintf(cmd, sizeof(cmd), "%s compare '%s' '%s'", csim_bin(), p, a);
+  rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == 1, "compare with friction 0.31 vs 0.3 exited %d:\n%s", rc, out);
+  ck_assert_ptr_nonnull(strstr(out, "/state/q"));
+}
+END_TEST
+
+//---------------------------------- bad input -------------------------------------------------
+
+// each case: csim run exits 2, names the key or file, and creates no output file
+START_TEST(bad_input_exits_2) {
+  char mal[256], dir[256];
+  tmp_path(mal, sizeof(mal), "malformed.yaml");
+  FILE* fm = fopen(mal, "w");
+  ck_assert_ptr_nonnull(fm);
+  fputs("name: broken\nrobots: [\n  {urdf: x.urdf\n", fm);
+  fclose(fm);
+  tmp_path(dir, sizeof(dir), "adir");
+  ck_assert(mkdir(dir, 0700) == 0 || file_exists(dir));
+  char missing[256], malq[300], dirq[300];
+  tmp_path(missing, sizeof(missing), "no_such_scenario.yaml");
+  snprintf(malq, sizeof(malq), "'%s'", mal);
+  snprintf(dirq, sizeof(dirq), "'%s'", dir);
+  struct {
+    const char* scenario;
+    const char* args;
+    const char* names;  // the message must contain this
+  } cases[] = {
+      {missing, "", "no_such_scenario.yaml"},
+      {malq, "", "malformed.yaml"},
+      {dirq, "", "directory"},
+      {SLIDE, "--set solver.bogus=1", "bogus"},
+      {SLIDE, "--set solver.tolerance", "solver.tolerance"},
+      {SLIDE, "--set solver.tolerance=-1", "solver.tolerance"},
+      {SLIDE, "--set integrator.dt=fast", "integrator.dt"},
+      {SLIDE, "--set contact.model=ncpp", "contact.model"},
+      {SLIDE, "--set 'actions=[{type: force, body: no_such_link, magnitude: 1}]'",
+       "no_such_link"},
+      {SLIDE, "--set 'robots.0.q0=[0, 0, 1]'", "q0"},
+      {SLIDE, "--set robots.0.urdf=no_such_robot.urdf", "no_such_robot.urdf"},
+      {SLIDE, "--set solver.name=lemke", "lemke"},
+      {SLIDE, "--set solver.name=bisection", "bisection"},
+      {SLIDE, "--set robots.3.q0=[0]", "robots"},
+  };
+  int n = (int)(sizeof(cases) / sizeof(cases[0]));
+  ck_assert_int_ge(n, 8);
+  char out[8192], f5[256];
+  for (int k = 0; k < n; k++) {
+    char name[32];
+    snprintf(name, sizeof(name), "bad%d.h5", k);
+    tmp_path(f5, sizeof(f5), name);
+    int rc = csim_run(cases[k].scenario, cases[k].args, f5, out, sizeof(out));
+    ck_assert_msg(rc == 2, "case %d (%s %s): exit %d, expected 2:\n%s", k, cases[k].scenario,
+                  cases[k].args, rc, out);
+    ck_assert_msg(strstr(out, "error") != NULL, "case %d: no error message:\n%s", k, out);
+    ck_assert_msg(strstr(out, cases[k].names) != NULL, "case %d: message does not name '%s':\n%s",
+                  k, cases[k].names, out);
+    ck_assert_msg(!file_exists(f5), "case %d: output file created", k);
+  }
+  // no scenario at all
+  char cmd[512];
+  snprintf(cmd, sizeof(cmd), "%s run", csim_bin());
+  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_ptr_nonnull(strstr(out, "SCENARIO"));
+}
+END_TEST
+
+//---------------------------------- failures during a run -------------------------------------
+
+// SIGINT during a long run: exit 1, the file readable, complete = 0, a 'failure' attribute
+// naming SIGINT, and the rows written so far
+START_TEST(sigint_leaves_incomplete_file) {
+  char f5[256], log[256];
+  tmp_path(f5, sizeof(f5), "sig.h5");
+  tmp_path(log, sizeof(log), "sig.log");
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execl(csim_bin(), csim_bin(), "run", SLIDE, "--set", "integrator.duration=1000", "--out", f5,
+          "--quiet", (char*)NULL);
+    _exit(127);
+  }
+  // the output file appears once the input is validated (the handler is installed right after);
+  // then let it run 0.5 s
+  struct timespec ms = {0, 10 * 1000 * 1000};
+  for (int k = 0; k < 3000 && !file_exists(f5); k++) nanosleep(&ms, NULL);
+  ck_assert_msg(file_exists(f5), "the run did not create its output within 30 s");
+  struct timespec half = {0, 500 * 1000 * 1000};
+  nanosleep(&half, NULL);
+  ck_assert_int_eq(kill(pid, SIGINT), 0);
+  int st = 0;
+  pid_t w = 0;
+  for (int k = 0; k < 3000 && (w = waitpid(pid, &st, WNOHANG)) == 0; k++) nanosleep(&ms, NULL);
+  if (w == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    ck_abort_msg("csim did not stop within 30 s of SIGINT");
+  }
+  ck_assert_msg(WIFEXITED(st), "csim was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  ck_assert_int_eq(WEXITSTATUS(st), 1);
+  char text[4096] = "";
+  FILE* fl = fopen(log, "r");
+  ck_assert_ptr_nonnull(fl);
+  size_t got = fread(text, 1, sizeof(text) - 1, fl);
+  text[got] = '\0';
+  fclose(fl);
+  ck_assert_msg(strstr(text, "SIGINT") != NULL, "no SIGINT message:\n%s", text);
+
+  hid_t f = open_h5(f5);
+  ck_assert_int_eq(attr_int(f, "complete"), 0);
+  char fail[1024];
+  ck_assert(attr_string(f, "/", "failure", fail, sizeof(fail)));
+  ck_assert_msg(strstr(fail, "SIGINT") != NULL, "failure attribute '%s'", fail);
+  hsize_t r, c, dims[2];
+  double* t = read_f64(f, "/time", &r, &c);
+  ck_assert_int_gt((int)r, 10);
+  ck_assert_int_lt((int)r, 1000000);
+  for (hsize_t k = 0; k < r; k++) ck_assert_double_eq_tol(t[k], 1e-3 * (double)k, 1e-9);
+  ck_assert_int_ge(dset_dims(f, "/state/q", dims), 2);
+  ck_assert_int_eq((int)dims[0], (int)r);
+  free(t);
+  H5Fclose(f);
+}
+END_TEST
+
+// divergence: a vertical force growing at 1e12 N/s throws the cube past 1e6 m/s in 3 steps:
+// exit 1, a message naming the step, an incomplete file that says why
+START_TEST(divergence_exits_1) {
+  char out[8192], f5[256];
+  tmp_path(f5, sizeof(f5), "div.h5");
+  int rc = csim_run(SLIDE,
+                    "--set 'actions=[{type: force, body: cube, direction: [0, 0, 1], "
+                    "profile: ramp, magnitude: 0, rate: 1e12}]'",
+                    f5, out, sizeof(out));
+  ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+  ck_assert_msg(strstr(out, "diverged at step ") != NULL, "no divergence message:\n%s", out);
+  const char* at = strstr(out, "diverged at step ");
+  int stepno = -1;
+  ck_assert_int_eq(sscanf(at, "diverged at step %d", &stepno), 1);
+  ck_assert_int_ge(stepno, 1);
+  ck_assert_int_le(stepno, 3);
+  hid_t f = open_h5(f5);
+  ck_assert_int_eq(attr_int(f, "complete"), 0);
+  char fail[1024];
+  ck_assert(attr_string(f, "/", "failure", fail, sizeof(fail)));
+  ck_assert_msg(strstr(fail, "diverged at step") != NULL, "failure attribute '%s'", fail);
+  H5Fclose(f);
+}
+END_TEST
+
+static Suite* run_suite(void) {
+  Suite* s = suite_create("run");
+  TCase* t = tcase_create("csim_run");
+  tcase_set_timeout(t, 120);
+  tcase_add_unchecked_fixture(t, tmp_setup, tmp_teardown);
+  tcase_add_test(t, output_file_complete);
+  tcase_add_test(t, output_every);
+  tcase_add_test(t, overrides_in_scenario_attribute);
+  tcase_add_test(t, runs_are_deterministic);
+  tcase_add_test(t, bad_input_exits_2);
+  tcase_add_test(t, sigint_leaves_incomplete_file);
+  tcase_add_test(t, divergence_exits_1);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(run_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
