@@ -500,6 +500,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
       int leave = basis[rlev];
       basis[rlev] = enter;
       pivots++;
+      if (getenv("TRACE")) fprintf(stderr, "  piv %ld enter %d row %d leave %d p %.3g\n", pivots, enter, rlev, leave, piv);
       if (leave == z0) {
         ok = 1;
         break;
