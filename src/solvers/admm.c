@@ -32,6 +32,7 @@ static int kRhoCooldown = 4;
 static int kGamInit = 0;  // TUNING
 static int kNorm = 0;  // TUNING
 #include <stdlib.h>
+#include <stdio.h>
 static void tune(void) {  // TUNING
   const char* e;
   if ((e = getenv("ADMM_BAL"))) kBalance = atof(e);
@@ -204,6 +205,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     }
     // stopping test on the model's residual at z; the NCP's shift follows the new velocity
     r = model_residual(p, ncp, z, c);
+    if (getenv("ADMM_DBG")) fprintf(stderr, "it %d r %.3e rho %.3e |z| %.3e\n", it, r, rho, amax(z, n));
     if (r <= tol) break;
     if (r != r) break;  // NaN: give up (the caller sees converged = 0)
     if (ncp) desaxce_shift(p, c, sh);

@@ -260,6 +260,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
   double tol = s->opt.tolerance, btol = RAISIM_BISECT_FRAC * tol;
   double alpha = s->opt.over_relaxation;
   double amin = alpha < RAISIM_ALPHA_MIN ? alpha : RAISIM_ALPHA_MIN;
+  if (getenv("RAISIM_AMIN")) amin = atof(getenv("RAISIM_AMIN"));
   double* Gd = s->work;         // G~_ii blocks       (9 nc)
   double* Lf = Gd + 9 * nc;     // their factors      (6 nc)
   double* okf = Lf + 6 * nc;    // 1 when factored    (nc)
