@@ -7,7 +7,7 @@
 #include <hdf5.h>
 #include <lapacke.h>
 #include <math.h>
-#include <stdint.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,9 +17,7 @@
 #define MAX_BLOCK 8000                    // largest connected block of M factored densely
 #define M_SYM_TOL 1e-8                    // |M - M'| allowed, relative to max |M|
 
-// per contact, csim component c holds FCLib component kFromFclib[c] ([t1 t2 n] <- [n t1 t2]),
-// and FCLib component f goes to csim component kToCsim[f]
-static const int kFromFclib[3] = {1, 2, 0};
+// per contact, FCLib component f ([n t1 t2]) goes to csim component kToCsim[f] ([t1 t2 n])
 static const int kToCsim[3] = {2, 0, 1};
 
 // csim index of FCLib index k (same contact, permuted component)
@@ -369,7 +367,7 @@ static csim_status condense(const rd* c, const coo* M, const coo* H, const doubl
   }
   for (int k = 0; k < n; k++) start[block[k] + 1]++;
   for (int b = 0; b < nb; b++) start[b + 1] += start[b];
-  for (int k = 0, *fill = parent; k < n; k++) fill[k] = 0;  // parent reused as fill counts
+  for (int k = 0; k < n; k++) parent[k] = 0;  // parent reused as fill counts per block
   for (int k = 0; k < n; k++) {
     int b = block[k];
     local[k] = parent[b]++;
@@ -386,11 +384,7 @@ static csim_status condense(const rd* c, const coo* M, const coo* H, const doubl
   // M entries grouped by block, H entries grouped by row
   for (long k = 0; k < M->nnz; k++) estart[block[M->row[k]] + 1]++;
   for (int b = 0; b < nb; b++) estart[b + 1] += estart[b];
-  for (long k = 0, *pos = NULL; k < M->nnz; k++) {
-    (void)pos;
-    int b = block[M->row[k]];
-    eorder[estart[b]++] = k;
-  }
+  for (long k = 0; k < M->nnz; k++) eorder[estart[block[M->row[k]]]++] = k;
   for (int b = nb; b > 0; b--) estart[b] = estart[b - 1];  // undo the shift
   estart[0] = 0;
   for (long k = 0; k < H->nnz; k++) hptr[H->row[k] + 1]++;

@@ -149,6 +149,25 @@ START_TEST(bad_invocations_exit_2) {
 }
 END_TEST
 
+// README.md carries the generated scenario-key table verbatim (tools/sync_readme_keys.sh)
+START_TEST(readme_documents_every_key) {
+  static char readme[1 << 20], keys[1 << 18];
+  FILE* f = fopen("README.md", "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(readme, 1, sizeof(readme) - 1, f);
+  readme[n] = '\0';
+  fclose(f);
+  f = fopen("docs/scenario_keys.md", "r");
+  ck_assert_ptr_nonnull(f);
+  n = fread(keys, 1, sizeof(keys) - 1, f);
+  keys[n] = '\0';
+  fclose(f);
+  ck_assert_msg(strstr(readme, keys) != NULL,
+                "README.md's key table differs from docs/scenario_keys.md: run "
+                "tools/sync_readme_keys.sh");
+}
+END_TEST
+
 static Suite* cli_suite(void) {
   Suite* s = suite_create("cli");
   TCase* tc = tcase_create("info");
@@ -156,6 +175,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, info_matches_independent_figures);
   tcase_add_test(tc, info_reports_problems);
   tcase_add_test(tc, bad_invocations_exit_2);
+  tcase_add_test(tc, readme_documents_every_key);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -137,6 +137,17 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
                  int ncp) {
   tune();
   int nc = p->nc, n = 3 * nc;
+  if (getenv("ADMM_DUMP")) {  // TUNING
+    FILE* f = fopen(getenv("ADMM_DUMP"), "ab");
+    int hdr[2] = {nc, p->R != NULL};
+    fwrite(hdr, sizeof(int), 2, f);
+    fwrite(p->G, sizeof(double), (size_t)n * n, f);
+    fwrite(p->g, sizeof(double), (size_t)n, f);
+    fwrite(p->mu, sizeof(double), (size_t)nc, f);
+    if (p->R) fwrite(p->R, sizeof(double), (size_t)n, f);
+    fwrite(lambda, sizeof(double), (size_t)n, f);
+    fclose(f);
+  }
   double alpha = s->opt.over_relaxation, tol = s->opt.tolerance;
   // scratch: the factor, then vectors of n
   double* L = s->work;

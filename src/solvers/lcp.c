@@ -350,7 +350,7 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 }
 
 // column j of M = E' G~ E + H into col (N), using u (3nc) as scratch (see the top of the file)
-static void lemke_column(const pyramid* py, const solver_problem* p, int j, double* u,
+static void lemke_column(const pyramid* py, const solver_problem* p, double reg, int j, double* u,
                          double* col) {
   int m = py->m, k = m + 2, nc = p->nc, N = nc * k;
   int i = j / k, l = j % k;
@@ -367,6 +367,7 @@ static void lemke_column(const pyramid* py, const solver_problem* p, int j, doub
     e[2] = 0;
   }
   column_combo(p, i, e, u, 1);
+  for (int r = 0; r < 3; r++) u[3 * i + r] += reg * e[r];
   // E' u per contact: row lambda_N gets u_N, rows beta get <v_b, u_T>, row gamma 0
   for (int q = 0; q < nc; q++) {
     double* cq = col + q * k;
@@ -449,6 +450,12 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   int* basis = (int*)(u + 3 * nc);  // N ints in the space of N doubles
   int* cand = (int*)(u + 3 * nc + N);
   const int z0 = 2 * N;  // variables: w_j = j, z_j = N + j, z0 = 2N
+  double dmax = 0;
+  for (int j = 0; j < 3 * nc; j++) {
+    double d = p->G[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0);
+    if (d > dmax) dmax = d;
+  }
+  double reg = (getenv("REG") ? atof(getenv("REG")) : 0) * dmax;
 
   // q = E' g
   double qmin = INFINITY, xscale = 0;
@@ -511,7 +518,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
       if (enter < N) {  // w_j: a = e_j
         for (int rr = 0; rr < N; rr++) y[rr] = Binv[(size_t)rr * N + enter];
       } else {  // z_j: a = -M(:, j)
-        lemke_column(&py, p, enter - N, u, col);
+        lemke_column(&py, p, reg, enter - N, u, col);
         for (int rr = 0; rr < N; rr++) {
           const double* Bk = Binv + (size_t)rr * N;
           double acc = 0;

@@ -116,7 +116,11 @@ static double dist3(const double A[9], const double a[3], const double b[3]) {
 }
 
 // lambda(theta) on the ellipse and f'(theta); returns 0 when theta is off the arc D > 0
+long raisim_neval;
+long raisim_neval_get(void);
+long raisim_neval_get(void) { return raisim_neval; }
 static int ellipse_eval(const ellipse* e, double th, double lam[3], double* fp) {
+  raisim_neval++;
   const double* G = e->G;
   double c = cos(th), s = sin(th), im = 1 / e->mu;
   double D = G[6] * c + G[7] * s + G[8] * im;
@@ -314,6 +318,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     } else {
       resid = fp;
     }
+    if (getenv("RAISIM_CNT") && it == 1) {static long tot, calls; tot += raisim_neval; calls++; raisim_neval = 0; if (calls % 100 == 0) fprintf(stderr, "evals/solve-sweep1 %.2f\n", (double)tot / calls);}
     if (getenv("RAISIM_DBG") && (it < 30 || it % 100 == 0)) {
       fprintf(stderr, "it %d alpha %.3f fp %.3e resid %.3e |", it, alpha, fp, resid);
       for (int i = 0; i < nc; i++) fprintf(stderr, " [%.6e %.6e %.6e]", lambda[3*i], lambda[3*i+1], lambda[3*i+2]);
