@@ -14,7 +14,8 @@ static const char* const kUsage =
     "commands:\n"
     "  run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
     "                         simulate a scenario and write an HDF5 file\n"
-    "  solve PROBLEM.h5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n"
+    "  solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n"
+    "        [--csv FILE]\n"
     "                         solve stored frictional contact problems (FCLib format)\n"
     "  info ROBOT.urdf [--base fixed|free] [--package-path DIR]...\n"
     "                         print what the URDF parser understood\n"
@@ -36,12 +37,6 @@ void cli_print_versions(FILE* f) {
   fprintf(f, "  libccd (system), lapacke + openblas (system)\n");
 }
 
-// a subcommand that the current build does not provide yet says so plainly
-static int not_available(const char* cmd, const char* why) {
-  fprintf(stderr, "csim: error: '%s' is not available in this version of csim: %s\n", cmd, why);
-  return CSIM_ERR_INPUT;
-}
-
 int cli_main(int argc, char** argv) {
   if (argc < 2) {
     fputs(kUsage, stderr);
@@ -58,8 +53,7 @@ int cli_main(int argc, char** argv) {
   }
   if (!strcmp(cmd, "info")) return cli_info(argc - 2, argv + 2, stdout);
   if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
-  if (!strcmp(cmd, "solve"))
-    return not_available("solve", "FCLib problem solving is being built (issue 5)");
+  if (!strcmp(cmd, "solve")) return cli_solve(argc - 2, argv + 2);
   if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;

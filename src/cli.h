@@ -21,6 +21,10 @@ int cli_info(int argc, char** argv, FILE* f);
 // `csim run SCENARIO [--set k=v]... [--out FILE] [--quiet]`; returns an exit code
 int cli_run(int argc, char** argv);
 
+// `csim solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]
+// [--csv FILE]`: solve FCLib problems and print a table; returns 0 or 2 (bad input)
+int cli_solve(int argc, char** argv);
+
 // `csim compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...`; returns 0, 1 or 2
 int cli_compare(int argc, char** argv);
 

@@ -9,7 +9,9 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "compliant.h"
 #include "error.h"
+#include "fclib.h"
 #include "record.h"
 #include "scenario.h"
 #include "sim.h"
@@ -128,7 +130,10 @@ static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_mode
   if (!st) st = rec_attr_string(f, NULL, "scenario", cfg->text ? cfg->text : "", err);
   if (!st) st = rec_attr_string(f, NULL, "scenario_name", cfg->name, err);
   if (!st) st = rec_attr_string(f, NULL, "contact_model", scn_contact_model_names[cfg->model], err);
-  if (!st) st = rec_attr_string(f, NULL, "solver", scn_solver_names[cfg->solver], err);
+  if (!st)  // compliant laws use no rigid solver: "none"
+    st = rec_attr_string(f, NULL, "solver",
+                         scn_solver_names[cmpl_is_compliant(cfg) ? SCN_SOLVER_NONE : cfg->solver],
+                         err);
   if (!st) st = rec_attr_string(f, NULL, "integrator", scn_integrator_names[cfg->scheme], err);
   if (!st) st = rec_attr_string(f, NULL, "conventions", conv, err);
   if (!st) st = rec_attr_string(f, NULL, "force_units", "N (impulse / dt)", err);
@@ -214,6 +219,29 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   fprintf(f, "  output: %s\n", out);
 }
 
+// output.dump_steps: write step k's contact problem (G, g, mu, R, and the impulses found as
+// /solution/r) in FCLib local format to <output without .h5>_step<k>.hdf5, for `csim solve`
+static csim_status dump_problem(const sim* S, const char* out, long k, int quiet, csim_error* err) {
+  int listed = 0;
+  for (int i = 0; i < S->cfg->ndump_steps; i++) listed |= S->cfg->dump_steps[i] == k;
+  if (!listed) return CSIM_OK;
+  size_t n = strlen(out);
+  if (n > 3 && !strcmp(out + n - 3, ".h5")) n -= 3;
+  char path[1100], desc[512];
+  snprintf(path, sizeof(path), "%.*s_step%ld.hdf5", (int)(n < 1000 ? n : 1000), out, k);
+  snprintf(desc, sizeof(desc), "csim %s run of scenario '%s', step %ld (t = %.9g s): contact "
+           "model %s, solver %s, tolerance %g; /solution/r holds the impulses it found",
+           CSIM_VERSION, S->cfg->name, k, (double)k * S->cfg->dt,
+           scn_contact_model_names[S->cfg->model], scn_solver_names[S->cfg->solver],
+           S->cfg->tolerance);
+  solver_problem p = contact_problem(S->con);
+  csim_status st = fclib_write_local(path, &p, S->con->lambda, FCLIB_CSR, "csim contact problem",
+                                     desc, err);
+  if (st == CSIM_OK && !quiet)
+    printf("csim run: step %ld contact problem (%d contacts) written to %s\n", k, p.nc, path);
+  return st;
+}
+
 int cli_run(int argc, char** argv) {
   const char* path = NULL;
   const char* outp = NULL;
@@ -272,6 +300,7 @@ int cli_run(int argc, char** argv) {
   st = rec_open(out, &f, &err);
   if (!st) st = attributes(f, cfg, S->m, &err);
   if (!st) st = declare(f, S->m, &ds, &err);
+  if (!st && S->cmpl) st = cmpl_record_declare(S->cmpl, f, &err);  // /compliant datasets
   if (st != CSIM_OK) {
     err_print(&err, stderr);
     if (f) rec_close(f, 0, "could not set up the output", NULL);
@@ -317,6 +346,13 @@ int cli_run(int argc, char** argv) {
       rc = CSIM_ERR_RUN;
       break;
     }
+    if (dump_problem(S, out, k, quiet, &err) != CSIM_OK) {
+      char buf[1200];
+      err_format(&err, buf, sizeof(buf));
+      snprintf(failure, sizeof(failure), "output.dump_steps: %s", buf);
+      rc = CSIM_ERR_RUN;
+      break;
+    }
     // statistics
     double et = info.kinetic + info.potential;
     if (k == 0) r.e0 = et;
@@ -332,6 +368,7 @@ int cli_run(int argc, char** argv) {
     if (info.ncon && !info.solve.converged) r.nonconv++;
     if (k % cfg->output_every == 0) {
       st = record_row(&ds, S, q0, v0, t, &info, &err);
+      if (!st && S->cmpl) st = cmpl_record_row(S->cmpl, S->con, &err);
       rec_step(f);
       if (st != CSIM_OK) {
         char buf[1200];
@@ -340,6 +377,14 @@ int cli_run(int argc, char** argv) {
         rc = CSIM_ERR_RUN;
         break;
       }
+    }
+    if (info.ncon && !info.solve.converged && cfg->on_failure == SCN_FAIL_STOP && S->cmpl) {
+      snprintf(failure, sizeof(failure),  // compliant: the integrator's Newton iteration
+               "Newton did not converge at step %ld (t = %.6g s): residual %.3g > "
+               "integrator.newton_tolerance %.3g after %d iterations (solver.on_failure: stop)",
+               k, t, info.solve.residual, cfg->newton_tolerance, info.solve.iterations);
+      rc = CSIM_ERR_RUN;
+      break;
     }
     if (info.ncon && !info.solve.converged && cfg->on_failure == SCN_FAIL_STOP) {
       snprintf(failure, sizeof(failure),

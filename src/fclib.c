@@ -714,14 +714,14 @@ solver_problem fclib_solver_problem(const fclib_problem* p) {
 
 //---- writer ----
 
-// write a 1-D dataset of n elements (n >= 1) of native type mtype stored as ftype
+// write a 1-D dataset of n elements (n may be 0) of native type mtype stored as ftype
 static herr_t write_data(hid_t loc, const char* name, hid_t ftype, hid_t mtype, size_t n,
                          const void* buf) {
   hsize_t dim = n;
   hid_t s = H5Screate_simple(1, &dim, NULL);
   if (s < 0) return -1;
   hid_t d = H5Dcreate2(loc, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t rc = d < 0 ? -1 : H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  herr_t rc = d < 0 ? -1 : n == 0 ? 0 : H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   h5close(H5Dclose, d);
   H5Sclose(s);
   return rc;
@@ -812,22 +812,19 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
     gv = H5Gcreate2(f, "/fclib_local/vectors", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     gi = H5Gcreate2(f, "/fclib_local/info", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (gl < 0 || gw < 0 || gv < 0 || gi < 0) rc = -1;
-    long np = storage == FCLIB_TRIPLET ? (nnz > 0 ? nnz : 1) : outer + 1;
-    long nz = nnz > 0 ? nnz : 1;
+    // exact lengths (0 for an empty problem); a triplet's p holds one column per entry
+    size_t np = storage == FCLIB_TRIPLET ? (size_t)nnz : (size_t)outer + 1, nz = (size_t)nnz;
+    size_t n3 = (size_t)N, n1 = (size_t)nc;
     if (rc >= 0) rc = write_int(gl, "spacedim", 3);
     if (rc >= 0) rc = write_int(gw, "m", N);
     if (rc >= 0) rc = write_int(gw, "n", N);
-    if (rc >= 0) rc = write_int(gw, "nzmax", (int)nz);
+    if (rc >= 0) rc = write_int(gw, "nzmax", (int)nnz);
     if (rc >= 0) rc = write_int(gw, "nz", storage == FCLIB_TRIPLET ? (int)nnz : (int)storage);
-    if (rc >= 0) rc = write_data(gw, "p", H5T_STD_I32LE, H5T_NATIVE_INT, (size_t)np, ptr);
-    if (rc >= 0) rc = write_data(gw, "i", H5T_STD_I32LE, H5T_NATIVE_INT, (size_t)nz, idx);
-    if (rc >= 0) rc = write_data(gw, "x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (size_t)nz, val);
-    if (rc >= 0)
-      rc = write_data(gv, "q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (size_t)(N > 0 ? N : 1), q);
-    double mu0 = 0;
-    if (rc >= 0)
-      rc = write_data(gv, "mu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (size_t)(nc > 0 ? nc : 1),
-                      nc > 0 ? p->mu : &mu0);
+    if (rc >= 0) rc = write_data(gw, "p", H5T_STD_I32LE, H5T_NATIVE_INT, np, ptr);
+    if (rc >= 0) rc = write_data(gw, "i", H5T_STD_I32LE, H5T_NATIVE_INT, nz, idx);
+    if (rc >= 0) rc = write_data(gw, "x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nz, val);
+    if (rc >= 0) rc = write_data(gv, "q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n3, q);
+    if (rc >= 0) rc = write_data(gv, "mu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n1, p->mu);
     if (rc >= 0) rc = write_string(gi, "title", title ? title : "csim contact problem");
     if (rc >= 0)
       rc = write_string(gi, "description", description ? description : "written by csim");
@@ -837,14 +834,14 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
     if (rc >= 0 && lambda) {
       gs = H5Gcreate2(f, "/solution", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       if (gs < 0) rc = -1;
-      if (rc >= 0) rc = write_data(gs, "r", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (size_t)(N > 0 ? N : 1), r);
-      if (rc >= 0) rc = write_data(gs, "u", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (size_t)(N > 0 ? N : 1), u);
+      if (rc >= 0) rc = write_data(gs, "r", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n3, r);
+      if (rc >= 0) rc = write_data(gs, "u", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n3, u);
     }
     if (rc >= 0 && p->R) {  // csim's extension: diagonal compliance, FCLib order
       gc = H5Gcreate2(f, "/csim", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       if (gc < 0) rc = -1;
       for (int k = 0; k < N; k++) r[k] = p->R[to_csim(k)];
-      if (rc >= 0) rc = write_data(gc, "R", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (size_t)(N > 0 ? N : 1), r);
+      if (rc >= 0) rc = write_data(gc, "R", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n3, r);
     }
     if (rc < 0) st = fail(&c, NULL, "cannot write the FCLib problem");
   }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compliant.h"
 #include "dynamics.h"
 #include "kinematics.h"
 #include "spatial.h"
@@ -238,14 +239,16 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
 
   // contact buffers and solver
   solver_options so;
-  if (st == CSIM_OK) st = map_solver(cfg, &so, err);
+  int compliant = cmpl_is_compliant(cfg);  // compliant laws: no rigid solver (solver.name ignored)
+  if (st == CSIM_OK && !compliant) st = map_solver(cfg, &so, err);
   if (st == CSIM_OK) {
     int bound = coll_max_contacts(s->coll);
     s->maxcon = bound < SIM_MAX_CONTACTS ? bound : SIM_MAX_CONTACTS;
     if (s->maxcon < 1) s->maxcon = 1;
     st = contact_create(s->m, s->maxcon, &s->con, err);
   }
-  if (st == CSIM_OK) st = solver_create(&so, s->maxcon, &s->slv, err);
+  if (st == CSIM_OK && !compliant) st = solver_create(&so, s->maxcon, &s->slv, err);
+  if (st == CSIM_OK && compliant) st = cmpl_create(cfg, s->m, s->maxcon, &s->cmpl, err);
   if (st == CSIM_OK) {
     s->copt.friction = cfg->friction;
     s->copt.baumgarte = cfg->baumgarte;
@@ -274,6 +277,7 @@ void sim_free(sim* s) {
   free(s->act_link); free(s->act_njnt); free(s->act_jnt); free(s->act_ref);
   free(s->vfree); free(s->tau);
   solver_free(s->slv);
+  cmpl_free(s->cmpl);
   contact_free(s->con);
   coll_free(s->coll);
   data_free(s->d);
@@ -355,7 +359,13 @@ static void apply_actions(sim* s) {
   }
 }
 
+// actions for the compliant step (sim_compliant.c), which evaluates them at trial states
+void sim_apply_actions(sim* s) {
+  apply_actions(s);
+}
+
 csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
+  if (s->cmpl) return sim_step_compliant(s, info, err);  // compliant laws: sim_compliant.c
   const sim_model* m = s->m;
   sim_data* d = s->d;
   double dt = s->cfg->dt;

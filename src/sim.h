@@ -51,6 +51,7 @@ typedef struct {
   double* tau;              // (nv)
   long step;                // steps done
   int warnings[SIM_NWARN];
+  struct cmpl_data* cmpl;   // compliant contact state (compliant.h); NULL for rigid models
 } sim;
 
 // build model, data, collision, contact and solver from a validated scenario
@@ -59,5 +60,11 @@ void sim_free(sim* s);
 
 // one time step; returns CSIM_ERR_RUN (with err naming the step and time) on divergence
 csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err);
+
+// the step of a compliant run (sim_compliant.c; sim_step calls it when s->cmpl is set)
+csim_status sim_step_compliant(sim* s, sim_stepinfo* info, csim_error* err);
+
+// actions at d->time and the current state -> d->qfrc_applied, d->xfrc_applied
+void sim_apply_actions(sim* s);
 
 #endif  // CSIM_SIM_H

@@ -29,8 +29,13 @@ static double kBalance = 10;
 static double kRhoFactor = 5;
 // iterations between two changes of rho (each costs a factorization)
 static int kRhoCooldown = 4;
+// bounds on rho
+static double kRhoLo = 1e-6, kRhoHi = 1e3;  // relative to the largest diagonal entry of G~
 static int kGamInit = 0;  // TUNING
 static int kNorm = 0;  // TUNING
+static int kDbl = 0;  // TUNING
+static int kSV = 0, kSK = 1;  // TUNING
+static double kEta = 0.1;  // TUNING
 #include <stdlib.h>
 #include <stdio.h>
 static void tune(void) {  // TUNING
@@ -40,9 +45,13 @@ static void tune(void) {  // TUNING
   if ((e = getenv("ADMM_COOL"))) kRhoCooldown = atoi(e);
   if ((e = getenv("ADMM_GAM"))) kGamInit = atoi(e);
   if ((e = getenv("ADMM_NORM"))) kNorm = atoi(e);
+  if ((e = getenv("ADMM_DBLC"))) kDbl = atoi(e);
+  if ((e = getenv("ADMM_SV"))) kSV = atoi(e);
+  if ((e = getenv("ADMM_SK"))) kSK = atoi(e);
+  if ((e = getenv("ADMM_ETA"))) kEta = atof(e);
+  if ((e = getenv("ADMM_RLO"))) kRhoLo = atof(e);
+  if ((e = getenv("ADMM_RHI"))) kRhoHi = atof(e);
 }
-// bounds on rho
-static const double kRhoMin = 1e-10, kRhoMax = 1e10;
 
 // c = G~ x + g (R on the diagonal when present)
 static void velocity(const solver_problem* p, const double* x, double* c) {
@@ -158,8 +167,18 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   double* c = v + 3 * n;    // G~ z + g
   double* sh = v + 4 * n;   // de Saxce shift (zero for the CCP)
   double* x = v + 5 * n;    // unprojected iterate l
+  double* best = v + 6 * n;  // iterate with the smallest residual so far
+  // bounds on rho from the scale of G~: far below its spectrum the null-space components of the
+  // right-hand side are amplified by 1/rho; far above it the iterates barely move
+  double dmax = 0;
+  for (int k = 0; k < n; k++) {
+    double d = p->G[(size_t)k * n + k] + (p->R ? p->R[k] : 0);
+    if (d > dmax) dmax = d;
+  }
+  if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
+  double kRhoMin = kRhoLo * dmax, kRhoMax = kRhoHi * dmax;
   double rho = s->admm_rho > 0 ? s->admm_rho : s->opt.rho;
-  if (!(rho >= kRhoMin && rho <= kRhoMax)) rho = 1;
+  rho = fmin(fmax(rho, kRhoMin), kRhoMax);
 
   // warm start: z = proj_K(lambda) and its residual; a converged guess costs no iteration
   for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
@@ -196,7 +215,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     memcpy(lambda, z, sizeof(double) * (size_t)n);
     return;
   }
-  int it = 0, last_change = 0;
+  int it = 0, last_change = 0, cool = kRhoCooldown;
+  double rbest = r;
+  memcpy(best, z, sizeof(double) * (size_t)n);
   while (it < s->opt.max_iterations) {
     it++;
     // l = (G~ + rho I)^-1 (rho z - gamma - g - s)      (Alg. 3 line 3)
@@ -219,9 +240,32 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     if (getenv("ADMM_DBG")) fprintf(stderr, "it %d r %.3e rho %.3e |z| %.3e\n", it, r, rho, amax(z, n));
     if (r <= tol) break;
     if (r != r) break;  // NaN: give up (the caller sees converged = 0)
-    if (ncp) desaxce_shift(p, c, sh);
+    if (r < rbest) {
+      rbest = r;
+      memcpy(best, z, sizeof(double) * (size_t)n);
+    }
+    int upd = it % kSK == 0;
+    if (ncp && kSV == 2) {  // inner CCP residual with the current shift
+      double m = 0;
+      for (int i = 0; i < nc; i++) {
+        double cs[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]}, a1, b1, d1;
+        cone_residuals_ccp(z + 3 * i, cs, p->mu[i], &a1, &b1, &d1);
+        m = fmax(m, fmax(a1, fmax(b1, d1)));
+      }
+      upd = m <= kEta * r;
+    }
+    if (ncp && upd) {
+      if (kSV == 1) {  // keep gamma consistent with the moved shift
+        double* so = v + 7 * n;
+        memcpy(so, sh, sizeof(double) * (size_t)n);
+        desaxce_shift(p, c, sh);
+        for (int k = 0; k < n; k++) gam[k] -= sh[k] - so[k];
+      } else {
+        desaxce_shift(p, c, sh);
+      }
+    }
     // residual balancing: scaled primal |l - z| vs scaled dual rho |z - z_prev|
-    if (s->opt.rho_adaptive && it - last_change >= kRhoCooldown) {
+    if (s->opt.rho_adaptive && it - last_change >= cool) {
       double dp = 0, dd = 0;
       for (int k = 0; k < n; k++) {
         double a = fabs(x[k] - z[k]), b = fabs(z[k] - zp[k]);
@@ -254,11 +298,17 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       if (nrho != rho) {
         rho = nrho;
         last_change = it;
+        if (kDbl) cool *= 2;
         if (factor(p, rho, L)) break;
       }
     }
   }
+  if (!(r <= tol) && !(r <= rbest)) {  // not converged: hand back the best iterate seen
+    r = rbest;
+    memcpy(z, best, sizeof(double) * (size_t)n);
+  }
   memcpy(lambda, z, sizeof(double) * (size_t)n);
+  if (getenv("ADMM_DBG2")) fprintf(stderr, "nc %d it %d rho %.3e dmax %.3e r %.2e\n", nc, it, rho, dmax, r);
   s->admm_rho = rho;
   res->iterations = it;
   res->residual = r;

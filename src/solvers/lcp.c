@@ -38,6 +38,7 @@
 // soon as it ties, the pivot count is capped at max_iterations * N and a ray termination or
 // the cap return converged = 0 with the (projected) initial guess. Scratch from s->work, sized by
 // solver_lcp_work at creation.
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -51,6 +52,13 @@
 #define REFRESH 64
 // the largest Lemke tableau solver_create accepts, in doubles (1 GiB)
 #define LEMKE_MAX_DOUBLES ((size_t)1 << 27)
+#include <stdio.h>
+#include <stdlib.h>
+static double envd(const char* k, double d) { return getenv(k) ? atof(getenv(k)) : d; }
+#define KNOISE envd("KN", 1e3)
+#define PTOL envd("PTOL", 1e-9)
+#define PROX envd("PROX", 1e-6)
+#define PROX_MAX ((int)envd("PMAX", 20))
 
 // the unit friction polygon P: m facets, normals a (2m) and vertices v (2m)
 typedef struct {
@@ -273,7 +281,7 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
                      "lemke on %zu contacts with %zu facets needs a %zu x %zu tableau (more than "
                      "1 GiB); use fewer facets or solver pgs",
                      nc, m, N, N);
-    need += N * N + 6 * N + 3 * nc;
+    need += N * N + 9 * N + 12 * nc;
   }
   if (need > *nwork) *nwork = need;
   return CSIM_OK;
@@ -379,28 +387,28 @@ static void lemke_column(const pyramid* py, const solver_problem* p, double reg,
   col[i * k + k - 1] += l == 0 ? p->mu[i] : -1;
 }
 
-// the lexicographic ratio test: among rows with y_r > 0 the minimum of [x_r, B^-1_r] / y_r; the
-// artificial z0's row wins any tie on x; -1 on a ray
+// the lexicographic ratio test: among rows whose y_r is above its rounding noise ny_r, the
+// minimum of [x_r, B^-1_r] / y_r, ties on x taken up to the noise nx_r; the artificial z0's row
+// wins any tie on x; -1 on a ray
 static int lemke_ratio(int N, const double* Binv, const double* x, const double* y,
-                       const int* basis, int z0, double xscale, int* cand) {
+                       const double* nx, const double* ny, const int* basis, int z0, int* cand) {
   double ymax = 0;
   for (int r = 0; r < N; r++)
     if (fabs(y[r]) > ymax) ymax = fabs(y[r]);
-  double ptol = 1e-12 * ymax;
-  if (!(ymax > 0)) return -1;
+  double pfloor = PTOL * ymax;
   // minimum ratio on x
   double theta = INFINITY;
   for (int r = 0; r < N; r++)
-    if (y[r] > ptol) {
+    if (y[r] > ny[r] && y[r] > pfloor) {
       double t = (x[r] > 0 ? x[r] : 0) / y[r];
       if (t < theta) theta = t;
     }
   if (!isfinite(theta)) return -1;
   // ties: rows the pivot would bring to zero up to rounding
   int ncand = 0;
-  double xtol = 1e-12 * xscale;
   for (int r = 0; r < N; r++)
-    if (y[r] > ptol && (x[r] > 0 ? x[r] : 0) - theta * y[r] <= xtol) cand[ncand++] = r;
+    if (y[r] > ny[r] && y[r] > pfloor && (x[r] > 0 ? x[r] : 0) - theta * y[r] <= nx[r] + theta * ny[r])
+      cand[ncand++] = r;
   for (int t = 0; t < ncand; t++)
     if (basis[cand[t]] == z0) return cand[t];
   // break ties on the columns of B^-1, one after the other
@@ -424,8 +432,137 @@ static int lemke_ratio(int N, const double* Binv, const double* x, const double*
   return best;
 }
 
+// Lemke's scratch (all from s->work)
+typedef struct {
+  int nc, m, k, N;
+  double* Binv;   // (N x N) basis inverse
+  double* x;      // (N) basic values
+  double* y;      // (N) B^-1 times the entering column
+  double* q;      // (N)
+  double* col;    // (N) entering column of M
+  double* u;      // (3nc) G~ times a contact direction
+  double* gs;     // (3nc) shifted free velocity
+  double* nx;     // (N) rounding noise of x
+  double* ny;     // (N) rounding noise of y
+  int* basis;     // (N) basic variable per row
+  int* cand;      // (N) ratio-test candidates
+} lemke_ws;
+
+// Lemke's method on the LCP of the pyramid problem with G~ + reg I and free velocity gs;
+// lambda (3nc) receives the solution; returns 1 on a solution, 0 on a ray or the pivot cap;
+// *pivots counts the pivots
+static int lemke_run(const pyramid* py, const solver_problem* p, double reg, lemke_ws* w,
+                     long cap, double* lambda, long* pivots) {
+  int nc = w->nc, m = w->m, k = w->k, N = w->N;
+  double *Binv = w->Binv, *x = w->x, *y = w->y, *q = w->q, *col = w->col;
+  double *nx = w->nx, *ny = w->ny;
+  int *basis = w->basis, *cand = w->cand;
+  const int z0 = 2 * N;  // variables: w_j = j, z_j = N + j, z0 = 2N
+  *pivots = 0;
+
+  // the scale of M's entries, for the rounding noise of the data
+  double dmax = 0;
+  for (int j = 0; j < 3 * nc; j++) {
+    double d = p->G[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg;
+    if (d > dmax) dmax = d;
+  }
+  double mscale = 4 * dmax + 1;
+  for (int i = 0; i < nc; i++)
+    if (p->mu[i] > mscale) mscale = p->mu[i];
+
+  // q = E' gs
+  double qmin = INFINITY;
+  for (int i = 0; i < nc; i++) {
+    const double* gi = w->gs + 3 * i;
+    double* qi = q + i * k;
+    qi[0] = gi[2];
+    for (int b = 0; b < m; b++) qi[1 + b] = py->v[2 * b] * gi[0] + py->v[2 * b + 1] * gi[1];
+    qi[k - 1] = 0;
+  }
+  for (int j = 0; j < N; j++)
+    if (q[j] < qmin) qmin = q[j];
+  memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
+  if (qmin >= 0) return 1;  // z = 0 solves it: no contact force
+
+  // basis of the slacks w, B^-1 = I, x = q
+  memset(Binv, 0, sizeof(double) * (size_t)N * N);
+  for (int j = 0; j < N; j++) {
+    Binv[(size_t)j * N + j] = 1;
+    basis[j] = j;
+    x[j] = q[j];
+  }
+  // first pivot: z0 enters on the most negative q (the last row among ties, which keeps the
+  // rows lexicographically positive)
+  int rlev = 0;
+  for (int j = 1; j < N; j++)
+    if (q[j] <= q[rlev]) rlev = j;
+  int enter = z0, ok = 0;
+  for (int j = 0; j < N; j++) y[j] = -1;
+  for (;;) {
+    // pivot on row rlev: the entering variable replaces basis[rlev]
+    double piv = y[rlev];
+    double* Br = Binv + (size_t)rlev * N;
+    for (int j = 0; j < N; j++) Br[j] /= piv;
+    x[rlev] /= piv;
+    for (int rr = 0; rr < N; rr++) {
+      if (rr == rlev || y[rr] == 0) continue;
+      double f = y[rr];
+      double* Bk = Binv + (size_t)rr * N;
+      for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
+      x[rr] -= f * x[rlev];
+    }
+    int leave = basis[rlev];
+    basis[rlev] = enter;
+    (*pivots)++;
+    if (leave == z0) {
+      ok = 1;
+      break;
+    }
+    if (*pivots >= cap) break;
+    // the complement of the leaving variable enters
+    enter = leave < N ? leave + N : leave - N;
+    double xnorm = 0;
+    for (int rr = 0; rr < N; rr++)
+      if (fabs(x[rr]) > xnorm) xnorm = fabs(x[rr]);
+    if (enter >= N) lemke_column(py, p, reg, enter - N, w->u, col);
+    // y = B^-1 a (a = e_j for w_j, -M(:, j) for z_j) and the rounding noise of y and x per row:
+    // KNOISE eps (|B^-1_r| |q| + mscale |B^-1_r|_1 |x|) and KNOISE eps mscale |B^-1_r|_1
+    for (int rr = 0; rr < N; rr++) {
+      const double* Bk = Binv + (size_t)rr * N;
+      double acc = 0, sx = 0, bn = 0;
+      if (enter >= N)
+        for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
+      else
+        acc = Bk[enter];
+      for (int j = 0; j < N; j++) {
+        sx += fabs(Bk[j]) * fabs(q[j]);
+        bn += fabs(Bk[j]);
+      }
+      y[rr] = acc;
+      nx[rr] = KNOISE * DBL_EPSILON * (sx + mscale * bn * xnorm);
+      ny[rr] = KNOISE * DBL_EPSILON * mscale * bn;
+    }
+    rlev = lemke_ratio(N, Binv, x, y, nx, ny, basis, z0, cand);
+    if (rlev < 0) break;  // ray termination
+  }
+  if (!ok) return 0;
+  // lambda from z: lambda_N and lambda_T = sum_j beta_j v_j
+  for (int rr = 0; rr < N; rr++) {
+    if (basis[rr] < N || basis[rr] == z0) continue;
+    int j = basis[rr] - N, i = j / k, l = j % k;
+    double z = x[rr] > 0 ? x[rr] : 0;
+    if (l == 0)
+      lambda[3 * i + 2] = z;
+    else if (l <= m) {
+      lambda[3 * i] += z * py->v[2 * (l - 1)];
+      lambda[3 * i + 1] += z * py->v[2 * (l - 1) + 1];
+    }
+  }
+  return 1;
+}
+
 void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, m = s->opt.facets, k = m + 2, N = nc * k;
+  int nc = p->nc, m = s->opt.facets, k = m + 2, N = nc * k, n = 3 * nc;
   double tol = s->opt.tolerance;
   pyramid py = pyramid_make(s->work, m);
   double* c = s->c;
@@ -440,127 +577,56 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
     return;
   }
 
-  // scratch: B^-1 (N x N), x_B, y, q, the entering column, u (3nc), basis and candidates
-  double* Binv = s->work + 4 * m;
-  double* x = Binv + (size_t)N * N;
-  double* y = x + N;
-  double* q = y + N;
-  double* col = q + N;
-  double* u = col + N;
-  int* basis = (int*)(u + 3 * nc);  // N ints in the space of N doubles
-  int* cand = (int*)(u + 3 * nc + N);
-  const int z0 = 2 * N;  // variables: w_j = j, z_j = N + j, z0 = 2N
+  // scratch after the polygon (solver_lcp_work sizes it)
+  lemke_ws w = {nc, m, k, N, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  w.Binv = s->work + 4 * m;
+  w.x = w.Binv + (size_t)N * N;
+  w.y = w.x + N;
+  w.q = w.y + N;
+  w.col = w.q + N;
+  w.nx = w.col + N;
+  w.ny = w.nx + N;
+  w.u = w.ny + N;
+  w.gs = w.u + n;
+  double* prev = w.gs + n;          // (3nc) the proximal centre
+  double* best = prev + n;          // (3nc) the best iterate so far
+  w.basis = (int*)(best + n);       // N ints in the space of N doubles
+  w.cand = (int*)(best + n + N);
+
+  // proximal outer loop: lambda_{j+1} solves the LCP with G~ + eps I and g - eps lambda_j, whose
+  // fixed point is the LCP with G~ itself; eps keeps hyperstatic (rank-deficient) G's bases
+  // away from singular
   double dmax = 0;
-  for (int j = 0; j < 3 * nc; j++) {
-    double d = p->G[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0);
+  for (int j = 0; j < n; j++) {
+    double d = p->G[(size_t)j * n + j] + (p->R ? p->R[j] : 0);
     if (d > dmax) dmax = d;
   }
-  double reg = (getenv("REG") ? atof(getenv("REG")) : 0) * dmax;
-
-  // q = E' g
-  double qmin = INFINITY, xscale = 0;
-  for (int i = 0; i < nc; i++) {
-    const double* gi = p->g + 3 * i;
-    double* qi = q + i * k;
-    qi[0] = gi[2];
-    for (int b = 0; b < m; b++) qi[1 + b] = py.v[2 * b] * gi[0] + py.v[2 * b + 1] * gi[1];
-    qi[k - 1] = 0;
-  }
-  for (int j = 0; j < N; j++) {
-    if (q[j] < qmin) qmin = q[j];
-    if (fabs(q[j]) > xscale) xscale = fabs(q[j]);
-  }
-
-  int ok = 0;
-  long pivots = 0, cap = (long)s->opt.max_iterations * N;
-  if (qmin >= 0) {  // z = 0 solves it: no contact force
-    memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
-    ok = 1;
-  } else {
-    // basis of the slacks w, B^-1 = I, x = q
-    memset(Binv, 0, sizeof(double) * (size_t)N * N);
-    for (int j = 0; j < N; j++) {
-      Binv[(size_t)j * N + j] = 1;
-      basis[j] = j;
-      x[j] = q[j];
+  double eps = PROX * dmax;
+  project_all(&py, p, lambda);
+  memcpy(best, lambda, sizeof(double) * (size_t)n);
+  velocity_all(p, best, c);
+  double rbest = pyramid_residual(&py, p, best, c);
+  long total = 0, cap = (long)s->opt.max_iterations * N;
+  int ok = 1, outer = 0;
+  while (rbest > tol && outer < PROX_MAX && total < cap) {
+    memcpy(prev, lambda, sizeof(double) * (size_t)n);
+    for (int j = 0; j < n; j++) w.gs[j] = p->g[j] - eps * prev[j];
+    long piv = 0;
+    ok = lemke_run(&py, p, eps, &w, cap - total, lambda, &piv);
+    total += piv;
+    outer++;
+    if (!ok) break;
+    velocity_all(p, lambda, c);
+    r = pyramid_residual(&py, p, lambda, c);
+    if (r < rbest) {
+      rbest = r;
+      memcpy(best, lambda, sizeof(double) * (size_t)n);
     }
-    // first pivot: z0 enters on the most negative q (the last row among ties, which keeps the
-    // rows lexicographically positive)
-    int rlev = 0;
-    for (int j = 1; j < N; j++)
-      if (q[j] <= q[rlev]) rlev = j;
-    int enter = z0;
-    for (int j = 0; j < N; j++) y[j] = -1;
-    for (;;) {
-      // pivot on row rlev: the entering variable replaces basis[rlev]
-      double piv = y[rlev];
-      double* Br = Binv + (size_t)rlev * N;
-      for (int j = 0; j < N; j++) Br[j] /= piv;
-      x[rlev] /= piv;
-      for (int rr = 0; rr < N; rr++) {
-        if (rr == rlev || y[rr] == 0) continue;
-        double f = y[rr];
-        double* Bk = Binv + (size_t)rr * N;
-        for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
-        x[rr] -= f * x[rlev];
-      }
-      int leave = basis[rlev];
-      basis[rlev] = enter;
-      pivots++;
-      if (getenv("TRACE")) fprintf(stderr, "  piv %ld enter %d row %d leave %d p %.3g\n", pivots, enter, rlev, leave, piv);
-      if (leave == z0) {
-        ok = 1;
-        break;
-      }
-      if (pivots >= cap) break;
-      // the complement of the leaving variable enters; its column a gives y = B^-1 a
-      enter = leave < N ? leave + N : leave - N;
-      if (enter < N) {  // w_j: a = e_j
-        for (int rr = 0; rr < N; rr++) y[rr] = Binv[(size_t)rr * N + enter];
-      } else {  // z_j: a = -M(:, j)
-        lemke_column(&py, p, reg, enter - N, u, col);
-        for (int rr = 0; rr < N; rr++) {
-          const double* Bk = Binv + (size_t)rr * N;
-          double acc = 0;
-          for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
-          y[rr] = acc;
-        }
-      }
-      rlev = lemke_ratio(N, Binv, x, y, basis, z0, xscale, cand);
-      if (rlev < 0) break;  // ray termination
-    }
-    // lambda from z: lambda_N and lambda_T = sum_j beta_j v_j
-    if (ok) {
-      memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
-      for (int rr = 0; rr < N; rr++) {
-        if (basis[rr] < N || basis[rr] == z0) continue;
-        int j = basis[rr] - N, i = j / k, l = j % k;
-        double z = x[rr] > 0 ? x[rr] : 0;
-        if (l == 0)
-          lambda[3 * i + 2] = z;
-        else if (l <= m) {
-          lambda[3 * i] += z * py.v[2 * (l - 1)];
-          lambda[3 * i + 1] += z * py.v[2 * (l - 1) + 1];
-        }
-      }
-    }
+    if (getenv("DBG")) fprintf(stderr, "  outer %d piv %ld r %.3g\n", outer, piv, r);
   }
-  // failure keeps the initial guess, projected onto the pyramids
-  if (!ok) project_all(&py, p, lambda);
-  velocity_all(p, lambda, c);
-  r = pyramid_residual(&py, p, lambda, c);
-  res->iterations = (int)(pivots < INT32_MAX ? pivots : INT32_MAX);
-  res->residual = r;
-  if (getenv("DBG")) fprintf(stderr, "lemke ok %d r %.3g piv %ld\n", ok, r, pivots);
-  if (getenv("DUMP") && !(ok && r <= tol)) {
-    static int nd = 0;
-    char fn[64]; snprintf(fn, sizeof fn, "/tmp/cl/prob%d.txt", nd++);
-    FILE* f = fopen(fn, "w");
-    fprintf(f, "%d\n", nc);
-    for (int a = 0; a < 9 * nc * nc; a++) fprintf(f, "%.17g\n", p->G[a]);
-    for (int a = 0; a < 3 * nc; a++) fprintf(f, "%.17g\n", p->g[a]);
-    for (int a = 0; a < nc; a++) fprintf(f, "%.17g\n", p->mu[a]);
-    fclose(f);
-  }
-  res->converged = ok && r <= tol;
+  memcpy(lambda, best, sizeof(double) * (size_t)n);
+  if (getenv("DBG")) fprintf(stderr, "lemke ok %d r %.3g piv %ld outer %d\n", ok, rbest, total, outer);
+  res->iterations = (int)(total < INT32_MAX ? total : INT32_MAX);
+  res->residual = rbest;
+  res->converged = rbest <= tol;
 }

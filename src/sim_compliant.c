@@ -1,0 +1,517 @@
+// sim_compliant.c — the time step with compliant contact (seed 001; force laws in compliant.h).
+//
+// Outline (sim_step_compliant):
+//   kinematics -> collision -> dynamics (M, factor, actions, bias) -> free velocity v_f
+//   -> contact frames, J, G = J M^-1 J', g = J v_f - c* at q0 (contact_build)
+//   -> integrator: semi_implicit | tamsi (contact-space Newton + TALS at frozen q0)
+//                  | implicit_euler (Newton on v + TALS, geometry re-evaluated)
+//   -> lambda = h f, v+ = v_f + M^-1 J' lambda, q+ = q0 ⊕ h v+
+//   -> eps_abs of lambda on (G, g) (000 eq. 14), penetration and stiction statistics.
+//
+// semi_implicit and tamsi (001 Sec. V): q, M, J frozen at the start of the step. With
+// v = v_f + M^-1 J' (h f) the contact velocities vc = J v satisfy
+//   R(vc) = vc - vc* - h G f(vc) = 0,      vc* = J v_f,                               (*)
+// which is J M^-1 times the momentum residual of 001 eq. 12 (semi-implicit) / eq. 21 (TAMSI):
+// (*) and eq. 21 have the same solutions (vc determines f, and v follows), so Newton runs on the
+// 3 nc contact velocities instead of the nv generalized ones, with Jacobian I - h G df/dvc
+// (001 eqs. 17, 20, 23 multiplied by J M^-1). semi_implicit freezes the normal forces at the
+// start of the step (001 Sec. V-A, one-way coupling: explicit in the normal compliance);
+// tamsi takes them at delta = delta0 - h vn (001 eq. 19, two-way coupling, W_nn and W_tn).
+// The update is limited by TALS (001 Sec. III-A). The free velocity keeps gravity, Coriolis and
+// actions explicit (p* of 001 eq. 11).
+//
+// implicit_euler (001 Sec. III, the comparison of Sec. VI): v+ solves
+//   r(v) = v - v0 - h a(q0 ⊕ h v, v) = 0,   a = M^-1 (tau_actions - b + J' f_ext + J_c' f_c),
+// everything (kinematics, collision, M, bias, actions, contact forces) evaluated at the end of
+// the step; Newton with a forward-difference Jacobian (nv + 1 evaluations per iteration, as the
+// Drake integrators of 001 Sec. IV) and TALS on the tangential velocities of the start-of-step
+// contacts (J frozen at q0 for the line search only, 001 Sec. III-A). The recorded contacts,
+// forces and eps_abs are those of the end-of-step configuration.
+//
+// Newton stops when the max-norm of the residual is <= integrator.newton_tolerance or after
+// integrator.newton_max_iterations updates; a step that did not converge keeps its last iterate,
+// is counted (SIM_WARN_NONCONVERGED) and reported through info->solve.converged, which
+// solver.on_failure acts on (stop: exit 1).
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "compliant.h"
+#include "dynamics.h"
+#include "kinematics.h"
+#include "sim.h"
+
+#define VMAX 1e6   // |v| beyond this is divergence (as sim.c)
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// LU factorization with partial pivoting of the n x n row-major matrix A, in place; 0 when
+// singular
+static int lu_factor(int n, double* A, int* piv) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    double best = fabs(A[(size_t)k * n + k]);
+    for (int i = k + 1; i < n; i++) {
+      double a = fabs(A[(size_t)i * n + k]);
+      if (a > best) { best = a; p = i; }
+    }
+    piv[k] = p;
+    if (!(best > 0) || !isfinite(best)) return 0;
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)k * n + j];
+        A[(size_t)k * n + j] = A[(size_t)p * n + j];
+        A[(size_t)p * n + j] = t;
+      }
+    double inv = 1 / A[(size_t)k * n + k];
+    for (int i = k + 1; i < n; i++) {
+      double l = A[(size_t)i * n + k] * inv;
+      A[(size_t)i * n + k] = l;
+      if (l == 0) continue;
+      for (int j = k + 1; j < n; j++) A[(size_t)i * n + j] -= l * A[(size_t)k * n + j];
+    }
+  }
+  return 1;
+}
+
+// solve A x = b in place with the factors of lu_factor
+static void lu_solve(int n, const double* A, const int* piv, double* b) {
+  for (int k = 0; k < n; k++) {
+    if (piv[k] != k) {
+      double t = b[k];
+      b[k] = b[piv[k]];
+      b[piv[k]] = t;
+    }
+    for (int i = k + 1; i < n; i++) b[i] -= A[(size_t)i * n + k] * b[k];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double acc = b[i];
+    for (int j = i + 1; j < n; j++) acc -= A[(size_t)i * n + j] * b[j];
+    b[i] = acc / A[(size_t)i * n + i];
+  }
+}
+
+// out (3) = rows t1 t2 n of contact i's Jacobian times v
+static void contact_vel(const contact_data* con, int i, const double* v, double out[3]) {
+  int mc = con->maxchain;
+  const int* chain = con->chain + (size_t)i * mc;
+  const double* J = con->J + (size_t)i * 3 * mc;
+  for (int r = 0; r < 3; r++) {
+    double acc = 0;
+    for (int k = 0; k < con->nchain[i]; k++) acc += J[r * mc + k] * v[chain[k]];
+    out[r] = acc;
+  }
+}
+
+// the contact options of a compliant run: no Baumgarte or restitution target in c*
+static contact_options metric_options(const sim* s) {
+  contact_options o = s->copt;
+  o.baumgarte = 0;
+  o.restitution = 0;
+  o.warm_start = 0;
+  return o;
+}
+
+// evaluate the law at every contact for the contact velocities c->vc: forces c->f, Jacobian
+// blocks c->A
+static void eval_all(cmpl_data* c, int nc) {
+  for (int i = 0; i < nc; i++) {
+    cmpl_force(&c->p, &c->pt[i], c->vc + 3 * i, &c->ev[i]);
+    memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
+    memcpy(c->A + 9 * i, c->ev[i].dfdv, 9 * sizeof(double));
+  }
+}
+
+// TALS: the smallest alpha over contacts for the tangential parts of vc and its update dvc
+static double tals(const cmpl_data* c, int nc, const double* vc, const double* dvc) {
+  double alpha = 1;
+  for (int i = 0; i < nc; i++) {
+    const cmpl_eval* e = &c->ev[i];
+    double v[2] = {vc[3 * i] - e->center[0], vc[3 * i + 1] - e->center[1]};
+    double a = cmpl_tals_alpha(v, dvc + 3 * i, e->radius, CMPL_THETA_MAX);
+    if (a < alpha) alpha = a;
+  }
+  return alpha;
+}
+
+// |R(vc)|^2 for trial contact velocities vc (forces evaluated into c->ev, c->f, c->A)
+static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double h,
+                          const double* vc) {
+  int n3 = 3 * nc;
+  for (int i = 0; i < nc; i++) {
+    cmpl_force(&c->p, &c->pt[i], vc + 3 * i, &c->ev[i]);
+    memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
+  }
+  double phi = 0;
+  for (int a = 0; a < n3; a++) {
+    const double* Ga = con->G + (size_t)a * n3;
+    double acc = 0;
+    for (int b = 0; b < n3; b++) acc += Ga[b] * c->f[b];
+    double r = vc[a] - c->vstar[a] - h * acc;
+    phi += r * r;
+  }
+  return isfinite(phi) ? phi : INFINITY;
+}
+
+// semi_implicit / tamsi: Newton on (*) with TALS at frozen q0; fills con->lambda = h f
+static void solve_frozen(sim* s) {
+  cmpl_data* c = s->cmpl;
+  contact_data* con = s->con;
+  const sim_data* d = s->d;
+  int nc = con->ncon, n3 = 3 * nc;
+  double h = s->cfg->dt;
+  int semi = c->scheme == SCN_INT_SEMI_IMPLICIT;
+
+  // the law's view of each contact; initial guess vc = J v0 (the velocity before the step)
+  for (int i = 0; i < nc; i++) {
+    cmpl_point* pt = &c->pt[i];
+    double v0c[3];
+    contact_vel(con, i, d->v, v0c);
+    memset(pt, 0, sizeof(*pt));
+    pt->delta0 = con->con[i].depth;
+    pt->h = h;
+    if (semi) {
+      pt->frozen = 1;
+      pt->pi0 = cmpl_normal(&c->p, pt->delta0, v0c[2], NULL, NULL);
+    } else {
+      pt->hpen = h;
+    }
+    cmpl_lookup_state(c, con, i, pt->x0);
+    memcpy(c->x0 + 2 * i, pt->x0, 2 * sizeof(double));
+    memcpy(c->vc + 3 * i, v0c, sizeof(v0c));
+    // vc* = J v_f = g + c*
+    c->vstar[3 * i] = con->g[3 * i];
+    c->vstar[3 * i + 1] = con->g[3 * i + 1];
+    c->vstar[3 * i + 2] = con->g[3 * i + 2] + con->cstar[i];
+  }
+
+  c->iterations = 0;
+  c->converged = 0;
+  c->residual = 0;
+  for (int it = 0;; it++) {
+    // forces and residual R = vc - vc* - h G f at the current iterate
+    eval_all(c, nc);
+    double res = 0;
+    for (int a = 0; a < n3; a++) {
+      const double* Ga = con->G + (size_t)a * n3;
+      double acc = 0;
+      for (int b = 0; b < n3; b++) acc += Ga[b] * c->f[b];
+      c->R[a] = c->vc[a] - c->vstar[a] - h * acc;
+      if (fabs(c->R[a]) > res || !isfinite(c->R[a])) res = isfinite(c->R[a]) ? fabs(c->R[a]) : INFINITY;
+    }
+    c->residual = res;
+    if (getenv("CMPL_DEBUG") && s->step == atol(getenv("CMPL_DEBUG"))) {
+      fprintf(stderr, "it %d res %.3e\n", it, res);
+      for (int i = 0; i < nc; i++) fprintf(stderr, "   c%d d0 %.3e vc %.4e %.4e %.4e f %.4f %.4f %.4f stick %d\n", i, c->pt[i].delta0, c->vc[3*i], c->vc[3*i+1], c->vc[3*i+2], c->f[3*i], c->f[3*i+1], c->f[3*i+2], c->ev[i].stick);
+    }
+    if (res <= c->tolerance) {
+      c->converged = 1;
+      break;
+    }
+    if (it >= c->max_iterations || !isfinite(res)) break;
+    // Newton matrix I - h G A (A block diagonal, 3x3 per contact)
+    for (int a = 0; a < n3; a++) {
+      const double* Ga = con->G + (size_t)a * n3;
+      double* Na = c->N + (size_t)a * n3;
+      for (int j = 0; j < nc; j++) {
+        const double* Aj = c->A + 9 * j;
+        const double* g = Ga + 3 * j;
+        for (int col = 0; col < 3; col++)
+          Na[3 * j + col] = -h * (g[0] * Aj[col] + g[1] * Aj[3 + col] + g[2] * Aj[6 + col]);
+      }
+      Na[a] += 1;
+    }
+    if (!lu_factor(n3, c->N, c->piv)) break;
+    for (int a = 0; a < n3; a++) c->dvc[a] = -c->R[a];
+    lu_solve(n3, c->N, c->piv, c->dvc);
+    double alpha = c->tals ? tals(c, nc, c->vc, c->dvc) : 1;
+    double alpha_tals = alpha;
+    // safeguard: backtrack from the TALS step until |R| decreases (Armijo on |R|^2; the Newton
+    // direction always descends it), at most CMPL_BACKTRACK halvings
+    if (c->backtrack) {
+      double phi0 = 0;
+      for (int a = 0; a < n3; a++) phi0 += c->R[a] * c->R[a];
+      for (int k = 0; k < CMPL_BACKTRACK; k++) {
+        for (int a = 0; a < n3; a++) c->vtry[a] = c->vc[a] + alpha * c->dvc[a];
+        if (residual_sq(c, con, nc, h, c->vtry) <= (1 - 1e-4 * alpha) * phi0) break;
+        alpha *= 0.5;
+      }
+    }
+    if (getenv("CMPL_DEBUG") && s->step == atol(getenv("CMPL_DEBUG"))) fprintf(stderr, "alpha tals %g final %g\n", alpha_tals, alpha);
+    for (int a = 0; a < n3; a++) c->vc[a] += alpha * c->dvc[a];
+    c->iterations++;
+  }
+
+  // impulses and per-contact results at the final iterate
+  for (int i = 0; i < nc; i++) {
+    const cmpl_eval* e = &c->ev[i];
+    for (int r = 0; r < 3; r++) con->lambda[3 * i + r] = h * e->f[r];
+    c->x1[3 * i] = e->x1[0];
+    c->x1[3 * i + 1] = e->x1[1];
+    c->x1[3 * i + 2] = 0;
+    c->stick[i] = e->stick;
+    c->slip[i] = hypot(c->vc[3 * i], c->vc[3 * i + 1]);
+  }
+}
+
+// implicit Euler: r(v) = v - v0 - h a(q0 ⊕ h v, v) at trial v (c->vk-sized); contacts, forces
+// (lambda = h f) and per-contact results of the evaluated configuration land in c->con_eval
+static void ie_residual(sim* s, const double* v, double t_end, double* r, int* dropped) {
+  cmpl_data* c = s->cmpl;
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  contact_data* ce = c->con_eval;
+  int nv = m->nv;
+  double h = s->cfg->dt;
+  contact_options copt = metric_options(s);
+
+  // the end-of-step configuration and velocity
+  kin_integrate(m, c->q0, v, h, d->q);
+  memcpy(d->v, v, sizeof(double) * (size_t)nv);
+  d->time = t_end;
+  kin_forward(m, d);
+  kin_velocity(m, d);
+  int ncon = 0;
+  if (coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxcon, &ncon) > 0)
+    *dropped = 1;
+  ce->ncon = ncon;
+  dyn_crba(m, d);
+  dyn_factor(m, d);
+  sim_apply_actions(s);
+  dyn_rnea(m, d, NULL, d->xfrc_applied, s->tau);
+  contact_build(m, d, ce, &copt, v);
+
+  // contact forces at the evaluated configuration (delta from the geometry, hpen = 0)
+  for (int i = 0; i < ncon; i++) {
+    cmpl_point pt;
+    cmpl_eval e;
+    double vc[3];
+    memset(&pt, 0, sizeof(pt));
+    pt.delta0 = ce->con[i].depth;
+    pt.h = h;
+    cmpl_lookup_state(c, ce, i, pt.x0);
+    contact_vel(ce, i, v, vc);
+    cmpl_force(&c->p, &pt, vc, &e);
+    for (int k = 0; k < 3; k++) ce->lambda[3 * i + k] = h * e.f[k];
+    c->x1[3 * i] = e.x1[0];
+    c->x1[3 * i + 1] = e.x1[1];
+    c->x1[3 * i + 2] = 0;
+    c->stick[i] = e.stick;
+    c->slip[i] = hypot(vc[0], vc[1]);
+  }
+
+  // r = v - v0 - h M^-1 (tau_applied - b + J'f_ext) - M^-1 J_c' (h f)
+  for (int k = 0; k < nv; k++) r[k] = d->qfrc_applied[k] - s->tau[k];
+  dyn_solve(m, d, r, 1);
+  memset(c->tmp, 0, sizeof(double) * (size_t)nv);
+  contact_apply(m, d, ce, c->tmp);
+  for (int k = 0; k < nv; k++) r[k] = v[k] - c->v0[k] - h * r[k] - c->tmp[k];
+}
+
+// max-norm (infinity for a non-finite entry)
+static double maxnorm(const double* x, int n) {
+  double r = 0;
+  for (int k = 0; k < n; k++) {
+    if (!isfinite(x[k])) return INFINITY;
+    if (fabs(x[k]) > r) r = fabs(x[k]);
+  }
+  return r;
+}
+
+// implicit Euler step: Newton on r(v) with a forward-difference Jacobian and TALS; leaves d at
+// (q0 ⊕ h v+, v+), the end-of-step contacts in s->con (swapped with c->con_eval) with their
+// impulses, and g rebuilt so that G lambda + g = J v+ - c* (the metric's velocity)
+static void solve_implicit(sim* s, int* dropped) {
+  cmpl_data* c = s->cmpl;
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  contact_data* con0 = s->con;
+  int nv = m->nv, nc0 = con0->ncon;
+  double h = s->cfg->dt, t0 = d->time;
+
+  memcpy(c->q0, d->q, sizeof(double) * (size_t)m->nq);
+  memcpy(c->v0, d->v, sizeof(double) * (size_t)nv);
+  memcpy(c->vk, d->v, sizeof(double) * (size_t)nv);
+  // start-of-step contacts as TAMSI sees them, for the TALS stiction regions
+  for (int i = 0; i < nc0; i++) {
+    cmpl_point* pt = &c->pt[i];
+    memset(pt, 0, sizeof(*pt));
+    pt->delta0 = con0->con[i].depth;
+    pt->hpen = h;
+    pt->h = h;
+    cmpl_lookup_state(c, con0, i, pt->x0);
+  }
+
+  c->iterations = 0;
+  c->converged = 0;
+  for (int it = 0;; it++) {
+    ie_residual(s, c->vk, t0 + h, c->r, dropped);
+    double res = maxnorm(c->r, nv);
+    c->residual = res;
+    if (getenv("CMPL_DEBUG") && s->step == atol(getenv("CMPL_DEBUG"))) {
+      fprintf(stderr, "IE it %d res %.3e ncon %d |v| %.3e\n", it, res, c->con_eval->ncon, maxnorm(c->vk, nv));
+    }
+    if (res <= c->tolerance) {
+      c->converged = 1;
+      break;
+    }
+    if (it >= c->max_iterations || !isfinite(res)) break;
+    // forward-difference Jacobian of r, column by column (Jr row-major nv x nv)
+    for (int j = 0; j < nv; j++) {
+      double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
+      c->vk[j] = vj + eps;
+      ie_residual(s, c->vk, t0 + h, c->r2, dropped);
+      c->vk[j] = vj;
+      for (int i = 0; i < nv; i++) c->Jr[(size_t)i * nv + j] = (c->r2[i] - c->r[i]) / eps;
+    }
+    if (!lu_factor(nv, c->Jr, c->piv)) break;
+    for (int k = 0; k < nv; k++) c->dv[k] = -c->r[k];
+    lu_solve(nv, c->Jr, c->piv, c->dv);
+    // TALS on the start-of-step contacts' tangential velocities (J frozen at q0)
+    double alpha = 1;
+    if (c->tals) {
+      for (int i = 0; i < nc0; i++) {
+        double vc[3], dvc[3];
+        cmpl_eval e;
+        contact_vel(con0, i, c->vk, vc);
+        contact_vel(con0, i, c->dv, dvc);
+        cmpl_force(&c->p, &c->pt[i], vc, &e);
+        double v[2] = {vc[0] - e.center[0], vc[1] - e.center[1]};
+        double a = cmpl_tals_alpha(v, dvc, e.radius, CMPL_THETA_MAX);
+        if (a < alpha) alpha = a;
+      }
+    }
+    if (getenv("CMPL_DEBUG") && s->step == atol(getenv("CMPL_DEBUG"))) fprintf(stderr, "  alpha %g |dv| %g\n", alpha, maxnorm(c->dv, nv));
+    for (int k = 0; k < nv; k++) c->vk[k] += alpha * c->dv[k];
+    c->iterations++;
+  }
+  // the last evaluation was at vk: d and con_eval describe the end of the step
+  contact_data* ce = c->con_eval;
+  // g = J (v+ - M^-1 J' lambda) - c*, so that G lambda + g = J v+ - c*
+  memset(c->tmp, 0, sizeof(double) * (size_t)nv);
+  contact_apply(m, d, ce, c->tmp);
+  for (int k = 0; k < nv; k++) c->tmp[k] = c->vk[k] - c->tmp[k];
+  for (int i = 0; i < ce->ncon; i++) {
+    contact_vel(ce, i, c->tmp, ce->g + 3 * i);
+    ce->g[3 * i + 2] -= ce->cstar[i];
+  }
+  s->con = ce;
+  c->con_eval = con0;
+  memcpy(d->v, c->vk, sizeof(double) * (size_t)nv);
+  d->time = t0;
+}
+
+// penetration and stiction statistics of the step's contacts
+static void statistics(cmpl_data* c, const contact_data* con) {
+  int npen = 0;
+  c->pen_max = 0;
+  c->pen_mean = 0;
+  c->nstick = 0;
+  c->stick_slip_max = 0;
+  for (int i = 0; i < con->ncon; i++) {
+    double dep = con->con[i].depth;
+    if (dep > 0) {
+      npen++;
+      c->pen_mean += dep;
+      if (dep > c->pen_max) c->pen_max = dep;
+    }
+    if (c->stick[i]) {
+      c->nstick++;
+      if (c->slip[i] > c->stick_slip_max) c->stick_slip_max = c->slip[i];
+    }
+  }
+  if (npen) c->pen_mean /= npen;
+}
+
+csim_status sim_step_compliant(sim* s, sim_stepinfo* info, csim_error* err) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  cmpl_data* c = s->cmpl;
+  double dt = s->cfg->dt;
+  int nv = m->nv;
+  double t0 = now();
+
+  // kinematics and collision at the current state
+  kin_forward(m, d);
+  kin_velocity(m, d);
+  double t1 = now();
+  int ncon = 0;
+  int dropped = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxcon, &ncon);
+  s->con->ncon = ncon;
+  double t2 = now();
+
+  // dynamics: M, its factor, actions, bias; free velocity v_f = v + h M^-1 (tau - b + J'f_ext)
+  dyn_crba(m, d);
+  dyn_factor(m, d);
+  sim_apply_actions(s);
+  dyn_rnea(m, d, NULL, d->xfrc_applied, s->tau);
+  info->kinetic = dyn_kinetic(m, d);
+  info->potential = dyn_potential(m, d);
+  for (int k = 0; k < nv; k++) s->vfree[k] = d->qfrc_applied[k] - s->tau[k];
+  dyn_solve(m, d, s->vfree, 1);
+  for (int k = 0; k < nv; k++) s->vfree[k] = d->v[k] + dt * s->vfree[k];
+  double t3 = now();
+
+  // contact problem at q0 (frames, J, G, g) and the integrator
+  contact_options copt = metric_options(s);
+  contact_build(m, d, s->con, &copt, s->vfree);
+  if (c->scheme == SCN_INT_IMPLICIT_EULER) {
+    solve_implicit(s, &dropped);
+  } else {
+    solve_frozen(s);
+    // v+ = v_f + M^-1 J' lambda
+    memcpy(d->v, s->vfree, sizeof(double) * (size_t)nv);
+    contact_apply(m, d, s->con, d->v);
+  }
+  if (dropped > 0) s->warnings[SIM_WARN_CONTACTFULL]++;
+  contact_data* con = s->con;
+  ncon = con->ncon;
+
+  // the physical metric on the forces the law produced (000 eq. 14), as for rigid runs
+  solver_problem p = contact_problem(con);
+  memset(&info->solve, 0, sizeof(info->solve));
+  solver_residuals(&p, con->lambda, con->cvel, &info->solve);
+  if (ncon == 0) info->solve.eps_abs = 0;
+  info->solve.iterations = c->iterations;
+  info->solve.converged = c->converged;
+  info->solve.residual = c->residual;
+  if (!c->converged) {
+    c->nfail++;
+    s->warnings[SIM_WARN_NONCONVERGED]++;
+  }
+  statistics(c, con);
+  cmpl_store_state(c, con);
+  double t4 = now();
+
+  // q+ = q0 ⊕ h v+ (implicit Euler: from the saved q0)
+  kin_integrate(m, c->scheme == SCN_INT_IMPLICIT_EULER ? c->q0 : d->q, d->v, dt, d->q);
+  d->time += dt;
+  s->step++;
+
+  // divergence check
+  for (int k = 0; k < nv; k++)
+    if (!isfinite(d->v[k]) || fabs(d->v[k]) > VMAX)
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                     "diverged at step %ld (t = %.6g s): velocity %d is %g (compliant %s, %s; "
+                     "a smaller integrator.dt or a softer contact.stiffness may help)",
+                     s->step - 1, d->time - dt, k, d->v[k], cmpl_law_names[c->p.law],
+                     scn_integrator_names[c->scheme]);
+  for (int k = 0; k < m->nq; k++)
+    if (!isfinite(d->q[k]))
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                     "diverged at step %ld (t = %.6g s): configuration %d is not finite",
+                     s->step - 1, d->time - dt, k);
+  double t5 = now();
+  info->ncon = ncon;
+  info->t_collision = t2 - t1;
+  info->t_dynamics = t3 - t2;
+  info->t_solve = t4 - t3;
+  info->t_step = t5 - t0;
+  return CSIM_OK;
+}
