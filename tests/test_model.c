@@ -10,72 +10,14 @@
 #include "data.h"
 #include "model.h"
 #include "spatial.h"
+#include "tree_fixture.h"
 #include "urdf.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 
 //---------------------------------- hand-built URDF descriptions ------------------------------
 
-#define HAND_MAX 64
 
-// a urdf_robot built in code (no parser), arrays inside
-typedef struct {
-  urdf_robot r;
-  urdf_link links[HAND_MAX];
-  urdf_joint joints[HAND_MAX];
-  urdf_geom geoms[HAND_MAX];
-  int lpj[HAND_MAX];
-  char names[2 * HAND_MAX][16];
-  int nname;
-} hand_robot;
-
-static char* hand_name(hand_robot* h, const char* prefix, int i) {
-  char* s = h->names[h->nname++];
-  snprintf(s, 16, "%s%d", prefix, i);
-  return s;
-}
-
-static void hand_init(hand_robot* h) {
-  memset(h, 0, sizeof(*h));
-  h->r.name = "hand";
-  h->r.file = "hand.urdf";
-  h->r.links = h->links;
-  h->r.joints = h->joints;
-  h->r.link_parent_joint = h->lpj;
-  h->r.root = 0;
-}
-
-// add a link with mass, com and inertia (ixx ixy ixz iyy iyz izz); returns its index
-static int hand_link(hand_robot* h, double mass, const double com[3], const double I6[6]) {
-  int i = h->r.nlink++;
-  urdf_link* L = &h->links[i];
-  L->name = hand_name(h, "link", i);
-  L->line = 10 + i;
-  L->has_inertial = mass > 0 || (I6 && (I6[0] != 0 || I6[3] != 0 || I6[5] != 0));
-  L->mass = mass;
-  if (com) sp_copy3(L->com_xyz, com);
-  if (I6) memcpy(L->inertia, I6, sizeof(L->inertia));
-  h->lpj[i] = -1;
-  return i;
-}
-
-// add a joint parent -> child with origin xyz/rpy and axis
-static int hand_joint(hand_robot* h, urdf_joint_type type, int parent, int child,
-                      const double xyz[3], const double rpy[3], const double axis[3]) {
-  int j = h->r.njoint++;
-  urdf_joint* J = &h->joints[j];
-  J->name = hand_name(h, "joint", j);
-  J->line = 100 + j;
-  J->type = type;
-  J->parent = parent;
-  J->child = child;
-  if (xyz) sp_copy3(J->xyz, xyz);
-  if (rpy) sp_copy3(J->rpy, rpy);
-  if (axis) sp_copy3(J->axis, axis);
-  J->mimic = -1;
-  h->lpj[child] = j;
-  return j;
-}
 
 //---------------------------------- helpers ---------------------------------------------------
 
