@@ -37,10 +37,11 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->lambda = calloc(n3, sizeof(double));
   c->cvel = calloc(n3, sizeof(double));
   c->cstar = calloc(mc, sizeof(double));
+  c->R = calloc(n3, sizeof(double));
   c->prev_id = calloc(n3, sizeof(int));
   c->prev_lambda = calloc(n3, sizeof(double));
   if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
-      !c->J || !c->Y || !c->G || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->prev_id ||
+      !c->J || !c->Y || !c->G || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R || !c->prev_id ||
       !c->prev_lambda) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
@@ -54,7 +55,7 @@ void contact_free(contact_data* c) {
   if (!c) return;
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->G); free(c->g);
-  free(c->lambda); free(c->cvel); free(c->cstar); free(c->prev_id); free(c->prev_lambda);
+  free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
   free(c);
 }
 
@@ -144,19 +145,38 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
     if (nv > 0) dyn_solve_half(m, d, y, 1);
   }
 
-  // G = Y Y' on the chain dofs of the row (Y is zero elsewhere: L^-T keeps a chain's support)
-  for (int a = 0; a < n3; a++) {
-    int i = a / 3;
-    const int* chain = c->chain + (size_t)i * mc;
-    const double* ya = c->Y + (size_t)a * (size_t)nv;
-    for (int b = a; b < n3; b++) {
-      const double* yb = c->Y + (size_t)b * (size_t)nv;
-      double acc = 0;
-      for (int k = 0; k < c->nchain[i]; k++) acc += ya[chain[k]] * yb[chain[k]];
-      c->G[(size_t)a * n3 + b] = acc;
-      c->G[(size_t)b * n3 + a] = acc;
+  // G = Y Y', one 3x3 block per contact pair, summed over the dofs both chains share: Y's rows
+  // are zero off their contact's chain (L^-T keeps an ancestor-closed support), so contacts on
+  // disjoint chains (other robots, other branches) give zero blocks at no cost
+  int* common = data_stack_alloc(d, sizeof(int) * (size_t)(mc + 1));
+  for (int i = 0; i < nc; i++) {
+    const int* ci = c->chain + (size_t)i * mc;
+    for (int j = i; j < nc; j++) {
+      const int* cj = c->chain + (size_t)j * mc;
+      // intersection of the two ascending dof lists
+      int nk = 0, p = 0, q = 0;
+      while (p < c->nchain[i] && q < c->nchain[j]) {
+        if (ci[p] == cj[q]) { common[nk++] = ci[p]; p++; q++; }
+        else if (ci[p] < cj[q]) p++;
+        else q++;
+      }
+      for (int r = 0; r < 3; r++) {
+        const double* ya = c->Y + (size_t)(3 * i + r) * (size_t)nv;
+        for (int t = (i == j ? r : 0); t < 3; t++) {
+          const double* yb = c->Y + (size_t)(3 * j + t) * (size_t)nv;
+          double acc = 0;
+          for (int k = 0; k < nk; k++) acc += ya[common[k]] * yb[common[k]];
+          c->G[(size_t)(3 * i + r) * n3 + 3 * j + t] = acc;
+          c->G[(size_t)(3 * j + t) * n3 + 3 * i + r] = acc;
+        }
+      }
     }
   }
+
+  // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like)
+  c->has_R = opt->compliance > 0;
+  if (c->has_R)
+    for (int a = 0; a < n3; a++) c->R[a] = opt->compliance * c->G[(size_t)a * n3 + a];
 
   // g = J v_free - c*; c*_N from Baumgarte and restitution (000 Sec. II)
   for (int i = 0; i < nc; i++) {
@@ -248,6 +268,6 @@ void contact_store(contact_data* c) {
 }
 
 solver_problem contact_problem(const contact_data* c) {
-  solver_problem p = {c->ncon, c->G, c->g, c->mu, NULL};
+  solver_problem p = {c->ncon, c->G, c->g, c->mu, c->has_R ? c->R : NULL};
   return p;
 }

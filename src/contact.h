@@ -42,6 +42,8 @@ typedef struct {
   double* lambda;     // impulses                                          (3 maxcon)
   double* cvel;       // contact velocity after the step, G lambda + g     (3 maxcon)
   double* cstar;      // target normal velocity (Baumgarte/restitution)    (maxcon)
+  double* R;          // compliance alpha diag(G) when alpha > 0           (3 maxcon)
+  int has_R;          // R is in use this step
 
   // warm start memory: previous step's ids and impulses
   int nprev;
@@ -55,6 +57,7 @@ typedef struct {
   double baumgarte;     // K (1/s): c*_N = K max(0, depth)
   double restitution;   // e: c*_N = -e c_N(before the step) when approaching
   double dt;            // step (s): a gap closes at most at -depth/dt
+  double compliance;    // alpha: R = alpha diag(G) (000 Sec. III, MuJoCo-like), 0 = rigid
   int warm_start;
 } contact_options;
 

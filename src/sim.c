@@ -255,6 +255,7 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
     s->copt.restitution = cfg->restitution;
     s->copt.warm_start = cfg->warm_start;
     s->copt.dt = cfg->dt;
+    s->copt.compliance = cfg->compliance;
     s->vfree = calloc((size_t)(s->m->nv + 1), sizeof(double));
     s->tau = calloc((size_t)(s->m->nv + 1), sizeof(double));
     if (!s->vfree || !s->tau) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
@@ -399,13 +400,8 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   contact_build(m, d, s->con, &s->copt, s->vfree);
   solver_problem p = contact_problem(s->con);
   solver_solve(s->slv, &p, s->con->lambda, &info->solve);
-  {  // contact velocities after the step (R excluded: the physical velocity)
-    solver_problem phys = p;
-    phys.R = NULL;
-    solver_result tmp;
-    solver_residuals(&phys, s->con->lambda, s->con->cvel, &tmp);
-  }
-  if (ncon > 0 && !info->solve.converged) s->warnings[SIM_WARN_NONCONVERGED]++;
+  // contact velocities after the step (R excluded: the physical velocity)
+  memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)ncon);
   contact_store(s->con);
   double t4 = now();
 

@@ -84,6 +84,9 @@ void solver_free(solver* s);
 // solve: lambda (3nc) is the initial guess on entry and the solution on exit
 void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
+// contact velocities c = G lambda + g (R excluded) of the last solver_solve (3nc)
+const double* solver_velocity(const solver* s);
+
 // NCP residuals of lambda for problem p (000 eq. 14) on c = (G + R) lambda + g (R when p->R is
 // not NULL): fills eps_abs/eps_p/eps_d/eps_c of res (the rest untouched); c (3nc) receives c
 // when not NULL

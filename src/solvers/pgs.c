@@ -11,21 +11,21 @@
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
-// c_i = g_i + sum_j G_ij lambda_j for rows r0..r0+nr of contact i
-static void contact_velocity(const solver_problem* p, const double* lambda, int i, double* ci) {
+// c += (G + R)[:, 3i..3i+2] delta (G symmetric: read rows, contiguous)
+static void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
   int n = 3 * p->nc;
   for (int r = 0; r < 3; r++) {
+    if (delta[r] == 0) continue;
     const double* Gr = p->G + (size_t)(3 * i + r) * n;
-    double acc = p->g[3 * i + r];
-    for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
-    if (p->R) acc += p->R[3 * i + r] * lambda[3 * i + r];
-    ci[r] = acc;
+    for (int k = 0; k < n; k++) c[k] += Gr[k] * delta[r];
+    if (p->R) c[3 * i + r] += p->R[3 * i + r] * delta[r];
   }
 }
 
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc, n = 3 * nc;
   double omega = s->opt.over_relaxation;
+  double* c = s->c;  // (G + R) lambda + g, kept up to date contact by contact
 
   // scalar tangent step per contact: a scalar (not the 2x2 block inverse) keeps the fixed point of
   // the horizontal projection on maximum dissipation (lambda_T anti-parallel to c_T)
@@ -39,13 +39,12 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
 
-  solver_residuals(p, lambda, NULL, res);
+  solver_residuals(p, lambda, c, res);
   int it = 0;
   while (res->eps_abs > s->opt.tolerance && it < s->opt.max_iterations) {
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;
-      double ci[3];
-      contact_velocity(p, lambda, i, ci);
+      const double* ci = c + 3 * i;
       // normal: lines 3-4
       double gnn = p->G[(size_t)(3 * i + 2) * n + 3 * i + 2] + (p->R ? p->R[3 * i + 2] : 0);
       double ln_old = li[2];
@@ -53,7 +52,6 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       ln = omega * ln + (1 - omega) * ln_old;
       if (ln < 0) ln = 0;
       double dn = ln - ln_old;
-      li[2] = ln;
       // tangent velocity after the normal update
       double ct0 = ci[0] + p->G[(size_t)(3 * i) * n + 3 * i + 2] * dn;
       double ct1 = ci[1] + p->G[(size_t)(3 * i + 1) * n + 3 * i + 2] * dn;
@@ -69,11 +67,16 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
         t0 *= f;
         t1 *= f;
       }
+      double delta[3] = {t0 - li[0], t1 - li[1], dn};
       li[0] = t0;
       li[1] = t1;
+      li[2] = ln;
+      add_columns(p, i, delta, c);
     }
     it++;
-    solver_residuals(p, lambda, NULL, res);
+    solver_residuals_of(p, lambda, c, res);
+    // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
+    if (res->eps_abs <= s->opt.tolerance) solver_residuals(p, lambda, c, res);
   }
   res->iterations = it;
   res->residual = res->eps_abs;

@@ -27,6 +27,7 @@ static const struct {
     {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION, solver_raisim_ds},  // 002 Alg. 1
     {SOLVER_MODEL_CCP, SOLVER_ADMM, solver_ccp_admm},  // 000 Alg. 3
     {SOLVER_MODEL_NCP, SOLVER_ADMM, solver_ncp_admm},  // 000 Sec. III, de Saxce fixed point
+    {SOLVER_MODEL_NCP, SOLVER_STAGGERED, solver_ncp_staggered},  // 000 Alg. 6
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
@@ -96,6 +97,22 @@ void solver_free(solver* s) {
   free(s);
 }
 
+void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
+                         solver_result* res) {
+  double ep = 0, ed = 0, ec = 0;
+  for (int i = 0; i < p->nc; i++) {
+    double a, b, d;
+    cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (a > ep) ep = a;
+    if (b > ed) ed = b;
+    if (d > ec) ec = d;
+  }
+  res->eps_p = ep;
+  res->eps_d = ed;
+  res->eps_c = ec;
+  res->eps_abs = ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
+}
+
 void solver_residuals(const solver_problem* p, const double* lambda, double* c,
                       solver_result* res) {
   int n = 3 * p->nc;
@@ -136,5 +153,9 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded)
   solver_problem phys = *p;
   phys.R = NULL;
-  solver_residuals(&phys, lambda, NULL, res);
+  solver_residuals(&phys, lambda, s->c, res);
+}
+
+const double* solver_velocity(const solver* s) {
+  return s->c;
 }

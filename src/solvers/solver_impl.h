@@ -24,6 +24,11 @@ struct solver {
 // scratch size: two dense (3n x 3n) matrices and 32 vectors of length 3n
 #define SOLVER_WORK(n) (2 * (size_t)(3 * (n)) * (size_t)(3 * (n)) + 32 * (size_t)(3 * (n)) + 64)
 
+// NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
+// eps_* fields of res
+void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
+                         solver_result* res);
+
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
