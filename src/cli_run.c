@@ -204,6 +204,10 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g\n",
           scn_contact_model_names[cfg->model], scn_solver_names[cfg->solver], cfg->dt,
           cfg->tolerance);
+  if (S->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
+    fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
+            "in substeps %d (iterations below are Newton's)\n", scn_integrator_names[cfg->scheme],
+            cfg->newton_tolerance, cfg->newton_max_iterations, S->cmpl->nsubstepped);
   fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", S->m->nq, S->m->nv,
           S->m->nbody - 1, S->m->ngeom);
   fprintf(f, "  steps %ld, simulated %.4g s, wall %.4g s, real-time factor %.1f, %.2f us/step\n",

@@ -51,6 +51,7 @@ typedef struct {
   int n, cap;
 } path_list;
 
+// append a copy of p; -1 when out of memory
 static int list_add(path_list* l, const char* p) {
   if (l->n == l->cap) {
     int cap = l->cap ? 2 * l->cap : 16;
@@ -66,6 +67,7 @@ static int list_add(path_list* l, const char* p) {
   return 0;
 }
 
+// release the list and its strings
 static void list_free(path_list* l) {
   for (int k = 0; k < l->n; k++) free(l->v[k]);
   free(l->v);
@@ -104,17 +106,20 @@ static int collect(const char* dir, path_list* l, int depth) {
   return rc;
 }
 
+// monotonic wall time, s
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-// median of n values (sorts them)
+// qsort comparator on doubles
 static int cmp_dbl(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
+
+// median of n values (sorts them)
 static double median(double* v, int n) {
   qsort(v, (size_t)n, sizeof(double), cmp_dbl);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -192,6 +197,7 @@ static int parse_num(const char* opt, const char* s, double lo, double* v) {
   return 0;
 }
 
+// parse, pick the model/solver pair, collect the files, solve and print (cli.h)
 int cli_solve(int argc, char** argv) {
   const char* input = NULL;
   const char* csv = NULL;

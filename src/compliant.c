@@ -1,5 +1,5 @@
-// compliant.c — compliant force laws, regularized friction, TALS, per-contact deflection state and
-// the /compliant output datasets (001 eqs. 5-7, 16, 19-22, Sec. III-A; 004; see compliant.h).
+// compliant.c — compliant force laws, regularized friction, TALS, per-contact deflection state
+// and the /compliant output datasets (001 eqs. 5-7, 16, 19-22, Sec. III-A; 004; see compliant.h).
 #include "compliant.h"
 
 #include <math.h>
@@ -108,8 +108,8 @@ double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_dd
 double cmpl_mu_reg(double mu, double s, double* dmu_ds) {
   // 001 eq. 7: linear up to s = 1, then constant
   if (s < 1) {
-    if (dmu_ds) *dmu_ds = mu * 2 * (1 - s);
-    return mu * s * (2 - s);
+    if (dmu_ds) *dmu_ds = mu;
+    return mu * s;
   }
   if (dmu_ds) *dmu_ds = 0;
   return mu;
@@ -156,7 +156,7 @@ void cmpl_force(const cmpl_params* p, const cmpl_point* c, const double vc[3], c
       D[5] = -mut * u1 * dpi_dvn;
     } else {
       // the linear region at v_t = 0: f_t = -mu pi v_t / vs
-      D[0] = D[4] = -2 * pi * p->mu / p->vs;
+      D[0] = D[4] = -pi * p->mu / p->vs;
     }
     return;
   }
@@ -225,7 +225,8 @@ double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, dou
   double cos1 = (v2 + vdv) / (vn * v1n);
   if (cos1 >= cos(theta_max)) return 1;
   // angle of v + a dv seen from the centre: tan(phi) = a |v x dv| / (|v|^2 + a v.dv); phi =
-  // theta_max (< pi/2, so |v|^2 + a v.dv > 0 there) at a = tan(th) |v|^2 / (|v x dv| - tan(th) v.dv)
+  // theta_max (< pi/2, so |v|^2 + a v.dv > 0 there) at
+  // a = tan(th) |v|^2 / (|v x dv| - tan(th) v.dv)
   double cr = fabs(v[0] * dv[1] - v[1] * dv[0]), t = tan(theta_max);
   double den = cr - t * vdv;
   if (!(den > 0)) return 1;
@@ -255,6 +256,7 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
   c->maxcon = maxcon;
   c->nv = m->nv;
   c->converged = 1;
+  c->substeps = 1;
   size_t mc = (size_t)maxcon, n3 = 3 * mc, nv = (size_t)(m->nv > 0 ? m->nv : 1);
   size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), npiv = n3 > nv ? n3 : nv;
   c->prev_id = calloc(n3, sizeof(int));
@@ -274,10 +276,13 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
   c->piv = calloc(npiv, sizeof(int));
   c->pt = calloc(mc, sizeof(cmpl_point));
   c->ev = calloc(mc, sizeof(cmpl_eval));
-  c->map0 = calloc(mc, sizeof(int));
+  c->qsave = calloc(nq, sizeof(double));
+  c->vsave = calloc(nv, sizeof(double));
+  c->prev_id_save = calloc(n3, sizeof(int));
+  c->prev_x_save = calloc(n3, sizeof(double));
   int ok = c->prev_id && c->prev_x && c->x1 && c->x0 && c->stick && c->slip && c->vc &&
-           c->vstar && c->R && c->dvc && c->vtry && c->f && c->A && c->N && c->piv && c->pt && c->ev &&
-           c->map0;
+           c->vstar && c->R && c->dvc && c->vtry && c->f && c->A && c->N && c->piv && c->pt &&
+           c->ev && c->qsave && c->vsave && c->prev_id_save && c->prev_x_save;
   if (ok && c->scheme == SCN_INT_IMPLICIT_EULER) {
     c->q0 = calloc(nq, sizeof(double));
     c->v0 = calloc(nv, sizeof(double));
@@ -286,8 +291,9 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
     c->r2 = calloc(nv, sizeof(double));
     c->dv = calloc(nv, sizeof(double));
     c->tmp = calloc(nv, sizeof(double));
+    c->tmp2 = calloc(nv, sizeof(double));
     c->Jr = calloc(nv * nv, sizeof(double));
-    ok = c->q0 && c->v0 && c->vk && c->r && c->r2 && c->dv && c->tmp && c->Jr;
+    ok = c->q0 && c->v0 && c->vk && c->r && c->r2 && c->dv && c->tmp && c->tmp2 && c->Jr;
     if (ok) {
       st = contact_create(m, maxcon, &c->con_eval, err);
       if (st != CSIM_OK) {
@@ -309,10 +315,12 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
 void cmpl_free(cmpl_data* c) {
   if (!c) return;
   free(c->prev_id); free(c->prev_x); free(c->x1); free(c->x0); free(c->stick); free(c->slip);
-  free(c->vc); free(c->vstar); free(c->R); free(c->dvc); free(c->vtry); free(c->f); free(c->A); free(c->N);
-  free(c->piv); free(c->pt); free(c->ev); free(c->map0);
+  free(c->vc); free(c->vstar); free(c->R); free(c->dvc); free(c->vtry); free(c->f); free(c->A);
+  free(c->N);
+  free(c->piv); free(c->pt); free(c->ev);
+  free(c->qsave); free(c->vsave); free(c->prev_id_save); free(c->prev_x_save);
   free(c->q0); free(c->v0); free(c->vk); free(c->r); free(c->r2); free(c->dv); free(c->tmp);
-  free(c->Jr);
+  free(c->tmp2); free(c->Jr);
   contact_free(c->con_eval);
   free(c);
 }
@@ -364,6 +372,9 @@ csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err) {
       {&c->ds_iter, "/compliant/newton_iterations", REC_I32, 0, "1",
        "Newton iterations of the compliant step (semi_implicit, tamsi: contact-space Newton with "
        "TALS; implicit_euler: Newton on v with a finite-difference Jacobian and TALS)"},
+      {&c->ds_sub, "/compliant/substeps", REC_I32, 0, "1",
+       "substeps the step was taken in: 1, or 2^k when Newton failed on the whole step and "
+       "convergence control retook it in smaller equal steps (001 Sec. III-B)"},
       {&c->ds_res, "/compliant/newton_residual", REC_F64, 0, "m/s",
        "Newton residual at exit: max-norm of vc - vc* - h G f(vc) (semi_implicit, tamsi; contact "
        "velocities) or of v - v0 - h a(q0 + h v, v) (implicit_euler; generalized velocities)"},
@@ -393,10 +404,11 @@ csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err) {
 }
 
 csim_status cmpl_record_row(const cmpl_data* c, const contact_data* con, csim_error* err) {
-  int32_t it = c->iterations, ns = c->nstick;
+  int32_t it = c->iterations, ns = c->nstick, sub = c->substeps;
   uint8_t cv = (uint8_t)(c->converged != 0);
   csim_status st = CSIM_OK;
   if (!st) st = rec_append(c->ds_iter, &it, err);
+  if (!st) st = rec_append(c->ds_sub, &sub, err);
   if (!st) st = rec_append(c->ds_res, &c->residual, err);
   if (!st) st = rec_append(c->ds_conv, &cv, err);
   if (!st) st = rec_append(c->ds_pmax, &c->pen_max, err);

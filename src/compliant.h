@@ -44,6 +44,25 @@
 // semi-implicit scheme freezes pi at the start of the step (001 Sec. V-A); implicit Euler
 // evaluates delta from the geometry of the end-of-step configuration (hpen = 0).
 //
+// Scenario keys of a compliant run (decisions):
+//   integrator.scheme       semi_implicit | tamsi | implicit_euler (sim_compliant.c says how each
+//                           works); integrator.newton_tolerance is on the max-norm of the Newton
+//                           residual in m/s (contact velocities for semi_implicit/tamsi,
+//                           generalized velocities for implicit_euler), newton_max_iterations caps
+//                           the updates of one (sub)step.
+//   solver.name             ignored: a compliant law needs no rigid solver, so any value is
+//                           accepted ('none' is the natural spelling) and the HDF5 attribute
+//                           'solver' says "none"; solver.tolerance/max_iterations/warm_start are
+//                           ignored too. solver.on_failure applies to the Newton iteration (stop:
+//                           exit 1 on the first step that fails even after convergence control;
+//                           continue: the step is flagged in /compliant/newton_converged).
+//   contact.baumgarte       ignored (a rigid drift correction; compliant laws have no drift);
+//   contact.restitution,    rejected when > 0 (exit 2): the law's own damping sets the energy
+//   contact.compliance      loss, and R = alpha diag(G) is the rigid models' compliance.
+//   bristle, sqrt_spring    need friction_damping > 0 (exit 2 otherwise).
+//   contact.margin          contacts within the margin are part of the step (TAMSI engages them
+//                           through delta0 - h vn); the laws give them no force until delta > 0.
+//
 // TALS (001 Sec. III-A, Fig. 3): for each contact, with v the iterate's tangential velocity
 // relative to the centre of the stiction region and dv the Newton update, alpha_i limits the
 // update when the segment v -> v + dv crosses the stiction region (to the point of the segment
@@ -60,7 +79,9 @@
 #include "scenario.h"
 
 #define CMPL_BLEND_DEPTH 1e-3      // m: spring_damper tanh blending depth (jiminy transitionEps)
+#define CMPL_MAX_HALVINGS 5       // convergence control: at most 2^5 substeps per step
 #define CMPL_BACKTRACK 10         // most residual-backtracking halvings per Newton step
+#define CMPL_BACKTRACK_AFTER 10   // tamsi, semi_implicit: backtrack only from this iteration on
 #define CMPL_THETA_MAX 1.0471975511965976  // pi/3: TALS largest direction change (001 Sec. III-A)
 
 typedef enum {
@@ -153,11 +174,13 @@ typedef struct cmpl_data {
   double* slip;            // |v_t| after the step, m/s                        (maxcon)
 
   // results of the last step
-  int iterations;          // Newton iterations
+  int iterations;          // Newton iterations (all attempts of the step)
+  int substeps;            // substeps the step was taken in (convergence control; 1 normally)
   double residual;         // Newton residual at exit (m/s; implicit_euler: generalized velocity)
   int converged;
   int nfail;               // steps whose Newton iteration did not converge
-  double pen_max, pen_mean;// penetration over loaded contacts at the start of the step, m
+  int nsubstepped;         // steps retaken in substeps by convergence control
+  double pen_max, pen_mean;// penetration over the overlapping contacts of the step, m
   int nstick;              // contacts in stiction
   double stick_slip_max;   // largest |v_t| among them, m/s
 
@@ -175,11 +198,16 @@ typedef struct cmpl_data {
   cmpl_eval* ev;           // (maxcon) its evaluation
   // implicit Euler
   contact_data* con_eval;  // contacts of the evaluated configurations (swapped with the sim's)
-  double *q0, *v0, *vk, *r, *r2, *dv, *Jr, *tmp;  // (nq / nv / nv x nv)
-  int* map0;               // (maxcon) eval contact -> start-of-step contact with the same id
+  double *q0, *v0, *vk, *r, *r2, *dv, *Jr, *tmp, *tmp2;  // (nq / nv / nv x nv)
+  // convergence control: the state the step started from
+  double *qsave, *vsave, tsave;  // (nq), (nv)
+  int nprev_save;
+  int* prev_id_save;       // (maxcon x 3)
+  double* prev_x_save;     // (maxcon x 3)
 
   // HDF5 datasets (cmpl_record_declare)
-  rec_dataset *ds_iter, *ds_res, *ds_conv, *ds_pmax, *ds_pmean, *ds_nstick, *ds_slip, *ds_x;
+  rec_dataset *ds_iter, *ds_sub, *ds_res, *ds_conv, *ds_pmax, *ds_pmean, *ds_nstick, *ds_slip;
+  rec_dataset* ds_x;
 } cmpl_data;
 
 // create the state for a model with nv dofs, nq coordinates and buffers of maxcon contacts

@@ -25,6 +25,7 @@ static int to_csim(int k) {
   return 3 * (k / 3) + kToCsim[k % 3];
 }
 
+// name of a storage flag (fclib.h)
 const char* fclib_storage_name(fclib_storage s) {
   switch (s) {
     case FCLIB_CSC: return "CSC";
@@ -97,12 +98,13 @@ static int exists(hid_t fid, const char* path) {
 // 1 when path exists and is a group
 static int is_group(hid_t fid, const char* path) {
   if (!exists(fid, path)) return 0;
-  H5O_info_t info;
-  if (H5Oget_info_by_name(fid, path, &info, H5P_DEFAULT) < 0) {
+  hid_t g = H5Gopen2(fid, path, H5P_DEFAULT);
+  if (g < 0) {
     H5Eclear2(H5E_DEFAULT);
     return 0;
   }
-  return info.type == H5O_TYPE_GROUP;
+  H5Gclose(g);
+  return 1;
 }
 
 // read a whole numeric dataset (any rank) as native int (is_int) or double; *out is malloc'd
@@ -203,6 +205,7 @@ typedef struct {
   double* val;            // (nnz)
 } coo;
 
+// release a sparse matrix's arrays
 static void coo_free(coo* a) {
   free(a->row);
   free(a->col);
@@ -630,6 +633,7 @@ static csim_status read_optional(const rd* c, const char* key, int N, double** o
   return CSIM_OK;
 }
 
+// open, dispatch on /fclib_local or /fclib_global, then the optional datasets and W's figures
 csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
   *out = NULL;
   struct stat sb;
@@ -655,7 +659,11 @@ csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
     st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "not an HDF5 file");
     goto restore;
   }
-  c.fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  // strong close: closing the file closes whatever a failed read left open
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0) H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+  c.fid = H5Fopen(path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+  h5close(H5Pclose, fapl);
   if (c.fid < 0) {
     st = fail(&c, NULL, "cannot open the HDF5 file (truncated or corrupted?)");
     goto restore;
@@ -707,6 +715,7 @@ restore:
   return CSIM_OK;
 }
 
+// pointers into p, in the solver's layout
 solver_problem fclib_solver_problem(const fclib_problem* p) {
   solver_problem s = {p->nc, p->W, p->q, p->mu, p->R};
   return s;
@@ -881,6 +890,7 @@ static void project_cone(double out[3], const double x[3], double mu) {
   }
 }
 
+// fc3d_compute_error (README of ../shared/data/fclib), in csim's contact order
 double fclib_siconos_error(const solver_problem* p, const double* lambda, double* abs_err) {
   int N = 3 * p->nc;
   double e2 = 0, qq = 0, rr = 0, uu = 0;

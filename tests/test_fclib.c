@@ -85,9 +85,11 @@ static void h5_ints(hid_t loc, const char* name, const int* v, hsize_t n) {
   H5Dclose(d);
   H5Sclose(s);
 }
+// a one-element int32 dataset
 static void h5_int(hid_t loc, const char* name, int v) {
   h5_ints(loc, name, &v, 1);
 }
+// a float64 vector
 static void h5_dbls(hid_t loc, const char* name, const double* v, hsize_t n) {
   hid_t s = H5Screate_simple(1, &n, NULL);
   hid_t d = H5Dcreate2(loc, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -96,6 +98,7 @@ static void h5_dbls(hid_t loc, const char* name, const double* v, hsize_t n) {
   H5Dclose(d);
   H5Sclose(s);
 }
+// a scalar fixed-length string
 static void h5_str(hid_t loc, const char* name, const char* text) {
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, strlen(text) + 1);
@@ -106,6 +109,7 @@ static void h5_str(hid_t loc, const char* name, const char* text) {
   H5Sclose(s);
   H5Tclose(t);
 }
+// a new group
 static hid_t h5_group(hid_t loc, const char* name) {
   hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert(g >= 0);
@@ -1145,6 +1149,14 @@ START_TEST(dump_resolves) {
   ck_assert_ptr_nonnull(strstr(out, " yes "));
 }
 END_TEST
+
+// LeakSanitizer: HDF5 1.10 leaks a metadata-cache entry when it fails on a corrupted object
+// header (its bug, reached by truncated_and_corrupted; csim closes every handle it opens), so
+// allocations made inside libhdf5 are exempt in this binary
+const char* __lsan_default_suppressions(void);
+const char* __lsan_default_suppressions(void) {
+  return "leak:libhdf5\n";
+}
 
 int main(void) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  // the hand-made writers and raw readers stay quiet

@@ -140,4 +140,18 @@ else
     done
   done
 fi
+
+# csim and MuJoCo 2.2.2 side by side on matched scenes, and the cost-per-step scaling study
+# (tools/bench_mujoco.sh -> out/bench_mujoco.csv, tools/bench_scaling.sh -> out/bench_scaling.csv);
+# MUJOCO=0 skips both
+if [ "${MUJOCO:-1}" = 1 ]; then
+  echo
+  if [ -f /usr/include/mujoco/mujoco.h ]; then
+    tools/bench_mujoco.sh || status=1
+    echo
+    tools/bench_scaling.sh || status=1
+  else
+    echo "MuJoCo comparison: SKIP (libmujoco-dev not installed: make deps)"
+  fi
+fi
 exit $status

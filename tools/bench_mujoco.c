@@ -12,13 +12,18 @@
 // hulls of the same STL meshes. MuJoCo's options: dt and gravity of the scenario, elliptic cone,
 // condim 3 with mu = contact.friction on every geom, solver PGS / CG / Newton with tolerance and
 // iteration cap set to solver.tolerance and solver.max_iterations, contact pairs filtered like
-// csim's (no self-collision unless contact.self_collision), default solref/solimp (soft contact).
+// csim's (no self-collision unless contact.self_collision), default solref/solimp (soft contact),
+// plus a "+stiff" variant (see below). MuJoCo's tolerance is on its own cost decrease, so equal
+// numbers do not mean equal accuracy: eps_abs below is the common yardstick.
 // Joint PD and trajectory actions are applied to MuJoCo the same way csim applies them (explicit:
 // u = kp (q_ref - q) + kd (v_ref - v), clamped to effort_limit) through qfrc_applied.
 //
-// Timing: each engine runs the scene from its initial state BATCHES times; a batch's time is the
-// wall time of its step loop over the whole scenario (steps = duration / dt), and the table gives
-// the median over batches of the time per step. Setup (model building, sim_create) is not timed.
+// Timing: each engine/solver runs the scene from its initial state BATCHES times; a batch's time
+// is the wall time of its step loop over the whole scenario (steps = duration / dt, or --steps),
+// batches of all engines interleaved; the table gives the median over batches of the time per
+// step (the CSV also the fastest batch). Setup (model building, sim_create) is not timed. The
+// statistics (eps_abs, contacts, iterations, csim's own collision/dynamics/solve split) come from
+// one more, untimed run.
 //
 // Accuracy: eps_abs is the NCP residual of seed 000 eq. 14 (src/solver.h solver_residuals), mean
 // over all steps (0 for a step without contact). For csim it is what sim_step reports (on
@@ -31,7 +36,13 @@
 // v_f = v + dt qacc_smooth (c* = 0: MuJoCo has no Baumgarte target of this form; its soft
 // constraints pull penetration back through solref instead). Then c = G lambda + g must equal J v+
 // with MuJoCo's own next velocity (semi-implicit Euler, no damping): the largest mismatch is printed
-// as a check that conventions and frames are right.
+// as a check that conventions and frames are right (round-off for PGS and Newton; for CG, a primal
+// method whose forces match its acceleration only at convergence, it is CG's own leftover).
+// What the MuJoCo figure means: with its default solref/solimp MuJoCo solves a regularized (soft)
+// problem on purpose, so its eps_abs measures how far that soft answer is from the rigid NCP, not
+// how well its solver converged; the row "newton elliptic stiff" (solref time constant 2 dt,
+// solimp 0.99) shows the residual MuJoCo reaches with nearly rigid contacts. The two engines also
+// pick different contact points on meshes (MuJoCo 2.2.2 keeps 1 point per foot of solo12, csim 4).
 //
 // Usage (from the repo root, built by tools/bench_mujoco.sh):
 //   bench_mujoco [--batches B] [--csv FILE]            the matched scenes (cube resting, sliding,
@@ -39,7 +50,7 @@
 //   bench_mujoco --scenario FILE [--label NAME] [--set key=value]... [--steps N] [--batches B]
 //                [--csim LIST|none] [--mujoco LIST|none] [--no-eps] [--csv FILE]
 //                                                      one scenario (LIST: model/solver pairs
-//                                                      "ncp/pgs,ccp/admm" or "pgs,cg,newton")
+//                                                      "ncp/pgs,ccp/admm" or "pgs,newton+stiff")
 // --csv appends rows (and writes the header when the file is new or empty).
 // Exit status: 0 when every run completed, 1 when one failed, 2 on bad arguments.
 #include <math.h>
@@ -509,7 +520,23 @@ typedef struct {
   int* jmap;        // csim joint -> MuJoCo joint (csim njnt)
   double* q0;       // MuJoCo initial qpos (nq)
   double* v0;       // MuJoCo initial qvel (nv)
+  double* solref0;  // the compiled geom_solref / geom_solimp, restored after a stiff run
+  double* solimp0;
 } mj_scene;
+
+// MuJoCo's contact softness: the compiled defaults (stiff = 0), or nearly rigid contacts
+// (stiff = 1): solref time constant 2 dt (the smallest MuJoCo recommends), impedance 0.99
+static void mj_set_stiff(mj_scene* ms, int stiff) {
+  mjModel* m = ms->m;
+  memcpy(m->geom_solref, ms->solref0, sizeof(double) * (size_t)m->ngeom * mjNREF);
+  memcpy(m->geom_solimp, ms->solimp0, sizeof(double) * (size_t)m->ngeom * mjNIMP);
+  if (!stiff) return;
+  for (int g = 0; g < m->ngeom; g++) {
+    m->geom_solref[g * mjNREF] = 2 * m->opt.timestep;
+    m->geom_solimp[g * mjNIMP] = 0.99;
+    m->geom_solimp[g * mjNIMP + 1] = 0.99;
+  }
+}
 
 // map csim joints to MuJoCo joints by name and convert the initial state; 0 or -1 with msg
 static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
@@ -570,6 +597,14 @@ static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
       snprintf(msg, msgsz, "action %d (force) is not mirrored in MuJoCo", a);
       return -1;
     }
+  ms->solref0 = malloc(sizeof(double) * (size_t)(m->ngeom + 1) * mjNREF);
+  ms->solimp0 = malloc(sizeof(double) * (size_t)(m->ngeom + 1) * mjNIMP);
+  if (!ms->solref0 || !ms->solimp0) {
+    snprintf(msg, msgsz, "out of memory");
+    return -1;
+  }
+  memcpy(ms->solref0, m->geom_solref, sizeof(double) * (size_t)m->ngeom * mjNREF);
+  memcpy(ms->solimp0, m->geom_solimp, sizeof(double) * (size_t)m->ngeom * mjNIMP);
   ms->d = mj_makeData(m);
   if (!ms->d) {
     snprintf(msg, msgsz, "mj_makeData failed");
@@ -731,10 +766,11 @@ typedef struct {
   char solver[40];
   int nv, steps;
   double us;          // median us/step over batches
+  double us_min;      // fastest batch
   double eps_mean, eps_max;
   double ncon_mean, iter_mean;
-  int warnings;       // csim: contact-buffer-full steps + non-converged steps; MuJoCo: warnings
-  char note[96];
+  int warnings;       // csim: contact-buffer-full + non-converged steps; MuJoCo: warnings raised
+  char note[160];
 } row;
 
 // options of an invocation
@@ -745,12 +781,36 @@ typedef struct {
   const char* csv;
 } run_opts;
 
-// load a scenario (file, or text when text != NULL) with overrides and build its simulation
-static int csim_open(const char* path, const char* text, const char* const* sets, int nset,
-                     scn_config** cfg, sim** s, char* msg, size_t msgsz) {
+#define MAXBATCH 64   // batches per row
+
+// the scenario of a scene: a file, or text named as if it were that file
+typedef struct {
+  const char* path;
+  const char* text;
+  const char* const* sets;
+  int nset;
+} scene_src;
+
+// one engine/solver of a scene: its overrides (csim) or solver (MuJoCo), batch times and row
+typedef struct {
+  int is_mj;
+  int sv;                       // MuJoCo: mjSOL_*
+  int stiff;                    // MuJoCo: nearly rigid contacts (mj_set_stiff)
+  const char* all[MAXSET + 4];  // csim: the scene's overrides + model, solver, extra
+  int nall;
+  char setm[64], setk[64], setx[128];
+  char pair[32];
+  double us[MAXBATCH];
+  int failed;
+  row r;
+} runner;
+
+// load a scenario with overrides and build its simulation; 0, or -1 with msg filled
+static int csim_open(const scene_src* src, const char* const* sets, int nset, scn_config** cfg,
+                     sim** s, char* msg, size_t msgsz) {
   csim_error err;
-  csim_status st = text ? scn_load_string(text, path, sets, nset, cfg, &err)
-                        : scn_load(path, sets, nset, cfg, &err);
+  csim_status st = src->text ? scn_load_string(src->text, src->path, sets, nset, cfg, &err)
+                             : scn_load(src->path, sets, nset, cfg, &err);
   if (st == CSIM_OK) {
     st = sim_create(*cfg, s, &err);
     if (st != CSIM_OK) {
@@ -772,125 +832,119 @@ static int scene_steps(const scn_config* cfg, const run_opts* o) {
   return n > 0 ? n : 1;
 }
 
-// csim with one model/solver pair ("ncp/pgs"; extra overrides appended) on a scenario
-static int run_csim(const char* path, const char* text, const char* const* sets, int nset,
-                    const char* pair, const char* extra, const run_opts* o, row* out) {
-  char model[32] = "", kind[32] = "", msg[2048];
+// set up a csim runner for pair "model/solver" with an optional extra override; 0 or -1
+static int csim_runner(runner* u, const scene_src* src, const char* pair, const char* extra) {
+  char model[32] = "";
   const char* sl = strchr(pair, '/');
-  if (!sl || (size_t)(sl - pair) >= sizeof model || strlen(sl + 1) >= sizeof kind) return -1;
+  if (!sl || (size_t)(sl - pair) >= sizeof model || strlen(pair) >= sizeof u->pair) return -1;
   memcpy(model, pair, (size_t)(sl - pair));
-  strcpy(kind, sl + 1);
-  const char* all[MAXSET + 4];
-  char setm[64], sets2[64], setx[128];
-  int n = 0;
-  for (int k = 0; k < nset; k++) all[n++] = sets[k];
-  snprintf(setm, sizeof setm, "contact.model=%s", model);
-  snprintf(sets2, sizeof sets2, "solver.name=%s", kind);
-  all[n++] = setm;
-  all[n++] = sets2;
+  snprintf(u->pair, sizeof u->pair, "%s", pair);
+  for (int k = 0; k < src->nset; k++) u->all[u->nall++] = src->sets[k];
+  snprintf(u->setm, sizeof u->setm, "contact.model=%s", model);
+  snprintf(u->setk, sizeof u->setk, "solver.name=%s", sl + 1);
+  u->all[u->nall++] = u->setm;
+  u->all[u->nall++] = u->setk;
+  snprintf(u->r.engine, sizeof u->r.engine, "csim");
+  snprintf(u->r.solver, sizeof u->r.solver, "%s", pair);
   if (extra) {
-    snprintf(setx, sizeof setx, "%s", extra);
-    all[n++] = setx;
+    snprintf(u->setx, sizeof u->setx, "%s", extra);
+    u->all[u->nall++] = u->setx;
+    const char* val = strchr(extra, '=');
+    if (strstr(extra, "compliance") && val)
+      snprintf(u->r.solver, sizeof u->r.solver, "%s R=%s*diag(G)", pair, val + 1);
+    else
+      snprintf(u->r.solver, sizeof u->r.solver, "%s %s", pair, extra);
   }
-  snprintf(out->engine, sizeof out->engine, "csim");
-  snprintf(out->solver, sizeof out->solver, "%s%s%s", pair, extra ? " " : "",
-           extra ? strchr(extra, '=') + 1 : "");
-  if (extra && strstr(extra, "compliance"))
-    snprintf(out->solver, sizeof out->solver, "%s R=%s*diag(G)", pair, strchr(extra, '=') + 1);
-  double* us = calloc((size_t)o->batches, sizeof(double));
-  if (!us) return -1;
-  int status = 0;
-  for (int b = 0; b < o->batches && !status; b++) {
-    scn_config* cfg = NULL;
-    sim* s = NULL;
-    if (csim_open(path, text, all, n, &cfg, &s, msg, sizeof msg) < 0) {
-      fprintf(stderr, "bench_mujoco: csim %s on %s: %s\n", pair, out->scene, msg);
-      status = -1;
-      break;
-    }
-    int steps = scene_steps(cfg, o);
-    out->steps = steps;
-    out->nv = s->m->nv;
-    double se = 0, emax = 0, sc = 0, si = 0;
-    csim_error err;
-    sim_stepinfo info;
-    double t0 = now();
-    int k;
-    if (b == 0) {
-      // first batch: also the per-step statistics (deterministic, same in every batch)
-      for (k = 0; k < steps; k++) {
-        if (sim_step(s, &info, &err) != CSIM_OK) break;
-        se += info.solve.eps_abs;
-        if (info.solve.eps_abs > emax) emax = info.solve.eps_abs;
-        sc += info.ncon;
-        si += info.ncon > 0 ? info.solve.iterations : 0;
-      }
-    } else {
-      for (k = 0; k < steps; k++)
-        if (sim_step(s, &info, &err) != CSIM_OK) break;
-    }
-    double t1 = now();
-    if (k < steps) {
-      err_format(&err, msg, sizeof msg);
-      fprintf(stderr, "bench_mujoco: csim %s on %s: %s\n", pair, out->scene, msg);
-      status = -1;
-    }
-    us[b] = 1e6 * (t1 - t0) / steps;
-    if (b == 0) {
-      out->eps_mean = se / steps;
-      out->eps_max = emax;
-      out->ncon_mean = sc / steps;
-      out->iter_mean = si / steps;
-      out->warnings = s->warnings[SIM_WARN_CONTACTFULL] + s->warnings[SIM_WARN_NONCONVERGED];
-      if (s->warnings[SIM_WARN_CONTACTFULL])
-        snprintf(out->note, sizeof out->note, "contact buffer full on %d steps (cap %d)",
-                 s->warnings[SIM_WARN_CONTACTFULL], s->maxcon);
-      else if (s->warnings[SIM_WARN_NONCONVERGED])
-        snprintf(out->note, sizeof out->note, "%d steps at the iteration cap",
-                 s->warnings[SIM_WARN_NONCONVERGED]);
-    }
-    sim_free(s);
-    scn_free(cfg);
+  return 0;
+}
+
+// csim: one run of the scene. Timed (returns us/step) or, with stats, untimed with the per-step
+// statistics written to the row. NAN on failure (message on stderr).
+static double csim_run(runner* u, const scene_src* src, const run_opts* o, int stats) {
+  char msg[2048];
+  scn_config* cfg = NULL;
+  sim* s = NULL;
+  if (csim_open(src, u->all, u->nall, &cfg, &s, msg, sizeof msg) < 0) {
+    fprintf(stderr, "bench_mujoco: csim %s on %s: %s\n", u->pair, u->r.scene, msg);
+    return NAN;
   }
-  out->us = status ? NAN : median(us, o->batches);
-  free(us);
-  return status;
+  int steps = scene_steps(cfg, o), k;
+  u->r.steps = steps;
+  u->r.nv = s->m->nv;
+  csim_error err;
+  sim_stepinfo info;
+  double se = 0, emax = 0, sc = 0, si = 0, tc = 0, td = 0, ts = 0;
+  double t0 = now();
+  if (stats) {
+    for (k = 0; k < steps; k++) {
+      if (sim_step(s, &info, &err) != CSIM_OK) break;
+      tc += info.t_collision, td += info.t_dynamics, ts += info.t_solve;
+      se += info.solve.eps_abs;
+      if (info.solve.eps_abs > emax) emax = info.solve.eps_abs;
+      sc += info.ncon;
+      si += info.ncon > 0 ? info.solve.iterations : 0;
+    }
+  } else {
+    for (k = 0; k < steps; k++)
+      if (sim_step(s, &info, &err) != CSIM_OK) break;
+  }
+  double us = 1e6 * (now() - t0) / steps;
+  if (k < steps) {
+    err_format(&err, msg, sizeof msg);
+    fprintf(stderr, "bench_mujoco: csim %s on %s: %s\n", u->pair, u->r.scene, msg);
+    us = NAN;
+  } else if (stats) {
+    row* r = &u->r;
+    r->eps_mean = se / steps;
+    r->eps_max = emax;
+    r->ncon_mean = sc / steps;
+    r->iter_mean = si / steps;
+    r->warnings = s->warnings[SIM_WARN_CONTACTFULL] + s->warnings[SIM_WARN_NONCONVERGED];
+    if (s->warnings[SIM_WARN_CONTACTFULL])
+      snprintf(r->note, sizeof r->note, "contact buffer full on %d steps (cap %d)",
+               s->warnings[SIM_WARN_CONTACTFULL], s->maxcon);
+    else if (s->warnings[SIM_WARN_NONCONVERGED])
+      snprintf(r->note, sizeof r->note, "%d steps at the iteration cap",
+               s->warnings[SIM_WARN_NONCONVERGED]);
+    else  // sim_step's own split of the (untimed-pass) step: collision, dynamics, contact+solve
+      snprintf(r->note, sizeof r->note, "split us: coll %.1f, dyn %.1f, contact+solve %.1f",
+               1e6 * tc / steps, 1e6 * td / steps, 1e6 * ts / steps);
+  }
+  sim_free(s);
+  scn_free(cfg);
+  return us;
 }
 
 static const char* const mj_solver_names[] = {"pgs", "cg", "newton"};
 
-// MuJoCo with one solver (mjSOL_PGS / CG / NEWTON) on the scene ms mirrored from the csim
-// simulation s
-static int run_mujoco(mj_scene* ms, const sim* s, int sv, const run_opts* o, row* out) {
+// MuJoCo: one timed run of the scene ms (mirrored from the csim simulation s); us/step
+static double mj_run(runner* u, mj_scene* ms, const sim* s, const run_opts* o) {
   mjModel* m = ms->m;
   mjData* d = ms->d;
-  m->opt.solver = sv;
+  m->opt.solver = u->sv;
+  mj_set_stiff(ms, u->stiff);
   int steps = scene_steps(s->cfg, o);
-  snprintf(out->engine, sizeof out->engine, "mujoco");
-  snprintf(out->solver, sizeof out->solver, "%s elliptic", mj_solver_names[sv]);
-  out->steps = steps;
-  out->nv = m->nv;
-  double* us = calloc((size_t)o->batches, sizeof(double));
-  if (!us) return -1;
-  // timed batches
-  for (int b = 0; b < o->batches; b++) {
-    mj_scene_reset(ms);
-    double t0 = now();
-    for (int k = 0; k < steps; k++) {
-      mj_actions(ms, s);
-      mj_step(m, d);
-    }
-    us[b] = 1e6 * (now() - t0) / steps;
+  mj_scene_reset(ms);
+  double t0 = now();
+  for (int k = 0; k < steps; k++) {
+    mj_actions(ms, s);
+    mj_step(m, d);
   }
-  out->us = median(us, o->batches);
-  free(us);
-  int warn = 0;
-  for (int k = 0; k < mjNWARNING; k++) warn += d->warning[k].number;
-  out->warnings = warn;
-  // untimed pass: contacts, iterations and (with o->eps) the NCP residual
+  return 1e6 * (now() - t0) / steps;
+}
+
+// MuJoCo: the untimed pass: contacts, iterations, warnings and (o->eps) the NCP residual
+static void mj_stats(runner* u, mj_scene* ms, const sim* s, const run_opts* o) {
+  mjModel* m = ms->m;
+  mjData* d = ms->d;
+  row* r = &u->r;
+  m->opt.solver = u->sv;
+  mj_set_stiff(ms, u->stiff);
+  int steps = scene_steps(s->cfg, o);
+  r->steps = steps;
+  r->nv = m->nv;
   eps_work w = {0};
-  int maxc = m->nconmax;
-  int have_eps = o->eps && eps_alloc(&w, maxc, m->nv) == 0;
+  int have_eps = o->eps && eps_alloc(&w, m->nconmax, m->nv) == 0;
   mj_scene_reset(ms);
   double se = 0, emax = 0, sc = 0, si = 0, mism = 0;
   for (int k = 0; k < steps; k++) {
@@ -911,28 +965,30 @@ static int run_mujoco(mj_scene* ms, const sim* s, int sv, const run_opts* o, row
       if (mm > mism) mism = mm;
     }
   }
-  out->ncon_mean = sc / steps;
-  out->iter_mean = si / steps;
+  int warn = 0;
+  for (int k = 0; k < mjNWARNING; k++) warn += d->warning[k].number;
+  r->warnings = warn;
+  r->ncon_mean = sc / steps;
+  r->iter_mean = si / steps;
   if (have_eps) {
-    out->eps_mean = se / steps;
-    out->eps_max = emax;
-    snprintf(out->note, sizeof out->note, "check |Glam+g - Jv+| <= %.1e", mism);
+    r->eps_mean = se / steps;
+    r->eps_max = emax;
+    snprintf(r->note, sizeof r->note, "check |Glam+g - Jv+| <= %.1e", mism);
   } else {
-    out->eps_mean = out->eps_max = NAN;
+    r->eps_mean = r->eps_max = NAN;
   }
   if (o->eps) eps_free(&w);
-  return 0;
 }
 
 //---------------------------------- table and CSV ---------------------------------------------
 
-// print the rows of one scene with ratios to MuJoCo (Newton and the fastest MuJoCo solver), and
-// append them to the CSV file
+// print the rows of one scene with ratios to MuJoCo with its default contact softness (Newton,
+// and the fastest of its solvers), and append them to the CSV file
 static void report(const row* rows, int n, const run_opts* o, int header) {
   double newton = NAN, best = NAN;
   for (int i = 0; i < n; i++)
-    if (!strcmp(rows[i].engine, "mujoco")) {
-      if (strstr(rows[i].solver, "newton")) newton = rows[i].us;
+    if (!strcmp(rows[i].engine, "mujoco") && !strstr(rows[i].solver, "stiff")) {
+      if (!strcmp(rows[i].solver, "newton elliptic")) newton = rows[i].us;
       if (isnan(best) || rows[i].us < best) best = rows[i].us;
     }
   const char* fmt = "%-13s %-7s %-22s %4s %6s %9s %7s %7s %9s %9s %8s %7s  %s\n";
@@ -948,7 +1004,7 @@ static void report(const row* rows, int n, const run_opts* o, int header) {
     if (f && ftell(f) == 0)
       fprintf(f, "scene,engine,solver,nv,steps,us_per_step,ratio_mujoco_newton,"
                  "ratio_mujoco_best,eps_abs_mean,eps_abs_max,contacts_mean,iterations_mean,"
-                 "warnings,note\n");
+                 "warnings,us_per_step_min,note\n");
     if (!f) fprintf(stderr, "bench_mujoco: cannot append to %s\n", o->csv);
   }
   for (int i = 0; i < n; i++) {
@@ -967,15 +1023,16 @@ static void report(const row* rows, int n, const run_opts* o, int header) {
            isnan(r->eps_mean) ? "-" : c[5], isnan(r->eps_max) ? "-" : c[6], c[7], c[8],
            r->note);
     if (f)
-      fprintf(f, "%s,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.4e,%.4e,%.3f,%.2f,%d,\"%s\"\n", r->scene,
+      fprintf(f, "%s,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.4e,%.4e,%.3f,%.2f,%d,%.4f,\"%s\"\n", r->scene,
               r->engine, r->solver, r->nv, r->steps, r->us, r->us / newton, r->us / best,
-              r->eps_mean, r->eps_max, r->ncon_mean, r->iter_mean, r->warnings, r->note);
+              r->eps_mean, r->eps_max, r->ncon_mean, r->iter_mean, r->warnings, r->us_min,
+              r->note);
   }
   if (f) fclose(f);
   fflush(stdout);
 }
 
-// parse a model/solver pair "ncp/pgs" into enums; 1 if registered in this build of csim
+// 1 if the model/solver pair "ncp/pgs" is registered in this build of csim
 static int pair_registered(const char* pair) {
   char model[32] = "";
   const char* sl = strchr(pair, '/');
@@ -989,42 +1046,41 @@ static int pair_registered(const char* pair) {
   return mi >= 0 && ki >= 0 && solver_pair_supported((solver_model)mi, (solver_kind)ki, NULL, 0);
 }
 
-// one scene: csim pairs (comma list; "extra" overrides after '+', e.g.
-// "ccp/admm+contact.compliance=0.1") and MuJoCo solvers (comma list), rows printed and written
-static int bench_scene(const char* label, const char* path, const char* text,
-                       const char* const* sets, int nset, const char* csim_list,
+// One scene: csim pairs (comma list; an extra override after '+', e.g.
+// "ccp/admm+contact.compliance=0.1") and MuJoCo solvers (comma list). The timed batches are
+// interleaved (batch b of every runner, in an order rotated by b) so that a change of machine
+// load between batches hits every engine alike; the statistics come from one more, untimed run
+// of each. Rows are printed and appended to the CSV.
+static int bench_scene(const char* label, const scene_src* src, const char* csim_list,
                        const char* mj_list, const run_opts* o, int header) {
-  row rows[MAXROWS];
+  runner* u = calloc(MAXROWS, sizeof(runner));
+  if (!u) return 1;
   int n = 0, status = 0;
   char list[512];
-  // csim rows
-  snprintf(list, sizeof list, "%s", csim_list ? csim_list : "");
+  // csim runners
+  snprintf(list, sizeof list, "%s", csim_list ? csim_list : "none");
   for (char* tok = strtok(list, ","); tok && n < MAXROWS; tok = strtok(NULL, ",")) {
     if (!strcmp(tok, "none")) break;
     char* plus = strchr(tok, '+');
     if (plus) *plus++ = 0;
-    row* r = &rows[n];
-    memset(r, 0, sizeof *r);
-    snprintf(r->scene, sizeof r->scene, "%s", label);
     if (!pair_registered(tok)) {
       fprintf(stderr, "bench_mujoco: csim pair %s is not registered in this build: skipped\n", tok);
       continue;
     }
-    if (run_csim(path, text, sets, nset, tok, plus, o, r) < 0) status = 1;
-    // an override that changes nothing: the same pair without it gave bit-identical residuals
-    for (int k = 0; plus && k < n; k++)
-      if (!strcmp(rows[k].solver, tok) && rows[k].eps_mean == r->eps_mean &&
-          rows[k].eps_max == r->eps_max && rows[k].iter_mean == r->iter_mean)
-        snprintf(r->note, sizeof r->note, "same result as %s: %s has no effect", tok, plus);
+    if (csim_runner(&u[n], src, tok, plus) < 0) {
+      fprintf(stderr, "bench_mujoco: bad csim pair '%s'\n", tok);
+      status = 1;
+      continue;
+    }
     n++;
   }
-  // MuJoCo rows, on the model mirrored from csim's simulation of the same scenario
+  // MuJoCo runners, on the model mirrored from csim's simulation of the same scenario
+  scn_config* cfg = NULL;
+  sim* s = NULL;
+  mj_scene ms = {0};
   if (mj_list && strcmp(mj_list, "none") != 0) {
-    scn_config* cfg = NULL;
-    sim* s = NULL;
     char msg[2048];
-    mj_scene ms = {0};
-    if (csim_open(path, text, sets, nset, &cfg, &s, msg, sizeof msg) < 0 ||
+    if (csim_open(src, src->sets, src->nset, &cfg, &s, msg, sizeof msg) < 0 ||
         !(ms.m = mj_build(s, msg, sizeof msg)) || mj_scene_init(&ms, s, msg, sizeof msg) < 0) {
       fprintf(stderr, "bench_mujoco: MuJoCo on %s: %s\n", label, msg);
       status = 1;
@@ -1038,6 +1094,13 @@ static int bench_scene(const char* label, const char* path, const char* text,
                 mm);
       snprintf(list, sizeof list, "%s", mj_list);
       for (char* tok = strtok(list, ","); tok && n < MAXROWS; tok = strtok(NULL, ",")) {
+        char* plus = strchr(tok, '+');
+        if (plus) *plus++ = 0;
+        if (plus && strcmp(plus, "stiff") != 0) {
+          fprintf(stderr, "bench_mujoco: unknown MuJoCo variant '+%s' (+stiff)\n", plus);
+          status = 1;
+          continue;
+        }
         int sv = -1;
         for (int k = 0; k < 3; k++)
           if (!strcmp(tok, mj_solver_names[k])) sv = k;
@@ -1046,19 +1109,59 @@ static int bench_scene(const char* label, const char* path, const char* text,
           status = 1;
           continue;
         }
-        row* r = &rows[n++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->scene, sizeof r->scene, "%s", label);
-        if (run_mujoco(&ms, s, sv, o, r) < 0) status = 1;
+        u[n].is_mj = 1;
+        u[n].sv = sv;
+        u[n].stiff = plus != NULL;
+        snprintf(u[n].r.engine, sizeof u[n].r.engine, "mujoco");
+        snprintf(u[n].r.solver, sizeof u[n].r.solver, "%s elliptic%s", tok,
+                 plus ? " stiff" : "");
+        n++;
       }
     }
-    if (ms.d) mj_deleteData(ms.d);
-    if (ms.m) mj_deleteModel(ms.m);
-    free(ms.jmap), free(ms.q0), free(ms.v0);
-    sim_free(s);
-    scn_free(cfg);
   }
+  for (int i = 0; i < n; i++) snprintf(u[i].r.scene, sizeof u[i].r.scene, "%s", label);
+  // timed batches, interleaved
+  int nb = o->batches < MAXBATCH ? o->batches : MAXBATCH;
+  for (int b = 0; b < nb; b++)
+    for (int k = 0; k < n; k++) {
+      runner* x = &u[(k + b) % n];
+      if (x->failed) continue;
+      x->us[b] = x->is_mj ? mj_run(x, &ms, s, o) : csim_run(x, src, o, 0);
+      if (isnan(x->us[b])) x->failed = 1;
+    }
+  // statistics, medians
+  for (int i = 0; i < n; i++) {
+    runner* x = &u[i];
+    if (!x->failed) {
+      if (x->is_mj)
+        mj_stats(x, &ms, s, o);
+      else if (isnan(csim_run(x, src, o, 1)))
+        x->failed = 1;
+    }
+    if (x->failed) {
+      status = 1;
+      x->r.us = x->r.us_min = NAN;
+      snprintf(x->r.note, sizeof x->r.note, "FAILED (see stderr)");
+      continue;
+    }
+    x->r.us = median(x->us, nb);  // sorts: us[0] is then the fastest batch
+    x->r.us_min = x->us[0];
+    // an override that changes nothing: the same pair without it gave bit-identical results
+    for (int k = 0; !x->is_mj && x->nall > src->nset + 2 && k < i; k++)
+      if (!u[k].is_mj && !strcmp(u[k].r.solver, x->pair) && u[k].r.eps_mean == x->r.eps_mean &&
+          u[k].r.eps_max == x->r.eps_max && u[k].r.iter_mean == x->r.iter_mean)
+        snprintf(x->r.note, sizeof x->r.note, "same result as %.31s: %.48s has no effect", x->pair,
+                 x->setx);
+  }
+  row rows[MAXROWS];
+  for (int i = 0; i < n; i++) rows[i] = u[i].r;
   report(rows, n, o, header);
+  if (ms.d) mj_deleteData(ms.d);
+  if (ms.m) mj_deleteModel(ms.m);
+  free(ms.jmap), free(ms.q0), free(ms.v0), free(ms.solref0), free(ms.solimp0);
+  sim_free(s);
+  scn_free(cfg);
+  free(u);
   return status;
 }
 
@@ -1096,7 +1199,7 @@ int main(int argc, char** argv) {
   const char* scenario = NULL;
   const char* label = NULL;
   const char* csim_list = CSIM_PAIRS;
-  const char* mj_list = "pgs,cg,newton";
+  const char* mj_list = "pgs,cg,newton,newton+stiff";
   const char* sets[MAXSET];
   int nset = 0;
   for (int i = 1; i < argc; i++) {
@@ -1128,7 +1231,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (o.batches < 1 || o.steps < 0) {
+  if (o.batches < 1 || o.batches > MAXBATCH || o.steps < 0) {
     usage(stderr);
     return 2;
   }
@@ -1137,22 +1240,22 @@ int main(int argc, char** argv) {
   int status = 0;
   if (scenario) {
     if (!label) label = scenario;
-    status |= bench_scene(label, scenario, NULL, sets, nset, csim_list, mj_list, &o, 1);
+    scene_src src = {scenario, NULL, sets, nset};
+    status |= bench_scene(label, &src, csim_list, mj_list, &o, 1);
     return status ? 1 : 0;
   }
-  printf("csim vs MuJoCo %s, same process; median of %d batches; dt = 1 ms; MuJoCo: elliptic "
-         "cone, default solref/solimp, tolerance/iterations = the scenario's\n\n",
+  printf("csim vs MuJoCo %s, same process; median of %d interleaved batches; dt = 1 ms; MuJoCo: "
+         "elliptic cone, default solref/solimp, tolerance/iterations = the scenario's\n\n",
          mj_versionString(), o.batches);
   // the matched scenes
   static const char* const rest_sets[] = {"name=cube_rest", "robots.0.v0=[0, 0, 0, 0, 0, 0]",
                                           "integrator.duration=1.0"};
-  status |= bench_scene("cube_rest", "scenarios/cube_slide.yaml", NULL, rest_sets, 3, csim_list,
-                        mj_list, &o, 1);
-  status |= bench_scene("cube_slide", "scenarios/cube_slide.yaml", NULL, NULL, 0, csim_list,
-                        mj_list, &o, 0);
-  status |= bench_scene("cube_stack2", "scenarios/cube_stack2.yaml", kStack2, NULL, 0, csim_list,
-                        mj_list, &o, 0);
-  status |= bench_scene("solo12_stand", "scenarios/solo12_stand.yaml", NULL, NULL, 0, csim_list,
-                        mj_list, &o, 0);
+  const scene_src scenes[] = {{"scenarios/cube_slide.yaml", NULL, rest_sets, 3},
+                              {"scenarios/cube_slide.yaml", NULL, NULL, 0},
+                              {"scenarios/cube_stack2.yaml", kStack2, NULL, 0},
+                              {"scenarios/solo12_stand.yaml", NULL, NULL, 0}};
+  const char* const labels[] = {"cube_rest", "cube_slide", "cube_stack2", "solo12_stand"};
+  for (int k = 0; k < 4; k++)
+    status |= bench_scene(labels[k], &scenes[k], csim_list, mj_list, &o, k == 0);
   return status ? 1 : 0;
 }

@@ -28,7 +28,7 @@ CFLAGS="-std=c11 -D_DEFAULT_SOURCE -O2 -g -Wall -Wextra -Wpedantic -Werror -Wmis
 LIBS="$(pkg-config --libs $PKGS) -lopenblas -lmujoco -lm"
 if [ ! -x "$BIN" ] || [ "$BIN" -ot tools/bench_mujoco.c ] || [ "$BIN" -ot "$LIB" ]; then
   # shellcheck disable=SC2086
-  cc $CFLAGS -o "$BIN" tools/bench_mujoco.c "$LIB" $LIBS || exit 2
+  ${CC:-cc} $CFLAGS -o "$BIN" tools/bench_mujoco.c "$LIB" $LIBS || exit 2
 fi
 [ "${1:-}" = "--build-only" ] && exit 0
 if [ $# -gt 0 ]; then

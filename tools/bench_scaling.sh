@@ -15,6 +15,7 @@
 # out of csim's fits. Writes out/bench_scaling.csv: rows kind=point (one per scene) and kind=fit.
 #   tools/bench_scaling.sh                # about a minute on 2 cores
 #   STEPS=500 BATCHES=5 tools/bench_scaling.sh
+#   GRID="1 4" CHAINS="5" KEEP=1 tools/bench_scaling.sh   # subsets; keep the generated files
 # Exit status: 0 on success, 1 when a run failed, 2 when the tool cannot be built.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -25,7 +26,11 @@ CHAINS=${CHAINS:-"5 10 20 40"}
 tools/bench_mujoco.sh --build-only || exit 2
 BIN=build/bench_mujoco
 tmp=$(mktemp -d /tmp/csim_scaling.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+if [ "${KEEP:-0}" = 1 ]; then
+  echo "scenarios kept in $tmp"
+else
+  trap 'rm -rf "$tmp"' EXIT
+fi
 cube=$(realpath robots/cube.urdf)
 status=0
 
@@ -163,7 +168,14 @@ awk -F, '
     printf hdr, "family", "n", "nv", "contacts", "contacts", "us/step", "us/step", "ratio", "iters", "iters", "note"
     printf hdr, "", "", "", "csim", "mujoco", "csim", "mujoco", "c/m", "csim", "mujoco", ""
     print "------------------------------------------------------------------------------------------------"
-    for (i = 1; i <= np; i++) {
+    # rows by family, then by size (the order they were run in)
+    no = 0
+    nf = split("grid pendulum ground", fams, " ")
+    for (k = 1; k <= nf; k++)
+      for (i = 1; i <= np; i++)
+        if (F[i] == fams[k]) order[++no] = i
+    for (o = 1; o <= no; o++) {
+      i = order[o]
       note = (WC[i] > 0 && CAP[i]) ? "csim contact buffer full (256): left out of its fit" : ""
       r = (UM[i] > 0) ? UC[i] / UM[i] : 0
       printf hdr, F[i], N[i], NV[i], sprintf("%.1f", CC[i]), sprintf("%.1f", CM[i]), sprintf("%.2f", UC[i]), sprintf("%.2f", UM[i]), sprintf("%.2f", r), sprintf("%.1f", IC[i]), sprintf("%.1f", IM[i]), note
@@ -171,7 +183,6 @@ awk -F, '
     }
     print ""
     print "log-log slopes of us/step (1 = linear cost):"
-    nf = split("grid pendulum ground", fams, " ")
     for (k = 1; k <= nf; k++) {
       f = fams[k]
       split("contacts dofs", xs, " ")

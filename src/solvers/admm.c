@@ -1,21 +1,42 @@
 // admm.c — ADMM for the cone complementarity problem (000 Alg. 3) and, with de Saxce's fixed
 // point inline, for the exact NCP (000 Sec. III, eq. 14).
 //
-// Splitting of min 1/2 l'G~l + (g + s)'l + I_K(z) s.t. l = z (G~ = G + diag(R), 000 eq. 19 with
+// Splitting of min 1/2 l'G~l + (g + s)'l + I_K(z) s.t. l = z (G~ = G + diag(R): 000 eq. 19 with
 // MuJoCo-like compliance), augmented Lagrangian with dual gamma and penalty rho:
 //   l     <- -(G~ + rho I)^-1 (g + s - rho z + gamma)      Alg. 3 line 3 (Cholesky, LAPACK)
 //   lh    <- alpha l + (1 - alpha) z                       over-relaxation (000 eq. 22, Boyd 3.4.3)
 //   z     <- proj_K(lh + gamma / rho)                      line 4
 //   gamma <- gamma + rho (lh - z)                          line 5
 // At a fixed point l = z and gamma = -(G~ z + g + s), so z ∈ K ⊥ c + s ∈ K* (Moreau): with s = 0
-// that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] recomputed from the current
-// iterate every iteration it is the NCP (eq. 14 through de Saxce's bipotential, eq. 13).
-// rho is adapted by residual balancing (000 Sec. III, [68]; Boyd et al. 2011 Sec. 3.4.1): when the
-// scaled primal residual |l - z| exceeds kBalance times the scaled dual residual rho |z - z_prev|
-// rho grows by kRhoFactor, in the opposite case it shrinks; the factor is redone only then.
-// Warm start: z from the lambda given, gamma = -proj_K*(c + s) at that z (the dual a converged
-// solve would hold: see the header of the tests for the measured effect), rho kept in the
-// solver across calls.
+// that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] it is the NCP (eq. 14 through de
+// Saxce's bipotential, eq. 13). The NCP solves a sequence of shifted CCPs inside one ADMM loop:
+// the shift is refreshed from the current velocity once the shifted CCP's residual is below
+// kShiftEta times the NCP residual, or every kShiftEvery iterations. Refreshing every iteration
+// makes the iteration cycle on sliding contacts with small rho (measured below).
+//
+// rho: residual balancing (000 Sec. III, [68]; Boyd et al. 2011 Sec. 3.4.1, scaled residuals as in
+// OSQP): when the scaled primal residual |l - z| / max(|l|, |z|) and the scaled dual residual
+// rho |z - z_prev| / max(|gamma|, |g + s|, |G~ z|) differ by more than kBalance, rho is multiplied
+// by the square root of their ratio; the factor is redone only then, and not more often than every
+// kRhoCooldown iterations. rho stays within [kRhoLo, kRhoHi] times the largest diagonal entry of
+// G~ and is kept in the solver across calls.
+//
+// Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual (a guess
+// from another contact configuration can be far worse than nothing). The dual is initialized from
+// the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K at z (0 inside the
+// cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that (z, gamma) is the
+// exact ADMM fixed point when the warm start is the solution, and sticking contacts (interior)
+// start with the zero dual they have at the solution.
+// Mean iterations on problems replayed from cube_drop / cube_push_ramp / cube_slide /
+// cube_stack_ill / panda_push_cube / solo12_stand / talos_stand runs (tolerance of each scenario):
+//   ccp: gamma = -P_N(c)   3.8  6.4  6.4 1.1 35.5 2.6  6.9   (this file)
+//        gamma = -P_K*(c)  5.6  9.3  6.8 3.9 28.6 2.4 10.4
+//        gamma = -c        6.3  9.2  7.1 3.1 28.5 2.9 10.5
+//        gamma = 0         6.1 31.8 28.5 1.1 66.5 19.3 6.7
+//   ncp: gamma = -P_N(c+s) 7.2 10.3  3.9 2.1 55.8 6.2 40.0  (3 of 2000 panda steps at the cap)
+//        gamma = 0         8.7 28.6 25.1 2.1 53.0 29.9 39.1
+//        shift refreshed every iteration: talos 175 (127 steps at the cap); fixed rho = 1:
+//        cube_stack_ill 345 (42 at the cap). Without the zero fallback, cube_stack_ill 5.3.
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -23,35 +44,17 @@
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
-// residual balancing: act when one scaled residual exceeds the other by kBalance
-static double kBalance = 10;
-// multiplicative change of rho
-static double kRhoFactor = 5;
+// residual balancing: act when the scaled residuals differ by more than this factor
+static const double kBalance = 5;
 // iterations between two changes of rho (each costs a factorization)
-static int kRhoCooldown = 4;
-// bounds on rho
-static double kRhoLo = 1e-6, kRhoHi = 1e3;  // relative to the largest diagonal entry of G~
-static int kGamInit = 0;  // TUNING
-static int kNorm = 0;  // TUNING
-static int kDbl = 0;  // TUNING
-static int kSV = 0, kSK = 1;  // TUNING
-static double kEta = 0.1;  // TUNING
-#include <stdlib.h>
-#include <stdio.h>
-static void tune(void) {  // TUNING
-  const char* e;
-  if ((e = getenv("ADMM_BAL"))) kBalance = atof(e);
-  if ((e = getenv("ADMM_FAC"))) kRhoFactor = atof(e);
-  if ((e = getenv("ADMM_COOL"))) kRhoCooldown = atoi(e);
-  if ((e = getenv("ADMM_GAM"))) kGamInit = atoi(e);
-  if ((e = getenv("ADMM_NORM"))) kNorm = atoi(e);
-  if ((e = getenv("ADMM_DBLC"))) kDbl = atoi(e);
-  if ((e = getenv("ADMM_SV"))) kSV = atoi(e);
-  if ((e = getenv("ADMM_SK"))) kSK = atoi(e);
-  if ((e = getenv("ADMM_ETA"))) kEta = atof(e);
-  if ((e = getenv("ADMM_RLO"))) kRhoLo = atof(e);
-  if ((e = getenv("ADMM_RHI"))) kRhoHi = atof(e);
-}
+static const int kRhoCooldown = 4;
+// bounds on rho relative to the largest diagonal entry of G~: far below the spectrum the solve
+// amplifies rounding, far above it the iterates barely move
+static const double kRhoLo = 1e-8, kRhoHi = 1e3;
+// NCP: refresh the de Saxce shift when the shifted CCP residual is below kShiftEta times the NCP
+// residual, or after kShiftEvery iterations without a refresh
+static const double kShiftEta = 0.3;
+static const int kShiftEvery = 20;
 
 // c = G~ x + g (R on the diagonal when present)
 static void velocity(const solver_problem* p, const double* x, double* c) {
@@ -65,30 +68,25 @@ static void velocity(const solver_problem* p, const double* x, double* c) {
   }
 }
 
-// the CCP's own residual (000 eq. 15, Gamma = 0): max over contacts of dist_K(z), dist_K*(c),
-// |<z, c>|
-static double ccp_residual(const solver_problem* p, const double* z, const double* c) {
+// the model's residual of z with velocity c: the NCP residual (000 eq. 14, with Gamma(c)) when
+// ncp, the CCP residual (eq. 15, Gamma = 0) otherwise; sh (or NULL) is added to c first (the
+// shifted CCP); INFINITY when anything is not finite
+static double residual(const solver_problem* p, int ncp, const double* z, const double* c,
+                       const double* sh) {
   double m = 0;
   for (int i = 0; i < p->nc; i++) {
+    double ci[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + (sh ? sh[3 * i + 2] : 0)};
     double a, b, d;
-    cone_residuals_ccp(z + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
-    if (a > m) m = a;
-    if (b > m) m = b;
-    if (d > m) m = d;
-    if (a != a || b != b || d != d) return NAN;
+    if (ncp)
+      cone_residuals(z + 3 * i, ci, p->mu[i], &a, &b, &d);
+    else
+      cone_residuals_ccp(z + 3 * i, ci, p->mu[i], &a, &b, &d);
+    if (!isfinite(a) || !isfinite(b) || !isfinite(d) || !isfinite(z[3 * i]) ||
+        !isfinite(z[3 * i + 1]) || !isfinite(z[3 * i + 2]))
+      return INFINITY;
+    m = fmax(m, fmax(a, fmax(b, d)));
   }
   return m;
-}
-
-// the model's residual at z; fills c = G~ z + g
-static double model_residual(const solver_problem* p, int ncp, const double* z, double* c) {
-  if (ncp) {
-    solver_result r;
-    solver_residuals(p, z, c, &r);  // 000 eq. 14 on c = G~ z + g
-    return r.eps_abs;
-  }
-  velocity(p, z, c);
-  return ccp_residual(p, z, c);
 }
 
 // de Saxce's shift s = Gamma(c) = [0, 0, mu |c_T|] per contact (000 eq. 13)
@@ -97,6 +95,36 @@ static void desaxce_shift(const solver_problem* p, const double* c, double* sh) 
     const double* ci = c + 3 * i;
     sh[3 * i] = sh[3 * i + 1] = 0;
     sh[3 * i + 2] = p->mu[i] * sqrt(ci[0] * ci[0] + ci[1] * ci[1]);
+  }
+}
+
+// gamma = -P_N(w), w = c + s, N the normal cone of K_mu at z (the face of z): the dual a
+// converged solve holds when z is the solution
+static void dual_init(const double z[3], const double w[3], double mu, double gam[3]) {
+  double zt = sqrt(z[0] * z[0] + z[1] * z[1]);
+  if (z[2] <= 0) {  // apex: N = K* = K_{1/mu} (the half-space w_N >= 0 when mu = 0)
+    double pd[3];
+    if (mu > 0) {
+      cone_project(pd, w, 1 / mu);
+    } else {
+      pd[0] = w[0];
+      pd[1] = w[1];
+      pd[2] = w[2] > 0 ? w[2] : 0;
+    }
+    for (int k = 0; k < 3; k++) gam[k] = -pd[k];
+  } else if (zt < mu * z[2] * (1 - 1e-9)) {  // interior: N = {0}
+    gam[0] = gam[1] = gam[2] = 0;
+  } else if (mu <= 0 || zt <= 0) {  // frictionless ray: N = {(w_T, 0)}
+    gam[0] = -w[0];
+    gam[1] = -w[1];
+    gam[2] = 0;
+  } else {  // boundary: N = {t (-z_T/|z_T|, mu), t >= 0}
+    double d0 = -z[0] / zt, d1 = -z[1] / zt;
+    double t = (w[0] * d0 + w[1] * d1 + w[2] * mu) / (1 + mu * mu);
+    if (t < 0) t = 0;
+    gam[0] = -t * d0;
+    gam[1] = -t * d1;
+    gam[2] = -t * mu;
   }
 }
 
@@ -113,16 +141,16 @@ static int factor(const solver_problem* p, double rho, double* L) {
   return 0;
 }
 
-// forward then back substitution
+// forward then back substitution, both down contiguous columns
 void solver_chol_solve(int n, const double* L, double* x) {
-  // L y = x, column oriented (contiguous columns)
+  // L y = x
   for (int j = 0; j < n; j++) {
     const double* Lj = L + (size_t)j * n;
     double y = x[j] / Lj[j];
     x[j] = y;
     for (int i = j + 1; i < n; i++) x[i] -= Lj[i] * y;
   }
-  // L' x = y, dot products down the columns
+  // L' x = y
   for (int j = n - 1; j >= 0; j--) {
     const double* Lj = L + (size_t)j * n;
     double acc = x[j];
@@ -134,181 +162,128 @@ void solver_chol_solve(int n, const double* L, double* x) {
 // largest absolute entry
 static double amax(const double* x, int n) {
   double m = 0;
-  for (int k = 0; k < n; k++) {
-    double a = fabs(x[k]);
-    if (a > m) m = a;
-  }
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(x[k]));
   return m;
 }
 
 // ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
 static void admm(solver* s, const solver_problem* p, double* lambda, solver_result* res,
                  int ncp) {
-  tune();
   int nc = p->nc, n = 3 * nc;
-  if (getenv("ADMM_DUMP")) {  // TUNING
-    FILE* f = fopen(getenv("ADMM_DUMP"), "ab");
-    int hdr[2] = {nc, p->R != NULL};
-    fwrite(hdr, sizeof(int), 2, f);
-    fwrite(p->G, sizeof(double), (size_t)n * n, f);
-    fwrite(p->g, sizeof(double), (size_t)n, f);
-    fwrite(p->mu, sizeof(double), (size_t)nc, f);
-    if (p->R) fwrite(p->R, sizeof(double), (size_t)n, f);
-    fwrite(lambda, sizeof(double), (size_t)n, f);
-    fclose(f);
-  }
+  size_t vb = sizeof(double) * (size_t)n;
   double alpha = s->opt.over_relaxation, tol = s->opt.tolerance;
-  // scratch: the factor, then vectors of n
+  // scratch: the factor (n x n), then vectors of n
   double* L = s->work;
   double* v = s->work + (size_t)n * (size_t)n;
-  double* z = v;            // projected iterate (the answer)
-  double* zp = v + n;       // previous z
-  double* gam = v + 2 * n;  // dual (-velocity at convergence)
-  double* c = v + 3 * n;    // G~ z + g
-  double* sh = v + 4 * n;   // de Saxce shift (zero for the CCP)
-  double* x = v + 5 * n;    // unprojected iterate l
+  double* z = v;             // projected iterate (the answer)
+  double* zp = v + n;        // previous z
+  double* gam = v + 2 * n;   // dual: -(c + s) at convergence
+  double* c = v + 3 * n;     // G~ z + g
+  double* sh = v + 4 * n;    // de Saxce shift (zero for the CCP)
+  double* x = v + 5 * n;     // unprojected (then relaxed) iterate l
   double* best = v + 6 * n;  // iterate with the smallest residual so far
-  // bounds on rho from the scale of G~: far below its spectrum the null-space components of the
-  // right-hand side are amplified by 1/rho; far above it the iterates barely move
-  double dmax = 0;
-  for (int k = 0; k < n; k++) {
-    double d = p->G[(size_t)k * n + k] + (p->R ? p->R[k] : 0);
-    if (d > dmax) dmax = d;
-  }
-  if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
-  double kRhoMin = kRhoLo * dmax, kRhoMax = kRhoHi * dmax;
-  double rho = s->admm_rho > 0 ? s->admm_rho : s->opt.rho;
-  rho = fmin(fmax(rho, kRhoMin), kRhoMax);
+  double* c0 = v + 7 * n;    // velocity at z = 0 (= g)
 
-  // warm start: z = proj_K(lambda) and its residual; a converged guess costs no iteration
+  // rho from the previous call, within bounds set by the scale of G~
+  double dmax = 0;
+  for (int k = 0; k < n; k++) dmax = fmax(dmax, p->G[(size_t)k * n + k] + (p->R ? p->R[k] : 0));
+  if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
+  double rho_lo = kRhoLo * dmax, rho_hi = kRhoHi * dmax;
+  double rho = s->admm_rho > 0 ? s->admm_rho : s->opt.rho;
+  rho = fmin(fmax(rho, rho_lo), rho_hi);
+
+  // warm start z = proj_K(lambda), or zero when zero is better (c = g there: no product)
   for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
-  double r = model_residual(p, ncp, z, c);
+  velocity(p, z, c);
+  double r = residual(p, ncp, z, c, NULL);
+  if (!(r <= tol)) {
+    memset(best, 0, vb);
+    memcpy(c0, p->g, vb);
+    double r0 = residual(p, ncp, best, c0, NULL);
+    if (!(r <= r0)) {
+      r = r0;
+      memset(z, 0, vb);
+      memcpy(c, c0, vb);
+    }
+  }
   res->iterations = 0;
-  if (r <= tol) {
-    memcpy(lambda, z, sizeof(double) * (size_t)n);
+  if (r <= tol) {  // a converged guess costs no iteration
+    memcpy(lambda, z, vb);
     res->residual = r;
     res->converged = 1;
     return;
   }
-  // shift and dual consistent with z: gamma = -proj_K*(c + s), the dual of a converged solve
+  // shift and dual on the face of z
   if (ncp)
     desaxce_shift(p, c, sh);
   else
-    memset(sh, 0, sizeof(double) * (size_t)n);
+    memset(sh, 0, vb);
   for (int i = 0; i < nc; i++) {
-    double w[3] = {c[3 * i] + sh[3 * i], c[3 * i + 1] + sh[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
-    double mu = p->mu[i];
-    double pd[3];
-    if (mu > 0) {
-      cone_project(pd, w, 1 / mu);  // K* = K_{1/mu}
-    } else {
-      pd[0] = w[0];
-      pd[1] = w[1];
-      pd[2] = w[2] > 0 ? w[2] : 0;
-    }
-    for (int k = 0; k < 3; k++) gam[3 * i + k] = kGamInit == 0 ? -pd[k] : kGamInit == 1 ? -w[k] : 0;
+    double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
+    dual_init(z + 3 * i, w, p->mu[i], gam + 3 * i);
   }
 
-  if (factor(p, rho, L)) {  // non-finite or indefinite input: report, never iterate on NaN
-    res->residual = INFINITY;
-    res->converged = 0;
-    memcpy(lambda, z, sizeof(double) * (size_t)n);
-    return;
-  }
-  int it = 0, last_change = 0, cool = kRhoCooldown;
   double rbest = r;
-  memcpy(best, z, sizeof(double) * (size_t)n);
-  while (it < s->opt.max_iterations) {
+  memcpy(best, z, vb);
+  int it = 0, last_change = 0, last_shift = 0;
+  int ok = !factor(p, rho, L);  // 0: non-finite or indefinite input, no iteration on it
+  while (ok && it < s->opt.max_iterations) {
     it++;
     // l = (G~ + rho I)^-1 (rho z - gamma - g - s)      (Alg. 3 line 3)
     for (int k = 0; k < n; k++) x[k] = rho * z[k] - gam[k] - p->g[k] - sh[k];
     solver_chol_solve(n, L, x);
     // relaxed l, projection, dual ascent (lines 4-5)
-    memcpy(zp, z, sizeof(double) * (size_t)n);
+    memcpy(zp, z, vb);
     for (int i = 0; i < nc; i++) {
       double w[3];
       for (int k = 0; k < 3; k++) {
         int j = 3 * i + k;
-        x[j] = alpha * x[j] + (1 - alpha) * zp[j];  // x now holds the relaxed iterate
+        x[j] = alpha * x[j] + (1 - alpha) * zp[j];
         w[k] = x[j] + gam[j] / rho;
       }
       cone_project(z + 3 * i, w, p->mu[i]);
       for (int k = 0; k < 3; k++) gam[3 * i + k] += rho * (x[3 * i + k] - z[3 * i + k]);
     }
-    // stopping test on the model's residual at z; the NCP's shift follows the new velocity
-    r = model_residual(p, ncp, z, c);
-    if (getenv("ADMM_DBG")) fprintf(stderr, "it %d r %.3e rho %.3e |z| %.3e\n", it, r, rho, amax(z, n));
-    if (r <= tol) break;
-    if (r != r) break;  // NaN: give up (the caller sees converged = 0)
+    // the model's residual at z
+    velocity(p, z, c);
+    r = residual(p, ncp, z, c, NULL);
+    if (r <= tol || !isfinite(r)) break;
     if (r < rbest) {
       rbest = r;
-      memcpy(best, z, sizeof(double) * (size_t)n);
+      memcpy(best, z, vb);
     }
-    int upd = it % kSK == 0;
-    if (ncp && kSV == 2) {  // inner CCP residual with the current shift
-      double m = 0;
-      for (int i = 0; i < nc; i++) {
-        double cs[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]}, a1, b1, d1;
-        cone_residuals_ccp(z + 3 * i, cs, p->mu[i], &a1, &b1, &d1);
-        m = fmax(m, fmax(a1, fmax(b1, d1)));
-      }
-      upd = m <= kEta * r;
+    // NCP: refresh the shift once the shifted CCP is solved well enough (or periodically)
+    if (ncp && (residual(p, 0, z, c, sh) <= kShiftEta * r || it - last_shift >= kShiftEvery)) {
+      desaxce_shift(p, c, sh);
+      last_shift = it;
     }
-    if (ncp && upd) {
-      if (kSV == 1) {  // keep gamma consistent with the moved shift
-        double* so = v + 7 * n;
-        memcpy(so, sh, sizeof(double) * (size_t)n);
-        desaxce_shift(p, c, sh);
-        for (int k = 0; k < n; k++) gam[k] -= sh[k] - so[k];
-      } else {
-        desaxce_shift(p, c, sh);
-      }
-    }
-    // residual balancing: scaled primal |l - z| vs scaled dual rho |z - z_prev|
-    if (s->opt.rho_adaptive && it - last_change >= cool) {
-      double dp = 0, dd = 0;
+    // residual balancing on the scaled primal |l - z| and dual rho |z - z_prev| residuals
+    if (s->opt.rho_adaptive && it - last_change >= kRhoCooldown) {
+      double dp = 0, dd = 0, sq = 0, sgz = 0;
       for (int k = 0; k < n; k++) {
-        double a = fabs(x[k] - z[k]), b = fabs(z[k] - zp[k]);
-        if (a > dp) dp = a;
-        if (b > dd) dd = b;
+        dp = fmax(dp, fabs(x[k] - z[k]));
+        dd = fmax(dd, fabs(z[k] - zp[k]));
+        sq = fmax(sq, fabs(p->g[k] + sh[k]));
+        sgz = fmax(sgz, fabs(c[k] - p->g[k]));
       }
-      double sz = amax(z, n), sx = amax(x, n), sg = amax(gam, n);
-      double prim = dp / fmax(fmax(sz, sx), 1e-300);
-      if (kNorm) {
-        double sq = 0, sgz = 0;
-        for (int k = 0; k < n; k++) {
-          double a = fabs(p->g[k] + sh[k]), b = fabs(c[k] - p->g[k]);
-          if (a > sq) sq = a;
-          if (b > sgz) sgz = b;
+      double prim = dp / fmax(fmax(amax(z, n), amax(x, n)), 1e-300);
+      double dual = rho * dd / fmax(fmax(amax(gam, n), fmax(sq, sgz)), 1e-300);
+      if (prim > kBalance * dual || dual > kBalance * prim) {
+        double f = fmin(fmax(sqrt(prim / fmax(dual, 1e-300)), 1e-3), 1e3);
+        double nrho = fmin(fmax(rho * f, rho_lo), rho_hi);
+        if (nrho != rho) {
+          rho = nrho;
+          last_change = it;
+          ok = !factor(p, rho, L);
         }
-        sg = fmax(sg, fmax(sq, sgz));
-      }
-      double dual = rho * dd / fmax(sg, 1e-300);
-      double nrho = rho;
-      if (kRhoFactor > 0) {
-      if (prim > kBalance * dual)
-        nrho = fmin(rho * kRhoFactor, kRhoMax);
-      else if (dual > kBalance * prim)
-        nrho = fmax(rho / kRhoFactor, kRhoMin);
-      } else if (prim > kBalance * dual || dual > kBalance * prim) {
-        double f = sqrt(prim / fmax(dual, 1e-300));
-        f = fmin(fmax(f, 1e-3), 1e3);
-        nrho = fmin(fmax(rho * f, kRhoMin), kRhoMax);
-      }
-      if (nrho != rho) {
-        rho = nrho;
-        last_change = it;
-        if (kDbl) cool *= 2;
-        if (factor(p, rho, L)) break;
       }
     }
   }
   if (!(r <= tol) && !(r <= rbest)) {  // not converged: hand back the best iterate seen
     r = rbest;
-    memcpy(z, best, sizeof(double) * (size_t)n);
+    memcpy(z, best, vb);
   }
-  memcpy(lambda, z, sizeof(double) * (size_t)n);
-  if (getenv("ADMM_DBG2")) fprintf(stderr, "nc %d it %d rho %.3e dmax %.3e r %.2e\n", nc, it, rho, dmax, r);
+  memcpy(lambda, z, vb);
   s->admm_rho = rho;
   res->iterations = it;
   res->residual = r;

@@ -2,7 +2,10 @@
 //
 // The CCP relaxes Signorini: K_mu ∋ lambda ⊥ c ∈ K_mu*, with c = (G + R) lambda + g. Per contact
 // the whole 3-vector takes one scalar gradient step 3 / trace(G~_ii) (Alg. 2 line 3) and is
-// projected onto the second-order cone K_mu (line 4). A scalar step keeps the fixed point on the
+// projected onto the second-order cone K_mu (line 4). 3 / trace is the inverse of the block's mean
+// eigenvalue; a projected gradient step on the block is stable only below 2 / lambda_max, which a
+// strongly anisotropic block (lambda_max > 2 trace / 3) violates, so the step is capped at
+// 1.5 / lambda_max (the cap never binds on near-isotropic blocks). A scalar step keeps the fixed point on the
 // CCP solution whatever its value: lambda = proj_K(lambda - s c) <=> -c in the normal cone of K
 // at lambda <=> K ∋ lambda ⊥ c ∈ K*. Over-relaxation omega scales the step (the same as blending
 // the update with the previous value before the projection, as pgs.c does). The stopping residual
@@ -20,6 +23,8 @@
 
 // sweeps between exact recomputations of c
 #define REFRESH 64
+// largest step times lambda_max(G~_ii): the gradient step is stable below 2
+#define STEP_CAP 1.5
 
 // c = G~ lambda + g from scratch
 static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
@@ -44,12 +49,31 @@ static void velocity_update(const solver_problem* p, int i, const double d[3], d
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * d[r];
 }
 
+// largest eigenvalue of a symmetric 3x3 matrix (closed form, Smith 1961)
+static double sym3_max_eig(const double A[9]) {
+  double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
+  double q = (A[0] + A[4] + A[8]) / 3;
+  if (p1 == 0) {
+    double big = A[0] > A[4] ? A[0] : A[4];
+    return big > A[8] ? big : A[8];
+  }
+  double d0 = A[0] - q, d1 = A[4] - q, d2 = A[8] - q;
+  double pp = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2 * p1) / 6);
+  // r = det((A - q I) / p) / 2, clamped to [-1, 1]
+  double det = d0 * (d1 * d2 - A[5] * A[5]) - A[1] * (A[1] * d2 - A[5] * A[2]) +
+               A[2] * (A[1] * A[5] - d1 * A[2]);
+  double r = det / (2 * pp * pp * pp);
+  r = r < -1 ? -1 : (r > 1 ? 1 : r);
+  return q + 2 * pp * cos(acos(r) / 3);
+}
+
 // the CCP residual max over contacts (000 eq. 15)
 static double ccp_residual(const solver_problem* p, const double* lambda, const double* c) {
   double worst = 0;
   for (int i = 0; i < p->nc; i++) {
     double a, b, d;
     cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // never report NaN as converged
     if (a > worst) worst = a;
     if (b > worst) worst = b;
     if (d > worst) worst = d;
@@ -62,12 +86,18 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
   double* c = s->c;
 
-  // per-contact step omega * 3 / trace(G~_ii) (Alg. 2 line 3)
+  // per-contact step omega * 3 / trace(G~_ii) (Alg. 2 line 3), capped at 1.5 / lambda_max(G~_ii)
+  // (see the top of the file)
   for (int i = 0; i < nc; i++) {
-    double tr = 0;
+    double B[9];
     for (int r = 0; r < 3; r++)
-      tr += p->G[(size_t)(3 * i + r) * n + 3 * i + r] + (p->R ? p->R[3 * i + r] : 0);
-    s->tinv[4 * i] = tr > 0 ? omega * 3 / tr : 0;
+      for (int q = 0; q < 3; q++)
+        B[3 * r + q] = p->G[(size_t)(3 * i + r) * n + 3 * i + q] +
+                       (p->R && r == q ? p->R[3 * i + r] : 0);
+    double tr = B[0] + B[4] + B[8], big = sym3_max_eig(B);
+    double st = tr > 0 ? 3 / tr : 0;
+    if (big > 0 && st * big > STEP_CAP) st = STEP_CAP / big;
+    s->tinv[4 * i] = omega * st;
   }
 
   // start from the warm start projected onto the cones

@@ -43,8 +43,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <stdio.h>
-#include <stdlib.h>
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
@@ -52,13 +50,12 @@
 #define REFRESH 64
 // the largest Lemke tableau solver_create accepts, in doubles (1 GiB)
 #define LEMKE_MAX_DOUBLES ((size_t)1 << 27)
-#include <stdio.h>
-#include <stdlib.h>
-static double envd(const char* k, double d) { return getenv(k) ? atof(getenv(k)) : d; }
-#define KNOISE envd("KN", 1e3)
-#define PTOL envd("PTOL", 1e-9)
-#define PROX envd("PROX", 1e-6)
-#define PROX_MAX ((int)envd("PMAX", 20))
+// Lemke: a pivot y_r must exceed KNOISE eps times its rounding bound and PTOL max|y|
+#define KNOISE 1e3
+#define PTOL 1e-9
+// Lemke: first proximal weight (times diag G~) and the cap on proximal passes
+#define PROX 1e-3
+#define PROX_MAX 20
 
 // the unit friction polygon P: m facets, normals a (2m) and vertices v (2m)
 typedef struct {
@@ -222,7 +219,7 @@ static double pyramid_residual(const pyramid* py, const solver_problem* p, const
   for (int i = 0; i < p->nc; i++) {
     double a, b, d;
     pyramid_residuals(py, lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
-    if (getenv("DBG")) fprintf(stderr, "  res %d: %.3g %.3g %.3g\n", i, a, b, d);
+    if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // never report NaN as converged
     if (a > worst) worst = a;
     if (b > worst) worst = b;
     if (d > worst) worst = d;
@@ -281,7 +278,7 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
                      "lemke on %zu contacts with %zu facets needs a %zu x %zu tableau (more than "
                      "1 GiB); use fewer facets or solver pgs",
                      nc, m, N, N);
-    need += N * N + 9 * N + 12 * nc;
+    need += N * N + 8 * N + 12 * nc;
   }
   if (need > *nwork) *nwork = need;
   return CSIM_OK;
@@ -357,9 +354,9 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   res->converged = r <= tol;
 }
 
-// column j of M = E' G~ E + H into col (N), using u (3nc) as scratch (see the top of the file)
-static void lemke_column(const pyramid* py, const solver_problem* p, double reg, int j, double* u,
-                         double* col) {
+// column j of M = E' (G~ + diag(reg)) E + H into col (N), u (3nc) as scratch (see the top)
+static void lemke_column(const pyramid* py, const solver_problem* p, const double* reg, int j,
+                         double* u, double* col) {
   int m = py->m, k = m + 2, nc = p->nc, N = nc * k;
   int i = j / k, l = j % k;
   memset(col, 0, sizeof(double) * (size_t)N);
@@ -375,7 +372,7 @@ static void lemke_column(const pyramid* py, const solver_problem* p, double reg,
     e[2] = 0;
   }
   column_combo(p, i, e, u, 1);
-  for (int r = 0; r < 3; r++) u[3 * i + r] += reg * e[r];
+  for (int r = 0; r < 3; r++) u[3 * i + r] += reg[3 * i + r] * e[r];
   // E' u per contact: row lambda_N gets u_N, rows beta get <v_b, u_T>, row gamma 0
   for (int q = 0; q < nc; q++) {
     double* cq = col + q * k;
@@ -407,7 +404,8 @@ static int lemke_ratio(int N, const double* Binv, const double* x, const double*
   // ties: rows the pivot would bring to zero up to rounding
   int ncand = 0;
   for (int r = 0; r < N; r++)
-    if (y[r] > ny[r] && y[r] > pfloor && (x[r] > 0 ? x[r] : 0) - theta * y[r] <= nx[r] + theta * ny[r])
+    if (y[r] > ny[r] && y[r] > pfloor &&
+        (x[r] > 0 ? x[r] : 0) - theta * y[r] <= nx[r] + theta * ny[r])
       cand[ncand++] = r;
   for (int t = 0; t < ncand; t++)
     if (basis[cand[t]] == z0) return cand[t];
@@ -448,10 +446,10 @@ typedef struct {
   int* cand;      // (N) ratio-test candidates
 } lemke_ws;
 
-// Lemke's method on the LCP of the pyramid problem with G~ + reg I and free velocity gs;
+// Lemke's method on the LCP of the pyramid problem with G~ + diag(reg) and free velocity w->gs;
 // lambda (3nc) receives the solution; returns 1 on a solution, 0 on a ray or the pivot cap;
 // *pivots counts the pivots
-static int lemke_run(const pyramid* py, const solver_problem* p, double reg, lemke_ws* w,
+static int lemke_run(const pyramid* py, const solver_problem* p, const double* reg, lemke_ws* w,
                      long cap, double* lambda, long* pivots) {
   int nc = w->nc, m = w->m, k = w->k, N = w->N;
   double *Binv = w->Binv, *x = w->x, *y = w->y, *q = w->q, *col = w->col;
@@ -463,7 +461,7 @@ static int lemke_run(const pyramid* py, const solver_problem* p, double reg, lem
   // the scale of M's entries, for the rounding noise of the data
   double dmax = 0;
   for (int j = 0; j < 3 * nc; j++) {
-    double d = p->G[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg;
+    double d = p->G[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg[j];
     if (d > dmax) dmax = d;
   }
   double mscale = 4 * dmax + 1;
@@ -546,6 +544,29 @@ static int lemke_run(const pyramid* py, const solver_problem* p, double reg, lem
     if (rlev < 0) break;  // ray termination
   }
   if (!ok) return 0;
+  // one step of iterative refinement of the basic values: x += B^-1 (q - B x), with B's
+  // columns formed afresh from G (the updates of B^-1 accumulate rounding)
+  {
+    for (int j = 0; j < N; j++) y[j] = q[j];
+    for (int rr = 0; rr < N; rr++) {
+      int v = basis[rr];
+      if (v < N) {
+        y[v] -= x[rr];
+      } else if (v == z0) {
+        for (int j = 0; j < N; j++) y[j] += x[rr];
+      } else {
+        lemke_column(py, p, reg, v - N, w->u, col);
+        for (int j = 0; j < N; j++) y[j] += col[j] * x[rr];
+      }
+    }
+    for (int rr = 0; rr < N; rr++) {
+      const double* Bk = Binv + (size_t)rr * N;
+      double acc = 0;
+      for (int j = 0; j < N; j++) acc += Bk[j] * y[j];
+      nx[rr] = acc;
+    }
+    for (int rr = 0; rr < N; rr++) x[rr] += nx[rr];
+  }
   // lambda from z: lambda_N and lambda_T = sum_j beta_j v_j
   for (int rr = 0; rr < N; rr++) {
     if (basis[rr] < N || basis[rr] == z0) continue;
@@ -588,44 +609,49 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   w.ny = w.nx + N;
   w.u = w.ny + N;
   w.gs = w.u + n;
-  double* prev = w.gs + n;          // (3nc) the proximal centre
-  double* best = prev + n;          // (3nc) the best iterate so far
-  w.basis = (int*)(best + n);       // N ints in the space of N doubles
-  w.cand = (int*)(best + n + N);
+  double* best = w.gs + n;         // (3nc) the best iterate so far, also the proximal centre
+  double* dprox = best + n;        // (3nc) the proximal weights scale diag(G~)
+  w.basis = (int*)(dprox + n);     // N ints in the space of N doubles
+  w.cand = (int*)(dprox + n + N);
 
-  // proximal outer loop: lambda_{j+1} solves the LCP with G~ + eps I and g - eps lambda_j, whose
-  // fixed point is the LCP with G~ itself; eps keeps hyperstatic (rank-deficient) G's bases
-  // away from singular
-  double dmax = 0;
-  for (int j = 0; j < n; j++) {
-    double d = p->G[(size_t)j * n + j] + (p->R ? p->R[j] : 0);
-    if (d > dmax) dmax = d;
-  }
-  double eps = PROX * dmax;
+  // proximal passes: lambda_{j+1} solves the LCP with G~ + D and g - D lambda_j, D = scale
+  // diag(G~), whose fixed point is the LCP with G~ itself. D keeps the bases of hyperstatic
+  // (rank-deficient) G away from singular, where rounding would steer the pivots; the error of a
+  // pass is D (lambda_{j+1} - lambda_j), so a warm start often needs one pass. Slow progress
+  // lowers the scale by 10 down to plain Lemke (ill-conditioned G, where D slows the passes); a
+  // ray or the pivot cap raises it by 10 and restarts from the best iterate.
   project_all(&py, p, lambda);
   memcpy(best, lambda, sizeof(double) * (size_t)n);
   velocity_all(p, best, c);
-  double rbest = pyramid_residual(&py, p, best, c);
+  double rbest = pyramid_residual(&py, p, best, c), rprev = rbest;
   long total = 0, cap = (long)s->opt.max_iterations * N;
-  int ok = 1, outer = 0;
+  int outer = 0;
+  double scale = PROX;
   while (rbest > tol && outer < PROX_MAX && total < cap) {
-    memcpy(prev, lambda, sizeof(double) * (size_t)n);
-    for (int j = 0; j < n; j++) w.gs[j] = p->g[j] - eps * prev[j];
+    for (int j = 0; j < n; j++) {
+      dprox[j] = scale * (p->G[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
+      w.gs[j] = p->g[j] - dprox[j] * best[j];
+    }
     long piv = 0;
-    ok = lemke_run(&py, p, eps, &w, cap - total, lambda, &piv);
+    int ok = lemke_run(&py, p, dprox, &w, cap - total, lambda, &piv);
     total += piv;
     outer++;
-    if (!ok) break;
+    if (!ok) {  // a ray or the cap: more regularization, from the best iterate
+      scale = scale > 0 ? 10 * scale : PROX;
+      if (scale > 0.1) break;
+      continue;
+    }
     velocity_all(p, lambda, c);
     r = pyramid_residual(&py, p, lambda, c);
     if (r < rbest) {
       rbest = r;
       memcpy(best, lambda, sizeof(double) * (size_t)n);
     }
-    if (getenv("DBG")) fprintf(stderr, "  outer %d piv %ld r %.3g\n", outer, piv, r);
+    // slow progress: less regularization, down to plain Lemke
+    if (!(r < 0.1 * rprev)) scale = scale > 1e-9 ? 0.1 * scale : 0;
+    rprev = r;
   }
   memcpy(lambda, best, sizeof(double) * (size_t)n);
-  if (getenv("DBG")) fprintf(stderr, "lemke ok %d r %.3g piv %ld outer %d\n", ok, rbest, total, outer);
   res->iterations = (int)(total < INT32_MAX ? total : INT32_MAX);
   res->residual = rbest;
   res->converged = rbest <= tol;

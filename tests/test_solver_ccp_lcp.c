@@ -1,0 +1,673 @@
+// test_solver_ccp_lcp.c — the CCP (000 Alg. 2, eq. 15) and pyramidal LCP (000 Alg. 1, Lemke)
+// families against exact solutions of THEIR models, against each other, on a box resting on a
+// plane, and end to end through `csim run` (the HDF5 output read back with the HDF5 C API).
+//
+// Exact single-contact solutions are built backwards: pick (lambda*, c*) satisfying the model's
+// complementarity conditions, set g = c* - G~ lambda*, and the solver must recover lambda*.
+//   CCP (K ∋ lambda ⊥ c ∈ K*): sticking (lambda inside K, c = 0); take-off (lambda = 0, c ∈ K*);
+//     sliding (lambda_T = -mu lambda_N c_T/|c_T|, c_N = mu |c_T| != 0: Signorini is lost).
+//   Pyramid (m facets <a_k, t> <= mu n, a_k at 2 pi k/m; m = 4 is |t|_inf <= mu n): sliding
+//     along c_T puts lambda_T = mu lambda_N v_k on the vertex maximizing <v_k, -c_T>, c_N = 0;
+//     for m = 4 and c_T along 45 or 30 degrees that is the corner (-mu lambda_N, -mu lambda_N).
+#include <check.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cone.h"
+#include "solver.h"
+
+static const double kPi = 3.14159265358979323846;
+
+static double urand(unsigned* s) {
+  *s = *s * 1103515245u + 12345u;
+  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
+}
+
+// random well-conditioned SPD n x n: A A' + 0.5 I (n <= 24)
+static void random_spd(int n, double* G, unsigned* s) {
+  double A[24 * 24];
+  for (int i = 0; i < n * n; i++) A[i] = urand(s);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double acc = i == j ? 0.5 : 0;
+      for (int k = 0; k < n; k++) acc += A[i * n + k] * A[j * n + k];
+      G[i * n + j] = acc;
+    }
+}
+
+// G = J M^-1 J' of a free box (mass m, inertia diag I) with 4 corner contacts at height -h:
+// rank 6 of 12 (hyperstatic), as tests/test_solver.c builds it
+static void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
+  double J[12 * 6];
+  memset(J, 0, sizeof(J));
+  double corners[4][2] = {{half, half}, {-half, half}, {half, -half}, {-half, -half}};
+  for (int i = 0; i < 4; i++) {
+    double r[3] = {corners[i][0], corners[i][1], -h};
+    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int a = 0; a < 3; a++) {
+      double* row = J + (3 * i + a) * 6;
+      for (int k = 0; k < 3; k++) row[k] = axes[a][k];
+      row[3] = r[1] * axes[a][2] - r[2] * axes[a][1];
+      row[4] = r[2] * axes[a][0] - r[0] * axes[a][2];
+      row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
+    }
+  }
+  double minv[6] = {1 / m, 1 / m, 1 / m, 1 / inertia[0], 1 / inertia[1], 1 / inertia[2]};
+  for (int a = 0; a < 12; a++)
+    for (int b = 0; b < 12; b++) {
+      double acc = 0;
+      for (int k = 0; k < 6; k++) acc += J[a * 6 + k] * minv[k] * J[b * 6 + k];
+      G[a * 12 + b] = acc;
+    }
+}
+
+static solver* make(solver_model model, solver_kind kind, int maxc, double tol, int iters,
+                    double omega, int facets) {
+  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1};
+  solver* s = NULL;
+  csim_error e;
+  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
+  return s;
+}
+
+// g = c - (G + R) lambda for an n-row problem
+static void backwards_g(int n, const double* G, const double* R, const double* lam,
+                        const double* c, double* g) {
+  for (int i = 0; i < n; i++) {
+    double acc = c[i] - (R ? R[i] * lam[i] : 0);
+    for (int k = 0; k < n; k++) acc -= G[i * n + k] * lam[k];
+    g[i] = acc;
+  }
+}
+
+// ---- CCP ----------------------------------------------------------------------------------
+
+// the CCP residual (cone.h) is zero on the three exact cases and flags Signorini-only answers
+START_TEST(ccp_residual_cases) {
+  double ep, ed, ec, mu = 0.5;
+  // sliding with c_N = mu |c_T|: a CCP solution (not an NCP one)
+  double lam[3] = {-0.5 * 0.6, -0.5 * 0.8, 1}, c[3] = {3, 4, 0.5 * 5};
+  cone_residuals_ccp(lam, c, mu, &ep, &ed, &ec);
+  ck_assert_double_le(ep + ed + ec, 1e-15);
+  cone_residuals(lam, c, mu, &ep, &ed, &ec);
+  ck_assert_double_ge(ec, 2.5 - 1e-12);  // NCP: <lambda, c + Gamma> = lambda_N 2 mu |c_T|
+  // the NCP sliding answer (c_N = 0) is not a CCP solution: c outside K*
+  double c0[3] = {3, 4, 0};
+  cone_residuals_ccp(lam, c0, mu, &ep, &ed, &ec);
+  ck_assert_double_gt(ed, 1);
+}
+END_TEST
+
+// single contact: CCP/PGS recovers lambda* of random exact CCP solutions (unique: G SPD makes
+// the CCP a strictly convex QP, 000 eq. 19)
+START_TEST(ccp_single_contact_exact) {
+  unsigned s = 23;
+  solver* pgs = make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-13, 20000, 1.0, 4);
+  int nslide = 0;
+  for (int k = 0; k < 300; k++) {
+    double G[9], mu = 0.2 + 0.6 * (urand(&s) + 1) / 2;
+    random_spd(3, G, &s);
+    double lam[3], c[3];
+    int kind = k % 3;
+    if (kind == 0) {  // sticking
+      double r = mu * 0.9 * fabs(urand(&s)), th = 3 * urand(&s);
+      lam[2] = 1 + fabs(urand(&s));
+      lam[0] = r * lam[2] * cos(th);
+      lam[1] = r * lam[2] * sin(th);
+      c[0] = c[1] = c[2] = 0;
+    } else if (kind == 1) {  // sliding: c_N = mu |c_T|
+      double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
+      lam[2] = 1 + fabs(urand(&s));
+      c[0] = sp * cos(th);
+      c[1] = sp * sin(th);
+      c[2] = mu * sp;
+      lam[0] = -mu * lam[2] * cos(th);
+      lam[1] = -mu * lam[2] * sin(th);
+    } else {  // take-off: c in K* = K_{1/mu}
+      double th = 3 * urand(&s), r = 0.9 * fabs(urand(&s));
+      lam[0] = lam[1] = lam[2] = 0;
+      c[2] = 0.1 + fabs(urand(&s));
+      c[0] = r * c[2] / mu * cos(th);
+      c[1] = r * c[2] / mu * sin(th);
+    }
+    double g[3];
+    backwards_g(3, G, NULL, lam, c, g);
+    solver_problem p = {1, G, g, &mu, NULL};
+    double x[3] = {0, 0, 0};
+    solver_result res;
+    solver_solve(pgs, &p, x, &res);
+    ck_assert_msg(res.converged, "case %d kind %d: residual %.3g after %d", k, kind, res.residual,
+                  res.iterations);
+    for (int i = 0; i < 3; i++)
+      ck_assert_msg(fabs(x[i] - lam[i]) <= 1e-9 * (1 + fabs(lam[i])),
+                    "case %d kind %d: lambda[%d] = %.15g, exact %.15g", k, kind, i, x[i], lam[i]);
+    // the physical (NCP) metric sees the CCP's Signorini violation while sliding:
+    // eps_c = mu lambda_N |c_T|
+    if (kind == 1) {
+      double sp = hypot(c[0], c[1]);
+      ck_assert_double_le(fabs(res.eps_c - mu * lam[2] * sp), 1e-8);
+      nslide++;
+    }
+  }
+  ck_assert_int_eq(nslide, 100);
+  solver_free(pgs);
+}
+END_TEST
+
+// isotropic G~ = a I (R = alpha diag(G) included): the CCP solution is proj_K(-g / a) in closed
+// form; R changes the answer and is honoured; over-relaxation converges to the same point
+START_TEST(ccp_isotropic_closed_form_with_R) {
+  unsigned s = 5;
+  double m = 2, alpha = 0.1;
+  double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
+  double R[3] = {alpha / m, alpha / m, alpha / m};
+  for (int om = 0; om < 2; om++) {
+    solver* pgs = make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-14, 1000, om ? 1.3 : 1.0, 4);
+    for (int k = 0; k < 100; k++) {
+      double mu = 0.1 + (urand(&s) + 1) / 2, g[3] = {urand(&s), urand(&s), urand(&s) - 0.3};
+      double a = (1 + alpha) / m, want[3] = {-g[0] / a, -g[1] / a, -g[2] / a};
+      cone_project(want, want, mu);
+      solver_problem p = {1, G, g, &mu, R};
+      double x[3] = {0, 0, 0};
+      solver_result res;
+      solver_solve(pgs, &p, x, &res);
+      ck_assert(res.converged);
+      for (int i = 0; i < 3; i++) ck_assert_double_le(fabs(x[i] - want[i]), 1e-12);
+    }
+    solver_free(pgs);
+  }
+}
+END_TEST
+
+// ---- pyramid LCP --------------------------------------------------------------------------
+
+// vertex k of the unit friction polygon with m facets (the rule documented in lcp.c)
+static void polygon_vertex(int m, int k, double v[2]) {
+  double r = 1 / cos(kPi / m), th = (2 * k + 1) * kPi / m;
+  v[0] = r * cos(th);
+  v[1] = r * sin(th);
+}
+
+// exact pyramid solutions built backwards for pair (kind, facets): sticking, take-off, and
+// sliding in random directions (lambda_T at the vertex of maximum dissipation, c_N = 0)
+static void pyramid_single_contact(solver_kind kind, int facets, unsigned seed) {
+  unsigned s = seed;
+  solver* sv = make(SOLVER_MODEL_LCP, kind, 1, 1e-12, 20000, 1.0, facets);
+  for (int k = 0; k < 150; k++) {
+    double G[9], mu = 0.1 + 0.2 * (urand(&s) + 1) / 2;
+    random_spd(3, G, &s);
+    double lam[3], c[3];
+    int type = k % 3;
+    if (type == 0) {  // sticking: inside the inscribed disc, c = 0
+      double r = mu * 0.9 * fabs(urand(&s)), th = 3 * urand(&s);
+      lam[2] = 1 + fabs(urand(&s));
+      lam[0] = r * lam[2] * cos(th);
+      lam[1] = r * lam[2] * sin(th);
+      c[0] = c[1] = c[2] = 0;
+    } else if (type == 1) {  // sliding: the vertex maximizing <v_j, -c_T>
+      double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
+      c[0] = sp * cos(th);
+      c[1] = sp * sin(th);
+      c[2] = 0;
+      int best = 0;
+      double bv = -INFINITY, v[2];
+      for (int j = 0; j < facets; j++) {
+        polygon_vertex(facets, j, v);
+        double d = -(v[0] * c[0] + v[1] * c[1]);
+        if (d > bv) {
+          bv = d;
+          best = j;
+        }
+      }
+      polygon_vertex(facets, best, v);
+      lam[2] = 1 + fabs(urand(&s));
+      lam[0] = mu * lam[2] * v[0];
+      lam[1] = mu * lam[2] * v[1];
+    } else {  // take-off: lambda = 0, c_N > 0, any c_T
+      lam[0] = lam[1] = lam[2] = 0;
+      c[0] = urand(&s);
+      c[1] = urand(&s);
+      c[2] = 0.1 + fabs(urand(&s));
+    }
+    double g[3];
+    backwards_g(3, G, NULL, lam, c, g);
+    solver_problem p = {1, G, g, &mu, NULL};
+    double x[3] = {0, 0, 0};
+    solver_result res;
+    solver_solve(sv, &p, x, &res);
+    ck_assert_msg(res.converged, "%s facets %d case %d type %d: residual %.3g after %d",
+                  solver_kind_names[kind], facets, k, type, res.residual, res.iterations);
+    for (int i = 0; i < 3; i++)
+      ck_assert_msg(fabs(x[i] - lam[i]) <= 1e-8 * (1 + fabs(lam[i])),
+                    "%s facets %d case %d type %d: lambda[%d] = %.15g, exact %.15g",
+                    solver_kind_names[kind], facets, k, type, i, x[i], lam[i]);
+  }
+  solver_free(sv);
+}
+
+START_TEST(lcp_pgs_single_contact_exact) {
+  pyramid_single_contact(SOLVER_PGS, 4, 31);
+  pyramid_single_contact(SOLVER_PGS, 3, 32);
+  pyramid_single_contact(SOLVER_PGS, 6, 33);
+  pyramid_single_contact(SOLVER_PGS, 8, 34);
+}
+END_TEST
+
+START_TEST(lcp_lemke_single_contact_exact) {
+  pyramid_single_contact(SOLVER_LEMKE, 4, 41);
+  pyramid_single_contact(SOLVER_LEMKE, 3, 42);
+  pyramid_single_contact(SOLVER_LEMKE, 6, 43);
+  pyramid_single_contact(SOLVER_LEMKE, 8, 44);
+}
+END_TEST
+
+// the 4-facet pyramid biases friction to the corners (000 Fig. 6): a block sliding along 45
+// and 30 degrees on an isotropic G gets lambda_T = (-mu lambda_N, -mu lambda_N), not
+// -mu lambda_N c_T/|c_T|; |lambda_T| = sqrt(2) mu lambda_N lies outside the Coulomb cone, which
+// the physical (NCP) metric reports as a primal residual
+START_TEST(lcp_pyramid_corner_bias) {
+  double m = 1, dt = 1e-3, grav = 9.81, mu = 0.3;
+  double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
+  solver_kind kinds[2] = {SOLVER_PGS, SOLVER_LEMKE};
+  for (int kk = 0; kk < 2; kk++) {
+    solver* sv = make(SOLVER_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
+    double angles[2] = {kPi / 4, kPi / 6};
+    for (int a = 0; a < 2; a++) {
+      double g[3] = {cos(angles[a]), sin(angles[a]), -grav * dt};
+      solver_problem p = {1, G, g, &mu, NULL};
+      double x[3] = {0, 0, 0};
+      solver_result res;
+      solver_solve(sv, &p, x, &res);
+      ck_assert(res.converged);
+      double ln = m * grav * dt;
+      ck_assert_double_le(fabs(x[2] - ln), 1e-13);
+      ck_assert_double_le(fabs(x[0] + mu * ln), 1e-13);
+      ck_assert_double_le(fabs(x[1] + mu * ln), 1e-13);
+      // outside the cone by (sqrt(2) - 1) mu lambda_N horizontally: dist = that / sqrt(1 + mu^2)
+      double want = (sqrt(2) - 1) * mu * ln / sqrt(1 + mu * mu);
+      ck_assert_double_le(fabs(res.eps_p - want), 1e-12);
+    }
+    solver_free(sv);
+  }
+}
+END_TEST
+
+// diagonal G~ = diag(G) + R: the box pyramid separates per axis, lambda_N = max(0, -g_N / a_N),
+// lambda_tk = clamp(-g_tk / a_tk, +-mu lambda_N); R changes the answer and is honoured
+START_TEST(lcp_diagonal_closed_form_with_R) {
+  unsigned s = 77;
+  double G[9] = {0.5, 0, 0, 0, 0.8, 0, 0, 0, 0.6};
+  double R[3] = {0.05, 0.08, 0.06};
+  solver_kind kinds[2] = {SOLVER_PGS, SOLVER_LEMKE};
+  for (int kk = 0; kk < 2; kk++) {
+    solver* sv = make(SOLVER_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
+    for (int k = 0; k < 100; k++) {
+      double mu = 0.1 + (urand(&s) + 1) / 2, g[3] = {urand(&s), urand(&s), urand(&s) - 0.3};
+      double want[3], a[3];
+      for (int i = 0; i < 3; i++) a[i] = G[4 * i] + R[i];
+      want[2] = -g[2] / a[2] > 0 ? -g[2] / a[2] : 0;
+      for (int i = 0; i < 2; i++) {
+        double t = -g[i] / a[i], r = mu * want[2];
+        want[i] = t > r ? r : (t < -r ? -r : t);
+      }
+      solver_problem p = {1, G, g, &mu, R};
+      double x[3] = {0, 0, 0};
+      solver_result res;
+      solver_solve(sv, &p, x, &res);
+      ck_assert_msg(res.converged, "%s case %d", solver_kind_names[kinds[kk]], k);
+      for (int i = 0; i < 3; i++)
+        ck_assert_msg(fabs(x[i] - want[i]) <= 1e-12, "%s case %d: lambda[%d] %.15g want %.15g",
+                      solver_kind_names[kinds[kk]], k, i, x[i], want[i]);
+    }
+    solver_free(sv);
+  }
+}
+END_TEST
+
+// random coupled multi-contact pyramid problems (full-rank SPD G): Lemke and LCP/PGS agree
+START_TEST(lemke_and_pgs_agree) {
+  unsigned s = 2024;
+  int facets_list[3] = {4, 6, 3};
+  int compared = 0;
+  for (int f = 0; f < 3; f++) {
+    int facets = facets_list[f];
+    solver* lem = make(SOLVER_MODEL_LCP, SOLVER_LEMKE, 6, 1e-12, 1000, 1.0, facets);
+    solver* pgs = make(SOLVER_MODEL_LCP, SOLVER_PGS, 6, 1e-12, 200000, 1.0, facets);
+    for (int k = 0; k < 40; k++) {
+      int nc = 2 + k % 5, n = 3 * nc;  // 2..6 contacts
+      double G[18 * 18], g[18], mu[6];
+      double A[18 * 18];
+      for (int i = 0; i < n * n; i++) A[i] = urand(&s);
+      // diagonally dominant coupling: G = I + 0.3 A A' / n
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+          double acc = i == j ? 1 : 0;
+          for (int q = 0; q < n; q++) acc += 0.3 * A[i * n + q] * A[j * n + q] / n;
+          G[i * n + j] = acc;
+        }
+      for (int i = 0; i < nc; i++) {
+        mu[i] = 0.1 + 0.2 * (urand(&s) + 1) / 2;
+        g[3 * i] = 0.5 * urand(&s);
+        g[3 * i + 1] = 0.5 * urand(&s);
+        g[3 * i + 2] = -0.2 + 0.1 * urand(&s);
+      }
+      solver_problem p = {nc, G, g, mu, NULL};
+      double x[18] = {0}, y[18] = {0};
+      solver_result r1, r2;
+      solver_solve(lem, &p, x, &r1);
+      solver_solve(pgs, &p, y, &r2);
+      ck_assert_msg(r1.converged, "lemke facets %d case %d: residual %.3g", facets, k,
+                    r1.residual);
+      ck_assert_msg(r2.converged, "pgs facets %d case %d: residual %.3g", facets, k, r2.residual);
+      for (int i = 0; i < n; i++)
+        ck_assert_msg(fabs(x[i] - y[i]) <= 1e-8, "facets %d case %d: lambda[%d] %.12g vs %.12g",
+                      facets, k, i, x[i], y[i]);
+      compared++;
+    }
+    solver_free(lem);
+    solver_free(pgs);
+  }
+  ck_assert_int_eq(compared, 120);
+}
+END_TEST
+
+// ---- box on a plane (hyperstatic G of rank 6) ----------------------------------------------
+
+// every pair converges on a resting and on a pushed box; at rest the impulses carry the weight
+// exactly (sum lambda_N = m g dt, no net tangential impulse: the box stops); a warm start from the solution
+// converges in zero iterations; over-relaxation 1.3 converges for the PGS variants
+START_TEST(box_on_plane_all_pairs) {
+  double m = 1, I3[3] = {1.0 / 600, 1.0 / 600, 1.0 / 600}, dt = 1e-3, grav = 9.81;
+  double G[144];
+  box_G(m, I3, 0.05, 0.05, G);
+  struct {
+    solver_model model;
+    solver_kind kind;
+  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_PGS},
+                {SOLVER_MODEL_LCP, SOLVER_PGS},
+                {SOLVER_MODEL_LCP, SOLVER_LEMKE}};
+  double mu[4] = {0.5, 0.5, 0.5, 0.5};
+  unsigned s = 9;
+  for (int pi = 0; pi < 3; pi++) {
+    for (int om = 0; om < 2; om++) {
+      if (om && pairs[pi].kind != SOLVER_PGS) continue;
+      solver* sv = make(pairs[pi].model, pairs[pi].kind, 4, 1e-10, 100000, om ? 1.3 : 1.0, 4);
+      for (int push = 0; push < 4; push++) {
+        double g[12];
+        for (int i = 0; i < 4; i++) {
+          g[3 * i] = push ? 0.3 * urand(&s) : 0;
+          g[3 * i + 1] = push ? 0.3 * urand(&s) : 0;
+          g[3 * i + 2] = -grav * dt;
+        }
+        solver_problem p = {4, G, g, mu, NULL};
+        double x[12] = {0};
+        solver_result res;
+        solver_solve(sv, &p, x, &res);
+        ck_assert_msg(res.converged, "%s/%s omega %d push %d: residual %.3g after %d",
+                      solver_model_names[pairs[pi].model], solver_kind_names[pairs[pi].kind], om,
+                      push, res.residual, res.iterations);
+        if (!push) {
+          double sum = x[2] + x[5] + x[8] + x[11];
+          ck_assert_double_le(fabs(sum - m * grav * dt), 1e-9);
+          // no net horizontal impulse (internal tangential forces may remain: hyperstatic)
+          ck_assert_double_le(fabs(x[0] + x[3] + x[6] + x[9]), 1e-9);
+          ck_assert_double_le(fabs(x[1] + x[4] + x[7] + x[10]), 1e-9);
+        }
+        solver_solve(sv, &p, x, &res);
+        ck_assert_int_eq(res.iterations, 0);
+        ck_assert(res.converged);
+      }
+      solver_free(sv);
+    }
+  }
+}
+END_TEST
+
+// ---- failures and bad input ---------------------------------------------------------------
+
+// an infeasible problem (G = 0 with an approaching contact: no impulse can stop it) is a ray
+// termination for Lemke and a stall for the PGS variants: converged = 0, finite lambda, no hang;
+// NaN data is never reported as converged
+START_TEST(failures_are_reported) {
+  double G[9] = {0}, g[3] = {0, 0, -1}, mu = 0.5;
+  solver_problem p = {1, G, g, &mu, NULL};
+  struct {
+    solver_model model;
+    solver_kind kind;
+  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_PGS},
+                {SOLVER_MODEL_LCP, SOLVER_PGS},
+                {SOLVER_MODEL_LCP, SOLVER_LEMKE}};
+  for (int pi = 0; pi < 3; pi++) {
+    solver* sv = make(pairs[pi].model, pairs[pi].kind, 1, 1e-8, 50, 1.0, 4);
+    double x[3] = {0, 0, 0};
+    solver_result res;
+    solver_solve(sv, &p, x, &res);
+    ck_assert(!res.converged);
+    ck_assert(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]));
+    double Gn[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, gn[3] = {0, NAN, -1};
+    solver_problem pn = {1, Gn, gn, &mu, NULL};
+    solver_solve(sv, &pn, x, &res);
+    ck_assert(!res.converged);
+    solver_free(sv);
+  }
+}
+END_TEST
+
+// pyramids need 3..256 facets; a Lemke tableau beyond 1 GiB is refused at creation; the pairs
+// are listed as available
+START_TEST(bad_options_are_errors) {
+  solver_options o = {SOLVER_MODEL_LCP, SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1};
+  solver* s = NULL;
+  csim_error e;
+  ck_assert_int_eq(solver_create(&o, 4, &s, &e), CSIM_ERR_INPUT);
+  ck_assert_ptr_null(s);
+  o.facets = 257;
+  ck_assert_int_eq(solver_create(&o, 4, &s, &e), CSIM_ERR_INPUT);
+  o.facets = 256;
+  o.kind = SOLVER_LEMKE;
+  ck_assert_int_eq(solver_create(&o, 256, &s, &e), CSIM_ERR_INPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "lemke"));
+  o.facets = 8;
+  ck_assert_int_eq(solver_create(&o, 64, &s, &e), CSIM_OK);
+  solver_free(s);
+  char msg[512];
+  ck_assert(solver_pair_supported(SOLVER_MODEL_CCP, SOLVER_PGS, msg, sizeof(msg)));
+  ck_assert(solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_PGS, msg, sizeof(msg)));
+  ck_assert(solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_LEMKE, msg, sizeof(msg)));
+  ck_assert(!solver_pair_supported(SOLVER_MODEL_CCP, SOLVER_LEMKE, msg, sizeof(msg)));
+  ck_assert_ptr_nonnull(strstr(msg, "lcp/lemke"));
+  ck_assert_ptr_nonnull(strstr(msg, "ccp/pgs"));
+}
+END_TEST
+
+// ---- end to end -----------------------------------------------------------------------------
+
+static const char* csim_bin(void) {
+  const char* c = getenv("CSIM");
+  return c && *c ? c : "./csim";
+}
+
+// read a whole dataset as doubles (malloc'd), rows and columns (1 for 1-D)
+static double* read_ds(const char* path, const char* name, size_t* rows, size_t* cols) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_msg(f >= 0, "cannot open %s", path);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  ck_assert_msg(d >= 0, "no dataset %s in %s", name, path);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2] = {0, 1};
+  int nd = H5Sget_simple_extent_ndims(sp);
+  H5Sget_simple_extent_dims(sp, dims, NULL);
+  *rows = dims[0];
+  *cols = nd > 1 ? dims[1] : 1;
+  double* out = malloc(sizeof(double) * (*rows * *cols + 1));
+  ck_assert(out != NULL);
+  if (*rows) ck_assert(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+  return out;
+}
+
+// run csim on a scenario with a model/solver pair (and extra --set), output in dir; exit code
+static int run_pair(const char* dir, const char* scenario, const char* model,
+                    const char* solver_name, const char* extra, char* out, size_t nout) {
+  snprintf(out, nout, "%s/%s_%s_%s.h5", dir, scenario, model, solver_name);
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd),
+           "%s run scenarios/%s.yaml --set contact.model=%s --set solver.name=%s %s --out %s "
+           "--quiet > /dev/null 2>&1",
+           csim_bin(), scenario, model, solver_name, extra ? extra : "", out);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// every step converged (steps with contacts)
+static void assert_all_converged(const char* path) {
+  size_t n, c;
+  double* conv = read_ds(path, "/solver/converged", &n, &c);
+  ck_assert_int_gt((int)n, 0);
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) bad += conv[i] == 0;
+  ck_assert_msg(bad == 0, "%s: %d of %zu steps did not converge", path, bad, n);
+  free(conv);
+}
+
+// the three pairs run the three scenarios to the end with every step converged. CCP/PGS on
+// cube_push_ramp needs ~2400 sweeps at the stick-to-slip step (t = 0.491 s; first-order
+// convergence near a degenerate solution), above the scenario's 2000: raised to 5000 there.
+START_TEST(end_to_end_all_pairs) {
+  char dir[] = "/tmp/csim_ccplcp_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  const char* scen[3] = {"cube_slide", "cube_push_ramp", "solo12_stand"};
+  const char* pairs[3][2] = {{"ccp", "pgs"}, {"lcp", "pgs"}, {"lcp", "lemke"}};
+  char out[512];
+  for (int si = 0; si < 3; si++)
+    for (int pi = 0; pi < 3; pi++) {
+      const char* extra = si == 1 && pi == 0 ? "--set solver.max_iterations=5000" : NULL;
+      int rc = run_pair(dir, scen[si], pairs[pi][0], pairs[pi][1], extra, out, sizeof(out));
+      ck_assert_msg(rc == 0, "%s with %s/%s exited %d", scen[si], pairs[pi][0], pairs[pi][1], rc);
+      assert_all_converged(out);
+      size_t n, c;
+      double* q = read_ds(out, "/state/q", &n, &c);
+      if (si == 2) {  // solo12 keeps standing: base height near its initial 0.235 m
+        double z = q[(n - 1) * c + 2];
+        ck_assert_msg(z > 0.2 && z < 0.25, "solo12 %s/%s base height %g", pairs[pi][0],
+                      pairs[pi][1], z);
+      }
+      if (si == 1) {  // pushed along +x: moves along +x only
+        ck_assert_double_gt(q[(n - 1) * c + 0], 0.15);
+        ck_assert_double_le(fabs(q[(n - 1) * c + 1]), 1e-3);
+      }
+      free(q);
+      unlink(out);
+    }
+  rmdir(dir);
+}
+END_TEST
+
+// cube_slide with the CCP: the cube floats while sliding (000 Sec. III, Fig. 10): every sliding
+// contact has c_N > 0, and those that push (lambda_N > 0) have c_N = mu |c_T| (eq. 18; to the
+// solver tolerance over lambda_N), read from /contacts/velocity and /contacts/force
+START_TEST(end_to_end_ccp_floats_while_sliding) {
+  char dir[] = "/tmp/csim_ccplcp_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char out[512];
+  ck_assert_int_eq(run_pair(dir, "cube_slide", "ccp", "pgs", NULL, out, sizeof(out)), 0);
+  size_t n, c, nv, cv, no, co;
+  double* t = read_ds(out, "/time", &n, &c);
+  double* cnt = read_ds(out, "/contacts/count", &n, &c);
+  double* off = read_ds(out, "/contacts/offset", &no, &co);
+  double* vel = read_ds(out, "/contacts/velocity", &nv, &cv);
+  double* frc = read_ds(out, "/contacts/force", &nv, &cv);
+  ck_assert_int_eq((int)cv, 3);
+  double mu = 0.3;
+  int checked = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t s = (size_t)off[k];
+    for (int j = 0; j < (int)cnt[k]; j++) {
+      const double* v = vel + (s + (size_t)j) * 3;
+      double ct = hypot(v[0], v[1]);
+      if (ct < 0.05) continue;  // sliding contacts only
+      ck_assert_msg(v[2] > 0, "t = %g: sliding contact with c_N = %g", t[k], v[2]);
+      if (frc[(s + (size_t)j) * 3 + 2] < 1e-3) continue;  // in flight: c_N >= mu |c_T|
+      ck_assert_msg(fabs(v[2] - mu * ct) <= 1e-4, "t = %g: c_N = %g, mu |c_T| = %g", t[k], v[2],
+                    mu * ct);
+      checked++;
+    }
+  }
+  ck_assert_int_gt(checked, 400);
+  free(t);
+  free(cnt);
+  free(off);
+  free(vel);
+  free(frc);
+  unlink(out);
+  rmdir(dir);
+}
+END_TEST
+
+// cube_slide with the pyramid (sliding along a facet normal, the y axis): the friction is
+// exactly mu m g and the cube stops after v0^2 / (2 mu g) = 0.16990 m (up to the discrete
+// time stepping: half a step of travel, v0 dt / 2 = 0.5 mm), without drifting sideways
+START_TEST(end_to_end_lcp_stopping_distance) {
+  char dir[] = "/tmp/csim_ccplcp_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  const char* kinds[2] = {"pgs", "lemke"};
+  for (int k = 0; k < 2; k++) {
+    char out[512];
+    ck_assert_int_eq(run_pair(dir, "cube_slide", "lcp", kinds[k], NULL, out, sizeof(out)), 0);
+    size_t n, c;
+    double* q = read_ds(out, "/state/q", &n, &c);
+    double d = q[(n - 1) * c + 1], want = 1.0 / (2 * 0.3 * 9.81);
+    ck_assert_msg(fabs(d - want) <= 1e-3, "lcp/%s: stopped after %.5f m, expected %.5f",
+                  kinds[k], d, want);
+    ck_assert_double_le(fabs(q[(n - 1) * c + 0]), 1e-6);
+    ck_assert_double_le(fabs(q[(n - 1) * c + 2] - 0.05), 1e-4);
+    free(q);
+    unlink(out);
+  }
+  rmdir(dir);
+}
+END_TEST
+
+static Suite* ccp_lcp_suite(void) {
+  Suite* s = suite_create("solver_ccp_lcp");
+  TCase* tc = tcase_create("ccp");
+  tcase_add_test(tc, ccp_residual_cases);
+  tcase_add_test(tc, ccp_single_contact_exact);
+  tcase_add_test(tc, ccp_isotropic_closed_form_with_R);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("lcp");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, lcp_pgs_single_contact_exact);
+  tcase_add_test(tc, lcp_lemke_single_contact_exact);
+  tcase_add_test(tc, lcp_pyramid_corner_bias);
+  tcase_add_test(tc, lcp_diagonal_closed_form_with_R);
+  tcase_add_test(tc, lemke_and_pgs_agree);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("box_and_failures");
+  tcase_add_test(tc, box_on_plane_all_pairs);
+  tcase_add_test(tc, failures_are_reported);
+  tcase_add_test(tc, bad_options_are_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("end_to_end");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, end_to_end_all_pairs);
+  tcase_add_test(tc, end_to_end_ccp_floats_while_sliding);
+  tcase_add_test(tc, end_to_end_lcp_stopping_distance);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(ccp_lcp_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# tools/bench_siconos.sh — csim's contact solvers vs Siconos numerics 4.4 on every FCLib
+# local/global problem of ../shared/data/fclib (part of `make bench`). Builds the separate
+# program tools/bench_siconos.c against build/libcsim.a and -lsiconos_numerics (run `make`
+# first), runs it, writes out/bench_siconos.csv and prints the table.
+#
+# Method (details at the top of tools/bench_siconos.c): per file, Siconos NSGS at relative
+# tolerance TOL sets the target accuracy, measured by csim's NCP residual eps_abs (000 eq. 14)
+# on its answer; every csim solver runs to that eps_abs, every Siconos solver is re-run with a
+# tighter tolerance until csim's code finds its answer at the target; times are medians of
+# repeats around the solve call; the ratio is csim's best / Siconos's best (< 1: csim faster).
+#   tools/bench_siconos.sh
+#   CSIM_SOLVERS=ncp/pgs,ncp/admm SICONOS_SOLVERS=NSGS,ADMM tools/bench_siconos.sh
+#   TOL=1e-8 LIMIT=30 STORAGE=dense FILES="../shared/data/fclib/siconos_local/*.hdf5" tools/bench_siconos.sh
+# Exit status: 0 done, 2 missing library/headers or bad input.
+set -u
+CSIM_SOLVERS=${CSIM_SOLVERS:-ncp/pgs}
+SICONOS_SOLVERS=${SICONOS_SOLVERS:-NSGS,ADMM,DSFP,FPP,VI_FPP}
+TOL=${TOL:-1e-6}
+LIMIT=${LIMIT:-10}
+STORAGE=${STORAGE:-both}
+DATA=${DATA:-../shared/data/fclib}
+OUT=${OUT:-out/bench_siconos.csv}
+LIB=build/libcsim.a
+BIN=build/bench_siconos
+
+if [ ! -f "$LIB" ]; then
+  echo "bench_siconos: $LIB not found: build csim first (make)" >&2
+  exit 2
+fi
+if [ ! -f /usr/include/siconos/numerics/FrictionContactProblem.h ]; then
+  echo "bench_siconos: Siconos numerics headers not found (libsiconos-numerics-dev)" >&2
+  exit 2
+fi
+PKGS="hdf5 lapacke"
+if ! cc -std=c11 -D_DEFAULT_SOURCE -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wvla -Wshadow \
+     -Isrc -isystem /usr/include/siconos $(pkg-config --cflags $PKGS) \
+     -o "$BIN" tools/bench_siconos.c "$LIB" -lsiconos_numerics \
+     $(pkg-config --libs $PKGS) -lopenblas -lm; then
+  echo "bench_siconos: could not build $BIN" >&2
+  exit 2
+fi
+if [ -n "${FILES:-}" ]; then
+  files=$FILES
+else
+  files=$(ls "$DATA"/siconos_local/*.hdf5 "$DATA"/siconos_global/*.hdf5 \
+             "$DATA"/siconos_dat_converted/*.hdf5 2>/dev/null | sort)
+fi
+if [ -z "$files" ]; then
+  echo "bench_siconos: no FCLib files under $DATA" >&2
+  exit 2
+fi
+mkdir -p "$(dirname "$OUT")"
+# shellcheck disable=SC2086
+"$BIN" --csim "$CSIM_SOLVERS" --siconos "$SICONOS_SOLVERS" --storage "$STORAGE" --tol "$TOL" \
+       --limit "$LIMIT" --csv "$OUT" $files
+rc=$?
+echo "table: $OUT"
+exit $rc
