@@ -35,9 +35,26 @@
 // Lemke with covering vector d = 1 and the artificial z0 (Cottle-Pang-Stone Sec. 4.4); B^-1 is
 // kept explicitly (N^2 per pivot), M's entering column is formed from G~ on the fly (O(N)), the
 // ratio test is lexicographic on [x_B, B^-1] (no cycling on degenerate pivots), z0 leaves as
-// soon as it ties, the pivot count is capped at max_iterations * N and a ray termination or
-// the cap return converged = 0 with the (projected) initial guess. Scratch from s->work, sized by
-// solver_lcp_work at creation.
+// soon as it ties, and the pivots are capped at max_iterations * N in all.
+//
+// Lemke in floating point. Contact problems are hyperstatic (four coplanar contacts of a box:
+// G of rank 6 out of 12; solo12: 16 contacts, rank <= 18 out of 48), so G's zero eigenvalues
+// are rounding-sized and exact-arithmetic Lemke on the stored G pivots on 1e-16-sized entries;
+// in doubles such pivots are noise and the path ends on a ray or a wrong basis (Siconos 4.4's
+// lexicolemke fails the same way on these problems). Three guards:
+//   1. a pivot y_r counts only above its rounding bound KNOISE eps (mscale |B^-1_r|_1 + ...),
+//      mscale the size of M's entries, and above PTOL max|y|; ties on x are taken up to the
+//      same bound;
+//   2. proximal passes: each pass solves the LCP with G~ + D and g - D lambda_j, D = scale
+//      diag(G~), lambda_j the best iterate so far (first: the warm start), whose fixed point is
+//      the LCP with G~ itself; D keeps the bases away from singular and a pass's error is
+//      D (lambda_{j+1} - lambda_j), so a warm-started step usually needs one pass. scale starts
+//      at PROX; slow progress divides it by 10 down to 0 (plain Lemke, for ill-conditioned G
+//      where D slows the passes); a ray or the cap multiplies it by 10;
+//   3. one step of iterative refinement of x_B with B's columns formed afresh.
+// The answer is the best iterate; converged = 0 when its pyramid residual is above the
+// tolerance after PROX_MAX passes or the pivot cap (a ray on every pass, e.g. an infeasible
+// problem, leaves the projected initial guess). Scratch from s->work, sized by solver_lcp_work.
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -78,6 +95,13 @@ static pyramid pyramid_make(double* buf, int m) {
   double* v = buf + 2 * m;
   double rv = 1 / cos(pi / m);
   for (int k = 0; k < m; k++) {
+    if (m % 2 == 0 && k >= m / 2) {  // even m: opposite directions exactly opposite
+      for (int d = 0; d < 2; d++) {
+        a[2 * k + d] = -a[2 * (k - m / 2) + d];
+        v[2 * k + d] = -v[2 * (k - m / 2) + d];
+      }
+      continue;
+    }
     a[2 * k] = snap(cos(2 * pi * k / m));
     a[2 * k + 1] = snap(sin(2 * pi * k / m));
     v[2 * k] = snap(rv * cos((2 * k + 1) * pi / m));
@@ -614,12 +638,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   w.basis = (int*)(dprox + n);     // N ints in the space of N doubles
   w.cand = (int*)(dprox + n + N);
 
-  // proximal passes: lambda_{j+1} solves the LCP with G~ + D and g - D lambda_j, D = scale
-  // diag(G~), whose fixed point is the LCP with G~ itself. D keeps the bases of hyperstatic
-  // (rank-deficient) G away from singular, where rounding would steer the pivots; the error of a
-  // pass is D (lambda_{j+1} - lambda_j), so a warm start often needs one pass. Slow progress
-  // lowers the scale by 10 down to plain Lemke (ill-conditioned G, where D slows the passes); a
-  // ray or the pivot cap raises it by 10 and restarts from the best iterate.
+  // proximal passes (see the top of the file)
   project_all(&py, p, lambda);
   memcpy(best, lambda, sizeof(double) * (size_t)n);
   velocity_all(p, best, c);
