@@ -396,7 +396,8 @@ START_TEST(box_on_plane_all_pairs) {
   for (int pi = 0; pi < 3; pi++) {
     for (int om = 0; om < 2; om++) {
       if (om && pairs[pi].kind != SOLVER_PGS) continue;
-      solver* sv = make(pairs[pi].model, pairs[pi].kind, 4, 1e-10, 100000, om ? 1.3 : 1.0, 4);
+      double omega = om ? 1.3 : 1.0;
+      solver* sv = make(pairs[pi].model, pairs[pi].kind, 4, 1e-10, 100000, omega, 4);
       for (int push = 0; push < 4; push++) {
         double g[12];
         for (int i = 0; i < 4; i++) {
