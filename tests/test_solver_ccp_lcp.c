@@ -379,8 +379,8 @@ END_TEST
 // ---- box on a plane (hyperstatic G of rank 6) ----------------------------------------------
 
 // every pair converges on a resting and on a pushed box; at rest the impulses carry the weight
-// exactly (sum lambda_N = m g dt, no net tangential impulse: the box stops); a warm start from the solution
-// converges in zero iterations; over-relaxation 1.3 converges for the PGS variants
+// exactly (sum lambda_N = m g dt, no net tangential impulse: the box stops); a warm start from
+// the solution converges in zero iterations; over-relaxation 1.3 converges for the PGS variants
 START_TEST(box_on_plane_all_pairs) {
   double m = 1, I3[3] = {1.0 / 600, 1.0 / 600, 1.0 / 600}, dt = 1e-3, grav = 9.81;
   double G[144];

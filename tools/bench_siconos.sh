@@ -10,11 +10,11 @@
 # tighter tolerance until csim's code finds its answer at the target; times are medians of
 # repeats around the solve call; the ratio is csim's best / Siconos's best (< 1: csim faster).
 #   tools/bench_siconos.sh
-#   CSIM_SOLVERS=ncp/pgs,ncp/admm SICONOS_SOLVERS=NSGS,ADMM tools/bench_siconos.sh
+#   CSIM_SOLVERS=ncp/pgs SICONOS_SOLVERS=NSGS,ADMM tools/bench_siconos.sh
 #   TOL=1e-8 LIMIT=30 STORAGE=dense FILES="../shared/data/fclib/siconos_local/*.hdf5" tools/bench_siconos.sh
 # Exit status: 0 done, 2 missing library/headers or bad input.
 set -u
-CSIM_SOLVERS=${CSIM_SOLVERS:-ncp/pgs}
+CSIM_SOLVERS=${CSIM_SOLVERS:-ncp/pgs,ncp/admm,ncp/staggered}  # pairs absent from the build are skipped
 SICONOS_SOLVERS=${SICONOS_SOLVERS:-NSGS,ADMM,DSFP,FPP,VI_FPP}
 TOL=${TOL:-1e-6}
 LIMIT=${LIMIT:-10}
