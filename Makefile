@@ -115,4 +115,7 @@ bench: $(CSIM_BIN)
 clean:
 	rm -rf build csim
 
+# test helper objects are not intermediates to delete after the build
+.SECONDARY: $(TEST_HOBJ)
+
 -include $(OBJ_LIB:.o=.d) $(BUILD)/obj/main.d $(TEST_HOBJ:.o=.d)
