@@ -31,7 +31,7 @@ static const struct {
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
-// the family for a pair, NULL when not implemented
+// the family for a pair, NULL when the pair is not in the table
 static solver_fn pair_fn(solver_model model, solver_kind kind) {
   for (int k = 0; k < NPAIRS; k++)
     if (kPairs[k].model == model && kPairs[k].kind == kind) return kPairs[k].fn;
