@@ -28,10 +28,18 @@ static const char* csim_bin(void) {
   return c && *c ? c : "./csim";
 }
 
-// a fresh temporary directory (removed by the OS's /tmp policy; tests fork, so no clean-up race)
+// a fresh temporary directory (each test removes its own with rm_tree when it passes)
 static void tmpdir(char* buf, size_t n) {
   snprintf(buf, n, "/tmp/csim_test_fclib.XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+// remove a directory made by tmpdir and everything in it
+static void rm_tree(const char* dir) {
+  char cmd[256];
+  if (strncmp(dir, "/tmp/csim_test_fclib.", 21) != 0) return;
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
 }
 
 // run a shell command, capture stdout+stderr, return the exit code
@@ -389,6 +397,7 @@ START_TEST(hand_written_storages) {
     ck_assert_double_eq(p->q[0], qf[1]);
     fclib_free(p);
   }
+  rm_tree(dir);
 }
 END_TEST
 
@@ -446,6 +455,7 @@ START_TEST(writer_round_trip) {
     }
   }
   fclib_free(a);
+  rm_tree(dir);
 }
 END_TEST
 
@@ -462,6 +472,7 @@ START_TEST(empty_problem) {
   ck_assert_int_eq(fclib_read(path, &p, &e), CSIM_OK);
   ck_assert_int_eq(p->nc, 0);
   fclib_free(p);
+  rm_tree(dir);
 }
 END_TEST
 
@@ -601,6 +612,7 @@ START_TEST(global_condensation_hand) {
     expect_condensed(p, Wd, qd, m, 1e-13, path);
     fclib_free(p);
   }
+  rm_tree(dir);
 }
 END_TEST
 
@@ -804,6 +816,7 @@ START_TEST(bad_content) {
   H5Fclose(f);
   expect_bad(path, "/fclib_global/G");
 #undef CASE
+  rm_tree(dir);
 }
 END_TEST
 
@@ -884,6 +897,7 @@ START_TEST(truncated_and_corrupted) {
   }
   ck_assert_int_gt(nbad, 0);
   (void)nok;
+  rm_tree(dir);
 }
 END_TEST
 
@@ -1019,6 +1033,7 @@ START_TEST(cli_solve_directory) {
   ck_assert_int_eq(rc, 2);
   ck_assert_ptr_nonnull(strstr(out, "zbad.hdf5: not an HDF5 file"));
   ck_assert_int_eq(count_lines(out, " local "), 3);
+  rm_tree(dir);
 }
 END_TEST
 
@@ -1147,6 +1162,7 @@ START_TEST(dump_resolves) {
   rc = run(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   ck_assert_ptr_nonnull(strstr(out, " yes "));
+  rm_tree(dir);
 }
 END_TEST
 
