@@ -154,4 +154,15 @@ if [ "${MUJOCO:-1}" = 1 ]; then
     echo "MuJoCo comparison: SKIP (libmujoco-dev not installed: make deps)"
   fi
 fi
+# csim vs Siconos numerics 4.4 on every FCLib problem of ../shared/data/fclib, same residual,
+# per-file time ratios and their median (tools/bench_siconos.sh -> out/bench_siconos.csv; about
+# 13 minutes); SICONOS=0 skips it
+if [ "${SICONOS:-1}" = 1 ]; then
+  echo
+  if [ -d /usr/include/siconos ]; then
+    tools/bench_siconos.sh || status=1
+  else
+    echo "Siconos comparison: SKIP (libsiconos-numerics-dev not installed: make deps)"
+  fi
+fi
 exit $status
