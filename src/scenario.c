@@ -199,7 +199,7 @@ static const skey keys[] = {
     // integrator
     {.path = "integrator", .type = K_SECTION, .doc = "Time integration"},
     {.path = "integrator.scheme", .type = K_ENUM, .names = scn_integrator_names, .def = "semi_implicit",
-     CF(scheme), .doc = "Integrator: semi_implicit Euler, tamsi (TALS), implicit_euler (Newton + TALS)"},
+     CF(scheme), .doc = "Integrator: semi_implicit Euler, tamsi (TALS), implicit_euler (Newton + TALS); rigid models need semi_implicit (velocity-level time stepping)"},
     {.path = "integrator.dt", .type = K_NUM, .flags = F_LO | F_LOX | F_HI, .lo = 0, .hi = 1, .def = "1e-3",
      CF(dt), .units = "s", .doc = "Time step"},
     {.path = "integrator.duration", .type = K_NUM, GE0, .def = "1", CF(duration), .units = "s",

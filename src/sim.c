@@ -36,6 +36,11 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
     return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.model",
                    "compliant contact model '%s' is not available in this version of csim "
                    "(rigid models only so far)", scn_contact_model_names[cfg->model]);
+  if (cfg->scheme != SCN_INT_SEMI_IMPLICIT)
+    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "integrator.scheme",
+                   "'%s' integrates compliant contact laws; rigid model '%s' uses velocity-level "
+                   "time stepping (000 eqs. 2-5): set integrator.scheme: semi_implicit",
+                   scn_integrator_names[cfg->scheme], scn_contact_model_names[cfg->model]);
   if (cfg->solver == SCN_SOLVER_NONE)
     return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "solver.name",
                    "rigid contact model '%s' needs a solver; 'none' is for compliant models",

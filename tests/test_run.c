@@ -417,6 +417,7 @@ START_TEST(bad_input_exits_2) {
       {SLIDE, "--set robots.0.urdf=no_such_robot.urdf", "no_such_robot.urdf"},
       {SLIDE, "--set solver.name=lemke", "lemke"},
       {SLIDE, "--set solver.name=bisection", "bisection"},
+      {SLIDE, "--set integrator.scheme=tamsi", "integrator.scheme"},
       {SLIDE, "--set robots.3.q0=[0]", "robots"},
   };
   int n = (int)(sizeof(cases) / sizeof(cases[0]));
