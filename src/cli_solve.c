@@ -266,6 +266,7 @@ int cli_solve(int argc, char** argv) {
   opt.facets = 4;
   opt.rho = 1;
   opt.rho_adaptive = 1;
+  opt.criterion = SOLVER_STOP_NCP;  // the scenario default: every model stops on eps_abs
 
   // the files: one, or every .hdf5 under a directory, sorted
   path_list files = {NULL, 0, 0};

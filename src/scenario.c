@@ -30,6 +30,7 @@ const char* const scn_integrator_names[] = {"semi_implicit", "tamsi", "implicit_
 const char* const scn_profile_names[] = {"constant", "ramp", "sine", NULL};
 const char* const scn_action_type_names[] = {"force", "pd", "trajectory", NULL};
 const char* const scn_on_failure_names[] = {"continue", "stop", NULL};
+const char* const scn_criterion_names[] = {"ncp", "model", NULL};
 const char* const scn_ground_names[] = {"none", "plane", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
 
@@ -194,6 +195,8 @@ static const skey keys[] = {
     {.path = "solver.rho", .type = K_NUM, GT0, .def = "1", CF(rho), .doc = "Initial ADMM penalty rho"},
     {.path = "solver.rho_adaptive", .type = K_BOOL, .def = "true", CF(rho_adaptive),
      .doc = "Adapt rho from the primal/dual residual ratio (admm)"},
+    {.path = "solver.criterion", .type = K_ENUM, .names = scn_criterion_names, .def = "ncp",
+     CF(criterion), .doc = "What solver.tolerance applies to: ncp, the NCP residual eps_abs of 000 eq. 14 for every model (as in the paper: ccp, lcp and raisim answers to sliding contacts then run to the iteration cap); model, each model's own residual (its fixed point)"},
     {.path = "solver.on_failure", .type = K_ENUM, .names = scn_on_failure_names, .def = "continue",
      CF(on_failure), .doc = "When a step does not converge: continue (count it) or stop the run (exit 1)"},
     // integrator

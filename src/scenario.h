@@ -51,6 +51,7 @@ typedef enum { SCN_INT_SEMI_IMPLICIT, SCN_INT_TAMSI, SCN_INT_IMPLICIT_EULER, SCN
 typedef enum { SCN_PROFILE_CONSTANT, SCN_PROFILE_RAMP, SCN_PROFILE_SINE, SCN_NPROFILES } scn_profile;
 typedef enum { SCN_ACTION_FORCE, SCN_ACTION_PD, SCN_ACTION_TRAJECTORY, SCN_NACTIONS } scn_action_type;
 typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
+typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
 
 extern const char* const scn_base_names[];           // fixed free
 extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
@@ -60,6 +61,7 @@ extern const char* const scn_integrator_names[];     // semi_implicit tamsi impl
 extern const char* const scn_profile_names[];        // constant ramp sine
 extern const char* const scn_action_type_names[];    // force pd trajectory
 extern const char* const scn_on_failure_names[];     // continue stop
+extern const char* const scn_criterion_names[];      // ncp model
 extern const char* const scn_ground_names[];         // none plane   (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
 
@@ -139,6 +141,7 @@ typedef struct {
   // solver
   scn_solver solver;        // 'solver.name' default pgs
   double tolerance;         // > 0, default 1e-8
+  scn_criterion criterion;  // 'solver.criterion': ncp|model, default ncp
   int max_iterations;       // >= 1, default 1000
   int warm_start;           // bool, default true
   double over_relaxation;   // (0, 2), default 1

@@ -54,6 +54,7 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   o->facets = cfg->facets;
   o->rho = cfg->rho;
   o->rho_adaptive = cfg->rho_adaptive;
+  o->criterion = cfg->criterion == SCN_CRIT_MODEL ? SOLVER_STOP_MODEL : SOLVER_STOP_NCP;
   char msg[512];
   if (!solver_pair_supported(o->model, o->kind, msg, sizeof(msg)))
     return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "solver.name", "%s", msg);

@@ -39,6 +39,17 @@ typedef enum {
   SOLVER_NKINDS
 } solver_kind;
 
+// what stops a solver (solver.criterion): the NCP residual of 000 eq. 14 on (G + R) whatever the
+// model (the paper's and DESIGN.md's rule: a CCP, LCP or RaiSim answer to a sliding contact then
+// runs to the iteration cap, since its fixed point is not an NCP solution), or the model's own
+// residual (each family's fixed point: CCP residual, pyramid LCP residual, RaiSim's fixed-point
+// change; for ncp and raisim_ds the two are the same)
+typedef enum {
+  SOLVER_STOP_MODEL = 0,   // the model's own residual
+  SOLVER_STOP_NCP = 1,     // the NCP residual (000 eq. 14)
+  SOLVER_NSTOPS
+} solver_criterion;
+
 extern const char* const solver_model_names[SOLVER_NMODELS];  // "ncp", "ccp", ...
 extern const char* const solver_kind_names[SOLVER_NKINDS];    // "pgs", "lemke", ...
 
@@ -59,12 +70,13 @@ typedef struct {
   int facets;             // LCP pyramid facets (>= 3)
   double rho;             // ADMM initial proximal parameter
   int rho_adaptive;       // ADMM: adapt rho
+  solver_criterion criterion;  // what the tolerance applies to (0: the model's own residual)
 } solver_options;
 
 typedef struct {
   int iterations;       // sweeps or outer iterations done
   int converged;        // residual <= tolerance
-  double residual;      // the model's own stopping residual at exit
+  double residual;      // the stopping residual at exit (the model's own, or NCP: criterion)
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
 } solver_result;

@@ -382,6 +382,48 @@ START_TEST(runs_are_deterministic) {
 }
 END_TEST
 
+// solver.criterion: with the default (ncp) every model stops on the NCP residual eps_abs, so a
+// CCP answer to the sliding cube (lift-off, complementarity mu lambda_N |c_T| > 0) runs to the
+// iteration cap while sliding; with 'model' CCP stops on its own residual. For ncp both
+// criteria are the same: the two runs are identical.
+START_TEST(stopping_criterion) {
+  char out[16384], a[256], b[256], c[256], d[256], cmd[1024];
+  tmp_path(a, sizeof(a), "ccp_ncp.h5");
+  tmp_path(b, sizeof(b), "ccp_model.h5");
+  tmp_path(c, sizeof(c), "ncp_ncp.h5");
+  tmp_path(d, sizeof(d), "ncp_model.h5");
+  const char* ccp = "--set contact.model=ccp --set solver.max_iterations=200";
+  char args[256];
+  ck_assert_int_eq(csim_run(SLIDE, ccp, a, out, sizeof(out)), 0);
+  snprintf(args, sizeof(args), "%s --set solver.criterion=model", ccp);
+  ck_assert_int_eq(csim_run(SLIDE, args, b, out, sizeof(out)), 0);
+  ck_assert_int_eq(csim_run(SLIDE, "", c, out, sizeof(out)), 0);
+  ck_assert_int_eq(csim_run(SLIDE, "--set solver.criterion=model", d, out, sizeof(out)), 0);
+  // converged flags: count the failures in each CCP run
+  long fails[2] = {0, 0};
+  const char* files[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    hid_t f = open_h5(files[k]);
+    hsize_t rows = 0, cols = 0;
+    double* conv = read_f64(f, "/solver/converged", &rows, &cols);
+    double* eps = read_f64(f, "/solver/eps_abs", &rows, &cols);
+    for (hsize_t i = 0; i < rows; i++) {
+      if (conv[i] == 0) fails[k]++;
+      // a step the NCP criterion calls converged has eps_abs below the tolerance (1e-8)
+      if (k == 0 && conv[i] != 0) ck_assert_double_le(eps[i], 1e-8);
+    }
+    free(conv);
+    free(eps);
+    H5Fclose(f);
+  }
+  ck_assert_msg(fails[0] > 100, "ccp under the NCP criterion: %ld non-converged steps", fails[0]);
+  ck_assert_msg(fails[1] == 0, "ccp under its own criterion: %ld non-converged steps", fails[1]);
+  snprintf(cmd, sizeof(cmd), "%s compare '%s' '%s'", csim_bin(), c, d);
+  int rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == 0, "ncp under both criteria differs (exit %d):\n%s", rc, out);
+}
+END_TEST
+
 //---------------------------------- bad input -------------------------------------------------
 
 // each case: csim run exits 2, names the key or file, and creates no output file
@@ -541,6 +583,7 @@ static Suite* run_suite(void) {
   tcase_add_test(t, output_every);
   tcase_add_test(t, overrides_in_scenario_attribute);
   tcase_add_test(t, runs_are_deterministic);
+  tcase_add_test(t, stopping_criterion);
   tcase_add_test(t, bad_input_exits_2);
   tcase_add_test(t, sigint_leaves_incomplete_file);
   tcase_add_test(t, divergence_exits_1);

@@ -26,7 +26,7 @@ static void random_spd(double G[9], unsigned* s) {
 }
 
 static solver* make_pgs(int maxc, double tol, int iters) {
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -208,7 +208,7 @@ START_TEST(multi_contact_convergence_and_warm_start) {
   ck_assert(res.converged);
   solver_free(pgs);
   // over-relaxation 1.3
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL};
   csim_error e;
   ck_assert_int_eq(solver_create(&o, nc, &pgs, &e), CSIM_OK);
   double y[12] = {0};
@@ -224,7 +224,7 @@ START_TEST(unsupported_pairs_are_errors) {
   ck_assert(solver_pair_supported(SOLVER_MODEL_NCP, SOLVER_PGS, msg, sizeof(msg)));
   ck_assert(!solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_BISECTION, msg, sizeof(msg)));
   ck_assert_ptr_nonnull(strstr(msg, "ncp/pgs"));
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, -1, 10, 1, 4, 1, 1};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 3, &s, &e), CSIM_ERR_INPUT);

@@ -172,6 +172,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   int nc = p->nc, n = 3 * nc;
   size_t vb = sizeof(double) * (size_t)n;
   double alpha = s->opt.over_relaxation, tol = s->opt.tolerance;
+  int stop = ncp || solver_stop_ncp(s);  // stop on the NCP residual (ncp, or solver.criterion)
   // scratch: the factor (n x n), then vectors of n
   double* L = s->work;
   double* v = s->work + (size_t)n * (size_t)n;
@@ -195,11 +196,11 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   // warm start z = proj_K(lambda), or zero when zero is better (c = g there: no product)
   for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
   velocity(p, z, c);
-  double r = residual(p, ncp, z, c, NULL);
+  double r = residual(p, stop, z, c, NULL);
   if (!(r <= tol)) {
     memset(best, 0, vb);
     memcpy(c0, p->g, vb);
-    double r0 = residual(p, ncp, best, c0, NULL);
+    double r0 = residual(p, stop, best, c0, NULL);
     if (!(r <= r0)) {
       r = r0;
       memset(z, 0, vb);
@@ -246,7 +247,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     }
     // the model's residual at z
     velocity(p, z, c);
-    r = residual(p, ncp, z, c, NULL);
+    r = residual(p, stop, z, c, NULL);
     if (r <= tol || !isfinite(r)) break;
     if (r < rbest) {
       rbest = r;

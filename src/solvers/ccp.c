@@ -81,6 +81,15 @@ static double ccp_residual(const solver_problem* p, const double* lambda, const 
   return worst;
 }
 
+// the stopping residual: the CCP residual, or the NCP one (solver.criterion: ncp)
+static double stop_residual(const solver* s, const solver_problem* p, const double* lambda,
+                            const double* c) {
+  if (!solver_stop_ncp(s)) return ccp_residual(p, lambda, c);
+  solver_result r;
+  solver_residuals_of(p, lambda, c, &r);
+  return r.eps_abs;
+}
+
 void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc, n = 3 * nc;
   double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
@@ -103,7 +112,7 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
   velocity_all(p, lambda, c);
-  double r = ccp_residual(p, lambda, c);
+  double r = stop_residual(s, p, lambda, c);
 
   // sweeps until the CCP residual, checked on an exact c, is below the tolerance
   int it = 0;
@@ -123,10 +132,10 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
     }
     it++;
     if (it % REFRESH == 0) velocity_all(p, lambda, c);
-    r = ccp_residual(p, lambda, c);
+    r = stop_residual(s, p, lambda, c);
     if (r <= tol) {  // confirm on an exact c
       velocity_all(p, lambda, c);
-      r = ccp_residual(p, lambda, c);
+      r = stop_residual(s, p, lambda, c);
     }
   }
   res->iterations = it;

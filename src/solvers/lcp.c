@@ -308,6 +308,15 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
   return CSIM_OK;
 }
 
+// the stopping residual: the pyramid LCP residual, or the NCP one (solver.criterion: ncp)
+static double stop_residual(const solver* s, const pyramid* py, const solver_problem* p,
+                            const double* lambda, const double* c) {
+  if (!solver_stop_ncp(s)) return pyramid_residual(py, p, lambda, c);
+  solver_result r;
+  solver_residuals_of(p, lambda, c, &r);
+  return r.eps_abs;
+}
+
 void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc, n = 3 * nc;
   double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
@@ -329,7 +338,7 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   // start from the warm start projected onto the pyramids
   project_all(&py, p, lambda);
   velocity_all(p, lambda, c);
-  double r = pyramid_residual(&py, p, lambda, c);
+  double r = stop_residual(s, &py, p, lambda, c);
 
   // sweeps until the pyramid residual, checked on an exact c, is below the tolerance
   int it = 0;
@@ -367,10 +376,10 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
     }
     it++;
     if (it % REFRESH == 0) velocity_all(p, lambda, c);
-    r = pyramid_residual(&py, p, lambda, c);
+    r = stop_residual(s, &py, p, lambda, c);
     if (r <= tol) {  // confirm on an exact c
       velocity_all(p, lambda, c);
-      r = pyramid_residual(&py, p, lambda, c);
+      r = stop_residual(s, &py, p, lambda, c);
     }
   }
   res->iterations = it;
@@ -615,7 +624,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
 
   // a warm start that already solves the problem is kept as it is
   velocity_all(p, lambda, c);
-  double r = pyramid_residual(&py, p, lambda, c);
+  double r = stop_residual(s, &py, p, lambda, c);
   if (r <= tol) {
     res->residual = r;
     res->converged = 1;
@@ -661,7 +670,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
       continue;
     }
     velocity_all(p, lambda, c);
-    r = pyramid_residual(&py, p, lambda, c);
+    r = stop_residual(s, &py, p, lambda, c);
     if (r < rbest) {
       rbest = r;
       memcpy(best, lambda, sizeof(double) * (size_t)n);

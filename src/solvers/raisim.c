@@ -311,7 +311,8 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
   }
 
   double resid = INFINITY;
-  if (ds) {  // the NCP residual of the warm start
+  int ncp_stop = ds || solver_stop_ncp(s);  // raisim_ds, or solver.criterion: ncp
+  if (ncp_stop) {  // the NCP residual of the warm start
     solver_residuals(p, lambda, NULL, res);
     resid = res->eps_abs;
   }
@@ -341,7 +342,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     }
     it++;
     alpha = RAISIM_GAMMA * alpha + (1 - RAISIM_GAMMA) * amin;  // line 18
-    if (ds) {
+    if (ncp_stop) {
       solver_residuals(p, lambda, NULL, res);
       resid = res->eps_abs;
     } else {

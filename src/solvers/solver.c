@@ -150,10 +150,22 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
     return;
   }
   s->fn(s, p, lambda, res);
+  // with the NCP criterion, convergence is judged on the NCP residual of the problem solved
+  // (G + R) for every model (families that pivot, like Lemke, cannot stop on it earlier)
+  if (solver_stop_ncp(s)) {
+    solver_result r;
+    solver_residuals(p, lambda, NULL, &r);
+    res->residual = r.eps_abs;
+    res->converged = r.eps_abs <= s->opt.tolerance;
+  }
   // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded)
   solver_problem phys = *p;
   phys.R = NULL;
   solver_residuals(&phys, lambda, s->c, res);
+}
+
+int solver_stop_ncp(const solver* s) {
+  return s->opt.criterion == SOLVER_STOP_NCP;
 }
 
 const double* solver_velocity(const solver* s) {

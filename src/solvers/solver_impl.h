@@ -29,6 +29,9 @@ struct solver {
 void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
                          solver_result* res);
 
+// 1 when the tolerance applies to the NCP residual (solver.criterion: ncp) for every model
+int solver_stop_ncp(const solver* s);
+
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
