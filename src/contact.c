@@ -40,8 +40,10 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->R = calloc(n3, sizeof(double));
   c->prev_id = calloc(n3, sizeof(int));
   c->prev_lambda = calloc(n3, sizeof(double));
+  c->prev_dual = calloc(n3, sizeof(double));
+  c->dual0 = calloc(n3, sizeof(double));
   if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
-      !c->J || !c->Y || !c->G || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R || !c->prev_id ||
+      !c->J || !c->Y || !c->G || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 ||
       !c->prev_lambda) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
@@ -56,6 +58,7 @@ void contact_free(contact_data* c) {
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->G); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
+  free(c->prev_dual); free(c->dual0);
   free(c);
 }
 
@@ -222,14 +225,17 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
   }
 
   // warm start: impulses of the previous step's contact with the same id
+  // and the solver's dual variable (ADMM) of that contact; NaN marks "none"
   c->nwarm = 0;
   memset(c->lambda, 0, sizeof(double) * (size_t)n3);
+  for (int k = 0; k < n3; k++) c->dual0[k] = NAN;
   if (opt->warm_start) {
     for (int i = 0; i < nc; i++) {
       for (int j = 0; j < c->nprev; j++) {
         const int* id = c->prev_id + 3 * j;
         if (id[0] == c->con[i].geom1 && id[1] == c->con[i].geom2 && id[2] == c->con[i].feature) {
           memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
+          memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
           c->nwarm++;
           break;
         }
@@ -257,8 +263,9 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
   data_stack_free(d, mark);
 }
 
-void contact_store(contact_data* c) {
+void contact_store(contact_data* c, const double* dual) {
   c->nprev = c->ncon;
+  for (int k = 0; k < 3 * c->ncon; k++) c->prev_dual[k] = dual ? dual[k] : NAN;
   for (int i = 0; i < c->ncon; i++) {
     c->prev_id[3 * i] = c->con[i].geom1;
     c->prev_id[3 * i + 1] = c->con[i].geom2;

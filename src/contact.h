@@ -49,6 +49,8 @@ typedef struct {
   int nprev;
   int* prev_id;       // (maxcon x 3) geom1, geom2, feature
   double* prev_lambda;// (3 maxcon)
+  double* prev_dual;  // the solver's dual variable (ADMM), NaN when none   (3 maxcon)
+  double* dual0;      // this step's warm dual, NaN where no previous one   (3 maxcon)
   int nwarm;          // contacts warm-started this step
 } contact_data;
 
@@ -73,8 +75,9 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
 // v += M^-1 J' lambda
 void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v);
 
-// remember this step's ids and impulses for the next warm start
-void contact_store(contact_data* c);
+// remember this step's ids, impulses and the solver's dual variable (3 ncon, NaN where none;
+// NULL: none) for the next warm start
+void contact_store(contact_data* c, const double* dual);
 
 // the solver problem view of the built contacts
 solver_problem contact_problem(const contact_data* c);

@@ -147,6 +147,7 @@ typedef struct {
   double over_relaxation;   // (0, 2), default 1
   double rho;               // admm initial rho > 0, default 1
   int rho_adaptive;         // bool, default true
+  int warm_dual;            // 'solver.warm_dual': bool, default false (ADMM's dual carried by contact id)
   scn_on_failure on_failure;// 'solver.on_failure' continue|stop, default continue
   // integrator
   scn_integrator scheme;    // 'integrator.scheme' default semi_implicit

@@ -405,10 +405,11 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   // contact problem and its solution (000 eqs. 5-14)
   contact_build(m, d, s->con, &s->copt, s->vfree);
   solver_problem p = contact_problem(s->con);
+  solver_set_dual(s->slv, s->copt.warm_start && s->cfg->warm_dual ? s->con->dual0 : NULL);
   solver_solve(s->slv, &p, s->con->lambda, &info->solve);
   // contact velocities after the step (R excluded: the physical velocity)
   memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)ncon);
-  contact_store(s->con);
+  contact_store(s->con, solver_dual(s->slv));
   double t4 = now();
 
   // v+ = v_f + M^-1 J' lambda, q+ = q ⊕ v+ dt

@@ -96,6 +96,14 @@ void solver_free(solver* s);
 // solve: lambda (3nc) is the initial guess on entry and the solution on exit
 void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
+// warm start of the dual variable (ADMM's gamma, 3nc) for the next solver_solve only; entries
+// that are NaN (contacts with no previous dual) are reconstructed from the warm-started lambda.
+// NULL (the default) reconstructs all. Solvers without a dual variable ignore it.
+void solver_set_dual(solver* s, const double* dual0);
+
+// the dual variable of the last solver_solve (3nc; NaN where the solver has none)
+const double* solver_dual(const solver* s);
+
 // contact velocities c = G lambda + g (R excluded) of the last solver_solve (3nc)
 const double* solver_velocity(const solver* s);
 

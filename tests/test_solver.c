@@ -244,6 +244,40 @@ START_TEST(unsupported_pairs_are_errors) {
 }
 END_TEST
 
+// the dual variable round trip (solver.warm_dual): ADMM exports a finite dual, PGS none (NaN);
+// warm-starting ADMM from its own solution and dual converges without iterating, and a dual with
+// NaN entries falls back to the reconstructed one
+START_TEST(dual_variable_round_trip) {
+  double G[9] = {2, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 1}, g[3] = {0.4, -0.2, -1}, mu = 0.3;
+  solver_problem p = {1, G, g, &mu, NULL};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL};
+  solver* s = NULL;
+  csim_error e;
+  ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);
+  double x[3] = {0, 0, 0}, dual[3];
+  solver_result r;
+  solver_solve(s, &p, x, &r);
+  ck_assert(r.converged);
+  ck_assert_int_gt(r.iterations, 0);
+  memcpy(dual, solver_dual(s), sizeof(dual));
+  for (int k = 0; k < 3; k++) ck_assert(isfinite(dual[k]));
+  solver_set_dual(s, dual);
+  solver_solve(s, &p, x, &r);
+  ck_assert(r.converged);
+  ck_assert_int_le(r.iterations, 1);
+  double nan3[3] = {NAN, NAN, NAN}, y[3] = {0, 0, 0};
+  solver_set_dual(s, nan3);
+  solver_solve(s, &p, y, &r);
+  ck_assert(r.converged);
+  for (int k = 0; k < 3; k++) ck_assert_double_le(fabs(x[k] - y[k]), 1e-9);
+  solver_free(s);
+  solver* pg = make_pgs(1, 1e-12, 1000);
+  solver_solve(pg, &p, y, &r);
+  ck_assert(isnan(solver_dual(pg)[0]));
+  solver_free(pg);
+}
+END_TEST
+
 static Suite* solver_suite(void) {
   Suite* s = suite_create("solver");
   TCase* tc = tcase_create("ncp");
@@ -253,6 +287,7 @@ static Suite* solver_suite(void) {
   tcase_add_test(tc, sliding_block_closed_form);
   tcase_add_test(tc, multi_contact_convergence_and_warm_start);
   tcase_add_test(tc, unsupported_pairs_are_errors);
+  tcase_add_test(tc, dual_variable_round_trip);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -222,6 +222,10 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   for (int i = 0; i < nc; i++) {
     double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
     dual_init(z + 3 * i, w, p->mu[i], gam + 3 * i);
+    // the previous step's dual of the same contact (matched by id by the caller), when given
+    const double* dw = s->dual_in ? s->dual_in + 3 * i : NULL;
+    if (dw && isfinite(dw[0]) && isfinite(dw[1]) && isfinite(dw[2]))
+      memcpy(gam + 3 * i, dw, 3 * sizeof(double));
   }
 
   double rbest = r;
@@ -285,6 +289,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     memcpy(z, best, vb);
   }
   memcpy(lambda, z, vb);
+  memcpy(s->dual_out, gam, vb);  // carried to the next step by contact id
   s->admm_rho = rho;
   res->iterations = it;
   res->residual = r;

@@ -81,7 +81,8 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
     }
   }
   s->work = calloc(s->nwork, sizeof(double));
-  if (!s->c || !s->tinv || !s->work) {
+  s->dual_out = calloc(n3, sizeof(double));
+  if (!s->c || !s->tinv || !s->work || !s->dual_out) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -94,6 +95,7 @@ void solver_free(solver* s) {
   free(s->c);
   free(s->tinv);
   free(s->work);
+  free(s->dual_out);
   free(s);
 }
 
@@ -149,7 +151,9 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
     res->eps_abs = res->eps_p = res->eps_d = res->eps_c = INFINITY;
     return;
   }
+  for (int k = 0; k < 3 * p->nc; k++) s->dual_out[k] = NAN;  // families with a dual fill it
   s->fn(s, p, lambda, res);
+  s->dual_in = NULL;  // a warm dual serves one solve
   // with the NCP criterion, convergence is judged on the NCP residual of the problem solved
   // (G + R) for every model (families that pivot, like Lemke, cannot stop on it earlier)
   if (solver_stop_ncp(s)) {
@@ -162,6 +166,14 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   solver_problem phys = *p;
   phys.R = NULL;
   solver_residuals(&phys, lambda, s->c, res);
+}
+
+void solver_set_dual(solver* s, const double* dual0) {
+  s->dual_in = dual0;
+}
+
+const double* solver_dual(const solver* s) {
+  return s->dual_out;
 }
 
 int solver_stop_ncp(const solver* s) {

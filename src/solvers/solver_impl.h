@@ -17,6 +17,8 @@ struct solver {
   double* work;    // scratch for the families: SOLVER_WORK(maxc) doubles
   size_t nwork;
   solver_fn fn;    // the family implementing opt.model / opt.kind
+  const double* dual_in;  // warm dual for the next solve (3nc, NaN = none), or NULL
+  double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
   double admm_rho; // ADMM penalty kept across calls, 0 until the first solve (admm.c)
   double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
 };
