@@ -288,7 +288,7 @@ static char g_tmp[64];
 
 // a 1 kg ball of radius 5 cm, written into the temporary directory
 static void write_ball(char* path, size_t n) {
-  strcpy(g_tmp, "/tmp/csim_test_compliant_XXXXXX");
+  strcpy(g_tmp, P_tmpdir "/csim_test_compliant_XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(g_tmp));
   snprintf(path, n, "%s/ball.urdf", g_tmp);
   FILE* f = fopen(path, "w");
@@ -703,7 +703,7 @@ static long read_ds(hid_t f, const char* path, double* out, int* ints, long max)
 // /contacts rows; non-convergence follows solver.on_failure (stop: exit 1, continue: flagged)
 START_TEST(run_writes_compliant_output) {
   char out[128];
-  snprintf(out, sizeof(out), "/tmp/csim_test_compliant_%d.h5", (int)getpid());
+  snprintf(out, sizeof(out), P_tmpdir "/csim_test_compliant_%d.h5", (int)getpid());
   char* argv[] = {"scenarios/gripper_mug.yaml", "--set", "integrator.duration=0.3",
                   "--set", "contact.model=bristle", "--out", out, "--quiet"};
   ck_assert_int_eq(cli_run(8, argv), 0);

@@ -30,14 +30,14 @@ static const char* csim_bin(void) {
 
 // a fresh temporary directory (each test removes its own with rm_tree when it passes)
 static void tmpdir(char* buf, size_t n) {
-  snprintf(buf, n, "/tmp/csim_test_fclib.XXXXXX");
+  snprintf(buf, n, P_tmpdir "/csim_test_fclib.XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(buf));
 }
 
 // remove a directory made by tmpdir and everything in it
 static void rm_tree(const char* dir) {
   char cmd[256];
-  if (strncmp(dir, "/tmp/csim_test_fclib.", 21) != 0) return;
+  if (strncmp(dir, P_tmpdir "/csim_test_fclib.", 21) != 0) return;
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
   ck_assert_int_eq(system(cmd), 0);
 }

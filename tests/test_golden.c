@@ -86,7 +86,7 @@ static const char* const golden_set = "--set integrator.duration=0.5";
 
 // a fresh directory under /tmp (template filled in place)
 static void make_tmpdir(char dir[64]) {
-  snprintf(dir, 64, "/tmp/csim_golden_XXXXXX");
+  snprintf(dir, 64, P_tmpdir "/csim_golden_XXXXXX");
   ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp failed");
 }
 

@@ -277,7 +277,7 @@ END_TEST
 // write n triangles as binary STL (header given) to a new temp file; returns its path
 static char* write_binary_stl(const char* header, const float* tri, uint32_t n, const char* ext) {
   char* path = malloc(64);
-  snprintf(path, 64, "/tmp/csim_mesh_XXXXXX%s", ext);
+  snprintf(path, 64, P_tmpdir "/csim_mesh_XXXXXX%s", ext);
   int fd = mkstemps(path, (int)strlen(ext));
   ck_assert_int_ge(fd, 0);
   FILE* f = fdopen(fd, "wb");
@@ -301,7 +301,7 @@ static char* write_binary_stl(const char* header, const float* tri, uint32_t n, 
 // write text to a new temp file with the given extension; returns its path
 static char* write_text(const char* text, const char* ext) {
   char* path = malloc(64);
-  snprintf(path, 64, "/tmp/csim_mesh_XXXXXX%s", ext);
+  snprintf(path, 64, P_tmpdir "/csim_mesh_XXXXXX%s", ext);
   int fd = mkstemps(path, (int)strlen(ext));
   ck_assert_int_ge(fd, 0);
   FILE* f = fdopen(fd, "wb");

@@ -34,13 +34,13 @@ static char g_tmp[64];
 // one directory for the test case, made and removed in the runner's process (an unchecked
 // fixture), so a failing test leaves nothing behind
 static void tmp_setup(void) {
-  snprintf(g_tmp, sizeof(g_tmp), "/tmp/csim_test_run_XXXXXX");
+  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_run_XXXXXX");
   if (!mkdtemp(g_tmp)) g_tmp[0] = '\0';
 }
 
 // remove the directory and what the tests put in it (files and empty directories, one level)
 static void tmp_teardown(void) {
-  if (!g_tmp[0] || strncmp(g_tmp, "/tmp/csim_test_run_", 19) != 0) return;
+  if (!g_tmp[0] || strncmp(g_tmp, P_tmpdir "/csim_test_run_", 19) != 0) return;
   DIR* d = opendir(g_tmp);
   if (d) {
     struct dirent* e;

@@ -565,7 +565,7 @@ END_TEST
 
 // an unreadable file is an input error (as root every file is readable: then it loads)
 START_TEST(test_unreadable_file) {
-  char path[] = "/tmp/csim_scn_XXXXXX";
+  char path[] = P_tmpdir "/csim_scn_XXXXXX";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   ck_assert_int_eq(write(fd, B, strlen(B)), (int)strlen(B));

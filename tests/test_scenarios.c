@@ -36,7 +36,7 @@ START_TEST(every_scenario_runs) {
   glob_t g;
   ck_assert_int_eq(glob("scenarios/*.yaml", 0, NULL, &g), 0);
   ck_assert_int_ge((int)g.gl_pathc, 7);
-  char dir[] = "/tmp/csim_scen_XXXXXX";
+  char dir[] = P_tmpdir "/csim_scen_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   for (size_t i = 0; i < g.gl_pathc; i++) {
     char out[512], cmd[2048], log[8192] = "";

@@ -220,7 +220,7 @@ static double body_energy(const double* q, const double* v, double m, const doub
 static char g_tmp[64];
 
 static void make_tmpdir(void) {
-  snprintf(g_tmp, sizeof(g_tmp), "/tmp/csim_test_sim_XXXXXX");
+  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_sim_XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(g_tmp));
 }
 

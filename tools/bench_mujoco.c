@@ -440,7 +440,7 @@ static mjModel* mj_build(const sim* s, char* msg, size_t msgsz) {
     return NULL;
   }
   // save as MJCF, add the ground and the sizes, reload
-  char path[] = "/tmp/csim_bench_mjcf.XXXXXX";
+  char path[] = P_tmpdir "/csim_bench_mjcf.XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) {
     mj_deleteModel(m0);
