@@ -918,10 +918,10 @@ void model_free(sim_model* m) {
   free(m);
 }
 
-// find `name` among n names owned by robots (robot of entry i: owner[i]); exact name first
-// (unique), then "robot/name"; -1 when absent or ambiguous
-static int find_name(const sim_model* m, char* const* names, const int* owner, int n,
-                     const char* name) {
+// find `name` among n names owned by robots (robot of entry i: owner[via ? via[i] : i]); exact
+// name first (unique), then "robot/name"; -1 when absent or ambiguous
+static int find_name(const sim_model* m, char* const* names, const int* owner, const int* via,
+                     int n, const char* name) {
   if (!m || !name) return -1;
   int hit = -1, count = 0;
   for (int i = 0; i < n; i++)
@@ -935,8 +935,8 @@ static int find_name(const sim_model* m, char* const* names, const int* owner, i
   for (const char* s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
     size_t plen = (size_t)(s - name);
     for (int i = 0; i < n; i++) {
-      int r = owner[i];
-      if (r < 0) continue;
+      int r = owner[via ? via[i] : i];
+      if (r < 0 || !names[i]) continue;
       const char* rn = m->robot_name[r];
       if (strlen(rn) == plen && !strncmp(rn, name, plen) && !strcmp(names[i], s + 1)) return i;
     }
@@ -944,34 +944,16 @@ static int find_name(const sim_model* m, char* const* names, const int* owner, i
   return -1;
 }
 
-// exact unique name, else "robot/joint"
+// exact unique name, else "robot/joint" (a joint's robot is its body's)
 int model_find_joint(const sim_model* m, const char* name) {
-  if (!m || !name) return -1;
-  // exact name, unique
-  int hit = -1, count = 0;
-  for (int i = 0; i < m->njnt; i++)
-    if (!strcmp(m->jnt_name[i], name)) {
-      if (!count) hit = i;
-      count++;
-    }
-  if (count == 1) return hit;
-  if (count > 1) return -1;
-  // "robot/joint": the joint's robot is its body's
-  for (const char* s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
-    size_t plen = (size_t)(s - name);
-    for (int i = 0; i < m->njnt; i++) {
-      const char* rn = m->robot_name[m->body_robot[m->jnt_body[i]]];
-      if (strlen(rn) == plen && !strncmp(rn, name, plen) && !strcmp(m->jnt_name[i], s + 1))
-        return i;
-    }
-  }
-  return -1;
+  if (!m) return -1;
+  return find_name(m, m->jnt_name, m->body_robot, m->jnt_body, m->njnt, name);
 }
 
 // exact unique name, else "robot/link"
 int model_find_link(const sim_model* m, const char* name) {
   if (!m) return -1;
-  return find_name(m, m->link_name, m->link_robot, m->nlink, name);
+  return find_name(m, m->link_name, m->link_robot, NULL, m->nlink, name);
 }
 
 // sum of the robot's URDF link masses (world-merged links included)

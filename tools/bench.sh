@@ -23,7 +23,7 @@ if [ ! -x "$CSIM" ]; then
   echo "bench: $CSIM not found or not executable: build it first (make)" >&2
   exit 2
 fi
-tmp=$(mktemp -d /tmp/csim_bench.XXXXXX)
+tmp=$(mktemp -d -t csim_bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 

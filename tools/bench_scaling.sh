@@ -25,7 +25,7 @@ GRID=${GRID:-"1 4 16 64 256"}
 CHAINS=${CHAINS:-"5 10 20 40"}
 tools/bench_mujoco.sh --build-only || exit 2
 BIN=build/bench_mujoco
-tmp=$(mktemp -d /tmp/csim_scaling.XXXXXX)
+tmp=$(mktemp -d -t csim_scaling.XXXXXX)
 if [ "${KEEP:-0}" = 1 ]; then
   echo "scenarios kept in $tmp"
 else

@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 [ -x ./csim ] || make -j2 >/dev/null
 . tools/fig001_lib.sh
-tmp=$(mktemp -d /tmp/fig001_stickslip.XXXXXX)
+tmp=$(mktemp -d -t fig001_stickslip.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p out/figures
 fig001_build_driver "$tmp/drv"

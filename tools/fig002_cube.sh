@@ -10,7 +10,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 [ -x ./csim ] || make -j2 >/dev/null
-tmp=$(mktemp -d /tmp/fig002_cube.XXXXXX)
+tmp=$(mktemp -d -t fig002_cube.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p out/figures
 for ms in raisim:bisection raisim_ds:bisection ncp:pgs; do

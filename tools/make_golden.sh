@@ -9,7 +9,7 @@
 set -eu
 CSIM=${CSIM:-./csim}
 command -v h5repack >/dev/null || { echo "make_golden: h5repack (hdf5-tools) is needed" >&2; exit 2; }
-tmp=$(mktemp -d /tmp/csim_make_golden.XXXXXX)
+tmp=$(mktemp -d -t csim_make_golden.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p tests/golden
 # the golden set: scenario name -> the exact overrides (keep in sync with tests/test_golden.c)
