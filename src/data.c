@@ -45,6 +45,7 @@ static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, 
   d->geom_xpos = take(base, &off, D * ng * 3);
   d->geom_xmat = take(base, &off, D * ng * 9);
   d->cvel = take(base, &off, D * nb * 6);
+  d->cdof = take(base, &off, D * nv * 6);
   d->xloc_pos = take(base, &off, D * nb * 3);
   d->xloc_mat = take(base, &off, D * nb * 9);
   d->qM = take(base, &off, D * nv * nv);
@@ -53,6 +54,7 @@ static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, 
   d->qLDiagSqrtInv = take(base, &off, D * nv);
   d->qfrc_bias = take(base, &off, D * nv);
   d->cacc = take(base, &off, D * nb * 6);
+  d->rvel = take(base, &off, D * nb * 6);
   d->cfrc = take(base, &off, D * nb * 6);
   d->crb = take(base, &off, D * nb * 10);
   d->arena = take(base, &off, arena);

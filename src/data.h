@@ -30,6 +30,10 @@ typedef struct sim_data {
   double* geom_xpos;        // geom frame origin in the world                  (ngeom x 3)
   double* geom_xmat;        // geom frame rotation in the world                (ngeom x 9)
   double* cvel;             // body spatial velocity [lin; ang] in body frame  (nbody x 6)
+  double* cdof;             // motion subspace S of each dof in its body frame at q, [lin; ang]:
+                            // m->dof_motion for 1-dof joints; for free joints it depends on
+                            // the orientation (model.h: linear dofs move the com along fixed
+                            // axes of the joint's parent frame)                (nv x 6)
   double* xloc_pos;         // body frame origin in its parent body frame at q (nbody x 3)
   double* xloc_mat;         // body frame rotation in its parent body frame    (nbody x 9)
 
@@ -41,6 +45,7 @@ typedef struct sim_data {
   double* qLDiagSqrtInv;    // D^-1/2                                          (nv)
   double* qfrc_bias;        // b(q, v)                                         (nv)
   double* cacc;             // RNEA body spatial accelerations, body frame     (nbody x 6)
+  double* rvel;             // RNEA body velocities for the v it was given     (nbody x 6)
   double* cfrc;             // RNEA body spatial forces [f; n], body frame     (nbody x 6)
   double* crb;              // CRBA composite inertia in body frame: mass, first moment m*c (3),
                             // second moment about the body origin xx yy zz xy xz yz (nbody x 10)

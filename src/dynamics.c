@@ -113,39 +113,65 @@ static double dot6(const double a[6], const double b[6]) {
 //---------------------------------- RNEA ------------------------------------------------------
 
 // RBDA Table 5.1 (RNEA) in body frames, gravity as a fictitious base acceleration a_0 = -g
-void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
-              double* tau) {
-  // forward pass: accelerations and body forces
+// (when `gravity`), body velocities from the given v (not d->cvel, so that the integrator can
+// evaluate the velocity-product terms at a trial velocity)
+void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const double* qacc,
+                   const double* fext, int gravity, double* tau) {
+  // forward pass: velocities, accelerations and body forces
+  memset(d->rvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
     int pb = m->body_parent[b];
     const double* R = d->xloc_mat + 9 * b;
     const double* p = d->xloc_pos + 3 * b;
-    const double* v = d->cvel + 6 * b;
+    const double* vp = d->rvel + 6 * pb;
+    double* v = d->rvel + 6 * b;
     double* a = d->cacc + 6 * b;
-    // a = X a_parent (world: a_0 = (-g, 0))
+    double t[3];
+    // v = X v_parent, a = X a_parent (world: v_0 = 0, a_0 = (-g, 0))
+    cross3(t, vp + 3, p);
+    add3(t, vp);
+    mulmtv3(v, R, t);
+    mulmtv3(v + 3, R, vp + 3);
     if (pb == 0) {
-      double ng[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
+      double ng[3] = {0, 0, 0};
+      if (gravity) {
+        ng[0] = -m->gravity[0];
+        ng[1] = -m->gravity[1];
+        ng[2] = -m->gravity[2];
+      }
       mulmtv3(a, R, ng);
       a[3] = a[4] = a[5] = 0;
     } else {
       const double* ap = d->cacc + 6 * pb;
-      double t[3];
       cross3(t, ap + 3, p);
       add3(t, ap);
       mulmtv3(a, R, t);
       mulmtv3(a + 3, R, ap + 3);
     }
-    // + S qacc + v x (S qdot)  (RBDA eq. 5.8; S constant in body coordinates)
+    // joint velocity v_J = S qdot and S qacc (S at q: d->cdof)
     double vj[6] = {0, 0, 0, 0, 0, 0};
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
-      const double* S = m->dof_motion + 6 * k;
-      double qa = qacc ? qacc[k] : 0, qd = d->v[k];
+      const double* S = d->cdof + 6 * k;
+      double qa = qacc ? qacc[k] : 0, qd = v_in[k];
       for (int i = 0; i < 6; i++) {
         a[i] += S[i] * qa;
         vj[i] += S[i] * qd;
       }
     }
+    for (int i = 0; i < 6; i++) v[i] += vj[i];
     double t1[3], t2[3];
+    // c_J = (d/dt S) qdot in body coordinates (RBDA eq. 4.37): zero for 1-dof joints; for a
+    // free joint the linear columns Rq' e_k turn with the body: -w_J x (Rq' v_lin), where
+    // Rq' v_lin = v_J,lin - c x w_J
+    if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE) {
+      const double* c = m->body_com + 3 * b;
+      double u[3];
+      cross3(t1, c, vj + 3);
+      for (int i = 0; i < 3; i++) u[i] = vj[i] - t1[i];
+      cross3(t2, vj + 3, u);
+      for (int i = 0; i < 3; i++) a[i] -= t2[i];
+    }
+    // + v x v_J (RBDA eq. 5.8)
     cross3(t1, v + 3, vj);
     cross3(t2, v, vj + 3);
     for (int i = 0; i < 3; i++) a[i] += t1[i] + t2[i];
@@ -175,7 +201,7 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
   for (int b = m->nbody - 1; b > 0; b--) {
     const double* f = d->cfrc + 6 * b;
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
-      tau[k] = dot6(m->dof_motion + 6 * k, f);
+      tau[k] = dot6(d->cdof + 6 * k, f);
     int pb = m->body_parent[b];
     if (pb > 0) {
       double fp[6];
@@ -183,6 +209,11 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
       for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
     }
   }
+}
+
+void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
+              double* tau) {
+  dyn_rnea_full(m, d, d->v, qacc, fext, 1, tau);
 }
 
 // b(q, v) = RNEA with zero acceleration and no external force
@@ -207,8 +238,8 @@ void dyn_crba(const sim_model* m, sim_data* d) {
   for (int i = 0; i < nv; i++) {
     int b = m->dof_body[i];
     double F[6];
-    inertia_mul(F, d->crb + 10 * b, m->dof_motion + 6 * i);
-    d->qM[i * nv + i] = dot6(m->dof_motion + 6 * i, F);
+    inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
+    d->qM[i * nv + i] = dot6(d->cdof + 6 * i, F);
     for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j]) {
       // move F up to the body of dof j
       while (b != m->dof_body[j]) {
@@ -217,12 +248,7 @@ void dyn_crba(const sim_model* m, sim_data* d) {
         memcpy(F, Fp, sizeof(F));
         b = m->body_parent[b];
       }
-      // S_j' F: a component of F for free-joint dofs (unit S), a 3-term dot otherwise
-      int jj = m->dof_jnt[j], type = m->jnt_type[jj];
-      const double* ax = m->jnt_axis + 3 * jj;
-      double mij = type == MODEL_JOINT_FREE       ? F[j - m->jnt_dofadr[jj]]
-                   : type == MODEL_JOINT_REVOLUTE ? ax[0] * F[3] + ax[1] * F[4] + ax[2] * F[5]
-                                                  : ax[0] * F[0] + ax[1] * F[1] + ax[2] * F[2];
+      double mij = dot6(d->cdof + 6 * j, F);
       d->qM[i * nv + j] = mij;
       d->qM[j * nv + i] = mij;
     }

@@ -12,11 +12,17 @@
 #include "data.h"
 #include "model.h"
 
-// tau = M(q) qacc + b(q, v) - J'f_ext by RNEA (needs kin_forward and kin_velocity);
+// tau = M(q) qacc + b(q, v) - J'f_ext by RNEA at v = d->v (needs kin_forward);
 // qacc may be NULL (zero); f_ext: per-body external spatial force [force; torque] at the body
 // origin in world axes (nbody x 6) or NULL
 void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
               double* tau);
+
+// the same at any velocity v (d->v and d->cvel are not read) with gravity on or off:
+// tau = M qacc + C(q, v) v + [gravity] g(q) - J'f_ext (needs kin_forward); d->rvel receives
+// the body velocities of v. The integrator evaluates velocity products at a trial velocity.
+void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v, const double* qacc,
+                   const double* fext, int gravity, double* tau);
 
 // d->qfrc_bias = b(q, v): Coriolis, centrifugal and gravity forces (RNEA with qacc = 0)
 void dyn_bias(const sim_model* m, sim_data* d);

@@ -115,6 +115,28 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
   }
 }
 
+// motion subspace of a free joint's dofs at its configuration qj (model.h): the linear dofs move
+// the com along the axes of the joint's placement frame, S_lin,k = [Rq' e_k; 0] in body axes
+// (Rq: body orientation in that frame); the angular dofs turn the body about its origin with
+// the com's velocity unchanged, S_ang,k = [c x e_k; e_k] (c: com in the body frame)
+static void free_cdof(const sim_model* m, int b, const double* qj, double* S) {
+  double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
+  sp_normquat(qu);
+  quat2mat(Rq, qu);
+  const double* c = m->body_com + 3 * b;
+  for (int k = 0; k < 3; k++) {
+    double* Sl = S + 6 * k;
+    double* Sa = S + 6 * (3 + k);
+    double e[3] = {0, 0, 0};
+    e[k] = 1;
+    // Rq' e_k is row k of Rq
+    Sl[0] = Rq[3 * k]; Sl[1] = Rq[3 * k + 1]; Sl[2] = Rq[3 * k + 2];
+    Sl[3] = Sl[4] = Sl[5] = 0;
+    cross3(Sa, c, e);
+    Sa[3] = e[0]; Sa[4] = e[1]; Sa[5] = e[2];
+  }
+}
+
 // world poses of bodies (and the parent-relative poses the dynamics reuses), coms and geoms
 void kin_forward(const sim_model* m, sim_data* d) {
   // world body
@@ -131,6 +153,12 @@ void kin_forward(const sim_model* m, sim_data* d) {
     local_pose(m, b, d->q, Rl, pl);
     mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
     xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
+    // motion subspace of the body's dofs at q
+    int j = m->body_jnt[b], da = m->body_dofadr[b];
+    if (m->jnt_type[j] == MODEL_JOINT_FREE)
+      free_cdof(m, b, d->q + m->jnt_qadr[j], d->cdof + 6 * da);
+    else
+      memcpy(d->cdof + 6 * da, m->dof_motion + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
   }
   // geoms
   for (int g = 0; g < m->ngeom; g++) {
@@ -142,7 +170,7 @@ void kin_forward(const sim_model* m, sim_data* d) {
   }
 }
 
-// v_b = X_b v_parent + S_b qdot (RBDA eq. 5.7), in body frames
+// v_b = X_b v_parent + S_b qdot (RBDA eq. 5.7), in body frames (S at q: d->cdof)
 void kin_velocity(const sim_model* m, sim_data* d) {
   memset(d->cvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
@@ -159,7 +187,7 @@ void kin_velocity(const sim_model* m, sim_data* d) {
     mulmtv3(vb + 3, R, vp + 3);
     // joint velocity
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
-      const double* S = m->dof_motion + 6 * k;
+      const double* S = d->cdof + 6 * k;
       double qd = d->v[k];
       for (int i = 0; i < 6; i++) vb[i] += S[i] * qd;
     }
@@ -188,7 +216,7 @@ int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double 
   int n = kin_chain(m, body, dofs);
   for (int c = 0; c < n; c++) {
     int k = dofs[c], b = m->dof_body[k];
-    const double* S = m->dof_motion + 6 * k;
+    const double* S = d->cdof + 6 * k;
     const double* R = d->xmat + 9 * b;
     double al[3], aw[3], r[3], lin[3];
     sp_mulmv3(al, R, S);
@@ -204,8 +232,12 @@ int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double 
   return n;
 }
 
-// q_out = q ⊕ v dt: free joints (p, R) -> (p + R dp, R dR) with (dp, dR) = exp6(v dt)
-// (Pinocchio integrate); 1-dof joints by addition
+// q_out = q ⊕ v dt. Free joints (model.h): the com moves along a straight line in the joint's
+// placement frame, c+ = c + dt v_lin, and the orientation through the exponential map of SO(3),
+// Rq+ = Rq exp(dt w) (body axes; 004 "q(t) = q0 * exp(t v)"); the origin follows from the com:
+// p+ = c+ - Rq+ c_body. Translating the com rather than the origin makes torque-free ballistic
+// motion exact whatever the spin (an SE(3) screw through the origin would curve it). 1-dof
+// joints by addition.
 void kin_integrate(const sim_model* m, const double* q, const double* v, double dt, double* q_out) {
   for (int j = 0; j < m->njnt; j++) {
     int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
@@ -213,39 +245,25 @@ void kin_integrate(const sim_model* m, const double* q, const double* v, double 
       q_out[qa] = q[qa] + v[va] * dt;
       continue;
     }
-    double p[3] = {q[qa], q[qa + 1], q[qa + 2]};
+    const double* cb = m->body_com + 3 * m->jnt_body[j];
     double qu[4] = {q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6]};
-    double lin[3], ang[3], dp[3], dq[4], R[9], t[3];
+    double R[9], com[3], ang[3], dq[4], rc[3];
     sp_normquat(qu);
-    sp_scale3(lin, v + va, dt);
+    quat2mat(R, qu);
+    xform(com, R, q + qa, cb);
+    sp_addscl3(com, v + va, dt);
     sp_scale3(ang, v + va + 3, dt);
-    sp_expse3(dp, dq, lin, ang);
-    sp_quat2mat(R, qu);
-    sp_xform(t, R, p, dp);
+    sp_expquat(dq, ang);
     sp_mulquat(qu, qu, dq);
     sp_normquat(qu);
-    for (int i = 0; i < 3; i++) q_out[qa + i] = t[i];
+    quat2mat(R, qu);
+    mulmv3(rc, R, cb);
+    for (int i = 0; i < 3; i++) q_out[qa + i] = com[i] - rc[i];
     for (int i = 0; i < 4; i++) q_out[qa + 3 + i] = qu[i];
   }
 }
 
-// inverse of V(w) = I + (1-cos th)/th^2 [w]x + (th - sin th)/th^3 [w]x^2 applied to x:
-// V^-1 = I - 1/2 [w]x + (1/th^2)(1 - (th/2) cot(th/2)) [w]x^2 (series near th = 0)
-static void se3_vinv(double r[3], const double w[3], const double x[3]) {
-  double th2 = sp_dot3(w, w), th = sqrt(th2), c;
-  if (th < 0.1) {
-    c = 1.0 / 12 + th2 * (1.0 / 720 + th2 * (1.0 / 30240 + th2 / 1209600));
-  } else {
-    double h = 0.5 * th;
-    c = (1 - h * cos(h) / sin(h)) / th2;
-  }
-  double wx[3], wwx[3];
-  sp_cross3(wx, w, x);
-  sp_cross3(wwx, w, wx);
-  for (int i = 0; i < 3; i++) r[i] = x[i] - 0.5 * wx[i] + c * wwx[i];
-}
-
-// v = log6(T0^-1 T1) for free joints (body-frame twist), q1 - q0 otherwise
+// v = q1 ⊖ q0 per unit time: free joints [com displacement; log(Rq0' Rq1)], q1 - q0 otherwise
 void kin_difference(const sim_model* m, const double* q0, const double* q1, double* v) {
   for (int j = 0; j < m->njnt; j++) {
     int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
@@ -253,21 +271,18 @@ void kin_difference(const sim_model* m, const double* q0, const double* q1, doub
       v[va] = q1[qa] - q0[qa];
       continue;
     }
+    const double* cb = m->body_com + 3 * m->jnt_body[j];
     double a[4] = {q0[qa + 3], q0[qa + 4], q0[qa + 5], q0[qa + 6]};
     double b[4] = {q1[qa + 3], q1[qa + 4], q1[qa + 5], q1[qa + 6]};
     sp_normquat(a);
     sp_normquat(b);
-    // relative rotation dq = conj(a) b, relative translation dp = Ra'(p1 - p0)
-    double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4], Ra[9], dx[3], dp[3], w[3], lin[3];
+    double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4], Ra[9], Rb[9], ca[3], cbw[3];
     sp_mulquat(dq, ac, b);
-    sp_quat2mat(Ra, a);
-    sp_sub3(dx, q1 + qa, q0 + qa);
-    sp_mulmtv3(dp, Ra, dx);
-    sp_logquat(w, dq);
-    se3_vinv(lin, w, dp);
-    for (int i = 0; i < 3; i++) {
-      v[va + i] = lin[i];
-      v[va + 3 + i] = w[i];
-    }
+    quat2mat(Ra, a);
+    quat2mat(Rb, b);
+    xform(ca, Ra, q0 + qa, cb);
+    xform(cbw, Rb, q1 + qa, cb);
+    sp_sub3(v + va, cbw, ca);
+    sp_logquat(v + va + 3, dq);
   }
 }

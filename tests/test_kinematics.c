@@ -262,41 +262,45 @@ START_TEST(integrate_difference_round_trip) {
 }
 END_TEST
 
-// constant body twist: spinning at w about body z with body-frame speed u along x traces a
-// circle of radius u/w and returns to the start after 2 pi / w, in any number of steps; half way
-// it is at 2u/w along the initial body y axis, turned by pi
+// constant free-joint velocity (model.h: com velocity in world axes, angular velocity in body
+// axes): the com moves on a straight line, c(t) = c0 + t v, the orientation turns as
+// R0 exp(t w) and the origin stays at c(t) - R(t) c_body, in any number of steps; after a full
+// turn 2 pi / |w| the orientation is back and the origin is displaced by exactly T v
 START_TEST(constant_twist_exp_map) {
   hand_robot h;
   hand_init(&h);
-  hand_link(&h, 1, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
+  const double cbody[3] = {0.1, -0.05, 0.2};
+  hand_link(&h, 1, cbody, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
   sim_model* m;
   sim_data* d;
   build(&h.r, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
-  double w = 2.5, u = 0.8;
+  double w = 2.5;
   double q0[7] = {0.3, -0.4, 1.2, 0.2, -0.1, 0.4, 0.9};
   sp_normquat(q0 + 3);
-  double v[6] = {u, 0, 0, 0, 0, w};
+  double v[6] = {0.8, -0.3, 0.5, 0, 0, w};
   int steps[3] = {1, 7, 1000};
+  double T = 2 * M_PI / w;
   for (int s = 0; s < 3; s++) {
     double q[7];
     memcpy(q, q0, sizeof(q));
-    double dt = 2 * M_PI / w / steps[s];
+    double dt = T / steps[s];
     for (int k = 0; k < steps[s]; k++) kin_integrate(m, q, v, dt, q);
     double R0[9], R1[9];
     sp_quat2mat(R0, q0 + 3);
     sp_quat2mat(R1, q + 3);
-    for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(q[i], q0[i], 1e-12);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(q[i], q0[i] + T * v[i], 1e-12);
     for (int i = 0; i < 9; i++) ck_assert_double_eq_tol(R1[i], R0[i], 1e-12);
   }
-  // half turn in one step: position q0 + R0 (0, 2u/w, 0), rotation R0 Rz(pi)
-  double q[7], R0[9], dp[3], ex[3];
+  // half turn in one step: com c0 + (T/2) v, rotation R0 Rz(pi), origin c - R c_body
+  double q[7], R0[9], R1[9], c0[3], c1[3], rc[3];
   kin_integrate(m, q0, v, M_PI / w, q);
   sp_quat2mat(R0, q0 + 3);
-  sp_mulmv3(dp, R0, (double[]){0, 2 * u / w, 0});
-  sp_add3(ex, q0, dp);
-  for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(q[i], ex[i], 1e-12);
-  double R1[9], Rrel[9];
+  sp_xform(c0, R0, q0, cbody);
   sp_quat2mat(R1, q + 3);
+  for (int i = 0; i < 3; i++) c1[i] = c0[i] + 0.5 * T * v[i];
+  sp_mulmv3(rc, R1, cbody);
+  for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(q[i], c1[i] - rc[i], 1e-12);
+  double Rrel[9];
   sp_mulmtm3(Rrel, R0, R1);
   ck_assert_double_eq_tol(Rrel[0], -1, 1e-12);
   ck_assert_double_eq_tol(Rrel[4], -1, 1e-12);

@@ -12,16 +12,15 @@
 // floating joint "root_free" to the URDF root link (MuJoCo otherwise welds the root to the world).
 //
 // Coordinates. MuJoCo's free joint: qpos = [x y z qw qx qy qz], qvel = [linear velocity of the
-// body origin in WORLD axes; angular velocity in BODY axes]. csim (Pinocchio): q = [x y z qx qy qz
-// qw], v = [linear velocity of the body origin in BODY axes; angular velocity in body axes]. So
-// v_csim = T v_mj with T = blockdiag(R', I3, I) (R: base rotation, world from body), the dofs being
+// body origin in WORLD axes; angular velocity in BODY axes]. csim (model.h): q = [x y z qx qy qz
+// qw], v = [linear velocity of the body's COM in WORLD axes; angular velocity in body axes]. So
+// v_csim = T v_mj with T = identity except the free linear rows, v_com = v_o + R (w_b x c) =
+// v_o - R [c]x w_b (R: base rotation, world from body; c: com in the body frame), the dofs being
 // matched by joint name. Power is invariant, so tau_mj = T' tau_csim, and from
 //   tau_csim = M_c a_c + b_c,  a_c = d/dt(T v_mj) = T a_mj + dT/dt v_mj
 // follows  M_mj = T' M_c T  and  b_mj = T' (b_c + M_c dT/dt v_mj),  with
-// dT/dt v_mj = [d(R')/dt v_world; 0] = [-w_b x v_b; 0] on the free linear rows (dR/dt = R [w_b]x).
-// The second term is the frame-change Coriolis term: a free body with its com at the origin has
-// b_c = [m w x v_b; ...] in csim and 0 in MuJoCo.
-//
+// dT/dt v_mj = [R (w_b x (w_b x c)); 0] on the free linear rows (dR/dt = R [w_b]x).
+
 // Inertia fixes. MuJoCo refuses links whose principal moments break the triangle inequality
 // (unless balanceinertia, which averages the moments) and keeps point masses as they are; csim
 // repairs both differently (model.h). For robots where csim reports such an issue, the inertia of
@@ -707,15 +706,21 @@ START_TEST(dynamics_match_mujoco) {
     mj_forward(mm, md);
     mj_forward(mx, mdx);
 
-    // T (MuJoCo order): identity, R' on the free linear block
+    // T (MuJoCo order): identity, -R [c]x in the free linear rows' angular columns
     memset(Tm, 0, nn * sizeof *Tm);
     for (int i = 0; i < nv; i++) Tm[(size_t)i * nv + i] = 1;
+    double Rfree[9], cfree[3] = {0, 0, 0};
     if (free_mj_dof >= 0) {
-      double R[9];
-      mju_quat2Mat(R, md->qpos + free_mj_qadr + 3);
+      mju_quat2Mat(Rfree, md->qpos + free_mj_qadr + 3);
+      const double* cb = cm->body_com + 3 * cm->jnt_body[free_c_jnt];
+      double C[9] = {0, -cb[2], cb[1], cb[2], 0, -cb[0], -cb[1], cb[0], 0};
+      memcpy(cfree, cb, sizeof(cfree));
       for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-          Tm[(size_t)(free_mj_dof + r) * nv + free_mj_dof + c] = R[3 * c + r];
+        for (int c = 0; c < 3; c++) {
+          double acc = 0;
+          for (int k = 0; k < 3; k++) acc += Rfree[3 * r + k] * C[3 * k + c];
+          Tm[(size_t)(free_mj_dof + r) * nv + free_mj_dof + 3 + c] = -acc;
+        }
     }
     // csim velocity = T v_mj, in csim order
     for (int i = 0; i < nv; i++) {
@@ -783,14 +788,19 @@ START_TEST(dynamics_match_mujoco) {
         Mp[(size_t)i * nv + j] = acc;
       }
 
-    // predicted MuJoCo b = T' (b_c + Mc dT/dt v_mj), dT/dt v_mj = [-w_b x v_b; 0] on free rows
+    // predicted MuJoCo b = T' (b_c + Mc dT/dt v_mj), dT/dt v_mj = [R (w x (w x c)); 0]
     memset(w, 0, (size_t)nv * sizeof *w);
     if (free_mj_dof >= 0) {
-      const double* vb = vc + free_mj_dof;
       const double* wb = vc + free_mj_dof + 3;
-      w[free_mj_dof + 0] = -(wb[1] * vb[2] - wb[2] * vb[1]);
-      w[free_mj_dof + 1] = -(wb[2] * vb[0] - wb[0] * vb[2]);
-      w[free_mj_dof + 2] = -(wb[0] * vb[1] - wb[1] * vb[0]);
+      double wc[3], wwc[3];
+      wc[0] = wb[1] * cfree[2] - wb[2] * cfree[1];
+      wc[1] = wb[2] * cfree[0] - wb[0] * cfree[2];
+      wc[2] = wb[0] * cfree[1] - wb[1] * cfree[0];
+      wwc[0] = wb[1] * wc[2] - wb[2] * wc[1];
+      wwc[1] = wb[2] * wc[0] - wb[0] * wc[2];
+      wwc[2] = wb[0] * wc[1] - wb[1] * wc[0];
+      for (int r = 0; r < 3; r++)
+        w[free_mj_dof + r] = Rfree[3 * r] * wwc[0] + Rfree[3 * r + 1] * wwc[1] + Rfree[3 * r + 2] * wwc[2];
     }
     for (int i = 0; i < nv; i++) {
       double acc = bc[i];
