@@ -51,7 +51,8 @@ static double wall(void) {
 
 // the datasets of DESIGN.md "Output file"
 typedef struct {
-  rec_dataset *time, *q, *v, *ek, *ep, *et;
+  rec_dataset *time, *q, *v, *ek, *ep, *et, *ework, *einj;
+  rec_dataset *l_count, *l_offset, *l_joint, *l_side, *l_gap, *l_force;
   rec_dataset *eps, *primal, *dual, *compl, *iters, *conv;
   rec_dataset *t_step, *t_coll, *t_dyn, *t_solve;
   rec_dataset *c_count, *c_offset, *c_body, *c_point, *c_normal, *c_depth, *c_force, *c_vel,
@@ -76,6 +77,20 @@ static csim_status declare(rec_file* f, const sim_model* m, run_sets* s, csim_er
       {&s->ek, "/energy/kinetic", REC_F64, 0, "J", "1/2 v'M(q)v at /time"},
       {&s->ep, "/energy/potential", REC_F64, 0, "J", "gravitational potential energy at /time"},
       {&s->et, "/energy/total", REC_F64, 0, "J", "kinetic + potential"},
+      {&s->ework, "/energy/work", REC_F64, 0, "J",
+       "work of actions and external forces from t = 0 to /time (cumulative)"},
+      {&s->einj, "/energy/injected", REC_F64, 0, "J",
+       "total - initial total - work: energy not explained by the work done (< 0 dissipated, "
+       "a rise above its lowest value is energy gained from nowhere)"},
+      {&s->l_count, "/limits/count", REC_I32, 0, "1", "active joint limits at this step"},
+      {&s->l_offset, "/limits/offset", REC_I32, 0, "1",
+       "first row of this step in the flat /limits arrays"},
+      {&s->l_joint, "/limits/joint", REC_I32, 0, "1", "joint index (model order, csim info --joints)"},
+      {&s->l_side, "/limits/side", REC_I32, 0, "1", "0 lower limit, 1 upper limit"},
+      {&s->l_gap, "/limits/gap", REC_F64, 0, "m or rad",
+       "distance to the limit at /time, < 0 beyond it"},
+      {&s->l_force, "/limits/force", REC_F64, 0, "N or N m",
+       "generalized limit force (impulse / dt) pushing the joint back inside its range"},
       {&s->eps, "/solver/eps_abs", REC_F64, 0, "m/s or N s",
        "max over contacts of primal, dual and complementarity residuals (000 eq. 14)"},
       {&s->primal, "/solver/primal", REC_F64, 0, "N s", "max distance of an impulse to its cone"},
@@ -152,7 +167,8 @@ static csim_status record_row(const run_sets* s, const sim* S, const double* q0,
   const contact_data* c = S->con;
   double dt = S->cfg->dt;
   double et = info->kinetic + info->potential;
-  int32_t it = info->solve.iterations, nc = c->ncon, off = (int32_t)rec_rows(s->c_depth);
+  int32_t it = info->solve.iterations, nc = c->ncon - c->nlimit, off = (int32_t)rec_rows(s->c_depth);
+  int32_t nl = c->nlimit, loff = (int32_t)rec_rows(s->l_gap);
   uint8_t cv = (uint8_t)(nc == 0 || info->solve.converged);
   csim_status st = CSIM_OK;
   if (!st) st = rec_append(s->time, &t, err);
@@ -161,6 +177,19 @@ static csim_status record_row(const run_sets* s, const sim* S, const double* q0,
   if (!st) st = rec_append(s->ek, &info->kinetic, err);
   if (!st) st = rec_append(s->ep, &info->potential, err);
   if (!st) st = rec_append(s->et, &et, err);
+  if (!st) st = rec_append(s->ework, &info->work, err);
+  if (!st) st = rec_append(s->einj, &info->injected, err);
+  if (!st) st = rec_append(s->l_count, &nl, err);
+  if (!st) st = rec_append(s->l_offset, &loff, err);
+  for (int i = nc; i < c->ncon && !st; i++) {
+    const coll_contact* k = &c->con[i];
+    int32_t jnt = k->geom2, side = k->feature;
+    double gap = -k->depth, fl = c->lambda[3 * i + 2] / dt;
+    if (!st) st = rec_append(s->l_joint, &jnt, err);
+    if (!st) st = rec_append(s->l_side, &side, err);
+    if (!st) st = rec_append(s->l_gap, &gap, err);
+    if (!st) st = rec_append(s->l_force, &fl, err);
+  }
   if (!st) st = rec_append(s->eps, &info->solve.eps_abs, err);
   if (!st) st = rec_append(s->primal, &info->solve.eps_p, err);
   if (!st) st = rec_append(s->dual, &info->solve.eps_d, err);
@@ -216,7 +245,13 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   fprintf(f, "  eps_abs mean %.3g, max %.3g; iterations mean %.1f, max %d; non-converged steps %ld\n",
           r->eps_sum / (double)n, r->eps_max, r->it_sum / (double)n, r->it_max, r->nonconv);
   fprintf(f, "  contacts mean %.2f, max %d\n", r->con_sum / (double)n, r->con_max);
-  fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J\n", r->e0, r->e1, r->e1 - r->e0);
+  fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
+          "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
+          S->energy.work, S->energy.injected, S->energy.rise_max);
+  if (S->energy.flagged)
+    fprintf(f, "  warning: energy gained from nowhere: %.4g J beyond the work of actions by step "
+            "%ld (t = %.6g s), above integrator.energy_tolerance %g of the energy scale\n",
+            S->energy.flag_gain, S->energy.flag_step, S->energy.flag_time, cfg->energy_tolerance);
   for (int w = 0; w < SIM_NWARN; w++)
     if (S->warnings[w]) fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], S->warnings[w]);
   fprintf(f, "  arena peak %zu of %zu bytes\n", S->d->arena_peak, S->d->arena_size);
@@ -408,6 +443,27 @@ int cli_run(int argc, char** argv) {
   if (progress) fputc('\n', stderr);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
+
+  // the energy audit of the final state, and its findings as root attributes
+  if (rc == CSIM_OK && sim_finish(S, &err) != CSIM_OK) {
+    char buf[1200];
+    err_format(&err, buf, sizeof(buf));
+    snprintf(failure, sizeof(failure), "%s", buf);
+    rc = CSIM_ERR_RUN;
+  }
+  {
+    const sim_energy* e = &S->energy;
+    csim_error aerr;
+    err_clear(&aerr);
+    csim_status ast = rec_attr_int(f, NULL, "energy_gain_flagged", e->flagged, &aerr);
+    if (!ast) ast = rec_attr_int(f, NULL, "energy_gain_step", (int)e->flag_step, &aerr);
+    if (!ast) ast = rec_attr_double(f, NULL, "energy_gain_time", e->flagged ? e->flag_time : -1, &aerr);
+    if (!ast) ast = rec_attr_double(f, NULL, "energy_gain_max", e->rise_max, &aerr);
+    if (!ast) ast = rec_attr_double(f, NULL, "energy_work", e->work, &aerr);
+    if (!ast) ast = rec_attr_double(f, NULL, "energy_injected", e->injected, &aerr);
+    if (!ast) ast = rec_attr_double(f, NULL, "energy_tolerance", cfg->energy_tolerance, &aerr);
+    if (ast) err_print(&aerr, stderr);
+  }
 
   // close: complete = 1 only when every step ran
   csim_error cerr;

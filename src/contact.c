@@ -11,7 +11,7 @@
 #include "spatial.h"
 
 // penetration (m) closed within one step whatever the Baumgarte gain (see contact_build)
-#define CONTACT_SLOP 1e-9
+#define CONTACT_SLOP 1e-8
 
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err) {
   *out = NULL;
@@ -128,8 +128,25 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
   int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
   double* tmpjac = data_stack_alloc(d, sizeof(double) * 3 * (size_t)(m->maxdepth + 1));
 
-  // frames, bodies, Jacobians
+  // frames, bodies, Jacobians; a joint limit acts on its one dof (see contact.h)
   for (int i = 0; i < nc; i++) {
+    if (c->con[i].geom1 < 0) {
+      // the chain of the joint's body (ancestor-closed, as G's assembly below needs: L^-T
+      // spreads the row over the ancestors), J zero but at the joint's own dof
+      int j = c->con[i].geom2, dof = m->jnt_dofadr[j], mc0 = c->maxchain;
+      double* J = c->J + (size_t)i * 3 * mc0;
+      int* chain = c->chain + (size_t)i * mc0;
+      c->body1[i] = 0;
+      c->body2[i] = m->jnt_body[j];
+      sp_eye3(c->frame + 9 * i);
+      c->mu[i] = 0;
+      int n = kin_chain(m, m->jnt_body[j], chain);
+      c->nchain[i] = n;
+      memset(J, 0, sizeof(double) * 3 * (size_t)mc0);
+      for (int k = 0; k < n; k++)
+        if (chain[k] == dof) J[2 * mc0 + k] = c->con[i].feature == 0 ? 1.0 : -1.0;
+      continue;
+    }
     c->body1[i] = m->geom_body[c->con[i].geom1];
     c->body2[i] = m->geom_body[c->con[i].geom2];
     make_frame(c->frame + 9 * i, c->con[i].normal);
@@ -176,10 +193,20 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
     }
   }
 
-  // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like)
+  // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
+  for (int i = nc - c->nlimit; i < nc; i++) {
+    double gnn = c->G[(size_t)(3 * i + 2) * n3 + 3 * i + 2];
+    c->G[(size_t)(3 * i) * n3 + 3 * i] = gnn;
+    c->G[(size_t)(3 * i + 1) * n3 + 3 * i + 1] = gnn;
+  }
+
+  // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
+  // limits stay rigid
   c->has_R = opt->compliance > 0;
-  if (c->has_R)
+  if (c->has_R) {
     for (int a = 0; a < n3; a++) c->R[a] = opt->compliance * c->G[(size_t)a * n3 + a];
+    for (int a = 3 * (nc - c->nlimit); a < n3; a++) c->R[a] = 0;
+  }
 
   // g = J v_free - c*; c*_N from Baumgarte and restitution (000 Sec. II)
   for (int i = 0; i < nc; i++) {
@@ -216,7 +243,7 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
     // Applying it only at depth >= 0 lost the impact: the step that closes a gap brings c_N to
     // -gap/dt, and the next step bounced at e gap/dt (a 0.98 m/s drop rebounded at 0.11, not
     // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
-    if (opt->restitution > 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
+    if (opt->restitution > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
       double rs = -opt->restitution * cn_before;
       if (rs > cs) cs = rs;
     }

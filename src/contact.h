@@ -11,6 +11,14 @@
 //
 // G = J M^-1 J' = Y'Y with Y = D^-1/2 L^-T J' (dyn_solve_half); J is formed only on the dofs of
 // the two bodies' chains, and the entries of G only on the dofs both rows share.
+//
+// Joint limits (stage.h) enter the same problem after the contacts, so the same solvers and the
+// same eps metrics cover them: entry i is a limit when con[i].geom1 < 0, with con[i].geom2 the
+// joint, con[i].feature the side (0 lower, 1 upper) and con[i].depth = -gap (> 0 beyond the
+// limit). It is a frictionless contact (mu = 0) on the joint's dof: normal row +1 at the lower
+// limit, -1 at the upper, so lambda_N >= 0 pushes the joint back inside its range. Its two
+// tangent rows are inert: J_t = 0, G_tt = G_nn (so every 3x3 diagonal block stays invertible),
+// no coupling to any other row, g_t = 0; with mu = 0 every solver gives lambda_t = 0 there.
 #ifndef CSIM_CONTACT_H
 #define CSIM_CONTACT_H
 
@@ -23,7 +31,8 @@ typedef struct {
   int maxcon;         // contacts the buffers hold
   int nv;
   int maxchain;       // dofs a contact's two chains can touch
-  int ncon;           // contacts this step
+  int ncon;           // contacts this step, joint limits included (they come last)
+  int nlimit;         // of which joint limits
 
   // per contact (maxcon)
   coll_contact* con;  // geometry from collision

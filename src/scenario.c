@@ -30,6 +30,7 @@ const char* const scn_integrator_names[] = {"semi_implicit", "tamsi", "implicit_
 const char* const scn_profile_names[] = {"constant", "ramp", "sine", NULL};
 const char* const scn_action_type_names[] = {"force", "pd", "trajectory", NULL};
 const char* const scn_on_failure_names[] = {"continue", "stop", NULL};
+const char* const scn_on_energy_names[] = {"warn", "stop", NULL};
 const char* const scn_criterion_names[] = {"ncp", "model", NULL};
 const char* const scn_ground_names[] = {"none", "plane", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
@@ -213,6 +214,20 @@ static const skey keys[] = {
      .doc = "Newton tolerance (tamsi, implicit_euler)"},
     {.path = "integrator.newton_max_iterations", .type = K_INT, .flags = F_LO, .lo = 1, .def = "50",
      CF(newton_max_iterations), .doc = "Newton iteration cap (tamsi, implicit_euler)"},
+    {.path = "integrator.energy_tolerance", .type = K_NUM, GT0, .def = "0.05", CF(energy_tolerance),
+     .doc = "Energy audit: energy gained beyond the work of actions and external forces (`/energy/injected` above its lowest value so far) that triggers integrator.on_energy_gain, relative to the energy scale (initial kinetic + abs(initial potential) energy, or the absolute work done when larger)"},
+    {.path = "integrator.on_energy_gain", .type = K_ENUM, .names = scn_on_energy_names, .def = "warn",
+     CF(on_energy_gain), .doc = "When the energy audit finds a gain above integrator.energy_tolerance: warn (printed, recorded in the root attributes) or stop the run (exit 1, complete = 0)"},
+    // joint limits
+    {.path = "limits", .type = K_SECTION, .doc = "URDF joint position and effort limits"},
+    {.path = "limits.enabled", .type = K_BOOL, .def = "true", CF(limits_enabled),
+     .doc = "Enforce URDF position limits of revolute and prismatic joints: rigid models as unilateral constraints in the contact problem, compliant models as a stiff spring-damper"},
+    {.path = "limits.effort", .type = K_BOOL, .def = "true", CF(limits_effort),
+     .doc = "Clamp the joint torques of actions to the URDF effort limits (clamped joint-steps are counted)"},
+    {.path = "limits.stiffness", .type = K_NUM, GT0, .def = "1e4", CF(limits_stiffness), .units = "N m/rad or N/m",
+     .doc = "Compliant models: stiffness of the limit spring"},
+    {.path = "limits.damping", .type = K_NUM, GE0, .def = "1e2", CF(limits_damping), .units = "N m s/rad or N s/m",
+     .doc = "Compliant models: damping of the limit spring (acts only while beyond the limit)"},
     // actions
     {.path = "actions", .type = K_LIST, .def_doc = "none", CF(actions), .noff = offsetof(scn_config, nactions),
      .elem = B_ACTION, .doc = "External forces and joint controllers, applied in order"},

@@ -51,6 +51,7 @@ typedef enum { SCN_INT_SEMI_IMPLICIT, SCN_INT_TAMSI, SCN_INT_IMPLICIT_EULER, SCN
 typedef enum { SCN_PROFILE_CONSTANT, SCN_PROFILE_RAMP, SCN_PROFILE_SINE, SCN_NPROFILES } scn_profile;
 typedef enum { SCN_ACTION_FORCE, SCN_ACTION_PD, SCN_ACTION_TRAJECTORY, SCN_NACTIONS } scn_action_type;
 typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
+typedef enum { SCN_ENERGY_WARN, SCN_ENERGY_STOP, SCN_NENERGY } scn_on_energy;
 typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
 
 extern const char* const scn_base_names[];           // fixed free
@@ -61,6 +62,7 @@ extern const char* const scn_integrator_names[];     // semi_implicit tamsi impl
 extern const char* const scn_profile_names[];        // constant ramp sine
 extern const char* const scn_action_type_names[];    // force pd trajectory
 extern const char* const scn_on_failure_names[];     // continue stop
+extern const char* const scn_on_energy_names[];      // warn stop
 extern const char* const scn_criterion_names[];      // ncp model
 extern const char* const scn_ground_names[];         // none plane   (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
@@ -155,6 +157,13 @@ typedef struct {
   double duration;          // >= 0, default 1 (s)
   double newton_tolerance;  // > 0, default 1e-10
   int newton_max_iterations;// >= 1, default 50
+  double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
+  scn_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn
+  // joint limits
+  int limits_enabled;       // 'limits.enabled' bool, default true
+  int limits_effort;        // 'limits.effort' bool, default true
+  double limits_stiffness;  // 'limits.stiffness' > 0, default 1e4 (compliant models)
+  double limits_damping;    // 'limits.damping' >= 0, default 1e2 (compliant models)
   // actions
   scn_action* actions; int nactions;
   // output

@@ -1,4 +1,5 @@
-// sim.c — scenario -> simulation, and the velocity-level time step (000 eqs. 2-5; see sim.h).
+// sim.c — scenario -> simulation, and the velocity-level time step (000 eqs. 2-5; see sim.h)
+// as an outline of the stages of stage.h.
 #include "sim.h"
 
 #include <math.h>
@@ -8,13 +9,15 @@
 
 #include "compliant.h"
 #include "dynamics.h"
-#include "kinematics.h"
+#include "sim_compliant.h"
 #include "spatial.h"
+#include "stage.h"
 
 #define SIM_MAX_CONTACTS 256     // contact buffers are sized min(collision bound, this)
-#define SIM_VMAX 1e6             // |v| beyond this is divergence
 
-const char* const sim_warning_names[SIM_NWARN] = {"contact_buffer_full", "solver_not_converged"};
+const char* const sim_warning_names[SIM_NWARN] = {
+    "contact_buffer_full", "solver_not_converged", "effort_limit_clamped",
+    "midpoint_iteration_cap", "energy_gain"};
 
 static double now(void) {
   struct timespec ts;
@@ -93,19 +96,17 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
   return CSIM_OK;
 }
 
-// resolve action names to indices once
+// compile the actions once: copy their values, resolve names to indices
 static csim_status resolve_actions(sim* s, csim_error* err) {
   const scn_config* cfg = s->cfg;
   const sim_model* m = s->m;
-  int na = cfg->nactions > 0 ? cfg->nactions : 1;
-  s->act_link = calloc((size_t)na, sizeof(int));
-  s->act_njnt = calloc((size_t)na, sizeof(int));
-  s->act_jnt = calloc((size_t)na, sizeof(int*));
-  s->act_ref = calloc((size_t)na, sizeof(double*));
-  if (!s->act_link || !s->act_njnt || !s->act_jnt || !s->act_ref)
-    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->nact = cfg->nactions;
+  s->act = calloc((size_t)(cfg->nactions > 0 ? cfg->nactions : 1), sizeof(sim_action));
+  if (!s->act) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   for (int a = 0; a < cfg->nactions; a++) {
     const scn_action* A = &cfg->actions[a];
+    sim_action* act = &s->act[a];
+    act->a = *A;
     char key[64];
     snprintf(key, sizeof(key), "actions.%d", a);
     if (A->type == SCN_ACTION_FORCE) {
@@ -113,7 +114,7 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
       if (l < 0)
         return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
                        "no link named '%s' in the model", A->body);
-      s->act_link[a] = l;
+      act->link = l;
       continue;
     }
     // pd / trajectory: the robot and its joints
@@ -128,7 +129,7 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
     int nj = 0;
     int* jl = calloc((size_t)(m->njnt > 0 ? m->njnt : 1), sizeof(int));
     if (!jl) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-    s->act_jnt[a] = jl;
+    act->jnt = jl;
     if (A->njoint_names < 0) {
       for (int j = 0; j < m->njnt; j++)
         if (m->body_robot[m->jnt_body[j]] == r && m->jnt_type[j] != MODEL_JOINT_FREE) jl[nj++] = j;
@@ -141,11 +142,11 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
         jl[nj++] = j;
       }
     }
-    s->act_njnt[a] = nj;
+    act->njnt = nj;
     // per-joint reference: targets (pd) or offsets (trajectory), else the initial positions
     double* ref = calloc((size_t)(nj > 0 ? nj : 1), sizeof(double));
     if (!ref) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-    s->act_ref[a] = ref;
+    act->ref = ref;
     const double* given = A->type == SCN_ACTION_PD ? A->target : A->offset;
     int ngiven = A->type == SCN_ACTION_PD ? A->ntarget : A->noffset;
     if (given && ngiven != nj && ngiven != 1)
@@ -249,7 +250,11 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
   if (st == CSIM_OK && !compliant) st = map_solver(cfg, &so, err);
   if (st == CSIM_OK) {
     int bound = coll_max_contacts(s->coll);
-    s->maxcon = bound < SIM_MAX_CONTACTS ? bound : SIM_MAX_CONTACTS;
+    s->maxgeom = bound < SIM_MAX_CONTACTS ? bound : SIM_MAX_CONTACTS;
+    // room for both limits of every limited joint after the contacts
+    int nlim = 0;
+    for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
+    s->maxcon = s->maxgeom + (cfg->limits_enabled ? nlim : 0);
     if (s->maxcon < 1) s->maxcon = 1;
     st = contact_create(s->m, s->maxcon, &s->con, err);
   }
@@ -262,9 +267,25 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
     s->copt.warm_start = cfg->warm_start;
     s->copt.dt = cfg->dt;
     s->copt.compliance = cfg->compliance;
-    s->vfree = calloc((size_t)(s->m->nv + 1), sizeof(double));
-    s->tau = calloc((size_t)(s->m->nv + 1), sizeof(double));
-    if (!s->vfree || !s->tau) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    s->opt.dt = cfg->dt;
+    s->opt.rigid = !compliant;
+    s->opt.warm_dual = cfg->warm_dual;
+    s->opt.limits = cfg->limits_enabled;
+    s->opt.effort = cfg->limits_effort;
+    s->opt.limit_k = cfg->limits_stiffness;
+    s->opt.limit_d = cfg->limits_damping;
+    s->opt.margin = cfg->margin;
+    s->opt.energy_tol = cfg->energy_tolerance;
+    s->opt.energy_stop = cfg->on_energy_gain == SCN_ENERGY_STOP;
+    size_t nv1 = (size_t)s->m->nv + 1;
+    double** arrays[] = {&s->vfree, &s->tau, &s->qfrc_ext, &s->qfrc_limit, &s->aact, &s->apas,
+                         &s->wpos, &s->vprev};
+    for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
+      *arrays[k] = calloc(nv1, sizeof(double));
+      if (!*arrays[k]) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    }
+    s->robot_touch = calloc((size_t)s->m->nrobot + 1, sizeof(int));
+    if (!s->robot_touch) st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
   if (st == CSIM_OK) st = resolve_actions(s, err);
   if (st != CSIM_OK) {
@@ -277,12 +298,14 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
 
 void sim_free(sim* s) {
   if (!s) return;
-  if (s->act_jnt)
-    for (int a = 0; a < s->cfg->nactions; a++) free(s->act_jnt[a]);
-  if (s->act_ref)
-    for (int a = 0; a < s->cfg->nactions; a++) free(s->act_ref[a]);
-  free(s->act_link); free(s->act_njnt); free(s->act_jnt); free(s->act_ref);
-  free(s->vfree); free(s->tau);
+  if (s->act)
+    for (int a = 0; a < s->nact; a++) {
+      free(s->act[a].jnt);
+      free(s->act[a].ref);
+    }
+  free(s->act);
+  free(s->vfree); free(s->tau); free(s->qfrc_ext); free(s->qfrc_limit); free(s->aact);
+  free(s->apas); free(s->wpos); free(s->vprev); free(s->robot_touch);
   solver_free(s->slv);
   cmpl_free(s->cmpl);
   contact_free(s->con);
@@ -295,146 +318,63 @@ void sim_free(sim* s) {
   free(s);
 }
 
-// magnitude of a force action at time t (0 outside its window)
-static double profile_value(const scn_action* A, double t) {
-  if (t < A->start || t > A->stop) return 0;
-  double tau = t - A->start;
-  switch (A->profile) {
-    case SCN_PROFILE_RAMP: return A->magnitude + A->rate * tau;
-    case SCN_PROFILE_SINE:
-      return A->magnitude + A->amplitude * sin(2 * M_PI * A->frequency * tau + A->phase);
-    case SCN_PROFILE_CONSTANT:
-    default: return A->magnitude;
-  }
-}
-
-// actions -> d->qfrc_applied (joint torques) and d->xfrc_applied (body wrenches)
-static void apply_actions(sim* s) {
-  const scn_config* cfg = s->cfg;
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
-  double t = d->time;
-  memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
-  memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
-  for (int a = 0; a < cfg->nactions; a++) {
-    const scn_action* A = &cfg->actions[a];
-    if (A->type == SCN_ACTION_FORCE) {
-      int l = s->act_link[a], b = m->link_body[l];
-      if (b <= 0) continue;  // a link welded to the world does not move
-      double mag = profile_value(A, t);
-      if (mag == 0) continue;
-      // link frame in the world: body pose * link offset
-      const double* Rb = d->xmat + 9 * b;
-      double Rl[9], Rw[9], pl[3], pw[3], dir[3];
-      sp_quat2mat(Rl, m->link_quat + 4 * l);
-      sp_mulmm3(Rw, Rb, Rl);
-      sp_mulmv3(pl, Rl, A->point);
-      sp_add3(pl, pl, m->link_pos + 3 * l);
-      sp_xform(pw, Rb, d->xpos + 3 * b, pl);
-      if (A->local) sp_mulmv3(dir, Rw, A->direction); else sp_copy3(dir, A->direction);
-      double* w = d->xfrc_applied + 6 * b;
-      if (A->torque) {
-        sp_addscl3(w + 3, dir, mag);
-      } else {
-        double f[3], r[3], tq[3];
-        sp_scale3(f, dir, mag);
-        sp_add3(w, w, f);
-        sp_sub3(r, pw, d->xpos + 3 * b);
-        sp_cross3(tq, r, f);
-        sp_add3(w + 3, w + 3, tq);
-      }
-      continue;
-    }
-    if (t < A->start || t > A->stop) continue;
-    // joint-space PD on a fixed target, or tracking a sine reference
-    for (int k = 0; k < s->act_njnt[a]; k++) {
-      int j = s->act_jnt[a][k];
-      double qref = s->act_ref[a][k], vref = 0;
-      if (A->type == SCN_ACTION_TRAJECTORY) {
-        double amp = A->amp ? A->amp[A->namp == 1 ? 0 : k] : 0;
-        double fr = A->freq ? A->freq[A->nfreq == 1 ? 0 : k] : 0;
-        double ph = A->phase_j ? A->phase_j[A->nphase == 1 ? 0 : k] : 0;
-        double arg = 2 * M_PI * fr * (t - A->start) + ph;
-        qref += amp * sin(arg);
-        vref = amp * 2 * M_PI * fr * cos(arg);
-      }
-      double u = A->kp * (qref - d->q[m->jnt_qadr[j]]) + A->kd * (vref - d->v[m->jnt_dofadr[j]]);
-      if (u > A->effort_limit) u = A->effort_limit;
-      if (u < -A->effort_limit) u = -A->effort_limit;
-      d->qfrc_applied[m->jnt_dofadr[j]] += u;
-    }
-  }
-}
-
-// actions for the compliant step (sim_compliant.c), which evaluates them at trial states
-void sim_apply_actions(sim* s) {
-  apply_actions(s);
-}
-
+// the step as an outline of stages (stage.h); compliant laws take their own path after the
+// shared stages (sim_compliant.c)
 csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
-  if (s->cmpl) return sim_step_compliant(s, info, err);  // compliant laws: sim_compliant.c
+  if (!s->opt.rigid) return sim_compliant_step(s, info, err);
   const sim_model* m = s->m;
   sim_data* d = s->d;
-  double dt = s->cfg->dt;
-  int nv = m->nv;
+  double h = s->opt.dt;
+  csim_status st;
   double t0 = now();
 
-  // kinematics and collision at the current state
-  kin_forward(m, d);
-  kin_velocity(m, d);
+  // positions and collision at the current state
+  stage_positions(s);
   double t1 = now();
-  int ncon = 0;
-  int dropped = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxcon, &ncon);
-  if (dropped > 0) s->warnings[SIM_WARN_CONTACTFULL]++;
-  s->con->ncon = ncon;
+  if (stage_collision(s)) s->warnings[SIM_WARN_CONTACTFULL]++;
   double t2 = now();
 
-  // dynamics: M, its tree-sparse factor, bias and applied forces
-  dyn_crba(m, d);
-  dyn_factor(m, d);
-  apply_actions(s);
-  dyn_rnea(m, d, NULL, d->xfrc_applied, s->tau);  // b - J'f_ext
-  info->kinetic = dyn_kinetic(m, d);
-  info->potential = dyn_potential(m, d);
-  // free velocity v_f = v + dt M^-1 (tau_applied - b + J'f_ext)   (000 eq. 2)
-  for (int k = 0; k < nv; k++) s->vfree[k] = d->qfrc_applied[k] - s->tau[k];
-  dyn_solve(m, d, s->vfree, 1);
-  for (int k = 0; k < nv; k++) s->vfree[k] = d->v[k] + dt * s->vfree[k];
+  // mass matrix and factor, the energy audit of the state reached, forces, free velocity
+  stage_mass(s, info);
+  if ((st = stage_audit(s, s->step, d->time, info->kinetic, info->potential, info, err)) != CSIM_OK)
+    return st;
+  stage_actions(s);
+  stage_free_velocity(s, h);
   double t3 = now();
 
-  // contact problem and its solution (000 eqs. 5-14)
+  // joint limits and the contact problem (000 eqs. 5-14), solve
+  stage_limits(s, h);
   contact_build(m, d, s->con, &s->copt, s->vfree);
   solver_problem p = contact_problem(s->con);
-  solver_set_dual(s->slv, s->copt.warm_start && s->cfg->warm_dual ? s->con->dual0 : NULL);
+  solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
   solver_solve(s->slv, &p, s->con->lambda, &info->solve);
   // contact velocities after the step (R excluded: the physical velocity)
-  memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)ncon);
+  memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)s->con->ncon);
   contact_store(s->con, solver_dual(s->slv));
   double t4 = now();
 
-  // v+ = v_f + M^-1 J' lambda, q+ = q ⊕ v+ dt
-  memcpy(d->v, s->vfree, sizeof(double) * (size_t)nv);
+  // v+ = v_f + M^-1 J' lambda, q+ = q ⊕ w h
+  memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
   contact_apply(m, d, s->con, d->v);
-  kin_integrate(m, d->q, d->v, dt, d->q);
-  d->time += dt;
+  stage_integrate(s, d->q, h, d->q);
+  d->time += h;
   s->step++;
+  if ((st = stage_check(s, h, err)) != CSIM_OK) {
+    csim_error e2;  // the audit records the gain of the diverged state too
+    stage_audit_final(s, &e2);
+    return st;
+  }
 
-  // divergence check
-  for (int k = 0; k < nv; k++)
-    if (!isfinite(d->v[k]) || fabs(d->v[k]) > SIM_VMAX)
-      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
-                     "diverged at step %ld (t = %.6g s): velocity %d is %g", s->step - 1,
-                     d->time - dt, k, d->v[k]);
-  for (int k = 0; k < m->nq; k++)
-    if (!isfinite(d->q[k]))
-      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
-                     "diverged at step %ld (t = %.6g s): configuration %d is not finite",
-                     s->step - 1, d->time - dt, k);
   double t5 = now();
-  info->ncon = ncon;
+  info->ncon = s->con->ncon - s->con->nlimit;
+  info->nlimit = s->con->nlimit;
   info->t_collision = t2 - t1;
   info->t_dynamics = t3 - t2;
   info->t_solve = t4 - t3;
   info->t_step = t5 - t0;
   return CSIM_OK;
+}
+
+csim_status sim_finish(sim* s, csim_error* err) {
+  return stage_audit_final(s, err);
 }

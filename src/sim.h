@@ -1,9 +1,8 @@
-// sim.h — a simulation built from a scenario, and its step (000 eqs. 2-5 velocity-level time
-// stepping). sim_step reads as an outline of stage calls:
-//   kinematics -> collision -> dynamics (M, b, factor) -> actions -> free velocity
-//   -> contact problem (J, G, g, warm start) -> solver -> v+ = v_f + M^-1 J' lambda
-//   -> q+ = q ⊕ v+ dt -> metrics
-// Everything is sized in sim_create; sim_step allocates nothing.
+// sim.h — a simulation built from a scenario (the run state's one home), and its step
+// (000 eqs. 2-5 velocity-level time stepping). sim_step reads as an outline of the stages of
+// stage.h: positions -> collision -> mass -> forces (actions, free velocity) -> limits ->
+// contact problem -> solve (rigid, here) or force law + integrator (compliant, sim_compliant.c)
+// -> integrate -> audit. Everything is sized in sim_create; sim_step allocates nothing.
 #ifndef CSIM_SIM_H
 #define CSIM_SIM_H
 
@@ -19,6 +18,9 @@
 typedef enum {
   SIM_WARN_CONTACTFULL = 0,  // collision found more contacts than the buffers hold
   SIM_WARN_NONCONVERGED,     // the contact solver stopped at its iteration cap
+  SIM_WARN_EFFORT,           // an action's joint torque was clamped to the URDF effort limit
+  SIM_WARN_MIDPOINT,         // the implicit-midpoint iteration of v_f stopped at its cap
+  SIM_WARN_ENERGY,           // the energy audit found a gain above integrator.energy_tolerance
   SIM_NWARN
 } sim_warning;
 
@@ -26,14 +28,57 @@ extern const char* const sim_warning_names[SIM_NWARN];
 
 // what one step did (for recording and summaries)
 typedef struct {
-  int ncon;                 // contacts
-  solver_result solve;      // iterations, eps_abs, residuals, converged
-  double kinetic, potential;// J after the step
+  int ncon;                 // contacts (geometric; joint limits not included)
+  int nlimit;               // active joint limits
+  solver_result solve;      // iterations, eps_abs, residuals, converged (contacts and limits)
+  double kinetic, potential;// J at the start of the step
+  double work;              // J: work of actions and external forces from t = 0 to the start
+  double injected;          // J: energy not explained by work from t = 0 to the start (> 0: gain)
   double t_step, t_collision, t_dynamics, t_solve;  // wall time, s
 } sim_stepinfo;
 
+// options compiled from the scenario once (the step never reads the scenario)
 typedef struct {
-  const scn_config* cfg;
+  double dt;                // s
+  int rigid;                // 1: rigid model and solver; 0: compliant law
+  int warm_dual;            // solver.warm_dual
+  int limits;               // limits.enabled
+  int effort;               // limits.effort
+  double limit_k, limit_d;  // compliant limit spring (limits.stiffness, limits.damping)
+  double margin;            // contact.margin (limits activate within it)
+  double energy_tol;        // integrator.energy_tolerance (relative)
+  int energy_stop;          // integrator.on_energy_gain: stop
+} sim_options;
+
+// an action compiled once: the scenario's values and the names resolved to indices
+typedef struct {
+  scn_action a;             // values (a copy; its arrays belong to the scenario)
+  int link;                 // force: link index
+  int njnt;                 // pd / trajectory: joints
+  int* jnt;                 // joint indices                                    (njnt)
+  double* ref;              // pd targets or trajectory offsets per joint      (njnt)
+} sim_action;
+
+// the energy audit (stage_mass, stage_integrate)
+typedef struct {
+  int started;              // the initial energy is known
+  double e0;                // J, total energy of the initial state
+  double e_prev;            // J, total energy at the start of the previous step
+  double work_step;         // J, work of actions over the previous step
+  double work;              // J, cumulative work up to the current state
+  double injected;          // J, E - E0 - work (negative: dissipated)
+  double injected_min;      // lowest value of injected so far
+  double rise_max;          // largest injected - injected_min seen (the audited gain)
+  double scale;             // J, energy scale the tolerance is relative to
+  int flagged;              // a gain above the tolerance was seen
+  long flag_step;           // first such step (the state at its start)
+  double flag_time;         // s
+  double flag_gain;         // J, the gain then
+} sim_energy;
+
+typedef struct sim {
+  const scn_config* cfg;    // for set-up, outputs and messages only (not read by the step)
+  sim_options opt;
   urdf_robot** urdf;        // (nrobot)
   sim_model* m;
   sim_data* d;
@@ -41,16 +86,24 @@ typedef struct {
   contact_data* con;
   solver* slv;
   contact_options copt;
-  int maxcon;
-  // actions, resolved once
-  int* act_link;            // force: link index                        (nactions)
-  int* act_njnt;            // pd/trajectory: number of joints           (nactions)
-  int** act_jnt;            // joint indices                             (nactions)
-  double** act_ref;         // pd: targets per joint                     (nactions)
-  double* vfree;            // (nv)
-  double* tau;              // (nv)
+  int maxcon;               // contact buffer size (geometric contacts + limits)
+  int maxgeom;              // of which geometric contacts
+  sim_action* act;          // (nact)
+  int nact;
+  // per-step work arrays (sized once)
+  double* vfree;            // free velocity                                     (nv)
+  double* tau;              // RNEA output                                       (nv)
+  double* qfrc_ext;         // qfrc_applied + J' f_ext                           (nv)
+  double* qfrc_limit;       // compliant limit spring torques                    (nv)
+  double* aact;             // M^-1 (qfrc_ext + qfrc_limit)                      (nv)
+  double* apas;             // passive acceleration -M^-1 (C vm + g)             (nv)
+  double* wpos;             // the velocity positions move with                  (nv)
+  double* vprev;            // previous midpoint iterate                         (nv)
+  int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
+  // run state
   long step;                // steps done
   int warnings[SIM_NWARN];
+  sim_energy energy;
   struct cmpl_data* cmpl;   // compliant contact state (compliant.h); NULL for rigid models
 } sim;
 
@@ -58,13 +111,11 @@ typedef struct {
 csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err);
 void sim_free(sim* s);
 
-// one time step; returns CSIM_ERR_RUN (with err naming the step and time) on divergence
+// one time step; returns CSIM_ERR_RUN (with err naming the step and time) on divergence or
+// when the energy audit stops the run (integrator.on_energy_gain: stop)
 csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err);
 
-// the step of a compliant run (sim_compliant.c; sim_step calls it when s->cmpl is set)
-csim_status sim_step_compliant(sim* s, sim_stepinfo* info, csim_error* err);
-
-// actions at d->time and the current state -> d->qfrc_applied, d->xfrc_applied
-void sim_apply_actions(sim* s);
+// after the last step: the energy audit of the final state (same failure rule as sim_step)
+csim_status sim_finish(sim* s, csim_error* err);
 
 #endif  // CSIM_SIM_H

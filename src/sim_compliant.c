@@ -45,9 +45,8 @@
 #include "compliant.h"
 #include "dynamics.h"
 #include "kinematics.h"
-#include "sim.h"
-
-#define VMAX 1e6   // |v| beyond this is divergence (as sim.c)
+#include "sim_compliant.h"
+#include "stage.h"
 
 static double now(void) {
   struct timespec ts;
@@ -278,13 +277,15 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   kin_forward(m, d);
   kin_velocity(m, d);
   int ncon = 0;
-  if (coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxcon, &ncon) > 0)
+  if (coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxgeom, &ncon) > 0)
     *dropped = 1;
   ce->ncon = ncon;
+  ce->nlimit = 0;
   dyn_crba(m, d);
   dyn_factor(m, d);
-  sim_apply_actions(s);
-  dyn_rnea(m, d, NULL, d->xfrc_applied, s->tau);
+  stage_actions(s);
+  stage_limit_springs(s);
+  dyn_rnea(m, d, NULL, NULL, s->tau);
   contact_build(m, d, ce, &copt, v);
 
   // contact forces at the evaluated configuration (delta from the geometry, hpen = 0)
@@ -306,8 +307,8 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
     c->slip[i] = hypot(vc[0], vc[1]);
   }
 
-  // r = v - v0 - h M^-1 (tau_applied - b + J'f_ext) - M^-1 J_c' (h f)
-  for (int k = 0; k < nv; k++) r[k] = d->qfrc_applied[k] - s->tau[k];
+  // r = v - v0 - h M^-1 (tau_applied + J'f_ext + tau_limit - b) - M^-1 J_c' (h f)
+  for (int k = 0; k < nv; k++) r[k] = s->qfrc_ext[k] + s->qfrc_limit[k] - s->tau[k];
   dyn_solve(m, d, r, 1);
   memset(c->tmp, 0, sizeof(double) * (size_t)nv);
   contact_apply(m, d, ce, c->tmp);
@@ -448,26 +449,15 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
   cmpl_data* c = s->cmpl;
   int nv = m->nv;
 
-  // kinematics and collision at the current state
+  // the shared stages: positions, collision, mass, forces, free velocity (stage.h)
   double t0 = now();
-  kin_forward(m, d);
-  kin_velocity(m, d);
-  int ncon = 0;
-  if (coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxcon, &ncon) > 0)
-    *dropped = 1;
-  s->con->ncon = ncon;
+  stage_positions(s);
+  if (stage_collision(s)) *dropped = 1;
   double t1 = now();
-
-  // dynamics: M, its factor, actions, bias; free velocity v_f = v + h M^-1 (tau - b + J'f_ext)
-  dyn_crba(m, d);
-  dyn_factor(m, d);
-  sim_apply_actions(s);
-  dyn_rnea(m, d, NULL, d->xfrc_applied, s->tau);
-  info->kinetic = dyn_kinetic(m, d);
-  info->potential = dyn_potential(m, d);
-  for (int k = 0; k < nv; k++) s->vfree[k] = d->qfrc_applied[k] - s->tau[k];
-  dyn_solve(m, d, s->vfree, 1);
-  for (int k = 0; k < nv; k++) s->vfree[k] = d->v[k] + h * s->vfree[k];
+  stage_mass(s, info);
+  stage_actions(s);
+  info->nlimit = stage_limit_springs(s);
+  stage_free_velocity(s, h);
   double t2 = now();
 
   // contact problem at q0 (frames, J, G, g) and the integrator
@@ -491,8 +481,8 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
   statistics(c, con);
   cmpl_store_state(c, con);
 
-  // q+ = q0 ⊕ h v+ (implicit Euler: from the saved q0)
-  kin_integrate(m, c->scheme == SCN_INT_IMPLICIT_EULER ? c->q0 : d->q, d->v, h, d->q);
+  // q+ = q0 ⊕ h w (implicit Euler: from the saved q0)
+  stage_integrate(s, c->scheme == SCN_INT_IMPLICIT_EULER ? c->q0 : d->q, h, d->q);
   d->time += h;
   double t3 = now();
   info->ncon = con->ncon;
@@ -525,19 +515,26 @@ static void restore_state(cmpl_data* c, sim* s) {
 // as 2, 4, ... up to 2^CMPL_MAX_HALVINGS equal substeps until every substep converges. The
 // recorded contacts, impulses (scaled to dt: /contacts/force stays the force) and eps_abs are
 // those of the last substep; iterations count every Newton update spent on the step.
-csim_status sim_step_compliant(sim* s, sim_stepinfo* info, csim_error* err) {
+csim_status sim_compliant_step(sim* s, sim_stepinfo* info, csim_error* err) {
   const sim_model* m = s->m;
   sim_data* d = s->d;
   cmpl_data* c = s->cmpl;
-  double dt = s->cfg->dt;
-  int nv = m->nv, dropped = 0, total_it = 0;
+  double dt = s->opt.dt;
+  int dropped = 0, total_it = 0;
   double t0 = now(), kin0 = 0, pot0 = 0;
+  long step0 = s->step;
+  double time0 = d->time;
+  (void)m;
   info->t_collision = info->t_dynamics = info->t_solve = 0;
 
   save_state(c, s);
+  double work_prev = s->energy.work_step;  // the previous step's work, audited below
   int n = 1;
   for (int level = 0;; level++, n *= 2) {
-    if (level > 0) restore_state(c, s);
+    if (level > 0) {
+      restore_state(c, s);
+      s->energy.work_step = work_prev;
+    }
     int ok = 1;
     double resmax = 0;
     double t_end = c->tsave + dt;
@@ -582,19 +579,17 @@ csim_status sim_step_compliant(sim* s, sim_stepinfo* info, csim_error* err) {
   if (dropped) s->warnings[SIM_WARN_CONTACTFULL]++;
   s->step++;
 
-  // divergence check
-  for (int k = 0; k < nv; k++)
-    if (!isfinite(d->v[k]) || fabs(d->v[k]) > VMAX)
-      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
-                     "diverged at step %ld (t = %.6g s): velocity %d is %g (compliant %s, %s; "
-                     "a smaller integrator.dt or a softer contact.stiffness may help)",
-                     s->step - 1, d->time - dt, k, d->v[k], cmpl_law_names[c->p.law],
-                     scn_integrator_names[c->scheme]);
-  for (int k = 0; k < m->nq; k++)
-    if (!isfinite(d->q[k]))
-      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
-                     "diverged at step %ld (t = %.6g s): configuration %d is not finite",
-                     s->step - 1, d->time - dt, k);
+  // the energy audit of the state the step started from (its energies: the first substep's)
+  double work_this = s->energy.work_step - work_prev;
+  s->energy.work_step = work_prev;
+  csim_status st = stage_audit(s, step0, time0, kin0, pot0, info, err);
+  s->energy.work_step += work_this;
+  if (st != CSIM_OK) return st;
+  if ((st = stage_check(s, dt, err)) != CSIM_OK) {
+    csim_error e2;  // the audit records the gain of the diverged state too
+    stage_audit_final(s, &e2);
+    return st;
+  }
   info->t_step = now() - t0;
   return CSIM_OK;
 }
