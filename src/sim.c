@@ -342,20 +342,25 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   stage_free_velocity(s, h);
   double t3 = now();
 
-  // joint limits and the contact problem (000 eqs. 5-14), solve
+  // joint limits and the contact problem (000 eqs. 5-14), solve, v+ = v_f + M^-1 J' lambda;
+  // a limit that the contact impulses drive a joint through within the step joins the problem,
+  // which is solved again (at most twice more)
   stage_limits(s, h);
-  contact_build(m, d, s->con, &s->copt, s->vfree);
-  solver_problem p = contact_problem(s->con);
-  solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
-  solver_solve(s->slv, &p, s->con->lambda, &info->solve);
+  for (int round = 0;; round++) {
+    contact_build(m, d, s->con, &s->copt, s->vfree);
+    solver_problem p = contact_problem(s->con);
+    solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
+    solver_solve(s->slv, &p, s->con->lambda, &info->solve);
+    memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
+    contact_apply(m, d, s->con, d->v);
+    if (round >= 2 || stage_limits_crossed(s, h) == 0) break;
+  }
   // contact velocities after the step (R excluded: the physical velocity)
   memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)s->con->ncon);
   contact_store(s->con, solver_dual(s->slv));
   double t4 = now();
 
-  // v+ = v_f + M^-1 J' lambda, q+ = q ⊕ w h
-  memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
-  contact_apply(m, d, s->con, d->v);
+  // q+ = q ⊕ w h
   stage_integrate(s, d->q, h, d->q);
   d->time += h;
   s->step++;

@@ -300,6 +300,43 @@ void stage_limits(sim* s, double h) {
   c->ncon = n;
 }
 
+int stage_limits_crossed(sim* s, double h) {
+  const sim_model* m = s->m;
+  const sim_data* d = s->d;
+  contact_data* c = s->con;
+  if (!s->opt.limits) return 0;
+  int n = c->ncon, added = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
+    const double* rg = m->jnt_range + 2 * j;
+    int dof = m->jnt_dofadr[j], b = m->jnt_body[j];
+    double q = d->q[m->jnt_qadr[j]], v = d->v[dof];
+    for (int side = 0; side < 2; side++) {
+      if (!isfinite(rg[side])) continue;
+      double gap = side == 0 ? q - rg[0] : rg[1] - q;
+      double gap1 = gap + h * (side == 0 ? v : -v);
+      if (gap1 >= 0 || gap < 0) continue;  // not crossed, or already beyond (then in the problem)
+      int present = 0;
+      for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
+        present |= c->con[i].geom2 == j && c->con[i].feature == side;
+      if (present || n >= s->maxcon) continue;
+      coll_contact* k = &c->con[n++];
+      memcpy(k->pos, d->xpos + 3 * b, sizeof(k->pos));
+      k->normal[0] = k->normal[1] = 0;
+      k->normal[2] = 1;
+      k->depth = -gap;
+      k->geom1 = -1;
+      k->geom2 = j;
+      k->feature = side;
+      touch(s, b);
+      added++;
+    }
+  }
+  c->nlimit += added;
+  c->ncon = n;
+  return added;
+}
+
 //---------------------------------- integrate, check ------------------------------------------
 
 void stage_integrate(sim* s, const double* q, double h, double* q_out) {

@@ -77,6 +77,10 @@ void stage_free_velocity(sim* s, double h);
 // contacts as frictionless contacts with inert tangent rows (contact.h)
 void stage_limits(sim* s, double h);
 
+// rigid models, after a solve (d->v = v+): limits not yet in the problem that v+ would cross
+// within the step are appended (as stage_limits does); returns how many
+int stage_limits_crossed(sim* s, double h);
+
 // positions: q_out = q ⊕ w h with w as in the file comment (d->v is v+); adds the work of the
 // actions over the step to the energy audit
 void stage_integrate(sim* s, const double* q, double h, double* q_out);
