@@ -22,6 +22,7 @@ void stage_positions(sim* s) {
 
 // mark the robot of body b as touching something
 static void touch(sim* s, int b) {
+  if (b >= s->m->nbody) return;
   if (b > 0 && s->m->body_robot[b] >= 0) s->robot_touch[s->m->body_robot[b]] = 1;
 }
 
@@ -345,6 +346,18 @@ void stage_integrate(sim* s, const double* q, double h, double* q_out) {
   int nv = m->nv;
   double* w = s->wpos;
   memcpy(w, d->v, sizeof(double) * (size_t)nv);
+  // a robot is in contact when an impulse or a limit torque acted on it this step (a contact
+  // reported within the margin that stayed open does not count)
+  const contact_data* c = s->con;
+  memset(s->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
+  for (int i = 0; i < c->ncon; i++) {
+    const double* l = c->lambda + 3 * i;
+    if (l[0] == 0 && l[1] == 0 && l[2] == 0) continue;
+    touch(s, c->body1[i]);
+    touch(s, c->body2[i]);
+  }
+  for (int k = 0; k < nv; k++)
+    if (s->qfrc_limit[k] != 0) touch(s, m->dof_body[k]);
   // free flight: trapezoidal in the passive forces, Cayley rotation of the base (stage.h)
   for (int r = 0; r < m->nrobot; r++) {
     if (m->robot_base[r] != MODEL_BASE_FREE || s->robot_touch[r]) continue;

@@ -7,7 +7,7 @@
 // directory under /tmp, removed afterwards.
 //
 // The cube: 1 kg, 10 cm, inertia m a^2/6 = 1/600 kg m^2 about every axis, free base
-// q = [x y z qx qy qz qw], v = [linear; angular] in the body frame.
+// q = [x y z qx qy qz qw], v = [com velocity in world axes; angular velocity in body axes].
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -428,8 +428,10 @@ static void check_spin(const char* yaml, const char* name, const double I[3], co
       ck_assert_msg(fabs(L[r] - L0[r]) <= 1e-12 * nl0, "step %d: L[%d] %.17g vs %.17g", k, r,
                     L[r], L0[r]);
   }
-  // exact rotation: angle |w| n dt about w/|w| (from the identity)
-  double nw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), th = nw * n * dt;
+  // the scheme's exact rotation (stage.h: free flight turns by the Cayley map of the midpoint
+  // angular velocity, which keeps E and L exact): angle 2 atan(|w| dt / 2) per step about
+  // w/|w| (from the identity), a relative phase lag of (|w| dt)^2 / 12 against exp(t w)
+  double nw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), th = 2 * atan(0.5 * nw * dt) * n;
   double qe[4] = {sin(th / 2) * w[0] / nw, sin(th / 2) * w[1] / nw, sin(th / 2) * w[2] / nw,
                   cos(th / 2)};
   double sgn = qe[3] * f.s->d->q[6] < 0 ? -1 : 1;  // q and -q are the same rotation
@@ -552,10 +554,14 @@ START_TEST(restitution_scales_rebound) {
     drop(&f, &vi, &va);
     ck_assert_msg(fabs(va - es[t] * vi) <= G * 1e-3, "box e = %g: impact %g m/s, rebound %g m/s",
                   es[t], vi, va);
-    // second bounce: it comes back down at the rebound speed (to within a step) and bounces again
+    // second bounce: it comes back down at the rebound speed and bounces again. The flight is
+    // exact (stage.h), so the speed at the launch height is the rebound speed; the impact is
+    // taken in the first step that reaches the ground at its pre-step velocity, which at the
+    // slower return can be up to two steps later than at the launch: two steps of g dt
     double va1 = va;
     drop(&f, &vi, &va);
-    ck_assert_msg(fabs(vi - va1) <= G * 1e-3, "box e = %g: up at %g, down at %g", es[t], va1, vi);
+    ck_assert_msg(fabs(vi - va1) <= 2 * G * 1e-3 + 1e-12, "box e = %g: up at %g, down at %g",
+                  es[t], va1, vi);
     ck_assert_msg(fabs(va - es[t] * vi) <= G * 1e-3, "box e = %g, 2nd: impact %g, rebound %g",
                   es[t], vi, va);
     unload(&f);
