@@ -284,7 +284,7 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   dyn_crba(m, d);
   dyn_factor(m, d);
   stage_actions(s);
-  stage_limit_springs(s);
+  stage_limit_springs(s, 0);
   dyn_rnea(m, d, NULL, NULL, s->tau);
   contact_build(m, d, ce, &copt, v);
 
@@ -456,7 +456,7 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
   double t1 = now();
   stage_mass(s, info);
   stage_actions(s);
-  info->nlimit = stage_limit_springs(s);
+  info->nlimit = stage_limit_springs(s, c->scheme == SCN_INT_IMPLICIT_EULER ? 0 : h);
   stage_free_velocity(s, h);
   double t2 = now();
 

@@ -206,28 +206,29 @@ void stage_actions(sim* s) {
   }
 }
 
-int stage_limit_springs(sim* s) {
+int stage_limit_springs(sim* s, double h) {
   const sim_model* m = s->m;
   sim_data* d = s->d;
   memset(s->qfrc_limit, 0, sizeof(double) * (size_t)m->nv);
   if (!s->opt.limits) return 0;
-  int n = 0;
+  double k = s->opt.limit_k, c = s->opt.limit_d;
+  int n = 0, nv = m->nv;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
     const double* rg = m->jnt_range + 2 * j;
-    double q = d->q[m->jnt_qadr[j]], v = d->v[m->jnt_dofadr[j]], u = 0;
-    // spring-damper beyond the limit, pushing only (no sticking to the limit)
-    if (q < rg[0]) {
-      u = fmax(0, s->opt.limit_k * (rg[0] - q) - s->opt.limit_d * v);
-    } else if (q > rg[1]) {
-      u = fmin(0, -s->opt.limit_k * (q - rg[1]) - s->opt.limit_d * v);
-    } else {
-      continue;
-    }
-    s->qfrc_limit[m->jnt_dofadr[j]] = u;
+    int dof = m->jnt_dofadr[j];
+    double q = d->q[m->jnt_qadr[j]], v = d->v[dof], lim;
+    if (q < rg[0]) lim = rg[0];
+    else if (q > rg[1]) lim = rg[1];
+    else continue;
+    // spring-damper beyond the limit, implicit in the step (backward Euler on this dof:
+    // (M + h (c + h k) e e') dv = h (f - k (q - lim) - (c + h k) v)), so any stiffness is stable
+    s->qfrc_limit[dof] = -k * (q - lim) - (c + h * k) * v;
+    if (h > 0) d->qM[(size_t)dof * nv + dof] += h * (c + h * k);
     touch(s, m->jnt_body[j]);
     n++;
   }
+  if (n && h > 0) dyn_factor(m, d);
   return n;
 }
 

@@ -65,8 +65,11 @@ csim_status stage_audit(sim* s, long step, double time, double kinetic, double p
 void stage_actions(sim* s);
 
 // compliant models: the limit spring-damper torques at the current state into s->qfrc_limit
-// (zero elsewhere); returns the number of joints beyond a limit
-int stage_limit_springs(sim* s);
+// (zero elsewhere), for joints beyond a limit; with h > 0 the spring is made implicit in the
+// step by adding h (damping + h stiffness) to M's diagonal at those dofs and refactoring (call
+// after stage_mass); h = 0 only evaluates the torques (implicit_euler's Newton iterates on them).
+// Returns the number of joints beyond a limit.
+int stage_limit_springs(sim* s, double h);
 
 // s->vfree = v + h M^-1 (qfrc_ext + qfrc_limit - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
 // fixed-point iteration; s->apas receives the passive acceleration -M^-1 (C vm + g)

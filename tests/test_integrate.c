@@ -240,15 +240,17 @@ END_TEST
 
 // a legged robot dropped 0.1 m with no control, limits on or off: the largest violation of a
 // joint limit and the lowest base height over the run
-static void drop_case(const char* urdf, int limits, double* worst, double* zmin) {
+static void drop_case(const char* urdf, const char* contact, int limits, double* worst,
+                      double* zmin) {
   char yaml[2048], cwd[1024];
   ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
   snprintf(yaml, sizeof(yaml),
            "robots: [{urdf: %s/../shared/data/robots/%s, base: free}]\n"
-           "contact: {model: ncp, friction: 0.8}\n"
+           "contact: %s\n"
            "solver: {name: pgs, tolerance: 1e-6, max_iterations: 500}\n"
            "limits: {enabled: %s}\n"
-           "integrator: {dt: 1e-3, duration: 1.5}\n", cwd, urdf, limits ? "true" : "false");
+           "integrator: {dt: 1e-3, duration: 1.5%s}\n", cwd, urdf, contact,
+           limits ? "true" : "false", strstr(contact, "hunt") ? ", scheme: tamsi" : "");
   scn_config* cfg;
   sim* s = make(yaml, &cfg);
   const sim_model* m = s->m;
@@ -289,11 +291,61 @@ static void drop_case(const char* urdf, int limits, double* worst, double* zmin)
 // past them (so the check can fail)
 START_TEST(dropped_robot_limits) {
   double worst, zmin;
-  drop_case("a1/a1.urdf", 1, &worst, &zmin);
+  const char* rigid = "{model: ncp, friction: 0.8}";
+  drop_case("a1/a1.urdf", rigid, 1, &worst, &zmin);
   ck_assert_msg(worst <= 1e-3, "a joint beyond its limit by %.3g rad", worst);
   ck_assert_msg(zmin > 0, "trunk below the ground (%.3g m)", zmin);
-  drop_case("a1/a1.urdf", 0, &worst, &zmin);
+  drop_case("a1/a1.urdf", rigid, 0, &worst, &zmin);
   ck_assert_msg(worst > 1e-2, "without limits the legs should fold past them (%.3g)", worst);
+}
+END_TEST
+
+// the same drop with a compliant law: the limit spring (limits.stiffness 1e4 N m/rad, implicit
+// in the step) keeps the joints within 0.02 rad of their limits; without it they fold past
+START_TEST(compliant_limits) {
+  double worst, zmin;
+  const char* hc = "{model: hunt_crossley, stiffness: 1e5, damping: 10, friction: 0.8}";
+  drop_case("a1/a1.urdf", hc, 1, &worst, &zmin);
+  ck_assert_msg(worst <= 0.02, "a joint beyond its limit by %.3g rad", worst);
+  drop_case("a1/a1.urdf", hc, 0, &worst, &zmin);
+  ck_assert_msg(worst > 0.1, "without limits the legs should fold past them (%.3g)", worst);
+}
+END_TEST
+
+// URDF effort limits clamp the torques of actions (counted); off, they do not
+START_TEST(effort_limits_clamp) {
+  for (int on = 1; on >= 0; on--) {
+    char yaml[2048], cwd[1024];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    snprintf(yaml, sizeof(yaml),
+             "robots: [{urdf: %s/../shared/data/robots/a1/a1.urdf, base: fixed}]\n"
+             "limits: {effort: %s}\n"
+             "actions: [{type: pd, kp: 1e5, target: [0.5]}]\n"
+             "integrator: {dt: 1e-3, duration: 0.01}\n", cwd, on ? "true" : "false");
+    scn_config* cfg;
+    sim* s = make(yaml, &cfg);
+    csim_error err;
+    sim_stepinfo info;
+    ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+    double over = 0;
+    int nlim = 0;
+    for (int j = 0; j < s->m->njnt; j++) {
+      double e = s->m->jnt_effort[j];
+      if (!(e > 0)) continue;
+      nlim++;
+      over = fmax(over, fabs(s->d->qfrc_applied[s->m->jnt_dofadr[j]]) - e);
+    }
+    ck_assert_int_ge(nlim, 12);
+    if (on) {
+      ck_assert_msg(over <= 0, "a torque above its effort limit by %g", over);
+      ck_assert_int_eq(s->warnings[SIM_WARN_EFFORT], 1);
+    } else {
+      ck_assert_msg(over > 0, "the 1e5 gain should exceed the effort limits");
+      ck_assert_int_eq(s->warnings[SIM_WARN_EFFORT], 0);
+    }
+    sim_free(s);
+    scn_free(cfg);
+  }
 }
 END_TEST
 
@@ -373,6 +425,8 @@ int main(void) {
   tcase_add_test(t, ballistic_parabola);
   tcase_add_test(t, floating_robots_energy);
   tcase_add_test(t, dropped_robot_limits);
+  tcase_add_test(t, compliant_limits);
+  tcase_add_test(t, effort_limits_clamp);
   tcase_add_test(t, energy_audit_flags);
   tcase_add_test(t, energy_audit_silent);
   suite_add_tcase(su, t);
