@@ -73,7 +73,7 @@ static csim_status declare(rec_file* f, const sim_model* m, run_sets* s, csim_er
       {&s->q, "/state/q", REC_F64, (size_t)m->nq, "m, rad",
        "configuration at /time; free joints [x y z qx qy qz qw]"},
       {&s->v, "/state/v", REC_F64, (size_t)m->nv, "m/s, rad/s",
-       "velocity at /time; free joints [linear; angular] in the body frame"},
+       "velocity at /time; free joints [com velocity, world axes; angular velocity, body axes]"},
       {&s->ek, "/energy/kinetic", REC_F64, 0, "J", "1/2 v'M(q)v at /time"},
       {&s->ep, "/energy/potential", REC_F64, 0, "J", "gravitational potential energy at /time"},
       {&s->et, "/energy/total", REC_F64, 0, "J", "kinetic + potential"},
@@ -137,8 +137,8 @@ static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_mode
   csim_status st = CSIM_OK;
   char conv[512];
   snprintf(conv, sizeof(conv),
-           "SI units; quaternions [x y z w]; free joint q = [x y z qx qy qz qw], v = [linear; "
-           "angular] in the body frame; contact frame [t1 t2 n], n from environment into body; "
+           "SI units; quaternions [x y z w]; free joint q = [x y z qx qy qz qw] (body origin), v = "
+           "[com velocity in world axes; angular velocity in body axes]; contact frame [t1 t2 n], n from environment into body; "
            "/contacts/force is impulse/dt (N); rows describe the state at /time and the contact "
            "problem solved over [time, time + dt]");
   if (!st) st = rec_attr_string(f, NULL, "csim_version", CSIM_VERSION, err);

@@ -144,7 +144,7 @@ static const skey keys[] = {
     {.path = "robots.N.q0", .type = K_NUMS, .def_doc = "model default", RB(q0), .noff = offsetof(scn_robot, nq0),
      .units = "m, rad", .doc = "Full initial configuration (free base: x y z qx qy qz qw first); length nq"},
     {.path = "robots.N.v0", .type = K_NUMS, .def_doc = "zero", RB(v0), .noff = offsetof(scn_robot, nv0),
-     .units = "m/s, rad/s", .doc = "Full initial velocity (free base: linear then angular, body frame); length nv"},
+     .units = "m/s, rad/s", .doc = "Full initial velocity (free base: com velocity in world axes, then angular velocity in body axes); length nv"},
     {.path = "robots.N.joints", .type = K_NUMMAP, .def_doc = "none", RB(joints), .noff = offsetof(scn_robot, njoints),
      .units = "rad or m", .doc = "Initial joint positions by joint name, applied after q0"},
     {.path = "robots.N.package_paths", .type = K_PATHS, .def_doc = "none", RB(package_paths),
