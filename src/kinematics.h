@@ -24,8 +24,9 @@ int kin_chain(const sim_model* m, int body, int* dofs);
 int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double point[3],
                   int* dofs, double* jacp, double* jacr);
 
-// configuration integration on the manifold: q_out = q ⊕ v*dt (free joints through the SE(3)
-// exponential map, 000 eq. 4 / 004; 1-dof joints by addition); q_out may alias q
+// configuration integration on the manifold: q_out = q ⊕ v*dt (free joints: the com on a
+// straight line, the orientation through the SO(3) exponential map, 000 eq. 4 / 004; 1-dof
+// joints by addition); q_out may alias q
 void kin_integrate(const sim_model* m, const double* q, const double* v, double dt, double* q_out);
 
 // v = q1 ⊖ q0 per unit time (the inverse of kin_integrate with dt = 1)

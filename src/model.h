@@ -15,14 +15,17 @@
 // Frames: a body's frame is its joint frame = the frame of the URDF child link of that joint.
 // Joint placement (body_pos, body_quat) is the body frame in the parent body frame at q = 0.
 //
-// Configuration and velocity (DESIGN.md): a free joint has q = [x y z qx qy qz qw] (position of
-// the body origin in the world, orientation quaternion) and v = [vx vy vz wx wy wz], the linear
-// velocity of the body origin and the angular velocity, both in the body frame (Pinocchio).
-// Revolute and prismatic joints have one q and one v. Continuous joints are revolute without
-// limits. Spatial vectors everywhere in csim are [linear; angular]. A URDF 'floating' joint
-// becomes a free joint inside the tree: its q is the body pose relative to the joint placement
-// frame (body_pos, body_quat) in the parent body, its v the body twist relative to the parent in
-// body axes. 'planar' joints are refused.
+// Configuration and velocity: a free joint has q = [x y z qx qy qz qw] (position of the body
+// origin in the world, orientation quaternion) and v = [vx vy vz wx wy wz]: the velocity of the
+// body's CENTRE OF MASS in world axes, then the angular velocity in body axes (MuJoCo's free
+// joint, taken at the com instead of the origin: the translation then has no velocity-product
+// term, so torque-free ballistic motion is exact; stage.h). Its motion subspace therefore
+// depends on the orientation (d->cdof, kinematics.c). Revolute and prismatic joints have one q
+// and one v. Continuous joints are revolute without limits. Spatial vectors everywhere in csim
+// are [linear; angular]. A URDF 'floating' joint becomes a free joint inside the tree: its q is
+// the body pose relative to the joint placement frame (body_pos, body_quat) in the parent body,
+// its v the com velocity relative to the parent in the placement frame's axes and the relative
+// angular velocity in body axes. 'planar' joints are refused.
 //
 // Mimic joints: recorded (jnt_mimic, multiplier, offset) but simulated as independent dofs; the
 // coupling is not enforced by the dynamics (documented in the README).
