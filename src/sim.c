@@ -19,11 +19,6 @@ const char* const sim_warning_names[SIM_NWARN] = {
     "contact_buffer_full", "solver_not_converged", "effort_limit_clamped",
     "midpoint_iteration_cap", "energy_gain"};
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 // scenario contact model and solver -> solver enums (rigid models only)
 static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_error* err) {
@@ -326,13 +321,13 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   sim_data* d = s->d;
   double h = s->opt.dt;
   csim_status st;
-  double t0 = now();
+  double t0 = stage_clock();
 
   // positions and collision at the current state
   stage_positions(s);
-  double t1 = now();
+  double t1 = stage_clock();
   if (stage_collision(s)) s->warnings[SIM_WARN_CONTACTFULL]++;
-  double t2 = now();
+  double t2 = stage_clock();
 
   // mass matrix and factor, the energy audit of the state reached, forces, free velocity
   stage_mass(s, info);
@@ -340,7 +335,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
     return st;
   stage_actions(s);
   stage_free_velocity(s, h);
-  double t3 = now();
+  double t3 = stage_clock();
 
   // joint limits and the contact problem (000 eqs. 5-14), solve, v+ = v_f + M^-1 J' lambda;
   // a limit that the contact impulses drive a joint through within the step joins the problem,
@@ -358,7 +353,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   // contact velocities after the step (R excluded: the physical velocity)
   memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)s->con->ncon);
   contact_store(s->con, solver_dual(s->slv));
-  double t4 = now();
+  double t4 = stage_clock();
 
   // q+ = q ⊕ w h
   stage_integrate(s, d->q, h, d->q);
@@ -370,7 +365,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
     return st;
   }
 
-  double t5 = now();
+  double t5 = stage_clock();
   info->ncon = s->con->ncon - s->con->nlimit;
   info->nlimit = s->con->nlimit;
   info->t_collision = t2 - t1;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "dynamics.h"
 #include "kinematics.h"
@@ -12,6 +13,12 @@
 #define SIM_VMAX 1e6            // |v| beyond this is divergence
 #define MIDPOINT_MAX_IT 50      // fixed-point iterations of the implicit midpoint (stage_free_velocity)
 #define MIDPOINT_TOL 1e-14      // relative change that ends them
+
+double stage_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 //---------------------------------- positions, collision, mass --------------------------------
 

@@ -41,6 +41,9 @@
 
 #include "sim.h"
 
+// monotonic wall clock (s) for the stage timers
+double stage_clock(void);
+
 // kinematics at d->q, d->v: poses, d->cdof, d->cvel
 void stage_positions(sim* s);
 
