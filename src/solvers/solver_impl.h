@@ -34,6 +34,13 @@ void solver_residuals_of(const solver_problem* p, const double* lambda, const do
 // 1 when the tolerance applies to the NCP residual (solver.criterion: ncp) for every model
 int solver_stop_ncp(const solver* s);
 
+// the stopping residual of a family whose model is not the NCP, given its model's own residual q
+// at lambda (velocity c): q, or under solver.criterion: ncp max(q, NCP residual), so that an
+// iterate stops the family only when it is its model's answer (and, for ncp, an NCP solution);
+// NaN when q is NaN
+double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
+                      const double* c, double q);
+
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
