@@ -614,6 +614,9 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
       lambda[3 * i + 1] += z * py->v[2 * (l - 1) + 1];
     }
   }
+  // onto the pyramids: the basic values carry rounding (with mu = 0, a frictionless contact or
+  // a joint limit, w_gamma = -sum beta >= 0 holds only to rounding: lambda_T must be exactly 0)
+  project_all(py, p, lambda);
   return 1;
 }
 
