@@ -5,8 +5,10 @@
 #include "solver.h"
 
 // A solver family: solves p from the initial guess in lambda, sets res->iterations,
-// res->converged and res->residual (its model's own stopping residual); the NCP metrics
-// (eps_*) are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
+// res->converged and res->residual (its stopping residual: its model's own, and under
+// solver.criterion: ncp the NCP one too, solver_stop_of); any choice between iterates (warm start
+// or zero, best iterate) is made on its model's own residual (solver.h). The NCP metrics (eps_*)
+// are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
 typedef void (*solver_fn)(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
 struct solver {
