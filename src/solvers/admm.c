@@ -22,11 +22,11 @@
 // G~ and is kept in the solver across calls.
 //
 // Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual of the
-// model (a guess from another contact configuration can be far worse than nothing). The dual is initialized from
-// the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K at z (0 inside the
-// cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that (z, gamma) is the
-// exact ADMM fixed point when the warm start is the solution, and sticking contacts (interior)
-// start with the zero dual they have at the solution.
+// model (a guess from another contact configuration can be far worse than nothing). The dual is
+// initialized from the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K
+// at z (0 inside the cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that
+// (z, gamma) is the exact ADMM fixed point when the warm start is the solution, and sticking
+// contacts (interior) start with the zero dual they have at the solution.
 // Mean iterations on problems replayed from cube_drop / cube_push_ramp / cube_slide /
 // cube_stack_ill / panda_push_cube / solo12_stand / talos_stand runs (tolerance of each scenario):
 //   ccp: gamma = -P_N(c)   3.8  6.4  6.4 1.1 35.5 2.6  6.9   (this file)
