@@ -4,10 +4,11 @@
 #include <math.h>
 
 // projection onto {(t, n) : |t| <= mu n}: inside -> x; inside the polar cone -> 0; else onto
-// the boundary ray in the plane of x and the axis
+// the boundary ray in the plane of x and the axis. n >= 0 is tested too: with mu = 0 (a
+// frictionless contact, a joint limit) and t = 0, t <= mu n holds for n < 0 (0 <= -0)
 void cone_project(double out[3], const double x[3], double mu) {
   double t = sqrt(x[0] * x[0] + x[1] * x[1]), n = x[2];
-  if (t <= mu * n) {
+  if (t <= mu * n && n >= 0) {
     out[0] = x[0]; out[1] = x[1]; out[2] = x[2];
     return;
   }

@@ -10,6 +10,15 @@
 // stops when its model's own residual (`residual`: for ncp the 000 eq. 14 residual on
 // c = (G + R) lambda + g; for ccp/lcp/raisim the residual of the problem that model solves) is
 // below the tolerance or at the iteration cap, and reports iterations and whether it converged.
+// The answer is always the model's (issue 9): whatever solver.criterion says, a solver chooses
+// between its warm start and zero, and hands back its best iterate when it did not converge, by
+// its model's own residual, never by the NCP residual (a CCP, LCP or RaiSim answer to a sliding
+// contact is not an NCP solution, and ranking by the NCP residual returned lambda = 0).
+//
+// Frictionless contacts and joint limits: mu = 0 gives lambda_T = 0 exactly for every pair. A
+// joint limit enters as a contact with mu = 0 whose tangent rows are inert: the Jacobian's tangent
+// rows are zero, so G's t1, t2 rows and columns are zero except their diagonal, which the caller
+// sets to that contact's G_NN (every 3x3 diagonal block stays invertible), and g_T = 0.
 // Whatever the model, solver_solve then measures the physical accuracy of the answer with the
 // NCP residuals of 000 eq. 14 on c = G lambda + g (R excluded): eps_abs, eps_p, eps_d, eps_c —
 // the metric that makes every model comparable (a CCP answer to a sliding contact has a
@@ -39,14 +48,17 @@ typedef enum {
   SOLVER_NKINDS
 } solver_kind;
 
-// what stops a solver (solver.criterion): the NCP residual of 000 eq. 14 on (G + R) whatever the
-// model (the paper's and DESIGN.md's rule: a CCP, LCP or RaiSim answer to a sliding contact then
-// runs to the iteration cap, since its fixed point is not an NCP solution), or the model's own
-// residual (each family's fixed point: CCP residual, pyramid LCP residual, RaiSim's fixed-point
-// change; for ncp and raisim_ds the two are the same)
+// what stops a solver (solver.criterion): the model's own residual (each family's fixed point:
+// CCP residual, pyramid LCP residual, RaiSim's fixed-point change; for ncp and raisim_ds the NCP
+// residual of 000 eq. 14 on (G + R)), or that and the NCP residual on (G + R) whatever the model
+// (the paper's and DESIGN.md's rule: a CCP, LCP or RaiSim answer to a sliding contact then runs to
+// the iteration cap, since its fixed point is not an NCP solution). The criterion decides when to
+// stop and what counts as converged, never which answer is handed back: an iterate that solves
+// the NCP but not the model (lambda = 0 on a separating contact that slides, which the CCP still
+// pushes) does not stop a ccp, lcp or raisim solver
 typedef enum {
   SOLVER_STOP_MODEL = 0,   // the model's own residual
-  SOLVER_STOP_NCP = 1,     // the NCP residual (000 eq. 14)
+  SOLVER_STOP_NCP = 1,     // the model's own residual and the NCP residual (000 eq. 14)
   SOLVER_NSTOPS
 } solver_criterion;
 
@@ -76,7 +88,8 @@ typedef struct {
 typedef struct {
   int iterations;       // sweeps or outer iterations done
   int converged;        // residual <= tolerance
-  double residual;      // the stopping residual at exit (the model's own, or NCP: criterion)
+  double residual;      // the stopping residual at exit (the model's own, or with the NCP
+                        // criterion the larger of it and the NCP residual on G + R)
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
 } solver_result;

@@ -21,12 +21,12 @@
 // kRhoCooldown iterations. rho stays within [kRhoLo, kRhoHi] times the largest diagonal entry of
 // G~ and is kept in the solver across calls.
 //
-// Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual (a guess
-// from another contact configuration can be far worse than nothing). The dual is initialized from
-// the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K at z (0 inside the
-// cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that (z, gamma) is the
-// exact ADMM fixed point when the warm start is the solution, and sticking contacts (interior)
-// start with the zero dual they have at the solution.
+// Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual of the
+// model (a guess from another contact configuration can be far worse than nothing). The dual is
+// initialized from the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K
+// at z (0 inside the cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that
+// (z, gamma) is the exact ADMM fixed point when the warm start is the solution, and sticking
+// contacts (interior) start with the zero dual they have at the solution.
 // Mean iterations on problems replayed from cube_drop / cube_push_ramp / cube_slide /
 // cube_stack_ill / panda_push_cube / solo12_stand / talos_stand runs (tolerance of each scenario):
 //   ccp: gamma = -P_N(c)   3.8  6.4  6.4 1.1 35.5 2.6  6.9   (this file)
@@ -37,6 +37,15 @@
 //        gamma = 0         8.7 28.6 25.1 2.1 53.0 29.9 39.1
 //        shift refreshed every iteration: talos 175 (127 steps at the cap); fixed rho = 1:
 //        cube_stack_ill 345 (42 at the cap). Without the zero fallback, cube_stack_ill 5.3.
+//
+// The answer is the model's (issue 9): the zero-or-warm-start choice and the best iterate are
+// ranked by the model's own residual q (000 eq. 14 for the NCP, eq. 15 for the CCP) whatever
+// solver.criterion says, and under solver.criterion: ncp the CCP stops on max(q, NCP residual),
+// so an NCP solution that is not the CCP's answer (lambda = 0 on a separating contact that
+// slides, where the CCP pushes since c_N < mu |c_T|) does not stop it either. The CCP answer to a
+// sliding contact never meets an NCP tolerance (complementarity residual mu lambda_N |c_T|), so
+// it runs to the cap; ranking by the NCP residual returned lambda = 0 on most of cube_slide's
+// sliding steps.
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -172,7 +181,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   int nc = p->nc, n = 3 * nc;
   size_t vb = sizeof(double) * (size_t)n;
   double alpha = s->opt.over_relaxation, tol = s->opt.tolerance;
-  int stop = ncp || solver_stop_ncp(s);  // stop on the NCP residual (ncp, or solver.criterion)
+  // q: the model's residual, which chooses the answer; r: the stopping residual, q or under
+  // solver.criterion: ncp for the CCP max(q, NCP residual) (see the top of the file)
+  int twice = !ncp && solver_stop_ncp(s);
   // scratch: the factor (n x n), then vectors of n
   double* L = s->work;
   double* v = s->work + (size_t)n * (size_t)n;
@@ -182,7 +193,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   double* c = v + 3 * n;     // G~ z + g
   double* sh = v + 4 * n;    // de Saxce shift (zero for the CCP)
   double* x = v + 5 * n;     // unprojected (then relaxed) iterate l
-  double* best = v + 6 * n;  // iterate with the smallest residual so far
+  double* best = v + 6 * n;  // iterate with the smallest model residual so far
   double* c0 = v + 7 * n;    // velocity at z = 0 (= g)
 
   // rho from the previous call, within bounds set by the scale of G~
@@ -193,16 +204,18 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   double rho = s->admm_rho > 0 ? s->admm_rho : s->opt.rho;
   rho = fmin(fmax(rho, rho_lo), rho_hi);
 
-  // warm start z = proj_K(lambda), or zero when zero is better (c = g there: no product)
+  // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no product)
   for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
   velocity(p, z, c);
-  double r = residual(p, stop, z, c, NULL);
+  double q = residual(p, ncp, z, c, NULL);
+  double r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
   if (!(r <= tol)) {
     memset(best, 0, vb);
     memcpy(c0, p->g, vb);
-    double r0 = residual(p, stop, best, c0, NULL);
-    if (!(r <= r0)) {
-      r = r0;
+    double q0 = residual(p, ncp, best, c0, NULL);
+    if (!(q <= q0)) {
+      q = q0;
+      r = twice ? fmax(q0, residual(p, 1, best, c0, NULL)) : q0;
       memset(z, 0, vb);
       memcpy(c, c0, vb);
     }
@@ -228,7 +241,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       memcpy(gam + 3 * i, dw, 3 * sizeof(double));
   }
 
-  double rbest = r;
+  double qbest = q, rbest = r;  // the best iterate by q, and its stopping residual
   memcpy(best, z, vb);
   int it = 0, last_change = 0, last_shift = 0;
   int ok = !factor(p, rho, L);  // 0: non-finite or indefinite input, no iteration on it
@@ -249,11 +262,13 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       cone_project(z + 3 * i, w, p->mu[i]);
       for (int k = 0; k < 3; k++) gam[3 * i + k] += rho * (x[3 * i + k] - z[3 * i + k]);
     }
-    // the model's residual at z
+    // the stopping and the model's residuals at z
     velocity(p, z, c);
-    r = residual(p, stop, z, c, NULL);
+    q = residual(p, ncp, z, c, NULL);
+    r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
     if (r <= tol || !isfinite(r)) break;
-    if (r < rbest) {
+    if (q < qbest) {
+      qbest = q;
       rbest = r;
       memcpy(best, z, vb);
     }
@@ -284,7 +299,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       }
     }
   }
-  if (!(r <= tol) && !(r <= rbest)) {  // not converged: hand back the best iterate seen
+  if (!(r <= tol) && !(q <= qbest)) {  // not converged: the best iterate seen by the model's q
     r = rbest;
     memcpy(z, best, vb);
   }

@@ -81,13 +81,12 @@ static double ccp_residual(const solver_problem* p, const double* lambda, const 
   return worst;
 }
 
-// the stopping residual: the CCP residual, or the NCP one (solver.criterion: ncp)
+// the stopping residual: the CCP residual, and under solver.criterion: ncp also the NCP one (a
+// guess that is an NCP solution but not the CCP's answer, e.g. lambda = 0 on a separating contact
+// that slides, where the CCP still pushes since c_N < mu |c_T|, must not stop the sweeps)
 static double stop_residual(const solver* s, const solver_problem* p, const double* lambda,
                             const double* c) {
-  if (!solver_stop_ncp(s)) return ccp_residual(p, lambda, c);
-  solver_result r;
-  solver_residuals_of(p, lambda, c, &r);
-  return r.eps_abs;
+  return solver_stop_of(s, p, lambda, c, ccp_residual(p, lambda, c));
 }
 
 void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {

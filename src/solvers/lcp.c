@@ -52,9 +52,13 @@
 //      at PROX; slow progress divides it by 10 down to 0 (plain Lemke, for ill-conditioned G
 //      where D slows the passes); a ray or the cap multiplies it by 10;
 //   3. one step of iterative refinement of x_B with B's columns formed afresh.
-// The answer is the best iterate; converged = 0 when its pyramid residual is above the
-// tolerance after PROX_MAX passes or the pivot cap (a ray on every pass, e.g. an infeasible
-// problem, leaves the projected initial guess). Scratch from s->work, sized by solver_lcp_work.
+// The answer is the best iterate by the pyramid residual, whatever solver.criterion says (the
+// LCP's answer to a sliding contact is not an NCP solution, so ranking by the NCP residual could
+// prefer the warm start or zero: issue 9). The passes stop once that iterate meets the tolerance
+// on the pyramid residual (a further pass centred on an LCP solution reproduces it), after
+// PROX_MAX passes or at the pivot cap; converged is judged on the stopping residual (pyramid,
+// and NCP too under solver.criterion: ncp). A ray on every pass (e.g. an infeasible problem)
+// leaves the projected initial guess. Scratch from s->work, sized by solver_lcp_work.
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -308,13 +312,11 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
   return CSIM_OK;
 }
 
-// the stopping residual: the pyramid LCP residual, or the NCP one (solver.criterion: ncp)
+// the stopping residual: the pyramid LCP residual, and under solver.criterion: ncp also the NCP
+// one (an NCP solution that is not the pyramid's answer must not stop the solver)
 static double stop_residual(const solver* s, const pyramid* py, const solver_problem* p,
                             const double* lambda, const double* c) {
-  if (!solver_stop_ncp(s)) return pyramid_residual(py, p, lambda, c);
-  solver_result r;
-  solver_residuals_of(p, lambda, c, &r);
-  return r.eps_abs;
+  return solver_stop_of(s, p, lambda, c, pyramid_residual(py, p, lambda, c));
 }
 
 void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
@@ -612,6 +614,9 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
       lambda[3 * i + 1] += z * py->v[2 * (l - 1) + 1];
     }
   }
+  // onto the pyramids: the basic values carry rounding (with mu = 0, a frictionless contact or
+  // a joint limit, w_gamma = -sum beta >= 0 holds only to rounding: lambda_T must be exactly 0)
+  project_all(py, p, lambda);
   return 1;
 }
 
@@ -647,15 +652,17 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   w.basis = (int*)(dprox + n);     // N ints in the space of N doubles
   w.cand = (int*)(dprox + n + N);
 
-  // proximal passes (see the top of the file)
+  // proximal passes (see the top of the file): the best iterate by the pyramid residual q,
+  // sbest its stopping residual
   project_all(&py, p, lambda);
   memcpy(best, lambda, sizeof(double) * (size_t)n);
   velocity_all(p, best, c);
-  double rbest = pyramid_residual(&py, p, best, c), rprev = rbest;
+  double qbest = pyramid_residual(&py, p, best, c), qprev = qbest;
+  double sbest = stop_residual(s, &py, p, best, c);
   long total = 0, cap = (long)s->opt.max_iterations * N;
   int outer = 0;
   double scale = PROX;
-  while (rbest > tol && outer < PROX_MAX && total < cap) {
+  while (!(qbest <= tol) && outer < PROX_MAX && total < cap) {
     for (int j = 0; j < n; j++) {
       dprox[j] = scale * (p->G[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
       w.gs[j] = p->g[j] - dprox[j] * best[j];
@@ -670,17 +677,18 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
       continue;
     }
     velocity_all(p, lambda, c);
-    r = stop_residual(s, &py, p, lambda, c);
-    if (r < rbest) {
-      rbest = r;
+    double q = pyramid_residual(&py, p, lambda, c);
+    if (q < qbest) {
+      qbest = q;
+      sbest = stop_residual(s, &py, p, lambda, c);
       memcpy(best, lambda, sizeof(double) * (size_t)n);
     }
     // slow progress: less regularization, down to plain Lemke
-    if (!(r < 0.1 * rprev)) scale = scale > 1e-9 ? 0.1 * scale : 0;
-    rprev = r;
+    if (!(q < 0.1 * qprev)) scale = scale > 1e-9 ? 0.1 * scale : 0;
+    qprev = q;
   }
   memcpy(lambda, best, sizeof(double) * (size_t)n);
   res->iterations = (int)(total < INT32_MAX ? total : INT32_MAX);
-  res->residual = rbest;
-  res->converged = rbest <= tol;
+  res->residual = sbest;
+  res->converged = sbest <= tol;
 }

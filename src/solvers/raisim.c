@@ -47,6 +47,8 @@
 //   raisim_ds  the NCP residual of 000 eq. 14 on c = G~ lambda + g (the MDP holds at its fixed
 //              point, 002 eq. 11), checked before the first sweep (a solution warm start takes
 //              no sweep) and after every sweep.
+//   solver.criterion: ncp  raisim stops on the larger of its fixed-point change and the NCP
+//              residual: the NCP criterion decides convergence, never the answer (issue 9).
 #include <math.h>
 #include <string.h>
 
@@ -311,8 +313,12 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
   }
 
   double resid = INFINITY;
-  int ncp_stop = ds || solver_stop_ncp(s);  // raisim_ds, or solver.criterion: ncp
-  if (ncp_stop) {  // the NCP residual of the warm start
+  // raisim_ds stops on the NCP residual (its own), raisim on its fixed-point change, and under
+  // solver.criterion: ncp on both (an NCP solution that is not RaiSim's fixed point, e.g. a warm
+  // start, must not stop it: RaiSim's answer differs while sliding); the fixed-point change needs
+  // a sweep, so only raisim_ds can accept its warm start without one
+  int ncp_stop = ds || solver_stop_ncp(s);
+  if (ds) {  // the NCP residual of the warm start
     solver_residuals(p, lambda, NULL, res);
     resid = res->eps_abs;
   }
@@ -342,11 +348,10 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     }
     it++;
     alpha = RAISIM_GAMMA * alpha + (1 - RAISIM_GAMMA) * amin;  // line 18
+    resid = fp;
     if (ncp_stop) {
       solver_residuals(p, lambda, NULL, res);
-      resid = res->eps_abs;
-    } else {
-      resid = fp;
+      if (ds || (!isnan(fp) && !(res->eps_abs <= fp))) resid = res->eps_abs;
     }
   }
   res->iterations = it;

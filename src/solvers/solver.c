@@ -154,13 +154,14 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   for (int k = 0; k < 3 * p->nc; k++) s->dual_out[k] = NAN;  // families with a dual fill it
   s->fn(s, p, lambda, res);
   s->dual_in = NULL;  // a warm dual serves one solve
-  // with the NCP criterion, convergence is judged on the NCP residual of the problem solved
-  // (G + R) for every model (families that pivot, like Lemke, cannot stop on it earlier)
+  // with the NCP criterion, convergence also needs the NCP residual of the problem solved
+  // (G + R) at the answer handed back, for every model (the families stop on max(their model's
+  // residual, NCP residual): solver_stop_of; this makes the contract independent of them)
   if (solver_stop_ncp(s)) {
     solver_result r;
     solver_residuals(p, lambda, NULL, &r);
-    res->residual = r.eps_abs;
-    res->converged = r.eps_abs <= s->opt.tolerance;
+    if (!isnan(res->residual) && !(r.eps_abs <= res->residual)) res->residual = r.eps_abs;
+    res->converged = res->residual <= s->opt.tolerance;
   }
   // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded)
   solver_problem phys = *p;
@@ -178,6 +179,14 @@ const double* solver_dual(const solver* s) {
 
 int solver_stop_ncp(const solver* s) {
   return s->opt.criterion == SOLVER_STOP_NCP;
+}
+
+double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
+                      const double* c, double q) {
+  if (!solver_stop_ncp(s) || isnan(q)) return q;
+  solver_result r;
+  solver_residuals_of(p, lambda, c, &r);
+  return r.eps_abs > q ? r.eps_abs : q;
 }
 
 const double* solver_velocity(const solver* s) {

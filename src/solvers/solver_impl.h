@@ -5,8 +5,10 @@
 #include "solver.h"
 
 // A solver family: solves p from the initial guess in lambda, sets res->iterations,
-// res->converged and res->residual (its model's own stopping residual); the NCP metrics
-// (eps_*) are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
+// res->converged and res->residual (its stopping residual: its model's own, and under
+// solver.criterion: ncp the NCP one too, solver_stop_of); any choice between iterates (warm start
+// or zero, best iterate) is made on its model's own residual (solver.h). The NCP metrics (eps_*)
+// are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
 typedef void (*solver_fn)(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
 struct solver {
@@ -33,6 +35,13 @@ void solver_residuals_of(const solver_problem* p, const double* lambda, const do
 
 // 1 when the tolerance applies to the NCP residual (solver.criterion: ncp) for every model
 int solver_stop_ncp(const solver* s);
+
+// the stopping residual of a family whose model is not the NCP, given its model's own residual q
+// at lambda (velocity c): q, or under solver.criterion: ncp max(q, NCP residual), so that an
+// iterate stops the family only when it is its model's answer (and, for ncp, an NCP solution);
+// NaN when q is NaN
+double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
+                      const double* c, double q);
 
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
