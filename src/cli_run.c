@@ -244,7 +244,8 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
           1e6 * r->wall / (double)n);
   fprintf(f, "  eps_abs mean %.3g, max %.3g; iterations mean %.1f, max %d; non-converged steps %ld\n",
           r->eps_sum / (double)n, r->eps_max, r->it_sum / (double)n, r->it_max, r->nonconv);
-  fprintf(f, "  contacts mean %.2f, max %d\n", r->con_sum / (double)n, r->con_max);
+  fprintf(f, "  contacts mean %.2f, max %d; implicit-midpoint iterations mean %.2f per step\n",
+          r->con_sum / (double)n, r->con_max, (double)S->midpoint_its / (double)n);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
           "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
           S->energy.work, S->energy.injected, S->energy.rise_max);

@@ -102,6 +102,7 @@ typedef struct sim {
   int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
   // run state
   long step;                // steps done
+  long midpoint_its;        // implicit-midpoint iterations of v_f, summed over steps
   int warnings[SIM_NWARN];
   sim_energy energy;
   struct cmpl_data* cmpl;   // compliant contact state (compliant.h); NULL for rigid models

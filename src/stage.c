@@ -12,7 +12,7 @@
 
 #define SIM_VMAX 1e6            // |v| beyond this is divergence
 #define MIDPOINT_MAX_IT 50      // fixed-point iterations of the implicit midpoint (stage_free_velocity)
-#define MIDPOINT_TOL 1e-14      // relative change that ends them
+#define MIDPOINT_TOL 1e-12      // change of v_f, relative to 1 + max |v_f|, that ends them
 
 double stage_clock(void) {
   struct timespec ts;
@@ -248,8 +248,13 @@ void stage_free_velocity(sim* s, double h) {
   // actions and limit springs: explicit
   for (int k = 0; k < nv; k++) s->aact[k] = s->qfrc_ext[k] + s->qfrc_limit[k];
   dyn_solve(m, d, s->aact, 1);
-  // passive forces C(q, vm) vm + g(q) at the midpoint velocity, by fixed-point iteration
-  memcpy(vm, d->v, sizeof(double) * (size_t)nv);
+  // passive forces C(q, vm) vm + g(q) at the midpoint velocity, by fixed-point iteration from
+  // the previous step's passive acceleration (s->apas; zero at the first step), which is within
+  // O(h^2) of the answer: one or two iterations fewer than starting from vm = v
+  for (int k = 0; k < nv; k++) {
+    s->vfree[k] = d->v[k] + h * (s->aact[k] + s->apas[k]);
+    vm[k] = 0.5 * (d->v[k] + s->vfree[k]);
+  }
   int converged = 0;
   for (int it = 0; it < MIDPOINT_MAX_IT; it++) {
     dyn_rnea_full(m, d, vm, NULL, NULL, 1, s->apas);
@@ -258,12 +263,13 @@ void stage_free_velocity(sim* s, double h) {
     double change = 0, scale = 0;
     for (int k = 0; k < nv; k++) {
       double vf = d->v[k] + h * (s->aact[k] + s->apas[k]);
-      if (it > 0) change = fmax(change, fabs(vf - s->vfree[k]));
+      change = fmax(change, fabs(vf - s->vfree[k]));
       scale = fmax(scale, fabs(vf));
       s->vfree[k] = vf;
       vm[k] = 0.5 * (d->v[k] + vf);
     }
-    if (it > 0 && change <= MIDPOINT_TOL * (1 + scale)) {
+    s->midpoint_its++;
+    if (change <= MIDPOINT_TOL * (1 + scale)) {
       converged = 1;
       break;
     }
