@@ -279,6 +279,26 @@ void stage_free_velocity(sim* s, double h) {
 
 //---------------------------------- joint limits (rigid) --------------------------------------
 
+// write limit `side` of joint j at gap `gap` as contact entry n (contact.h); returns 1, or 0
+// when the buffer is full (sized for every limit: cannot happen, counted if it did)
+static int append_limit(sim* s, int n, int j, int side, double gap) {
+  if (n >= s->maxcon) {
+    s->warnings[SIM_WARN_CONTACTFULL]++;
+    return 0;
+  }
+  int b = s->m->jnt_body[j];
+  coll_contact* k = &s->con->con[n];
+  memcpy(k->pos, s->d->xpos + 3 * b, sizeof(k->pos));
+  k->normal[0] = k->normal[1] = 0;
+  k->normal[2] = 1;
+  k->depth = -gap;
+  k->geom1 = -1;
+  k->geom2 = j;
+  k->feature = side;
+  touch(s, b);
+  return 1;
+}
+
 void stage_limits(sim* s, double h) {
   const sim_model* m = s->m;
   const sim_data* d = s->d;
@@ -288,7 +308,7 @@ void stage_limits(sim* s, double h) {
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
     const double* rg = m->jnt_range + 2 * j;
-    int dof = m->jnt_dofadr[j], b = m->jnt_body[j];
+    int dof = m->jnt_dofadr[j];
     double q = d->q[m->jnt_qadr[j]], vf = s->vfree[dof];
     for (int side = 0; side < 2; side++) {
       if (!isfinite(rg[side])) continue;
@@ -296,19 +316,7 @@ void stage_limits(sim* s, double h) {
       double gap = side == 0 ? q - rg[0] : rg[1] - q;
       double approach = side == 0 ? -vf : vf;
       if (gap > s->opt.margin && gap - h * fmax(0, approach) > s->opt.margin) continue;
-      if (n >= s->maxcon) {  // sized for every limit: cannot happen
-        s->warnings[SIM_WARN_CONTACTFULL]++;
-        continue;
-      }
-      coll_contact* k = &c->con[n++];
-      memcpy(k->pos, d->xpos + 3 * b, sizeof(k->pos));
-      k->normal[0] = k->normal[1] = 0;
-      k->normal[2] = 1;
-      k->depth = -gap;
-      k->geom1 = -1;
-      k->geom2 = j;
-      k->feature = side;
-      touch(s, b);
+      n += append_limit(s, n, j, side, gap);
     }
   }
   c->nlimit = n - c->ncon;
@@ -324,7 +332,7 @@ int stage_limits_crossed(sim* s, double h) {
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
     const double* rg = m->jnt_range + 2 * j;
-    int dof = m->jnt_dofadr[j], b = m->jnt_body[j];
+    int dof = m->jnt_dofadr[j];
     double q = d->q[m->jnt_qadr[j]], v = d->v[dof];
     for (int side = 0; side < 2; side++) {
       if (!isfinite(rg[side])) continue;
@@ -334,17 +342,10 @@ int stage_limits_crossed(sim* s, double h) {
       int present = 0;
       for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
         present |= c->con[i].geom2 == j && c->con[i].feature == side;
-      if (present || n >= s->maxcon) continue;
-      coll_contact* k = &c->con[n++];
-      memcpy(k->pos, d->xpos + 3 * b, sizeof(k->pos));
-      k->normal[0] = k->normal[1] = 0;
-      k->normal[2] = 1;
-      k->depth = -gap;
-      k->geom1 = -1;
-      k->geom2 = j;
-      k->feature = side;
-      touch(s, b);
-      added++;
+      if (present) continue;
+      int a = append_limit(s, n, j, side, gap);
+      n += a;
+      added += a;
     }
   }
   c->nlimit += added;
