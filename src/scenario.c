@@ -199,7 +199,7 @@ static const skey keys[] = {
     {.path = "solver.rho_adaptive", .type = K_BOOL, .def = "true", CF(rho_adaptive),
      .doc = "Adapt rho from the primal/dual residual ratio (admm)"},
     {.path = "solver.criterion", .type = K_ENUM, .names = scn_criterion_names, .def = "ncp",
-     CF(criterion), .doc = "What solver.tolerance applies to: ncp, the NCP residual eps_abs of 000 eq. 14 for every model (as in the paper: ccp, lcp and raisim answers to sliding contacts then run to the iteration cap); model, each model's own residual (its fixed point)"},
+     CF(criterion), .doc = "What solver.tolerance applies to: ncp, both the model's own residual and the NCP residual eps_abs of 000 eq. 14 (as in the paper: ccp, lcp and raisim answers to sliding contacts then run to the iteration cap); model, the model's own residual (its fixed point) only. Either way the answer returned is the model's own (the best iterate by its own residual)"},
     {.path = "solver.on_failure", .type = K_ENUM, .names = scn_on_failure_names, .def = "continue",
      CF(on_failure), .doc = "When a step does not converge: continue (count it) or stop the run (exit 1)"},
     // integrator

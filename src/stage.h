@@ -75,7 +75,8 @@ void stage_actions(sim* s);
 int stage_limit_springs(sim* s, double h);
 
 // s->vfree = v + h M^-1 (qfrc_ext + qfrc_limit - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
-// fixed-point iteration; s->apas receives the passive acceleration -M^-1 (C vm + g)
+// fixed-point iteration on the velocity products only (gravity does not depend on v); s->aact
+// receives M^-1 (qfrc_ext + qfrc_limit - g), s->apas the velocity-product part -M^-1 C vm
 void stage_free_velocity(sim* s, double h);
 
 // rigid models: the joint limits that are active this step (at or within contact.margin of a
