@@ -221,8 +221,8 @@ static csim_status record_row(const run_sets* s, const sim* S, const double* q0,
 // running statistics for the summary
 typedef struct {
   long steps, nonconv;
-  double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall;
-  int it_max, con_max;
+  double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall, lim_sum;
+  int it_max, con_max, lim_max;
 } run_stats;
 
 static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const run_stats* r,
@@ -244,8 +244,11 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
           1e6 * r->wall / (double)n);
   fprintf(f, "  eps_abs mean %.3g, max %.3g; iterations mean %.1f, max %d; non-converged steps %ld\n",
           r->eps_sum / (double)n, r->eps_max, r->it_sum / (double)n, r->it_max, r->nonconv);
-  fprintf(f, "  contacts mean %.2f, max %d; implicit-midpoint iterations mean %.2f per step\n",
-          r->con_sum / (double)n, r->con_max, (double)S->midpoint_its / (double)n);
+  fprintf(f, "  contacts mean %.2f, max %d; joint limits active mean %.2f, max %d%s; "
+          "implicit-midpoint iterations mean %.2f per step\n",
+          r->con_sum / (double)n, r->con_max, r->lim_sum / (double)n, r->lim_max,
+          cfg->limits_enabled ? "" : " (limits.enabled: false)",
+          (double)S->midpoint_its / (double)n);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
           "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
           S->energy.work, S->energy.injected, S->energy.rise_max);
@@ -405,6 +408,8 @@ int cli_run(int argc, char** argv) {
     if (info.solve.iterations > r.it_max) r.it_max = info.solve.iterations;
     r.con_sum += info.ncon;
     if (info.ncon > r.con_max) r.con_max = info.ncon;
+    r.lim_sum += info.nlimit;
+    if (info.nlimit > r.lim_max) r.lim_max = info.nlimit;
     if (info.ncon && !info.solve.converged) r.nonconv++;
     if (k % cfg->output_every == 0) {
       st = record_row(&ds, S, q0, v0, t, &info, &err);
