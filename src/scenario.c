@@ -31,6 +31,7 @@ const char* const scn_profile_names[] = {"constant", "ramp", "sine", NULL};
 const char* const scn_action_type_names[] = {"force", "pd", "trajectory", NULL};
 const char* const scn_on_failure_names[] = {"continue", "stop", NULL};
 const char* const scn_on_energy_names[] = {"warn", "stop", NULL};
+const char* const scn_vproduct_names[] = {"midpoint", "explicit", NULL};
 const char* const scn_criterion_names[] = {"ncp", "model", NULL};
 const char* const scn_ground_names[] = {"none", "plane", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
@@ -214,6 +215,8 @@ static const skey keys[] = {
      .doc = "Newton tolerance (tamsi, implicit_euler)"},
     {.path = "integrator.newton_max_iterations", .type = K_INT, .flags = F_LO, .lo = 1, .def = "50",
      CF(newton_max_iterations), .doc = "Newton iteration cap (tamsi, implicit_euler)"},
+    {.path = "integrator.velocity_products", .type = K_ENUM, .names = scn_vproduct_names, .def = "midpoint",
+     CF(velocity_products), .doc = "Coriolis, centrifugal and gyroscopic terms of the free velocity: midpoint (implicit midpoint rule by fixed-point iteration: a free body keeps its energy and angular momentum; 1-3 extra RNEA and tree solves per step) or explicit (at the velocity before the step, as MuJoCo's Euler: cheaper, injects energy into fast spins)"},
     {.path = "integrator.energy_tolerance", .type = K_NUM, GT0, .def = "0.05", CF(energy_tolerance),
      .doc = "Energy audit: energy gained beyond the work of actions and external forces (`/energy/injected` above its lowest value so far) that triggers integrator.on_energy_gain, relative to the energy scale (initial kinetic + abs(initial potential) energy, or the absolute work done when larger)"},
     {.path = "integrator.on_energy_gain", .type = K_ENUM, .names = scn_on_energy_names, .def = "warn",

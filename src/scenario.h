@@ -52,6 +52,7 @@ typedef enum { SCN_PROFILE_CONSTANT, SCN_PROFILE_RAMP, SCN_PROFILE_SINE, SCN_NPR
 typedef enum { SCN_ACTION_FORCE, SCN_ACTION_PD, SCN_ACTION_TRAJECTORY, SCN_NACTIONS } scn_action_type;
 typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
 typedef enum { SCN_ENERGY_WARN, SCN_ENERGY_STOP, SCN_NENERGY } scn_on_energy;
+typedef enum { SCN_VP_MIDPOINT, SCN_VP_EXPLICIT, SCN_NVP } scn_vproducts;
 typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
 
 extern const char* const scn_base_names[];           // fixed free
@@ -63,6 +64,7 @@ extern const char* const scn_profile_names[];        // constant ramp sine
 extern const char* const scn_action_type_names[];    // force pd trajectory
 extern const char* const scn_on_failure_names[];     // continue stop
 extern const char* const scn_on_energy_names[];      // warn stop
+extern const char* const scn_vproduct_names[];       // midpoint explicit
 extern const char* const scn_criterion_names[];      // ncp model
 extern const char* const scn_ground_names[];         // none plane   (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
@@ -157,6 +159,7 @@ typedef struct {
   double duration;          // >= 0, default 1 (s)
   double newton_tolerance;  // > 0, default 1e-10
   int newton_max_iterations;// >= 1, default 50
+  scn_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
   double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
   scn_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn
   // joint limits

@@ -265,6 +265,7 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
     s->opt.dt = cfg->dt;
     s->opt.rigid = !compliant;
     s->opt.warm_dual = cfg->warm_dual;
+    s->opt.explicit_vp = cfg->velocity_products == SCN_VP_EXPLICIT;
     s->opt.limits = cfg->limits_enabled;
     s->opt.effort = cfg->limits_effort;
     s->opt.limit_k = cfg->limits_stiffness;

@@ -42,6 +42,7 @@ typedef struct {
   double dt;                // s
   int rigid;                // 1: rigid model and solver; 0: compliant law
   int warm_dual;            // solver.warm_dual
+  int explicit_vp;          // integrator.velocity_products: explicit
   int limits;               // limits.enabled
   int effort;               // limits.effort
   double limit_k, limit_d;  // compliant limit spring (limits.stiffness, limits.damping)

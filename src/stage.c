@@ -253,9 +253,11 @@ void stage_free_velocity(sim* s, double h) {
   // velocity products C(q, vm) vm at the midpoint velocity, by fixed-point iteration from the
   // previous step's (s->apas; zero at the first step), within O(h^2) of the answer: slow
   // motions converge at the first evaluation
+  // (integrator.velocity_products: explicit evaluates them once at vm = v)
+  int expl = s->opt.explicit_vp;
   for (int k = 0; k < nv; k++) {
     s->vfree[k] = d->v[k] + h * (s->aact[k] + s->apas[k]);
-    vm[k] = 0.5 * (d->v[k] + s->vfree[k]);
+    vm[k] = expl ? d->v[k] : 0.5 * (d->v[k] + s->vfree[k]);
   }
   int converged = 0;
   for (int it = 0; it < MIDPOINT_MAX_IT; it++) {
@@ -271,7 +273,7 @@ void stage_free_velocity(sim* s, double h) {
       vm[k] = 0.5 * (d->v[k] + vf);
     }
     s->midpoint_its++;
-    if (change <= MIDPOINT_TOL * (1 + scale)) {
+    if (expl || change <= MIDPOINT_TOL * (1 + scale)) {
       converged = 1;
       break;
     }
