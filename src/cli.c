@@ -21,6 +21,11 @@ static const char* const kUsage =
     "                         print what the URDF parser understood\n"
     "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
     "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n"
+    "  sweep SPEC.yaml [--out DIR]\n"
+    "                         expand a parameter sweep into runnable points for make, SLURM\n"
+    "                         or GNU parallel\n"
+    "  merge DIR [--out FILE.csv|FILE.h5]\n"
+    "                         one table of a sweep's results, one row per point\n"
     "\n"
     "options:\n"
     "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
@@ -55,6 +60,8 @@ int cli_main(int argc, char** argv) {
   if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "solve")) return cli_solve(argc - 2, argv + 2);
   if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
+  if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 2, argv + 2, argv[0]);
+  if (!strcmp(cmd, "merge")) return cli_merge(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;
 }

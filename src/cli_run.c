@@ -29,8 +29,8 @@ static const char* const kRunUsage =
     "  --batch LIST      also run the scenario files listed in LIST, one path per line\n"
     "                    (relative to the current directory; blank lines and # comments skipped)\n"
     "  --skip-complete   do not rerun a scenario whose output exists with complete = 1\n"
-    "  --log-dir DIR     write each scenario's messages (stdout and stderr) to DIR/STEM.log,\n"
-    "                    STEM = the scenario file name without .yaml; the last line says\n"
+    "  --log-dir DIR     append each scenario's messages (stdout and stderr) to DIR/STEM.log,\n"
+    "                    STEM = the scenario file name without .yaml; each attempt ends with\n"
     "                    \"csim run: exit status N\"\n"
     "  --set key=value   override any scenario key before validation (repeatable), e.g.\n"
     "                    --set solver.tolerance=1e-6 --set robots.0.q0=[0,0,1,0,0,0,1]\n"
@@ -376,7 +376,7 @@ static int log_begin(const char* dir, const char* scenario, int saved[2]) {
     fprintf(stderr, "csim: error: run: --log-dir: path too long for %s\n", scenario);
     return 1;
   }
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);  // a resumed point keeps its history
   if (fd < 0) {
     fprintf(stderr, "csim: error: run: --log-dir: cannot create %s: %s\n", path, strerror(errno));
     return 1;

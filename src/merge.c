@@ -339,12 +339,17 @@ static void log_facts(const char* path, point_row* p) {
   size_t len = 0;
   char* t = read_text(path, &len, 16 << 20);
   if (!t) return;
+  // the log holds every attempt, each ending with its exit status: keep the last attempt's
   char* save = NULL;
+  char msg[sizeof(p->message)] = "";
   for (char* line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     int st;
-    if (sscanf(line, "csim run: exit status %d", &st) == 1) p->exit_status = st;
-    if (!strncmp(line, "csim: error: ", 13) && !p->message[0])
-      snprintf(p->message, sizeof(p->message), "%s", line + 13);
+    if (sscanf(line, "csim run: exit status %d", &st) == 1) {
+      p->exit_status = st;
+      snprintf(p->message, sizeof(p->message), "%s", msg);
+      msg[0] = '\0';
+    }
+    if (!strncmp(line, "csim: error: ", 13) && !msg[0]) snprintf(msg, sizeof(msg), "%s", line + 13);
   }
   free(t);
 }
