@@ -391,7 +391,7 @@ static int log_begin(const char* dir, const char* scenario, int saved[2]) {
   return 0;
 }
 
-// end of one scenario's log: its exit status as the last line, then the old stdout and stderr
+// end of one scenario's attempt in its log: its exit status, then the old stdout and stderr back
 static void log_end(int rc, const int saved[2]) {
   printf("csim run: exit status %d\n", rc);
   fflush(stdout);

@@ -507,11 +507,17 @@ static int write_h5(const char* path, const csv_table* t, const index_cols* ic,
   cols[nc++] = ic->name;
   for (int c = ic->p0; c < ic->p1; c++) cols[nc++] = c;
   for (int k = 0; k < nc && !rc; k++) {
-    for (size_t r = 0; r < n; r++) s[r] = t->rows[r + 1][cols[k]];
+    int numeric = k > 0;  // a parameter whose every value is a number is stored as float64
+    for (size_t r = 0; r < n; r++) {
+      s[r] = t->rows[r + 1][cols[k]];
+      char* end = NULL;
+      dv[r] = strtod(s[r], &end);
+      numeric &= end != s[r] && !*end && isfinite(dv[r]);
+    }
     const char* cname = t->rows[0][cols[k]];
     if (H5Lexists(f, cname, H5P_DEFAULT) > 0) continue;  // a parameter named like a column
     H5Eclear2(H5E_DEFAULT);
-    rc = h5_column(f, cname, str, n, s);
+    rc = numeric ? h5_column(f, cname, H5T_NATIVE_DOUBLE, n, dv) : h5_column(f, cname, str, n, s);
     names[ncol++] = (char*)cname;
   }
   for (size_t r = 0; r < n && !rc; r++) s[r] = rows[r].status;

@@ -2,7 +2,7 @@
 //
 // A sweep directory (written by sweep.h) holds index.csv (point, name, one column per swept
 // key, scenario, output), the outputs out/NAME.h5 and the per-point logs logs/NAME.log that
-// `csim run --log-dir` writes (their last line is "csim run: exit status N").
+// `csim run --log-dir` appends (each attempt ends with "csim run: exit status N").
 // mrg_sweep reads them and writes, for every row of index.csv in order:
 //   point, name, the parameters as written in index.csv,
 //   status      complete | failed | incomplete (file without an exit status: killed) | missing
@@ -18,8 +18,8 @@
 // two merges of identical runs are identical except wall_time and us_per_step.
 // Output: CSV (empty cells for unknown numbers, RFC 4180 quoting) or HDF5 (.h5/.hdf5: one 1-D
 // dataset per column at the root, numbers as float64 with NaN when unknown, point, complete,
-// exit_status as int32, strings as variable-length UTF-8; root attribute "columns" lists the
-// column names in order).
+// exit_status as int32, strings as variable-length UTF-8, a parameter column as float64 when
+// every value is a number; root attribute "columns" lists the column names in order).
 #ifndef CSIM_MERGE_H
 #define CSIM_MERGE_H
 
