@@ -17,7 +17,8 @@ static const char* const kSweepUsage =
     "a SLURM job array (sbatch DIR/sweep.sbatch) and a GNU parallel script (DIR/parallel.sh).\n"
     "Every point is validated first: a bad value exits 2 naming the spec line, point and key,\n"
     "and writes nothing. Rerunning any runner runs only points not yet complete.\n"
-    "The runners call this csim executable (override with CSIM=... on their command line).\n"
+    "The runners call this csim executable; another one: make -C DIR CSIM=PATH, or the\n"
+    "environment variable CSIM_SWEEP_EXE for sweep.sbatch and parallel.sh.\n"
     "exit codes: 0 written, 2 bad input\n";
 
 static const char* const kMergeUsage =

@@ -291,6 +291,11 @@ static csim_status parse_axis(spec* s, const ytree_entry* e, axis* a, csim_error
       else if (i == n - 1) x = to;
       else if (logscale) x = pow(10.0, log10(from) + (log10(to) - log10(from)) * i / (n - 1));
       else x = from + (to - from) * i / (n - 1);
+      if (i > 0 && i < n - 1) {  // decimal grids stay decimal: 0.1 + 0.2 is written 0.3
+        char r[40];
+        snprintf(r, sizeof(r), "%.15g", x);
+        x = strtod(r, NULL);
+      }
       char buf[40];
       fmt_double(buf, sizeof(buf), x);
       t = strdup(buf);
@@ -856,9 +861,10 @@ static char* makefile_text(const spec* s, int nchunks, const char* csim) {
          "#   make -C DIR -j N   run every point whose output is not complete = 1 (resumable:\n"
          "#                      rerun after an interrupt to run just the missing points)\n"
          "#   make -C DIR merge  one table of every point: merged.csv\n"
-         "# A failing point does not stop the others (-k); make then exits non-zero.\n",
+         "# A failing point does not stop the others (-k); make then exits non-zero.\n"
+         "# Another csim executable: make -C DIR CSIM=/path/to/csim\n",
          s->name, s->npoints, nchunks, s->chunk, s->file);
-  sb_add(&b, "CSIM ?= %s\nMAKEFLAGS += -k\n\nCHUNKS :=", csim);
+  sb_add(&b, "CSIM := %s\nMAKEFLAGS += -k\n\nCHUNKS :=", csim);  // := : not taken from the environment
   for (int c = 0; c < nchunks; c++) sb_add(&b, "%s c%04d", c % 8 ? "" : " \\\n ", c);
   sb_add(&b, "\n\n.PHONY: all merge $(CHUNKS)\nall: $(CHUNKS)\n\n"
          "$(CHUNKS):\n\t@$(CSIM) run --skip-complete --log-dir logs --batch chunks/$@.txt\n\n"
@@ -882,7 +888,7 @@ static char* sbatch_text(const spec* s, int nchunks, const char* dir_abs, const 
   if (s->time) sb_add(&b, "#SBATCH --time=%s\n", s->time);
   if (s->mem) sb_add(&b, "#SBATCH --mem=%s\n", s->mem);
   for (int i = 0; i < s->nextra; i++) sb_add(&b, "#SBATCH %s\n", s->extra[i]);
-  sb_add(&b, "set -u\nCSIM=${CSIM:-%s}\n"
+  sb_add(&b, "set -u\nCSIM=${CSIM_SWEEP_EXE:-%s}\n"
          "task=${SLURM_ARRAY_TASK_ID:?submit with sbatch: this script is a job array}\n"
          "chunk=$(printf 'chunks/c%%04d.txt' \"$task\")\n"
          "# SIGTERM (preemption, scancel, time limit) ends the running point with complete = 0\n"
@@ -896,7 +902,7 @@ static char* parallel_text(const spec* s, const char* csim) {
   sb_add(&b, "#!/bin/sh\n# csim sweep %s with GNU parallel: one chunk per job, JOBS at a time\n"
          "# (default: one per core); rerun to resume (complete points are skipped).\n"
          "cd \"$(dirname \"$0\")\" || exit 2\n"
-         "exec parallel --halt never -j \"${JOBS:-100%%}\" \"${CSIM:-%s}\" run --skip-complete "
+         "exec parallel --halt never -j \"${JOBS:-100%%}\" \"${CSIM_SWEEP_EXE:-%s}\" run --skip-complete "
          "--log-dir logs --batch {} ::: chunks/c*.txt\n",
          s->name, csim);
   return b.oom ? (free(b.s), NULL) : b.s;

@@ -30,7 +30,9 @@
 // Every runner calls `csim run --skip-complete`, so rerunning any of them runs exactly the
 // points whose output is missing or not complete = 1 (resume after an interrupt or preemption).
 // NAME = zero-padded point number, then _<key leaf>-<value> per axis and _r<k> for repeats,
-// with characters other than [A-Za-z0-9.+-] dropped or replaced; numbers are written in the
+// with characters other than [A-Za-z0-9.+-] dropped or replaced. Range values: endpoints as
+// given, interior values rounded to 15 significant digits (log ranges interpolate log10, so
+// {from: 1e-2, to: 1e-6, count: 5} gives 0.01, 0.001, 0.0001, 1e-05, 1e-06), written in the
 // shortest form that reads back exactly.
 // Regenerating into an existing DIR is allowed when its index.csv is identical (same points);
 // a DIR holding another sweep, or any non-empty directory that is not a sweep, is refused.
