@@ -492,6 +492,9 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
   run_sets ds;
   memset(&ds, 0, sizeof(ds));
   st = rec_open(out, &f, &err);
+  // a short run's datasets in one chunk each, not ~64 KB each (sweeps of short points: README)
+  long rows_expected = (long)llround(cfg->duration / cfg->dt) / cfg->output_every + 1;
+  if (!st && rows_expected < 512) st = rec_set_chunk_rows(f, rows_expected < 64 ? 64 : (size_t)rows_expected, &err);
   if (!st) st = attributes(f, cfg, S->m, &err);
   if (!st) st = declare(f, S->m, &ds, &err);
   if (!st && S->cmpl) st = cmpl_record_declare(S->cmpl, f, &err);  // /compliant datasets
