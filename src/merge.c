@@ -264,33 +264,27 @@ int mrg_output_complete(const char* path) {
   return ok;
 }
 
+// mean and max (max from 0: the values are residuals, iterations, depths) of a dataset; NaN
+// when it is absent (mean also when empty)
+static void mean_max(hid_t f, const char* group, const char* name, double* mean, double* max) {
+  size_t n = 0;
+  double* v = read_in(f, group, name, &n);
+  *mean = NAN;
+  *max = v ? 0 : NAN;
+  double s = 0;
+  for (size_t i = 0; v && i < n; i++) {
+    s += v[i];
+    if (v[i] > *max) *max = v[i];
+  }
+  if (v && n) *mean = s / (double)n;
+  free(v);
+}
+
 // statistics of the datasets of an open output file
 static void file_stats(hid_t f, point_row* p) {
   size_t n = 0;
-  double* eps = read_in(f, "/solver", "/solver/eps_abs", &n);
-  p->eps_mean = p->eps_max = NAN;
-  if (eps && n) {
-    double s = 0, m = 0;
-    for (size_t i = 0; i < n; i++) {
-      s += eps[i];
-      if (eps[i] > m) m = eps[i];
-    }
-    p->eps_mean = s / (double)n;
-    p->eps_max = m;
-  }
-  free(eps);
-  double* it = read_in(f, "/solver", "/solver/iterations", &n);
-  p->it_mean = p->it_max = NAN;
-  if (it && n) {
-    double s = 0, m = 0;
-    for (size_t i = 0; i < n; i++) {
-      s += it[i];
-      if (it[i] > m) m = it[i];
-    }
-    p->it_mean = s / (double)n;
-    p->it_max = m;
-  }
-  free(it);
+  mean_max(f, "/solver", "/solver/eps_abs", &p->eps_mean, &p->eps_max);
+  mean_max(f, "/solver", "/solver/iterations", &p->it_mean, &p->it_max);
   double* cv = read_in(f, "/solver", "/solver/converged", &n);
   p->nonconv = NAN;
   if (cv) {
@@ -305,15 +299,8 @@ static void file_stats(hid_t f, point_row* p) {
   double* inj = read_in(f, "/energy", "/energy/injected", &n);  // not every csim version has it
   p->injected = inj && n ? inj[n - 1] : NAN;
   free(inj);
-  double* dep = read_in(f, "/contacts", "/contacts/depth", &n);
-  p->pen_max = NAN;
-  if (dep) {
-    double m = 0;
-    for (size_t i = 0; i < n; i++)
-      if (dep[i] > m) m = dep[i];
-    p->pen_max = m;
-  }
-  free(dep);
+  double unused;
+  mean_max(f, "/contacts", "/contacts/depth", &unused, &p->pen_max);
   size_t nrows = 0;
   double* tm = read_in(f, "/", "/time", &nrows);
   int have_time = tm != NULL;

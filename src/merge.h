@@ -11,8 +11,8 @@
 //   message     the output's failure attribute, else the log's last "csim: error:" line, else ""
 //   steps, eps_abs_mean, eps_abs_max, iterations_mean, iterations_max, nonconverged_steps,
 //   energy_drift (last minus first recorded /energy/total), energy_injected (last recorded
-//   /energy/injected, empty when the file has no such dataset), penetration_max (max of
-//   /contacts/depth, 0 without contacts), wall_time (s), us_per_step.
+//   /energy/injected, empty when the file has no such dataset), penetration_max (max of 0
+//   and /contacts/depth: contacts within the margin have depth < 0), wall_time (s), us_per_step.
 // Statistics are over the recorded rows (every output.every-th step); a failed or interrupted
 // run's partial file gives the statistics of what it wrote. Numbers are printed with %.17g so
 // two merges of identical runs are identical except wall_time and us_per_step.
