@@ -486,7 +486,6 @@ START_TEST(make_interrupt_resume_merge) {
     ck_assert_str_eq(cell(m, p + 1, "status", b, sizeof(b)), "complete");
     ck_assert_str_eq(cell(m, p + 1, "exit_status", b, sizeof(b)), "0");
     ck_assert_str_eq(cell(m, p + 1, "steps", b, sizeof(b)), "40000");  // 40 s / 1 ms
-    ck_assert_str_eq(cell(m, p + 1, "energy_injected", b, sizeof(b)), "");  // not recorded
   }
   // row 0's statistics recomputed here from the datasets
   snprintf(path, sizeof(path), "%s/out/%s.h5", dir, names[0]);
@@ -497,7 +496,19 @@ START_TEST(make_interrupt_resume_merge) {
   double* it = h5_read(f, "/solver/iterations", &nit);
   double* et = h5_read(f, "/energy/total", &ne);
   double* dep = h5_read(f, "/contacts/depth", &nd);
+  // /energy/injected: its last row where this csim records it, else an empty cell
+  double inj = NAN;
+  if (H5Lexists(f, "/energy/injected", H5P_DEFAULT) > 0) {
+    size_t ni = 0;
+    double* v = h5_read(f, "/energy/injected", &ni);
+    ck_assert_int_eq((int)ni, 200);
+    inj = v[ni - 1];
+    free(v);
+  }
   H5Fclose(f);
+  cell(m, 1, "energy_injected", b, sizeof(b));
+  if (isnan(inj)) ck_assert_str_eq(b, "");
+  else ck_assert_double_eq(strtod(b, NULL), inj);
   ck_assert_int_eq((int)n, 200);  // 40000 steps recorded every 200
   double es = 0, em = 0, is = 0, im = 0, dm = 0;
   for (size_t i = 0; i < n; i++) {
@@ -565,6 +576,67 @@ START_TEST(parallel_path_and_h5_merge) {
 }
 END_TEST
 
+
+// a 1-D float64 dataset written by hand
+static void h5_put(hid_t f, const char* name, const double* v, size_t n) {
+  hsize_t dims[1] = {n};
+  hid_t sp = H5Screate_simple(1, dims, NULL);
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  hid_t d = H5Dcreate2(f, name, H5T_NATIVE_DOUBLE, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(d >= 0);
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+  H5Dclose(d);
+  H5Pclose(lcpl);
+  H5Sclose(sp);
+}
+
+static void h5_put_int_attr(hid_t f, const char* name, int v) {
+  hid_t sp = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate2(f, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_INT, &v);
+  H5Aclose(a);
+  H5Sclose(sp);
+}
+
+// an output written by hand (an older csim: no /energy/injected, no steps or wall_time
+// attributes, no contacts): the row's figures computed by hand, unknown ones empty
+START_TEST(merge_hand_made_output) {
+  write_spec("one.yaml", "axes: {contact.friction: [0.25]}\n");
+  char cmd[8192], out[16384], path[4096], m[16384], b[256];
+  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep one.yaml --out one", g_tmp, g_csim);
+  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  snprintf(path, sizeof(path), "%s/one/out/0000_friction-0.25.h5", g_tmp);
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  const double t[3] = {0, 0.002, 0.004}, eps[3] = {1, 2, 3}, it[3] = {1, 5, 3}, cv[3] = {1, 0, 1},
+               et[3] = {10, 9, 7}, ts[3] = {0.1, 0.2, 0.3};
+  h5_put(f, "/time", t, 3);
+  h5_put(f, "/solver/eps_abs", eps, 3);
+  h5_put(f, "/solver/iterations", it, 3);
+  h5_put(f, "/solver/converged", cv, 3);
+  h5_put(f, "/energy/total", et, 3);
+  h5_put(f, "/timing/step", ts, 3);
+  h5_put_int_attr(f, "complete", 1);
+  h5_put_int_attr(f, "every", 2);
+  H5Fclose(f);
+  snprintf(cmd, sizeof(cmd), "%s merge %s/one --out -", g_csim, g_tmp);
+  ck_assert_int_eq(run(cmd, m, sizeof(m)), 0);
+  const char* want[][2] = {{"status", "complete"}, {"complete", "1"}, {"exit_status", "-1"},
+                           {"steps", "6"},  // 3 rows recorded every 2 steps
+                           {"eps_abs_mean", "2"}, {"eps_abs_max", "3"}, {"iterations_mean", "3"},
+                           {"iterations_max", "5"}, {"nonconverged_steps", "1"},
+                           {"energy_drift", "-3"}, {"energy_injected", ""},
+                           {"penetration_max", ""}, {"contact.friction", "0.25"}};
+  for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+    ck_assert_msg(!strcmp(cell(m, 1, want[k][0], b, sizeof(b)), want[k][1]), "%s: '%s', want '%s'\n%s",
+                  want[k][0], b, want[k][1], m);
+  double wall = 0.1 + 0.2 + 0.3;  // the sum of /timing/step when wall_time is absent
+  ck_assert_double_eq(strtod(cell(m, 1, "wall_time", b, sizeof(b)), NULL), wall);
+  ck_assert_double_eq(strtod(cell(m, 1, "us_per_step", b, sizeof(b)), NULL), 1e6 * wall / 6);
+}
+END_TEST
+
 static Suite* sweep_suite(void) {
   Suite* s = suite_create("sweep");
   TCase* tc = tcase_create("sweep");
@@ -575,6 +647,7 @@ static Suite* sweep_suite(void) {
   tcase_add_test(tc, run_many_scenarios_worst_status);
   tcase_add_test(tc, make_interrupt_resume_merge);
   tcase_add_test(tc, parallel_path_and_h5_merge);
+  tcase_add_test(tc, merge_hand_made_output);
   suite_add_tcase(s, tc);
   return s;
 }
