@@ -16,7 +16,8 @@
 #include "yamltree.h"
 
 #define SPEC_MAX_BYTES (1 << 20)   // spec files larger than this are refused
-#define MAX_POINTS 1000000         // a sweep larger than this is refused (split it)
+#define MAX_POINTS 100000          // larger sweeps are refused: split them (every point is held
+                                   // in memory and validated before writing)
 #define LABEL_MAX 24               // characters of a value kept in a point name
 
 //---------------------------------- growing strings -------------------------------------------
@@ -211,6 +212,13 @@ static char* label_of(const char* text) {
   return l;
 }
 
+// a scenario key path: segments of [A-Za-z0-9_] joined by '.'
+static int key_ok(const char* k) {
+  size_t n = strlen(k);
+  return n > 0 && n < 256 && k[0] != '.' && k[n - 1] != '.' && !strstr(k, "..") &&
+         strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == n;
+}
+
 // keys the sweep owns in every point
 static int reserved_key(const char* k) {
   return !strcmp(k, "name") || !strcmp(k, "output") || !strcmp(k, "output.path");
@@ -231,6 +239,10 @@ static csim_status parse_axis(spec* s, const ytree_entry* e, axis* a, csim_error
   char kp[300];
   snprintf(kp, sizeof(kp), "axes.%s", e->key);
   a->key = e->key;
+  if (!key_ok(e->key))
+    return err_set(err, CSIM_ERR_INPUT, s->file, e->line, e->column, "axes",
+                   "expected a scenario key path such as contact.friction or robots.0.q0, found "
+                   "'%.200s'", e->key);
   if (reserved_key(e->key))
     return bad(err, s, v, kp, "'%s' is set by csim sweep for every point (name = point name, "
                "output.path = out/NAME.h5): it cannot be swept", e->key);
@@ -463,6 +475,10 @@ static csim_status parse_spec(spec* s, csim_error* err) {
       if (!s->set) return err_set(err, CSIM_ERR_RUN, s->file, 0, 0, NULL, "out of memory");
       for (int k = 0; k < v->n; k++) {
         const ytree_entry* se = &v->entries[k];
+        if (!key_ok(se->key))
+          return err_set(err, CSIM_ERR_INPUT, s->file, se->line, se->column, "set",
+                         "expected a scenario key path such as integrator.duration, found "
+                         "'%.200s'", se->key);
         if (reserved_key(se->key))
           return err_set(err, CSIM_ERR_INPUT, s->file, se->line, se->column, "set",
                          "'%s' is set by csim sweep for every point: remove it", se->key);
@@ -829,10 +845,14 @@ static csim_status check_dir(const char* dir, const char* index, csim_error* err
   snprintf(ip, sizeof(ip), "%s/index.csv", dir);
   FILE* f = fopen(ip, "rb");
   if (!f) {
+    // empty, or holding only the empty points/ of a csim sweep stopped while validating
+    char pts[4200];
+    snprintf(pts, sizeof(pts), "%s/points", dir);
     DIR* d = opendir(dir);
     int entries = 0;
     for (struct dirent* e; d && (e = readdir(d)) != NULL;)
-      entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+      entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                 !(!strcmp(e->d_name, "points") && rmdir(pts) == 0);
     if (d) closedir(d);
     if (d && !entries) return CSIM_OK;
     return err_set(err, CSIM_ERR_INPUT, dir, 0, 0, "--out", "is a non-empty directory without "
@@ -987,6 +1007,16 @@ csim_status swp_generate(const swp_options* opt, csim_error* err) {
   if (!base_abs || !pts_abs || !dir_abs) {
     st = err_set(err, CSIM_ERR_INPUT, base_abs ? dir : s.base, 0, 0, NULL,
                  "cannot resolve the directory: %s", strerror(errno));
+    goto done;
+  }
+  // the runners hold these paths unquoted (#SBATCH lines, make variables)
+  const char* unsafe = " \t\n\r'\"\\$#%:;=`*?[]()&|<>";
+  if (strpbrk(dir_abs, unsafe) || strpbrk(opt->csim, unsafe)) {
+    const char* which = strpbrk(dir_abs, unsafe) ? dir_abs : opt->csim;
+    st = err_set(err, CSIM_ERR_INPUT, which, 0, 0, strpbrk(dir_abs, unsafe) ? "--out" : NULL,
+                 "the path holds '%c', which the generated Makefile and sbatch script cannot "
+                 "quote: use a path of letters, digits and ./_+-",
+                 *strpbrk(which, unsafe));
     goto done;
   }
   // validate every point before writing anything

@@ -278,6 +278,9 @@ START_TEST(sweep_bad_points_exit_2) {
       {"axes:\n  solver.tolerance: {from: 0, to: 1, count: 3, scale: log}\n",
        {"bad.yaml:3:21", "log range needs from > 0", ""}},
       {"axes: {contact.friction: [0.1]}\nrepat: 2\n", {"bad.yaml:3:1", "unknown key", ""}},
+      {"axes: {\"contact.friction=1\": [0.1]}\n", {"bad.yaml:2:8", "scenario key path", ""}},
+      {"axes: {contact.friction: {from: 0, to: 1, count: 100000}, solver.tolerance: [1, 2]}\n",
+       {"bad.yaml:2:7", "more than 100000 points", ""}},
   };
   char cmd[8192], out[16384], dir[512];
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -291,6 +294,17 @@ START_TEST(sweep_bad_points_exit_2) {
                     cases[i].want[k], out);
     ck_assert_msg(!exists(dir), "case %zu: %s was left behind", i, dir);
   }
+  // a directory path the runners could not hold unquoted
+  write_spec("ok.yaml", "axes: {contact.friction: [0.1]}\n");
+  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep ok.yaml --out 'a b'", g_tmp, g_csim);
+  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_msg(strstr(out, "holds ' '") != NULL, "%s", out);
+  snprintf(dir, sizeof(dir), "%s/a b", g_tmp);
+  ck_assert(!exists(dir));
+  // the empty points/ of a sweep stopped while validating does not block the next one
+  snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p st/points && %s sweep ok.yaml --out st", g_tmp,
+           g_csim);
+  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
 }
 END_TEST
 
