@@ -296,9 +296,13 @@ static void file_stats(hid_t f, point_row* p) {
   double* et = read_in(f, "/energy", "/energy/total", &n);
   p->drift = et && n ? et[n - 1] - et[0] : NAN;
   free(et);
-  double* inj = read_in(f, "/energy", "/energy/injected", &n);  // not every csim version has it
-  p->injected = inj && n ? inj[n - 1] : NAN;
-  free(inj);
+  // injected energy at the final state (root attribute), else the last recorded row; older
+  // outputs have neither
+  if (attr_double(f, "energy_injected", &p->injected) != 0) {
+    double* inj = read_in(f, "/energy", "/energy/injected", &n);
+    p->injected = inj && n ? inj[n - 1] : NAN;
+    free(inj);
+  }
   double unused;
   mean_max(f, "/contacts", "/contacts/depth", &unused, &p->pen_max);
   size_t nrows = 0;

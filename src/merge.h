@@ -10,8 +10,9 @@
 //   exit_status the output's exit_status attribute, else the log's last "exit status N", else -1
 //   message     the output's failure attribute, else the log's last "csim: error:" line, else ""
 //   steps, eps_abs_mean, eps_abs_max, iterations_mean, iterations_max, nonconverged_steps,
-//   energy_drift (last minus first recorded /energy/total), energy_injected (last recorded
-//   /energy/injected, empty when the file has no such dataset), penetration_max (max of 0
+//   energy_drift (last minus first recorded /energy/total), energy_injected (the root
+//   attribute energy_injected, at the final state; else the last recorded /energy/injected;
+//   empty when the file has neither), penetration_max (max of 0
 //   and /contacts/depth: contacts within the margin have depth < 0), wall_time (s), us_per_step.
 // Statistics are over the recorded rows (every output.every-th step); a failed or interrupted
 // run's partial file gives the statistics of what it wrote. Numbers are printed with %.17g so
