@@ -14,6 +14,8 @@ static const char* const kUsage =
     "commands:\n"
     "  run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
     "                         simulate a scenario and write an HDF5 file\n"
+    "  run A.yaml B.yaml... [--batch LIST] [--skip-complete] [--log-dir DIR]\n"
+    "                         several scenarios in one process (exit status: the worst)\n"
     "  solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n"
     "        [--csv FILE]\n"
     "                         solve stored frictional contact problems (FCLib format)\n"
