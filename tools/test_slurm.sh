@@ -24,11 +24,21 @@ for b in munged munge unmunge slurmctld slurmd sbatch squeue sinfo; do
   command -v "$b" >/dev/null || skip "$b not found: install slurm-wlm and munge (make deps)"
 done
 
+waitfor() {  # waitfor SECONDS COMMAND...: poll until COMMAND succeeds
+  local n=$(($1 * 10)); shift
+  for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+
 T=$(mktemp -d -t csim_slurm.XXXXXX) || exit 1
 PIDS=()
 ok=0
 cleanup() {
   local p
+  if [ "${SLURM_CONF:-}" = "$T/slurm.conf" ] && [ ${#PIDS[@]} -ge 2 ]; then  # no job of this test cluster outlives it
+    scancel --quiet --user=root 2>/dev/null
+    waitfor 15 sh -c '[ -z "$(squeue -h 2>/dev/null)" ]'
+  fi
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do  # slurmd, slurmctld, then munged
     p=${PIDS[i]}
     kill "$p" 2>/dev/null
@@ -46,11 +56,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 fail() { echo "test-slurm: FAIL: $*"; exit 1; }
-waitfor() {  # waitfor SECONDS COMMAND...: poll until COMMAND succeeds
-  local n=$(($1 * 10)); shift
-  for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  return 1
-}
 
 # munge: its own key and socket
 mungekey -c -k "$T/munge.key" 2>/dev/null || dd if=/dev/urandom of="$T/munge.key" bs=1 count=1024 2>/dev/null
@@ -126,5 +131,43 @@ diff <(rev "$T/make/merged.csv" | cut -d, -f3- | rev) <(rev "$T/slurm/merged.csv
 for f in "$T"/make/out/*.h5; do
   "$CSIM" compare "$T/slurm/out/$(basename "$f")" "$f" >/dev/null || fail "$(basename "$f") differs"
 done
+echo "test-slurm: 12 points on SLURM, merged table and outputs equal to the Make path's"
+
+# preemption: scancel (SIGTERM) a running array, resubmit: exactly the points not complete run
+cat >"$T/preempt.yaml" <<SPEC
+base: $(realpath scenarios/cube_slide.yaml)
+name: preempt
+axes: {contact.friction: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}
+set: {integrator.duration: 40, output.every: 200}
+chunk: 3
+slurm: {max_parallel: 1}
+SPEC
+"$CSIM" sweep "$T/preempt.yaml" --out "$T/pre" >/dev/null || fail "csim sweep (preempt) failed"
+P=$T/pre
+jid=$(sbatch --parsable "$P/sweep.sbatch") || fail "sbatch refused the script"
+jid=${jid%%;*}
+waitfor "$WAIT" sh -c "grep -qs 'exit status 0' '$P'/logs/*.log" || fail "no point completed within $WAIT s"
+scancel "$jid"
+waitfor 60 sh -c "[ -z \"\$(squeue -h -j $jid 2>/dev/null)\" ]" || fail "job $jid still queued 60 s after scancel"
+"$CSIM" merge "$P" --out "$T/pre1.csv" >/dev/null
+done1=$(awk -F, 'NR > 1 && $4 == "complete" {print $2}' "$T/pre1.csv")
+n1=$(printf '%s\n' "$done1" | grep -c .)
+nterm=$(grep -c 'interrupted by SIGTERM' "$T/pre1.csv")
+[ "$n1" -ge 1 ] && [ "$n1" -lt 6 ] || fail "expected some but not all points complete after scancel, found $n1"
+for n in $done1; do stat -c '%i %y' "$P/out/$n.h5" >>"$T/pre.stat"; done
+jid=$(sbatch --parsable "$P/sweep.sbatch") || fail "sbatch refused the resubmission"
+jid=${jid%%;*}
+waitfor "$WAIT" sh -c "[ -z \"\$(squeue -h -j $jid 2>/dev/null)\" ]" || fail "resubmitted array $jid not finished within $WAIT s"
+"$CSIM" merge "$P" >/dev/null || { cat "$P/merged.csv"; fail "points left incomplete after the resubmission"; }
+for n in $done1; do stat -c '%i %y' "$P/out/$n.h5"; done | diff "$T/pre.stat" - >/dev/null ||
+  fail "a point complete before the resubmission was run again"
+rerun=0
+for f in "$P"/logs/[0-9]*.log; do  # the last attempt of each point: skipped or run
+  # a skipped point's attempt is "... skipped: ... is complete" then "csim run: exit status 0"
+  tail -n 2 "$f" | grep -q 'skipped:' && last=skipped || last=run
+  [ "$last" = run ] && rerun=$((rerun + 1))
+done
+[ "$rerun" -eq $((6 - n1)) ] || fail "expected $((6 - n1)) points rerun after the resubmission, found $rerun"
+echo "test-slurm: scancel after $n1 of 6 points ($nterm interrupted by SIGTERM), resubmitted: $rerun rerun, all complete"
 ok=1
-echo "test-slurm: ok: 12 points on SLURM, merged table and outputs equal to the Make path's"
+echo "test-slurm: ok"
