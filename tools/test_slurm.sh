@@ -47,7 +47,7 @@ cleanup() {
     wait "$p" 2>/dev/null
   done
   if [ $ok -ne 1 ]; then
-    for f in "$T"/slurmctld.log "$T"/slurmd.log "$T"/munged.log "$T"/slurm/logs/slurm-*.out; do
+    for f in "$T"/slurmctld.out "$T"/slurmd.out "$T"/munged.log "$T"/slurm/logs/slurm-*.out; do
       [ -f "$f" ] && { echo "--- $f"; tail -15 "$f"; }
     done
   fi
@@ -100,9 +100,9 @@ NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=csim Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$T/slurm.conf
-slurmctld -D -f "$SLURM_CONF" >/dev/null 2>&1 &
+slurmctld -D -f "$SLURM_CONF" >"$T/slurmctld.out" 2>&1 &
 PIDS+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" >/dev/null 2>&1 &
+slurmd -D -N "$node" -f "$SLURM_CONF" >"$T/slurmd.out" 2>&1 &
 PIDS+=($!)
 waitfor 30 sh -c "sinfo -h -o %T | grep -qx idle" || fail "the node did not come up idle within 30 s"
 echo "test-slurm: cluster up (node $node, ports $port-$((port + 1)))"
