@@ -4,13 +4,15 @@
 #   make test      Check suites, then the same suites under ASan+UBSan
 #   make run       deps + build + run the showcase scenario
 #   make bench     speed table against the scenarios, allocation check
+#   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
 #   make clean
 # Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
 
 PKGS      := yaml-0.1 ccd hdf5 lapacke
 DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
-             libmujoco-dev libsiconos-numerics-dev
+             libmujoco-dev libsiconos-numerics-dev \
+             slurm-wlm munge parallel
 
 CC        ?= cc
 BUILD     ?= build
@@ -57,6 +59,7 @@ CSIM_BIN  := csim
 endif
 
 .PHONY: all deps test test-unit test-san run bench clean
+.PHONY: test-slurm
 all: $(CSIM_BIN)
 
 $(CSIM_BIN): $(BUILD)/obj/main.o $(LIB)
@@ -111,6 +114,11 @@ run: deps
 # Speed table (median of 5 runs, recording on/off) and the no-allocation check (valgrind).
 bench: $(CSIM_BIN)
 	CSIM=./$(CSIM_BIN) tools/bench.sh
+
+# A one-node SLURM cluster (slurm-wlm, munge) started and stopped by the test runs a 12-point
+# sweep as a job array; the merge must equal the Make path's (tools/test_slurm.sh).
+test-slurm: $(CSIM_BIN)
+	@CSIM=./$(CSIM_BIN) tools/test_slurm.sh
 
 clean:
 	rm -rf build csim

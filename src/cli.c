@@ -14,6 +14,8 @@ static const char* const kUsage =
     "commands:\n"
     "  run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
     "                         simulate a scenario and write an HDF5 file\n"
+    "  run A.yaml B.yaml... [--batch LIST] [--skip-complete] [--log-dir DIR]\n"
+    "                         several scenarios in one process (exit status: the worst)\n"
     "  solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n"
     "        [--csv FILE]\n"
     "                         solve stored frictional contact problems (FCLib format)\n"
@@ -21,6 +23,11 @@ static const char* const kUsage =
     "                         print what the URDF parser understood\n"
     "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
     "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n"
+    "  sweep SPEC.yaml [--out DIR]\n"
+    "                         expand a parameter sweep into runnable points for make, SLURM\n"
+    "                         or GNU parallel\n"
+    "  merge DIR [--out FILE.csv|FILE.h5]\n"
+    "                         one table of a sweep's results, one row per point\n"
     "\n"
     "options:\n"
     "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
@@ -55,6 +62,8 @@ int cli_main(int argc, char** argv) {
   if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "solve")) return cli_solve(argc - 2, argv + 2);
   if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
+  if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 2, argv + 2, argv[0]);
+  if (!strcmp(cmd, "merge")) return cli_merge(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;
 }

@@ -1,4 +1,4 @@
-// cli.h — the command line: subcommands run, solve, info, compare (DESIGN.md "Command line").
+// cli.h — the command line: subcommands run, solve, info, compare, sweep, merge (DESIGN.md "Command line").
 //
 // Exit codes: 0 success, 1 run failed (or compare found differences), 2 bad input.
 #ifndef CSIM_CLI_H
@@ -27,6 +27,12 @@ int cli_solve(int argc, char** argv);
 
 // `csim compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...`; returns 0, 1 or 2
 int cli_compare(int argc, char** argv);
+
+// `csim sweep SPEC.yaml [--out DIR]` (sweep.h); argv0 locates this executable; returns 0 or 2
+int cli_sweep(int argc, char** argv, const char* argv0);
+
+// `csim merge DIR [--out FILE]` (merge.h); returns 0 all complete, 1 some not, 2 bad input
+int cli_merge(int argc, char** argv);
 
 // print the versions of csim and of the libraries it was built with
 void cli_print_versions(FILE* f);

@@ -1,4 +1,6 @@
 // cli_run.c — `csim run` (time stepping with recording and a summary) and `csim compare`.
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -12,20 +14,31 @@
 #include "compliant.h"
 #include "error.h"
 #include "fclib.h"
+#include "merge.h"
 #include "record.h"
 #include "scenario.h"
 #include "sim.h"
 
 static const char* const kRunUsage =
-    "usage: csim run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
+    "usage: csim run SCENARIO.yaml... [--batch LIST]... [--set key=value]... [--out FILE]\n"
+    "                [--quiet] [--skip-complete] [--log-dir DIR]\n"
     "\n"
     "Simulates the scenario and writes one HDF5 file (output.path, or --out).\n"
+    "Several scenarios run one after the other in this process, each with its own output and\n"
+    "exit status; a failed one does not stop the others.\n"
+    "  --batch LIST      also run the scenario files listed in LIST, one path per line\n"
+    "                    (relative to the current directory; blank lines and # comments skipped)\n"
+    "  --skip-complete   do not rerun a scenario whose output exists with complete = 1\n"
+    "  --log-dir DIR     append each scenario's messages (stdout and stderr) to DIR/STEM.log,\n"
+    "                    STEM = the scenario file name without .yaml; each attempt ends with\n"
+    "                    \"csim run: exit status N\"\n"
     "  --set key=value   override any scenario key before validation (repeatable), e.g.\n"
     "                    --set solver.tolerance=1e-6 --set robots.0.q0=[0,0,1,0,0,0,1]\n"
     "  --out FILE        output file (overrides output.path)\n"
     "  --quiet           no progress and no summary\n"
     "exit codes: 0 success, 1 the run failed (divergence, solver failure with\n"
-    "solver.on_failure: stop, interrupted, output error), 2 bad input\n";
+    "solver.on_failure: stop, interrupted, output error), 2 bad input; with several\n"
+    "scenarios, the worst of their codes (an interrupt ends the batch)\n";
 
 static const char* const kCompareUsage =
     "usage: csim compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
@@ -285,13 +298,120 @@ static csim_status dump_problem(const sim* S, const char* out, long k, int quiet
   return st;
 }
 
+static int run_one(const char* path, const char* const* sets, int nset, const char* outp, int quiet,
+                   int skip_complete);
+
+// scenario paths of one csim run invocation (argv entries are borrowed, --batch lines owned)
+typedef struct {
+  char** v;
+  unsigned char* owned;
+  int n, cap;
+} run_list;
+
+static int list_add(run_list* l, const char* p, int copy) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char** v = realloc(l->v, sizeof(char*) * (size_t)cap);
+    if (!v) return 1;
+    l->v = v;
+    unsigned char* o = realloc(l->owned, (size_t)cap);
+    if (!o) return 1;
+    l->owned = o;
+    l->cap = cap;
+  }
+  char* s = copy ? strdup(p) : (char*)p;
+  if (!s) return 1;
+  l->v[l->n] = s;
+  l->owned[l->n++] = (unsigned char)copy;
+  return 0;
+}
+
+static void list_free(run_list* l) {
+  for (int i = 0; i < l->n; i++)
+    if (l->owned[i]) free(l->v[i]);
+  free(l->v);
+  free(l->owned);
+}
+
+// --batch LIST: one scenario path per line; returns 0, or 1 after printing the problem
+static int read_batch(const char* file, run_list* l) {
+  FILE* f = fopen(file, "r");
+  if (!f) {
+    fprintf(stderr, "csim: error: run: --batch %s: cannot open: %s\n", file, strerror(errno));
+    return 1;
+  }
+  char line[4096];
+  int ln = 0, bad = 0;
+  while (!bad && fgets(line, sizeof(line), f)) {
+    ln++;
+    size_t n = strlen(line);
+    if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
+      fprintf(stderr, "csim: error: run: --batch %s:%d: line longer than %zu characters\n", file,
+              ln, sizeof(line) - 2);
+      bad = 1;
+      break;
+    }
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ')) line[--n] = 0;
+    char* s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s && *s != '#') bad = list_add(l, s, 1);
+  }
+  if (!bad && ferror(f)) {
+    fprintf(stderr, "csim: error: run: --batch %s: read error\n", file);
+    bad = 1;
+  }
+  fclose(f);
+  return bad;
+}
+
+// --log-dir: point stdout and stderr at DIR/STEM.log for one scenario; saved gets the old fds
+static int log_begin(const char* dir, const char* scenario, int saved[2]) {
+  const char* b = strrchr(scenario, '/');
+  b = b ? b + 1 : scenario;
+  size_t n = strlen(b);
+  if (n > 5 && !strcmp(b + n - 5, ".yaml")) n -= 5;
+  else if (n > 4 && !strcmp(b + n - 4, ".yml")) n -= 4;
+  char path[4096];
+  if (snprintf(path, sizeof(path), "%s/%.*s.log", dir, (int)n, b) >= (int)sizeof(path)) {
+    fprintf(stderr, "csim: error: run: --log-dir: path too long for %s\n", scenario);
+    return 1;
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);  // a resumed point keeps its history
+  if (fd < 0) {
+    fprintf(stderr, "csim: error: run: --log-dir: cannot create %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  saved[0] = dup(STDOUT_FILENO);
+  saved[1] = dup(STDERR_FILENO);
+  dup2(fd, STDOUT_FILENO);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+  return 0;
+}
+
+// end of one scenario's attempt in its log: its exit status, then the old stdout and stderr back
+static void log_end(int rc, const int saved[2]) {
+  printf("csim run: exit status %d\n", rc);
+  fflush(stdout);
+  fflush(stderr);
+  for (int k = 0; k < 2; k++) {
+    if (saved[k] < 0) continue;
+    dup2(saved[k], k == 0 ? STDOUT_FILENO : STDERR_FILENO);
+    close(saved[k]);
+  }
+}
+
 int cli_run(int argc, char** argv) {
-  const char* path = NULL;
   const char* outp = NULL;
-  int quiet = 0, nset = 0;
+  const char* logdir = NULL;
+  int quiet = 0, nset = 0, skip_complete = 0;
+  run_list paths = {NULL, 0, 0, 0};
   const char** sets = calloc((size_t)argc + 1, sizeof(char*));
   if (!sets) return CSIM_ERR_RUN;
-  for (int i = 0; i < argc; i++) {
+  int bad = 0;
+  for (int i = 0; i < argc && !bad; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(kRunUsage, stdout);
       free(sets);
@@ -300,24 +420,52 @@ int cli_run(int argc, char** argv) {
       sets[nset++] = argv[++i];
     } else if (!strncmp(argv[i], "--set=", 6)) {
       sets[nset++] = argv[i] + 6;
+    } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+      bad = read_batch(argv[++i], &paths);
+    } else if (!strcmp(argv[i], "--skip-complete")) {
+      skip_complete = 1;
+    } else if (!strcmp(argv[i], "--log-dir") && i + 1 < argc) {
+      logdir = argv[++i];
     } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
       outp = argv[++i];
     } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
       quiet = 1;
-    } else if (argv[i][0] == '-' || path) {
+    } else if (argv[i][0] == '-') {
       fprintf(stderr, "csim: error: run: unexpected argument '%s'\n%s", argv[i], kRunUsage);
-      free(sets);
-      return CSIM_ERR_INPUT;
+      bad = 1;
     } else {
-      path = argv[i];
+      bad = list_add(&paths, argv[i], 0);
     }
   }
-  if (!path) {
+  if (!bad && paths.n == 0) {
     fprintf(stderr, "csim: error: run: missing SCENARIO.yaml\n%s", kRunUsage);
-    free(sets);
-    return CSIM_ERR_INPUT;
+    bad = 1;
   }
+  if (!bad && outp && paths.n > 1) {
+    fprintf(stderr, "csim: error: run: --out names one file but %d scenarios were given: set "
+            "output.path in each scenario instead\n", paths.n);
+    bad = 1;
+  }
+  int rc = bad ? CSIM_ERR_INPUT : CSIM_OK;
+  for (int k = 0; k < paths.n && !bad; k++) {
+    int saved[2] = {-1, -1};
+    if (logdir && log_begin(logdir, paths.v[k], saved) != 0) {
+      rc = CSIM_ERR_INPUT;  // the log directory is unusable: every scenario would fail alike
+      break;
+    }
+    int rk = run_one(paths.v[k], sets, nset, outp, quiet, skip_complete);
+    if (logdir) log_end(rk, saved);
+    if (rk > rc) rc = rk;   // 2 (bad input) > 1 (run failed) > 0
+    if (g_stop) break;      // interrupted: the rest of the batch is not started
+  }
+  list_free(&paths);
+  free(sets);
+  return rc;
+}
 
+// one scenario: load, simulate, record, summarise; returns its exit code
+static int run_one(const char* path, const char* const* sets, int nset, const char* outp, int quiet,
+                   int skip_complete) {
   csim_error err;
   err_clear(&err);
   scn_config* cfg = NULL;
@@ -326,11 +474,14 @@ int cli_run(int argc, char** argv) {
   int rc = CSIM_OK;
   if (scn_load(path, sets, nset, &cfg, &err) != CSIM_OK) {
     err_print(&err, stderr);
-    free(sets);
     return CSIM_ERR_INPUT;
   }
-  free(sets);
   const char* out = outp ? outp : cfg->output_path;
+  if (skip_complete && mrg_output_complete(out)) {  // resumed sweeps: done before, not rerun
+    if (!quiet) printf("csim run: %s — skipped: %s is complete\n", cfg->name, out);
+    scn_free(cfg);
+    return CSIM_OK;
+  }
   csim_status st = sim_create(cfg, &S, &err);
   if (st != CSIM_OK) {
     err_print(&err, stderr);
@@ -341,6 +492,9 @@ int cli_run(int argc, char** argv) {
   run_sets ds;
   memset(&ds, 0, sizeof(ds));
   st = rec_open(out, &f, &err);
+  // a short run's datasets in one chunk each, not ~64 KB each (sweeps of short points: README)
+  long rows_expected = (long)llround(cfg->duration / cfg->dt) / cfg->output_every + 1;
+  if (!st && rows_expected < 512) st = rec_set_chunk_rows(f, rows_expected < 64 ? 64 : (size_t)rows_expected, &err);
   if (!st) st = attributes(f, cfg, S->m, &err);
   if (!st) st = declare(f, S->m, &ds, &err);
   if (!st && S->cmpl) st = cmpl_record_declare(S->cmpl, f, &err);  // /compliant datasets
@@ -473,6 +627,12 @@ int cli_run(int argc, char** argv) {
 
   // close: complete = 1 only when every step ran
   csim_error cerr;
+  err_clear(&cerr);
+  // for csim merge: the run's exit status, step count and wall time (best effort: a failed
+  // attribute write is reported by rec_close's flush below)
+  if (rec_attr_int(f, NULL, "exit_status", rc, &cerr) == CSIM_OK &&
+      rec_attr_int(f, NULL, "steps", (int)r.steps, &cerr) == CSIM_OK)
+    rec_attr_double(f, NULL, "wall_time", r.wall, &cerr);
   err_clear(&cerr);
   if (rec_close(f, rc == CSIM_OK, rc == CSIM_OK ? NULL : failure, &cerr) != CSIM_OK) {
     err_print(&cerr, stderr);
