@@ -425,8 +425,12 @@ START_TEST(make_interrupt_resume_merge) {
   kill(-pid, SIGINT);
   int ws = 0;
   waitpid(pid, &ws, 0);
-  struct timespec ts = {0, 300 * 1000 * 1000};  // let the interrupted runs close their files
-  nanosleep(&ts, NULL);
+  // the interrupted runs may outlive make: wait until the whole process group is gone (they
+  // close their files on SIGINT), at most 60 s, however loaded the machine
+  for (int t = 0; t < 6000 && kill(-pid, 0) == 0; t++) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
 
   int complete[6], ncomplete = 0, interrupted = 0;
   struct stat before[6];
