@@ -21,6 +21,10 @@ static const char* const kUsage =
     "                         print what the URDF parser understood\n"
     "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
     "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n"
+    "  plot RUN.h5 [more.h5...] [--out FILE.png] [--panels LIST]\n"
+    "                         PNG of energy, eps_abs, iterations, contacts, forces, slip, timing\n"
+    "  replay RUN.h5 [--out FILE.html]\n"
+    "                         self-contained 3-D replay page (open it in a browser)\n"
     "\n"
     "options:\n"
     "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
@@ -55,6 +59,8 @@ int cli_main(int argc, char** argv) {
   if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "solve")) return cli_solve(argc - 2, argv + 2);
   if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
+  if (!strcmp(cmd, "plot")) return cli_plot(argc - 2, argv + 2);
+  if (!strcmp(cmd, "replay")) return cli_replay(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;
 }
