@@ -209,6 +209,10 @@ def main(argv):
                               else "time per step (%s)" % units(r.f, "/timing/step"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")
+        if not any(np.isfinite(np.asarray(ln.get_ydata(), dtype=float)).any()
+                   for ln in ax.get_lines()):
+            ax.text(0.5, 0.5, "no data in these rows (no contacts)", transform=ax.transAxes,
+                    ha="center", va="center", fontsize=10, color="0.3")
     for n in range(len(panels), nrow * ncol):
         axes[n // ncol][n % ncol].set_visible(False)
     for c in range(ncol):
