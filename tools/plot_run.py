@@ -201,14 +201,15 @@ def main(argv):
                 ve = r.flat["/contacts/velocity"]
                 y = r.per_contact(lambda v: np.hypot(v[:, 0], v[:, 1]).max(), ve)
                 line(ax, r, k, t, y, "max |v_T|")
-                ax.set_yscale("symlog", linthresh=1e-6)
                 ax.set_ylabel("slip velocity (%s)" % units(r.f, "/contacts/velocity"))
             elif name == "timing":
                 line(ax, r, k, t, d["/timing/step"] * 1e6, "step")
                 ax.set_ylabel("time per step (µs)" if units(r.f, "/timing/step") == "s"
                               else "time per step (%s)" % units(r.f, "/timing/step"))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
+        nl = len(ax.get_lines())
+        ax.legend(fontsize=6.5 if nl > 4 else 7, loc="best", ncol=2 if nl > 4 else 1,
+                  framealpha=0.7)
         if not any(np.isfinite(np.asarray(ln.get_ydata(), dtype=float)).any()
                    for ln in ax.get_lines()):
             ax.text(0.5, 0.5, "no data in these rows (no contacts)", transform=ax.transAxes,
