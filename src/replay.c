@@ -455,6 +455,9 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
   info->complete = complete != 0;
   snprintf(info->failure, sizeof(info->failure), "%s", fail ? fail : "");
   if (!st) st = rows_read(f, run, &r, err);
+  if (!st && r.rows == 0)
+    st = err_set(err, CSIM_ERR_INPUT, run, 0, 0, "/time",
+                 "the run has no rows to replay (it stopped before its first recorded step)");
   info->rows = r.rows;
 
   // the model, rebuilt by csim from the scenario as run

@@ -39,8 +39,9 @@ static int sh(char* out, size_t n, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(cmd, sizeof(cmd), fmt, ap);
   va_end(ap);
-  strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-  FILE* p = popen(cmd, "r");
+  char full[4200];
+  snprintf(full, sizeof(full), "{ %s ; } 2>&1", cmd);
+  FILE* p = popen(full, "r");
   if (!p) return -1;
   size_t k = fread(out, 1, n - 1, p);
   out[k] = '\0';
@@ -170,6 +171,12 @@ START_TEST(bad_input) {
   rc = sh(out, sizeof(out), "%s tests/check_plot.py %s/cut.json %s %s/cut.h5", py(), g_dir,
           ALL_PANELS, g_dir);
   ck_assert_msg(rc == 0, "%s", out);
+  // a file without the energy audit datasets (older csim): the energy panel has three lines
+  rc = sh(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/old.h5 300 --drop-audit && "
+          "%s plot %s/old.h5 --panels energy --json %s/old.json && "
+          "%s tests/check_plot.py %s/old.json energy %s/old.h5 && grep -c work %s/old.json",
+          py(), g_dir, g_dir, csim_bin(), g_dir, g_dir, py(), g_dir, g_dir, g_dir);
+  ck_assert_msg(rc == 1 && strstr(out, "check_plot: ok") && strstr(out, "\n0\n"), "%s", out);
   rc = sh(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_dir);
   ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 frames of 300 rows") &&
                     strstr(out, "1 contacts past the end"), "%s", out);
@@ -179,6 +186,14 @@ START_TEST(bad_input) {
     rc = sh(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", py(), g_dir);
     ck_assert_msg(rc == 0, "%s", out);
   }
+  // a run with no rows: the plot says there is no data, the replay refuses
+  run_scenario("scenarios/cube_drop.yaml", "zero", "--set integrator.duration=0");
+  rc = sh(out, sizeof(out), "%s plot %s/zero.h5 --json %s/zero.json && "
+          "%s tests/check_plot.py %s/zero.json %s %s/zero.h5", csim_bin(), g_dir, g_dir, py(),
+          g_dir, ALL_PANELS, g_dir);
+  ck_assert_msg(rc == 0, "%s", out);
+  rc = sh(out, sizeof(out), "%s replay %s/zero.h5", csim_bin(), g_dir);
+  ck_assert_msg(rc == 2 && strstr(out, "no rows to replay"), "%d: %s", rc, out);
   // python without matplotlib / no python at all: a message saying what to install
   char wrap[300];
   snprintf(wrap, sizeof(wrap), "%s/nosite.sh", g_dir);
