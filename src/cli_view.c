@@ -173,7 +173,11 @@ int cli_replay(int argc, char** argv) {
   printf("csim replay: %s: %ld frames of %ld rows, %d bodies, %d geometries, %ld contacts, "
          "%.1f kB in %.2f s\n", out, info.frames, info.rows, info.bodies, info.geoms,
          info.contacts, (double)info.bytes / 1024.0, secs);
-  printf("  open it in a browser: xdg-open %s   (or file://%s%s%s)\n", out,
-         out[0] == '/' ? "" : "$PWD", out[0] == '/' ? "" : "/", out);
+  if (info.bytes > 50L * 1024 * 1024)  // browsers slow down on pages this large
+    printf("  the page is %.0f MB: --every K keeps every K-th row\n",
+           (double)info.bytes / (1024.0 * 1024.0));
+  char* abs = realpath(out, NULL);
+  printf("  open it in a browser: xdg-open %s   (or file://%s)\n", out, abs ? abs : out);
+  free(abs);
   return CSIM_OK;
 }
