@@ -5,7 +5,8 @@ usage: check_replay.py fall HTML RUN.h5 T0 T1   the page at #t=T0 and #t=T1: scr
                                                 the (orange) body's pixel centroid moves down,
                                                 no console message, the page's status has no
                                                 error; body 1's poses in the page equal the free
-                                                base pose of /state/q
+                                                base pose of /state/q; the last row's
+                                                contact and slip counts are the file's
        check_replay.py bodies HTML N            the page draws N moving bodies, without error
 
 Exit 0 when all hold, 1 with a message when not, 3 when chromium is not installed.
@@ -124,8 +125,19 @@ def main():
         dp = np.abs(pose[:, 0, :3] - q[:, :3]).max()
         if dp > 1e-5 or dq > 1e-5:
             fail("page poses differ from /state/q: position %.3g, quaternion %.3g" % (dp, dq))
+        # the last row's contacts: count, and slip where |v_T| > the page's slip velocity
+        f = h5py.File(run, "r")
+        last = (d["frames"] - 1) * d["every"]
+        off, cnt = int(f["/contacts/offset"][last]), int(f["/contacts/count"][last])
+        v = f["/contacts/velocity"][off:off + cnt]
+        slip = int((np.hypot(v[:, 0], v[:, 1]) > d["slip_velocity"]).sum())
+        s2 = status(html, float(f["/time"][last]))
+        if s2.get("contacts") != cnt or s2.get("slip") != slip or cnt == 0:
+            fail("last row: the page shows %s contacts (%s slip), the file has %d (%d slip)"
+                 % (s2.get("contacts"), s2.get("slip"), cnt, slip))
         print("check_replay: ok: body at y %.1f px (t = %g) -> %.1f px (t = %g), %d/%d px; "
-              "poses match /state/q (%.1e m)" % (ya, t0, yb, t1, na, nb, dp))
+              "poses match /state/q (%.1e m); last row %d contacts, %d slipping"
+              % (ya, t0, yb, t1, na, nb, dp, cnt, slip))
     elif mode == "bodies":
         html, n = sys.argv[2], int(sys.argv[3])
         st = status(html)
