@@ -13,6 +13,8 @@ DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapac
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
              libmujoco-dev libsiconos-numerics-dev \
              slurm-wlm munge parallel
+# csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
+DEB_PKGS  += chromium python3-pil
 
 CC        ?= cc
 BUILD     ?= build
@@ -95,6 +97,12 @@ deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+	@# three.js for csim replay, from the npm registry (tools/replay/package-lock.json); npm from
+	@# Debian only where no npm is installed (a NodeSource nodejs brings its own)
+	@command -v npm >/dev/null 2>&1 || { echo "installing: nodejs npm"; SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm >/dev/null || exit 1; }
+	@test -f tools/replay/node_modules/three/build/three.module.min.js || \
+	  (cd tools/replay && npm ci --no-audit --no-fund --loglevel=error)
 
 # The README's test command: unit suites, then the same suites under ASan+UBSan.
 test: test-unit test-san
@@ -110,6 +118,8 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./csim run scenarios/solo12_stand.yaml
 	@echo "open it with: /usr/bin/python3 -c \"import h5py; f = h5py.File('out/solo12_stand.h5'); print(list(f), f['/state/q'].shape)\""
+	@echo "plot it:      ./csim plot out/solo12_stand.h5        (writes out/solo12_stand.png)"
+	@echo "replay it:    ./csim replay out/solo12_stand.h5 && xdg-open out/solo12_stand.html"
 
 # Speed table (median of 5 runs, recording on/off) and the no-allocation check (valgrind).
 bench: $(CSIM_BIN)

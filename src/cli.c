@@ -28,6 +28,10 @@ static const char* const kUsage =
     "                         or GNU parallel\n"
     "  merge DIR [--out FILE.csv|FILE.h5]\n"
     "                         one table of a sweep's results, one row per point\n"
+    "  plot RUN.h5 [more.h5...] [--out FILE.png] [--panels LIST]\n"
+    "                         PNG of energy, eps_abs, iterations, contacts, forces, slip, timing\n"
+    "  replay RUN.h5 [--out FILE.html]\n"
+    "                         self-contained 3-D replay page (open it in a browser)\n"
     "\n"
     "options:\n"
     "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
@@ -64,6 +68,8 @@ int cli_main(int argc, char** argv) {
   if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
   if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 2, argv + 2, argv[0]);
   if (!strcmp(cmd, "merge")) return cli_merge(argc - 2, argv + 2);
+  if (!strcmp(cmd, "plot")) return cli_plot(argc - 2, argv + 2);
+  if (!strcmp(cmd, "replay")) return cli_replay(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;
 }

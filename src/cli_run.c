@@ -157,6 +157,10 @@ static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_mode
   if (!st) st = rec_attr_string(f, NULL, "csim_version", CSIM_VERSION, err);
   if (!st) st = rec_attr_string(f, NULL, "scenario", cfg->text ? cfg->text : "", err);
   if (!st) st = rec_attr_string(f, NULL, "scenario_name", cfg->name, err);
+  // where the scenario's relative paths resolve: `csim replay` rebuilds the model from it
+  char* sdir = realpath(cfg->dir ? cfg->dir : ".", NULL);
+  if (!st) st = rec_attr_string(f, NULL, "scenario_dir", sdir ? sdir : cfg->dir, err);
+  free(sdir);
   if (!st) st = rec_attr_string(f, NULL, "contact_model", scn_contact_model_names[cfg->model], err);
   if (!st)  // compliant laws use no rigid solver: "none"
     st = rec_attr_string(f, NULL, "solver",
