@@ -32,6 +32,11 @@ static const char* const kUsage =
     "                         PNG of energy, eps_abs, iterations, contacts, forces, slip, timing\n"
     "  replay RUN.h5 [--out FILE.html]\n"
     "                         self-contained 3-D replay page (open it in a browser)\n"
+    "  validate cubetoss [--data FILE.h5] [--group G] [--model M]... [--params FILE] [--jobs N]\n"
+    "        [--out DIR] [--tosses N|A-B]\n"
+    "                         every contact model against recorded real cube tosses (seed 003)\n"
+    "  identify cubetoss [--model M]... [--jobs N] [--tosses N|A-B] [--out FILE.yaml]\n"
+    "                         fit contact parameters to the tosses (mean e_q)\n"
     "\n"
     "options:\n"
     "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
@@ -70,6 +75,8 @@ int cli_main(int argc, char** argv) {
   if (!strcmp(cmd, "merge")) return cli_merge(argc - 2, argv + 2);
   if (!strcmp(cmd, "plot")) return cli_plot(argc - 2, argv + 2);
   if (!strcmp(cmd, "replay")) return cli_replay(argc - 2, argv + 2);
+  if (!strcmp(cmd, "validate")) return cli_validate(argc - 2, argv + 2);
+  if (!strcmp(cmd, "identify")) return cli_identify(argc - 2, argv + 2);
   fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
   return CSIM_ERR_INPUT;
 }

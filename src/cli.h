@@ -40,6 +40,14 @@ int cli_plot(int argc, char** argv);
 // `csim replay RUN.h5 [--out FILE.html] [--every K] [--scenario-dir DIR]` (replay.h); returns 0 or 2
 int cli_replay(int argc, char** argv);
 
+// `csim validate cubetoss [options]`: every contact model against recorded cube tosses (seed 003
+// eq. 3, Tab. III); returns 0, 1 (output error) or 2 (bad input)
+int cli_validate(int argc, char** argv);
+
+// `csim identify cubetoss [options]`: fit contact parameters to the tosses (mean e_q) and write
+// a params file; returns 0, 1 or 2
+int cli_identify(int argc, char** argv);
+
 // print the versions of csim and of the libraries it was built with
 void cli_print_versions(FILE* f);
 

@@ -164,6 +164,11 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
 }
 
 csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
+  return sim_create_urdf(cfg, NULL, out, err);
+}
+
+csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text, sim** out,
+                            csim_error* err) {
   *out = NULL;
   sim* s = calloc(1, sizeof(*s));
   if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
@@ -185,7 +190,10 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
     for (int k = 0; k < R->npackage_paths; k++) pk[k] = R->package_paths[k];
     urdf_options uo = urdf_default_options();
     uo.package_paths = pk;
-    st = urdf_load(R->urdf_path, &uo, &s->urdf[r], err);
+    if (urdf_text && urdf_text[r])  // a URDF made in memory (csim validate's cube)
+      st = urdf_load_string(urdf_text[r], R->urdf, cfg->dir, &uo, &s->urdf[r], err);
+    else
+      st = urdf_load(R->urdf_path, &uo, &s->urdf[r], err);
     free(pk);
     if (st != CSIM_OK) break;
     specs[r].urdf = s->urdf[r];

@@ -111,6 +111,10 @@ typedef struct sim {
 
 // build model, data, collision, contact and solver from a validated scenario
 csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err);
+// the same with robot r's URDF read from urdf_text[r] instead of robots.r.urdf when that entry
+// is not NULL (urdf_text may be NULL); robots.r.urdf then only names it in messages
+csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text, sim** out,
+                            csim_error* err);
 void sim_free(sim* s);
 
 // one time step; returns CSIM_ERR_RUN (with err naming the step and time) on divergence or
