@@ -144,9 +144,9 @@ static int select_tosses(const char* spec, int ntoss, int** idx, int* n) {
   if (spec) {
     char* end;
     long x = strtol(spec, &end, 10);
-    if (end != spec && *end == 0 && x >= 1) {
-      b = (int)(x < ntoss ? x : ntoss) - 1;
-    } else if (end != spec && *end == '-' && x >= 0) {
+    if (end != spec && *end == 0 && x >= 1 && x <= ntoss) {
+      b = (int)x - 1;
+    } else if (end != spec && *end == '-' && x >= 0 && x < ntoss) {
       char* e2;
       long y = strtol(end + 1, &e2, 10);
       if (e2 == end + 1 || *e2 || y < x || y >= ntoss) goto bad;
@@ -155,7 +155,6 @@ static int select_tosses(const char* spec, int ntoss, int** idx, int* n) {
     } else {
       goto bad;
     }
-    if (x >= ntoss) goto bad;
   }
   *n = b - a + 1;
   *idx = malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
@@ -163,14 +162,22 @@ static int select_tosses(const char* spec, int ntoss, int** idx, int* n) {
   for (int i = 0; i < *n; i++) (*idx)[i] = a + i;
   return 0;
 bad:
-  fprintf(stderr, "csim: error: --tosses expects N >= 1 or A-B with 0 <= A <= B < %d, got '%s'\n", ntoss, spec);
+  fprintf(stderr, "csim: error: --tosses expects N in [1, %d] or A-B with 0 <= A <= B < %d, got '%s'\n", ntoss,
+          ntoss, spec);
   return -1;
 }
 
 // the parameters of one model: from --params, or the shipped ones
 static csim_status model_params(const char* text, const char* file, const char* name, ct_model* m,
                                 csim_error* err) {
-  return ct_params_parse(text, file, name, m, err);
+  int found = 0;
+  csim_status st = ct_params_parse(text, file, name, m, &found, err);
+  // a model the file does not name would otherwise run silently with the scenario defaults
+  if (st == CSIM_OK && !found)
+    st = err_set(err, CSIM_ERR_INPUT, file, 0, 0, name,
+                 "no parameters for model '%s' (name it in the file, `%s: {}` for the scenario defaults, "
+                 "or choose models with --model)", name, name);
+  return st;
 }
 
 static int cmp_dbl(const void* a, const void* b) {

@@ -520,9 +520,10 @@ static const char* const kParamKeys[] = {"friction", "restitution", "baumgarte",
                                          "friction_damping", NULL};
 
 csim_status ct_params_parse(const char* text, const char* file, const char* name, ct_model* mdl,
-                            csim_error* err) {
+                            int* found, csim_error* err) {
   snprintf(mdl->name, sizeof(mdl->name), "%s", name);
   mdl->np = 0;
+  *found = 0;
   ytree_source src = {file, 0, 0, NULL};
   ytree_node* root = NULL;
   csim_status st = ytree_parse(text, strlen(text), &src, &root, err);
@@ -544,6 +545,7 @@ csim_status ct_params_parse(const char* text, const char* file, const char* name
                    "expected a map of contact keys to numbers");
   }
   const ytree_entry* M = st == CSIM_OK ? ytree_map_get(root, name) : NULL;
+  *found = M != NULL;
   for (int e = 0; M && e < M->value->n && st == CSIM_OK; e++) {
     const ytree_entry* E = &M->value->entries[e];
     char key[96];

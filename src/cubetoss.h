@@ -109,10 +109,10 @@ double ct_mean_eq(const ct_result* res, int n);
 //   hunt_crossley: {friction: 0.1, stiffness: 15500, damping: 1.3}
 // csim identify writes it; csim validate --params reads it.
 
-// the parameters of `name` in a params text (file names the text in messages); mdl->np = 0 and
-// CSIM_OK when the text has no entry for it
+// the parameters of `name` in a params text (file names the text in messages); *found = 0 (and
+// mdl->np = 0) when the text has no entry for it (an entry `name: {}` means the scenario defaults)
 csim_status ct_params_parse(const char* text, const char* file, const char* name, ct_model* mdl,
-                            csim_error* err);
+                            int* found, csim_error* err);
 
 // read a whole params file (CSIM_ERR_INPUT when missing or malformed); free the text
 csim_status ct_params_read(const char* path, char** text, csim_error* err);

@@ -186,8 +186,11 @@ START_TEST(validation_of_five_tosses_is_finite_for_every_model) {
   for (int mi = 0; scn_contact_model_names[mi]; mi++) {
     ct_model m;
     csim_error err;
-    ck_assert_int_eq(ct_params_parse(ct_default_params(), "built-in", scn_contact_model_names[mi], &m, &err),
-                     CSIM_OK);
+    int found = 0;
+    ck_assert_int_eq(
+        ct_params_parse(ct_default_params(), "built-in", scn_contact_model_names[mi], &m, &found, &err),
+        CSIM_OK);
+    ck_assert_int_eq(found, 1);  // csim ships parameters for every model
     ck_assert_int_gt(m.np, 0);
     ct_result r1[5], r2[5];
     ct_options o1 = {10, 1, NULL, 0}, o2 = {10, 2, NULL, 0};
@@ -332,6 +335,7 @@ START_TEST(bad_inputs_exit_2_and_write_nothing) {
     ck_assert_msg(stat(res, &sb) != 0, "%s: the output directory was created", args);
   }
   // a params file with a misspelt key names file, line and column
+  struct stat sb;
   char pf[256];
   snprintf(pf, sizeof(pf), "%s/p.yaml", dir);
   FILE* f = fopen(pf, "w");
@@ -341,10 +345,15 @@ START_TEST(bad_inputs_exit_2_and_write_nothing) {
            csim_bin(), pf, res);
   ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "p.yaml:3:3") && strstr(out, "frictoin"), "%s", out);
+  // a model the file does not name is an error, not a silent run with the scenario defaults
+  snprintf(cmd, sizeof(cmd), "%s validate cubetoss --tosses 2 --model lcp --params %s --out %s", csim_bin(), pf,
+           res);
+  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_msg(strstr(out, "no parameters for model 'lcp'"), "%s", out);
+  ck_assert(stat(res, &sb) != 0);
   snprintf(cmd, sizeof(cmd), "%s identify cubetoss --data %s --group g --out %s/q.yaml", csim_bin(), nanfile, dir);
   ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
   snprintf(cmd, sizeof(cmd), "%s/q.yaml", dir);
-  struct stat sb;
   ck_assert(stat(cmd, &sb) != 0);
   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
   ck_assert_int_eq(system(cmd), 0);
