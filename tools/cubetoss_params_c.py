@@ -3,7 +3,8 @@
 
 usage: /usr/bin/python3 tools/cubetoss_params_c.py PARAMS.yaml... > src/cubetoss_params.c
 
-The files are copied verbatim (comments included: date, data, split, scores), in the order given;
+The files are copied (comments included: date, data, split, scores; repeated comment lines once),
+in the order given;
 a model that appears twice keeps its first entry (csim's params reader rejects duplicate keys).
 """
 import sys
@@ -12,6 +13,8 @@ lines, seen = [], set()
 for path in sys.argv[1:]:
     with open(path) as f:
         for ln in f.read().splitlines():
+            if ln.startswith("#") and ln in lines:
+                continue  # the header comments every file repeats
             if ln and not ln.startswith("#") and ":" in ln:
                 name = ln.split(":", 1)[0].strip()
                 if name in seen:
