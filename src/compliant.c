@@ -237,6 +237,20 @@ double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, dou
 
 //---------------------------------- state -----------------------------------------------------
 
+size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon) {
+  if (maxcon < 1) maxcon = 1;
+  size_t mc = (size_t)maxcon, n3 = 3 * mc, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), npiv = n3 > nv ? n3 : nv;
+  size_t D = sizeof(double), I = sizeof(int);
+  // the callocs of cmpl_create, in its order
+  size_t b = sizeof(cmpl_data) + n3 * I + 2 * n3 * D + 2 * mc * D + mc * I + mc * D +
+             6 * n3 * D + 9 * mc * D + n3 * n3 * D + npiv * I + mc * sizeof(cmpl_point) +
+             mc * sizeof(cmpl_eval) + nq * D + nv * D + n3 * I + n3 * D;
+  if (cfg->scheme == SCN_INT_IMPLICIT_EULER)
+    b += nq * D + 7 * nv * D + nv * nv * D + contact_bytes(m, maxcon);
+  return b;
+}
+
 csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, cmpl_data** out,
                         csim_error* err) {
   *out = NULL;

@@ -210,6 +210,9 @@ typedef struct cmpl_data {
   rec_dataset* ds_x;
 } cmpl_data;
 
+// bytes cmpl_create allocates for maxcon contacts
+size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon);
+
 // create the state for a model with nv dofs, nq coordinates and buffers of maxcon contacts
 csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, cmpl_data** out,
                         csim_error* err);

@@ -53,6 +53,16 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   return CSIM_OK;
 }
 
+size_t contact_bytes(const sim_model* m, int maxcon) {
+  if (maxcon < 1) maxcon = 1;
+  size_t mc = (size_t)maxcon, n3 = 3 * mc, D = sizeof(double), I = sizeof(int);
+  size_t nv = (size_t)(m->nv > 0 ? m->nv : 1), ch = 2 * (size_t)(m->maxdepth > 0 ? m->maxdepth : 1);
+  // the callocs of contact_create, in its order
+  return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
+         mc * I + mc * ch * I + n3 * ch * D + n3 * nv * D + n3 * n3 * D + 3 * n3 * D + mc * D +
+         n3 * D + n3 * I + 3 * n3 * D;
+}
+
 void contact_free(contact_data* c) {
   if (!c) return;
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);

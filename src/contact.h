@@ -75,6 +75,9 @@ typedef struct {
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);
 void contact_free(contact_data* c);
 
+// bytes contact_create allocates for maxcon contacts (the dense G dominates: 72 maxcon^2)
+size_t contact_bytes(const sim_model* m, int maxcon);
+
 // build frames, Jacobians, G and g for the contacts c->con[0..ncon) (c->ncon set by the caller)
 // from the current kinematics and factor of M (d), the free velocity vfree and the velocity
 // before the step v (restitution); fills lambda with the warm start

@@ -141,6 +141,7 @@ typedef struct {
   double friction_stiffness, friction_damping; // tangential deflection, > 0 / >= 0, 1e4 / 1e2
   double margin;            // collision margin (m) >= 0, default 1e-3
   int self_collision;       // 'contact.self_collision': bool, default false
+  double memory_budget;     // 'contact.memory_budget' (MiB) > 0, default 2048 (sim.h)
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
   // solver
   scn_solver solver;        // 'solver.name' default pgs

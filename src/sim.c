@@ -3,17 +3,18 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "compliant.h"
 #include "dynamics.h"
+#include "kinematics.h"
 #include "sim_compliant.h"
 #include "spatial.h"
 #include "stage.h"
 
-#define SIM_MAX_CONTACTS 256     // contact buffers are sized min(collision bound, this)
 
 const char* const sim_warning_names[SIM_NWARN] = {
     "contact_buffer_full", "solver_not_converged", "effort_limit_clamped",
@@ -163,6 +164,71 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
   return CSIM_OK;
 }
 
+// bytes of the contact buffers for n contacts: contact problem plus the rigid solver (so) or
+// the compliant state (so NULL); SIZE_MAX when the solver cannot take n
+static size_t buffer_bytes(const sim* s, const solver_options* so, int n) {
+  size_t x = so ? solver_bytes(so, n) : cmpl_bytes(s->cfg, s->m, n);
+  return x == SIZE_MAX ? SIZE_MAX : contact_bytes(s->m, n) + x;
+}
+
+// contact capacity: every contact collision can produce (coll_max_contacts, so none can ever be
+// dropped) when that fits in contact.memory_budget, else the most that fit (a step that finds
+// more stops the run: sim_contact_overflow); then room for both limits of every limited joint
+static csim_status size_contacts(sim* s, const solver_options* so, csim_error* err) {
+  double budget = s->cfg->memory_budget * SIM_MIB;
+  int nlim = 0;
+  for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
+  if (!s->cfg->limits_enabled) nlim = 0;
+  int worst = coll_max_contacts(s->coll);
+  s->maxgeom_worst = worst;
+  if ((double)buffer_bytes(s, so, worst + nlim) <= budget) {
+    s->maxgeom = worst;
+  } else {
+    // bytes grow with n: bisect for the largest g in [lo, hi) whose buffers fit
+    int lo = -1, hi = worst;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if ((double)buffer_bytes(s, so, mid + nlim) <= budget) lo = mid; else hi = mid;
+    }
+    if (lo < 1)
+      return err_set(err, CSIM_ERR_INPUT, s->cfg->file, 0, 0, "contact.memory_budget",
+                     "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
+                     "(%.3g MiB)", s->cfg->memory_budget, nlim,
+                     (double)buffer_bytes(s, so, 1 + nlim) / SIM_MIB);
+    s->maxgeom = lo;
+  }
+  s->maxcon = s->maxgeom + nlim;
+  if (s->maxcon < 1) s->maxcon = 1;
+  s->buffer_bytes = buffer_bytes(s, so, s->maxcon);
+  return CSIM_OK;
+}
+
+csim_status sim_contact_overflow(const sim* s, int found, csim_status status, csim_error* err) {
+  char when[96] = "at the initial state";
+  if (status != CSIM_ERR_INPUT)
+    snprintf(when, sizeof(when), "at step %ld (t = %.6g s)", s->step, s->d->time);
+  int need = found + (s->maxcon - s->maxgeom);
+  return err_set(err, status, s->cfg->file, 0, 0, "contact.memory_budget",
+                 "%s collision found %d contacts; the contact buffers hold %d (%.1f MiB of "
+                 "%g MiB; dense G and solver work grow as the square of the contacts; every "
+                 "contact this scene can produce: %d); %d contacts need about %.0f MiB: raise "
+                 "contact.memory_budget", when, found, s->maxgeom,
+                 (double)s->buffer_bytes / SIM_MIB, s->cfg->memory_budget, s->maxgeom_worst,
+                 found,
+                 (double)(contact_bytes(s->m, need) + (s->slv ? solver_bytes(&s->slv_opt, need)
+                                                              : cmpl_bytes(s->cfg, s->m, need))) /
+                     SIM_MIB);
+}
+
+// the initial state's contacts must fit (exit 2 before the first step otherwise)
+static csim_status initial_contacts(sim* s, csim_error* err) {
+  int n = 0;
+  kin_forward(s->m, s->d);
+  int dropped = coll_detect(s->coll, s->m, s->d->geom_xpos, s->d->geom_xmat, s->con->con,
+                            s->maxgeom, &n);
+  return dropped > 0 ? sim_contact_overflow(s, n + dropped, CSIM_ERR_INPUT, err) : CSIM_OK;
+}
+
 csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
   return sim_create_urdf(cfg, NULL, out, err);
 }
@@ -251,17 +317,13 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   solver_options so;
   int compliant = cmpl_is_compliant(cfg);  // compliant laws: no rigid solver (solver.name ignored)
   if (st == CSIM_OK && !compliant) st = map_solver(cfg, &so, err);
-  if (st == CSIM_OK) {
-    int bound = coll_max_contacts(s->coll);
-    s->maxgeom = bound < SIM_MAX_CONTACTS ? bound : SIM_MAX_CONTACTS;
-    // room for both limits of every limited joint after the contacts
-    int nlim = 0;
-    for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
-    s->maxcon = s->maxgeom + (cfg->limits_enabled ? nlim : 0);
-    if (s->maxcon < 1) s->maxcon = 1;
-    st = contact_create(s->m, s->maxcon, &s->con, err);
+  if (st == CSIM_OK) st = size_contacts(s, compliant ? NULL : &so, err);
+  if (st == CSIM_OK) st = contact_create(s->m, s->maxcon, &s->con, err);
+  if (st == CSIM_OK) st = initial_contacts(s, err);
+  if (st == CSIM_OK && !compliant) {
+    s->slv_opt = so;
+    st = solver_create(&so, s->maxcon, &s->slv, err);
   }
-  if (st == CSIM_OK && !compliant) st = solver_create(&so, s->maxcon, &s->slv, err);
   if (st == CSIM_OK && compliant) st = cmpl_create(cfg, s->m, s->maxcon, &s->cmpl, err);
   if (st == CSIM_OK) {
     s->copt.friction = cfg->friction;
@@ -335,7 +397,8 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   // positions and collision at the current state
   stage_positions(s);
   double t1 = stage_clock();
-  if (stage_collision(s)) s->warnings[SIM_WARN_CONTACTFULL]++;
+  int dropped = stage_collision(s);
+  if (dropped) return sim_contact_overflow(s, s->con->ncon + dropped, CSIM_ERR_RUN, err);
   double t2 = stage_clock();
 
   // mass matrix and factor, the energy audit of the state reached, forces, free velocity

@@ -3,6 +3,15 @@
 // stage.h: positions -> collision -> mass -> forces (actions, free velocity) -> limits ->
 // contact problem -> solve (rigid, here) or force law + integrator (compliant, sim_compliant.c)
 // -> integrate -> audit. Everything is sized in sim_create; sim_step allocates nothing.
+//
+// Contact capacity (no fixed cap): the contact buffers hold every contact collision can produce
+// (coll_max_contacts: the sum over candidate pairs of each pair's most contacts), plus both
+// limits of every limited joint, when those buffers fit in the memory budget
+// contact.memory_budget (MiB, default 2048); otherwise they hold as many contacts as fit (the
+// dense G and the solvers' work take about 216 bytes per contact pair, so 2 GiB hold about
+// 3,100 contacts). A contact is never dropped: when collision finds more contacts than the
+// buffers hold, sim_create fails with exit status 2 (the initial state) or sim_step with 1 (a
+// later step), naming the count, the capacity and the budget.
 #ifndef CSIM_SIM_H
 #define CSIM_SIM_H
 
@@ -14,9 +23,12 @@
 #include "solver.h"
 #include "urdf.h"
 
+#define SIM_MIB 1048576.0         // bytes per MiB (contact.memory_budget)
+
 // per-kind run-time warning counters (print first, count all)
 typedef enum {
-  SIM_WARN_CONTACTFULL = 0,  // collision found more contacts than the buffers hold
+  SIM_WARN_CONTACTFULL = 0,  // a joint-limit row found no room (cannot happen: sized for every
+                             // limit); collision finding more is an error (sim_contact_overflow)
   SIM_WARN_NONCONVERGED,     // the contact solver stopped at its iteration cap
   SIM_WARN_EFFORT,           // an action's joint torque was clamped to the URDF effort limit
   SIM_WARN_MIDPOINT,         // the implicit-midpoint iteration of v_f stopped at its cap
@@ -87,8 +99,11 @@ typedef struct sim {
   contact_data* con;
   solver* slv;
   contact_options copt;
+  solver_options slv_opt;   // what slv was created with (rigid models)
   int maxcon;               // contact buffer size (geometric contacts + limits)
-  int maxgeom;              // of which geometric contacts
+  int maxgeom;              // of which geometric contacts (see size_contacts in sim.c)
+  int maxgeom_worst;        // every contact collision can produce (coll_max_contacts)
+  size_t buffer_bytes;      // bytes of the contact buffers for maxcon
   sim_action* act;          // (nact)
   int nact;
   // per-step work arrays (sized once)
@@ -123,5 +138,9 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err);
 
 // after the last step: the energy audit of the final state (same failure rule as sim_step)
 csim_status sim_finish(sim* s, csim_error* err);
+
+// the error for a step (status CSIM_ERR_RUN) or the initial state (CSIM_ERR_INPUT) where
+// collision found `found` contacts, more than the buffers hold; returns status
+csim_status sim_contact_overflow(const sim* s, int found, csim_status status, csim_error* err);
 
 #endif  // CSIM_SIM_H

@@ -272,8 +272,8 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   kin_forward(m, d);
   kin_velocity(m, d);
   int ncon = 0;
-  if (coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxgeom, &ncon) > 0)
-    *dropped = 1;
+  int nd = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxgeom, &ncon);
+  if (nd > 0) *dropped = ncon + nd;  // contacts found (sim_contact_overflow)
   ce->ncon = ncon;
   ce->nlimit = 0;
   dyn_crba(m, d);
@@ -447,7 +447,8 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
   // the shared stages: positions, collision, mass, forces, free velocity (stage.h)
   double t0 = stage_clock();
   stage_positions(s);
-  if (stage_collision(s)) *dropped = 1;
+  int nd = stage_collision(s);
+  if (nd > 0) *dropped = s->con->ncon + nd;
   double t1 = stage_clock();
   stage_mass(s, info);
   stage_actions(s);
@@ -571,7 +572,7 @@ csim_status sim_compliant_step(sim* s, sim_stepinfo* info, csim_error* err) {
     c->nfail++;
     s->warnings[SIM_WARN_NONCONVERGED]++;
   }
-  if (dropped) s->warnings[SIM_WARN_CONTACTFULL]++;
+  if (dropped) return sim_contact_overflow(s, dropped, CSIM_ERR_RUN, err);
   s->step++;
 
   // the energy audit of the state the step started from (its energies: the first substep's)

@@ -106,6 +106,10 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
 
 void solver_free(solver* s);
 
+// bytes solver_create allocates for max_contacts contacts (SIZE_MAX: more than the solver
+// takes, e.g. Lemke's tableau)
+size_t solver_bytes(const solver_options* opt, int max_contacts);
+
 // solve: lambda (3nc) is the initial guess on entry and the solution on exit
 void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 

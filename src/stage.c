@@ -45,7 +45,7 @@ int stage_collision(sim* s) {
     touch(s, m->geom_body[s->con->con[i].geom1]);
     touch(s, m->geom_body[s->con->con[i].geom2]);
   }
-  return dropped > 0;
+  return dropped;
 }
 
 void stage_mass(sim* s, sim_stepinfo* info) {

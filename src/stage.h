@@ -48,7 +48,8 @@ double stage_clock(void);
 void stage_positions(sim* s);
 
 // collision into s->con (ncon, nlimit = 0) and the per-robot "touches something" flags;
-// returns 1 when a contact buffer overflowed (never by construction; counted by the caller)
+// returns the number of contacts that did not fit (0 unless the buffers are smaller than
+// collision's worst case, contact.memory_budget; the caller stops the run: sim_contact_overflow)
 int stage_collision(sim* s);
 
 // M, its factor and the energies of the current state (info->kinetic, info->potential)

@@ -899,11 +899,8 @@ static double csim_run(runner* u, const scene_src* src, const run_opts* o, int s
     r->eps_max = emax;
     r->ncon_mean = sc / steps;
     r->iter_mean = si / steps;
-    r->warnings = s->warnings[SIM_WARN_CONTACTFULL] + s->warnings[SIM_WARN_NONCONVERGED];
-    if (s->warnings[SIM_WARN_CONTACTFULL])
-      snprintf(r->note, sizeof r->note, "contact buffer full on %d steps (cap %d)",
-               s->warnings[SIM_WARN_CONTACTFULL], s->maxcon);
-    else if (s->warnings[SIM_WARN_NONCONVERGED])
+    r->warnings = s->warnings[SIM_WARN_NONCONVERGED];
+    if (s->warnings[SIM_WARN_NONCONVERGED])
       snprintf(r->note, sizeof r->note, "%d steps at the iteration cap",
                s->warnings[SIM_WARN_NONCONVERGED]);
     else  // sim_step's own split of the (untimed-pass) step: collision, dynamics, contact+solve

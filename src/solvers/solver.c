@@ -2,6 +2,7 @@
 #include "solver.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,15 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   }
   *out = s;
   return CSIM_OK;
+}
+
+size_t solver_bytes(const solver_options* opt, int max_contacts) {
+  size_t mc = (size_t)(max_contacts > 0 ? max_contacts : 1), n3 = 3 * mc;
+  size_t nwork = SOLVER_WORK(mc);
+  if (opt->model == SOLVER_MODEL_LCP && solver_lcp_work(opt, (int)mc, &nwork, NULL) != CSIM_OK)
+    return SIZE_MAX;  // Lemke's tableau past its own limit
+  // the callocs of solver_create: c, tinv, work, dual_out
+  return sizeof(solver) + (n3 + 4 * mc + nwork + n3) * sizeof(double);
 }
 
 void solver_free(solver* s) {

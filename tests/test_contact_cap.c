@@ -1,0 +1,152 @@
+// test_contact_cap.c — no contact cap (sim.h, "Contact capacity"): 256 free cubes dropped on
+// the ground all land and rest on it with every contact kept, and a scene whose contacts do not
+// fit in contact.memory_budget stops with an error naming the numbers instead of dropping any.
+//
+// Expected values come from the geometry, not from a previous run: a 10 cm cube resting flat
+// on the plane touches it at its 4 bottom corners (coll_plane_box reports the corners within the
+// margin), so 256 resting cubes 0.2 m apart (never touching each other) have 1024 contacts and
+// their centres at z = 0.05 m. Scenarios are inline YAML named "test_contact_cap.yaml", so
+// robots/cube.urdf resolves from the repo root, where the tests run.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "sim.h"
+
+#define NCUBE 256
+#define SIDE 16
+#define HALF 0.05  // cube half size (m)
+
+// NCUBE cubes in a SIDE x SIDE grid 0.2 m apart with their centres at height z; extra: more
+// contact keys ("" for none)
+static char* grid_yaml(double z, const char* extra, double duration) {
+  size_t cap = 256 + (size_t)NCUBE * 128;
+  char* y = malloc(cap);
+  ck_assert_ptr_nonnull(y);
+  size_t k = (size_t)snprintf(y, cap,
+                              "name: grid\n"
+                              "world: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+                              "robots:\n");
+  for (int i = 0; i < NCUBE; i++)
+    k += (size_t)snprintf(y + k, cap - k,
+                          "  - {urdf: robots/cube.urdf, base: free, q0: [%.3f, %.3f, %.4f, 0, 0, 0, 1]}\n",
+                          0.2 * (i % SIDE), 0.2 * (i / SIDE), z);
+  snprintf(y + k, cap - k,
+           "contact: {model: ncp, friction: 0.5%s}\n"
+           "solver: {name: pgs, tolerance: 1.0e-6, max_iterations: 200}\n"
+           "integrator: {dt: 1.0e-3, duration: %g}\n",
+           extra, duration);
+  return y;
+}
+
+static scn_config* load_cfg(const char* yaml) {
+  scn_config* cfg = NULL;
+  csim_error err;
+  err_clear(&err);
+  csim_status st = scn_load_string(yaml, "test_contact_cap.yaml", NULL, 0, &cfg, &err);
+  ck_assert_msg(st == CSIM_OK, "scenario: %s (key %s)", err.msg, err.key);
+  return cfg;
+}
+
+// 256 cubes dropped from 1 cm: every cube ends on the floor (none below it) with its 4 corner
+// contacts, 1024 in all, more than the 256 the old fixed cap held
+START_TEST(drop_256_cubes) {
+  char* y = grid_yaml(HALF + 0.01, "", 0.09);
+  scn_config* cfg = load_cfg(y);
+  free(y);
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
+  ck_assert_int_ge(s->maxcon, 4 * NCUBE);
+  sim_stepinfo info;
+  int nstep = (int)lround(cfg->duration / cfg->dt), maxseen = 0;
+  for (int k = 0; k < nstep; k++) {
+    memset(&info, 0, sizeof info);
+    csim_status st = sim_step(s, &info, &err);
+    ck_assert_msg(st == CSIM_OK, "step %d: %s", k, err.msg);
+    if (info.ncon > maxseen) maxseen = info.ncon;
+  }
+  // at rest: 4 contacts per cube, every cube on the floor, upright, still
+  ck_assert_int_eq(info.ncon, 4 * NCUBE);
+  ck_assert_int_le(maxseen, 4 * NCUBE);
+  ck_assert_int_eq(s->con->ncon, 4 * NCUBE);
+  for (int i = 0; i < NCUBE; i++) {
+    const double* q = s->d->q + 7 * i;
+    const double* v = s->d->v + 6 * i;
+    ck_assert_msg(fabs(q[2] - HALF) < 1e-4, "cube %d at z = %.9g (floor at %.2f)", i, q[2], HALF);
+    ck_assert_msg(fabs(v[2]) < 1e-3, "cube %d still moving down at %g m/s", i, v[2]);
+  }
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+// resting cubes whose 1024 contacts do not fit in a 4 MiB budget: exit 2 before the first step,
+// naming the count
+START_TEST(budget_too_small_at_start) {
+  char* y = grid_yaml(HALF, ", memory_budget: 4", 0.01);
+  scn_config* cfg = load_cfg(y);
+  free(y);
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  csim_status st = sim_create(cfg, &s, &err);
+  ck_assert_int_eq(st, CSIM_ERR_INPUT);
+  ck_assert_ptr_null(s);
+  ck_assert_msg(strstr(err.msg, "initial state collision found 1024 contacts"), "%s", err.msg);
+  ck_assert_str_eq(err.key, "contact.memory_budget");
+  scn_free(cfg);
+}
+END_TEST
+
+// cubes in the air with a 4 MiB budget: the steps before landing run, the landing step stops
+// the run (CSIM_ERR_RUN) naming the contacts found; no step ever solves a truncated problem
+START_TEST(budget_too_small_on_landing) {
+  char* y = grid_yaml(HALF + 0.01, ", memory_budget: 4", 0.2);
+  scn_config* cfg = load_cfg(y);
+  free(y);
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
+  ck_assert_int_lt(s->maxcon, 4 * NCUBE);
+  sim_stepinfo info;
+  csim_status st = CSIM_OK;
+  int k = 0;
+  for (; k < 200 && st == CSIM_OK; k++) {
+    st = sim_step(s, &info, &err);
+    if (st == CSIM_OK) ck_assert_int_le(info.ncon, s->maxcon);
+  }
+  ck_assert_int_eq(st, CSIM_ERR_RUN);
+  // a free fall of 1 cm less the 1 mm margin takes sqrt(2 * 0.009 / 9.81) = 43 ms
+  ck_assert_int_ge(k, 40);
+  ck_assert_int_le(k, 50);
+  ck_assert_msg(strstr(err.msg, "at step") && strstr(err.msg, "raise contact.memory_budget"), "%s",
+                err.msg);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+static Suite* cap_suite(void) {
+  Suite* s = suite_create("contact_cap");
+  TCase* t = tcase_create("cap");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, drop_256_cubes);
+  tcase_add_test(t, budget_too_small_at_start);
+  tcase_add_test(t, budget_too_small_on_landing);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(cap_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
