@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collision_internal.h"
+#include "spatial.h"
 
 //---------------------------------- dispatch -------------------------------------------------
 
@@ -62,7 +63,7 @@ int coll_collide(const coll_geom* g1, const coll_geom* g2, coll_contact* con) {
   coll_pair_fn fn = coll_pair_table[g2->type][g1->type];
   int n = fn ? fn(g2, g1, margin, con) : 0;
   for (int i = 0; i < n; i++)
-    cscale(con[i].normal, con[i].normal, -1.0);
+    sp_scale3(con[i].normal, con[i].normal, -1.0);
   return n;
 }
 
@@ -71,19 +72,19 @@ int coll_collide(const coll_geom* g1, const coll_geom* g2, coll_contact* con) {
 void coll_box_face(const coll_geom* g, int k, int s, double out[12]) {
   double ax[3], u[3], v[3], c[3];
   int i1 = (k + 1) % 3, i2 = (k + 2) % 3;
-  caxis(ax, g->mat, k);
-  caxis(u, g->mat, i1);
-  caxis(v, g->mat, i2);
-  cscale(u, u, g->size[i1]);
-  cscale(v, v, g->size[i2]);
-  cmadd(c, g->pos, ax, s * g->size[k]);
+  sp_axis3(ax, g->mat, k);
+  sp_axis3(u, g->mat, i1);
+  sp_axis3(v, g->mat, i2);
+  sp_scale3(u, u, g->size[i1]);
+  sp_scale3(v, v, g->size[i2]);
+  sp_madd3(c, g->pos, ax, s * g->size[k]);
   // (axis k, k+1, k+2) is right-handed: (+u+v, -u+v, -u-v, +u-v) turns about +axis k
   static const double su[4] = {1, -1, -1, 1}, sv[4] = {1, 1, -1, -1};
   for (int q = 0; q < 4; q++) {
     int j = s > 0 ? q : 3 - q;
     double p[3];
-    cmadd(p, c, u, su[j]);
-    cmadd(out + 3 * q, p, v, sv[j]);
+    sp_madd3(p, c, u, su[j]);
+    sp_madd3(out + 3 * q, p, v, sv[j]);
   }
 }
 
@@ -100,8 +101,8 @@ int coll_reduce(coll_contact* con, int n, int k) {
   sel[first] = 1;
   for (int i = 0; i < n; i++) {
     double e[3];
-    csub(e, con[i].pos, con[first].pos);
-    dmin[i] = cdot(e, e);
+    sp_sub3(e, con[i].pos, con[first].pos);
+    dmin[i] = sp_dot3(e, e);
   }
   // farthest-point sampling: each next point is the farthest from the chosen ones
   for (int s = 1; s < k; s++) {
@@ -112,8 +113,8 @@ int coll_reduce(coll_contact* con, int n, int k) {
     sel[best] = 1;
     for (int i = 0; i < n; i++) {
       double e[3];
-      csub(e, con[i].pos, con[best].pos);
-      double d = cdot(e, e);
+      sp_sub3(e, con[i].pos, con[best].pos);
+      double d = sp_dot3(e, e);
       if (d < dmin[i]) dmin[i] = d;
     }
   }
@@ -146,15 +147,15 @@ int coll_clip_patch(const double* ref, int nref, const double m[3], const double
     // segment: parametric interval [t0, t1] cut by each side plane
     double t0 = 0, t1 = 1, dir[3];
     int tag0 = 0, tag1 = 1;
-    csub(dir, inc + 3, inc);
+    sp_sub3(dir, inc + 3, inc);
     for (int j = 0; j < nref; j++) {
       const double *r0 = ref + 3 * j, *r1 = ref + 3 * ((j + 1) % nref);
       double e[3], sn[3], a[3], b[3];
-      csub(e, r1, r0);
-      ccross(sn, e, m);
-      csub(a, inc, r0);
-      csub(b, inc + 3, r0);
-      double d0 = cdot(sn, a), d1 = cdot(sn, b);
+      sp_sub3(e, r1, r0);
+      sp_cross3(sn, e, m);
+      sp_sub3(a, inc, r0);
+      sp_sub3(b, inc + 3, r0);
+      double d0 = sp_dot3(sn, a), d1 = sp_dot3(sn, b);
       if (d0 > 0 && d1 > 0) return 0;
       if (d0 > 0) {
         double t = d0 / (d0 - d1);
@@ -165,18 +166,18 @@ int coll_clip_patch(const double* ref, int nref, const double m[3], const double
       }
     }
     if (t0 > t1) return 0;
-    cmadd(cur[0].p, inc, dir, t0);
+    sp_madd3(cur[0].p, inc, dir, t0);
     cur[0].tag = tag0;
     n = 1;
     if (t1 - t0 > 1e-12) {
-      cmadd(cur[1].p, inc, dir, t1);
+      sp_madd3(cur[1].p, inc, dir, t1);
       cur[1].tag = tag1;
       n = 2;
     }
   } else {
     // polygon: Sutherland-Hodgman against each side plane of the reference face
     for (int k = 0; k < ninc; k++) {
-      ccopy(cur[k].p, inc + 3 * k);
+      sp_copy3(cur[k].p, inc + 3 * k);
       cur[k].tag = k;
       cur[k].edge = k;
     }
@@ -184,22 +185,22 @@ int coll_clip_patch(const double* ref, int nref, const double m[3], const double
     for (int j = 0; j < nref && n > 0; j++) {
       const double *r0 = ref + 3 * j, *r1 = ref + 3 * ((j + 1) % nref);
       double e[3], sn[3];
-      csub(e, r1, r0);
-      ccross(sn, e, m);  // outward side normal of a counter-clockwise face
+      sp_sub3(e, r1, r0);
+      sp_cross3(sn, e, m);  // outward side normal of a counter-clockwise face
       int nn = 0;
       for (int i = 0; i < n && nn < CLIP_MAX - 1; i++) {
         const cvert *P = &cur[i], *Q = &cur[(i + 1) % n];
         double a[3], b[3];
-        csub(a, P->p, r0);
-        csub(b, Q->p, r0);
-        double dp = cdot(sn, a), dq = cdot(sn, b);
+        sp_sub3(a, P->p, r0);
+        sp_sub3(b, Q->p, r0);
+        double dp = sp_dot3(sn, a), dq = sp_dot3(sn, b);
         if (dp <= 0) {
           nxt[nn++] = *P;
           if (dq > 0) {
             // leaving: the intersection, then along the side plane
             double t = dp / (dp - dq), pq[3];
-            csub(pq, Q->p, P->p);
-            cmadd(nxt[nn].p, P->p, pq, t);
+            sp_sub3(pq, Q->p, P->p);
+            sp_madd3(nxt[nn].p, P->p, pq, t);
             nxt[nn].tag = 128 + 128 * j + P->edge;
             nxt[nn].edge = 64 + j;
             nn++;
@@ -207,8 +208,8 @@ int coll_clip_patch(const double* ref, int nref, const double m[3], const double
         } else if (dq <= 0) {
           // entering: the intersection, then along the original edge
           double t = dp / (dp - dq), pq[3];
-          csub(pq, Q->p, P->p);
-          cmadd(nxt[nn].p, P->p, pq, t);
+          sp_sub3(pq, Q->p, P->p);
+          sp_madd3(nxt[nn].p, P->p, pq, t);
           nxt[nn].tag = 128 + 128 * j + P->edge;
           nxt[nn].edge = P->edge;
           nn++;
@@ -224,13 +225,13 @@ int coll_clip_patch(const double* ref, int nref, const double m[3], const double
   coll_contact tmp[CLIP_MAX];
   int nc = 0;
   double nrm[3];
-  cscale(nrm, m, flip ? -1.0 : 1.0);
+  sp_scale3(nrm, m, flip ? -1.0 : 1.0);
   for (int i = 0; i < n; i++) {
     double a[3], pr[3];
-    csub(a, cur[i].p, ref);
-    double s = cdot(m, a);
+    sp_sub3(a, cur[i].p, ref);
+    double s = sp_dot3(m, a);
     if (-s < -margin) continue;
-    cmadd(pr, cur[i].p, m, -s);
+    sp_madd3(pr, cur[i].p, m, -s);
     const double* p1 = flip ? cur[i].p : pr;
     const double* p2 = flip ? pr : cur[i].p;
     cset(&tmp[nc++], p1, p2, nrm, -s, fbase * 8448 + cur[i].tag);
@@ -302,23 +303,23 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   // centre: vertex mean (inside a convex hull)
   double c[3] = {0, 0, 0};
   for (int i = 0; i < nv; i++)
-    cadd(c, c, h->vert + 3 * i);
-  cscale(c, c, 1.0 / nv);
+    sp_add3(c, c, h->vert + 3 * i);
+  sp_scale3(c, c, 1.0 / nv);
   // triangles oriented outward (normal away from the centre) and their unit normals
   for (int t = 0; t < nf; t++) {
     int a = h->face[3 * t], b = h->face[3 * t + 1], cc = h->face[3 * t + 2];
     double e1[3], e2[3], n[3], ac[3];
-    csub(e1, h->vert + 3 * b, h->vert + 3 * a);
-    csub(e2, h->vert + 3 * cc, h->vert + 3 * a);
-    ccross(n, e1, e2);
-    csub(ac, h->vert + 3 * a, c);
-    if (cdot(n, ac) < 0) {
+    sp_sub3(e1, h->vert + 3 * b, h->vert + 3 * a);
+    sp_sub3(e2, h->vert + 3 * cc, h->vert + 3 * a);
+    sp_cross3(n, e1, e2);
+    sp_sub3(ac, h->vert + 3 * a, c);
+    if (sp_dot3(n, ac) < 0) {
       int tmp = b; b = cc; cc = tmp;
-      cscale(n, n, -1.0);
+      sp_scale3(n, n, -1.0);
     }
     tri[3 * t] = a; tri[3 * t + 1] = b; tri[3 * t + 2] = cc;
-    cnormalize(n);
-    ccopy(tn + 3 * t, n);
+    sp_normalize3(n);
+    sp_copy3(tn + 3 * t, n);
   }
   // vertex adjacency: sorted unique directed pairs
   for (int t = 0; t < nf; t++)
@@ -359,7 +360,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     const int *e = und + 3 * i, *f = und + 3 * (i + 1);
     if (e[0] != f[0] || e[1] != f[1]) continue;
     int ta = e[2], tb = f[2];
-    if (cdot(tn + 3 * ta, tn + 3 * tb) > 1 - 1e-9 && cnorm(tn + 3 * ta) > 0.5) {
+    if (sp_dot3(tn + 3 * ta, tn + 3 * tb) > 1 - 1e-9 && sp_norm3(tn + 3 * ta) > 0.5) {
       int ra = uf_find(par, ta), rb = uf_find(par, tb);
       if (ra != rb) par[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
@@ -375,7 +376,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   for (int g0 = 0; g0 < nf;) {
     int g1 = g0;
     while (g1 < nf && ord[2 * g1] == ord[2 * g0]) g1++;
-    if (cnorm(tn + 3 * ord[2 * g0 + 1]) < 0.5) { g0 = g1; continue; }  // degenerate triangle
+    if (sp_norm3(tn + 3 * ord[2 * g0 + 1]) < 0.5) { g0 = g1; continue; }  // degenerate triangle
     int nb = 0;
     for (int i = g0; i < g1; i++) {
       int t = ord[2 * i + 1];
@@ -408,8 +409,8 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     }
     double n[3] = {0, 0, 0};
     for (int i = g0; i < g1; i++)
-      cadd(n, n, tn + 3 * ord[2 * i + 1]);
-    cnormalize(n);
+      sp_add3(n, n, tn + 3 * ord[2 * i + 1]);
+    sp_normalize3(n);
     if (ok && cnt == nb && cur == bnd[0]) {
       // cap the polygon size by keeping evenly spaced vertices (a convex subset)
       if (cnt > COLL_MAX_POLY) {
@@ -418,7 +419,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
         cnt = COLL_MAX_POLY;
       }
       npv = start + cnt;
-      ccopy(pn + 3 * npoly, n);
+      sp_copy3(pn + 3 * npoly, n);
       ps[++npoly] = npv;
     } else {
       // not a simple loop (should not happen on a convex hull): one polygon per triangle
@@ -427,7 +428,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
         int t = ord[2 * i + 1];
         for (int k = 0; k < 3; k++)
           pv[npv++] = tri[3 * t + k];
-        ccopy(pn + 3 * npoly, tn + 3 * t);
+        sp_copy3(pn + 3 * npoly, tn + 3 * t);
         ps[++npoly] = npv;
       }
     }
@@ -486,7 +487,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       if (sg * h->vert[3 * i + k / 2] > sg * h->vert[3 * best + k / 2]) best = i;
     out->ext[k] = best;
   }
-  ccopy(out->center, c);
+  sp_copy3(out->center, c);
 done:
   free(tri); free(tn); free(dir); free(und); free(par); free(ord); free(pv); free(ps); free(pn);
   free(bnd);
@@ -505,6 +506,14 @@ struct coll_model {
   double margin;
   int nhull;
   coll_hull* hull;   // one per model mesh (nhull)
+  // broad phase (sort and sweep on world AABBs; scratch written by coll_detect)
+  long* pkey;        // pair p's geoms (lower index i, higher j) as i * ngeom + j, ascending (npair)
+  int nsweep;        // non-plane geoms
+  int* order;        // those geoms sorted by AABB min x, kept between steps (nsweep)
+  int nplane;
+  int* plane;        // plane geoms (half-spaces: paired with every geom, no AABB) (nplane)
+  double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
+  int* found;        // candidate pairs whose AABBs overlap this step             (npair)
 };
 
 // bounding sphere (centre b[0..2] in the geom frame, radius b[3]) and local box half extents
@@ -540,8 +549,8 @@ static void geom_bounds(int type, const double* sz, const coll_hull* h, double b
       double r2 = 0;
       for (int i = 0; i < h->nvert; i++) {
         double e[3];
-        csub(e, h->vert + 3 * i, b);
-        r2 = fmax(r2, cdot(e, e));
+        sp_sub3(e, h->vert + 3 * i, b);
+        r2 = fmax(r2, sp_dot3(e, e));
       }
       b[3] = sqrt(r2);
       break;
@@ -559,6 +568,11 @@ void coll_free(coll_model* cm) {
   free(cm->hull);
   free(cm->pair);
   free(cm->bound);
+  free(cm->pkey);
+  free(cm->order);
+  free(cm->plane);
+  free(cm->aabb);
+  free(cm->found);
   free(cm);
 }
 
@@ -644,6 +658,7 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
         if (pass == 1) {
           cm->pair[2 * np] = a;
           cm->pair[2 * np + 1] = b;
+          cm->pkey[np] = (long)i * m->ngeom + j;  // ascending: (i, j) run in order
         }
         np++;
         mc += mx;
@@ -651,12 +666,23 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
     if (pass == 0) {
       cm->npair = np;
       cm->maxcon = mc;
-      cm->pair = malloc(sizeof(int) * 2 * (size_t)(np > 0 ? np : 1));
-      if (!cm->pair) {
+      size_t np1 = (size_t)(np > 0 ? np : 1), ng1 = (size_t)(m->ngeom > 0 ? m->ngeom : 1);
+      cm->pair = malloc(sizeof(int) * 2 * np1);
+      cm->pkey = malloc(sizeof(long) * np1);
+      cm->found = malloc(sizeof(int) * np1);
+      cm->order = malloc(sizeof(int) * ng1);
+      cm->plane = malloc(sizeof(int) * ng1);
+      cm->aabb = calloc(6 * ng1, sizeof(double));
+      if (!cm->pair || !cm->pkey || !cm->found || !cm->order || !cm->plane || !cm->aabb) {
         coll_free(cm);
         return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
       }
     }
+  }
+  // sweep order starts as the geom order; planes apart
+  for (int i = 0; i < m->ngeom; i++) {
+    if (m->geom_type[i] == MODEL_GEOM_PLANE) cm->plane[cm->nplane++] = i;
+    else cm->order[cm->nsweep++] = i;
   }
   *out = cm;
   return CSIM_OK;
@@ -683,11 +709,98 @@ int coll_max_contacts(const coll_model* cm) {
 
 //---------------------------------- per-step driver ------------------------------------------
 
-int coll_detect(const coll_model* cm, const sim_model* m, const double* geom_xpos,
+// index of the candidate pair of geoms a != b, or -1 when they never collide
+static int find_pair(const coll_model* cm, int a, int b) {
+  long key = a < b ? (long)a * cm->ngeom + b : (long)b * cm->ngeom + a;
+  int lo = 0, hi = cm->npair - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (cm->pkey[mid] == key) return mid;
+    if (cm->pkey[mid] < key) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+// sift-down of a max-heap of ints
+static void sift_down(int* a, int root, int n) {
+  for (;;) {
+    int c = 2 * root + 1;
+    if (c >= n) return;
+    if (c + 1 < n && a[c + 1] > a[c]) c++;
+    if (a[root] >= a[c]) return;
+    int t = a[root]; a[root] = a[c]; a[c] = t;
+    root = c;
+  }
+}
+
+// ascending order in place, O(n log n), no allocation (heap sort)
+static void sort_ints(int* a, int n) {
+  for (int i = n / 2 - 1; i >= 0; i--) sift_down(a, i, n);
+  for (int e = n - 1; e > 0; e--) {
+    int t = a[0]; a[0] = a[e]; a[e] = t;
+    sift_down(a, 0, e);
+  }
+}
+
+// sort and sweep: the candidate pairs whose world AABBs (grown by the margin) overlap, in
+// ascending pair order (the all-pairs order, so contacts come out the same); returns the count.
+// Cost O(n + k log k) for k overlapping pairs, plus the insertion sort's moves: few when geoms
+// move little between steps (the order is kept), O(n^2) at worst (the first step of a shuffle).
+static int broad_phase(coll_model* cm, const double* geom_xpos, const double* geom_xmat) {
+  // pad beyond the margin: the exact tests in coll_detect decide, this only has to be conservative
+  double pad = cm->margin + 1e-9;
+  for (int k = 0; k < cm->nsweep; k++) {
+    int g = cm->order[k];
+    const double *R = geom_xmat + 9 * g, *b = cm->bound + 7 * g;
+    double c[3], *box = cm->aabb + 6 * g;
+    sp_xform(c, R, geom_xpos + 3 * g, b);
+    for (int a = 0; a < 3; a++) {
+      double e = fabs(R[3 * a]) * b[4] + fabs(R[3 * a + 1]) * b[5] + fabs(R[3 * a + 2]) * b[6];
+      box[a] = c[a] - e - pad;
+      box[3 + a] = c[a] + e + pad;
+    }
+  }
+  // insertion sort on (lo x, index), from the previous step's order
+  int* ord = cm->order;
+  const double* bx = cm->aabb;
+  for (int k = 1; k < cm->nsweep; k++) {
+    int g = ord[k], j = k - 1;
+    double x = bx[6 * g];
+    while (j >= 0 && (bx[6 * ord[j]] > x || (bx[6 * ord[j]] == x && ord[j] > g))) {
+      ord[j + 1] = ord[j];
+      j--;
+    }
+    ord[j + 1] = g;
+  }
+  // sweep along x; y and z overlaps checked per pair
+  int nf = 0;
+  for (int k = 0; k < cm->nsweep; k++) {
+    int g = ord[k];
+    const double* A = bx + 6 * g;
+    for (int l = k + 1; l < cm->nsweep && bx[6 * ord[l]] <= A[3]; l++) {
+      const double* B = bx + 6 * ord[l];
+      if (B[1] > A[4] || A[1] > B[4] || B[2] > A[5] || A[2] > B[5]) continue;
+      int p = find_pair(cm, g, ord[l]);
+      if (p >= 0) cm->found[nf++] = p;
+    }
+  }
+  // half-spaces: every geom is a candidate (the height test in coll_detect decides)
+  for (int k = 0; k < cm->nplane; k++)
+    for (int g = 0; g < cm->ngeom; g++) {
+      int p = g == cm->plane[k] ? -1 : find_pair(cm, cm->plane[k], g);
+      if (p >= 0) cm->found[nf++] = p;
+    }
+  sort_ints(cm->found, nf);
+  return nf;
+}
+
+int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
                 const double* geom_xmat, coll_contact* out, int maxcon, int* ncon) {
   int n = 0, dropped = 0;
   double margin = cm->margin;
-  for (int p = 0; p < cm->npair; p++) {
+  int nf = broad_phase(cm, geom_xpos, geom_xmat);
+  for (int f = 0; f < nf; f++) {
+    int p = cm->found[f];
     int i = cm->pair[2 * p], j = cm->pair[2 * p + 1];
     const double *xi = geom_xpos + 3 * i, *xj = geom_xpos + 3 * j;
     const double *Ri = geom_xmat + 9 * i, *Rj = geom_xmat + 9 * j;
@@ -695,7 +808,7 @@ int coll_detect(const coll_model* cm, const sim_model* m, const double* geom_xpo
     int ti = m->geom_type[i], tj = m->geom_type[j];
     // bounding sphere of geom2 about its own centre
     double cj[3];
-    cxform(cj, Rj, xj, bj);
+    sp_xform(cj, Rj, xj, bj);
     if (ti == MODEL_GEOM_PLANE) {
       // a plane is a half-space: the sphere's height above it
       double h = Ri[2] * (cj[0] - xi[0]) + Ri[5] * (cj[1] - xi[1]) + Ri[8] * (cj[2] - xi[2]);
@@ -703,9 +816,9 @@ int coll_detect(const coll_model* cm, const sim_model* m, const double* geom_xpo
     } else {
       // spheres, then world boxes of the local boxes (|R| times the half extents)
       double ci[3], d[3], r = bi[3] + bj[3] + margin;
-      cxform(ci, Ri, xi, bi);
-      csub(d, cj, ci);
-      if (cdot(d, d) > r * r) continue;
+      sp_xform(ci, Ri, xi, bi);
+      sp_sub3(d, cj, ci);
+      if (sp_dot3(d, d) > r * r) continue;
       int sep = 0;
       for (int k = 0; k < 3 && !sep; k++) {
         double ei = fabs(Ri[3 * k]) * bi[4] + fabs(Ri[3 * k + 1]) * bi[5] + fabs(Ri[3 * k + 2]) * bi[6];

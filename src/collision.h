@@ -39,9 +39,12 @@
 //
 // Broad phase: candidate pairs are listed once by coll_create (not on the same body, not a
 // parent-child pair of bodies of the same robot, not both in the world, not an excluded link
-// pair); each step a bounding-sphere test then a world-axis box test, both about each shape's own
-// centre (tighter than model->geom_rbound, which is about the geom origin; a half-space test for
-// planes), then the narrow phase. coll_detect never allocates; a full output buffer drops contacts and says how many.
+// pair); each step a sort and sweep on world AABBs (grown by the margin; the order along x is
+// kept between steps, so the insertion sort is near linear when geoms move little) picks the
+// candidate pairs whose boxes overlap, in the all-pairs order; planes (half-spaces) pair with
+// every geom. Then per pair a bounding-sphere test and a world-axis box test, both about each
+// shape's own centre (tighter than model->geom_rbound, which is about the geom origin; a
+// half-space test for planes), then the narrow phase. coll_detect never allocates; a full output buffer drops contacts and says how many.
 #ifndef CSIM_COLLISION_H
 #define CSIM_COLLISION_H
 
@@ -145,8 +148,9 @@ int coll_max_contacts(const coll_model* cm);
 
 // all contacts for the geom poses given (data->geom_xpos, geom_xmat); writes at most maxcon
 // contacts into out and their count into *ncon; returns the number of contacts dropped because
-// out was full (0 normally; a warning counter for the caller). Never allocates.
-int coll_detect(const coll_model* cm, const sim_model* m, const double* geom_xpos,
+// out was full (0 normally; a warning counter for the caller). Never allocates. cm holds the
+// broad phase's scratch (world AABBs and the sweep order kept between calls).
+int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
                 const double* geom_xmat, coll_contact* out, int maxcon, int* ncon);
 
 #endif  // CSIM_COLLISION_H

@@ -28,9 +28,9 @@ static int hull_climb(const coll_hull* h, const double d[3], int start) {
   // small hulls (or no adjacency): plain scan
   if (h->nvert <= 32 || !h->adj_start) {
     int best = 0;
-    double bd = cdot(d, V);
+    double bd = sp_dot3(d, V);
     for (int i = 1; i < h->nvert; i++) {
-      double t = cdot(d, V + 3 * i);
+      double t = sp_dot3(d, V + 3 * i);
       if (t > bd) { bd = t; best = i; }
     }
     return best;
@@ -42,16 +42,16 @@ static int hull_climb(const coll_hull* h, const double d[3], int start) {
   for (int k = 1; k < 3; k++)
     if (fabs(d[k]) > fabs(d[ax])) ax = k;
   int best = h->ext[2 * ax + (d[ax] > 0)];
-  double bd = cdot(d, V + 3 * best);
-  if (start >= 0 && start < h->nvert && cdot(d, V + 3 * start) > bd) {
+  double bd = sp_dot3(d, V + 3 * best);
+  if (start >= 0 && start < h->nvert && sp_dot3(d, V + 3 * start) > bd) {
     best = start;
-    bd = cdot(d, V + 3 * best);
+    bd = sp_dot3(d, V + 3 * best);
   }
   for (int it = 0; it < h->nvert; it++) {
     int next = best;
     for (int k = h->adj_start[best]; k < h->adj_start[best + 1]; k++) {
       int j = h->adj[k];
-      double t = cdot(d, V + 3 * j);
+      double t = sp_dot3(d, V + 3 * j);
       if (t > bd) { bd = t; next = j; }
     }
     if (next == best) break;
@@ -75,7 +75,7 @@ typedef struct {
 static void core_support(cshape* sh, const double dir[3], double out[3]) {
   const coll_geom* g = sh->g;
   double dl[3], loc[3];
-  crott(dl, g->mat, dir);
+  sp_mulmtv3(dl, g->mat, dir);
   const double* s = g->size;
   switch (g->type) {
     case MODEL_GEOM_BOX:
@@ -101,7 +101,7 @@ static void core_support(cshape* sh, const double dir[3], double out[3]) {
     case MODEL_GEOM_MESH:
       if (g->hull && g->hull->nvert > 0) {
         sh->hint = hull_climb(g->hull, dl, sh->hint);
-        ccopy(loc, g->hull->vert + 3 * sh->hint);
+        sp_copy3(loc, g->hull->vert + 3 * sh->hint);
         break;
       }
       loc[0] = loc[1] = loc[2] = 0;
@@ -110,7 +110,7 @@ static void core_support(cshape* sh, const double dir[3], double out[3]) {
       loc[0] = loc[1] = loc[2] = 0;
       break;
   }
-  cxform(out, g->mat, g->pos, loc);
+  sp_xform(out, g->mat, g->pos, loc);
 }
 
 // radius added around the core: spheres and capsules
@@ -121,8 +121,8 @@ static double core_radius(const coll_geom* g) {
 void coll_support(const coll_geom* g, const double dir[3], double out[3]) {
   cshape sh = {g, 0};
   core_support(&sh, dir, out);
-  double r = core_radius(g), l = cnorm(dir);
-  if (r > 0 && l > 0) cmadd(out, out, dir, r / l);
+  double r = core_radius(g), l = sp_norm3(dir);
+  if (r > 0 && l > 0) sp_madd3(out, out, dir, r / l);
 }
 
 //---------------------------------- GJK ------------------------------------------------------
@@ -142,15 +142,15 @@ static void diff_support(cshape* A, cshape* B, const double d[3], svert* s) {
   double md[3] = {-d[0], -d[1], -d[2]};
   core_support(A, d, s->a);
   core_support(B, md, s->b);
-  csub(s->w, s->a, s->b);
+  sp_sub3(s->w, s->a, s->b);
 }
 
 // closest point to the origin on segment (a, b): barycentric weights l[0..1]
 static void closest_seg(const double a[3], const double b[3], double l[2]) {
   double ab[3];
-  csub(ab, b, a);
-  double den = cdot(ab, ab);
-  double t = den > 0 ? -cdot(a, ab) / den : 0;
+  sp_sub3(ab, b, a);
+  double den = sp_dot3(ab, ab);
+  double t = den > 0 ? -sp_dot3(a, ab) / den : 0;
   t = t < 0 ? 0 : (t > 1 ? 1 : t);
   l[0] = 1 - t;
   l[1] = t;
@@ -160,13 +160,13 @@ static void closest_seg(const double a[3], const double b[3], double l[2]) {
 // (Ericson 5.1.5 with p = 0; a degenerate triangle falls back to its best edge)
 static void closest_tri(const double a[3], const double b[3], const double c[3], double l[3]) {
   double ab[3], ac[3];
-  csub(ab, b, a);
-  csub(ac, c, a);
-  double d1 = -cdot(ab, a), d2 = -cdot(ac, a);
+  sp_sub3(ab, b, a);
+  sp_sub3(ac, c, a);
+  double d1 = -sp_dot3(ab, a), d2 = -sp_dot3(ac, a);
   l[0] = l[1] = l[2] = 0;
   // vertex regions and edge regions
   if (d1 <= 0 && d2 <= 0) { l[0] = 1; return; }
-  double d3 = -cdot(ab, b), d4 = -cdot(ac, b);
+  double d3 = -sp_dot3(ab, b), d4 = -sp_dot3(ac, b);
   if (d3 >= 0 && d4 <= d3) { l[1] = 1; return; }
   double vc = d1 * d4 - d3 * d2;
   if (vc <= 0 && d1 >= 0 && d3 <= 0) {
@@ -174,7 +174,7 @@ static void closest_tri(const double a[3], const double b[3], const double c[3],
     l[0] = 1 - t; l[1] = t;
     return;
   }
-  double d5 = -cdot(ab, c), d6 = -cdot(ac, c);
+  double d5 = -sp_dot3(ab, c), d6 = -sp_dot3(ac, c);
   if (d6 >= 0 && d5 <= d6) { l[2] = 1; return; }
   double vb = d5 * d2 - d1 * d6;
   if (vb <= 0 && d2 >= 0 && d6 <= 0) {
@@ -199,7 +199,7 @@ static void closest_tri(const double a[3], const double b[3], const double c[3],
       p[0] = le[0] * P[e][0] + le[1] * P[(e + 1) % 3][0];
       p[1] = le[0] * P[e][1] + le[1] * P[(e + 1) % 3][1];
       p[2] = le[0] * P[e][2] + le[1] * P[(e + 1) % 3][2];
-      double dd = cdot(p, p);
+      double dd = sp_dot3(p, p);
       if (dd < best) {
         best = dd;
         l[0] = l[1] = l[2] = 0;
@@ -233,18 +233,18 @@ static int simplex_reduce(simplex* s, double v[3]) {
       const double *a = s->v[F[f][0]].w, *b = s->v[F[f][1]].w, *c = s->v[F[f][2]].w;
       const double* d = s->v[F[f][3]].w;
       double ab[3], ac[3], nn[3], ad[3];
-      csub(ab, b, a);
-      csub(ac, c, a);
-      ccross(nn, ab, ac);
-      csub(ad, d, a);
-      double so = -cdot(nn, a), sd = cdot(nn, ad);
+      sp_sub3(ab, b, a);
+      sp_sub3(ac, c, a);
+      sp_cross3(nn, ab, ac);
+      sp_sub3(ad, d, a);
+      double so = -sp_dot3(nn, a), sd = sp_dot3(nn, ad);
       if (so * sd > 0) continue;  // origin on the same side as d: not this face
       any = 1;
       double lt[3], p[3];
       closest_tri(a, b, c, lt);
       for (int k = 0; k < 3; k++)
         p[k] = lt[0] * a[k] + lt[1] * b[k] + lt[2] * c[k];
-      double dd = cdot(p, p);
+      double dd = sp_dot3(p, p);
       if (dd < best) {
         best = dd;
         l[0] = l[1] = l[2] = l[3] = 0;
@@ -271,7 +271,7 @@ static int simplex_reduce(simplex* s, double v[3]) {
   }
   s->n = m;
   for (int i = 0; i < m; i++)
-    cmadd(v, v, s->v[i].w, lk[i]);
+    sp_madd3(v, v, s->v[i].w, lk[i]);
   return 0;
 }
 
@@ -284,8 +284,8 @@ static void simplex_witness(const simplex* s, double pa[3], double pb[3]) {
   pb[0] = pb[1] = pb[2] = 0;
   int n = s->n < 3 ? s->n : 3;
   for (int i = 0; i < n; i++) {
-    cmadd(pa, pa, s->v[i].a, l[i]);
-    cmadd(pb, pb, s->v[i].b, l[i]);
+    sp_madd3(pa, pa, s->v[i].a, l[i]);
+    sp_madd3(pb, pb, s->v[i].b, l[i]);
   }
 }
 
@@ -297,18 +297,18 @@ static int gjk(cshape* A, cshape* B, double bound, simplex* s, double* dist,
                double pa[3], double pb[3]) {
   double v[3], d[3];
   // first direction: centre to centre
-  csub(d, B->g->pos, A->g->pos);
-  if (cdot(d, d) < 1e-30) { d[0] = 1; d[1] = 0; d[2] = 0; }
+  sp_sub3(d, B->g->pos, A->g->pos);
+  if (sp_dot3(d, d) < 1e-30) { d[0] = 1; d[1] = 0; d[2] = 0; }
   diff_support(A, B, d, &s->v[0]);
   s->n = 1;
-  ccopy(v, s->v[0].w);
+  sp_copy3(v, s->v[0].w);
   for (int it = 0; it < GJK_MAX_ITER; it++) {
-    double vv = cdot(v, v);
+    double vv = sp_dot3(v, v);
     if (vv < 1e-26) return 2;
     double mv[3] = {-v[0], -v[1], -v[2]};
     svert w;
     diff_support(A, B, mv, &w);
-    double vw = cdot(v, w.w);
+    double vw = sp_dot3(v, w.w);
     // lower bound on the distance vw/|v| beyond the bound: no contact
     if (vw > 0 && vw * vw > bound * bound * vv) return 0;
     // no more progress (relative tolerance), or w already in the simplex
@@ -316,8 +316,8 @@ static int gjk(cshape* A, cshape* B, double bound, simplex* s, double* dist,
     int dup = 0;
     for (int i = 0; i < s->n; i++) {
       double e[3];
-      csub(e, w.w, s->v[i].w);
-      if (cdot(e, e) < 1e-28) dup = 1;
+      sp_sub3(e, w.w, s->v[i].w);
+      if (sp_dot3(e, e) < 1e-28) dup = 1;
     }
     if (dup) break;
     simplex prev = *s;
@@ -326,13 +326,13 @@ static int gjk(cshape* A, cshape* B, double bound, simplex* s, double* dist,
     if (simplex_reduce(s, vn)) return 2;
     // guard against cycling on rounding: the distance must decrease, else keep the last
     // simplex (a sliver simplex can give a worse point in a wrong direction)
-    if (cdot(vn, vn) >= vv) {
+    if (sp_dot3(vn, vn) >= vv) {
       *s = prev;
       break;
     }
-    ccopy(v, vn);
+    sp_copy3(v, vn);
   }
-  *dist = cnorm(v);
+  *dist = sp_norm3(v);
   if (*dist < 1e-13) return 2;
   simplex_witness(s, pa, pb);
   return 1;
@@ -368,16 +368,16 @@ static int epa_add_face(epoly* P, int a, int b, int c) {
   eface* F = &P->f[P->nf++];
   const double *A = P->v[a].w, *B = P->v[b].w, *C = P->v[c].w;
   double ab[3], ac[3], n[3], ca[3];
-  csub(ab, B, A);
-  csub(ac, C, A);
-  ccross(n, ab, ac);
-  csub(ca, A, P->center);
-  if (cdot(n, ca) < 0) {
+  sp_sub3(ab, B, A);
+  sp_sub3(ac, C, A);
+  sp_cross3(n, ab, ac);
+  sp_sub3(ca, A, P->center);
+  if (sp_dot3(n, ca) < 0) {
     int t = b; b = c; c = t;
-    cscale(n, n, -1.0);
+    sp_scale3(n, n, -1.0);
   }
   F->v[0] = a; F->v[1] = b; F->v[2] = c;
-  double len = cnorm(n);
+  double len = sp_norm3(n);
   F->alive = 1;
   if (len < 1e-300) {
     // degenerate sliver: never chosen as the closest face
@@ -385,8 +385,8 @@ static int epa_add_face(epoly* P, int a, int b, int c) {
     F->d = DBL_MAX;
     return 1;
   }
-  cscale(F->n, n, 1.0 / len);
-  F->d = cdot(F->n, A);
+  sp_scale3(F->n, n, 1.0 / len);
+  F->d = sp_dot3(F->n, A);
   return 1;
 }
 
@@ -405,45 +405,45 @@ static int epa_init(cshape* A, cshape* B, const simplex* s, epoly* P) {
       svert w;
       diff_support(A, B, dirs[k], &w);
       double e[3];
-      csub(e, w.w, P->v[0].w);
-      if (cdot(e, e) > 1e-24) P->v[P->nv++] = w;
+      sp_sub3(e, w.w, P->v[0].w);
+      if (sp_dot3(e, e) > 1e-24) P->v[P->nv++] = w;
     }
     if (P->nv == 1) return 0;
   }
   // segment: a support off its line, searched around it
   if (P->nv == 2) {
     double u[3], p1[3], p2[3];
-    csub(u, P->v[1].w, P->v[0].w);
-    cnormalize(u);
-    cperp(p1, u);
-    ccross(p2, u, p1);
+    sp_sub3(u, P->v[1].w, P->v[0].w);
+    sp_normalize3(u);
+    sp_perp3(p1, u);
+    sp_cross3(p2, u, p1);
     for (int k = 0; k < 6 && P->nv == 2; k++) {
       double th = k * (CPI / 3), d[3], e[3], c[3];
       for (int j = 0; j < 3; j++)
         d[j] = cos(th) * p1[j] + sin(th) * p2[j];
       svert w;
       diff_support(A, B, d, &w);
-      csub(e, w.w, P->v[0].w);
-      ccross(c, e, u);
-      if (cdot(c, c) > 1e-24) P->v[P->nv++] = w;
+      sp_sub3(e, w.w, P->v[0].w);
+      sp_cross3(c, e, u);
+      if (sp_dot3(c, c) > 1e-24) P->v[P->nv++] = w;
     }
     if (P->nv == 2) return 0;
   }
   // triangle: the support along the normal farther off its plane
   if (P->nv == 3) {
     double ab[3], ac[3], n[3], mn[3];
-    csub(ab, P->v[1].w, P->v[0].w);
-    csub(ac, P->v[2].w, P->v[0].w);
-    ccross(n, ab, ac);
-    if (cnormalize(n) <= 0) return 0;
-    cscale(mn, n, -1.0);
+    sp_sub3(ab, P->v[1].w, P->v[0].w);
+    sp_sub3(ac, P->v[2].w, P->v[0].w);
+    sp_cross3(n, ab, ac);
+    if (sp_normalize3(n) <= 0) return 0;
+    sp_scale3(mn, n, -1.0);
     svert w1, w2;
     diff_support(A, B, n, &w1);
     diff_support(A, B, mn, &w2);
     double e1[3], e2[3];
-    csub(e1, w1.w, P->v[0].w);
-    csub(e2, w2.w, P->v[0].w);
-    double h1 = fabs(cdot(e1, n)), h2 = fabs(cdot(e2, n));
+    sp_sub3(e1, w1.w, P->v[0].w);
+    sp_sub3(e2, w2.w, P->v[0].w);
+    double h1 = fabs(sp_dot3(e1, n)), h2 = fabs(sp_dot3(e2, n));
     if (h1 < 1e-12 && h2 < 1e-12) return 0;
     P->v[P->nv++] = h1 >= h2 ? w1 : w2;
   }
@@ -452,11 +452,11 @@ static int epa_init(cshape* A, cshape* B, const simplex* s, epoly* P) {
     P->center[k] = 0.25 * (P->v[0].w[k] + P->v[1].w[k] + P->v[2].w[k] + P->v[3].w[k]);
   {
     double ab[3], ac[3], ad[3], n[3];
-    csub(ab, P->v[1].w, P->v[0].w);
-    csub(ac, P->v[2].w, P->v[0].w);
-    csub(ad, P->v[3].w, P->v[0].w);
-    ccross(n, ab, ac);
-    if (fabs(cdot(n, ad)) < 1e-30) return 0;
+    sp_sub3(ab, P->v[1].w, P->v[0].w);
+    sp_sub3(ac, P->v[2].w, P->v[0].w);
+    sp_sub3(ad, P->v[3].w, P->v[0].w);
+    sp_cross3(n, ab, ac);
+    if (fabs(sp_dot3(n, ad)) < 1e-30) return 0;
   }
   epa_add_face(P, 0, 1, 2);
   epa_add_face(P, 0, 3, 1);
@@ -482,7 +482,7 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
     if (F->d == DBL_MAX) return 0;
     svert w;
     diff_support(A, B, F->n, &w);
-    double dw = cdot(F->n, w.w);
+    double dw = sp_dot3(F->n, w.w);
     // converged: the support does not pass the face (absolute + relative tolerance)
     if (dw - F->d <= 1e-11 + 1e-10 * fabs(F->d)) break;
     if (P.nv >= EPA_MAX_V) break;
@@ -494,8 +494,8 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
       eface* G = &P.f[i];
       if (!G->alive) continue;
       double e[3];
-      csub(e, w.w, P.v[G->v[0]].w);
-      if (i != best && cdot(G->n, e) <= 1e-13) continue;
+      sp_sub3(e, w.w, P.v[G->v[0]].w);
+      if (i != best && sp_dot3(G->n, e) <= 1e-13) continue;
       G->alive = 0;
       for (int k = 0; k < 3; k++) {
         int a = G->v[k], b = G->v[(k + 1) % 3], found = -1;
@@ -526,16 +526,16 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
   if (best < 0 || P.f[best].d == DBL_MAX) return 0;
   eface* F = &P.f[best];
   double p[3], l[3];
-  cscale(p, F->n, F->d);
+  sp_scale3(p, F->n, F->d);
   // barycentric coordinates of p in the face plane, not clamped: on a flat face of the
   // difference split into coplanar triangles the closest may not contain p, and the supports
   // are affine over the face, so extrapolation stays exact
   double e0[3], e1[3], e2[3];
-  csub(e0, P.v[F->v[1]].w, P.v[F->v[0]].w);
-  csub(e1, P.v[F->v[2]].w, P.v[F->v[0]].w);
-  csub(e2, p, P.v[F->v[0]].w);
-  double d00 = cdot(e0, e0), d01 = cdot(e0, e1), d11 = cdot(e1, e1);
-  double d20 = cdot(e2, e0), d21 = cdot(e2, e1), den = d00 * d11 - d01 * d01;
+  sp_sub3(e0, P.v[F->v[1]].w, P.v[F->v[0]].w);
+  sp_sub3(e1, P.v[F->v[2]].w, P.v[F->v[0]].w);
+  sp_sub3(e2, p, P.v[F->v[0]].w);
+  double d00 = sp_dot3(e0, e0), d01 = sp_dot3(e0, e1), d11 = sp_dot3(e1, e1);
+  double d20 = sp_dot3(e2, e0), d21 = sp_dot3(e2, e1), den = d00 * d11 - d01 * d01;
   if (den > 1e-300) {
     l[1] = (d11 * d20 - d01 * d21) / den;
     l[2] = (d00 * d21 - d01 * d20) / den;
@@ -545,11 +545,11 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
   }
   pa[0] = pa[1] = pa[2] = pb[0] = pb[1] = pb[2] = 0;
   for (int k = 0; k < 3; k++) {
-    cmadd(pa, pa, P.v[F->v[k]].a, l[k]);
-    cmadd(pb, pb, P.v[F->v[k]].b, l[k]);
+    sp_madd3(pa, pa, P.v[F->v[k]].a, l[k]);
+    sp_madd3(pb, pb, P.v[F->v[k]].b, l[k]);
   }
   *depth = F->d > 0 ? F->d : 0;
-  ccopy(n, F->n);
+  sp_copy3(n, F->n);
   return 1;
 }
 
@@ -563,9 +563,9 @@ static void mpr_support(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* v) {
 static void mpr_center(const void* obj, ccd_vec3_t* c) {
   const coll_geom* g = (const coll_geom*)obj;
   if (g->type == MODEL_GEOM_MESH && g->hull)
-    cxform(c->v, g->mat, g->pos, g->hull->center);
+    sp_xform(c->v, g->mat, g->pos, g->hull->center);
   else
-    ccopy(c->v, g->pos);
+    sp_copy3(c->v, g->pos);
 }
 
 int coll_mpr(const coll_geom* g1, const coll_geom* g2, coll_contact* con) {
@@ -581,9 +581,9 @@ int coll_mpr(const coll_geom* g1, const coll_geom* g2, coll_contact* con) {
   ccd_vec3_t dir, pos;
   if (ccdMPRPenetration(g1, g2, &ccd, &depth, &dir, &pos) != 0) return 0;
   double n[3] = {dir.v[0], dir.v[1], dir.v[2]};
-  if (cnormalize(n) <= 0) { n[0] = 0; n[1] = 0; n[2] = 1; }
-  ccopy(con->pos, pos.v);
-  ccopy(con->normal, n);
+  if (sp_normalize3(n) <= 0) { n[0] = 0; n[1] = 0; n[2] = 1; }
+  sp_copy3(con->pos, pos.v);
+  sp_copy3(con->normal, n);
   con->depth = depth;
   con->geom1 = con->geom2 = -1;
   con->feature = FEATURE_SINGLE;
@@ -599,7 +599,7 @@ int coll_mpr(const coll_geom* g1, const coll_geom* g2, coll_contact* con) {
 static int shape_face(const coll_geom* g, const double d[3], double* pts, double fn[3],
                       int* fid, double* align) {
   double dl[3];
-  crott(dl, g->mat, d);
+  sp_mulmtv3(dl, g->mat, d);
   *align = 0;
   *fid = 0;
   const double sin_tol = sqrt(1 - COLL_PATCH_COS * COLL_PATCH_COS);
@@ -610,8 +610,8 @@ static int shape_face(const coll_geom* g, const double d[3], double* pts, double
         if (fabs(dl[j]) > fabs(dl[k])) k = j;
       int s = dl[k] >= 0 ? 1 : -1;
       coll_box_face(g, k, s, pts);
-      caxis(fn, g->mat, k);
-      cscale(fn, fn, (double)s);
+      sp_axis3(fn, g->mat, k);
+      sp_scale3(fn, fn, (double)s);
       *align = fabs(dl[k]);
       *fid = 2 * k + (s > 0);
       return 4;
@@ -624,35 +624,35 @@ static int shape_face(const coll_geom* g, const double d[3], double* pts, double
       double bd = -DBL_MAX;
       for (int k = h->vpoly_start[v]; k < h->vpoly_start[v + 1]; k++) {
         int f = h->vpoly[k];
-        double t = cdot(dl, h->poly_normal + 3 * f);
+        double t = sp_dot3(dl, h->poly_normal + 3 * f);
         if (t > bd) { bd = t; best = f; }
       }
       if (best < 0) return 1;
       int np = h->poly_start[best + 1] - h->poly_start[best];
       for (int k = 0; k < np; k++)
-        cxform(pts + 3 * k, g->mat, g->pos, h->vert + 3 * h->poly_vert[h->poly_start[best] + k]);
-      crot(fn, g->mat, h->poly_normal + 3 * best);
+        sp_xform(pts + 3 * k, g->mat, g->pos, h->vert + 3 * h->poly_vert[h->poly_start[best] + k]);
+      sp_mulmv3(fn, g->mat, h->poly_normal + 3 * best);
       *align = bd;
       *fid = best;
       return np;
     }
     case MODEL_GEOM_CYLINDER: {
       double r = g->size[0], hh = g->size[1], ax[3], c[3];
-      caxis(ax, g->mat, 2);
+      sp_axis3(ax, g->mat, 2);
       if (fabs(dl[2]) >= 0.7071) {
         // cap polygon: COLL_CYL_RIM rim points, counter-clockwise seen from outside
         int s = dl[2] >= 0 ? 1 : -1;
         double ux[3], uy[3];
-        caxis(ux, g->mat, 0);
-        caxis(uy, g->mat, 1);
-        cmadd(c, g->pos, ax, s * hh);
+        sp_axis3(ux, g->mat, 0);
+        sp_axis3(uy, g->mat, 1);
+        sp_madd3(c, g->pos, ax, s * hh);
         for (int k = 0; k < COLL_CYL_RIM; k++) {
           double th = 2 * CPI * k / COLL_CYL_RIM * s;
           double p[3];
-          cmadd(p, c, ux, r * cos(th));
-          cmadd(pts + 3 * k, p, uy, r * sin(th));
+          sp_madd3(p, c, ux, r * cos(th));
+          sp_madd3(pts + 3 * k, p, uy, r * sin(th));
         }
-        cscale(fn, ax, (double)s);
+        sp_scale3(fn, ax, (double)s);
         *align = fabs(dl[2]);
         *fid = s > 0;
         return COLL_CYL_RIM;
@@ -660,11 +660,11 @@ static int shape_face(const coll_geom* g, const double d[3], double* pts, double
       if (fabs(dl[2]) <= sin_tol) {
         // side line: a segment along the axis at the rim point farthest along d
         double u[3];
-        cmadd(u, d, ax, -cdot(d, ax));
-        if (cnormalize(u) <= 0) return 1;
-        cmadd(c, g->pos, u, r);
-        cmadd(pts, c, ax, -hh);
-        cmadd(pts + 3, c, ax, hh);
+        sp_madd3(u, d, ax, -sp_dot3(d, ax));
+        if (sp_normalize3(u) <= 0) return 1;
+        sp_madd3(c, g->pos, u, r);
+        sp_madd3(pts, c, ax, -hh);
+        sp_madd3(pts + 3, c, ax, hh);
         *fid = 2;
         return 2;
       }
@@ -673,10 +673,10 @@ static int shape_face(const coll_geom* g, const double d[3], double* pts, double
     case MODEL_GEOM_CAPSULE: {
       if (fabs(dl[2]) > sin_tol) return 1;
       double ax[3], c[3];
-      caxis(ax, g->mat, 2);
-      cmadd(c, g->pos, d, g->size[0]);
-      cmadd(pts, c, ax, -g->size[1]);
-      cmadd(pts + 3, c, ax, g->size[1]);
+      sp_axis3(ax, g->mat, 2);
+      sp_madd3(c, g->pos, d, g->size[0]);
+      sp_madd3(pts, c, ax, -g->size[1]);
+      sp_madd3(pts + 3, c, ax, g->size[1]);
       return 2;
     }
     default:
@@ -691,7 +691,7 @@ static int contact_patch(const coll_geom* g1, const coll_geom* g2, const double 
   double P1[3 * COLL_MAX_POLY], P2[3 * COLL_MAX_POLY], fn1[3], fn2[3], mn[3];
   int id1, id2;
   double al1, al2;
-  cscale(mn, n, -1.0);
+  sp_scale3(mn, n, -1.0);
   int n1 = shape_face(g1, n, P1, fn1, &id1, &al1);
   int n2 = shape_face(g2, mn, P2, fn2, &id2, &al2);
   int ref1 = n1 >= 3 && al1 >= COLL_PATCH_COS;
@@ -704,8 +704,8 @@ static int contact_patch(const coll_geom* g1, const coll_geom* g2, const double 
   const double* ref = flip ? P2 : P1;
   int nref = flip ? n2 : n1, idr = flip ? id2 : id1;
   double m[3], mm[3], inc[3 * COLL_MAX_POLY], fni[3], ali;
-  ccopy(m, flip ? fn2 : fn1);
-  cscale(mm, m, -1.0);
+  sp_copy3(m, flip ? fn2 : fn1);
+  sp_scale3(mm, m, -1.0);
   int idi;
   int ninc = shape_face(gi, mm, inc, fni, &idi, &ali);
   if (ninc < 2) return 0;
@@ -728,8 +728,8 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
     // separated cores: exact distance; n from core 1 to core 2
     depth = r1 + r2 - dist;
     if (depth < -margin) return 0;
-    csub(n, pb, pa);
-    cscale(n, n, 1.0 / dist);
+    sp_sub3(n, pb, pa);
+    sp_scale3(n, n, 1.0 / dist);
   } else {
     double dc;
     if (!epa(&A, &B, &s, &dc, n, pa, pb)) {
@@ -742,8 +742,8 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
   }
   // surface points: p1 = core point + r1 n, p2 = core point - r2 n
   double p1[3], p2[3];
-  cmadd(p1, pa, n, r1);
-  cmadd(p2, pb, n, -r2);
+  sp_madd3(p1, pa, n, r1);
+  sp_madd3(p2, pb, n, -r2);
   cset(con, p1, p2, n, depth, FEATURE_SINGLE);
   // face-on-face patch
   coll_contact patch[COLL_MAX_PAIR_CONTACTS];

@@ -1,77 +1,12 @@
 // collision_internal.h — what the collision files share (not part of the collision contract):
-// inline 3-vector math for the hot paths, the primitive pair functions and the patch clipper.
+// the primitive pair functions and the patch clipper (3-D math: spatial.h's inline vocabulary).
 #ifndef CSIM_COLLISION_INTERNAL_H
 #define CSIM_COLLISION_INTERNAL_H
 
 #include <math.h>
 
 #include "collision.h"
-
-//---------------------------------- inline 3-vector math ------------------------------------
-static inline double cdot(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static inline void csub(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2];
-}
-static inline void cadd(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
-}
-static inline void ccopy(double r[3], const double a[3]) {
-  r[0] = a[0]; r[1] = a[1]; r[2] = a[2];
-}
-static inline void cscale(double r[3], const double a[3], double s) {
-  r[0] = a[0] * s; r[1] = a[1] * s; r[2] = a[2] * s;
-}
-// r = a + s*b
-static inline void cmadd(double r[3], const double a[3], const double b[3], double s) {
-  r[0] = a[0] + s * b[0]; r[1] = a[1] + s * b[1]; r[2] = a[2] + s * b[2];
-}
-// r = a x b (r must not alias a or b)
-static inline void ccross(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[1] * b[2] - a[2] * b[1];
-  r[1] = a[2] * b[0] - a[0] * b[2];
-  r[2] = a[0] * b[1] - a[1] * b[0];
-}
-static inline double cnorm(const double a[3]) {
-  return sqrt(cdot(a, a));
-}
-// normalize in place, returns the norm before (0 leaves a unchanged)
-static inline double cnormalize(double a[3]) {
-  double n = cnorm(a);
-  if (n > 0) cscale(a, a, 1.0 / n);
-  return n;
-}
-// r = R x (world from local), R row-major
-static inline void crot(double r[3], const double R[9], const double x[3]) {
-  r[0] = R[0] * x[0] + R[1] * x[1] + R[2] * x[2];
-  r[1] = R[3] * x[0] + R[4] * x[1] + R[5] * x[2];
-  r[2] = R[6] * x[0] + R[7] * x[1] + R[8] * x[2];
-}
-// r = R' x (local from world)
-static inline void crott(double r[3], const double R[9], const double x[3]) {
-  r[0] = R[0] * x[0] + R[3] * x[1] + R[6] * x[2];
-  r[1] = R[1] * x[0] + R[4] * x[1] + R[7] * x[2];
-  r[2] = R[2] * x[0] + R[5] * x[1] + R[8] * x[2];
-}
-// column k of R (local axis k in world)
-static inline void caxis(double r[3], const double R[9], int k) {
-  r[0] = R[k]; r[1] = R[3 + k]; r[2] = R[6 + k];
-}
-// r = R x + p
-static inline void cxform(double r[3], const double R[9], const double p[3], const double x[3]) {
-  crot(r, R, x);
-  r[0] += p[0]; r[1] += p[1]; r[2] += p[2];
-}
-// a unit vector perpendicular to unit n
-static inline void cperp(double r[3], const double n[3]) {
-  if (fabs(n[0]) < 0.57735) {
-    r[0] = 0; r[1] = n[2]; r[2] = -n[1];  // e_x x n
-  } else {
-    r[0] = -n[2]; r[1] = 0; r[2] = n[0];  // e_y x n
-  }
-  cnormalize(r);
-}
+#include "spatial.h"
 
 //---------------------------------- contacts ------------------------------------------------
 // fill one contact from the two surface points: p1 on geom1, p2 on geom2, n from geom1 into geom2
@@ -80,7 +15,7 @@ static inline void cset(coll_contact* c, const double p1[3], const double p2[3],
   c->pos[0] = 0.5 * (p1[0] + p2[0]);
   c->pos[1] = 0.5 * (p1[1] + p2[1]);
   c->pos[2] = 0.5 * (p1[2] + p2[2]);
-  ccopy(c->normal, n);
+  sp_copy3(c->normal, n);
   c->depth = depth;
   c->geom1 = -1;
   c->geom2 = -1;

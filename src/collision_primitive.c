@@ -10,15 +10,15 @@
 
 // plane normal: the plane geom's local z axis in the world
 static void plane_frame(const coll_geom* g, double n[3]) {
-  caxis(n, g->mat, 2);
+  sp_axis3(n, g->mat, 2);
 }
 
 // contact between spheres (c1, r1) of geom1 and (c2, r2) of geom2; 0 or 1 contact
 static int spheres(const double c1[3], double r1, const double c2[3], double r2, double margin,
                    int feature, coll_contact* con) {
   double d[3], n[3], p1[3], p2[3];
-  csub(d, c2, c1);
-  double dist2 = cdot(d, d);
+  sp_sub3(d, c2, c1);
+  double dist2 = sp_dot3(d, d);
   // quick reject before the square root
   double reach = r1 + r2 + margin;
   if (dist2 > reach * reach) return 0;
@@ -27,10 +27,10 @@ static int spheres(const double c1[3], double r1, const double c2[3], double r2,
   if (dist < 1e-15) {
     n[0] = 0; n[1] = 0; n[2] = 1;
   } else {
-    cscale(n, d, 1.0 / dist);
+    sp_scale3(n, d, 1.0 / dist);
   }
-  cmadd(p1, c1, n, r1);
-  cmadd(p2, c2, n, -r2);
+  sp_madd3(p1, c1, n, r1);
+  sp_madd3(p2, c2, n, -r2);
   cset(con, p1, p2, n, r1 + r2 - dist, feature);
   return 1;
 }
@@ -38,21 +38,21 @@ static int spheres(const double c1[3], double r1, const double c2[3], double r2,
 // segment end points of a capsule (local z from -h to +h)
 static void capsule_ends(const coll_geom* g, double a[3], double b[3]) {
   double ax[3];
-  caxis(ax, g->mat, 2);
-  cmadd(a, g->pos, ax, -g->size[1]);
-  cmadd(b, g->pos, ax, g->size[1]);
+  sp_axis3(ax, g->mat, 2);
+  sp_madd3(a, g->pos, ax, -g->size[1]);
+  sp_madd3(b, g->pos, ax, g->size[1]);
 }
 
 // closest point to p on segment [a, b]
 static void closest_on_segment(double r[3], const double p[3], const double a[3],
                                const double b[3]) {
   double ab[3], ap[3];
-  csub(ab, b, a);
-  csub(ap, p, a);
-  double l2 = cdot(ab, ab);
-  double t = l2 > 0 ? cdot(ap, ab) / l2 : 0;
+  sp_sub3(ab, b, a);
+  sp_sub3(ap, p, a);
+  double l2 = sp_dot3(ab, ab);
+  double t = l2 > 0 ? sp_dot3(ap, ab) / l2 : 0;
   t = t < 0 ? 0 : (t > 1 ? 1 : t);
-  cmadd(r, a, ab, t);
+  sp_madd3(r, a, ab, t);
 }
 
 static double clamp01(double t) {
@@ -64,10 +64,10 @@ static double clamp01(double t) {
 static void closest_segments(const double p1[3], const double q1[3], const double p2[3],
                              const double q2[3], double c1[3], double c2[3]) {
   double d1[3], d2[3], r[3];
-  csub(d1, q1, p1);
-  csub(d2, q2, p2);
-  csub(r, p1, p2);
-  double a = cdot(d1, d1), e = cdot(d2, d2), f = cdot(d2, r);
+  sp_sub3(d1, q1, p1);
+  sp_sub3(d2, q2, p2);
+  sp_sub3(r, p1, p2);
+  double a = sp_dot3(d1, d1), e = sp_dot3(d2, d2), f = sp_dot3(d2, r);
   double s, t;
   if (a <= 1e-30 && e <= 1e-30) {
     s = t = 0;
@@ -75,12 +75,12 @@ static void closest_segments(const double p1[3], const double q1[3], const doubl
     s = 0;
     t = clamp01(f / e);
   } else {
-    double c = cdot(d1, r);
+    double c = sp_dot3(d1, r);
     if (e <= 1e-30) {
       t = 0;
       s = clamp01(-c / a);
     } else {
-      double b = cdot(d1, d2), denom = a * e - b * b;
+      double b = sp_dot3(d1, d2), denom = a * e - b * b;
       s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0;
       t = (b * s + f) / e;
       if (t < 0) {
@@ -92,8 +92,8 @@ static void closest_segments(const double p1[3], const double q1[3], const doubl
       }
     }
   }
-  cmadd(c1, p1, d1, s);
-  cmadd(c2, p2, d2, t);
+  sp_madd3(c1, p1, d1, s);
+  sp_madd3(c2, p2, d2, t);
 }
 
 // keep the k deepest of n contacts (stable: ties keep the lower index); returns min(n, k)
@@ -120,13 +120,13 @@ int coll_plane_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
                       coll_contact* con) {
   double n[3], d[3], p1[3], p2[3];
   plane_frame(g1, n);
-  csub(d, g2->pos, g1->pos);
+  sp_sub3(d, g2->pos, g1->pos);
   double r = g2->size[0];
-  double dist = cdot(n, d) - r;
+  double dist = sp_dot3(n, d) - r;
   if (dist > margin) return 0;
   // p2: lowest sphere point, p1: its projection on the plane
-  cmadd(p2, g2->pos, n, -r);
-  cmadd(p1, p2, n, -dist);
+  sp_madd3(p2, g2->pos, n, -r);
+  sp_madd3(p1, p2, n, -dist);
   cset(con, p1, p2, n, -dist, 0);
   return 1;
 }
@@ -136,11 +136,11 @@ int coll_plane_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
 int coll_plane_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
   double n[3], nl[3], d[3];
   plane_frame(g1, n);
-  crott(nl, g2->mat, n);
-  csub(d, g2->pos, g1->pos);
+  sp_mulmtv3(nl, g2->mat, n);
+  sp_sub3(d, g2->pos, g1->pos);
   const double* h = g2->size;
   // centre height and the half-extent contributions along the normal
-  double hc = cdot(n, d);
+  double hc = sp_dot3(n, d);
   double ex = h[0] * nl[0], ey = h[1] * nl[1], ez = h[2] * nl[2];
   // quick reject: the lowest corner is above the margin
   if (hc - fabs(ex) - fabs(ey) - fabs(ez) > margin) return 0;
@@ -151,8 +151,8 @@ int coll_plane_box(const coll_geom* g1, const coll_geom* g2, double margin, coll
     double dist = hc + sx * ex + sy * ey + sz * ez;
     if (dist > margin) continue;
     double loc[3] = {sx * h[0], sy * h[1], sz * h[2]}, p1[3], p2[3];
-    cxform(p2, g2->mat, g2->pos, loc);
-    cmadd(p1, p2, n, -dist);
+    sp_xform(p2, g2->mat, g2->pos, loc);
+    sp_madd3(p1, p2, n, -dist);
     cset(&tmp[nc++], p1, p2, n, -dist, i);
   }
   nc = keep_deepest(tmp, nc, 4);
@@ -170,11 +170,11 @@ int coll_plane_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
   int nc = 0;
   for (int e = 0; e < 2; e++) {
     double d[3], p1[3], p2[3];
-    csub(d, ends[e], g1->pos);
-    double dist = cdot(n, d) - r;
+    sp_sub3(d, ends[e], g1->pos);
+    double dist = sp_dot3(n, d) - r;
     if (dist > margin) continue;
-    cmadd(p2, ends[e], n, -r);
-    cmadd(p1, p2, n, -dist);
+    sp_madd3(p2, ends[e], n, -r);
+    sp_madd3(p1, p2, n, -dist);
     cset(&con[nc++], p1, p2, n, -dist, e);
   }
   return nc;
@@ -188,35 +188,35 @@ int coll_plane_cylinder(const coll_geom* g1, const coll_geom* g2, double margin,
                         coll_contact* con) {
   double n[3], a[3], u[3], v[3], d[3];
   plane_frame(g1, n);
-  caxis(a, g2->mat, 2);
+  sp_axis3(a, g2->mat, 2);
   double r = g2->size[0], h = g2->size[1];
-  csub(d, g2->pos, g1->pos);
-  double hc = cdot(n, d), na = cdot(n, a);
+  sp_sub3(d, g2->pos, g1->pos);
+  double hc = sp_dot3(n, d), na = sp_dot3(n, a);
   // u: direction in the cap plane pointing most against n (local x when the cap lies flat)
-  cmadd(u, n, a, -na);
-  cscale(u, u, -1.0);
-  double su = cnorm(u);
+  sp_madd3(u, n, a, -na);
+  sp_scale3(u, u, -1.0);
+  double su = sp_norm3(u);
   // quick reject on the lowest point of the cylinder
   if (hc - fabs(na) * h - su * r > margin) return 0;
   if (su < 1e-6) {
-    caxis(u, g2->mat, 0);
+    sp_axis3(u, g2->mat, 0);
   } else {
-    cscale(u, u, 1.0 / su);
+    sp_scale3(u, u, 1.0 / su);
   }
-  ccross(v, a, u);
+  sp_cross3(v, a, u);
   coll_contact tmp[8];
   int nc = 0;
   for (int cap = 0; cap < 2; cap++) {
     double s = cap ? 1.0 : -1.0, cc[3];
-    cmadd(cc, g2->pos, a, s * h);
+    sp_madd3(cc, g2->pos, a, s * h);
     for (int k = 0; k < 4; k++) {
       const double* dir = (k & 1) ? v : u;
       double sg = (k < 2) ? 1.0 : -1.0, p1[3], p2[3];
-      cmadd(p2, cc, dir, sg * r);
-      csub(d, p2, g1->pos);
-      double dist = cdot(n, d);
+      sp_madd3(p2, cc, dir, sg * r);
+      sp_sub3(d, p2, g1->pos);
+      double dist = sp_dot3(n, d);
       if (dist > margin) continue;
-      cmadd(p1, p2, n, -dist);
+      sp_madd3(p1, p2, n, -dist);
       cset(&tmp[nc++], p1, p2, n, -dist, 4 * cap + k);
     }
   }
@@ -238,7 +238,7 @@ typedef struct {
 // candidate k (or -1 when vertex k is filtered out of a full scan)
 static int cand_at(const mesh_cands* mc, int k) {
   if (mc->idx) return mc->idx[k];
-  return cdot(mc->nl, mc->V + 3 * k) + mc->off <= mc->margin ? k : -1;
+  return sp_dot3(mc->nl, mc->V + 3 * k) + mc->off <= mc->margin ? k : -1;
 }
 
 // plane-mesh: hull vertices below the plane (+margin), at most 4 spread ones: the deepest, the
@@ -249,14 +249,14 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
   if (!hl || hl->nvert <= 0) return 0;
   double n[3], nl[3], d[3], mnl[3];
   plane_frame(g1, n);
-  crott(nl, g2->mat, n);
-  csub(d, g2->pos, g1->pos);
-  double off = cdot(n, d);
+  sp_mulmtv3(nl, g2->mat, n);
+  sp_sub3(d, g2->pos, g1->pos);
+  double off = sp_dot3(n, d);
   const double* V = hl->vert;
   // deepest vertex by support in -n (hill climbing on large hulls): quick reject
   mnl[0] = -nl[0]; mnl[1] = -nl[1]; mnl[2] = -nl[2];
   int i0 = coll_hull_support(hl, mnl);
-  if (cdot(nl, V + 3 * i0) + off > margin) return 0;
+  if (sp_dot3(nl, V + 3 * i0) + off > margin) return 0;
   // candidates: vertices within the margin form a connected subgraph of a convex polytope's
   // edge graph, so a breadth-first search from the deepest vertex finds them all in
   // O(candidates x degree); too many candidates (or no adjacency) fall back to a full scan
@@ -274,7 +274,7 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
       int j = hl->adj[k];
       if (seen[j >> 3] & (1u << (j & 7))) continue;
       seen[j >> 3] |= (unsigned char)(1u << (j & 7));
-      if (cdot(nl, V + 3 * j) + off > margin) continue;
+      if (sp_dot3(nl, V + 3 * j) + off > margin) continue;
       if (nc < CMAX) cand[nc++] = j;
       else full = 1;
     }
@@ -288,9 +288,9 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
     int i = cand_at(&mc, k);
     if (i < 0) continue;
     double e[3];
-    csub(e, V + 3 * i, v0);
-    double t = cdot(e, nl);
-    double dd = cdot(e, e) - t * t;
+    sp_sub3(e, V + 3 * i, v0);
+    double t = sp_dot3(e, nl);
+    double dd = sp_dot3(e, e) - t * t;
     if (dd > best) { best = dd; idx[1] = i; }
   }
   // degeneracy thresholds relative to the spread of the candidates
@@ -298,7 +298,7 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
   if (idx[1] >= 0 && l2 > 1e-24) {
     cnt = 2;
     double e1[3];
-    csub(e1, V + 3 * idx[1], v0);
+    sp_sub3(e1, V + 3 * idx[1], v0);
     // largest triangle with v0, v1 (signed area along nl, keep the magnitude and its sign)
     best = 0;
     double sgn = 1;
@@ -306,9 +306,9 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
       int i = cand_at(&mc, k);
       if (i < 0) continue;
       double e2[3], c[3];
-      csub(e2, V + 3 * i, v0);
-      ccross(c, e1, e2);
-      double ar = cdot(c, nl);
+      sp_sub3(e2, V + 3 * i, v0);
+      sp_cross3(c, e1, e2);
+      double ar = sp_dot3(c, nl);
       if (fabs(ar) > best) { best = fabs(ar); idx[2] = i; sgn = ar > 0 ? 1 : -1; }
     }
     if (idx[2] >= 0 && best > 1e-9 * l2) {
@@ -322,10 +322,10 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
         double add = 0;
         for (int e = 0; e < 3; e++) {
           double ea[3], eb[3], c[3];
-          csub(ea, tri[(e + 1) % 3], tri[e]);
-          csub(eb, V + 3 * i, tri[e]);
-          ccross(c, ea, eb);
-          double ar = -sgn * cdot(c, nl);
+          sp_sub3(ea, tri[(e + 1) % 3], tri[e]);
+          sp_sub3(eb, V + 3 * i, tri[e]);
+          sp_cross3(c, ea, eb);
+          double ar = -sgn * sp_dot3(c, nl);
           if (ar > add) add = ar;
         }
         if (add > best) { best = add; idx[3] = i; }
@@ -336,10 +336,10 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
   // contacts at the chosen vertices
   for (int k = 0; k < cnt; k++) {
     double p1[3], p2[3];
-    cxform(p2, g2->mat, g2->pos, V + 3 * idx[k]);
-    csub(d, p2, g1->pos);
-    double dist = cdot(n, d);
-    cmadd(p1, p2, n, -dist);
+    sp_xform(p2, g2->mat, g2->pos, V + 3 * idx[k]);
+    sp_sub3(d, p2, g1->pos);
+    double dist = sp_dot3(n, d);
+    sp_madd3(p1, p2, n, -dist);
     cset(&con[k], p1, p2, n, -dist, idx[k]);
   }
   return cnt;
@@ -370,24 +370,24 @@ int coll_capsule_capsule(const coll_geom* g1, const coll_geom* g2, double margin
   capsule_ends(g1, a1, b1);
   capsule_ends(g2, a2, b2);
   double r1 = g1->size[0], r2 = g2->size[0];
-  csub(d1, b1, a1);
-  csub(d2, b2, a2);
-  ccross(c, d1, d2);
-  double l1 = cdot(d1, d1), l2 = cdot(d2, d2);
+  sp_sub3(d1, b1, a1);
+  sp_sub3(d2, b2, a2);
+  sp_cross3(c, d1, d2);
+  double l1 = sp_dot3(d1, d1), l2 = sp_dot3(d2, d2);
   // parallel: overlap interval of segment 2's ends projected on segment 1
-  if (l1 > 1e-20 && l2 > 1e-20 && cdot(c, c) < 1e-8 * l1 * l2) {
+  if (l1 > 1e-20 && l2 > 1e-20 && sp_dot3(c, c) < 1e-8 * l1 * l2) {
     double e[3];
-    csub(e, a2, a1);
-    double ta = cdot(e, d1) / l1;
-    csub(e, b2, a1);
-    double tb = cdot(e, d1) / l1;
+    sp_sub3(e, a2, a1);
+    double ta = sp_dot3(e, d1) / l1;
+    sp_sub3(e, b2, a1);
+    double tb = sp_dot3(e, d1) / l1;
     double lo = fmax(0.0, fmin(ta, tb)), hi = fmin(1.0, fmax(ta, tb));
     if (hi - lo > 1e-9) {
       int nc = 0;
       double ts[2] = {lo, hi};
       for (int k = 0; k < 2; k++) {
         double p[3], q[3];
-        cmadd(p, a1, d1, ts[k]);
+        sp_madd3(p, a1, d1, ts[k]);
         closest_on_segment(q, p, a2, b2);
         nc += spheres(p, r1, q, r2, margin, 1 + k, con + nc);
       }
@@ -405,8 +405,8 @@ int coll_box_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
                     coll_contact* con) {
   const double* h = g1->size;
   double r = g2->size[0], d[3], cl[3], q[3];
-  csub(d, g2->pos, g1->pos);
-  crott(cl, g1->mat, d);
+  sp_sub3(d, g2->pos, g1->pos);
+  sp_mulmtv3(cl, g1->mat, d);
   // clamp the centre into the box
   int inside = 1;
   for (int k = 0; k < 3; k++) {
@@ -417,11 +417,11 @@ int coll_box_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
   double nl[3], depth, p1[3], p2[3], n[3];
   if (!inside) {
     double e[3];
-    csub(e, cl, q);
-    double dist2 = cdot(e, e);
+    sp_sub3(e, cl, q);
+    double dist2 = sp_dot3(e, e);
     if (dist2 > (r + margin) * (r + margin)) return 0;
     double dist = sqrt(dist2);
-    cscale(nl, e, 1.0 / dist);
+    sp_scale3(nl, e, 1.0 / dist);
     depth = r - dist;
   } else {
     // nearest face: smallest h_k - |c_k|
@@ -434,9 +434,9 @@ int coll_box_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
     q[kb] = nl[kb] * h[kb];
     depth = r + best;
   }
-  crot(n, g1->mat, nl);
-  cxform(p1, g1->mat, g1->pos, q);
-  cmadd(p2, g2->pos, n, -r);
+  sp_mulmv3(n, g1->mat, nl);
+  sp_xform(p1, g1->mat, g1->pos, q);
+  sp_madd3(p2, g2->pos, n, -r);
   cset(con, p1, p2, n, depth, 0);
   return 1;
 }
@@ -454,18 +454,18 @@ int coll_box_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_c
   const double *ha = g1->size, *hb = g2->size;
   double A[3][3], B[3][3], d[3], C[3][3], aC[3][3];
   for (int k = 0; k < 3; k++) {
-    caxis(A[k], g1->mat, k);
-    caxis(B[k], g2->mat, k);
+    sp_axis3(A[k], g1->mat, k);
+    sp_axis3(B[k], g2->mat, k);
   }
-  csub(d, g2->pos, g1->pos);
+  sp_sub3(d, g2->pos, g1->pos);
   // C = A' B and its absolute value (with a tiny bias against parallel-edge degeneracy)
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
-      C[i][j] = cdot(A[i], B[j]);
+      C[i][j] = sp_dot3(A[i], B[j]);
       aC[i][j] = fabs(C[i][j]) + 1e-12;
     }
-  double da[3] = {cdot(d, A[0]), cdot(d, A[1]), cdot(d, A[2])};
-  double db[3] = {cdot(d, B[0]), cdot(d, B[1]), cdot(d, B[2])};
+  double da[3] = {sp_dot3(d, A[0]), sp_dot3(d, A[1]), sp_dot3(d, A[2])};
+  double db[3] = {sp_dot3(d, B[0]), sp_dot3(d, B[1]), sp_dot3(d, B[2])};
   // face axes of A then B: separation = |d.axis| - (extent A + extent B)
   double best_face = -DBL_MAX;
   int face_box = 0, face_axis = 0;
@@ -490,53 +490,53 @@ int coll_box_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_c
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       double ax[3];
-      ccross(ax, A[i], B[j]);
-      double len = cnorm(ax);
+      sp_cross3(ax, A[i], B[j]);
+      double len = sp_norm3(ax);
       if (len < 1e-6) continue;  // parallel edges: covered by the face axes
-      cscale(ax, ax, 1.0 / len);
-      double ra = ha[0] * fabs(cdot(A[0], ax)) + ha[1] * fabs(cdot(A[1], ax)) +
-                  ha[2] * fabs(cdot(A[2], ax));
-      double rb = hb[0] * fabs(cdot(B[0], ax)) + hb[1] * fabs(cdot(B[1], ax)) +
-                  hb[2] * fabs(cdot(B[2], ax));
-      double s = fabs(cdot(d, ax)) - (ra + rb);
+      sp_scale3(ax, ax, 1.0 / len);
+      double ra = ha[0] * fabs(sp_dot3(A[0], ax)) + ha[1] * fabs(sp_dot3(A[1], ax)) +
+                  ha[2] * fabs(sp_dot3(A[2], ax));
+      double rb = hb[0] * fabs(sp_dot3(B[0], ax)) + hb[1] * fabs(sp_dot3(B[1], ax)) +
+                  hb[2] * fabs(sp_dot3(B[2], ax));
+      double s = fabs(sp_dot3(d, ax)) - (ra + rb);
       if (s > margin) return 0;
       if (s > best_edge) {
         best_edge = s;
         ei = i;
         ej = j;
-        ccopy(edge_n, ax);
+        sp_copy3(edge_n, ax);
       }
     }
   // edge contact only when its axis separates more than the best face axis (beyond rounding:
   // an edge axis parallel to a face normal ties with it)
   if (ei >= 0 && best_edge > best_face + 1e-12 + 1e-9 * fabs(best_face)) {
     double n[3], pa[3], pb[3];
-    ccopy(n, edge_n);
-    if (cdot(n, d) < 0) cscale(n, n, -1.0);
+    sp_copy3(n, edge_n);
+    if (sp_dot3(n, d) < 0) sp_scale3(n, n, -1.0);
     // edge of A parallel to a_i farthest along n; edge of B parallel to b_j farthest along -n
-    ccopy(pa, g1->pos);
-    ccopy(pb, g2->pos);
+    sp_copy3(pa, g1->pos);
+    sp_copy3(pb, g2->pos);
     int ida = 0, idb = 0, bit = 0;
     for (int k = 0; k < 3; k++) {
       if (k == ei) continue;
-      double s = cdot(n, A[k]) >= 0 ? 1 : -1;
-      cmadd(pa, pa, A[k], s * ha[k]);
+      double s = sp_dot3(n, A[k]) >= 0 ? 1 : -1;
+      sp_madd3(pa, pa, A[k], s * ha[k]);
       if (s > 0) ida |= 1 << bit;
       bit++;
     }
     bit = 0;
     for (int k = 0; k < 3; k++) {
       if (k == ej) continue;
-      double s = cdot(n, B[k]) >= 0 ? -1 : 1;
-      cmadd(pb, pb, B[k], s * hb[k]);
+      double s = sp_dot3(n, B[k]) >= 0 ? -1 : 1;
+      sp_madd3(pb, pb, B[k], s * hb[k]);
       if (s > 0) idb |= 1 << bit;
       bit++;
     }
     double a0[3], a1[3], b0[3], b1[3], c1[3], c2[3];
-    cmadd(a0, pa, A[ei], -ha[ei]);
-    cmadd(a1, pa, A[ei], ha[ei]);
-    cmadd(b0, pb, B[ej], -hb[ej]);
-    cmadd(b1, pb, B[ej], hb[ej]);
+    sp_madd3(a0, pa, A[ei], -ha[ei]);
+    sp_madd3(a1, pa, A[ei], ha[ei]);
+    sp_madd3(b0, pb, B[ej], -hb[ej]);
+    sp_madd3(b1, pb, B[ej], hb[ej]);
     closest_segments(a0, a1, b0, b1, c1, c2);
     // depth from the separating axis (the closest points agree with it up to rounding)
     cset(con, c1, c2, n, -best_edge, 72 * 8448 + 12 * (4 * ei + ida) + (4 * ej + idb));
@@ -548,16 +548,16 @@ int coll_box_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_c
   double (*Y)[3] = face_box ? A : B;
   int k = face_axis;
   double sgn_d = face_box ? -1.0 : 1.0;  // d points from A to B; from X to Y is sgn_d * d
-  double dk = sgn_d * cdot(d, X[k]);
+  double dk = sgn_d * sp_dot3(d, X[k]);
   int sx = dk >= 0 ? 1 : -1;
   double m[3];
-  cscale(m, X[k], (double)sx);
+  sp_scale3(m, X[k], (double)sx);
   // incident face: the face of Y whose outward normal is most anti-parallel to m
   int l = 0;
-  double bl = fabs(cdot(m, Y[0]));
+  double bl = fabs(sp_dot3(m, Y[0]));
   for (int j = 1; j < 3; j++)
-    if (fabs(cdot(m, Y[j])) > bl) { bl = fabs(cdot(m, Y[j])); l = j; }
-  int sy = cdot(m, Y[l]) > 0 ? -1 : 1;
+    if (fabs(sp_dot3(m, Y[j])) > bl) { bl = fabs(sp_dot3(m, Y[j])); l = j; }
+  int sy = sp_dot3(m, Y[l]) > 0 ? -1 : 1;
   double ref[12], inc[12];
   coll_box_face(gx, k, sx, ref);
   coll_box_face(gy, l, sy, inc);

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "spatial.h"
+
 // projection onto {(t, n) : |t| <= mu n}: inside -> x; inside the polar cone -> 0; else onto
 // the boundary ray in the plane of x and the axis. n >= 0 is tested too: with mu = 0 (a
 // frictionless contact, a joint limit) and t = 0, t <= mu n holds for n < 0 (0 <= -0)
@@ -42,12 +44,12 @@ void cone_residuals(const double lambda[3], const double c[3], double mu, double
   double cg[3] = {c[0], c[1], c[2] + mu * sqrt(c[0] * c[0] + c[1] * c[1])};
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(cg, mu);
-  *eps_c = fabs(lambda[0] * cg[0] + lambda[1] * cg[1] + lambda[2] * cg[2]);
+  *eps_c = fabs(sp_dot3(lambda, cg));
 }
 
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
                         double* eps_d, double* eps_c) {
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(c, mu);
-  *eps_c = fabs(lambda[0] * c[0] + lambda[1] * c[1] + lambda[2] * c[2]);
+  *eps_c = fabs(sp_dot3(lambda, c));
 }

@@ -131,6 +131,67 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
   c->nchain[i] = n;
 }
 
+//---------------------------------- warm-start memory ----------------------------------------
+// The previous step's contacts are kept sorted by id (geom1, geom2, feature): contact_store
+// sorts them (heap sort, O(n log n), in place) and contact_build finds each new contact by
+// binary search, O(n log n) per step instead of the O(n^2) scan. Ids are unique within a step
+// (features are distinct within a pair); were two equal, either impulse is as good a guess.
+
+// order of two ids
+static int id_cmp(const int* a, const int* b) {
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+// swap remembered contacts i and j (id, impulse, dual)
+static void prev_swap(contact_data* c, int i, int j) {
+  for (int k = 0; k < 3; k++) {
+    int t = c->prev_id[3 * i + k];
+    c->prev_id[3 * i + k] = c->prev_id[3 * j + k];
+    c->prev_id[3 * j + k] = t;
+    double x = c->prev_lambda[3 * i + k];
+    c->prev_lambda[3 * i + k] = c->prev_lambda[3 * j + k];
+    c->prev_lambda[3 * j + k] = x;
+    x = c->prev_dual[3 * i + k];
+    c->prev_dual[3 * i + k] = c->prev_dual[3 * j + k];
+    c->prev_dual[3 * j + k] = x;
+  }
+}
+
+// sift remembered contact `root` down the max-heap of the first n (by id)
+static void prev_sift(contact_data* c, int root, int n) {
+  for (;;) {
+    int ch = 2 * root + 1;
+    if (ch >= n) return;
+    if (ch + 1 < n && id_cmp(c->prev_id + 3 * (ch + 1), c->prev_id + 3 * ch) > 0) ch++;
+    if (id_cmp(c->prev_id + 3 * root, c->prev_id + 3 * ch) >= 0) return;
+    prev_swap(c, root, ch);
+    root = ch;
+  }
+}
+
+// heap sort of the remembered contacts by id
+static void prev_sort(contact_data* c) {
+  int n = c->nprev;
+  for (int i = n / 2 - 1; i >= 0; i--) prev_sift(c, i, n);
+  for (int e = n - 1; e > 0; e--) {
+    prev_swap(c, 0, e);
+    prev_sift(c, 0, e);
+  }
+}
+
+// index of the remembered contact with this id, or -1
+static int prev_find(const contact_data* c, const int key[3]) {
+  int lo = 0, hi = c->nprev - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, o = id_cmp(c->prev_id + 3 * mid, key);
+    if (o == 0) return mid;
+    if (o < 0) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
 void contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
                    const double* vfree) {
   int nc = c->ncon, nv = m->nv, mc = c->maxchain, n3 = 3 * nc;
@@ -268,15 +329,12 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
   for (int k = 0; k < n3; k++) c->dual0[k] = NAN;
   if (opt->warm_start) {
     for (int i = 0; i < nc; i++) {
-      for (int j = 0; j < c->nprev; j++) {
-        const int* id = c->prev_id + 3 * j;
-        if (id[0] == c->con[i].geom1 && id[1] == c->con[i].geom2 && id[2] == c->con[i].feature) {
-          memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
-          memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
-          c->nwarm++;
-          break;
-        }
-      }
+      int key[3] = {c->con[i].geom1, c->con[i].geom2, c->con[i].feature};
+      int j = prev_find(c, key);
+      if (j < 0) continue;
+      memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
+      memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
+      c->nwarm++;
     }
   }
   data_stack_free(d, mark);
@@ -309,6 +367,7 @@ void contact_store(contact_data* c, const double* dual) {
     c->prev_id[3 * i + 2] = c->con[i].feature;
   }
   memcpy(c->prev_lambda, c->lambda, sizeof(double) * 3 * (size_t)c->ncon);
+  prev_sort(c);
 }
 
 solver_problem contact_problem(const contact_data* c) {

@@ -6,80 +6,11 @@
 
 //---------------------------------- 3-vectors ------------------------------------------------
 
-void sp_copy3(double r[3], const double a[3]) {
-  r[0] = a[0]; r[1] = a[1]; r[2] = a[2];
-}
-
-void sp_add3(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
-}
-
-void sp_sub3(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2];
-}
-
-void sp_scale3(double r[3], const double a[3], double s) {
-  r[0] = a[0] * s; r[1] = a[1] * s; r[2] = a[2] * s;
-}
-
-void sp_addscl3(double r[3], const double a[3], double s) {
-  r[0] += a[0] * s; r[1] += a[1] * s; r[2] += a[2] * s;
-}
-
-double sp_dot3(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-void sp_cross3(double r[3], const double a[3], const double b[3]) {
-  double t[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-  r[0] = t[0]; r[1] = t[1]; r[2] = t[2];
-}
-
-double sp_norm3(const double a[3]) {
-  return sqrt(sp_dot3(a, a));
-}
-
-double sp_normalize3(double a[3]) {
-  double n = sp_norm3(a);
-  if (n > 0) sp_scale3(a, a, 1.0 / n);
-  return n;
-}
-
 //---------------------------------- 3x3 matrices ----------------------------------------------
 
 void sp_eye3(double R[9]) {
   memset(R, 0, 9 * sizeof(double));
   R[0] = R[4] = R[8] = 1;
-}
-
-void sp_mulmv3(double r[3], const double A[9], const double b[3]) {
-  double t[3] = {A[0] * b[0] + A[1] * b[1] + A[2] * b[2], A[3] * b[0] + A[4] * b[1] + A[5] * b[2],
-                 A[6] * b[0] + A[7] * b[1] + A[8] * b[2]};
-  r[0] = t[0]; r[1] = t[1]; r[2] = t[2];
-}
-
-void sp_mulmtv3(double r[3], const double A[9], const double b[3]) {
-  double t[3] = {A[0] * b[0] + A[3] * b[1] + A[6] * b[2], A[1] * b[0] + A[4] * b[1] + A[7] * b[2],
-                 A[2] * b[0] + A[5] * b[1] + A[8] * b[2]};
-  r[0] = t[0]; r[1] = t[1]; r[2] = t[2];
-}
-
-void sp_mulmm3(double C[9], const double A[9], const double B[9]) {
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
-}
-
-void sp_mulmtm3(double C[9], const double A[9], const double B[9]) {
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      C[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
-}
-
-void sp_mulmmt3(double C[9], const double A[9], const double B[9]) {
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      C[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
 }
 
 void sp_transpose3(double At[9], const double A[9]) {
@@ -275,8 +206,3 @@ void sp_mulpose(double R[9], double p[3], const double R1[9], const double p1[3]
   sp_copy3(p, pt);
 }
 
-void sp_xform(double r[3], const double R[9], const double p[3], const double x[3]) {
-  double t[3];
-  sp_mulmv3(t, R, x);
-  sp_add3(r, t, p);
-}

@@ -630,7 +630,7 @@ START_TEST(random_convex_vs_analytic) {
       ck_assert_double_eq_tol(c[0].depth, a[0].depth, 1e-9);
       ck_assert_double_le(dist3(c[0].normal, a[0].normal), 1e-9);
       ck_assert_double_le(dist3(c[0].pos, a[0].pos), 1e-9);
-      ck_assert_double_eq_tol(cnorm(c[0].normal), 1, 1e-12);
+      ck_assert_double_eq_tol(sp_norm3(c[0].normal), 1, 1e-12);
       if (a[0].depth > 1e-6) {
         ck_assert_int_eq(coll_mpr(&g1, &g2, c), 1);
         ck_assert_double_eq_tol(c[0].depth, a[0].depth, 1e-6);
@@ -658,7 +658,7 @@ START_TEST(random_convex_vs_analytic) {
       ck_assert_double_le(dist3(c[0].normal, a[0].normal), 1e-9);
       ck_assert_double_le(dist3(c[0].pos, a[0].pos), 1e-9);
       ck_assert_double_ge(a[0].depth, -margin - 1e-15);
-      ck_assert_double_eq_tol(cnorm(a[0].normal), 1, 1e-12);
+      ck_assert_double_eq_tol(sp_norm3(a[0].normal), 1, 1e-12);
     }
   }
   // the sample covers contacts, deep (centre inside) cases and misses
@@ -709,7 +709,7 @@ START_TEST(random_box_box_invariants) {
   rng_state = 777;
   int overl = 0;
   for (int it = 0; it < 1000; it++) {
-    double ha[3], hb[3], pa[3] = {0, 0, 0}, pb[3], Ra[9], Rb[9], u[3], n[3];
+    double ha[3], hb[3], pa[3] = {0, 0, 0}, pb[3], Ra[9], Rb[9], u[3], n[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++) { ha[k] = urange(0.05, 0.5); hb[k] = urange(0.05, 0.5); }
     rand_rot(Ra);
     rand_rot(Rb);
@@ -734,12 +734,12 @@ START_TEST(random_box_box_invariants) {
     double mb = -1, mc = -1;
     for (int i = 0; i < nb; i++) {
       ck_assert_double_le(cb[i].depth, depth + 1e-8);
-      ck_assert_double_eq_tol(cnorm(cb[i].normal), 1, 1e-12);
+      ck_assert_double_eq_tol(sp_norm3(cb[i].normal), 1, 1e-12);
       mb = fmax(mb, cb[i].depth);
     }
     for (int i = 0; i < nc; i++) {
       ck_assert_double_le(cc[i].depth, depth + 1e-9);
-      ck_assert_double_eq_tol(cnorm(cc[i].normal), 1, 1e-12);
+      ck_assert_double_eq_tol(sp_norm3(cc[i].normal), 1, 1e-12);
       mc = fmax(mc, cc[i].depth);
     }
     // GJK/EPA finds the exact depth and normal of the polytopes
@@ -1074,6 +1074,109 @@ START_TEST(bad_input_is_harmless) {
 }
 END_TEST
 
+// sort and sweep returns exactly the contacts of all pairs: random scenes of 90 geoms (a ground
+// plane, two static geoms on the world body, boxes, spheres, capsules, cylinders and hull cubes
+// on their own bodies) crowded into a 1 m box, then moved a little at a time (the sweep keeps its
+// order between calls); the reference runs the narrow phase on every candidate pair in pair
+// order with no bound test at all
+#define BP_N 90
+START_TEST(broad_phase_matches_all_pairs) {
+  rng_state = 4242;
+  sim_model m;
+  memset(&m, 0, sizeof m);
+  int type[BP_N], body[BP_N], link[BP_N], gmesh[BP_N], parent[BP_N];
+  double size[3 * BP_N], rb[BP_N], xpos[3 * BP_N], xmat[9 * BP_N];
+  mesh_hull mh = cube_mesh(0.06);
+  coll_hull hull;
+  csim_error err;
+  ck_assert_int_eq(coll_hull_build(&mh, &hull, &err), CSIM_OK);
+  static const int kinds[5] = {MODEL_GEOM_BOX, MODEL_GEOM_SPHERE, MODEL_GEOM_CAPSULE,
+                               MODEL_GEOM_CYLINDER, MODEL_GEOM_MESH};
+  for (int i = 0; i < BP_N; i++) {
+    type[i] = i == 0 ? MODEL_GEOM_PLANE : kinds[(int)(urand() * 5)];
+    body[i] = i < 3 ? 0 : i - 2;  // geoms 0-2 on the world body
+    link[i] = -1;
+    parent[i] = i == 0 ? -1 : 0;
+    gmesh[i] = type[i] == MODEL_GEOM_MESH ? 0 : -1;
+    for (int k = 0; k < 3; k++) size[3 * i + k] = type[i] == MODEL_GEOM_MESH ? 1 : urange(0.02, 0.12);
+    rb[i] = type[i] == MODEL_GEOM_PLANE ? INFINITY : 1;
+  }
+  m.ngeom = BP_N;
+  m.nbody = BP_N - 2;
+  m.nlink = 0;
+  m.nmesh = 1;
+  m.mesh = &mh;
+  m.geom_type = type;
+  m.geom_body = body;
+  m.geom_link = link;
+  m.geom_mesh = gmesh;
+  m.geom_size = size;
+  m.geom_rbound = rb;
+  m.body_parent = parent;
+  coll_model* cm = NULL;
+  ck_assert_int_eq(coll_create(&m, NULL, 0, &cm, &err), CSIM_OK);
+  // every pair but the three world geoms among themselves
+  ck_assert_int_eq(coll_npair(cm), BP_N * (BP_N - 1) / 2 - 3);
+  int maxc = coll_max_contacts(cm);
+  coll_contact* out = malloc(sizeof(coll_contact) * (size_t)maxc);
+  coll_contact* ref = malloc(sizeof(coll_contact) * (size_t)maxc);
+  ck_assert(out && ref);
+  for (int k = 0; k < 9; k++) xmat[k] = I3[k];
+  memset(xpos, 0, 3 * sizeof(double));
+  int pairs_hit = 0;
+  for (int scene = 0; scene < 40; scene++) {
+    double margin = scene % 3 == 0 ? 0.0 : 0.01;
+    coll_set_margin(cm, margin);
+    for (int i = 1; i < BP_N; i++) {
+      if (scene % 10 == 0) {  // a new random scene
+        xpos[3 * i] = urange(0, 1);
+        xpos[3 * i + 1] = urange(0, 1);
+        xpos[3 * i + 2] = urange(-0.05, 0.4);
+        rand_rot(xmat + 9 * i);
+      } else {  // small moves: the sweep order changes a little
+        for (int k = 0; k < 3; k++) xpos[3 * i + k] += urange(-0.03, 0.03);
+      }
+    }
+    int n = -1;
+    ck_assert_int_eq(coll_detect(cm, &m, xpos, xmat, out, maxc, &n), 0);
+    // reference: every candidate pair, in order
+    int nr = 0;
+    for (int p = 0; p < coll_npair(cm); p++) {
+      int i, j;
+      coll_pair_geoms(cm, p, &i, &j);
+      coll_geom g1 = {type[i], size + 3 * i, xpos + 3 * i, xmat + 9 * i,
+                      type[i] == MODEL_GEOM_MESH ? &hull : NULL, margin};
+      coll_geom g2 = {type[j], size + 3 * j, xpos + 3 * j, xmat + 9 * j,
+                      type[j] == MODEL_GEOM_MESH ? &hull : NULL, margin};
+      int k = coll_pair_table[type[i]][type[j]](&g1, &g2, margin, ref + nr);
+      for (int c = 0; c < k; c++) {
+        ref[nr + c].geom1 = i;
+        ref[nr + c].geom2 = j;
+      }
+      pairs_hit += k > 0;
+      nr += k;
+    }
+    ck_assert_int_eq(n, nr);
+    for (int c = 0; c < n; c++)
+      ck_assert_msg(!memcmp(out[c].pos, ref[c].pos, sizeof out[c].pos) &&
+                        !memcmp(out[c].normal, ref[c].normal, sizeof out[c].normal) &&
+                        !memcmp(&out[c].depth, &ref[c].depth, sizeof(double)) &&
+                        out[c].geom1 == ref[c].geom1 && out[c].geom2 == ref[c].geom2 &&
+                        out[c].feature == ref[c].feature,
+                    "scene %d contact %d: geoms %d-%d feature %d vs %d-%d feature %d", scene, c,
+                    out[c].geom1, out[c].geom2, out[c].feature, ref[c].geom1, ref[c].geom2,
+                    ref[c].feature);
+  }
+  // the scenes are crowded: many pairs touch, far fewer than all
+  ck_assert_int_gt(pairs_hit, 400);
+  ck_assert_int_lt(pairs_hit, 40 * coll_npair(cm) / 10);
+  free(out);
+  free(ref);
+  coll_free(cm);
+  coll_hull_free(&hull);
+}
+END_TEST
+
 static Suite* collision_suite(void) {
   Suite* s = suite_create("collision");
   TCase* tc = tcase_create("analytic");
@@ -1104,6 +1207,7 @@ static Suite* collision_suite(void) {
   tcase_add_test(tb, broad_phase_pairs_and_detect);
   tcase_add_test(tb, model_pairs_and_contacts);
   tcase_add_test(tb, bad_input_is_harmless);
+  tcase_add_test(tb, broad_phase_matches_all_pairs);
   suite_add_tcase(s, tb);
   return s;
 }

@@ -66,6 +66,7 @@
 
 #include "cone.h"
 #include "solvers/solver_impl.h"
+#include "spatial.h"
 
 // sweeps between exact recomputations of c in PGS
 #define REFRESH 64
@@ -177,16 +178,6 @@ static void generator(const pyramid* py, double mu, int dual, int k, double e[3]
   }
 }
 
-static void cross(const double a[3], const double b[3], double out[3]) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 // Euclidean distance from x to K~_mu (dual = 0) or K~_mu* (dual = 1): 0 inside; otherwise the
 // nearest of the apex, the edge rays and the faces (a face's candidate counts only when the
 // plane projection lies between its two edges: the nearest point is one of these)
@@ -197,30 +188,30 @@ static double pyramid_dist(const pyramid* py, double mu, int dual, const double 
     return sqrt(x[0] * x[0] + x[1] * x[1] + nn * nn);
   }
   int m = py->m, inside = 1;
-  double xx = dot3(x, x), best = xx;
+  double xx = sp_dot3(x, x), best = xx;
   double e0[3], e1[3], nrm[3];
   generator(py, mu, dual, 0, e0);
   for (int k = 0; k < m; k++) {
     generator(py, mu, dual, (k + 1) % m, e1);
     // edge ray k
-    double t = dot3(x, e0);
+    double t = sp_dot3(x, e0);
     if (t > 0) {  // |x - t e / |e|^2|^2 from the difference (no cancellation near the ray)
-      double f = t / dot3(e0, e0);
+      double f = t / sp_dot3(e0, e0);
       double r[3] = {x[0] - f * e0[0], x[1] - f * e0[1], x[2] - f * e0[2]};
-      double d = dot3(r, r);
+      double d = sp_dot3(r, r);
       if (d < best) best = d;
     }
     // face between edges k and k+1 (inward normal e0 x e1)
-    cross(e0, e1, nrm);
-    double s = dot3(nrm, x);
+    sp_cross3(nrm, e0, e1);
+    double s = sp_dot3(nrm, x);
     if (s < 0) {
       inside = 0;
-      double nn = dot3(nrm, nrm);
+      double nn = sp_dot3(nrm, nrm);
       double p[3] = {x[0] - s / nn * nrm[0], x[1] - s / nn * nrm[1], x[2] - s / nn * nrm[2]};
       double c0[3], c1[3];
-      cross(p, e1, c0);  // alpha |n|^2
-      cross(e0, p, c1);  // beta |n|^2
-      if (dot3(c0, nrm) >= 0 && dot3(c1, nrm) >= 0) {
+      sp_cross3(c0, p, e1);  // alpha |n|^2
+      sp_cross3(c1, e0, p);  // beta |n|^2
+      if (sp_dot3(c0, nrm) >= 0 && sp_dot3(c1, nrm) >= 0) {
         double d = s * s / nn;
         if (d < best) best = d;
       }
@@ -237,7 +228,7 @@ static void pyramid_residuals(const pyramid* py, const double l[3], const double
   double cg[3] = {c[0], c[1], c[2] + mu * support(py, -c[0], -c[1])};
   *ep = pyramid_dist(py, mu, 0, l);
   *ed = c[2] >= 0 ? 0 : pyramid_dist(py, mu, 1, cg);  // cg ∈ K~* <=> c_N >= 0
-  *ec = fabs(dot3(l, cg));
+  *ec = fabs(sp_dot3(l, cg));
 }
 
 // the largest pyramid residual over contacts

@@ -54,6 +54,7 @@
 
 #include "cone.h"
 #include "solvers/solver_impl.h"
+#include "spatial.h"
 
 #define RAISIM_ALPHA_MIN 0.1   // alpha_min
 #define RAISIM_GAMMA 0.99      // gamma: decay of alpha per sweep
@@ -113,15 +114,10 @@ static void chol3_solve_neg(const double L[6], const double b[3], double x[3]) {
   x[2] = -x2;
 }
 
-// y = A x for a 3x3 block
-static void mul3(const double A[9], const double x[3], double y[3]) {
-  for (int r = 0; r < 3; r++) y[r] = A[3 * r] * x[0] + A[3 * r + 1] * x[1] + A[3 * r + 2] * x[2];
-}
-
 // max(|d|_inf, |A d|_inf) with d = a - b: the distance used by every RaiSim test
 static double dist3(const double A[9], const double a[3], const double b[3]) {
   double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]}, Ad[3];
-  mul3(A, d, Ad);
+  sp_mulmv3(Ad, A, d);
   double m = 0;
   for (int r = 0; r < 3; r++) {
     if (fabs(d[r]) > m) m = fabs(d[r]);
@@ -144,7 +140,7 @@ static int ellipse_eval(const ellipse* e, double th, double lam[3], double* fp) 
   // f' = (G lambda + q) . dlambda/dtheta, dlambda/dtheta = r' u + r u',
   // u = [c, s, 1/mu], u' = [-s, c, 0]
   double w[3];
-  mul3(G, lam, w);
+  sp_mulmv3(w, G, lam);
   w[0] += e->q[0];
   w[1] += e->q[1];
   w[2] += e->q[2];
@@ -244,7 +240,7 @@ static void contact_target(const double G[9], const double L[6], const double ci
                            const double li[3], double mu, int ds, double tol, double hist[3],
                            double out[3]) {
   double gt[3], Gl[3], v0[3];
-  mul3(G, li, Gl);
+  sp_mulmv3(Gl, G, li);
   for (int r = 0; r < 3; r++) gt[r] = ci[r] - Gl[r];  // g~ = c - G~_ii lambda_i
   // take-off (line 5)
   if (!(gt[2] < 0)) {
