@@ -2,15 +2,17 @@
 // same accuracy measured by the same code (a separate program, not part of libcsim; built and
 // run by tools/bench_siconos.sh).
 //
-// Per file (read by csim's FCLib reader, src/fclib.h; global problems condensed):
-//  1. reference: Siconos NSGS (SICONOS_FRICTION_3D_NSGS) at relative tolerance --tol; the
-//     accuracy it reaches, measured by csim's NCP residual eps_abs (000 eq. 14, solver_residuals)
-//     on its answer, is the file's target (floored at 1e-14; --target-abs E overrides it);
-//  2. every csim solver (--csim, e.g. ncp/pgs,ncp/admm) runs with tolerance = target;
-//  3. every Siconos solver (--siconos) runs at tolerance tol, tol/10, ... (up to 1e-7 tol) until
-//     eps_abs of its answer is <= target; the time of that run is its time;
-//  4. a run counts only when eps_abs <= target (1 + 1e-9); csim's best time over Siconos's best
-//     time is the file's ratio (< 1: csim faster).
+// Per file (read by csim's FCLib reader, src/fclib.h; global problems condensed), one accuracy
+// criterion for both sides: Siconos's relative error (fc3d_compute_error's measure) <= --tol
+// (default 1e-6), computed by csim's code (fclib_siconos_error) on every answer, whoever
+// produced it; no solver's own stopping test decides.
+//  1. every csim solver (--csim, e.g. ncp/pgs,ncp/admm) runs with eps_abs tolerance
+//     tol (1 + |q|), then /10, ... (up to TIGHTEN runs) until its answer meets the criterion;
+//  2. every Siconos solver (--siconos: NSGS, NSGS_FULL = NSGS with its full error evaluation at
+//     every sweep, ADMM, NSN_AC, PROX, DSFP, ...) runs at tolerance tol, tol/10, ... likewise;
+//  3. the time of the first run that meets the criterion is the solver's time; csim's best time
+//     over Siconos's best time is the file's ratio (< 1: csim faster); files where one side
+//     never meets it are counted (converged counts per side), not ratioed.
 // Times are the median of 7 solves below 20 ms, of 3 below 200 ms, else one solve, each from
 // r = 0, measured around the solve call only (problem and option set-up excluded). Each run
 // happens in a forked child with a wall-time limit (--limit), so a diverging or crashing solver
@@ -49,15 +51,16 @@
 #define MAXS 16          // solvers per family
 #define TIGHTEN 7        // Siconos tolerances tried: tol, tol/10, ..., tol/1e6
 
-// a Siconos solver by name
+// a Siconos solver by name (full: NSGS's error evaluated in full at every sweep)
 static const struct {
   const char* name;
-  int id;
+  int id, full;
 } kSiconos[] = {
-    {"NSGS", SICONOS_FRICTION_3D_NSGS},       {"ADMM", SICONOS_FRICTION_3D_ADMM},
-    {"DSFP", SICONOS_FRICTION_3D_DSFP},       {"FPP", SICONOS_FRICTION_3D_FPP},
-    {"VI_FPP", SICONOS_FRICTION_3D_VI_FPP},   {"NSN_AC", SICONOS_FRICTION_3D_NSN_AC},
-    {"PROX", SICONOS_FRICTION_3D_PROX},       {"VI_EG", SICONOS_FRICTION_3D_VI_EG},
+    {"NSGS", SICONOS_FRICTION_3D_NSGS, 0},     {"NSGS_FULL", SICONOS_FRICTION_3D_NSGS, 1},
+    {"ADMM", SICONOS_FRICTION_3D_ADMM, 0},     {"DSFP", SICONOS_FRICTION_3D_DSFP, 0},
+    {"FPP", SICONOS_FRICTION_3D_FPP, 0},       {"VI_FPP", SICONOS_FRICTION_3D_VI_FPP, 0},
+    {"NSN_AC", SICONOS_FRICTION_3D_NSN_AC, 0}, {"PROX", SICONOS_FRICTION_3D_PROX, 0},
+    {"VI_EG", SICONOS_FRICTION_3D_VI_EG, 0},
 };
 #define NSICONOS ((int)(sizeof(kSiconos) / sizeof(kSiconos[0])))
 
@@ -111,7 +114,7 @@ typedef struct {
   solver_options copt;
   const solver_problem* cp;
   // siconos
-  int sid;
+  int sid, full;
   double tol, rho;
   FrictionContactProblem* sp;
 } job;
@@ -138,6 +141,9 @@ static double solve_once(const job* j, double* lambda, double* work, int* iters,
   o->dparam[SICONOS_DPARAM_TOL] = j->tol;
   if (j->sid == SICONOS_FRICTION_3D_DSFP || j->sid == SICONOS_FRICTION_3D_FPP)
     o->dparam[SICONOS_FRICTION_3D_NSN_RHO] = j->rho;
+  if (j->full)
+    o->iparam[SICONOS_FRICTION_3D_IPARAM_ERROR_EVALUATION] =
+        SICONOS_FRICTION_3D_NSGS_ERROR_EVALUATION_FULL;
   double *r = work, *u = work + N;
   memset(r, 0, sizeof(double) * (size_t)N);
   memset(u, 0, sizeof(double) * (size_t)N);
@@ -276,18 +282,18 @@ static int split(char* s, char** items) {
   return n;
 }
 
-// Siconos solver id of a name, -1 when unknown
-static int siconos_id(const char* name) {
+// index of a Siconos solver name in kSiconos, -1 when unknown
+static int siconos_index(const char* name) {
   for (int k = 0; k < NSICONOS; k++)
-    if (!strcmp(kSiconos[k].name, name)) return kSiconos[k].id;
+    if (!strcmp(kSiconos[k].name, name)) return k;
   return -1;
 }
 
 // the command line, on stderr
 static void usage(void) {
   fprintf(stderr,
-          "usage: bench_siconos [--csim ncp/pgs,...] [--siconos NSGS,ADMM,DSFP,FPP,VI_FPP]\n"
-          "                     [--storage dense|sbm|both] [--tol T] [--target-abs E]\n"
+          "usage: bench_siconos [--csim ncp/pgs,...] [--siconos NSGS,NSGS_FULL,ADMM,NSN_AC,PROX,DSFP]\n"
+          "                     [--storage dense|sbm|both] [--tol T]\n"
           "                     [--limit SECONDS] [--csv FILE] FILE.hdf5...\n");
 }
 
@@ -302,7 +308,7 @@ int main(int argc, char** argv) {
   char csim_list[256] = "ncp/pgs", sic_list[256] = "NSGS,ADMM,DSFP,FPP,VI_FPP";
   const char* storage_opt = "both";
   const char* csv = NULL;
-  double tol = 1e-6, limit = 10, target_abs = 0;
+  double tol = 1e-6, limit = 10;
   int nfiles = 0;
   char** files = calloc((size_t)argc + 1, sizeof(char*));
   for (int i = 1; i < argc; i++) {
@@ -312,7 +318,6 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--siconos") && has) snprintf(sic_list, sizeof(sic_list), "%s", argv[++i]);
     else if (!strcmp(a, "--storage") && has) storage_opt = argv[++i];
     else if (!strcmp(a, "--tol") && has) tol = atof(argv[++i]);
-    else if (!strcmp(a, "--target-abs") && has) target_abs = atof(argv[++i]);
     else if (!strcmp(a, "--limit") && has) limit = atof(argv[++i]);
     else if (!strcmp(a, "--csv") && has) csv = argv[++i];
     else if (a[0] == '-') { usage(); return 2; }
@@ -363,7 +368,7 @@ int main(int argc, char** argv) {
   }
   int sids[MAXS];
   for (int k = 0; k < nss; k++)
-    if ((sids[k] = siconos_id(ss[k])) < 0) {
+    if ((sids[k] = siconos_index(ss[k])) < 0) {
       fprintf(stderr, "bench_siconos: unknown Siconos solver '%s'\n", ss[k]);
       return 2;
     }
@@ -381,12 +386,12 @@ int main(int argc, char** argv) {
       fprintf(stderr, "bench_siconos: cannot write %s: %s\n", csv, strerror(errno));
       return 2;
     }
-    fprintf(fc, "file,contacts,form,target_eps_abs,solver,family,storage,reached,time_s,"
+    fprintf(fc, "file,contacts,form,target_siconos_rel,solver,family,storage,reached,time_s,"
             "iterations,eps_abs,siconos_rel,siconos_tol,sic_err_check\n");
   }
   // table header
-  printf("csim vs Siconos %s: same target eps_abs per file (Siconos NSGS at rel. tol %g), "
-         "times in ms (median of repeats), x = target not reached, limit %g s\n",
+  printf("csim vs Siconos %s: every answer must have Siconos's relative error <= %g, computed by "
+         "csim's code; times in ms (median of repeats), x = criterion not met, limit %g s\n",
          "4.4", tol, limit);
   printf("%-44s %5s %9s", "file", "nc", "target");
   for (int k = 0; k < ncs; k++) printf(" %10s", cs[k]);
@@ -394,7 +399,7 @@ int main(int argc, char** argv) {
   printf(" %9s %8s\n", "sic_best", "ratio");
 
   double* ratios = calloc((size_t)nfiles + 1, sizeof(double));
-  int nratio = 0, rc = 0;
+  int nratio = 0, rc = 0, nconv_c = 0, nconv_s = 0, nfile_ok = 0;
   double worst_check = 0;
   for (int f = 0; f < nfiles; f++) {
     csim_error e;
@@ -428,9 +433,10 @@ int main(int argc, char** argv) {
     double* uf = malloc(sizeof(double) * (size_t)(N + 1));
     run_report rep;
     // a Siconos run at tolerance t with storage s: outcome o (eps measured here)
-#define SICONOS_RUN(o, id, s, t)                                                           \
+#define SICONOS_RUN(o, ix, s, t)                                                           \
   do {                                                                                     \
-    job j_ = {.is_siconos = 1, .sid = (id), .tol = (t), .rho = rho, .sp = sp[s]};          \
+    job j_ = {.is_siconos = 1, .sid = kSiconos[ix].id, .full = kSiconos[ix].full,          \
+              .tol = (t), .rho = rho, .sp = sp[s]};                                        \
     run_job(&j_, N, limit, lam, &rep);                                                     \
     (o).ran = 1;                                                                           \
     (o).storage = storages[s];                                                             \
@@ -449,36 +455,40 @@ int main(int argc, char** argv) {
     }                                                                                      \
   } while (0)
 
-    // 1. reference: NSGS at tol (dense, or sbm when dense is not benchmarked)
-    outcome ref;
-    memset(&ref, 0, sizeof(ref));
-    SICONOS_RUN(ref, SICONOS_FRICTION_3D_NSGS, st0, tol);
-    double target = target_abs > 0 ? target_abs : fmax(ref.eps, 1e-14);
-    if (!isfinite(target)) target = tol * fmax(p->q_norm, 1e-300);
-    double accept = target * (1 + 1e-9);
-    // 2. csim solvers with tolerance = target
+    // the criterion, the same for every answer: Siconos's relative error, csim's code
+    double target = tol, accept = tol * (1 + 1e-9);
+    // 1. csim solvers: tighten the eps_abs tolerance until the answer meets the criterion
     outcome co[MAXS];
     memset(co, 0, sizeof(co));
     for (int k = 0; k < ncs; k++) {
-      solver_options o = copts[k];
-      o.tolerance = target;
-      solver_problem cp = fclib_solver_problem(p);
-      cp.R = NULL;
-      job j = {.is_siconos = 0, .copt = o, .cp = &cp};
-      run_job(&j, N, limit, lam, &rep);
-      co[k].ran = 1;
-      co[k].storage = "dense";
-      co[k].tol_used = target;
-      if (rep.status == 0) {
-        measure(p, lam, &co[k].eps, &co[k].sic_rel);
-        co[k].time = rep.time;
-        co[k].iterations = rep.iterations;
-        co[k].reached = co[k].eps <= accept;
-      } else {
-        co[k].eps = INFINITY;
+      double t = tol * (1 + p->q_norm), prev = INFINITY;
+      for (int a = 0; a < TIGHTEN; a++, t /= 10) {
+        solver_options o = copts[k];
+        o.tolerance = t;
+        solver_problem cp = fclib_solver_problem(p);
+        cp.R = NULL;
+        job j = {.is_siconos = 0, .copt = o, .cp = &cp};
+        run_job(&j, N, limit, lam, &rep);
+        outcome x;
+        memset(&x, 0, sizeof(x));
+        x.ran = 1;
+        x.storage = "dense";
+        x.tol_used = t;
+        if (rep.status == 0) {
+          measure(p, lam, &x.eps, &x.sic_rel);
+          x.time = rep.time;
+          x.iterations = rep.iterations;
+          x.reached = x.sic_rel <= accept;
+        } else {
+          x.eps = x.sic_rel = INFINITY;
+          x.time = rep.status == 1 ? limit : NAN;
+        }
+        co[k] = x;
+        if (x.reached || !(x.sic_rel < prev) || !isfinite(x.sic_rel) || x.time > limit / 10) break;
+        prev = x.sic_rel;
       }
     }
-    // 3. Siconos solvers: tighten their tolerance until csim's eps_abs reaches the target
+    // 2. Siconos solvers: tighten their tolerance until the answer meets the criterion
     outcome so[MAXS];
     memset(so, 0, sizeof(so));
     for (int k = 0; k < nss; k++) {
@@ -489,22 +499,23 @@ int main(int argc, char** argv) {
         for (int a = 0; a < TIGHTEN; a++, t /= 10) {
           outcome o;
           memset(&o, 0, sizeof(o));
-          if (sids[k] == SICONOS_FRICTION_3D_NSGS && s == st0 && a == 0) o = ref;
-          else SICONOS_RUN(o, sids[k], s, t);
-          o.reached = o.eps <= accept;
+          SICONOS_RUN(o, sids[k], s, t);
+          if (rep.status != 0) o.sic_rel = INFINITY;
+          o.reached = o.sic_rel <= accept;
           if (o.check > worst_check && o.eps < INFINITY) worst_check = o.check;
           best = o;
           // stop when reached, when tightening stopped helping, or when the next (tighter and
           // slower) run would likely hit the time limit
-          if (o.reached || !(o.eps < prev) || !isfinite(o.eps) || o.time > limit / 10) break;
-          prev = o.eps;
+          if (o.reached || !(o.sic_rel < prev) || !isfinite(o.sic_rel) || o.time > limit / 10)
+            break;
+          prev = o.sic_rel;
         }
         // keep the faster storage (a reached run beats one that did not reach)
         if (!so[k].ran || (best.reached && (!so[k].reached || best.time < so[k].time)))
           so[k] = best;
       }
     }
-    // 4. best of each side and the ratio
+    // 3. best of each side and the ratio
     double cbest = INFINITY, sbest = INFINITY;
     for (int k = 0; k < ncs; k++)
       if (co[k].reached && co[k].time < cbest) cbest = co[k].time;
@@ -512,6 +523,9 @@ int main(int argc, char** argv) {
       if (so[k].reached && so[k].time < sbest) sbest = so[k].time;
     double ratio = isfinite(cbest) && isfinite(sbest) ? cbest / sbest : NAN;
     if (isfinite(ratio)) ratios[nratio++] = ratio;
+    nconv_c += isfinite(cbest);
+    nconv_s += isfinite(sbest);
+    nfile_ok++;
     char tb[32];
     printf("%-44.44s %5d %9.2e", base, p->nc, target);
     for (int k = 0; k < ncs; k++) {
@@ -532,7 +546,7 @@ int main(int argc, char** argv) {
         fprintf(fc, "%s,%d,%s,%.6g,%s,%s,%s,%d,%.6g,%d,%.6g,%.6g,%.3g,%.3g\n", files[f], p->nc,
                 form, target, k < ncs ? cs[k] : ss[k - ncs], k < ncs ? "csim" : "siconos",
                 o->storage ? o->storage : "", o->reached, o->time, o->iterations, o->eps,
-                o->sic_rel, k < ncs ? NAN : o->tol_used, k < ncs ? NAN : o->check);
+                o->sic_rel, o->tol_used, k < ncs ? NAN : o->check);
       }
       fprintf(fc, "%s,%d,%s,%.6g,csim_best/siconos_best,ratio,,%d,%.6g,,,,,\n", files[f], p->nc,
               form, target, isfinite(ratio), ratio);
@@ -548,12 +562,16 @@ int main(int argc, char** argv) {
     fclib_free(p);
   }
   double med = median(ratios, nratio);
-  printf("median ratio csim/Siconos (best solver each side, %d files where both reached the "
-         "target): %.3g  (< 1: csim faster)\n", nratio, med);
+  printf("criterion met on %d of %d files by csim's best solver, on %d by Siconos's best\n",
+         nconv_c, nfile_ok, nconv_s);
+  printf("median ratio csim/Siconos (best solver each side, %d files where both met the "
+         "criterion): %.3g  (< 1: csim faster)\n", nratio, med);
   printf("Siconos fc3d_compute_error vs csim's fclib_siconos_error: max difference (relative; floor 1e-12) "
          "%.2g\n", worst_check);
   if (fc) {
-    fprintf(fc, "MEDIAN,,,,csim_best/siconos_best,ratio,,%d,%.6g,,,,,\n", nratio, med);
+    fprintf(fc, "MEDIAN,,,%.6g,csim_best/siconos_best,ratio,,%d,%.6g,,,,,\n", tol, nratio, med);
+    fprintf(fc, "CONVERGED,%d,,%.6g,csim_best,count,,%d,,,,,,\n", nfile_ok, tol, nconv_c);
+    fprintf(fc, "CONVERGED,%d,,%.6g,siconos_best,count,,%d,,,,,,\n", nfile_ok, tol, nconv_s);
     fclose(fc);
   }
   solver_options_delete(chk);
