@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""tools/bench_scenes.py — csim against MuJoCo 2.2.2 on matched scenes (part of `make bench`).
+
+Every figure is measured in this run; nothing is quoted. Per scene, csim (ncp/pgs) and MuJoCo
+(Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
+run the same robot description through build/bench_mujoco (tools/bench_mujoco.c says how the
+models are matched):
+  time       us/step, the median over BATCHES interleaved batches (batch b of every engine in
+             turn), wall time of the step loop only;
+  Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
+             sim_step or mj_step only, so set-up and the residual pass are not counted), over
+             the first COUNT steps; noise-free, the figure to compare on a shared machine;
+  contacts   mean contacts per step on each side (MuJoCo: active contacts);
+  eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
+             engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
+             tools/bench_mujoco.c), "-" where that pass would not fit (1024 cubes).
+Scenes: cube at rest and sliding, a 2-cube stack, Solo-12 and Talos standing (scenarios/),
+grids of N resting 10 cm cubes 0.2 m apart, stacks of N cubes, and chains of N 0.1 m links lying
+on the ground (free base, 5 + N dofs, 4 contacts per link); the generated scenarios are written
+to a temporary directory. A side that cannot run a scene says why in the note (e.g. csim's
+contact buffers past contact.memory_budget).
+Then log-log least-squares slopes of cost (Ir/step and us/step) against contacts and against
+dofs per family, for both engines.
+
+Writes out/bench/mujoco.csv (one row per scene) and out/bench/slopes.csv, prints both tables.
+  tools/bench_scenes.py              # every scene (long: tens of minutes on 2 busy cores)
+  QUICK=1 tools/bench_scenes.py      # a subset in a few minutes
+  BATCHES=9 COUNT=50 SCENES="cube_rest grid_16" tools/bench_scenes.py
+Exit status: 0 when every scene ran on both sides, 1 when one could not, 2 when the tool cannot
+be built.
+"""
+import csv
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "build", "bench_mujoco")
+QUICK = os.environ.get("QUICK", "0") == "1"
+BATCHES = int(os.environ.get("BATCHES", "3" if QUICK else "7"))
+CUBE = os.path.join(ROOT, "robots", "cube.urdf")
+
+SOLVER = "solver: {name: pgs, tolerance: 1.0e-6, max_iterations: 500, warm_start: true}\n"
+
+
+def grid_yaml(n):
+    side = math.isqrt(n)
+    side += side * side < n
+    rows = "".join("  - {urdf: %s, base: free, q0: [%.3f, %.3f, 0.05, 0, 0, 0, 1]}\n"
+                   % (CUBE, 0.2 * (i % side), 0.2 * (i // side)) for i in range(n))
+    return ("name: grid_%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+            "robots:\n%scontact: {model: ncp, friction: 0.5, baumgarte: 0}\n%s"
+            "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, rows, SOLVER))
+
+
+def stack_yaml(n):
+    # cubes exactly touching, centres 0.1 m apart
+    rows = "".join("  - {urdf: %s, base: free, q0: [0, 0, %.3f, 0, 0, 0, 1]}\n"
+                   % (CUBE, 0.05 + 0.1 * k) for k in range(n))
+    return ("name: stack_%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+            "robots:\n%scontact: {model: ncp, friction: 0.5, baumgarte: 0}\n%s"
+            "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, rows, SOLVER))
+
+
+def chain_urdf(n):
+    # n links of 0.1 m along -z (0.02 m square boxes, 0.1 kg), revolute joints about y; link1
+    # is the root (free base)
+    out = ['<?xml version="1.0"?>', '<robot name="chain%d">' % n]
+    for k in range(1, n + 1):
+        out.append('  <link name="link%d">\n    <inertial><origin xyz="0 0 -0.05"/><mass value="0.1"/>'
+                   '\n      <inertia ixx="8.6667e-05" ixy="0" ixz="0" iyy="8.6667e-05" iyz="0" '
+                   'izz="6.6667e-06"/></inertial>\n    <collision><origin xyz="0 0 -0.05"/>'
+                   '<geometry><box size="0.02 0.02 0.1"/></geometry></collision>\n  </link>' % k)
+        if k > 1:
+            out.append('  <joint name="j%d" type="revolute"><parent link="link%d"/><child link="link%d"/>'
+                       '\n    <origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/>\n    <limit lower="-3.14" '
+                       'upper="3.14" effort="100" velocity="100"/></joint>' % (k, k - 1, k))
+    out.append("</robot>")
+    return "\n".join(out) + "\n"
+
+
+def chain_yaml(n, urdf):
+    # lying straight along +x on the plane: base rotated -90 deg about y
+    q0 = "0, 0, 0.01, 0, -0.7071067811865476, 0, 0.7071067811865476" + ", 0" * (n - 1)
+    return ("name: chain_%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+            "robots:\n  - {urdf: %s, base: free, q0: [%s]}\n"
+            "contact: {model: ncp, friction: 0.5, baumgarte: 0}\n%s"
+            "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, urdf, q0, SOLVER))
+
+
+def scenes(tmp):
+    """(label, family, size, path, sets, time steps, counted steps, residual pass)"""
+    sc = os.path.join(ROOT, "scenarios")
+    stack2 = os.path.join(tmp, "cube_stack2.yaml")
+    with open(stack2, "w") as f:
+        f.write(stack_yaml(2).replace("stack_2", "cube_stack2").replace(
+            "max_iterations: 500", "max_iterations: 1000").replace("1.0e-6", "1.0e-8"))
+    out = [("cube_rest", "cube", 1, os.path.join(sc, "cube_slide.yaml"),
+            ["name=cube_rest", "robots.0.v0=[0, 0, 0, 0, 0, 0]"], 1000, 200, True),
+           ("cube_slide", "cube", 1, os.path.join(sc, "cube_slide.yaml"), [], 1000, 200, True),
+           ("cube_stack2", "cube", 2, stack2, [], 1000, 200, True),
+           ("solo12_stand", "robot", 18, os.path.join(sc, "solo12_stand.yaml"), [], 500, 100, True),
+           ("talos_stand", "robot", 39, os.path.join(sc, "talos_stand.yaml"), [], 300, 50, True)]
+    grids = [1, 16, 64] if QUICK else [1, 16, 64, 256, 1024]
+    stacks = [2, 4, 8] if QUICK else [2, 4, 8, 16, 32, 64]
+    chains = [5, 10, 20] if QUICK else [5, 10, 20, 40]
+    for n in grids:
+        p = os.path.join(tmp, "grid_%d.yaml" % n)
+        with open(p, "w") as f:
+            f.write(grid_yaml(n))
+        steps = 300 if n <= 16 else 100 if n <= 64 else 30 if n <= 256 else 10
+        out.append(("grid_%d" % n, "grid", n, p, [], steps, max(steps // 5, 4), n <= 256))
+    for n in stacks:
+        p = os.path.join(tmp, "stack_%d.yaml" % n)
+        with open(p, "w") as f:
+            f.write(stack_yaml(n))
+        steps = 300 if n <= 16 else 100
+        out.append(("stack_%d" % n, "stack", n, p, [], steps, max(steps // 5, 10), True))
+    for n in chains:
+        u = os.path.join(tmp, "chain_%d.urdf" % n)
+        with open(u, "w") as f:
+            f.write(chain_urdf(n))
+        p = os.path.join(tmp, "chain_%d.yaml" % n)
+        with open(p, "w") as f:
+            f.write(chain_yaml(n, u))
+        out.append(("chain_%d" % n, "chain", n, p, [], 300, 60, True))
+    only = os.environ.get("SCENES")
+    if only:
+        keep = set(only.split())
+        out = [s for s in out if s[0] in keep]
+    return out
+
+
+def sets_args(sets):
+    a = []
+    for s in sets:
+        a += ["--set", s]
+    return a
+
+
+def timing(s, tmp):
+    """bench_mujoco's interleaved batches: {engine: row dict}, stderr text"""
+    label, _, _, path, sets, steps, _, eps = s
+    csvp = os.path.join(tmp, label + ".csv")
+    if os.path.exists(csvp):
+        os.remove(csvp)
+    cmd = [BIN, "--scenario", path, "--label", label, "--csim", "ncp/pgs", "--mujoco", "newton",
+           "--steps", str(steps), "--batches", str(BATCHES), "--csv", csvp] + sets_args(sets)
+    if not eps:
+        cmd.append("--no-eps")
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    rows = {}
+    if os.path.exists(csvp):
+        with open(csvp) as f:
+            for row in csv.DictReader(f):
+                rows[row["engine"]] = row
+    return rows, r.stderr
+
+
+def count(s, engine, tmp):
+    """instructions per step inside sim_step / mj_step (callgrind), or None"""
+    label, _, _, path, sets, _, steps, _ = s
+    out = os.path.join(tmp, "cg.%s.%s" % (label, engine))
+    fn = "sim_step" if engine == "csim" else "mj_step"
+    lists = ["--csim", "ncp/pgs", "--mujoco", "none"] if engine == "csim" else \
+            ["--csim", "none", "--mujoco", "newton"]
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=" + fn,
+           "--callgrind-out-file=" + out, BIN, "--scenario", path, "--label", label] + lists + \
+          ["--steps", str(steps), "--batches", "1", "--no-eps"] + sets_args(sets)
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(out):
+        return None
+    with open(out) as f:
+        m = re.search(r"^totals:\s*(\d+)", f.read(), re.M)
+    # bench_mujoco steps the scene twice: one timed batch and the statistics pass
+    return int(m.group(1)) / (2.0 * steps) if m else None
+
+
+def num(x):
+    try:
+        v = float(x)
+        return v if math.isfinite(v) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def why(stderr, engine):
+    """the reason a side failed, from bench_mujoco's stderr"""
+    pat = "csim ncp/pgs on" if engine == "csim" else "MuJoCo on"
+    for line in stderr.splitlines():
+        if pat in line:
+            return line.split(": ", 2)[-1][:300]
+    return "failed (no message)"
+
+
+def slope(pts):
+    pts = [(math.log(x), math.log(y)) for x, y in pts if x and y and x > 0 and y > 0]
+    if len(pts) < 2:
+        return None
+    n = len(pts)
+    sx = sum(p[0] for p in pts)
+    sy = sum(p[1] for p in pts)
+    sxx = sum(p[0] * p[0] for p in pts)
+    sxy = sum(p[0] * p[1] for p in pts)
+    d = n * sxx - sx * sx
+    return (n * sxy - sx * sy) / d if d else None
+
+
+def fmt(v, f="%.3g"):
+    return "-" if v is None else f % v
+
+
+def main():
+    r = subprocess.run([os.path.join(ROOT, "tools", "bench_mujoco.sh"), "--build-only"], cwd=ROOT)
+    if r.returncode != 0 or not os.path.exists(BIN):
+        print("bench_scenes: cannot build build/bench_mujoco", file=sys.stderr)
+        return 2
+    have_vg = subprocess.run(["sh", "-c", "command -v valgrind"], capture_output=True).returncode == 0
+    os.makedirs(os.path.join(ROOT, "out", "bench"), exist_ok=True)
+    status = 0
+    results = []
+    with tempfile.TemporaryDirectory(prefix="csim_scenes.") as tmp:
+        for s in scenes(tmp):
+            label, fam, size = s[0], s[1], s[2]
+            print("bench_scenes: %s" % label, file=sys.stderr, flush=True)
+            rows, err = timing(s, tmp)
+            res = {"scene": label, "family": fam, "n": size, "steps_time": s[5], "steps_counted": s[6],
+                   "batches": BATCHES}
+            notes = []
+            for eng, key in (("csim", "csim"), ("mujoco", "mujoco")):
+                row = rows.get(eng, {})
+                us = num(row.get("us_per_step"))
+                res["nv_" + key] = row.get("nv", "")
+                res["us_" + key] = us
+                res["contacts_" + key] = num(row.get("contacts_mean"))
+                res["eps_" + key] = num(row.get("eps_abs_mean"))
+                res["iters_" + key] = num(row.get("iterations_mean"))
+                ir = count(s, eng, tmp) if (have_vg and us is not None) else None
+                res["ir_" + key] = ir
+                if us is None:
+                    notes.append("%s cannot run: %s" % (eng, why(err, eng)))
+                    status = 1
+                elif int(row.get("warnings") or 0) > 0:
+                    notes.append("%s: %s warnings (%s)" % (eng, row.get("warnings"), row.get("note", "")))
+            if not have_vg:
+                notes.append("valgrind missing: no instruction counts")
+            uc, um, ic, im = res["us_csim"], res["us_mujoco"], res["ir_csim"], res["ir_mujoco"]
+            res["ratio_us"] = uc / um if uc and um else None
+            res["ratio_ir"] = ic / im if ic and im else None
+            res["note"] = "; ".join(notes)
+            results.append(res)
+            print("  %-13s us %s / %s  Ir %s / %s  ratio us %s Ir %s  contacts %s / %s  eps %s / %s  %s"
+                  % (label, fmt(uc), fmt(um), fmt(ic, "%.4g"), fmt(im, "%.4g"), fmt(res["ratio_us"]),
+                     fmt(res["ratio_ir"]), fmt(res["contacts_csim"]), fmt(res["contacts_mujoco"]),
+                     fmt(res["eps_csim"], "%.2e"), fmt(res["eps_mujoco"], "%.2e"), res["note"]),
+                  file=sys.stderr, flush=True)
+    cols = ["scene", "family", "n", "nv_csim", "nv_mujoco", "contacts_csim", "contacts_mujoco",
+            "us_csim", "us_mujoco", "ratio_us", "ir_csim", "ir_mujoco", "ratio_ir", "eps_csim",
+            "eps_mujoco", "iters_csim", "iters_mujoco", "steps_time", "batches", "steps_counted",
+            "note"]
+    with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for res in results:
+            w.writerow(["" if res.get(c) is None else res.get(c) for c in cols])
+    # slopes per family, engine, cost measure and abscissa
+    fits = []
+    for fam in ("grid", "stack", "chain"):
+        pts = [r for r in results if r["family"] == fam]
+        for xname in ("contacts", "dofs"):
+            for eng in ("csim", "mujoco"):
+                for cost in ("ir", "us"):
+                    xy = []
+                    for r in pts:
+                        x = r["contacts_" + eng] if xname == "contacts" else num(r["nv_" + eng])
+                        xy.append((x, r[cost + "_" + eng]))
+                    sl = slope(xy)
+                    npts = sum(1 for x, y in xy if x and y)
+                    fits.append((fam, xname, eng, cost, sl, npts))
+    with open(os.path.join(ROOT, "out", "bench", "slopes.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["family", "x", "engine", "cost", "slope", "points"])
+        for fam, xname, eng, cost, sl, npts in fits:
+            w.writerow([fam, xname, eng, "ir_per_step" if cost == "ir" else "us_per_step",
+                        "" if sl is None else "%.3f" % sl, npts])
+    # the tables
+    hdr = "%-13s %5s %8s %8s %9s %9s %6s %11s %11s %6s %9s %9s  %s"
+    print(hdr % ("scene", "nv", "contacts", "contacts", "us/step", "us/step", "ratio", "Ir/step",
+                 "Ir/step", "ratio", "eps_abs", "eps_abs", "note"))
+    print(hdr % ("", "", "csim", "MuJoCo", "csim", "MuJoCo", "us", "csim", "MuJoCo", "Ir", "csim",
+                 "MuJoCo", ""))
+    for r in results:
+        print(hdr % (r["scene"], r["nv_csim"] or r["nv_mujoco"], fmt(r["contacts_csim"]),
+                     fmt(r["contacts_mujoco"]), fmt(r["us_csim"]), fmt(r["us_mujoco"]),
+                     fmt(r["ratio_us"]), fmt(r["ir_csim"], "%.4g"), fmt(r["ir_mujoco"], "%.4g"),
+                     fmt(r["ratio_ir"]), fmt(r["eps_csim"], "%.2e"), fmt(r["eps_mujoco"], "%.2e"),
+                     r["note"]))
+    print("\nlog-log slopes of cost per step (1 = linear):")
+    for fam, xname, eng, cost, sl, npts in fits:
+        if npts >= 2:
+            print("  %-6s vs %-8s %-7s %-3s %6s  (%d points)" % (fam, xname, eng, cost, fmt(sl, "%.2f"), npts))
+    print("written: out/bench/mujoco.csv, out/bench/slopes.csv")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
