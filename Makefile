@@ -3,7 +3,7 @@
 #   make           build ./csim (-O2, warnings as errors)
 #   make test      Check suites, then the same suites under ASan+UBSan
 #   make run       deps + build + run the showcase scenario
-#   make bench     speed table against the scenarios, allocation check
+#   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
 #   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
 #   make clean
 # Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
@@ -121,9 +121,11 @@ run: deps
 	@echo "plot it:      ./csim plot out/solo12_stand.h5        (writes out/solo12_stand.png)"
 	@echo "replay it:    ./csim replay out/solo12_stand.h5 && xdg-open out/solo12_stand.html"
 
-# Speed table (median of 5 runs, recording on/off) and the no-allocation check (valgrind).
+# Every figure measured in this run (tools/bench.sh): csim's speed table, the no-allocation
+# check, csim vs MuJoCo (time and callgrind instructions) and vs Siconos, out/bench/*.csv and
+# the README table. QUICK=1: a subset in a few minutes.
 bench: $(CSIM_BIN)
-	CSIM=./$(CSIM_BIN) tools/bench.sh
+	QUICK=$(or $(QUICK),0) CSIM=./$(CSIM_BIN) tools/bench.sh
 
 # A one-node SLURM cluster (slurm-wlm, munge) started and stopped by the test runs a 12-point
 # sweep as a job array; the merge must equal the Make path's (tools/test_slurm.sh).

@@ -13,11 +13,16 @@
 #   tools/bench.sh                                   # all scenarios, 5 runs each
 #   RUNS=9 SCENARIOS="solo12_stand talos_stand" tools/bench.sh
 #   CSIM=build/san/csim tools/bench.sh               # any binary (timings then mean little)
+#   QUICK=1 tools/bench.sh                           # a subset of every part, a few minutes
+# Every figure is measured in this run (none is quoted); results go to out/bench/*.csv and
+# tools/bench_table.py writes the Markdown table into README.md.
 # Exit status: 0 when every run completed and every allocation check passed, 1 otherwise,
 # 2 when ./csim is missing.
 set -u
 CSIM=${CSIM:-./csim}
-RUNS=${RUNS:-5}
+QUICK=${QUICK:-0}
+export QUICK
+if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 SCENARIOS=${SCENARIOS:-"cube_slide solo12_stand talos_stand panda_push_cube"}
 if [ ! -x "$CSIM" ]; then
   echo "bench: $CSIM not found or not executable: build it first (make)" >&2
@@ -65,25 +70,19 @@ measure() {
   its=$(field "$out" '.*iterations mean ([0-9.eE+-]+),.*')
 }
 
-# MuJoCo 2.2.2 figures quoted in DESIGN.md for the same kind of scene (this machine class,
-# dt = 1 ms, Newton, elliptic cone): a reference, NOT measured by this script
-mujoco_ref() {
-  case $1 in
-    cube_slide) echo "2.6-3" ;;
-    solo12_stand) echo "15-21" ;;
-    talos_stand) echo "53-85" ;;
-    *) echo "-" ;;
-  esac
-}
-
+mkdir -p out/bench
+machine="$(sed -nE 's/^model name[[:space:]]*: (.*)/\1/p' /proc/cpuinfo | head -1), $(nproc) cores"
+mode=full; [ "$QUICK" = 1 ] && mode="QUICK=1 (subset)"
+echo "$machine; $(date -u '+%Y-%m-%d %H:%M UTC'); $("$CSIM" --version 2>/dev/null | head -1); mode $mode" >out/bench/meta.txt
 echo "csim bench: $("$CSIM" --version 2>/dev/null | head -1)"
-echo "machine: $(sed -nE 's/^model name[[:space:]]*: (.*)/\1/p' /proc/cpuinfo | head -1), $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $machine; $(date -u '+%Y-%m-%d %H:%M UTC'); mode $mode"
 echo "median of $RUNS runs per cell; us/step and real-time factor as printed by csim run (wall time of the step loop, recording included)"
 echo
-hdr='%-16s %4s %6s %9s %7s | %10s %8s | %10s %8s | %9s | %s\n'
-printf "$hdr" scenario nv steps contacts iters "us/step" RTF "us/step" RTF "recording" "MuJoCo ref"
-printf "$hdr" "" "" "" "mean" "mean" "every=1" "" "every=1e5" "" "cost" "us/step*"
-printf '%s\n' "----------------------------------------------------------------------------------------------------------------"
+hdr='%-16s %4s %6s %9s %7s | %10s %8s | %10s %8s | %9s\n'
+printf "$hdr" scenario nv steps contacts iters "us/step" RTF "us/step" RTF "recording"
+printf "$hdr" "" "" "" "mean" "mean" "every=1" "" "every=1e5" "" "cost"
+printf '%s\n' "-----------------------------------------------------------------------------------------------"
+echo "scenario,nv,steps,contacts_mean,iterations_mean,us_per_step_every1,rtf_every1,us_per_step_every1e5,rtf_every1e5,runs" >out/bench/speed.csv
 for name in $SCENARIOS; do
   if [ ! -f "scenarios/$name.yaml" ]; then
     echo "bench: scenarios/$name.yaml missing" >&2
@@ -96,10 +95,9 @@ for name in $SCENARIOS; do
   measure "$name" 100000
   us2=$us; rtf2=$rtf
   cost=$(awk -v a="$us1" -v b="$us2" 'BEGIN {if (b > 0) printf "%+.0f%%", 100 * (a - b) / b; else print "-"}')
-  printf "$hdr" "$name" "$nv" "$steps" "$con" "$its" "$us1" "$rtf1" "$us2" "$rtf2" "$cost" \
-    "$(mujoco_ref "$name")"
+  printf "$hdr" "$name" "$nv" "$steps" "$con" "$its" "$us1" "$rtf1" "$us2" "$rtf2" "$cost"
+  echo "$name,$nv,$steps,$con,$its,$us1,$rtf1,$us2,$rtf2,$RUNS" >>out/bench/speed.csv
 done
-echo "* quoted from DESIGN.md (MuJoCo 2.2.2, same machine class), not measured here"
 
 # allocation check: the heap allocation count must not depend on the number of steps
 echo
@@ -118,7 +116,9 @@ else
   afmt='  %-26s %-22s %9s %9s  %s\n'
   printf "$afmt" "scenario, N/2N" "what" "allocs N" "allocs 2N" verdict
   # scenario, N and 2N durations (the panda only touches the cube after 0.33 s)
-  for spec in "cube_slide 0.2 0.4" "solo12_stand 0.2 0.4" "panda_push_cube 0.5 1.0"; do
+  specs=("cube_slide 0.2 0.4" "solo12_stand 0.2 0.4" "panda_push_cube 0.5 1.0")
+  [ "$QUICK" = 1 ] && specs=("cube_slide 0.2 0.4")
+  for spec in "${specs[@]}"; do
     set -- $spec
     [ -f "scenarios/$1.yaml" ] || continue
     n=$(awk -v d="$2" 'BEGIN {printf "%d", d * 1000 + 0.5}')  # steps added (dt = 1 ms)
@@ -141,22 +141,25 @@ else
   done
 fi
 
-# csim and MuJoCo 2.2.2 side by side on matched scenes, and the cost-per-step scaling study
-# (tools/bench_mujoco.sh -> out/bench_mujoco.csv, tools/bench_scaling.sh -> out/bench_scaling.csv);
-# MUJOCO=0 skips both
+# csim and MuJoCo 2.2.2 on matched scenes with instruction counts and cost slopes
+# (tools/bench_scenes.py -> out/bench/mujoco.csv, slopes.csv) and, in full mode, csim's solver
+# pairs against MuJoCo's PGS/CG/Newton on the four small scenes (tools/bench_mujoco.sh ->
+# out/bench/mujoco_solvers.csv); MUJOCO=0 skips both
 if [ "${MUJOCO:-1}" = 1 ]; then
   echo
   if [ -f /usr/include/mujoco/mujoco.h ]; then
-    tools/bench_mujoco.sh || status=1
-    echo
-    tools/bench_scaling.sh || status=1
+    tools/bench_scenes.py || status=1
+    if [ "$QUICK" != 1 ]; then
+      echo
+      tools/bench_mujoco.sh || status=1
+    fi
   else
     echo "MuJoCo comparison: SKIP (libmujoco-dev not installed: make deps)"
   fi
 fi
-# csim vs Siconos numerics 4.4 on every FCLib problem of ../shared/data/fclib, same residual,
-# per-file time ratios and their median (tools/bench_siconos.sh -> out/bench_siconos.csv; about
-# 13 minutes); SICONOS=0 skips it
+# csim vs Siconos numerics 4.4 on the FCLib problems of ../shared/data/fclib, one accuracy
+# criterion for every answer (tools/bench_siconos.sh -> out/bench/siconos.csv; QUICK=1: the 8
+# smallest files); SICONOS=0 skips it
 if [ "${SICONOS:-1}" = 1 ]; then
   echo
   if [ -d /usr/include/siconos ]; then
@@ -165,4 +168,7 @@ if [ "${SICONOS:-1}" = 1 ]; then
     echo "Siconos comparison: SKIP (libsiconos-numerics-dev not installed: make deps)"
   fi
 fi
+# the Markdown table of this run, into README.md between the bench markers
+echo
+tools/bench_table.py --readme >/dev/null && echo "table: out/bench/bench.md (and README.md)"
 exit $status

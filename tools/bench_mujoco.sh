@@ -2,7 +2,7 @@
 # tools/bench_mujoco.sh — build tools/bench_mujoco.c against build/libcsim.a and MuJoCo 2.2.2
 # (libmujoco-dev) and run it: csim and MuJoCo side by side on matched scenes (cube resting and
 # sliding, a 2-cube stack, solo12 standing), us/step, ratios, eps_abs (000 eq. 14) of both engines.
-# Writes out/bench_mujoco.csv (replaced on each run). The binary is build/bench_mujoco; it is not
+# Writes out/bench/mujoco_solvers.csv (replaced on each run). The binary is build/bench_mujoco; it is not
 # part of libcsim. Runs from the repo root.
 #   tools/bench_mujoco.sh                    # the matched table
 #   BATCHES=9 tools/bench_mujoco.sh
@@ -34,10 +34,10 @@ fi
 if [ $# -gt 0 ]; then
   exec "$BIN" "$@"
 fi
-mkdir -p out
-rm -f out/bench_mujoco.csv
+mkdir -p out/bench
+rm -f out/bench/mujoco_solvers.csv
 echo "machine: $(sed -nE 's/^model name[[:space:]]*: (.*)/\1/p' /proc/cpuinfo | head -1), $(nproc) cores"
-"$BIN" --batches "${BATCHES:-7}" --csv out/bench_mujoco.csv
+"$BIN" --batches "${BATCHES:-7}" --csv out/bench/mujoco_solvers.csv
 st=$?
-echo "written: out/bench_mujoco.csv"
+echo "written: out/bench/mujoco_solvers.csv"
 exit $st

@@ -1,0 +1,88 @@
+// test_bench_doc.c — README.md's benchmark block has the form tools/bench_table.py generates
+// (headings, notes, table headers in order; data rows with as many cells as their header). The
+// numbers are not checked: they are one run's measurements and change per machine. Also checks
+// that the check can fail: a copy of the README with a header changed, and one with a short data
+// row, are rejected. Runs from the repo root (python3 is a dependency: make deps).
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// the whole file as a string (NULL when unreadable)
+static char* slurp(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+    free(s);
+    s = NULL;
+  }
+  if (s) s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+// exit status of `tools/bench_table.py --check path`
+static int check(const char* path) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "python3 tools/bench_table.py --check '%s' 2>/dev/null", path);
+  int rc = system(cmd);
+  return rc == -1 ? -1 : WEXITSTATUS(rc);
+}
+
+// README with the first occurrence of `from` replaced by `to`, written to a temp file
+static void mutate(const char* readme, const char* from, const char* to, char* path, size_t n) {
+  const char* p = strstr(readme, from);
+  ck_assert_ptr_nonnull(p);
+  snprintf(path, n, P_tmpdir "/csim_bench_doc_XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE* f = fdopen(fd, "w");
+  ck_assert_ptr_nonnull(f);
+  fwrite(readme, 1, (size_t)(p - readme), f);
+  fputs(to, f);
+  fputs(p + strlen(from), f);
+  fclose(f);
+}
+
+START_TEST(readme_block_has_generated_form) {
+  ck_assert_int_eq(check("README.md"), 0);
+  char* readme = slurp("README.md");
+  ck_assert_ptr_nonnull(readme);
+  char path[256];
+  // a renamed column
+  mutate(readme, "| ratio Ir |", "| ratio Ir (quoted) |", path, sizeof path);
+  ck_assert_int_eq(check(path), 1);
+  unlink(path);
+  // a data row with a cell missing (the first data row after the first separator)
+  const char* sep = strstr(readme, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  ck_assert_ptr_nonnull(sep);
+  const char* row = sep + strlen("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  ck_assert_msg(row[0] == '|', "no data row after the MuJoCo table header");
+  mutate(readme, row, "| short | row |\n", path, sizeof path);
+  ck_assert_int_eq(check(path), 1);
+  unlink(path);
+  // no block at all
+  mutate(readme, "<!-- bench:begin -->", "<!-- bench -->", path, sizeof path);
+  ck_assert_int_eq(check(path), 1);
+  unlink(path);
+  free(readme);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("bench_doc");
+  TCase* t = tcase_create("readme");
+  tcase_add_test(t, readme_block_has_generated_form);
+  suite_add_tcase(s, t);
+  SRunner* sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
