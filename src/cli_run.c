@@ -266,6 +266,8 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
           r->con_sum / (double)n, r->con_max, r->lim_sum / (double)n, r->lim_max,
           cfg->limits_enabled ? "" : " (limits.enabled: false)",
           (double)S->midpoint_its / (double)n);
+  fprintf(f, "  contact buffers hold %d contacts (%.1f MiB; contact.memory_budget %g MiB)\n",
+          S->maxgeom, (double)S->buffer_bytes / SIM_MIB, cfg->memory_budget);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
           "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
           S->energy.work, S->energy.injected, S->energy.rise_max);
