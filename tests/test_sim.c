@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compliant.h"
+#include "contact.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -44,6 +46,7 @@
 #include <sys/mman.h>
 
 static atomic_long g_nalloc;              // allocations so far
+static atomic_long g_nbytes;              // bytes asked for so far
 static atomic_flag g_lock = ATOMIC_FLAG_INIT;
 static unsigned char* g_chunk;            // current mmap'd chunk
 static size_t g_used, g_size;             // bytes used / size of the current chunk
@@ -54,6 +57,7 @@ static size_t g_used, g_size;             // bytes used / size of the current ch
 static void* bump(size_t n, size_t align) {
   if (n > ((size_t)1 << 40) || align > ((size_t)1 << 20)) return NULL;
   atomic_fetch_add(&g_nalloc, 1);
+  atomic_fetch_add(&g_nbytes, (long)n);
   size_t need = n + HDR + align;
   while (atomic_flag_test_and_set(&g_lock)) {
   }
@@ -674,6 +678,58 @@ START_TEST(step_does_not_allocate) {
 }
 END_TEST
 
+// contact.memory_budget is checked against contact_bytes, solver_bytes and cmpl_bytes: each must
+// be what contact_create, solver_create and cmpl_create (implicit Euler: its own contact_data
+// too) really ask the allocator for, byte for byte, at several sizes
+START_TEST(buffer_bytes_are_what_is_allocated) {
+#ifdef SIM_TEST_ASAN
+  fprintf(stderr, "test_sim: buffer_bytes_are_what_is_allocated skipped under AddressSanitizer\n");
+#else
+  fixture f = load(kTumble, "test_sim.yaml");
+  const char* y =
+      "name: test_sim\n"
+      "world: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+      "robots:\n"
+      "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, 0.05, 0, 0, 0, 1]}\n"
+      "contact: {model: hunt_crossley, friction: 0.5}\n"
+      "integrator: {scheme: implicit_euler, dt: 1.0e-3, duration: 0.01}\n";
+  fixture g = load(y, "test_sim.yaml");
+  ck_assert_ptr_nonnull(g.s->cmpl);
+  static const int sizes[3] = {1, 7, 40};
+  long got[9], want[9];
+  for (int k = 0; k < 3; k++) {
+    csim_error err;
+    contact_data* c = NULL;
+    solver* sv = NULL;
+    cmpl_data* cd = NULL;
+    long b0 = atomic_load(&g_nbytes);
+    contact_create(f.s->m, sizes[k], &c, &err);
+    long b1 = atomic_load(&g_nbytes);
+    solver_create(&f.s->slv_opt, sizes[k], &sv, &err);
+    long b2 = atomic_load(&g_nbytes);
+    cmpl_create(g.cfg, g.s->m, sizes[k], &cd, &err);
+    long b3 = atomic_load(&g_nbytes);
+    got[3 * k] = b1 - b0;
+    got[3 * k + 1] = b2 - b1;
+    got[3 * k + 2] = b3 - b2;
+    want[3 * k] = (long)contact_bytes(f.s->m, sizes[k]);
+    want[3 * k + 1] = (long)solver_bytes(&f.s->slv_opt, sizes[k]);
+    want[3 * k + 2] = (long)cmpl_bytes(g.cfg, g.s->m, sizes[k]);
+    ck_assert(c && sv && cd);
+    contact_free(c);
+    solver_free(sv);
+    cmpl_free(cd);
+  }
+  for (int i = 0; i < 9; i++)
+    ck_assert_msg(got[i] == want[i], "%s for %d contacts: allocated %ld bytes, accounted %ld",
+                  i % 3 == 0 ? "contact_create" : i % 3 == 1 ? "solver_create" : "cmpl_create",
+                  sizes[i / 3], got[i], want[i]);
+  unload(&g);
+  unload(&f);
+#endif
+}
+END_TEST
+
 //---------------------------------- warm start ------------------------------------------------
 
 // total sweeps and non-converged steps of a run
@@ -730,6 +786,7 @@ static Suite* sim_suite(void) {
   tcase_add_test(t, restitution_scales_rebound);
   tcase_add_test(t, deterministic);
   tcase_add_test(t, step_does_not_allocate);
+  tcase_add_test(t, buffer_bytes_are_what_is_allocated);
   tcase_add_test(t, warm_start_helps);
   suite_add_tcase(s, t);
   return s;

@@ -2,7 +2,7 @@
 # tools/bench_siconos.sh — csim's contact solvers vs Siconos numerics 4.4 on every FCLib
 # local/global problem of ../shared/data/fclib (part of `make bench`). Builds the separate
 # program tools/bench_siconos.c against build/libcsim.a and -lsiconos_numerics (run `make`
-# first), runs it, writes out/bench_siconos.csv and prints the table.
+# first), runs it, writes out/bench/siconos.csv and prints the table.
 #
 # Method (details at the top of tools/bench_siconos.c): one criterion for every answer,
 # Siconos's relative error <= TOL (1e-6) computed by csim's code on it; every solver of both
