@@ -574,8 +574,9 @@ static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
     double* mq = ms->q0 + m->jnt_qposadr[k];
     double* mv = ms->v0 + m->jnt_dofadr[k];
     if (cm->jnt_type[j] == MODEL_JOINT_FREE) {
-      // csim [x y z qx qy qz qw], v = [lin body; ang body] -> MuJoCo [x y z qw qx qy qz],
-      // [lin world; ang body]
+      // csim [x y z qx qy qz qw], v = [com velocity, world axes; angular, body axes] -> MuJoCo
+      // [x y z qw qx qy qz], [body origin velocity, world axes; angular, body axes]:
+      // v_origin = v_com - R (w x c), c the com in the body frame
       if (m->jnt_type[k] != mjJNT_FREE) {
         snprintf(msg, msgsz, "MuJoCo joint '%s' is not free", name);
         return -1;
@@ -584,7 +585,11 @@ static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
       mq[0] = q[0], mq[1] = q[1], mq[2] = q[2];
       mq[3] = q[6], mq[4] = q[3], mq[5] = q[4], mq[6] = q[5];
       mju_quat2Mat(R, mq + 3);
-      for (int a = 0; a < 3; a++) mv[a] = R[3 * a] * v[0] + R[3 * a + 1] * v[1] + R[3 * a + 2] * v[2];
+      const double* c = cm->body_com + 3 * cm->jnt_body[j];
+      double wc[3] = {v[4] * c[2] - v[5] * c[1], v[5] * c[0] - v[3] * c[2],
+                      v[3] * c[1] - v[4] * c[0]};
+      for (int a = 0; a < 3; a++)
+        mv[a] = v[a] - (R[3 * a] * wc[0] + R[3 * a + 1] * wc[1] + R[3 * a + 2] * wc[2]);
       mv[3] = v[3], mv[4] = v[4], mv[5] = v[5];
     } else {
       mq[0] = q[0];
@@ -620,19 +625,20 @@ static void mj_scene_reset(mj_scene* ms) {
   memcpy(ms->d->qvel, ms->v0, sizeof(double) * (size_t)ms->m->nv);
 }
 
-// joint PD / trajectory actions of the scenario -> MuJoCo's qfrc_applied (csim's apply_actions)
+// joint PD / trajectory actions of the scenario -> MuJoCo's qfrc_applied (csim's stage_actions:
+// the same actions, then the URDF effort limits when limits.effort is on)
 static void mj_actions(const mj_scene* ms, const sim* s) {
-  const scn_config* cfg = s->cfg;
   const mjModel* m = ms->m;
   mjData* d = ms->d;
   double t = d->time;
   memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
-  for (int a = 0; a < cfg->nactions; a++) {
-    const scn_action* A = &cfg->actions[a];
+  for (int a = 0; a < s->nact; a++) {
+    const sim_action* act = &s->act[a];
+    const scn_action* A = &act->a;
     if (A->type == SCN_ACTION_FORCE || t < A->start || t > A->stop) continue;
-    for (int k = 0; k < s->act_njnt[a]; k++) {
-      int j = s->act_jnt[a][k], mj = ms->jmap[j];
-      double qref = s->act_ref[a][k], vref = 0;
+    for (int k = 0; k < act->njnt; k++) {
+      int j = act->jnt[k], mj = ms->jmap[j];
+      double qref = act->ref[k], vref = 0;
       if (A->type == SCN_ACTION_TRAJECTORY) {
         double amp = A->amp ? A->amp[A->namp == 1 ? 0 : k] : 0;
         double fr = A->freq ? A->freq[A->nfreq == 1 ? 0 : k] : 0;
@@ -648,6 +654,14 @@ static void mj_actions(const mj_scene* ms, const sim* s) {
       d->qfrc_applied[da] += u;
     }
   }
+  if (s->opt.effort)
+    for (int j = 0; j < s->m->njnt; j++) {
+      double lim = s->m->jnt_effort[j];
+      if (s->m->jnt_type[j] == MODEL_JOINT_FREE || !(lim > 0) || !isfinite(lim)) continue;
+      double* u = d->qfrc_applied + m->jnt_dofadr[ms->jmap[j]];
+      if (*u > lim) *u = lim;
+      if (*u < -lim) *u = -lim;
+    }
 }
 
 //---------------------------------- MuJoCo's NCP residual -------------------------------------
