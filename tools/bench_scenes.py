@@ -25,7 +25,8 @@ dofs per family, for both engines.
 Writes out/bench/mujoco.csv (one row per scene) and out/bench/slopes.csv, prints both tables.
   tools/bench_scenes.py              # every scene (long: tens of minutes on 2 busy cores)
   QUICK=1 tools/bench_scenes.py      # a subset in a few minutes
-  BATCHES=9 COUNT=50 SCENES="cube_rest grid_16" tools/bench_scenes.py
+  BATCHES=9 SCENES="cube_rest grid_16" MERGE=1 tools/bench_scenes.py
+                                     # some scenes, their rows replaced in the existing CSV
 Exit status: 0 when every scene ran on both sides, 1 when one could not, 2 when the tool cannot
 be built.
 """
@@ -142,14 +143,24 @@ def sets_args(sets):
     return a
 
 
-def timing(s, tmp):
-    """bench_mujoco's interleaved batches: {engine: row dict}, stderr text"""
+# MuJoCo's model is mirrored from csim's simulation of the scenario (tools/bench_mujoco.c), so a
+# scene past csim's contact.memory_budget runs MuJoCo alone with this budget: csim's buffers are
+# then only reserved (never touched: csim does not step), the figures are MuJoCo's
+MJ_ALONE_BUDGET = "contact.memory_budget=8192"
+
+
+def timing(s, tmp, alone=False):
+    """bench_mujoco's interleaved batches: {engine: row dict}, stderr text; alone: MuJoCo only"""
     label, _, _, path, sets, steps, _, eps = s
     csvp = os.path.join(tmp, label + ".csv")
     if os.path.exists(csvp):
         os.remove(csvp)
-    cmd = [BIN, "--scenario", path, "--label", label, "--csim", "ncp/pgs", "--mujoco", "newton",
-           "--steps", str(steps), "--batches", str(BATCHES), "--csv", csvp] + sets_args(sets)
+    lists = ["--csim", "none", "--mujoco", "newton"] if alone else \
+            ["--csim", "ncp/pgs", "--mujoco", "newton"]
+    if alone:
+        sets = sets + [MJ_ALONE_BUDGET]
+    cmd = [BIN, "--scenario", path, "--label", label] + lists + \
+          ["--steps", str(steps), "--batches", str(BATCHES), "--csv", csvp] + sets_args(sets)
     if not eps:
         cmd.append("--no-eps")
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -161,9 +172,11 @@ def timing(s, tmp):
     return rows, r.stderr
 
 
-def count(s, engine, tmp):
+def count(s, engine, tmp, alone=False):
     """instructions per step inside sim_step / mj_step (callgrind), or None"""
     label, _, _, path, sets, _, steps, _ = s
+    if alone:
+        sets = sets + [MJ_ALONE_BUDGET]
     out = os.path.join(tmp, "cg.%s.%s" % (label, engine))
     fn = "sim_step" if engine == "csim" else "mj_step"
     lists = ["--csim", "ncp/pgs", "--mujoco", "none"] if engine == "csim" else \
@@ -189,10 +202,16 @@ def num(x):
 
 
 def why(stderr, engine):
-    """the reason a side failed, from bench_mujoco's stderr"""
+    """the reason a side failed, from bench_mujoco's stderr (its last word on that side)"""
     pat = "csim ncp/pgs on" if engine == "csim" else "MuJoCo on"
-    for line in stderr.splitlines():
+    for line in reversed(stderr.splitlines()):
         if pat in line:
+            m = re.search(r"(at the initial state|at step \d+)[^:]*? collision found (\d+) contacts; "
+                          r"the contact buffers hold (\d+) \([\d.]+ MiB of ([\d.]+) MiB", line)
+            if m:
+                return ("%s contacts %s, its dense buffers hold %s within contact.memory_budget "
+                        "%s MiB (exit %s)" % (m.group(2), m.group(1), m.group(3), m.group(4),
+                                              2 if "initial" in m.group(1) else 1))
             return line.split(": ", 2)[-1][:300]
     return "failed (no message)"
 
@@ -208,6 +227,26 @@ def slope(pts):
     sxy = sum(p[0] * p[1] for p in pts)
     d = n * sxx - sx * sx
     return (n * sxy - sx * sy) / d if d else None
+
+
+def merge(results, path):
+    """the rows of an earlier CSV with the scenes just run replaced (or appended)"""
+    if not os.path.exists(path):
+        return results
+    new = {r["scene"]: r for r in results}
+    out = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["scene"] in new:
+                out.append(new.pop(row["scene"]))
+                continue
+            r = dict(row)
+            for k in list(r):
+                if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco"):
+                    r[k] = num(r[k])
+            r["n"] = int(r["n"] or 0)
+            out.append(r)
+    return out + [r for r in results if r["scene"] in new]
 
 
 def fmt(v, f="%.3g"):
@@ -228,18 +267,26 @@ def main():
             label, fam, size = s[0], s[1], s[2]
             print("bench_scenes: %s" % label, file=sys.stderr, flush=True)
             rows, err = timing(s, tmp)
+            alone = False
+            if num(rows.get("mujoco", {}).get("us_per_step")) is None and \
+                    "contact.memory_budget" in err:
+                alone = True  # csim cannot take the scene: MuJoCo alone (see MJ_ALONE_BUDGET)
+                rows2, err2 = timing(s, tmp, alone=True)
+                rows.update({k: v for k, v in rows2.items() if k == "mujoco"})
+                err += err2
             res = {"scene": label, "family": fam, "n": size, "steps_time": s[5], "steps_counted": s[6],
                    "batches": BATCHES}
             notes = []
             for eng, key in (("csim", "csim"), ("mujoco", "mujoco")):
                 row = rows.get(eng, {})
                 us = num(row.get("us_per_step"))
-                res["nv_" + key] = row.get("nv", "")
+                ran = us is not None  # a failed side's statistics are not figures
+                res["nv_" + key] = row.get("nv", "") if ran else ""
                 res["us_" + key] = us
-                res["contacts_" + key] = num(row.get("contacts_mean"))
-                res["eps_" + key] = num(row.get("eps_abs_mean"))
-                res["iters_" + key] = num(row.get("iterations_mean"))
-                ir = count(s, eng, tmp) if (have_vg and us is not None) else None
+                res["contacts_" + key] = num(row.get("contacts_mean")) if ran else None
+                res["eps_" + key] = num(row.get("eps_abs_mean")) if ran else None
+                res["iters_" + key] = num(row.get("iterations_mean")) if ran else None
+                ir = count(s, eng, tmp, alone and eng == "mujoco") if (have_vg and us is not None) else None
                 res["ir_" + key] = ir
                 if us is None:
                     notes.append("%s cannot run: %s" % (eng, why(err, eng)))
@@ -258,6 +305,8 @@ def main():
                      fmt(res["ratio_ir"]), fmt(res["contacts_csim"]), fmt(res["contacts_mujoco"]),
                      fmt(res["eps_csim"], "%.2e"), fmt(res["eps_mujoco"], "%.2e"), res["note"]),
                   file=sys.stderr, flush=True)
+    if os.environ.get("MERGE") == "1":
+        results = merge(results, os.path.join(ROOT, "out", "bench", "mujoco.csv"))
     cols = ["scene", "family", "n", "nv_csim", "nv_mujoco", "contacts_csim", "contacts_mujoco",
             "us_csim", "us_mujoco", "ratio_us", "ir_csim", "ir_mujoco", "ratio_ir", "eps_csim",
             "eps_mujoco", "iters_csim", "iters_mujoco", "steps_time", "batches", "steps_counted",
