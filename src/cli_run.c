@@ -14,6 +14,7 @@
 #include "compliant.h"
 #include "error.h"
 #include "fclib.h"
+#include "interrupt.h"
 #include "merge.h"
 #include "record.h"
 #include "scenario.h"
@@ -49,12 +50,6 @@ static const char* const kCompareUsage =
     "  --atol A          absolute tolerance (default 1e-12)\n"
     "  --only DATASET    compare only this dataset or group (repeatable)\n"
     "exit codes: 0 within tolerance, 1 outside, 2 bad input\n";
-
-static volatile sig_atomic_t g_stop = 0;
-
-static void on_signal(int sig) {
-  g_stop = sig;
-}
 
 static double wall(void) {
   struct timespec ts;
@@ -462,7 +457,7 @@ int cli_run(int argc, char** argv) {
     int rk = run_one(paths.v[k], sets, nset, outp, quiet, skip_complete);
     if (logdir) log_end(rk, saved);
     if (rk > rc) rc = rk;   // 2 (bad input) > 1 (run failed) > 0
-    if (g_stop) break;      // interrupted: the rest of the batch is not started
+    if (intr_requested()) break;  // interrupted: the rest of the batch is not started
   }
   list_free(&paths);
   free(sets);
@@ -513,12 +508,7 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
   }
 
   // signals end the run cleanly with a readable, incomplete file
-  g_stop = 0;
-  struct sigaction sa, old_int, old_term;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  intr_install();
 
   long nsteps = (long)llround(cfg->duration / cfg->dt);
   int nq = S->m->nq, nv = S->m->nv;
@@ -529,10 +519,11 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
   memset(&r, 0, sizeof(r));
   char failure[2048] = "";
   double w0 = wall();
+  double last_flush = w0;
   for (long k = 0; k < nsteps; k++) {
-    if (g_stop) {
+    if (intr_requested()) {
       snprintf(failure, sizeof(failure), "interrupted by %s at step %ld",
-               g_stop == SIGINT ? "SIGINT" : "SIGTERM", k);
+               intr_requested() == SIGINT ? "SIGINT" : "SIGTERM", k);
       rc = CSIM_ERR_RUN;
       break;
     }
@@ -546,6 +537,13 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
       char buf[1200];
       err_format(&err, buf, sizeof(buf));
       snprintf(failure, sizeof(failure), "%s", buf);
+      rc = CSIM_ERR_RUN;
+      break;
+    }
+    // a signal inside the step cut its solve short: the step is not recorded
+    if (intr_requested()) {
+      snprintf(failure, sizeof(failure), "interrupted by %s during step %ld",
+               intr_requested() == SIGINT ? "SIGINT" : "SIGTERM", k);
       rc = CSIM_ERR_RUN;
       break;
     }
@@ -575,6 +573,11 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
       st = record_row(&ds, S, q0, v0, t, &info, &err);
       if (!st && S->cmpl) st = cmpl_record_row(S->cmpl, S->con, &err);
       rec_step(f);
+      // periodic flush: a killed run keeps every row up to here (output.flush_every)
+      if (!st && wall() - last_flush >= cfg->flush_every) {
+        st = rec_flush(f, &err);
+        last_flush = wall();
+      }
       if (st != CSIM_OK) {
         char buf[1200];
         err_format(&err, buf, sizeof(buf));
@@ -607,8 +610,7 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
   }
   r.wall = wall() - w0;
   if (progress) fputc('\n', stderr);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  intr_restore();
 
   // the energy audit of the final state, and its findings as root attributes
   if (rc == CSIM_OK && sim_finish(S, &err) != CSIM_OK) {

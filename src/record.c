@@ -1,4 +1,5 @@
 // record.c — HDF5 output layer: chunk-buffered extendible datasets (see record.h).
+#define _GNU_SOURCE  // memfd_create (Linux), for divert()
 #include "record.h"
 
 #include <errno.h>
@@ -6,7 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CHUNK_TARGET_BYTES 65536   // automatic chunk size target
 #define CHUNK_MIN_ROWS 64          // automatic chunk rows lower bound
@@ -29,6 +32,9 @@ struct rec_dataset {
   unsigned char* buf;      // chunk_rows * rowbytes
 };
 
+// files whose H5Fclose failed in this process (see rec_unclosed)
+static int g_unclosed = 0;
+
 struct rec_file {
   char* path;              // file path as given
   hid_t fid;               // open HDF5 file
@@ -36,6 +42,9 @@ struct rec_file {
   size_t chunk_rows;       // chunk rows for new datasets (0 = automatic)
   long long steps;         // rec_step count
   int failed;              // a write failed: refuse further appends
+  int diverted;            // HDF5's descriptor now points at a scratch memfd (see divert)
+  dev_t dev;               // identity of the file created, to notice removal or replacement
+  ino_t ino;
   rec_dataset** ds;        // datasets (nds)
   size_t nds, cap;
 };
@@ -87,6 +96,24 @@ static char* dup_string(const char* s) {
   char* c = malloc(n);
   if (c) memcpy(c, s, n);
   return c;
+}
+
+// after a write error, point HDF5's file descriptor at an anonymous in-memory file, so that
+// nothing more reaches the real file (it keeps the state of the last successful flush) and
+// H5Fclose succeeds: HDF5 1.10 crashes at exit (H5F__close_cb) after a failed H5Fclose
+static void divert(rec_file* f) {
+  f->failed = 1;
+  if (f->diverted) return;
+  void* handle = NULL;
+  if (H5Fget_vfd_handle(f->fid, H5P_DEFAULT, &handle) < 0 || !handle) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  int fd = *(int*)handle;
+  int scratch = memfd_create("csim-discard", 0);
+  if (scratch < 0) return;
+  if (dup2(scratch, fd) >= 0) f->diverted = 1;
+  close(scratch);
 }
 
 //---- attributes ----
@@ -283,6 +310,12 @@ csim_status rec_open(const char* path, rec_file** out, csim_error* err) {
     free(f);
     return st;
   }
+  // remember which file was created (check_identity)
+  struct stat sb;
+  if (stat(path, &sb) == 0) {
+    f->dev = sb.st_dev;
+    f->ino = sb.st_ino;
+  }
   // incomplete until rec_close(success = 1)
   if (write_progress(f, 0) < 0 || H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0) {
     st = h5fail(err, CSIM_ERR_RUN, path, "complete", "cannot write root attributes");
@@ -352,10 +385,12 @@ static csim_status write_buffer(rec_dataset* d, csim_error* err) {
   h5close(H5Sclose, fs);
   if (rc < 0) goto fail;
   return CSIM_OK;
-fail:
-  f->failed = 1;
-  return h5fail(err, CSIM_ERR_RUN, f->path, d->path, "cannot write rows %zu..%zu",
-                d->base, d->base + d->nbuf);
+fail:;
+  // the message first: divert() makes HDF5 calls that clear its error stack
+  csim_status st = h5fail(err, CSIM_ERR_RUN, f->path, d->path, "cannot write rows %zu..%zu",
+                          d->base, d->base + d->nbuf);
+  divert(f);
+  return st;
 }
 
 // check a path is absolute with non-empty components other than "." and ".."
@@ -562,6 +597,20 @@ size_t rec_chunk_rows(const rec_dataset* d) {
   return d ? d->chunk_rows : 0;
 }
 
+// the path must still name the file created: a removed file (or directory) or one replaced
+// by another would make every later row go to a file nobody can open
+static csim_status check_identity(rec_file* f, csim_error* err) {
+  struct stat sb;
+  if (stat(f->path, &sb) != 0)
+    return err_set(err, CSIM_ERR_RUN, f->path, 0, 0, NULL,
+                   "output file disappeared during the run (%s): was it or its directory "
+                   "removed?", strerror(errno));
+  if (sb.st_dev != f->dev || sb.st_ino != f->ino)
+    return err_set(err, CSIM_ERR_RUN, f->path, 0, 0, NULL,
+                   "output file was replaced by another file during the run");
+  return CSIM_OK;
+}
+
 // write partial buffers, steps_written, then H5Fflush
 csim_status rec_flush(rec_file* f, csim_error* err) {
   if (!f) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "no file");
@@ -577,15 +626,15 @@ csim_status rec_flush(rec_file* f, csim_error* err) {
     }
   }
   // progress attribute, then HDF5 metadata to disk
-  if (write_progress(f, 0) < 0) {
-    f->failed = 1;
-    return h5fail(err, CSIM_ERR_RUN, f->path, "steps_written", "cannot write root attribute");
-  }
-  if (H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0) {
-    f->failed = 1;
-    return h5fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot flush file");
-  }
-  return CSIM_OK;
+  csim_status st = CSIM_OK;
+  if (write_progress(f, 0) < 0)
+    st = h5fail(err, CSIM_ERR_RUN, f->path, "steps_written", "cannot write root attribute");
+  else if (H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0)
+    st = h5fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot flush file");
+  else
+    st = check_identity(f, err);
+  if (st != CSIM_OK) divert(f);
+  return st;
 }
 
 // flush, mark complete or failed, close and free
@@ -593,7 +642,8 @@ csim_status rec_close(rec_file* f, int success, const char* failure_msg, csim_er
   if (!f) return CSIM_OK;
   csim_status st = CSIM_OK;
   int was_failed = f->failed;
-  // flush rows; then the outcome attributes
+  // flush rows; then the outcome attributes, flushed before H5Fclose so that a write error
+  // is met here (and diverted) rather than inside H5Fclose
   if (!was_failed) st = rec_flush(f, err);
   if (st == CSIM_OK && !was_failed) {
     herr_t rc = 0;
@@ -602,22 +652,32 @@ csim_status rec_close(rec_file* f, int success, const char* failure_msg, csim_er
     } else {
       rc = write_string_attr(f->fid, "failure", failure_msg ? failure_msg : "run failed");
     }
-    if (rc < 0) st = h5fail(err, CSIM_ERR_RUN, f->path, success ? "complete" : "failure",
-                            "cannot write root attribute");
+    if (rc >= 0) rc = H5Fflush(f->fid, H5F_SCOPE_GLOBAL);
+    if (rc < 0) {
+      st = h5fail(err, CSIM_ERR_RUN, f->path, success ? "complete" : "failure",
+                  "cannot write root attribute");
+      divert(f);
+    }
   } else if (was_failed) {
-    // best effort: say why the file is incomplete
-    write_string_attr(f->fid, "failure", failure_msg ? failure_msg : "write error during the run");
-    H5Eclear2(H5E_DEFAULT);
+    // the file keeps the state of its last successful flush (complete = 0)
     st = err_set(err, CSIM_ERR_RUN, f->path, 0, 0, NULL,
-                 "file left incomplete: an earlier write failed");
+                 "file left incomplete: an earlier write failed; it holds the rows of the last "
+                 "successful flush (steps_written)");
   }
   // close everything, whatever happened above
   for (size_t i = 0; i < f->nds; i++) free_dataset(f->ds[i]);
   free(f->ds);
-  if (H5Fclose(f->fid) < 0 && st == CSIM_OK)
-    st = h5fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot close file");
+  if (H5Fclose(f->fid) < 0) {
+    g_unclosed++;
+    if (st == CSIM_OK) st = h5fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot close file");
+  }
   H5Eclear2(H5E_DEFAULT);
   free(f->path);
   free(f);
   return st;
+}
+
+// files HDF5 failed to close
+int rec_unclosed(void) {
+  return g_unclosed;
 }

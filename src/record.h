@@ -34,6 +34,13 @@
 // whatever the flush pattern; object modification times are not stored (H5Pset_obj_track_times
 // off) and no timestamp attribute is written, so two runs with the same calls give the same bytes.
 //
+// Write errors (full disk, file-size limit with SIGXFSZ ignored): the first failed HDF5 write
+// or flush "diverts" the file: HDF5's file descriptor is pointed (dup2) at an anonymous memfd,
+// so nothing more reaches the real file, which keeps the state of its last successful flush
+// (readable, complete = 0, steps_written rows), unless the failure hit a flush itself half-way,
+// where the file is as the file system left it. rec_flush also checks that the path still
+// names the file created (not removed, nor its directory, nor replaced): CSIM_ERR_RUN if not.
+//
 // Errors: rec_open silences HDF5's automatic error-stack printing for the process
 // (H5Eset_auto(H5E_DEFAULT, NULL, NULL), HDF5 library state, left so). Every HDF5 failure is
 // translated into a csim_error naming the file (err->file) and dataset or attribute (err->key),
@@ -84,6 +91,12 @@ csim_status rec_flush(rec_file* f, csim_error* err);
 // gives "run failed"), close and free everything. f is freed even when an error is returned.
 // f may be NULL (no-op).
 csim_status rec_close(rec_file* f, int success, const char* failure_msg, csim_error* err);
+
+// number of files whose final H5Fclose failed in this process (e.g. the memfd scratch of a
+// diverted file also hit a file-size limit). HDF5 1.10 then crashes in its atexit cleanup
+// (H5F__close_cb on a freed file), so a process with rec_unclosed() > 0 must end with _exit
+// after flushing stdio; main.c does.
+int rec_unclosed(void);
 
 // path of the file as given to rec_open
 const char* rec_path(const rec_file* f);

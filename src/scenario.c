@@ -190,8 +190,8 @@ static const skey keys[] = {
      .doc = "Solver (pairing with contact.model is checked when the run starts)"},
     {.path = "solver.tolerance", .type = K_NUM, GT0, .def = "1e-8", CF(tolerance),
      .doc = "Stopping tolerance on eps_abs"},
-    {.path = "solver.max_iterations", .type = K_INT, .flags = F_LO, .lo = 1, .def = "1000", CF(max_iterations),
-     .doc = "Iteration cap per step"},
+    {.path = "solver.max_iterations", .type = K_INT, .flags = F_LO | F_HI, .lo = 1, .hi = 1e6, .def = "1000", CF(max_iterations),
+     .doc = "Iteration cap per step (at most 1e6: SIGINT/SIGTERM are also honoured inside a solve)"},
     {.path = "solver.warm_start", .type = K_BOOL, .def = "true", CF(warm_start),
      .doc = "Start from the previous step's impulses of persisting contacts"},
     {.path = "solver.over_relaxation", .type = K_NUM, .flags = F_LO | F_LOX | F_HI | F_HIX, .lo = 0, .hi = 2,
@@ -212,10 +212,10 @@ static const skey keys[] = {
     {.path = "integrator.dt", .type = K_NUM, .flags = F_LO | F_LOX | F_HI, .lo = 0, .hi = 1, .def = "1e-3",
      CF(dt), .units = "s", .doc = "Time step"},
     {.path = "integrator.duration", .type = K_NUM, GE0, .def = "1", CF(duration), .units = "s",
-     .doc = "Simulated time"},
+     .doc = "Simulated time; duration / dt is at most 1e9 steps"},
     {.path = "integrator.newton_tolerance", .type = K_NUM, GT0, .def = "1e-10", CF(newton_tolerance),
      .doc = "Newton tolerance (tamsi, implicit_euler)"},
-    {.path = "integrator.newton_max_iterations", .type = K_INT, .flags = F_LO, .lo = 1, .def = "50",
+    {.path = "integrator.newton_max_iterations", .type = K_INT, .flags = F_LO | F_HI, .lo = 1, .hi = 1e4, .def = "50",
      CF(newton_max_iterations), .doc = "Newton iteration cap (tamsi, implicit_euler)"},
     {.path = "integrator.velocity_products", .type = K_ENUM, .names = scn_vproduct_names, .def = "midpoint",
      CF(velocity_products), .doc = "Coriolis, centrifugal and gyroscopic terms of the free velocity: midpoint (implicit midpoint rule by fixed-point iteration: a free body keeps its energy and angular momentum; 1-3 extra RNEA and tree solves per step) or explicit (at the velocity before the step, as MuJoCo's Euler: cheaper, injects energy into fast spins)"},
@@ -295,6 +295,8 @@ static const skey keys[] = {
      .doc = "HDF5 output file, relative to the scenario file's directory"},
     {.path = "output.every", .type = K_INT, .flags = F_LO, .lo = 1, .def = "1", CF(output_every),
      .doc = "Record every k-th step"},
+    {.path = "output.flush_every", .type = K_NUM, GE0, .def = "1", CF(flush_every), .units = "s",
+     .doc = "Wall time between flushes of the output file: a run killed (SIGKILL, power cut of the process) keeps every row recorded before the last flush; 0 flushes after every recorded row"},
     {.path = "output.dump_steps", .type = K_INTS, .flags = F_LO, .lo = 0, .def_doc = "none", CF(dump_steps),
      .noff = offsetof(scn_config, ndump_steps), .doc = "Step indices whose contact problem is written out"},
 };
@@ -1022,6 +1024,16 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
   // run name: used in the default output file name
   if (strchr(cfg->name, '/'))
     return fail_node(c, value_of(root, "name"), "name", "the name must not contain '/', found '%s'", cfg->name);
+  // step count: duration / dt bounded, so it never overflows nor runs for ever
+  double nsteps = cfg->duration / cfg->dt;
+  if (!(nsteps <= SCN_MAX_STEPS)) {
+    const ytree_node* integ = value_of(root, "integrator");
+    const ytree_node* where = integ && integ->kind == YTREE_MAP ? value_of(integ, "duration") : NULL;
+    if (!where && integ && integ->kind == YTREE_MAP) where = value_of(integ, "dt");
+    return fail_node(c, where ? where : root, "integrator.duration",
+                     "out of range: duration / dt = %.3g steps, expected at most %.0e (duration %g s, "
+                     "dt %g s)", nsteps, SCN_MAX_STEPS, cfg->duration, cfg->dt);
+  }
   // explicit robot names are unique
   const ytree_node* robots = value_of(root, "robots");
   for (int i = 0; i < cfg->nrobots; i++)

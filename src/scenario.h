@@ -72,6 +72,9 @@ extern const char* const scn_frame_names[];          // world local  (index = sc
 //---------------------------------- configuration ---------------------------------------------
 
 // joint name -> value (robots.N.joints)
+// most steps a run may take (integrator.duration / integrator.dt), checked at load
+#define SCN_MAX_STEPS 1e9
+
 typedef struct { char* name; double value; } scn_named_value;
 
 // one robot (robots.N)
@@ -174,6 +177,7 @@ typedef struct {
   char* output_path;        // 'output.path' resolved; default "out/<name>.h5" (current directory)
   char* output_path_text;   // 'output.path' as written, NULL when absent
   int output_every;         // 'output.every' >= 1, default 1
+  double flush_every;       // 'output.flush_every' >= 0 s of wall time between flushes, default 1
   int* dump_steps; int ndump_steps; // 'output.dump_steps': step indices whose contact problem is dumped
 } scn_config;
 

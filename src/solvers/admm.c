@@ -47,6 +47,7 @@
 // it runs to the cap; ranking by the NCP residual returned lambda = 0 on most of cube_slide's
 // sliding steps.
 #include <lapacke.h>
+#include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
 
@@ -245,7 +246,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   memcpy(best, z, vb);
   int it = 0, last_change = 0, last_shift = 0;
   int ok = !factor(p, rho, L);  // 0: non-finite or indefinite input, no iteration on it
-  while (ok && it < s->opt.max_iterations) {
+  while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     // l = (G~ + rho I)^-1 (rho z - gamma - g - s)      (Alg. 3 line 3)
     for (int k = 0; k < n; k++) x[k] = rho * z[k] - gam[k] - p->g[k] - sh[k];

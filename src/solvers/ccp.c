@@ -15,6 +15,7 @@
 // (the three columns of G are its rows: G is symmetric), so a sweep costs one pass over G and the
 // residual after it is O(nc). c is recomputed from scratch before accepting convergence and every
 // REFRESH sweeps, so rounding never accumulates into the answer.
+#include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
 
@@ -115,7 +116,7 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // sweeps until the CCP residual, checked on an exact c, is below the tolerance
   int it = 0;
-  while (r > tol && it < s->opt.max_iterations) {
+  while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;
       double st = s->tinv[4 * i];

@@ -60,6 +60,7 @@
 // and NCP too under solver.criterion: ncp). A ray on every pass (e.g. an infeasible problem)
 // leaves the projected initial guess. Scratch from s->work, sized by solver_lcp_work.
 #include <float.h>
+#include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -335,7 +336,7 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // sweeps until the pyramid residual, checked on an exact c, is below the tolerance
   int it = 0;
-  while (r > tol && it < s->opt.max_iterations) {
+  while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;
       const double* ti = s->tinv + 4 * i;
@@ -653,7 +654,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   long total = 0, cap = (long)s->opt.max_iterations * N;
   int outer = 0;
   double scale = PROX;
-  while (!(qbest <= tol) && outer < PROX_MAX && total < cap) {
+  while (!(qbest <= tol) && outer < PROX_MAX && total < cap && !intr_requested()) {
     for (int j = 0; j < n; j++) {
       dprox[j] = scale * (p->G[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
       w.gs[j] = p->g[j] - dprox[j] * best[j];

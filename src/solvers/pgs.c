@@ -5,6 +5,7 @@
 // keeps maximum dissipation at the fixed point; the larger diagonal is the conservative choice)
 // and is projected horizontally onto the disc of radius mu*lambda_N (line 6). Over-relaxation
 // blends each update with the previous value.
+#include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
 
   solver_residuals(p, lambda, c, res);
   int it = 0;
-  while (res->eps_abs > s->opt.tolerance && it < s->opt.max_iterations) {
+  while (res->eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;
       const double* ci = c + 3 * i;

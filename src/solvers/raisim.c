@@ -49,6 +49,7 @@
 //              no sweep) and after every sweep.
 //   solver.criterion: ncp  raisim stops on the larger of its fixed-point change and the NCP
 //              residual: the NCP criterion decides convergence, never the answer (issue 9).
+#include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
 
@@ -319,7 +320,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     resid = res->eps_abs;
   }
   int it = 0;
-  while (!(resid <= tol) && it < s->opt.max_iterations) {
+  while (!(resid <= tol) && it < s->opt.max_iterations && !intr_requested()) {
     double fp = 0;  // fixed-point residual of this sweep
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;

@@ -24,6 +24,7 @@
 // tangential max(|lambda_T| - mu lambda_N, 0) and lambda_T . c_T + mu lambda_N |c_T| (>= 0 on
 // the disc, zero iff maximum dissipation or c_T = 0).
 #include <lapacke.h>
+#include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
 
@@ -138,7 +139,7 @@ static int qp_solve(qp* q, double tol, int maxit, double alpha, int adaptive, do
                     int* ok) {
   int n = q->n, it = 0, last_change = 0;
   double r = qp_residual(q);
-  while (r > tol && it < maxit && *ok) {
+  while (r > tol && it < maxit && *ok && !intr_requested()) {
     it++;
     // x = (A + rho I)^-1 (rho z - gam - b)
     for (int k = 0; k < n; k++) q->x[k] = q->rho * q->z[k] - q->gam[k] - q->b[k];
@@ -249,7 +250,7 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
   qp_rho(&qt, s->stag_rho[1], s->opt.rho);
   int ok = !qp_factor(&qn) && !qp_factor(&qt);
   int first = 1, it = 0;
-  while (ok && it < s->opt.max_iterations) {
+  while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     double itol = fmax(kInnerFloor * tol, kInnerRel * r);
     double rin;
