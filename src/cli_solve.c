@@ -78,11 +78,39 @@ static int cmp_str(const void* a, const void* b) {
   return strcmp(*(char* const*)a, *(char* const*)b);
 }
 
-// every *.hdf5 file under dir (recursive, hidden entries skipped, depth-limited)
-static int collect(const char* dir, path_list* l, int depth) {
-  if (depth > 16) return 0;
+// directories on the path of the walk, to detect symlink loops
+#define WALK_MAX_DEPTH 16
+typedef struct {
+  dev_t dev[WALK_MAX_DEPTH + 2];
+  ino_t ino[WALK_MAX_DEPTH + 2];
+  int n;
+  char msg[1200];  // why the walk stopped (-2)
+} walk_stack;
+
+// every *.hdf5 file under dir (recursive, hidden entries skipped); -1 on a system error, -2
+// (ws->msg says why) on a symlink loop or a tree deeper than WALK_MAX_DEPTH
+static int collect(const char* dir, path_list* l, walk_stack* ws) {
+  struct stat ds;
+  if (stat(dir, &ds) != 0) return -1;
+  // a directory already on the path: following it again would never end
+  for (int k = 0; k < ws->n; k++)
+    if (ws->dev[k] == ds.st_dev && ws->ino[k] == ds.st_ino) {
+      snprintf(ws->msg, sizeof(ws->msg), "%s: directory loop (a symbolic link to one of its "
+               "parents): not followed twice", dir);
+      return -2;
+    }
+  if (ws->n > WALK_MAX_DEPTH) {
+    snprintf(ws->msg, sizeof(ws->msg), "%s: more than %d directory levels", dir, WALK_MAX_DEPTH);
+    return -2;
+  }
+  ws->dev[ws->n] = ds.st_dev;
+  ws->ino[ws->n] = ds.st_ino;
+  ws->n++;
   DIR* d = opendir(dir);
-  if (!d) return -1;
+  if (!d) {
+    ws->n--;
+    return -1;
+  }
   struct dirent* e;
   int rc = 0;
   while ((e = readdir(d)) != NULL && rc == 0) {
@@ -97,12 +125,13 @@ static int collect(const char* dir, path_list* l, int depth) {
     struct stat sb;
     if (stat(p, &sb) == 0) {
       size_t k = strlen(e->d_name);
-      if (S_ISDIR(sb.st_mode)) rc = collect(p, l, depth + 1);
+      if (S_ISDIR(sb.st_mode)) rc = collect(p, l, ws);
       else if (k > 5 && !strcmp(e->d_name + k - 5, ".hdf5")) rc = list_add(l, p);
     }
     free(p);
   }
   closedir(d);
+  ws->n--;
   return rc;
 }
 
@@ -272,8 +301,14 @@ int cli_solve(int argc, char** argv) {
   path_list files = {NULL, 0, 0};
   struct stat sb;
   if (stat(input, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    if (collect(input, &files, 0) != 0) {
-      fprintf(stderr, "csim: error: %s: cannot list the directory: %s\n", input, strerror(errno));
+    walk_stack ws;
+    memset(&ws, 0, sizeof(ws));
+    int wrc = collect(input, &files, &ws);
+    if (wrc != 0) {
+      if (wrc == -2)
+        fprintf(stderr, "csim: error: %s\n", ws.msg);
+      else
+        fprintf(stderr, "csim: error: %s: cannot list the directory: %s\n", input, strerror(errno));
       list_free(&files);
       return CSIM_ERR_INPUT;
     }

@@ -174,6 +174,10 @@ static hid_t open_csim(ctx* c, const char* path) {
     bad_input(c, path, NULL, "is a directory, expected an HDF5 file");
     return -1;
   }
+  if (!S_ISREG(sb.st_mode)) {  // a FIFO would block, a device never end
+    bad_input(c, path, NULL, "is not a regular file (a FIFO, socket or device), expected an HDF5 file");
+    return -1;
+  }
   FILE* fp = fopen(path, "rb");
   if (!fp) {
     snprintf(msg, sizeof(msg), "cannot read file: %s", strerror(errno));

@@ -1,8 +1,10 @@
 // error.c — input-error records (see error.h).
 #include "error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void err_clear(csim_error* e) {
   if (e) memset(e, 0, sizeof(*e));
@@ -41,4 +43,21 @@ void err_print(const csim_error* e, FILE* f) {
   char buf[2048];
   err_format(e, buf, sizeof(buf));
   fprintf(f, "csim: error: %s\n", buf);
+}
+
+// a regular, readable file of bounded size
+csim_status err_check_input_file(const char* path, const char* what, csim_error* e) {
+  struct stat sb;
+  if (!path || !path[0]) return err_set(e, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "no %s file given", what);
+  if (stat(path, &sb) != 0)
+    return err_set(e, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open %s: %s", what, strerror(errno));
+  if (S_ISDIR(sb.st_mode))
+    return err_set(e, CSIM_ERR_INPUT, path, 0, 0, NULL, "is a directory, expected a %s file", what);
+  if (!S_ISREG(sb.st_mode))
+    return err_set(e, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                   "is not a regular file (a FIFO, socket or device), expected a %s file", what);
+  if ((long long)sb.st_size > ERR_MAX_INPUT_BYTES)
+    return err_set(e, CSIM_ERR_INPUT, path, 0, 0, NULL, "%s file too large (%lld bytes, at most %lld)",
+                   what, (long long)sb.st_size, ERR_MAX_INPUT_BYTES);
+  return CSIM_OK;
 }

@@ -40,4 +40,12 @@ void err_format(const csim_error* e, char* buf, size_t n);
 // print the formatted error and a newline to f, prefixed by "csim: error: "
 void err_print(const csim_error* e, FILE* f);
 
+// most bytes an input file (URDF, STL, ...) may have: reading more is refused, not attempted
+#define ERR_MAX_INPUT_BYTES (1LL << 30)
+
+// check that path names a regular file of at most ERR_MAX_INPUT_BYTES before it is opened:
+// directories, FIFOs (opening one blocks), devices (/dev/zero never ends) and missing files
+// are CSIM_ERR_INPUT naming the file; what ("URDF", "mesh") goes into the message
+csim_status err_check_input_file(const char* path, const char* what, csim_error* e);
+
 #endif  // CSIM_ERROR_H

@@ -126,6 +126,11 @@ static csim_status read_array(const rd* c, const char* key, int is_int, void** o
   } else if (!is_int && cls != H5T_FLOAT && cls != H5T_INTEGER) {
     st = fail(c, key, "expected numbers, found a dataset of HDF5 class %d%s", (int)cls,
               cls == H5T_STRING ? " (string)" : "");
+  } else if (H5Tget_size(t) == 0 || H5Tget_size(t) > 8 ||
+             (cls == H5T_FLOAT && H5Tget_size(t) != 4 && H5Tget_size(t) != 8)) {
+    // a corrupted datatype can claim gigabytes per element: refused before any read
+    st = fail(c, key, "element size %zu bytes: expected 1-8 byte integers or 4/8 byte floats",
+              H5Tget_size(t));
   } else if (np > MAX_ELEMENTS) {
     st = fail(c, key, "%lld elements: more than csim reads (%lld)", (long long)np,
               (long long)MAX_ELEMENTS);

@@ -32,6 +32,8 @@ static csim_status read_file(const char* path, unsigned char** buf, size_t* len,
                              csim_error* err) {
   *buf = NULL;
   *len = 0;
+  // only regular files: a FIFO would block, /dev/zero never end
+  if (err_check_input_file(path, "mesh", err) != CSIM_OK) return CSIM_ERR_INPUT;
   FILE* f = fopen(path, "rb");
   if (!f) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open mesh: %s",
                          strerror(errno));

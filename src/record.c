@@ -272,6 +272,24 @@ static csim_status check_parent_dir(const char* path, csim_error* err) {
   return CSIM_OK;
 }
 
+// an existing file is overwritten only when it is an (empty or) HDF5 regular file: --out
+// naming the scenario, a URDF or a mesh by mistake must not destroy it
+static csim_status check_overwrite(const char* path, csim_error* err) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) return CSIM_OK;  // a new file
+  if (!S_ISREG(sb.st_mode))
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                   "cannot write the output here: it exists and is not a regular file");
+  if (sb.st_size == 0) return CSIM_OK;
+  htri_t is5 = H5Fis_hdf5(path);
+  H5Eclear2(H5E_DEFAULT);
+  if (is5 <= 0)
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                   "refusing to overwrite an existing file that is not HDF5 (an input such as the "
+                   "scenario, a URDF or a mesh?): choose another output path");
+  return CSIM_OK;
+}
+
 // write the root attributes complete and steps_written
 static herr_t write_progress(rec_file* f, int complete) {
   int32_t c = complete;
@@ -288,6 +306,8 @@ csim_status rec_open(const char* path, rec_file** out, csim_error* err) {
   // silence HDF5's own error printing: errors come back as csim_error
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   csim_status st = check_parent_dir(path, err);
+  if (st != CSIM_OK) return st;
+  st = check_overwrite(path, err);
   if (st != CSIM_OK) return st;
 
   rec_file* f = calloc(1, sizeof(*f));

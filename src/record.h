@@ -72,7 +72,8 @@ typedef struct rec_dataset rec_dataset;  // one extendible dataset, owned by its
 
 // create (truncate) the HDF5 file at path; root attributes complete = 0, steps_written = 0.
 // The parent directory must exist (no directory is created): a missing one is CSIM_ERR_INPUT
-// naming the directory.
+// naming the directory. An existing file is replaced only when it is empty or HDF5: anything
+// else (the scenario, a URDF, a mesh named as output by mistake, a device) is CSIM_ERR_INPUT.
 csim_status rec_open(const char* path, rec_file** out, csim_error* err);
 
 // gzip level (0 = none, the default; 1-9 = shuffle + deflate) for datasets added afterwards

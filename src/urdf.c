@@ -907,6 +907,8 @@ csim_status urdf_load(const char* path, const urdf_options* opt, urdf_robot** ou
                       csim_error* err) {
   *out = NULL;
   // whole file
+  // only regular files: a FIFO would block, /dev/zero never end
+  if (err_check_input_file(path, "URDF", err) != CSIM_OK) return CSIM_ERR_INPUT;
   FILE* f = fopen(path, "rb");
   if (!f) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open URDF: %s",
                          strerror(errno));

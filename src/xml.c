@@ -629,6 +629,8 @@ csim_status xml_parse(const char* text, size_t len, const char* name, xml_doc** 
 // read a whole file and parse it (xml.h)
 csim_status xml_parse_file(const char* path, xml_doc** out, csim_error* err) {
   *out = NULL;
+  // only regular files: a FIFO would block, /dev/zero never end
+  if (err_check_input_file(path, "XML", err) != CSIM_OK) return CSIM_ERR_INPUT;
   FILE* f = fopen(path, "rb");
   if (!f) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
   // read the whole file, growing the buffer
