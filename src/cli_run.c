@@ -57,6 +57,9 @@ static double wall(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+// output size (bytes, contacts not counted) above which `csim run` warns before starting
+#define RUN_WARN_BYTES 1e9
+
 // the datasets of DESIGN.md "Output file"
 typedef struct {
   rec_dataset *time, *q, *v, *ek, *ep, *et, *ework, *einj;
@@ -488,6 +491,15 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
     err_print(&err, stderr);
     scn_free(cfg);
     return st;
+  }
+  // a run that would write more than RUN_WARN_BYTES says so before it starts
+  {
+    double rows = floor(cfg->duration / cfg->dt / cfg->output_every) + 1;
+    double bytes = rows * (8.0 * (S->m->nq + S->m->nv) + 8 * 13 + 4 * 3 + 1);
+    if (bytes > RUN_WARN_BYTES && !quiet)
+      fprintf(stderr, "csim: warning: %s: about %.3g GB of output (%.3g rows, contacts not "
+              "counted): raise output.every or shorten integrator.duration if unintended\n",
+              out, bytes / 1e9, rows);
   }
   // the output file is created only once the input is known to be good
   run_sets ds;

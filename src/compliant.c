@@ -23,7 +23,7 @@ int cmpl_is_compliant(const scn_config* cfg) {
 csim_status cmpl_params_from_config(const scn_config* cfg, cmpl_params* p, csim_error* err) {
   memset(p, 0, sizeof(*p));
   if (!cmpl_is_compliant(cfg))
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.model",
+    return scn_key_error(cfg, "contact.model", err,
                    "'%s' is a rigid contact model, not a compliant force law",
                    scn_contact_model_names[cfg->model]);
   p->law = (cmpl_law)(cfg->model - SCN_MODEL_HUNT_CROSSLEY);
@@ -36,23 +36,23 @@ csim_status cmpl_params_from_config(const scn_config* cfg, cmpl_params* p, csim_
   p->blend = CMPL_BLEND_DEPTH;
   // law-specific checks beyond the schema's ranges
   if (cfg->restitution > 0)
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.restitution",
+    return scn_key_error(cfg, "contact.restitution", err,
                    "restitution %g applies to rigid models only; the compliant law '%s' takes "
                    "its energy loss from contact.damping (set restitution to 0)",
                    cfg->restitution, cmpl_law_names[p->law]);
   if (cfg->compliance > 0)
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.compliance",
+    return scn_key_error(cfg, "contact.compliance", err,
                    "compliance %g (R = alpha diag(G)) applies to rigid models only; the compliant "
                    "law '%s' is set by contact.stiffness and contact.damping (set compliance to 0)",
                    cfg->compliance, cmpl_law_names[p->law]);
   if ((p->law == CMPL_BRISTLE || p->law == CMPL_SQRT_SPRING) && !(p->bt > 0))
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.friction_damping",
+    return scn_key_error(cfg, "contact.friction_damping", err,
                    "the '%s' law needs friction_damping > 0: a slipping deflection moves at "
                    "-(kt x + f_t) / friction_damping (found %g)",
                    cmpl_law_names[p->law], p->bt);
   if (!(p->k > 0) || !isfinite(p->k) || !isfinite(p->d) || !isfinite(p->vs) || !(p->vs > 0) ||
       !isfinite(p->kt) || !isfinite(p->bt))
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact",
+    return scn_key_error(cfg, "contact", err,
                    "compliant parameters must be finite with stiffness > 0 and "
                    "stiction_velocity > 0");
   return CSIM_OK;

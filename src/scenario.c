@@ -747,9 +747,35 @@ static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, con
   return CSIM_OK;
 }
 
+// remember where the value of kpath was written (scn_key_error)
+static void note_position(scn_config* cfg, const char* kpath, const ytree_node* n) {
+  for (int i = 0; i < cfg->npositions; i++)
+    if (!strcmp(cfg->positions[i].key, kpath)) {
+      free(cfg->positions[i].file);
+      cfg->positions[i].file = xstrdup(n->file ? n->file : cfg->file);
+      cfg->positions[i].line = n->line;
+      cfg->positions[i].column = n->column;
+      return;
+    }
+  // grow by powers of two
+  if ((cfg->npositions & (cfg->npositions - 1)) == 0) {
+    size_t cap = cfg->npositions ? 2 * (size_t)cfg->npositions : 16;
+    scn_pos* np = xalloc(cap, sizeof(scn_pos));
+    if (cfg->npositions) memcpy(np, cfg->positions, sizeof(scn_pos) * (size_t)cfg->npositions);
+    free(cfg->positions);
+    cfg->positions = np;
+  }
+  scn_pos* p = &cfg->positions[cfg->npositions++];
+  p->key = xstrdup(kpath);
+  p->file = xstrdup(n->file ? n->file : cfg->file);
+  p->line = n->line;
+  p->column = n->column;
+}
+
 static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const char* kpath, void** bases,
                            int act) {
   csim_status st = CSIM_OK;
+  note_position(c->cfg, kpath, n);
   switch (k->type) {
     case K_SECTION:
       if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of keys");
@@ -1329,8 +1355,27 @@ csim_status scn_load(const char* path, const char* const* overrides, int noverri
   return st;
 }
 
+// an error at the position where key was written
+csim_status scn_key_error(const scn_config* cfg, const char* key, csim_error* err, const char* fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  for (int i = 0; cfg && i < cfg->npositions; i++)
+    if (!strcmp(cfg->positions[i].key, key))
+      return err_set(err, CSIM_ERR_INPUT, cfg->positions[i].file, cfg->positions[i].line,
+                     cfg->positions[i].column, key, "%s", msg);
+  return err_set(err, CSIM_ERR_INPUT, cfg ? cfg->file : NULL, 0, 0, key, "%s (default value)", msg);
+}
+
 void scn_free(scn_config* cfg) {
   if (!cfg) return;
+  for (int i = 0; i < cfg->npositions; i++) {
+    free(cfg->positions[i].key);
+    free(cfg->positions[i].file);
+  }
+  free(cfg->positions);
   free(cfg->file);
   free(cfg->dir);
   free(cfg->text);

@@ -179,7 +179,15 @@ typedef struct {
   int output_every;         // 'output.every' >= 1, default 1
   double flush_every;       // 'output.flush_every' >= 0 s of wall time between flushes, default 1
   int* dump_steps; int ndump_steps; // 'output.dump_steps': step indices whose contact problem is dumped
+  struct scn_pos* positions; int npositions;  // where each key given was written (scn_key_error)
 } scn_config;
+
+// where a key's value was written: file ("--set" for overrides), 1-based line and column
+typedef struct scn_pos {
+  char* key;             // full key path, "robots.0.q0"
+  char* file;
+  int line, column;
+} scn_pos;
 
 //---------------------------------- API -------------------------------------------------------
 
@@ -193,6 +201,15 @@ csim_status scn_load(const char* path, const char* const* overrides, int noverri
 //   name: NULL -> "<string>" (directory ".", default scenario name "scenario")
 csim_status scn_load_string(const char* text, const char* name, const char* const* overrides,
                             int noverrides, scn_config** out, csim_error* err);
+
+// fill err with an input error at the position of key (a full key path such as "robots.0.q0",
+// "solver.name"; the scenario file with no line when the key was not written, i.e. a default)
+// and return CSIM_ERR_INPUT; for checks made after loading (model sizes, names, pairs)
+csim_status scn_key_error(const scn_config* cfg, const char* key, csim_error* err, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 // free a configuration (NULL is fine)
 void scn_free(scn_config* cfg);

@@ -32,16 +32,16 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
                                  [SCN_SOLVER_STAGGERED] = SOLVER_STAGGERED,
                                  [SCN_SOLVER_BISECTION] = SOLVER_BISECTION};
   if (cfg->model > SCN_MODEL_RAISIM_DS)
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.model",
+    return scn_key_error(cfg, "contact.model", err,
                    "compliant contact model '%s' is not available in this version of csim "
                    "(rigid models only so far)", scn_contact_model_names[cfg->model]);
   if (cfg->scheme != SCN_INT_SEMI_IMPLICIT)
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "integrator.scheme",
+    return scn_key_error(cfg, "integrator.scheme", err,
                    "'%s' integrates compliant contact laws; rigid model '%s' uses velocity-level "
                    "time stepping (000 eqs. 2-5): set integrator.scheme: semi_implicit",
                    scn_integrator_names[cfg->scheme], scn_contact_model_names[cfg->model]);
   if (cfg->solver == SCN_SOLVER_NONE)
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "solver.name",
+    return scn_key_error(cfg, "solver.name", err,
                    "rigid contact model '%s' needs a solver; 'none' is for compliant models",
                    scn_contact_model_names[cfg->model]);
   memset(o, 0, sizeof(*o));
@@ -56,24 +56,31 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   o->criterion = cfg->criterion == SCN_CRIT_MODEL ? SOLVER_STOP_MODEL : SOLVER_STOP_NCP;
   char msg[512];
   if (!solver_pair_supported(o->model, o->kind, msg, sizeof(msg)))
-    return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "solver.name", "%s", msg);
+    return scn_key_error(cfg, "solver.name", err, "%s", msg);
   return CSIM_OK;
+}
+
+// "robots.<r>.<name>", the key whose position an error gives
+static const char* robot_key(char* buf, size_t n, int r, const char* name) {
+  snprintf(buf, n, "robots.%d.%s", r, name);
+  return buf;
 }
 
 // initial state of robot r from q0, v0 and joints
 static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_data* d, int r,
                                  csim_error* err) {
   const scn_robot* R = &cfg->robots[r];
+  char rk[64];
   if (R->q0) {
     if (R->nq0 != m->robot_nq[r])
-      return err_set(err, CSIM_ERR_INPUT, cfg->file, R->line, 0, "q0",
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), err,
                      "robot '%s' has nq = %d (%s base), q0 has %d values", m->robot_name[r],
                      m->robot_nq[r], scn_base_names[R->base], R->nq0);
     memcpy(d->q + m->robot_qadr[r], R->q0, sizeof(double) * (size_t)R->nq0);
   }
   if (R->v0) {
     if (R->nv0 != m->robot_nv[r])
-      return err_set(err, CSIM_ERR_INPUT, cfg->file, R->line, 0, "v0",
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "v0"), err,
                      "robot '%s' has nv = %d (%s base), v0 has %d values", m->robot_name[r],
                      m->robot_nv[r], scn_base_names[R->base], R->nv0);
     memcpy(d->v + m->robot_dofadr[r], R->v0, sizeof(double) * (size_t)R->nv0);
@@ -81,10 +88,32 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
   for (int k = 0; k < R->njoints; k++) {
     int j = model_find_joint(m, R->joints[k].name);
     if (j < 0 || m->body_robot[m->jnt_body[j]] != r || m->jnt_type[j] == MODEL_JOINT_FREE)
-      return err_set(err, CSIM_ERR_INPUT, cfg->file, R->line, 0, "joints",
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "joints"), err,
                      "robot '%s' has no 1-dof joint named '%s'", m->robot_name[r],
                      R->joints[k].name);
     d->q[m->jnt_qadr[j]] = R->joints[k].value;
+  }
+  // a q0 quaternion must be non-zero (no orientation); off unit length by more than 1e-6 it is
+  // normalised with a warning (a typo should not pass silently)
+  for (int j = 0; R->q0 && j < m->njnt; j++) {
+    if (m->jnt_type[j] != MODEL_JOINT_FREE || m->body_robot[m->jnt_body[j]] != r) continue;
+    int a = m->jnt_qadr[j] + 3 - m->robot_qadr[r];
+    const double* qq = R->q0 + a;
+    double nrm = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
+    if (!(nrm > 1e-9))
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), err,
+                           "values %d-%d are the quaternion [qx qy qz qw] of the free base: "
+                           "expected a unit quaternion, found [%g, %g, %g, %g]",
+                           a, a + 3, qq[0], qq[1], qq[2], qq[3]);
+    if (fabs(nrm - 1) > 1e-6) {
+      csim_error w;
+      scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), &w,
+                    "the free-base quaternion (values %d-%d) has norm %.9g: normalised", a, a + 3,
+                    nrm);
+      char buf[2048];
+      err_format(&w, buf, sizeof(buf));
+      fprintf(stderr, "csim: warning: %s\n", buf);
+    }
   }
   // free-joint quaternions given by hand are normalised once here
   for (int j = 0; j < m->njnt; j++)
@@ -108,8 +137,8 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
     if (A->type == SCN_ACTION_FORCE) {
       int l = model_find_link(m, A->body);
       if (l < 0)
-        return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
-                       "no link named '%s' in the model", A->body);
+        return scn_key_error(cfg, strcat(key, ".body"), err, "no link named '%s' in the model",
+                             A->body);
       act->link = l;
       continue;
     }
@@ -119,7 +148,7 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
       for (r = 0; r < m->nrobot; r++)
         if (!strcmp(m->robot_name[r], A->robot)) break;
       if (r == m->nrobot)
-        return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key, "no robot named '%s'",
+        return scn_key_error(cfg, strcat(key, ".robot"), err, "no robot named '%s'",
                        A->robot);
     }
     int nj = 0;
@@ -133,8 +162,8 @@ static csim_status resolve_actions(sim* s, csim_error* err) {
       for (int k = 0; k < A->njoint_names; k++) {
         int j = model_find_joint(m, A->joint_names[k]);
         if (j < 0 || m->jnt_type[j] == MODEL_JOINT_FREE)
-          return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
-                         "no 1-dof joint named '%s'", A->joint_names[k]);
+          return scn_key_error(cfg, strcat(key, ".joints"), err, "no 1-dof joint named '%s'",
+                               A->joint_names[k]);
         jl[nj++] = j;
       }
     }
@@ -296,7 +325,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     for (int k = 0; st == CSIM_OK && k < 2 * cfg->nexclude; k++) {
       ex[k] = model_find_link(m, cfg->exclude[k]);
       if (ex[k] < 0)
-        st = err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.exclude",
+        st = scn_key_error(cfg, "contact.exclude", err,
                      "no link named '%s' in the model", cfg->exclude[k]);
     }
     size_t k = 2 * (size_t)cfg->nexclude;
