@@ -257,21 +257,21 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
   for (int j = 0; j < nj; j++) {
     const urdf_joint* J = &u->joints[j];
     if (J->parent < 0 || J->parent >= nl || J->child < 0 || J->child >= nl) {
-      st = err_set(err, CSIM_ERR_INPUT, file, J->line, 0, J->name, "joint links out of range");
+      st = err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "joint links out of range");
       goto done;
     }
     if (J->type == URDF_JOINT_PLANAR) {
-      st = err_set(err, CSIM_ERR_INPUT, file, J->line, 0, J->name,
+      st = err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                    "planar joints are not supported (joint '%s')", J->name ? J->name : "");
       goto done;
     }
     if (!all_finite(J->xyz, 3) || !all_finite(J->rpy, 3) || !all_finite(J->axis, 3)) {
-      st = err_set(err, CSIM_ERR_INPUT, file, J->line, 0, J->name,
+      st = err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                    "joint '%s' has a non-finite origin or axis", J->name ? J->name : "");
       goto done;
     }
     if ((int)J->type < 0 || J->type >= URDF_NJOINT_TYPES) {
-      st = err_set(err, CSIM_ERR_INPUT, file, J->line, 0, J->name, "unknown joint type");
+      st = err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "unknown joint type");
       goto done;
     }
     cadr[J->parent + 1]++;
@@ -332,7 +332,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
         p->lbody[L] = b;
         pose_identity(p->lpos + 3 * L, p->lquat + 4 * L);
         if (p->btype[b] != MODEL_JOINT_FREE && !(sp_norm3(J->axis) > 0)) {
-          st = err_set(err, CSIM_ERR_INPUT, file, J->line, 0, J->name,
+          st = err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                        "moving joint '%s' has a zero axis", J->name ? J->name : "");
           goto done;
         }
@@ -342,7 +342,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
     for (int k = cadr[L + 1] - 1; k >= cadr[L]; k--) {
       int jc = cjnt[k], C = u->joints[jc].child;
       if (seen[C]) {
-        st = err_set(err, CSIM_ERR_INPUT, file, u->joints[jc].line, 0, u->joints[jc].name,
+        st = err_set(err, CSIM_ERR_INPUT, file, u->joints[jc].line, u->joints[jc].column, u->joints[jc].name,
                      "link '%s' is reached twice (cycle or two parents)",
                      u->links[C].name ? u->links[C].name : "");
         goto done;
@@ -355,7 +355,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
   if (no != nl) {
     for (int l = 0; l < nl; l++)
       if (!seen[l]) {
-        st = err_set(err, CSIM_ERR_INPUT, file, u->links[l].line, 0, u->links[l].name,
+        st = err_set(err, CSIM_ERR_INPUT, file, u->links[l].line, u->links[l].column, u->links[l].name,
                      "link '%s' is not connected to the root", u->links[l].name ? u->links[l].name : "");
         goto done;
       }
@@ -368,7 +368,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
   // geoms: primitives always kept; meshes loaded (shared hulls) or skipped/refused
   for (int l = 0; l < nl; l++) {
     if (u->links[l].ngeom < 0 || (u->links[l].ngeom > 0 && !u->links[l].geoms)) {
-      st = err_set(err, CSIM_ERR_INPUT, file, u->links[l].line, 0, u->links[l].name, "invalid geometry list");
+      st = err_set(err, CSIM_ERR_INPUT, file, u->links[l].line, u->links[l].column, u->links[l].name, "invalid geometry list");
       goto done;
     }
     p->goff[l + 1] = p->goff[l] + u->links[l].ngeom;
@@ -384,7 +384,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
       const urdf_geom* G = &Lk->geoms[g];
       int* slot = &p->gmesh[p->goff[l] + g];
       if ((int)G->type < 0 || G->type >= URDF_NGEOM_TYPES) {
-        st = err_set(err, CSIM_ERR_INPUT, file, G->line, 0, Lk->name, "unknown geometry type");
+        st = err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name, "unknown geometry type");
         goto done;
       }
       if (G->type != URDF_GEOM_MESH) {
@@ -396,7 +396,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
       if (!G->path) {
         // unresolved URI
         if (spec->require_meshes) {
-          st = err_set(err, CSIM_ERR_INPUT, file, G->line, 0, Lk->name,
+          st = err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "collision mesh '%s' of link '%s' could not be resolved", uri,
                        Lk->name ? Lk->name : "");
           goto done;
@@ -409,12 +409,12 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
       err_clear(&merr);
       int h = hull_get(hs, G->path, G->scale, &merr);
       if (h == -2) {
-        st = err_set(err, CSIM_ERR_RUN, file, G->line, 0, Lk->name, "out of memory");
+        st = err_set(err, CSIM_ERR_RUN, file, G->line, G->column, Lk->name, "out of memory");
         goto done;
       }
       if (h < 0) {
         if (spec->require_meshes) {
-          st = err_set(err, CSIM_ERR_INPUT, file, G->line, 0, Lk->name,
+          st = err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "collision mesh '%s' of link '%s': %s", uri, Lk->name ? Lk->name : "",
                        merr.msg);
           goto done;
@@ -727,7 +727,7 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
       if (gb == 0 || !Lk->has_inertial) continue;
       if (Lk->mass < 0 || !isfinite(Lk->mass) || !all_finite(Lk->com_xyz, 3) ||
           !all_finite(Lk->com_rpy, 3) || !all_finite(Lk->inertia, 6)) {
-        st = err_set(err, CSIM_ERR_INPUT, robot_file(u), Lk->line, 0, Lk->name,
+        st = err_set(err, CSIM_ERR_INPUT, robot_file(u), Lk->line, Lk->column, Lk->name,
                      "link '%s' has an invalid inertial (mass %g; negative or non-finite values)",
                      Lk->name ? Lk->name : "", Lk->mass);
         goto fail;
@@ -780,7 +780,7 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
     if (!(m->body_subtreemass[b] > 0)) {
       int r = m->body_robot[b], l = m->body_link[b] - m->robot_linkadr[r];
       const urdf_robot* u = robots[r].urdf;
-      st = err_set(err, CSIM_ERR_INPUT, robot_file(u), u->links[l].line, 0, u->links[l].name,
+      st = err_set(err, CSIM_ERR_INPUT, robot_file(u), u->links[l].line, u->links[l].column, u->links[l].name,
                    "moving link '%s' (joint '%s') and all links it carries have no mass: the mass "
                    "matrix would be singular",
                    m->link_name[m->body_link[b]], m->jnt_name[m->body_jnt[b]]);

@@ -440,6 +440,7 @@ static csim_status check_mesh(ctx* c, int li, urdf_geom* g) {
 // one <collision>: origin and geometry
 static csim_status read_collision(ctx* c, int li, const xml_node* col, urdf_geom* g) {
   g->line = col->line;
+  g->column = col->column;
   g->scale[0] = g->scale[1] = g->scale[2] = 1;
   csim_status st = read_origin(c, col, g->xyz, g->rpy);
   if (st) return st;
@@ -482,6 +483,7 @@ static csim_status read_collision(ctx* c, int li, const xml_node* col, urdf_geom
 static csim_status read_link(ctx* c, const xml_node* e, int li) {
   urdf_link* L = &c->r->links[li];
   L->line = e->line;
+  L->column = e->column;
   const char* name = xml_attr_get(e, "name");
   if (!name || !name[0]) return fail(c, e, NULL, "<link> has no 'name' attribute");
   L->name = dupstr(name);
@@ -548,6 +550,7 @@ static csim_status read_joint(ctx* c, const xml_node* e, int ji, const char** pn
                               const xml_node** mimic_el) {
   urdf_joint* J = &c->r->joints[ji];
   J->line = e->line;
+  J->column = e->column;
   J->parent = J->child = J->mimic = -1;
   const char* name = xml_attr_get(e, "name");
   if (!name || !name[0]) return fail(c, e, NULL, "<joint> has no 'name' attribute");
@@ -698,14 +701,14 @@ static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
     if (strcmp(lix[i].name, lix[i - 1].name) == 0) {
       const urdf_link* a = &r->links[lix[i - 1].idx];
       const urdf_link* b = &r->links[lix[i].idx];
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, 0, "link",
+      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "link",
                    "duplicate link name '%s' (first defined at line %d)", b->name, a->line);
     }
   for (int j = 1; j < nj && !st; j++)
     if (strcmp(jix[j].name, jix[j - 1].name) == 0) {
       const urdf_joint* a = &r->joints[jix[j - 1].idx];
       const urdf_joint* b = &r->joints[jix[j].idx];
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, 0, "joint",
+      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "joint",
                    "duplicate joint name '%s' (first defined at line %d)", b->name, a->line);
     }
   if (st) goto done;
@@ -728,13 +731,13 @@ static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
       goto done;
     }
     if (J->parent == J->child) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, 0, "joint",
+      st = err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, J->column, "joint",
                    "joint '%s' connects link '%s' to itself (a cycle)", J->name, pnames[j]);
       goto done;
     }
     int prev = r->link_parent_joint[J->child];
     if (prev >= 0) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, 0, "joint",
+      st = err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, J->column, "joint",
                    "link '%s' has two parent joints: '%s' (line %d) and '%s' (a URDF is a tree)",
                    cnames[j], r->joints[prev].name, r->joints[prev].line, J->name);
       goto done;
@@ -765,7 +768,7 @@ static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
     if (r->root >= 0) {
       const urdf_link* a = &r->links[r->root];
       const urdf_link* b = &r->links[i];
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, 0, "link",
+      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "link",
                    "two root links (links that are no joint's child): '%s' (line %d) and '%s' "
                    "(a URDF has one root; is a joint missing?)", a->name, a->line, b->name);
       goto done;
@@ -790,7 +793,7 @@ static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
     while (i < nl && head[i]) i++;
     for (int step = 0; step < nl; step++) i = r->joints[r->link_parent_joint[i]].parent;
     int j = r->link_parent_joint[i];
-    st = err_set(c->err, CSIM_ERR_INPUT, c->file, r->joints[j].line, 0, "joint",
+    st = err_set(c->err, CSIM_ERR_INPUT, c->file, r->joints[j].line, r->joints[j].column, "joint",
                  "kinematic cycle through joint '%s' (parent '%s', child '%s')%s",
                  r->joints[j].name, r->links[r->joints[j].parent].name,
                  r->links[r->joints[j].child].name,

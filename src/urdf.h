@@ -39,11 +39,12 @@ typedef struct {
   char* path;             // mesh: resolved file path, NULL when not found
   double scale[3];        // mesh scale (1 1 1 by default; may be negative: mirrored mesh)
   int line;               // line of the <collision> element
+  int column;             // its column
 } urdf_geom;
 
 typedef struct {
   char* name;
-  int line;
+  int line, column;       // position of the <link> element
   int has_inertial;       // 0: no <inertial> element (mass 0, zero inertia)
   double mass;
   double com_xyz[3];      // <inertial><origin xyz>
@@ -67,7 +68,7 @@ extern const char* const urdf_joint_type_names[URDF_NJOINT_TYPES];  // "revolute
 
 typedef struct {
   char* name;
-  int line;
+  int line, column;         // position of the <joint> element
   urdf_joint_type type;
   int parent, child;        // link indices
   double xyz[3], rpy[3];    // <origin>: child (joint) frame in the parent link frame
