@@ -414,9 +414,12 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
       }
       if (h < 0) {
         if (spec->require_meshes) {
+          char where[1400];  // the STL's own position (line or triangle) when it has one
+          if (merr.file[0]) err_format(&merr, where, sizeof(where));
+          else snprintf(where, sizeof(where), "%s", merr.msg);
           st = err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "collision mesh '%s' of link '%s': %s", uri, Lk->name ? Lk->name : "",
-                       merr.msg);
+                       where);
           goto done;
         }
         *slot = -2;

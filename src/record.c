@@ -276,7 +276,7 @@ static csim_status check_parent_dir(const char* path, csim_error* err) {
 // naming the scenario, a URDF or a mesh by mistake must not destroy it
 static csim_status check_overwrite(const char* path, csim_error* err) {
   struct stat sb;
-  if (stat(path, &sb) != 0) return CSIM_OK;  // a new file
+  if (stat(path, &sb) != 0 || S_ISDIR(sb.st_mode)) return CSIM_OK;  // new; HDF5 names a directory
   if (!S_ISREG(sb.st_mode))
     return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
                    "cannot write the output here: it exists and is not a regular file");

@@ -93,8 +93,8 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
                      R->joints[k].name);
     d->q[m->jnt_qadr[j]] = R->joints[k].value;
   }
-  // a q0 quaternion must be non-zero (no orientation); off unit length by more than 1e-6 it is
-  // normalised with a warning (a typo should not pass silently)
+  // a q0 quaternion must be non-zero (no orientation); off unit length by more than 1e-3 (more
+  // than rounding of hand-written values) it is normalised with a warning: a typo is not silent
   for (int j = 0; R->q0 && j < m->njnt; j++) {
     if (m->jnt_type[j] != MODEL_JOINT_FREE || m->body_robot[m->jnt_body[j]] != r) continue;
     int a = m->jnt_qadr[j] + 3 - m->robot_qadr[r];
@@ -105,7 +105,7 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
                            "values %d-%d are the quaternion [qx qy qz qw] of the free base: "
                            "expected a unit quaternion, found [%g, %g, %g, %g]",
                            a, a + 3, qq[0], qq[1], qq[2], qq[3]);
-    if (fabs(nrm - 1) > 1e-6) {
+    if (fabs(nrm - 1) > 1e-3) {
       csim_error w;
       scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), &w,
                     "the free-base quaternion (values %d-%d) has norm %.9g: normalised", a, a + 3,
