@@ -15,6 +15,7 @@ DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapac
              slurm-wlm munge parallel
 # csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
 DEB_PKGS  += chromium python3-pil
+DEB_PKGS  += clang libclang-rt-dev
 
 CC        ?= cc
 BUILD     ?= build
@@ -131,6 +132,30 @@ bench: $(CSIM_BIN)
 # sweep as a job array; the merge must equal the Make path's (tools/test_slurm.sh).
 test-slurm: $(CSIM_BIN)
 	@CSIM=./$(CSIM_BIN) tools/test_slurm.sh
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
+#   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz.sh)
+FUZZ_TARGETS := scenario urdf stl fclib
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_DIR     := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g $(WARN) $(FUZZ_SAN) $(PKG_CFLAGS) -Isrc
+FUZZ_OBJ     := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRC_LIB))
+FUZZ_BIN     := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
+
+$(FUZZ_DIR)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build csim

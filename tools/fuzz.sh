@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Run every libFuzzer target (built by `make fuzz` under ASan+UBSan) for FUZZ_SECONDS each.
+# Seeds are read in place from tests/data, scenarios/, robots/ and ../shared/data (libFuzzer
+# reads every extra corpus directory, recursively, and writes only into the first one, which is
+# build/fuzz/corpus/<target>). A crash, leak, timeout (10 s) or memory blow-up (2 GB) leaves
+# the input in build/fuzz/artifacts/<target>/ and makes this script fail: minimise it, fix the
+# bug, then keep the input under tests/fuzz/regressions/<target>/ (replayed by `make test`).
+# usage: tools/fuzz.sh SECONDS DIR TARGET...
+set -u
+secs=$1; dir=$2; shift 2
+cd "$(dirname "$0")/.."
+status=0
+seeds() {
+  case $1 in
+    scenario) echo "scenarios tests/data/scenarios" ;;
+    urdf) echo "robots tests/data/urdf ../shared/data/robots" ;;
+    stl) echo "tests/data/urdf/meshes ../shared/data/robots" ;;
+    fclib) echo "../shared/data/fclib" ;;
+  esac
+}
+printf '%-10s %8s %12s %10s %s\n' target seconds executions exec/s result
+for t in "$@"; do
+  mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
+  extra=""
+  for s in $(seeds "$t"); do [ -d "$s" ] && extra="$extra $s"; done
+  log="$dir/fuzz_$t.log"
+  # -max_len: the largest seed kinds (STL meshes, FCLib files) up to 1 MB
+  "$dir/fuzz_$t" "$dir/corpus/$t" $extra -max_total_time="$secs" -timeout=10 \
+    -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 \
+    -artifact_prefix="$dir/artifacts/$t/" >"$log" 2>&1
+  rc=$?
+  execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
+  rate=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log" | tail -1)
+  if [ $rc -eq 0 ]; then res=ok; else res="FOUND (exit $rc, see $log)"; status=1; fi
+  printf '%-10s %8s %12s %10s %s\n' "$t" "$secs" "${execs:-?}" "${rate:-?}" "$res"
+done
+exit $status
