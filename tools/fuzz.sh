@@ -10,6 +10,7 @@ set -u
 secs=$1; dir=$2; shift 2
 cd "$(dirname "$0")/.."
 status=0
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 seeds() {
   case $1 in
     scenario) echo "scenarios tests/data/scenarios" ;;
