@@ -55,7 +55,15 @@ struct rec_file {
 static herr_t walk_innermost(unsigned n, const H5E_error2_t* e, void* data) {
   (void)n;
   char* buf = (char*)data;
-  if (e && e->desc && e->desc[0]) snprintf(buf, 512, "%s", e->desc);
+  if (!e || !e->desc || !e->desc[0]) return 0;
+  // low-level I/O errors carry a timestamp, a newline and a buffer address: keep the OS's reason
+  const char* m = strstr(e->desc, "error message = '");
+  const char* end = m ? strchr(m + 17, '\'') : NULL;
+  const char* colon = strchr(e->desc, ':');
+  if (m && end && colon && colon < m)
+    snprintf(buf, 512, "%.*s: %.*s", (int)(colon - e->desc), e->desc, (int)(end - m - 17), m + 17);
+  else
+    snprintf(buf, 512, "%s", e->desc);
   return 0;
 }
 
