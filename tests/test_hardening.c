@@ -276,7 +276,7 @@ static const bad_case kBad[] = {
     {"@C", 2, "usage: csim"},
     {"@C frobnicate", 2, "unknown command 'frobnicate'"},
     {"@C run", 2, "missing SCENARIO.yaml"},
-    {"@C run " SLIDE " extra.yaml", 2, "unexpected argument 'extra.yaml'"},
+    {"@C run " SLIDE " " SLIDE " --out @T/o2.h5", 2, "--out names one file"},
     {"@C run --frob " SLIDE, 2, "unexpected argument '--frob'"},
     {"@C run @T/none.yaml", 2, "No such file"},
     {"@C run @T/dir", 2, "is a directory"},
