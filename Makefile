@@ -157,6 +157,9 @@ fuzz-build: $(FUZZ_BIN)
 fuzz: fuzz-build
 	tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
 
+# the fuzz objects are kept between runs (not intermediates to delete)
+.SECONDARY: $(FUZZ_OBJ)
+
 clean:
 	rm -rf build csim
 
