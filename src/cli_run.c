@@ -496,7 +496,7 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
   {
     double rows = floor(cfg->duration / cfg->dt / cfg->output_every) + 1;
     double bytes = rows * (8.0 * (S->m->nq + S->m->nv) + 8 * 13 + 4 * 3 + 1);
-    if (bytes > RUN_WARN_BYTES && !quiet)
+    if (bytes > RUN_WARN_BYTES)  // also with --quiet: a warning is not progress
       fprintf(stderr, "csim: warning: %s: about %.3g GB of output (%.3g rows, contacts not "
               "counted): raise output.every or shorten integrator.duration if unintended\n",
               out, bytes / 1e9, rows);
