@@ -135,7 +135,7 @@ test-slurm: $(CSIM_BIN)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
 #   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz.sh)
-FUZZ_TARGETS := scenario urdf stl fclib
+FUZZ_TARGETS := scenario urdf stl fclib cubetoss
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz

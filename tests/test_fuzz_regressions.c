@@ -23,6 +23,9 @@
 #define LLVMFuzzerTestOneInput fuzz_fclib_one
 #include "fuzz/fuzz_fclib.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_cubetoss_one
+#include "fuzz/fuzz_cubetoss.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_fn)(const uint8_t*, size_t);
 
@@ -90,6 +93,11 @@ START_TEST(fclib_regressions) {
 }
 END_TEST
 
+START_TEST(cubetoss_regressions) {
+  replay_target("cubetoss", fuzz_cubetoss_one, NULL);
+}
+END_TEST
+
 static Suite* fuzz_suite(void) {
   Suite* s = suite_create("fuzz_regressions");
   TCase* t = tcase_create("replay");
@@ -98,6 +106,7 @@ static Suite* fuzz_suite(void) {
   tcase_add_test(t, urdf_regressions);
   tcase_add_test(t, stl_regressions);
   tcase_add_test(t, fclib_regressions);
+  tcase_add_test(t, cubetoss_regressions);
   suite_add_tcase(s, t);
   return s;
 }

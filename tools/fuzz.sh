@@ -20,6 +20,7 @@ seeds() {
     urdf) echo "robots tests/data/urdf ../shared/data/robots" ;;
     stl) echo "tests/data/urdf/meshes ../shared/data/robots" ;;
     fclib) echo "../shared/data/fclib" ;;
+    cubetoss) echo "../shared/data/cubetoss" ;;
   esac
 }
 printf '%-10s %8s %12s %10s %s\n' target seconds executions exec/s result
@@ -29,10 +30,11 @@ for t in "$@"; do
   for s in $(seeds "$t"); do [ -d "$s" ] && extra="$extra $s"; done
   log="$dir/fuzz_$t.log"
   # one malloc larger than the RSS limit is a finding, except HDF5's failing ones (fclib)
-  mlimit=""; [ "$t" = fclib ] && mlimit="-malloc_limit_mb=1000000000"
-  # -max_len: the largest seed kinds (STL meshes, FCLib files) up to 1 MB
-  "$dir/fuzz_$t" "$dir/corpus/$t" $extra -max_total_time="$secs" -timeout=10 \
-    -rss_limit_mb=2048 $mlimit -max_len=1048576 -print_final_stats=1 \
+  mlimit=""; [ "$t" = fclib ] || [ "$t" = cubetoss ] && mlimit="-malloc_limit_mb=1000000000"
+  # the shared cube-toss file is 12 MB: whole, or its HDF5 structure is cut off
+  maxlen=1048576; [ "$t" = cubetoss ] && maxlen=16777216
+    "$dir/fuzz_$t" "$dir/corpus/$t" $extra -max_total_time="$secs" -timeout=10 \
+    -rss_limit_mb=2048 $mlimit -max_len=$maxlen -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/$t/" >"$log" 2>&1
   rc=$?
   execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
