@@ -501,6 +501,9 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
               "counted): raise output.every or shorten integrator.duration if unintended\n",
               out, bytes / 1e9, rows);
   }
+  // signals end the run cleanly with a readable, incomplete file; installed before the file
+  // exists, so a signal during its set-up cannot leave it unmarked (killed by the default action)
+  intr_install();
   // the output file is created only once the input is known to be good
   run_sets ds;
   memset(&ds, 0, sizeof(ds));
@@ -514,13 +517,11 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
   if (st != CSIM_OK) {
     err_print(&err, stderr);
     if (f) rec_close(f, 0, "could not set up the output", NULL);
+    intr_restore();
     sim_free(S);
     scn_free(cfg);
     return st;
   }
-
-  // signals end the run cleanly with a readable, incomplete file
-  intr_install();
 
   long nsteps = (long)llround(cfg->duration / cfg->dt);
   int nq = S->m->nq, nv = S->m->nv;
