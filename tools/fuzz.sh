@@ -5,7 +5,7 @@
 # build/fuzz/corpus/<target>). A crash, leak, timeout (10 s) or memory blow-up (2 GB) leaves
 # the input in build/fuzz/artifacts/<target>/ and makes this script fail: minimise it, fix the
 # bug, then keep the input under tests/fuzz/regressions/<target>/ (replayed by `make test`).
-# usage: tools/fuzz.sh SECONDS DIR TARGET...
+# usage: tools/fuzz.sh SECONDS DIR TARGET...   (FUZZ_SEED=N: libFuzzer's -seed, CI's fixed sequence)
 set -u
 secs=$1; dir=$2; shift 2
 cd "$(dirname "$0")/.."
@@ -34,7 +34,7 @@ for t in "$@"; do
   # the shared cube-toss file is 12 MB: whole, or its HDF5 structure is cut off
   maxlen=1048576; [ "$t" = cubetoss ] && maxlen=16777216
     "$dir/fuzz_$t" "$dir/corpus/$t" $extra -max_total_time="$secs" -timeout=10 \
-    -rss_limit_mb=2048 $mlimit -max_len=$maxlen -print_final_stats=1 \
+    -rss_limit_mb=2048 $mlimit -max_len=$maxlen -print_final_stats=1 ${FUZZ_SEED:+-seed=$FUZZ_SEED} \
     -artifact_prefix="$dir/artifacts/$t/" >"$log" 2>&1
   rc=$?
   execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
