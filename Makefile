@@ -128,6 +128,11 @@ run: deps
 bench: $(CSIM_BIN)
 	QUICK=$(or $(QUICK),0) CSIM=./$(CSIM_BIN) tools/bench.sh
 
+# One experiment of a seed: `make fig-001-4` runs tools/fig001_4.py (figure convention: PNG and
+# JSON in out/figures/).
+fig-%: $(CSIM_BIN)
+	/usr/bin/python3 tools/fig$(subst -,_,$*).py
+
 # A one-node SLURM cluster (slurm-wlm, munge) started and stopped by the test runs a 12-point
 # sweep as a job array; the merge must equal the Make path's (tools/test_slurm.sh).
 test-slurm: $(CSIM_BIN)
