@@ -167,3 +167,7 @@ clean:
 .SECONDARY: $(TEST_HOBJ)
 
 -include $(OBJ_LIB:.o=.d) $(BUILD)/obj/main.d $(TEST_HOBJ:.o=.d)
+
+# one experiment of the seeds: make fig-<id> runs tools/fig<id with - as _>.py (figure convention)
+fig-%: $(CSIM_BIN)
+	/usr/bin/python3 tools/fig$(subst -,_,$*).py
