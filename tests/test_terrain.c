@@ -103,7 +103,7 @@ START_TEST(flat_field_matches_plane) {
   double psz[3] = {0, 0, 0};
   coll_geom pl = shape(MODEL_GEOM_PLANE, psz, base, I3);
   coll_contact a[8], b[8];
-  int checked[3] = {0, 0, 0};
+  int checked[4] = {0, 0, 0, 0};
   for (int trial = 0; trial < 400; trial++) {
     // positions across cells, on cell edges and vertices (every 4th trial), and beyond the grid
     double pos[3] = {-1.4 + 2.8 * urand(), -1.1 + 2.2 * urand(), 0};
@@ -149,8 +149,18 @@ START_TEST(flat_field_matches_plane) {
       ck_assert_msg(found || nb == COLL_HFIELD_MAX, "capsule end %d missing", i);
     }
     checked[2]++;
+    // cylinder standing on its cap and lying on its side: plane-cylinder's rim points, same ids
+    double ys[3] = {0.04, 0.06, 0}, Ry[9];
+    rot(Ry, 1, 0, 0, trial % 2 ? M_PI / 2 : 0.0);
+    pos[2] = base[2] + (trial % 2 ? 0.04 : 0.06) - 0.003 * urand();
+    coll_geom cy = shape(MODEL_GEOM_CYLINDER, ys, pos, Ry);
+    na = coll_collide(&pl, &cy, a);
+    nb = coll_collide(&hf, &cy, b);
+    ck_assert_int_eq(na, trial % 2 ? 2 : 4);
+    same_contacts(a, na, b, nb, 1e-12);
+    checked[3]++;
   }
-  ck_assert_int_eq(checked[0] + checked[1] + checked[2], 1200);
+  ck_assert_int_eq(checked[0] + checked[1] + checked[2] + checked[3], 1600);
 }
 END_TEST
 
