@@ -1075,6 +1075,23 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
                      "out of range: duration / dt = %.3g steps, expected at most %.0e (duration %g s, "
                      "dt %g s)", nsteps, SCN_MAX_STEPS, cfg->duration, cfg->dt);
   }
+  // height-field keys are used only by a height field, the random-field keys only without a file:
+  // a key that would be ignored is an error, not a silent no-op
+  {
+    const ytree_node* w = value_of(root, "world");
+    const ytree_node* g = w && w->kind == YTREE_MAP ? value_of(w, "ground") : NULL;
+    static const char* const hf_keys[] = {"file", "size", "seed", "amplitude", "resolution"};
+    for (int k = 0; g && g->kind == YTREE_MAP && k < 5; k++) {
+      const ytree_node* v = value_of(g, hf_keys[k]);
+      if (!v) continue;
+      snprintf(kp, sizeof(kp), "world.ground.%s", hf_keys[k]);
+      if (cfg->ground != 2)
+        return fail_node(c, v, kp, "only used with world.ground.type: heightfield (the type is %s)",
+                         scn_ground_names[cfg->ground]);
+      if (k >= 2 && cfg->ground_file)
+        return fail_node(c, v, kp, "only used by a random height field, not with world.ground.file");
+    }
+  }
   // height field size: two positive extents
   if (cfg->nground_size != 2 || !(cfg->ground_size[0] > 0) || !(cfg->ground_size[1] > 0)) {
     const ytree_node* w = value_of(root, "world");

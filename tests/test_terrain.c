@@ -352,6 +352,8 @@ START_TEST(bad_height_inputs) {
       {"0 0\n0 1e999\n", "", "world.ground.file", 1, 2, 3, "finite"},
       {"0 0\n0 0\n", ", size: [1]", "world.ground.size", 0, 1, 0, "size_x"},
       {"0 0\n0 0\n", ", size: [1, 0]", "world.ground.size", 0, 1, 0, "size_x"},
+      {"0 0\n0 0\n", ", size: [1, 1], seed: 3", "world.ground.seed", 0, 1, 0, "random"},
+      {"0 0\n0 0\n", ", size: [1, 1], amplitude: 0.1", "world.ground.amplitude", 0, 1, 0, "random"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     csim_error err;
