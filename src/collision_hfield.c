@@ -95,6 +95,11 @@ static int hf_cells(const hfw* w, const double lo[2], const double hi[2], int r[
   const coll_hfield* f = w->f;
   double ulo = (lo[0] - w->x0) / f->dx, uhi = (hi[0] - w->x0) / f->dx;
   double vlo = (lo[1] - w->y0) / f->dy, vhi = (hi[1] - w->y0) / f->dy;
+  // a non-finite pose (a diverging run) touches no cell; the plane beyond the grid decides
+  if (!isfinite(ulo) || !isfinite(uhi) || !isfinite(vlo) || !isfinite(vhi)) {
+    *outside = 1;
+    return 0;
+  }
   *outside = ulo < 0 || vlo < 0 || uhi > f->nx - 1 || vhi > f->ny - 1;
   if (uhi < 0 || vhi < 0 || ulo > f->nx - 1 || vlo > f->ny - 1) return 0;
   r[0] = ulo < 0 ? 0 : (int)ulo;
