@@ -28,7 +28,7 @@ static double urdf_total_mass(const urdf_robot* r) {
 // build the model of one robot with the given base; meshes are optional for info
 static csim_status build_model(const urdf_robot* r, model_base_type base, sim_model** m,
                                csim_error* err) {
-  model_world_spec world = {{0, 0, -9.81}, 0, 0};
+  model_world_spec world = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec;
   memset(&spec, 0, sizeof(spec));
   spec.urdf = r;

@@ -17,6 +17,11 @@ const coll_pair_fn coll_pair_table[MODEL_NGEOM_TYPES][MODEL_NGEOM_TYPES] = {
                           [MODEL_GEOM_CYLINDER] = coll_plane_cylinder,
                           [MODEL_GEOM_CAPSULE] = coll_plane_capsule,
                           [MODEL_GEOM_MESH] = coll_plane_mesh},
+    [MODEL_GEOM_HFIELD] = {[MODEL_GEOM_BOX] = coll_hfield_box,
+                           [MODEL_GEOM_SPHERE] = coll_hfield_sphere,
+                           [MODEL_GEOM_CYLINDER] = coll_hfield_cylinder,
+                           [MODEL_GEOM_CAPSULE] = coll_hfield_capsule,
+                           [MODEL_GEOM_MESH] = coll_hfield_mesh},
     [MODEL_GEOM_BOX] = {[MODEL_GEOM_BOX] = coll_box_box,
                         [MODEL_GEOM_SPHERE] = coll_box_sphere,
                         [MODEL_GEOM_CYLINDER] = coll_convex,
@@ -44,6 +49,7 @@ int coll_pair_max_contacts(int t1, int t2) {
     if (t2 == MODEL_GEOM_CAPSULE) return 2;
     return 4;
   }
+  if (t1 == MODEL_GEOM_HFIELD) return COLL_HFIELD_MAX;
   // a sphere is never more than one point; a capsule's side is at most a segment
   if (t1 == MODEL_GEOM_SPHERE || t2 == MODEL_GEOM_SPHERE) return 1;
   if (t1 == MODEL_GEOM_CAPSULE || t2 == MODEL_GEOM_CAPSULE) return 2;
@@ -506,6 +512,7 @@ struct coll_model {
   double margin;
   int nhull;
   coll_hull* hull;   // one per model mesh (nhull)
+  coll_hfield hfield;// the model's height field (hfield.nx = 0: none)
   // broad phase (sort and sweep on world AABBs; scratch written by coll_detect)
   long* pkey;        // pair p's geoms (lower index i, higher j) as i * ngeom + j, ascending (npair)
   int nsweep;        // non-plane geoms
@@ -635,6 +642,27 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
       cm->nhull = k + 1;
     }
   }
+  // the height field (the ground): spacing and extreme heights
+  for (int i = 0; i < m->ngeom; i++) {
+    if (m->geom_type[i] != MODEL_GEOM_HFIELD) continue;
+    if (!m->hfield_data || m->hfield_nx < 2 || m->hfield_ny < 2 || cm->hfield.nx) {
+      coll_free(cm);
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "collision",
+                     "height field geom %d: expected one height field with 2 x 2 vertices or "
+                     "more in the model", i);
+    }
+    coll_hfield* f = &cm->hfield;
+    f->nx = m->hfield_nx;
+    f->ny = m->hfield_ny;
+    f->dx = m->hfield_size[0] / (f->nx - 1);
+    f->dy = m->hfield_size[1] / (f->ny - 1);
+    f->h = m->hfield_data;
+    f->hmin = f->hmax = f->h[0];
+    for (long k = 1; k < (long)f->nx * f->ny; k++) {
+      f->hmin = fmin(f->hmin, f->h[k]);
+      f->hmax = fmax(f->hmax, f->h[k]);
+    }
+  }
   // tight bounds per geom: a sphere and a box about the shape's own centre (model->geom_rbound
   // is about the geom origin, loose for meshes whose origin is a joint)
   cm->bound = calloc(7 * (size_t)(m->ngeom > 0 ? m->ngeom : 1), sizeof(double));
@@ -681,7 +709,8 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
   }
   // sweep order starts as the geom order; planes apart
   for (int i = 0; i < m->ngeom; i++) {
-    if (m->geom_type[i] == MODEL_GEOM_PLANE) cm->plane[cm->nplane++] = i;
+    if (m->geom_type[i] == MODEL_GEOM_PLANE || m->geom_type[i] == MODEL_GEOM_HFIELD)
+      cm->plane[cm->nplane++] = i;
     else cm->order[cm->nsweep++] = i;
   }
   *out = cm;
@@ -813,6 +842,9 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
       // a plane is a half-space: the sphere's height above it
       double h = Ri[2] * (cj[0] - xi[0]) + Ri[5] * (cj[1] - xi[1]) + Ri[8] * (cj[2] - xi[2]);
       if (h - bj[3] > margin) continue;
+    } else if (ti == MODEL_GEOM_HFIELD) {
+      // above the highest point of the terrain (the cells touched are culled in the pair call)
+      if (cj[2] - bj[3] - xi[2] > fmax(cm->hfield.hmax, 0.0) + margin) continue;
     } else {
       // spheres, then world boxes of the local boxes (|R| times the half extents)
       double ci[3], d[3], r = bi[3] + bj[3] + margin;
@@ -829,9 +861,10 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
     }
     // narrow phase
     coll_geom g1 = {ti, m->geom_size + 3 * i, xi, geom_xmat + 9 * i,
-                    ti == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[i]] : NULL, margin};
+                    ti == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[i]] : NULL, margin,
+                    ti == MODEL_GEOM_HFIELD ? &cm->hfield : NULL};
     coll_geom g2 = {tj, m->geom_size + 3 * j, xj, geom_xmat + 9 * j,
-                    tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin};
+                    tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin, NULL};
     coll_contact tmp[COLL_MAX_PAIR_CONTACTS];
     int k = coll_pair_table[ti][tj](&g1, &g2, margin, tmp);
     for (int c = 0; c < k; c++) {

@@ -37,6 +37,14 @@
 // deepest point has the depth found along the GJK/EPA normal (else an edge or rim nearly parallel
 // to a face would get another normal).
 //
+// Height field (MODEL_GEOM_HFIELD, the terrain; collision_hfield.c): a grid of heights, each cell
+// two triangles; only the cells under a shape's world AABB are visited. Spheres (and capsules, as
+// spheres along their segment) get exact closest-point contacts against the triangles; boxes,
+// hulls and cylinders are tested by their corners / hull vertices / plane-cylinder rim points
+// against the triangle under each point. The field's frame is never rotated: the grid spans
+// geom x +- size[0], y +- size[1] at heights geom z + h; outside it the ground is the plane
+// z = geom z. At most COLL_HFIELD_MAX contacts per pair, ids stable as a shape crosses cells.
+//
 // Broad phase: candidate pairs are listed once by coll_create (not on the same body, not a
 // parent-child pair of bodies of the same robot, not both in the world, not an excluded link
 // pair); each step a sort and sweep on world AABBs (grown by the margin; the order along x is
@@ -56,6 +64,15 @@
 #define COLL_MAX_POLY 32           // most vertices kept in one hull polygon face
 #define COLL_CYL_RIM 8             // rim points of a cylinder cap used as a contact face
 #define COLL_PATCH_COS 0.9995      // a face is a reference face when |n . face normal| >= this
+#define COLL_HFIELD_MAX 4          // most contacts of a height field against one geom
+
+// A height field as the narrow phase sees it (borrowed pointers).
+typedef struct {
+  int nx, ny;               // vertices along x and y (>= 2)
+  double dx, dy;            // grid spacing, m (2 size[0] / (nx - 1), 2 size[1] / (ny - 1))
+  const double* h;          // heights above the geom's z, x fastest: h[iy * nx + ix] (nx x ny)
+  double hmin, hmax;        // extreme heights
+} coll_hfield;
 
 typedef struct {
   double pos[3];      // world, midpoint between the surfaces (see above)
@@ -92,6 +109,7 @@ typedef struct {
   const double* mat;        // world rotation, row-major (columns = local axes)    (9)
   const coll_hull* hull;    // MODEL_GEOM_MESH only (NULL otherwise)
   double margin;            // contacts are reported down to depth -max(margin1, margin2)
+  const coll_hfield* hfield;// MODEL_GEOM_HFIELD only (NULL otherwise)
 } coll_geom;
 
 // narrow-phase pair function: geoms ordered by type (g1->type <= g2->type); writes at most

@@ -717,7 +717,9 @@ static int contact_patch(const coll_geom* g1, const coll_geom* g2, const double 
 //---------------------------------- the general convex pair ----------------------------------
 
 int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
-  if (g1->type == MODEL_GEOM_PLANE || g2->type == MODEL_GEOM_PLANE) return 0;
+  if (g1->type == MODEL_GEOM_PLANE || g2->type == MODEL_GEOM_PLANE ||
+      g1->type == MODEL_GEOM_HFIELD || g2->type == MODEL_GEOM_HFIELD)
+    return 0;
   double r1 = core_radius(g1), r2 = core_radius(g2);
   simplex s;
   cshape A = {g1, 0}, B = {g2, 0};

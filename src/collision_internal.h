@@ -60,4 +60,14 @@ int coll_capsule_capsule(const coll_geom* g1, const coll_geom* g2, double margin
 int coll_box_sphere(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con);
 int coll_box_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con);
 
+//---------------------------------- height field (collision_hfield.c) ------------------------
+int coll_hfield_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con);
+int coll_hfield_sphere(const coll_geom* g1, const coll_geom* g2, double margin,
+                       coll_contact* con);
+int coll_hfield_cylinder(const coll_geom* g1, const coll_geom* g2, double margin,
+                         coll_contact* con);
+int coll_hfield_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
+                        coll_contact* con);
+int coll_hfield_mesh(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con);
+
 #endif  // CSIM_COLLISION_INTERNAL_H

@@ -14,8 +14,9 @@
 
 const char* const model_joint_type_names[MODEL_NJOINT_TYPES] = {"free", "revolute", "prismatic"};
 
-const char* const model_geom_type_names[MODEL_NGEOM_TYPES] = {"plane",    "box",     "sphere",
-                                                              "cylinder", "capsule", "mesh"};
+const char* const model_geom_type_names[MODEL_NGEOM_TYPES] = {"plane",    "hfield",  "box",
+                                                              "sphere",   "cylinder", "capsule",
+                                                              "mesh"};
 
 //---------------------------------- small pose helpers ---------------------------------------
 
@@ -522,6 +523,7 @@ static double geom_bound(const sim_model* m, int g) {
   const double* s = m->geom_size + 3 * g;
   switch (m->geom_type[g]) {
     case MODEL_GEOM_PLANE: return INFINITY;
+    case MODEL_GEOM_HFIELD: return INFINITY;
     case MODEL_GEOM_BOX: return sp_norm3(s);
     case MODEL_GEOM_SPHERE: return s[0];
     case MODEL_GEOM_CYLINDER: return sqrt(s[0] * s[0] + s[1] * s[1]);
@@ -552,6 +554,24 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
   for (int r = 0; r < nrobot; r++)
     if (!robots[r].urdf)
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "robot %d has no URDF description", r);
+  if (world->ground < 0 || world->ground > 2)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "ground %d: expected 0, 1 or 2",
+                   world->ground);
+  if (world->ground == 2) {
+    // the collision code indexes the grid directly: sizes and heights are checked here
+    int nx = world->hf_nx, ny = world->hf_ny;
+    if (nx < 2 || ny < 2 || nx > (1 << 14) || ny > (1 << 14) || !world->hf_height ||
+        !(world->hf_size[0] > 0) || !(world->hf_size[1] > 0) || !isfinite(world->hf_size[0]) ||
+        !isfinite(world->hf_size[1]))
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "world.ground",
+                     "height field: expected 2..16384 vertices per side and a finite positive "
+                     "size, found %d x %d over %g x %g m", nx, ny, world->hf_size[0],
+                     world->hf_size[1]);
+    for (long i = 0; i < (long)nx * ny; i++)
+      if (!isfinite(world->hf_height[i]))
+        return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "world.ground",
+                       "height field: height %ld (x %ld, y %ld) is not finite", i, i % nx, i / nx);
+  }
 
   // pass 1: plan every robot
   robot_plan* plans = calloc((size_t)nrobot + 1, sizeof(robot_plan));
@@ -583,6 +603,19 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
   }
   m->njnt = m->nbody - 1;
   m->nmesh = hs.n;
+  if (world->ground == 2) {
+    size_t nh = (size_t)world->hf_nx * (size_t)world->hf_ny;
+    m->hfield_data = malloc(nh * sizeof(double));
+    if (!m->hfield_data) {
+      st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+      goto fail;
+    }
+    memcpy(m->hfield_data, world->hf_height, nh * sizeof(double));
+    m->hfield_nx = world->hf_nx;
+    m->hfield_ny = world->hf_ny;
+    m->hfield_size[0] = world->hf_size[0];
+    m->hfield_size[1] = world->hf_size[1];
+  }
   m->ngeom_skipped = nskipped;
   sp_copy3(m->gravity, world->gravity);
 
@@ -823,7 +856,11 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
     // ground plane
     if (world->ground) {
       int g = m->body_geomadr[0] + m->body_geomnum[0]++;
-      m->geom_type[g] = MODEL_GEOM_PLANE;
+      m->geom_type[g] = world->ground == 2 ? MODEL_GEOM_HFIELD : MODEL_GEOM_PLANE;
+      if (world->ground == 2) {
+        m->geom_size[3 * g] = 0.5 * world->hf_size[0];
+        m->geom_size[3 * g + 1] = 0.5 * world->hf_size[1];
+      }
       m->geom_body[g] = 0;
       m->geom_link[g] = -1;
       m->geom_pos[3 * g + 2] = world->ground_height;
@@ -898,6 +935,7 @@ fail:
     m = NULL;
     hull_set_free(&hs, hs.n);
   } else {
+    if (m) free(m->hfield_data);
     free(m);
     hull_set_free(&hs, 0);
   }
@@ -918,6 +956,7 @@ void model_free(sim_model* m) {
     for (int i = 0; i < m->nmesh; i++) mesh_hull_free(&m->mesh[i]);
     free(m->buffer);
   }
+  free(m->hfield_data);
   free(m);
 }
 

@@ -57,6 +57,9 @@ extern const char* const model_joint_type_names[MODEL_NJOINT_TYPES];
 
 typedef enum {
   MODEL_GEOM_PLANE = 0,   // world ground plane: normal +z of its frame; size unused
+  MODEL_GEOM_HFIELD,      // world height field (terrain): size = half extents x, y of the grid,
+                          // size[2] unused; heights in model->hfield_* (just after the plane so
+                          // it is geom1 of its pairs: normals point from the ground into bodies)
   MODEL_GEOM_BOX,         // size = half extents x, y, z
   MODEL_GEOM_SPHERE,      // size[0] = radius
   MODEL_GEOM_CYLINDER,    // size[0] = radius, size[1] = half length along local z
@@ -82,8 +85,13 @@ typedef struct {
 
 typedef struct {
   double gravity[3];        // world gravity, m/s^2
-  int ground;               // 1: add a ground plane geom to the world
-  double ground_height;     // z of the ground plane, m
+  int ground;               // 1: add a ground plane geom to the world; 2: a height field
+  double ground_height;     // z of the ground plane (height field: of its zero height), m
+  // height field (ground == 2): a grid of hf_nx x hf_ny heights over [-sx/2, sx/2] x [-sy/2, sy/2]
+  int hf_nx, hf_ny;         // vertices along x and y (>= 2 each)
+  double hf_size[2];        // extent sx, sy (m, > 0)
+  const double* hf_height;  // heights above ground_height, row-major, x fastest: h[iy*nx + ix]
+                            // (copied; finite)
 } model_world_spec;
 
 typedef struct sim_model {
@@ -157,6 +165,11 @@ typedef struct sim_model {
   int* geom_mesh;           // hull index (-1: not a mesh)                 (ngeom)
   int ngeom_skipped;        // collision meshes left out (unresolved or unreadable while
                             // require_meshes = 0)
+
+  // height field (at most one, the ground; hfield_nx = 0 when none): see model_world_spec
+  int hfield_nx, hfield_ny;
+  double hfield_size[2];    // extent x, y (m), centred on the geom's x, y
+  double* hfield_data;      // heights above the geom's z, x fastest (hfield_nx x hfield_ny)
 
   // meshes (nmesh)
   mesh_hull* mesh;          //                                             (nmesh)

@@ -34,7 +34,7 @@ const char* const scn_on_energy_names[] = {"warn", "stop", NULL};
 const char* const scn_vproduct_names[] = {"midpoint", "explicit", NULL};
 const char* const scn_criterion_names[] = {"ncp", "model", NULL};
 const char* const scn_line_search_names[] = {"tals", "backtracking", "none", NULL};
-const char* const scn_ground_names[] = {"none", "plane", NULL};
+const char* const scn_ground_names[] = {"none", "plane", "heightfield", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
 
 // enums are stored through int: make sure they have the size of an int
@@ -128,9 +128,24 @@ static const skey keys[] = {
      .doc = "Gravity acceleration in the world frame"},
     {.path = "world.ground", .type = K_SECTION, .doc = "Ground"},
     {.path = "world.ground.type", .type = K_ENUM, .names = scn_ground_names, .def = "plane", CF(ground),
-     .doc = "plane: horizontal plane z = height, normal +z; none: no ground"},
+     .doc = "plane: horizontal plane z = height, normal +z; heightfield: terrain, a grid of heights "
+            "(from `file`, else a seeded random field) centred on x = y = 0, the plane z = height "
+            "beyond it (README \"Terrain\"); none: no ground"},
     {.path = "world.ground.height", .type = K_NUM, .def = "0", CF(ground_height), .units = "m",
-     .doc = "Height of the ground plane"},
+     .doc = "Height of the ground plane (heightfield: of the field's zero height)"},
+    {.path = "world.ground.file", .type = K_PATH, .def_doc = "none (a random field)", CF(ground_file_text),
+     .off2 = offsetof(scn_config, ground_file),
+     .doc = "heightfield: text file of heights (m), one grid row per line from y = -size_y/2, values "
+            "separated by commas or blanks, '#' comments (README \"Terrain\")"},
+    {.path = "world.ground.size", .type = K_NUMS, .def = "[4, 4]", CF(ground_size),
+     .noff = offsetof(scn_config, nground_size), .units = "m",
+     .doc = "heightfield: extent [size_x, size_y] of the grid, both > 0"},
+    {.path = "world.ground.seed", .type = K_INT, .flags = F_LO, .lo = 0, .def = "1", CF(ground_seed),
+     .doc = "heightfield without file: seed of the random heights (splitmix64)"},
+    {.path = "world.ground.amplitude", .type = K_NUM, GE0, .def = "0.02", CF(ground_amplitude), .units = "m",
+     .doc = "heightfield without file: heights uniform in [0, amplitude] (border vertices 0)"},
+    {.path = "world.ground.resolution", .type = K_NUM, GT0, .def = "0.1", CF(ground_resolution), .units = "m",
+     .doc = "heightfield without file: spacing of the random grid's vertices"},
     // robots
     {.path = "robots", .type = K_LIST, .flags = F_REQ, CF(robots), .noff = offsetof(scn_config, nrobots),
      .elem = B_ROBOT, .doc = "Robots to simulate, at least one"},
@@ -1066,6 +1081,32 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
                      "out of range: duration / dt = %.3g steps, expected at most %.0e (duration %g s, "
                      "dt %g s)", nsteps, SCN_MAX_STEPS, cfg->duration, cfg->dt);
   }
+  // height-field keys are used only by a height field, the random-field keys only without a file:
+  // a key that would be ignored is an error, not a silent no-op
+  {
+    const ytree_node* w = value_of(root, "world");
+    const ytree_node* g = w && w->kind == YTREE_MAP ? value_of(w, "ground") : NULL;
+    static const char* const hf_keys[] = {"file", "size", "seed", "amplitude", "resolution"};
+    for (int k = 0; g && g->kind == YTREE_MAP && k < 5; k++) {
+      const ytree_node* v = value_of(g, hf_keys[k]);
+      if (!v) continue;
+      snprintf(kp, sizeof(kp), "world.ground.%s", hf_keys[k]);
+      if (cfg->ground != 2)
+        return fail_node(c, v, kp, "only used with world.ground.type: heightfield (the type is %s)",
+                         scn_ground_names[cfg->ground]);
+      if (k >= 2 && cfg->ground_file)
+        return fail_node(c, v, kp, "only used by a random height field, not with world.ground.file");
+    }
+  }
+  // height field size: two positive extents
+  if (cfg->nground_size != 2 || !(cfg->ground_size[0] > 0) || !(cfg->ground_size[1] > 0)) {
+    const ytree_node* w = value_of(root, "world");
+    const ytree_node* g = w && w->kind == YTREE_MAP ? value_of(w, "ground") : NULL;
+    const ytree_node* where = g && g->kind == YTREE_MAP ? value_of(g, "size") : NULL;
+    return fail_node(c, where ? where : root, "world.ground.size",
+                     "expected [size_x, size_y], two numbers > 0 (m), found %d value(s)%s",
+                     cfg->nground_size, cfg->nground_size == 2 ? " not both > 0" : "");
+  }
   // explicit robot names are unique
   const ytree_node* robots = value_of(root, "robots");
   for (int i = 0; i < cfg->nrobots; i++)
@@ -1415,6 +1456,9 @@ void scn_free(scn_config* cfg) {
     free(a->offset);
   }
   free(cfg->actions);
+  free(cfg->ground_file);
+  free(cfg->ground_file_text);
+  free(cfg->ground_size);
   free(cfg->output_path);
   free(cfg->output_path_text);
   free(cfg->dump_steps);

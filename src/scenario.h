@@ -68,7 +68,7 @@ extern const char* const scn_on_energy_names[];      // warn stop
 extern const char* const scn_vproduct_names[];       // midpoint explicit
 extern const char* const scn_criterion_names[];      // ncp model
 extern const char* const scn_line_search_names[];    // tals backtracking none
-extern const char* const scn_ground_names[];         // none plane   (index = scn_config.ground)
+extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
 
 //---------------------------------- configuration ---------------------------------------------
@@ -130,8 +130,14 @@ typedef struct {
   char* name;            // 'name' (default: file stem)
   // world
   double gravity[3];     // 'world.gravity' default 0 0 -9.81 (m/s^2)
-  int ground;            // 'world.ground.type': plane -> 1 (default), none -> 0
+  int ground;            // 'world.ground.type': plane -> 1 (default), none -> 0, heightfield -> 2
   double ground_height;  // 'world.ground.height' default 0 (m)
+  char* ground_file;     // 'world.ground.file' resolved (heightfield; NULL: a random field)
+  char* ground_file_text;// the same as written
+  double* ground_size; int nground_size;  // 'world.ground.size' [sx, sy] > 0 (m), default 4 4
+  int ground_seed;       // 'world.ground.seed' >= 0, default 1
+  double ground_amplitude;   // 'world.ground.amplitude' >= 0 (m), default 0.02
+  double ground_resolution;  // 'world.ground.resolution' > 0 (m), default 0.1
   scn_robot* robots; int nrobots;   // 'robots' list, required, >= 1
   // contact
   scn_contact_model model;  // 'contact.model' default ncp

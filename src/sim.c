@@ -14,6 +14,7 @@
 #include "sim_compliant.h"
 #include "spatial.h"
 #include "stage.h"
+#include "terrain.h"
 
 
 const char* const sim_warning_names[SIM_NWARN] = {
@@ -302,10 +303,29 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   }
   if (st == CSIM_OK) {
     model_world_spec w;
+    memset(&w, 0, sizeof(w));
     memcpy(w.gravity, cfg->gravity, sizeof(w.gravity));
     w.ground = cfg->ground;
     w.ground_height = cfg->ground_height;
-    st = model_create(&w, specs, cfg->nrobots, &s->m, err);
+    // terrain: the height grid from its file or the seeded random generator (terrain.h)
+    terrain_grid tg = {0, 0, NULL};
+    if (cfg->ground == 2) {
+      if (cfg->ground_file)
+        st = terrain_load(cfg->ground_file, "world.ground.file", &tg, err);
+      else
+        st = terrain_random((unsigned long long)cfg->ground_seed, cfg->ground_amplitude,
+                            cfg->ground_resolution, cfg->ground_size, &tg, err);
+      if (st != CSIM_OK && cfg->ground_file && err->line == 0)
+        // the file itself could not be read: point at the key that names it
+        st = scn_key_error(cfg, "world.ground.file", err, "%s", err->msg);
+      w.hf_nx = tg.nx;
+      w.hf_ny = tg.ny;
+      w.hf_size[0] = cfg->ground_size[0];
+      w.hf_size[1] = cfg->ground_size[1];
+      w.hf_height = tg.h;
+    }
+    if (st == CSIM_OK) st = model_create(&w, specs, cfg->nrobots, &s->m, err);
+    terrain_free(&tg);
   }
   free(specs);
   if (st == CSIM_OK) st = data_create(s->m, 0, &s->d, err);

@@ -21,7 +21,7 @@ static const double ORIGIN[3] = {0, 0, 0};
 
 // a geom from borrowed arrays
 static coll_geom geom(int type, const double* size, const double* pos, const double* mat) {
-  coll_geom g = {type, size, pos, mat, NULL, 0.0};
+  coll_geom g = {type, size, pos, mat, NULL, 0.0, NULL};
   return g;
 }
 
@@ -1005,7 +1005,7 @@ START_TEST(model_pairs_and_contacts) {
   urdf_robot* u = NULL;
   urdf_options opt = urdf_default_options();
   ck_assert_int_eq(urdf_load_string(TOY_URDF, "toy.urdf", NULL, &opt, &u, &err), CSIM_OK);
-  model_world_spec world = {{0, 0, -9.81}, 1, 0};
+  model_world_spec world = {{0, 0, -9.81}, 1, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {u, NULL, MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 0};
   sim_model* m = NULL;
   ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_OK);
@@ -1145,9 +1145,9 @@ START_TEST(broad_phase_matches_all_pairs) {
       int i, j;
       coll_pair_geoms(cm, p, &i, &j);
       coll_geom g1 = {type[i], size + 3 * i, xpos + 3 * i, xmat + 9 * i,
-                      type[i] == MODEL_GEOM_MESH ? &hull : NULL, margin};
+                      type[i] == MODEL_GEOM_MESH ? &hull : NULL, margin, NULL};
       coll_geom g2 = {type[j], size + 3 * j, xpos + 3 * j, xmat + 9 * j,
-                      type[j] == MODEL_GEOM_MESH ? &hull : NULL, margin};
+                      type[j] == MODEL_GEOM_MESH ? &hull : NULL, margin, NULL};
       int k = coll_pair_table[type[i]][type[j]](&g1, &g2, margin, ref + nr);
       for (int c = 0; c < k; c++) {
         ref[nr + c].geom1 = i;

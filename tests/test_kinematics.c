@@ -43,7 +43,7 @@ START_TEST(planar_arm_closed_form) {
   sim_model* m;
   sim_data* d;
   csim_error err;
-  model_world_spec world = {{0, 0, -9.81}, 1, -0.5};
+  model_world_spec world = {{0, 0, -9.81}, 1, -0.5, 0, 0, {0, 0}, NULL};
   // base turned 90 degrees about z and lifted: world = (x, y, z) -> (-y, x, z) + (1, 2, 3)
   double s2 = sqrt(0.5);
   model_robot_spec spec = {&h.r, "arm", MODEL_BASE_FIXED, {1, 2, 3}, {0, 0, s2, s2}, 0};

@@ -24,7 +24,7 @@
 // create a one-robot model; returns the status, err filled
 static csim_status make1(const urdf_robot* u, model_base_type base, int ground, sim_model** m,
                          csim_error* err) {
-  model_world_spec world = {{0, 0, -9.81}, ground, 0};
+  model_world_spec world = {{0, 0, -9.81}, ground, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {u, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, 0};
   return model_create(&world, &spec, 1, m, err);
 }
@@ -193,7 +193,7 @@ START_TEST(massless_root_and_fixed_base) {
   model_free(m);
   // fixed base: the root and trunk go to the world at the base pose (turned 90 deg about z)
   csim_error err;
-  model_world_spec world = {{0, 0, -9.81}, 1, 0.25};
+  model_world_spec world = {{0, 0, -9.81}, 1, 0.25, 0, 0, {0, 0}, NULL};
   double s2 = sqrt(0.5);
   model_robot_spec spec = {&h.r, "bot", MODEL_BASE_FIXED, {1, 2, 3}, {0, 0, s2, s2}, 0};
   ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_OK);
@@ -353,7 +353,7 @@ START_TEST(input_errors) {
   mg.scale[0] = mg.scale[1] = mg.scale[2] = 1;
   h.links[arm].geoms = &mg;
   h.links[arm].ngeom = 1;
-  model_world_spec world = {{0, 0, -9.81}, 0, 0};
+  model_world_spec world = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {&h.r, NULL, MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 1};
   ck_assert_int_eq(model_create(&world, &spec, 1, &m, &err), CSIM_ERR_INPUT);
   ck_assert_int_eq(err.line, 77);
@@ -404,7 +404,7 @@ START_TEST(two_robots) {
   int b2 = hand_link(&b, 5, NULL, (double[]){0.1, 0, 0, 0.1, 0, 0.1});
   hand_joint(&b, URDF_JOINT_PRISMATIC, b0, b1, NULL, NULL, (double[]){1, 0, 0});
   hand_joint(&b, URDF_JOINT_REVOLUTE, b1, b2, NULL, NULL, (double[]){0, 1, 0});
-  model_world_spec world = {{0, 0, -9.81}, 1, 0};
+  model_world_spec world = {{0, 0, -9.81}, 1, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec[2] = {{&a.r, "arm", MODEL_BASE_FIXED, {0, 0, 0}, {0, 0, 0, 1}, 0},
                               {&b.r, "box", MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 0}};
   sim_model* m;
@@ -513,7 +513,7 @@ static urdf_robot* load_robot(const char* rel) {
 
 // model of one shared robot (require_meshes given)
 static sim_model* robot_model(const urdf_robot* u, model_base_type base, int require_meshes) {
-  model_world_spec world = {{0, 0, -9.81}, 1, 0};
+  model_world_spec world = {{0, 0, -9.81}, 1, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {u, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, require_meshes};
   sim_model* m = NULL;
   csim_error err;
@@ -607,7 +607,7 @@ END_TEST
 // hyq's collision meshes are COLLADA: an error when meshes are required, skipped otherwise
 START_TEST(unreadable_meshes) {
   urdf_robot* u = load_robot("hyq/hyq_no_sensors.urdf");
-  model_world_spec world = {{0, 0, -9.81}, 0, 0};
+  model_world_spec world = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {u, NULL, MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 1};
   sim_model* m = NULL;
   csim_error err;

@@ -361,7 +361,7 @@ static void csim_load(const char* path, model_base_type base, urdf_robot** ur, s
     err_format(&err, msg, sizeof msg);
     ck_abort_msg("urdf_load %s: %s", path, msg);
   }
-  model_world_spec world = {{0, 0, -9.81}, 0, 0};
+  model_world_spec world = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {*ur, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, 0};
   if (model_create(&world, &spec, 1, cm, &err) != CSIM_OK) {
     err_format(&err, msg, sizeof msg);

@@ -69,7 +69,7 @@ double urand(void) {
 void build(const urdf_robot* u, model_base_type base, const double g[3], sim_model** m,
                   sim_data** d) {
   csim_error err;
-  model_world_spec world = {{g[0], g[1], g[2]}, 0, 0};
+  model_world_spec world = {{g[0], g[1], g[2]}, 0, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {u, NULL, base, {0, 0, 0}, {0, 0, 0, 1}, 0};
   csim_status st = model_create(&world, &spec, 1, m, &err);
   char msg[2048];

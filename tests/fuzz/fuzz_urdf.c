@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   csim_error err;
   if (urdf_load_string(text, "fuzz.urdf", NULL, &opt, &r, &err) == CSIM_OK) {
     for (int base = 0; base < 2; base++) {
-      model_world_spec world = {{0, 0, -9.81}, 1, 0};
+      model_world_spec world = {{0, 0, -9.81}, 1, 0, 0, 0, {0, 0}, NULL};
       model_robot_spec spec;
       memset(&spec, 0, sizeof(spec));
       spec.urdf = r;
