@@ -511,6 +511,7 @@ done:
 
 void fclib_free(fclib_problem* p) {
   if (!p) return;
+  solver_blocks_free(p->blocks);
   free(p->W);
   free(p->q);
   free(p->mu);
@@ -707,6 +708,18 @@ csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
     p->w_sym_err = se;
     p->w_absmax = am;
     p->q_norm = sqrt(qq);
+    // the solvers' block-sparse W: its nonzero 3x3 blocks (and every diagonal one), islands
+    // from that pattern
+    long nb = 0;
+    for (int i = 0; i < p->nc; i++)
+      for (int j = 0; j < p->nc; j++) {
+        int nz = i == j;
+        for (int a = 0; a < 3 && !nz; a++)
+          for (int b = 0; b < 3 && !nz; b++) nz = p->W[(size_t)(3 * i + a) * N + 3 * j + b] != 0;
+        nb += nz;
+      }
+    st = solver_blocks_create(p->nc, nb, &p->blocks, err);
+    if (st == CSIM_OK) st = solver_blocks_from_dense(p->blocks, p->nc, p->W, 0, err);
   }
 restore:
   if (c.fid >= 0) H5Fclose(c.fid);
@@ -722,8 +735,7 @@ restore:
 
 // pointers into p, in the solver's layout
 solver_problem fclib_solver_problem(const fclib_problem* p) {
-  solver_problem s = {p->nc, p->W, p->q, p->mu, p->R};
-  return s;
+  return solver_blocks_problem(p->blocks, p->q, p->mu, p->R);
 }
 
 //---- writer ----
@@ -764,10 +776,10 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
                               fclib_storage storage, const char* title, const char* description,
                               csim_error* err) {
   int nc = p->nc, N = 3 * nc;
-  size_t nn = (size_t)N * (size_t)N;
   // W in FCLib order, its non-zero count, and the vectors
   long nnz = 0;
-  for (size_t k = 0; k < nn; k++) nnz += p->G[k] != 0;
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b < N; b++) nnz += solver_gentry(p, a, b) != 0;
   int outer = storage == FCLIB_TRIPLET ? 0 : N;
   int* ptr = calloc((size_t)(storage == FCLIB_TRIPLET ? nnz : outer) + 1, sizeof(int));
   int* idx = calloc((size_t)nnz + 1, sizeof(int));
@@ -785,7 +797,7 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
   for (int o = 0; o < N; o++) {
     for (int in = 0; in < N; in++) {
       int fr = storage == FCLIB_CSC ? in : o, fc = storage == FCLIB_CSC ? o : in;
-      double v = p->G[(size_t)to_csim(fr) * N + to_csim(fc)];
+      double v = solver_gentry(p, to_csim(fr), to_csim(fc));
       if (v == 0) continue;
       if (storage == FCLIB_TRIPLET) {
         idx[e] = fr;  // i = row, p = column (CSparse's convention)
@@ -800,13 +812,14 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
   double *q = vec, *r = vec + N, *u = vec + 2 * N;
   for (int k = 0; k < N; k++) q[k] = p->g[to_csim(k)];
   if (lambda) {
+    for (int k = 0; k < N; k++) u[k] = p->g[k];  // csim order first, then permuted
+    solver_gmul_add(p, lambda, u);
     for (int k = 0; k < N; k++) {
-      int ck = to_csim(k);
-      double acc = p->g[ck];
-      for (int j = 0; j < N; j++) acc += p->G[(size_t)ck * N + j] * lambda[j];
-      r[k] = lambda[ck];
-      u[k] = acc;
+      r[k] = lambda[to_csim(k)];
+      q[k] = u[k];  // q's slot as scratch: u in csim order
     }
+    for (int k = 0; k < N; k++) u[k] = q[to_csim(k)];
+    for (int k = 0; k < N; k++) q[k] = p->g[to_csim(k)];
   }
 
   H5E_auto2_t old_fn = NULL;
@@ -897,15 +910,12 @@ static void project_cone(double out[3], const double x[3], double mu) {
 
 // fc3d_compute_error (README of ../shared/data/fclib), in csim's contact order
 double fclib_siconos_error(const solver_problem* p, const double* lambda, double* abs_err) {
-  int N = 3 * p->nc;
   double e2 = 0, qq = 0, rr = 0, uu = 0;
   for (int i = 0; i < p->nc; i++) {
-    double u[3];
+    double u[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    solver_grow_add(p, i, lambda, u);
     for (int a = 0; a < 3; a++) {
-      const double* Wr = p->G + (size_t)(3 * i + a) * N;
-      double acc = p->g[3 * i + a];
-      for (int k = 0; k < N; k++) acc += Wr[k] * lambda[k];
-      u[a] = acc;
+      double acc = u[a];
       uu += acc * acc;
       qq += p->g[3 * i + a] * p->g[3 * i + a];
       rr += lambda[3 * i + a] * lambda[3 * i + a];

@@ -16,8 +16,9 @@
 //
 // Conventions. FCLib orders each contact's 3-block [n t1 t2]; csim orders it [t1 t2 n] (cone.h).
 // The reader and writer convert (a cyclic permutation: right-handed frames stay right-handed);
-// everything in fclib_problem is in csim's order. W is kept dense row-major (csim's solvers are
-// dense), and is NOT symmetrised: some published W are not symmetric (Capsules, OneObject:
+// everything in fclib_problem is in csim's order. W is read into a dense row-major matrix (NOT
+// yet sparse end to end: issue 10 item 3 is not done) and handed to the solvers as its nonzero
+// 3x3 blocks (fclib_solver_problem, islands from the block pattern); it is NOT symmetrised: some published W are not symmetric (Capsules, OneObject:
 // max |W - W'| up to 1e-2 max |W|); w_sym_err reports it.
 //
 // Global problems: M is factored per connected block of its sparsity graph (rigid bodies give
@@ -65,6 +66,7 @@ typedef struct {
   double w_sym_err;      // max |W_ij - W_ji|
   double w_absmax;       // max |W_ij|
   double q_norm;         // Euclidean norm of q
+  solver_blocks* blocks; // W's nonzero 3x3 blocks, the solvers' storage (solver.h)
 } fclib_problem;
 
 // read a local or global problem from an FCLib HDF5 file (global problems are condensed)
@@ -76,7 +78,7 @@ void fclib_free(fclib_problem* p);
 // the solver's view of a problem read from a file (pointers into p)
 solver_problem fclib_solver_problem(const fclib_problem* p);
 
-// write p (csim order, G dense row-major) as an FCLib local problem: W holds G's non-zero
+// write p (csim order, any storage of G) as an FCLib local problem: W holds G's non-zero
 // entries in the given storage, q = g, mu; p->R, when not NULL, goes to /csim/R; lambda, when
 // not NULL, goes to /solution/r with /solution/u = G lambda + g (FCLib order)
 //   title, description: the /fclib_local/info strings (NULL -> a default)

@@ -443,7 +443,11 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   // which is solved again (at most twice more)
   stage_limits(s, h);
   for (int round = 0;; round++) {
-    contact_build(m, d, s->con, &s->copt, s->vfree);
+    if (contact_build(m, d, s->con, &s->copt, s->vfree) != 0)
+      return err_set(err, CSIM_ERR_RUN, s->cfg->file, 0, 0, "contact.memory_budget",
+                     "at step %ld the Delassus matrix needs more blocks than its bound "
+                     "(contact_max_blocks, %ld): a bug, please report", s->step,
+                     s->con->G->maxblocks);
     solver_problem p = contact_problem(s->con);
     solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
     solver_solve(s->slv, &p, s->con->lambda, &info->solve);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fclib.h"
+#include "dense_problem.h"
 #include "solver.h"
 
 #define DATA "../shared/data/fclib/"
@@ -465,7 +466,7 @@ START_TEST(empty_problem) {
   tmpdir(dir, sizeof(dir));
   snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
   double none = 0;
-  solver_problem sp = {0, &none, &none, &none, NULL};
+  solver_problem sp = tdense(0, &none, &none, &none, NULL);
   csim_error e;
   ck_assert_int_eq(fclib_write_local(path, &sp, NULL, FCLIB_CSR, NULL, NULL, &e), CSIM_OK);
   fclib_problem* p = NULL;
@@ -908,29 +909,29 @@ START_TEST(siconos_error_values) {
   double abs_err;
   // a solution: r inside the cone with u = 0
   double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q1[3] = {0, 0, -1}, r1[3] = {0, 0, 1}, mu = 0.5;
-  solver_problem p1 = {1, I3, q1, &mu, NULL};
+  solver_problem p1 = tdense(1, I3, q1, &mu, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p1, r1, &abs_err), 0, 1e-16);
   // r = e_N with a separating u = (t 0, n 1): r - u~ = (-1, 0, -0.5) is in the polar cone, so
   // e = r, |e| = 1, relative to max(|q| 1, |r| 1, |u| sqrt 2)
   double q2[3] = {1, 0, 0};
-  solver_problem p2 = {1, I3, q2, &mu, NULL};
+  solver_problem p2 = tdense(1, I3, q2, &mu, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p2, r1, &abs_err), 1 / sqrt(2), 1e-15);
   ck_assert_double_eq_tol(abs_err, 1, 1e-15);
   // W = 0, q = u = (0.3, 0.4, 0): u~ = (0.3, 0.4, 0.25) for mu 0.5, r - u~ = (-0.3, -0.4, 0.75)
   // projects on the boundary: n' = (0.25 + 0.75)/1.25 = 0.8, t' = 0.4 (-0.6, -0.8), so
   // e = (0.24, 0.32, 0.2), |e| = sqrt(0.2)
   double Z[9] = {0}, q3[3] = {0.3, 0.4, 0};
-  solver_problem p3 = {1, Z, q3, &mu, NULL};
+  solver_problem p3 = tdense(1, Z, q3, &mu, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p3, r1, &abs_err), sqrt(0.2), 1e-15);
   ck_assert_double_eq_tol(abs_err, sqrt(0.2), 1e-15);
   // mu = 1: r - u~ = (-0.3, -0.4, 0.5) is inside the cone: e = u~, |e| = sqrt(0.5)
   double one = 1;
-  solver_problem p4 = {1, Z, q3, &one, NULL};
+  solver_problem p4 = tdense(1, Z, q3, &one, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p4, r1, &abs_err), sqrt(0.5), 1e-15);
   // two contacts add in squares
   double Z6[36] = {0}, q6[6] = {0.3, 0.4, 0, 0.3, 0.4, 0}, r6[6] = {0, 0, 1, 0, 0, 1};
   double mu2[2] = {1, 1};
-  solver_problem p6 = {2, Z6, q6, mu2, NULL};
+  solver_problem p6 = tdense(2, Z6, q6, mu2, NULL);
   fclib_siconos_error(&p6, r6, &abs_err);
   ck_assert_double_eq_tol(abs_err, 1, 1e-15);
 }

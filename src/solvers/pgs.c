@@ -12,29 +12,32 @@
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
-// c += (G + R)[:, 3i..3i+2] delta (G symmetric: read rows, contiguous)
+// c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric)
 static void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
-  int n = 3 * p->nc;
-  for (int r = 0; r < 3; r++) {
-    if (delta[r] == 0) continue;
-    const double* Gr = p->G + (size_t)(3 * i + r) * n;
-    for (int k = 0; k < n; k++) c[k] += Gr[k] * delta[r];
-    if (p->R) c[3 * i + r] += p->R[3 * i + r] * delta[r];
-  }
+  solver_gcol_add(p, i, delta, c);
+  if (p->R)
+    for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
 }
 
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, n = 3 * nc;
+  int nc = p->nc;
   double omega = s->opt.over_relaxation;
   double* c = s->c;  // (G + R) lambda + g, kept up to date contact by contact
 
   // scalar tangent step per contact: a scalar (not the 2x2 block inverse) keeps the fixed point of
   // the horizontal projection on maximum dissipation (lambda_T anti-parallel to c_T)
+  // tinv[4i]: that step; tinv[4i+1..3]: G~_NN, G_t1N, G_t2N (the diagonal block's entries the
+  // sweep reads)
   for (int i = 0; i < nc; i++) {
-    double a = p->G[(size_t)(3 * i) * n + 3 * i] + (p->R ? p->R[3 * i] : 0);
-    double d = p->G[(size_t)(3 * i + 1) * n + 3 * i + 1] + (p->R ? p->R[3 * i + 1] : 0);
+    double B[9];
+    solver_gdiag(p, i, B);
+    double a = B[0] + (p->R ? p->R[3 * i] : 0);
+    double d = B[4] + (p->R ? p->R[3 * i + 1] : 0);
     double big = a > d ? a : d;
     s->tinv[4 * i] = big > 0 ? 1 / big : 0;
+    s->tinv[4 * i + 1] = B[8] + (p->R ? p->R[3 * i + 2] : 0);
+    s->tinv[4 * i + 2] = B[2];
+    s->tinv[4 * i + 3] = B[5];
   }
 
   // start from the warm start projected onto the cones
@@ -47,15 +50,15 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       double* li = lambda + 3 * i;
       const double* ci = c + 3 * i;
       // normal: lines 3-4
-      double gnn = p->G[(size_t)(3 * i + 2) * n + 3 * i + 2] + (p->R ? p->R[3 * i + 2] : 0);
+      double gnn = s->tinv[4 * i + 1];
       double ln_old = li[2];
       double ln = gnn > 0 ? li[2] - ci[2] / gnn : li[2];
       ln = omega * ln + (1 - omega) * ln_old;
       if (ln < 0) ln = 0;
       double dn = ln - ln_old;
       // tangent velocity after the normal update
-      double ct0 = ci[0] + p->G[(size_t)(3 * i) * n + 3 * i + 2] * dn;
-      double ct1 = ci[1] + p->G[(size_t)(3 * i + 1) * n + 3 * i + 2] * dn;
+      double ct0 = ci[0] + s->tinv[4 * i + 2] * dn;
+      double ct1 = ci[1] + s->tinv[4 * i + 3] * dn;
       // tangent: lines 5-6
       double step = s->tinv[4 * i];
       double t0 = li[0] - step * ct0;
@@ -79,6 +82,8 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
     if (res->eps_abs <= s->opt.tolerance) solver_residuals(p, lambda, c, res);
   }
+  // c is exact when no sweep ran or the last test recomputed it
+  s->c_fresh = it == 0 || res->eps_abs <= s->opt.tolerance;
   res->iterations = it;
   res->residual = res->eps_abs;
   res->converged = res->residual <= s->opt.tolerance;
