@@ -239,7 +239,7 @@ csim_status sim_contact_overflow(const sim* s, int found, csim_status status, cs
   int need = found + (s->maxcon - s->maxgeom);
   return err_set(err, status, s->cfg->file, 0, 0, "contact.memory_budget",
                  "%s collision found %d contacts; the contact buffers hold %d (%.1f MiB of "
-                 "%g MiB; dense G and solver work grow as the square of the contacts; every "
+                 "%g MiB; G's blocks and dense solver work grow as the square of the contacts; every "
                  "contact this scene can produce: %d); %d contacts need about %.0f MiB: raise "
                  "contact.memory_budget", when, found, s->maxgeom,
                  (double)s->buffer_bytes / SIM_MIB, s->cfg->memory_budget, s->maxgeom_worst,

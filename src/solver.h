@@ -25,6 +25,15 @@
 // complementarity residual mu lambda_N |c_T| however well it solved its own problem).
 // solver_solve never allocates: a solver is created for a maximum contact count and keeps its
 // workspace.
+//
+// Storage: G is block-sparse (solver_problem below). Per-contact families (PGS for ncp/ccp/lcp,
+// RaiSim bisection) sweep block rows: after contact i changes, c = G~ lambda + g is updated over
+// the blocks of row i only, diagonal blocks come from storage. ADMM, staggered projections and
+// Lemke factor or pivot on G: solver_solve hands them one island at a time as a dense
+// sub-problem (densely per island, LAPACK dpotrf for ADMM: not a sparse factorization yet; their
+// workspace is sized for an island of every contact). c = G lambda + g at the answer is computed
+// once (or taken from the family when it is exact) and shared by the NCP criterion and the eps
+// metrics.
 #ifndef CSIM_SOLVER_H
 #define CSIM_SOLVER_H
 
