@@ -512,7 +512,6 @@ done:
 void fclib_free(fclib_problem* p) {
   if (!p) return;
   solver_blocks_free(p->blocks);
-  free(p->W);
   free(p->q);
   free(p->mu);
   free(p->R);
@@ -539,6 +538,86 @@ static csim_status read_mu(const rd* c, const char* root, fclib_problem* p) {
   return CSIM_OK;
 }
 
+// the solvers' blocks of W from its entries (FCLib order rows/cols, values summed over
+// duplicates; csim order inside each block): every block with an entry, every diagonal block.
+// Row i's blocks are found with a marker per block column (O(nnz + nc) besides the sort of each
+// row's columns), never a dense W
+static csim_status blocks_from_coo(const rd* c, const coo* W, int nc, solver_blocks** out) {
+  *out = NULL;
+  size_t nn = (size_t)(nc > 0 ? nc : 1);
+  int* cnt = calloc(nn + 1, sizeof(int));    // entries per block row, then offsets
+  int* ord = calloc((size_t)W->nnz + 1, sizeof(int));  // entries by block row
+  int* mark = calloc(nn, sizeof(int));       // block column -> last row seen (+1), then slot
+  int* slot = calloc(nn, sizeof(int));
+  csim_status st = CSIM_OK;
+  if (!cnt || !ord || !mark || !slot)
+    st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
+  long nb = 0;
+  if (st == CSIM_OK) {
+    for (long k = 0; k < W->nnz; k++) cnt[W->row[k] / 3 + 1]++;
+    for (int i = 0; i < nc; i++) cnt[i + 1] += cnt[i];
+    for (long k = 0; k < W->nnz; k++) ord[cnt[W->row[k] / 3]++] = (int)k;
+    for (int i = nc; i > 0; i--) cnt[i] = cnt[i - 1];
+    cnt[0] = 0;
+    // distinct block columns per row, the diagonal included
+    for (int i = 0; i < nc; i++) {
+      mark[i] = i + 1;  // rows are 1-based in mark so 0 means "never"
+      nb++;
+      for (int e = cnt[i]; e < cnt[i + 1]; e++) {
+        int j = W->col[ord[e]] / 3;
+        if (mark[j] != i + 1) {
+          mark[j] = i + 1;
+          nb++;
+        }
+      }
+    }
+    st = solver_blocks_create(nc, nb, out, c->err);
+  }
+  if (st == CSIM_OK) {
+    solver_blocks* b = *out;
+    b->nc = nc;
+    memset(mark, 0, sizeof(int) * nn);
+    int k = 0;
+    for (int i = 0; i < nc; i++) {
+      b->rowptr[i] = k;
+      // the row's block columns, ascending (insertion into the sorted tail: rows are short)
+      int n = 0;
+      mark[i] = i + 1;
+      b->col[k + n++] = i;
+      for (int e = cnt[i]; e < cnt[i + 1]; e++) {
+        int j = W->col[ord[e]] / 3;
+        if (mark[j] == i + 1) continue;
+        mark[j] = i + 1;
+        int q = n++;
+        while (q > 0 && b->col[k + q - 1] > j) {
+          b->col[k + q] = b->col[k + q - 1];
+          q--;
+        }
+        b->col[k + q] = j;
+      }
+      for (int q = 0; q < n; q++) {
+        slot[b->col[k + q]] = k + q;
+        if (b->col[k + q] == i) b->diag[i] = k + q;
+        memset(b->blk + 9 * (size_t)(k + q), 0, 9 * sizeof(double));
+      }
+      for (int e = cnt[i]; e < cnt[i + 1]; e++) {
+        long t = ord[e];
+        int r = to_csim(W->row[t]) % 3, cc = to_csim(W->col[t]) % 3;
+        b->blk[9 * (size_t)slot[W->col[t] / 3] + 3 * r + cc] += W->val[t];
+      }
+      k += n;
+    }
+    b->rowptr[nc] = k;
+    b->nblocks = k;
+    solver_blocks_islands(b);
+  }
+  free(cnt);
+  free(ord);
+  free(mark);
+  free(slot);
+  return st;
+}
+
 // the local problem at /fclib_local: W in csim order
 static csim_status read_local(const rd* c, fclib_problem* p) {
   csim_status st = read_mu(c, "/fclib_local", p);
@@ -558,13 +637,11 @@ static csim_status read_local(const rd* c, fclib_problem* p) {
   double* qf = NULL;
   if (st == CSIM_OK) st = read_vec(c, "/fclib_local/vectors/q", N, &qf, NULL);
   if (st == CSIM_OK) {
-    p->W = calloc((size_t)N * (size_t)N + 1, sizeof(double));
     p->q = calloc((size_t)N + 1, sizeof(double));
-    if (!p->W || !p->q) st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
+    if (!p->q) st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
   }
+  if (st == CSIM_OK) st = blocks_from_coo(c, &W, p->nc, &p->blocks);
   if (st == CSIM_OK) {
-    for (long k = 0; k < W.nnz; k++)
-      p->W[(size_t)to_csim(W.row[k]) * N + to_csim(W.col[k])] += W.val[k];
     for (int k = 0; k < N; k++) p->q[to_csim(k)] = qf[k];
     p->storage = W.storage;
     p->nnz = W.nnz;
@@ -596,17 +673,36 @@ static csim_status read_global(const rd* c, fclib_problem* p) {
   if (st == CSIM_OK) {
     Wf = calloc((size_t)N * (size_t)N + 1, sizeof(double));
     qf = calloc((size_t)N + 1, sizeof(double));
-    p->W = calloc((size_t)N * (size_t)N + 1, sizeof(double));
     p->q = calloc((size_t)N + 1, sizeof(double));
-    if (!Wf || !qf || !p->W || !p->q)
+    if (!Wf || !qf || !p->q)
       st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
   }
   if (st == CSIM_OK) st = condense(c, &M, &H, f, w, Wf, qf);
   if (st == CSIM_OK) {
-    for (int i = 0; i < N; i++) {
-      p->q[to_csim(i)] = qf[i];
-      for (int j = 0; j < N; j++) p->W[(size_t)to_csim(i) * N + to_csim(j)] = Wf[(size_t)i * N + j];
+    for (int i = 0; i < N; i++) p->q[to_csim(i)] = qf[i];
+    // the condensed W is dense here (H' M^-1 H by blocks of M); its nonzero entries become the
+    // solvers' blocks through the triplet path of local problems
+    coo T = {N, N, FCLIB_TRIPLET, 0, NULL, NULL, NULL};
+    size_t nz = 0;
+    for (size_t k = 0; k < (size_t)N * (size_t)N; k++) nz += Wf[k] != 0;
+    T.row = malloc(sizeof(int) * (nz + 1));
+    T.col = malloc(sizeof(int) * (nz + 1));
+    T.val = malloc(sizeof(double) * (nz + 1));
+    if (!T.row || !T.col || !T.val) {
+      st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
+    } else {
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          if (Wf[(size_t)i * N + j] != 0) {
+            T.row[T.nnz] = i;
+            T.col[T.nnz] = j;
+            T.val[T.nnz++] = Wf[(size_t)i * N + j];
+          }
+      st = blocks_from_coo(c, &T, p->nc, &p->blocks);
     }
+    coo_free(&T);
+  }
+  if (st == CSIM_OK) {
     p->global = 1;
     p->ndof = M.m;
     p->storage = H.storage;
@@ -692,34 +788,26 @@ csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
   for (int k = 0; st == CSIM_OK && p->R && k < N; k++)
     if (p->R[k] < 0) st = fail(&c, "/csim/R", "R[%d] = %g: expected >= 0", k, p->R[k]);
   if (st == CSIM_OK) {
-    // symmetry defect, scale and |q| (fclib.h: W is used as stored)
+    // symmetry defect, scale and |q| over W's blocks (fclib.h: W is used as stored)
     double se = 0, am = 0, qq = 0;
-    for (int i = 0; i < N; i++) {
-      qq += p->q[i] * p->q[i];
-      for (int j = 0; j < N; j++) {
-        double a = p->W[(size_t)i * N + j];
-        if (fabs(a) > am) am = fabs(a);
-        if (j < i) {
-          double d = fabs(a - p->W[(size_t)j * N + i]);
-          if (d > se) se = d;
-        }
+    for (int i = 0; i < N; i++) qq += p->q[i] * p->q[i];
+    const solver_blocks* b = p->blocks;
+    solver_problem sp = fclib_solver_problem(p);
+    for (int i = 0; i < p->nc; i++)
+      for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+        int j = b->col[k];
+        for (int r = 0; r < 3; r++)
+          for (int t = 0; t < 3; t++) {
+            double a = b->blk[9 * (size_t)k + 3 * r + t];
+            if (fabs(a) > am) am = fabs(a);
+            // against W(j, i) transposed (0 when that block is not stored)
+            double d = fabs(a - solver_gentry(&sp, 3 * j + t, 3 * i + r));
+            if (d > se) se = d;
+          }
       }
-    }
     p->w_sym_err = se;
     p->w_absmax = am;
     p->q_norm = sqrt(qq);
-    // the solvers' block-sparse W: its nonzero 3x3 blocks (and every diagonal one), islands
-    // from that pattern
-    long nb = 0;
-    for (int i = 0; i < p->nc; i++)
-      for (int j = 0; j < p->nc; j++) {
-        int nz = i == j;
-        for (int a = 0; a < 3 && !nz; a++)
-          for (int b = 0; b < 3 && !nz; b++) nz = p->W[(size_t)(3 * i + a) * N + 3 * j + b] != 0;
-        nb += nz;
-      }
-    st = solver_blocks_create(p->nc, nb, &p->blocks, err);
-    if (st == CSIM_OK) st = solver_blocks_from_dense(p->blocks, p->nc, p->W, 0, err);
   }
 restore:
   if (c.fid >= 0) H5Fclose(c.fid);
@@ -734,6 +822,11 @@ restore:
 }
 
 // pointers into p, in the solver's layout
+double fclib_w(const fclib_problem* p, int a, int b) {
+  solver_problem sp = fclib_solver_problem(p);
+  return solver_gentry(&sp, a, b);
+}
+
 solver_problem fclib_solver_problem(const fclib_problem* p) {
   return solver_blocks_problem(p->blocks, p->q, p->mu, p->R);
 }

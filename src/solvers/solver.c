@@ -169,8 +169,16 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
   out.converged = 1;
   const double* dual_in = s->dual_in;
   double* dual_out = s->dual_out;
+  // the penalties kept across solves (ADMM, staggered) start every island from the same value,
+  // as the whole problem would; the largest island's are kept for the next solve
+  double rho0 = s->admm_rho, srho0[2] = {s->stag_rho[0], s->stag_rho[1]};
+  double rho1 = rho0, srho1[2] = {srho0[0], srho0[1]};
+  int nbig = -1;
   for (int k = 0; k < p->nisland; k++) {
     int n0 = p->island_ptr[k], n = p->island_ptr[k + 1] - n0;
+    s->admm_rho = rho0;
+    s->stag_rho[0] = srho0[0];
+    s->stag_rho[1] = srho0[1];
     const int* cons = p->island_con + n0;
     size_t n3 = 3 * (size_t)n;
     double* G = s->isl;  // (3n)^2, then g, R, lambda, dual in, dual out (3n each), mu (n)
@@ -209,6 +217,12 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
         dual_out[3 * i + c] = dout[3 * q + c];
       }
     }
+    if (n > nbig) {
+      nbig = n;
+      rho1 = s->admm_rho;
+      srho1[0] = s->stag_rho[0];
+      srho1[1] = s->stag_rho[1];
+    }
     if (r.iterations > out.iterations) out.iterations = r.iterations;
     if (!r.converged) out.converged = 0;
     if (isnan(r.residual) || r.residual > out.residual) out.residual = r.residual;
@@ -216,6 +230,9 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
   }
   s->dual_in = dual_in;
   s->dual_out = dual_out;
+  s->admm_rho = rho1;
+  s->stag_rho[0] = srho1[0];
+  s->stag_rho[1] = srho1[1];
   *res = out;
 }
 
