@@ -353,11 +353,16 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
         if (j < i) continue;  // stored when row j was done
         const int* cj = c->chain + (size_t)j * mc;
         const double* Yj = c->Y + (size_t)j * 3 * mc;
-        double blk[9] = {0};
-        for (int p = 0, q = 0; p < c->nchain[i] && q < c->nchain[j];) {
+        // nine running sums in registers, each over the shared dofs in ascending order
+        double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
+        const double *Yi0 = Yi, *Yi1 = Yi + mc, *Yi2 = Yi + 2 * mc;
+        const double *Yj0 = Yj, *Yj1 = Yj + mc, *Yj2 = Yj + 2 * mc;
+        for (int p = 0, q = 0, np = c->nchain[i], nq = c->nchain[j]; p < np && q < nq;) {
           if (ci[p] == cj[q]) {
-            for (int r = 0; r < 3; r++)
-              for (int t = 0; t < 3; t++) blk[3 * r + t] += Yi[r * mc + p] * Yj[t * mc + q];
+            double x0 = Yi0[p], x1 = Yi1[p], x2 = Yi2[p], y0 = Yj0[q], y1 = Yj1[q], y2 = Yj2[q];
+            b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+            b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+            b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
             p++;
             q++;
           } else if (ci[p] < cj[q]) {
@@ -366,6 +371,7 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
             q++;
           }
         }
+        double blk[9] = {b0, b1, b2, b3, b4, b5, b6, b7, b8};
         int a = c->fill[i]++;
         B->col[a] = j;
         if (j == i) {

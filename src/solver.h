@@ -28,7 +28,8 @@
 //
 // Storage: G is block-sparse (solver_problem below). Per-contact families (PGS for ncp/ccp/lcp,
 // RaiSim bisection) sweep block rows: after contact i changes, c = G~ lambda + g is updated over
-// the blocks of row i only, diagonal blocks come from storage. ADMM, staggered projections and
+// the blocks of row i only, diagonal blocks come from storage; ncp/pgs iterates island by island
+// (each island stops at its own tolerance; iterations reported are the most any island took). ADMM, staggered projections and
 // Lemke factor or pivot on G: solver_solve hands them one island at a time as a dense
 // sub-problem (densely per island, LAPACK dpotrf for ADMM: not a sparse factorization yet; their
 // workspace is sized for an island of every contact). c = G lambda + g at the answer is computed

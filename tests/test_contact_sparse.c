@@ -8,7 +8,8 @@
 //    (the oracle: a union-find over the bodies each contact touches, the world excluded);
 //  * every model/solver pair gives the same contact velocity c = G lambda + g (to its
 //    tolerance) on the block-sparse problem (per island) and on the same G stored with every
-//    block (one dense island: the dense reference path), both converged.
+//    block (one dense island: the dense reference path), both converged; the per-contact
+//    families that sweep all islands together give bit-identical impulses.
 #include <check.h>
 #include <lapacke.h>
 #include <math.h>
@@ -248,8 +249,10 @@ START_TEST(solvers_sparse_vs_dense) {
       // are unique; the resting stacks' NCP answer is too)
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "%s/%s: |c_sparse - c_dense| = %g",
                     solver_model_names[mo], name, dc);
-      // per-contact families sweep the same contacts in the same order: identical answers
-      if (k == SOLVER_PGS || k == SOLVER_BISECTION)
+      // per-contact families sweeping all contacts together go through the same contacts in
+      // the same order on both storages: identical answers (ncp/pgs stops island by island,
+      // so its sweep counts differ from the one-island problem's: the velocity check above)
+      if ((k == SOLVER_PGS && mo != SOLVER_MODEL_NCP) || k == SOLVER_BISECTION)
         for (int a = 0; a < n3; a++)
           ck_assert_msg(l1[a] == l2[a], "%s/%s: lambda[%d] %.17g vs %.17g",
                         solver_model_names[mo], name, a, l1[a], l2[a]);
