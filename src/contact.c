@@ -13,6 +13,41 @@
 // penetration (m) closed within one step whatever the Baumgarte gain (see contact_build)
 #define CONTACT_SLOP 1e-8
 
+// root dof of body b's tree (the topmost dof on its path), -1 when no dof moves it
+static int body_root_dof(const sim_model* m, int b) {
+  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parent[b];
+  if (b <= 0) return -1;
+  int d = m->body_dofadr[b];
+  while (m->dof_parent[d] >= 0) d = m->dof_parent[d];
+  return d;
+}
+
+long contact_max_blocks(const sim_model* m, int maxcon) {
+  if (maxcon < 1) maxcon = 1;
+  long mc = maxcon, all = mc * mc;
+  if (m->nv <= 0) return mc;  // no dofs: diagonal blocks only
+  // n_r, the contacts tree r can take part in (see contact.h), per root dof r; no scratch (the
+  // bytes contact_create asks for are exactly contact_bytes): O(roots x geoms + geoms^2)
+  long sum = mc;
+  for (int r = 0; r < m->nv && sum < all; r++) {
+    if (m->dof_parent[r] >= 0) continue;
+    long cap = 0;
+    for (int a = 0; a < m->ngeom && cap < mc; a++) {
+      if (body_root_dof(m, m->geom_body[a]) != r) continue;
+      for (int b = 0; b < m->ngeom && cap < mc; b++) {
+        if (b == a || (b < a && body_root_dof(m, m->geom_body[b]) == r)) continue;  // pair once
+        long x = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
+        if (x > 0) cap += x;
+      }
+    }
+    for (int j = 0; j < m->njnt; j++)
+      if (m->jnt_limited[j] && body_root_dof(m, m->jnt_body[j]) == r) cap += 2;
+    long n = cap < mc ? cap : mc;
+    sum += n * n;
+  }
+  return sum < all ? sum : all;
+}
+
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err) {
   *out = NULL;
   contact_data* c = calloc(1, sizeof(*c));
@@ -31,8 +66,8 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->nchain = calloc(mc, sizeof(int));
   c->chain = calloc(mc * (size_t)c->maxchain, sizeof(int));
   c->J = calloc(n3 * (size_t)c->maxchain, sizeof(double));
-  c->Y = calloc(n3 * (size_t)nv, sizeof(double));
-  c->G = calloc(n3 * n3, sizeof(double));
+  c->Y = calloc(n3 * (size_t)c->maxchain, sizeof(double));
+  c->key = calloc(2 * mc, sizeof(int));
   c->g = calloc(n3, sizeof(double));
   c->lambda = calloc(n3, sizeof(double));
   c->cvel = calloc(n3, sizeof(double));
@@ -42,12 +77,22 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->prev_lambda = calloc(n3, sizeof(double));
   c->prev_dual = calloc(n3, sizeof(double));
   c->dual0 = calloc(n3, sizeof(double));
+  c->pos = calloc((size_t)nv, sizeof(int));
+  c->bucket_ptr = calloc((size_t)nv + 1, sizeof(int));
+  c->bucket = calloc(2 * mc, sizeof(int));
+  c->fill = calloc(mc, sizeof(int));
   if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
-      !c->J || !c->Y || !c->G || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 ||
-      !c->prev_lambda) {
+      !c->J || !c->Y || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
+      !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda || !c->pos ||
+      !c->bucket_ptr || !c->bucket || !c->fill) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                    "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
+  }
+  csim_status st = solver_blocks_create(maxcon, contact_max_blocks(m, maxcon), &c->G, err);
+  if (st != CSIM_OK) {
+    contact_free(c);
+    return st;
   }
   *out = c;
   return CSIM_OK;
@@ -57,18 +102,21 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   if (maxcon < 1) maxcon = 1;
   size_t mc = (size_t)maxcon, n3 = 3 * mc, D = sizeof(double), I = sizeof(int);
   size_t nv = (size_t)(m->nv > 0 ? m->nv : 1), ch = 2 * (size_t)(m->maxdepth > 0 ? m->maxdepth : 1);
-  // the callocs of contact_create, in its order
+  // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
-         mc * I + mc * ch * I + n3 * ch * D + n3 * nv * D + n3 * n3 * D + 3 * n3 * D + mc * D +
-         n3 * D + n3 * I + 3 * n3 * D;
+         mc * I + mc * ch * I + 2 * n3 * ch * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I +
+         solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
 void contact_free(contact_data* c) {
   if (!c) return;
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
-  free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->G); free(c->g);
+  free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->key); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
-  free(c->prev_dual); free(c->dual0);
+  free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
+  free(c->fill);
+  solver_blocks_free(c->G);
   free(c);
 }
 
@@ -192,8 +240,8 @@ static int prev_find(const contact_data* c, const int key[3]) {
   return -1;
 }
 
-void contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
-                   const double* vfree) {
+int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                  const double* vfree) {
   int nc = c->ncon, nv = m->nv, mc = c->maxchain, n3 = 3 * nc;
   size_t mark = data_stack_mark(d);
   int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
@@ -225,57 +273,151 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
     contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
   }
 
-  // Y rows = D^-1/2 L^-T J' (one dense row of length nv per contact direction)
-  for (int a = 0; a < n3; a++) {
-    int i = a / 3, r = a % 3;
-    double* y = c->Y + (size_t)a * (size_t)(nv > 0 ? nv : 1);
-    if (nv > 0) memset(y, 0, sizeof(double) * (size_t)nv);
+  // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): the
+  // same operations, in the same order, as dyn_solve_half on the dense row, zeros skipped
+  const double* L = d->qLD;
+  const int* par = m->dof_parent;
+  for (int i = 0; i < nc; i++) {
     const int* chain = c->chain + (size_t)i * mc;
-    const double* J = c->J + (size_t)i * 3 * mc + (size_t)r * mc;
-    for (int k = 0; k < c->nchain[i]; k++) y[chain[k]] = J[k];
-    if (nv > 0) dyn_solve_half(m, d, y, 1);
+    int n = c->nchain[i];
+    double* Y = c->Y + (size_t)i * 3 * mc;
+    memcpy(Y, c->J + (size_t)i * 3 * mc, sizeof(double) * 3 * (size_t)mc);
+    for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
+    for (int r = 0; r < 3; r++) {
+      double* y = Y + (size_t)r * mc;
+      for (int k = n - 1; k >= 0; k--) {
+        int dof = chain[k];
+        double x = y[k];
+        if (x == 0) continue;
+        for (int j = par[dof]; j >= 0; j = par[j]) y[c->pos[j]] -= L[(size_t)dof * nv + j] * x;
+      }
+      for (int k = 0; k < n; k++) y[k] *= d->qLDiagSqrtInv[chain[k]];
+    }
+    // the roots of the chain's trees (chain ascending, roots have no parent)
+    c->key[2 * i] = c->key[2 * i + 1] = -1;
+    for (int k = 0, nk = 0; k < n && nk < 2; k++)
+      if (par[chain[k]] < 0) c->key[2 * i + nk++] = chain[k];
   }
 
-  // G = Y Y', one 3x3 block per contact pair, summed over the dofs both chains share: Y's rows
-  // are zero off their contact's chain (L^-T keeps an ancestor-closed support), so contacts on
-  // disjoint chains (other robots, other branches) give zero blocks at no cost
-  int* common = data_stack_alloc(d, sizeof(int) * (size_t)(mc + 1));
-  for (int i = 0; i < nc; i++) {
-    const int* ci = c->chain + (size_t)i * mc;
-    for (int j = i; j < nc; j++) {
-      const int* cj = c->chain + (size_t)j * mc;
-      // intersection of the two ascending dof lists
-      int nk = 0, p = 0, q = 0;
-      while (p < c->nchain[i] && q < c->nchain[j]) {
-        if (ci[p] == cj[q]) { common[nk++] = ci[p]; p++; q++; }
-        else if (ci[p] < cj[q]) p++;
-        else q++;
+  // contacts bucketed by root dof (counting sort: ascending contacts within a bucket)
+  int* bp = c->bucket_ptr;
+  if (nv > 0) memset(bp, 0, sizeof(int) * (size_t)(nv + 1));
+  for (int i = 0; i < nc; i++)
+    for (int t = 0; t < 2; t++)
+      if (c->key[2 * i + t] >= 0) bp[c->key[2 * i + t] + 1]++;
+  for (int r = 0; r < nv; r++) bp[r + 1] += bp[r];
+  for (int i = 0; i < nc; i++)
+    for (int t = 0; t < 2; t++)
+      if (c->key[2 * i + t] >= 0) c->bucket[bp[c->key[2 * i + t]]++] = i;
+  for (int r = nv; r > 0; r--) bp[r] = bp[r - 1];
+  if (nv > 0) bp[0] = 0;
+
+  // G's pattern: row i holds the contacts of i's buckets (merged, ascending, i itself included;
+  // a contact without a root has its diagonal block only); then each block (i, j >= i) summed
+  // over the dofs both chains share, stored in row i and transposed in row j
+  solver_blocks* B = c->G;
+  B->nc = nc;
+  long nb = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (int i = 0; i < nc; i++) c->fill[i] = B->rowptr[i];
+    }
+    for (int i = 0; i < nc; i++) {
+      if (pass == 0) B->rowptr[i] = (int)nb;
+      int k1 = c->key[2 * i], k2 = c->key[2 * i + 1];
+      const int* l1 = k1 >= 0 ? c->bucket + bp[k1] : NULL;
+      const int* l2 = k2 >= 0 ? c->bucket + bp[k2] : NULL;
+      int n1 = k1 >= 0 ? bp[k1 + 1] - bp[k1] : 0, n2 = k2 >= 0 ? bp[k2 + 1] - bp[k2] : 0;
+      if (n1 + n2 == 0) {  // no dof: the (zero) diagonal block alone
+        if (pass == 0) {
+          nb++;
+        } else {
+          B->diag[i] = c->fill[i];
+          B->col[c->fill[i]] = i;
+          memset(B->blk + 9 * (size_t)c->fill[i]++, 0, 9 * sizeof(double));
+        }
+        continue;
       }
-      for (int r = 0; r < 3; r++) {
-        const double* ya = c->Y + (size_t)(3 * i + r) * (size_t)nv;
-        for (int t = (i == j ? r : 0); t < 3; t++) {
-          const double* yb = c->Y + (size_t)(3 * j + t) * (size_t)nv;
-          double acc = 0;
-          for (int k = 0; k < nk; k++) acc += ya[common[k]] * yb[common[k]];
-          c->G[(size_t)(3 * i + r) * n3 + 3 * j + t] = acc;
-          c->G[(size_t)(3 * j + t) * n3 + 3 * i + r] = acc;
+      const int* ci = c->chain + (size_t)i * mc;
+      const double* Yi = c->Y + (size_t)i * 3 * mc;
+      int p1 = 0, p2 = 0;
+      while (p1 < n1 || p2 < n2) {
+        int j;
+        if (p2 >= n2 || (p1 < n1 && l1[p1] < l2[p2])) j = l1[p1++];
+        else if (p1 >= n1 || l2[p2] < l1[p1]) j = l2[p2++];
+        else { j = l1[p1++]; p2++; }
+        if (pass == 0) {
+          nb++;
+          continue;
+        }
+        if (j < i) continue;  // stored when row j was done
+        const int* cj = c->chain + (size_t)j * mc;
+        const double* Yj = c->Y + (size_t)j * 3 * mc;
+        // nine running sums in registers, each over the shared dofs in ascending order
+        double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
+        const double *Yi0 = Yi, *Yi1 = Yi + mc, *Yi2 = Yi + 2 * mc;
+        const double *Yj0 = Yj, *Yj1 = Yj + mc, *Yj2 = Yj + 2 * mc;
+        for (int p = 0, q = 0, np = c->nchain[i], nq = c->nchain[j]; p < np && q < nq;) {
+          if (ci[p] == cj[q]) {
+            double x0 = Yi0[p], x1 = Yi1[p], x2 = Yi2[p], y0 = Yj0[q], y1 = Yj1[q], y2 = Yj2[q];
+            b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+            b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+            b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
+            p++;
+            q++;
+          } else if (ci[p] < cj[q]) {
+            p++;
+          } else {
+            q++;
+          }
+        }
+        double blk[9] = {b0, b1, b2, b3, b4, b5, b6, b7, b8};
+        int a = c->fill[i]++;
+        B->col[a] = j;
+        if (j == i) {
+          B->diag[i] = a;
+          // symmetric exactly: the lower triangle mirrors the upper (as the dense G did)
+          blk[3] = blk[1];
+          blk[6] = blk[2];
+          blk[7] = blk[5];
+          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+        } else {
+          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+          int b = c->fill[j]++;
+          B->col[b] = i;
+          double* T = B->blk + 9 * (size_t)b;
+          for (int r = 0; r < 3; r++)
+            for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
         }
       }
     }
+    if (pass == 0) {
+      B->rowptr[nc] = (int)nb;
+      // the bound of contact_max_blocks holds for any contacts (contact.h); were it ever
+      // wrong, report rather than write past the buffers
+      if (nb > B->maxblocks) {
+        B->nc = 0;
+        data_stack_free(d, mark);
+        return -1;
+      }
+    }
   }
+  B->nblocks = nb;
+  solver_blocks_islands(B);
 
   // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
   for (int i = nc - c->nlimit; i < nc; i++) {
-    double gnn = c->G[(size_t)(3 * i + 2) * n3 + 3 * i + 2];
-    c->G[(size_t)(3 * i) * n3 + 3 * i] = gnn;
-    c->G[(size_t)(3 * i + 1) * n3 + 3 * i + 1] = gnn;
+    double* D = B->blk + 9 * (size_t)B->diag[i];
+    D[0] = D[4] = D[8];
   }
 
   // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
   // limits stay rigid
   c->has_R = opt->compliance > 0;
   if (c->has_R) {
-    for (int a = 0; a < n3; a++) c->R[a] = opt->compliance * c->G[(size_t)a * n3 + a];
+    for (int i = 0; i < nc; i++)
+      for (int r = 0; r < 3; r++)
+        c->R[3 * i + r] = opt->compliance * c->G->blk[9 * (size_t)c->G->diag[i] + 4 * r];
     for (int a = 3 * (nc - c->nlimit); a < n3; a++) c->R[a] = 0;
   }
 
@@ -338,6 +480,7 @@ void contact_build(const sim_model* m, sim_data* d, contact_data* c, const conta
     }
   }
   data_stack_free(d, mark);
+  return 0;
 }
 
 void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v) {
@@ -371,6 +514,5 @@ void contact_store(contact_data* c, const double* dual) {
 }
 
 solver_problem contact_problem(const contact_data* c) {
-  solver_problem p = {c->ncon, c->G, c->g, c->mu, c->has_R ? c->R : NULL};
-  return p;
+  return solver_blocks_problem(c->G, c->g, c->mu, c->has_R ? c->R : NULL);
 }

@@ -10,7 +10,17 @@
 // geom1's body along -lambda.
 //
 // G = J M^-1 J' = Y'Y with Y = D^-1/2 L^-T J' (dyn_solve_half); J is formed only on the dofs of
-// the two bodies' chains, and the entries of G only on the dofs both rows share.
+// the two bodies' chains, Y likewise (L^-T keeps an ancestor-closed support: no dense n-vector),
+// and G is block-sparse (solver.h): a 3x3 block (i, j) only when contacts i and j share a dof,
+// which for ancestor-closed chains is exactly when they share a tree root dof (a dof shared
+// implies all its ancestors are). Contacts are bucketed by the root dofs of their chains
+// (at most two: the world and fixed bases touch none), so the pattern costs O(blocks); each block
+// sums Y_i Y_j' over the dofs both chains share. Islands are the connected components of that
+// pattern: trees and free bodies linked through contacts (the world links nothing).
+//
+// Memory: at most min(maxcon^2, maxcon + sum over trees r of min(n_r, maxcon)^2) blocks, n_r the
+// contacts collision can make on tree r (every geom pair's most contacts, an upper bound that
+// ignores collision filters) plus both limits of each joint of r (contact_max_blocks).
 //
 // Joint limits (stage.h) enter the same problem after the contacts, so the same solvers and the
 // same eps metrics cover them: entry i is a limit when con[i].geom1 < 0, with con[i].geom2 the
@@ -43,10 +53,11 @@ typedef struct {
   int* nchain;        // dofs in the union of both chains                  (maxcon)
   int* chain;         // those dofs, ascending                             (maxcon x maxchain)
   double* J;          // rows t1 t2 n on the chain dofs                    (maxcon x 3 x maxchain)
+  double* Y;          // D^-1/2 L^-T J' rows on the chain dofs              (maxcon x 3 x maxchain)
+  int* key;           // root dofs of the chain's trees, -1 when none      (maxcon x 2)
 
   // the problem (3 ncon rows)
-  double* Y;          // D^-1/2 L^-T J' rows, dense over dofs              (3 maxcon x nv)
-  double* G;          // Delassus matrix                                   (3 maxcon x 3 maxcon)
+  solver_blocks* G;   // Delassus matrix, block-sparse, with its islands
   double* g;          // J v_free - c*                                     (3 maxcon)
   double* lambda;     // impulses                                          (3 maxcon)
   double* cvel;       // contact velocity after the step, G lambda + g     (3 maxcon)
@@ -61,6 +72,12 @@ typedef struct {
   double* prev_dual;  // the solver's dual variable (ADMM), NaN when none   (3 maxcon)
   double* dual0;      // this step's warm dual, NaN where no previous one   (3 maxcon)
   int nwarm;          // contacts warm-started this step
+
+  // scratch of the block assembly
+  int* pos;           // dof -> position in the current chain              (nv)
+  int* bucket_ptr;    // contacts by root dof: counting-sort offsets       (nv + 1)
+  int* bucket;        //                                                    (2 maxcon)
+  int* fill;          // next free block of each row                       (maxcon)
 } contact_data;
 
 typedef struct {
@@ -75,14 +92,19 @@ typedef struct {
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);
 void contact_free(contact_data* c);
 
-// bytes contact_create allocates for maxcon contacts (the dense G dominates: 72 maxcon^2)
+// bytes contact_create allocates for maxcon contacts (G's blocks dominate: 76 bytes each,
+// contact_max_blocks)
 size_t contact_bytes(const sim_model* m, int maxcon);
+
+// the most 3x3 blocks G can have with maxcon contacts on this model (see the top)
+long contact_max_blocks(const sim_model* m, int maxcon);
 
 // build frames, Jacobians, G and g for the contacts c->con[0..ncon) (c->ncon set by the caller)
 // from the current kinematics and factor of M (d), the free velocity vfree and the velocity
-// before the step v (restitution); fills lambda with the warm start
-void contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
-                   const double* vfree);
+// before the step v (restitution); fills lambda with the warm start. 0, or -1 when G needs more
+// blocks than contact_max_blocks allowed (never for a true bound; the caller stops the run)
+int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                  const double* vfree);
 
 // v += M^-1 J' lambda
 void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v);

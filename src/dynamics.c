@@ -18,35 +18,7 @@
 #include "spatial.h"
 
 //---------------------------------- spatial helpers ------------------------------------------
-// (local inline copies of the spatial.h basics: these run in the innermost loops)
-
-// r = a x b (r must not alias a or b)
-static inline void cross3(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[1] * b[2] - a[2] * b[1];
-  r[1] = a[2] * b[0] - a[0] * b[2];
-  r[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-// r = A b (row-major)
-static inline void mulmv3(double r[3], const double A[9], const double b[3]) {
-  r[0] = A[0] * b[0] + A[1] * b[1] + A[2] * b[2];
-  r[1] = A[3] * b[0] + A[4] * b[1] + A[5] * b[2];
-  r[2] = A[6] * b[0] + A[7] * b[1] + A[8] * b[2];
-}
-
-// r += a
-static inline void add3(double r[3], const double a[3]) {
-  r[0] += a[0];
-  r[1] += a[1];
-  r[2] += a[2];
-}
-
-// r = A' b
-static inline void mulmtv3(double r[3], const double A[9], const double b[3]) {
-  r[0] = A[0] * b[0] + A[3] * b[1] + A[6] * b[2];
-  r[1] = A[1] * b[0] + A[4] * b[1] + A[7] * b[2];
-  r[2] = A[2] * b[0] + A[5] * b[1] + A[8] * b[2];
-}
+// (3-vector and 3x3 basics are spatial.h's inline ones)
 
 // symmetric 3x3 stored as xx yy zz xy xz yz: r = I w
 static void sym_mulv(double r[3], const double I[6], const double w[3]) {
@@ -59,20 +31,20 @@ static void sym_mulv(double r[3], const double I[6], const double w[3]) {
 static void inertia_mul(double f[6], const double I[10], const double s[6]) {
   const double* h = I + 1;
   double t[3];
-  cross3(t, s + 3, h);
+  sp_cross3(t, s + 3, h);
   for (int i = 0; i < 3; i++) f[i] = I[0] * s[i] + t[i];
   sym_mulv(f + 3, I + 4, s + 3);
-  cross3(t, h, s);
+  sp_cross3(t, h, s);
   for (int i = 0; i < 3; i++) f[3 + i] += t[i];
 }
 
 // force child -> parent frame: (f, n) -> (R f, R n + p x R f)
 static void force_to_parent(double out[6], const double R[9], const double p[3], const double f[6]) {
   double t[3];
-  mulmv3(out, R, f);
-  mulmv3(out + 3, R, f + 3);
-  cross3(t, p, out);
-  add3(out + 3, t);
+  sp_mulmv3(out, R, f);
+  sp_mulmv3(out + 3, R, f + 3);
+  sp_cross3(t, p, out);
+  sp_add3(out + 3, out + 3, t);
 }
 
 // add the compact inertia I (child frame) expressed in the parent frame to A:
@@ -80,7 +52,7 @@ static void force_to_parent(double out[6], const double R[9], const double p[3],
 static void inertia_add_to_parent(double A[10], const double R[9], const double p[3],
                                   const double I[10]) {
   double m = I[0], hr[3], S[9], T[9], U[9];
-  mulmv3(hr, R, I + 1);
+  sp_mulmv3(hr, R, I + 1);
   // R Io R'
   S[0] = I[4]; S[1] = I[7]; S[2] = I[8];
   S[3] = I[7]; S[4] = I[5]; S[5] = I[9];
@@ -128,10 +100,10 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     double* a = d->cacc + 6 * b;
     double t[3];
     // v = X v_parent, a = X a_parent (world: v_0 = 0, a_0 = (-g, 0))
-    cross3(t, vp + 3, p);
-    add3(t, vp);
-    mulmtv3(v, R, t);
-    mulmtv3(v + 3, R, vp + 3);
+    sp_cross3(t, vp + 3, p);
+    sp_add3(t, t, vp);
+    sp_mulmtv3(v, R, t);
+    sp_mulmtv3(v + 3, R, vp + 3);
     if (pb == 0) {
       double ng[3] = {0, 0, 0};
       if (gravity) {
@@ -139,14 +111,14 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
         ng[1] = -m->gravity[1];
         ng[2] = -m->gravity[2];
       }
-      mulmtv3(a, R, ng);
+      sp_mulmtv3(a, R, ng);
       a[3] = a[4] = a[5] = 0;
     } else {
       const double* ap = d->cacc + 6 * pb;
-      cross3(t, ap + 3, p);
-      add3(t, ap);
-      mulmtv3(a, R, t);
-      mulmtv3(a + 3, R, ap + 3);
+      sp_cross3(t, ap + 3, p);
+      sp_add3(t, t, ap);
+      sp_mulmtv3(a, R, t);
+      sp_mulmtv3(a + 3, R, ap + 3);
     }
     // joint velocity v_J = S qdot and S qacc (S at q: d->cdof)
     double vj[6] = {0, 0, 0, 0, 0, 0};
@@ -166,34 +138,34 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE) {
       const double* c = m->body_com + 3 * b;
       double u[3];
-      cross3(t1, c, vj + 3);
+      sp_cross3(t1, c, vj + 3);
       for (int i = 0; i < 3; i++) u[i] = vj[i] - t1[i];
-      cross3(t2, vj + 3, u);
+      sp_cross3(t2, vj + 3, u);
       for (int i = 0; i < 3; i++) a[i] -= t2[i];
     }
     // + v x v_J (RBDA eq. 5.8)
-    cross3(t1, v + 3, vj);
-    cross3(t2, v, vj + 3);
+    sp_cross3(t1, v + 3, vj);
+    sp_cross3(t2, v, vj + 3);
     for (int i = 0; i < 3; i++) a[i] += t1[i] + t2[i];
-    cross3(t1, v + 3, vj + 3);
-    add3(a + 3, t1);
+    sp_cross3(t1, v + 3, vj + 3);
+    sp_add3(a + 3, a + 3, t1);
     // f = I a + v x* (I v) - f_ext (RBDA eq. 5.9)
     const double* I = m->body_cinert + 10 * b;
     double Iv[6];
     double* f = d->cfrc + 6 * b;
     inertia_mul(f, I, a);
     inertia_mul(Iv, I, v);
-    cross3(t1, v + 3, Iv);
-    add3(f, t1);
-    cross3(t1, v + 3, Iv + 3);
-    cross3(t2, v, Iv);
+    sp_cross3(t1, v + 3, Iv);
+    sp_add3(f, f, t1);
+    sp_cross3(t1, v + 3, Iv + 3);
+    sp_cross3(t2, v, Iv);
     for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
     if (fext) {
       // world axes at the body origin -> body axes
       const double* Rw = d->xmat + 9 * b;
       double fb[6];
-      mulmtv3(fb, Rw, fext + 6 * b);
-      mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
+      sp_mulmtv3(fb, Rw, fext + 6 * b);
+      sp_mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
       for (int i = 0; i < 6; i++) f[i] -= fb[i];
     }
   }

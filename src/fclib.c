@@ -511,7 +511,7 @@ done:
 
 void fclib_free(fclib_problem* p) {
   if (!p) return;
-  free(p->W);
+  solver_blocks_free(p->blocks);
   free(p->q);
   free(p->mu);
   free(p->R);
@@ -538,6 +538,86 @@ static csim_status read_mu(const rd* c, const char* root, fclib_problem* p) {
   return CSIM_OK;
 }
 
+// the solvers' blocks of W from its entries (FCLib order rows/cols, values summed over
+// duplicates; csim order inside each block): every block with an entry, every diagonal block.
+// Row i's blocks are found with a marker per block column (O(nnz + nc) besides the sort of each
+// row's columns), never a dense W
+static csim_status blocks_from_coo(const rd* c, const coo* W, int nc, solver_blocks** out) {
+  *out = NULL;
+  size_t nn = (size_t)(nc > 0 ? nc : 1);
+  int* cnt = calloc(nn + 1, sizeof(int));    // entries per block row, then offsets
+  int* ord = calloc((size_t)W->nnz + 1, sizeof(int));  // entries by block row
+  int* mark = calloc(nn, sizeof(int));       // block column -> last row seen (+1), then slot
+  int* slot = calloc(nn, sizeof(int));
+  csim_status st = CSIM_OK;
+  if (!cnt || !ord || !mark || !slot)
+    st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
+  long nb = 0;
+  if (st == CSIM_OK) {
+    for (long k = 0; k < W->nnz; k++) cnt[W->row[k] / 3 + 1]++;
+    for (int i = 0; i < nc; i++) cnt[i + 1] += cnt[i];
+    for (long k = 0; k < W->nnz; k++) ord[cnt[W->row[k] / 3]++] = (int)k;
+    for (int i = nc; i > 0; i--) cnt[i] = cnt[i - 1];
+    cnt[0] = 0;
+    // distinct block columns per row, the diagonal included
+    for (int i = 0; i < nc; i++) {
+      mark[i] = i + 1;  // rows are 1-based in mark so 0 means "never"
+      nb++;
+      for (int e = cnt[i]; e < cnt[i + 1]; e++) {
+        int j = W->col[ord[e]] / 3;
+        if (mark[j] != i + 1) {
+          mark[j] = i + 1;
+          nb++;
+        }
+      }
+    }
+    st = solver_blocks_create(nc, nb, out, c->err);
+  }
+  if (st == CSIM_OK) {
+    solver_blocks* b = *out;
+    b->nc = nc;
+    memset(mark, 0, sizeof(int) * nn);
+    int k = 0;
+    for (int i = 0; i < nc; i++) {
+      b->rowptr[i] = k;
+      // the row's block columns, ascending (insertion into the sorted tail: rows are short)
+      int n = 0;
+      mark[i] = i + 1;
+      b->col[k + n++] = i;
+      for (int e = cnt[i]; e < cnt[i + 1]; e++) {
+        int j = W->col[ord[e]] / 3;
+        if (mark[j] == i + 1) continue;
+        mark[j] = i + 1;
+        int q = n++;
+        while (q > 0 && b->col[k + q - 1] > j) {
+          b->col[k + q] = b->col[k + q - 1];
+          q--;
+        }
+        b->col[k + q] = j;
+      }
+      for (int q = 0; q < n; q++) {
+        slot[b->col[k + q]] = k + q;
+        if (b->col[k + q] == i) b->diag[i] = k + q;
+        memset(b->blk + 9 * (size_t)(k + q), 0, 9 * sizeof(double));
+      }
+      for (int e = cnt[i]; e < cnt[i + 1]; e++) {
+        long t = ord[e];
+        int r = to_csim(W->row[t]) % 3, cc = to_csim(W->col[t]) % 3;
+        b->blk[9 * (size_t)slot[W->col[t] / 3] + 3 * r + cc] += W->val[t];
+      }
+      k += n;
+    }
+    b->rowptr[nc] = k;
+    b->nblocks = k;
+    solver_blocks_islands(b);
+  }
+  free(cnt);
+  free(ord);
+  free(mark);
+  free(slot);
+  return st;
+}
+
 // the local problem at /fclib_local: W in csim order
 static csim_status read_local(const rd* c, fclib_problem* p) {
   csim_status st = read_mu(c, "/fclib_local", p);
@@ -557,13 +637,11 @@ static csim_status read_local(const rd* c, fclib_problem* p) {
   double* qf = NULL;
   if (st == CSIM_OK) st = read_vec(c, "/fclib_local/vectors/q", N, &qf, NULL);
   if (st == CSIM_OK) {
-    p->W = calloc((size_t)N * (size_t)N + 1, sizeof(double));
     p->q = calloc((size_t)N + 1, sizeof(double));
-    if (!p->W || !p->q) st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
+    if (!p->q) st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
   }
+  if (st == CSIM_OK) st = blocks_from_coo(c, &W, p->nc, &p->blocks);
   if (st == CSIM_OK) {
-    for (long k = 0; k < W.nnz; k++)
-      p->W[(size_t)to_csim(W.row[k]) * N + to_csim(W.col[k])] += W.val[k];
     for (int k = 0; k < N; k++) p->q[to_csim(k)] = qf[k];
     p->storage = W.storage;
     p->nnz = W.nnz;
@@ -595,17 +673,36 @@ static csim_status read_global(const rd* c, fclib_problem* p) {
   if (st == CSIM_OK) {
     Wf = calloc((size_t)N * (size_t)N + 1, sizeof(double));
     qf = calloc((size_t)N + 1, sizeof(double));
-    p->W = calloc((size_t)N * (size_t)N + 1, sizeof(double));
     p->q = calloc((size_t)N + 1, sizeof(double));
-    if (!Wf || !qf || !p->W || !p->q)
+    if (!Wf || !qf || !p->q)
       st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
   }
   if (st == CSIM_OK) st = condense(c, &M, &H, f, w, Wf, qf);
   if (st == CSIM_OK) {
-    for (int i = 0; i < N; i++) {
-      p->q[to_csim(i)] = qf[i];
-      for (int j = 0; j < N; j++) p->W[(size_t)to_csim(i) * N + to_csim(j)] = Wf[(size_t)i * N + j];
+    for (int i = 0; i < N; i++) p->q[to_csim(i)] = qf[i];
+    // the condensed W is dense here (H' M^-1 H by blocks of M); its nonzero entries become the
+    // solvers' blocks through the triplet path of local problems
+    coo T = {N, N, FCLIB_TRIPLET, 0, NULL, NULL, NULL};
+    size_t nz = 0;
+    for (size_t k = 0; k < (size_t)N * (size_t)N; k++) nz += Wf[k] != 0;
+    T.row = malloc(sizeof(int) * (nz + 1));
+    T.col = malloc(sizeof(int) * (nz + 1));
+    T.val = malloc(sizeof(double) * (nz + 1));
+    if (!T.row || !T.col || !T.val) {
+      st = err_set(c->err, CSIM_ERR_RUN, c->path, 0, 0, NULL, "out of memory");
+    } else {
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          if (Wf[(size_t)i * N + j] != 0) {
+            T.row[T.nnz] = i;
+            T.col[T.nnz] = j;
+            T.val[T.nnz++] = Wf[(size_t)i * N + j];
+          }
+      st = blocks_from_coo(c, &T, p->nc, &p->blocks);
     }
+    coo_free(&T);
+  }
+  if (st == CSIM_OK) {
     p->global = 1;
     p->ndof = M.m;
     p->storage = H.storage;
@@ -691,19 +788,23 @@ csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
   for (int k = 0; st == CSIM_OK && p->R && k < N; k++)
     if (p->R[k] < 0) st = fail(&c, "/csim/R", "R[%d] = %g: expected >= 0", k, p->R[k]);
   if (st == CSIM_OK) {
-    // symmetry defect, scale and |q| (fclib.h: W is used as stored)
+    // symmetry defect, scale and |q| over W's blocks (fclib.h: W is used as stored)
     double se = 0, am = 0, qq = 0;
-    for (int i = 0; i < N; i++) {
-      qq += p->q[i] * p->q[i];
-      for (int j = 0; j < N; j++) {
-        double a = p->W[(size_t)i * N + j];
-        if (fabs(a) > am) am = fabs(a);
-        if (j < i) {
-          double d = fabs(a - p->W[(size_t)j * N + i]);
-          if (d > se) se = d;
-        }
+    for (int i = 0; i < N; i++) qq += p->q[i] * p->q[i];
+    const solver_blocks* b = p->blocks;
+    solver_problem sp = fclib_solver_problem(p);
+    for (int i = 0; i < p->nc; i++)
+      for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+        int j = b->col[k];
+        for (int r = 0; r < 3; r++)
+          for (int t = 0; t < 3; t++) {
+            double a = b->blk[9 * (size_t)k + 3 * r + t];
+            if (fabs(a) > am) am = fabs(a);
+            // against W(j, i) transposed (0 when that block is not stored)
+            double d = fabs(a - solver_gentry(&sp, 3 * j + t, 3 * i + r));
+            if (d > se) se = d;
+          }
       }
-    }
     p->w_sym_err = se;
     p->w_absmax = am;
     p->q_norm = sqrt(qq);
@@ -721,9 +822,13 @@ restore:
 }
 
 // pointers into p, in the solver's layout
+double fclib_w(const fclib_problem* p, int a, int b) {
+  solver_problem sp = fclib_solver_problem(p);
+  return solver_gentry(&sp, a, b);
+}
+
 solver_problem fclib_solver_problem(const fclib_problem* p) {
-  solver_problem s = {p->nc, p->W, p->q, p->mu, p->R};
-  return s;
+  return solver_blocks_problem(p->blocks, p->q, p->mu, p->R);
 }
 
 //---- writer ----
@@ -764,10 +869,10 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
                               fclib_storage storage, const char* title, const char* description,
                               csim_error* err) {
   int nc = p->nc, N = 3 * nc;
-  size_t nn = (size_t)N * (size_t)N;
   // W in FCLib order, its non-zero count, and the vectors
   long nnz = 0;
-  for (size_t k = 0; k < nn; k++) nnz += p->G[k] != 0;
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b < N; b++) nnz += solver_gentry(p, a, b) != 0;
   int outer = storage == FCLIB_TRIPLET ? 0 : N;
   int* ptr = calloc((size_t)(storage == FCLIB_TRIPLET ? nnz : outer) + 1, sizeof(int));
   int* idx = calloc((size_t)nnz + 1, sizeof(int));
@@ -785,7 +890,7 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
   for (int o = 0; o < N; o++) {
     for (int in = 0; in < N; in++) {
       int fr = storage == FCLIB_CSC ? in : o, fc = storage == FCLIB_CSC ? o : in;
-      double v = p->G[(size_t)to_csim(fr) * N + to_csim(fc)];
+      double v = solver_gentry(p, to_csim(fr), to_csim(fc));
       if (v == 0) continue;
       if (storage == FCLIB_TRIPLET) {
         idx[e] = fr;  // i = row, p = column (CSparse's convention)
@@ -800,13 +905,14 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
   double *q = vec, *r = vec + N, *u = vec + 2 * N;
   for (int k = 0; k < N; k++) q[k] = p->g[to_csim(k)];
   if (lambda) {
+    for (int k = 0; k < N; k++) u[k] = p->g[k];  // csim order first, then permuted
+    solver_gmul_add(p, lambda, u);
     for (int k = 0; k < N; k++) {
-      int ck = to_csim(k);
-      double acc = p->g[ck];
-      for (int j = 0; j < N; j++) acc += p->G[(size_t)ck * N + j] * lambda[j];
-      r[k] = lambda[ck];
-      u[k] = acc;
+      r[k] = lambda[to_csim(k)];
+      q[k] = u[k];  // q's slot as scratch: u in csim order
     }
+    for (int k = 0; k < N; k++) u[k] = q[to_csim(k)];
+    for (int k = 0; k < N; k++) q[k] = p->g[to_csim(k)];
   }
 
   H5E_auto2_t old_fn = NULL;
@@ -897,15 +1003,12 @@ static void project_cone(double out[3], const double x[3], double mu) {
 
 // fc3d_compute_error (README of ../shared/data/fclib), in csim's contact order
 double fclib_siconos_error(const solver_problem* p, const double* lambda, double* abs_err) {
-  int N = 3 * p->nc;
   double e2 = 0, qq = 0, rr = 0, uu = 0;
   for (int i = 0; i < p->nc; i++) {
-    double u[3];
+    double u[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    solver_grow_add(p, i, lambda, u);
     for (int a = 0; a < 3; a++) {
-      const double* Wr = p->G + (size_t)(3 * i + a) * N;
-      double acc = p->g[3 * i + a];
-      for (int k = 0; k < N; k++) acc += Wr[k] * lambda[k];
-      u[a] = acc;
+      double acc = u[a];
       uu += acc * acc;
       qq += p->g[3 * i + a] * p->g[3 * i + a];
       rr += lambda[3 * i + a] * lambda[3 * i + a];

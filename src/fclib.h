@@ -16,8 +16,9 @@
 //
 // Conventions. FCLib orders each contact's 3-block [n t1 t2]; csim orders it [t1 t2 n] (cone.h).
 // The reader and writer convert (a cyclic permutation: right-handed frames stay right-handed);
-// everything in fclib_problem is in csim's order. W is kept dense row-major (csim's solvers are
-// dense), and is NOT symmetrised: some published W are not symmetric (Capsules, OneObject:
+// everything in fclib_problem is in csim's order. A local W goes from the file's entries straight
+// to the solvers' 3x3 blocks (no dense 3nc x 3nc matrix); a global problem's condensed W is
+// computed densely (H' M^-1 H) and then split into blocks. W is NOT symmetrised: some published W are not symmetric (Capsules, OneObject:
 // max |W - W'| up to 1e-2 max |W|); w_sym_err reports it.
 //
 // Global problems: M is factored per connected block of its sparsity graph (rigid bodies give
@@ -57,7 +58,6 @@ typedef struct {
   int ndof;              // global: rows of M (0 for a local problem)
   fclib_storage storage; // storage of W (local) or H (global) in the file
   long nnz;              // entries stored in the file for W (local) or H (global)
-  double* W;             // (3nc x 3nc) row-major Delassus matrix
   double* q;             // (3nc) free velocity: u = W r + q
   double* mu;            // (nc) friction coefficients, >= 0
   double* R;             // (3nc) diagonal compliance from /csim/R, or NULL
@@ -65,6 +65,8 @@ typedef struct {
   double w_sym_err;      // max |W_ij - W_ji|
   double w_absmax;       // max |W_ij|
   double q_norm;         // Euclidean norm of q
+  solver_blocks* blocks; // W: its 3x3 blocks holding an entry of the file, and every diagonal
+                         // block (solver.h), islands from that pattern
 } fclib_problem;
 
 // read a local or global problem from an FCLib HDF5 file (global problems are condensed)
@@ -73,10 +75,13 @@ csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err);
 
 void fclib_free(fclib_problem* p);
 
+// W(a, b) in csim's order (0 outside the stored blocks), O(log blocks in the row)
+double fclib_w(const fclib_problem* p, int a, int b);
+
 // the solver's view of a problem read from a file (pointers into p)
 solver_problem fclib_solver_problem(const fclib_problem* p);
 
-// write p (csim order, G dense row-major) as an FCLib local problem: W holds G's non-zero
+// write p (csim order, any storage of G) as an FCLib local problem: W holds G's non-zero
 // entries in the given storage, q = g, mu; p->R, when not NULL, goes to /csim/R; lambda, when
 // not NULL, goes to /solution/r with /solution/u = G lambda + g (FCLib order)
 //   title, description: the /fclib_local/info strings (NULL -> a default)

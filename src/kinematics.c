@@ -10,63 +10,6 @@
 
 #include "spatial.h"
 
-//---------------------------------- inline basics ---------------------------------------------
-// (local copies of spatial.h functions used in the per-step loops, so they inline)
-
-// r = a x b (r must not alias a or b)
-static inline void cross3(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[1] * b[2] - a[2] * b[1];
-  r[1] = a[2] * b[0] - a[0] * b[2];
-  r[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-// r = A b
-static inline void mulmv3(double r[3], const double A[9], const double b[3]) {
-  r[0] = A[0] * b[0] + A[1] * b[1] + A[2] * b[2];
-  r[1] = A[3] * b[0] + A[4] * b[1] + A[5] * b[2];
-  r[2] = A[6] * b[0] + A[7] * b[1] + A[8] * b[2];
-}
-
-// r = A' b
-static inline void mulmtv3(double r[3], const double A[9], const double b[3]) {
-  r[0] = A[0] * b[0] + A[3] * b[1] + A[6] * b[2];
-  r[1] = A[1] * b[0] + A[4] * b[1] + A[7] * b[2];
-  r[2] = A[2] * b[0] + A[5] * b[1] + A[8] * b[2];
-}
-
-// C = A B (C must not alias A or B)
-static inline void mulmm3(double C[9], const double A[9], const double B[9]) {
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
-}
-
-// (R, p) = (R1, p1) * (R2, p2) (outputs must not alias inputs)
-static inline void mulpose(double R[9], double p[3], const double R1[9], const double p1[3],
-                           const double R2[9], const double p2[3]) {
-  mulmm3(R, R1, R2);
-  mulmv3(p, R1, p2);
-  p[0] += p1[0];
-  p[1] += p1[1];
-  p[2] += p1[2];
-}
-
-// r = R x + p (r must not alias x)
-static inline void xform(double r[3], const double R[9], const double p[3], const double x[3]) {
-  mulmv3(r, R, x);
-  r[0] += p[0];
-  r[1] += p[1];
-  r[2] += p[2];
-}
-
-// unit quaternion [x y z w] to rotation
-static inline void quat2mat(double R[9], const double q[4]) {
-  double x = q[0], y = q[1], z = q[2], w = q[3];
-  R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - z * w);     R[2] = 2 * (x * z + y * w);
-  R[3] = 2 * (x * y + z * w);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - x * w);
-  R[6] = 2 * (x * z - y * w);     R[7] = 2 * (y * z + x * w);     R[8] = 1 - 2 * (x * x + y * y);
-}
-
 //---------------------------------- forward kinematics ----------------------------------------
 
 // rotation by angle a about the unit axis u (Rodrigues): R = I + sin a [u]x + (1 - cos a) [u]x^2
@@ -85,13 +28,13 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
   const double* ax = m->jnt_axis + 3 * j;
   double R0[9];
   const double* p0 = m->body_pos + 3 * b;
-  quat2mat(R0, m->body_quat + 4 * b);
+  sp_quat2mat(R0, m->body_quat + 4 * b);
   switch (m->jnt_type[j]) {
     case MODEL_JOINT_REVOLUTE: {
       // R = R0 Rot(axis, q), p = p0
       double Rq[9];
       axis_angle_mat(Rq, ax, qj[0]);
-      mulmm3(R, R0, Rq);
+      sp_mulmm3(R, R0, Rq);
       sp_copy3(p, p0);
       break;
     }
@@ -100,16 +43,16 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
       double t[3];
       sp_scale3(t, ax, qj[0]);
       memcpy(R, R0, sizeof(R0));
-      xform(p, R0, p0, t);
+      sp_xform(p, R0, p0, t);
       break;
     }
     default: {
       // free: (R, p) = placement * (quat(q), pos(q)); the quaternion is normalized when read
       double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
       sp_normquat(qu);
-      quat2mat(Rq, qu);
-      mulmm3(R, R0, Rq);
-      xform(p, R0, p0, qj);
+      sp_quat2mat(Rq, qu);
+      sp_mulmm3(R, R0, Rq);
+      sp_xform(p, R0, p0, qj);
       break;
     }
   }
@@ -122,7 +65,7 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
 static void free_cdof(const sim_model* m, int b, const double* qj, double* S) {
   double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
   sp_normquat(qu);
-  quat2mat(Rq, qu);
+  sp_quat2mat(Rq, qu);
   const double* c = m->body_com + 3 * b;
   for (int k = 0; k < 3; k++) {
     double* Sl = S + 6 * k;
@@ -132,7 +75,7 @@ static void free_cdof(const sim_model* m, int b, const double* qj, double* S) {
     // Rq' e_k is row k of Rq
     Sl[0] = Rq[3 * k]; Sl[1] = Rq[3 * k + 1]; Sl[2] = Rq[3 * k + 2];
     Sl[3] = Sl[4] = Sl[5] = 0;
-    cross3(Sa, c, e);
+    sp_cross3(Sa, c, e);
     Sa[3] = e[0]; Sa[4] = e[1]; Sa[5] = e[2];
   }
 }
@@ -151,8 +94,8 @@ void kin_forward(const sim_model* m, sim_data* d) {
     double* Rl = d->xloc_mat + 9 * b;
     double* pl = d->xloc_pos + 3 * b;
     local_pose(m, b, d->q, Rl, pl);
-    mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
-    xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
+    sp_mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
+    sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
     // motion subspace of the body's dofs at q
     int j = m->body_jnt[b], da = m->body_dofadr[b];
     if (m->jnt_type[j] == MODEL_JOINT_FREE)
@@ -164,8 +107,8 @@ void kin_forward(const sim_model* m, sim_data* d) {
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
     double Rg[9];
-    quat2mat(Rg, m->geom_quat + 4 * g);
-    mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
+    sp_quat2mat(Rg, m->geom_quat + 4 * g);
+    sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
                m->geom_pos + 3 * g);
   }
 }
@@ -181,10 +124,10 @@ void kin_velocity(const sim_model* m, sim_data* d) {
     double* vb = d->cvel + 6 * b;
     // transform the parent velocity: (R'(v + w x p), R'w)
     double t[3];
-    cross3(t, vp + 3, p);
+    sp_cross3(t, vp + 3, p);
     sp_add3(t, t, vp);
-    mulmtv3(vb, R, t);
-    mulmtv3(vb + 3, R, vp + 3);
+    sp_mulmtv3(vb, R, t);
+    sp_mulmtv3(vb + 3, R, vp + 3);
     // joint velocity
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
       const double* S = d->cdof + 6 * k;
@@ -249,15 +192,15 @@ void kin_integrate(const sim_model* m, const double* q, const double* v, double 
     double qu[4] = {q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6]};
     double R[9], com[3], ang[3], dq[4], rc[3];
     sp_normquat(qu);
-    quat2mat(R, qu);
-    xform(com, R, q + qa, cb);
+    sp_quat2mat(R, qu);
+    sp_xform(com, R, q + qa, cb);
     sp_addscl3(com, v + va, dt);
     sp_scale3(ang, v + va + 3, dt);
     sp_expquat(dq, ang);
     sp_mulquat(qu, qu, dq);
     sp_normquat(qu);
-    quat2mat(R, qu);
-    mulmv3(rc, R, cb);
+    sp_quat2mat(R, qu);
+    sp_mulmv3(rc, R, cb);
     for (int i = 0; i < 3; i++) q_out[qa + i] = com[i] - rc[i];
     for (int i = 0; i < 4; i++) q_out[qa + 3 + i] = qu[i];
   }
@@ -278,10 +221,10 @@ void kin_difference(const sim_model* m, const double* q0, const double* q1, doub
     sp_normquat(b);
     double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4], Ra[9], Rb[9], ca[3], cbw[3];
     sp_mulquat(dq, ac, b);
-    quat2mat(Ra, a);
-    quat2mat(Rb, b);
-    xform(ca, Ra, q0 + qa, cb);
-    xform(cbw, Rb, q1 + qa, cb);
+    sp_quat2mat(Ra, a);
+    sp_quat2mat(Rb, b);
+    sp_xform(ca, Ra, q0 + qa, cb);
+    sp_xform(cbw, Rb, q1 + qa, cb);
     sp_sub3(v + va, cbw, ca);
     sp_logquat(v + va + 3, dq);
   }

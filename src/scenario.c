@@ -198,7 +198,7 @@ static const skey keys[] = {
     {.path = "contact.self_collision", .type = K_BOOL, .def = "false", CF(self_collision),
      .doc = "Contacts between links of the same robot (links and their parents never collide)"},
     {.path = "contact.memory_budget", .type = K_NUM, GT0, .def = "2048", CF(memory_budget), .units = "MiB",
-     .doc = "Most memory for the contact buffers (dense G and solver work grow as the square of the contacts): they hold every contact collision can produce, or as many as fit in this budget; a run that needs more stops with an error naming the numbers (exit 2 at the initial state, 1 later), never dropping a contact"},
+     .doc = "Most memory for the contact buffers (G's 3x3 blocks are bounded by the square of the contacts each tree can take, and ADMM, staggered and Lemke keep a dense island as large as all contacts, so they grow as the square of the contacts): they hold every contact collision can produce, or as many as fit in this budget; a run that needs more stops with an error naming the numbers (exit 2 at the initial state, 1 later), never dropping a contact"},
     {.path = "contact.exclude", .type = K_PAIRS, .def_doc = "none", CF(exclude), .noff = offsetof(scn_config, nexclude),
      .doc = "Link pairs that never collide, e.g. `[[base, fl_upper], [base, fr_upper]]`"},
     // solver

@@ -240,7 +240,7 @@ csim_status sim_contact_overflow(const sim* s, int found, csim_status status, cs
   int need = found + (s->maxcon - s->maxgeom);
   return err_set(err, status, s->cfg->file, 0, 0, "contact.memory_budget",
                  "%s collision found %d contacts; the contact buffers hold %d (%.1f MiB of "
-                 "%g MiB; dense G and solver work grow as the square of the contacts; every "
+                 "%g MiB; G's blocks and dense solver work grow as the square of the contacts; every "
                  "contact this scene can produce: %d); %d contacts need about %.0f MiB: raise "
                  "contact.memory_budget", when, found, s->maxgeom,
                  (double)s->buffer_bytes / SIM_MIB, s->cfg->memory_budget, s->maxgeom_worst,
@@ -463,7 +463,11 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   // which is solved again (at most twice more)
   stage_limits(s, h);
   for (int round = 0;; round++) {
-    contact_build(m, d, s->con, &s->copt, s->vfree);
+    if (contact_build(m, d, s->con, &s->copt, s->vfree) != 0)
+      return err_set(err, CSIM_ERR_RUN, s->cfg->file, 0, 0, "contact.memory_budget",
+                     "at step %ld the Delassus matrix needs more blocks than its bound "
+                     "(contact_max_blocks, %ld): a bug, please report", s->step,
+                     s->con->G->maxblocks);
     solver_problem p = contact_problem(s->con);
     solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
     solver_solve(s->slv, &p, s->con->lambda, &info->solve);

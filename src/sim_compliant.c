@@ -151,18 +151,19 @@ static double tals(const cmpl_data* c, int nc, const double* vc, const double* d
 // |R(vc)|^2 for trial contact velocities vc (forces evaluated into c->ev, c->f, c->A)
 static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double h,
                           const double* vc) {
-  int n3 = 3 * nc;
   for (int i = 0; i < nc; i++) {
     cmpl_force(&c->p, &c->pt[i], vc + 3 * i, &c->ev[i]);
     memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
   }
   double phi = 0;
-  for (int a = 0; a < n3; a++) {
-    const double* Ga = con->G + (size_t)a * n3;
-    double acc = 0;
-    for (int b = 0; b < n3; b++) acc += Ga[b] * c->f[b];
-    double r = vc[a] - c->vstar[a] - h * acc;
-    phi += r * r;
+  solver_problem gp = contact_problem(con);
+  for (int i = 0; i < nc; i++) {
+    double gf[3] = {0, 0, 0};  // (G f)_i over the blocks of row i
+    solver_grow_add(&gp, i, c->f, gf);
+    for (int r = 0; r < 3; r++) {
+      double e = vc[3 * i + r] - c->vstar[3 * i + r] - h * gf[r];
+      phi += e * e;
+    }
   }
   return isfinite(phi) ? phi : INFINITY;
 }
@@ -205,13 +206,16 @@ static void solve_frozen(sim* s, double h) {
     // forces and residual R = vc - vc* - h G f at the current iterate
     eval_all(c, nc);
     double res = 0;
-    for (int a = 0; a < n3; a++) {
-      const double* Ga = con->G + (size_t)a * n3;
-      double acc = 0;
-      for (int b = 0; b < n3; b++) acc += Ga[b] * c->f[b];
-      c->R[a] = c->vc[a] - c->vstar[a] - h * acc;
-      if (!isfinite(c->R[a])) res = INFINITY;
-      else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
+    solver_problem gp = contact_problem(con);
+    for (int i = 0; i < nc; i++) {
+      double gf[3] = {0, 0, 0};  // (G f)_i over the blocks of row i
+      solver_grow_add(&gp, i, c->f, gf);
+      for (int r = 0; r < 3; r++) {
+        int a = 3 * i + r;
+        c->R[a] = c->vc[a] - c->vstar[a] - h * gf[r];
+        if (!isfinite(c->R[a])) res = INFINITY;
+        else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
+      }
     }
     c->residual = res;
     hist_put(c, it, res);
@@ -221,17 +225,21 @@ static void solve_frozen(sim* s, double h) {
     }
     if (it >= c->max_iterations || !isfinite(res)) break;
     // Newton matrix I - h G A (A block diagonal, 3x3 per contact)
-    for (int a = 0; a < n3; a++) {
-      const double* Ga = con->G + (size_t)a * n3;
-      double* Na = c->N + (size_t)a * n3;
-      for (int j = 0; j < nc; j++) {
+    // (dense LU of its own; G's blocks give the nonzero 3x3 blocks of G A)
+    memset(c->N, 0, sizeof(double) * (size_t)n3 * (size_t)n3);
+    for (int i = 0; i < nc; i++)
+      for (int k = gp.rowptr[i]; k < gp.rowptr[i + 1]; k++) {
+        int j = gp.col[k];
+        const double* B = gp.blk + 9 * (size_t)k;
         const double* Aj = c->A + 9 * j;
-        const double* g = Ga + 3 * j;
-        for (int col = 0; col < 3; col++)
-          Na[3 * j + col] = -h * (g[0] * Aj[col] + g[1] * Aj[3 + col] + g[2] * Aj[6 + col]);
+        for (int r = 0; r < 3; r++) {
+          double* Na = c->N + (size_t)(3 * i + r) * n3;
+          const double* g = B + 3 * r;
+          for (int col = 0; col < 3; col++)
+            Na[3 * j + col] = -h * (g[0] * Aj[col] + g[1] * Aj[3 + col] + g[2] * Aj[6 + col]);
+        }
       }
-      Na[a] += 1;
-    }
+    for (int a = 0; a < n3; a++) c->N[(size_t)a * n3 + a] += 1;
     if (!lu_factor(n3, c->N, c->piv)) break;
     for (int a = 0; a < n3; a++) c->dvc[a] = -c->R[a];
     lu_solve(n3, c->N, c->piv, c->dvc);
@@ -290,7 +298,11 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   stage_actions(s);
   stage_limit_springs(s, 0);
   dyn_rnea(m, d, NULL, NULL, s->tau);
-  contact_build(m, d, ce, &copt, v);
+  // G past its block bound (never for a true bound, contact.h): stop the run as an overflow
+  if (contact_build(m, d, ce, &copt, v) != 0) {
+    *dropped = ncon + 1;
+    ce->ncon = 0;
+  }
 
   // contact forces at the evaluated configuration (delta from the geometry, hpen = 0)
   for (int i = 0; i < ncon; i++) {
@@ -468,7 +480,10 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
 
   // contact problem at q0 (frames, J, G, g) and the integrator
   contact_options copt = metric_options(s, h);
-  contact_build(m, d, s->con, &copt, s->vfree);
+  if (contact_build(m, d, s->con, &copt, s->vfree) != 0) {  // see eval_end (never expected)
+    *dropped = s->con->ncon + 1;
+    s->con->ncon = 0;
+  }
   if (c->scheme == SCN_INT_IMPLICIT_EULER) {
     solve_implicit(s, h, dropped);
   } else {

@@ -25,6 +25,16 @@
 // complementarity residual mu lambda_N |c_T| however well it solved its own problem).
 // solver_solve never allocates: a solver is created for a maximum contact count and keeps its
 // workspace.
+//
+// Storage: G is block-sparse (solver_problem below). Per-contact families (PGS for ncp/ccp/lcp,
+// RaiSim bisection) sweep block rows: after contact i changes, c = G~ lambda + g is updated over
+// the blocks of row i only, diagonal blocks come from storage; ncp/pgs iterates island by island
+// (each island stops at its own tolerance; iterations reported are the most any island took). ADMM, staggered projections and
+// Lemke factor or pivot on G: solver_solve hands them one island at a time as a dense
+// sub-problem (densely per island, LAPACK dpotrf for ADMM: not a sparse factorization yet; their
+// workspace is sized for an island of every contact). c = G lambda + g at the answer is computed
+// once (or taken from the family when it is exact) and shared by the NCP criterion and the eps
+// metrics.
 #ifndef CSIM_SOLVER_H
 #define CSIM_SOLVER_H
 
@@ -65,13 +75,79 @@ typedef enum {
 extern const char* const solver_model_names[SOLVER_NMODELS];  // "ncp", "ccp", ...
 extern const char* const solver_kind_names[SOLVER_NKINDS];    // "pgs", "lemke", ...
 
+// G is block-sparse and symmetric: 3x3 blocks (i, j) only for contact pairs that share dofs
+// (contact.h), both triangles stored, CSR over block rows: row i holds blocks
+// rowptr[i]..rowptr[i+1]-1 with columns col[] ascending, diag[i] the index of its diagonal block,
+// blk[9 k..9 k+8] block k row-major (block (j, i) is block (i, j) transposed). Islands are the
+// connected components of the block pattern (contacts that share no dofs, directly or through
+// other contacts, never interact): island k holds contacts island_con[island_ptr[k]..
+// island_ptr[k+1]-1], ascending. `dense` is the alternative storage of the same G (3nc x 3nc
+// row-major) used for the per-island dense sub-problems of ADMM, staggered and Lemke (solver.c);
+// when it is set the block fields are unused. The kernels below read whichever is set.
 typedef struct {
   int nc;               // contacts
-  const double* G;      // (3nc x 3nc) row-major, symmetric positive semi-definite
+  const int* rowptr;    // (nc + 1)
+  const int* col;       // (nblocks) block column
+  const int* diag;      // (nc) index of block (i, i)
+  const double* blk;    // (9 nblocks)
+  int nisland;
+  const int* island_ptr;  // (nisland + 1)
+  const int* island_con;  // (nc)
+  const double* dense;  // (3nc x 3nc) dense G instead of the blocks, or NULL
   const double* g;      // (3nc)
   const double* mu;     // (nc)
   const double* R;      // (3nc) diagonal compliance, or NULL
 } solver_problem;
+
+// owner of a block-sparse G: storage for up to maxc block rows and maxblocks blocks
+typedef struct {
+  int maxc;
+  long maxblocks;
+  int nc;
+  long nblocks;
+  int* rowptr;          // (maxc + 1)
+  int* col;             // (maxblocks)
+  int* diag;            // (maxc)
+  double* blk;          // (9 maxblocks)
+  int nisland;
+  int* island_ptr;      // (maxc + 1)
+  int* island_con;      // (maxc)
+  int* uf;              // (maxc) union-find scratch, then each contact's island
+} solver_blocks;
+
+csim_status solver_blocks_create(int maxc, long maxblocks, solver_blocks** out, csim_error* err);
+void solver_blocks_free(solver_blocks* b);
+// bytes solver_blocks_create allocates
+size_t solver_blocks_bytes(int maxc, long maxblocks);
+
+// islands of the pattern in b (rowptr/col for b->nc rows): union-find over the off-diagonal
+// blocks, O(nblocks); islands numbered by their smallest contact
+void solver_blocks_islands(solver_blocks* b);
+
+// b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
+// and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
+// error when they do not fit in b
+csim_status solver_blocks_from_dense(solver_blocks* b, int nc, const double* G, int full,
+                                     csim_error* err);
+
+// the problem view of b with g, mu, R (R may be NULL)
+solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, const double* mu,
+                                     const double* R);
+
+// kernels on p's G (blocks or dense; R never included):
+// y += G x (3nc)
+void solver_gmul_add(const solver_problem* p, const double* x, double* y);
+// diagonal block G_ii (row-major)
+void solver_gdiag(const solver_problem* p, int i, double B[9]);
+// entry G(a, b) (0 where no block), O(log blocks in the row)
+double solver_gentry(const solver_problem* p, int a, int b);
+// out (3) += row block i of G x: O(blocks in row i)
+void solver_grow_add(const solver_problem* p, int i, const double* x, double out[3]);
+// y += G(:, 3i..3i+2) d: touches only the contacts sharing a block with i, O(blocks in row i)
+void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* y);
+// dense copy of G restricted to the n contacts cons[] (ascending; 3n x 3n row-major, zeros where
+// no block); map (nc ints, any content) is scratch
+void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, double* out);
 
 typedef struct {
   solver_model model;

@@ -78,6 +78,7 @@ END_TEST
 int main(void) {
   Suite* s = suite_create("bench_doc");
   TCase* t = tcase_create("readme");
+  tcase_set_timeout(t, 120);  // one python run: seconds on a loaded machine, not the 4 s default
   tcase_add_test(t, readme_block_has_generated_form);
   suite_add_tcase(s, t);
   SRunner* sr = srunner_create(s);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fclib.h"
+#include "dense_problem.h"
 #include "solver.h"
 
 #define DATA "../shared/data/fclib/"
@@ -355,10 +356,10 @@ START_TEST(shared_files_read) {
       // symmetric within the manifest's own defect (plus round-off)
       for (int i = 0; i < N; i++)
         for (int j = 0; j < i; j++)
-          ck_assert(fabs(p->W[i * N + j] - p->W[j * N + i]) <= sym * (1 + 1e-9) + 1e-300);
+          ck_assert(fabs(fclib_w(p, i, j) - fclib_w(p, j, i)) <= sym * (1 + 1e-9) + 1e-300);
     } else {
       ck_assert_msg(p->w_sym_err <= 1e-13 * p->w_absmax, "%s: condensed W not symmetric", path);
-      for (int i = 0; i < N; i++) ck_assert(p->W[i * N + i] >= 0);
+      for (int i = 0; i < N; i++) ck_assert(fclib_w(p, i, i) >= 0);
       ck_assert_int_gt(p->ndof, 0);
     }
     fclib_free(p);
@@ -386,13 +387,13 @@ START_TEST(hand_written_storages) {
     for (int i = 0; i < HN; i++) {
       ck_assert_double_eq(p->q[csim_index(i)], qf[i]);
       for (int j = 0; j < HN; j++)
-        ck_assert_msg(p->W[csim_index(i) * HN + csim_index(j)] == Wf[i * HN + j],
+        ck_assert_msg(fclib_w(p, csim_index(i), csim_index(j)) == Wf[i * HN + j],
                       "storage %d: W(%d,%d)", storages[s], i, j);
     }
     ck_assert_double_eq(p->mu[0], 0.3);
     ck_assert_double_eq(p->mu[1], 0.7);
     // csim order: the normal of contact 0 is csim row 2 = FCLib row 0
-    ck_assert_double_eq(p->W[2 * HN + 2], Wf[0]);
+    ck_assert_double_eq(fclib_w(p, 2, 2), Wf[0]);
     ck_assert_double_eq(p->q[2], qf[0]);
     ck_assert_double_eq(p->q[0], qf[1]);
     fclib_free(p);
@@ -425,7 +426,8 @@ START_TEST(writer_round_trip) {
     ck_assert_int_eq(fclib_read(path, &b, &e), CSIM_OK);
     ck_assert_int_eq(b->nc, 2);
     ck_assert_int_eq(b->storage, st[s]);
-    ck_assert_int_eq(memcmp(a->W, b->W, sizeof(double) * HN * HN), 0);
+    for (int i = 0; i < HN; i++)
+      for (int j = 0; j < HN; j++) ck_assert(fclib_w(a, i, j) == fclib_w(b, i, j));
     ck_assert_int_eq(memcmp(a->q, b->q, sizeof(double) * HN), 0);
     ck_assert_int_eq(memcmp(a->mu, b->mu, sizeof(double) * 2), 0);
     ck_assert_ptr_nonnull(b->R);
@@ -465,7 +467,7 @@ START_TEST(empty_problem) {
   tmpdir(dir, sizeof(dir));
   snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
   double none = 0;
-  solver_problem sp = {0, &none, &none, &none, NULL};
+  solver_problem sp = tdense(0, &none, &none, &none, NULL);
   csim_error e;
   ck_assert_int_eq(fclib_write_local(path, &sp, NULL, FCLIB_CSR, NULL, NULL, &e), CSIM_OK);
   fclib_problem* p = NULL;
@@ -545,9 +547,9 @@ static void expect_condensed(const fclib_problem* p, const double* W, const doub
     ck_assert_msg(fabs(p->q[csim_index(a)] - q[a]) <= rtol * qmax + 1e-300, "%s: q[%d] %.17g vs %.17g",
                   what, a, p->q[csim_index(a)], q[a]);
     for (int b = 0; b < m; b++)
-      ck_assert_msg(fabs(p->W[csim_index(a) * m + csim_index(b)] - W[a * m + b]) <= rtol * wmax,
+      ck_assert_msg(fabs(fclib_w(p, csim_index(a), csim_index(b)) - W[a * m + b]) <= rtol * wmax,
                     "%s: W(%d,%d) %.17g vs %.17g", what, a, b,
-                    p->W[csim_index(a) * m + csim_index(b)], W[a * m + b]);
+                    fclib_w(p, csim_index(a), csim_index(b)), W[a * m + b]);
   }
 }
 
@@ -908,29 +910,29 @@ START_TEST(siconos_error_values) {
   double abs_err;
   // a solution: r inside the cone with u = 0
   double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q1[3] = {0, 0, -1}, r1[3] = {0, 0, 1}, mu = 0.5;
-  solver_problem p1 = {1, I3, q1, &mu, NULL};
+  solver_problem p1 = tdense(1, I3, q1, &mu, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p1, r1, &abs_err), 0, 1e-16);
   // r = e_N with a separating u = (t 0, n 1): r - u~ = (-1, 0, -0.5) is in the polar cone, so
   // e = r, |e| = 1, relative to max(|q| 1, |r| 1, |u| sqrt 2)
   double q2[3] = {1, 0, 0};
-  solver_problem p2 = {1, I3, q2, &mu, NULL};
+  solver_problem p2 = tdense(1, I3, q2, &mu, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p2, r1, &abs_err), 1 / sqrt(2), 1e-15);
   ck_assert_double_eq_tol(abs_err, 1, 1e-15);
   // W = 0, q = u = (0.3, 0.4, 0): u~ = (0.3, 0.4, 0.25) for mu 0.5, r - u~ = (-0.3, -0.4, 0.75)
   // projects on the boundary: n' = (0.25 + 0.75)/1.25 = 0.8, t' = 0.4 (-0.6, -0.8), so
   // e = (0.24, 0.32, 0.2), |e| = sqrt(0.2)
   double Z[9] = {0}, q3[3] = {0.3, 0.4, 0};
-  solver_problem p3 = {1, Z, q3, &mu, NULL};
+  solver_problem p3 = tdense(1, Z, q3, &mu, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p3, r1, &abs_err), sqrt(0.2), 1e-15);
   ck_assert_double_eq_tol(abs_err, sqrt(0.2), 1e-15);
   // mu = 1: r - u~ = (-0.3, -0.4, 0.5) is inside the cone: e = u~, |e| = sqrt(0.5)
   double one = 1;
-  solver_problem p4 = {1, Z, q3, &one, NULL};
+  solver_problem p4 = tdense(1, Z, q3, &one, NULL);
   ck_assert_double_eq_tol(fclib_siconos_error(&p4, r1, &abs_err), sqrt(0.5), 1e-15);
   // two contacts add in squares
   double Z6[36] = {0}, q6[6] = {0.3, 0.4, 0, 0.3, 0.4, 0}, r6[6] = {0, 0, 1, 0, 0, 1};
   double mu2[2] = {1, 1};
-  solver_problem p6 = {2, Z6, q6, mu2, NULL};
+  solver_problem p6 = tdense(2, Z6, q6, mu2, NULL);
   fclib_siconos_error(&p6, r6, &abs_err);
   ck_assert_double_eq_tol(abs_err, 1, 1e-15);
 }

@@ -724,6 +724,26 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
     ck_assert_msg(got[i] == want[i], "%s for %d contacts: allocated %ld bytes, accounted %ld",
                   i % 3 == 0 ? "contact_create" : i % 3 == 1 ? "solver_create" : "cmpl_create",
                   sizes[i / 3], got[i], want[i]);
+  // the families with a dense island buffer (ADMM, staggered, Lemke) and the per-contact ones
+  // other than PGS: their solver_bytes too
+  const solver_options others[4] = {
+      {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL},
+      {SOLVER_MODEL_NCP, SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL},
+      {SOLVER_MODEL_LCP, SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL},
+      {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL}};
+  for (int o = 0; o < 4; o++)
+    for (int k = 0; k < 3; k++) {
+      csim_error err;
+      solver* sv = NULL;
+      long b0 = atomic_load(&g_nbytes);
+      csim_status st = solver_create(&others[o], sizes[k], &sv, &err);
+      long b1 = atomic_load(&g_nbytes);  // (before any ck_assert: Check allocates its messages)
+      ck_assert(st == CSIM_OK);
+      ck_assert_msg(b1 - b0 == (long)solver_bytes(&others[o], sizes[k]),
+                    "solver %d for %d contacts: allocated %ld bytes, accounted %ld", o, sizes[k],
+                    b1 - b0, (long)solver_bytes(&others[o], sizes[k]));
+      solver_free(sv);
+    }
   unload(&g);
   unload(&f);
 #endif

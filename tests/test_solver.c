@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cone.h"
+#include "dense_problem.h"
 #include "solver.h"
 
 static double urand(unsigned* s) {
@@ -118,7 +119,7 @@ START_TEST(single_contact_exact_solutions) {
     }
     double g[3];
     for (int i = 0; i < 3; i++) g[i] = c[i] - (G[3 * i] * lam[0] + G[3 * i + 1] * lam[1] + G[3 * i + 2] * lam[2]);
-    solver_problem p = {1, G, g, &mu, NULL};
+    solver_problem p = tdense(1, G, g, &mu, NULL);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(pgs, &p, x, &res);
@@ -143,7 +144,7 @@ START_TEST(sliding_block_closed_form) {
   double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
   double vx = 1.0;                     // sliding velocity
   double g[3] = {vx, 0, -grav * dt};   // free velocity after a step of gravity
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   solver* pgs = make_pgs(1, 1e-14, 100);
   double x[3] = {0, 0, 0};
   solver_result res;
@@ -192,7 +193,7 @@ START_TEST(multi_contact_convergence_and_warm_start) {
     g[3 * i + 1] = 0.2 * urand(&s);
     g[3 * i + 2] = -0.01;
   }
-  solver_problem p = {nc, G, g, mu, NULL};
+  solver_problem p = tdense(nc, G, g, mu, NULL);
   solver* pgs = make_pgs(nc, 1e-10, 100000);
   double x[12] = {0};
   solver_result res;
@@ -236,7 +237,7 @@ START_TEST(unsupported_pairs_are_errors) {
   o.over_relaxation = 1;
   ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);
   double G[36] = {0}, g[6] = {0}, mu[2] = {1, 1}, x[6] = {0};
-  solver_problem p = {2, G, g, mu, NULL};
+  solver_problem p = tdense(2, G, g, mu, NULL);
   solver_result r;
   solver_solve(s, &p, x, &r);
   ck_assert(!r.converged);
@@ -249,7 +250,7 @@ END_TEST
 // NaN entries falls back to the reconstructed one
 START_TEST(dual_variable_round_trip) {
   double G[9] = {2, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 1}, g[3] = {0.4, -0.2, -1}, mu = 0.3;
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   solver_options o = {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL};
   solver* s = NULL;
   csim_error e;

@@ -14,6 +14,7 @@
 #include "cone.h"
 #include "scenario.h"
 #include "sim.h"
+#include "dense_problem.h"
 #include "solver.h"
 #include "solvers/solver_impl.h"
 
@@ -210,7 +211,7 @@ START_TEST(ccp_single_contact_exact) {
     }
     double g[3];
     for (int i = 0; i < 3; i++) g[i] = c[i] - (G[3 * i] * lam[0] + G[3 * i + 1] * lam[1] + G[3 * i + 2] * lam[2]);
-    solver_problem p = {1, G, g, &mu, NULL};
+    solver_problem p = tdense(1, G, g, &mu, NULL);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(adm, &p, x, &res);
@@ -276,7 +277,7 @@ START_TEST(ncp_single_contact_exact) {
       }
       double g[3];
       for (int i = 0; i < 3; i++) g[i] = c[i] - (G[3 * i] * lam[0] + G[3 * i + 1] * lam[1] + G[3 * i + 2] * lam[2]);
-      solver_problem p = {1, G, g, &mu, NULL};
+      solver_problem p = tdense(1, G, g, &mu, NULL);
       double x[3] = {0, 0, 0};
       solver_result res;
       solver_solve(sv, &p, x, &res);
@@ -308,7 +309,7 @@ START_TEST(sliding_block_closed_forms) {
   double m = 2, mu = 0.3, v = 1.0;
   double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
   double g[3] = {v, 0, -GRAV * DT};
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   solver_kind kinds[2] = {SOLVER_ADMM, SOLVER_STAGGERED};
   for (int q = 0; q < 2; q++) {
     solver* sv = make(SOLVER_MODEL_NCP, kinds[q], 1, 1e-14, 1000, 1);
@@ -362,7 +363,7 @@ START_TEST(box_on_plane_agreement) {
       g[3 * i + 1] = vy + wz * corners[i][0];
       g[3 * i + 2] = -GRAV * DT;
     }
-    solver_problem p = {4, G, g, mu, NULL};
+    solver_problem p = tdense(4, G, g, mu, NULL);
     double ref[12], x[12] = {0}, cr[12], cx[12];
     ccp_reference(4, G, g, mu, ref);
     velocity(12, G, g, NULL, ref, cr);
@@ -417,7 +418,7 @@ START_TEST(ill_conditioned_stack) {
   double m1 = 1e-3, m2 = 1e3;
   stack_problem(m1, m2, G, g);
   for (int i = 0; i < 8; i++) mu[i] = 0.5;
-  solver_problem p = {8, G, g, mu, NULL};
+  solver_problem p = tdense(8, G, g, mu, NULL);
   solver_result res;
   // PGS stalls
   solver* pgs = make(SOLVER_MODEL_NCP, SOLVER_PGS, 8, 1e-8, 1000, 1);
@@ -470,7 +471,7 @@ START_TEST(warm_start) {
                 {SOLVER_MODEL_NCP, SOLVER_STAGGERED}};
   for (int q = 0; q < 3; q++) {
     solver* sv = make(pairs[q].m, pairs[q].k, 4, 1e-10, 5000, 1);
-    solver_problem p = {4, G, g, mu, NULL}, p2 = {4, G, g2, mu, NULL};
+    solver_problem p = tdense(4, G, g, mu, NULL), p2 = tdense(4, G, g2, mu, NULL);
     double x[12] = {0};
     solver_result res;
     solver_solve(sv, &p, x, &res);
@@ -537,7 +538,7 @@ START_TEST(compliance_honoured) {
                 {SOLVER_MODEL_NCP, SOLVER_STAGGERED}};
   for (int q = 0; q < 3; q++) {
     solver* sv = make(pairs[q].m, pairs[q].k, 4, 1e-12, 5000, 1);
-    solver_problem p = {4, G, g, mu, R};
+    solver_problem p = tdense(4, G, g, mu, R);
     double x[12] = {0};
     solver_result res;
     solver_solve(sv, &p, x, &res);
@@ -561,7 +562,7 @@ START_TEST(over_relaxation) {
     g[3 * i + 1] = -0.1;
     g[3 * i + 2] = -GRAV * DT;
   }
-  solver_problem p = {4, G, g, mu, NULL};
+  solver_problem p = tdense(4, G, g, mu, NULL);
   solver_model models[2] = {SOLVER_MODEL_CCP, SOLVER_MODEL_NCP};
   for (int q = 0; q < 2; q++) {
     double ref[12] = {0}, cref[12];
@@ -601,19 +602,21 @@ START_TEST(bad_input) {
     box_on_plane(G);
     for (int a = 0; a < 12; a++) g[a] = a % 3 == 2 ? -0.01 : 0.1;
     G[5] = NAN;
-    solver_problem p = {4, G, g, mu, NULL};
+    solver_problem p = tdense(4, G, g, mu, NULL);
     memset(x, 0, sizeof(x));
     solver_solve(sv, &p, x, &res);
     ck_assert(!res.converged);
     // NaN in g
     box_on_plane(G);
     g[4] = NAN;
+    p = tdense(4, G, g, mu, NULL);
     memset(x, 0, sizeof(x));
     solver_solve(sv, &p, x, &res);
     ck_assert(!res.converged);
     // unbounded: nothing resists the push
     memset(G, 0, sizeof(G));
     for (int a = 0; a < 12; a++) g[a] = a % 3 == 2 ? -0.01 : 0;
+    p = tdense(4, G, g, mu, NULL);  // the blocks are a copy of G
     memset(x, 0, sizeof(x));
     solver_solve(sv, &p, x, &res);
     ck_assert(!res.converged);
@@ -621,6 +624,7 @@ START_TEST(bad_input) {
     // NaN warm start on a good problem: dropped
     box_on_plane(G);
     for (int a = 0; a < 12; a++) g[a] = a % 3 == 2 ? -0.01 : 0;
+    p = tdense(4, G, g, mu, NULL);
     for (int a = 0; a < 12; a++) x[a] = NAN;
     solver_solve(sv, &p, x, &res);
     ck_assert(res.converged);
@@ -659,7 +663,7 @@ START_TEST(random_problems) {
         x[a] = trial % 4 == 0 ? urand(&s) : 0;
       }
       for (int i = 0; i < nc; i++) mu[i] = trial % 5 == 0 ? 0 : 0.75 * (1 + urand(&s));
-      solver_problem p = {nc, G, g, mu, trial % 2 ? R : NULL};
+      solver_problem p = tdense(nc, G, g, mu, trial % 2 ? R : NULL);
       solver_result res;
       solver_solve(sv, &p, x, &res);
       ck_assert_int_le(res.iterations, 300);

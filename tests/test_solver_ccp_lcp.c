@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cone.h"
+#include "dense_problem.h"
 #include "solver.h"
 
 static const double kPi = 3.14159265358979323846;
@@ -137,7 +138,7 @@ START_TEST(ccp_single_contact_exact) {
     }
     double g[3];
     backwards_g(3, G, NULL, lam, c, g);
-    solver_problem p = {1, G, g, &mu, NULL};
+    solver_problem p = tdense(1, G, g, &mu, NULL);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(pgs, &p, x, &res);
@@ -172,7 +173,7 @@ START_TEST(ccp_isotropic_closed_form_with_R) {
       double mu = 0.1 + (urand(&s) + 1) / 2, g[3] = {urand(&s), urand(&s), urand(&s) - 0.3};
       double a = (1 + alpha) / m, want[3] = {-g[0] / a, -g[1] / a, -g[2] / a};
       cone_project(want, want, mu);
-      solver_problem p = {1, G, g, &mu, R};
+      solver_problem p = tdense(1, G, g, &mu, R);
       double x[3] = {0, 0, 0};
       solver_result res;
       solver_solve(pgs, &p, x, &res);
@@ -236,7 +237,7 @@ static void pyramid_single_contact(solver_kind kind, int facets, unsigned seed) 
     }
     double g[3];
     backwards_g(3, G, NULL, lam, c, g);
-    solver_problem p = {1, G, g, &mu, NULL};
+    solver_problem p = tdense(1, G, g, &mu, NULL);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(sv, &p, x, &res);
@@ -279,7 +280,7 @@ START_TEST(lcp_pyramid_corner_bias) {
     double angles[2] = {kPi / 4, kPi / 6};
     for (int a = 0; a < 2; a++) {
       double g[3] = {cos(angles[a]), sin(angles[a]), -grav * dt};
-      solver_problem p = {1, G, g, &mu, NULL};
+      solver_problem p = tdense(1, G, g, &mu, NULL);
       double x[3] = {0, 0, 0};
       solver_result res;
       solver_solve(sv, &p, x, &res);
@@ -315,7 +316,7 @@ START_TEST(lcp_diagonal_closed_form_with_R) {
         double t = -g[i] / a[i], r = mu * want[2];
         want[i] = t > r ? r : (t < -r ? -r : t);
       }
-      solver_problem p = {1, G, g, &mu, R};
+      solver_problem p = tdense(1, G, g, &mu, R);
       double x[3] = {0, 0, 0};
       solver_result res;
       solver_solve(sv, &p, x, &res);
@@ -356,7 +357,7 @@ START_TEST(lemke_and_pgs_agree) {
         g[3 * i + 1] = 0.5 * urand(&s);
         g[3 * i + 2] = -0.2 + 0.1 * urand(&s);
       }
-      solver_problem p = {nc, G, g, mu, NULL};
+      solver_problem p = tdense(nc, G, g, mu, NULL);
       double x[18] = {0}, y[18] = {0};
       solver_result r1, r2;
       solver_solve(lem, &p, x, &r1);
@@ -405,7 +406,7 @@ START_TEST(box_on_plane_all_pairs) {
           g[3 * i + 1] = push ? 0.3 * urand(&s) : 0;
           g[3 * i + 2] = -grav * dt;
         }
-        solver_problem p = {4, G, g, mu, NULL};
+        solver_problem p = tdense(4, G, g, mu, NULL);
         double x[12] = {0};
         solver_result res;
         solver_solve(sv, &p, x, &res);
@@ -436,7 +437,7 @@ END_TEST
 // NaN data is never reported as converged
 START_TEST(failures_are_reported) {
   double G[9] = {0}, g[3] = {0, 0, -1}, mu = 0.5;
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   struct {
     solver_model model;
     solver_kind kind;
@@ -451,7 +452,7 @@ START_TEST(failures_are_reported) {
     ck_assert(!res.converged);
     ck_assert(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]));
     double Gn[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, gn[3] = {0, NAN, -1};
-    solver_problem pn = {1, Gn, gn, &mu, NULL};
+    solver_problem pn = tdense(1, Gn, gn, &mu, NULL);
     solver_solve(sv, &pn, x, &res);
     ck_assert(!res.converged);
     solver_free(sv);

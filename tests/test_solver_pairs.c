@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cone.h"
+#include "dense_problem.h"
 #include "solver.h"
 
 #define GRAV 9.81
@@ -163,7 +164,7 @@ START_TEST(sliding_cube_model_answers) {
               x[3 * i] = -mu * x[3 * i + 2] * u[0];
               x[3 * i + 1] = -mu * x[3 * i + 2] * u[1];
             }
-          solver_problem p = {4, G, g, mu4, NULL};
+          solver_problem p = tdense(4, G, g, mu4, NULL);
           solver_result res;
           solver_solve(s, &p, x, &res);
           double sum = 0;
@@ -287,7 +288,7 @@ static void check_all_pairs(const char* what, int nc, const double* G, const dou
         unsigned seed = 7;
         if (warm)  // a previous step's impulses: the answer perturbed, tangents included
           for (int k = 0; k < 3 * nc; k++) x[k] = expect[k] + 0.02 * urand(&seed);
-        solver_problem p = {nc, G, g, mu, NULL};
+        solver_problem p = tdense(nc, G, g, mu, NULL);
         solver_result res;
         solver_solve(s, &p, x, &res);
         ck_assert_msg(res.converged, "%s, %s, %s start: residual %.3g after %d iterations", what,
@@ -357,7 +358,7 @@ START_TEST(frictionless_contacts_all_pairs) {
         pair_name(pair, sc, name, sizeof(name));
         solver* s = make(pair, sc, 4, 1e-11, 200000);
         double x[12] = {0}, c[12];
-        solver_problem p = {4, G, g, mu0, NULL};
+        solver_problem p = tdense(4, G, g, mu0, NULL);
         solver_result res;
         solver_solve(s, &p, x, &res);
         ck_assert_msg(res.converged, "cube mu = 0, %s: residual %.3g after %d", name,

@@ -10,6 +10,7 @@
 #include "cone.h"
 #include "scenario.h"
 #include "sim.h"
+#include "dense_problem.h"
 #include "solver.h"
 
 static double urand(unsigned* s) {
@@ -113,7 +114,7 @@ START_TEST(stick_and_takeoff_exact) {
         g[2] = 0.05 + fabs(urand(&s));
         lam[0] = lam[1] = lam[2] = 0;
       }
-      solver_problem p = {1, G, g, &mu, NULL};
+      solver_problem p = tdense(1, G, g, &mu, NULL);
       double x[3] = {0, 0, 0};
       if (k % 4 >= 2) {  // warm start somewhere else in the cone
         x[2] = 1;
@@ -151,7 +152,7 @@ START_TEST(raisim_sliding_exact_and_violates_mdp) {
     for (int r = 0; r < 3; r++) v0[r] = -v0[r];
     if (hypot(v0[0], v0[1]) <= mu * v0[2]) continue;  // sticking: covered above
     tested++;
-    solver_problem p = {1, G, g, &mu, NULL};
+    solver_problem p = tdense(1, G, g, &mu, NULL);
     double x[3] = {0, 0, 0}, ref[3];
     solver_result res;
     solver_solve(slv, &p, x, &res);
@@ -194,7 +195,7 @@ END_TEST
 START_TEST(raisim_vs_ds_single_contact_mdp) {
   double G[9] = {2.0, 0.3, 0.8, 0.3, 1.0, -0.4, 0.8, -0.4, 1.5};
   double g[3] = {1.0, 0.5, -0.3}, mu = 0.5;
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   double xr[3] = {0}, xd[3] = {0};
   solver_result rr, rd;
   solver* a = make(SOLVER_MODEL_RAISIM, 1, 1e-13, 500);
@@ -270,7 +271,7 @@ START_TEST(ds_sliding_exact_ncp) {
     lam[1] = -mu * lam[2] * sin(th);
     mul3(G, lam, g);
     for (int r = 0; r < 3; r++) g[r] = c[r] - g[r];
-    solver_problem p = {1, G, g, &mu, NULL};
+    solver_problem p = tdense(1, G, g, &mu, NULL);
     double x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
     solver_result res, rr;
     solver_solve(ds, &p, x, &res);
@@ -294,7 +295,7 @@ END_TEST
 // frictionless contacts, a zero block and non-finite data: defined answers, no hang
 START_TEST(degenerate_inputs) {
   double G[9] = {1, 0.2, 0.3, 0.2, 1, 0.1, 0.3, 0.1, 2}, g[3] = {1, 0, -1}, mu = 0;
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
     solver* slv = make((solver_model)model, 2, 1e-12, 50);
     double x[3] = {0, 0, 0};
@@ -308,19 +309,19 @@ START_TEST(degenerate_inputs) {
     double G2[36] = {0}, g2[6] = {0, 0, -1, 0.1, 0, -1}, mu2[2] = {0.5, 0.5};
     G2[0] = G2[7] = G2[14] = 0;
     G2[21] = G2[28] = G2[35] = 1;
-    solver_problem p2 = {2, G2, g2, mu2, NULL};
+    solver_problem p2 = tdense(2, G2, g2, mu2, NULL);
     double x2[6] = {0};
     solver_solve(slv, &p2, x2, &res);
     ck_assert_double_eq(x2[0] + x2[1] + x2[2], 0);
     ck_assert_double_le(fabs(x2[5] - 1), 1e-12);
     // NaN in g: returns, not converged or not finite, never hangs
     double gn[3] = {NAN, 0, -1}, mun = 0.5, xn[3] = {0};
-    solver_problem pn = {1, G, gn, &mun, NULL};
+    solver_problem pn = tdense(1, G, gn, &mun, NULL);
     solver_solve(slv, &pn, xn, &res);
     ck_assert_int_le(res.iterations, 50);
     // infinite friction coefficient: sticks
     double mi = INFINITY, xi[3] = {0}, gi[3] = {0.5, 0.2, -1};
-    solver_problem pi = {1, G, gi, &mi, NULL};
+    solver_problem pi = tdense(1, G, gi, &mi, NULL);
     solver_solve(slv, &pi, xi, &res);
     if (model == SOLVER_MODEL_RAISIM) ck_assert(res.converged);
     double ci[3];
@@ -407,7 +408,7 @@ START_TEST(box_on_plane_convergence) {
   ck_assert_int_eq(solver_create(&po, 4, &pg, &e), CSIM_OK);
   for (int c = 0; c < 3; c++) {
     box_g(J, vfs[c], g);
-    solver_problem p = {4, G, g, mu, NULL};
+    solver_problem p = tdense(4, G, g, mu, NULL);
     for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
       double tol = model == SOLVER_MODEL_RAISIM ? 1e-10 : 1e-12;
       solver* slv = make((solver_model)model, 4, tol, 20000);
@@ -461,7 +462,7 @@ START_TEST(compliance_honoured) {
   for (int k = 0; k < 12; k++) GR[13 * k] += R[k];
   for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
     solver* slv = make((solver_model)model, 4, 1e-12, 20000);
-    solver_problem pr = {4, G, g, mu, R}, pg = {4, GR, g, mu, NULL}, p0 = {4, G, g, mu, NULL};
+    solver_problem pr = tdense(4, G, g, mu, R), pg = tdense(4, GR, g, mu, NULL), p0 = tdense(4, G, g, mu, NULL);
     double xr[12] = {0}, xg[12] = {0}, x0[12] = {0};
     solver_result a, b, c;
     solver_solve(slv, &pr, xr, &a);
@@ -508,7 +509,7 @@ START_TEST(dragged_cube_002) {
       vf[0] += dt * F / m;
       vf[2] += -9.81 * dt;
       box_g(J, vf, g);
-      solver_problem p = {4, G, g, mu, NULL};
+      solver_problem p = tdense(4, G, g, mu, NULL);
       solver_result res;
       solver_solve(sl[k], &p, lam[k], &res);
       ck_assert_msg(res.converged, "solver %d step %d: residual %.3g", k, step, res.residual);

@@ -763,7 +763,11 @@ static void mj_residual(const mjModel* m, mjData* d, eps_work* w, solver_result*
     w->g[a] = acc;
     w->Jv[a] = accv;
   }
-  solver_problem p = {nc, w->G, w->g, w->mu, NULL};
+  solver_problem p = {0};  // MuJoCo's G is dense: the solver's dense storage (solver.h)
+  p.nc = nc;
+  p.dense = w->G;
+  p.g = w->g;
+  p.mu = w->mu;
   solver_residuals(&p, w->lambda, w->c, res);
   for (int a = 0; a < n3; a++) {
     double e = fabs(w->c[a] - w->Jv[a]);

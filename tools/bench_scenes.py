@@ -209,7 +209,7 @@ def why(stderr, engine):
             m = re.search(r"(at the initial state|at step \d+)[^:]*? collision found (\d+) contacts; "
                           r"the contact buffers hold (\d+) \([\d.]+ MiB of ([\d.]+) MiB", line)
             if m:
-                return ("%s contacts %s, its dense buffers hold %s within contact.memory_budget "
+                return ("%s contacts %s, its buffers hold %s within contact.memory_budget "
                         "%s MiB (exit %s)" % (m.group(2), m.group(1), m.group(3), m.group(4),
                                               2 if "initial" in m.group(1) else 1))
             return line.split(": ", 2)[-1][:300]

@@ -243,7 +243,7 @@ static NumericsMatrix* siconos_matrix(const fclib_problem* p, const char* storag
     NumericsMatrix* M = NM_create(NM_DENSE, N, N);
     for (int i = 0; i < N; i++)
       for (int j = 0; j < N; j++)
-        M->matrix0[i + (size_t)j * N] = p->W[(size_t)to_csim(i) * N + to_csim(j)];
+        M->matrix0[i + (size_t)j * N] = fclib_w(p, to_csim(i), to_csim(j));
     return M;
   }
   // sparse block (3 x 3 blocks) from a triplet of the non-zeros
@@ -251,7 +251,7 @@ static NumericsMatrix* siconos_matrix(const fclib_problem* p, const char* storag
   NM_triplet_alloc(T, 1);
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++) {
-      double v = p->W[(size_t)to_csim(i) * N + to_csim(j)];
+      double v = fclib_w(p, to_csim(i), to_csim(j));
       if (v != 0) NM_zentry(T, i, j, v, 0);
     }
   NumericsMatrix* M = NM_new();
@@ -424,7 +424,7 @@ int main(int argc, char** argv) {
     double gmax = 0;
     for (int i = 0; i < N; i++) {
       double s = 0;
-      for (int j = 0; j < N; j++) s += fabs(p->W[(size_t)i * N + j]);
+      for (int j = 0; j < N; j++) s += fabs(fclib_w(p, i, j));
       if (s > gmax) gmax = s;
     }
     double rho = gmax > 0 ? 1 / gmax : 1;

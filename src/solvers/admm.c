@@ -70,7 +70,7 @@ static const int kShiftEvery = 20;
 static void velocity(const solver_problem* p, const double* x, double* c) {
   int n = 3 * p->nc;
   for (int r = 0; r < n; r++) {
-    const double* Gr = p->G + (size_t)r * n;
+    const double* Gr = p->dense + (size_t)r * n;
     double acc = p->g[r];
     for (int k = 0; k < n; k++) acc += Gr[k] * x[k];
     if (p->R) acc += p->R[r] * x[r];
@@ -142,7 +142,7 @@ static void dual_init(const double z[3], const double w[3], double mu, double ga
 // column-major copy); 0 on success
 static int factor(const solver_problem* p, double rho, double* L) {
   int n = 3 * p->nc;
-  memcpy(L, p->G, sizeof(double) * (size_t)n * (size_t)n);
+  memcpy(L, p->dense, sizeof(double) * (size_t)n * (size_t)n);
   for (int r = 0; r < n; r++) L[(size_t)r * n + r] += rho + (p->R ? p->R[r] : 0);
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, L, n);
   if (info != 0) return 1;
@@ -199,7 +199,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
 
   // rho from the previous call, within bounds set by the scale of G~
   double dmax = 0;
-  for (int k = 0; k < n; k++) dmax = fmax(dmax, p->G[(size_t)k * n + k] + (p->R ? p->R[k] : 0));
+  for (int k = 0; k < n; k++) dmax = fmax(dmax, p->dense[(size_t)k * n + k] + (p->R ? p->R[k] : 0));
   if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
   double rho_lo = kRhoLo * dmax, rho_hi = kRhoHi * dmax;
   double rho = s->admm_rho > 0 ? s->admm_rho : s->opt.rho;

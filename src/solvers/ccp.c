@@ -30,22 +30,13 @@
 // c = G~ lambda + g from scratch
 static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
   int n = 3 * p->nc;
-  for (int r = 0; r < n; r++) {
-    const double* Gr = p->G + (size_t)r * n;
-    double acc = p->g[r];
-    for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
-    if (p->R) acc += p->R[r] * lambda[r];
-    c[r] = acc;
-  }
+  for (int r = 0; r < n; r++) c[r] = p->g[r] + (p->R ? p->R[r] * lambda[r] : 0);
+  solver_gmul_add(p, lambda, c);
 }
 
-// c += G~(:, 3i..3i+2) d (rows of the symmetric G)
+// c += G~(:, 3i..3i+2) d (the blocks of row i of the symmetric G)
 static void velocity_update(const solver_problem* p, int i, const double d[3], double* c) {
-  int n = 3 * p->nc;
-  const double* G0 = p->G + (size_t)(3 * i) * n;
-  const double* G1 = G0 + n;
-  const double* G2 = G1 + n;
-  for (int k = 0; k < n; k++) c[k] += G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+  solver_gcol_add(p, i, d, c);
   if (p->R)
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * d[r];
 }
@@ -91,7 +82,7 @@ static double stop_residual(const solver* s, const solver_problem* p, const doub
 }
 
 void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, n = 3 * nc;
+  int nc = p->nc;
   double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
   double* c = s->c;
 
@@ -99,10 +90,9 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   // (see the top of the file)
   for (int i = 0; i < nc; i++) {
     double B[9];
-    for (int r = 0; r < 3; r++)
-      for (int q = 0; q < 3; q++)
-        B[3 * r + q] = p->G[(size_t)(3 * i + r) * n + 3 * i + q] +
-                       (p->R && r == q ? p->R[3 * i + r] : 0);
+    solver_gdiag(p, i, B);
+    if (p->R)
+      for (int r = 0; r < 3; r++) B[4 * r] += p->R[3 * i + r];
     double tr = B[0] + B[4] + B[8], big = sym3_max_eig(B);
     double st = tr > 0 ? 3 / tr : 0;
     if (big > 0 && st * big > STEP_CAP) st = STEP_CAP / big;
@@ -141,4 +131,5 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   res->iterations = it;
   res->residual = r;
   res->converged = r <= tol;
+  s->c_fresh = it == 0 || r <= tol;  // c was recomputed for the last test
 }

@@ -250,26 +250,16 @@ static double pyramid_residual(const pyramid* py, const solver_problem* p, const
 // c = G~ lambda + g from scratch
 static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
   int n = 3 * p->nc;
-  for (int r = 0; r < n; r++) {
-    const double* Gr = p->G + (size_t)r * n;
-    double acc = p->g[r];
-    for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
-    if (p->R) acc += p->R[r] * lambda[r];
-    c[r] = acc;
-  }
+  for (int r = 0; r < n; r++) c[r] = p->g[r] + (p->R ? p->R[r] * lambda[r] : 0);
+  solver_gmul_add(p, lambda, c);
 }
 
-// u = G~(:, 3i..3i+2) d (rows of the symmetric G), into u (overwrite = 1) or added to it
+// u = G~(:, 3i..3i+2) d (the blocks of row i of the symmetric G), into u (overwrite = 1: all of
+// u is set) or added to it
 static void column_combo(const solver_problem* p, int i, const double d[3], double* u,
                          int overwrite) {
-  int n = 3 * p->nc;
-  const double* G0 = p->G + (size_t)(3 * i) * n;
-  const double* G1 = G0 + n;
-  const double* G2 = G1 + n;
-  if (overwrite)
-    for (int k = 0; k < n; k++) u[k] = G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
-  else
-    for (int k = 0; k < n; k++) u[k] += G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+  if (overwrite) memset(u, 0, sizeof(double) * 3 * (size_t)p->nc);
+  solver_gcol_add(p, i, d, u);
   if (p->R)
     for (int r = 0; r < 3; r++) u[3 * i + r] += p->R[3 * i + r] * d[r];
 }
@@ -289,7 +279,7 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "contact.facets",
                    "expected between 3 and %d pyramid facets, got %d", SOLVER_MAX_FACETS,
                    opt->facets);
-  size_t m = (size_t)opt->facets, nc = (size_t)(maxc > 0 ? maxc : 1), need = 4 * m + 64;
+  size_t m = (size_t)opt->facets, nc = (size_t)(maxc > 0 ? maxc : 1), need = 4 * m + 64 + 3 * nc;
   if (opt->kind == SOLVER_LEMKE) {
     // polygon, B^-1 (N x N), x, y, q, the entering column, basis and candidates (N each), u (3nc)
     size_t N = nc * (m + 2);
@@ -312,16 +302,20 @@ static double stop_residual(const solver* s, const pyramid* py, const solver_pro
 }
 
 void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, n = 3 * nc;
+  int nc = p->nc;
   double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
   double* c = s->c;
   pyramid py = pyramid_make(s->work, s->opt.facets);
 
   // per-contact steps: 1/G~_NN, 1/G~_t1t1, 1/G~_t2t2, 1/max(G~_t1t1, G~_t2t2)
+  double* gt = s->work + 4 * s->opt.facets + 64;  // G_t1N, G_t2N, G_t1t2 per contact (3 nc)
   for (int i = 0; i < nc; i++) {
-    double d[3];
-    for (int r = 0; r < 3; r++)
-      d[r] = p->G[(size_t)(3 * i + r) * n + 3 * i + r] + (p->R ? p->R[3 * i + r] : 0);
+    double d[3], B[9];
+    solver_gdiag(p, i, B);
+    gt[3 * i] = B[2];
+    gt[3 * i + 1] = B[5];
+    gt[3 * i + 2] = B[3];
+    for (int r = 0; r < 3; r++) d[r] = B[4 * r] + (p->R ? p->R[3 * i + r] : 0);
     double big = d[0] > d[1] ? d[0] : d[1];
     s->tinv[4 * i] = d[2] > 0 ? 1 / d[2] : 0;
     s->tinv[4 * i + 1] = d[0] > 0 ? 1 / d[0] : 0;
@@ -340,20 +334,19 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;
       const double* ti = s->tinv + 4 * i;
-      const double* Gt0 = p->G + (size_t)(3 * i) * n + 3 * i;  // row t1 from column t1
-      const double* Gt1 = Gt0 + n;                             // row t2
+      const double* gi = gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
       // normal: Alg. 1 lines 3-4
       double ln = li[2] - omega * ti[0] * c[3 * i + 2];
       if (ln < 0) ln = 0;
       double dn = ln - li[2];
       // tangent velocity after the normal update (R is diagonal: no coupling)
-      double ct0 = c[3 * i] + Gt0[2] * dn, ct1 = c[3 * i + 1] + Gt1[2] * dn;
+      double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
       double t[2];
       double rad = p->mu[i] * ln;
       if (py.m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
         t[0] = li[0] - omega * ti[1] * ct0;
         t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
-        ct1 += Gt1[0] * (t[0] - li[0]);
+        ct1 += gi[2] * (t[0] - li[0]);
         t[1] = li[1] - omega * ti[2] * ct1;
         t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
       } else {  // polygon: scalar step and horizontal projection
@@ -379,6 +372,7 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   res->iterations = it;
   res->residual = r;
   res->converged = r <= tol;
+  s->c_fresh = it == 0 || r <= tol;  // c was recomputed for the last test
 }
 
 // column j of M = E' (G~ + diag(reg)) E + H into col (N), u (3nc) as scratch (see the top)
@@ -488,7 +482,7 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
   // the scale of M's entries, for the rounding noise of the data
   double dmax = 0;
   for (int j = 0; j < 3 * nc; j++) {
-    double d = p->G[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg[j];
+    double d = p->dense[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg[j];
     if (d > dmax) dmax = d;
   }
   double mscale = 4 * dmax + 1;
@@ -656,7 +650,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   double scale = PROX;
   while (!(qbest <= tol) && outer < PROX_MAX && total < cap && !intr_requested()) {
     for (int j = 0; j < n; j++) {
-      dprox[j] = scale * (p->G[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
+      dprox[j] = scale * (p->dense[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
       w.gs[j] = p->g[j] - dprox[j] * best[j];
     }
     long piv = 0;

@@ -12,74 +12,131 @@
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
-// c += (G + R)[:, 3i..3i+2] delta (G symmetric: read rows, contiguous)
+// c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric)
 static void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
-  int n = 3 * p->nc;
-  for (int r = 0; r < 3; r++) {
-    if (delta[r] == 0) continue;
-    const double* Gr = p->G + (size_t)(3 * i + r) * n;
-    for (int k = 0; k < n; k++) c[k] += Gr[k] * delta[r];
-    if (p->R) c[3 * i + r] += p->R[3 * i + r] * delta[r];
+  solver_gcol_add(p, i, delta, c);
+  if (p->R)
+    for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
+}
+
+// NCP residual (000 eq. 14) over the contacts cons[0..n) (all when cons is NULL) given c
+static void island_residual(const solver_problem* p, const double* lambda, const double* c,
+                            const int* cons, int n, solver_result* r) {
+  double worst = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double a, b, d;
+    cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    double w = a > b ? (a > d ? a : d) : (b > d ? b : d);
+    if (isnan(a) || isnan(b) || isnan(d)) w = NAN;
+    if (!(w <= worst)) worst = w;
+  }
+  r->eps_abs = worst;
+}
+
+// c = (G + R) lambda + g afresh on the rows of cons[0..n) (all when NULL)
+static void island_refresh(const solver_problem* p, const double* lambda, double* c,
+                           const int* cons, int n) {
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    solver_grow_add(p, i, lambda, ci);
+    for (int r = 0; r < 3; r++)
+      c[3 * i + r] = ci[r] + (p->R ? p->R[3 * i + r] * lambda[3 * i + r] : 0);
   }
 }
 
+// one Gauss-Seidel update of contact i (000 Alg. 5 lines 3-6), c kept up to date
+static void sweep_contact(const solver* s, const solver_problem* p, int i, double omega,
+                          double* lambda, double* c) {
+  double* li = lambda + 3 * i;
+  const double* ci = c + 3 * i;
+  // normal: lines 3-4
+  double gnn = s->tinv[4 * i + 1];
+  double ln_old = li[2];
+  double ln = gnn > 0 ? li[2] - ci[2] / gnn : li[2];
+  ln = omega * ln + (1 - omega) * ln_old;
+  if (ln < 0) ln = 0;
+  double dn = ln - ln_old;
+  // tangent velocity after the normal update
+  double ct0 = ci[0] + s->tinv[4 * i + 2] * dn;
+  double ct1 = ci[1] + s->tinv[4 * i + 3] * dn;
+  // tangent: lines 5-6
+  double step = s->tinv[4 * i];
+  double t0 = li[0] - step * ct0;
+  double t1 = li[1] - step * ct1;
+  t0 = omega * t0 + (1 - omega) * li[0];
+  t1 = omega * t1 + (1 - omega) * li[1];
+  double r = p->mu[i] * ln, tn = sqrt(t0 * t0 + t1 * t1);
+  if (tn > r) {
+    double f = tn > 0 ? r / tn : 0;
+    t0 *= f;
+    t1 *= f;
+  }
+  double delta[3] = {t0 - li[0], t1 - li[1], dn};
+  li[0] = t0;
+  li[1] = t1;
+  li[2] = ln;
+  add_columns(p, i, delta, c);
+}
+
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, n = 3 * nc;
+  int nc = p->nc;
   double omega = s->opt.over_relaxation;
   double* c = s->c;  // (G + R) lambda + g, kept up to date contact by contact
 
   // scalar tangent step per contact: a scalar (not the 2x2 block inverse) keeps the fixed point of
   // the horizontal projection on maximum dissipation (lambda_T anti-parallel to c_T)
+  // tinv[4i]: that step; tinv[4i+1..3]: G~_NN, G_t1N, G_t2N (the diagonal block's entries the
+  // sweep reads)
   for (int i = 0; i < nc; i++) {
-    double a = p->G[(size_t)(3 * i) * n + 3 * i] + (p->R ? p->R[3 * i] : 0);
-    double d = p->G[(size_t)(3 * i + 1) * n + 3 * i + 1] + (p->R ? p->R[3 * i + 1] : 0);
+    double B[9];
+    solver_gdiag(p, i, B);
+    double a = B[0] + (p->R ? p->R[3 * i] : 0);
+    double d = B[4] + (p->R ? p->R[3 * i + 1] : 0);
     double big = a > d ? a : d;
     s->tinv[4 * i] = big > 0 ? 1 / big : 0;
+    s->tinv[4 * i + 1] = B[8] + (p->R ? p->R[3 * i + 2] : 0);
+    s->tinv[4 * i + 2] = B[2];
+    s->tinv[4 * i + 3] = B[5];
   }
 
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
 
   solver_residuals(p, lambda, c, res);
-  int it = 0;
-  while (res->eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
-    for (int i = 0; i < nc; i++) {
-      double* li = lambda + 3 * i;
-      const double* ci = c + 3 * i;
-      // normal: lines 3-4
-      double gnn = p->G[(size_t)(3 * i + 2) * n + 3 * i + 2] + (p->R ? p->R[3 * i + 2] : 0);
-      double ln_old = li[2];
-      double ln = gnn > 0 ? li[2] - ci[2] / gnn : li[2];
-      ln = omega * ln + (1 - omega) * ln_old;
-      if (ln < 0) ln = 0;
-      double dn = ln - ln_old;
-      // tangent velocity after the normal update
-      double ct0 = ci[0] + p->G[(size_t)(3 * i) * n + 3 * i + 2] * dn;
-      double ct1 = ci[1] + p->G[(size_t)(3 * i + 1) * n + 3 * i + 2] * dn;
-      // tangent: lines 5-6
-      double step = s->tinv[4 * i];
-      double t0 = li[0] - step * ct0;
-      double t1 = li[1] - step * ct1;
-      t0 = omega * t0 + (1 - omega) * li[0];
-      t1 = omega * t1 + (1 - omega) * li[1];
-      double r = p->mu[i] * ln, tn = sqrt(t0 * t0 + t1 * t1);
-      if (tn > r) {
-        double f = tn > 0 ? r / tn : 0;
-        t0 *= f;
-        t1 *= f;
+  // island by island (solver.h): each island sweeps until its own contacts meet the tolerance,
+  // so a converged island costs nothing while another still iterates; islands share no block,
+  // so this is the whole problem's Gauss-Seidel restricted to each island. Without islands (a
+  // dense problem) all contacts form one
+  int whole = p->dense || p->nisland < 1;
+  int nis = whole ? 1 : p->nisland;
+  int itmax = 0, fresh = 1;
+  double eps = 0;
+  solver_result r = *res;
+  for (int k = 0; k < nis; k++) {
+    const int* cons = whole ? NULL : p->island_con + p->island_ptr[k];
+    int n = whole ? nc : p->island_ptr[k + 1] - p->island_ptr[k];
+    island_residual(p, lambda, c, cons, n, &r);
+    int it = 0;
+    while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
+      for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
+      it++;
+      island_residual(p, lambda, c, cons, n, &r);
+      // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
+      if (r.eps_abs <= s->opt.tolerance) {
+        island_refresh(p, lambda, c, cons, n);
+        island_residual(p, lambda, c, cons, n, &r);
       }
-      double delta[3] = {t0 - li[0], t1 - li[1], dn};
-      li[0] = t0;
-      li[1] = t1;
-      li[2] = ln;
-      add_columns(p, i, delta, c);
     }
-    it++;
-    solver_residuals_of(p, lambda, c, res);
-    // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
-    if (res->eps_abs <= s->opt.tolerance) solver_residuals(p, lambda, c, res);
+    // c is exact when no sweep ran or the last test recomputed it
+    if (!(it == 0 || r.eps_abs <= s->opt.tolerance)) fresh = 0;
+    if (it > itmax) itmax = it;
+    if (!(r.eps_abs <= eps)) eps = r.eps_abs;  // NaN propagates
   }
-  res->iterations = it;
-  res->residual = res->eps_abs;
-  res->converged = res->residual <= s->opt.tolerance;
+  solver_residuals_of(p, lambda, c, res);
+  res->iterations = itmax;
+  res->residual = eps;
+  res->converged = eps <= s->opt.tolerance;
+  s->c_fresh = fresh;
 }

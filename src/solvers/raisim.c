@@ -289,7 +289,7 @@ static void contact_target(const double G[9], const double L[6], const double ci
 // shared body of both families
 static void raisim_run(solver* s, const solver_problem* p, double* lambda, solver_result* res,
                        int ds) {
-  int nc = p->nc, n = 3 * nc;
+  int nc = p->nc;
   double tol = s->opt.tolerance, btol = RAISIM_BISECT_FRAC * tol;
   double alpha = s->opt.over_relaxation;
   double amin = alpha < RAISIM_ALPHA_MIN ? alpha : RAISIM_ALPHA_MIN;
@@ -300,8 +300,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
   // per-contact blocks with compliance, their factors; no angle history yet
   for (int i = 0; i < nc; i++) {
     double* B = Gd + 9 * i;
-    for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) B[3 * r + k] = p->G[(size_t)(3 * i + r) * n + 3 * i + k];
+    solver_gdiag(p, i, B);
     if (p->R)
       for (int r = 0; r < 3; r++) B[4 * r] += p->R[3 * i + r];
     okf[i] = chol3(B, Lf + 6 * i);
@@ -324,15 +323,11 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     double fp = 0;  // fixed-point residual of this sweep
     for (int i = 0; i < nc; i++) {
       double* li = lambda + 3 * i;
-      // c_i = g_i + (G~ lambda)_i
-      double ci[3];
-      for (int r = 0; r < 3; r++) {
-        const double* Gr = p->G + (size_t)(3 * i + r) * n;
-        double acc = p->g[3 * i + r];
-        for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
-        if (p->R) acc += p->R[3 * i + r] * li[r];
-        ci[r] = acc;
-      }
+      // c_i = g_i + (G~ lambda)_i over the blocks of row i
+      double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+      solver_grow_add(p, i, lambda, ci);
+      if (p->R)
+        for (int r = 0; r < 3; r++) ci[r] += p->R[3 * i + r] * li[r];
       double ls[3];
       if (okf[i] > 0)
         contact_target(Gd + 9 * i, Lf + 6 * i, ci, li, p->mu[i], ds, btol, s->tinv + 4 * i, ls);

@@ -2,6 +2,7 @@
 #include "solver.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,7 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->fn = pair_fn(opt->model, opt->kind);
   s->c = calloc(n3, sizeof(double));
   s->tinv = calloc(n3 / 3 * 4, sizeof(double));
-  s->nwork = SOLVER_WORK(max_contacts > 0 ? max_contacts : 1);
+  s->nwork = SOLVER_WORK_OF(opt, (size_t)(max_contacts > 0 ? max_contacts : 1));
   if (opt->model == SOLVER_MODEL_LCP) {  // pyramid polygon and Lemke's tableau (lcp.c)
     csim_status st = solver_lcp_work(opt, max_contacts, &s->nwork, err);
     if (st != CSIM_OK) {
@@ -83,7 +84,10 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   }
   s->work = calloc(s->nwork, sizeof(double));
   s->dual_out = calloc(n3, sizeof(double));
-  if (!s->c || !s->tinv || !s->work || !s->dual_out) {
+  s->nisl = solver_island_work(opt, max_contacts);
+  s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
+  s->map = calloc(n3 / 3, sizeof(int));
+  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -93,11 +97,12 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
 
 size_t solver_bytes(const solver_options* opt, int max_contacts) {
   size_t mc = (size_t)(max_contacts > 0 ? max_contacts : 1), n3 = 3 * mc;
-  size_t nwork = SOLVER_WORK(mc);
+  size_t nwork = SOLVER_WORK_OF(opt, mc);
   if (opt->model == SOLVER_MODEL_LCP && solver_lcp_work(opt, (int)mc, &nwork, NULL) != CSIM_OK)
     return SIZE_MAX;  // Lemke's tableau past its own limit
-  // the callocs of solver_create: c, tinv, work, dual_out
-  return sizeof(solver) + (n3 + 4 * mc + nwork + n3) * sizeof(double);
+  // the callocs of solver_create: c, tinv, work, dual_out, isl, map
+  return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
+         sizeof(double) + mc * sizeof(int);
 }
 
 void solver_free(solver* s) {
@@ -106,6 +111,8 @@ void solver_free(solver* s) {
   free(s->tinv);
   free(s->work);
   free(s->dual_out);
+  free(s->isl);
+  free(s->map);
   free(s);
 }
 
@@ -127,17 +134,14 @@ void solver_residuals_of(const solver_problem* p, const double* lambda, const do
 
 void solver_residuals(const solver_problem* p, const double* lambda, double* c,
                       solver_result* res) {
-  int n = 3 * p->nc;
   double ep = 0, ed = 0, ec = 0;
   for (int i = 0; i < p->nc; i++) {
-    double ci[3];
+    // row i of (G + R) lambda + g: the blocks of row i only
+    double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    solver_grow_add(p, i, lambda, ci);
     for (int r = 0; r < 3; r++) {
-      const double* Gr = p->G + (size_t)(3 * i + r) * n;
-      double acc = p->g[3 * i + r];
-      for (int k = 0; k < n; k++) acc += Gr[k] * lambda[k];
-      if (p->R) acc += p->R[3 * i + r] * lambda[3 * i + r];
-      ci[r] = acc;
-      if (c) c[3 * i + r] = acc;
+      if (p->R) ci[r] += p->R[3 * i + r] * lambda[3 * i + r];
+      if (c) c[3 * i + r] = ci[r];
     }
     double a, b, d;
     cone_residuals(lambda + 3 * i, ci, p->mu[i], &a, &b, &d);
@@ -151,32 +155,125 @@ void solver_residuals(const solver_problem* p, const double* lambda, double* c,
   res->eps_abs = ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
 }
 
+// a dense family (ADMM, staggered, Lemke: they factor or pivot on G) island by island: each
+// island's G exported densely (solver_gdense) with its g, mu, R, warm start and warm dual, solved
+// as a problem of its own, its answer and dual scattered back. Islands are independent, so this
+// is the whole problem's answer up to float order; iterations are the most any island took,
+// converged only when every island did, the residual the largest
+static void solve_islands(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  if (p->dense) {  // already one dense (sub-)problem
+    s->fn(s, p, lambda, res);
+    return;
+  }
+  solver_result out = {0};
+  out.converged = 1;
+  const double* dual_in = s->dual_in;
+  double* dual_out = s->dual_out;
+  // the penalties kept across solves (ADMM, staggered) start every island from the same value,
+  // as the whole problem would; the largest island's are kept for the next solve
+  double rho0 = s->admm_rho, srho0[2] = {s->stag_rho[0], s->stag_rho[1]};
+  double rho1 = rho0, srho1[2] = {srho0[0], srho0[1]};
+  int nbig = -1;
+  for (int k = 0; k < p->nisland; k++) {
+    int n0 = p->island_ptr[k], n = p->island_ptr[k + 1] - n0;
+    s->admm_rho = rho0;
+    s->stag_rho[0] = srho0[0];
+    s->stag_rho[1] = srho0[1];
+    const int* cons = p->island_con + n0;
+    size_t n3 = 3 * (size_t)n;
+    double* G = s->isl;  // (3n)^2, then g, R, lambda, dual in, dual out (3n each), mu (n)
+    double* g = G + n3 * n3;
+    double* R = g + n3;
+    double* l = R + n3;
+    double* din = l + n3;
+    double* dout = din + n3;
+    double* mu = dout + n3;
+    solver_gdense(p, cons, n, s->map, G);
+    for (int q = 0; q < n; q++) {
+      int i = cons[q];
+      mu[q] = p->mu[i];
+      for (int r = 0; r < 3; r++) {
+        g[3 * q + r] = p->g[3 * i + r];
+        R[3 * q + r] = p->R ? p->R[3 * i + r] : 0;
+        l[3 * q + r] = lambda[3 * i + r];
+        din[3 * q + r] = dual_in ? dual_in[3 * i + r] : NAN;
+        dout[3 * q + r] = NAN;
+      }
+    }
+    solver_problem sub = {0};
+    sub.nc = n;
+    sub.dense = G;
+    sub.g = g;
+    sub.mu = mu;
+    sub.R = p->R ? R : NULL;
+    s->dual_in = dual_in ? din : NULL;
+    s->dual_out = dout;
+    solver_result r = {0};
+    s->fn(s, &sub, l, &r);
+    for (int q = 0; q < n; q++) {
+      int i = cons[q];
+      for (int c = 0; c < 3; c++) {
+        lambda[3 * i + c] = l[3 * q + c];
+        dual_out[3 * i + c] = dout[3 * q + c];
+      }
+    }
+    if (n > nbig) {
+      nbig = n;
+      rho1 = s->admm_rho;
+      srho1[0] = s->stag_rho[0];
+      srho1[1] = s->stag_rho[1];
+    }
+    if (r.iterations > out.iterations) out.iterations = r.iterations;
+    if (!r.converged) out.converged = 0;
+    if (isnan(r.residual) || r.residual > out.residual) out.residual = r.residual;
+    if (isnan(out.residual)) out.residual = NAN;
+  }
+  s->dual_in = dual_in;
+  s->dual_out = dual_out;
+  s->admm_rho = rho1;
+  s->stag_rho[0] = srho1[0];
+  s->stag_rho[1] = srho1[1];
+  *res = out;
+}
+
 void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   memset(res, 0, sizeof(*res));
   if (p->nc == 0) {
     res->converged = 1;
     return;
   }
-  if (p->nc > s->maxc) {  // the caller sized the solver too small: report, never overflow
+  if (p->nc > s->maxc || (!p->dense && p->nisland < 1)) {
+    // the caller sized the solver too small, or a block problem without islands: report, never
+    // overflow
     res->eps_abs = res->eps_p = res->eps_d = res->eps_c = INFINITY;
     return;
   }
   for (int k = 0; k < 3 * p->nc; k++) s->dual_out[k] = NAN;  // families with a dual fill it
-  s->fn(s, p, lambda, res);
+  s->c_fresh = 0;
+  if (solver_is_dense_family(&s->opt)) solve_islands(s, p, lambda, res);
+  else s->fn(s, p, lambda, res);
   s->dual_in = NULL;  // a warm dual serves one solve
+  // c = (G + R) lambda + g at the answer, computed once and shared by the NCP criterion and the
+  // eps metric: a family that leaves it exact in s->c (c_fresh) saves the product altogether
+  int n = 3 * p->nc;
+  if (!s->c_fresh) {
+    for (int k = 0; k < n; k++) s->c[k] = p->g[k] + (p->R ? p->R[k] * lambda[k] : 0);
+    solver_gmul_add(p, lambda, s->c);
+  }
   // with the NCP criterion, convergence also needs the NCP residual of the problem solved
   // (G + R) at the answer handed back, for every model (the families stop on max(their model's
   // residual, NCP residual): solver_stop_of; this makes the contract independent of them)
   if (solver_stop_ncp(s)) {
     solver_result r;
-    solver_residuals(p, lambda, NULL, &r);
+    solver_residuals_of(p, lambda, s->c, &r);
     if (!isnan(res->residual) && !(r.eps_abs <= res->residual)) res->residual = r.eps_abs;
     res->converged = res->residual <= s->opt.tolerance;
   }
-  // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded)
-  solver_problem phys = *p;
-  phys.R = NULL;
-  solver_residuals(&phys, lambda, s->c, res);
+  // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded):
+  // c - R lambda, O(nc)
+  if (p->R)
+    for (int k = 0; k < n; k++) s->c[k] -= p->R[k] * lambda[k];
+  solver_residuals_of(p, lambda, s->c, res);
 }
 
 void solver_set_dual(solver* s, const double* dual0) {
@@ -201,4 +298,256 @@ double solver_stop_of(const solver* s, const solver_problem* p, const double* la
 
 const double* solver_velocity(const solver* s) {
   return s->c;
+}
+
+//---------------------------------- block-sparse G -------------------------------------------
+
+csim_status solver_blocks_create(int maxc, long maxblocks, solver_blocks** out, csim_error* err) {
+  *out = NULL;
+  if (maxc < 1) maxc = 1;
+  if (maxblocks < maxc) maxblocks = maxc;
+  if (maxblocks > INT_MAX)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "contact.memory_budget",
+                   "%ld blocks of G exceed the %d the block index holds", maxblocks, INT_MAX);
+  solver_blocks* b = calloc(1, sizeof(*b));
+  if (!b) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  size_t mc = (size_t)maxc, mb = (size_t)maxblocks;
+  b->maxc = maxc;
+  b->maxblocks = maxblocks;
+  b->rowptr = calloc(mc + 1, sizeof(int));
+  b->col = calloc(mb, sizeof(int));
+  b->diag = calloc(mc, sizeof(int));
+  b->blk = calloc(9 * mb, sizeof(double));
+  b->island_ptr = calloc(mc + 1, sizeof(int));
+  b->island_con = calloc(mc, sizeof(int));
+  b->uf = calloc(mc, sizeof(int));
+  if (!b->rowptr || !b->col || !b->diag || !b->blk || !b->island_ptr || !b->island_con || !b->uf) {
+    solver_blocks_free(b);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                   "out of memory for %ld blocks of G (%d contacts)", maxblocks, maxc);
+  }
+  *out = b;
+  return CSIM_OK;
+}
+
+size_t solver_blocks_bytes(int maxc, long maxblocks) {
+  if (maxc < 1) maxc = 1;
+  if (maxblocks < maxc) maxblocks = maxc;
+  size_t mc = (size_t)maxc, mb = (size_t)maxblocks, I = sizeof(int);
+  // the callocs of solver_blocks_create, in its order
+  return sizeof(solver_blocks) + (mc + 1) * I + mb * I + mc * I + 9 * mb * sizeof(double) +
+         (mc + 1) * I + mc * I + mc * I;
+}
+
+void solver_blocks_free(solver_blocks* b) {
+  if (!b) return;
+  free(b->rowptr); free(b->col); free(b->diag); free(b->blk);
+  free(b->island_ptr); free(b->island_con); free(b->uf);
+  free(b);
+}
+
+static int uf_find(int* uf, int i) {
+  while (uf[i] != i) {
+    uf[i] = uf[uf[i]];  // path halving
+    i = uf[i];
+  }
+  return i;
+}
+
+void solver_blocks_islands(solver_blocks* b) {
+  int nc = b->nc;
+  int* uf = b->uf;
+  for (int i = 0; i < nc; i++) uf[i] = i;
+  for (int i = 0; i < nc; i++)
+    for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
+      int j = b->col[k];
+      if (j <= i) continue;
+      int a = uf_find(uf, i), c = uf_find(uf, j);
+      if (a == c) continue;
+      if (a < c) uf[c] = a; else uf[a] = c;  // the root is the smallest contact
+    }
+  // label islands by their smallest contact (roots appear in ascending order), then counting sort
+  int* cnt = b->island_ptr;
+  int ni = 0;
+  for (int i = 0; i < nc; i++) {
+    int r = uf_find(uf, i);
+    if (r == i) b->island_con[i] = ni++;  // island_con as root -> label scratch
+    uf[i] = r;
+  }
+  for (int i = 0; i < nc; i++) uf[i] = b->island_con[uf[i]];
+  memset(cnt, 0, sizeof(int) * (size_t)(ni + 1));
+  for (int i = 0; i < nc; i++) cnt[uf[i] + 1]++;
+  for (int k = 0; k < ni; k++) cnt[k + 1] += cnt[k];
+  // fill with a moving cursor per island (cnt[k] advanced, then shifted back)
+  for (int i = 0; i < nc; i++) b->island_con[cnt[uf[i]]++] = i;
+  for (int k = ni; k > 0; k--) cnt[k] = cnt[k - 1];
+  cnt[0] = 0;
+  b->nisland = ni;
+}
+
+csim_status solver_blocks_from_dense(solver_blocks* b, int nc, const double* G, int full,
+                                     csim_error* err) {
+  if (nc > b->maxc)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "%d contacts, the blocks hold %d", nc,
+                   b->maxc);
+  size_t n = 3 * (size_t)nc;
+  long k = 0;
+  b->nc = nc;
+  for (int i = 0; i < nc; i++) {
+    b->rowptr[i] = (int)k;
+    for (int j = 0; j < nc; j++) {
+      int nz = full || i == j;
+      for (int r = 0; r < 3 && !nz; r++)
+        for (int t = 0; t < 3 && !nz; t++) nz = G[(3 * (size_t)i + r) * n + 3 * (size_t)j + t] != 0;
+      if (!nz) continue;
+      if (k >= b->maxblocks)
+        return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "G has more than %ld blocks",
+                       b->maxblocks);
+      if (i == j) b->diag[i] = (int)k;
+      b->col[k] = j;
+      for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 3; t++)
+          b->blk[9 * k + 3 * r + t] = G[(3 * (size_t)i + r) * n + 3 * (size_t)j + t];
+      k++;
+    }
+  }
+  b->rowptr[nc] = (int)k;
+  b->nblocks = k;
+  solver_blocks_islands(b);
+  return CSIM_OK;
+}
+
+solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, const double* mu,
+                                     const double* R) {
+  solver_problem p = {0};
+  p.nc = b->nc;
+  p.rowptr = b->rowptr;
+  p.col = b->col;
+  p.diag = b->diag;
+  p.blk = b->blk;
+  p.nisland = b->nisland;
+  p.island_ptr = b->island_ptr;
+  p.island_con = b->island_con;
+  p.g = g;
+  p.mu = mu;
+  p.R = R;
+  return p;
+}
+
+void solver_gmul_add(const solver_problem* p, const double* x, double* y) {
+  int nc = p->nc;
+  if (p->dense) {
+    size_t n = 3 * (size_t)nc;
+    for (size_t r = 0; r < n; r++) {
+      const double* Gr = p->dense + r * n;
+      double acc = 0;
+      for (size_t k = 0; k < n; k++) acc += Gr[k] * x[k];
+      y[r] += acc;
+    }
+    return;
+  }
+  for (int i = 0; i < nc; i++) {
+    double a0 = 0, a1 = 0, a2 = 0;
+    for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+      const double* B = p->blk + 9 * (size_t)k;
+      const double* l = x + 3 * p->col[k];
+      a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+      a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+      a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+    }
+    y[3 * i] += a0;
+    y[3 * i + 1] += a1;
+    y[3 * i + 2] += a2;
+  }
+}
+
+void solver_grow_add(const solver_problem* p, int i, const double* x, double out[3]) {
+  if (p->dense) {
+    size_t n = 3 * (size_t)p->nc;
+    for (int r = 0; r < 3; r++) {
+      const double* Gr = p->dense + (3 * (size_t)i + r) * n;
+      double acc = 0;
+      for (size_t k = 0; k < n; k++) acc += Gr[k] * x[k];
+      out[r] += acc;
+    }
+    return;
+  }
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+    const double* B = p->blk + 9 * (size_t)k;
+    const double* l = x + 3 * p->col[k];
+    a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+    a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+    a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+  }
+  out[0] += a0;
+  out[1] += a1;
+  out[2] += a2;
+}
+
+void solver_gdiag(const solver_problem* p, int i, double B[9]) {
+  if (p->dense) {
+    size_t n = 3 * (size_t)p->nc;
+    for (int r = 0; r < 3; r++)
+      for (int t = 0; t < 3; t++) B[3 * r + t] = p->dense[(3 * (size_t)i + r) * n + 3 * i + t];
+    return;
+  }
+  memcpy(B, p->blk + 9 * (size_t)p->diag[i], 9 * sizeof(double));
+}
+
+double solver_gentry(const solver_problem* p, int a, int b) {
+  if (p->dense) return p->dense[(size_t)a * 3 * (size_t)p->nc + b];
+  int i = a / 3, j = b / 3, lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->col[mid] == j) return p->blk[9 * (size_t)mid + 3 * (a % 3) + b % 3];
+    if (p->col[mid] < j) lo = mid + 1; else hi = mid - 1;
+  }
+  return 0;
+}
+
+void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* y) {
+  if (p->dense) {
+    size_t n = 3 * (size_t)p->nc;
+    const double* G0 = p->dense + (3 * (size_t)i) * n;
+    const double* G1 = G0 + n;
+    const double* G2 = G1 + n;
+    for (size_t k = 0; k < n; k++) y[k] += G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+    return;
+  }
+  // column block (j, i) = block (i, j)': y_j += B_ij' d
+  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+    const double* B = p->blk + 9 * (size_t)k;
+    double* yj = y + 3 * p->col[k];
+    yj[0] += B[0] * d[0] + B[3] * d[1] + B[6] * d[2];
+    yj[1] += B[1] * d[0] + B[4] * d[1] + B[7] * d[2];
+    yj[2] += B[2] * d[0] + B[5] * d[1] + B[8] * d[2];
+  }
+}
+
+void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, double* out) {
+  size_t n3 = 3 * (size_t)n;
+  memset(out, 0, sizeof(double) * n3 * n3);
+  if (p->dense) {
+    size_t N = 3 * (size_t)p->nc;
+    for (int q = 0; q < n; q++)
+      for (int u = 0; u < n; u++)
+        for (int r = 0; r < 3; r++)
+          for (int t = 0; t < 3; t++)
+            out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] =
+                p->dense[(3 * (size_t)cons[q] + r) * N + 3 * (size_t)cons[u] + t];
+    return;
+  }
+  for (int i = 0; i < p->nc; i++) map[i] = -1;
+  for (int q = 0; q < n; q++) map[cons[q]] = q;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q];
+    for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+      int u = map[p->col[k]];
+      if (u < 0) continue;  // outside the set (not an island)
+      const double* B = p->blk + 9 * (size_t)k;
+      for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 3; t++) out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] = B[3 * r + t];
+    }
+  }
 }

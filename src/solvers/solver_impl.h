@@ -23,10 +23,28 @@ struct solver {
   double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
   double admm_rho; // ADMM penalty kept across calls, 0 until the first solve (admm.c)
   double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
+  double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
+  size_t nisl;
+  int* map;        // (maxc) contact -> island position scratch
+  int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
 };
 
-// scratch size: two dense (3n x 3n) matrices and 32 vectors of length 3n
+// the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
+static inline int solver_is_dense_family(const solver_options* o) {
+  return o->kind == SOLVER_ADMM || o->kind == SOLVER_STAGGERED || o->kind == SOLVER_LEMKE;
+}
+
+// scratch size: dense families two dense (3n x 3n) matrices (the largest island can hold every
+// contact) and 32 vectors of length 3n; per-contact families the vectors only
 #define SOLVER_WORK(n) (2 * (size_t)(3 * (n)) * (size_t)(3 * (n)) + 32 * (size_t)(3 * (n)) + 64)
+#define SOLVER_WORK_OF(o, n) \
+  (solver_is_dense_family(o) ? SOLVER_WORK(n) : 32 * (size_t)(3 * (n)) + 64)
+
+// doubles of the island buffer of a dense family: G (3n x 3n), g, R, lambda, two duals, mu
+static inline size_t solver_island_work(const solver_options* o, int maxc) {
+  size_t n3 = 3 * (size_t)(maxc > 0 ? maxc : 1);
+  return solver_is_dense_family(o) ? n3 * n3 + 5 * n3 + n3 / 3 : 0;
+}
 
 // NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
 // eps_* fields of res

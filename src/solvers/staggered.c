@@ -211,10 +211,10 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
   // blocks of G~ (R on the diagonal)
   for (int i = 0; i < nc; i++)
     for (int j = 0; j < nc; j++) {
-      AN[(size_t)i * nc + j] = p->G[(size_t)(3 * i + 2) * n + 3 * j + 2];
+      AN[(size_t)i * nc + j] = p->dense[(size_t)(3 * i + 2) * n + 3 * j + 2];
       for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
-          AT[(size_t)(2 * i + a) * nt + 2 * j + b] = p->G[(size_t)(3 * i + a) * n + 3 * j + b];
+          AT[(size_t)(2 * i + a) * nt + 2 * j + b] = p->dense[(size_t)(3 * i + a) * n + 3 * j + b];
     }
   if (p->R)
     for (int i = 0; i < nc; i++) {
@@ -256,7 +256,7 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
     double rin;
     // normal QP given lambda_T: b_N = g_N + G_NT lambda_T       (Alg. 6 lines 2-3)
     for (int i = 0; i < nc; i++) {
-      const double* Gr = p->G + (size_t)(3 * i + 2) * n;
+      const double* Gr = p->dense + (size_t)(3 * i + 2) * n;
       double acc = p->g[3 * i + 2];
       for (int j = 0; j < nc; j++) acc += Gr[3 * j] * qt.z[2 * j] + Gr[3 * j + 1] * qt.z[2 * j + 1];
       bN[i] = acc;
@@ -270,7 +270,7 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
     for (int i = 0; i < nc; i++) {
       rad[i] = p->mu[i] * qn.z[i];
       for (int a = 0; a < 2; a++) {
-        const double* Gr = p->G + (size_t)(3 * i + a) * n;
+        const double* Gr = p->dense + (size_t)(3 * i + a) * n;
         double acc = p->g[3 * i + a];
         for (int j = 0; j < nc; j++) acc += Gr[3 * j + 2] * qn.z[j];
         bT[2 * i + a] = acc;

@@ -1,0 +1,34 @@
+// dense_problem.c — see dense_problem.h.
+#include "dense_problem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NSLOT 32
+static solver_blocks* slot[NSLOT];
+static int next;
+
+static solver_problem make(int nc, const double* G, const double* g, const double* mu,
+                           const double* R, int full) {
+  int k = next++ % NSLOT;
+  solver_blocks_free(slot[k]);
+  slot[k] = NULL;
+  csim_error err;
+  long n = nc > 0 ? nc : 1;
+  if (solver_blocks_create((int)n, n * n, &slot[k], &err) != CSIM_OK ||
+      solver_blocks_from_dense(slot[k], nc, G, full, &err) != CSIM_OK) {
+    fprintf(stderr, "dense_problem: %s\n", err.msg);
+    abort();
+  }
+  return solver_blocks_problem(slot[k], g, mu, R);
+}
+
+solver_problem tdense(int nc, const double* G, const double* g, const double* mu,
+                      const double* R) {
+  return make(nc, G, g, mu, R, 0);
+}
+
+solver_problem tdense_full(int nc, const double* G, const double* g, const double* mu,
+                           const double* R) {
+  return make(nc, G, g, mu, R, 1);
+}

@@ -1,0 +1,18 @@
+// dense_problem.h — test helper: a solver_problem over the block-sparse storage of a dense G
+// (solver_blocks_from_dense: the nonzero 3x3 blocks, islands from the pattern), so the solver
+// tests written with dense matrices run the block kernels.
+#ifndef CSIM_TEST_DENSE_PROBLEM_H
+#define CSIM_TEST_DENSE_PROBLEM_H
+
+#include "solver.h"
+
+// the problem of G (3nc x 3nc row-major, symmetric) with g, mu, R; storage from a ring of 32
+// slots, each reused by the 32nd later call (a problem stays valid for 31 more calls)
+solver_problem tdense(int nc, const double* G, const double* g, const double* mu,
+                      const double* R);
+
+// the same with every block stored (fully dense pattern, one island): the dense reference path
+solver_problem tdense_full(int nc, const double* G, const double* g, const double* mu,
+                           const double* R);
+
+#endif

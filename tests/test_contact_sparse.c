@@ -1,0 +1,306 @@
+// test_contact_sparse.c — the block-sparse contact problem (contact.h, solver.h):
+//  * G assembled from the chain-sparse factor equals J M^-1 J' computed here densely and
+//    independently: M from dyn_mulM on unit vectors (no factor), J densified from the contacts'
+//    chain rows, M^-1 J' by LAPACK's dposv; every entry to 1e-12 of max |G| (a missing block
+//    reads as 0 and fails), on a branched tree (Talos), two robots (two Solo-12) and a robot
+//    with free objects (Solo-12 and cubes);
+//  * islands: two separate stacks of cubes give two islands, each the contacts of one stack
+//    (the oracle: a union-find over the bodies each contact touches, the world excluded);
+//  * every model/solver pair gives the same contact velocity c = G lambda + g (to its
+//    tolerance) on the block-sparse problem (per island) and on the same G stored with every
+//    block (one dense island: the dense reference path), both converged; the per-contact
+//    families that sweep all islands together give bit-identical impulses.
+#include <check.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact.h"
+#include "dense_problem.h"
+#include "dynamics.h"
+#include "scenario.h"
+#include "sim.h"
+
+static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  csim_status st = text ? scn_load_string(text, "test_contact_sparse.yaml", NULL, 0, cfg, &err)
+                        : scn_load(path, NULL, 0, cfg, &err);
+  ck_assert_msg(st == CSIM_OK, "%s", err.msg);
+  ck_assert_msg(sim_create(*cfg, &s, &err) == CSIM_OK, "%s", err.msg);
+  sim_stepinfo info;
+  for (int k = 0; k < nstep; k++) ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
+  return s;
+}
+
+// max |G_sparse - J M^-1 J'| / max |J M^-1 J'| for the contacts of the last step (the step's
+// kinematics and M are still in d: contact_build used them)
+static double g_error(sim* s, int* ncon_out) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  contact_data* c = s->con;
+  int nc = c->ncon, nv = m->nv, n3 = 3 * nc, mc = c->maxchain;
+  *ncon_out = nc;
+  double* M = calloc((size_t)nv * nv, sizeof(double));
+  double* X = calloc((size_t)nv * n3, sizeof(double));  // J' then M^-1 J' (nv x n3)
+  double* J = calloc((size_t)n3 * nv, sizeof(double));
+  double* e = calloc((size_t)nv, sizeof(double));
+  for (int k = 0; k < nv; k++) {
+    memset(e, 0, sizeof(double) * (size_t)nv);
+    e[k] = 1;
+    dyn_mulM(m, d, e, M + (size_t)k * nv);  // column k (M symmetric)
+  }
+  for (int i = 0; i < nc; i++)
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < c->nchain[i]; k++)
+        J[(size_t)(3 * i + r) * nv + c->chain[(size_t)i * mc + k]] = c->J[((size_t)i * 3 + r) * mc + k];
+  for (int a = 0; a < n3; a++)
+    for (int k = 0; k < nv; k++) X[(size_t)k * n3 + a] = J[(size_t)a * nv + k];
+  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', nv, n3, M, nv, X, n3), 0);
+  solver_problem p = contact_problem(c);
+  double emax = 0, gmax = 0;
+  for (int a = 0; a < n3; a++)
+    for (int b = 0; b < n3; b++) {
+      double ref = 0;
+      for (int k = 0; k < nv; k++) ref += J[(size_t)a * nv + k] * X[(size_t)k * n3 + b];
+      // joint limits: inert tangent rows carry G_NN on their diagonal (contact.h)
+      int i = a / 3;
+      if (i >= nc - c->nlimit && a == b && a % 3 < 2) continue;
+      double got = solver_gentry(&p, a, b);
+      if (fabs(ref) > gmax) gmax = fabs(ref);
+      if (fabs(got - ref) > emax) emax = fabs(got - ref);
+    }
+  free(M);
+  free(X);
+  free(J);
+  free(e);
+  ck_assert(gmax > 0);
+  return emax / gmax;
+}
+
+static const char* kTwoSolo =
+    "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\nrobots:\n"
+    "  - {urdf: ../shared/data/robots/solo12/solo12.urdf, base: free, q0: [0, 0, 0.235, 0, 0, 0, "
+    "1, 0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6]}\n"
+    "  - {urdf: ../shared/data/robots/solo12/solo12.urdf, base: free, q0: [1, 0, 0.235, 0, 0, 0, "
+    "1, 0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6]}\n"
+    "contact: {model: ncp, friction: 0.9}\nsolver: {name: pgs, tolerance: 1.0e-8}\n"
+    "integrator: {dt: 1.0e-3, duration: 1}\n";
+
+static const char* kSoloCubes =
+    "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\nrobots:\n"
+    "  - {urdf: ../shared/data/robots/solo12/solo12.urdf, base: free, q0: [0, 0, 0.235, 0, 0, 0, "
+    "1, 0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0.6, 0, 0.05, 0, 0, 0, 1]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0.6, 0, 0.15, 0, 0, 0, 1]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0.9, 0.3, 0.05, 0, 0, 0, 1]}\n"
+    "contact: {model: ncp, friction: 0.9}\nsolver: {name: pgs, tolerance: 1.0e-8}\n"
+    "integrator: {dt: 1.0e-3, duration: 1}\n";
+
+static const char* kTwoStacks =
+    "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\nrobots:\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, 0.05, 0, 0, 0, 1]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, 0.15, 0, 0, 0, 1]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0.5, 0, 0.05, 0, 0, 0, 1]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0.5, 0, 0.15, 0, 0, 0, 1]}\n"
+    "  - {urdf: robots/cube.urdf, base: free, q0: [0.5, 0, 0.25, 0, 0, 0, 1]}\n"
+    "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
+    "integrator: {dt: 1.0e-3, duration: 1}\n";
+
+START_TEST(g_branched_tree) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(NULL, "scenarios/talos_stand.yaml", 3, &cfg);
+  int nc;
+  double e = g_error(s, &nc);
+  ck_assert_int_ge(nc, 4);
+  ck_assert_msg(e <= 1e-12, "Talos, %d contacts: relative error %g", nc, e);
+  ck_assert_int_eq(s->con->G->nisland, 1);  // one tree
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+START_TEST(g_two_robots) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kTwoSolo, NULL, 3, &cfg);
+  int nc;
+  double e = g_error(s, &nc);
+  ck_assert_int_ge(nc, 8);
+  ck_assert_msg(e <= 1e-12, "two Solo-12, %d contacts: relative error %g", nc, e);
+  ck_assert_int_eq(s->con->G->nisland, 2);  // one per robot: the ground links nothing
+  // fewer blocks than dense: the robots' contacts do not couple
+  ck_assert_int_lt(s->con->G->nblocks, (long)nc * nc);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+START_TEST(g_robot_and_objects) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kSoloCubes, NULL, 3, &cfg);
+  int nc;
+  double e = g_error(s, &nc);
+  ck_assert_int_ge(nc, 12);
+  ck_assert_msg(e <= 1e-12, "Solo-12 and cubes, %d contacts: relative error %g", nc, e);
+  ck_assert_int_eq(s->con->G->nisland, 3);  // the robot, the 2-cube stack, the lone cube
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+static int uf_find(int* uf, int i) {
+  while (uf[i] != i) i = uf[i];
+  return i;
+}
+
+START_TEST(islands_two_stacks) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kTwoStacks, NULL, 2, &cfg);
+  contact_data* c = s->con;
+  const solver_blocks* B = c->G;
+  int nc = c->ncon, nb = s->m->nbody;
+  ck_assert_int_ge(nc, 16);  // 4 corners on the ground or on the cube below, 5 cubes
+  // oracle: bodies linked through contacts (world excluded)
+  int uf[64];
+  ck_assert_int_le(nb, 64);
+  for (int b = 0; b < nb; b++) uf[b] = b;
+  for (int i = 0; i < nc; i++) {
+    int a = c->body1[i], b = c->body2[i];
+    if (a <= 0 || b <= 0) continue;
+    int ra = uf_find(uf, a), rb = uf_find(uf, b);
+    if (ra != rb) uf[ra] = rb;
+  }
+  ck_assert_int_eq(B->nisland, 2);
+  int seen[2] = {-1, -1};
+  for (int k = 0; k < B->nisland; k++) {
+    int root = -1;
+    for (int q = B->island_ptr[k]; q < B->island_ptr[k + 1]; q++) {
+      int i = B->island_con[q];
+      int b = c->body2[i] > 0 ? c->body2[i] : c->body1[i];
+      int r = uf_find(uf, b);
+      if (root < 0) root = r;
+      ck_assert_int_eq(r, root);  // one stack per island
+      if (q > B->island_ptr[k]) ck_assert_int_gt(i, B->island_con[q - 1]);  // ascending
+    }
+    seen[k] = root;
+  }
+  ck_assert_int_ne(seen[0], seen[1]);
+  ck_assert_int_eq(B->island_ptr[2], nc);  // every contact in exactly one island
+  // the cubes of each stack: 2 and 3
+  int n0 = 0, n1 = 0;
+  for (int b = 1; b < nb; b++) {
+    n0 += uf_find(uf, b) == seen[0];
+    n1 += uf_find(uf, b) == seen[1];
+  }
+  ck_assert((n0 == 2 && n1 == 3) || (n0 == 3 && n1 == 2));
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+// every pair: the block-sparse problem (per island) and the all-blocks one (one island) agree
+START_TEST(solvers_sparse_vs_dense) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kTwoStacks, NULL, 20, &cfg);
+  contact_data* c = s->con;
+  solver_problem sp = contact_problem(c);
+  int nc = sp.nc, n3 = 3 * nc;
+  ck_assert_int_eq(sp.nisland, 2);
+  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
+  int* map = calloc((size_t)nc, sizeof(int));
+  int* all = calloc((size_t)nc, sizeof(int));
+  for (int i = 0; i < nc; i++) all[i] = i;
+  solver_gdense(&sp, all, nc, map, Gd);
+  solver_problem dp = tdense_full(nc, Gd, sp.g, sp.mu, NULL);
+  ck_assert_int_eq(dp.nisland, 1);
+  double* l1 = calloc((size_t)n3, sizeof(double));
+  double* l2 = calloc((size_t)n3, sizeof(double));
+  double* c1 = calloc((size_t)n3, sizeof(double));
+  double* c2 = calloc((size_t)n3, sizeof(double));
+  int npairs = 0;
+  for (int mo = 0; mo < SOLVER_NMODELS; mo++)
+    for (int k = 0; k < SOLVER_NKINDS; k++) {
+      if (!solver_pair_supported((solver_model)mo, (solver_kind)k, NULL, 0)) continue;
+      npairs++;
+      solver_options o = {(solver_model)mo, (solver_kind)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
+                          SOLVER_STOP_MODEL};
+      solver* sv = NULL;
+      csim_error err;
+      ck_assert_msg(solver_create(&o, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
+      solver_result r1, r2;
+      memset(l1, 0, sizeof(double) * (size_t)n3);
+      memset(l2, 0, sizeof(double) * (size_t)n3);
+      solver_solve(sv, &sp, l1, &r1);
+      memcpy(c1, solver_velocity(sv), sizeof(double) * (size_t)n3);
+      solver_solve(sv, &dp, l2, &r2);
+      memcpy(c2, solver_velocity(sv), sizeof(double) * (size_t)n3);
+      const char* name = solver_kind_names[k];
+      ck_assert_msg(r1.converged && r2.converged, "%s/%s: converged %d (sparse) %d (dense)",
+                    solver_model_names[mo], name, r1.converged, r2.converged);
+      double dc = 0, cmax = 0;
+      for (int a = 0; a < n3; a++) {
+        dc = fmax(dc, fabs(c1[a] - c2[a]));
+        cmax = fmax(cmax, fabs(c1[a]));
+      }
+      // the contact velocity of either answer, to the solvers' tolerance (CCP/LCP velocities
+      // are unique; the resting stacks' NCP answer is too)
+      ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "%s/%s: |c_sparse - c_dense| = %g",
+                    solver_model_names[mo], name, dc);
+      // per-contact families sweeping all contacts together go through the same contacts in
+      // the same order on both storages: identical answers (ncp/pgs stops island by island,
+      // so its sweep counts differ from the one-island problem's: the velocity check above)
+      if ((k == SOLVER_PGS && mo != SOLVER_MODEL_NCP) || k == SOLVER_BISECTION)
+        for (int a = 0; a < n3; a++)
+          ck_assert_msg(l1[a] == l2[a], "%s/%s: lambda[%d] %.17g vs %.17g",
+                        solver_model_names[mo], name, a, l1[a], l2[a]);
+      solver_free(sv);
+    }
+  ck_assert_int_ge(npairs, 9);
+  free(Gd);
+  free(map);
+  free(all);
+  free(l1);
+  free(l2);
+  free(c1);
+  free(c2);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+// the bound of contact_max_blocks holds on a scene whose trees take many contacts
+START_TEST(block_bound) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kSoloCubes, NULL, 2, &cfg);
+  long bound = contact_max_blocks(s->m, s->con->ncon);
+  ck_assert_int_le(s->con->G->nblocks, bound);
+  ck_assert_int_le(bound, (long)s->con->ncon * s->con->ncon);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("contact_sparse");
+  TCase* t = tcase_create("sparse");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, g_branched_tree);
+  tcase_add_test(t, g_two_robots);
+  tcase_add_test(t, g_robot_and_objects);
+  tcase_add_test(t, islands_two_stacks);
+  tcase_add_test(t, solvers_sparse_vs_dense);
+  tcase_add_test(t, block_bound);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
