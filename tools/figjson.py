@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The figure convention's JSON record (docs/figures.md, "How this page is made").
+"""The figure convention's JSON record (README, "Reproduced experiments").
 
 A figure script (tools/fig<id_>.py, run by `make fig-<id>`) does
 
