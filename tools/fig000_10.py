@@ -64,13 +64,12 @@ def main():
 def body(F):
     res = {}
     tmp = F.tmp
-    if True:
-        for scen, mu, sets in SCEN:
-            for model, solver, label in PAIRS:
-                out = os.path.join(tmp, "%s_%s.h5" % (scen, model))
-                C.run(scen, out, dict(sets, **{"contact.model": model, "solver.name": solver}))
-                r = C.Run(out)
-                res[(scen, label)] = (r,) + mdp(r, mu)
+    for scen, mu, sets in SCEN:
+        for model, solver, label in PAIRS:
+            out = os.path.join(tmp, "%s_%s.h5" % (scen, model))
+            C.run(scen, out, dict(sets, **{"contact.model": model, "solver.name": solver}))
+            r = C.Run(out)
+            res[(scen, label)] = (r,) + mdp(r, mu)
     fig, axs = plt.subplots(2, 3, figsize=(17, 9))
     for i, (scen, mu, sets) in enumerate(SCEN):
         for j, (model, solver, label) in enumerate(PAIRS):

@@ -89,13 +89,12 @@ def main():
 def body(F):
     res = {}
     tmp = F.tmp
-    if True:
-        for model, solver, label in C.PAIRS:
-            out = os.path.join(tmp, "%s_%s.h5" % (model, solver))
-            C.run("cube_push_ramp", out, {"contact.model": model, "solver.name": solver})
-            r = C.Run(out)
-            vx = C.base_world_velocity(r)[:, 0]
-            res[label] = (r, vx, measures(r, vx))
+    for model, solver, label in C.PAIRS:
+        out = os.path.join(tmp, "%s_%s.h5" % (model, solver))
+        C.run("cube_push_ramp", out, {"contact.model": model, "solver.name": solver})
+        r = C.Run(out)
+        vx = C.base_world_velocity(r)[:, 0]
+        res[label] = (r, vx, measures(r, vx))
 
     t = next(iter(res.values()))[0].t
     fig = plt.figure(figsize=(19, 11))

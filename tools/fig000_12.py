@@ -58,34 +58,33 @@ def main():
 def body(F):
     runs, curves, sweep = {}, {}, {}
     tmp = F.tmp
-    if True:
-        # (a) the scenario as it is, per solver; the ADMM run also dumps step 10
-        for model, solver, label in RUNS:
-            out = os.path.join(tmp, "%s_%s.h5" % (model, solver))
-            sets = {"contact.model": model, "solver.name": solver}
-            if (model, solver) == ("ncp", "admm"):
-                sets["output.dump_steps"] = "[10]"
-            C.run("cube_stack_ill", out, sets)
-            runs[label] = C.Run(out)
-        problem = os.path.join(tmp, "ncp_admm_step10.hdf5")
-        if not os.path.exists(problem):
-            sys.exit("fig000_12: the dump %s was not written" % problem)
-        # (b) cold solves of the stored problem with growing iteration caps
-        for model, solver, label in [("ncp", "pgs", "NCP/PGS"), ("ncp", "admm", "NCP/ADMM"),
-                                     ("ncp", "staggered", "NCP/Staggered"), ("ccp", "pgs", "CCP/PGS"),
-                                     ("ccp", "admm", "CCP/ADMM")]:
-            curves[label] = [C.solve(problem, model, solver, 1e-14, n)[2] for n in CAPS]
-        # (c) light cube mass sweep, heavy cube 1000 kg
-        for m in LIGHT_MASSES:
-            urdf = os.path.join(tmp, "light_%g.urdf" % m)
-            with open(urdf, "w") as f:
-                f.write(URDF.format(m=m, i=m * 0.1 ** 2 / 6))
-            for solver in ("pgs", "admm"):
-                out = os.path.join(tmp, "sweep_%g_%s.h5" % (m, solver))
-                C.run("cube_stack_ill", out, {"solver.name": solver, "robots.0.urdf": urdf})
-                r = C.Run(out)
-                sweep[(m, solver)] = (float(np.mean(r.eps)), float(np.max(r.eps)),
-                                      int(np.sum(r.conv == 0)), float(r.q[-1, 9] - r.q[0, 9]))
+    # (a) the scenario as it is, per solver; the ADMM run also dumps step 10
+    for model, solver, label in RUNS:
+        out = os.path.join(tmp, "%s_%s.h5" % (model, solver))
+        sets = {"contact.model": model, "solver.name": solver}
+        if (model, solver) == ("ncp", "admm"):
+            sets["output.dump_steps"] = "[10]"
+        C.run("cube_stack_ill", out, sets)
+        runs[label] = C.Run(out)
+    problem = os.path.join(tmp, "ncp_admm_step10.hdf5")
+    if not os.path.exists(problem):
+        sys.exit("fig000_12: the dump %s was not written" % problem)
+    # (b) cold solves of the stored problem with growing iteration caps
+    for model, solver, label in [("ncp", "pgs", "NCP/PGS"), ("ncp", "admm", "NCP/ADMM"),
+                                 ("ncp", "staggered", "NCP/Staggered"), ("ccp", "pgs", "CCP/PGS"),
+                                 ("ccp", "admm", "CCP/ADMM")]:
+        curves[label] = [C.solve(problem, model, solver, 1e-14, n)[2] for n in CAPS]
+    # (c) light cube mass sweep, heavy cube 1000 kg
+    for m in LIGHT_MASSES:
+        urdf = os.path.join(tmp, "light_%g.urdf" % m)
+        with open(urdf, "w") as f:
+            f.write(URDF.format(m=m, i=m * 0.1 ** 2 / 6))
+        for solver in ("pgs", "admm"):
+            out = os.path.join(tmp, "sweep_%g_%s.h5" % (m, solver))
+            C.run("cube_stack_ill", out, {"solver.name": solver, "robots.0.urdf": urdf})
+            r = C.Run(out)
+            sweep[(m, solver)] = (float(np.mean(r.eps)), float(np.max(r.eps)),
+                                  int(np.sum(r.conv == 0)), float(r.q[-1, 9] - r.q[0, 9]))
 
     fig, axs = plt.subplots(2, 2, figsize=(15, 10))
     (ax1, ax2), (ax3, ax4) = axs

@@ -42,7 +42,8 @@ def e_analytic(t):
 
 # one run of SCENARIO with model/solver/dt/tolerance (and extra --set pairs), read back
 def one(tmp, scenario, model, solver, dt, tol, duration, units="impulse", extra=None):
-    out = os.path.join(tmp, "%s_%s_%s_%g_%g_%s.h5" % (scenario, model, solver, dt, tol, units))
+    out = os.path.join(tmp, "%s_%s_%s_%g_%g_%s_%s.h5" % (scenario, model, solver, dt, tol, units,
+                                                          "_".join(str(v) for v in (extra or {}).values())))
     sets = {"contact.model": model, "solver.name": solver, "integrator.dt": dt, "solver.tolerance": tol,
             "solver.max_iterations": 2000, "integrator.duration": duration,
             "solver.tolerance_units": units}
@@ -63,12 +64,13 @@ def sweep_dt(tmp, scenario, dts, duration, models=MODELS, tol=1e-8):
     return errs, runs, refs
 
 
-# Tab. IV: {label: {tol: error}}, runs, refs (dt = 1 ms)
-def sweep_tol(tmp, scenario, tols, duration, units, models=MODELS):
+# Tab. IV: {label: {tol: error}}, runs, refs (dt = 1 ms); criterion: solver.criterion
+def sweep_tol(tmp, scenario, tols, duration, units, models=MODELS, criterion="ncp"):
     errs, runs, refs = {}, {}, {}
+    ex = {"solver.criterion": criterion}
     for model, solver, label in models:
-        refs[label] = one(tmp, scenario, model, solver, 1e-3, TOL_REF, duration, units)
-        runs[label] = {tol: one(tmp, scenario, model, solver, 1e-3, tol, duration, units) for tol in tols}
+        refs[label] = one(tmp, scenario, model, solver, 1e-3, TOL_REF, duration, units, ex)
+        runs[label] = {tol: one(tmp, scenario, model, solver, 1e-3, tol, duration, units, ex) for tol in tols}
         errs[label] = {tol: C.integral_error(runs[label][tol], refs[label]) for tol in tols}
     return errs, runs, refs
 

@@ -24,7 +24,7 @@ FIGDIR = os.path.join(ROOT, "out", "figures")
 LIST = os.path.join(ROOT, "tools", "figures.list")
 DOC = os.path.join(ROOT, "docs", "figures.md")
 DOC_IMG = os.path.join("images", "figures")      # relative to docs/
-DOC_IMG_WIDTH = 900                              # px: committed images are kept small
+DOC_IMG_WIDTH = 1200                             # px: committed images are kept small
 
 SEEDS = {"000": "Contact Models in Robotics: a Comparative Analysis (Le Lidec et al., 2023)",
          "001": "A Transition-Aware Method for the Simulation of Compliant Contact with Regularized "
@@ -183,7 +183,7 @@ def copy_images(recs):
             if im.width > DOC_IMG_WIDTH:
                 im = im.resize((DOC_IMG_WIDTH, round(im.height * DOC_IMG_WIDTH / im.width)),
                                Image.LANCZOS)
-            im = im.quantize(colors=128)
+            im = im.quantize(colors=96)
             im.save(os.path.join(dest, name), optimize=True)
             keep.add(name)
     for name in os.listdir(dest):  # images of figures no longer listed
