@@ -325,6 +325,67 @@ START_TEST(tolerance_units_force) {
 }
 END_TEST
 
+// one experiment record of the figure convention (tools/figjson.py) in dir/figs/fig999_1.json
+static void write_record(const char* dir, double csim, double seconds, const char* word, int reproduced) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/figs/fig999_1.json", dir);
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+          "{\"id\": \"999-1\", \"seed\": \"000\", \"item\": \"Fig. 0\", \"title\": \"test\", "
+          "\"command\": \"make fig-999-1\", \"seconds\": %.17g, \"setup\": \"a setup.\", "
+          "\"images\": [\"fig999_1.png\"], \"tables\": [{\"caption\": \"c\", "
+          "\"columns\": [\"row\", \"paper\", \"csim\", \"ratio\", \"wall (s)\"], "
+          "\"rows\": [[\"a\", 2.0, %.17g, %.17g, %.17g], [\"b\", null, 3.0, null, 1.0]], "
+          "\"timing_columns\": [4], \"tolerance\": {\"rel\": 0.05, \"abs\": 1e-12}}], "
+          "\"claims\": [{\"claim\": \"q\", \"measure\": \"m\", \"value\": %.17g, \"reproduced\": %s, "
+          "\"sentence\": \"csim %s %.3g.\", \"tolerance\": {\"rel\": 0.1, \"abs\": 1e-12}}]}\n",
+          seconds, csim, csim / 2, seconds, csim, reproduced ? "true" : "false", word, csim);
+  fclose(f);
+}
+
+// exit status of tools/figures_report.py [--check] on the records, list and page under dir
+static int report(const char* dir, int check) {
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd),
+           "CSIM_FIGDIR=%s/figs CSIM_FIGLIST=%s/figures.list CSIM_FIGDOC=%s/docs/figures.md "
+           "/usr/bin/python3 tools/figures_report.py %s > /dev/null 2>&1",
+           dir, dir, dir, check ? "--check" : "");
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// the drift check of `make test-figures` (tools/figures_report.py --check): a table number within
+// its tolerance and any wall time may move; a number beyond it, a changed word, a flipped verdict
+// fail (exit 1); a listed experiment without its record is exit 2
+START_TEST(report_drift_check) {
+  char* dir = tmpdir();
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "mkdir -p %s/figs %s/docs && echo 999-1 > %s/figures.list && "
+           "/usr/bin/python3 -c \"from PIL import Image; Image.new('RGB', (8, 8)).save('%s/figs/fig999_1.png')\"",
+           dir, dir, dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  write_record(dir, 1.0, 5.0, "measured", 1);
+  ck_assert_int_eq(report(dir, 0), 0);  // writes dir/docs/figures.md and its image
+  snprintf(cmd, sizeof(cmd), "test -s %s/docs/figures.md && test -s %s/docs/images/figures/fig999_1.png", dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(report(dir, 1), 0);
+  write_record(dir, 1.03, 50.0, "measured", 1);  // 3 % (tolerance 5 %), wall times tenfold
+  ck_assert_int_eq(report(dir, 1), 0);
+  write_record(dir, 1.2, 5.0, "measured", 1);  // 20 %: beyond the table's tolerance
+  ck_assert_int_eq(report(dir, 1), 1);
+  write_record(dir, 1.0, 5.0, "found", 1);  // a changed word
+  ck_assert_int_eq(report(dir, 1), 1);
+  write_record(dir, 1.0, 5.0, "measured", 0);  // the verdict flipped
+  ck_assert_int_eq(report(dir, 1), 1);
+  snprintf(cmd, sizeof(cmd), "rm -rf %s/figs/fig999_1.json", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(report(dir, 1), 2);
+  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite* claims_suite(void) {
   Suite* s = suite_create("figure_claims");
   TCase* tc = tcase_create("claims");
@@ -335,6 +396,7 @@ static Suite* claims_suite(void) {
   tcase_add_test(tc, admm_beats_pgs_at_ratio_1e3);
   tcase_add_test(tc, tab3_error_first_order_in_dt);
   tcase_add_test(tc, tolerance_units_force);
+  tcase_add_test(tc, report_drift_check);
   suite_add_tcase(s, tc);
   return s;
 }

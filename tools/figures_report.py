@@ -20,9 +20,10 @@ import re
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-FIGDIR = os.path.join(ROOT, "out", "figures")
-LIST = os.path.join(ROOT, "tools", "figures.list")
-DOC = os.path.join(ROOT, "docs", "figures.md")
+# the paths can be moved for tests/test_figure_claims.c (records, list, page elsewhere)
+FIGDIR = os.environ.get("CSIM_FIGDIR", os.path.join(ROOT, "out", "figures"))
+LIST = os.environ.get("CSIM_FIGLIST", os.path.join(ROOT, "tools", "figures.list"))
+DOC = os.environ.get("CSIM_FIGDOC", os.path.join(ROOT, "docs", "figures.md"))
 DOC_IMG = os.path.join("images", "figures")      # relative to docs/
 DOC_IMG_WIDTH = 1200                             # px: committed images are kept small
 
@@ -30,7 +31,7 @@ SEEDS = {"000": "Contact Models in Robotics: a Comparative Analysis (Le Lidec et
          "001": "A Transition-Aware Method for the Simulation of Compliant Contact with Regularized "
                 "Friction (Castro et al.)",
          "002": "Reconciling RaiSim With the Maximum Dissipation Principle (Le Lidec, Carpentier, 2024)"}
-NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")  # "1." is a number and a period
 
 
 class BadRecord(Exception):
@@ -174,7 +175,7 @@ def page(recs, img, first_image_only, where):
 # copy the first image of each figure into docs/images/figures, at most DOC_IMG_WIDTH wide
 def copy_images(recs):
     from PIL import Image
-    dest = os.path.join(ROOT, "docs", DOC_IMG)
+    dest = os.path.join(os.path.dirname(DOC), DOC_IMG)
     os.makedirs(dest, exist_ok=True)
     keep = set()
     for r in recs:
