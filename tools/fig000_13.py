@@ -94,12 +94,14 @@ def body(F):
             "rms tangential contact velocity at alpha = 0.1 / at alpha = 0", r, r > 10,
             "%s: the feet's rms slip velocity is %.1e m/s at alpha = 0.1 against %.1e m/s on rigid contact." % (
                 "Reproduced" if r > 10 else "Not reproduced", res[1e-1]["vt"], res[0.0]["vt"]), rel=0.3)
-    ok = res[1.0]["internal"] < res[0.0]["internal"]
+    rr = res[1.0]["internal"] / max(res[0.0]["internal"], 1e-300)
+    ok = rr < 0.1
     F.claim("\"Compliance also regularizes the problem, removing the spurious internal forces in "
-            "under-determined cases\".", "mean internal force at alpha = 1 / at alpha = 0",
-            res[1.0]["internal"] / max(res[0.0]["internal"], 1e-300), ok,
-            "%s: the internal tangential force is %.3f N at alpha = 0 and %.3f N at alpha = 1." % ("Reproduced" if ok else "Not reproduced",
-                                                     res[0.0]["internal"], res[1.0]["internal"]), rel=0.3)
+            "under-determined cases\".", "mean internal force at alpha = 1 / at alpha = 0", rr, ok,
+            "%s: the internal tangential force is %.3f N at alpha = 0, %.3f N at alpha = 0.1 and %.3f N at "
+            "alpha = 1: compliance lowers it but does not remove it on this standing robot." % (
+                "Reproduced" if ok else "Partly reproduced", res[0.0]["internal"], res[1e-1]["internal"],
+                res[1.0]["internal"]), rel=0.3)
     F.setup = ("scenarios/solo12_compliance.yaml: Solo-12 standing under joint PD control (kp 6, kd 0.3), "
                "mu = 0.9, CCP contact (MuJoCo's model) solved by ADMM to 1e-6, dt = 1 ms, 1 s; "
                "contact.compliance alpha sets R = alpha diag(G). The paper's compliance values are not given.")
