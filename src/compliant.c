@@ -246,6 +246,7 @@ size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon) {
   size_t b = sizeof(cmpl_data) + n3 * I + 2 * n3 * D + 2 * mc * D + mc * I + mc * D +
              6 * n3 * D + 9 * mc * D + n3 * n3 * D + npiv * I + mc * sizeof(cmpl_point) +
              mc * sizeof(cmpl_eval) + nq * D + nv * D + n3 * I + n3 * D;
+  b += (size_t)(cfg->newton_history > 0 ? cfg->newton_history : 0) * D;  // hist
   if (cfg->scheme == SCN_INT_IMPLICIT_EULER)
     b += nq * D + 7 * nv * D + nv * nv * D + contact_bytes(m, maxcon);
   return b;
@@ -263,8 +264,9 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
   c->scheme = cfg->scheme;
   c->tolerance = cfg->newton_tolerance;
   c->max_iterations = cfg->newton_max_iterations;
-  c->tals = 1;
-  c->backtrack = 1;
+  // integrator.line_search: 001's comparisons with and without TALS (Figs. 4, 5, 7)
+  c->tals = cfg->line_search == SCN_LS_TALS;
+  c->backtrack = cfg->line_search != SCN_LS_NONE;
   c->stateful = p.law == CMPL_BRISTLE || p.law == CMPL_SQRT_SPRING;
   if (maxcon < 1) maxcon = 1;
   c->maxcon = maxcon;
@@ -297,6 +299,12 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
   int ok = c->prev_id && c->prev_x && c->x1 && c->x0 && c->stick && c->slip && c->vc &&
            c->vstar && c->R && c->dvc && c->vtry && c->f && c->A && c->N && c->piv && c->pt &&
            c->ev && c->qsave && c->vsave && c->prev_id_save && c->prev_x_save;
+  if (ok && cfg->newton_history > 0) {
+    c->nhist = cfg->newton_history;
+    c->hist = calloc((size_t)c->nhist, sizeof(double));
+    ok = c->hist != NULL;
+    for (int j = 0; ok && j < c->nhist; j++) c->hist[j] = NAN;
+  }
   if (ok && c->scheme == SCN_INT_IMPLICIT_EULER) {
     c->q0 = calloc(nq, sizeof(double));
     c->v0 = calloc(nv, sizeof(double));
@@ -335,6 +343,7 @@ void cmpl_free(cmpl_data* c) {
   free(c->qsave); free(c->vsave); free(c->prev_id_save); free(c->prev_x_save);
   free(c->q0); free(c->v0); free(c->vk); free(c->r); free(c->r2); free(c->dv); free(c->tmp);
   free(c->tmp2); free(c->Jr);
+  free(c->hist);
   contact_free(c->con_eval);
   free(c);
 }
@@ -414,6 +423,12 @@ csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err) {
                              sets[k].desc, sets[k].d, err);
     if (st != CSIM_OK) return st;
   }
+  if (c->nhist > 0)
+    return rec_add(f, "/compliant/newton_history", REC_F64, (size_t)c->nhist, "m/s",
+                   "Newton residual (max-norm, as /compliant/newton_residual) at iterate j = 0, "
+                   "1, ... of the step's first solve (the whole step, before convergence-control "
+                   "substeps; j = 0 is the initial guess), the first output.newton_history "
+                   "iterates, NaN after the last one (001 Fig. 4)", &c->ds_hist, err);
   return CSIM_OK;
 }
 
@@ -430,5 +445,6 @@ csim_status cmpl_record_row(const cmpl_data* c, const contact_data* con, csim_er
   if (!st) st = rec_append(c->ds_nstick, &ns, err);
   if (!st) st = rec_append(c->ds_slip, &c->stick_slip_max, err);
   if (!st) st = rec_append_rows(c->ds_x, c->x1, (size_t)con->ncon, err);
+  if (!st && c->ds_hist) st = rec_append(c->ds_hist, c->hist, err);
   return st;
 }

@@ -45,6 +45,10 @@
 // evaluates delta from the geometry of the end-of-step configuration (hpen = 0).
 //
 // Scenario keys of a compliant run (decisions):
+//   integrator.line_search  tals (default): TALS, then residual backtracking as a safeguard;
+//                           backtracking: no TALS; none: plain Newton with full steps (001's
+//                           "without TALS" of Figs. 4, 5, 7), see sim_compliant.c.
+//   output.newton_history   K > 0 records /compliant/newton_history (cmpl_data.hist).
 //   integrator.scheme       semi_implicit | tamsi | implicit_euler (sim_compliant.c says how each
 //                           works); integrator.newton_tolerance is on the max-norm of the Newton
 //                           residual in m/s (contact velocities for semi_implicit/tamsi,
@@ -157,8 +161,8 @@ typedef struct cmpl_data {
   scn_integrator scheme;
   double tolerance;        // Newton tolerance (integrator.newton_tolerance)
   int max_iterations;      // integrator.newton_max_iterations
-  int tals;                // 1: TALS on (default); 0 only for tests comparing plain Newton
-  int backtrack;           // 1: residual backtracking after TALS (default); 0 for tests
+  int tals;                // 1: TALS on (integrator.line_search tals, the default)
+  int backtrack;           // 1: residual backtracking after TALS (line_search tals, backtracking)
   int stateful;            // the law has a deflection state
   int maxcon, nv;
 
@@ -205,9 +209,18 @@ typedef struct cmpl_data {
   int* prev_id_save;       // (maxcon x 3)
   double* prev_x_save;     // (maxcon x 3)
 
+  // Newton residual history (output.newton_history = nhist > 0): hist[j] is the residual
+  // max-norm at iterate j (j = 0: the initial guess) of the step's first solve, i.e. the whole
+  // step before any convergence-control substep (001 Fig. 4 plots exactly this); NaN after the
+  // last iterate; entries beyond nhist are not kept. hist_on is set by sim_compliant.c while
+  // that solve runs.
+  int nhist, hist_on;
+  double* hist;            // (nhist)
+
   // HDF5 datasets (cmpl_record_declare)
   rec_dataset *ds_iter, *ds_sub, *ds_res, *ds_conv, *ds_pmax, *ds_pmean, *ds_nstick, *ds_slip;
   rec_dataset* ds_x;
+  rec_dataset* ds_hist;    // /compliant/newton_history (declared only when nhist > 0)
 } cmpl_data;
 
 // bytes cmpl_create allocates for maxcon contacts
@@ -230,7 +243,8 @@ void cmpl_store_state(cmpl_data* c, const contact_data* con);
 // declare the /compliant datasets (units and descriptions included)
 csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err);
 
-// append the last step's row (and one /compliant/bristle row per contact of con)
+// append the last step's row (and one /compliant/bristle row per contact of con; the
+// /compliant/newton_history row when output.newton_history > 0)
 csim_status cmpl_record_row(const cmpl_data* c, const contact_data* con, csim_error* err);
 
 #endif  // CSIM_COMPLIANT_H

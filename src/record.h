@@ -8,6 +8,9 @@
 // Layout of a dataset: ncols == 0 gives a 1-D dataset (rows); ncols > 0 a 2-D one (rows x ncols).
 // The row dimension is unlimited; the dataset is chunked by whole rows. Every dataset carries two
 // string attributes, "units" and "description".
+// A per-step quantity of varying length with a known bound (e.g. the Newton residual history
+// /compliant/newton_history, compliant.h) is a 2-D dataset of that many columns padded with NaN,
+// so a row is still appended without allocation.
 //
 // Speed: each dataset owns a row buffer of exactly one chunk, allocated by rec_add. rec_append
 // only copies the row into the buffer (memcpy, no allocation, no HDF5 call); when the buffer

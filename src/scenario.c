@@ -34,6 +34,7 @@ const char* const scn_on_energy_names[] = {"warn", "stop", NULL};
 const char* const scn_vproduct_names[] = {"midpoint", "explicit", NULL};
 const char* const scn_criterion_names[] = {"ncp", "model", NULL};
 const char* const scn_tolerance_units_names[] = {"impulse", "force", NULL};
+const char* const scn_line_search_names[] = {"tals", "backtracking", "none", NULL};
 const char* const scn_ground_names[] = {"none", "plane", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
 
@@ -45,6 +46,7 @@ _Static_assert(sizeof(scn_integrator) == sizeof(int), "enum size");
 _Static_assert(sizeof(scn_profile) == sizeof(int), "enum size");
 _Static_assert(sizeof(scn_action_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(scn_on_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(scn_line_search) == sizeof(int), "enum size");
 
 int scn_name_index(const char* const* names, const char* name) {
   for (int i = 0; names[i]; i++)
@@ -221,6 +223,8 @@ static const skey keys[] = {
      .doc = "Newton tolerance (tamsi, implicit_euler)"},
     {.path = "integrator.newton_max_iterations", .type = K_INT, .flags = F_LO | F_HI, .lo = 1, .hi = 1e4, .def = "50",
      CF(newton_max_iterations), .doc = "Newton iteration cap (tamsi, implicit_euler)"},
+    {.path = "integrator.line_search", .type = K_ENUM, .names = scn_line_search_names, .def = "tals",
+     CF(line_search), .doc = "Line search of the compliant integrators' Newton iteration: tals (TALS, 001 Sec. III-A, then residual backtracking as a safeguard), backtracking (no TALS: backtracking on the residual only), none (plain Newton, full steps: 001's 'without TALS'); rigid models ignore it"},
     {.path = "integrator.velocity_products", .type = K_ENUM, .names = scn_vproduct_names, .def = "midpoint",
      CF(velocity_products), .doc = "Coriolis, centrifugal and gyroscopic terms of the free velocity: midpoint (implicit midpoint rule by fixed-point iteration: a free body keeps its energy and angular momentum; 1-3 extra RNEA and tree solves per step) or explicit (at the velocity before the step, as MuJoCo's Euler: cheaper, injects energy into fast spins)"},
     {.path = "integrator.energy_tolerance", .type = K_NUM, GT0, .def = "0.05", CF(energy_tolerance),
@@ -299,6 +303,8 @@ static const skey keys[] = {
      .doc = "HDF5 output file, relative to the scenario file's directory"},
     {.path = "output.every", .type = K_INT, .flags = F_LO, .lo = 1, .def = "1", CF(output_every),
      .doc = "Record every k-th step"},
+    {.path = "output.newton_history", .type = K_INT, .flags = F_LO | F_HI, .lo = 0, .hi = 1000, .def = "0",
+     CF(newton_history), .doc = "Compliant models: record the Newton residual of the first K iterates of each recorded step's first solve in `/compliant/newton_history` (K columns, NaN after the last iterate); 0 records nothing"},
     {.path = "output.flush_every", .type = K_NUM, GE0, .def = "1", CF(flush_every), .units = "s",
      .doc = "Wall time between flushes of the output file: a run killed (SIGKILL, power cut of the process) keeps every row recorded before the last flush; 0 flushes after every recorded row"},
     {.path = "output.dump_steps", .type = K_INTS, .flags = F_LO, .lo = 0, .def_doc = "none", CF(dump_steps),

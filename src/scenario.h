@@ -57,6 +57,7 @@ typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
 // units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
 // applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
 typedef enum { SCN_TOL_IMPULSE, SCN_TOL_FORCE, SCN_NTOLU } scn_tolerance_units;
+typedef enum { SCN_LS_TALS, SCN_LS_BACKTRACKING, SCN_LS_NONE, SCN_NLS } scn_line_search;
 
 extern const char* const scn_base_names[];           // fixed free
 extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
@@ -70,6 +71,7 @@ extern const char* const scn_on_energy_names[];      // warn stop
 extern const char* const scn_vproduct_names[];       // midpoint explicit
 extern const char* const scn_criterion_names[];      // ncp model
 extern const char* const scn_tolerance_units_names[];  // impulse force
+extern const char* const scn_line_search_names[];    // tals backtracking none
 extern const char* const scn_ground_names[];         // none plane   (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
 
@@ -168,6 +170,7 @@ typedef struct {
   double duration;          // >= 0, default 1 (s)
   double newton_tolerance;  // > 0, default 1e-10
   int newton_max_iterations;// >= 1, default 50
+  scn_line_search line_search; // 'integrator.line_search' tals|backtracking|none, default tals
   scn_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
   double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
   scn_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn
@@ -182,6 +185,7 @@ typedef struct {
   char* output_path;        // 'output.path' resolved; default "out/<name>.h5" (current directory)
   char* output_path_text;   // 'output.path' as written, NULL when absent
   int output_every;         // 'output.every' >= 1, default 1
+  int newton_history;       // 'output.newton_history' in [0, 1000], default 0 (not recorded)
   double flush_every;       // 'output.flush_every' >= 0 s of wall time between flushes, default 1
   int* dump_steps; int ndump_steps; // 'output.dump_steps': step indices whose contact problem is dumped
   struct scn_pos* positions; int npositions;  // where each key given was written (scn_key_error)

@@ -32,6 +32,9 @@
 // direction always descends it): from the first iteration for implicit_euler (whose Newton
 // diverged from penetrating initial states without it), only after CMPL_BACKTRACK_AFTER
 // iterations for semi_implicit/tamsi (where it would slow TALS's transitions, 001 Fig. 4).
+// integrator.line_search = backtracking drops TALS, none drops both (plain Newton, 001's
+// "without TALS"). With output.newton_history the residual of every iterate of the step's first
+// solve is kept (cmpl_data.hist, 001 Fig. 4).
 //
 // Newton stops when the max-norm of the residual is <= integrator.newton_tolerance or after
 // integrator.newton_max_iterations updates. A step whose Newton fails is retaken from the same
@@ -128,6 +131,11 @@ static void eval_all(cmpl_data* c, int nc) {
   }
 }
 
+// keep the residual of iterate it in the history while the step's first solve runs (001 Fig. 4)
+static void hist_put(cmpl_data* c, int it, double res) {
+  if (c->hist_on && it < c->nhist) c->hist[it] = res;
+}
+
 // TALS: the smallest alpha over contacts for the tangential parts of vc and its update dvc
 static double tals(const cmpl_data* c, int nc, const double* vc, const double* dvc) {
   double alpha = 1;
@@ -206,6 +214,7 @@ static void solve_frozen(sim* s, double h) {
       else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
     }
     c->residual = res;
+    hist_put(c, it, res);
     if (res <= c->tolerance) {
       c->converged = 1;
       break;
@@ -350,6 +359,7 @@ static void solve_implicit(sim* s, double h, int* dropped) {
     ie_residual(s, h, c->vk, t0 + h, c->r, dropped);
     double res = maxnorm(c->r, nv);
     c->residual = res;
+    hist_put(c, it, res);
     if (res <= c->tolerance) {
       c->converged = 1;
       break;
@@ -524,6 +534,7 @@ csim_status sim_compliant_step(sim* s, sim_stepinfo* info, csim_error* err) {
   info->t_collision = info->t_dynamics = info->t_solve = 0;
 
   save_state(c, s);
+  for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
   double work_prev = s->energy.work_step;  // the previous step's work, audited below
   int n = 1;
   for (int level = 0;; level++, n *= 2) {
@@ -537,7 +548,9 @@ csim_status sim_compliant_step(sim* s, sim_stepinfo* info, csim_error* err) {
     for (int k = 0; k < n; k++) {
       // equal substeps; the last one ends exactly at t0 + dt
       double h = k + 1 < n ? dt / n : t_end - d->time;
+      c->hist_on = level == 0;  // the history is the whole step's solve (n = 1)
       one_step(s, h, info, &dropped);
+      c->hist_on = 0;
       if (k == 0) {
         kin0 = info->kinetic;
         pot0 = info->potential;
