@@ -86,10 +86,11 @@ class Figure:
                             "tolerance": {"rel": rel, "abs": abs_}})
 
     # one claim of the paper with csim's measured number and a one-sentence verdict
-    def claim(self, claim, measure, value, reproduced, sentence, rel=0.1, abs_=1e-12):
+    # (timing=True: the value is a wall-time measure, left out of the drift check)
+    def claim(self, claim, measure, value, reproduced, sentence, rel=0.1, abs_=1e-12, timing=False):
         self.claims.append({"claim": claim, "measure": measure, "value": num(value),
                             "reproduced": bool(reproduced), "sentence": sentence,
-                            "tolerance": {"rel": rel, "abs": abs_}})
+                            "tolerance": {"rel": rel, "abs": abs_}, "timing": bool(timing)})
 
     # out/figures/<base>.json
     def write(self):
