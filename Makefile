@@ -5,6 +5,8 @@
 #   make run       deps + build + run the showcase scenario
 #   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
 #   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
+#   make figures   every experiment of tools/figures.list, then out/figures/REPORT.md, docs/figures.md
+#   make fig-ID    one experiment (e.g. make fig-000-6); make test-figures: the drift check
 #   make clean
 # Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
 
@@ -128,15 +130,26 @@ run: deps
 bench: $(CSIM_BIN)
 	QUICK=$(or $(QUICK),0) CSIM=./$(CSIM_BIN) tools/bench.sh
 
-# One experiment of a seed: `make fig-001-4` runs tools/fig001_4.py (figure convention: PNG and
-# JSON in out/figures/).
-fig-%: $(CSIM_BIN)
-	/usr/bin/python3 tools/fig$(subst -,_,$*).py
-
 # A one-node SLURM cluster (slurm-wlm, munge) started and stopped by the test runs a 12-point
 # sweep as a job array; the merge must equal the Make path's (tools/test_slurm.sh).
 test-slurm: $(CSIM_BIN)
 	@CSIM=./$(CSIM_BIN) tools/test_slurm.sh
+
+# The seed papers' experiments (docs/figures.md): one script per id of tools/figures.list, each
+# writing out/figures/fig<id>.{png,json} from its own scratch directory (make -j2 safe), then the
+# report. test-figures reruns them and fails when docs/figures.md drifts from a fresh generation.
+FIG_IDS := $(shell sed -e 's/\#.*//' tools/figures.list 2>/dev/null)
+.PHONY: figures figures-run test-figures
+fig-%: $(CSIM_BIN)
+	/usr/bin/python3 tools/fig$(subst -,_,$*).py
+
+figures-run: $(addprefix fig-,$(FIG_IDS))
+
+figures: figures-run
+	/usr/bin/python3 tools/figures_report.py
+
+test-figures: figures-run
+	/usr/bin/python3 tools/figures_report.py --check
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
 #   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz.sh)

@@ -169,6 +169,9 @@ static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_mode
   if (!st) st = rec_attr_string(f, NULL, "force_units", "N (impulse / dt)", err);
   if (!st) st = rec_attr_double(f, NULL, "dt", cfg->dt, err);
   if (!st) st = rec_attr_double(f, NULL, "tolerance", cfg->tolerance, err);
+  if (!st)
+    st = rec_attr_string(f, NULL, "tolerance_units", scn_tolerance_units_names[cfg->tolerance_units],
+                         err);
   if (!st) st = rec_attr_int(f, NULL, "every", cfg->output_every, err);
   if (!st) st = rec_attr_int(f, NULL, "nq", m->nq, err);
   if (!st) st = rec_attr_int(f, NULL, "nv", m->nv, err);
@@ -245,9 +248,9 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   double simt = (double)r->steps * cfg->dt;
   long n = r->steps > 0 ? r->steps : 1;
   fprintf(f, "csim run: %s — %s\n", cfg->name, status);
-  fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g\n",
+  fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g (%s)\n",
           scn_contact_model_names[cfg->model], scn_solver_names[cfg->solver], cfg->dt,
-          cfg->tolerance);
+          cfg->tolerance, scn_tolerance_units_names[cfg->tolerance_units]);
   if (S->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
             "in substeps %d (iterations below are Newton's)\n", scn_integrator_names[cfg->scheme],
@@ -609,9 +612,11 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
     }
     if (info.ncon && !info.solve.converged && cfg->on_failure == SCN_FAIL_STOP) {
       snprintf(failure, sizeof(failure),
-               "solver did not converge at step %ld (t = %.6g s): eps_abs %.3g > tolerance %.3g "
-               "after %d iterations (solver.on_failure: stop)",
-               k, t, info.solve.eps_abs, cfg->tolerance, info.solve.iterations);
+               "solver did not converge at step %ld (t = %.6g s): eps_abs %.3g N s > tolerance %.3g "
+               "N s after %d iterations (solver.on_failure: stop)",
+               k, t, info.solve.eps_abs,
+               cfg->tolerance * (cfg->tolerance_units == SCN_TOL_FORCE ? cfg->dt : 1.0),
+               info.solve.iterations);
       rc = CSIM_ERR_RUN;
       break;
     }

@@ -33,6 +33,7 @@ const char* const scn_on_failure_names[] = {"continue", "stop", NULL};
 const char* const scn_on_energy_names[] = {"warn", "stop", NULL};
 const char* const scn_vproduct_names[] = {"midpoint", "explicit", NULL};
 const char* const scn_criterion_names[] = {"ncp", "model", NULL};
+const char* const scn_tolerance_units_names[] = {"impulse", "force", NULL};
 const char* const scn_line_search_names[] = {"tals", "backtracking", "none", NULL};
 const char* const scn_ground_names[] = {"none", "plane", "heightfield", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
@@ -220,6 +221,9 @@ static const skey keys[] = {
      .doc = "Adapt rho from the primal/dual residual ratio (admm)"},
     {.path = "solver.criterion", .type = K_ENUM, .names = scn_criterion_names, .def = "ncp",
      CF(criterion), .doc = "What solver.tolerance applies to: ncp, both the model's own residual and the NCP residual eps_abs of 000 eq. 14 (as in the paper: ccp, lcp and raisim answers to sliding contacts then run to the iteration cap); model, the model's own residual (its fixed point) only. Either way the answer returned is the model's own (the best iterate by its own residual)"},
+    {.path = "solver.tolerance_units", .type = K_ENUM, .names = scn_tolerance_units_names,
+     .def = "impulse", CF(tolerance_units),
+     .doc = "Units of solver.tolerance: impulse, on eps_abs as csim computes it from impulses (N s); force, on forces lambda/dt as the seed authors' code measures it (002 Sec. II): the solver stops at eps_abs <= tolerance * dt, which holds the velocity term of eps_abs to tolerance * dt too (stricter than the authors' rule there)"},
     {.path = "solver.on_failure", .type = K_ENUM, .names = scn_on_failure_names, .def = "continue",
      CF(on_failure), .doc = "When a step does not converge: continue (count it) or stop the run (exit 1)"},
     // integrator

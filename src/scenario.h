@@ -54,6 +54,9 @@ typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
 typedef enum { SCN_ENERGY_WARN, SCN_ENERGY_STOP, SCN_NENERGY } scn_on_energy;
 typedef enum { SCN_VP_MIDPOINT, SCN_VP_EXPLICIT, SCN_NVP } scn_vproducts;
 typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
+// units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
+// applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
+typedef enum { SCN_TOL_IMPULSE, SCN_TOL_FORCE, SCN_NTOLU } scn_tolerance_units;
 typedef enum { SCN_LS_TALS, SCN_LS_BACKTRACKING, SCN_LS_NONE, SCN_NLS } scn_line_search;
 
 extern const char* const scn_base_names[];           // fixed free
@@ -67,6 +70,7 @@ extern const char* const scn_on_failure_names[];     // continue stop
 extern const char* const scn_on_energy_names[];      // warn stop
 extern const char* const scn_vproduct_names[];       // midpoint explicit
 extern const char* const scn_criterion_names[];      // ncp model
+extern const char* const scn_tolerance_units_names[];  // impulse force
 extern const char* const scn_line_search_names[];    // tals backtracking none
 extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
@@ -158,6 +162,7 @@ typedef struct {
   scn_solver solver;        // 'solver.name' default pgs
   double tolerance;         // > 0, default 1e-8
   scn_criterion criterion;  // 'solver.criterion': ncp|model, default ncp
+  scn_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force, default impulse
   int max_iterations;       // >= 1, default 1000
   int warm_start;           // bool, default true
   double over_relaxation;   // (0, 2), default 1

@@ -48,7 +48,8 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   memset(o, 0, sizeof(*o));
   o->model = (solver_model)model_map[cfg->model];
   o->kind = (solver_kind)kind_map[cfg->solver];
-  o->tolerance = cfg->tolerance;
+  // force units (002 Sec. II: eps on lambda / dt): the impulse residual is held to tolerance * dt
+  o->tolerance = cfg->tolerance * (cfg->tolerance_units == SCN_TOL_FORCE ? cfg->dt : 1.0);
   o->max_iterations = cfg->max_iterations;
   o->over_relaxation = cfg->over_relaxation;
   o->facets = cfg->facets;

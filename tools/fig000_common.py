@@ -2,16 +2,14 @@
 """Shared helpers of the seed-000 figure scripts (tools/fig000_*.py).
 
 Seed 000 is "Contact Models in Robotics: a Comparative Analysis" (Sec. IV, Figs. 9-18, Tabs.
-III-IV). Every figure script runs ./csim (built beforehand with `make`) on the repository's
-scenarios with --set overrides, into a temporary directory that is removed at the end, reads
-the HDF5 outputs with h5py and writes one PNG to out/figures/. Nothing here edits src/,
-scenarios/ or the Makefile.
+III-IV). Every figure script (`make fig-000-<n>`) runs ./csim (or $CSIM) on the repository's
+scenarios with --set overrides, into its own scratch directory (tools/figjson.py: out/figures/
+tmp-<id>, removed at the end), reads the HDF5 outputs with h5py and writes its PNGs and JSON
+record to out/figures/.
 """
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
@@ -40,11 +38,6 @@ def check_csim():
     if not os.access(CSIM, os.X_OK):
         sys.exit("fig000: %s not found or not executable: run `make` first" % CSIM)
     os.makedirs(FIGDIR, exist_ok=True)
-
-
-# a temporary directory for the runs of one script (removed by the caller's `with`)
-def workdir():
-    return tempfile.TemporaryDirectory(prefix="csim_fig000_")
 
 
 # run `csim run SCENARIO --set k=v ... --out OUT --quiet`; exits the script on failure
@@ -128,11 +121,6 @@ def textbox(ax, text, loc="upper left", fontsize=7.5):
     y, va = (0.98, "top") if "upper" in loc else (0.02, "bottom")
     ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va, fontsize=fontsize,
             bbox=dict(boxstyle="round", fc="white", ec="0.6", alpha=0.9))
-
-
-# remove a directory tree if it exists (used for scratch files of `csim solve`)
-def rmtree(path):
-    shutil.rmtree(path, ignore_errors=True)
 
 
 # rotation matrices of quaternions [qx qy qz qw] (csim's order), shape (rows, 3, 3)
