@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dense_problem.h"
 #include "solver.h"
 
 static const double kPi = 3.14159265358979323846;
@@ -189,7 +190,7 @@ static double power(const double G[9], const double g[3], const double x[3], dou
 START_TEST(raisim_dissipates_less_ds_equal) {
   double G[9] = {2.0, 0.3, 0.8, 0.3, 1.0, -0.4, 0.8, -0.4, 1.5};
   double g[3] = {1.0, 0.5, -0.3}, mu = 0.5;
-  solver_problem p = {1, G, g, &mu, NULL};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
   solver_model models[3] = {SOLVER_MODEL_RAISIM, SOLVER_MODEL_RAISIM_DS, SOLVER_MODEL_NCP};
   solver_kind kinds[3] = {SOLVER_BISECTION, SOLVER_BISECTION, SOLVER_PGS};
   double pw[3];
