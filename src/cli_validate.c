@@ -343,6 +343,8 @@ static int write_results(const args* a, const ct_data* d, const int* idx, int n,
       for (int k = 0; k < mdl[m]->np && pl < sizeof(ptxt) - 64; k++)
         pl += (size_t)snprintf(ptxt + pl, sizeof(ptxt) - pl, "%s%s: %.9g", k ? ", " : "", mdl[m]->key[k],
                                mdl[m]->val[k]);
+      if (mdl[m]->combine[0] && pl < sizeof(ptxt) - 64)
+        snprintf(ptxt + pl, sizeof(ptxt) - pl, "%scombine: %s", pl ? ", " : "", mdl[m]->combine);
       put_str_attr(g, "contact", ptxt);
       bad |= put_1d(g, "toss", H5T_STD_I32LE, H5T_NATIVE_INT, ti, (hsize_t)n, 0, "index in the group") < 0;
       bad |= put_1d(g, "offsets", H5T_STD_I64LE, H5T_NATIVE_LONG, off, (hsize_t)n + 1, 0, "row") < 0;
