@@ -524,7 +524,7 @@ static int fit_params(int model, fit_param* p) {
   switch (model) {
     case SCN_MODEL_CCP:
       p[k++] = (fit_param){"solref.0", 300, 1e5, 1, 3850, -1};  // stiffness, N/(kg m)
-      p[k++] = (fit_param){"solref.1", 5, 1000, 1, 63, -1};     // damping, N s/(kg m)
+      p[k++] = (fit_param){"solref.1", 5, 2e4, 1, 63, -1};      // damping, N s/(kg m)
       break;
     case SCN_MODEL_NCP:
     case SCN_MODEL_LCP:
