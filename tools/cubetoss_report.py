@@ -216,6 +216,8 @@ def main():
                           f"{rot[ok].mean():.1f} ± {rot[ok].std():.1f} | {int((~ok).sum())} | "
                           f"{np.nanmean(G['us_per_step'][...]):.1f} | {text(G.attrs['contact'])} |")
         md.append("")
+        md.append("Sources: " + "; ".join(f"{e.split('=', 1)[0]}: `{e.split('=', 1)[1].rsplit(':', 1)[0]}`"
+                                          for e in extras) + ".\n")
         md.append("Each row is `csim validate cubetoss --params FILE` on the same tosses with seed 003's "
                   "Table II values: Drake's taken literally as one law for the pair, or as the table's "
                   "material combined (contact.combine: drake) with Drake's default material on the cube "
