@@ -28,7 +28,8 @@
 // MuJoCo's constraint (A + R) f + a0 - aref in the dual cone is, with impulses lambda = h f,
 // G = A and g = J v_free = J v + h a0, the CCP with G~ = G + R and target velocity
 // c* = J v + h aref (the velocity before the step plus the reference), i.e. g - c* per row.
-// MuJoCo's impratio is 1 (R_T = R_N, friction cone mu unchanged). Contacts still apart (r > 0,
+// MuJoCo's impratio is 1 (R_T = R_N, friction cone mu unchanged). The reference replaces the
+// Baumgarte and restitution targets: the scenario rejects them together with solref. Contacts still apart (r > 0,
 // reported within the collision margin; MuJoCo with margin 0 has none) keep the rigid normal
 // target -gap/dt, with R at imp(|r|) as MuJoCo evaluates it. test_mujoco_soft checks R, K, B,
 // imp, the rest penetration and an impact against MuJoCo 2.2.2 (agreement 1e-6 or better).

@@ -210,7 +210,7 @@ static const skey keys[] = {
      .units = "s, - (or N/(kg m), N s/(kg m))",
      .doc = "ccp only: MuJoCo 2.2.2 contact softness reference, `[timeconst, dampratio]` (both > 0) or direct "
             "`[-stiffness, -damping]` (both <= 0); sets R and the reference velocity as MuJoCo's solref (README, "
-            "MuJoCo-style softness); excludes contact.compliance"},
+            "MuJoCo-style softness); excludes contact.compliance, contact.baumgarte and restitution"},
     {.path = "contact.solimp", .type = K_NUMS, .def_doc = "`[0.9, 0.95, 0.001, 0.5, 2]` with solref", CF(solimp),
      .noff = offsetof(scn_config, nsolimp), .units = "-, -, m, -, -",
      .doc = "ccp only, with contact.solref: MuJoCo impedance `[dmin, dmax, width, midpoint, power]`, dmin and dmax "
@@ -1120,6 +1120,21 @@ static csim_status check_soft(vctx* c, const ytree_node* root) {
   if (cfg->compliance > 0)
     return fail_node(c, nref, "contact.solref", "contact.solref and contact.compliance %g both set the compliance R: "
                      "give one of them", cfg->compliance);
+  // the reference velocity replaces the Baumgarte and restitution targets (material.h)
+  if (cfg->restitution > 0 || cfg->baumgarte > 0)
+    return fail_node(c, nref, "contact.solref", "contact.solref sets the target velocity MuJoCo's way: "
+                     "contact.restitution (%g) and contact.baumgarte (%g) must be 0 with it", cfg->restitution,
+                     cfg->baumgarte);
+  for (int i = 0; i < cfg->nmaterials; i++)
+    if (cfg->materials[i].restitution > 0) {
+      const ytree_node* mats = value_of(con, "materials");
+      const ytree_node* mn = mats && mats->kind == YTREE_MAP ? value_of(mats, cfg->materials[i].name) : NULL;
+      const ytree_node* rn = mn && mn->kind == YTREE_MAP ? value_of(mn, "restitution") : NULL;
+      char kp[300];
+      snprintf(kp, sizeof(kp), "contact.materials.%.200s.restitution", cfg->materials[i].name);
+      return fail_node(c, rn ? rn : nref, kp, "restitution %g cannot act with contact.solref (MuJoCo's reference "
+                       "velocity sets the target): remove one of them", cfg->materials[i].restitution);
+    }
   if (cfg->nsolref != 2)
     return fail_node(c, nref, "contact.solref", "wrong length: expected 2 numbers [timeconst, dampratio] or "
                      "[-stiffness, -damping], found %d", cfg->nsolref);

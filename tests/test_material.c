@@ -249,6 +249,8 @@ START_TEST(bad_material_keys) {
       {"contact.solref=[0.02, -1]", "contact.model=ccp", "contact.solref"},
       {"contact.solref=[0.02]", "contact.model=ccp", "contact.solref"},
       {"contact.solimp=[0.9, 1.5, 0.001, 0.5, 2]", "contact.solref=[0.02, 1]", "contact.solimp.1"},
+      {"contact.solref=[0.02, 1]", "contact.restitution=0.3", "contact.solref"},
+      {"contact.solref=[0.02, 1]", "contact.materials={cube: {restitution: 0.3}}", "contact.materials.cube.restitution"},
   };
   for (size_t i = 0; i < sizeof soft / sizeof soft[0]; i++) {
     const char* s3[3] = {"contact.model=ccp", soft[i][0], soft[i][1]};
