@@ -359,18 +359,20 @@ csim_status ct_scenario(const ct_data* d, const ct_model* mdl, const ct_options*
   }
   static const char* const lists[2] = {"solref", "solimp"};
   for (int l = 0; l < 2; l++) {
-    size_t len = (size_t)snprintf(buf[ns], sizeof(buf[ns]), "contact.%s=[", lists[l]);
-    int items = 0;
+    // the items in index order, comma-separated
+    char items[200] = "";
+    int nitems = 0;
     for (int i = 0; i < 5; i++)
       for (int k = 0; k < mdl->np; k++) {
-        char want[16];
+        char want[16], one[40];
         snprintf(want, sizeof(want), "%s.%d", lists[l], i);
-        if (strcmp(mdl->key[k], want) || len >= sizeof(buf[ns])) continue;
-        len += (size_t)snprintf(buf[ns] + len, sizeof(buf[ns]) - len, "%s%.17g", items ? ", " : "", mdl->val[k]);
-        items++;
+        if (strcmp(mdl->key[k], want)) continue;
+        snprintf(one, sizeof(one), "%s%.17g", nitems ? ", " : "", mdl->val[k]);
+        if (strlen(items) + strlen(one) < sizeof(items)) strcat(items, one);
+        nitems++;
       }
-    if (!items || len + 2 > sizeof(buf[ns])) continue;
-    snprintf(buf[ns] + len, sizeof(buf[ns]) - len, "]");
+    if (!nitems) continue;
+    snprintf(buf[ns], sizeof(buf[ns]), "contact.%s=[%s]", lists[l], items);
     sets[ns] = buf[ns];
     ns++;
   }
