@@ -343,6 +343,8 @@ static int write_results(const args* a, const ct_data* d, const int* idx, int n,
       for (int k = 0; k < mdl[m]->np && pl < sizeof(ptxt) - 64; k++)
         pl += (size_t)snprintf(ptxt + pl, sizeof(ptxt) - pl, "%s%s: %.9g", k ? ", " : "", mdl[m]->key[k],
                                mdl[m]->val[k]);
+      if (mdl[m]->combine[0] && pl < sizeof(ptxt) - 64)
+        snprintf(ptxt + pl, sizeof(ptxt) - pl, "%scombine: %s", pl ? ", " : "", mdl[m]->combine);
       put_str_attr(g, "contact", ptxt);
       bad |= put_1d(g, "toss", H5T_STD_I32LE, H5T_NATIVE_INT, ti, (hsize_t)n, 0, "index in the group") < 0;
       bad |= put_1d(g, "offsets", H5T_STD_I64LE, H5T_NATIVE_LONG, off, (hsize_t)n + 1, 0, "row") < 0;
@@ -509,32 +511,35 @@ typedef struct {
   double lo, hi;
   int log;
   double start;
+  double sign;      // the key's value is sign * the fitted value (MuJoCo's direct solref is negative)
 } fit_param;
 
-// the parameters each model fits (rigid: friction and restitution, ccp: friction and its
-// compliance; compliant laws: friction, stiffness, damping) and the starting guess (the scenario
-// defaults where they are usable)
+// the parameters each model fits (rigid: friction and restitution, ccp: friction and MuJoCo's
+// direct solref [-stiffness, -damping] with MuJoCo's default solimp, seed 003's MuJoCo parameters;
+// compliant laws: friction, stiffness, damping) and the starting guess (the scenario defaults
+// where they are usable, seed 003 Tab. II for ccp)
 static int fit_params(int model, fit_param* p) {
   int k = 0;
-  p[k++] = (fit_param){"friction", 0.02, 1.5, 1, 0.5};
+  p[k++] = (fit_param){"friction", 0.02, 1.5, 1, 0.5, 1};
   switch (model) {
     case SCN_MODEL_CCP:
-      p[k++] = (fit_param){"compliance", 1e-4, 1.0, 1, 1e-2};
+      p[k++] = (fit_param){"solref.0", 300, 1e5, 1, 3850, -1};  // stiffness, N/(kg m)
+      p[k++] = (fit_param){"solref.1", 5, 2e4, 1, 63, -1};      // damping, N s/(kg m)
       break;
     case SCN_MODEL_NCP:
     case SCN_MODEL_LCP:
     case SCN_MODEL_RAISIM:
     case SCN_MODEL_RAISIM_DS:
-      p[k++] = (fit_param){"restitution", 0.0, 0.9, 0, 0.0};
+      p[k++] = (fit_param){"restitution", 0.0, 0.9, 0, 0.0, 1};
       break;
     case SCN_MODEL_HUNT_CROSSLEY:
     case SCN_MODEL_BRISTLE:
-      p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5};
-      p[k++] = (fit_param){"damping", 1e-2, 20, 1, 1.0};  // d, s/m
+      p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5, 1};
+      p[k++] = (fit_param){"damping", 1e-2, 20, 1, 1.0, 1};  // d, s/m
       break;
     default:
-      p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5};
-      p[k++] = (fit_param){"damping", 1e-1, 1e3, 1, 50};  // c, N s/m
+      p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5, 1};
+      p[k++] = (fit_param){"damping", 1e-1, 1e3, 1, 50, 1};  // c, N s/m
       break;
   }
   return k;
@@ -548,6 +553,25 @@ static double to_val(const fit_param* p, double u) {
 
 static double to_u(const fit_param* p, double v) {
   return p->log ? log(v / p->lo) / log(p->hi / p->lo) : (v - p->lo) / (p->hi - p->lo);
+}
+
+// the fitted parameters at u as a params-file map body: "key: v, ...", solref.I gathered into
+// "solref: [v0, v1]"
+static void params_text(const fit_param* p, int np, const double* u, char* out, size_t n) {
+  size_t len = 0;
+  out[0] = 0;
+  for (int k = 0; k < np && len < n; k++) {
+    double v = p[k].sign * to_val(&p[k], u[k]);
+    if (!strcmp(p[k].key, "solref.1")) continue;
+    if (!strcmp(p[k].key, "solref.0")) {
+      double v1 = NAN;
+      for (int j = 0; j < np; j++)
+        if (!strcmp(p[j].key, "solref.1")) v1 = p[j].sign * to_val(&p[j], u[j]);
+      len += (size_t)snprintf(out + len, n - len, "%ssolref: [%.4g, %.4g]", len ? ", " : "", v, v1);
+      continue;
+    }
+    len += (size_t)snprintf(out + len, n - len, "%s%s: %.4g", len ? ", " : "", p[k].key, v);
+  }
 }
 
 typedef struct {
@@ -569,7 +593,7 @@ static double eval_u(objective* ob, const double* u, const int* idx, int n, csim
   m.np = ob->np;
   for (int k = 0; k < ob->np; k++) {
     snprintf(m.key[k], sizeof(m.key[k]), "%s", ob->p[k].key);
-    m.val[k] = to_val(&ob->p[k], u[k]);
+    m.val[k] = ob->p[k].sign * to_val(&ob->p[k], u[k]);
   }
   if (ct_run(ob->d, &m, &ob->o, idx, n, ob->res, NULL, err) != CSIM_OK) return -1;
   ob->evals++;
@@ -758,12 +782,12 @@ int cli_identify(int argc, char** argv) {
     double dt_model = now() - tm;
     fprintf(mem, "# %s: start %.4f, training e_q %.4f, held-out e_q %.4f; %ld evaluations, %.1f s\n",
             a.models[mi], f0, F[ib], fho, ob.evals, dt_model);
-    fprintf(mem, "%s: {", a.models[mi]);
-    for (int k = 0; k < np; k++) fprintf(mem, "%s%s: %.4g", k ? ", " : "", p[k].key, to_val(&p[k], S[ib][k]));
-    fprintf(mem, "}\n");
+    char fitted[512];
+    params_text(p, np, S[ib], fitted, sizeof(fitted));
+    fprintf(mem, "%s: {%s}\n", a.models[mi], fitted);
     if (!a.quiet) {
-      printf("%-14s start e_q %.4f -> training e_q %.4f, held-out e_q %.4f  (", a.models[mi], f0, F[ib], fho);
-      for (int k = 0; k < np; k++) printf("%s%s %.4g", k ? ", " : "", p[k].key, to_val(&p[k], S[ib][k]));
+      printf("%-14s start e_q %.4f -> training e_q %.4f, held-out e_q %.4f  (%s", a.models[mi], f0, F[ib], fho,
+             fitted);
       printf(")  %ld evaluations, %ld steps, %.1f s\n", ob.evals, ob.steps, dt_model);
       fflush(stdout);
     }

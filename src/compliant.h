@@ -158,6 +158,7 @@ double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, dou
 
 typedef struct cmpl_data {
   cmpl_params p;
+  const struct mat_table* mat;  // contact materials (material.h): per-pair mu, k, d; NULL: p for all
   scn_integrator scheme;
   double tolerance;        // Newton tolerance (integrator.newton_tolerance)
   int max_iterations;      // integrator.newton_max_iterations

@@ -269,7 +269,8 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     c->body1[i] = m->geom_body[c->con[i].geom1];
     c->body2[i] = m->geom_body[c->con[i].geom2];
     make_frame(c->frame + 9 * i, c->con[i].normal);
-    c->mu[i] = opt->friction;
+    // friction of the pair's materials (material.h), or the global coefficient
+    c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
     contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
   }
 
@@ -413,8 +414,12 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
 
   // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
   // limits stay rigid
-  c->has_R = opt->compliance > 0;
-  if (c->has_R) {
+  int soft = opt->mat && opt->mat->soft;
+  double sK = 0, sB = 0;
+  if (soft) mat_soft_kb(opt->mat->solref, opt->mat->solimp, opt->dt, &sK, &sB);
+  c->has_R = opt->compliance > 0 || soft;
+  if (soft) memset(c->R, 0, sizeof(double) * (size_t)n3);
+  if (opt->compliance > 0) {
     for (int i = 0; i < nc; i++)
       for (int r = 0; r < 3; r++)
         c->R[3 * i + r] = opt->compliance * c->G->blk[9 * (size_t)c->G->diag[i] + 4 * r];
@@ -445,6 +450,20 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     // 2000-sweep cap on ~130 of 600 steps). 1e-9 m is far above the depth noise at tolerances
     // 1e-10..1e-6 and dt <= 1e-3, and far below any scale that matters physically.
     double cs = 0, depth = c->con[i].depth;
+    // MuJoCo softness (material.h): R = (1-imp)/imp w, c* = J v + h aref on all three rows
+    if (soft && c->con[i].geom1 >= 0) {
+      double vb[3] = {0, 0, 0}, imp = mat_impedance(opt->mat->solimp, -depth);
+      for (int r = 0; r < 3; r++)
+        for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
+      double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
+      double rv = (1 - imp) * w / imp;
+      for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
+      for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
+      cs = depth < 0 ? depth / opt->dt : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
+      c->cstar[i] = cs;
+      c->g[3 * i + 2] -= cs;
+      continue;
+    }
     if (depth < 0) {
       cs = depth / opt->dt;
     } else {
@@ -456,8 +475,10 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     // Applying it only at depth >= 0 lost the impact: the step that closes a gap brings c_N to
     // -gap/dt, and the next step bounced at e gap/dt (a 0.98 m/s drop rebounded at 0.11, not
     // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
-    if (opt->restitution > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
-      double rs = -opt->restitution * cn_before;
+    double e = opt->mat && c->con[i].geom1 >= 0 ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).e
+                                                : opt->restitution;
+    if (e > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
+      double rs = -e * cn_before;
       if (rs > cs) cs = rs;
     }
     c->cstar[i] = cs;

@@ -34,6 +34,7 @@
 
 #include "collision.h"
 #include "data.h"
+#include "material.h"
 #include "model.h"
 #include "solver.h"
 
@@ -87,6 +88,10 @@ typedef struct {
   double dt;            // step (s): a gap closes at most at -depth/dt
   double compliance;    // alpha: R = alpha diag(G) (000 Sec. III, MuJoCo-like), 0 = rigid
   int warm_start;
+  // materials (material.h): per-contact mu and restitution of the pair, and with mat->soft MuJoCo's
+  // solref/solimp (R and a reference velocity target on all three rows); NULL: friction and
+  // restitution above for every contact
+  const mat_table* mat;
 } contact_options;
 
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);

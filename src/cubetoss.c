@@ -345,15 +345,44 @@ csim_status ct_scenario(const ct_data* d, const ct_model* mdl, const ct_options*
            "contact: {model: %s}\n%s"
            "integrator: {dt: %.17g, duration: 0%s}\n",
            mdl->name, mdl->name, model_solver(model), d->dt / sub, compliant ? ", scheme: tamsi" : "");
-  int nset = mdl->np + opt->nsets;
+  int nset = mdl->np + 3 + opt->nsets;
   char** sets = calloc((size_t)nset + 1, sizeof(char*));
   if (!sets) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  char buf[CT_MAXP][96];
+  // one override per key; solref.I / solimp.I gathered into one list each, combine last
+  char buf[CT_MAXP + 3][256];
+  int ns = 0;
   for (int k = 0; k < mdl->np; k++) {
-    snprintf(buf[k], sizeof(buf[k]), "contact.%s=%.17g", mdl->key[k], mdl->val[k]);
-    sets[k] = buf[k];
+    if (!strncmp(mdl->key[k], "solref.", 7) || !strncmp(mdl->key[k], "solimp.", 7)) continue;
+    snprintf(buf[ns], sizeof(buf[ns]), "contact.%s=%.17g", mdl->key[k], mdl->val[k]);
+    sets[ns] = buf[ns];
+    ns++;
   }
-  for (int k = 0; k < opt->nsets; k++) sets[mdl->np + k] = (char*)opt->sets[k];
+  static const char* const lists[2] = {"solref", "solimp"};
+  for (int l = 0; l < 2; l++) {
+    // the items in index order, comma-separated
+    char items[200] = "";
+    int nitems = 0;
+    for (int i = 0; i < 5; i++)
+      for (int k = 0; k < mdl->np; k++) {
+        char want[16], one[40];
+        snprintf(want, sizeof(want), "%s.%d", lists[l], i);
+        if (strcmp(mdl->key[k], want)) continue;
+        snprintf(one, sizeof(one), "%s%.17g", nitems ? ", " : "", mdl->val[k]);
+        if (strlen(items) + strlen(one) < sizeof(items)) strcat(items, one);
+        nitems++;
+      }
+    if (!nitems) continue;
+    snprintf(buf[ns], sizeof(buf[ns]), "contact.%s=[%s]", lists[l], items);
+    sets[ns] = buf[ns];
+    ns++;
+  }
+  if (mdl->combine[0]) {
+    snprintf(buf[ns], sizeof(buf[ns]), "contact.combine=%s", mdl->combine);
+    sets[ns] = buf[ns];
+    ns++;
+  }
+  for (int k = 0; k < opt->nsets; k++) sets[ns + k] = (char*)opt->sets[k];
+  nset = ns + opt->nsets;
   csim_status st = scn_load_string(text, "cubetoss", (const char* const*)sets, nset, out, err);
   free(sets);
   return st;
@@ -519,10 +548,27 @@ static const char* const kParamKeys[] = {"friction", "restitution", "baumgarte",
                                          "damping", "stiction_velocity", "friction_stiffness",
                                          "friction_damping", NULL};
 
+static const char* const kMatKeys[] = {"friction", "stiffness", "damping", "restitution", NULL};
+
+// append the number of node v as parameter pk (msgkey names it in messages)
+static csim_status param_number(const ytree_node* v, const char* file, const char* msgkey, const char* pk,
+                                ct_model* mdl, csim_error* err) {
+  char* end = NULL;
+  double x = v->kind == YTREE_SCALAR && !v->quoted ? strtod(v->text, &end) : NAN;
+  if (!end || *end || !isfinite(x))
+    return err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, msgkey, "expected a finite number");
+  if (mdl->np >= CT_MAXP)
+    return err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, msgkey, "more than %d parameters", CT_MAXP);
+  snprintf(mdl->key[mdl->np], sizeof(mdl->key[0]), "%s", pk);
+  mdl->val[mdl->np++] = x;
+  return CSIM_OK;
+}
+
 csim_status ct_params_parse(const char* text, const char* file, const char* name, ct_model* mdl,
                             int* found, csim_error* err) {
   snprintf(mdl->name, sizeof(mdl->name), "%s", name);
   mdl->np = 0;
+  mdl->combine[0] = 0;
   *found = 0;
   ytree_source src = {file, 0, 0, NULL};
   ytree_node* root = NULL;
@@ -550,21 +596,63 @@ csim_status ct_params_parse(const char* text, const char* file, const char* name
     const ytree_entry* E = &M->value->entries[e];
     char key[96];
     snprintf(key, sizeof(key), "%s.%s", name, E->key);
+    const ytree_node* v = E->value;
+    // contact.combine: a rule name
+    if (!strcmp(E->key, "combine")) {
+      if (v->kind != YTREE_SCALAR || scn_name_index(scn_combine_names, v->text) < 0)
+        st = err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, key, "expected drake, mujoco or mean");
+      else
+        snprintf(mdl->combine, sizeof(mdl->combine), "%s", v->text);
+      continue;
+    }
+    // solref / solimp: a list of numbers -> solref.I
+    if (!strcmp(E->key, "solref") || !strcmp(E->key, "solimp")) {
+      int want = E->key[3] == 'r' ? 2 : 5;
+      if (v->kind != YTREE_SEQ || v->n != want) {
+        st = err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, key, "expected a list of %d numbers", want);
+        break;
+      }
+      for (int i = 0; i < v->n && st == CSIM_OK; i++) {
+        char ik[64];
+        snprintf(ik, sizeof(ik), "%s.%d", E->key, i);
+        st = param_number(v->items[i], file, key, ik, mdl, err);
+      }
+      continue;
+    }
+    // materials: LINK -> {friction, stiffness, damping, restitution}
+    if (!strcmp(E->key, "materials")) {
+      if (v->kind != YTREE_MAP) {
+        st = err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, key, "expected a map of link name -> {key: number}");
+        break;
+      }
+      for (int l = 0; l < v->n && st == CSIM_OK; l++) {
+        const ytree_entry* L = &v->entries[l];
+        if (L->value->kind != YTREE_MAP) {
+          st = err_set(err, CSIM_ERR_INPUT, file, L->line, L->column, key, "expected a map of material keys");
+          break;
+        }
+        for (int q = 0; q < L->value->n && st == CSIM_OK; q++) {
+          const ytree_entry* P = &L->value->entries[q];
+          char mk[64];
+          snprintf(mk, sizeof(mk), "materials.%.24s.%.16s", L->key, P->key);
+          if (scn_name_index(kMatKeys, P->key) < 0) {
+            st = err_set(err, CSIM_ERR_INPUT, file, P->line, P->column, key,
+                         "not a material key (expected friction, stiffness, damping or restitution)");
+            break;
+          }
+          st = param_number(P->value, file, key, mk, mdl, err);
+        }
+      }
+      continue;
+    }
     if (scn_name_index(kParamKeys, E->key) < 0) {
       st = err_set(err, CSIM_ERR_INPUT, file, E->line, E->column, key,
                    "not a parameter (expected one of friction, restitution, baumgarte, compliance, "
-                   "stiffness, damping, stiction_velocity, friction_stiffness, friction_damping)");
+                   "stiffness, damping, stiction_velocity, friction_stiffness, friction_damping, combine, "
+                   "solref, solimp, materials)");
       break;
     }
-    char* end = NULL;
-    const ytree_node* v = E->value;
-    double x = v->kind == YTREE_SCALAR && !v->quoted ? strtod(v->text, &end) : NAN;
-    if (!end || *end || !isfinite(x) || mdl->np >= CT_MAXP) {
-      st = err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, key, "expected a finite number");
-      break;
-    }
-    snprintf(mdl->key[mdl->np], sizeof(mdl->key[0]), "%s", E->key);
-    mdl->val[mdl->np++] = x;
+    st = param_number(v, file, key, E->key, mdl, err);
   }
   ytree_free(root);
   return st;

@@ -28,7 +28,7 @@
 #include "scenario.h"
 
 #define CT_NCOL 13          // columns of a data row
-#define CT_MAXP 8           // most contact parameters of one model
+#define CT_MAXP 16          // most contact parameters of one model
 #define CT_FAIL_EQ 10.0     // e_q charged to a failed toss by ct_mean_eq (identification)
 
 // tosses of one group of a data file
@@ -45,11 +45,16 @@ typedef struct {
 } ct_data;
 
 // a contact model and its parameters (contact.<key> = val, applied over the scenario defaults)
+// Keys are contact keys (friction, stiffness, damping, restitution...), list items `solref.I`,
+// `solimp.I` (gathered into contact.solref / contact.solimp), and material properties
+// `materials.LINK.PROP` (contact.materials.LINK.PROP; the cube's link is `cube`, the table
+// `ground`); combine is contact.combine ("" = the default).
 typedef struct {
   char name[32];            // contact.model (scenario.h names)
   int np;
-  char key[CT_MAXP][32];    // contact keys: friction, stiffness, damping, restitution...
+  char key[CT_MAXP][64];
   double val[CT_MAXP];
+  char combine[16];
 } ct_model;
 
 // how to run
@@ -107,6 +112,9 @@ double ct_mean_eq(const ct_result* res, int n);
 //---------------------------------- parameter files -------------------------------------------
 // A params file is YAML: model name -> map of contact keys -> number, e.g.
 //   hunt_crossley: {friction: 0.1, stiffness: 15500, damping: 1.3}
+// and the material and softness keys as in a scenario, e.g.
+//   hunt_crossley: {combine: drake, materials: {ground: {friction: 0.1, stiffness: 15500}, cube: {...}}}
+//   ccp: {friction: 0.23, solref: [-3850, -63], solimp: [0.9, 0.95, 0.001, 0.5, 2]}
 // csim identify writes it; csim validate --params reads it.
 
 // the parameters of `name` in a params text (file names the text in messages); *found = 0 (and

@@ -37,6 +37,7 @@ const char* const scn_tolerance_units_names[] = {"impulse", "force", NULL};
 const char* const scn_line_search_names[] = {"tals", "backtracking", "none", NULL};
 const char* const scn_ground_names[] = {"none", "plane", "heightfield", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
+const char* const scn_combine_names[] = {"drake", "mujoco", "mean", NULL};
 
 // enums are stored through int: make sure they have the size of an int
 _Static_assert(sizeof(scn_base) == sizeof(int), "enum size");
@@ -73,6 +74,7 @@ typedef enum {
   K_NUMMAP,   // map name -> number (scn_named_value*, count at noff)
   K_PAIRS,    // list of [name, name] (char** flat, pair count at noff)
   K_JOINTS,   // "all" or a non-empty list of names (char**, count at noff; all -> NULL, -1)
+  K_MATMAP,   // map name -> map of material keys (scn_material*, count at noff; keys at PATH.NAME.*)
 } ktype;
 
 // key flags
@@ -88,7 +90,7 @@ enum {
 };
 
 // which struct a key is stored in
-enum { B_NONE, B_CFG, B_ROBOT, B_ACTION, NBASES };
+enum { B_NONE, B_CFG, B_ROBOT, B_ACTION, B_MATERIAL, NBASES };
 
 // action-type masks
 #define A_FORCE (1u << SCN_ACTION_FORCE)
@@ -116,6 +118,7 @@ typedef struct {
 #define CF(f) .base = B_CFG, .off = offsetof(scn_config, f)
 #define RB(f) .base = B_ROBOT, .off = offsetof(scn_robot, f)
 #define AC(f) .base = B_ACTION, .off = offsetof(scn_action, f)
+#define MT(f) .base = B_MATERIAL, .off = offsetof(scn_material, f)
 #define GE0 .flags = F_LO, .lo = 0
 #define GT0 .flags = F_LO | F_LOX, .lo = 0
 
@@ -202,6 +205,34 @@ static const skey keys[] = {
      .doc = "Most memory for the contact buffers (G's 3x3 blocks are bounded by the square of the contacts each tree can take, and ADMM, staggered and Lemke keep a dense island as large as all contacts, so they grow as the square of the contacts): they hold every contact collision can produce, or as many as fit in this budget; a run that needs more stops with an error naming the numbers (exit 2 at the initial state, 1 later), never dropping a contact"},
     {.path = "contact.exclude", .type = K_PAIRS, .def_doc = "none", CF(exclude), .noff = offsetof(scn_config, nexclude),
      .doc = "Link pairs that never collide, e.g. `[[base, fl_upper], [base, fr_upper]]`"},
+    {.path = "contact.combine", .type = K_ENUM, .names = scn_combine_names, .def = "drake", CF(combine),
+     .doc = "How the materials of a contact's two sides combine (see README, Contact materials): drake, stiffness "
+            "`k1 k2/(k1+k2)`, dissipation `(k2 d1 + k1 d2)/(k1+k2)`, friction `2 mu1 mu2/(mu1+mu2)`, restitution the "
+            "mean; mujoco, friction the larger, stiffness, damping and restitution the mean (MuJoCo's solmix 1:1); "
+            "mean, every property the mean. A pair whose two sides both use the default material gets the global "
+            "keys as they are"},
+    {.path = "contact.materials", .type = K_MATMAP, .def_doc = "none", CF(materials),
+     .noff = offsetof(scn_config, nmaterials), .elem = B_MATERIAL,
+     .doc = "Contact materials by URDF link name (`ground`: the ground plane), e.g. `{ground: {friction: 0.1, "
+            "stiffness: 15500, damping: 1.3}, cube: {friction: 1}}`; a key left out takes the global contact key "
+            "(the default material)"},
+    {.path = "contact.materials.NAME.friction", .type = K_NUM, GE0, .def_doc = "`contact.friction`", MT(friction),
+     .doc = "Coulomb friction coefficient of this link's geometries"},
+    {.path = "contact.materials.NAME.stiffness", .type = K_NUM, GT0, .def_doc = "`contact.stiffness`",
+     MT(stiffness), .units = "as contact.stiffness", .doc = "Normal stiffness (compliant laws)"},
+    {.path = "contact.materials.NAME.damping", .type = K_NUM, GE0, .def_doc = "`contact.damping`", MT(damping),
+     .units = "as contact.damping", .doc = "Normal dissipation / damping (compliant laws)"},
+    {.path = "contact.materials.NAME.restitution", .type = K_NUM, .flags = F_LO | F_HI, .lo = 0, .hi = 1,
+     .def_doc = "`contact.restitution`", MT(restitution), .doc = "Restitution coefficient (rigid models)"},
+    {.path = "contact.solref", .type = K_NUMS, .def_doc = "none", CF(solref), .noff = offsetof(scn_config, nsolref),
+     .units = "s, - (or N/(kg m), N s/(kg m))",
+     .doc = "ccp only: MuJoCo 2.2.2 contact softness reference, `[timeconst, dampratio]` (both > 0) or direct "
+            "`[-stiffness, -damping]` (both <= 0); sets R and the reference velocity as MuJoCo's solref (README, "
+            "MuJoCo-style softness); excludes contact.compliance, contact.baumgarte and restitution"},
+    {.path = "contact.solimp", .type = K_NUMS, .def_doc = "`[0.9, 0.95, 0.001, 0.5, 2]` with solref", CF(solimp),
+     .noff = offsetof(scn_config, nsolimp), .units = "-, -, m, -, -",
+     .doc = "ccp only, with contact.solref: MuJoCo impedance `[dmin, dmax, width, midpoint, power]`, dmin and dmax "
+            "in [0.0001, 0.9999], width >= 0, midpoint in [0.0001, 0.9999], power >= 1"},
     // solver
     {.path = "solver", .type = K_SECTION, .doc = "Rigid contact solver"},
     {.path = "solver.name", .type = K_ENUM, .names = scn_solver_names, .def = "pgs", CF(solver),
@@ -940,6 +971,35 @@ static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const ch
       *(int*)field(k, bases, k->noff) = n->n;
       return CSIM_OK;
     }
+    case K_MATMAP: {
+      // name -> map of material keys, each walked at PATH.NAME with its own storage; a key left
+      // out stays NAN (the default material)
+      if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of name: {friction: .., stiffness: ..}");
+      int* cnt = field(k, bases, k->noff);
+      scn_material** dst = field(k, bases, k->off);
+      for (int i = 0; *dst && i < *cnt; i++) free((*dst)[i].name);
+      free(*dst);
+      scn_material* v = xalloc((size_t)n->n + 1, sizeof(scn_material));
+      *dst = v;
+      *cnt = n->n;
+      char pat[96];
+      snprintf(pat, sizeof(pat), "%s.NAME", k->path);
+      for (int i = 0; i < n->n; i++) {
+        const ytree_entry* e = &n->entries[i];
+        char ep[256];
+        join_path(ep, sizeof(ep), kpath, e->key);
+        v[i].name = xstrdup(e->key);
+        v[i].friction = v[i].stiffness = v[i].damping = v[i].restitution = NAN;
+        note_position(c->cfg, ep, e->value);
+        if (e->value->kind != YTREE_MAP)
+          return fail_type(c, e->value, ep, "a map of material keys (friction, stiffness, damping, restitution)");
+        void* sub[NBASES];
+        memcpy(sub, bases, sizeof(sub));
+        sub[B_MATERIAL] = &v[i];
+        if ((st = walk_map(c, e->value, pat, ep, sub, act)) != CSIM_OK) return st;
+      }
+      return CSIM_OK;
+    }
     case K_JOINTS: {
       // the word "all", or a list of distinct names
       char** dst_free = *(char***)field(k, bases, k->off);
@@ -1068,9 +1128,68 @@ static const ytree_node* value_of(const ytree_node* map, const char* key) {
   return e ? e->value : NULL;
 }
 
+// contact.solref / contact.solimp: only with model ccp and without contact.compliance; solref two
+// numbers of one sign (MuJoCo replaces a mixed pair by its default with a warning: here an error),
+// solimp five numbers in MuJoCo's ranges (MuJoCo clamps them silently: here an error)
+static csim_status check_soft(vctx* c, const ytree_node* root) {
+  scn_config* cfg = c->cfg;
+  const ytree_node* con = value_of(root, "contact");
+  const ytree_node* nref = con && con->kind == YTREE_MAP ? value_of(con, "solref") : NULL;
+  const ytree_node* nimp = con && con->kind == YTREE_MAP ? value_of(con, "solimp") : NULL;
+  if (cfg->solimp && !cfg->solref)
+    return fail_node(c, nimp, "contact.solimp", "contact.solimp needs contact.solref (MuJoCo softness of the ccp model)");
+  if (!cfg->solref) return CSIM_OK;
+  if (cfg->model != SCN_MODEL_CCP)
+    return fail_node(c, nref, "contact.solref", "contact.solref applies to contact.model ccp only, found model '%s'",
+                     scn_contact_model_names[cfg->model]);
+  if (cfg->compliance > 0)
+    return fail_node(c, nref, "contact.solref", "contact.solref and contact.compliance %g both set the compliance R: "
+                     "give one of them", cfg->compliance);
+  // the reference velocity replaces the Baumgarte and restitution targets (material.h)
+  if (cfg->restitution > 0 || cfg->baumgarte > 0)
+    return fail_node(c, nref, "contact.solref", "contact.solref sets the target velocity MuJoCo's way: "
+                     "contact.restitution (%g) and contact.baumgarte (%g) must be 0 with it", cfg->restitution,
+                     cfg->baumgarte);
+  for (int i = 0; i < cfg->nmaterials; i++)
+    if (cfg->materials[i].restitution > 0) {
+      const ytree_node* mats = value_of(con, "materials");
+      const ytree_node* mn = mats && mats->kind == YTREE_MAP ? value_of(mats, cfg->materials[i].name) : NULL;
+      const ytree_node* rn = mn && mn->kind == YTREE_MAP ? value_of(mn, "restitution") : NULL;
+      char kp[300];
+      snprintf(kp, sizeof(kp), "contact.materials.%.200s.restitution", cfg->materials[i].name);
+      return fail_node(c, rn ? rn : nref, kp, "restitution %g cannot act with contact.solref (MuJoCo's reference "
+                       "velocity sets the target): remove one of them", cfg->materials[i].restitution);
+    }
+  if (cfg->nsolref != 2)
+    return fail_node(c, nref, "contact.solref", "wrong length: expected 2 numbers [timeconst, dampratio] or "
+                     "[-stiffness, -damping], found %d", cfg->nsolref);
+  const double* r = cfg->solref;
+  if (!((r[0] > 0 && r[1] > 0) || (r[0] <= 0 && r[1] <= 0)) || (r[0] == 0 && r[1] == 0))
+    return fail_node(c, nref, "contact.solref", "expected [timeconst, dampratio] both > 0 or [-stiffness, -damping] "
+                     "both <= 0 and not both 0, found [%g, %g]", r[0], r[1]);
+  if (!cfg->solimp) return CSIM_OK;
+  if (cfg->nsolimp != 5)
+    return fail_node(c, nimp, "contact.solimp", "wrong length: expected 5 numbers [dmin, dmax, width, midpoint, "
+                     "power], found %d", cfg->nsolimp);
+  const double* s = cfg->solimp;
+  static const char* const what[5] = {"dmin", "dmax", "width", "midpoint", "power"};
+  for (int i = 0; i < 5; i++) {
+    int ok = i == 2 ? s[i] >= 0 : i == 4 ? s[i] >= 1 : (s[i] >= 0.0001 && s[i] <= 0.9999);
+    if (!ok) {
+      char kp[64];
+      snprintf(kp, sizeof(kp), "contact.solimp.%d", i);
+      return fail_node(c, nimp && nimp->kind == YTREE_SEQ && i < nimp->n ? nimp->items[i] : nimp, kp,
+                       "out of range: %s expected %s, found %g", what[i],
+                       i == 2 ? ">= 0" : i == 4 ? ">= 1" : "in [0.0001, 0.9999]", s[i]);
+    }
+  }
+  return CSIM_OK;
+}
+
 // checks that involve several keys: robot names, action windows and per-joint list lengths
 static csim_status check_cross(vctx* c, const ytree_node* root) {
   scn_config* cfg = c->cfg;
+  csim_status st_soft;
   char kp[256];
   // run name: used in the default output file name
   if (strchr(cfg->name, '/'))
@@ -1111,6 +1230,8 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
                      "expected [size_x, size_y], two numbers > 0 (m), found %d value(s)%s",
                      cfg->nground_size, cfg->nground_size == 2 ? " not both > 0" : "");
   }
+  // MuJoCo softness: ccp only, lengths and MuJoCo's ranges (src/material.h)
+  if ((st_soft = check_soft(c, root)) != CSIM_OK) return st_soft;
   // explicit robot names are unique
   const ytree_node* robots = value_of(root, "robots");
   for (int i = 0; i < cfg->nrobots; i++)
@@ -1447,6 +1568,10 @@ void scn_free(scn_config* cfg) {
   }
   free(cfg->robots);
   free_strs(cfg->exclude, 2 * cfg->nexclude);
+  for (int i = 0; cfg->materials && i < cfg->nmaterials; i++) free(cfg->materials[i].name);
+  free(cfg->materials);
+  free(cfg->solref);
+  free(cfg->solimp);
   // actions
   for (int i = 0; cfg->actions && i < cfg->nactions; i++) {
     scn_action* a = &cfg->actions[i];
@@ -1489,6 +1614,7 @@ static const char* type_doc(const skey* k) {
     case K_NUMMAP: return "map name: number";
     case K_PAIRS: return "list of [link, link]";
     case K_JOINTS: return "`all` or list of names";
+    case K_MATMAP: return "map name: {key: value}";
   }
   return "?";
 }

@@ -58,6 +58,7 @@ typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
 // applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
 typedef enum { SCN_TOL_IMPULSE, SCN_TOL_FORCE, SCN_NTOLU } scn_tolerance_units;
 typedef enum { SCN_LS_TALS, SCN_LS_BACKTRACKING, SCN_LS_NONE, SCN_NLS } scn_line_search;
+typedef enum { SCN_COMBINE_DRAKE, SCN_COMBINE_MUJOCO, SCN_COMBINE_MEAN, SCN_NCOMBINE } scn_combine;
 
 extern const char* const scn_base_names[];           // fixed free
 extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
@@ -72,6 +73,7 @@ extern const char* const scn_vproduct_names[];       // midpoint explicit
 extern const char* const scn_criterion_names[];      // ncp model
 extern const char* const scn_tolerance_units_names[];  // impulse force
 extern const char* const scn_line_search_names[];    // tals backtracking none
+extern const char* const scn_combine_names[];        // drake mujoco mean
 extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
 
@@ -125,6 +127,16 @@ typedef struct {
   double effort_limit;                   // 'effort_limit': N m, default +inf (torques clamped)
 } scn_action;
 
+// one contact material (contact.materials.NAME): NAME is a URDF link, or `ground`; a field left
+// out is NAN and means "the default material", i.e. the global contact key of the same name
+typedef struct {
+  char* name;            // link name, or "ground" for the ground plane
+  double friction;       // mu >= 0, NAN = contact.friction
+  double stiffness;      // > 0, NAN = contact.stiffness
+  double damping;        // >= 0, NAN = contact.damping
+  double restitution;    // in [0, 1], NAN = contact.restitution
+} scn_material;
+
 // a validated scenario
 typedef struct {
   char* file;            // scenario path as given (or the name given to scn_load_string)
@@ -158,6 +170,10 @@ typedef struct {
   int self_collision;       // 'contact.self_collision': bool, default false
   double memory_budget;     // 'contact.memory_budget' (MiB) > 0, default 2048 (sim.h)
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
+  scn_combine combine;      // 'contact.combine': rule for a pair of materials, default drake
+  scn_material* materials; int nmaterials; // 'contact.materials': per link (or ground), in file order
+  double* solref; int nsolref; // 'contact.solref' (ccp): [timeconst, dampratio] or [-stiffness, -damping]; NULL = none
+  double* solimp; int nsolimp; // 'contact.solimp' (ccp): [dmin, dmax, width, midpoint, power]; NULL = MuJoCo's default
   // solver
   scn_solver solver;        // 'solver.name' default pgs
   double tolerance;         // > 0, default 1e-8

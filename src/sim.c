@@ -11,6 +11,7 @@
 #include "compliant.h"
 #include "dynamics.h"
 #include "kinematics.h"
+#include "material.h"
 #include "sim_compliant.h"
 #include "spatial.h"
 #include "stage.h"
@@ -374,7 +375,19 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     s->slv_opt = so;
     st = solver_create(&so, s->maxcon, &s->slv, err);
   }
+  if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref)) st = mat_create(cfg, s->m, s->d, &s->mat, err);
   if (st == CSIM_OK && compliant) st = cmpl_create(cfg, s->m, s->maxcon, &s->cmpl, err);
+  if (st == CSIM_OK && compliant && s->cmpl) s->cmpl->mat = s->mat;
+  // a compliant law's damping sets the energy loss: a material's restitution is an error as the
+  // global key is (compliant.h)
+  for (int i = 0; st == CSIM_OK && compliant && i < cfg->nmaterials; i++)
+    if (cfg->materials[i].restitution > 0) {
+      char key[300];
+      snprintf(key, sizeof(key), "contact.materials.%.200s.restitution", cfg->materials[i].name);
+      st = scn_key_error(cfg, key, err, "restitution %g applies to rigid models only: compliant law '%s' takes its "
+                         "energy loss from its damping", cfg->materials[i].restitution,
+                         scn_contact_model_names[cfg->model]);
+    }
   if (st == CSIM_OK) {
     s->copt.friction = cfg->friction;
     s->copt.baumgarte = cfg->baumgarte;
@@ -382,6 +395,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     s->copt.warm_start = cfg->warm_start;
     s->copt.dt = cfg->dt;
     s->copt.compliance = cfg->compliance;
+    s->copt.mat = s->mat;
     s->opt.dt = cfg->dt;
     s->opt.rigid = !compliant;
     s->opt.warm_dual = cfg->warm_dual;
@@ -424,6 +438,7 @@ void sim_free(sim* s) {
   free(s->apas); free(s->wpos); free(s->vprev); free(s->robot_touch);
   solver_free(s->slv);
   cmpl_free(s->cmpl);
+  mat_free(s->mat);
   contact_free(s->con);
   coll_free(s->coll);
   data_free(s->d);

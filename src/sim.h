@@ -122,6 +122,8 @@ typedef struct sim {
   int warnings[SIM_NWARN];
   sim_energy energy;
   struct cmpl_data* cmpl;   // compliant contact state (compliant.h); NULL for rigid models
+  struct mat_table* mat;    // contact materials and MuJoCo softness (material.h); NULL when the
+                            // scenario has neither contact.materials nor contact.solref
 } sim;
 
 // build model, data, collision, contact and solver from a validated scenario

@@ -48,6 +48,7 @@
 #include "compliant.h"
 #include "dynamics.h"
 #include "kinematics.h"
+#include "material.h"
 #include "sim_compliant.h"
 #include "stage.h"
 
@@ -111,6 +112,18 @@ static void contact_vel(const contact_data* con, int i, const double* v, double 
   }
 }
 
+// the law's parameters at contact i of con: mu, k, d of the pair's materials (material.h), or
+// the global ones
+static const cmpl_params* law_at(const cmpl_data* c, const contact_data* con, int i, cmpl_params* tmp) {
+  if (!c->mat || con->con[i].geom1 < 0) return &c->p;
+  mat_props mp = mat_pair(c->mat, con->con[i].geom1, con->con[i].geom2);
+  *tmp = c->p;
+  tmp->mu = mp.mu;
+  tmp->k = mp.k;
+  tmp->d = mp.d;
+  return tmp;
+}
+
 // the contact options of a compliant run: no Baumgarte or restitution target in c*
 static contact_options metric_options(const sim* s, double h) {
   contact_options o = s->copt;
@@ -123,9 +136,10 @@ static contact_options metric_options(const sim* s, double h) {
 
 // evaluate the law at every contact for the contact velocities c->vc: forces c->f, Jacobian
 // blocks c->A
-static void eval_all(cmpl_data* c, int nc) {
+static void eval_all(cmpl_data* c, const contact_data* con, int nc) {
   for (int i = 0; i < nc; i++) {
-    cmpl_force(&c->p, &c->pt[i], c->vc + 3 * i, &c->ev[i]);
+    cmpl_params tmp;
+    cmpl_force(law_at(c, con, i, &tmp), &c->pt[i], c->vc + 3 * i, &c->ev[i]);
     memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
     memcpy(c->A + 9 * i, c->ev[i].dfdv, 9 * sizeof(double));
   }
@@ -152,7 +166,8 @@ static double tals(const cmpl_data* c, int nc, const double* vc, const double* d
 static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double h,
                           const double* vc) {
   for (int i = 0; i < nc; i++) {
-    cmpl_force(&c->p, &c->pt[i], vc + 3 * i, &c->ev[i]);
+    cmpl_params tmp;
+    cmpl_force(law_at(c, con, i, &tmp), &c->pt[i], vc + 3 * i, &c->ev[i]);
     memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
   }
   double phi = 0;
@@ -186,7 +201,8 @@ static void solve_frozen(sim* s, double h) {
     pt->h = h;
     if (semi) {
       pt->frozen = 1;
-      pt->pi0 = cmpl_normal(&c->p, pt->delta0, v0c[2], NULL, NULL);
+      cmpl_params tmp;
+      pt->pi0 = cmpl_normal(law_at(c, con, i, &tmp), pt->delta0, v0c[2], NULL, NULL);
     } else {
       pt->hpen = h;
     }
@@ -204,7 +220,7 @@ static void solve_frozen(sim* s, double h) {
   c->residual = 0;
   for (int it = 0;; it++) {
     // forces and residual R = vc - vc* - h G f at the current iterate
-    eval_all(c, nc);
+    eval_all(c, con, nc);
     double res = 0;
     solver_problem gp = contact_problem(con);
     for (int i = 0; i < nc; i++) {
@@ -314,7 +330,8 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
     pt.h = h;
     cmpl_lookup_state(c, ce, i, pt.x0);
     contact_vel(ce, i, v, vc);
-    cmpl_force(&c->p, &pt, vc, &e);
+    cmpl_params tmp;
+    cmpl_force(law_at(c, ce, i, &tmp), &pt, vc, &e);
     for (int k = 0; k < 3; k++) ce->lambda[3 * i + k] = h * e.f[k];
     c->x1[3 * i] = e.x1[0];
     c->x1[3 * i + 1] = e.x1[1];
@@ -396,7 +413,8 @@ static void solve_implicit(sim* s, double h, int* dropped) {
         cmpl_eval e;
         contact_vel(con0, i, c->vk, vc);
         contact_vel(con0, i, c->dv, dvc);
-        cmpl_force(&c->p, &c->pt[i], vc, &e);
+        cmpl_params tmp;
+        cmpl_force(law_at(c, con0, i, &tmp), &c->pt[i], vc, &e);
         double v[2] = {vc[0] - e.center[0], vc[1] - e.center[1]};
         double a = cmpl_tals_alpha(v, dvc, e.radius, CMPL_THETA_MAX);
         if (a < alpha) alpha = a;

@@ -208,6 +208,59 @@ START_TEST(validation_of_five_tosses_is_finite_for_every_model) {
 }
 END_TEST
 
+// seed 003's parameters entered through materials (Drake: the table's material, Drake's default
+// on the cube) and MuJoCo's solref/solimp (ccp): 5 tosses finite, and the materials route gives
+// the same scores as the explicitly combined pair given as global keys (two routes agree)
+START_TEST(validation_with_materials_and_solref_is_finite) {
+  ct_data* d = load("dairlib550_eval");
+  int idx[5] = {0, 1, 2, 3, 4};
+  const char* text =
+      "hunt_crossley: {combine: drake, materials: {ground: {friction: 0.1, stiffness: 15500, damping: 1.3},\n"
+      "                cube: {friction: 1.0, stiffness: 7259.4, damping: 10.096}}}\n"
+      "ccp: {friction: 0.23, solref: [-3850, -63], solimp: [0.9, 0.95, 0.001, 0.5, 2]}\n"
+      "ncp: {combine: mujoco, materials: {ground: {friction: 0.2, restitution: 0.3}, cube: {friction: 0.1}}}\n"
+      "spring_damper: {combine: mean, friction: 0.2, stiffness: 2.0e5, damping: 20, materials: {cube: {}}}\n";
+  // the Drake pair combined by hand: springs in series, stiffness-weighted dissipation, 2ab/(a+b)
+  double k = 15500 * 7259.4 / (15500 + 7259.4), dd = (7259.4 * 1.3 + 15500 * 10.096) / (15500 + 7259.4);
+  char global[256];
+  snprintf(global, sizeof global, "hunt_crossley: {friction: %.17g, stiffness: %.17g, damping: %.17g}\n",
+           2 * 0.1 / 1.1, k, dd);
+  const char* names[] = {"hunt_crossley", "ccp", "ncp", "spring_damper"};
+  ct_result ref[5];
+  for (int mi = 0; mi < 4; mi++) {
+    ct_model m;
+    csim_error err;
+    int found = 0;
+    ck_assert_int_eq(ct_params_parse(text, "t.yaml", names[mi], &m, &found, &err), CSIM_OK);
+    ck_assert_int_eq(found, 1);
+    ct_result r[5];
+    ct_options o = {10, 2, NULL, 0};
+    ck_assert_msg(ct_run(d, &m, &o, idx, 5, r, NULL, &err) == CSIM_OK, "%s: %s", names[mi], err.msg);
+    for (int j = 0; j < 5; j++) {
+      ck_assert_msg(!r[j].failed, "%s toss %d failed", m.name, j);
+      ck_assert(isfinite(r[j].eq) && isfinite(r[j].pos) && isfinite(r[j].rot));
+      ck_assert_double_ge(r[j].eq, 0);
+    }
+    if (mi == 0) memcpy(ref, r, sizeof ref);
+  }
+  ct_model g;
+  csim_error err;
+  int found = 0;
+  ck_assert_int_eq(ct_params_parse(global, "g.yaml", "hunt_crossley", &g, &found, &err), CSIM_OK);
+  ct_result rg[5];
+  ct_options o = {10, 2, NULL, 0};
+  ck_assert_int_eq(ct_run(d, &g, &o, idx, 5, rg, NULL, &err), CSIM_OK);
+  for (int j = 0; j < 5; j++) ck_assert_double_eq_tol(rg[j].eq, ref[j].eq, 1e-9 * (1 + ref[j].eq));
+  // a misspelt material key or a short solref in a params file: input errors at their place
+  ck_assert_int_eq(ct_params_parse("ccp: {materials: {cube: {frction: 1}}}\n", "b.yaml", "ccp", &g, &found, &err),
+                   CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, 1);
+  ck_assert_int_eq(ct_params_parse("ccp: {solref: [0.02]}\n", "b.yaml", "ccp", &g, &found, &err), CSIM_ERR_INPUT);
+  ck_assert_int_eq(err.line, 1);
+  ct_free(d);
+}
+END_TEST
+
 // the CLI: a table line per model with e_q and its mean, per-toss CSV and HDF5
 START_TEST(cli_validate_prints_the_table_and_writes_results) {
   char dir[] = "/tmp/csim_ct_XXXXXX";
@@ -369,6 +422,7 @@ static Suite* cubetoss_suite(void) {
   tcase_add_test(tc, eq_of_a_known_rotation_is_the_angle_squared);
   tcase_add_test(tc, ballistic_flight_matches_the_data_parabola);
   tcase_add_test(tc, validation_of_five_tosses_is_finite_for_every_model);
+  tcase_add_test(tc, validation_with_materials_and_solref_is_finite);
   tcase_add_test(tc, cli_validate_prints_the_table_and_writes_results);
   tcase_add_test(tc, identification_on_five_tosses_lowers_eq);
   tcase_add_test(tc, bad_inputs_exit_2_and_write_nothing);

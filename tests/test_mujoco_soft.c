@@ -1,0 +1,229 @@
+// test_mujoco_soft.c — csim's ccp model with MuJoCo's solref/solimp (material.h) against MuJoCo
+// 2.2.2 itself on one cube (0.37 kg, side 0.1048 m, seed 003's cube) on a plane.
+//
+// Both simulators get the same cube, plane, dt, solref and solimp; MuJoCo runs with the elliptic
+// cone (csim's ccp), the Euler integrator (csim's velocity-level step) and margin 0 (csim's
+// contact.margin 0). Compared:
+//   - at rest (started touching, 1 s): the penetration of the four corners, and R of the normal
+//     rows (MuJoCo efc_R) against csim's R, and both against the closed form of the steady state:
+//     every corner carries m g h / 4 per step and c_N = 0, so R lambda = c* = h K imp(r) r, i.e.
+//     (1-imp)/imp (1/m) m g / 4 = K imp r  ->  r = (1-imp(r)) g / (4 K imp(r)^2) (fixed point);
+//   - an impact at 1 m/s without gravity (csim moves a body in free flight along the exact
+//     parabola, MuJoCo by symplectic Euler: with gravity the two differ by g h t / 2 before any
+//     contact; without it both move with v+): the deepest penetration and the rebound velocity
+//     after 0.1 s.
+// Tolerances (measured: 2e-6, 4e-8, 1e-9 relative): the rest penetration within 1e-4 relative of
+// MuJoCo's and of the closed form (four corners carry one cube: the solvers may split the load
+// differently within their tolerances), R within 1e-6 relative (R depends on the depth only
+// through imp, flat there); the impact's deepest penetration within 1e-6 relative and the rebound
+// velocity within 1e-6 m/s.
+#include <check.h>
+#include <math.h>
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "material.h"
+#include "scenario.h"
+#include "sim.h"
+
+#define HALF 0.0524
+#define MASS 0.37
+#define INERTIA 0.00081
+
+// one parameter set
+typedef struct {
+  double solref[2];
+  double solimp[5];
+  double dt;
+} soft_case;
+
+static const soft_case k_cases[] = {
+    {{0.02, 1}, {0.9, 0.95, 0.001, 0.5, 2}, 1e-3},            // MuJoCo's defaults
+    {{-3850, -63}, {0.9, 0.95, 0.001, 0.5, 2}, 1.0 / 1480},   // seed 003 Tab. II MuJoCo, direct
+    {{0.01, 0.7}, {0.8, 0.99, 0.004, 0.3, 3}, 5e-4},           // a softer curve, underdamped
+};
+
+// MuJoCo model of the case, cube centre at height z0
+static mjModel* mj_model(const soft_case* c, double z0, double gz) {
+  char xml[2048];
+  snprintf(xml, sizeof xml,
+           "<mujoco><option gravity=\"0 0 %.17g\" timestep=\"%.17g\" cone=\"elliptic\" integrator=\"Euler\" impratio=\"1\" "
+           "tolerance=\"1e-12\" iterations=\"200\"/>"
+           "<default><geom solref=\"%.17g %.17g\" solimp=\"%.17g %.17g %.17g %.17g %.17g\" "
+           "friction=\"0.5 0.005 0.0001\" margin=\"0\"/></default>"
+           "<worldbody><geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\"/>"
+           "<body name=\"cube\" pos=\"0 0 %.17g\"><freejoint/>"
+           "<inertial pos=\"0 0 0\" mass=\"%g\" diaginertia=\"%g %g %g\"/>"
+           "<geom type=\"box\" size=\"%g %g %g\"/></body></worldbody></mujoco>",
+           gz, c->dt, c->solref[0], c->solref[1], c->solimp[0], c->solimp[1], c->solimp[2], c->solimp[3],
+           c->solimp[4], z0, MASS, INERTIA, INERTIA, INERTIA, HALF, HALF, HALF);
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/csim_test_mjsoft_%d.xml", (int)getpid());
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(xml, f);
+  fclose(f);
+  char err[1000] = "";
+  mjModel* m = mj_loadXML(path, NULL, err, sizeof err);
+  unlink(path);
+  ck_assert_msg(m != NULL, "MuJoCo: %s", err);
+  return m;
+}
+
+// csim sim of the case, cube centre at height z0 (the URDF is written next to the scenario)
+static sim* csim_sim(const soft_case* c, double z0, double gz, double vz, scn_config** cfgo) {
+  char upath[64];
+  snprintf(upath, sizeof upath, "/tmp/csim_test_mjsoft_%d.urdf", (int)getpid());
+  FILE* f = fopen(upath, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+          "<?xml version=\"1.0\"?><robot name=\"cube\"><link name=\"cube\"><inertial><mass value=\"%g\"/>"
+          "<inertia ixx=\"%g\" ixy=\"0\" ixz=\"0\" iyy=\"%g\" iyz=\"0\" izz=\"%g\"/></inertial><collision>"
+          "<geometry><box size=\"%g %g %g\"/></geometry></collision></link></robot>\n",
+          MASS, INERTIA, INERTIA, INERTIA, 2 * HALF, 2 * HALF, 2 * HALF);
+  fclose(f);
+  char yaml[2048];
+  snprintf(yaml, sizeof yaml,
+           "name: t\nworld: {gravity: [0, 0, %.17g], ground: {type: plane}}\n"
+           "robots:\n  - {urdf: %s, base: free, q0: [0, 0, %.17g, 0, 0, 0, 1], v0: [0, 0, %.17g, 0, 0, 0]}\n"
+           "contact: {model: ccp, friction: 0.5, margin: 0, solref: [%.17g, %.17g], "
+           "solimp: [%.17g, %.17g, %.17g, %.17g, %.17g]}\n"
+           "solver: {name: admm, tolerance: 1.0e-12, max_iterations: 2000, criterion: model}\n"
+           "integrator: {dt: %.17g, duration: 1, velocity_products: explicit}\n",
+           gz, upath, z0, vz, c->solref[0], c->solref[1], c->solimp[0], c->solimp[1], c->solimp[2], c->solimp[3],
+           c->solimp[4], c->dt);
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(scn_load_string(yaml, "mjsoft.yaml", NULL, 0, cfgo, &err) == CSIM_OK, "%s", err.msg);
+  sim* s = NULL;
+  ck_assert_msg(sim_create(*cfgo, &s, &err) == CSIM_OK, "%s", err.msg);
+  unlink(upath);
+  return s;
+}
+
+// deepest MuJoCo contact penetration (m, > 0 when overlapping)
+static double mj_pen(const mjData* d) {
+  double p = 0;
+  for (int i = 0; i < d->ncon; i++)
+    if (-d->contact[i].dist > p) p = -d->contact[i].dist;
+  return p;
+}
+
+// deepest csim contact penetration
+static double cs_pen(const sim* s) {
+  double p = 0;
+  for (int i = 0; i < s->con->ncon; i++)
+    if (s->con->con[i].depth > p) p = s->con->con[i].depth;
+  return p;
+}
+
+// the steady-state penetration of the closed form (fixed point on imp(r))
+static double rest_closed_form(const soft_case* c) {
+  double K, B, r = 1e-4;
+  mat_soft_kb(c->solref, c->solimp, c->dt, &K, &B);
+  for (int it = 0; it < 200; it++) {
+    double imp = mat_impedance(c->solimp, -r);
+    r = (1 - imp) * 9.81 / (4 * K * imp * imp);
+  }
+  return r;
+}
+
+START_TEST(rest_penetration_and_R) {
+  const soft_case* c = &k_cases[_i];
+  mjModel* m = mj_model(c, HALF, -9.81);
+  mjData* md = mj_makeData(m);
+  scn_config* cfg = NULL;
+  sim* s = csim_sim(c, HALF, -9.81, 0, &cfg);
+  int n = (int)lround(1.0 / c->dt);
+  csim_error err;
+  err_clear(&err);
+  for (int k = 0; k < n; k++) {
+    mj_step(m, md);
+    sim_stepinfo info;
+    ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
+  }
+  mj_forward(m, md);
+  double pm = mj_pen(md), pc = cs_pen(s), pf = rest_closed_form(c);
+  printf("case %d: rest penetration MuJoCo %.9g csim %.9g closed form %.9g m\n", _i, pm, pc, pf);
+  ck_assert_int_eq(md->ncon, 4);
+  ck_assert_int_eq(s->con->ncon, 4);
+  ck_assert_double_eq_tol(pc, pm, 1e-4 * pm);
+  ck_assert_double_eq_tol(pc, pf, 1e-4 * pf);
+  ck_assert_double_eq_tol(pm, pf, 1e-6 * pf);
+  // R of the normal rows (MuJoCo elliptic rows: normal, t1, t2) vs csim's at each corner
+  ck_assert_int_eq(md->nefc, 12);
+  double rm = 0, rc = 0;
+  for (int i = 0; i < 4; i++) {
+    rm += md->efc_R[3 * i] / 4;
+    rc += s->con->R[3 * i + 2] / 4;
+    // friction rows: R_T = R_N (impratio 1)
+    ck_assert_double_eq_tol(s->con->R[3 * i], s->con->R[3 * i + 2], 1e-15 * s->con->R[3 * i + 2]);
+    ck_assert_double_eq_tol(md->efc_R[3 * i + 1], md->efc_R[3 * i], 1e-12 * md->efc_R[3 * i]);
+  }
+  printf("case %d: R MuJoCo %.12g csim %.12g\n", _i, rm, rc);
+  ck_assert_double_eq_tol(rc, rm, 1e-6 * rm);
+  // and K, B, imp of MuJoCo's rows are csim's (efc_KBIP)
+  double K, B;
+  mat_soft_kb(c->solref, c->solimp, c->dt, &K, &B);
+  ck_assert_double_eq_tol(md->efc_KBIP[0], K, 1e-9 * K);
+  ck_assert_double_eq_tol(md->efc_KBIP[1], B, 1e-12 * B);
+  ck_assert_double_eq_tol(md->efc_KBIP[2], mat_impedance(c->solimp, md->efc_pos[0]), 1e-12);
+  sim_free(s);
+  scn_free(cfg);
+  mj_deleteData(md);
+  mj_deleteModel(m);
+}
+END_TEST
+
+START_TEST(drop) {
+  const soft_case* c = &k_cases[_i];
+  double z0 = HALF + 0.0105;
+  mjModel* m = mj_model(c, z0, 0);
+  mjData* md = mj_makeData(m);
+  md->qvel[2] = -1;
+  scn_config* cfg = NULL;
+  sim* s = csim_sim(c, z0, 0, -1, &cfg);
+  int n = (int)lround(0.1 / c->dt);
+  double maxm = 0, maxc = 0;
+  csim_error err;
+  err_clear(&err);
+  for (int k = 0; k < n; k++) {
+    mj_step(m, md);
+    sim_stepinfo info;
+    ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
+    mj_forward(m, md);
+    if (mj_pen(md) > maxm) maxm = mj_pen(md);
+    if (cs_pen(s) > maxc) maxc = cs_pen(s);
+  }
+  printf("case %d: impact deepest penetration MuJoCo %.9g csim %.9g m; after 0.1 s vz MuJoCo %.9g csim %.9g m/s\n",
+         _i, maxm, maxc, md->qvel[2], s->d->v[2]);
+  ck_assert_double_eq_tol(maxc, maxm, 1e-6 * maxm);
+  ck_assert_double_eq_tol(s->d->v[2], md->qvel[2], 1e-6);
+  sim_free(s);
+  scn_free(cfg);
+  mj_deleteData(md);
+  mj_deleteModel(m);
+}
+END_TEST
+
+static Suite* suite(void) {
+  Suite* s = suite_create("mujoco_soft");
+  TCase* tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  int nc = (int)(sizeof k_cases / sizeof k_cases[0]);
+  tcase_add_loop_test(tc, rest_penetration_and_R, 0, nc);
+  tcase_add_loop_test(tc, drop, 0, nc);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner* sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? 1 : 0;
+}
