@@ -524,7 +524,9 @@ static int fit_params(int model, fit_param* p) {
   switch (model) {
     case SCN_MODEL_CCP:
       p[k++] = (fit_param){"solref.0", 300, 1e5, 1, 3850, -1};  // stiffness, N/(kg m)
-      p[k++] = (fit_param){"solref.1", 5, 2e4, 1, 63, -1};      // damping, N s/(kg m)
+      // damping, N s/(kg m): [5, 1000] reproduces the shipped fit (cubetoss_params.c); a wider
+      // [5, 2e4] was tried and scored worse on the training split (0.2785 against 0.2715)
+      p[k++] = (fit_param){"solref.1", 5, 1000, 1, 63, -1};
       break;
     case SCN_MODEL_NCP:
     case SCN_MODEL_LCP:

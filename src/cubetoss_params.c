@@ -8,7 +8,7 @@ static const char kParams[] =
     "# contact parameters identified by csim identify cubetoss on 2026-11-23\n"
     "# data: ../shared/data/cubetoss/cube_tosses.h5 group dairlib550_eval, 430 tosses selected; training split: physical toss index even (216 tosses), held out: odd (214)\n"
     "# objective: mean e_q (seed 003 eq. 3), 10 substeps per data period, failed toss = 10\n"
-    "# ccp: start 1.0182, training e_q 0.2715, held-out e_q 0.3180; 73 evaluations, 1170.7 s (2 jobs, load 11-16); fit: friction and solref [-stiffness, -damping] with damping in [5, 1000] N s/(kg m); a rerun with damping in [5, 2e4] (the range now in cli_validate.c) reached training 0.2785, held-out 0.3157 at friction 0.2184, solref [-4.19e4, -324.5] (62 evaluations, 918 s)\n"
+    "# ccp: start 1.0182, training e_q 0.2715, held-out e_q 0.3180; 73 evaluations, 1170.7 s (2 jobs, load 11-16); fit: friction and solref [-stiffness, -damping] with damping in [5, 1000] N s/(kg m); the range in cli_validate.c; a rerun with damping in [5, 2e4] reached training 0.2785, held-out 0.3157 at friction 0.2184, solref [-4.19e4, -324.5] (62 evaluations, 918 s)\n"
     "ccp: {friction: 0.1872, solref: [-6635, -997]}\n"
     "# ncp: start 1.2085, training e_q 0.2293, held-out e_q 0.3085; 44 evaluations, 73.6 s\n"
     "ncp: {friction: 0.2026, restitution: 0.2776}\n"
