@@ -510,6 +510,8 @@ struct coll_model {
                      // AABB half extents about that centre                        (ngeom x 7)
   int maxcon;        // sum of the pairs' most contacts
   double margin;
+  double patch_slope; // patch reduction: tan of the angle tolerance (0: off), most per patch
+  int patch_max;
   int nhull;
   coll_hull* hull;   // one per model mesh (nhull)
   coll_hfield hfield;// the model's height field (hfield.nx = 0: none)
@@ -626,6 +628,7 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
   coll_model* cm = calloc(1, sizeof *cm);
   if (!cm) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
   cm->ngeom = m->ngeom;
+  cm->patch_max = 4;  // patch reduction off (patch_slope 0) until coll_set_patch
   // hulls
   if (m->nmesh > 0) {
     cm->hull = calloc((size_t)m->nmesh, sizeof(coll_hull));
@@ -719,6 +722,94 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
 
 void coll_set_margin(coll_model* cm, double margin) {
   if (cm && margin >= 0 && isfinite(margin)) cm->margin = margin;
+}
+
+void coll_set_patch(coll_model* cm, double angle, int patch_max) {
+  if (!cm || !(angle >= 0) || !(angle < 1.5)) return;
+  cm->patch_slope = tan(angle);
+  cm->patch_max = patch_max < 1 ? 1 : patch_max > 4 ? 4 : patch_max;
+}
+
+// twice the signed area of (a, b, c) seen along n
+static double tri_area(const double* a, const double* b, const double* c, const double n[3]) {
+  double e1[3], e2[3], x[3];
+  sp_sub3(e1, b, a);
+  sp_sub3(e2, c, a);
+  sp_cross3(x, e1, e2);
+  return sp_dot3(x, n);
+}
+
+int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max) {
+  if (n <= 1 || !(slope > 0)) return n;
+  if (patch_max < 1) patch_max = 1;
+  if (patch_max > 4) patch_max = 4;
+  // the deepest contact (first on ties: deterministic)
+  int d = 0;
+  for (int i = 1; i < n; i++)
+    if (con[i].depth > con[d].depth) d = i;
+  const double* nd = con[d].normal;
+  // keep: 1 kept outside the patch, 2 a patch candidate (same normal; touching, or a near
+  // contact a rotation about the deepest point by less than the angle closes), 0 drop
+  unsigned char keep[COLL_MAX_PAIR_CONTACTS * 2];
+  if (n > (int)sizeof keep) return n;
+  int ncand = 0;
+  for (int i = 0; i < n; i++) {
+    if (sp_dot3(con[i].normal, nd) < COLL_PATCH_COS) keep[i] = 1;
+    else {
+      double e[3];
+      sp_sub3(e, con[i].pos, con[d].pos);
+      double t = sp_dot3(e, nd), lat2 = sp_dot3(e, e) - t * t;
+      double rise = con[d].depth - con[i].depth;  // gap left once the deepest point touches
+      keep[i] = (con[i].depth >= 0 || rise <= slope * sqrt(lat2 > 0 ? lat2 : 0)) ? 2 : 0;
+      ncand += keep[i] == 2;
+    }
+  }
+  if (ncand > patch_max) {
+    // spread selection among the candidates (Bullet's sortCachedPoints idea, MuJoCo's
+    // mjc_PlaneConvex): deepest, farthest from it in the plane, largest triangle, most area added
+    int sel[4] = {d, -1, -1, -1}, ns = 1;
+    const double* p0 = con[d].pos;
+    double best = 0;
+    for (int i = 0; i < n; i++) {
+      if (keep[i] != 2) continue;
+      double e[3];
+      sp_sub3(e, con[i].pos, p0);
+      double t = sp_dot3(e, nd), dd = sp_dot3(e, e) - t * t;
+      if (dd > best) best = dd, sel[1] = i;
+    }
+    double l2 = best, sgn = 1;
+    if (patch_max >= 2 && sel[1] >= 0 && l2 > 1e-24) {
+      ns = 2;
+      best = 0;
+      for (int i = 0; i < n; i++) {
+        if (keep[i] != 2) continue;
+        double a = tri_area(p0, con[sel[1]].pos, con[i].pos, nd);
+        if (fabs(a) > best) best = fabs(a), sel[2] = i, sgn = a > 0 ? 1 : -1;
+      }
+      if (patch_max >= 3 && sel[2] >= 0 && best > 1e-9 * l2) {
+        ns = 3;
+        const double* tri[3] = {p0, con[sel[1]].pos, con[sel[2]].pos};
+        best = 0;
+        for (int i = 0; i < n; i++) {
+          if (keep[i] != 2) continue;
+          double add = 0;
+          for (int e = 0; e < 3; e++) {
+            double a = -sgn * tri_area(tri[e], tri[(e + 1) % 3], con[i].pos, nd);
+            if (a > add) add = a;
+          }
+          if (add > best) best = add, sel[3] = i;
+        }
+        if (patch_max >= 4 && sel[3] >= 0 && best > 1e-9 * l2) ns = 4;
+      }
+    }
+    for (int i = 0; i < n; i++)
+      if (keep[i] == 2) keep[i] = 0;
+    for (int k = 0; k < ns; k++) keep[sel[k]] = 2;
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (keep[i]) con[m++] = con[i];
+  return m;
 }
 
 int coll_npair(const coll_model* cm) {
@@ -867,6 +958,7 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
                     tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin, NULL};
     coll_contact tmp[COLL_MAX_PAIR_CONTACTS];
     int k = coll_pair_table[ti][tj](&g1, &g2, margin, tmp);
+    k = coll_reduce_patch(tmp, k, cm->patch_slope, cm->patch_max);
     for (int c = 0; c < k; c++) {
       if (n >= maxcon) {
         dropped++;

@@ -53,6 +53,21 @@
 // every geom. Then per pair a bounding-sphere test and a world-axis box test, both about each
 // shape's own centre (tighter than model->geom_rbound, which is about the geom origin; a
 // half-space test for planes), then the narrow phase. coll_detect never allocates; a full output buffer drops contacts and says how many.
+//
+// Patch reduction (coll_reduce_patch, on in coll_detect when an angle > 0 is set): a pair's
+// contacts whose normals agree with its deepest contact's (within COLL_PATCH_COS) form one patch.
+// Of those the touching ones (depth >= 0) are kept, and a near one (depth < 0) only when a
+// rotation about the deepest point by less than the angle closes its gap: rise <= tan(angle) * L,
+// rise = deepest depth - its depth, L its distance from the deepest point across the normal. A
+// flat face tilted by less than the angle keeps its corners (a 10 cm cube: a 1 mm margin is a
+// slope of 0.01); a rounded or finely faceted foot keeps its lowest point (its neighbours in the
+// margin rise as L^2 / 2R: Solo-12's feet, slopes 0.1-0.2). A dropped near contact closes within
+// one step only if the body turns by the angle in dt (50 rad/s for 0.05 rad at 1 ms), as at an
+// impact; it is then found touching the next step. Of the kept ones at most patch_max spanning
+// the patch remain: the deepest, the farthest from it, the one making the largest triangle, the
+// one adding the most area (Bullet's and MuJoCo's 4-point manifold). Contacts with another normal
+// are kept as they are. The kept ones keep their order and feature ids (warm start matches
+// them); it works in place, without allocating.
 #ifndef CSIM_COLLISION_H
 #define CSIM_COLLISION_H
 
@@ -156,6 +171,14 @@ void coll_free(coll_model* cm);
 
 // margin for every geom (default 0): near contacts down to depth -margin are reported
 void coll_set_margin(coll_model* cm, double margin);
+
+// patch reduction (see above): angle (rad) in (0, 1.5), 0 off (outside: ignored); patch_max
+// is clamped to 1..4
+void coll_set_patch(coll_model* cm, double angle, int patch_max);
+
+// reduce the n contacts of one pair in place (see above) with slope = tan(angle); slope <= 0
+// returns n unchanged; patch_max is clamped to 1..4; returns the number kept, in their order
+int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max);
 
 // number of candidate pairs and the geoms of pair i (geom1 has the lower type)
 int coll_npair(const coll_model* cm);

@@ -167,6 +167,8 @@ typedef struct {
   double stiction_velocity; // v_s > 0 (m/s), default 1e-4
   double friction_stiffness, friction_damping; // tangential deflection, > 0 / >= 0, 1e4 / 1e2
   double margin;            // collision margin (m) >= 0, default 1e-3
+  double patch_angle;       // 'contact.patch_angle' (rad) in [0, 1], 0 = no patch reduction
+  int patch_max;            // 'contact.patch_max' 1..4, default 4
   int self_collision;       // 'contact.self_collision': bool, default false
   double memory_budget;     // 'contact.memory_budget' (MiB) > 0, default 2048 (sim.h)
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)

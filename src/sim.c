@@ -361,6 +361,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     }
     if (st == CSIM_OK) st = coll_create(m, ex, (int)nex, &s->coll, err);
     if (st == CSIM_OK) coll_set_margin(s->coll, cfg->margin);
+    if (st == CSIM_OK) coll_set_patch(s->coll, cfg->patch_angle, cfg->patch_max);
     free(ex);
   }
 

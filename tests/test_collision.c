@@ -306,6 +306,151 @@ START_TEST(plane_mesh_reduces_to_4) {
 }
 END_TEST
 
+//---------------------------------- patch reduction ------------------------------------------
+
+#define PATCH_SLOPE_DEFAULT 0.050041708375538  // tan(0.05), contact.patch_angle's default
+
+// a faceted ball (UV sphere, poles on the x axis, 16 x 16) of radius 0.01 touching the plane at
+// one vertex, 1e-5 deep, with the 1 mm default margin: its neighbours rise R (1 - cos 11.25 deg)
+// = 0.19 mm and R (1 - cos 22.5 deg) = 0.76 mm, inside the margin, at slopes 0.098 and 0.20
+// (> tan 0.05), so the raw patch has 4 points and the reduced one the lowest vertex only
+START_TEST(patch_round_foot_one_contact) {
+  enum { NL = 16, NM = 16 };
+  double pts[(NL - 1) * NM * 3 + 6], R = 0.01;
+  int np = 0;
+  for (int i = 1; i < NL; i++)
+    for (int j = 0; j < NM; j++, np++) {
+      double th = PI * i / NL, ph = 2 * PI * j / NM;
+      pts[3 * np] = R * cos(th);
+      pts[3 * np + 1] = R * sin(th) * cos(ph);
+      pts[3 * np + 2] = R * sin(th) * sin(ph);
+    }
+  double poles[6] = {R, 0, 0, -R, 0, 0};
+  memcpy(pts + 3 * np, poles, sizeof poles);
+  np += 2;
+  mesh_hull mh;
+  csim_error err;
+  ck_assert_int_eq(mesh_hull_points(pts, np, &mh, &err), CSIM_OK);
+  coll_hull hl;
+  ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+  double sz[3] = {0}, pos[3] = {0.2, 0.1, R - 1e-5};
+  coll_geom p = geom(MODEL_GEOM_PLANE, sz, ORIGIN, I3), m = geom(MODEL_GEOM_MESH, sz, pos, I3);
+  m.hull = &hl;
+  m.margin = 1e-3;
+  coll_contact c[COLL_MAX_PAIR_CONTACTS];
+  int n = coll_collide(&p, &m, c);
+  ck_assert_int_eq(n, 4);  // unreduced: the lowest vertex and 3 near ones
+  n = coll_reduce_patch(c, n, PATCH_SLOPE_DEFAULT, 4);
+  ck_assert_int_eq(n, 1);
+  // the lowest vertex (0, 0, -R) exactly: 1e-5 deep below (0.2, 0.1) to rounding (1e-15 seen)
+  ck_assert_double_eq_tol(c[0].depth, 1e-5, 1e-13);
+  ck_assert_double_eq_tol(c[0].pos[0], 0.2, 1e-13);
+  ck_assert_double_eq_tol(c[0].pos[1], 0.1, 1e-13);
+  ck_assert_double_eq_tol(c[0].pos[2], -0.5e-5, 1e-13);
+  // the same ball 2 mm above the plane: no contact; a sphere geom: 1 either way
+  coll_contact c2[COLL_MAX_PAIR_CONTACTS];
+  double ps[3] = {0, 0, R - 1e-5}, rs[3] = {R, 0, 0};
+  coll_geom sph = geom(MODEL_GEOM_SPHERE, rs, ps, I3);
+  sph.margin = 1e-3;
+  ck_assert_int_eq(coll_reduce_patch(c2, coll_collide(&p, &sph, c2), PATCH_SLOPE_DEFAULT, 4), 1);
+  pos[2] = R + 2e-3;
+  ck_assert_int_eq(coll_collide(&p, &m, c), 0);
+  coll_hull_free(&hl);
+  mesh_hull_free(&mh);
+}
+END_TEST
+
+// box faces on the plane with the 1 mm margin: flat, 4; tilted by 0.003 rad (the far corners
+// 0.6 mm up, slope 0.003), 4; a 8 mm cube tilted by 0.1 rad (far corners 0.8 mm up, slope
+// tan 0.1 > tan 0.05), the 2 touching corners of the low edge. A capsule lying flat keeps both
+// ends (a line contact), one standing keeps 1.
+START_TEST(patch_box_face_four) {
+  double h[3] = {0.1, 0.1, 0.1}, sz[3] = {0}, R[9];
+  coll_geom p = geom(MODEL_GEOM_PLANE, sz, ORIGIN, I3);
+  coll_contact c[COLL_MAX_PAIR_CONTACTS];
+  double pos[3] = {0, 0, 0.1 - 1e-4};
+  coll_geom b = geom(MODEL_GEOM_BOX, h, pos, I3);
+  b.margin = 1e-3;
+  int n = coll_collide(&p, &b, c);
+  ck_assert_int_eq(n, 4);
+  ck_assert_int_eq(coll_reduce_patch(c, n, PATCH_SLOPE_DEFAULT, 4), 4);
+  for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(c[i].depth, 1e-4, 1e-15);
+  // tilted about x by 0.003: the -y edge low (1e-5 deep), the +y edge 0.2 sin(0.003) higher
+  rot(R, 1, 0, 0, 0.003);
+  b.mat = R;
+  pos[2] = 0.1 * (fabs(R[6]) + fabs(R[7]) + fabs(R[8])) - 1e-5;
+  n = coll_collide(&p, &b, c);
+  ck_assert_int_eq(n, 4);
+  ck_assert_int_eq(coll_reduce_patch(c, n, PATCH_SLOPE_DEFAULT, 4), 4);
+  // a small cube tilted by 0.1 rad
+  double hs[3] = {0.004, 0.004, 0.004};
+  rot(R, 1, 0, 0, 0.1);
+  coll_geom bs = geom(MODEL_GEOM_BOX, hs, pos, R);
+  bs.margin = 1e-3;
+  pos[2] = 0.004 * (fabs(R[6]) + fabs(R[7]) + fabs(R[8])) - 1e-5;
+  n = coll_collide(&p, &bs, c);
+  ck_assert_int_eq(n, 4);
+  n = coll_reduce_patch(c, n, PATCH_SLOPE_DEFAULT, 4);
+  ck_assert_int_eq(n, 2);
+  for (int i = 0; i < n; i++) ck_assert_double_eq_tol(c[i].depth, 1e-5, 1e-13);
+  // off (slope 0) changes nothing
+  n = coll_collide(&p, &bs, c);
+  ck_assert_int_eq(coll_reduce_patch(c, n, 0, 4), 4);
+  // capsules: lying (ends 1e-5 deep), standing (one end)
+  double cs[3] = {0.02, 0.1, 0}, pc[3] = {0, 0, 0.02 - 1e-5};
+  rot(R, 0, 1, 0, PI / 2);
+  coll_geom cp = geom(MODEL_GEOM_CAPSULE, cs, pc, R);
+  cp.margin = 1e-3;
+  n = coll_collide(&p, &cp, c);
+  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(coll_reduce_patch(c, n, PATCH_SLOPE_DEFAULT, 4), 2);
+  cp.mat = I3;
+  pc[2] = 0.12 - 1e-5;
+  ck_assert_int_eq(coll_reduce_patch(c, coll_collide(&p, &cp, c), PATCH_SLOPE_DEFAULT, 4), 1);
+}
+END_TEST
+
+// 8 touching points on a circle of radius r (an octagonal patch, as box-box clipping makes for a
+// box turned 45 deg on another): 4 kept, the deepest first, spanning a square of area 2 r^2 (the
+// largest quadrilateral on the octagon); patch_max 1 keeps the deepest; a contact with another
+// normal is kept whatever its depth
+START_TEST(patch_max_spans) {
+  coll_contact c[COLL_MAX_PAIR_CONTACTS];
+  double r = 0.07;
+  for (int i = 0; i < 8; i++) {
+    memset(&c[i], 0, sizeof c[i]);
+    c[i].pos[0] = r * cos(PI * i / 4);
+    c[i].pos[1] = r * sin(PI * i / 4);
+    c[i].normal[2] = 1;
+    c[i].depth = i == 3 ? 2e-4 : 1e-4;
+    c[i].feature = i;
+  }
+  coll_contact c1[COLL_MAX_PAIR_CONTACTS];
+  memcpy(c1, c, sizeof c);
+  int n = coll_reduce_patch(c, 8, PATCH_SLOPE_DEFAULT, 4);
+  ck_assert_int_eq(n, 4);
+  int mask = 0;
+  for (int i = 0; i < n; i++) mask |= 1 << c[i].feature;
+  ck_assert_int_eq(mask, (1 << 3) | (1 << 7) | (1 << 1) | (1 << 5));  // the square through 3
+  // shoelace area of the kept points in angular order (they keep their order: 1, 3, 5, 7)
+  double area = 0;
+  for (int i = 0; i < n; i++) {
+    const double *a = c[i].pos, *b2 = c[(i + 1) % n].pos;
+    area += 0.5 * (a[0] * b2[1] - a[1] * b2[0]);
+  }
+  ck_assert_double_eq_tol(area, 2 * r * r, 1e-15);
+  ck_assert_int_eq(coll_reduce_patch(c1, 8, PATCH_SLOPE_DEFAULT, 1), 1);
+  ck_assert_int_eq(c1[0].feature, 3);
+  // a shallow near contact with another normal (a side wall) survives
+  memset(c1, 0, 2 * sizeof c1[0]);
+  c1[0].normal[2] = 1; c1[0].depth = 1e-3;
+  c1[1].normal[0] = 1; c1[1].depth = -9e-4; c1[1].pos[0] = 1e-3;
+  ck_assert_int_eq(coll_reduce_patch(c1, 2, PATCH_SLOPE_DEFAULT, 4), 2);
+  c1[1].normal[0] = 0; c1[1].normal[2] = 1;  // same normal: the rise 1.9 mm over 1 mm is dropped
+  ck_assert_int_eq(coll_reduce_patch(c1, 2, PATCH_SLOPE_DEFAULT, 4), 1);
+}
+END_TEST
+
 //---------------------------------- sphere / capsule pairs -----------------------------------
 
 START_TEST(sphere_sphere_exact) {
@@ -1186,6 +1331,9 @@ static Suite* collision_suite(void) {
   tcase_add_test(tc, plane_cylinder_cases);
   tcase_add_test(tc, plane_mesh_cube);
   tcase_add_test(tc, plane_mesh_reduces_to_4);
+  tcase_add_test(tc, patch_round_foot_one_contact);
+  tcase_add_test(tc, patch_box_face_four);
+  tcase_add_test(tc, patch_max_spans);
   tcase_add_test(tc, sphere_sphere_exact);
   tcase_add_test(tc, sphere_capsule_and_capsule_capsule);
   tcase_add_test(tc, box_sphere_regions);

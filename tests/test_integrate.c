@@ -420,7 +420,10 @@ START_TEST(energy_audit_silent) {
     ck_assert_int_eq(run_file(path, NULL, 0, &flagged), CSIM_OK);
     ck_assert_msg(!flagged, "%s: energy audit flagged a gain", names[k]);
   }
-  ck_assert_int_eq(run_file("scenarios/cube_stack_ill.yaml", NULL, 0, &flagged), CSIM_OK);
+  // with all the box-box clip points (patch reduction off): with the default reduction to 4
+  // points per patch PGS fails there too, but the 1 t cube sinks through without a gain
+  const char* full[] = {"contact.patch_angle=0"};
+  ck_assert_int_eq(run_file("scenarios/cube_stack_ill.yaml", full, 1, &flagged), CSIM_OK);
   ck_assert_int_eq(flagged, 1);
   const char* admm[] = {"solver.name=admm"};
   ck_assert_int_eq(run_file("scenarios/cube_stack_ill.yaml", admm, 1, &flagged), CSIM_OK);
