@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "h5guard.h"
+
 #define MAX_COLS 256          // index.csv columns accepted
 #define INDEX_MAX (64 << 20)  // index.csv bytes accepted
 
@@ -222,7 +224,8 @@ static int attr_double(hid_t f, const char* name, double* v) {
   return rc;
 }
 
-// a variable-length string root attribute (as record.c writes them) into buf; 0 when present
+// a variable-length string root attribute (as record.c writes them) into buf; 0 when present,
+// -2 when corrupt so that HDF5 would crash reading it (buf then says why, see h5guard.h)
 static int attr_string(hid_t f, const char* name, char* buf, size_t n) {
   if (H5Aexists(f, name) <= 0) {
     H5Eclear2(H5E_DEFAULT);
@@ -236,7 +239,13 @@ static int attr_string(hid_t f, const char* name, char* buf, size_t n) {
     H5Tset_size(mt, H5T_VARIABLE);
     H5Tset_cset(mt, H5T_CSET_UTF8);
     char* s = NULL;
-    if (H5Aread(a, mt, &s) >= 0 && s) {
+    char why[160];
+    int r = h5guard_aread(a, mt, &s, why, sizeof(why));
+    if (r == H5GUARD_CRASHED) {
+      snprintf(buf, n, "root attribute '%s' is corrupt (a variable-length string): %s", name, why);
+      rc = -2;
+    }
+    if (r == H5GUARD_OK && s) {
       snprintf(buf, n, "%s", s);
       H5free_memory(s);
       rc = 0;
@@ -381,7 +390,15 @@ static void read_point(const char* dir, const char* name, const char* output, po
   }
   attr_int(f, "complete", &p->complete);
   if (attr_int(f, "exit_status", &p->exit_status) != 0) p->exit_status = -1;
-  attr_string(f, "failure", p->message, sizeof(p->message));
+  if (attr_string(f, "failure", p->message, sizeof(p->message)) == -2) {
+    H5Fclose(f);  // a damaged file: its numbers are not to be trusted either
+    p->status = "incomplete";
+    p->complete = 0;
+    char m[900];
+    snprintf(m, sizeof(m), "%s", p->message);
+    snprintf(p->message, sizeof(p->message), "%s: %s", output, m);
+    return;
+  }
   file_stats(f, p);
   H5Fclose(f);
   if (p->complete == 1) {

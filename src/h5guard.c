@@ -1,0 +1,100 @@
+// h5guard.c — HDF5 reads of vlen data probed in a forked child first (see h5guard.h).
+#include "h5guard.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHILD_READ_OK 0
+#define CHILD_READ_FAILED 3  // not 1: a sanitizer report ends the child with exit status 1
+
+// 1 when a read into memtype may dereference global-heap objects of the file (vlen sequences
+// and strings, region references), also inside compound and array members: only the classes
+// known to be stored in place skip the probe
+static int has_vlen(hid_t memtype) {
+  switch (H5Tget_class(memtype)) {
+    case H5T_INTEGER:
+    case H5T_FLOAT:
+    case H5T_BITFIELD:
+    case H5T_OPAQUE:
+    case H5T_ENUM:
+    case H5T_TIME: return 0;
+    case H5T_STRING: return H5Tis_variable_str(memtype) != 0;
+    default: return 1;
+  }
+}
+
+// the read itself: on an attribute (is_attr) or a whole dataset
+static herr_t do_read(hid_t obj, int is_attr, hid_t memtype, void* buf) {
+  return is_attr ? H5Aread(obj, memtype, buf)
+                 : H5Dread(obj, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+}
+
+// number of elements of the object's dataspace; 0 on error
+static size_t n_points(hid_t obj, int is_attr) {
+  hid_t sp = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
+  if (sp < 0) return 0;
+  hssize_t np = H5Sget_simple_extent_npoints(sp);
+  H5Sclose(sp);
+  return np > 0 ? (size_t)np : 0;
+}
+
+// in the child: the same read into a scratch buffer, then _exit (no atexit handlers, no HDF5
+// close, no leak check). The crash signals get their default action, so a fault in libhdf5
+// kills the child instead of running a sanitizer's or fuzzer's handler.
+static void child_read(hid_t obj, int is_attr, hid_t memtype) {
+  const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+  for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) signal(sigs[k], SIG_DFL);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  // the parent reports, once
+  size_t np = n_points(obj, is_attr);
+  size_t esz = H5Tget_size(memtype);
+  void* buf = calloc(np ? np : 1, esz ? esz : 1);
+  if (!buf) _exit(CHILD_READ_FAILED);
+  _exit(do_read(obj, is_attr, memtype, buf) >= 0 ? CHILD_READ_OK : CHILD_READ_FAILED);
+}
+
+static int guarded_read(hid_t obj, int is_attr, hid_t memtype, void* buf, char* why, size_t n) {
+  if (why && n) why[0] = '\0';
+  if (has_vlen(memtype)) {
+    fflush(NULL);  // nothing buffered is written twice (the child ends with _exit anyway)
+    pid_t pid = fork();
+    if (pid < 0) {  // cannot probe: refuse rather than risk the crash
+      if (why) snprintf(why, n, "cannot fork a probe process: %s", strerror(errno));
+      return H5GUARD_CRASHED;
+    }
+    if (pid == 0) child_read(obj, is_attr, memtype);
+    int ws = 0;
+    pid_t r;
+    do r = waitpid(pid, &ws, 0);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) {
+      if (why) snprintf(why, n, "lost the probe process: %s", strerror(errno));
+      return H5GUARD_CRASHED;
+    }
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == CHILD_READ_FAILED) return H5GUARD_FAILED;
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != CHILD_READ_OK) {
+      if (why) {
+        if (WIFSIGNALED(ws))
+          snprintf(why, n, "HDF5 crashed reading it (killed by signal %d, %s)", WTERMSIG(ws),
+                   strsignal(WTERMSIG(ws)));
+        else
+          snprintf(why, n, "HDF5 failed reading it (probe exit status %d)", WEXITSTATUS(ws));
+      }
+      return H5GUARD_CRASHED;
+    }
+  }
+  return do_read(obj, is_attr, memtype, buf) >= 0 ? H5GUARD_OK : H5GUARD_FAILED;
+}
+
+int h5guard_aread(hid_t attr, hid_t memtype, void* buf, char* why, size_t n) {
+  return guarded_read(attr, 1, memtype, buf, why, n);
+}
+
+int h5guard_dread(hid_t dset, hid_t memtype, void* buf, char* why, size_t n) {
+  return guarded_read(dset, 0, memtype, buf, why, n);
+}
