@@ -271,7 +271,8 @@ static int types_match(const dset* x, const dset* y) {
   return 0;
 }
 
-// open a dataset with its shape and type; -1 on failure
+// open a dataset with its shape and type; -1 on failure, -2 when corrupted so that HDF5 would
+// crash reading it (h5guard_dset_ok)
 static int dset_open(hid_t f, const char* path, dset* d) {
   memset(d, 0, sizeof(*d));
   d->id = d->space = d->type = -1;
@@ -289,7 +290,7 @@ static int dset_open(hid_t f, const char* path, dset* d) {
     d->dims[0] = 0;
   }
   d->kind = classify(d->type);
-  return 0;
+  return h5guard_dset_ok(d->id, NULL, 0) ? 0 : -2;
 }
 
 // close a dataset opened by dset_open
@@ -493,7 +494,11 @@ static int compare_dataset(ctx* c, hid_t fa, hid_t fb, const char* path) {
       line_start(c, "ERROR", path);
       fprintf(c->report, "  cannot open in %s\n", oa < 0 ? c->a : c->b);
     }
-    bad_input(c, oa < 0 ? c->a : c->b, path, "cannot open dataset");
+    int corrupt = (oa < 0 ? oa : ob) == -2;
+    bad_input(c, oa < 0 ? c->a : c->b, path,
+              corrupt ? "corrupted dataset: a compact layout storing less than its shape "
+                        "(HDF5 1.10 would crash reading it)"
+                      : "cannot open dataset");
     result = 2;
     goto done;
   }

@@ -44,6 +44,24 @@ static size_t n_points(hid_t obj, int is_attr) {
   return np > 0 ? (size_t)np : 0;
 }
 
+int h5guard_dset_ok(hid_t dset, char* why, size_t n) {
+  if (why && n) why[0] = '\0';
+  hid_t dcpl = H5Dget_create_plist(dset);
+  H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (layout != H5D_COMPACT) return 1;
+  hid_t t = H5Dget_type(dset);
+  size_t esz = t >= 0 ? H5Tget_size(t) : 0;
+  if (t >= 0) H5Tclose(t);
+  size_t np = n_points(dset, 0);
+  hsize_t have = H5Dget_storage_size(dset);
+  if (esz > 0 && np > 0 && have / esz >= np) return 1;  // (division: no overflow)
+  if (why)
+    snprintf(why, n, "compact dataset of %zu elements of %zu bytes stores %llu bytes", np, esz,
+             (unsigned long long)have);
+  return np == 0;
+}
+
 // in the child: the same read into a scratch buffer, then _exit (no atexit handlers, no HDF5
 // close, no leak check). The crash signals get their default action, so a fault in libhdf5
 // kills the child instead of running a sanitizer's or fuzzer's handler.
@@ -60,6 +78,7 @@ static void child_read(hid_t obj, int is_attr, hid_t memtype) {
 
 static int guarded_read(hid_t obj, int is_attr, hid_t memtype, void* buf, char* why, size_t n) {
   if (why && n) why[0] = '\0';
+  if (!is_attr && !h5guard_dset_ok(obj, why, n)) return H5GUARD_CRASHED;
   if (has_vlen(memtype)) {
     fflush(NULL);  // nothing buffered is written twice (the child ends with _exit anyway)
     pid_t pid = fork();

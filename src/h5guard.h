@@ -20,11 +20,19 @@ enum {
   H5GUARD_CRASHED = -2,  // the read kills the process: not done; why says how the child died
 };
 
+// 1 when the dataset's stored data can back a read of its whole shape; 0 (why says what) when
+// not. HDF5 1.10 memcpy's a compact dataset's raw data without checking its stored size against
+// the shape: a corrupted FCLib file (tests/fuzz/regressions/fclib/) with a 3-element compact
+// dataset that stores 0 bytes crashed H5Dread with SIGSEGV. Cheap (no read, no fork): call it
+// after H5Dopen2 on every dataset of a user's file before reading it.
+int h5guard_dset_ok(hid_t dset, char* why, size_t n);
+
 // H5Aread(attr, memtype, buf), probed in a child first when memtype holds vlen data.
 // why (n bytes, may be NULL) receives e.g. "killed by SIGSEGV" for H5GUARD_CRASHED.
 int h5guard_aread(hid_t attr, hid_t memtype, void* buf, char* why, size_t n);
 
-// H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), probed the same way.
+// H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), probed the same way, after
+// h5guard_dset_ok (H5GUARD_CRASHED when it fails).
 int h5guard_dread(hid_t dset, hid_t memtype, void* buf, char* why, size_t n);
 
 #endif  // CSIM_H5GUARD_H
