@@ -644,7 +644,8 @@ static csim_status read_optional(const rd* c, const char* key, int N, double** o
 }
 
 // open, dispatch on /fclib_local or /fclib_global, then the optional datasets and W's figures
-csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
+// the reader itself; fclib_read runs it first in a probe child (h5guard_probe)
+static csim_status read_file(const char* path, fclib_problem** out, csim_error* err) {
   *out = NULL;
   struct stat sb;
   if (stat(path, &sb) != 0)
@@ -723,6 +724,23 @@ restore:
   }
   *out = p;
   return CSIM_OK;
+}
+
+// the whole read probed in a child first: corrupted metadata can crash HDF5 1.10.8 anywhere
+static int probe_read(void* path) {
+  fclib_problem* p = NULL;
+  csim_error e;
+  memset(&e, 0, sizeof(e));
+  return read_file(path, &p, &e) == CSIM_OK ? 0 : 1;  // (the child's memory goes with it)
+}
+
+csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
+  *out = NULL;
+  char why[200];
+  if (h5guard_probe(probe_read, (void*)path, why, sizeof(why)) == H5GUARD_CRASHED)
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                   "corrupted HDF5 file: %s (reading it in a probe process)", why);
+  return read_file(path, out, err);
 }
 
 // pointers into p, in the solver's layout

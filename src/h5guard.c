@@ -65,10 +65,9 @@ int h5guard_dset_ok(hid_t dset, char* why, size_t n) {
 // in the child: the same read into a scratch buffer, then _exit (no atexit handlers, no HDF5
 // close, no leak check). The crash signals get their default action, so a fault in libhdf5
 // kills the child instead of running a sanitizer's or fuzzer's handler.
+static void child_signals(void);
 static void child_read(hid_t obj, int is_attr, hid_t memtype) {
-  const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-  for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) signal(sigs[k], SIG_DFL);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  // the parent reports, once
+  child_signals();
   size_t np = n_points(obj, is_attr);
   size_t esz = H5Tget_size(memtype);
   void* buf = calloc(np ? np : 1, esz ? esz : 1);
@@ -76,38 +75,67 @@ static void child_read(hid_t obj, int is_attr, hid_t memtype) {
   _exit(do_read(obj, is_attr, memtype, buf) >= 0 ? CHILD_READ_OK : CHILD_READ_FAILED);
 }
 
+// the crash signals back to their default action in a probe child
+static void child_signals(void) {
+  const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+  for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) signal(sigs[k], SIG_DFL);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  // the parent reports, once
+}
+
+// wait for a probe child: H5GUARD_OK (exit 0), H5GUARD_FAILED (exit CHILD_READ_FAILED) or
+// H5GUARD_CRASHED with why
+static int wait_child(pid_t pid, char* why, size_t n) {
+  int ws = 0;
+  pid_t r;
+  do r = waitpid(pid, &ws, 0);
+  while (r < 0 && errno == EINTR);
+  if (r < 0) {
+    if (why) snprintf(why, n, "lost the probe process: %s", strerror(errno));
+    return H5GUARD_CRASHED;
+  }
+  if (WIFEXITED(ws) && WEXITSTATUS(ws) == CHILD_READ_OK) return H5GUARD_OK;
+  if (WIFEXITED(ws) && WEXITSTATUS(ws) == CHILD_READ_FAILED) return H5GUARD_FAILED;
+  if (why) {
+    if (WIFSIGNALED(ws))
+      snprintf(why, n, "HDF5 crashed reading it (killed by signal %d, %s)", WTERMSIG(ws),
+               strsignal(WTERMSIG(ws)));
+    else
+      snprintf(why, n, "HDF5 failed reading it (probe exit status %d)", WEXITSTATUS(ws));
+  }
+  return H5GUARD_CRASHED;
+}
+
+// fork for a probe; -1 (why set) when the process table is full: refuse rather than risk it
+static pid_t probe_fork(char* why, size_t n) {
+  fflush(NULL);  // nothing buffered is written twice (the child ends with _exit anyway)
+  pid_t pid = fork();
+  if (pid < 0 && why) snprintf(why, n, "cannot fork a probe process: %s", strerror(errno));
+  return pid;
+}
+
 static int guarded_read(hid_t obj, int is_attr, hid_t memtype, void* buf, char* why, size_t n) {
   if (why && n) why[0] = '\0';
   if (!is_attr && !h5guard_dset_ok(obj, why, n)) return H5GUARD_CRASHED;
   if (has_vlen(memtype)) {
-    fflush(NULL);  // nothing buffered is written twice (the child ends with _exit anyway)
-    pid_t pid = fork();
-    if (pid < 0) {  // cannot probe: refuse rather than risk the crash
-      if (why) snprintf(why, n, "cannot fork a probe process: %s", strerror(errno));
-      return H5GUARD_CRASHED;
-    }
+    pid_t pid = probe_fork(why, n);
+    if (pid < 0) return H5GUARD_CRASHED;
     if (pid == 0) child_read(obj, is_attr, memtype);
-    int ws = 0;
-    pid_t r;
-    do r = waitpid(pid, &ws, 0);
-    while (r < 0 && errno == EINTR);
-    if (r < 0) {
-      if (why) snprintf(why, n, "lost the probe process: %s", strerror(errno));
-      return H5GUARD_CRASHED;
-    }
-    if (WIFEXITED(ws) && WEXITSTATUS(ws) == CHILD_READ_FAILED) return H5GUARD_FAILED;
-    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != CHILD_READ_OK) {
-      if (why) {
-        if (WIFSIGNALED(ws))
-          snprintf(why, n, "HDF5 crashed reading it (killed by signal %d, %s)", WTERMSIG(ws),
-                   strsignal(WTERMSIG(ws)));
-        else
-          snprintf(why, n, "HDF5 failed reading it (probe exit status %d)", WEXITSTATUS(ws));
-      }
-      return H5GUARD_CRASHED;
-    }
+    int r = wait_child(pid, why, n);
+    if (r != H5GUARD_OK) return r;
   }
   return do_read(obj, is_attr, memtype, buf) >= 0 ? H5GUARD_OK : H5GUARD_FAILED;
+}
+
+int h5guard_probe(int (*fn)(void* ctx), void* ctx, char* why, size_t n) {
+  if (why && n) why[0] = '\0';
+  pid_t pid = probe_fork(why, n);
+  if (pid < 0) return H5GUARD_CRASHED;
+  if (pid == 0) {
+    child_signals();
+    _exit(fn(ctx) == 0 ? CHILD_READ_OK : CHILD_READ_FAILED);
+  }
+  int r = wait_child(pid, why, n);
+  return r == H5GUARD_FAILED ? H5GUARD_OK : r;
 }
 
 int h5guard_aread(hid_t attr, hid_t memtype, void* buf, char* why, size_t n) {

@@ -379,6 +379,8 @@ static const bad_case kBad[] = {
      "--solver pgs", 2, "'/fclib_local/vectors/mu': corrupted: compact dataset of 3 elements"},
     {"@C validate cubetoss --data tests/fuzz/regressions/cubetoss/vlen-cube-global-heap-index.h5",
      2, "'cube': root attribute 'cube' is corrupt"},
+    {"@C solve tests/fuzz/regressions/fclib/hdf5-local-heap-lexists-memcpy-null.hdf5 --solver pgs",
+     2, "corrupted HDF5 file: HDF5 crashed reading it"},
     {"@C solve @T/text.txt --solver pgs", 2, "not an HDF5 file"},
     {"@C solve @T/fifo --solver pgs", 2, "not a regular file"},
 };
