@@ -357,7 +357,8 @@ static void log_facts(const char* path, point_row* p) {
 }
 
 // everything known of one point: output file first, log second
-static void read_point(const char* dir, const char* name, const char* output, point_row* p) {
+static void read_point_direct(const char* dir, const char* name, const char* output,
+                              point_row* p) {
   memset(p, 0, sizeof(*p));
   p->exit_status = -1;
   p->steps = p->eps_mean = p->eps_max = p->it_mean = p->it_max = p->nonconv = p->drift =
@@ -378,7 +379,7 @@ static void read_point(const char* dir, const char* name, const char* output, po
     if (have) {
       p->status = "incomplete";
       char m[900];
-      snprintf(m, sizeof(m), "%s", p->message);
+      snprintf(m, sizeof(m), "%.899s", p->message);
       snprintf(p->message, sizeof(p->message), "%s exists but is not a readable HDF5 file%s%s",
                output, m[0] ? ": " : "", m);
     } else if (p->exit_status > 0) {
@@ -397,7 +398,7 @@ static void read_point(const char* dir, const char* name, const char* output, po
     p->status = "incomplete";
     p->complete = 0;
     char m[900];
-    snprintf(m, sizeof(m), "%s", p->message);
+    snprintf(m, sizeof(m), "%.899s", p->message);
     snprintf(p->message, sizeof(p->message), "%s: %s", output, m);
     return;
   }
@@ -412,6 +413,34 @@ static void read_point(const char* dir, const char* name, const char* output, po
     if (!p->message[0])
       snprintf(p->message, sizeof(p->message), "output not closed: the run was killed or is running");
   }
+}
+
+// read_point_direct probed in a child first: a point's file is whatever a killed run left, and
+// corrupted metadata can crash HDF5 1.10.8 anywhere (h5guard.h)
+typedef struct {
+  const char *dir, *name, *output;
+} point_args;
+
+static int probe_point(void* arg) {
+  const point_args* a = arg;
+  point_row p;
+  read_point_direct(a->dir, a->name, a->output, &p);
+  return 0;
+}
+
+static void read_point(const char* dir, const char* name, const char* output, point_row* p) {
+  point_args a = {dir, name, output};
+  char why[200];
+  if (h5guard_probe(probe_point, &a, why, sizeof(why)) == H5GUARD_CRASHED) {
+    memset(p, 0, sizeof(*p));
+    p->exit_status = -1;
+    p->steps = p->eps_mean = p->eps_max = p->it_mean = p->it_max = p->nonconv = p->drift =
+        p->injected = p->pen_max = p->wall = p->us = NAN;
+    p->status = "incomplete";
+    snprintf(p->message, sizeof(p->message), "%s: corrupted HDF5 file: %s", output, why);
+    return;
+  }
+  read_point_direct(dir, name, output, p);
 }
 
 //---------------------------------- output ----------------------------------------------------

@@ -671,6 +671,11 @@ START_TEST(corrupt_vlen_strings_exit_2) {
   ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(cmd, sizeof(cmd), "cd %s && %s merge sw --out -", g_tmp, bin);
   expect_corrupt(cmd, 1, "out/0000_maxiterations-1.h5", "root attribute 'failure'");
+  // merge: a point file whose root symbol table crashes HDF5 inside H5Lexists (fclib finding)
+  snprintf(cmd, sizeof(cmd),
+           "cp tests/fuzz/regressions/fclib/hdf5-local-heap-lexists-memcpy-null.hdf5 "
+           "%s/sw/out/0000_maxiterations-1.h5 && cd %s && %s merge sw --out -", g_tmp, g_tmp, bin);
+  expect_corrupt(cmd, 1, "out/0000_maxiterations-1.h5: corrupted HDF5 file", "signal");
 }
 END_TEST
 
