@@ -38,8 +38,8 @@ int h5guard_dread(hid_t dset, hid_t memtype, void* buf, char* why, size_t n);
 // A whole reader run first in a forked child: fn(ctx) opens and reads the user's file as the
 // caller is about to (its result and memory are dropped with the child). Corrupted metadata
 // crashes HDF5 1.10.8 in more places than a check can cover (a group's local heap inside
-// H5Lexists, found by fuzz_fclib), so fclib_read, ct_load, cmp_files and merge's reading of
-// each point file probe their whole read (csim replay does not: vlen and compact checks only): the
+// H5Lexists, found by fuzz_fclib), so fclib_read, ct_load, cmp_files, merge's reading of each
+// point file and replay_write (its reads, not the page) probe their whole read: the
 // child starts from the caller's HDF5 state and the file is read-only, so the caller's own
 // read repeats a run that returned. H5GUARD_OK when fn returned (whatever its status: the
 // caller's read reports its errors), H5GUARD_CRASHED (why says how) when the child died.

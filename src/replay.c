@@ -430,6 +430,29 @@ static int write_data(FILE* o, const sim* S, const run_rows* r, hid_t f, int eve
   return ok;
 }
 
+// every HDF5 read replay_write makes of the run file, for h5guard_probe: corrupted metadata
+// can crash HDF5 1.10.8 anywhere (h5guard.h); run in a child, whose memory goes with it
+static int probe_reads(void* arg) {
+  const char* run = arg;
+  hid_t f = H5Fopen(run, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return 1;
+  const char* names[] = {"scenario", "scenario_dir", "scenario_name", "failure",
+                         "contact_model", "solver", "csim_version"};
+  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+    free(attr_string(f, names[k], NULL, 0));
+  double x;
+  attr_double(f, "complete", &x);
+  attr_double(f, "dt", &x);
+  attr_double(f, "every", &x);
+  run_rows r;
+  memset(&r, 0, sizeof(r));
+  csim_error e;
+  memset(&e, 0, sizeof(e));
+  rows_read(f, run, &r, &e);
+  H5Fclose(f);
+  return 0;
+}
+
 csim_status replay_write(const char* run, const char* out, const replay_options* opt,
                          replay_info* info, csim_error* err) {
   memset(info, 0, sizeof(*info));
@@ -441,6 +464,10 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
   if (H5Fis_hdf5(run) <= 0)
     return err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL,
                    "not an HDF5 file (expected the output of `csim run`)");
+  char died[200];
+  if (h5guard_probe(probe_reads, (void*)run, died, sizeof(died)) == H5GUARD_CRASHED)
+    return err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL,
+                   "corrupted HDF5 file: %s (reading it in a probe process)", died);
   hid_t f = H5Fopen(run, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL, "HDF5 cannot open the file");
   csim_status st = CSIM_OK;
