@@ -1,21 +1,28 @@
 #!/usr/bin/python3
 """Figures of a fuzzing campaign from libFuzzer's logs, for the README's reliability section.
 
-usage: fuzz_stats.py LOGDIR [TARGET...]
+usage: fuzz_stats.py LOGDIR [--plus TARGET=SECONDS,...] [TARGET...]
 
 LOGDIR holds TARGET_N.log (libFuzzer's output with -print_final_stats=1) and TARGET_N.time
 (/usr/bin/time -f "cpu_user %U cpu_sys %S wall %e"), one pair per run, as tools/fuzz_campaign.sh
 writes them. A run stopped by SIGKILL has no final stats: its executions are the last "#N"
 status line. Prints one markdown row per target: CPU time (user + sys), wall time, executions,
-executions per wall second and per CPU second, runs, runs ended by a finding, final corpus.
+executions per wall second and per CPU second, runs, runs ended by a finding, final corpus;
+--plus adds a column: the CPU time plus SECONDS fuzzed before (earlier runs' wall time, an upper
+bound of their CPU time for one process).
 """
 import glob
 import os
 import re
 import sys
 
-logdir = sys.argv[1]
-targets = sys.argv[2:] or ["scenario", "urdf", "stl", "fclib", "cubetoss"]
+args = sys.argv[1:]
+logdir = args.pop(0)
+plus = {}
+if args and args[0] == "--plus":
+    args.pop(0)
+    plus = {k: float(v) for k, v in (kv.split("=") for kv in args.pop(0).split(","))}
+targets = args or ["scenario", "urdf", "stl", "fclib", "cubetoss"]
 
 
 def run_figures(log, tim):
@@ -37,8 +44,9 @@ def run_figures(log, tim):
     return execs, cpu, wall, found, int(corp[-1]) if corp else 0
 
 
-print("| target | CPU time (user+sys) | wall time | executions | exec/s (wall) | exec per CPU s | runs | ended by a finding | corpus |")
-print("|---|---|---|---|---|---|---|---|---|")
+extra = " with earlier runs |" if plus else ""
+print("| target | CPU time (user+sys) | wall time | executions | exec/s (wall) | exec per CPU s | runs | ended by a finding | corpus |" + extra)
+print("|---|---|---|---|---|---|---|---|---|" + ("---|" if plus else ""))
 for t in targets:
     logs = sorted(glob.glob(os.path.join(logdir, t + "_*.log")),
                   key=lambda p: int(re.search(r"_(\d+)\.log$", p).group(1)))
@@ -51,6 +59,9 @@ for t in targets:
         e, c, w, f, corp = run_figures(log, log[:-4] + ".time")
         E, C, W, nf = E + e, C + c, W + w, nf + f
         corpus = corp or corpus
-    print("| `fuzz_%s` | %.0f s (%.1f min) | %.0f s | %s | %.0f | %.0f | %d | %d | %d |" % (
+    row = "| `fuzz_%s` | %.0f s (%.1f min) | %.0f s | %s | %.0f | %.0f | %d | %d | %d |" % (
         t, C, C / 60, W, format(int(E), ","), E / W if W else 0, E / C if C else 0, len(logs),
-        nf, corpus))
+        nf, corpus)
+    if plus:
+        row += " %.1f min |" % ((C + plus.get(t, 0)) / 60)
+    print(row)
