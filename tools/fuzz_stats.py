@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Figures of a fuzzing campaign from libFuzzer's logs, for the README's reliability section.
 
-usage: fuzz_stats.py LOGDIR [--plus TARGET=SECONDS,...] [TARGET...]
+usage: fuzz_stats.py LOGDIR [--runs] [--plus TARGET=SECONDS,...] [TARGET...]
 
 LOGDIR holds TARGET_N.log (libFuzzer's output with -print_final_stats=1) and TARGET_N.time
 (/usr/bin/time -f "cpu_user %U cpu_sys %S wall %e"), one pair per run, as tools/fuzz_campaign.sh
 writes them. A run stopped by SIGKILL has no final stats: its executions are the last "#N"
 status line. Prints one markdown row per target: CPU time (user + sys), wall time, executions,
 executions per wall second and per CPU second, runs, runs ended by a finding, final corpus;
---plus adds a column: the CPU time plus SECONDS fuzzed before (earlier runs' wall time, an upper
+--runs prints one row per run instead (a target's runs may use different builds); --plus adds a column: the CPU time plus SECONDS fuzzed before (earlier runs' wall time, an upper
 bound of their CPU time for one process).
 """
 import glob
@@ -18,6 +18,9 @@ import sys
 
 args = sys.argv[1:]
 logdir = args.pop(0)
+per_run = bool(args) and args[0] == "--runs"
+if per_run:
+    args.pop(0)
 plus = {}
 if args and args[0] == "--plus":
     args.pop(0)
@@ -57,6 +60,10 @@ for t in targets:
     corpus = 0
     for log in logs:
         e, c, w, f, corp = run_figures(log, log[:-4] + ".time")
+        if per_run:
+            print("| `%s` | %.0f s | %.0f s | %s | %.0f | %.0f | 1 | %d | %d |" % (
+                os.path.basename(log)[:-4], c, w, format(e, ","), e / w if w else 0,
+                e / c if c else 0, f, corp))
         E, C, W, nf = E + e, C + c, W + w, nf + f
         corpus = corp or corpus
     row = "| `fuzz_%s` | %.0f s (%.1f min) | %.0f s | %s | %.0f | %.0f | %d | %d | %d |" % (
@@ -64,4 +71,5 @@ for t in targets:
         nf, corpus)
     if plus:
         row += " %.1f min |" % ((C + plus.get(t, 0)) / 60)
-    print(row)
+    if not per_run:
+        print(row)
