@@ -13,6 +13,11 @@
 #define CHILD_READ_OK 0
 #define CHILD_READ_FAILED 3  // not 1: a sanitizer report ends the child with exit status 1
 
+// The child's verdict also goes through a pipe, one byte written just before _exit: a child
+// that wrote it returned from the read, whatever its exit status (valgrind's --error-exitcode
+// replaces it when the child leaks the memory it drops on purpose). No byte: it died.
+static int g_result_fd = -1;  // the write end, in a probe child
+
 // 1 when a read into memtype may dereference global-heap objects of the file (vlen sequences
 // and strings, region references), also inside compound and array members: only the classes
 // known to be stored in place skip the probe
@@ -66,13 +71,23 @@ int h5guard_dset_ok(hid_t dset, char* why, size_t n) {
 // close, no leak check). The crash signals get their default action, so a fault in libhdf5
 // kills the child instead of running a sanitizer's or fuzzer's handler.
 static void child_signals(void);
+
+// end a probe child: the verdict byte, then _exit
+static void child_done(int code) {
+  char b = (char)code;
+  if (write(g_result_fd, &b, 1) != 1) code = 99;
+  _exit(code);
+}
+
 static void child_read(hid_t obj, int is_attr, hid_t memtype) {
   child_signals();
   size_t np = n_points(obj, is_attr);
   size_t esz = H5Tget_size(memtype);
   void* buf = calloc(np ? np : 1, esz ? esz : 1);
-  if (!buf) _exit(CHILD_READ_FAILED);
-  _exit(do_read(obj, is_attr, memtype, buf) >= 0 ? CHILD_READ_OK : CHILD_READ_FAILED);
+  if (!buf) child_done(CHILD_READ_FAILED);
+  int ok = do_read(obj, is_attr, memtype, buf) >= 0;
+  free(buf);  // (vlen data HDF5 allocated is dropped with the child)
+  child_done(ok ? CHILD_READ_OK : CHILD_READ_FAILED);
 }
 
 // the crash signals back to their default action in a probe child
@@ -82,19 +97,24 @@ static void child_signals(void) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);  // the parent reports, once
 }
 
-// wait for a probe child: H5GUARD_OK (exit 0), H5GUARD_FAILED (exit CHILD_READ_FAILED) or
-// H5GUARD_CRASHED with why
-static int wait_child(pid_t pid, char* why, size_t n) {
+// wait for a probe child (rfd: the read end of its verdict pipe, closed here): H5GUARD_OK,
+// H5GUARD_FAILED (the read returned an error) or H5GUARD_CRASHED with why
+static int wait_child(pid_t pid, int rfd, char* why, size_t n) {
   int ws = 0;
   pid_t r;
   do r = waitpid(pid, &ws, 0);
   while (r < 0 && errno == EINTR);
+  char b = -1;
+  ssize_t got;
+  do got = read(rfd, &b, 1);  // the child has ended: its byte or end of file
+  while (got < 0 && errno == EINTR);
+  close(rfd);
+  if (got == 1 && b == CHILD_READ_OK) return H5GUARD_OK;
+  if (got == 1 && b == CHILD_READ_FAILED) return H5GUARD_FAILED;
   if (r < 0) {
     if (why) snprintf(why, n, "lost the probe process: %s", strerror(errno));
     return H5GUARD_CRASHED;
   }
-  if (WIFEXITED(ws) && WEXITSTATUS(ws) == CHILD_READ_OK) return H5GUARD_OK;
-  if (WIFEXITED(ws) && WEXITSTATUS(ws) == CHILD_READ_FAILED) return H5GUARD_FAILED;
   if (why) {
     if (WIFSIGNALED(ws))
       snprintf(why, n, "HDF5 crashed reading it (killed by signal %d, %s)", WTERMSIG(ws),
@@ -105,11 +125,29 @@ static int wait_child(pid_t pid, char* why, size_t n) {
   return H5GUARD_CRASHED;
 }
 
-// fork for a probe; -1 (why set) when the process table is full: refuse rather than risk it
-static pid_t probe_fork(char* why, size_t n) {
+// fork for a probe, *rfd the read end of its verdict pipe (parent); -1 (why set) when no pipe
+// or process can be made: refuse rather than risk the crash
+static pid_t probe_fork(int* rfd, char* why, size_t n) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    if (why) snprintf(why, n, "cannot make a pipe for a probe process: %s", strerror(errno));
+    return -1;
+  }
   fflush(NULL);  // nothing buffered is written twice (the child ends with _exit anyway)
   pid_t pid = fork();
-  if (pid < 0 && why) snprintf(why, n, "cannot fork a probe process: %s", strerror(errno));
+  if (pid < 0) {
+    if (why) snprintf(why, n, "cannot fork a probe process: %s", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    g_result_fd = fds[1];
+  } else {
+    close(fds[1]);
+    *rfd = fds[0];
+  }
   return pid;
 }
 
@@ -117,10 +155,11 @@ static int guarded_read(hid_t obj, int is_attr, hid_t memtype, void* buf, char* 
   if (why && n) why[0] = '\0';
   if (!is_attr && !h5guard_dset_ok(obj, why, n)) return H5GUARD_CRASHED;
   if (has_vlen(memtype)) {
-    pid_t pid = probe_fork(why, n);
+    int rfd = -1;
+    pid_t pid = probe_fork(&rfd, why, n);
     if (pid < 0) return H5GUARD_CRASHED;
     if (pid == 0) child_read(obj, is_attr, memtype);
-    int r = wait_child(pid, why, n);
+    int r = wait_child(pid, rfd, why, n);
     if (r != H5GUARD_OK) return r;
   }
   return do_read(obj, is_attr, memtype, buf) >= 0 ? H5GUARD_OK : H5GUARD_FAILED;
@@ -128,13 +167,14 @@ static int guarded_read(hid_t obj, int is_attr, hid_t memtype, void* buf, char* 
 
 int h5guard_probe(int (*fn)(void* ctx), void* ctx, char* why, size_t n) {
   if (why && n) why[0] = '\0';
-  pid_t pid = probe_fork(why, n);
+  int rfd = -1;
+  pid_t pid = probe_fork(&rfd, why, n);
   if (pid < 0) return H5GUARD_CRASHED;
   if (pid == 0) {
     child_signals();
-    _exit(fn(ctx) == 0 ? CHILD_READ_OK : CHILD_READ_FAILED);
+    child_done(fn(ctx) == 0 ? CHILD_READ_OK : CHILD_READ_FAILED);
   }
-  int r = wait_child(pid, why, n);
+  int r = wait_child(pid, rfd, why, n);
   return r == H5GUARD_FAILED ? H5GUARD_OK : r;
 }
 
