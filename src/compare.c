@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "h5guard.h"
+
 // HDF5 1.12 renamed the link-visit callback info; 1.10 (Debian 12) has the 1.8 form
 #if H5_VERSION_GE(1, 12, 0)
 typedef H5L_info2_t link_info;
@@ -269,7 +271,8 @@ static int types_match(const dset* x, const dset* y) {
   return 0;
 }
 
-// open a dataset with its shape and type; -1 on failure
+// open a dataset with its shape and type; -1 on failure, -2 when corrupted so that HDF5 would
+// crash reading it (h5guard_dset_ok)
 static int dset_open(hid_t f, const char* path, dset* d) {
   memset(d, 0, sizeof(*d));
   d->id = d->space = d->type = -1;
@@ -287,7 +290,7 @@ static int dset_open(hid_t f, const char* path, dset* d) {
     d->dims[0] = 0;
   }
   d->kind = classify(d->type);
-  return 0;
+  return h5guard_dset_ok(d->id, NULL, 0) ? 0 : -2;
 }
 
 // close a dataset opened by dset_open
@@ -414,8 +417,10 @@ static void clip_value(char* dst, size_t n, const char* src, size_t len) {
   }
 }
 
-// compare two string / opaque datasets exactly (whole reads); -1 on read error
-static int compare_exact(const dset* x, const dset* y, pair_stats* s) {
+// compare two string / opaque datasets exactly (whole reads); -1 on read error, -2 when HDF5
+// would crash reading vlen strings of file *bad (0: x, 1: y; why says how, see h5guard.h)
+static int compare_exact(const dset* x, const dset* y, pair_stats* s, int* bad, char* why,
+                         size_t nwhy) {
   size_t total = shape_count(x);
   s->n = total;
   s->strings = x->kind == KIND_STR_FIXED || x->kind == KIND_STR_VLEN;
@@ -429,9 +434,12 @@ static int compare_exact(const dset* x, const dset* y, pair_stats* s) {
   int rc = (ba && bb) ? 0 : -1;
   int ra = -1, rb = -1;
   if (rc == 0) {
-    ra = H5Dread(x->id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, ba) < 0 ? -1 : 0;
-    rb = H5Dread(y->id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, bb) < 0 ? -1 : 0;
-    if (ra < 0 || rb < 0) rc = -1;
+    ra = h5guard_dread(x->id, mt, ba, why, nwhy);
+    if (ra == H5GUARD_CRASHED) *bad = 0;
+    rb = ra == H5GUARD_CRASHED ? -1 : h5guard_dread(y->id, mt, bb, why, nwhy);
+    if (rb == H5GUARD_CRASHED) *bad = 1;
+    if (ra == H5GUARD_CRASHED || rb == H5GUARD_CRASHED) rc = -2;
+    else if (ra < 0 || rb < 0) rc = -1;
   }
   // element by element
   for (size_t i = 0; rc == 0 && i < total; i++) {
@@ -486,7 +494,11 @@ static int compare_dataset(ctx* c, hid_t fa, hid_t fb, const char* path) {
       line_start(c, "ERROR", path);
       fprintf(c->report, "  cannot open in %s\n", oa < 0 ? c->a : c->b);
     }
-    bad_input(c, oa < 0 ? c->a : c->b, path, "cannot open dataset");
+    int corrupt = (oa < 0 ? oa : ob) == -2;
+    bad_input(c, oa < 0 ? c->a : c->b, path,
+              corrupt ? "corrupted dataset: a compact layout storing less than its shape "
+                        "(HDF5 1.10 would crash reading it)"
+                      : "cannot open dataset");
     result = 2;
     goto done;
   }
@@ -523,8 +535,22 @@ static int compare_dataset(ctx* c, hid_t fa, hid_t fb, const char* path) {
   // values
   pair_stats s;
   memset(&s, 0, sizeof(s));
-  int rc = (x.kind == KIND_INT || x.kind == KIND_FLOAT) ? compare_numeric(c->opt, &x, &y, &s)
-                                                        : compare_exact(&x, &y, &s);
+  int bad = 0;
+  char why[160] = "";
+  int rc = (x.kind == KIND_INT || x.kind == KIND_FLOAT)
+               ? compare_numeric(c->opt, &x, &y, &s)
+               : compare_exact(&x, &y, &s, &bad, why, sizeof(why));
+  if (rc == -2) {  // a corrupted vlen string (global-heap index) that HDF5 would crash on
+    H5Eclear2(H5E_DEFAULT);
+    if (c->report) {
+      line_start(c, "ERROR", path);
+      fprintf(c->report, "  corrupt\n");
+    }
+    snprintf(msg, sizeof(msg), "dataset is corrupt (variable-length strings): %s", why);
+    bad_input(c, bad ? c->b : c->a, path, msg);
+    result = 2;
+    goto done;
+  }
   if (rc < 0) {
     H5Eclear2(H5E_DEFAULT);
     if (c->report) {
@@ -583,8 +609,9 @@ static int selected(const cmp_options* o, const char* path, int* hits) {
 }
 
 // compare every selected dataset of a against reference b; 0 / 1 / 2
-int cmp_files(const char* a, const char* b, const cmp_options* opt, FILE* report,
-              csim_error* err) {
+// the comparison itself; cmp_files runs it first in a probe child (h5guard_probe)
+static int compare_files(const char* a, const char* b, const cmp_options* opt, FILE* report,
+                         csim_error* err) {
   cmp_options def;
   cmp_options_default(&def);
   if (!opt) opt = &def;
@@ -682,4 +709,32 @@ done:
   if (fb >= 0) H5Fclose(fb);
   H5Eclear2(H5E_DEFAULT);
   return result;
+}
+
+// the whole comparison probed in a child first (no report): corrupted metadata can crash HDF5
+// 1.10.8 anywhere in the visit or the reads (h5guard.h)
+typedef struct {
+  const char *a, *b;
+  const cmp_options* opt;
+} probe_args;
+
+static int probe_compare(void* arg) {
+  const probe_args* p = arg;
+  csim_error e;
+  memset(&e, 0, sizeof(e));
+  return compare_files(p->a, p->b, p->opt, NULL, &e) == 2;
+}
+
+int cmp_files(const char* a, const char* b, const cmp_options* opt, FILE* report,
+              csim_error* err) {
+  err_clear(err);
+  probe_args p = {a, b, opt};
+  char why[200];
+  if (a && b && h5guard_probe(probe_compare, &p, why, sizeof(why)) == H5GUARD_CRASHED) {
+    err_set(err, CSIM_ERR_INPUT, a, 0, 0, NULL,
+            "this file or %s is a corrupted HDF5 file: %s (comparing them in a probe process)",
+            b, why);
+    return 2;
+  }
+  return compare_files(a, b, opt, report, err);
 }

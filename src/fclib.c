@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "h5guard.h"
+
 #define MAX_ELEMENTS ((hssize_t)1 << 28)  // largest dataset read (2 GiB of doubles)
 #define MAX_DOFS 10000000                 // largest global M
 #define MAX_BLOCK 8000                    // largest connected block of M factored densely
@@ -117,6 +119,7 @@ static csim_status read_array(const rd* c, const char* key, int is_int, void** o
   if (d < 0) return fail(c, key, "cannot open as a dataset");
   hid_t t = H5Dget_type(d), s = H5Dget_space(d);
   csim_status st = CSIM_OK;
+  char why[160];
   H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
   hssize_t np = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
   if (t < 0 || s < 0 || np < 0) {
@@ -134,6 +137,8 @@ static csim_status read_array(const rd* c, const char* key, int is_int, void** o
   } else if (np > MAX_ELEMENTS) {
     st = fail(c, key, "%lld elements: more than csim reads (%lld)", (long long)np,
               (long long)MAX_ELEMENTS);
+  } else if (!h5guard_dset_ok(d, why, sizeof(why))) {  // HDF5 1.10 would crash reading it
+    st = fail(c, key, "corrupted: %s", why);
   }
   void* buf = NULL;
   if (st == CSIM_OK) {
@@ -736,7 +741,8 @@ static csim_status read_optional(const rd* c, const char* key, int N, double** o
 }
 
 // open, dispatch on /fclib_local or /fclib_global, then the optional datasets and W's figures
-csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
+// the reader itself; fclib_read runs it first in a probe child (h5guard_probe)
+static csim_status read_file(const char* path, fclib_problem** out, csim_error* err) {
   *out = NULL;
   struct stat sb;
   if (stat(path, &sb) != 0)
@@ -819,6 +825,23 @@ restore:
   }
   *out = p;
   return CSIM_OK;
+}
+
+// the whole read probed in a child first: corrupted metadata can crash HDF5 1.10.8 anywhere
+static int probe_read(void* path) {
+  fclib_problem* p = NULL;
+  csim_error e;
+  memset(&e, 0, sizeof(e));
+  return read_file(path, &p, &e) == CSIM_OK ? 0 : 1;  // (the child's memory goes with it)
+}
+
+csim_status fclib_read(const char* path, fclib_problem** out, csim_error* err) {
+  *out = NULL;
+  char why[200];
+  if (h5guard_probe(probe_read, (void*)path, why, sizeof(why)) == H5GUARD_CRASHED)
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                   "corrupted HDF5 file: %s (reading it in a probe process)", why);
+  return read_file(path, out, err);
 }
 
 // pointers into p, in the solver's layout

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "h5guard.h"
+
 #define MAX_COLS 256          // index.csv columns accepted
 #define INDEX_MAX (64 << 20)  // index.csv bytes accepted
 
@@ -166,7 +168,9 @@ static double* read_doubles(hid_t f, const char* name, size_t* n) {
   hid_t sp = H5Dget_space(d);
   hsize_t dims[2] = {0, 0};
   double* v = NULL;
-  if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
+  // (a compact dataset short of data, which crashes HDF5 1.10, is read as absent)
+  if (sp >= 0 && h5guard_dset_ok(d, NULL, 0) && H5Sget_simple_extent_ndims(sp) == 1 &&
+      H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
     v = malloc(sizeof(double) * ((size_t)dims[0] + 1));
     if (v && dims[0] > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
       free(v);
@@ -222,7 +226,8 @@ static int attr_double(hid_t f, const char* name, double* v) {
   return rc;
 }
 
-// a variable-length string root attribute (as record.c writes them) into buf; 0 when present
+// a variable-length string root attribute (as record.c writes them) into buf; 0 when present,
+// -2 when corrupt so that HDF5 would crash reading it (buf then says why, see h5guard.h)
 static int attr_string(hid_t f, const char* name, char* buf, size_t n) {
   if (H5Aexists(f, name) <= 0) {
     H5Eclear2(H5E_DEFAULT);
@@ -236,7 +241,13 @@ static int attr_string(hid_t f, const char* name, char* buf, size_t n) {
     H5Tset_size(mt, H5T_VARIABLE);
     H5Tset_cset(mt, H5T_CSET_UTF8);
     char* s = NULL;
-    if (H5Aread(a, mt, &s) >= 0 && s) {
+    char why[160];
+    int r = h5guard_aread(a, mt, &s, why, sizeof(why));
+    if (r == H5GUARD_CRASHED) {
+      snprintf(buf, n, "root attribute '%s' is corrupt (a variable-length string): %s", name, why);
+      rc = -2;
+    }
+    if (r == H5GUARD_OK && s) {
       snprintf(buf, n, "%s", s);
       H5free_memory(s);
       rc = 0;
@@ -346,7 +357,8 @@ static void log_facts(const char* path, point_row* p) {
 }
 
 // everything known of one point: output file first, log second
-static void read_point(const char* dir, const char* name, const char* output, point_row* p) {
+static void read_point_direct(const char* dir, const char* name, const char* output,
+                              point_row* p) {
   memset(p, 0, sizeof(*p));
   p->exit_status = -1;
   p->steps = p->eps_mean = p->eps_max = p->it_mean = p->it_max = p->nonconv = p->drift =
@@ -367,7 +379,7 @@ static void read_point(const char* dir, const char* name, const char* output, po
     if (have) {
       p->status = "incomplete";
       char m[900];
-      snprintf(m, sizeof(m), "%s", p->message);
+      snprintf(m, sizeof(m), "%.899s", p->message);
       snprintf(p->message, sizeof(p->message), "%s exists but is not a readable HDF5 file%s%s",
                output, m[0] ? ": " : "", m);
     } else if (p->exit_status > 0) {
@@ -381,7 +393,15 @@ static void read_point(const char* dir, const char* name, const char* output, po
   }
   attr_int(f, "complete", &p->complete);
   if (attr_int(f, "exit_status", &p->exit_status) != 0) p->exit_status = -1;
-  attr_string(f, "failure", p->message, sizeof(p->message));
+  if (attr_string(f, "failure", p->message, sizeof(p->message)) == -2) {
+    H5Fclose(f);  // a damaged file: its numbers are not to be trusted either
+    p->status = "incomplete";
+    p->complete = 0;
+    char m[900];
+    snprintf(m, sizeof(m), "%.899s", p->message);
+    snprintf(p->message, sizeof(p->message), "%s: %s", output, m);
+    return;
+  }
   file_stats(f, p);
   H5Fclose(f);
   if (p->complete == 1) {
@@ -393,6 +413,34 @@ static void read_point(const char* dir, const char* name, const char* output, po
     if (!p->message[0])
       snprintf(p->message, sizeof(p->message), "output not closed: the run was killed or is running");
   }
+}
+
+// read_point_direct probed in a child first: a point's file is whatever a killed run left, and
+// corrupted metadata can crash HDF5 1.10.8 anywhere (h5guard.h)
+typedef struct {
+  const char *dir, *name, *output;
+} point_args;
+
+static int probe_point(void* arg) {
+  const point_args* a = arg;
+  point_row p;
+  read_point_direct(a->dir, a->name, a->output, &p);
+  return 0;
+}
+
+static void read_point(const char* dir, const char* name, const char* output, point_row* p) {
+  point_args a = {dir, name, output};
+  char why[200];
+  if (h5guard_probe(probe_point, &a, why, sizeof(why)) == H5GUARD_CRASHED) {
+    memset(p, 0, sizeof(*p));
+    p->exit_status = -1;
+    p->steps = p->eps_mean = p->eps_max = p->it_mean = p->it_max = p->nonconv = p->drift =
+        p->injected = p->pen_max = p->wall = p->us = NAN;
+    p->status = "incomplete";
+    snprintf(p->message, sizeof(p->message), "%s: corrupted HDF5 file: %s", output, why);
+    return;
+  }
+  read_point_direct(dir, name, output, p);
 }
 
 //---------------------------------- output ----------------------------------------------------

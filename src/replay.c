@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "compliant.h"
+#include "h5guard.h"
 #include "kinematics.h"
 #include "model.h"
 #include "scenario.h"
@@ -18,8 +19,10 @@
 
 //---------------------------------- HDF5 reading ----------------------------------------------
 
-// a root string attribute (variable or fixed length) as a malloc'd string; NULL when absent
-static char* attr_string(hid_t f, const char* name) {
+// a root string attribute (variable or fixed length) as a malloc'd string; NULL when absent.
+// A vlen string that HDF5 would crash on (a corrupted global-heap index, see h5guard.h) is not
+// read: NULL, and bad (nbad bytes, when given and still empty) says which and why.
+static char* attr_string(hid_t f, const char* name, char* bad, size_t nbad) {
   if (H5Aexists(f, name) <= 0) return NULL;
   hid_t a = H5Aopen(f, name, H5P_DEFAULT);
   if (a < 0) return NULL;
@@ -31,7 +34,12 @@ static char* attr_string(hid_t f, const char* name) {
       hid_t mt = H5Tcopy(H5T_C_S1);
       H5Tset_size(mt, H5T_VARIABLE);
       H5Tset_cset(mt, H5Tget_cset(t));
-      if (H5Aread(a, mt, &s) >= 0 && s) {
+      char why[160];
+      int r = h5guard_aread(a, mt, &s, why, sizeof(why));
+      if (r == H5GUARD_CRASHED && bad && nbad && !bad[0])
+        snprintf(bad, nbad, "root attribute '%s' is corrupt (a variable-length string): %s", name,
+                 why);
+      if (r == H5GUARD_OK && s) {
         out = strdup(s);
         H5free_memory(s);
       }
@@ -89,7 +97,8 @@ static int ds_read(hid_t f, const char* path, long rows, int ncols, hid_t mtype,
   hsize_t start[2] = {0, 0}, count[2] = {(hsize_t)rows, (hsize_t)ncols};
   H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, count, NULL);
   hid_t ms = H5Screate_simple(nd, count, NULL);
-  int ok = H5Dread(d, mtype, ms, s, H5P_DEFAULT, buf) >= 0;
+  // (a compact dataset short of data crashes HDF5 1.10: not read)
+  int ok = h5guard_dset_ok(d, NULL, 0) && H5Dread(d, mtype, ms, s, H5P_DEFAULT, buf) >= 0;
   H5Sclose(ms);
   H5Sclose(s);
   H5Dclose(d);
@@ -288,10 +297,10 @@ static int write_data(FILE* o, const sim* S, const run_rows* r, hid_t f, int eve
   sim_data* d = S->d;
   long frames = (r->rows + every - 1) / every;
   int nb = m->nbody - 1;
-  char* name = attr_string(f, "scenario_name");
-  char* model = attr_string(f, "contact_model");
-  char* solv = attr_string(f, "solver");
-  char* version = attr_string(f, "csim_version");
+  char* name = attr_string(f, "scenario_name", NULL, 0);
+  char* model = attr_string(f, "contact_model", NULL, 0);
+  char* solv = attr_string(f, "solver", NULL, 0);
+  char* version = attr_string(f, "csim_version", NULL, 0);
   double dt = 0, fevery = 1;
   attr_double(f, "dt", &dt);
   attr_double(f, "every", &fevery);
@@ -421,6 +430,29 @@ static int write_data(FILE* o, const sim* S, const run_rows* r, hid_t f, int eve
   return ok;
 }
 
+// every HDF5 read replay_write makes of the run file, for h5guard_probe: corrupted metadata
+// can crash HDF5 1.10.8 anywhere (h5guard.h); run in a child, whose memory goes with it
+static int probe_reads(void* arg) {
+  const char* run = arg;
+  hid_t f = H5Fopen(run, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return 1;
+  const char* names[] = {"scenario", "scenario_dir", "scenario_name", "failure",
+                         "contact_model", "solver", "csim_version"};
+  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+    free(attr_string(f, names[k], NULL, 0));
+  double x;
+  attr_double(f, "complete", &x);
+  attr_double(f, "dt", &x);
+  attr_double(f, "every", &x);
+  run_rows r;
+  memset(&r, 0, sizeof(r));
+  csim_error e;
+  memset(&e, 0, sizeof(e));
+  rows_read(f, run, &r, &e);
+  H5Fclose(f);
+  return 0;
+}
+
 csim_status replay_write(const char* run, const char* out, const replay_options* opt,
                          replay_info* info, csim_error* err) {
   memset(info, 0, sizeof(*info));
@@ -432,13 +464,22 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
   if (H5Fis_hdf5(run) <= 0)
     return err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL,
                    "not an HDF5 file (expected the output of `csim run`)");
+  char died[200];
+  if (h5guard_probe(probe_reads, (void*)run, died, sizeof(died)) == H5GUARD_CRASHED)
+    return err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL,
+                   "corrupted HDF5 file: %s (reading it in a probe process)", died);
   hid_t f = H5Fopen(run, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL, "HDF5 cannot open the file");
   csim_status st = CSIM_OK;
-  char* text = attr_string(f, "scenario");
-  char* sdir = attr_string(f, "scenario_dir");
-  char* sname = attr_string(f, "scenario_name");
-  char* fail = attr_string(f, "failure");
+  char bad[400] = "";
+  char* text = attr_string(f, "scenario", bad, sizeof(bad));
+  char* sdir = attr_string(f, "scenario_dir", bad, sizeof(bad));
+  char* sname = attr_string(f, "scenario_name", bad, sizeof(bad));
+  char* fail = attr_string(f, "failure", bad, sizeof(bad));
+  // the string attributes write_data reads later, checked here once
+  const char* later[] = {"contact_model", "solver", "csim_version"};
+  for (size_t k = 0; k < sizeof(later) / sizeof(later[0]); k++)
+    free(attr_string(f, later[k], bad, sizeof(bad)));
   double complete = 0;
   run_rows r;
   memset(&r, 0, sizeof(r));
@@ -448,7 +489,9 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
   char* three = NULL;
   FILE* o = NULL;
   char tmp[1100] = "";
-  if (H5Aexists(f, "csim_version") <= 0 || !text || !attr_double(f, "complete", &complete))
+  if (bad[0])
+    st = err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL, "%s", bad);
+  else if (H5Aexists(f, "csim_version") <= 0 || !text || !attr_double(f, "complete", &complete))
     st = err_set(err, CSIM_ERR_INPUT, run, 0, 0, NULL,
                  "not a csim output file (expected the root attributes csim_version, scenario "
                  "and complete)");

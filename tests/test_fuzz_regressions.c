@@ -44,7 +44,10 @@ static int replay_dir(const char* dir, fuzz_fn fn) {
   int count = 0;
   struct dirent* e;
   while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.' || !strcmp(e->d_name, "README")) continue;
+    size_t len = strlen(e->d_name);  // not the README nor the scripts that made an input
+    if (e->d_name[0] == '.' || !strcmp(e->d_name, "README") ||
+        (len > 3 && !strcmp(e->d_name + len - 3, ".py")))
+      continue;
     char p[1024];
     snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
     struct stat sb;

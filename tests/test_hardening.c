@@ -374,6 +374,13 @@ static const bad_case kBad[] = {
     {"@C solve @T/fc_dim2.hdf5 --solver pgs", 2, "spacedim"},
     {"@C solve @T/fc_bad_p.hdf5 --solver pgs", 2, "/fclib_local/W"},
     {"@C solve @T/fc_empty.hdf5 --solver pgs", 2, "fclib_local"},
+    // corrupted HDF5 that libhdf5 1.10.8 crashes on (SIGSEGV): fuzzer findings kept as regressions
+    {"@C solve tests/fuzz/regressions/fclib/hdf5-compact-dataset-without-data-memcpy-null.hdf5 "
+     "--solver pgs", 2, "'/fclib_local/vectors/mu': corrupted: compact dataset of 3 elements"},
+    {"@C validate cubetoss --data tests/fuzz/regressions/cubetoss/vlen-cube-global-heap-index.h5",
+     2, "'cube': root attribute 'cube' is corrupt"},
+    {"@C solve tests/fuzz/regressions/fclib/hdf5-local-heap-lexists-memcpy-null.hdf5 --solver pgs",
+     2, "corrupted HDF5 file: HDF5 crashed reading it"},
     {"@C solve @T/text.txt --solver pgs", 2, "not an HDF5 file"},
     {"@C solve @T/fifo --solver pgs", 2, "not a regular file"},
 };
@@ -593,6 +600,85 @@ START_TEST(sigint_inside_long_solve) {
 }
 END_TEST
 
+// corrupted vlen strings: the global-heap index of a variable-length string (the cube-toss
+// fuzzer's finding, bytes 964..967 of the shared file set to ff ff 00 6f) makes HDF5 1.10.8
+// crash in H5HG_read (h5py on these files dies with SIGSEGV). Every csim reader of vlen strings
+// from user files must answer exit 2 (merge: the point's status) naming the file and the
+// attribute or dataset. The corrupted copies are made by tests/fuzz/corrupt_vlen.py, which
+// finds the descriptor by the attribute's value (independently of csim)
+#define CORRUPT PY " tests/fuzz/corrupt_vlen.py"
+#define SHARED_TOSS "../shared/data/cubetoss/cube_tosses.h5"
+#define KEPT_TOSS "tests/fuzz/regressions/cubetoss/vlen-cube-global-heap-index.h5"
+#define THREE_JS "tools/replay/node_modules/three/build/three.module.min.js"
+
+static void expect_corrupt(const char* cmd, int code, const char* file, const char* what) {
+  char out[16384];
+  int rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == code, "%s\nexit %d (expected %d; -1: killed):\n%s", cmd, rc, code, out);
+  ck_assert_msg(strstr(out, file) && strstr(out, what) && strstr(out, "corrupt"),
+                "%s\nmessage does not name %s and %s as corrupt:\n%s", cmd, file, what, out);
+}
+
+START_TEST(corrupt_vlen_strings_exit_2) {
+  char cmd[8192], out[8192], a[512], b[512], c[512], root[512], bin[1200];
+  ck_assert_ptr_nonnull(getcwd(root, sizeof(root)));
+  const char* cb = csim_bin();  // absolute: the sweep part runs in the temporary directory
+  snprintf(bin, sizeof(bin), "%s%s%s", cb[0] == '/' ? "" : root, cb[0] == '/' ? "" : "/", cb);
+  // the kept small file (tests/fuzz/regressions/cubetoss/README says how it was made)
+  snprintf(cmd, sizeof(cmd), "%s validate cubetoss --data " KEPT_TOSS, csim_bin());
+  expect_corrupt(cmd, 2, KEPT_TOSS, "root attribute 'cube'");
+  // the fuzzer's input itself, rebuilt from the shared data when it is there
+  if (file_exists(SHARED_TOSS)) {
+    tmp_path(a, sizeof(a), "toss.h5");
+    snprintf(cmd, sizeof(cmd), CORRUPT " " SHARED_TOSS " %s cube", a);
+    ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+    ck_assert_msg(atol(out) == 964, "the 'cube' index is at %s, not at byte 964", out);
+    snprintf(cmd, sizeof(cmd), "%s validate cubetoss --data %s", csim_bin(), a);
+    expect_corrupt(cmd, 2, a, "root attribute 'cube'");
+  } else {
+    fprintf(stderr, "corrupt_vlen_strings_exit_2: %s absent, the 12 MB case not run\n", SHARED_TOSS);
+  }
+  // compare: a vlen string dataset added to a run's file, then corrupted in a copy
+  tmp_path(a, sizeof(a), "run.h5");
+  tmp_path(b, sizeof(b), "labels.h5");
+  tmp_path(c, sizeof(c), "labels_bad.h5");
+  snprintf(cmd, sizeof(cmd), "%s run " SLIDE " --quiet --set integrator.duration=0.01 --out %s && cp %s %s && "
+           PY " -c \"import h5py; f = h5py.File('%s', 'a'); f.create_dataset('/labels', "
+           "data=['first', 'second'], dtype=h5py.string_dtype())\" && " CORRUPT " %s %s /labels",
+           csim_bin(), a, a, b, b, b, c);
+  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  snprintf(cmd, sizeof(cmd), "%s compare %s %s", csim_bin(), b, c);
+  expect_corrupt(cmd, 2, c, "'/labels'");
+  snprintf(cmd, sizeof(cmd), "%s compare %s %s", csim_bin(), b, b);  // the intact file compares
+  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  // replay: the scenario_name attribute (needs three.js, `make deps`)
+  tmp_path(c, sizeof(c), "name_bad.h5");
+  snprintf(cmd, sizeof(cmd), CORRUPT " %s %s scenario_name", a, c);
+  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  if (file_exists(THREE_JS)) {
+    snprintf(cmd, sizeof(cmd), "%s replay %s --out %s/r.html", csim_bin(), c, g_tmp);
+    expect_corrupt(cmd, 2, c, "root attribute 'scenario_name'");
+  } else {
+    fprintf(stderr, "corrupt_vlen_strings_exit_2: %s absent (make deps), replay not run\n", THREE_JS);
+  }
+  // merge: the failure attribute of a failed point; the point is reported, merge goes on
+  snprintf(cmd, sizeof(cmd),
+           "cd %s && printf 'base: %s/" SLIDE "\\naxes: {solver.max_iterations: [1]}\\n"
+           "set: {solver.on_failure: stop}\\n' > s.yaml && %s sweep s.yaml --out sw && "
+           "{ make -s -C sw CSIM=%s; mv sw/out/0000_maxiterations-1.h5 f.h5 && "
+           PY " %s/tests/fuzz/corrupt_vlen.py f.h5 sw/out/0000_maxiterations-1.h5 failure; }",
+           g_tmp, root, bin, bin, root);
+  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  snprintf(cmd, sizeof(cmd), "cd %s && %s merge sw --out -", g_tmp, bin);
+  expect_corrupt(cmd, 1, "out/0000_maxiterations-1.h5", "root attribute 'failure'");
+  // merge: a point file whose root symbol table crashes HDF5 inside H5Lexists (fclib finding)
+  snprintf(cmd, sizeof(cmd),
+           "cp tests/fuzz/regressions/fclib/hdf5-local-heap-lexists-memcpy-null.hdf5 "
+           "%s/sw/out/0000_maxiterations-1.h5 && cd %s && %s merge sw --out -", g_tmp, g_tmp, bin);
+  expect_corrupt(cmd, 1, "out/0000_maxiterations-1.h5: corrupted HDF5 file", "signal");
+}
+END_TEST
+
 static Suite* hardening_suite(void) {
   Suite* s = suite_create("hardening");
   TCase* t = tcase_create("hostile");
@@ -603,6 +689,7 @@ static Suite* hardening_suite(void) {
   tcase_add_test(t, write_error_exits_1);
   tcase_add_test(t, output_removed_exits_1);
   tcase_add_test(t, sigint_inside_long_solve);
+  tcase_add_test(t, corrupt_vlen_strings_exit_2);
   suite_add_tcase(s, t);
   return s;
 }
