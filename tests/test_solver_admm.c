@@ -374,7 +374,8 @@ START_TEST(box_on_plane_agreement) {
     velocity(12, G, g, NULL, x, cx);
     double fr = 0, fx = 0;
     for (int a = 0; a < 12; a++) {
-      ck_assert_double_le(fabs(cx[a] - cr[a]), 1e-8);
+      // the reference meets its CCP residual to 1e-9 only (above): 2e-8 on velocities
+      ck_assert_double_le(fabs(cx[a] - cr[a]), 2e-8);
       fr += ref[a] * (0.5 * (cr[a] - g[a]) + g[a]);
       fx += x[a] * (0.5 * (cx[a] - g[a]) + g[a]);
     }
