@@ -56,7 +56,7 @@
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
-// spectral rule (CLM24 Sec. IV-C; the constants are the defaults of the authors' solver): act
+// spectral rule (CLM24; the constants are the defaults of the authors' open-source solver): act
 // when the primal and dual residuals differ by more than kRatio, by a factor cond^kPowerStep;
 // the first call starts from the power kPower0
 static const double kRatio = 10, kPowerStep = 0.05, kPower0 = 0.2;
@@ -70,8 +70,8 @@ static const double kProx = 1e-6;
 static const double kProxTerm = 1e-10;
 // power iterations for the largest eigenvalue of G~
 static const int kPowerIt = 20;
-// bounds on rho relative to the largest diagonal entry of G~: far below the spectrum the solve
-// amplifies rounding, far above it the iterates barely move
+// bounds on rho relative to L (a safeguard on the rule):
+// far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
 
 // y += G~ x (R on the diagonal when present)
@@ -252,7 +252,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       for (int k = 0; k < n; k++)
         Ks[(size_t)a * n + k] = 0.5 * (p->dense[(size_t)a * n + k] - p->dense[(size_t)k * n + a]);
 
-  // spectral penalty (CLM24 Sec. IV-C): L the largest eigenvalue of G~, m = prox + min R its
+  // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
   // proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
   double Lmax = largest_eig(p, w1, c);
   double dmax = 0, rmin = INFINITY;
@@ -368,7 +368,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       rbest = r;
       memcpy(best, z, vb);
     }
-    // spectral rule (CLM24 Sec. IV-C): a primal residual |l - z| more than kRatio times the
+    // spectral rule (CLM24): a primal residual |l - z| more than kRatio times the
     // dual one |rho dz + prox dl| raises rho by cond^kPowerStep, the converse lowers it; the
     // factor of G~ + (rho + prox) I is redone only then
     if (s->opt.rho_adaptive) {
