@@ -975,6 +975,45 @@ START_TEST(solve_shared_problem) {
 }
 END_TEST
 
+// ncp/admm on a Capsules problem (216 contacts in islands of up to 26; W not symmetric: its
+// skew part is up to 1e-3 of the largest entry): converges to eps_abs 1e-8 and Siconos's relative
+// error 1e-6 (before the proximal ADMM with spectral rho, 2000 iterations reached 1.5e-5)
+START_TEST(solve_capsules_admm) {
+  fclib_problem* p = NULL;
+  csim_error e;
+  ck_assert_int_eq(fclib_read(DATA "siconos_local/Capsules-i97-269.hdf5", &p, &e), CSIM_OK);
+  int N = 3 * p->nc;
+  double skew = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < i; j++) skew = fmax(skew, fabs(fclib_w(p, i, j) - fclib_w(p, j, i)));
+  ck_assert_double_gt(skew, 0);  // the premise: the split into symmetric + skew parts is used
+  solver_options o;
+  memset(&o, 0, sizeof(o));
+  o.model = SOLVER_MODEL_NCP;
+  o.kind = SOLVER_ADMM;
+  o.tolerance = 1e-8;
+  o.max_iterations = 2000;
+  o.over_relaxation = 1;
+  o.facets = 4;
+  o.rho = 1;
+  o.rho_adaptive = 1;
+  solver* s = NULL;
+  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  double* lam = calloc((size_t)N, sizeof(double));
+  ck_assert_ptr_nonnull(lam);
+  solver_problem sp = fclib_solver_problem(p);
+  solver_result r;
+  solver_solve(s, &sp, lam, &r);
+  ck_assert_msg(r.converged, "eps %.3g after %d", r.eps_abs, r.iterations);
+  ck_assert_double_le(r.eps_abs, 1e-8);
+  double a;
+  ck_assert_double_le(fclib_siconos_error(&sp, lam, &a), 1e-6);
+  free(lam);
+  solver_free(s);
+  fclib_free(p);
+}
+END_TEST
+
 //---- the command line ----
 
 // a directory: exit 0, one row per file (sorted, recursive), the CSV has one line per file
@@ -1191,6 +1230,7 @@ int main(void) {
   tcase_add_test(t, truncated_and_corrupted);
   tcase_add_test(t, siconos_error_values);
   tcase_add_test(t, solve_shared_problem);
+  tcase_add_test(t, solve_capsules_admm);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("cli");
   tcase_set_timeout(c, 300);

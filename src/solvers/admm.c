@@ -1,42 +1,44 @@
 // admm.c — ADMM for the cone complementarity problem (000 Alg. 3) and, with de Saxce's fixed
-// point inline, for the exact NCP (000 Sec. III, eq. 14).
+// point inline, for the exact NCP (000 Sec. III, eq. 14): the proximal ADMM with spectral rho
+// updates of Carpentier, Le Lidec, Montaut 2024 ("From Compliant to Rigid Contact Simulation: a
+// Unified and Efficient Approach", arXiv 2405.17020; CLM24 below). Our own code; the paper's text
+// was not at hand, so its equations are not numbered here, and the constants are the defaults of
+// the authors' open-source solver (kRatio, kPowerStep, kPower0, kProx).
 //
 // Splitting of min 1/2 l'G~l + (g + s)'l + I_K(z) s.t. l = z (G~ = G + diag(R): 000 eq. 19 with
-// MuJoCo-like compliance), augmented Lagrangian with dual gamma and penalty rho:
-//   l     <- -(G~ + rho I)^-1 (g + s - rho z + gamma)      Alg. 3 line 3 (Cholesky, LAPACK)
+// MuJoCo-like compliance; rigid R = 0 and compliant R > 0 in the same loop, as CLM24), augmented
+// Lagrangian with dual gamma, penalty rho and a proximal term prox/2 |l - l_prev|^2:
+//   s     <- [0, 0, mu |gamma_T|]                         de Saxce shift from the dual (NCP)
+//   l     <- (G~ + (rho + prox) I)^-1 (rho z + prox l_prev - gamma - g - s)   x-step (Cholesky)
 //   lh    <- alpha l + (1 - alpha) z                       over-relaxation (000 eq. 22, Boyd 3.4.3)
-//   z     <- proj_K(lh + gamma / rho)                      line 4
+//   z     <- proj_K(lh + gamma / rho)                      Alg. 3 line 4
 //   gamma <- gamma + rho (lh - z)                          line 5
-// At a fixed point l = z and gamma = -(G~ z + g + s), so z ∈ K ⊥ c + s ∈ K* (Moreau): with s = 0
-// that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] it is the NCP (eq. 14 through de
-// Saxce's bipotential, eq. 13). The NCP solves a sequence of shifted CCPs inside one ADMM loop:
-// the shift is refreshed from the current velocity once the shifted CCP's residual is below
-// kShiftEta times the NCP residual, or every kShiftEvery iterations. Refreshing every iteration
-// makes the iteration cycle on sliding contacts with small rho (measured below).
+// At a fixed point l = l_prev = z and gamma = -(G~ z + g + s), so z ∈ K ⊥ c + s ∈ K* (Moreau):
+// with s = 0 that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] the NCP (eq. 14
+// through de Saxce's bipotential, eq. 13); -gamma_T = c_T there, so CLM24's change of variable
+// (the shift taken from the dual every iteration) costs no product with G.
+// A G that is not symmetric (FCLib's Capsules W: skew part 1e-3 of the largest entry) is split
+// into its symmetric part, factored, and its skew part, applied at l_prev on the right-hand side,
+// so the fixed point is the NCP of G itself (factoring G's upper triangle instead settled on the
+// symmetric part's NCP: Capsules-i122-1617 stalled at eps 8.9e-7 on an exact ADMM fixed point).
 //
-// rho: residual balancing (000 Sec. III, [68]; Boyd et al. 2011 Sec. 3.4.1, scaled residuals as in
-// OSQP): when the scaled primal residual |l - z| / max(|l|, |z|) and the scaled dual residual
-// rho |z - z_prev| / max(|gamma|, |g + s|, |G~ z|) differ by more than kBalance, rho is multiplied
-// by the square root of their ratio; the factor is redone only then, and not more often than every
-// kRhoCooldown iterations. rho stays within [kRhoLo, kRhoHi] times the largest diagonal entry of
-// G~ and is kept in the solver across calls.
+// rho (CLM24's spectral rule): L is G~'s largest eigenvalue (power iteration), m = kProx L + min R
+// the lower end of the spectrum the rule assumes, cond = L/m; the first call starts at
+// rho = sqrt(L m) cond^kPower0, later calls at the power p of the previous answer's rho
+// (rho = sqrt(L m) cond^p, p kept in the solver, so it carries across islands and scales). When
+// the primal residual |l - z| exceeds kRatio times the dual one |rho dz + prox dl|, rho is
+// multiplied by cond^kPowerStep, the converse divides it, and G~ + (rho + prox) I is refactored
+// only then (dense per island, LAPACK dpotrf). Our departures, measured on FCLib (README): the
+// primal residual is compared in velocity units, L |l - z|, when L < 1 (the paper's absolute
+// comparison assumes a unit Delassus scale: on LMGC_PerioBox, L = 1e-4, it drove rho 1e3-fold up
+// and never converged); the proximal weight of the x-step is kProxTerm L, far below kProx L.
 //
 // Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual of the
 // model (a guess from another contact configuration can be far worse than nothing). The dual is
 // initialized from the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K
 // at z (0 inside the cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that
-// (z, gamma) is the exact ADMM fixed point when the warm start is the solution, and sticking
-// contacts (interior) start with the zero dual they have at the solution.
-// Mean iterations on problems replayed from cube_drop / cube_push_ramp / cube_slide /
-// cube_stack_ill / panda_push_cube / solo12_stand / talos_stand runs (tolerance of each scenario):
-//   ccp: gamma = -P_N(c)   3.8  6.4  6.4 1.1 35.5 2.6  6.9   (this file)
-//        gamma = -P_K*(c)  5.6  9.3  6.8 3.9 28.6 2.4 10.4
-//        gamma = -c        6.3  9.2  7.1 3.1 28.5 2.9 10.5
-//        gamma = 0         6.1 31.8 28.5 1.1 66.5 19.3 6.7
-//   ncp: gamma = -P_N(c+s) 7.2 10.3  3.9 2.1 55.8 6.2 40.0  (3 of 2000 panda steps at the cap)
-//        gamma = 0         8.7 28.6 25.1 2.1 53.0 29.9 39.1
-//        shift refreshed every iteration: talos 175 (127 steps at the cap); fixed rho = 1:
-//        cube_stack_ill 345 (42 at the cap). Without the zero fallback, cube_stack_ill 5.3.
+// (z, gamma) is the exact ADMM fixed point when the warm start is the solution, or from the
+// previous step's dual of the same contact (solver.warm_dual).
 //
 // The answer is the model's (issue 9): the zero-or-warm-start choice and the best iterate are
 // ranked by the model's own residual q (000 eq. 14 for the NCP, eq. 15 for the CCP) whatever
@@ -54,17 +56,35 @@
 #include "cone.h"
 #include "solvers/solver_impl.h"
 
-// residual balancing: act when the scaled residuals differ by more than this factor
-static const double kBalance = 5;
-// iterations between two changes of rho (each costs a factorization)
-static const int kRhoCooldown = 4;
-// bounds on rho relative to the largest diagonal entry of G~: far below the spectrum the solve
-// amplifies rounding, far above it the iterates barely move
+// spectral rule (CLM24; the constants are the defaults of the authors' open-source solver): act
+// when the primal and dual residuals differ by more than kRatio, by a factor cond^kPowerStep;
+// the first call starts from the power kPower0
+static const double kRatio = 10, kPowerStep = 0.05, kPower0 = 0.2;
+// the lower bound m = kProx L + min R of the spectrum the rule sees (CLM24's m = mu_prox + min R,
+// mu_prox = 1e-6 on a unit scale): sets the initial rho and the step cond^kPowerStep
+static const double kProx = 1e-6;
+// the proximal weight of the x-step itself, relative to L: kept far below kProx, since an
+// interior (sticking) iterate converges as a proximal point method at the rate
+// (rho + prox) / (lambda_min + rho + prox), and on the 1e6 mass ratio stack lambda_min is below
+// 1e-6 L (prox = 1e-6 L: 359 iterations; 1e-10 L: under 200)
+static const double kProxTerm = 1e-10;
+// power iterations for the largest eigenvalue of G~
+static const int kPowerIt = 20;
+// bounds on rho relative to L (a safeguard on the rule):
+// far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
-// NCP: refresh the de Saxce shift when the shifted CCP residual is below kShiftEta times the NCP
-// residual, or after kShiftEvery iterations without a refresh
-static const double kShiftEta = 0.3;
-static const int kShiftEvery = 20;
+
+// y += G~ x (R on the diagonal when present)
+static void velocity_h(const solver_problem* p, const double* x, double* y) {
+  int n = 3 * p->nc;
+  for (int r = 0; r < n; r++) {
+    const double* Gr = p->dense + (size_t)r * n;
+    double acc = 0;
+    for (int k = 0; k < n; k++) acc += Gr[k] * x[k];
+    if (p->R) acc += p->R[r] * x[r];
+    y[r] += acc;
+  }
+}
 
 // c = G~ x + g (R on the diagonal when present)
 static void velocity(const solver_problem* p, const double* x, double* c) {
@@ -138,11 +158,14 @@ static void dual_init(const double z[3], const double w[3], double mu, double ga
   }
 }
 
-// L = chol(G~ + rho I), column-major lower (G is symmetric so its row-major copy is its
-// column-major copy); 0 on success
+// L = chol(S~ + rho I) with S the symmetric part (G + G')/2 of G (G itself when symmetric, so its
+// row-major copy is its column-major copy), column-major lower; 0 on success
 static int factor(const solver_problem* p, double rho, double* L) {
   int n = 3 * p->nc;
-  memcpy(L, p->dense, sizeof(double) * (size_t)n * (size_t)n);
+  const double* G = p->dense;
+  for (int r = 0; r < n; r++)
+    for (int k = 0; k < n; k++)
+      L[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] + G[(size_t)k * n + r]);
   for (int r = 0; r < n; r++) L[(size_t)r * n + r] += rho + (p->R ? p->R[r] : 0);
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, L, n);
   if (info != 0) return 1;
@@ -169,11 +192,23 @@ void solver_chol_solve(int n, const double* L, double* x) {
   }
 }
 
-// largest absolute entry
-static double amax(const double* x, int n) {
-  double m = 0;
-  for (int k = 0; k < n; k++) m = fmax(m, fabs(x[k]));
-  return m;
+// largest eigenvalue of G~ by power iteration from the all-ones vector (deterministic), kPowerIt
+// products; v and w are scratch (n)
+static double largest_eig(const solver_problem* p, double* v, double* w) {
+  int n = 3 * p->nc;
+  for (int k = 0; k < n; k++) v[k] = 1 / sqrt((double)n);
+  double L = 0;
+  for (int it = 0; it < kPowerIt; it++) {
+    for (int k = 0; k < n; k++) w[k] = 0;
+    velocity_h(p, v, w);
+    double nn = 0;
+    for (int k = 0; k < n; k++) nn += w[k] * w[k];
+    nn = sqrt(nn);
+    if (!(nn > 0) || !isfinite(nn)) break;
+    L = nn;
+    for (int k = 0; k < n; k++) v[k] = w[k] / nn;
+  }
+  return L;
 }
 
 // ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
@@ -187,7 +222,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   int twice = !ncp && solver_stop_ncp(s);
   // scratch: the factor (n x n), then vectors of n
   double* L = s->work;
-  double* v = s->work + (size_t)n * (size_t)n;
+  double* Ks = s->work + (size_t)n * (size_t)n;  // skew part (G - G')/2 when G is not symmetric
+  double* v = s->work + 2 * (size_t)n * (size_t)n;
   double* z = v;             // projected iterate (the answer)
   double* zp = v + n;        // previous z
   double* gam = v + 2 * n;   // dual: -(c + s) at convergence
@@ -196,13 +232,48 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   double* x = v + 5 * n;     // unprojected (then relaxed) iterate l
   double* best = v + 6 * n;  // iterate with the smallest model residual so far
   double* c0 = v + 7 * n;    // velocity at z = 0 (= g)
+  double* xp = v + 8 * n;    // previous x: the proximal centre
+  double* w1 = v + 9 * n;    // scratch of the power iteration
+  double* kx = v + 10 * n;   // Ks l_prev
 
-  // rho from the previous call, within bounds set by the scale of G~
-  double dmax = 0;
-  for (int k = 0; k < n; k++) dmax = fmax(dmax, p->dense[(size_t)k * n + k] + (p->R ? p->R[k] : 0));
+  // a Delassus matrix is symmetric, but one read from a file need not be (FCLib's Capsules W
+  // have skew parts of 1e-3 of their largest entry): the x-step factors the symmetric part and
+  // moves the skew part to the right-hand side at the previous l, so the fixed point is still
+  // c = G z + g + s = -gamma (without this, ADMM settles on the symmetric part's NCP)
+  int skew = 0;
+  for (int a = 0; a < n && !skew; a++)
+    for (int k = 0; k < a; k++)
+      if (p->dense[(size_t)a * n + k] != p->dense[(size_t)k * n + a]) {
+        skew = 1;
+        break;
+      }
+  if (skew)
+    for (int a = 0; a < n; a++)
+      for (int k = 0; k < n; k++)
+        Ks[(size_t)a * n + k] = 0.5 * (p->dense[(size_t)a * n + k] - p->dense[(size_t)k * n + a]);
+
+  // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
+  // proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
+  double Lmax = largest_eig(p, w1, c);
+  double dmax = 0, rmin = INFINITY;
+  for (int k = 0; k < n; k++) {
+    dmax = fmax(dmax, p->dense[(size_t)k * n + k] + (p->R ? p->R[k] : 0));
+    rmin = fmin(rmin, p->R ? p->R[k] : 0);
+  }
   if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
-  double rho_lo = kRhoLo * dmax, rho_hi = kRhoHi * dmax;
-  double rho = s->admm_rho > 0 ? s->admm_rho : s->opt.rho;
+  if (!(Lmax >= dmax) || !isfinite(Lmax)) Lmax = fmax(dmax, isfinite(Lmax) ? Lmax : 0);
+  double m = kProx * Lmax + (rmin > 0 && isfinite(rmin) ? rmin : 0);
+  double prox = kProxTerm * Lmax;  // the proximal weight of the x-step
+  double cond = fmax(Lmax / m, 1 + 1e-12);
+  double incr = pow(cond, kPowerStep);  // the spectral step: rho *= or /= cond^kPowerStep
+  double rho_lo = kRhoLo * Lmax, rho_hi = kRhoHi * Lmax;
+  double rho;
+  if (s->opt.rho_adaptive) {
+    double pw = s->admm_rho > 0 ? log(s->admm_rho) : kPower0;
+    rho = sqrt(Lmax * m) * pow(cond, pw);
+  } else {
+    rho = s->opt.rho;
+  }
   rho = fmin(fmax(rho, rho_lo), rho_hi);
 
   // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no product)
@@ -241,27 +312,51 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     if (dw && isfinite(dw[0]) && isfinite(dw[1]) && isfinite(dw[2]))
       memcpy(gam + 3 * i, dw, 3 * sizeof(double));
   }
+  memcpy(xp, z, vb);
 
   double qbest = q, rbest = r;  // the best iterate by q, and its stopping residual
   memcpy(best, z, vb);
-  int it = 0, last_change = 0, last_shift = 0;
-  int ok = !factor(p, rho, L);  // 0: non-finite or indefinite input, no iteration on it
+  int it = 0;
+  int ok = !factor(p, rho + prox, L);  // 0: non-finite or indefinite input, no iteration on it
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
-    // l = (G~ + rho I)^-1 (rho z - gamma - g - s)      (Alg. 3 line 3)
-    for (int k = 0; k < n; k++) x[k] = rho * z[k] - gam[k] - p->g[k] - sh[k];
+    // NCP: the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the fixed
+    // point), every iteration as in CLM24 Alg. 1 (no product with G)
+    if (ncp)
+      for (int i = 0; i < nc; i++)
+        sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
+    // proximal x-step: (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s
+    for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
+    if (skew) {
+      for (int a = 0; a < n; a++) {
+        const double* Ka = Ks + (size_t)a * n;
+        double acc = 0;
+        for (int k = 0; k < n; k++) acc += Ka[k] * xp[k];
+        kx[a] = acc;
+      }
+      for (int k = 0; k < n; k++) x[k] -= kx[k];
+    }
     solver_chol_solve(n, L, x);
-    // relaxed l, projection, dual ascent (lines 4-5)
+    // relaxed l, projection, dual ascent (000 Alg. 3 lines 4-5)
     memcpy(zp, z, vb);
+    double dprim = 0, ddual = 0;
     for (int i = 0; i < nc; i++) {
       double w[3];
       for (int k = 0; k < 3; k++) {
         int j = 3 * i + k;
-        x[j] = alpha * x[j] + (1 - alpha) * zp[j];
+        double xr = alpha * x[j] + (1 - alpha) * zp[j];
+        ddual = fmax(ddual, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
+        xp[j] = x[j];
+        x[j] = xr;
         w[k] = x[j] + gam[j] / rho;
       }
       cone_project(z + 3 * i, w, p->mu[i]);
-      for (int k = 0; k < 3; k++) gam[3 * i + k] += rho * (x[3 * i + k] - z[3 * i + k]);
+      for (int k = 0; k < 3; k++) {
+        int j = 3 * i + k;
+        gam[j] += rho * (x[j] - z[j]);
+        dprim = fmax(dprim, fabs(x[j] - z[j]));
+        ddual = fmax(ddual, fabs(rho * (z[j] - zp[j])));
+      }
     }
     // the stopping and the model's residuals at z
     velocity(p, z, c);
@@ -273,30 +368,24 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       rbest = r;
       memcpy(best, z, vb);
     }
-    // NCP: refresh the shift once the shifted CCP is solved well enough (or periodically)
-    if (ncp && (residual(p, 0, z, c, sh) <= kShiftEta * r || it - last_shift >= kShiftEvery)) {
-      desaxce_shift(p, c, sh);
-      last_shift = it;
-    }
-    // residual balancing on the scaled primal |l - z| and dual rho |z - z_prev| residuals
-    if (s->opt.rho_adaptive && it - last_change >= kRhoCooldown) {
-      double dp = 0, dd = 0, sq = 0, sgz = 0;
-      for (int k = 0; k < n; k++) {
-        dp = fmax(dp, fabs(x[k] - z[k]));
-        dd = fmax(dd, fabs(z[k] - zp[k]));
-        sq = fmax(sq, fabs(p->g[k] + sh[k]));
-        sgz = fmax(sgz, fabs(c[k] - p->g[k]));
-      }
-      double prim = dp / fmax(fmax(amax(z, n), amax(x, n)), 1e-300);
-      double dual = rho * dd / fmax(fmax(amax(gam, n), fmax(sq, sgz)), 1e-300);
-      if (prim > kBalance * dual || dual > kBalance * prim) {
-        double f = fmin(fmax(sqrt(prim / fmax(dual, 1e-300)), 1e-3), 1e3);
-        double nrho = fmin(fmax(rho * f, rho_lo), rho_hi);
-        if (nrho != rho) {
-          rho = nrho;
-          last_change = it;
-          ok = !factor(p, rho, L);
-        }
+    // spectral rule (CLM24): a primal residual |l - z| more than kRatio times the
+    // dual one |rho dz + prox dl| raises rho by cond^kPowerStep, the converse lowers it; the
+    // factor of G~ + (rho + prox) I is redone only then
+    if (s->opt.rho_adaptive) {
+      // the primal residual is an impulse, the dual one a velocity: the paper compares them as
+      // they are (unit Delassus scale); a Delassus matrix below unit scale (LMGC's, Confeti's:
+      // L ~ 1e-4) has impulses 1/L larger, so the primal residual is taken in velocity units
+      // there, L |l - z| (measured on FCLib: either rule alone fails on one of the two groups)
+      double rp = dprim * fmin(Lmax, 1), rd = ddual;
+      double nrho = rho;
+      if (rp > kRatio * rd)
+        nrho = rho * incr;
+      else if (rd > kRatio * rp)
+        nrho = rho / incr;
+      nrho = fmin(fmax(nrho, rho_lo), rho_hi);
+      if (nrho != rho) {
+        rho = nrho;
+        ok = !factor(p, rho + prox, L);
       }
     }
   }
@@ -306,7 +395,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   memcpy(lambda, z, vb);
   memcpy(s->dual_out, gam, vb);  // carried to the next step by contact id
-  s->admm_rho = rho;
+  // the spectral power of the final rho, for the next call (exp so that 0 still means none)
+  if (s->opt.rho_adaptive) s->admm_rho = exp(log(rho / sqrt(Lmax * m)) / log(cond));
   res->iterations = it;
   res->residual = r;
   res->converged = r <= tol;

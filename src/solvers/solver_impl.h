@@ -21,7 +21,8 @@ struct solver {
   solver_fn fn;    // the family implementing opt.model / opt.kind
   const double* dual_in;  // warm dual for the next solve (3nc, NaN = none), or NULL
   double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
-  double admm_rho; // ADMM penalty kept across calls, 0 until the first solve (admm.c)
+  double admm_rho; // ADMM: exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p),
+                   // kept across calls, 0 until the first solve (admm.c)
   double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
   double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
   size_t nisl;
