@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig001_common as C  # noqa: E402
 
 SCN = os.path.join(C.ROOT, "scenarios", "allegro_mug.yaml")
-HORIZON = 1.0   # s, the three-way comparison (implicit Euler is slow here)
+HORIZON = 0.5   # s, the three-way comparison (implicit Euler is slow here: minutes per second)
 TFULL = 15.0    # s, the paper's TAMSI run
 # palm box centre in the world: the hand frame at (0, 0, 0.3) turned by rpy [0, -pi/2, 0]
 # maps the box origin (-0.0093, 0, -0.0475) (allegro_right_hand.urdf) to (0.0475, 0, 0.2907)
@@ -125,7 +125,9 @@ def main():
                  "tolerance": {"rel": 0.05, "abs": 1e-9}}]
     x_ie = min(step["ie"], step["ie_plain"]) / step["tamsi"]
     ie_better = step["ie"] < step["ie_plain"]
-    kept = bool(full["dist"].max() < 0.06)
+    m = ff["/state/q"][:, MUG:MUG + 3]   # the mug's centre stays over the palm box, near its face
+    kept = bool(((m[:, 0] > 0) & (m[:, 0] < 0.095) & (np.abs(m[:, 1]) < 0.0565) &
+                 (m[:, 2] > 0.33) & (m[:, 2] < 0.40)).all())
     claims = [
         {"claim": "TAMSI at h = 0.7 ms runs 7.8x faster than the fastest implicit-Euler setup",
          "measure": "csim: wall time of the faster implicit_euler run / TAMSI's over the first "
@@ -160,7 +162,8 @@ def main():
                   "secure the grasp)",
          "measure": "largest mug-centre to palm-centre distance over 15 s with TAMSI [m]",
          "value": float(full["dist"].max()), "reproduced": kept and full["rot"].max() > 30,
-         "sentence": "The mug stays on the palm (max %.1f mm from the palm box's centre) but the "
+         "sentence": ("The mug stays on the palm" if kept else "The mug leaves the palm") +
+                     " (at most %.1f mm from the palm box's centre) but the "
                      "open-loop fingers turn it only %.1f deg (largest %.1f deg) and then leave "
                      "it resting against the thumb's base: the stand-in does not reproduce a "
                      "periodic reorientation; finger swings large enough to roll it threw it "
