@@ -65,9 +65,14 @@ endif
 
 .PHONY: all deps test test-unit test-san run bench clean
 .PHONY: test-slurm
-all: $(CSIM_BIN)
+all: $(CSIM_BIN) robots/iiwa_wsg.urdf
 
-$(CSIM_BIN): $(BUILD)/obj/main.o $(LIB)
+# the Kuka + WSG 50 stand-in of scenarios/kuka_bottle.yaml, built from the shared iiwa14 URDF
+# (../shared is read, never copied into the repository)
+robots/iiwa_wsg.urdf: tools/kuka_bottle.py
+	/usr/bin/python3 tools/kuka_bottle.py --urdf-only
+
+$(CSIM_BIN): $(BUILD)/obj/main.o $(LIB) | robots/iiwa_wsg.urdf
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIB): $(OBJ_LIB)

@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Writes robots/iiwa_wsg.urdf and scenarios/kuka_bottle.yaml (001 Sec. VI-C stand-in).
 
+`--urdf-only` writes only robots/iiwa_wsg.urdf: `make` does that (the URDF is built from the
+shared iiwa14, which is never copied into the repository, so it is not committed);
+scenarios/kuka_bottle.yaml is our own and committed.
+
 robots/iiwa_wsg.urdf: the shared Kuka iiwa14 (../shared/data/robots/iiwa/
 iiwa14_spheres_collision.urdf, BSD-3-Clause, Drake; copied as it is) with a WSG 50 stand-in of
 our own welded to iiwa_link_7: the shared wsg50 URDF's collision geometry is five .obj meshes
@@ -13,6 +17,7 @@ half-cosine tracked by PD (trajectory action: offset + amp sin(pi (t - t0) / T -
 """
 import os
 import re
+import sys
 
 import numpy as np
 import xml.etree.ElementTree as ET
@@ -110,6 +115,8 @@ def urdf():
 def main():
     with open(os.path.join(ROOT, "robots", "iiwa_wsg.urdf"), "w") as f:
         f.write(urdf())
+    if "--urdf-only" in sys.argv[1:]:
+        return
     BX, BY = 0.6, 0.0   # bottle on the ground, 20 cm tall
     PX, PY = 0.45, 0.35  # where it is placed
     q = {}
