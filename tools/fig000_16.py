@@ -88,8 +88,9 @@ def main():
     claims = [
         {"claim": "Cold started, second-order methods like ADMM are less efficient than PGS and "
                   "its cheap per-contact iterations (000 Fig. 16 left)",
-         "measure": "NCP/ADMM over NCP/PGS solve time per step, cold, smallest over the 3 scenes "
-                    "(timing)", "value": min(gap_cold), "reproduced": bool(min(gap_cold) > 1),
+         "measure": "NCP/ADMM over NCP/PGS solve time per step, cold, median over the 3 scenes "
+                    "(timing)", "value": float(np.median(gap_cold)),
+         "reproduced": bool(np.median(gap_cold) > 1), "timing": True,
          "sentence": "Cold, NCP/ADMM takes %s times NCP/PGS's solve time (Solo-12, Talos, "
                      "Allegro)." % ", ".join("%.1f" % g for g in gap_cold)},
         {"claim": "Warm starting with the previous step's solution leads to significant "
@@ -103,7 +104,7 @@ def main():
          "measure": "median over the 3 scenes of the NCP/ADMM over NCP/PGS time ratio, warm "
                     "divided by cold (timing)",
          "value": float(np.median(np.array(gap_warm) / np.array(gap_cold))),
-         "reproduced": bool(np.median(np.array(gap_warm) / np.array(gap_cold)) < 1),
+         "reproduced": bool(np.median(np.array(gap_warm) / np.array(gap_cold)) < 1), "timing": True,
          "sentence": "NCP/ADMM over NCP/PGS goes from %s cold to %s warm." %
                      ("/".join("%.1f" % g for g in gap_cold), "/".join("%.1f" % g for g in gap_warm))},
     ]
