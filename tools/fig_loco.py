@@ -19,22 +19,8 @@ import time
 import h5py
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-CSIM = os.environ.get("CSIM", os.path.join(ROOT, "csim"))
-FIGDIR = os.path.join(ROOT, "out", "figures")
-
-# every model/solver pair of csim (README "Contact models and solvers")
-PAIRS = [
-    ("ncp", "pgs", "NCP/PGS"),
-    ("ncp", "admm", "NCP/ADMM"),
-    ("ncp", "staggered", "NCP/Staggered"),
-    ("ccp", "pgs", "CCP/PGS"),
-    ("ccp", "admm", "CCP/ADMM"),
-    ("lcp", "pgs", "LCP/PGS"),
-    ("lcp", "lemke", "LCP/Lemke"),
-    ("raisim", "bisection", "RaiSim"),
-    ("raisim_ds", "bisection", "RaiSim+DS"),
-]
+# the repository root, csim, the figure folder and every model/solver pair with its plot label
+from fig000_common import CSIM, FIGDIR, PAIRS, ROOT  # noqa: E402,F401
 
 
 def start(fid):
