@@ -14,10 +14,10 @@
 
 //---- helpers ----
 
-// a fresh temporary directory (in $TMPDIR or /tmp) for one test
+// a fresh temporary directory (in $TMPDIR, or out/ of the repository) for one test
 static void make_tmpdir(char* dir, size_t n) {
   const char* t = getenv("TMPDIR");
-  snprintf(dir, n, "%s/csim_test_compare_XXXXXX", t && t[0] ? t : "/tmp");
+  snprintf(dir, n, "%s/csim_test_compare_XXXXXX", t && t[0] ? t : "out");
   ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 

@@ -263,7 +263,7 @@ END_TEST
 
 // the CLI: a table line per model with e_q and its mean, per-toss CSV and HDF5
 START_TEST(cli_validate_prints_the_table_and_writes_results) {
-  char dir[] = "/tmp/csim_ct_XXXXXX";
+  char dir[] = "out/csim_ct_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   static char out[65536];
   char cmd[2048];
@@ -291,7 +291,7 @@ END_TEST
 
 // identification on 5 tosses lowers mean e_q from its starting guess; its file is read back
 START_TEST(identification_on_five_tosses_lowers_eq) {
-  char dir[] = "/tmp/csim_ct_XXXXXX";
+  char dir[] = "out/csim_ct_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   static char out[65536];
   char cmd[2048];
@@ -357,7 +357,7 @@ static void write_nan_file(const char* path) {
 
 // bad input: exit 2, a message naming the problem, nothing written
 START_TEST(bad_inputs_exit_2_and_write_nothing) {
-  char dir[] = "/tmp/csim_ct_XXXXXX";
+  char dir[] = "out/csim_ct_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char nanfile[256], cmd[8192], res[256];
   snprintf(nanfile, sizeof(nanfile), "%s/nan.h5", dir);

@@ -79,7 +79,7 @@ static const char* k_block_urdf =
 static char g_block_path[64];
 
 static void write_block(void) {
-  snprintf(g_block_path, sizeof g_block_path, "/tmp/csim_test_block_%d.urdf", (int)getpid());
+  snprintf(g_block_path, sizeof g_block_path, "out/csim_test_block_%d.urdf", (int)getpid());
   FILE* f = fopen(g_block_path, "w");
   ck_assert_ptr_nonnull(f);
   fputs(k_block_urdf, f);

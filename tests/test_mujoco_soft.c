@@ -61,7 +61,7 @@ static mjModel* mj_model(const soft_case* c, double z0, double gz) {
            gz, c->dt, c->solref[0], c->solref[1], c->solimp[0], c->solimp[1], c->solimp[2], c->solimp[3],
            c->solimp[4], z0, MASS, INERTIA, INERTIA, INERTIA, HALF, HALF, HALF);
   char path[64];
-  snprintf(path, sizeof path, "/tmp/csim_test_mjsoft_%d.xml", (int)getpid());
+  snprintf(path, sizeof path, "out/csim_test_mjsoft_%d.xml", (int)getpid());
   FILE* f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
   fputs(xml, f);
@@ -76,7 +76,7 @@ static mjModel* mj_model(const soft_case* c, double z0, double gz) {
 // csim sim of the case, cube centre at height z0 (the URDF is written next to the scenario)
 static sim* csim_sim(const soft_case* c, double z0, double gz, double vz, scn_config** cfgo) {
   char upath[64];
-  snprintf(upath, sizeof upath, "/tmp/csim_test_mjsoft_%d.urdf", (int)getpid());
+  snprintf(upath, sizeof upath, "out/csim_test_mjsoft_%d.urdf", (int)getpid());
   FILE* f = fopen(upath, "w");
   ck_assert_ptr_nonnull(f);
   fprintf(f,

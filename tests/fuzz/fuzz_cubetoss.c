@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // an HDF5 data file
   if (!g_toss_path[0])
-    snprintf(g_toss_path, sizeof(g_toss_path), "/tmp/csim_fuzz_toss_%d.h5", (int)getpid());
+    snprintf(g_toss_path, sizeof(g_toss_path), "out/csim_fuzz_toss_%d.h5", (int)getpid());
   FILE* f = fopen(g_toss_path, "wb");
   if (!f) return 0;
   fwrite(data, 1, size, f);

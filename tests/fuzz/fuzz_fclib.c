@@ -13,7 +13,7 @@ static char g_fclib_path[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 20) return 0;
-  if (!g_fclib_path[0]) snprintf(g_fclib_path, sizeof(g_fclib_path), "/tmp/csim_fuzz_fclib_%d.hdf5", (int)getpid());
+  if (!g_fclib_path[0]) snprintf(g_fclib_path, sizeof(g_fclib_path), "out/csim_fuzz_fclib_%d.hdf5", (int)getpid());
   FILE* f = fopen(g_fclib_path, "wb");
   if (!f) return 0;
   fwrite(data, 1, size, f);

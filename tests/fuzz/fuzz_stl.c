@@ -13,7 +13,7 @@ static char g_stl_path[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1 << 20) return 0;
-  if (!g_stl_path[0]) snprintf(g_stl_path, sizeof(g_stl_path), "/tmp/csim_fuzz_stl_%d.stl", (int)getpid());
+  if (!g_stl_path[0]) snprintf(g_stl_path, sizeof(g_stl_path), "out/csim_fuzz_stl_%d.stl", (int)getpid());
   FILE* f = fopen(g_stl_path, "wb");
   if (!f) return 0;
   fwrite(data, 1, size, f);
