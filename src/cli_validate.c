@@ -410,20 +410,28 @@ static void defaults(args* a) {
   a->max_evals = 40;
 }
 
-int cli_validate(int argc, char** argv) {
+// the common head of validate and identify: the data set name, -h, the options (defaults, out
+// the default output); 0 to go on, 1 when help was printed (exit 0), -1 on bad input (exit 2)
+static int begin(int argc, char** argv, const char* cmd, const char* usage, const char* out,
+                 args* a) {
   if (argc < 1 || strcmp(argv[0], "cubetoss")) {
     if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
-      fputs(kValidateUsage, stdout);
-      return 0;
+      fputs(usage, stdout);
+      return 1;
     }
-    fprintf(stderr, "csim: error: validate: expected the data set name 'cubetoss'\n\n%s", kValidateUsage);
-    return CSIM_ERR_INPUT;
+    fprintf(stderr, "csim: error: %s: expected the data set name 'cubetoss'\n\n%s", cmd, usage);
+    return -1;
   }
+  defaults(a);
+  a->out = out;
+  int pr = parse_args(argc - 1, argv + 1, a, usage);
+  return pr > 0 ? 1 : pr ? -1 : 0;
+}
+
+int cli_validate(int argc, char** argv) {
   args a;
-  defaults(&a);
-  a.out = "out/cubetoss";
-  int pr = parse_args(argc - 1, argv + 1, &a, kValidateUsage);
-  if (pr) return pr > 0 ? 0 : CSIM_ERR_INPUT;
+  int st0 = begin(argc, argv, "validate", kValidateUsage, "out/cubetoss", &a);
+  if (st0) return st0 > 0 ? 0 : CSIM_ERR_INPUT;
   double t0 = now();
   ct_data* d = NULL;
   int* idx = NULL;
@@ -604,19 +612,9 @@ static double eval_u(objective* ob, const double* u, const int* idx, int n, csim
 }
 
 int cli_identify(int argc, char** argv) {
-  if (argc < 1 || strcmp(argv[0], "cubetoss")) {
-    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
-      fputs(kIdentifyUsage, stdout);
-      return 0;
-    }
-    fprintf(stderr, "csim: error: identify: expected the data set name 'cubetoss'\n\n%s", kIdentifyUsage);
-    return CSIM_ERR_INPUT;
-  }
   args a;
-  defaults(&a);
-  a.out = "out/cubetoss_params.yaml";
-  int pr = parse_args(argc - 1, argv + 1, &a, kIdentifyUsage);
-  if (pr) return pr > 0 ? 0 : CSIM_ERR_INPUT;
+  int st0 = begin(argc, argv, "identify", kIdentifyUsage, "out/cubetoss_params.yaml", &a);
+  if (st0) return st0 > 0 ? 0 : CSIM_ERR_INPUT;
   ct_data* d = NULL;
   int* idx = NULL;
   int n = 0;
