@@ -66,7 +66,7 @@ typedef struct {
   rec_dataset *l_count, *l_offset, *l_joint, *l_side, *l_gap, *l_force;
   rec_dataset *eps, *primal, *dual, *compl, *iters, *conv;
   rec_dataset *t_step, *t_coll, *t_dyn, *t_solve;
-  rec_dataset *c_count, *c_offset, *c_body, *c_point, *c_normal, *c_depth, *c_force, *c_vel,
+  rec_dataset *c_count, *c_reduced, *c_reduced_touch, *c_offset, *c_body, *c_point, *c_normal, *c_depth, *c_force, *c_vel,
       *c_frame, *c_id;
 } run_sets;
 
@@ -117,6 +117,12 @@ static csim_status declare(rec_file* f, const sim_model* m, run_sets* s, csim_er
       {&s->t_solve, "/timing/solve", REC_F64, 0, "s",
        "wall time of the contact problem build and solve"},
       {&s->c_count, "/contacts/count", REC_I32, 0, "1", "contacts at this step"},
+      {&s->c_reduced, "/contacts/reduced", REC_I32, 0, "1",
+       "contacts collision found that the patch reduction removed at this step (contact.patch_angle, "
+       "contact.patch_max; not in the flat /contacts arrays; 0 with the reduction off)"},
+      {&s->c_reduced_touch, "/contacts/reduced_touching", REC_I32, 0, "1",
+       "of /contacts/reduced, those touching (depth >= 0); the others were near contacts within "
+       "contact.margin"},
       {&s->c_offset, "/contacts/offset", REC_I32, 0, "1",
        "first row of this step in the flat /contacts arrays"},
       {&s->c_body, "/contacts/body", REC_I32, 2, "1",
@@ -218,7 +224,10 @@ static csim_status record_row(const run_sets* s, const sim* S, const double* q0,
   if (!st) st = rec_append(s->t_coll, &info->t_collision, err);
   if (!st) st = rec_append(s->t_dyn, &info->t_dynamics, err);
   if (!st) st = rec_append(s->t_solve, &info->t_solve, err);
+  int32_t nred = info->nreduced, nred_t = info->nreduced_touch;
   if (!st) st = rec_append(s->c_count, &nc, err);
+  if (!st) st = rec_append(s->c_reduced, &nred, err);
+  if (!st) st = rec_append(s->c_reduced_touch, &nred_t, err);
   if (!st) st = rec_append(s->c_offset, &off, err);
   for (int i = 0; i < nc && !st; i++) {
     const coll_contact* k = &c->con[i];
@@ -239,8 +248,8 @@ static csim_status record_row(const run_sets* s, const sim* S, const double* q0,
 // running statistics for the summary
 typedef struct {
   long steps, nonconv;
-  double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall, lim_sum;
-  int it_max, con_max, lim_max;
+  double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall, lim_sum, red_sum, redt_sum;
+  int it_max, con_max, lim_max, red_max, redt_max;
 } run_stats;
 
 static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const run_stats* r,
@@ -267,6 +276,12 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
           r->con_sum / (double)n, r->con_max, r->lim_sum / (double)n, r->lim_max,
           cfg->limits_enabled ? "" : " (limits.enabled: false)",
           (double)S->midpoint_its / (double)n);
+  if (cfg->patch_angle > 0)  // the contacts collision found beyond those solved (never hidden)
+    fprintf(f, "  patch reduction dropped mean %.2f, max %d contacts per step, of them touching mean "
+            "%.2f, max %d (contact.patch_angle %g rad, patch_max %d)\n", r->red_sum / (double)n,
+            r->red_max, r->redt_sum / (double)n, r->redt_max, cfg->patch_angle, cfg->patch_max);
+  else
+    fprintf(f, "  patch reduction off (contact.patch_angle 0): no contact dropped\n");
   fprintf(f, "  contact buffers hold %d contacts (%.1f MiB; contact.memory_budget %g MiB)\n",
           S->maxgeom, (double)S->buffer_bytes / SIM_MIB, cfg->memory_budget);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
@@ -582,6 +597,10 @@ static int run_one(const char* path, const char* const* sets, int nset, const ch
     if (info.solve.iterations > r.it_max) r.it_max = info.solve.iterations;
     r.con_sum += info.ncon;
     if (info.ncon > r.con_max) r.con_max = info.ncon;
+    r.red_sum += info.nreduced;
+    if (info.nreduced > r.red_max) r.red_max = info.nreduced;
+    r.redt_sum += info.nreduced_touch;
+    if (info.nreduced_touch > r.redt_max) r.redt_max = info.nreduced_touch;
     r.lim_sum += info.nlimit;
     if (info.nlimit > r.lim_max) r.lim_max = info.nlimit;
     if (info.ncon && !info.solve.converged) r.nonconv++;

@@ -512,6 +512,8 @@ struct coll_model {
   double margin;
   double patch_slope; // patch reduction: tan of the angle tolerance (0: off), most per patch
   int patch_max;
+  int nreduced;      // contacts the patch reduction removed in the last coll_detect call,
+  int nreduced_touch;// and of those the touching ones (depth >= 0)
   int nhull;
   coll_hull* hull;   // one per model mesh (nhull)
   coll_hfield hfield;// the model's height field (hfield.nx = 0: none)
@@ -812,6 +814,18 @@ int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max) {
   return m;
 }
 
+int coll_reduced(const coll_model* cm, int* touching) {
+  if (touching) *touching = cm ? cm->nreduced_touch : 0;
+  return cm ? cm->nreduced : 0;
+}
+
+// contacts with depth >= 0 (touching) among con[0..n)
+static int count_touching(const coll_contact* con, int n) {
+  int t = 0;
+  for (int i = 0; i < n; i++) t += con[i].depth >= 0;
+  return t;
+}
+
 int coll_npair(const coll_model* cm) {
   return cm ? cm->npair : 0;
 }
@@ -918,6 +932,7 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
                 const double* geom_xmat, coll_contact* out, int maxcon, int* ncon) {
   int n = 0, dropped = 0;
   double margin = cm->margin;
+  cm->nreduced = cm->nreduced_touch = 0;
   int nf = broad_phase(cm, geom_xpos, geom_xmat);
   for (int f = 0; f < nf; f++) {
     int p = cm->found[f];
@@ -958,7 +973,13 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
                     tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin, NULL};
     coll_contact tmp[COLL_MAX_PAIR_CONTACTS];
     int k = coll_pair_table[ti][tj](&g1, &g2, margin, tmp);
-    k = coll_reduce_patch(tmp, k, cm->patch_slope, cm->patch_max);
+    if (k > 1 && cm->patch_slope > 0) {  // counted, never hidden (README "Contacts per patch")
+      int t0 = count_touching(tmp, k);
+      int kept = coll_reduce_patch(tmp, k, cm->patch_slope, cm->patch_max);
+      cm->nreduced += k - kept;
+      cm->nreduced_touch += t0 - count_touching(tmp, kept);
+      k = kept;
+    }
     for (int c = 0; c < k; c++) {
       if (n >= maxcon) {
         dropped++;

@@ -67,7 +67,8 @@
 // the patch remain: the deepest, the farthest from it, the one making the largest triangle, the
 // one adding the most area (Bullet's and MuJoCo's 4-point manifold). Contacts with another normal
 // are kept as they are. The kept ones keep their order and feature ids (warm start matches
-// them); it works in place, without allocating.
+// them); it works in place, without allocating. coll_detect counts the contacts it removes
+// (coll_reduced: all, and the touching ones among them), so a run can report them.
 #ifndef CSIM_COLLISION_H
 #define CSIM_COLLISION_H
 
@@ -179,6 +180,12 @@ void coll_set_patch(coll_model* cm, double angle, int patch_max);
 // reduce the n contacts of one pair in place (see above) with slope = tan(angle); slope <= 0
 // returns n unchanged; patch_max is clamped to 1..4; returns the number kept, in their order
 int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max);
+
+// contacts the patch reduction removed in the last coll_detect call (0 with the reduction off),
+// and in *touching (may be NULL) how many of them were touching (depth >= 0; the others were
+// near contacts within the margin). Contacts dropped for a full buffer are not counted here
+// (coll_detect's return value).
+int coll_reduced(const coll_model* cm, int* touching);
 
 // number of candidate pairs and the geoms of pair i (geom1 has the lower type)
 int coll_npair(const coll_model* cm);

@@ -44,6 +44,8 @@ typedef struct {
   int maxchain;       // dofs a contact's two chains can touch
   int ncon;           // contacts this step, joint limits included (they come last)
   int nlimit;         // of which joint limits
+  int nreduced;       // contacts the patch reduction removed in the collision that filled con
+  int nreduced_touch; // of which touching (depth >= 0); coll_reduced, set by the caller
 
   // per contact (maxcon)
   coll_contact* con;  // geometry from collision

@@ -510,6 +510,8 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   double t5 = stage_clock();
   info->ncon = s->con->ncon - s->con->nlimit;
   info->nlimit = s->con->nlimit;
+  info->nreduced = s->con->nreduced;
+  info->nreduced_touch = s->con->nreduced_touch;
   info->t_collision = t2 - t1;
   info->t_dynamics = t3 - t2;
   info->t_solve = t4 - t3;

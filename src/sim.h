@@ -42,6 +42,8 @@ extern const char* const sim_warning_names[SIM_NWARN];
 typedef struct {
   int ncon;                 // contacts (geometric; joint limits not included)
   int nlimit;               // active joint limits
+  int nreduced;             // contacts the patch reduction removed (not in ncon; collision.h)
+  int nreduced_touch;       // of which touching (depth >= 0); the rest were near (in the margin)
   solver_result solve;      // iterations, eps_abs, residuals, converged (contacts and limits)
   double kinetic, potential;// J at the start of the step
   double work;              // J: work of actions and external forces from t = 0 to the start

@@ -309,6 +309,7 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   if (nd > 0) *dropped = ncon + nd;  // contacts found (sim_contact_overflow)
   ce->ncon = ncon;
   ce->nlimit = 0;
+  ce->nreduced = coll_reduced(s->coll, &ce->nreduced_touch);
   dyn_crba(m, d);
   dyn_factor(m, d);
   stage_actions(s);
@@ -525,6 +526,8 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
   d->time += h;
   double t3 = stage_clock();
   info->ncon = con->ncon;
+  info->nreduced = con->nreduced;
+  info->nreduced_touch = con->nreduced_touch;
   info->t_collision += t1 - t0;
   info->t_dynamics += t2 - t1;
   info->t_solve += t3 - t2;

@@ -40,6 +40,7 @@ int stage_collision(sim* s) {
   int dropped = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxgeom, &n);
   s->con->ncon = n;
   s->con->nlimit = 0;
+  s->con->nreduced = coll_reduced(s->coll, &s->con->nreduced_touch);
   memset(s->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
   for (int i = 0; i < n; i++) {
     touch(s, m->geom_body[s->con->con[i].geom1]);

@@ -47,7 +47,8 @@ double stage_clock(void);
 // kinematics at d->q, d->v: poses, d->cdof, d->cvel
 void stage_positions(sim* s);
 
-// collision into s->con (ncon, nlimit = 0) and the per-robot "touches something" flags;
+// collision into s->con (ncon, nlimit = 0, nreduced and nreduced_touch: what the patch reduction
+// removed, coll_reduced) and the per-robot "touches something" flags;
 // returns the number of contacts that did not fit (0 unless the buffers are smaller than
 // collision's worst case, contact.memory_budget; the caller stops the run: sim_contact_overflow)
 int stage_collision(sim* s);

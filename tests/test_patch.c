@@ -1,13 +1,16 @@
 // test_patch.c — collision's patch reduction (contact.patch_angle, contact.patch_max) in whole
 // runs: a resting box keeps its 4 corners and its penetration, a tilted box settling flat keeps
-// its near corners, Solo-12 stands on one contact per foot. The per-pair rules are checked
-// against closed forms in test_collision.c.
+// its near corners, Solo-12 stands on one contact per foot; the contacts it removes are counted
+// (sim_stepinfo nreduced, nreduced_touch: /contacts/reduced) against closed forms and against
+// collision with the reduction off at the same state. The per-pair rules are checked against
+// closed forms in test_collision.c.
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinematics.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -43,13 +46,14 @@ static void unload(fixture* f) {
   scn_free(f->cfg);
 }
 
-static void step(fixture* f) {
+static sim_stepinfo step(fixture* f) {
   csim_error err;
   err_clear(&err);
   sim_stepinfo info;
   memset(&info, 0, sizeof info);
   csim_status st = sim_step(f->s, &info, &err);
   ck_assert_msg(st == CSIM_OK, "sim_step %ld: %s", f->s->step, err.msg);
+  return info;
 }
 
 // a 10 cm, 1 kg cube (robots/cube.urdf) on the plane, default margin (1 mm) and patch reduction
@@ -147,6 +151,131 @@ START_TEST(solo12_stands_one_contact_per_foot) {
 }
 END_TEST
 
+//---------------------------------- counting what it removes ----------------------------------
+
+// contacts with depth >= 0 among con[0..n)
+static int touching(const coll_contact* con, int n) {
+  int t = 0;
+  for (int i = 0; i < n; i++) t += con[i].depth >= 0;
+  return t;
+}
+
+// the contacts collision finds at the current state with the reduction off (the sim's own
+// collision model, its patch setting switched off and back: the same pairs and poses the step
+// will see), and in *touch those touching
+static int unreduced(fixture* f, int* touch) {
+  static coll_contact buf[256];
+  sim* s = f->s;
+  kin_forward(s->m, s->d);
+  coll_set_patch(s->coll, 0, 4);
+  int n = 0;
+  ck_assert_int_eq(coll_detect(s->coll, s->m, s->d->geom_xpos, s->d->geom_xmat, buf, 256, &n), 0);
+  coll_set_patch(s->coll, f->cfg->patch_angle, f->cfg->patch_max);
+  *touch = touching(buf, n);
+  return n;
+}
+
+// steps f nsteps times; at each step the count of removed contacts equals the unreduced count at
+// the state the step's contacts come from minus the contacts kept (and so for the touching ones):
+// the state the step starts from, or with at_end the one it ends in (implicit Euler records the
+// end-of-step contacts, sim_compliant.c); returns the sum of the removed contacts
+static long check_counts(fixture* f, int nsteps, int at_end) {
+  long sum = 0;
+  for (int k = 0; k < nsteps; k++) {
+    int t0 = 0, n0 = at_end ? 0 : unreduced(f, &t0);
+    sim_stepinfo in = step(f);
+    if (at_end) n0 = unreduced(f, &t0);
+    int kept_touch = touching(f->s->con->con, in.ncon);
+    ck_assert_msg(in.nreduced == n0 - in.ncon, "step %d: %d recorded removed, %d found - %d kept", k,
+                  in.nreduced, n0, in.ncon);
+    ck_assert_msg(in.nreduced_touch == t0 - kept_touch,
+                  "step %d: %d touching recorded removed, %d touching found - %d kept", k,
+                  in.nreduced_touch, t0, kept_touch);
+    sum += in.nreduced;
+  }
+  return sum;
+}
+
+// the cube pressed 0.1 mm into the plane finds its 4 bottom corners, all touching (the top ones
+// are 10 cm up, beyond the 1 mm margin): with contact.patch_max 3 one touching corner is removed
+// at every step (on 3 corners it stays flat: the corners keep depth in (0, 1e-4]); with the
+// reduction off, or with 4 allowed, none is, and the count is 0
+START_TEST(reduced_count_box_closed_form) {
+  char y[1024];
+  cube_text(y, sizeof y, "[0, 0, 0.0499, 0, 0, 0, 1]");
+  const char* three[] = {"contact.patch_max=3"};
+  const char* off[] = {"contact.patch_angle=0"};
+  fixture f = load_text(y, three, 1), g = load_text(y, off, 1), h = load_text(y, NULL, 0);
+  for (int k = 0; k < 300; k++) {
+    int t0 = 0;
+    ck_assert_int_eq(unreduced(&f, &t0), 4);
+    ck_assert_int_eq(t0, 4);
+    sim_stepinfo a = step(&f), b = step(&g), c = step(&h);
+    ck_assert_msg(a.ncon == 3 && a.nreduced == 1 && a.nreduced_touch == 1,
+                  "step %d: %d kept, %d removed (%d touching)", k, a.ncon, a.nreduced,
+                  a.nreduced_touch);
+    ck_assert_msg(b.ncon == 4 && b.nreduced == 0 && b.nreduced_touch == 0, "step %d: off: %d, %d",
+                  k, b.ncon, b.nreduced);
+    ck_assert_msg(c.ncon == 4 && c.nreduced == 0 && c.nreduced_touch == 0, "step %d: max 4: %d, %d",
+                  k, c.ncon, c.nreduced);
+  }
+  unload(&f);
+  unload(&g);
+  unload(&h);
+}
+END_TEST
+
+// the cube tilted by 0.003 rad on its low edge with contact.patch_angle 0.002: its 2 high corners
+// are near contacts 0.3 mm up at slope 0.003 > tan(0.002), removed in the first step (2 removed,
+// none touching); from then on the count is the unreduced count minus the kept one, as it
+// settles; the same holds for the compliant laws (their collision is the same call), with the
+// implicit Euler step's end-of-step contacts too
+START_TEST(reduced_count_tilted_near_corners) {
+  char y[1024];
+  double a = 0.003, zc = 0.05 * (cos(a) + sin(a));
+  char q0[256];
+  snprintf(q0, sizeof q0, "[0, 0, %.17g, %.17g, 0, 0, %.17g]", zc, sin(a / 2), cos(a / 2));
+  cube_text(y, sizeof y, q0);
+  const char* tight[] = {"contact.patch_angle=0.002"};
+  fixture f = load_text(y, tight, 1);
+  sim_stepinfo in = step(&f);
+  ck_assert_int_eq(in.ncon, 2);
+  ck_assert_int_eq(in.nreduced, 2);
+  ck_assert_int_eq(in.nreduced_touch, 0);
+  check_counts(&f, 300, 0);
+  unload(&f);
+  const char* comp[][4] = {
+      {"contact.patch_angle=0.002", "contact.model=hunt_crossley", "solver.name=none",
+       "integrator.scheme=tamsi"},
+      {"contact.patch_angle=0.002", "contact.model=hunt_crossley", "solver.name=none",
+       "integrator.scheme=implicit_euler"}};
+  for (int k = 0; k < 2; k++) {
+    f = load_text(y, comp[k], 4);
+    ck_assert_msg(check_counts(&f, 100, k == 1) >= 2, "%s: nothing removed", comp[k][3]);
+    unload(&f);
+  }
+}
+END_TEST
+
+// Solo-12 standing 0.3 s: at every step the recorded count is the 16 unreduced mesh-vertex
+// contacts at that state minus the kept ones (12 per step once each foot stands on one vertex);
+// with the reduction off it is 0 at every step
+START_TEST(reduced_count_solo12) {
+  const char* on[] = {"integrator.duration=0.3"};
+  const char* off[] = {"integrator.duration=0.3", "contact.patch_angle=0"};
+  fixture a = load_file("scenarios/solo12_stand.yaml", on, 1);
+  ck_assert_int_ge(check_counts(&a, 300, 0), 12 * 250);
+  unload(&a);
+  fixture b = load_file("scenarios/solo12_stand.yaml", off, 2);
+  for (int k = 0; k < 300; k++) {
+    sim_stepinfo in = step(&b);
+    ck_assert_msg(in.ncon == 16 && in.nreduced == 0 && in.nreduced_touch == 0,
+                  "step %d: %d contacts, %d removed", k, in.ncon, in.nreduced);
+  }
+  unload(&b);
+}
+END_TEST
+
 static Suite* patch_suite(void) {
   Suite* s = suite_create("patch");
   TCase* t = tcase_create("runs");
@@ -154,6 +283,9 @@ static Suite* patch_suite(void) {
   tcase_add_test(t, box_rests_same_penetration);
   tcase_add_test(t, tilted_box_keeps_near_corners);
   tcase_add_test(t, solo12_stands_one_contact_per_foot);
+  tcase_add_test(t, reduced_count_box_closed_form);
+  tcase_add_test(t, reduced_count_tilted_near_corners);
+  tcase_add_test(t, reduced_count_solo12);
   suite_add_tcase(s, t);
   return s;
 }
