@@ -198,7 +198,8 @@ static const char* const kDatasets[] = {
     "/time", "/state/q", "/state/v", "/energy/kinetic", "/energy/potential", "/energy/total",
     "/solver/eps_abs", "/solver/primal", "/solver/dual", "/solver/complementarity",
     "/solver/iterations", "/solver/converged", "/timing/step", "/timing/collision",
-    "/timing/dynamics", "/timing/solve", "/contacts/count", "/contacts/offset", "/contacts/body",
+    "/timing/dynamics", "/timing/solve", "/contacts/count", "/contacts/reduced",
+    "/contacts/reduced_touching", "/contacts/offset", "/contacts/body",
     "/contacts/point", "/contacts/normal", "/contacts/depth", "/contacts/force",
     "/contacts/velocity"};
 #define NDATASETS ((int)(sizeof(kDatasets) / sizeof(kDatasets[0])))
@@ -225,7 +226,7 @@ START_TEST(output_file_complete) {
     ck_assert_msg(attr_string(f, p, "description", desc, sizeof(desc)) && desc[0],
                   "%s has no description", p);
     int flat = strncmp(p, "/contacts/", 10) == 0 && strcmp(p, "/contacts/count") != 0 &&
-               strcmp(p, "/contacts/offset") != 0;
+               strcmp(p, "/contacts/offset") != 0 && strncmp(p, "/contacts/reduced", 17) != 0;
     if (flat) {
       if (ncontact_rows < 0) ncontact_rows = (int)dims[0];
       ck_assert_msg((int)dims[0] == ncontact_rows, "%s has %d rows, other contact arrays %d", p,
@@ -303,6 +304,67 @@ START_TEST(output_file_complete) {
     acc += count[k];
   }
   free(t); free(ek); free(ep); free(et); free(v); free(conv); free(count); free(off); free(force);
+  H5Fclose(f);
+}
+END_TEST
+
+// the patch reduction's removed contacts are recorded per row and summarised: Solo-12 standing
+// 0.1 s has 16 mesh-vertex contacts at every step with the reduction off (test_patch.c), so
+// /contacts/reduced + /contacts/count = 16 on every row with it on, and the summary's mean is the
+// rows' mean; with contact.patch_angle 0 every row records 0 (and 16 contacts) and the summary
+// says the reduction is off
+START_TEST(contacts_reduced_recorded) {
+  char out[16384], on[256], off[256], cmd[2048];
+  tmp_path(on, sizeof(on), "red_on.h5");
+  tmp_path(off, sizeof(off), "red_off.h5");
+  const char* solo = "scenarios/solo12_stand.yaml --set integrator.duration=0.1";
+  snprintf(cmd, sizeof(cmd), "%s run %s --out '%s'", csim_bin(), solo, on);
+  int rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  const char* line = strstr(out, "patch reduction dropped mean ");
+  ck_assert_msg(line != NULL, "no patch reduction line:\n%s", out);
+  double mean = -1;
+  int mx = -1;
+  ck_assert_int_eq(sscanf(line, "patch reduction dropped mean %lf, max %d", &mean, &mx), 2);
+  ck_assert_ptr_nonnull(strstr(line, "(contact.patch_angle 0.05 rad, patch_max 4)"));
+  hid_t f = open_h5(on);
+  hsize_t r, rr, rt, dims[2];
+  int* count = read_int(f, "/contacts/count", &r);
+  int* red = read_int(f, "/contacts/reduced", &rr);
+  int* redt = read_int(f, "/contacts/reduced_touching", &rt);
+  ck_assert_int_eq((int)r, 100);
+  ck_assert_int_eq((int)rr, 100);
+  ck_assert_int_eq((int)rt, 100);
+  long sum = 0, cnt = 0;
+  int rmax = 0;
+  for (int k = 0; k < 100; k++) {
+    ck_assert_msg(red[k] + count[k] == 16, "row %d: %d removed + %d kept", k, red[k], count[k]);
+    ck_assert_msg(redt[k] >= 0 && redt[k] <= red[k], "row %d: %d touching of %d", k, redt[k], red[k]);
+    sum += red[k];
+    cnt += count[k];
+    if (red[k] > rmax) rmax = red[k];
+  }
+  ck_assert_int_eq(rmax, mx);
+  ck_assert_double_eq_tol(mean, (double)sum / 100, 0.006);  // printed with 2 decimals
+  ck_assert_int_eq(dset_dims(f, "/contacts/depth", dims), 1);
+  ck_assert_int_eq((long)dims[0], cnt);  // removed contacts are not in the flat arrays
+  free(count); free(red); free(redt);
+  H5Fclose(f);
+
+  snprintf(cmd, sizeof(cmd), "%s run %s --set contact.patch_angle=0 --out '%s'", csim_bin(), solo,
+           off);
+  rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  ck_assert_msg(strstr(out, "patch reduction off (contact.patch_angle 0)") != NULL, "%s", out);
+  f = open_h5(off);
+  count = read_int(f, "/contacts/count", &r);
+  red = read_int(f, "/contacts/reduced", &rr);
+  redt = read_int(f, "/contacts/reduced_touching", &rt);
+  ck_assert_int_eq((int)rr, 100);
+  for (int k = 0; k < 100; k++)
+    ck_assert_msg(count[k] == 16 && red[k] == 0 && redt[k] == 0, "row %d: %d kept, %d removed", k,
+                  count[k], red[k]);
+  free(count); free(red); free(redt);
   H5Fclose(f);
 }
 END_TEST
@@ -581,6 +643,7 @@ static Suite* run_suite(void) {
   tcase_add_unchecked_fixture(t, tmp_setup, tmp_teardown);
   tcase_add_test(t, output_file_complete);
   tcase_add_test(t, output_every);
+  tcase_add_test(t, contacts_reduced_recorded);
   tcase_add_test(t, overrides_in_scenario_attribute);
   tcase_add_test(t, runs_are_deterministic);
   tcase_add_test(t, stopping_criterion);
