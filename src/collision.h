@@ -197,7 +197,8 @@ int coll_max_contacts(const coll_model* cm);
 // all contacts for the geom poses given (data->geom_xpos, geom_xmat); writes at most maxcon
 // contacts into out and their count into *ncon; returns the number of contacts dropped because
 // out was full (0 normally; a warning counter for the caller). Never allocates. cm holds the
-// broad phase's scratch (world AABBs and the sweep order kept between calls).
+// broad phase's scratch (world AABBs and the sweep order kept between calls) and the call's
+// patch reduction counts (coll_reduced).
 int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
                 const double* geom_xmat, coll_contact* out, int maxcon, int* ncon);
 
