@@ -188,6 +188,7 @@ typedef struct {
                         // criterion the larger of it and the NCP residual on G + R)
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
+  int dof_islands;      // islands ADMM factored in dof space (the factored form), 0 otherwise
 } solver_result;
 
 typedef struct solver solver;

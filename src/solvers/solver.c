@@ -251,7 +251,9 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
     double* G = mu + n;
     solver_problem sub = {0};
     sub.nc = n;
-    if (!island_in_dofs(s, p, cons, n, &sub)) {
+    int in_dofs = island_in_dofs(s, p, cons, n, &sub);
+    out.dof_islands += in_dofs;
+    if (!in_dofs) {
       if (n3 > solver_dense_rows(&s->opt, (size_t)s->maxc)) {
         // only a problem without Y can get here (a caller that set nv but passed none): the
         // work holds no contact-space island this large; report, never overflow
