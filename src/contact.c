@@ -56,7 +56,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   int nv = m->nv > 0 ? m->nv : 1;
   c->maxcon = maxcon;
   c->nv = m->nv;
-  c->maxchain = 2 * (m->maxdepth > 0 ? m->maxdepth : 1);
+  c->maxchain = contact_max_chain(m);
   size_t mc = (size_t)maxcon, n3 = 3 * mc;
   c->con = calloc(mc, sizeof(coll_contact));
   c->body1 = calloc(mc, sizeof(int));
@@ -67,6 +67,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->chain = calloc(mc * (size_t)c->maxchain, sizeof(int));
   c->J = calloc(n3 * (size_t)c->maxchain, sizeof(double));
   c->Y = calloc(n3 * (size_t)c->maxchain, sizeof(double));
+  c->ydiag = calloc(n3, sizeof(double));
   c->key = calloc(2 * mc, sizeof(int));
   c->g = calloc(n3, sizeof(double));
   c->lambda = calloc(n3, sizeof(double));
@@ -82,7 +83,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->bucket = calloc(2 * mc, sizeof(int));
   c->fill = calloc(mc, sizeof(int));
   if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
-      !c->J || !c->Y || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
+      !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
       !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda || !c->pos ||
       !c->bucket_ptr || !c->bucket || !c->fill) {
     contact_free(c);
@@ -98,13 +99,17 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   return CSIM_OK;
 }
 
+int contact_max_chain(const sim_model* m) {
+  return 2 * (m->maxdepth > 0 ? m->maxdepth : 1);  // two bodies' root-to-leaf paths
+}
+
 size_t contact_bytes(const sim_model* m, int maxcon) {
   if (maxcon < 1) maxcon = 1;
   size_t mc = (size_t)maxcon, n3 = 3 * mc, D = sizeof(double), I = sizeof(int);
   size_t nv = (size_t)(m->nv > 0 ? m->nv : 1), ch = 2 * (size_t)(m->maxdepth > 0 ? m->maxdepth : 1);
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
-         mc * I + mc * ch * I + 2 * n3 * ch * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
+         mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
          n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
@@ -112,7 +117,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
 void contact_free(contact_data* c) {
   if (!c) return;
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
-  free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->key); free(c->g);
+  free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
   free(c->fill);
@@ -407,9 +412,13 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   solver_blocks_islands(B);
 
   // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
+  // (and the factored form's ydiag carries the same, since their Y rows are zero)
+  if (c->nlimit > 0) memset(c->ydiag, 0, sizeof(double) * 3 * (size_t)(nc - c->nlimit));
   for (int i = nc - c->nlimit; i < nc; i++) {
     double* D = B->blk + 9 * (size_t)B->diag[i];
     D[0] = D[4] = D[8];
+    c->ydiag[3 * i] = c->ydiag[3 * i + 1] = D[8];
+    c->ydiag[3 * i + 2] = 0;
   }
 
   // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
@@ -535,5 +544,13 @@ void contact_store(contact_data* c, const double* dual) {
 }
 
 solver_problem contact_problem(const contact_data* c) {
-  return solver_blocks_problem(c->G, c->g, c->mu, c->has_R ? c->R : NULL);
+  solver_problem p = solver_blocks_problem(c->G, c->g, c->mu, c->has_R ? c->R : NULL);
+  // the factored form G = Y Y' + diag(ydiag) (solver.h)
+  p.nv = c->nv;
+  p.ystride = c->maxchain;
+  p.ynz = c->nchain;
+  p.ydof = c->chain;
+  p.Y = c->Y;
+  p.ydiag = c->nlimit > 0 ? c->ydiag : NULL;
+  return p;
 }

@@ -9,7 +9,7 @@
 // to geom1's body at the contact point; an impulse lambda pushes geom2's body along +lambda and
 // geom1's body along -lambda.
 //
-// G = J M^-1 J' = Y'Y with Y = D^-1/2 L^-T J' (dyn_solve_half); J is formed only on the dofs of
+// G = J M^-1 J' = Y Y' with Y = D^-1/2 L^-T J' (dyn_solve_half); J is formed only on the dofs of
 // the two bodies' chains, Y likewise (L^-T keeps an ancestor-closed support: no dense n-vector),
 // and G is block-sparse (solver.h): a 3x3 block (i, j) only when contacts i and j share a dof,
 // which for ancestor-closed chains is exactly when they share a tree root dof (a dof shared
@@ -57,6 +57,7 @@ typedef struct {
   int* chain;         // those dofs, ascending                             (maxcon x maxchain)
   double* J;          // rows t1 t2 n on the chain dofs                    (maxcon x 3 x maxchain)
   double* Y;          // D^-1/2 L^-T J' rows on the chain dofs              (maxcon x 3 x maxchain)
+  double* ydiag;      // G's diagonal beyond Y Y' (limits' tangent rows)  (3 maxcon)
   int* key;           // root dofs of the chain's trees, -1 when none      (maxcon x 2)
 
   // the problem (3 ncon rows)
@@ -120,7 +121,11 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
 // NULL: none) for the next warm start
 void contact_store(contact_data* c, const double* dual);
 
-// the solver problem view of the built contacts
+// the solver problem view of the built contacts: G's blocks and islands, and its factored form
+// G = Y Y' + diag(ydiag) (solver.h; ADMM factors an island in dof space with it)
 solver_problem contact_problem(const contact_data* c);
+
+// the longest chain a contact can have (contact_data's maxchain): solver_options.max_chain
+int contact_max_chain(const sim_model* m);
 
 #endif  // CSIM_CONTACT_H

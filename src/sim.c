@@ -369,6 +369,10 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   solver_options so;
   int compliant = cmpl_is_compliant(cfg);  // compliant laws: no rigid solver (solver.name ignored)
   if (st == CSIM_OK && !compliant) st = map_solver(cfg, &so, err);
+  if (st == CSIM_OK && !compliant) {  // the contact problems carry their factored form
+    so.nv = s->m->nv;
+    so.max_chain = contact_max_chain(s->m);
+  }
   if (st == CSIM_OK) st = size_contacts(s, compliant ? NULL : &so, err);
   if (st == CSIM_OK) st = contact_create(s->m, s->maxcon, &s->con, err);
   if (st == CSIM_OK) st = initial_contacts(s, err);

@@ -31,8 +31,10 @@
 // the blocks of row i only, diagonal blocks come from storage; ncp/pgs iterates island by island
 // (each island stops at its own tolerance; iterations reported are the most any island took). ADMM, staggered projections and
 // Lemke factor or pivot on G: solver_solve hands them one island at a time as a dense
-// sub-problem (densely per island, LAPACK dpotrf for ADMM: not a sparse factorization yet; their
-// workspace is sized for an island of every contact). c = G lambda + g at the answer is computed
+// sub-problem (densely per island; their workspace is sized for an island of every contact).
+// ADMM given the factored form (Y) factors an island with fewer dofs than contact rows in dof
+// space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
+// island's dofs, A diagonal), LAPACK dpotrf; its products with G go through Y (O(nnz Y)). c = G lambda + g at the answer is computed
 // once (or taken from the family when it is exact) and shared by the NCP criterion and the eps
 // metrics.
 #ifndef CSIM_SOLVER_H
@@ -97,6 +99,18 @@ typedef struct {
   const double* g;      // (3nc)
   const double* mu;     // (nc)
   const double* R;      // (3nc) diagonal compliance, or NULL
+  // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
+  // chain): G = Y Y' + diag(ydiag). Contact i's three rows hold ynz[i] entries at dofs
+  // ydof[i ystride ..], row r's values at Y[(3 i + r) ystride ..]; ydiag (3nc, or NULL: zero)
+  // is what G's diagonal holds beyond Y Y' (a joint limit's inert tangent rows, contact.h).
+  // NULL Y: none. ADMM factors an island in dof space with it (Woodbury) when the island has
+  // fewer dofs than contact rows; the kernels below read the blocks or dense G, never Y
+  int nv;               // dofs Y's columns range over
+  int ystride;          // entries per row of Y and per contact of ydof
+  const int* ynz;       // (nc)
+  const int* ydof;      // (nc x ystride)
+  const double* Y;      // (3nc x ystride)
+  const double* ydiag;  // (3nc) or NULL
 } solver_problem;
 
 // owner of a block-sparse G: storage for up to maxc block rows and maxblocks blocks
@@ -159,6 +173,12 @@ typedef struct {
   double rho;             // ADMM initial proximal parameter
   int rho_adaptive;       // ADMM: adapt rho
   solver_criterion criterion;  // what the tolerance applies to (0: the model's own residual)
+  // set by a caller that passes factored problems (solver_problem's Y: sim with contact.h), 0
+  // otherwise: the dofs and the largest ystride those problems have. ADMM then sizes its
+  // dense work for min(3 contacts, nv) rows (an island is factored in whichever space is
+  // smaller) instead of 3 contacts
+  int nv;
+  int max_chain;
 } solver_options;
 
 typedef struct {
@@ -168,6 +188,7 @@ typedef struct {
                         // criterion the larger of it and the NCP residual on G + R)
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
+  int dof_islands;      // islands ADMM factored in dof space (the factored form), 0 otherwise
 } solver_result;
 
 typedef struct solver solver;

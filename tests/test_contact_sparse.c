@@ -9,7 +9,10 @@
 //  * every model/solver pair gives the same contact velocity c = G lambda + g (to its
 //    tolerance) on the block-sparse problem (per island) and on the same G stored with every
 //    block (one dense island: the dense reference path), both converged; the per-contact
-//    families that sweep all islands together give bit-identical impulses.
+//    families that sweep all islands together give bit-identical impulses;
+//  * the factored form Y Y' + diag(ydiag) handed to the solvers equals the blocks (joint-limit
+//    rows included: a Panda arm resting on its limits); ADMM factoring islands in dof space
+//    (Woodbury) gives the contact velocities of ADMM factoring them densely in contact space.
 #include <check.h>
 #include <lapacke.h>
 #include <math.h>
@@ -99,6 +102,14 @@ static const char* kSoloCubes =
     "  - {urdf: robots/cube.urdf, base: free, q0: [0.9, 0.3, 0.05, 0, 0, 0, 1]}\n"
     "contact: {model: ncp, friction: 0.9}\nsolver: {name: pgs, tolerance: 1.0e-8}\n"
     "integrator: {dt: 1.0e-3, duration: 1}\n";
+
+// a Panda arm (fixed base) falling under gravity from q = 0, which is past joint 4's upper
+// limit: its joints rest on their limits
+static const char* kLimitDrop =
+    "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\nrobots:\n"
+    "  - {urdf: ../shared/data/robots/panda/panda.urdf, base: fixed}\n"
+    "contact: {model: ncp, friction: 0.9}\nsolver: {name: admm, tolerance: 1.0e-8}\n"
+    "limits: {enabled: true}\nintegrator: {dt: 1.0e-3, duration: 1}\n";
 
 static const char* kTwoStacks =
     "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\nrobots:\n"
@@ -226,7 +237,7 @@ START_TEST(solvers_sparse_vs_dense) {
       if (!solver_pair_supported((solver_model)mo, (solver_kind)k, NULL, 0)) continue;
       npairs++;
       solver_options o = {(solver_model)mo, (solver_kind)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
-                          SOLVER_STOP_MODEL};
+                          SOLVER_STOP_MODEL, 0, 0};
       solver* sv = NULL;
       csim_error err;
       ck_assert_msg(solver_create(&o, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
@@ -283,6 +294,114 @@ START_TEST(block_bound) {
 }
 END_TEST
 
+// the factored form contact_problem hands the solvers (solver.h): Y Y' + diag(ydiag), densified
+// here from the chain rows, equals the stored blocks entry by entry (to 1e-12 of max |G|)
+static double factored_error(const solver_problem* p) {
+  int nc = p->nc, n3 = 3 * nc;
+  double* F = calloc((size_t)n3 * n3, sizeof(double));
+  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
+  double* Yd = calloc((size_t)n3 * (size_t)p->nv, sizeof(double));
+  int* map = calloc((size_t)nc, sizeof(int));
+  int* all = calloc((size_t)nc, sizeof(int));
+  for (int i = 0; i < nc; i++) all[i] = i;
+  solver_gdense(p, all, nc, map, Gd);
+  for (int i = 0; i < nc; i++)
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < p->ynz[i]; k++)
+        Yd[(size_t)(3 * i + r) * p->nv + p->ydof[(size_t)i * p->ystride + k]] =
+            p->Y[(size_t)(3 * i + r) * p->ystride + k];
+  double e = 0, gmax = 0;
+  for (int a = 0; a < n3; a++)
+    for (int b = 0; b < n3; b++) {
+      double x = a == b && p->ydiag ? p->ydiag[a] : 0;
+      for (int k = 0; k < p->nv; k++) x += Yd[(size_t)a * p->nv + k] * Yd[(size_t)b * p->nv + k];
+      e = fmax(e, fabs(x - Gd[(size_t)a * n3 + b]));
+      gmax = fmax(gmax, fabs(Gd[(size_t)a * n3 + b]));
+    }
+  free(F); free(Gd); free(Yd); free(map); free(all);
+  return e / gmax;
+}
+
+// ADMM factoring islands in dof space (Woodbury through the factored form, solver options nv
+// and max_chain set as sim sets them) against ADMM factoring every island densely in contact
+// space (nv = 0): both converge, the islands with fewer dofs than contact rows did go through
+// dof space, and the contact velocities agree to the tolerance; the factored form itself equals
+// the blocks (including a robot's joint-limit rows when limits are active)
+START_TEST(admm_dof_space) {
+  const char* scenes[] = {kTwoStacks, kSoloCubes, NULL};
+  for (int sc = 0; sc < 3; sc++) {
+    scn_config* cfg = NULL;
+    sim* s = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 20, &cfg);
+    solver_problem sp = contact_problem(s->con);
+    int nc = sp.nc, n3 = 3 * nc;
+    ck_assert_int_ge(nc, 4);
+    double fe = factored_error(&sp);
+    ck_assert_msg(fe <= 1e-12, "scene %d: |Y Y' + diag - G| / |G| = %g", sc, fe);
+    double* l1 = calloc((size_t)n3, sizeof(double));
+    double* l2 = calloc((size_t)n3, sizeof(double));
+    double* c1 = calloc((size_t)n3, sizeof(double));
+    for (int mo = 0; mo < 2; mo++) {
+      solver_model model = mo ? SOLVER_MODEL_CCP : SOLVER_MODEL_NCP;
+      solver_options od = {model, SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+      solver_options oy = od;
+      oy.nv = s->m->nv;
+      oy.max_chain = contact_max_chain(s->m);
+      solver *sd = NULL, *sy = NULL;
+      csim_error err;
+      ck_assert_msg(solver_create(&od, nc, &sd, &err) == CSIM_OK, "%s", err.msg);
+      ck_assert_msg(solver_create(&oy, nc, &sy, &err) == CSIM_OK, "%s", err.msg);
+      memset(l1, 0, sizeof(double) * (size_t)n3);
+      memset(l2, 0, sizeof(double) * (size_t)n3);
+      solver_result rd, ry;
+      solver_solve(sd, &sp, l1, &rd);
+      memcpy(c1, solver_velocity(sd), sizeof(double) * (size_t)n3);
+      solver_solve(sy, &sp, l2, &ry);
+      const double* c2 = solver_velocity(sy);
+      ck_assert_msg(rd.converged && ry.converged, "scene %d model %d: converged %d (dense) %d (dofs)",
+                    sc, mo, rd.converged, ry.converged);
+      ck_assert_int_eq(rd.dof_islands, 0);
+      // the cube stacks (12 or 18 dofs, 24 or 36 rows) go through dof space
+      if (sc < 2) ck_assert_int_ge(ry.dof_islands, 2);
+      double dc = 0, cmax = 0;
+      for (int a = 0; a < n3; a++) {
+        dc = fmax(dc, fabs(c1[a] - c2[a]));
+        cmax = fmax(cmax, fabs(c1[a]));
+      }
+      ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "scene %d model %d: |c_dofs - c_dense| = %g", sc,
+                    mo, dc);
+      solver_free(sd);
+      solver_free(sy);
+    }
+    free(l1); free(l2); free(c1);
+    sim_free(s);
+    scn_free(cfg);
+  }
+}
+END_TEST
+
+// a joint limit's rows in the factored form: zero Y tangent rows, G_NN on ydiag (solver.h)
+START_TEST(factored_form_limits) {
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kLimitDrop, NULL, 0, &cfg);
+  sim_stepinfo info;
+  csim_error err;
+  int seen = 0;
+  for (int k = 0; k < 400 && !seen; k++) {
+    ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
+    if (s->con->nlimit > 0) {
+      solver_problem sp = contact_problem(s->con);
+      ck_assert_ptr_nonnull(sp.ydiag);
+      double fe = factored_error(&sp);
+      ck_assert_msg(fe <= 1e-12, "limits: |Y Y' + diag - G| / |G| = %g", fe);
+      seen = 1;
+    }
+  }
+  ck_assert_msg(seen, "no joint limit became active in 400 steps");
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("contact_sparse");
   TCase* t = tcase_create("sparse");
@@ -293,6 +412,8 @@ static Suite* suite(void) {
   tcase_add_test(t, islands_two_stacks);
   tcase_add_test(t, solvers_sparse_vs_dense);
   tcase_add_test(t, block_bound);
+  tcase_add_test(t, admm_dof_space);
+  tcase_add_test(t, factored_form_limits);
   suite_add_tcase(s, t);
   return s;
 }

@@ -727,10 +727,10 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
   // the families with a dense island buffer (ADMM, staggered, Lemke) and the per-contact ones
   // other than PGS: their solver_bytes too
   const solver_options others[4] = {
-      {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL},
-      {SOLVER_MODEL_NCP, SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL},
-      {SOLVER_MODEL_LCP, SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL},
-      {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL}};
+      {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0},
+      {SOLVER_MODEL_NCP, SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0},
+      {SOLVER_MODEL_LCP, SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0},
+      {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0}};
   for (int o = 0; o < 4; o++)
     for (int k = 0; k < 3; k++) {
       csim_error err;

@@ -27,7 +27,7 @@ static void random_spd(double G[9], unsigned* s) {
 }
 
 static solver* make_pgs(int maxc, double tol, int iters) {
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -209,7 +209,7 @@ START_TEST(multi_contact_convergence_and_warm_start) {
   ck_assert(res.converged);
   solver_free(pgs);
   // over-relaxation 1.3
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0};
   csim_error e;
   ck_assert_int_eq(solver_create(&o, nc, &pgs, &e), CSIM_OK);
   double y[12] = {0};
@@ -225,7 +225,7 @@ START_TEST(unsupported_pairs_are_errors) {
   ck_assert(solver_pair_supported(SOLVER_MODEL_NCP, SOLVER_PGS, msg, sizeof(msg)));
   ck_assert(!solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_BISECTION, msg, sizeof(msg)));
   ck_assert_ptr_nonnull(strstr(msg, "ncp/pgs"));
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 3, &s, &e), CSIM_ERR_INPUT);
@@ -251,7 +251,7 @@ END_TEST
 START_TEST(dual_variable_round_trip) {
   double G[9] = {2, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 1}, g[3] = {0.4, -0.2, -1}, mu = 0.3;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);

@@ -74,9 +74,55 @@ static const int kPowerIt = 20;
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
 
+// G~ as the iteration sees it: the dense rows of an island (p->dense), or its factored form
+// G = Y Y' + diag(ydiag) in the island's nd dofs (p->Y, solver.h), whose products cost O(nnz Y)
+// and whose x-step is factored in dof space (Woodbury, below)
+typedef struct {
+  const solver_problem* p;
+  int n;       // 3 nc
+  int nd;      // dofs of the factored form, 0 when dense
+  double* A;   // (n) factored form: sigma + R + ydiag of the current factor
+  double* w;   // (nd) scratch
+  double* t;   // (nd) scratch
+} admm_op;
+
+// w = Y' x (nd)
+static void yt_mul(const admm_op* o, const double* x, double* w) {
+  const solver_problem* p = o->p;
+  int ws = p->ystride;
+  memset(w, 0, sizeof(double) * (size_t)o->nd);
+  for (int i = 0; i < p->nc; i++) {
+    const int* d = p->ydof + (size_t)i * ws;
+    int nz = p->ynz[i];
+    for (int r = 0; r < 3; r++) {
+      double xr = x[3 * i + r];
+      if (xr == 0) continue;
+      const double* y = p->Y + (3 * (size_t)i + r) * ws;
+      for (int k = 0; k < nz; k++) w[d[k]] += y[k] * xr;
+    }
+  }
+}
+
 // y += G~ x (R on the diagonal when present)
-static void velocity_h(const solver_problem* p, const double* x, double* y) {
-  int n = 3 * p->nc;
+static void velocity_h(const admm_op* o, const double* x, double* y) {
+  const solver_problem* p = o->p;
+  int n = o->n;
+  if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
+    int ws = p->ystride;
+    yt_mul(o, x, o->w);
+    for (int i = 0; i < p->nc; i++) {
+      const int* d = p->ydof + (size_t)i * ws;
+      int nz = p->ynz[i];
+      for (int r = 0; r < 3; r++) {
+        const double* yr = p->Y + (3 * (size_t)i + r) * ws;
+        double acc = 0;
+        for (int k = 0; k < nz; k++) acc += yr[k] * o->w[d[k]];
+        int j = 3 * i + r;
+        y[j] += acc + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
+      }
+    }
+    return;
+  }
   for (int r = 0; r < n; r++) {
     const double* Gr = p->dense + (size_t)r * n;
     double acc = 0;
@@ -87,15 +133,21 @@ static void velocity_h(const solver_problem* p, const double* x, double* y) {
 }
 
 // c = G~ x + g (R on the diagonal when present)
-static void velocity(const solver_problem* p, const double* x, double* c) {
-  int n = 3 * p->nc;
-  for (int r = 0; r < n; r++) {
-    const double* Gr = p->dense + (size_t)r * n;
-    double acc = p->g[r];
-    for (int k = 0; k < n; k++) acc += Gr[k] * x[k];
-    if (p->R) acc += p->R[r] * x[r];
-    c[r] = acc;
+static void velocity(const admm_op* o, const double* x, double* c) {
+  memcpy(c, o->p->g, sizeof(double) * (size_t)o->n);
+  velocity_h(o, x, c);
+}
+
+// diagonal entry k of G~
+static double gdiag(const admm_op* o, int k) {
+  const solver_problem* p = o->p;
+  double d = p->R ? p->R[k] : 0;
+  if (o->nd > 0) {
+    const double* yr = p->Y + (size_t)k * p->ystride;
+    for (int j = 0; j < p->ynz[k / 3]; j++) d += yr[j] * yr[j];
+    return d + (p->ydiag ? p->ydiag[k] : 0);
   }
+  return d + p->dense[(size_t)k * o->n + k];
 }
 
 // the model's residual of z with velocity c: the NCP residual (000 eq. 14, with Gamma(c)) when
@@ -158,15 +210,46 @@ static void dual_init(const double z[3], const double w[3], double mu, double ga
   }
 }
 
-// L = chol(S~ + rho I) with S the symmetric part (G + G')/2 of G (G itself when symmetric, so its
-// row-major copy is its column-major copy), column-major lower; 0 on success
-static int factor(const solver_problem* p, double rho, double* L) {
-  int n = 3 * p->nc;
+// the factor of G~ + sigma I. Dense: L = chol(S~ + sigma I) with S the symmetric part (G + G')/2
+// of G (G itself when symmetric, so its row-major copy is its column-major copy), column-major
+// lower. Factored form: A = sigma + R + ydiag (diagonal) and L = chol(I + Y' A^-1 Y) (nd x nd),
+// the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
+// (built from the nonzeros of Y: O(sum over rows of nnz^2)). 0 on success
+static int factor(const admm_op* o, double sigma, double* L) {
+  const solver_problem* p = o->p;
+  int n = o->n;
+  if (o->nd > 0) {
+    int nd = o->nd, ws = p->ystride;
+    memset(L, 0, sizeof(double) * (size_t)nd * (size_t)nd);
+    for (int k = 0; k < nd; k++) L[(size_t)k * nd + k] = 1;
+    for (int i = 0; i < p->nc; i++) {
+      const int* d = p->ydof + (size_t)i * ws;
+      int nz = p->ynz[i];
+      for (int r = 0; r < 3; r++) {
+        int j = 3 * i + r;
+        double a = sigma + (p->R ? p->R[j] : 0) + (p->ydiag ? p->ydiag[j] : 0);
+        if (!(a > 0) || !isfinite(a)) return 1;
+        o->A[j] = a;
+        const double* yr = p->Y + (size_t)j * ws;
+        for (int u = 0; u < nz; u++) {
+          double yu = yr[u] / a;
+          if (yu == 0) continue;
+          double* col = L + (size_t)d[u] * nd;  // column d[u]: both triangles, dpotrf reads one
+          for (int v = 0; v < nz; v++) col[d[v]] += yu * yr[v];
+        }
+      }
+    }
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
+    if (info != 0) return 1;
+    for (int k = 0; k < nd; k++)
+      if (!isfinite(L[(size_t)k * nd + k])) return 1;
+    return 0;
+  }
   const double* G = p->dense;
   for (int r = 0; r < n; r++)
     for (int k = 0; k < n; k++)
       L[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] + G[(size_t)k * n + r]);
-  for (int r = 0; r < n; r++) L[(size_t)r * n + r] += rho + (p->R ? p->R[r] : 0);
+  for (int r = 0; r < n; r++) L[(size_t)r * n + r] += sigma + (p->R ? p->R[r] : 0);
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, L, n);
   if (info != 0) return 1;
   for (int r = 0; r < n; r++)
@@ -192,15 +275,39 @@ void solver_chol_solve(int n, const double* L, double* x) {
   }
 }
 
+// x := (G~ + sigma I)^-1 x with the factor of factor(): dense, the Cholesky solve; factored,
+// Woodbury: u = A^-1 x, t = (I + Y' A^-1 Y)^-1 Y' u, x = u - A^-1 Y t
+static void xsolve(const admm_op* o, const double* L, double* x) {
+  if (o->nd == 0) {
+    solver_chol_solve(o->n, L, x);
+    return;
+  }
+  const solver_problem* p = o->p;
+  int ws = p->ystride;
+  for (int k = 0; k < o->n; k++) x[k] /= o->A[k];
+  yt_mul(o, x, o->t);
+  solver_chol_solve(o->nd, L, o->t);
+  for (int i = 0; i < p->nc; i++) {
+    const int* d = p->ydof + (size_t)i * ws;
+    int nz = p->ynz[i];
+    for (int r = 0; r < 3; r++) {
+      const double* yr = p->Y + (3 * (size_t)i + r) * ws;
+      double acc = 0;
+      for (int k = 0; k < nz; k++) acc += yr[k] * o->t[d[k]];
+      x[3 * i + r] -= acc / o->A[3 * i + r];
+    }
+  }
+}
+
 // largest eigenvalue of G~ by power iteration from the all-ones vector (deterministic), kPowerIt
 // products; v and w are scratch (n)
-static double largest_eig(const solver_problem* p, double* v, double* w) {
-  int n = 3 * p->nc;
+static double largest_eig(const admm_op* o, double* v, double* w) {
+  int n = o->n;
   for (int k = 0; k < n; k++) v[k] = 1 / sqrt((double)n);
   double L = 0;
   for (int it = 0; it < kPowerIt; it++) {
     for (int k = 0; k < n; k++) w[k] = 0;
-    velocity_h(p, v, w);
+    velocity_h(o, v, w);
     double nn = 0;
     for (int k = 0; k < n; k++) nn += w[k] * w[k];
     nn = sqrt(nn);
@@ -220,10 +327,13 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   // q: the model's residual, which chooses the answer; r: the stopping residual, q or under
   // solver.criterion: ncp for the CCP max(q, NCP residual) (see the top of the file)
   int twice = !ncp && solver_stop_ncp(s);
-  // scratch: the factor (n x n), then vectors of n
+  // the operator: factored (dof space) when the island came with Y (solver.c), else dense
+  admm_op op = {p, n, p->Y && !p->dense ? p->nv : 0, NULL, NULL, NULL};
+  // scratch: the factor (n x n dense, nd x nd factored), the skew part (dense), then vectors
+  size_t mat = op.nd > 0 ? (size_t)op.nd * (size_t)op.nd : (size_t)n * (size_t)n;
   double* L = s->work;
-  double* Ks = s->work + (size_t)n * (size_t)n;  // skew part (G - G')/2 when G is not symmetric
-  double* v = s->work + 2 * (size_t)n * (size_t)n;
+  double* Ks = s->work + mat;  // skew part (G - G')/2 when G is not symmetric (dense only)
+  double* v = s->work + 2 * mat;
   double* z = v;             // projected iterate (the answer)
   double* zp = v + n;        // previous z
   double* gam = v + 2 * n;   // dual: -(c + s) at convergence
@@ -235,13 +345,42 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   double* xp = v + 8 * n;    // previous x: the proximal centre
   double* w1 = v + 9 * n;    // scratch of the power iteration
   double* kx = v + 10 * n;   // Ks l_prev
+  op.A = v + 11 * n;         // factored form: the diagonal A of the Woodbury solve
+  op.w = v + 12 * n;         // factored form: dof-space scratch (nd <= n)
+  op.t = v + 13 * n;
+
+  // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no product);
+  // a converged guess costs no iteration and nothing of the set-up below
+  for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
+  velocity(&op, z, c);
+  double q = residual(p, ncp, z, c, NULL);
+  double r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
+  if (!(r <= tol)) {
+    memset(best, 0, vb);
+    memcpy(c0, p->g, vb);
+    double q0 = residual(p, ncp, best, c0, NULL);
+    if (!(q <= q0)) {
+      q = q0;
+      r = twice ? fmax(q0, residual(p, 1, best, c0, NULL)) : q0;
+      memset(z, 0, vb);
+      memcpy(c, c0, vb);
+    }
+  }
+  res->iterations = 0;
+  if (r <= tol) {
+    memcpy(lambda, z, vb);
+    res->residual = r;
+    res->converged = 1;
+    return;
+  }
 
   // a Delassus matrix is symmetric, but one read from a file need not be (FCLib's Capsules W
   // have skew parts of 1e-3 of their largest entry): the x-step factors the symmetric part and
   // moves the skew part to the right-hand side at the previous l, so the fixed point is still
-  // c = G z + g + s = -gamma (without this, ADMM settles on the symmetric part's NCP)
+  // c = G z + g + s = -gamma (without this, ADMM settles on the symmetric part's NCP). The
+  // factored form Y Y' + diag is symmetric by construction
   int skew = 0;
-  for (int a = 0; a < n && !skew; a++)
+  for (int a = 0; a < n && !skew && op.nd == 0; a++)
     for (int k = 0; k < a; k++)
       if (p->dense[(size_t)a * n + k] != p->dense[(size_t)k * n + a]) {
         skew = 1;
@@ -254,10 +393,10 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
 
   // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
   // proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
-  double Lmax = largest_eig(p, w1, c);
+  double Lmax = largest_eig(&op, w1, x);
   double dmax = 0, rmin = INFINITY;
   for (int k = 0; k < n; k++) {
-    dmax = fmax(dmax, p->dense[(size_t)k * n + k] + (p->R ? p->R[k] : 0));
+    dmax = fmax(dmax, gdiag(&op, k));
     rmin = fmin(rmin, p->R ? p->R[k] : 0);
   }
   if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
@@ -276,29 +415,6 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   rho = fmin(fmax(rho, rho_lo), rho_hi);
 
-  // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no product)
-  for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
-  velocity(p, z, c);
-  double q = residual(p, ncp, z, c, NULL);
-  double r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
-  if (!(r <= tol)) {
-    memset(best, 0, vb);
-    memcpy(c0, p->g, vb);
-    double q0 = residual(p, ncp, best, c0, NULL);
-    if (!(q <= q0)) {
-      q = q0;
-      r = twice ? fmax(q0, residual(p, 1, best, c0, NULL)) : q0;
-      memset(z, 0, vb);
-      memcpy(c, c0, vb);
-    }
-  }
-  res->iterations = 0;
-  if (r <= tol) {  // a converged guess costs no iteration
-    memcpy(lambda, z, vb);
-    res->residual = r;
-    res->converged = 1;
-    return;
-  }
   // shift and dual on the face of z
   if (ncp)
     desaxce_shift(p, c, sh);
@@ -317,7 +433,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   double qbest = q, rbest = r;  // the best iterate by q, and its stopping residual
   memcpy(best, z, vb);
   int it = 0;
-  int ok = !factor(p, rho + prox, L);  // 0: non-finite or indefinite input, no iteration on it
+  int ok = !factor(&op, rho + prox, L);  // 0: non-finite or indefinite input, no iteration on it
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     // NCP: the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the fixed
@@ -336,7 +452,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       }
       for (int k = 0; k < n; k++) x[k] -= kx[k];
     }
-    solver_chol_solve(n, L, x);
+    xsolve(&op, L, x);
     // relaxed l, projection, dual ascent (000 Alg. 3 lines 4-5)
     memcpy(zp, z, vb);
     double dprim = 0, ddual = 0;
@@ -359,7 +475,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       }
     }
     // the stopping and the model's residuals at z
-    velocity(p, z, c);
+    velocity(&op, z, c);
     q = residual(p, ncp, z, c, NULL);
     r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
     if (r <= tol || !isfinite(r)) break;
@@ -385,7 +501,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       nrho = fmin(fmax(nrho, rho_lo), rho_hi);
       if (nrho != rho) {
         rho = nrho;
-        ok = !factor(p, rho + prox, L);
+        ok = !factor(&op, rho + prox, L);
       }
     }
   }

@@ -87,7 +87,19 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->nisl = solver_island_work(opt, max_contacts);
   s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
   s->map = calloc(n3 / 3, sizeof(int));
-  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map) {
+  int ybad = 0;
+  if (solver_y_bytes(opt, max_contacts) > 0) {  // ADMM in dof space (solver_impl.h)
+    size_t w = (size_t)(opt->max_chain > 0 ? opt->max_chain : 1);
+    s->yl = calloc(n3 * w, sizeof(double));
+    s->yi = calloc(n3 / 3 * w, sizeof(int));
+    s->ynz = calloc(n3 / 3, sizeof(int));
+    s->ye = calloc(n3, sizeof(double));
+    s->dofmap = malloc(sizeof(int) * (size_t)opt->nv);
+    ybad = !s->yl || !s->yi || !s->ynz || !s->ye || !s->dofmap;
+    if (s->dofmap)
+      for (int k = 0; k < opt->nv; k++) s->dofmap[k] = -1;
+  }
+  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map || ybad) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -102,7 +114,7 @@ size_t solver_bytes(const solver_options* opt, int max_contacts) {
     return SIZE_MAX;  // Lemke's tableau past its own limit
   // the callocs of solver_create: c, tinv, work, dual_out, isl, map
   return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
-         sizeof(double) + mc * sizeof(int);
+         sizeof(double) + mc * sizeof(int) + solver_y_bytes(opt, (int)mc);
 }
 
 void solver_free(solver* s) {
@@ -113,6 +125,11 @@ void solver_free(solver* s) {
   free(s->dual_out);
   free(s->isl);
   free(s->map);
+  free(s->yl);
+  free(s->yi);
+  free(s->ynz);
+  free(s->ye);
+  free(s->dofmap);
   free(s);
 }
 
@@ -155,13 +172,56 @@ void solver_residuals(const solver_problem* p, const double* lambda, double* c,
   res->eps_abs = ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
 }
 
+// ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
+// first numbered) into s->yl/yi/ynz, and what G's diagonal holds beyond Y Y' into s->ye; sub
+// gets Y, nv = the island's dofs. Only when the island has fewer dofs than contact rows (the
+// dof-space factor is then the smaller one); 0 (sub untouched) otherwise
+static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, int n,
+                          solver_problem* sub) {
+  if (s->opt.kind != SOLVER_ADMM || !p->Y || !s->dofmap || p->nv > s->opt.nv ||
+      p->ystride > s->opt.max_chain)
+    return 0;
+  int w = p->ystride, nd = 0;
+  for (int q = 0; q < n && nd < 3 * n; q++) {
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++)
+      if (s->dofmap[d[k]] < 0) s->dofmap[d[k]] = nd++;
+  }
+  int use = nd < 3 * n;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q], nz = p->ynz[i];
+    const int* d = p->ydof + (size_t)i * w;
+    if (use) {
+      s->ynz[q] = nz;
+      for (int k = 0; k < nz; k++) s->yi[(size_t)q * w + k] = s->dofmap[d[k]];
+      for (int r = 0; r < 3; r++) {
+        const double* y = p->Y + (3 * (size_t)i + r) * w;
+        memcpy(s->yl + (3 * (size_t)q + r) * w, y, sizeof(double) * (size_t)nz);
+        s->ye[3 * q + r] = p->ydiag ? p->ydiag[3 * i + r] : 0;
+      }
+    }
+  }
+  for (int q = 0; q < n; q++) {  // restored for the next island
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++) s->dofmap[d[k]] = -1;
+  }
+  if (!use) return 0;
+  sub->nv = nd;
+  sub->ystride = w;
+  sub->ynz = s->ynz;
+  sub->ydof = s->yi;
+  sub->Y = s->yl;
+  sub->ydiag = s->ye;
+  return 1;
+}
+
 // a dense family (ADMM, staggered, Lemke: they factor or pivot on G) island by island: each
 // island's G exported densely (solver_gdense) with its g, mu, R, warm start and warm dual, solved
 // as a problem of its own, its answer and dual scattered back. Islands are independent, so this
 // is the whole problem's answer up to float order; iterations are the most any island took,
 // converged only when every island did, the residual the largest
 static void solve_islands(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  if (p->dense) {  // already one dense (sub-)problem
+  if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
     s->fn(s, p, lambda, res);
     return;
   }
@@ -181,14 +241,29 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
     s->stag_rho[1] = srho0[1];
     const int* cons = p->island_con + n0;
     size_t n3 = 3 * (size_t)n;
-    double* G = s->isl;  // (3n)^2, then g, R, lambda, dual in, dual out (3n each), mu (n)
-    double* g = G + n3 * n3;
+    // g, R, lambda, dual in, dual out (3n each), mu (n), then a contact-space island's G (3n)^2
+    double* g = s->isl;
     double* R = g + n3;
     double* l = R + n3;
     double* din = l + n3;
     double* dout = din + n3;
     double* mu = dout + n3;
-    solver_gdense(p, cons, n, s->map, G);
+    double* G = mu + n;
+    solver_problem sub = {0};
+    sub.nc = n;
+    int in_dofs = island_in_dofs(s, p, cons, n, &sub);
+    out.dof_islands += in_dofs;
+    if (!in_dofs) {
+      if (n3 > solver_dense_rows(&s->opt, (size_t)s->maxc)) {
+        // only a problem without Y can get here (a caller that set nv but passed none): the
+        // work holds no contact-space island this large; report, never overflow
+        out.converged = 0;
+        out.residual = INFINITY;
+        continue;
+      }
+      solver_gdense(p, cons, n, s->map, G);
+      sub.dense = G;
+    }
     for (int q = 0; q < n; q++) {
       int i = cons[q];
       mu[q] = p->mu[i];
@@ -200,9 +275,6 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
         dout[3 * q + r] = NAN;
       }
     }
-    solver_problem sub = {0};
-    sub.nc = n;
-    sub.dense = G;
     sub.g = g;
     sub.mu = mu;
     sub.R = p->R ? R : NULL;

@@ -28,6 +28,12 @@ struct solver {
   size_t nisl;
   int* map;        // (maxc) contact -> island position scratch
   int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
+  // ADMM with factored problems (solver_options nv > 0): one island's Y in local dofs
+  double* yl;      // (3 maxc x max_chain) its rows
+  int* yi;         // (maxc x max_chain) local dof of each entry
+  int* ynz;        // (maxc) entries per contact
+  double* ye;      // (3 maxc) ydiag of the island
+  int* dofmap;     // (nv) global dof -> local, -1 outside the island (restored after use)
 };
 
 // the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
@@ -35,16 +41,36 @@ static inline int solver_is_dense_family(const solver_options* o) {
   return o->kind == SOLVER_ADMM || o->kind == SOLVER_STAGGERED || o->kind == SOLVER_LEMKE;
 }
 
-// scratch size: dense families two dense (3n x 3n) matrices (the largest island can hold every
-// contact) and 32 vectors of length 3n; per-contact families the vectors only
-#define SOLVER_WORK(n) (2 * (size_t)(3 * (n)) * (size_t)(3 * (n)) + 32 * (size_t)(3 * (n)) + 64)
-#define SOLVER_WORK_OF(o, n) \
-  (solver_is_dense_family(o) ? SOLVER_WORK(n) : 32 * (size_t)(3 * (n)) + 64)
+// ADMM given factored problems (o->nv > 0) factors an island in whichever space is smaller, so
+// its dense matrices have at most min(3n, nv) rows; every other dense family 3n (the largest
+// island can hold every contact)
+static inline size_t solver_dense_rows(const solver_options* o, size_t n) {
+  size_t n3 = 3 * n;
+  if (o->kind == SOLVER_ADMM && o->nv > 0 && (size_t)o->nv < n3) return (size_t)o->nv;
+  return n3;
+}
 
-// doubles of the island buffer of a dense family: G (3n x 3n), g, R, lambda, two duals, mu
+// scratch size: dense families two dense matrices (solver_dense_rows square) and 32 vectors of
+// length 3n; per-contact families the vectors only
+#define SOLVER_WORK(n) (2 * (size_t)(3 * (n)) * (size_t)(3 * (n)) + 32 * (size_t)(3 * (n)) + 64)
+#define SOLVER_WORK_OF(o, n)                                                               \
+  (solver_is_dense_family(o)                                                               \
+       ? 2 * solver_dense_rows(o, n) * solver_dense_rows(o, n) + 32 * (size_t)(3 * (n)) + 64 \
+       : 32 * (size_t)(3 * (n)) + 64)
+
+// doubles of the island buffer of a dense family: G (rows^2), g, R, lambda, two duals, mu
 static inline size_t solver_island_work(const solver_options* o, int maxc) {
-  size_t n3 = 3 * (size_t)(maxc > 0 ? maxc : 1);
-  return solver_is_dense_family(o) ? n3 * n3 + 5 * n3 + n3 / 3 : 0;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), n3 = 3 * mc, r = solver_dense_rows(o, mc);
+  return solver_is_dense_family(o) ? r * r + 5 * n3 + n3 / 3 : 0;
+}
+
+// ADMM in dof space: the island's Y (solver.c) and its Woodbury solve (admm.c); bytes of the
+// arrays solver_create adds for it (0 unless o->nv > 0 and ADMM)
+static inline size_t solver_y_bytes(const solver_options* o, int maxc) {
+  if (o->kind != SOLVER_ADMM || o->nv <= 0) return 0;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
+         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int);
 }
 
 // NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
