@@ -3,8 +3,12 @@
 //
 // Per problem: contacts, the form (local, or global condensed to W = H' M^-1 H), iterations,
 // converged (the solver's own criterion), eps_abs (csim's NCP residual, 000 eq. 14, on
-// u = W r + q), Siconos's relative error (fc3d_compute_error, fclib.h) and the solve time: the
-// median of 7 solves below 20 ms, of 3 below 200 ms, else one solve, each from r = 0.
+// u = W r + q), Siconos's relative error (fc3d_compute_error, fclib.h), the solve time (the
+// median of 7 solves below 20 ms, of 3 below 200 ms, else one solve, each from r = 0) and
+// eps_scaled. The solver works on the problem in its own units (fclib_scaled_problem: |q| = 1,
+// mean diagonal of W = 1) and the tolerance applies to that problem's eps_abs, eps_scaled: FCLib
+// files come in any units (|q| from 6e-12 to 1e3 here), and an absolute tolerance on a residual
+// that mixes impulse, velocity and their product accepted r = 0 on LMGC_GFC3D-i00501 (|q| 6e-12).
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -26,10 +30,12 @@ static const char* const kSolveUsage =
     "W = H' M^-1 H) with one of csim's solvers; a directory is searched (recursively) for\n"
     ".hdf5 files, solved in sorted order. Prints one row per problem: contacts, iterations,\n"
     "whether the solver converged, eps_abs (csim's NCP residual, 000 eq. 14), Siconos's\n"
-    "relative error (fc3d_compute_error) and the solve time (median of repeats when short).\n"
+    "relative error (fc3d_compute_error), the solve time (median of repeats when short) and\n"
+    "eps_scaled, the eps_abs of the problem in its own units (velocities / |q|, impulses /\n"
+    "(|q| / mean diagonal of W)): the solver solves that problem, so the tolerance is relative.\n"
     "  --solver NAME         pgs, admm, ... (default pgs)\n"
     "  --model M             ncp, ccp, lcp, raisim, raisim_ds (default ncp)\n"
-    "  --tolerance T         stopping tolerance of the solver (default 1e-8)\n"
+    "  --tolerance T         stopping tolerance of the solver on eps_scaled (default 1e-8)\n"
     "  --max-iterations N    iteration cap (default 1000)\n"
     "  --csv FILE            also write the table as CSV\n"
     "exit codes: 0 every problem was read and solved (converged or not: see the table),\n"
@@ -40,7 +46,9 @@ typedef struct {
   char* path;
   int ok;                // read and solved
   int nc, global, ndof;
-  solver_result res;
+  solver_result res;     // the solver's report on the scaled problem (eps_abs = eps_scaled)
+  solver_result unscaled;  // NCP residuals of the answer on u = W r + q
+  double s_r, s_u;       // the scales (fclib_scales)
   double sic_abs, sic_rel;
   double time;           // s, median of the repeats
 } solve_row;
@@ -169,30 +177,40 @@ static csim_status solve_one(const char* path, const solver_options* opt, solve_
   row->ndof = fp->ndof;
   solver* s = NULL;
   st = solver_create(opt, fp->nc, &s, &err);
-  double* lambda = calloc(3 * (size_t)fp->nc + 1, sizeof(double));
-  if (st == CSIM_OK && !lambda) st = err_set(&err, CSIM_ERR_RUN, path, 0, 0, NULL, "out of memory");
+  size_t n3 = 3 * (size_t)fp->nc + 1;
+  double* lambda = calloc(n3, sizeof(double));
+  double* sg = calloc(2 * n3, sizeof(double));  // scaled q, then scaled R
+  double* sblk = calloc(9 * (size_t)fp->blocks->nblocks + 1, sizeof(double));
+  if (st == CSIM_OK && (!lambda || !sg || !sblk)) st = err_set(&err, CSIM_ERR_RUN, path, 0, 0, NULL, "out of memory");
   if (st != CSIM_OK) {
     err_print(&err, stderr);
     free(lambda);
+    free(sg);
+    free(sblk);
     solver_free(s);
     fclib_free(fp);
     return st;
   }
   solver_problem p = fclib_solver_problem(fp);
-  // timed solves from r = 0: more repeats for short solves
+  solver_problem ps = fclib_scaled_problem(fp, sblk, sg, sg + n3, &row->s_r, &row->s_u);
+  // timed solves from r = 0 of the scaled problem: more repeats for short solves
   double times[7];
   int nrep = 1;
   for (int k = 0; k < nrep; k++) {
     memset(lambda, 0, sizeof(double) * 3 * (size_t)fp->nc);
     double t0 = now();
-    solver_solve(s, &p, lambda, &row->res);
+    solver_solve(s, &ps, lambda, &row->res);
     times[k] = now() - t0;
     if (k == 0) nrep = times[0] < 0.02 ? 7 : times[0] < 0.2 ? 3 : 1;
   }
   row->time = median(times, nrep);
+  for (int k = 0; k < 3 * fp->nc; k++) lambda[k] *= row->s_r;
+  solver_residuals(&p, lambda, NULL, &row->unscaled);
   row->sic_rel = fclib_siconos_error(&p, lambda, &row->sic_abs);
   row->ok = 1;
   free(lambda);
+  free(sg);
+  free(sblk);
   solver_free(s);
   fclib_free(fp);
   return CSIM_OK;
@@ -338,11 +356,11 @@ int cli_solve(int argc, char** argv) {
     if (strlen(files.v[k] + skip) > w) w = strlen(files.v[k] + skip);
   printf("csim solve: model %s, solver %s, tolerance %g, max iterations %d\n", mname, sname, tol,
          opt.max_iterations);
-  printf("%-*s %8s %6s %7s %4s %11s %11s %11s\n", (int)w, "file", "contacts", "form", "iters",
-         "conv", "eps_abs", "siconos_rel", "time_ms");
+  printf("%-*s %8s %6s %7s %4s %11s %11s %11s %11s\n", (int)w, "file", "contacts", "form",
+         "iters", "conv", "eps_abs", "siconos_rel", "time_ms", "eps_scaled");
   if (fcsv)
     fprintf(fcsv, "file,status,contacts,form,ndof,model,solver,tolerance,iterations,converged,"
-            "eps_abs,eps_p,eps_d,eps_c,siconos_abs,siconos_rel,time_s\n");
+            "eps_abs,eps_p,eps_d,eps_c,siconos_abs,siconos_rel,time_s,eps_scaled,scale_r,scale_u\n");
   for (int k = 0; k < files.n; k++) {
     solve_row row;
     memset(&row, 0, sizeof(row));
@@ -351,19 +369,20 @@ int cli_solve(int argc, char** argv) {
     if (solve_one(files.v[k], &opt, &row) != CSIM_OK) {
       rc = CSIM_ERR_INPUT;
       printf("%-*s %8s\n", (int)w, row.path + skip, "error");
-      if (fcsv) fprintf(fcsv, "%s,error,,,,%s,%s,%g,,,,,,,,,\n", row.path, mname, sname, tol);
+      if (fcsv) fprintf(fcsv, "%s,error,,,,%s,%s,%g,,,,,,,,,,,,\n", row.path, mname, sname, tol);
       continue;
     }
     nok++;
     nconv += row.res.converged;
-    printf("%-*s %8d %6s %7d %4s %11.3e %11.3e %11.4g\n", (int)w, row.path + skip, row.nc,
+    printf("%-*s %8d %6s %7d %4s %11.3e %11.3e %11.4g %11.3e\n", (int)w, row.path + skip, row.nc,
            row.global ? "global" : "local", row.res.iterations, row.res.converged ? "yes" : "no",
-           row.res.eps_abs, row.sic_rel, 1e3 * row.time);
+           row.unscaled.eps_abs, row.sic_rel, 1e3 * row.time, row.res.eps_abs);
     if (fcsv)
-      fprintf(fcsv, "%s,ok,%d,%s,%d,%s,%s,%.17g,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-              row.path, row.nc, row.global ? "global" : "local", row.ndof, mname, sname, tol,
-              row.res.iterations, row.res.converged, row.res.eps_abs, row.res.eps_p,
-              row.res.eps_d, row.res.eps_c, row.sic_abs, row.sic_rel, row.time);
+      fprintf(fcsv, "%s,ok,%d,%s,%d,%s,%s,%.17g,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+              "%.17g,%.17g,%.17g\n", row.path, row.nc, row.global ? "global" : "local", row.ndof,
+              mname, sname, tol, row.res.iterations, row.res.converged, row.unscaled.eps_abs,
+              row.unscaled.eps_p, row.unscaled.eps_d, row.unscaled.eps_c, row.sic_abs,
+              row.sic_rel, row.time, row.res.eps_abs, row.s_r, row.s_u);
   }
   printf("%d problem%s: %d solved, %d converged, %d rejected\n", files.n, files.n == 1 ? "" : "s",
          nok, nconv, files.n - nok);

@@ -854,6 +854,32 @@ solver_problem fclib_solver_problem(const fclib_problem* p) {
   return solver_blocks_problem(p->blocks, p->q, p->mu, p->R);
 }
 
+void fclib_scales(const fclib_problem* p, double* s_r, double* s_u) {
+  const solver_blocks* b = p->blocks;
+  double tr = 0;
+  for (int i = 0; i < p->nc; i++)
+    for (int a = 0; a < 3; a++) tr += b->blk[9 * (long)b->diag[i] + 4 * a];
+  double wbar = p->nc > 0 ? tr / (3.0 * p->nc) : 0;
+  if (!(wbar > 0) || !isfinite(wbar)) wbar = p->w_absmax > 0 ? p->w_absmax : 1;
+  *s_u = p->q_norm > 0 && isfinite(p->q_norm) ? p->q_norm : 1;
+  *s_r = *s_u / wbar;
+}
+
+solver_problem fclib_scaled_problem(const fclib_problem* p, double* blk, double* g, double* R,
+                                    double* s_r, double* s_u) {
+  fclib_scales(p, s_r, s_u);
+  double w = *s_r / *s_u, iu = 1 / *s_u;
+  const solver_blocks* b = p->blocks;
+  for (long k = 0; k < 9 * b->nblocks; k++) blk[k] = b->blk[k] * w;
+  for (int k = 0; k < 3 * p->nc; k++) {
+    g[k] = p->q[k] * iu;
+    if (p->R) R[k] = p->R[k] * w;
+  }
+  solver_problem v = solver_blocks_problem(b, g, p->mu, p->R ? R : NULL);
+  v.blk = blk;
+  return v;
+}
+
 //---- writer ----
 
 // write a 1-D dataset of n elements (n may be 0) of native type mtype stored as ftype

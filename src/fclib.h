@@ -81,6 +81,21 @@ double fclib_w(const fclib_problem* p, int a, int b);
 // the solver's view of a problem read from a file (pointers into p)
 solver_problem fclib_solver_problem(const fclib_problem* p);
 
+// the problem's own scales, so that one tolerance means the same on every file: velocities in
+// units of s_u = |q| and impulses in units of s_r = |q| / wbar, wbar = the mean of W's diagonal
+// (max |W| when that is not > 0; s_u = 1 when q = 0). csim's NCP residual mixes units (eps_p an
+// impulse, eps_d a velocity, eps_c their product), so an absolute tolerance is no criterion on a
+// file whose |q| is 6e-12 (LMGC_GFC3D-i00501: r = 0 has eps_abs 3e-12 but Siconos's relative
+// error 0.98); in these units eps_abs is dimensionless, like Siconos's relative error.
+void fclib_scales(const fclib_problem* p, double* s_r, double* s_u);
+
+// the view of p in the units of fclib_scales: W' = W s_r / s_u (= W / wbar), q' = q / s_u,
+// R' = R s_r / s_u; an answer r' of the view is the answer r = s_r r' of p (and u = s_u u').
+// blk (9 p->blocks->nblocks), g (3nc) and R (3nc; unused when p->R is NULL) receive the scaled
+// values, which the view points to; s_r, s_u receive the scales
+solver_problem fclib_scaled_problem(const fclib_problem* p, double* blk, double* g, double* R,
+                                    double* s_r, double* s_u);
+
 // write p (csim order, any storage of G) as an FCLib local problem: W holds G's non-zero
 // entries in the given storage, q = g, mu; p->R, when not NULL, goes to /csim/R; lambda, when
 // not NULL, goes to /solution/r with /solution/u = G lambda + g (FCLib order)

@@ -7,6 +7,7 @@
 // hand-computed values of Siconos's natural-map error. The binary under test for the command
 // line is $CSIM (default ./csim); tests run from the repo root.
 #include <check.h>
+#include <float.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -1014,6 +1015,125 @@ START_TEST(solve_capsules_admm) {
 }
 END_TEST
 
+// Siconos 4.4's relative error, written here in FCLib order [n t1 t2] on a dense W (not
+// fclib_siconos_error): per contact e = r - P_K(r - u~), u~ = u + mu |u_T| e_N, divided by
+// max(|q|, |r|, |u|) (4.4 divides by the largest of the norm it is passed, |r| and |u|: checked
+// against libsiconos-numerics with W = I, q = (-1e-3, 0, 0), r = (10, 0, 0): 0.9999, not 9999)
+static double indep_siconos_rel(const double* W, const double* q, const double* mu, int nc,
+                                const double* r) {
+  int m = 3 * nc;
+  double e2 = 0, qq = 0, rr = 0, uu = 0;
+  for (int c = 0; c < nc; c++) {
+    double u[3];
+    for (int a = 0; a < 3; a++) {
+      double acc = q[3 * c + a];
+      for (int b = 0; b < m; b++) acc += W[(3 * c + a) * m + b] * r[b];
+      u[a] = acc;
+      uu += acc * acc;
+      qq += q[3 * c + a] * q[3 * c + a];
+      rr += r[3 * c + a] * r[3 * c + a];
+    }
+    const double* z = r + 3 * c;
+    double x0 = z[0] - (u[0] + mu[c] * hypot(u[1], u[2])), x1 = z[1] - u[1], x2 = z[2] - u[2];
+    double t = hypot(x1, x2), p0, p1, p2;  // projection of x onto |x_T| <= mu x_N
+    if (mu[c] * t <= -x0) {
+      p0 = p1 = p2 = 0;
+    } else if (t <= mu[c] * x0) {
+      p0 = x0, p1 = x1, p2 = x2;
+    } else {
+      p0 = (mu[c] * t + x0) / (1 + mu[c] * mu[c]);
+      p1 = mu[c] * p0 * x1 / t;
+      p2 = mu[c] * p0 * x2 / t;
+    }
+    e2 += (z[0] - p0) * (z[0] - p0) + (z[1] - p1) * (z[1] - p1) + (z[2] - p2) * (z[2] - p2);
+  }
+  double s = fmax(sqrt(qq), fmax(sqrt(rr), sqrt(uu)));
+  return s > DBL_EPSILON ? sqrt(e2) / s : sqrt(e2);
+}
+
+// LMGC_GFC3D-i00501: W = H' M^-1 H has entries ~5e-3 but |q| = 6.3e-12 (all four contacts
+// approach: q_N ~ -3.2e-12). r = 0 has csim's eps_abs 3.1e-12, under any absolute tolerance
+// >= 1e-11, yet Siconos's relative error 0.98: `csim solve` stopped there after 0 iterations.
+// Solved in the problem's own units (fclib_scaled_problem) at csim solve's default tolerance,
+// every ncp solver meets Siconos's relative error 1e-6 (independent W, q and error formula)
+START_TEST(solve_tiny_scale_global) {
+  const char* path = DATA "siconos_global/LMGC_GFC3D-i00501-4-00000.hdf5";
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  int n, n2, nh, m;
+  double* M = raw_triplet(f, "/fclib_global/M", &n, &n2);
+  double* H = raw_triplet(f, "/fclib_global/H", &nh, &m);
+  ck_assert_int_eq(m, 12);
+  double* fv = malloc(sizeof(double) * (size_t)n);
+  double wv[12], muf[4];
+  hid_t d = H5Dopen2(f, "/fclib_global/vectors/f", H5P_DEFAULT);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, fv);
+  H5Dclose(d);
+  d = H5Dopen2(f, "/fclib_global/vectors/w", H5P_DEFAULT);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, wv);
+  H5Dclose(d);
+  d = H5Dopen2(f, "/fclib_global/vectors/mu", H5P_DEFAULT);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, muf);
+  H5Dclose(d);
+  H5Fclose(f);
+  double W[144], q[12], zero[12] = {0};
+  dense_condense(M, H, fv, wv, n, m, W, q);  // M holds both triangles here (symmetric)
+  // the premise: a tiny |q|, approaching contacts, r = 0 far from a solution
+  double qn = 0;
+  for (int k = 0; k < 12; k++) qn += q[k] * q[k];
+  qn = sqrt(qn);
+  ck_assert_double_lt(qn, 1e-11);
+  for (int c = 0; c < 4; c++) ck_assert_double_lt(q[3 * c], -1e-12);
+  ck_assert_double_gt(indep_siconos_rel(W, q, muf, 4, zero), 0.9);
+  fclib_problem* p = NULL;
+  csim_error e;
+  ck_assert_int_eq(fclib_read(path, &p, &e), CSIM_OK);
+  solver_problem sp = fclib_solver_problem(p);
+  solver_result r0;
+  solver_residuals(&sp, zero, NULL, &r0);
+  ck_assert_double_lt(r0.eps_abs, 1e-11);  // what an absolute tolerance accepted
+  // the scales: velocities / |q|, impulses / (|q| / mean diagonal of W)
+  double trace = 0;
+  for (int k = 0; k < 12; k++) trace += W[k * 12 + k];
+  double sblk[9 * 16], sg[24], s_r, s_u;
+  ck_assert_int_le(p->blocks->nblocks, 16);
+  solver_problem ps = fclib_scaled_problem(p, sblk, sg, sg + 12, &s_r, &s_u);
+  ck_assert_double_eq_tol(s_u, qn, 1e-8 * qn);
+  ck_assert_double_eq_tol(s_r, qn / (trace / 12), 1e-8 * s_r);
+  const solver_kind kinds[3] = {SOLVER_PGS, SOLVER_ADMM, SOLVER_STAGGERED};
+  for (int k = 0; k < 3; k++) {
+    solver_options o;
+    memset(&o, 0, sizeof(o));
+    o.model = SOLVER_MODEL_NCP;
+    o.kind = kinds[k];
+    o.tolerance = 1e-8;
+    o.max_iterations = 1000;
+    o.over_relaxation = 1;
+    o.facets = 4;
+    o.rho = 1;
+    o.rho_adaptive = 1;
+    o.criterion = SOLVER_STOP_NCP;
+    solver* s = NULL;
+    ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+    double lam[12] = {0}, rf[12];
+    solver_result res;
+    solver_solve(s, &ps, lam, &res);
+    ck_assert_msg(res.converged && res.iterations > 0, "%s: %d iterations, converged %d",
+                  solver_kind_names[kinds[k]], res.iterations, res.converged);
+    for (int j = 0; j < 12; j++) rf[j] = s_r * lam[csim_index(j)];  // FCLib order, file units
+    double rel = indep_siconos_rel(W, q, muf, 4, rf);
+    ck_assert_msg(rel <= 1e-6, "%s: Siconos relative error %.3g", solver_kind_names[kinds[k]],
+                  rel);
+    for (int c = 0; c < 4; c++) ck_assert_double_gt(rf[3 * c], 0);  // every contact pushes
+    solver_free(s);
+  }
+  fclib_free(p);
+  free(M);
+  free(H);
+  free(fv);
+}
+END_TEST
+
 //---- the command line ----
 
 // a directory: exit 0, one row per file (sorted, recursive), the CSV has one line per file
@@ -1074,6 +1194,39 @@ START_TEST(cli_solve_directory) {
   ck_assert_int_eq(rc, 2);
   ck_assert_ptr_nonnull(strstr(out, "zbad.hdf5: not an HDF5 file"));
   ck_assert_int_eq(count_lines(out, " local "), 3);
+  rm_tree(dir);
+}
+END_TEST
+
+// `csim solve` on LMGC_GFC3D-i00501 (|q| = 6.3e-12) at its default tolerance: it iterates
+// (it stopped at r = 0 after 0 iterations with relative error 0.98 when the tolerance was
+// absolute) and its answer meets Siconos's relative error 1e-6 (CSV column siconos_rel)
+START_TEST(cli_solve_tiny_scale) {
+  char dir[64], cmd[1024], path[256];
+  static char out[16384];
+  tmpdir(dir, sizeof(dir));
+  snprintf(path, sizeof(path), "%s/t.csv", dir);
+  snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_global/LMGC_GFC3D-i00501-4-00000.hdf5 "
+           "--solver pgs --csv %s", csim_bin(), path);
+  int rc = run(cmd, out, sizeof(out));
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  char* csv = read_text(path);
+  char* line = strchr(csv, '\n');
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_nonnull(strstr(csv, ",iterations,converged,eps_abs,eps_p,eps_d,eps_c,"
+                                    "siconos_abs,siconos_rel,"));
+  // fields: file,status,contacts,form,ndof,model,solver,tolerance,iterations(8),...,
+  // siconos_rel(15)
+  char* fld[20];
+  int nf = 0;
+  for (char* tok = strtok(line + 1, ",\n"); tok && nf < 20; tok = strtok(NULL, ",\n"))
+    fld[nf++] = tok;
+  ck_assert_int_ge(nf, 16);
+  ck_assert_str_eq(fld[1], "ok");
+  ck_assert_int_gt(atoi(fld[8]), 0);
+  ck_assert_int_eq(atoi(fld[9]), 1);
+  ck_assert_double_le(atof(fld[15]), 1e-6);
+  free(csv);
   rm_tree(dir);
 }
 END_TEST
@@ -1231,11 +1384,13 @@ int main(void) {
   tcase_add_test(t, siconos_error_values);
   tcase_add_test(t, solve_shared_problem);
   tcase_add_test(t, solve_capsules_admm);
+  tcase_add_test(t, solve_tiny_scale_global);
   suite_add_tcase(s, t);
   TCase* c = tcase_create("cli");
   tcase_set_timeout(c, 300);
   tcase_add_test(c, cli_solve_directory);
   tcase_add_test(c, cli_solve_errors);
+  tcase_add_test(c, cli_solve_tiny_scale);
   tcase_add_test(c, dump_resolves);
   suite_add_tcase(s, c);
   SRunner* r = srunner_create(s);

@@ -6,8 +6,11 @@
 // criterion for both sides: Siconos's relative error (fc3d_compute_error's measure) <= --tol
 // (default 1e-6), computed by csim's code (fclib_siconos_error) on every answer, whoever
 // produced it; no solver's own stopping test decides.
-//  1. every csim solver (--csim, e.g. ncp/pgs,ncp/admm) runs with eps_abs tolerance
-//     tol (1 + |q|), then /10, ... (up to TIGHTEN runs) until its answer meets the criterion;
+//  1. every csim solver (--csim, e.g. ncp/pgs,ncp/admm) solves the problem in its own units
+//     (fclib_scaled_problem: |q| = 1, mean diagonal of W = 1, as `csim solve` does) with eps_abs
+//     tolerance tol, then /10, ... (up to TIGHTEN runs) until its answer meets the criterion
+//     (an absolute tolerance tol (1 + |q|), Siconos 3's normalisation, accepted r = 0 on
+//     LMGC_GFC3D-i00501, |q| = 6e-12: relative error 0.98);
 //  2. every Siconos solver (--siconos: NSGS, NSGS_FULL = NSGS with its full error evaluation at
 //     every sweep, ADMM, NSN_AC, PROX, DSFP, ...) runs at tolerance tol, tol/10, ... likewise;
 //  3. the time of the first run that meets the criterion is the solver's time; csim's best time
@@ -429,6 +432,12 @@ int main(int argc, char** argv) {
     }
     double rho = gmax > 0 ? 1 / gmax : 1;
     double* lam = malloc(sizeof(double) * (size_t)(N + 1));
+    // csim solves the problem in its own units (scaled W blocks, q and R)
+    double* sg = malloc(sizeof(double) * (size_t)(2 * N + 2));
+    double* sblk = malloc(sizeof(double) * (size_t)(9 * p->blocks->nblocks + 1));
+    double s_r, s_u;
+    solver_problem cp = fclib_scaled_problem(p, sblk, sg, sg + N + 1, &s_r, &s_u);
+    cp.R = NULL;
     double* rf = malloc(sizeof(double) * (size_t)(N + 1));
     double* uf = malloc(sizeof(double) * (size_t)(N + 1));
     run_report rep;
@@ -461,12 +470,10 @@ int main(int argc, char** argv) {
     outcome co[MAXS];
     memset(co, 0, sizeof(co));
     for (int k = 0; k < ncs; k++) {
-      double t = tol * (1 + p->q_norm), prev = INFINITY;
+      double t = tol, prev = INFINITY;
       for (int a = 0; a < TIGHTEN; a++, t /= 10) {
         solver_options o = copts[k];
         o.tolerance = t;
-        solver_problem cp = fclib_solver_problem(p);
-        cp.R = NULL;
         job j = {.is_siconos = 0, .copt = o, .cp = &cp};
         run_job(&j, N, limit, lam, &rep);
         outcome x;
@@ -475,6 +482,7 @@ int main(int argc, char** argv) {
         x.storage = "dense";
         x.tol_used = t;
         if (rep.status == 0) {
+          for (int k_ = 0; k_ < N; k_++) lam[k_] *= s_r;  // the answer in the file's units
           measure(p, lam, &x.eps, &x.sic_rel);
           x.time = rep.time;
           x.iterations = rep.iterations;
@@ -557,6 +565,8 @@ int main(int argc, char** argv) {
     }
     free(qf);
     free(lam);
+    free(sg);
+    free(sblk);
     free(rf);
     free(uf);
     fclib_free(p);
