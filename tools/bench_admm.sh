@@ -4,8 +4,9 @@
 # tables the README quotes and writes out/bench/admm_fclib.csv, out/bench/admm_scenes.csv.
 #   tools/bench_admm.sh                       # ./csim
 #   CSIM=/path/to/other/csim LABEL=before tools/bench_admm.sh   # another build, same tables
-# FCLib: `csim solve --model ncp --solver admm --tolerance 1e-8 --max-iterations 2000` per
-# directory; a problem counts as solved by the bench's criterion when Siconos's relative error
+# FCLib: `csim solve --model ncp --solver admm --tolerance TOL --max-iterations 2000` per
+# directory (TOL default 1e-10: csim solve holds the problem rescaled to its own units, see README;
+# the "before" build took 1e-8 on the file's units); a problem counts as solved by the bench's criterion when Siconos's relative error
 # (fc3d_compute_error's measure, computed by csim) is <= 1e-6, as tools/bench_siconos.sh uses.
 # Scenes: cube_stack_ill (000 Fig. 12, 1 g under 1000 kg), a 2-cube stack of 1 kg cubes (the
 # MuJoCo bench's scene), solo12_stand, talos_stand, each run with ncp/admm and ccp/admm
@@ -31,7 +32,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for d in siconos_local siconos_dat_converted siconos_global; do
   [ -d "$DATA/$d" ] || continue
-  "$CSIM" solve "$DATA/$d" --model ncp --solver admm --tolerance 1e-8 --max-iterations 2000 \
+  "$CSIM" solve "$DATA/$d" --model ncp --solver admm --tolerance "${TOL:-1e-10}" --max-iterations 2000 \
     --csv "$tmp/fclib_$d.csv" > /dev/null || { echo "bench_admm: csim solve failed on $d" >&2; exit 2; }
 done
 # the 2-cube stack of the MuJoCo bench (tools/bench_mujoco.c), 1 kg cubes
@@ -59,10 +60,10 @@ for sc in $scenes; do
     echo "$name $model $h5 $(echo "$t1 - $t0" | bc)" >> "$tmp/scenes.txt"
   done
 done
-"$PY" - "$tmp" "$OUT" "$LABEL" <<'PY'
+"$PY" - "$tmp" "$OUT" "$LABEL" "${TOL:-1e-10}" <<'PY'
 import csv, glob, os, sys
 import h5py, numpy as np
-tmp, out, label = sys.argv[1:4]
+tmp, out, label, tol = sys.argv[1:5]
 rows = []
 for f in sorted(glob.glob(os.path.join(tmp, "fclib_*.csv"))):
     rows += list(csv.DictReader(open(f)))
@@ -82,7 +83,7 @@ conv = sum(r["converged"] == "1" for r in rows)
 ok = sum(rel(r) <= 1e-6 for r in rows)
 tms = sum(1000 * float(r["time_s"]) for r in rows)
 its = [int(r["iterations"]) for r in rows]
-print(f"**ncp/admm on FCLib ({label})**: {n} problems, {conv} converged (eps_abs <= 1e-8 within 2000 "
+print(f"**ncp/admm on FCLib ({label})**: {n} problems, {conv} converged (eps_abs of the rescaled problem <= {tol} within 2000 "
       f"iterations), {ok} with Siconos's relative error <= 1e-6, median {int(np.median(its))} "
       f"iterations, {tms:.0f} ms in all\n")
 print("| problem | contacts | iterations | converged | eps_abs | Siconos rel. error | ms |")
