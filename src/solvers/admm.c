@@ -103,24 +103,24 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
   }
 }
 
+// row j of Y times w (nd)
+static double yrow_dot(const admm_op* o, int j, const double* w) {
+  const solver_problem* p = o->p;
+  const int* d = p->ydof + (size_t)(j / 3) * p->ystride;
+  const double* yr = p->Y + (size_t)j * p->ystride;
+  double acc = 0;
+  for (int k = 0, nz = p->ynz[j / 3]; k < nz; k++) acc += yr[k] * w[d[k]];
+  return acc;
+}
+
 // y += G~ x (R on the diagonal when present)
 static void velocity_h(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
   int n = o->n;
   if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
-    int ws = p->ystride;
     yt_mul(o, x, o->w);
-    for (int i = 0; i < p->nc; i++) {
-      const int* d = p->ydof + (size_t)i * ws;
-      int nz = p->ynz[i];
-      for (int r = 0; r < 3; r++) {
-        const double* yr = p->Y + (3 * (size_t)i + r) * ws;
-        double acc = 0;
-        for (int k = 0; k < nz; k++) acc += yr[k] * o->w[d[k]];
-        int j = 3 * i + r;
-        y[j] += acc + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
-      }
-    }
+    for (int j = 0; j < n; j++)
+      y[j] += yrow_dot(o, j, o->w) + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
     return;
   }
   for (int r = 0; r < n; r++) {
@@ -282,21 +282,10 @@ static void xsolve(const admm_op* o, const double* L, double* x) {
     solver_chol_solve(o->n, L, x);
     return;
   }
-  const solver_problem* p = o->p;
-  int ws = p->ystride;
   for (int k = 0; k < o->n; k++) x[k] /= o->A[k];
   yt_mul(o, x, o->t);
   solver_chol_solve(o->nd, L, o->t);
-  for (int i = 0; i < p->nc; i++) {
-    const int* d = p->ydof + (size_t)i * ws;
-    int nz = p->ynz[i];
-    for (int r = 0; r < 3; r++) {
-      const double* yr = p->Y + (3 * (size_t)i + r) * ws;
-      double acc = 0;
-      for (int k = 0; k < nz; k++) acc += yr[k] * o->t[d[k]];
-      x[3 * i + r] -= acc / o->A[3 * i + r];
-    }
-  }
+  for (int j = 0; j < o->n; j++) x[j] -= yrow_dot(o, j, o->t) / o->A[j];
 }
 
 // largest eigenvalue of G~ by power iteration from the all-ones vector (deterministic), kPowerIt
