@@ -320,6 +320,8 @@ def main():
                 if not ran:
                     notes.append("%s cannot run: %s" % (name, why(err, eng)))
                     status = 1
+                elif int(row.get("warnings") or 0) > 0 and eng != "mujoco":
+                    notes.append("%s: %s" % (name, row.get("note", "")))  # unconverged steps
                 elif int(row.get("warnings") or 0) > 0:
                     notes.append("%s: %s warnings (%s)" % (name, row.get("warnings"), row.get("note", "")))
                 elif have_vg and ir is None:
