@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """tools/bench_scenes.py — csim against MuJoCo 2.2.2 on matched scenes (part of `make bench`).
 
-Every figure is measured in this run; nothing is quoted. Per scene, csim (ncp/pgs) and MuJoCo
+Every figure is measured in this run; nothing is quoted. Per scene, csim with each solver of
+CSIM_SOLVERS (default "ncp/pgs ncp/admm": per-contact PGS is cheapest on few, loosely coupled
+contacts; ADMM factors each island in dof space, cheapest on stacks and chains) and MuJoCo
 (Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
 run the same robot description through build/bench_mujoco (tools/bench_mujoco.c says how the
 models are matched):
-  time       us/step, the median over BATCHES interleaved batches (batch b of every engine in
-             turn), wall time of the step loop only;
+  time       us/step, the median over BATCHES interleaved batches (batch b of every csim solver
+             and MuJoCo in turn, one bench_mujoco run), wall time of the step loop only;
   Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
              sim_step or mj_step only, so set-up and the residual pass are not counted), over
-             the first COUNT steps; noise-free, the figure to compare on a shared machine;
+             the first COUNT steps, one callgrind run per csim solver and one for MuJoCo;
+             noise-free, the figure to compare on a shared machine;
   contacts   mean contacts per step on each side (MuJoCo: active contacts);
   eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
              engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
@@ -20,14 +23,18 @@ on the ground (free base, 5 + N dofs, 4 contacts per link); the generated scenar
 to a temporary directory. A side that cannot run a scene says why in the note (e.g. csim's
 contact buffers past contact.memory_budget).
 Then log-log least-squares slopes of cost (Ir/step and us/step) against contacts and against
-dofs per family, for both engines.
+dofs per family, for each csim solver and MuJoCo.
 
-Writes out/bench/mujoco.csv (one row per scene) and out/bench/slopes.csv, prints both tables.
+Writes out/bench/mujoco.csv (one row per scene: columns <what>_csim_<solver> per csim solver,
+e.g. ir_csim_pgs, ratio_ir_admm, <what>_mujoco, and best_csim, the csim solver with the fewest
+Ir/step on that scene, with ir_csim_best and ratio_ir_best; csim_solvers lists the pairs) and out/bench/slopes.csv (engine
+"csim ncp/pgs", ..., "mujoco"), prints both tables.
   tools/bench_scenes.py              # every scene (long: tens of minutes on 2 busy cores)
   QUICK=1 tools/bench_scenes.py      # a subset in a few minutes
+  CSIM_SOLVERS="ncp/pgs" tools/bench_scenes.py   # csim with these solvers only
   BATCHES=9 SCENES="cube_rest grid_16" MERGE=1 tools/bench_scenes.py
                                      # some scenes, their rows replaced in the existing CSV
-Exit status: 0 when every scene ran on both sides, 1 when one could not, 2 when the tool cannot
+Exit status: 0 when every scene ran on every side, 1 when one could not, 2 when the tool cannot
 be built.
 """
 import csv
@@ -44,6 +51,18 @@ BIN = os.path.join(ROOT, "build", "bench_mujoco")
 QUICK = os.environ.get("QUICK", "0") == "1"
 BATCHES = int(os.environ.get("BATCHES", "3" if QUICK else "7"))
 CUBE = os.path.join(ROOT, "robots", "cube.urdf")
+# csim's model/solver pairs, each measured on every scene
+SOLVERS = os.environ.get("CSIM_SOLVERS", "ncp/pgs ncp/admm").split()
+
+
+def skey(pair):
+    """the short name of a csim pair in column names: its solver ("pgs"), or model_solver when
+    two pairs share a solver"""
+    short = pair.split("/")[-1]
+    if sum(1 for p in SOLVERS if p.split("/")[-1] == short) > 1:
+        return pair.replace("/", "_")
+    return short
+
 
 SOLVER = "solver: {name: pgs, tolerance: 1.0e-6, max_iterations: 500, warm_start: true}\n"
 
@@ -150,13 +169,14 @@ MJ_ALONE_BUDGET = "contact.memory_budget=8192"
 
 
 def timing(s, tmp, alone=False):
-    """bench_mujoco's interleaved batches: {engine: row dict}, stderr text; alone: MuJoCo only"""
+    """bench_mujoco's interleaved batches of every csim solver and MuJoCo: {csim pair or "mujoco":
+    row dict}, stderr text; alone: MuJoCo only"""
     label, _, _, path, sets, steps, _, eps = s
     csvp = os.path.join(tmp, label + ".csv")
     if os.path.exists(csvp):
         os.remove(csvp)
     lists = ["--csim", "none", "--mujoco", "newton"] if alone else \
-            ["--csim", "ncp/pgs", "--mujoco", "newton"]
+            ["--csim", ",".join(SOLVERS), "--mujoco", "newton"]
     if alone:
         sets = sets + [MJ_ALONE_BUDGET]
     cmd = [BIN, "--scenario", path, "--label", label] + lists + \
@@ -168,18 +188,19 @@ def timing(s, tmp, alone=False):
     if os.path.exists(csvp):
         with open(csvp) as f:
             for row in csv.DictReader(f):
-                rows[row["engine"]] = row
+                rows[row["solver"] if row["engine"] == "csim" else row["engine"]] = row
     return rows, r.stderr
 
 
 def count(s, engine, tmp, alone=False):
-    """instructions per step inside sim_step / mj_step (callgrind), or None"""
+    """instructions per step inside sim_step (engine: a csim pair) / mj_step (engine "mujoco")
+    (callgrind), or None"""
     label, _, _, path, sets, _, steps, _ = s
     if alone:
         sets = sets + [MJ_ALONE_BUDGET]
-    out = os.path.join(tmp, "cg.%s.%s" % (label, engine))
-    fn = "sim_step" if engine == "csim" else "mj_step"
-    lists = ["--csim", "ncp/pgs", "--mujoco", "none"] if engine == "csim" else \
+    out = os.path.join(tmp, "cg.%s.%s" % (label, engine.replace("/", "_")))
+    fn = "mj_step" if engine == "mujoco" else "sim_step"
+    lists = ["--csim", engine, "--mujoco", "none"] if engine != "mujoco" else \
             ["--csim", "none", "--mujoco", "newton"]
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=" + fn,
            "--callgrind-out-file=" + out, BIN, "--scenario", path, "--label", label] + lists + \
@@ -203,7 +224,7 @@ def num(x):
 
 def why(stderr, engine):
     """the reason a side failed, from bench_mujoco's stderr (its last word on that side)"""
-    pat = "csim ncp/pgs on" if engine == "csim" else "MuJoCo on"
+    pat = "MuJoCo on" if engine == "mujoco" else "csim %s on" % engine
     for line in reversed(stderr.splitlines()):
         if pat in line:
             m = re.search(r"(at the initial state|at step \d+)[^:]*? collision found (\d+) contacts; "
@@ -242,7 +263,8 @@ def merge(results, path):
                 continue
             r = dict(row)
             for k in list(r):
-                if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco"):
+                if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim",
+                             "csim_solvers"):
                     r[k] = num(r[k])
             r["n"] = int(r["n"] or 0)
             out.append(r)
@@ -277,56 +299,87 @@ def main():
             res = {"scene": label, "family": fam, "n": size, "steps_time": s[5], "steps_counted": s[6],
                    "batches": BATCHES}
             notes = []
-            for eng, key in (("csim", "csim"), ("mujoco", "mujoco")):
+            res["nv_csim"] = ""
+            for eng in SOLVERS + ["mujoco"]:
                 row = rows.get(eng, {})
+                key = "mujoco" if eng == "mujoco" else "csim_" + skey(eng)
                 us = num(row.get("us_per_step"))
                 ran = us is not None  # a failed side's statistics are not figures
-                res["nv_" + key] = row.get("nv", "") if ran else ""
+                if ran and eng == "mujoco":
+                    res["nv_mujoco"] = row.get("nv", "")
+                elif ran and not res["nv_csim"]:
+                    res["nv_csim"] = row.get("nv", "")
+                res.setdefault("nv_mujoco", "")
                 res["us_" + key] = us
                 res["contacts_" + key] = num(row.get("contacts_mean")) if ran else None
                 res["eps_" + key] = num(row.get("eps_abs_mean")) if ran else None
                 res["iters_" + key] = num(row.get("iterations_mean")) if ran else None
-                ir = count(s, eng, tmp, alone and eng == "mujoco") if (have_vg and us is not None) else None
+                ir = count(s, eng, tmp, alone and eng == "mujoco") if (have_vg and ran) else None
                 res["ir_" + key] = ir
-                if us is None:
-                    notes.append("%s cannot run: %s" % (eng, why(err, eng)))
+                name = "MuJoCo" if eng == "mujoco" else "csim " + eng
+                if not ran:
+                    notes.append("%s cannot run: %s" % (name, why(err, eng)))
                     status = 1
+                elif int(row.get("warnings") or 0) > 0 and eng != "mujoco":
+                    notes.append("%s: %s" % (name, row.get("note", "")))  # unconverged steps
                 elif int(row.get("warnings") or 0) > 0:
-                    notes.append("%s: %s warnings (%s)" % (eng, row.get("warnings"), row.get("note", "")))
+                    notes.append("%s: %s warnings (%s)" % (name, row.get("warnings"), row.get("note", "")))
+                elif have_vg and ir is None:
+                    notes.append("%s: callgrind run failed, no Ir" % name)
+                    status = 1
             if not have_vg:
                 notes.append("valgrind missing: no instruction counts")
-            uc, um, ic, im = res["us_csim"], res["us_mujoco"], res["ir_csim"], res["ir_mujoco"]
-            res["ratio_us"] = uc / um if uc and um else None
-            res["ratio_ir"] = ic / im if ic and im else None
+            um, im = res["us_mujoco"], res["ir_mujoco"]
+            for eng in SOLVERS:
+                k = skey(eng)
+                uc, ic = res["us_csim_" + k], res["ir_csim_" + k]
+                res["ratio_us_" + k] = uc / um if uc and um else None
+                res["ratio_ir_" + k] = ic / im if ic and im else None
+            # the csim solver with the fewest instructions per step on this scene
+            counted = [(res["ir_csim_" + skey(e)], e) for e in SOLVERS if res["ir_csim_" + skey(e)]]
+            best = min(counted)[1] if counted else None
+            res["best_csim"] = best or ""
+            res["ir_csim_best"] = res["ir_csim_" + skey(best)] if best else None
+            res["ratio_ir_best"] = res["ratio_ir_" + skey(best)] if best else None
+            res["csim_solvers"] = " ".join(SOLVERS)  # the pairs behind the <what>_csim_<key> columns
             res["note"] = "; ".join(notes)
             results.append(res)
-            print("  %-13s us %s / %s  Ir %s / %s  ratio us %s Ir %s  contacts %s / %s  eps %s / %s  %s"
-                  % (label, fmt(uc), fmt(um), fmt(ic, "%.4g"), fmt(im, "%.4g"), fmt(res["ratio_us"]),
-                     fmt(res["ratio_ir"]), fmt(res["contacts_csim"]), fmt(res["contacts_mujoco"]),
-                     fmt(res["eps_csim"], "%.2e"), fmt(res["eps_mujoco"], "%.2e"), res["note"]),
-                  file=sys.stderr, flush=True)
+            print("  %-13s %s" % (label, "  ".join(
+                "%s: us %s Ir %s ratio Ir %s contacts %s eps %s" % (
+                    e, fmt(res["us_" + kk]), fmt(res["ir_" + kk], "%.4g"),
+                    fmt(res.get("ratio_ir_" + kk[5:]) if kk != "mujoco" else None),
+                    fmt(res["contacts_" + kk]), fmt(res["eps_" + kk], "%.2e"))
+                for e, kk in [(e, "csim_" + skey(e)) for e in SOLVERS] + [("mujoco", "mujoco")])
+                + ("  best csim %s  %s" % (res["best_csim"] or "-", res["note"]))),
+                file=sys.stderr, flush=True)
     if os.environ.get("MERGE") == "1":
         results = merge(results, os.path.join(ROOT, "out", "bench", "mujoco.csv"))
-    cols = ["scene", "family", "n", "nv_csim", "nv_mujoco", "contacts_csim", "contacts_mujoco",
-            "us_csim", "us_mujoco", "ratio_us", "ir_csim", "ir_mujoco", "ratio_ir", "eps_csim",
-            "eps_mujoco", "iters_csim", "iters_mujoco", "steps_time", "batches", "steps_counted",
-            "note"]
+    keys = ["csim_" + skey(e) for e in SOLVERS] + ["mujoco"]
+    cols = ["scene", "family", "n", "nv_csim", "nv_mujoco"]
+    for what in ("contacts", "us", "ir", "eps", "iters"):
+        cols += [what + "_" + k for k in keys]
+    for what in ("us", "ir"):
+        cols += ["ratio_%s_%s" % (what, skey(e)) for e in SOLVERS]
+    cols += ["best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_time", "batches",
+             "steps_counted", "note"]
     with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for res in results:
             w.writerow(["" if res.get(c) is None else res.get(c) for c in cols])
-    # slopes per family, engine, cost measure and abscissa
+    # slopes per family, engine (each csim solver, MuJoCo), cost measure and abscissa
     fits = []
+    engines = [("csim " + e, "csim_" + skey(e), "nv_csim") for e in SOLVERS] + \
+              [("mujoco", "mujoco", "nv_mujoco")]
     for fam in ("grid", "stack", "chain"):
         pts = [r for r in results if r["family"] == fam]
         for xname in ("contacts", "dofs"):
-            for eng in ("csim", "mujoco"):
+            for eng, key, nvk in engines:
                 for cost in ("ir", "us"):
                     xy = []
                     for r in pts:
-                        x = r["contacts_" + eng] if xname == "contacts" else num(r["nv_" + eng])
-                        xy.append((x, r[cost + "_" + eng]))
+                        x = r.get("contacts_" + key) if xname == "contacts" else num(r.get(nvk))
+                        xy.append((x, r.get(cost + "_" + key)))
                     sl = slope(xy)
                     npts = sum(1 for x, y in xy if x and y)
                     fits.append((fam, xname, eng, cost, sl, npts))
@@ -336,22 +389,25 @@ def main():
         for fam, xname, eng, cost, sl, npts in fits:
             w.writerow([fam, xname, eng, "ir_per_step" if cost == "ir" else "us_per_step",
                         "" if sl is None else "%.3f" % sl, npts])
-    # the tables
-    hdr = "%-13s %5s %8s %8s %9s %9s %6s %11s %11s %6s %9s %9s  %s"
-    print(hdr % ("scene", "nv", "contacts", "contacts", "us/step", "us/step", "ratio", "Ir/step",
-                 "Ir/step", "ratio", "eps_abs", "eps_abs", "note"))
-    print(hdr % ("", "", "csim", "MuJoCo", "csim", "MuJoCo", "us", "csim", "MuJoCo", "Ir", "csim",
-                 "MuJoCo", ""))
+    # the tables: one row per scene and engine
+    hdr = "%-13s %-13s %5s %8s %9s %6s %11s %6s %9s %7s  %s"
+    print(hdr % ("scene", "engine", "nv", "contacts", "us/step", "ratio", "Ir/step", "ratio",
+                 "eps_abs", "iters", "note"))
     for r in results:
-        print(hdr % (r["scene"], r["nv_csim"] or r["nv_mujoco"], fmt(r["contacts_csim"]),
-                     fmt(r["contacts_mujoco"]), fmt(r["us_csim"]), fmt(r["us_mujoco"]),
-                     fmt(r["ratio_us"]), fmt(r["ir_csim"], "%.4g"), fmt(r["ir_mujoco"], "%.4g"),
-                     fmt(r["ratio_ir"]), fmt(r["eps_csim"], "%.2e"), fmt(r["eps_mujoco"], "%.2e"),
-                     r["note"]))
+        for e in SOLVERS + ["mujoco"]:
+            k = "mujoco" if e == "mujoco" else "csim_" + skey(e)
+            rk = None if e == "mujoco" else skey(e)
+            print(hdr % (r["scene"], ("csim " + e) if rk else "MuJoCo",
+                         r["nv_mujoco" if e == "mujoco" else "nv_csim"] or "-",
+                         fmt(r.get("contacts_" + k)), fmt(r.get("us_" + k)),
+                         fmt(r.get("ratio_us_" + rk)) if rk else "", fmt(r.get("ir_" + k), "%.4g"),
+                         fmt(r.get("ratio_ir_" + rk)) if rk else "", fmt(r.get("eps_" + k), "%.2e"),
+                         fmt(r.get("iters_" + k)),
+                         ("best csim: %s; %s" % (r.get("best_csim") or "-", r["note"])) if e == "mujoco" else ""))
     print("\nlog-log slopes of cost per step (1 = linear):")
     for fam, xname, eng, cost, sl, npts in fits:
         if npts >= 2:
-            print("  %-6s vs %-8s %-7s %-3s %6s  (%d points)" % (fam, xname, eng, cost, fmt(sl, "%.2f"), npts))
+            print("  %-6s vs %-8s %-13s %-3s %6s  (%d points)" % (fam, xname, eng, cost, fmt(sl, "%.2f"), npts))
     print("written: out/bench/mujoco.csv, out/bench/slopes.csv")
     return status
 
