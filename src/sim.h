@@ -30,7 +30,9 @@
 typedef enum {
   SIM_WARN_CONTACTFULL = 0,  // a joint-limit row found no room (cannot happen: sized for every
                              // limit); collision finding more is an error (sim_contact_overflow)
-  SIM_WARN_NONCONVERGED,     // the contact solver stopped at its iteration cap
+  SIM_WARN_NONCONVERGED,     // the compliant Newton solve stopped at its cap (a rigid solver's
+                             // cap is reported per step: sim_stepinfo.solve.converged, counted
+                             // in the run summary's non-converged steps)
   SIM_WARN_EFFORT,           // an action's joint torque was clamped to the URDF effort limit
   SIM_WARN_MIDPOINT,         // the implicit-midpoint iteration of v_f stopped at its cap
   SIM_WARN_ENERGY,           // the energy audit found a gain above integrator.energy_tolerance
