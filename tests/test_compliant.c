@@ -3,7 +3,7 @@
 //
 // Scenarios are inline YAML loaded with scn_load_string under the name "test_compliant.yaml", so
 // relative paths resolve from the repository root (robots/...). The ball of the restitution test
-// is written as a URDF into a mkdtemp directory under /tmp, removed afterwards.
+// is written as a URDF into a mkdtemp directory under the system temporary directory (P_tmpdir), removed afterwards.
 #include <check.h>
 #include <hdf5.h>
 #include <math.h>

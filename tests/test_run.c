@@ -2,7 +2,7 @@
 // or fork/exec, its exit codes and messages, and the HDF5 file it writes, read back with the
 // HDF5 C API (DESIGN.md "Output file" and "Command line").
 //
-// Tests run from the repo root. Every output goes into a fresh mkdtemp directory under /tmp,
+// Tests run from the repo root. Every output goes into a fresh mkdtemp directory under the system temporary directory (P_tmpdir),
 // removed afterwards; nothing is written into the repository.
 #include <check.h>
 #include <dirent.h>

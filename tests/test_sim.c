@@ -4,7 +4,7 @@
 // Scenarios are inline YAML; their name "test_sim.yaml" puts the scenario directory at the
 // current directory (tests run from the repo root), so robots/cube.urdf resolves in the repo.
 // Bodies csim does not ship (an anisotropic box, a ball) are written as URDFs into a mkdtemp
-// directory under /tmp, removed afterwards.
+// directory under the system temporary directory (P_tmpdir), removed afterwards.
 //
 // The cube: 1 kg, 10 cm, inertia m a^2/6 = 1/600 kg m^2 about every axis, free base
 // q = [x y z qx qy qz qw], v = [com velocity in world axes; angular velocity in body axes].

@@ -9,7 +9,7 @@
 # the same count, i.e. the step loop allocates nothing (DESIGN.md: buffers are sized once).
 #
 # It builds nothing: run `make` first (or point CSIM at a binary). Runs from the repo root;
-# outputs go to a temporary directory under /tmp that is removed at the end.
+# outputs go to a temporary directory (mktemp -d) that is removed at the end.
 #   tools/bench.sh                                   # all scenarios, 5 runs each
 #   RUNS=9 SCENARIOS="solo12_stand talos_stand" tools/bench.sh
 #   CSIM=build/san/csim tools/bench.sh               # any binary (timings then mean little)

@@ -2,14 +2,14 @@
 # A long libFuzzer campaign (issue 11), one slot of targets in turn at nice 19:
 #   tools/fuzz_campaign.sh SLOT END_EPOCH TARGET[:SECONDS|:wait]...
 # (FUZZ_BIN: the fuzz_* binaries, default build/fuzz; FUZZ_WORK: corpus, artifacts and logs,
-# default /tmp/csim_fuzz, outside the repository). Each target runs until its SECONDS (or
+# default out/fuzz_campaign under the repository, ignored by git). Each target runs until its SECONDS (or
 # END_EPOCH) are used; :wait waits for FUZZ_BIN/fuzz_TARGET to appear (a fixed build). A
 # finding ends a libFuzzer run: it is restarted on the same corpus (4 findings within a minute
 # each stop the target). Logs: FUZZ_WORK/logs/TARGET_N.log and .time (CPU from /usr/bin/time),
 # summed by tools/fuzz_stats.py. Seeds as tools/fuzz.sh.
 set -u
 R=$(cd "$(dirname "$0")/.." && pwd)
-F=${FUZZ_WORK:-/tmp/csim_fuzz}; B=${FUZZ_BIN:-$R/build/fuzz}; mkdir -p "$F"
+F=${FUZZ_WORK:-$R/out/fuzz_campaign}; B=${FUZZ_BIN:-$R/build/fuzz}; mkdir -p "$F"
 slot=$1; end=$2; shift 2
 export ASAN_OPTIONS="allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$R/tests/fuzz/lsan.supp"
