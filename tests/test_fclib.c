@@ -126,6 +126,14 @@ static hid_t h5_group(hid_t loc, const char* name) {
   return g;
 }
 
+// read a whole dataset with raw HDF5 calls (no csim code)
+static void raw_read(hid_t f, const char* key, hid_t type, void* buf) {
+  hid_t d = H5Dopen2(f, key, H5P_DEFAULT);
+  ck_assert_msg(d >= 0, "%s", key);
+  H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(d);
+}
+
 // a dense m x n row-major matrix A as an FCLib sparse group in the given storage (zeros
 // skipped; triplet with i = row, p = column); dup: repeat the first entry split in two halves
 static void h5_sparse(hid_t loc, const char* name, const double* A, int m, int n, int storage,
@@ -440,19 +448,11 @@ START_TEST(writer_round_trip) {
       hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
       int ii[64], pp[64], nz = 0;
       double xx[64];
-      hid_t d = H5Dopen2(f, "/fclib_local/W/nz", H5P_DEFAULT);
-      H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &nz);
-      H5Dclose(d);
+      raw_read(f, "/fclib_local/W/nz", H5T_NATIVE_INT, &nz);
       ck_assert_int_le(nz, 64);
-      d = H5Dopen2(f, "/fclib_local/W/i", H5P_DEFAULT);
-      H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ii);
-      H5Dclose(d);
-      d = H5Dopen2(f, "/fclib_local/W/p", H5P_DEFAULT);
-      H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, pp);
-      H5Dclose(d);
-      d = H5Dopen2(f, "/fclib_local/W/x", H5P_DEFAULT);
-      H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xx);
-      H5Dclose(d);
+      raw_read(f, "/fclib_local/W/i", H5T_NATIVE_INT, ii);
+      raw_read(f, "/fclib_local/W/p", H5T_NATIVE_INT, pp);
+      raw_read(f, "/fclib_local/W/x", H5T_NATIVE_DOUBLE, xx);
       H5Fclose(f);
       for (int k = 0; k < nz; k++) ck_assert_double_eq(xx[k], Wf[ii[k] * HN + pp[k]]);
     }
@@ -624,17 +624,11 @@ static double* raw_triplet(hid_t f, const char* grp, int* m, int* n) {
   char key[128];
   int nz;
   snprintf(key, sizeof(key), "%s/m", grp);
-  hid_t d = H5Dopen2(f, key, H5P_DEFAULT);
-  H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, m);
-  H5Dclose(d);
+  raw_read(f, key, H5T_NATIVE_INT, m);
   snprintf(key, sizeof(key), "%s/n", grp);
-  d = H5Dopen2(f, key, H5P_DEFAULT);
-  H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, n);
-  H5Dclose(d);
+  raw_read(f, key, H5T_NATIVE_INT, n);
   snprintf(key, sizeof(key), "%s/nz", grp);
-  d = H5Dopen2(f, key, H5P_DEFAULT);
-  H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &nz);
-  H5Dclose(d);
+  raw_read(f, key, H5T_NATIVE_INT, &nz);
   ck_assert_int_ge(nz, 0);
   int* ii = malloc(sizeof(int) * (size_t)nz);
   int* pp = malloc(sizeof(int) * (size_t)nz);
@@ -643,7 +637,7 @@ static double* raw_triplet(hid_t f, const char* grp, int* m, int* n) {
   void* bufs[3] = {ii, pp, xx};
   for (int k = 0; k < 3; k++) {
     snprintf(key, sizeof(key), "%s/%s", grp, names[k]);
-    d = H5Dopen2(f, key, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, key, H5P_DEFAULT);
     hid_t fs = H5Dget_space(d);
     hsize_t cnt = (hsize_t)nz, off = 0;
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
@@ -691,12 +685,8 @@ START_TEST(global_condensation_shared) {
         }
     double* fv = malloc(sizeof(double) * (size_t)n);
     double* wv = malloc(sizeof(double) * (size_t)m);
-    hid_t d = H5Dopen2(f, "/fclib_global/vectors/f", H5P_DEFAULT);
-    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, fv);
-    H5Dclose(d);
-    d = H5Dopen2(f, "/fclib_global/vectors/w", H5P_DEFAULT);
-    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, wv);
-    H5Dclose(d);
+    raw_read(f, "/fclib_global/vectors/f", H5T_NATIVE_DOUBLE, fv);
+    raw_read(f, "/fclib_global/vectors/w", H5T_NATIVE_DOUBLE, wv);
     H5Fclose(f);
     double* W = malloc(sizeof(double) * (size_t)m * m);
     double* q = malloc(sizeof(double) * (size_t)m);
@@ -1066,15 +1056,9 @@ START_TEST(solve_tiny_scale_global) {
   ck_assert_int_eq(m, 12);
   double* fv = malloc(sizeof(double) * (size_t)n);
   double wv[12], muf[4];
-  hid_t d = H5Dopen2(f, "/fclib_global/vectors/f", H5P_DEFAULT);
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, fv);
-  H5Dclose(d);
-  d = H5Dopen2(f, "/fclib_global/vectors/w", H5P_DEFAULT);
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, wv);
-  H5Dclose(d);
-  d = H5Dopen2(f, "/fclib_global/vectors/mu", H5P_DEFAULT);
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, muf);
-  H5Dclose(d);
+  raw_read(f, "/fclib_global/vectors/f", H5T_NATIVE_DOUBLE, fv);
+  raw_read(f, "/fclib_global/vectors/w", H5T_NATIVE_DOUBLE, wv);
+  raw_read(f, "/fclib_global/vectors/mu", H5T_NATIVE_DOUBLE, muf);
   H5Fclose(f);
   double W[144], q[12], zero[12] = {0};
   dense_condense(M, H, fv, wv, n, m, W, q);  // M holds both triangles here (symmetric)
