@@ -358,6 +358,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   res->iterations = 0;
   if (r <= tol) {
     memcpy(lambda, z, vb);
+    memcpy(s->c, c, vb);  // c = G~ z + g at the answer: solver_solve need not redo it
+    s->c_fresh = 1;
     res->residual = r;
     res->converged = 1;
     return;
@@ -494,10 +496,13 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
       }
     }
   }
+  s->c_fresh = 1;  // c = G~ z + g at the last iterate (solver_solve need not redo it) ...
   if (!(r <= tol) && !(q <= qbest)) {  // not converged: the best iterate seen by the model's q
     r = rbest;
     memcpy(z, best, vb);
+    s->c_fresh = 0;  // ... unless the answer is an earlier iterate
   }
+  if (s->c_fresh) memcpy(s->c, c, vb);
   memcpy(lambda, z, vb);
   memcpy(s->dual_out, gam, vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)

@@ -229,6 +229,8 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
   out.converged = 1;
   const double* dual_in = s->dual_in;
   double* dual_out = s->dual_out;
+  double* c_all = s->c;  // families write their island's c into the island buffer (below)
+  int fresh = 1;         // every island left its c: solver_solve need not recompute it
   // the penalties kept across solves (ADMM, staggered) start every island from the same value,
   // as the whole problem would; the largest island's are kept for the next solve
   double rho0 = s->admm_rho, srho0[2] = {s->stag_rho[0], s->stag_rho[1]};
@@ -247,7 +249,8 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
     double* l = R + n3;
     double* din = l + n3;
     double* dout = din + n3;
-    double* mu = dout + n3;
+    double* cl = dout + n3;  // the family's c = (G + R) lambda + g when it leaves it (c_fresh)
+    double* mu = cl + n3;
     double* G = mu + n;
     solver_problem sub = {0};
     sub.nc = n;
@@ -259,6 +262,7 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
         // work holds no contact-space island this large; report, never overflow
         out.converged = 0;
         out.residual = INFINITY;
+        fresh = 0;
         continue;
       }
       solver_gdense(p, cons, n, s->map, G);
@@ -280,8 +284,16 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
     sub.R = p->R ? R : NULL;
     s->dual_in = dual_in ? din : NULL;
     s->dual_out = dout;
+    s->c = cl;
+    s->c_fresh = 0;
     solver_result r = {0};
     s->fn(s, &sub, l, &r);
+    s->c = c_all;
+    if (s->c_fresh)
+      for (int q = 0; q < n; q++)
+        for (int c = 0; c < 3; c++) c_all[3 * cons[q] + c] = cl[3 * q + c];
+    else
+      fresh = 0;
     for (int q = 0; q < n; q++) {
       int i = cons[q];
       for (int c = 0; c < 3; c++) {
@@ -302,6 +314,7 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
   }
   s->dual_in = dual_in;
   s->dual_out = dual_out;
+  s->c_fresh = fresh;
   s->admm_rho = rho1;
   s->stag_rho[0] = srho1[0];
   s->stag_rho[1] = srho1[1];

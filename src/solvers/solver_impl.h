@@ -58,10 +58,11 @@ static inline size_t solver_dense_rows(const solver_options* o, size_t n) {
        ? 2 * solver_dense_rows(o, n) * solver_dense_rows(o, n) + 32 * (size_t)(3 * (n)) + 64 \
        : 32 * (size_t)(3 * (n)) + 64)
 
-// doubles of the island buffer of a dense family: G (rows^2), g, R, lambda, two duals, mu
+// doubles of the island buffer of a dense family: G (rows^2), g, R, lambda, two duals, the
+// contact velocity, mu
 static inline size_t solver_island_work(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), n3 = 3 * mc, r = solver_dense_rows(o, mc);
-  return solver_is_dense_family(o) ? r * r + 5 * n3 + n3 / 3 : 0;
+  return solver_is_dense_family(o) ? r * r + 6 * n3 + n3 / 3 : 0;
 }
 
 // ADMM in dof space: the island's Y (solver.c) and its Woodbury solve (admm.c); bytes of the
