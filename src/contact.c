@@ -82,10 +82,11 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->bucket_ptr = calloc((size_t)nv + 1, sizeof(int));
   c->bucket = calloc(2 * mc, sizeof(int));
   c->fill = calloc(mc, sizeof(int));
+  c->ywork = calloc((size_t)(nv > 0 ? nv : 1), sizeof(double));
   if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
       !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
       !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda || !c->pos ||
-      !c->bucket_ptr || !c->bucket || !c->fill) {
+      !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                    "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
@@ -110,7 +111,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
-         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
@@ -120,7 +121,7 @@ void contact_free(contact_data* c) {
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
-  free(c->fill);
+  free(c->fill); free(c->ywork);
   solver_blocks_free(c->G);
   free(c);
 }
@@ -318,13 +319,29 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   for (int r = nv; r > 0; r--) bp[r] = bp[r - 1];
   if (nv > 0) bp[0] = 0;
 
+  // the factored form as the block formula reads it (solver_yblock; ydiag added below)
+  solver_problem yp = {0};
+  yp.ystride = mc;
+  yp.ynz = c->nchain;
+  yp.ydof = c->chain;
+  yp.Y = c->Y;
+  solver_blocks* B = c->G;
+  B->nc = nc;
+  B->diag_only = opt->diag_only;
+  long nb = 0;
+  if (opt->diag_only) {
+    // the diagonal blocks alone (the solver works on Y, solver.h); islands from the buckets
+    for (int i = 0; i < nc; i++) {
+      B->rowptr[i] = B->diag[i] = B->col[i] = i;
+      solver_yblock(&yp, i, i, B->blk + 9 * (size_t)i);
+    }
+    B->rowptr[nc] = nc;
+    nb = nc;
+  }
   // G's pattern: row i holds the contacts of i's buckets (merged, ascending, i itself included;
   // a contact without a root has its diagonal block only); then each block (i, j >= i) summed
   // over the dofs both chains share, stored in row i and transposed in row j
-  solver_blocks* B = c->G;
-  B->nc = nc;
-  long nb = 0;
-  for (int pass = 0; pass < 2; pass++) {
+  for (int pass = opt->diag_only ? 2 : 0; pass < 2; pass++) {
     if (pass == 1) {
       for (int i = 0; i < nc; i++) c->fill[i] = B->rowptr[i];
     }
@@ -344,8 +361,6 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
         }
         continue;
       }
-      const int* ci = c->chain + (size_t)i * mc;
-      const double* Yi = c->Y + (size_t)i * 3 * mc;
       int p1 = 0, p2 = 0;
       while (p1 < n1 || p2 < n2) {
         int j;
@@ -357,27 +372,8 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
           continue;
         }
         if (j < i) continue;  // stored when row j was done
-        const int* cj = c->chain + (size_t)j * mc;
-        const double* Yj = c->Y + (size_t)j * 3 * mc;
-        // nine running sums in registers, each over the shared dofs in ascending order
-        double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
-        const double *Yi0 = Yi, *Yi1 = Yi + mc, *Yi2 = Yi + 2 * mc;
-        const double *Yj0 = Yj, *Yj1 = Yj + mc, *Yj2 = Yj + 2 * mc;
-        for (int p = 0, q = 0, np = c->nchain[i], nq = c->nchain[j]; p < np && q < nq;) {
-          if (ci[p] == cj[q]) {
-            double x0 = Yi0[p], x1 = Yi1[p], x2 = Yi2[p], y0 = Yj0[q], y1 = Yj1[q], y2 = Yj2[q];
-            b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
-            b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
-            b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
-            p++;
-            q++;
-          } else if (ci[p] < cj[q]) {
-            p++;
-          } else {
-            q++;
-          }
-        }
-        double blk[9] = {b0, b1, b2, b3, b4, b5, b6, b7, b8};
+        double blk[9];
+        solver_yblock(&yp, i, j, blk);
         int a = c->fill[i]++;
         B->col[a] = j;
         if (j == i) {
@@ -409,7 +405,8 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     }
   }
   B->nblocks = nb;
-  solver_blocks_islands(B);
+  if (opt->diag_only) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
+  else solver_blocks_islands(B);
 
   // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
   // (and the factored form's ydiag carries the same, since their Y rows are zero)
@@ -552,5 +549,6 @@ solver_problem contact_problem(const contact_data* c) {
   p.ydof = c->chain;
   p.Y = c->Y;
   p.ydiag = c->nlimit > 0 ? c->ydiag : NULL;
+  p.ywork = c->ywork;  // diag_only's scratch (set by solver_blocks_problem from G)
   return p;
 }

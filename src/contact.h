@@ -15,8 +15,10 @@
 // which for ancestor-closed chains is exactly when they share a tree root dof (a dof shared
 // implies all its ancestors are). Contacts are bucketed by the root dofs of their chains
 // (at most two: the world and fixed bases touch none), so the pattern costs O(blocks); each block
-// sums Y_i Y_j' over the dofs both chains share. Islands are the connected components of that
-// pattern: trees and free bodies linked through contacts (the world links nothing).
+// sums Y_i Y_j' over the dofs both chains share (solver_yblock). Islands are the connected
+// components of that pattern: trees and free bodies linked through contacts (the world links
+// nothing). A solver that works on Y (contact_options.diag_only) gets the diagonal blocks only:
+// a chain lying on the ground has O(nc^2) blocks of O(nv) each, the step's largest cost.
 //
 // Memory: at most min(maxcon^2, maxcon + sum over trees r of min(n_r, maxcon)^2) blocks, n_r the
 // contacts collision can make on tree r (every geom pair's most contacts, an upper bound that
@@ -82,6 +84,7 @@ typedef struct {
   int* bucket_ptr;    // contacts by root dof: counting-sort offsets       (nv + 1)
   int* bucket;        //                                                    (2 maxcon)
   int* fill;          // next free block of each row                       (maxcon)
+  double* ywork;      // scratch of G's products through Y when diag_only   (nv)
 } contact_data;
 
 typedef struct {
@@ -95,6 +98,10 @@ typedef struct {
   // solref/solimp (R and a reference velocity target on all three rows); NULL: friction and
   // restitution above for every contact
   const mat_table* mat;
+  // 1: form G's diagonal blocks only, for a solver that works on the factored form (ADMM): the
+  // problem is then diag_only (solver.h) and its other entries come from Y. Islands are the
+  // same (from the root-dof buckets). 0: every block of contacts that share dofs
+  int diag_only;
 } contact_options;
 
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);

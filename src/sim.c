@@ -401,6 +401,8 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     s->copt.dt = cfg->dt;
     s->copt.compliance = cfg->compliance;
     s->copt.mat = s->mat;
+    // ADMM works on the factored form: G's off-diagonal blocks would go unread (contact.h)
+    s->copt.diag_only = !compliant && so.kind == SOLVER_ADMM;
     s->opt.dt = cfg->dt;
     s->opt.rigid = !compliant;
     s->opt.warm_dual = cfg->warm_dual;

@@ -104,13 +104,21 @@ typedef struct {
   // ydof[i ystride ..], row r's values at Y[(3 i + r) ystride ..]; ydiag (3nc, or NULL: zero)
   // is what G's diagonal holds beyond Y Y' (a joint limit's inert tangent rows, contact.h).
   // NULL Y: none. ADMM factors an island in dof space with it (Woodbury) when the island has
-  // fewer dofs than contact rows; the kernels below read the blocks or dense G, never Y
+  // fewer dofs than contact rows; the kernels below read the blocks or dense G, and Y only
+  // when diag_only
   int nv;               // dofs Y's columns range over
   int ystride;          // entries per row of Y and per contact of ydof
   const int* ynz;       // (nc)
   const int* ydof;      // (nc x ystride)
   const double* Y;      // (3nc x ystride)
   const double* ydiag;  // (3nc) or NULL
+  // diag_only: the blocks hold G's diagonal blocks only (rowptr[i] = diag[i] = i, islands as
+  // the full pattern's); every other entry of G comes from the factored form, which is then set.
+  // The kernels below go through Y for it: a product or a row or column costs O(nnz Y), an entry
+  // O(ystride), using ywork (nv doubles) as scratch. For a solver that works on Y (ADMM): the
+  // 3x3 blocks of every contact pair sharing dofs, O(nc^2 ystride) on a chain, are never formed
+  int diag_only;
+  double* ywork;        // (nv) scratch of the kernels when diag_only
 } solver_problem;
 
 // owner of a block-sparse G: storage for up to maxc block rows and maxblocks blocks
@@ -127,6 +135,7 @@ typedef struct {
   int* island_ptr;      // (maxc + 1)
   int* island_con;      // (maxc)
   int* uf;              // (maxc) union-find scratch, then each contact's island
+  int diag_only;        // only the diagonal blocks are stored (solver_problem.diag_only)
 } solver_blocks;
 
 csim_status solver_blocks_create(int maxc, long maxblocks, solver_blocks** out, csim_error* err);
@@ -138,17 +147,31 @@ size_t solver_blocks_bytes(int maxc, long maxblocks);
 // blocks, O(nblocks); islands numbered by their smallest contact
 void solver_blocks_islands(solver_blocks* b);
 
+// the same islands from groups instead of the pattern: contacts listed in one group
+// (gcon[gptr[k]..gptr[k+1]-1], k < ngroup) share dofs, contacts in no common group share none
+// (contact.h: the groups are the contacts of each tree root dof). O(sum of group sizes)
+void solver_blocks_islands_grouped(solver_blocks* b, const int* gptr, const int* gcon,
+                                   int ngroup);
+
+// block (i, j) of G = Y Y' + diag(ydiag) from p's factored form (p->Y set): the rows of i
+// times those of j over the dofs both chains hold (ascending ydof), ydiag added when i == j.
+// The one formula of G's blocks: contact_build forms its blocks with it, the diag_only kernels
+// their entries, so both storages give the same bits
+void solver_yblock(const solver_problem* p, int i, int j, double blk[9]);
+
 // b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
 // and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
 // error when they do not fit in b
 csim_status solver_blocks_from_dense(solver_blocks* b, int nc, const double* G, int full,
                                      csim_error* err);
 
-// the problem view of b with g, mu, R (R may be NULL)
+// the problem view of b with g, mu, R (R may be NULL); diag_only copied from b (the caller then
+// sets the factored form and ywork)
 solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, const double* mu,
                                      const double* R);
 
-// kernels on p's G (blocks or dense; R never included):
+// kernels on p's G (blocks, dense, or diagonal blocks and the factored form when diag_only; R
+// never included):
 // y += G x (3nc)
 void solver_gmul_add(const solver_problem* p, const double* x, double* y);
 // diagonal block G_ii (row-major)

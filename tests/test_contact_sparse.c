@@ -402,6 +402,125 @@ START_TEST(factored_form_limits) {
 }
 END_TEST
 
+// diag_only (solver.h): the diagonal blocks and the factored form give what the full blocks give,
+// for the same contacts built both ways at the same state: the same islands, the dense G of
+// every island bit for bit (both storages form a block by the one formula, solver_yblock), and
+// G x, a row block of G x, a column block times d and single entries to 1e-12 of max |G|
+// (products through Y sum in another order). x is fixed pseudo-random data
+static void diag_only_check(sim* s, const char* what) {
+  contact_data* c = s->con;
+  contact_options o = s->copt;
+  o.diag_only = 0;
+  ck_assert_int_eq(contact_build(s->m, s->d, c, &o, s->vfree), 0);
+  int nc = c->ncon, n3 = 3 * nc, ni = c->G->nisland;
+  ck_assert_int_ge(nc, 2);
+  double* Gf = calloc((size_t)n3 * n3, sizeof(double));
+  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
+  double* x = calloc((size_t)n3, sizeof(double));
+  double* yf = calloc((size_t)n3, sizeof(double));
+  double* yd = calloc((size_t)n3, sizeof(double));
+  double* colf = calloc((size_t)n3 * nc, sizeof(double));
+  double* rowf = calloc((size_t)n3, sizeof(double));
+  int* isl = calloc((size_t)nc + 1, sizeof(int));
+  int* islc = calloc((size_t)nc, sizeof(int));
+  int* map = calloc((size_t)nc, sizeof(int));
+  int* all = calloc((size_t)nc, sizeof(int));
+  for (int i = 0; i < nc; i++) all[i] = i;
+  unsigned r = 12345u;
+  for (int a = 0; a < n3; a++) {
+    r = r * 1103515245u + 12345u;
+    x[a] = (double)(r >> 8) / 16777216.0 - 0.5;
+  }
+  solver_problem pf = contact_problem(c);
+  ck_assert_int_eq(pf.diag_only, 0);
+  solver_gdense(&pf, all, nc, map, Gf);
+  solver_gmul_add(&pf, x, yf);
+  for (int i = 0; i < nc; i++) {
+    solver_grow_add(&pf, i, x, rowf + 3 * i);
+    double d3[3] = {x[3 * i], -x[3 * i + 1], 0.5};
+    solver_gcol_add(&pf, i, d3, colf + (size_t)i * n3);
+  }
+  memcpy(isl, c->G->island_ptr, sizeof(int) * (size_t)(ni + 1));
+  memcpy(islc, c->G->island_con, sizeof(int) * (size_t)nc);
+
+  o.diag_only = 1;
+  ck_assert_int_eq(contact_build(s->m, s->d, c, &o, s->vfree), 0);
+  solver_problem pd = contact_problem(c);
+  ck_assert_int_eq(pd.diag_only, 1);
+  ck_assert_int_eq(c->G->nblocks, nc);  // the diagonal blocks alone
+  ck_assert_int_eq(c->G->nisland, ni);
+  for (int k = 0; k <= ni; k++) ck_assert_int_eq(c->G->island_ptr[k], isl[k]);
+  for (int i = 0; i < nc; i++) ck_assert_int_eq(c->G->island_con[i], islc[i]);
+  // each island's dense G: bit for bit (entries outside the islands are zero in the full one)
+  double gmax = 0;
+  for (int k = 0; k < ni; k++) {
+    int n0 = isl[k], n = isl[k + 1] - n0;
+    solver_gdense(&pd, islc + n0, n, map, Gd);
+    for (int q = 0; q < 3 * n; q++)
+      for (int u = 0; u < 3 * n; u++) {
+        int a = 3 * islc[n0 + q / 3] + q % 3, b = 3 * islc[n0 + u / 3] + u % 3;
+        double ref = Gf[(size_t)a * n3 + b];
+        gmax = fmax(gmax, fabs(ref));
+        ck_assert_msg(Gd[(size_t)q * 3 * n + u] == ref, "%s: island %d G(%d, %d) %.17g vs %.17g",
+                      what, k, a, b, Gd[(size_t)q * 3 * n + u], ref);
+      }
+  }
+  ck_assert(gmax > 0);
+  double tol = 1e-12 * gmax;
+  solver_gmul_add(&pd, x, yd);
+  for (int a = 0; a < n3; a++)
+    ck_assert_msg(fabs(yd[a] - yf[a]) <= tol * n3, "%s: (G x)[%d] %g vs %g", what, a, yd[a], yf[a]);
+  double* t = calloc((size_t)n3, sizeof(double));
+  for (int i = 0; i < nc; i++) {
+    double row[3] = {0, 0, 0};
+    solver_grow_add(&pd, i, x, row);
+    for (int q = 0; q < 3; q++)
+      ck_assert_msg(fabs(row[q] - rowf[3 * i + q]) <= tol * n3, "%s: row %d", what, i);
+    double d3[3] = {x[3 * i], -x[3 * i + 1], 0.5};
+    memset(t, 0, sizeof(double) * (size_t)n3);
+    solver_gcol_add(&pd, i, d3, t);
+    for (int a = 0; a < n3; a++)
+      ck_assert_msg(fabs(t[a] - colf[(size_t)i * n3 + a]) <= tol * 3, "%s: column %d row %d",
+                    what, i, a);
+    for (int a = 0; a < n3; a += 5)
+      ck_assert_msg(fabs(solver_gentry(&pd, 3 * i + a % 3, a) - Gf[(size_t)(3 * i + a % 3) * n3 + a])
+                        <= tol, "%s: entry (%d, %d)", what, 3 * i + a % 3, a);
+  }
+  free(t); free(Gf); free(Gd); free(x); free(yf); free(yd); free(colf); free(rowf);
+  free(isl); free(islc); free(map); free(all);
+}
+
+START_TEST(diag_only_kernels) {
+  const char* scenes[] = {kTwoStacks, kSoloCubes, NULL};
+  const char* names[] = {"two stacks", "Solo-12 and cubes", "Talos"};
+  for (int sc = 0; sc < 3; sc++) {
+    scn_config* cfg = NULL;
+    sim* s = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 5, &cfg);
+    diag_only_check(s, names[sc]);
+    sim_free(s);
+    scn_free(cfg);
+  }
+  // a Panda arm on its joint limits (ydiag rows); its ADMM run builds diag_only problems
+  scn_config* cfg = NULL;
+  sim* s = load_and_step(kLimitDrop, NULL, 0, &cfg);
+  ck_assert_int_eq(s->copt.diag_only, 1);
+  sim_stepinfo info;
+  csim_error err;
+  int seen = 0;
+  for (int k = 0; k < 400 && !seen; k++) {
+    ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
+    ck_assert_msg(info.solve.converged, "Panda step %d", k);
+    if (s->con->nlimit > 0) {
+      diag_only_check(s, "Panda on its limits");
+      seen = 1;
+    }
+  }
+  ck_assert(seen);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("contact_sparse");
   TCase* t = tcase_create("sparse");
@@ -414,6 +533,7 @@ static Suite* suite(void) {
   tcase_add_test(t, block_bound);
   tcase_add_test(t, admm_dof_space);
   tcase_add_test(t, factored_form_limits);
+  tcase_add_test(t, diag_only_kernels);
   suite_add_tcase(s, t);
   return s;
 }

@@ -439,19 +439,39 @@ static int uf_find(int* uf, int i) {
   return i;
 }
 
+// join the sets of contacts i and j; the root is the smallest contact
+static void uf_union(int* uf, int i, int j) {
+  int a = uf_find(uf, i), c = uf_find(uf, j);
+  if (a == c) return;
+  if (a < c) uf[c] = a; else uf[a] = c;
+}
+
+static void label_islands(solver_blocks* b);
+
 void solver_blocks_islands(solver_blocks* b) {
   int nc = b->nc;
   int* uf = b->uf;
   for (int i = 0; i < nc; i++) uf[i] = i;
   for (int i = 0; i < nc; i++)
-    for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++) {
-      int j = b->col[k];
-      if (j <= i) continue;
-      int a = uf_find(uf, i), c = uf_find(uf, j);
-      if (a == c) continue;
-      if (a < c) uf[c] = a; else uf[a] = c;  // the root is the smallest contact
-    }
-  // label islands by their smallest contact (roots appear in ascending order), then counting sort
+    for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++)
+      if (b->col[k] > i) uf_union(uf, i, b->col[k]);
+  label_islands(b);
+}
+
+void solver_blocks_islands_grouped(solver_blocks* b, const int* gptr, const int* gcon,
+                                   int ngroup) {
+  int* uf = b->uf;
+  for (int i = 0; i < b->nc; i++) uf[i] = i;
+  for (int k = 0; k < ngroup; k++)
+    for (int q = gptr[k] + 1; q < gptr[k + 1]; q++) uf_union(uf, gcon[gptr[k]], gcon[q]);
+  label_islands(b);
+}
+
+// islands of the union-find forest in b->uf: labelled by their smallest contact (roots appear
+// in ascending order), then a counting sort
+static void label_islands(solver_blocks* b) {
+  int nc = b->nc;
+  int* uf = b->uf;
   int* cnt = b->island_ptr;
   int ni = 0;
   for (int i = 0; i < nc; i++) {
@@ -516,7 +536,67 @@ solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, co
   p.g = g;
   p.mu = mu;
   p.R = R;
+  p.diag_only = b->diag_only;
   return p;
+}
+
+void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
+  int w = p->ystride;
+  const int* ci = p->ydof + (size_t)i * w;
+  const int* cj = p->ydof + (size_t)j * w;
+  const double *Yi0 = p->Y + 3 * (size_t)i * w, *Yi1 = Yi0 + w, *Yi2 = Yi1 + w;
+  const double *Yj0 = p->Y + 3 * (size_t)j * w, *Yj1 = Yj0 + w, *Yj2 = Yj1 + w;
+  // nine running sums in registers, each over the shared dofs in ascending order
+  double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
+  for (int a = 0, c = 0, na = p->ynz[i], nb = p->ynz[j]; a < na && c < nb;) {
+    if (ci[a] == cj[c]) {
+      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[c], y1 = Yj1[c], y2 = Yj2[c];
+      b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+      b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+      b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
+      a++;
+      c++;
+    } else if (ci[a] < cj[c]) {
+      a++;
+    } else {
+      c++;
+    }
+  }
+  blk[0] = b0; blk[1] = b1; blk[2] = b2;
+  blk[3] = b3; blk[4] = b4; blk[5] = b5;
+  blk[6] = b6; blk[7] = b7; blk[8] = b8;
+  if (i == j && p->ydiag) {
+    blk[0] += p->ydiag[3 * i];
+    blk[4] += p->ydiag[3 * i + 1];
+    blk[8] += p->ydiag[3 * i + 2];
+  }
+}
+
+//------------------------- diag_only: G's products through Y ------------------------------
+// (solver.h) w = Y' x over every contact (w: p->ywork, nv)
+static void yt_all(const solver_problem* p, const double* x, double* w) {
+  int s = p->ystride;
+  memset(w, 0, sizeof(double) * (size_t)p->nv);
+  for (int i = 0; i < p->nc; i++) {
+    const int* d = p->ydof + (size_t)i * s;
+    const double *y0 = p->Y + 3 * (size_t)i * s, *y1 = y0 + s, *y2 = y1 + s;
+    double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    for (int k = 0; k < p->ynz[i]; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+  }
+}
+
+// out (3) += Y_i w + ydiag_i x_i: contact i's rows of Y Y' x + diag(ydiag) x given w = Y' x
+static void y_row(const solver_problem* p, int i, const double* w, const double* x,
+                  double out[3]) {
+  int s = p->ystride;
+  const int* d = p->ydof + (size_t)i * s;
+  for (int r = 0; r < 3; r++) {
+    const double* y = p->Y + (3 * (size_t)i + r) * s;
+    double acc = 0;
+    for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * w[d[k]];
+    out[r] += acc + (p->ydiag ? p->ydiag[3 * i + r] * x[3 * i + r] : 0);
+  }
 }
 
 void solver_gmul_add(const solver_problem* p, const double* x, double* y) {
@@ -529,6 +609,11 @@ void solver_gmul_add(const solver_problem* p, const double* x, double* y) {
       for (size_t k = 0; k < n; k++) acc += Gr[k] * x[k];
       y[r] += acc;
     }
+    return;
+  }
+  if (p->diag_only) {
+    yt_all(p, x, p->ywork);
+    for (int i = 0; i < nc; i++) y_row(p, i, p->ywork, x, y + 3 * i);
     return;
   }
   for (int i = 0; i < nc; i++) {
@@ -557,6 +642,11 @@ void solver_grow_add(const solver_problem* p, int i, const double* x, double out
     }
     return;
   }
+  if (p->diag_only) {
+    yt_all(p, x, p->ywork);
+    y_row(p, i, p->ywork, x, out);
+    return;
+  }
   double a0 = 0, a1 = 0, a2 = 0;
   for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
     const double* B = p->blk + 9 * (size_t)k;
@@ -582,6 +672,11 @@ void solver_gdiag(const solver_problem* p, int i, double B[9]) {
 
 double solver_gentry(const solver_problem* p, int a, int b) {
   if (p->dense) return p->dense[(size_t)a * 3 * (size_t)p->nc + b];
+  if (p->diag_only && a / 3 != b / 3) {
+    double B[9];
+    solver_yblock(p, a / 3, b / 3, B);
+    return B[3 * (a % 3) + b % 3];
+  }
   int i = a / 3, j = b / 3, lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
@@ -598,6 +693,27 @@ void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* 
     const double* G1 = G0 + n;
     const double* G2 = G1 + n;
     for (size_t k = 0; k < n; k++) y[k] += G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+    return;
+  }
+  if (p->diag_only) {
+    // w = Y_i' d on i's chain, then y_j += Y_j w for every contact (ydiag on i's own rows)
+    int s = p->ystride;
+    double* w = p->ywork;
+    const int* di = p->ydof + (size_t)i * s;
+    const double *y0 = p->Y + 3 * (size_t)i * s, *y1 = y0 + s, *y2 = y1 + s;
+    memset(w, 0, sizeof(double) * (size_t)p->nv);
+    for (int k = 0; k < p->ynz[i]; k++) w[di[k]] = y0[k] * d[0] + y1[k] * d[1] + y2[k] * d[2];
+    for (int j = 0; j < p->nc; j++) {
+      const int* dj = p->ydof + (size_t)j * s;
+      for (int r = 0; r < 3; r++) {
+        const double* yr = p->Y + (3 * (size_t)j + r) * s;
+        double acc = 0;
+        for (int k = 0; k < p->ynz[j]; k++) acc += yr[k] * w[dj[k]];
+        y[3 * j + r] += acc;
+      }
+    }
+    if (p->ydiag)
+      for (int r = 0; r < 3; r++) y[3 * i + r] += p->ydiag[3 * i + r] * d[r];
     return;
   }
   // column block (j, i) = block (i, j)': y_j += B_ij' d
@@ -621,6 +737,21 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
           for (int t = 0; t < 3; t++)
             out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] =
                 p->dense[(3 * (size_t)cons[q] + r) * N + 3 * (size_t)cons[u] + t];
+    return;
+  }
+  if (p->diag_only) {
+    // block (q, u) for u >= q from Y (the diagonal from storage), mirrored below
+    for (int q = 0; q < n; q++)
+      for (int u = q; u < n; u++) {
+        double B[9];
+        if (u == q) memcpy(B, p->blk + 9 * (size_t)p->diag[cons[q]], sizeof(B));
+        else solver_yblock(p, cons[q], cons[u], B);
+        for (int r = 0; r < 3; r++)
+          for (int t = 0; t < 3; t++) {
+            out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] = B[3 * r + t];
+            out[(3 * (size_t)u + t) * n3 + 3 * (size_t)q + r] = B[3 * r + t];
+          }
+      }
     return;
   }
   for (int i = 0; i < p->nc; i++) map[i] = -1;
