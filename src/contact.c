@@ -139,14 +139,9 @@ static void make_frame(double F[9], const double n[3]) {
   memcpy(F + 6, n, 3 * sizeof(double));
 }
 
-// index of `dof` in the ascending list, or -1
-static int find_dof(const int* list, int n, int dof) {
-  for (int k = 0; k < n; k++)
-    if (list[k] == dof) return k;
-  return -1;
-}
-
-// J rows of contact i on the union of the two bodies' chains
+// J rows of contact i on the union of the two bodies' chains (ascending dofs): body2's point
+// Jacobian with +, body1's with -; the second chain is merged into the first from the back,
+// O(chain), no search
 static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i,
                              int* tmpdofs, double* tmpjac) {
   const double* p = c->con[i].pos;
@@ -154,33 +149,45 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
   int mc = c->maxchain;
   int* chain = c->chain + (size_t)i * mc;
   double* J = c->J + (size_t)i * 3 * mc;
+  double *J0 = J, *J1 = J + mc, *J2 = J + 2 * mc;
   int n = 0;
   memset(J, 0, sizeof(double) * 3 * (size_t)mc);
-  // body2 contributes +, body1 contributes -
   for (int side = 0; side < 2; side++) {
     int b = side == 0 ? c->body2[i] : c->body1[i];
     double sgn = side == 0 ? 1.0 : -1.0;
     if (b <= 0) continue;
     int nb = kin_jac_point(m, d, b, p, tmpdofs, tmpjac, NULL);
-    for (int k = 0; k < nb; k++) {
-      int slot = find_dof(chain, n, tmpdofs[k]);
-      if (slot < 0) {
-        // insert keeping the list ascending
-        slot = n;
-        while (slot > 0 && chain[slot - 1] > tmpdofs[k]) {
-          chain[slot] = chain[slot - 1];
-          for (int r = 0; r < 3; r++) J[r * mc + slot] = J[r * mc + slot - 1];
-          slot--;
-        }
-        chain[slot] = tmpdofs[k];
-        for (int r = 0; r < 3; r++) J[r * mc + slot] = 0;
-        n++;
+    // the union's size, then a merge from the back (the dofs of both lists ascend)
+    int u = n;
+    for (int a = 0, k = 0; k < nb;) {
+      if (a < n && chain[a] < tmpdofs[k]) a++;
+      else if (a < n && chain[a] == tmpdofs[k]) a++, k++;
+      else u++, k++;
+    }
+    int a = n - 1, w = u - 1;
+    for (int k = nb - 1; k >= 0; w--) {
+      if (a >= 0 && chain[a] > tmpdofs[k]) {  // an entry of the first list moves up
+        chain[w] = chain[a];
+        J0[w] = J0[a], J1[w] = J1[a], J2[w] = J2[a];
+        a--;
+        continue;
+      }
+      if (a >= 0 && chain[a] == tmpdofs[k]) {  // a dof both chains hold
+        chain[w] = chain[a];
+        J0[w] = J0[a], J1[w] = J1[a], J2[w] = J2[a];
+        a--;
+      } else {
+        chain[w] = tmpdofs[k];
+        J0[w] = J1[w] = J2[w] = 0;
       }
       // row r: F_r . (dp/dv_k)
-      for (int r = 0; r < 3; r++)
-        J[r * mc + slot] += sgn * (F[3 * r] * tmpjac[k] + F[3 * r + 1] * tmpjac[nb + k] +
-                                   F[3 * r + 2] * tmpjac[2 * nb + k]);
+      double jx = tmpjac[k], jy = tmpjac[nb + k], jz = tmpjac[2 * nb + k];
+      J0[w] += sgn * (F[0] * jx + F[1] * jy + F[2] * jz);
+      J1[w] += sgn * (F[3] * jx + F[4] * jy + F[5] * jz);
+      J2[w] += sgn * (F[6] * jx + F[7] * jy + F[8] * jz);
+      k--;
     }
+    n = u;
   }
   c->nchain[i] = n;
 }
