@@ -27,6 +27,8 @@ void cone_project(double out[3], const double x[3], double mu) {
 }
 
 double cone_dist(const double x[3], double mu) {
+  double t = sqrt(x[0] * x[0] + x[1] * x[1]);
+  if (t <= mu * x[2] && x[2] >= 0) return 0;  // inside: the projection is x itself
   double p[3];
   cone_project(p, x, mu);
   double d0 = x[0] - p[0], d1 = x[1] - p[1], d2 = x[2] - p[2];

@@ -104,7 +104,9 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
 
-  solver_residuals(p, lambda, c, res);
+  // c = (G + R) lambda + g; the residuals come island by island below (the NCP metrics of the
+  // answer are solver_solve's)
+  island_refresh(p, lambda, c, NULL, nc);
   // island by island (solver.h): each island sweeps until its own contacts meet the tolerance,
   // so a converged island costs nothing while another still iterates; islands share no block,
   // so this is the whole problem's Gauss-Seidel restricted to each island. Without islands (a
@@ -134,7 +136,6 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     if (it > itmax) itmax = it;
     if (!(r.eps_abs <= eps)) eps = r.eps_abs;  // NaN propagates
   }
-  solver_residuals_of(p, lambda, c, res);
   res->iterations = itmax;
   res->residual = eps;
   res->converged = eps <= s->opt.tolerance;
