@@ -46,6 +46,7 @@ static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, 
   d->geom_xmat = take(base, &off, D * ng * 9);
   d->cvel = take(base, &off, D * nb * 6);
   d->cdof = take(base, &off, D * nv * 6);
+  d->cdofw = take(base, &off, D * nv * 6);
   d->xloc_pos = take(base, &off, D * nb * 3);
   d->xloc_mat = take(base, &off, D * nb * 9);
   d->qM = take(base, &off, D * nv * nv);

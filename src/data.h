@@ -34,6 +34,8 @@ typedef struct sim_data {
                             // m->dof_motion for 1-dof joints; for free joints it depends on
                             // the orientation (model.h: linear dofs move the com along fixed
                             // axes of the joint's parent frame)                (nv x 6)
+  double* cdofw;            // the same in the world frame, [R S_lin; R S_ang] with R the
+                            // dof's body rotation (kin_forward: point Jacobians)  (nv x 6)
   double* xloc_pos;         // body frame origin in its parent body frame at q (nbody x 3)
   double* xloc_mat;         // body frame rotation in its parent body frame    (nbody x 9)
 

@@ -102,6 +102,11 @@ void kin_forward(const sim_model* m, sim_data* d) {
       free_cdof(m, b, d->q + m->jnt_qadr[j], d->cdof + 6 * da);
     else
       memcpy(d->cdof + 6 * da, m->dof_motion + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
+    // and in the world frame, once per step for every point Jacobian of the step
+    for (int k = da; k < da + m->body_dofnum[b]; k++) {
+      sp_mulmv3(d->cdofw + 6 * k, d->xmat + 9 * b, d->cdof + 6 * k);
+      sp_mulmv3(d->cdofw + 6 * k + 3, d->xmat + 9 * b, d->cdof + 6 * k + 3);
+    }
   }
   // geoms
   for (int g = 0; g < m->ngeom; g++) {
@@ -159,11 +164,9 @@ int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double 
   int n = kin_chain(m, body, dofs);
   for (int c = 0; c < n; c++) {
     int k = dofs[c], b = m->dof_body[k];
-    const double* S = d->cdof + 6 * k;
-    const double* R = d->xmat + 9 * b;
-    double al[3], aw[3], r[3], lin[3];
-    sp_mulmv3(al, R, S);
-    sp_mulmv3(aw, R, S + 3);
+    const double* al = d->cdofw + 6 * k;  // the dof's axis in the world (kin_forward)
+    const double* aw = al + 3;
+    double r[3], lin[3];
     sp_sub3(r, point, d->xpos + 3 * b);
     sp_cross3(lin, aw, r);
     sp_add3(lin, lin, al);

@@ -9,7 +9,8 @@
 #include "data.h"
 #include "model.h"
 
-// body, link and geom world poses from d->q: d->xpos, d->xmat, d->geom_xpos, d->geom_xmat
+// body, link and geom world poses from d->q: d->xpos, d->xmat, d->geom_xpos, d->geom_xmat; the
+// dofs' motion subspaces d->cdof (body frames) and d->cdofw (world frame)
 void kin_forward(const sim_model* m, sim_data* d);
 
 // body spatial velocities from d->q, d->v (after kin_forward): d->cvel in body frames
