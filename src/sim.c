@@ -244,9 +244,9 @@ static csim_status size_contacts(sim* s, solver_options* so, csim_error* err) {
       while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
         solver_options o = *so;
-      o.island_rows = mid;
-      if ((double)solver_island_bytes(so, mid) <= SIM_ISLAND_SHARE * budget &&
-          solver_bytes(&o, worst + nlim) != SIZE_MAX)
+        o.island_rows = mid;
+        if ((double)solver_island_bytes(so, mid) <= SIM_ISLAND_SHARE * budget &&
+            solver_bytes(&o, worst + nlim) != SIZE_MAX)
           lo = mid;
         else
           hi = mid;
@@ -565,7 +565,8 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
     solver_problem p = contact_problem(s->con);
     solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
     solver_solve(s->slv, &p, s->con->lambda, &info->solve);
-    // an island past the reserved dense work was not solved: stop before the state moves
+    // an island past the reserved dense work was not solved: stop without applying that answer
+    // (q and time stay at the start of the step; the step is not recorded)
     if (info->solve.unsolved_island > 0) return sim_island_overflow(s, &info->solve, err);
     memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
     contact_apply(m, d, s->con, d->v);
