@@ -284,6 +284,10 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
     fprintf(f, "  patch reduction off (contact.patch_angle 0): no contact dropped\n");
   fprintf(f, "  contact buffers hold %d contacts (%.1f MiB; contact.memory_budget %g MiB)\n",
           S->maxgeom, (double)S->buffer_bytes / SIM_MIB, cfg->memory_budget);
+  if (S->island_rows < S->island_rows_worst)  // the dense island work was cut to the budget
+    fprintf(f, "  dense solver work holds islands of up to %d rows (3 per contact, or an ADMM "
+            "island's dofs); an island of every contact could need %d\n", S->island_rows,
+            S->island_rows_worst);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
           "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
           S->energy.work, S->energy.injected, S->energy.rise_max);

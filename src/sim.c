@@ -203,36 +203,107 @@ static size_t buffer_bytes(const sim* s, const solver_options* so, int n) {
   return x == SIZE_MAX ? SIZE_MAX : contact_bytes(s->m, n) + x;
 }
 
+// the same with a dense family's island work sized for `rows` rows (solver_options island_rows)
+static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, int rows) {
+  solver_options o = *so;
+  o.island_rows = rows;
+  return buffer_bytes(s, &o, n);
+}
+
+// share of contact.memory_budget the dense island work is held to while the contact buffers
+// are sized, when the budget cannot hold both at their worst (size_contacts)
+#define SIM_ISLAND_SHARE 0.25
+
 // contact capacity: every contact collision can produce (coll_max_contacts, so none can ever be
 // dropped) when that fits in contact.memory_budget, else the most that fit (a step that finds
-// more stops the run: sim_contact_overflow); then room for both limits of every limited joint
-static csim_status size_contacts(sim* s, const solver_options* so, csim_error* err) {
+// more stops the run: sim_contact_overflow); then room for both limits of every limited joint.
+// The dense families (ADMM, staggered, Lemke) also keep work for the largest island, sized at
+// worst for an island of every contact (solver_dense_rows: as the square of the contacts, or of
+// the dofs). When that and the contacts do not both fit, the contacts are sized with the island
+// work held to SIM_ISLAND_SHARE of the budget, and the island work then takes every byte the
+// contact buffers leave (rows as large as fit: so->island_rows); a step with an island past it
+// stops the run (sim_island_overflow). On a grid of separate bodies every island is one body,
+// while the worst case is one island of every contact
+static csim_status size_contacts(sim* s, solver_options* so, csim_error* err) {
   double budget = s->cfg->memory_budget * SIM_MIB;
   int nlim = 0;
   for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
   if (!s->cfg->limits_enabled) nlim = 0;
   int worst = coll_max_contacts(s->coll);
   s->maxgeom_worst = worst;
+  if (so) so->island_rows = 0;
+  int rcap = 0;  // island rows the contact sizing assumes (0: the worst case)
   if ((double)buffer_bytes(s, so, worst + nlim) <= budget) {
     s->maxgeom = worst;
   } else {
+    int rworst = so ? solver_island_rows(so, worst + nlim) : 0;
+    if (rworst > 0) {
+      // the largest rows within the island's share whose work the family can take (Lemke's
+      // tableau has a limit of its own: solver_bytes SIZE_MAX); at least one contact's 3
+      int lo = 3, hi = rworst + 1;
+      while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        solver_options o = *so;
+        o.island_rows = mid;
+        if ((double)solver_island_bytes(so, mid) <= SIM_ISLAND_SHARE * budget &&
+            solver_bytes(&o, worst + nlim) != SIZE_MAX)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      rcap = lo;
+    }
     // bytes grow with n: bisect for the largest g in [lo, hi) whose buffers fit
     int lo = -1, hi = worst;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      if ((double)buffer_bytes(s, so, mid + nlim) <= budget) lo = mid; else hi = mid;
+      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap) : buffer_bytes(s, NULL, mid + nlim);
+      if ((double)b <= budget) lo = mid; else hi = mid;
     }
     if (lo < 1)
       return err_set(err, CSIM_ERR_INPUT, s->cfg->file, 0, 0, "contact.memory_budget",
                      "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
                      "(%.3g MiB)", s->cfg->memory_budget, nlim,
-                     (double)buffer_bytes(s, so, 1 + nlim) / SIM_MIB);
+                     (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
+                                 : buffer_bytes(s, NULL, 1 + nlim)) / SIM_MIB);
     s->maxgeom = lo;
   }
   s->maxcon = s->maxgeom + nlim;
   if (s->maxcon < 1) s->maxcon = 1;
+  if (rcap > 0) {
+    // the island work takes what the contact buffers leave: the largest rows in
+    // [rcap, worst case for maxcon] whose buffers fit (rcap's do, by the bisection above)
+    int rmax = solver_island_rows(so, s->maxcon), lo = rcap < rmax ? rcap : rmax, hi = rmax + 1;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if ((double)buffer_bytes_rows(s, so, s->maxcon, mid) <= budget) lo = mid; else hi = mid;
+    }
+    so->island_rows = lo < rmax ? lo : 0;  // 0: the worst case after all
+  }
+  s->island_rows = so ? solver_island_rows(so, s->maxcon) : 0;
+  if (so) {
+    solver_options o = *so;
+    o.island_rows = 0;
+    s->island_rows_worst = solver_island_rows(&o, s->maxcon);
+  }
   s->buffer_bytes = buffer_bytes(s, so, s->maxcon);
   return CSIM_OK;
+}
+
+// the error for a step whose largest island needs more rows of dense solver work than the
+// island work holds (size_contacts); status CSIM_ERR_RUN
+static csim_status sim_island_overflow(const sim* s, const solver_result* r, csim_error* err) {
+  double need = (double)buffer_bytes_rows(s, &s->slv_opt, s->maxcon, r->unsolved_rows) / SIM_MIB;
+  return err_set(err, CSIM_ERR_RUN, s->cfg->file, 0, 0, "contact.memory_budget",
+                 "at step %ld (t = %.6g s) an island of %d contacts needs %d rows of dense %s "
+                 "work (3 per contact, or the island's dofs when ADMM factors it in dof space); "
+                 "the island work holds %d rows (an island of every contact could need %d): "
+                 "contact.memory_budget %g MiB holds %d contacts' buffers and the island work "
+                 "(%.1f MiB), an island this large needs about %.3g MiB: raise "
+                 "contact.memory_budget", s->step, s->d->time, r->unsolved_island,
+                 r->unsolved_rows, solver_kind_names[s->slv_opt.kind], s->island_rows,
+                 s->island_rows_worst, s->cfg->memory_budget, s->maxgeom,
+                 (double)s->buffer_bytes / SIM_MIB, need);
 }
 
 csim_status sim_contact_overflow(const sim* s, int found, csim_status status, csim_error* err) {
@@ -243,12 +314,13 @@ csim_status sim_contact_overflow(const sim* s, int found, csim_status status, cs
   return err_set(err, status, s->cfg->file, 0, 0, "contact.memory_budget",
                  "%s collision found %d contacts; the contact buffers hold %d (%.1f MiB of "
                  "%g MiB; G's blocks and dense solver work grow as the square of the contacts; every "
-                 "contact this scene can produce: %d); %d contacts need about %.0f MiB: raise "
+                 "contact this scene can produce: %d); %d contacts need about %.3g MiB: raise "
                  "contact.memory_budget", when, found, s->maxgeom,
                  (double)s->buffer_bytes / SIM_MIB, s->cfg->memory_budget, s->maxgeom_worst,
                  found,
-                 (double)(contact_bytes(s->m, need) + (s->slv ? solver_bytes(&s->slv_opt, need)
-                                                              : cmpl_bytes(s->cfg, s->m, need))) /
+                 (double)(contact_bytes(s->m, need) +
+                          (!cmpl_is_compliant(s->cfg) ? solver_bytes(&s->slv_opt, need)
+                                                      : cmpl_bytes(s->cfg, s->m, need))) /
                      SIM_MIB);
 }
 
@@ -374,6 +446,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     so.max_chain = contact_max_chain(s->m);
   }
   if (st == CSIM_OK) st = size_contacts(s, compliant ? NULL : &so, err);
+  if (st == CSIM_OK && !compliant) s->slv_opt = so;  // (sim_contact_overflow's estimate)
   if (st == CSIM_OK) st = contact_create(s->m, s->maxcon, &s->con, err);
   if (st == CSIM_OK) st = initial_contacts(s, err);
   if (st == CSIM_OK && !compliant) {
@@ -494,6 +567,9 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
     solver_problem p = contact_problem(s->con);
     solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
     solver_solve(s->slv, &p, s->con->lambda, &info->solve);
+    // an island past the reserved dense work was not solved: stop without applying that answer
+    // (q and time stay at the start of the step; the step is not recorded)
+    if (info->solve.unsolved_island > 0) return sim_island_overflow(s, &info->solve, err);
     memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
     contact_apply(m, d, s->con, d->v);
     if (round >= 2 || stage_limits_crossed(s, h) == 0) break;

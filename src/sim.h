@@ -11,7 +11,12 @@
 // dense G and the solvers' work take about 216 bytes per contact pair, so 2 GiB hold about
 // 3,100 contacts). A contact is never dropped: when collision finds more contacts than the
 // buffers hold, sim_create fails with exit status 2 (the initial state) or sim_step with 1 (a
-// later step), naming the count, the capacity and the budget. (The patch reduction's deliberate
+// later step), naming the count, the capacity and the budget. The dense solver families (ADMM,
+// staggered, Lemke) keep work for their largest island, at worst an island of every contact;
+// when that and the contacts do not both fit, the contacts are sized with the island work held
+// to a quarter of the budget and the island work takes what they leave (island_rows < its worst
+// case): a step with a larger island stops with status 1, naming the island, the reserve and the
+// budget, never solving part of an island. (The patch reduction's deliberate
 // removals are counted per step instead: sim_stepinfo nreduced, /contacts/reduced.)
 #ifndef CSIM_SIM_H
 #define CSIM_SIM_H
@@ -109,6 +114,10 @@ typedef struct sim {
   int maxgeom;              // of which geometric contacts (see size_contacts in sim.c)
   int maxgeom_worst;        // every contact collision can produce (coll_max_contacts)
   size_t buffer_bytes;      // bytes of the contact buffers for maxcon
+  int island_rows;          // dense families: rows of the largest island the solver's work
+                            // holds (slv_opt.island_rows, or the worst case); 0 otherwise
+  int island_rows_worst;    // the rows an island of every contact could need (> island_rows:
+                            // the island work was cut to fit contact.memory_budget)
   sim_action* act;          // (nact)
   int nact;
   // per-step work arrays (sized once)

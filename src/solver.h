@@ -31,7 +31,9 @@
 // the blocks of row i only, diagonal blocks come from storage; ncp/pgs iterates island by island
 // (each island stops at its own tolerance; iterations reported are the most any island took). ADMM, staggered projections and
 // Lemke factor or pivot on G: solver_solve hands them one island at a time as a dense
-// sub-problem (densely per island; their workspace is sized for an island of every contact).
+// sub-problem (densely per island; their workspace is sized for an island of every contact, or
+// for islands of at most solver_options.island_rows rows: a larger island is then left unsolved
+// and reported in solver_result, never solved in part).
 // ADMM given the factored form (Y) factors an island with fewer dofs than contact rows in dof
 // space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
 // island's dofs, A diagonal), LAPACK dpotrf; its products with G go through Y (O(nnz Y)). c = G lambda + g at the answer is computed
@@ -202,6 +204,12 @@ typedef struct {
   // smaller) instead of 3 contacts
   int nv;
   int max_chain;
+  // dense families (ADMM, staggered, Lemke): rows of the largest island their dense work is
+  // sized for (3 per contact, or an ADMM island's dofs when it factors in dof space), when
+  // smaller than the worst case solver_dense_rows of max_contacts (an island of every contact);
+  // 0: the worst case. A caller short of memory (sim.c: contact.memory_budget) sets it; an island
+  // past it is left unsolved and reported (solver_result unsolved_island)
+  int island_rows;
 } solver_options;
 
 typedef struct {
@@ -212,6 +220,12 @@ typedef struct {
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
   int dof_islands;      // islands ADMM factored in dof space (the factored form), 0 otherwise
+  // dense families: contacts of the largest island whose rows were past the work's
+  // (solver_island_rows), 0 when every island fitted. Such an island is not solved at all: its
+  // lambda stays the initial guess, converged is 0 and residual infinite; the caller must not
+  // take the answer for a solution (sim_step stops the run naming the sizes)
+  int unsolved_island;
+  int unsolved_rows;    // the rows that island needed
 } solver_result;
 
 typedef struct solver solver;
@@ -229,6 +243,17 @@ void solver_free(solver* s);
 // bytes solver_create allocates for max_contacts contacts (SIZE_MAX: more than the solver
 // takes, e.g. Lemke's tableau)
 size_t solver_bytes(const solver_options* opt, int max_contacts);
+
+// rows of the largest island the dense work of solver_create(opt, max_contacts) holds: the
+// worst case solver_dense_rows (3 max_contacts, or for ADMM given factored problems at most
+// opt->nv), or opt->island_rows when set and smaller; 0 for the per-contact families
+int solver_island_rows(const solver_options* opt, int max_contacts);
+
+// bytes of the dense island work that grow as the square of its rows (the two work matrices,
+// the island's G, Lemke's tableau) for islands of `rows` rows; 0 for per-contact families. The
+// rest of solver_bytes grows linearly with the contacts (sim.c shares contact.memory_budget
+// between the two with it)
+size_t solver_island_bytes(const solver_options* opt, int rows);
 
 // solve: lambda (3nc) is the initial guess on entry and the solution on exit
 void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);

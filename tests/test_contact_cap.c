@@ -1,6 +1,8 @@
 // test_contact_cap.c — no contact cap (sim.h, "Contact capacity"): 256 free cubes dropped on
 // the ground all land and rest on it with every contact kept, and a scene whose contacts do not
-// fit in contact.memory_budget stops with an error naming the numbers instead of dropping any.
+// fit in contact.memory_budget stops with an error naming the numbers instead of dropping any;
+// ADMM's dense island work cut to the budget runs a grid of separate cubes, and stops a stack
+// whose island outgrows it, naming the island, the reserve and the budget.
 //
 // Expected values come from the geometry, not from a previous run: a 10 cm cube resting flat
 // on the plane touches it at its 4 bottom corners (coll_plane_box reports the corners within the
@@ -13,16 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact.h"
 #include "scenario.h"
 #include "sim.h"
+#include "solver.h"
 
 #define NCUBE 256
 #define SIDE 16
 #define HALF 0.05  // cube half size (m)
 
 // NCUBE cubes in a SIDE x SIDE grid 0.2 m apart with their centres at height z; extra: more
-// contact keys ("" for none)
-static char* grid_yaml(double z, const char* extra, double duration) {
+// contact keys ("" for none); solver_name: solver.name
+static char* grid_yaml_solver(double z, const char* extra, double duration, const char* solver_name) {
   size_t cap = 256 + (size_t)NCUBE * 128;
   char* y = malloc(cap);
   ck_assert_ptr_nonnull(y);
@@ -36,10 +40,14 @@ static char* grid_yaml(double z, const char* extra, double duration) {
                           0.2 * (i % SIDE), 0.2 * (i / SIDE), z);
   snprintf(y + k, cap - k,
            "contact: {model: ncp, friction: 0.5%s}\n"
-           "solver: {name: pgs, tolerance: 1.0e-6, max_iterations: 200}\n"
+           "solver: {name: %s, tolerance: 1.0e-6, max_iterations: 200}\n"
            "integrator: {dt: 1.0e-3, duration: %g}\n",
-           extra, duration);
+           extra, solver_name, duration);
   return y;
+}
+
+static char* grid_yaml(double z, const char* extra, double duration) {
+  return grid_yaml_solver(z, extra, duration, "pgs");
 }
 
 static scn_config* load_cfg(const char* yaml) {
@@ -132,6 +140,120 @@ START_TEST(budget_too_small_on_landing) {
 }
 END_TEST
 
+// ADMM keeps dense work for its largest island, at worst one island of every contact: the 256
+// cubes' 1536 dofs (it factors an island in dof space when that is smaller), 3 x 1536^2 doubles
+// (54 MiB). With the buffers of the 1024 resting contacts that is past a 128 MiB budget (checked
+// below with the sizes solver_create and contact_create allocate), so the island work is cut to
+// what the contact buffers leave; every island here is one cube (6 rows), so the run goes on:
+// 1024 contacts, every step converged, every cube at rest on the floor
+START_TEST(admm_island_work_cut_to_budget) {
+  char* y = grid_yaml_solver(HALF, ", memory_budget: 128", 0.01, "admm");
+  scn_config* cfg = load_cfg(y);
+  free(y);
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
+  solver_options worst = s->slv_opt;
+  worst.island_rows = 0;
+  ck_assert_msg((double)(contact_bytes(s->m, 4 * NCUBE) + solver_bytes(&worst, 4 * NCUBE)) >
+                    128 * SIM_MIB,
+                "the worst-case island work fits: the test no longer cuts it");
+  ck_assert_int_ge(s->maxgeom, 4 * NCUBE);
+  ck_assert_int_eq(s->island_rows_worst, 6 * NCUBE);
+  ck_assert_int_lt(s->island_rows, 6 * NCUBE);
+  ck_assert_int_ge(s->island_rows, 6);
+  ck_assert_int_eq(solver_island_rows(&s->slv_opt, s->maxcon), s->island_rows);
+  ck_assert((double)s->buffer_bytes <= 128 * SIM_MIB);
+  sim_stepinfo info;
+  int nstep = (int)lround(cfg->duration / cfg->dt);
+  for (int k = 0; k < nstep; k++) {
+    memset(&info, 0, sizeof info);
+    csim_status st = sim_step(s, &info, &err);
+    ck_assert_msg(st == CSIM_OK, "step %d: %s", k, err.msg);
+    ck_assert_int_eq(info.ncon, 4 * NCUBE);
+    ck_assert_int_eq(info.solve.unsolved_island, 0);
+    ck_assert_msg(info.solve.converged, "step %d: eps %g", k, info.solve.eps_abs);
+  }
+  for (int i = 0; i < NCUBE; i++) {
+    const double* q = s->d->q + 7 * i;
+    ck_assert_msg(fabs(q[2] - HALF) < 1e-4, "cube %d at z = %.9g (floor at %.2f)", i, q[2], HALF);
+  }
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+#define NSTACK 16
+
+// a stack built by falling: a cube resting on the floor and NSTACK - 1 cubes above it, 1 cm
+// apart; they land one by one, each joining the bottom cube's island. An island of c stacked
+// cubes has 4 c contacts (4 corners on the floor and on each cube below) and 6 c dofs, fewer than
+// its 12 c contact rows, so ADMM factors it in dof space: 6 c rows. With ADMM in 0.5 MiB the
+// island work holds fewer rows than the whole stack needs: the first step whose island needs more
+// (c = rows held / 6 + 1) stops the run (CSIM_ERR_RUN) naming 4 c contacts, 6 c rows, the rows
+// held and the budget, before the state moves; every earlier step solved every island
+START_TEST(admm_island_past_reserve_stops) {
+  size_t cap = 512 + NSTACK * 128;
+  char* y = malloc(cap);
+  ck_assert_ptr_nonnull(y);
+  size_t k = (size_t)snprintf(y, cap,
+                              "name: stack\n"
+                              "world: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+                              "robots:\n");
+  for (int i = 0; i < NSTACK; i++)
+    k += (size_t)snprintf(y + k, cap - k,
+                          "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, %.3f, 0, 0, 0, 1]}\n",
+                          HALF + 0.11 * i);
+  snprintf(y + k, cap - k,
+           "contact: {model: ncp, friction: 0.5, memory_budget: 0.5}\n"
+           "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
+           "integrator: {dt: 1.0e-3, duration: 0.6}\n");
+  scn_config* cfg = load_cfg(y);
+  free(y);
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
+  int held = s->island_rows, c = held / 6 + 1;
+  // the premise: the whole stack's island is past the reserve, and its contacts fit
+  ck_assert_int_eq(s->island_rows_worst, 6 * NSTACK);
+  ck_assert_msg(c <= NSTACK && s->maxgeom >= 4 * c + 4,
+                "reserve %d rows, buffers %d contacts: the budget no longer sets up the test", held,
+                s->maxgeom);
+  sim_stepinfo info;
+  csim_status st = CSIM_OK;
+  int steps = 0;
+  double t_before = 0;
+  while (st == CSIM_OK && steps < 600) {
+    memset(&info, 0, sizeof info);
+    t_before = s->d->time;
+    st = sim_step(s, &info, &err);
+    if (st == CSIM_OK) {
+      ck_assert_int_eq(info.solve.unsolved_island, 0);
+      steps++;
+    }
+  }
+  ck_assert_int_eq(st, CSIM_ERR_RUN);
+  ck_assert_str_eq(err.key, "contact.memory_budget");
+  char want[160];
+  snprintf(want, sizeof want, "an island of %d contacts needs %d rows of dense admm work", 4 * c,
+           6 * c);
+  ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
+  snprintf(want, sizeof want, "the island work holds %d rows", held);
+  ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
+  ck_assert_msg(strstr(err.msg, "contact.memory_budget 0.5 MiB") &&
+                    strstr(err.msg, "raise contact.memory_budget"), "%s", err.msg);
+  snprintf(want, sizeof want, "at step %d ", steps);
+  ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
+  ck_assert(s->d->time == t_before);  // the failing step did not move the state
+  // the first landing alone takes sqrt(2 * 0.01 / 9.81) = 45 ms
+  ck_assert_int_ge(steps, 45);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 static Suite* cap_suite(void) {
   Suite* s = suite_create("contact_cap");
   TCase* t = tcase_create("cap");
@@ -139,6 +261,8 @@ static Suite* cap_suite(void) {
   tcase_add_test(t, drop_256_cubes);
   tcase_add_test(t, budget_too_small_at_start);
   tcase_add_test(t, budget_too_small_on_landing);
+  tcase_add_test(t, admm_island_work_cut_to_budget);
+  tcase_add_test(t, admm_island_past_reserve_stops);
   suite_add_tcase(s, t);
   return s;
 }

@@ -237,7 +237,7 @@ START_TEST(solvers_sparse_vs_dense) {
       if (!solver_pair_supported((solver_model)mo, (solver_kind)k, NULL, 0)) continue;
       npairs++;
       solver_options o = {(solver_model)mo, (solver_kind)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
-                          SOLVER_STOP_MODEL, 0, 0};
+                          SOLVER_STOP_MODEL, 0, 0, 0};
       solver* sv = NULL;
       csim_error err;
       ck_assert_msg(solver_create(&o, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
@@ -342,7 +342,7 @@ START_TEST(admm_dof_space) {
     double* c1 = calloc((size_t)n3, sizeof(double));
     for (int mo = 0; mo < 2; mo++) {
       solver_model model = mo ? SOLVER_MODEL_CCP : SOLVER_MODEL_NCP;
-      solver_options od = {model, SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+      solver_options od = {model, SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
       solver_options oy = od;
       oy.nv = s->m->nv;
       oy.max_chain = contact_max_chain(s->m);

@@ -169,7 +169,7 @@ START_TEST(pyramid_bias_falls_with_facets) {
 END_TEST
 
 static solver* make(solver_model model, solver_kind kind, double tol, int iters) {
-  solver_options o = {model, kind, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {model, kind, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);

@@ -636,6 +636,59 @@ START_TEST(divergence_exits_1) {
 }
 END_TEST
 
+// ADMM's island work cut to contact.memory_budget (sim.h): 16 cubes 1 cm apart above one on the
+// floor land one by one into a single island (6 rows per cube in dof space) that outgrows what
+// 0.5 MiB leaves it; the run stops with exit 1 at the step the island first needs more, the
+// message names the island, the rows held and the budget, and the file stays readable: complete
+// 0, the failure attribute saying why, one row per step done
+START_TEST(island_past_budget_exits_1) {
+  char out[8192], f5[256], yaml[256], cwd[1024];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+  tmp_path(yaml, sizeof(yaml), "stack.yaml");
+  FILE* y = fopen(yaml, "w");
+  ck_assert_ptr_nonnull(y);
+  fprintf(y, "name: stack\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+             "robots:\n");
+  for (int i = 0; i < 16; i++)
+    fprintf(y, "  - {urdf: %s/robots/cube.urdf, base: free, q0: [0, 0, %.3f, 0, 0, 0, 1]}\n", cwd,
+            0.05 + 0.11 * i);
+  fprintf(y, "contact: {model: ncp, friction: 0.5, memory_budget: 0.5}\n"
+             "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
+             "integrator: {dt: 1.0e-3, duration: 0.6}\n");
+  fclose(y);
+  tmp_path(f5, sizeof(f5), "stack.h5");
+  int rc = csim_run(yaml, "", f5, out, sizeof(out));
+  ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+  const char* at = strstr(out, "at step ");
+  int stepno = -1, ncon = -1, rows = -1, held = -1;
+  ck_assert_msg(at && sscanf(at, "at step %d", &stepno) == 1, "no step in:\n%s", out);
+  const char* isl = strstr(out, "an island of ");
+  ck_assert_msg(isl && sscanf(isl, "an island of %d contacts needs %d rows of dense admm work",
+                              &ncon, &rows) == 2, "no island in:\n%s", out);
+  const char* h = strstr(out, "the island work holds ");
+  ck_assert_msg(h && sscanf(h, "the island work holds %d rows", &held) == 1, "%s", out);
+  // a stack of c cubes: 4 c contacts, 6 c dofs; the first island past the rows held
+  ck_assert_int_eq(ncon % 4, 0);
+  ck_assert_int_eq(rows, 6 * (ncon / 4));
+  ck_assert_int_gt(rows, held);
+  ck_assert_int_le(rows - 6, held);
+  ck_assert_msg(strstr(out, "contact.memory_budget 0.5 MiB") &&
+                    strstr(out, "raise contact.memory_budget"), "%s", out);
+  ck_assert_int_ge(stepno, 45);  // the first landing alone takes sqrt(2 * 0.01 / 9.81) = 45 ms
+  hid_t f = open_h5(f5);
+  ck_assert_int_eq(attr_int(f, "complete"), 0);
+  ck_assert_int_eq(attr_int(f, "exit_status"), 1);
+  char fail[2048];
+  ck_assert(attr_string(f, "/", "failure", fail, sizeof(fail)));
+  ck_assert_msg(strstr(fail, "an island of") && strstr(fail, "contact.memory_budget"),
+                "failure attribute '%s'", fail);
+  hsize_t dims[2];
+  ck_assert_int_eq(dset_dims(f, "/time", dims), 1);
+  ck_assert_int_eq((int)dims[0], stepno);  // the steps done before the failing one
+  H5Fclose(f);
+}
+END_TEST
+
 static Suite* run_suite(void) {
   Suite* s = suite_create("run");
   TCase* t = tcase_create("csim_run");
@@ -650,6 +703,7 @@ static Suite* run_suite(void) {
   tcase_add_test(t, bad_input_exits_2);
   tcase_add_test(t, sigint_leaves_incomplete_file);
   tcase_add_test(t, divergence_exits_1);
+  tcase_add_test(t, island_past_budget_exits_1);
   suite_add_tcase(s, t);
   return s;
 }

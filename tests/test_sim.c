@@ -727,21 +727,28 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
   // the families with a dense island buffer (ADMM, staggered, Lemke) and the per-contact ones
   // other than PGS: their solver_bytes too
   const solver_options others[4] = {
-      {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0},
-      {SOLVER_MODEL_NCP, SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0},
-      {SOLVER_MODEL_LCP, SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0},
-      {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0}};
-  for (int o = 0; o < 4; o++)
+      {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0},
+      {SOLVER_MODEL_NCP, SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0},
+      {SOLVER_MODEL_LCP, SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0},
+      {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0}};
+  // (and the dense ones with their island work cut to 5 rows: solver_options island_rows)
+  for (int o = 0; o < 7; o++)
     for (int k = 0; k < 3; k++) {
       csim_error err;
       solver* sv = NULL;
+      solver_options so = others[o % 4];
+      if (o >= 4) so.island_rows = 5;
       long b0 = atomic_load(&g_nbytes);
-      csim_status st = solver_create(&others[o], sizes[k], &sv, &err);
+      csim_status st = solver_create(&so, sizes[k], &sv, &err);
       long b1 = atomic_load(&g_nbytes);  // (before any ck_assert: Check allocates its messages)
       ck_assert(st == CSIM_OK);
-      ck_assert_msg(b1 - b0 == (long)solver_bytes(&others[o], sizes[k]),
+      ck_assert_msg(b1 - b0 == (long)solver_bytes(&so, sizes[k]),
                     "solver %d for %d contacts: allocated %ld bytes, accounted %ld", o, sizes[k],
-                    b1 - b0, (long)solver_bytes(&others[o], sizes[k]));
+                    b1 - b0, (long)solver_bytes(&so, sizes[k]));
+      if (o >= 4 && sizes[k] > 1) {  // the cut work is smaller than the worst case's
+        ck_assert_int_eq(solver_island_rows(&so, sizes[k]), 5);
+        ck_assert(solver_bytes(&so, sizes[k]) < solver_bytes(&others[o % 4], sizes[k]));
+      }
       solver_free(sv);
     }
   unload(&g);

@@ -27,7 +27,7 @@ static void random_spd(double G[9], unsigned* s) {
 }
 
 static solver* make_pgs(int maxc, double tol, int iters) {
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -209,7 +209,7 @@ START_TEST(multi_contact_convergence_and_warm_start) {
   ck_assert(res.converged);
   solver_free(pgs);
   // over-relaxation 1.3
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   csim_error e;
   ck_assert_int_eq(solver_create(&o, nc, &pgs, &e), CSIM_OK);
   double y[12] = {0};
@@ -225,7 +225,7 @@ START_TEST(unsupported_pairs_are_errors) {
   ck_assert(solver_pair_supported(SOLVER_MODEL_NCP, SOLVER_PGS, msg, sizeof(msg)));
   ck_assert(!solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_BISECTION, msg, sizeof(msg)));
   ck_assert_ptr_nonnull(strstr(msg, "ncp/pgs"));
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 3, &s, &e), CSIM_ERR_INPUT);
@@ -251,7 +251,7 @@ END_TEST
 START_TEST(dual_variable_round_trip) {
   double G[9] = {2, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 1}, g[3] = {0.4, -0.2, -1}, mu = 0.3;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);
@@ -279,6 +279,60 @@ START_TEST(dual_variable_round_trip) {
 }
 END_TEST
 
+// dense families with a reserve smaller than an island (solver_options island_rows, as sim.c
+// sets under contact.memory_budget): two islands, contact 0 alone (3 rows) and contacts 1-2
+// coupled (6 rows). With room for 3 rows the pair is left exactly at its initial guess and
+// reported (contacts, rows, not converged, infinite residual), never solved in part, while
+// contact 0 gets its closed form: a resting block, G = I / m, g = (0, 0, -grav dt), so
+// lambda = (0, 0, m grav dt) for NCP and LCP alike. With room for 6 rows everything is solved.
+START_TEST(island_past_reserve_is_reported) {
+  double m = 2, dt = 1e-3, grav = 9.81;
+  double G[81] = {0};
+  for (int k = 0; k < 9; k++) G[10 * k] = 1 / m;
+  // contacts 1 and 2 share a body: coupling between their normal rows
+  G[5 * 9 + 8] = G[8 * 9 + 5] = 0.2;
+  double g[9] = {0, 0, -grav * dt, 0, 0, -grav * dt, 0, 0, -grav * dt};
+  double mu[3] = {0.5, 0.5, 0.5};
+  const struct { solver_model model; solver_kind kind; } fam[3] = {
+      {SOLVER_MODEL_NCP, SOLVER_ADMM}, {SOLVER_MODEL_NCP, SOLVER_STAGGERED},
+      {SOLVER_MODEL_LCP, SOLVER_LEMKE}};
+  for (int f = 0; f < 3; f++) {
+    solver_options o = {fam[f].model, fam[f].kind, 1e-12, 2000, 1.0, 4, 1.0, 1,
+                        SOLVER_STOP_MODEL, 0, 0, 3};
+    ck_assert_int_eq(solver_island_rows(&o, 3), 3);
+    solver_options full = o;
+    full.island_rows = 0;
+    ck_assert_int_eq(solver_island_rows(&full, 3), 9);  // an island of all 3 contacts
+    for (int pass = 0; pass < 2; pass++) {
+      o.island_rows = pass == 0 ? 3 : 6;
+      solver* s = NULL;
+      csim_error e;
+      ck_assert_int_eq(solver_create(&o, 3, &s, &e), CSIM_OK);
+      solver_problem p = tdense(3, G, g, mu, NULL);
+      ck_assert_int_eq(p.nisland, 2);
+      double x[9], x0[9];
+      for (int k = 0; k < 9; k++) x[k] = x0[k] = 0.25 + 0.01 * k;  // an initial guess to keep
+      solver_result res;
+      solver_solve(s, &p, x, &res);
+      ck_assert_double_le(fabs(x[0]), 1e-9);
+      ck_assert_double_le(fabs(x[1]), 1e-9);
+      ck_assert_msg(fabs(x[2] - m * grav * dt) <= 1e-9, "family %d: lambda_N %.12g", f, x[2]);
+      if (pass == 0) {
+        ck_assert_int_eq(res.unsolved_island, 2);
+        ck_assert_int_eq(res.unsolved_rows, 6);
+        ck_assert(!res.converged);
+        ck_assert(isinf(res.residual));
+        for (int k = 3; k < 9; k++) ck_assert(x[k] == x0[k]);
+      } else {
+        ck_assert_int_eq(res.unsolved_island, 0);
+        ck_assert_msg(res.converged, "family %d: eps %g", f, res.eps_abs);
+      }
+      solver_free(s);
+    }
+  }
+}
+END_TEST
+
 static Suite* solver_suite(void) {
   Suite* s = suite_create("solver");
   TCase* tc = tcase_create("ncp");
@@ -289,6 +343,7 @@ static Suite* solver_suite(void) {
   tcase_add_test(tc, multi_contact_convergence_and_warm_start);
   tcase_add_test(tc, unsupported_pairs_are_errors);
   tcase_add_test(tc, dual_variable_round_trip);
+  tcase_add_test(tc, island_past_reserve_is_reported);
   suite_add_tcase(s, tc);
   return s;
 }

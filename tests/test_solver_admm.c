@@ -41,7 +41,7 @@ static void random_spd(double G[9], unsigned* s) {
 }
 
 static solver* make(solver_model m, solver_kind k, int maxc, double tol, int iters, double omega) {
-  solver_options o = {m, k, tol, iters, omega, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {m, k, tol, iters, omega, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -468,7 +468,7 @@ START_TEST(spectral_rho_mass_ratio) {
     int its[2];
     for (int adaptive = 0; adaptive < 2; adaptive++) {
       solver_options o = {models[q], SOLVER_ADMM, 1e-10, 300, 1, 4, 1.0, adaptive,
-                          SOLVER_STOP_MODEL, 0, 0};
+                          SOLVER_STOP_MODEL, 0, 0, 0};
       solver* s = NULL;
       csim_error e;
       ck_assert_int_eq(solver_create(&o, 8, &s, &e), CSIM_OK);

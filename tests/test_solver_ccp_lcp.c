@@ -69,7 +69,7 @@ static void box_G(double m, const double inertia[3], double half, double h, doub
 
 static solver* make(solver_model model, solver_kind kind, int maxc, double tol, int iters,
                     double omega, int facets) {
-  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -463,7 +463,7 @@ END_TEST
 // pyramids need 3..256 facets; a Lemke tableau beyond 1 GiB is refused at creation; the pairs
 // are listed as available
 START_TEST(bad_options_are_errors) {
-  solver_options o = {SOLVER_MODEL_LCP, SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {SOLVER_MODEL_LCP, SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 4, &s, &e), CSIM_ERR_INPUT);

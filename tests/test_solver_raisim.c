@@ -31,7 +31,7 @@ static void random_spd(double G[9], unsigned* s) {
 }
 
 static solver* make(solver_model m, int maxc, double tol, int iters) {
-  solver_options o = {m, SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {m, SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -223,7 +223,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   ck_assert_double_gt(rr.eps_abs, 1e-3);
   ck_assert_double_lt(rd.eps_abs, 1e-9);
   // RaiSim+DS agrees with the NCP solution of projected Gauss-Seidel
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* pg = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 1, &pg, &e), CSIM_OK);
@@ -236,7 +236,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   // under-relaxation (alpha_0 = solver.over_relaxation = 0.5) reaches the same fixed points
   for (int m = 0; m < 2; m++) {
     solver_options uo = {m ? SOLVER_MODEL_RAISIM_DS : SOLVER_MODEL_RAISIM, SOLVER_BISECTION,
-                         1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+                         1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
     solver* u = NULL;
     ck_assert_int_eq(solver_create(&uo, 1, &u, &e), CSIM_OK);
     double xu[3] = {0};
@@ -402,7 +402,7 @@ START_TEST(box_on_plane_convergence) {
   double vfs[3][6] = {{0, 0, -9.81 * dt, 0, 0, 0},           // resting
                       {0.3, 0.1, -9.81 * dt, 0, 0, 0.5},     // sliding and spinning
                       {0.01 * dt, 0, -9.81 * dt, 0, 0, 0}};  // nearly sticking
-  solver_options po = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options po = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* pg = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&po, 4, &pg, &e), CSIM_OK);
@@ -494,7 +494,7 @@ START_TEST(dragged_cube_002) {
   // internal-force mode of this hyperstatic problem): a looser tolerance and a large cap
   sl[0] = make(SOLVER_MODEL_RAISIM, 4, 1e-8, 50000);
   sl[1] = make(SOLVER_MODEL_RAISIM_DS, 4, 1e-10, 50000);
-  solver_options po = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0};
+  solver_options po = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   csim_error e;
   ck_assert_int_eq(solver_create(&po, 4, &sl[2], &e), CSIM_OK);
   double v[3][6] = {{0}}, lam[3][12] = {{0}};

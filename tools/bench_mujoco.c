@@ -53,8 +53,10 @@
 //                                                      "ncp/pgs,ccp/admm" or "pgs,newton+stiff")
 // --csv appends rows (and writes the header when the file is new or empty).
 // Exit status: 0 when every run completed, 1 when one failed, 2 on bad arguments.
+#include <limits.h>
 #include <math.h>
 #include <mujoco/mujoco.h>
+#include <mujoco/mjxmacro.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +72,17 @@
 
 #define MAXROWS 64          // table rows per invocation
 #define MAXSET 32           // --set overrides
-#define MJ_CONTACT_CAP 4096 // MuJoCo's nconmax ceiling for a scene
+// MuJoCo 2.2.2 sizes mjData once, by <size njmax nconmax nstack> (no arena): its main buffer
+// holds, besides per-contact and per-dof arrays, the dense constraint matrices efc_AR and
+// efc_AR_colind (njmax x njmax: 12 njmax^2 bytes) and efc_J, efc_JT with their index arrays
+// (njmax x nv each: 24 njmax nv bytes), whatever the solver or the Jacobian's sparsity. Its size,
+// mjData.nbuffer, is an int: above INT_MAX bytes mj_makeData fails and the compiler reports
+// "could not create mjData". An elliptic contact (condim 3) takes 3 constraint rows, so resting
+// cubes (4 corner contacts, 6 dofs each) need njmax >= 12 per cube and 12 njmax^2 + 24 njmax nv
+// grows as 2,000 bytes x cubes^2: 1024 cubes need 12288 rows, 3.6e9 bytes. mj_build sizes
+// nconmax for the scene's bodies and shrinks it to the largest buffer an int holds; a scene
+// whose resting contacts (MJ_REST_CONTACTS per body) do not fit then is refused, saying so.
+#define MJ_REST_CONTACTS 4  // contacts a body resting on a face needs (a box's corners)
 
 //---------------------------------- small utilities ------------------------------------------
 
@@ -420,6 +432,27 @@ static char* mjcf_edit(const char* xml, const scn_config* cfg, int nconmax, int 
   return b.p;
 }
 
+// bytes of mjData's main buffer for model m0 with njmax nj and nconmax ncon: mj_makeData's own
+// sum over MJDATA_POINTERS (each array rounded up to 8 bytes), counted in a double where MuJoCo
+// 2.2.2 counts in its int mjData.nbuffer
+static double mj_data_bytes(const mjModel* m0, int nj, int ncon) {
+  mjModel mm = *m0;  // the sizes only: no pointer of the copy is followed
+  mm.njmax = nj;
+  mm.nconmax = ncon;
+  const mjModel* m = &mm;
+  MJDATA_POINTERS_PREAMBLE(m)
+  double b = 0;
+#define X(type, name, nr, nc) b += 8 * ceil((double)sizeof(type) * m->nr * (nc) / 8);
+  MJDATA_POINTERS
+#undef X
+  return b;
+}
+
+// njmax for nconmax contacts: 3 rows per elliptic contact, and room for the joint limits
+static int mj_njmax(int nconmax) {
+  return 3 * nconmax + 64;
+}
+
 // Build MuJoCo's model of the simulation s (URDF -> MJCF + ground), with options set from the
 // scenario (the solver is set per run). NULL with msg filled on failure.
 static mjModel* mj_build(const sim* s, char* msg, size_t msgsz) {
@@ -450,12 +483,32 @@ static mjModel* mj_build(const sim* s, char* msg, size_t msgsz) {
   close(fd);
   int ok = mj_saveLastXML(path, m0, err, (int)sizeof err);
   int nbody = m0->nbody;
+  // contacts: 4 per body against the ground, and as many again for body-body pairs, as many as
+  // mjData's int-sized buffer holds (MJ_REST_CONTACTS above); 1 MiB left for the ground geom
+  int nconmax = 8 * nbody + 64, need = MJ_REST_CONTACTS * (nbody - 1);
+  double room = (double)INT_MAX - 1048576;
+  if (mj_data_bytes(m0, mj_njmax(nconmax), nconmax) > room) {
+    int lo = 0, hi = nconmax;  // the largest nconmax in [0, hi) whose buffer fits
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if (mj_data_bytes(m0, mj_njmax(mid), mid) <= room) lo = mid; else hi = mid;
+    }
+    nconmax = lo;
+  }
+  if (nconmax < need) {
+    snprintf(msg, msgsz,
+             "MuJoCo 2.2.2 cannot size mjData: %d resting contacts need njmax >= %d rows (3 per "
+             "elliptic contact), so its buffer (efc_AR njmax^2, efc_J/efc_JT njmax x nv, nv %d) "
+             "would be %.3g bytes, past its int size (%d; mj_makeData fails); at most %d "
+             "contacts fit", need, 3 * need, m0->nv, mj_data_bytes(m0, mj_njmax(need), need),
+             INT_MAX, nconmax);
+    mj_deleteModel(m0);
+    unlink(path);
+    return NULL;
+  }
   mj_deleteModel(m0);
   char* xml = ok ? read_text(path) : NULL;
-  // contacts: 4 per body against the ground, and as many again for body-body pairs
-  int nconmax = 8 * nbody + 64;
-  if (nconmax > MJ_CONTACT_CAP) nconmax = MJ_CONTACT_CAP;
-  char* xml2 = xml ? mjcf_edit(xml, cfg, nconmax, 3 * nconmax + 64) : NULL;
+  char* xml2 = xml ? mjcf_edit(xml, cfg, nconmax, mj_njmax(nconmax)) : NULL;
   free(xml);
   mjModel* m = NULL;
   if (xml2) {

@@ -21,7 +21,8 @@ Scenes: cube at rest and sliding, a 2-cube stack, Solo-12 and Talos standing (sc
 grids of N resting 10 cm cubes 0.2 m apart, stacks of N cubes, and chains of N 0.1 m links lying
 on the ground (free base, 5 + N dofs, 4 contacts per link); the generated scenarios are written
 to a temporary directory. A side that cannot run a scene says why in the note (e.g. csim's
-contact buffers past contact.memory_budget).
+contact buffers past contact.memory_budget, or MuJoCo 2.2.2's mjData, whose size is an int, past
+2 GiB: 1024 resting cubes need 12288 constraint rows, see tools/bench_mujoco.c).
 Then log-log least-squares slopes of cost (Ir/step and us/step) against contacts and against
 dofs per family, for each csim solver and MuJoCo.
 

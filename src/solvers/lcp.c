@@ -282,13 +282,15 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
   size_t m = (size_t)opt->facets, nc = (size_t)(maxc > 0 ? maxc : 1), need = 4 * m + 64 + 3 * nc;
   if (opt->kind == SOLVER_LEMKE) {
     // polygon, B^-1 (N x N), x, y, q, the entering column, basis and candidates (N each), u (3nc)
-    size_t N = nc * (m + 2);
+    // for the largest island the work holds (solver_work_rows / 3 contacts: every contact, or
+    // fewer under solver_options island_rows; Lemke is handed one island at a time, solver.c)
+    size_t ni = solver_work_rows(opt, nc) / 3, N = ni * (m + 2);
     if (N > 1 << 14 || N * N > LEMKE_MAX_DOUBLES)
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver.name",
                      "lemke on %zu contacts with %zu facets needs a %zu x %zu tableau (more than "
                      "1 GiB); use fewer facets or solver pgs",
-                     nc, m, N, N);
-    need += N * N + 8 * N + 12 * nc;
+                     ni, m, N, N);
+    need += N * N + 8 * N + 12 * ni;
   }
   if (need > *nwork) *nwork = need;
   return CSIM_OK;

@@ -85,6 +85,7 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->work = calloc(s->nwork, sizeof(double));
   s->dual_out = calloc(n3, sizeof(double));
   s->nisl = solver_island_work(opt, max_contacts);
+  s->rows = solver_work_rows(opt, n3 / 3);
   s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
   s->map = calloc(n3 / 3, sizeof(int));
   int ybad = 0;
@@ -115,6 +116,20 @@ size_t solver_bytes(const solver_options* opt, int max_contacts) {
   // the callocs of solver_create: c, tinv, work, dual_out, isl, map
   return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
          sizeof(double) + mc * sizeof(int) + solver_y_bytes(opt, (int)mc);
+}
+
+int solver_island_rows(const solver_options* opt, int max_contacts) {
+  return (int)solver_work_rows(opt, (size_t)(max_contacts > 0 ? max_contacts : 1));
+}
+
+size_t solver_island_bytes(const solver_options* opt, int rows) {
+  if (!solver_is_dense_family(opt) || rows <= 0) return 0;
+  size_t r = (size_t)rows, d = 3 * r * r;  // the work's two matrices and the island's G
+  if (opt->kind == SOLVER_LEMKE) {          // its tableau on the island's contacts (lcp.c)
+    size_t N = r / 3 * (size_t)(opt->facets + 2);
+    d += N * N + 8 * N;
+  }
+  return d * sizeof(double);
 }
 
 void solver_free(solver* s) {
@@ -222,6 +237,14 @@ static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, i
 // converged only when every island did, the residual the largest
 static void solve_islands(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
+    size_t need = p->dense ? 3 * (size_t)p->nc : (size_t)p->nv;
+    if (need > s->rows) {  // past the work: reported unsolved, never overflowed
+      memset(res, 0, sizeof(*res));
+      res->residual = INFINITY;
+      res->unsolved_island = p->nc;
+      res->unsolved_rows = (int)need;
+      return;
+    }
     s->fn(s, p, lambda, res);
     return;
   }
@@ -256,15 +279,22 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
     sub.nc = n;
     int in_dofs = island_in_dofs(s, p, cons, n, &sub);
     out.dof_islands += in_dofs;
-    if (!in_dofs) {
-      if (n3 > solver_dense_rows(&s->opt, (size_t)s->maxc)) {
-        // only a problem without Y can get here (a caller that set nv but passed none): the
-        // work holds no contact-space island this large; report, never overflow
-        out.converged = 0;
-        out.residual = INFINITY;
-        fresh = 0;
-        continue;
+    // the island's rows: its dofs when factored in dof space, else 3 per contact. Past the
+    // rows the work holds (solver_options island_rows, or a problem without Y given to a
+    // solver sized for dof space) it is left unsolved at its initial guess and reported, never
+    // solved in part nor overflowed
+    size_t rows = in_dofs ? (size_t)sub.nv : n3;
+    if (rows > s->rows) {
+      out.converged = 0;
+      out.residual = INFINITY;
+      fresh = 0;
+      if (n > out.unsolved_island) {
+        out.unsolved_island = n;
+        out.unsolved_rows = (int)rows;
       }
+      continue;
+    }
+    if (!in_dofs) {
       solver_gdense(p, cons, n, s->map, G);
       sub.dense = G;
     }

@@ -16,7 +16,7 @@ struct solver {
   int maxc;        // contacts the workspace is sized for
   double* c;       // (3 maxc) contact velocities
   double* tinv;    // (4 maxc) per-contact scalars or 2x2 blocks
-  double* work;    // scratch for the families: SOLVER_WORK(maxc) doubles
+  double* work;    // scratch for the families: SOLVER_WORK_OF(opt, maxc) doubles (or Lemke's)
   size_t nwork;
   solver_fn fn;    // the family implementing opt.model / opt.kind
   const double* dual_in;  // warm dual for the next solve (3nc, NaN = none), or NULL
@@ -26,6 +26,7 @@ struct solver {
   double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
   double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
   size_t nisl;
+  size_t rows;     // dense families: rows of the largest island the work holds (solver_work_rows)
   int* map;        // (maxc) contact -> island position scratch
   int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
   // ADMM with factored problems (solver_options nv > 0): one island's Y in local dofs
@@ -50,18 +51,25 @@ static inline size_t solver_dense_rows(const solver_options* o, size_t n) {
   return n3;
 }
 
-// scratch size: dense families two dense matrices (solver_dense_rows square) and 32 vectors of
+// rows of the dense island work solver_create reserves for max_contacts n: solver_dense_rows(n)
+// (the worst case, an island of every contact), or o->island_rows when set and smaller (solver.h:
+// a larger island is left unsolved and reported); 0 for the per-contact families
+static inline size_t solver_work_rows(const solver_options* o, size_t n) {
+  if (!solver_is_dense_family(o)) return 0;
+  size_t r = solver_dense_rows(o, n);
+  if (o->island_rows > 0 && (size_t)o->island_rows < r) r = (size_t)o->island_rows;
+  return r;
+}
+
+// scratch size: dense families two dense matrices (solver_work_rows square) and 32 vectors of
 // length 3n; per-contact families the vectors only
-#define SOLVER_WORK(n) (2 * (size_t)(3 * (n)) * (size_t)(3 * (n)) + 32 * (size_t)(3 * (n)) + 64)
-#define SOLVER_WORK_OF(o, n)                                                               \
-  (solver_is_dense_family(o)                                                               \
-       ? 2 * solver_dense_rows(o, n) * solver_dense_rows(o, n) + 32 * (size_t)(3 * (n)) + 64 \
-       : 32 * (size_t)(3 * (n)) + 64)
+#define SOLVER_WORK_OF(o, n)                                                                \
+  (2 * solver_work_rows(o, n) * solver_work_rows(o, n) + 32 * (size_t)(3 * (n)) + 64)
 
 // doubles of the island buffer of a dense family: G (rows^2), g, R, lambda, two duals, the
 // contact velocity, mu
 static inline size_t solver_island_work(const solver_options* o, int maxc) {
-  size_t mc = (size_t)(maxc > 0 ? maxc : 1), n3 = 3 * mc, r = solver_dense_rows(o, mc);
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), n3 = 3 * mc, r = solver_work_rows(o, mc);
   return solver_is_dense_family(o) ? r * r + 6 * n3 + n3 / 3 : 0;
 }
 
