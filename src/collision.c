@@ -274,6 +274,18 @@ static int uf_find(int* p, int i) {
   return i;
 }
 
+// half-edge a -> b in he (triples (a, b, e) sorted ascending), or -1
+static int he_find(const int* he, int n, int a, int b) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    const int* x = he + 3 * mid;
+    if (x[0] == a && x[1] == b) return x[2];
+    if (x[0] < a || (x[0] == a && x[1] < b)) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
 void coll_hull_free(coll_hull* h) {
   if (!h) return;
   free(h->buffer);
@@ -302,7 +314,8 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   int* ps = malloc(sizeof(int) * ((size_t)nf + 1));     // polygon starts
   double* pn = malloc(sizeof(double) * 3 * (size_t)nf);  // polygon normals
   int* bnd = malloc(sizeof(int) * 6 * (size_t)nf);      // boundary edges of one group
-  if (!tri || !tn || !dir || !und || !par || !ord || !pv || !ps || !pn || !bnd) {
+  int* he = malloc(sizeof(int) * 9 * (size_t)nf);       // (origin, destination, half-edge)
+  if (!tri || !tn || !dir || !und || !par || !ord || !pv || !ps || !pn || !bnd || !he) {
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
     goto done;
   }
@@ -441,9 +454,9 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     g0 = g1;
   }
   // one buffer: doubles first, then ints
-  size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly;
+  size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly + 3 * (size_t)nf;
   size_t ni_ = (size_t)nv + 1 + (size_t)nadj + (size_t)npoly + 1 + (size_t)npv + (size_t)nv + 1 +
-               (size_t)npv;
+               (size_t)npv + 12 * (size_t)nf + (size_t)nadj;
   out->buffer = malloc(nd_ * sizeof(double) + ni_ * sizeof(int));
   if (!out->buffer) {
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
@@ -451,14 +464,33 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   }
   out->vert = (double*)out->buffer;
   out->poly_normal = out->vert + 3 * nv;
-  out->adj_start = (int*)(out->poly_normal + 3 * npoly);
+  out->tri_normal = out->poly_normal + 3 * npoly;
+  out->adj_start = (int*)(out->tri_normal + 3 * nf);
   out->adj = out->adj_start + nv + 1;
   out->poly_start = out->adj + nadj;
   out->poly_vert = out->poly_start + npoly + 1;
   out->vpoly_start = out->poly_vert + npv;
   out->vpoly = out->vpoly_start + nv + 1;
+  out->tri = out->vpoly + npv;
+  out->hedge = out->tri + 3 * nf;
+  out->adj_he = out->hedge + 9 * nf;
   out->nvert = nv;
   out->npoly = npoly;
+  out->ntri = nf;
+  memcpy(out->tri, tri, sizeof(int) * 3 * (size_t)nf);
+  // triangle normals for plane-mesh's ring walk; a sliver (sine of its angle below 1e-6) gets 0,
+  // which that walk reads as "may face sideways" (its normal would be rounding noise)
+  for (int t = 0; t < nf; t++) {
+    const int* v = tri + 3 * t;
+    double e1[3], e2[3], n[3];
+    sp_sub3(e1, h->vert + 3 * v[1], h->vert + 3 * v[0]);
+    sp_sub3(e2, h->vert + 3 * v[2], h->vert + 3 * v[0]);
+    sp_cross3(n, e1, e2);
+    double s = sp_norm3(n);
+    if (s > 1e-6 * sp_norm3(e1) * sp_norm3(e2)) sp_scale3(n, n, 1.0 / s);
+    else n[0] = n[1] = n[2] = 0;
+    sp_copy3(out->tri_normal + 3 * t, n);
+  }
   memcpy(out->vert, h->vert, sizeof(double) * 3 * (size_t)nv);
   memcpy(out->poly_normal, pn, sizeof(double) * 3 * (size_t)npoly);
   memcpy(out->poly_start, ps, sizeof(int) * ((size_t)npoly + 1));
@@ -485,6 +517,31 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   for (int i = nv; i > 0; i--)
     out->vpoly_start[i] = out->vpoly_start[i - 1];
   out->vpoly_start[0] = 0;
+  // half-edges: every directed edge once and its reverse once (a closed 2-manifold), else none
+  // (plane-mesh then searches the vertex graph instead of walking triangles)
+  for (int e = 0; e < 3 * nf; e++) {
+    he[3 * e] = tri[e];
+    he[3 * e + 1] = tri[e - e % 3 + (e % 3 + 1) % 3];
+    he[3 * e + 2] = e;
+  }
+  qsort(he, 3 * (size_t)nf, 3 * sizeof(int), cmp_triple);
+  int manifold = 1;
+  for (int i = 0; i + 1 < 3 * nf && manifold; i++)
+    manifold = he[3 * i] != he[3 * i + 3] || he[3 * i + 1] != he[3 * i + 4];
+  for (int i = 0; i < 3 * nf && manifold; i++)
+    manifold = he[3 * i] != he[3 * i + 1] && he_find(he, 3 * nf, he[3 * i + 1], he[3 * i]) >= 0;
+  for (int e = 0; e < 3 * nf && manifold; e++) {
+    int t3 = e - e % 3, a = tri[e], b = tri[t3 + (e % 3 + 1) % 3], o = tri[t3 + (e % 3 + 2) % 3];
+    out->hedge[3 * e] = o;
+    out->hedge[3 * e + 1] = he_find(he, 3 * nf, o, b);
+    out->hedge[3 * e + 2] = he_find(he, 3 * nf, a, o);
+  }
+  for (int i = 0; i < nv && manifold; i++)
+    for (int k = out->adj_start[i]; k < out->adj_start[i + 1] && manifold; k++) {
+      out->adj_he[k] = he_find(he, 3 * nf, i, out->adj[k]);
+      manifold = out->adj_he[k] >= 0;
+    }
+  if (!manifold) out->hedge = out->adj_he = NULL;
   // extreme vertices along the local axes
   for (int k = 0; k < 6; k++) {
     int best = 0;
@@ -496,7 +553,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   sp_copy3(out->center, c);
 done:
   free(tri); free(tn); free(dir); free(und); free(par); free(ord); free(pv); free(ps); free(pn);
-  free(bnd);
+  free(bnd); free(he);
   return st;
 }
 

@@ -98,13 +98,23 @@ typedef struct {
   int feature;        // stable feature id within the pair (>= 0)
 } coll_contact;
 
-// A convex hull prepared for collision: vertex adjacency (hill-climbing support) and the hull's
+// A convex hull prepared for collision: vertex adjacency (hill-climbing support), the hull's
+// triangles as half-edges (plane-mesh walks the ring of triangles the margin level cuts) and the
 // triangles merged into planar polygon faces (contact patches).
 typedef struct {
   int nvert;
   double* vert;         // hull vertices, mesh frame                        (nvert x 3)
   int* adj_start;       // adjacency of vertex i: adj[adj_start[i] .. adj_start[i+1]) (nvert+1)
   int* adj;             //                                                  (nadj)
+  int ntri;
+  int* tri;             // triangles, counter-clockwise seen from outside; half-edge e = 3 t + k
+                        // runs from tri[e] to tri[3 t + (k + 1) % 3]        (ntri x 3)
+  double* tri_normal;   // outward unit normal per triangle, mesh frame; 0 for slivers (ntri x 3)
+  int* hedge;           // per half-edge e (a = tri[e] to b, c the triangle's third vertex) 3
+                        // ints: c, the half-edge c -> b, the half-edge a -> c (the twins of
+                        // b -> c and c -> a); NULL when the triangles are not a closed
+                        // 2-manifold (then adj_he is NULL too)              (ntri x 9)
+  int* adj_he;          // half-edge from vertex i to adj[k], for adjacency entry k (nadj)
   int npoly;
   int* poly_start;      // vertices of polygon f: poly_vert[poly_start[f] .. poly_start[f+1]),
                         // counter-clockwise seen from outside, at most COLL_MAX_POLY (npoly+1)

@@ -3,6 +3,7 @@
 // invariants, feature-id stability, hulls, and the broad phase on a hand-built model.
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,143 @@ START_TEST(plane_mesh_reduces_to_4) {
   }
   coll_hull_free(&hl);
   mesh_hull_free(&mh);
+}
+END_TEST
+
+// Reference for plane-mesh, written plainly: every hull vertex within the margin (height
+// nl . v + off <= margin) in index order, strict improvements only (ties keep the lower index),
+// from the deepest vertex v0: the farthest from v0 across nl (> 1e-24 squared), the largest
+// |triangle| with those two (> 1e-9 of that squared distance), the most area added outside that
+// triangle (same bound). Returns the count, indices in idx.
+static int plane_mesh_ref(const coll_hull* hl, const double nl[3], double off, double margin,
+                          int v0, int idx[4]) {
+  const double* V = hl->vert;
+  idx[0] = v0;
+  idx[1] = idx[2] = idx[3] = -1;
+  double best = 0;
+  for (int i = 0; i < hl->nvert; i++) {
+    if (sp_dot3(nl, V + 3 * i) + off > margin) continue;
+    double e[3];
+    sp_sub3(e, V + 3 * i, V + 3 * v0);
+    double t = sp_dot3(e, nl), dd = sp_dot3(e, e) - t * t;
+    if (dd > best) { best = dd; idx[1] = i; }
+  }
+  double l2 = best;
+  if (idx[1] < 0 || !(l2 > 1e-24)) return 1;
+  double e1[3], sgn = 1;
+  sp_sub3(e1, V + 3 * idx[1], V + 3 * v0);
+  best = 0;
+  for (int i = 0; i < hl->nvert; i++) {
+    if (sp_dot3(nl, V + 3 * i) + off > margin) continue;
+    double e2[3], c[3];
+    sp_sub3(e2, V + 3 * i, V + 3 * v0);
+    sp_cross3(c, e1, e2);
+    double ar = sp_dot3(c, nl);
+    if (fabs(ar) > best) { best = fabs(ar); idx[2] = i; sgn = ar > 0 ? 1 : -1; }
+  }
+  if (idx[2] < 0 || !(best > 1e-9 * l2)) return 2;
+  const double* tri[3] = {V + 3 * v0, V + 3 * idx[1], V + 3 * idx[2]};
+  best = 0;
+  for (int i = 0; i < hl->nvert; i++) {
+    if (sp_dot3(nl, V + 3 * i) + off > margin) continue;
+    double add = 0;
+    for (int e = 0; e < 3; e++) {
+      double ea[3], eb[3], c[3];
+      sp_sub3(ea, tri[(e + 1) % 3], tri[e]);
+      sp_sub3(eb, V + 3 * i, tri[e]);
+      sp_cross3(c, ea, eb);
+      add = fmax(add, -sgn * sp_dot3(c, nl));
+    }
+    if (add > best) { best = add; idx[3] = i; }
+  }
+  return idx[3] >= 0 && best > 1e-9 * l2 ? 4 : 3;
+}
+
+// one pose of a hull over the plane z = 0: rotation R, the lowest vertex at height h0 below
+// (x, y); coll_plane_mesh against the reference, contact for contact. Returns the candidates.
+static int plane_mesh_pose(const coll_hull* hl, const double R[9], double x, double y, double h0,
+                           double margin) {
+  double sz[3] = {0}, z[3] = {0, 0, 1}, nl[3];
+  sp_mulmtv3(nl, R, z);
+  double lo = INFINITY;
+  for (int i = 0; i < hl->nvert; i++) lo = fmin(lo, sp_dot3(nl, hl->vert + 3 * i));
+  double pos[3] = {x, y, h0 - lo};
+  coll_geom p = geom(MODEL_GEOM_PLANE, sz, ORIGIN, I3), m = geom(MODEL_GEOM_MESH, sz, pos, R);
+  m.hull = hl;
+  coll_contact c[COLL_MAX_PAIR_CONTACTS];
+  int n = coll_plane_mesh(&p, &m, margin, c);
+  if (h0 > margin) {
+    ck_assert_int_eq(n, 0);
+    return 0;
+  }
+  // the deepest vertex: hill climbing (checked against a scan in hull_hill_climbing) must reach
+  // the lowest height, to rounding (a flat face down is a plateau of rounding noise); on ties any
+  // lowest vertex will do
+  double mz[3] = {-nl[0], -nl[1], -nl[2]};
+  int v0 = coll_hull_support(hl, mz), idx[4], ncand = 0;
+  double off = pos[2];
+  ck_assert_double_le(sp_dot3(nl, hl->vert + 3 * v0), lo + 1e-15);
+  for (int i = 0; i < hl->nvert; i++) ncand += sp_dot3(nl, hl->vert + 3 * i) + off <= margin;
+  int nr = plane_mesh_ref(hl, nl, off, margin, v0, idx);
+  ck_assert_int_eq(n, nr);
+  for (int k = 0; k < n; k++) {
+    ck_assert_msg(c[k].feature == idx[k], "contact %d: vertex %d, reference %d (%d candidates)",
+                  k, c[k].feature, idx[k], ncand);
+    double w[3];
+    sp_xform(w, R, pos, hl->vert + 3 * idx[k]);
+    ck_assert_double_eq_tol(c[k].depth, -w[2], 1e-15);
+    ck_assert_double_eq_tol(c[k].pos[2], w[2] / 2, 1e-15);
+  }
+  ck_assert_double_eq_tol(c[0].depth, -h0, 2e-15);
+  return ncand;
+}
+
+// plane-mesh on real meshes (Solo-12's foot, lower leg and base, ../shared) and the cube against
+// the brute-force reference: random poses 4 mm deep to 0.5 mm above, margins 1 and 3 mm, poses
+// turned about y only (the foot's mirror symmetry y -> -y: exact ties; deep ones put its flat
+// sides, facing sideways, in the margin), flat faces down; patches of 1 to hundreds of vertices
+START_TEST(plane_mesh_matches_brute_force) {
+  const char* files[3] = {"with_foot/solo_foot.stl", "with_foot/solo_lower_leg_left_side.stl",
+                          "solo12/solo_12_base.stl"};
+  rng_state = 77;
+  for (int f = 0; f < 4; f++) {
+    mesh_hull mh = cube_mesh(0.05);
+    csim_error err;
+    double one[3] = {1, 1, 1};
+    if (f < 3) {
+      char path[256];
+      snprintf(path, sizeof path,
+               "../shared/data/robots/meshes/robots/solo_description/meshes/stl/%s", files[f]);
+      ck_assert_msg(mesh_load_hull(path, one, &mh, &err) == CSIM_OK, "%s", err.msg);
+    }
+    coll_hull hl;
+    ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+    ck_assert_ptr_nonnull(hl.hedge);  // closed: the ring walk is what runs
+    int cmin = 1 << 30, cmax = 0;
+    for (int it = 0; it < 400; it++) {
+      double margin = it % 2 ? 3e-3 : 1e-3, R[9];
+      double h0 = it % 4 == 3 ? margin * urange(0.9, 1.1) : urange(-4e-3, 5e-4);
+      if (it < 200) {
+        rand_rot(R);
+      } else if (it < 300) {
+        rot(R, 0, 1, 0, 2 * PI * (it - 200) / 100);  // about y only
+        h0 = -4e-3 + 1e-3 * (it % 5);
+      } else {
+        // flat down (about x by a quarter turn), then a little tilt about a random axis
+        double Rx[9], Rt[9];
+        rot(Rx, 1, 0, 0, (it % 2 ? 0.5 : -0.5) * PI);
+        rot(Rt, urange(-1, 1), urange(-1, 1), urange(-1, 1), it < 320 ? 0 : urange(0, 0.05));
+        sp_mulmm3(R, Rt, Rx);
+      }
+      int nc = plane_mesh_pose(&hl, R, urange(-1, 1), urange(-1, 1), h0, margin);
+      if (nc > 0) cmin = nc < cmin ? nc : cmin;
+      cmax = nc > cmax ? nc : cmax;
+    }
+    ck_assert_int_le(cmin, 3);                 // a few candidates
+    ck_assert_int_ge(cmax, f < 3 ? 60 : 4);    // many (the cube: a face)
+    coll_hull_free(&hl);
+    if (f < 3) mesh_hull_free(&mh);
+  }
 }
 END_TEST
 
@@ -1331,6 +1469,7 @@ static Suite* collision_suite(void) {
   tcase_add_test(tc, plane_cylinder_cases);
   tcase_add_test(tc, plane_mesh_cube);
   tcase_add_test(tc, plane_mesh_reduces_to_4);
+  tcase_add_test(tc, plane_mesh_matches_brute_force);
   tcase_add_test(tc, patch_round_foot_one_contact);
   tcase_add_test(tc, patch_box_face_four);
   tcase_add_test(tc, patch_max_spans);
