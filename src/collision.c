@@ -456,7 +456,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   // one buffer: doubles first, then ints
   size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly + 3 * (size_t)nf;
   size_t ni_ = (size_t)nv + 1 + (size_t)nadj + (size_t)npoly + 1 + (size_t)npv + (size_t)nv + 1 +
-               (size_t)npv + 12 * (size_t)nf + (size_t)nadj;
+               (size_t)npv + 15 * (size_t)nf + (size_t)nadj;
   out->buffer = malloc(nd_ * sizeof(double) + ni_ * sizeof(int));
   if (!out->buffer) {
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
@@ -473,7 +473,7 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   out->vpoly = out->vpoly_start + nv + 1;
   out->tri = out->vpoly + npv;
   out->hedge = out->tri + 3 * nf;
-  out->adj_he = out->hedge + 9 * nf;
+  out->adj_he = out->hedge + 12 * nf;
   out->nvert = nv;
   out->npoly = npoly;
   out->ntri = nf;
@@ -532,9 +532,10 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     manifold = he[3 * i] != he[3 * i + 1] && he_find(he, 3 * nf, he[3 * i + 1], he[3 * i]) >= 0;
   for (int e = 0; e < 3 * nf && manifold; e++) {
     int t3 = e - e % 3, a = tri[e], b = tri[t3 + (e % 3 + 1) % 3], o = tri[t3 + (e % 3 + 2) % 3];
-    out->hedge[3 * e] = o;
-    out->hedge[3 * e + 1] = he_find(he, 3 * nf, o, b);
-    out->hedge[3 * e + 2] = he_find(he, 3 * nf, a, o);
+    out->hedge[4 * e] = o;
+    out->hedge[4 * e + 1] = he_find(he, 3 * nf, o, b);
+    out->hedge[4 * e + 2] = he_find(he, 3 * nf, a, o);
+    out->hedge[4 * e + 3] = e / 3;
   }
   for (int i = 0; i < nv && manifold; i++)
     for (int k = out->adj_start[i]; k < out->adj_start[i + 1] && manifold; k++) {
@@ -550,6 +551,17 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       if (sg * h->vert[3 * i + k / 2] > sg * h->vert[3 * best + k / 2]) best = i;
     out->ext[k] = best;
   }
+  // extreme vertices along the 26 directions of a cube's faces, edges and corners
+  for (int q = 0; q < 27; q++) {
+    double d[3] = {q / 9 - 1, q / 3 % 3 - 1, q % 3 - 1};
+    int best = 0;
+    for (int i = 1; i < nv; i++)
+      if (sp_dot3(d, h->vert + 3 * i) > sp_dot3(d, h->vert + 3 * best)) best = i;
+    out->dir27[q] = best;
+  }
+  out->vmax = 0;
+  for (int i = 0; i < 3 * nv; i++)
+    out->vmax = fmax(out->vmax, fabs(h->vert[i]));
   sp_copy3(out->center, c);
 done:
   free(tri); free(tn); free(dir); free(und); free(par); free(ord); free(pv); free(ps); free(pn);
@@ -580,6 +592,7 @@ struct coll_model {
   int* order;        // those geoms sorted by AABB min x, kept between steps (nsweep)
   int nplane;
   int* plane;        // plane geoms (half-spaces: paired with every geom, no AABB) (nplane)
+  int* plane_pair;   // pair of plane k and geom g at [k * ngeom + g], -1: none  (nplane x ngeom)
   double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
   int* found;        // candidate pairs whose AABBs overlap this step             (npair)
 };
@@ -639,10 +652,13 @@ void coll_free(coll_model* cm) {
   free(cm->pkey);
   free(cm->order);
   free(cm->plane);
+  free(cm->plane_pair);
   free(cm->aabb);
   free(cm->found);
   free(cm);
 }
+
+static int find_pair(const coll_model* cm, int a, int b);
 
 // whether geoms i and j may touch: not the same body, not a parent-child pair of bodies of one
 // robot (the ground and other robots always collide), not an excluded link pair
@@ -775,6 +791,14 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
       cm->plane[cm->nplane++] = i;
     else cm->order[cm->nsweep++] = i;
   }
+  cm->plane_pair = malloc(sizeof(int) * (size_t)(cm->nplane > 0 ? cm->nplane * m->ngeom : 1));
+  if (!cm->plane_pair) {
+    coll_free(cm);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+  }
+  for (int k = 0; k < cm->nplane; k++)
+    for (int g = 0; g < m->ngeom; g++)
+      cm->plane_pair[k * m->ngeom + g] = g == cm->plane[k] ? -1 : find_pair(cm, cm->plane[k], g);
   *out = cm;
   return CSIM_OK;
 }
@@ -976,11 +1000,8 @@ static int broad_phase(coll_model* cm, const double* geom_xpos, const double* ge
     }
   }
   // half-spaces: every geom is a candidate (the height test in coll_detect decides)
-  for (int k = 0; k < cm->nplane; k++)
-    for (int g = 0; g < cm->ngeom; g++) {
-      int p = g == cm->plane[k] ? -1 : find_pair(cm, cm->plane[k], g);
-      if (p >= 0) cm->found[nf++] = p;
-    }
+  for (int k = 0; k < cm->nplane * cm->ngeom; k++)
+    if (cm->plane_pair[k] >= 0) cm->found[nf++] = cm->plane_pair[k];
   sort_ints(cm->found, nf);
   return nf;
 }
@@ -1002,9 +1023,13 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
     double cj[3];
     sp_xform(cj, Rj, xj, bj);
     if (ti == MODEL_GEOM_PLANE) {
-      // a plane is a half-space: the sphere's height above it
+      // a plane is a half-space: the sphere's height above it, then the local box's (its half
+      // extents along the plane normal; 1e-9 covers the rounding of the box about the shape)
       double h = Ri[2] * (cj[0] - xi[0]) + Ri[5] * (cj[1] - xi[1]) + Ri[8] * (cj[2] - xi[2]);
       if (h - bj[3] > margin) continue;
+      for (int k = 0; k < 3; k++)
+        h -= fabs(Ri[2] * Rj[k] + Ri[5] * Rj[3 + k] + Ri[8] * Rj[6 + k]) * bj[4 + k];
+      if (h - 1e-9 > margin) continue;
     } else if (ti == MODEL_GEOM_HFIELD) {
       // above the highest point of the terrain (the cells touched are culled in the pair call)
       if (cj[2] - bj[3] - xi[2] > fmax(cm->hfield.hmax, 0.0) + margin) continue;

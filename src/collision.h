@@ -110,10 +110,10 @@ typedef struct {
   int* tri;             // triangles, counter-clockwise seen from outside; half-edge e = 3 t + k
                         // runs from tri[e] to tri[3 t + (k + 1) % 3]        (ntri x 3)
   double* tri_normal;   // outward unit normal per triangle, mesh frame; 0 for slivers (ntri x 3)
-  int* hedge;           // per half-edge e (a = tri[e] to b, c the triangle's third vertex) 3
+  int* hedge;           // per half-edge e (a = tri[e] to b, c the triangle's third vertex) 4
                         // ints: c, the half-edge c -> b, the half-edge a -> c (the twins of
-                        // b -> c and c -> a); NULL when the triangles are not a closed
-                        // 2-manifold (then adj_he is NULL too)              (ntri x 9)
+                        // b -> c and c -> a), the triangle e / 3; NULL when the triangles are
+                        // not a closed 2-manifold (then adj_he is NULL too)  (ntri x 12)
   int* adj_he;          // half-edge from vertex i to adj[k], for adjacency entry k (nadj)
   int npoly;
   int* poly_start;      // vertices of polygon f: poly_vert[poly_start[f] .. poly_start[f+1]),
@@ -123,6 +123,9 @@ typedef struct {
   int* vpoly_start;     // polygons around vertex i: vpoly[vpoly_start[i] .. [i+1]) (nvert+1)
   int* vpoly;           //                                                  (npolyvert)
   int ext[6];           // vertices extreme along -x, +x, -y, +y, -z, +z (hill-climbing starts)
+  int dir27[27];        // vertex extreme along (a, b, c), a, b, c in {-1, 0, 1}, at 9 (a + 1) +
+                        // 3 (b + 1) + c + 1 ([13]: vertex 0): coll_hull_support's starts
+  double vmax;          // largest |coordinate| of a vertex (scale of rounding in d . v)
   double center[3];     // a point inside the hull (vertex mean)
   void* buffer;         // one allocation holds the arrays above
 } coll_hull;

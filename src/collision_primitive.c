@@ -285,7 +285,8 @@ static int pm_ring(const coll_hull* hl, const double nl[3], double off, double m
   unsigned char tseen[PM_TMAX / 8];
   out[n++] = a;
   for (int it = 0; it < 3 * hl->ntri; it++) {
-    int t = e / 3;
+    const int* r = hl->hedge + 4 * e;
+    int t = r[3];
     if (pm_side(hl, nl, t)) {
       if (ns == 0) {
         if (hl->ntri > PM_TMAX) return -1;
@@ -297,7 +298,6 @@ static int pm_ring(const coll_hull* hl, const double nl[3], double off, double m
     }
     // triangle (a, b, c), e = a -> b: it leaves across b -> c when c is within the margin (next
     // half-edge c -> b), else across c -> a (next a -> c)
-    const int* r = hl->hedge + 3 * e;
     if (pm_height(V, nl, off, r[0]) <= margin) {
       e = r[1];
       a = r[0];
@@ -313,8 +313,8 @@ static int pm_ring(const coll_hull* hl, const double nl[3], double off, double m
   // flood from the ring's sideways triangles over sideways ones wholly within the margin
   while (ns > 0) {
     int t = stack[--ns];
-    const int* r0 = hl->hedge + 9 * t;
-    int nb[3] = {r0[1] / 3, r0[2] / 3, hl->hedge[9 * t + 5] / 3};
+    const int* r0 = hl->hedge + 12 * t;  // half-edge 3 t: the twins of 3 t + 1, 3 t + 2, then 3 t
+    int nb[3] = {hl->hedge[4 * r0[1] + 3], hl->hedge[4 * r0[2] + 3], hl->hedge[4 * r0[6] + 3]};
     for (int k = 0; k < 3; k++) {
       int u = nb[k];
       if (tseen[u >> 3] & (1u << (u & 7))) continue;
@@ -333,65 +333,108 @@ static int pm_ring(const coll_hull* hl, const double nl[3], double off, double m
   return n;
 }
 
-// the spread contacts among the candidates (list[0..n), or with list NULL every vertex within the
-// margin): idx[0] = i0, then up to 3 more; returns how many
-static int pm_spread(const double* V, const double nl[3], double off, double margin, int i0,
-                     const int* list, int n, int idx[4]) {
-  int cnt = 1;
-  idx[0] = i0;
-  idx[1] = idx[2] = idx[3] = -1;
-  const double* v0 = V + 3 * i0;
-  // farthest candidate from v0 across the normal (best starts at 0: v0 itself never wins)
-  double best = 0;
-  for (int k = 0; k < n; k++) {
-    int i = list ? list[k] : k;
-    if (!list && pm_height(V, nl, off, i) > margin) continue;
-    double e[3];
-    sp_sub3(e, V + 3 * i, v0);
-    double t = sp_dot3(e, nl);
-    double dd = sp_dot3(e, e) - t * t;
-    if (dd > best || (dd == best && i < idx[1])) { best = dd; idx[1] = i; }
-  }
-  // degeneracy thresholds relative to the spread of the candidates
-  double l2 = best;
-  if (idx[1] < 0 || !(l2 > 1e-24)) return cnt;
-  cnt = 2;
-  double e1[3];
-  sp_sub3(e1, V + 3 * idx[1], v0);
-  // largest triangle with v0, v1 (signed area along nl, keep the magnitude and its sign)
-  best = 0;
-  double sgn = 1;
-  for (int k = 0; k < n; k++) {
-    int i = list ? list[k] : k;
-    if (!list && pm_height(V, nl, off, i) > margin) continue;
-    double e2[3], c[3];
-    sp_sub3(e2, V + 3 * i, v0);
-    sp_cross3(c, e1, e2);
-    double ar = sp_dot3(c, nl), aa = fabs(ar);
-    if (aa > best || (aa == best && i < idx[2])) { best = aa; idx[2] = i; sgn = ar > 0 ? 1 : -1; }
-  }
-  if (idx[2] < 0 || !(best > 1e-9 * l2)) return cnt;
-  cnt = 3;
-  // point adding the most area outside the triangle (v0, v1, v2) oriented by sgn
-  const double* tri[3] = {v0, V + 3 * idx[1], V + 3 * idx[2]};
-  double ed[3][3];
-  for (int e = 0; e < 3; e++)
-    sp_sub3(ed[e], tri[(e + 1) % 3], tri[e]);
-  best = 0;
-  for (int k = 0; k < n; k++) {
-    int i = list ? list[k] : k;
-    if (!list && pm_height(V, nl, off, i) > margin) continue;
-    double add = 0;
-    for (int e = 0; e < 3; e++) {
-      double eb[3], c[3];
-      sp_sub3(eb, V + 3 * i, tri[e]);
-      sp_cross3(c, ed[e], eb);
-      double ar = -sgn * sp_dot3(c, nl);
-      if (ar > add) add = ar;
+// the spread selection in progress: chosen vertices, their coordinates across the normal (v0 at
+// the origin), the best score of the pass running, the orientation of (v0, v1, v2)
+typedef struct {
+  int idx[4];
+  double q[3][2];
+  double best, sgn;
+  double ed[3][2];  // edges of (v0, v1, v2), for the third pass
+} pm_sel;
+
+// one spread pass over candidates ci[0..n) with coordinates P (n x 2), raising s->best and
+// s->idx[pass + 1] (ties: the lower index): 0 the farthest from v0, 1 the largest |triangle| with
+// v0 and v1 (twice its signed area along nl), 2 the most area added outside (v0, v1, v2)
+static void pm_pass(pm_sel* s, int pass, const int* ci, const double* P, int n) {
+  double best = s->best;
+  int id = s->idx[pass + 1], kw = -1;  // kw: the winner's place here, if it is here
+  if (pass == 0) {
+    for (int k = 0; k < n; k++) {
+      double x = P[2 * k], y = P[2 * k + 1], dd = x * x + y * y;
+      if (dd > best || (dd == best && ci[k] < id)) { best = dd; id = ci[k]; kw = k; }
     }
-    if (add > best || (add == best && i < idx[3])) { best = add; idx[3] = i; }
+  } else if (pass == 1) {
+    double ax = s->q[1][0], ay = s->q[1][1];
+    for (int k = 0; k < n; k++) {
+      double ar = ax * P[2 * k + 1] - ay * P[2 * k], aa = fabs(ar);
+      if (aa > best || (aa == best && ci[k] < id)) {
+        best = aa;
+        id = ci[k];
+        kw = k;
+        s->sgn = ar > 0 ? 1 : -1;
+      }
+    }
+  } else {
+    double (*ed)[2] = s->ed, (*q)[2] = s->q, sg = -s->sgn;
+    for (int k = 0; k < n; k++) {
+      double x = P[2 * k], y = P[2 * k + 1], add = 0;
+      double a0 = sg * (ed[0][0] * (y - q[0][1]) - ed[0][1] * (x - q[0][0]));
+      double a1 = sg * (ed[1][0] * (y - q[1][1]) - ed[1][1] * (x - q[1][0]));
+      double a2 = sg * (ed[2][0] * (y - q[2][1]) - ed[2][1] * (x - q[2][0]));
+      if (a0 > add) add = a0;
+      if (a1 > add) add = a1;
+      if (a2 > add) add = a2;
+      if (add > best || (add == best && ci[k] < id)) { best = add; id = ci[k]; }
+    }
   }
-  if (idx[3] >= 0 && best > 1e-9 * l2) cnt = 4;
+  if (kw >= 0) {  // the winner's coordinates, for the next pass
+    s->q[pass + 1][0] = P[2 * kw];
+    s->q[pass + 1][1] = P[2 * kw + 1];
+  }
+  s->best = best;
+  s->idx[pass + 1] = id;
+}
+
+// coordinates across the normal of vertex i: ((v - v0) . t1, (v - v0) . t2), the plane frame
+// (t1, t2, nl) right-handed
+static inline void pm_proj(const double* V, const double* v0, const double t1[3],
+                           const double t2[3], int i, double p[2]) {
+  double e[3];
+  sp_sub3(e, V + 3 * i, v0);
+  p[0] = sp_dot3(e, t1);
+  p[1] = sp_dot3(e, t2);
+}
+
+// the spread contacts among the candidates cand[0..nc), or with cand NULL every vertex within
+// the margin (scanned in chunks): idx[0] = i0, then up to 3 more; returns how many
+static int pm_spread(const double* V, int nvert, const double nl[3], double off, double margin,
+                     int i0, const int* cand, int nc, int idx[4]) {
+  const double* v0 = V + 3 * i0;
+  double t1[3], t2[3], P[2 * PM_CMAX];
+  int ci[PM_CMAX];
+  sp_perp3(t1, nl);
+  sp_cross3(t2, nl, t1);
+  if (cand)
+    for (int k = 0; k < nc; k++) pm_proj(V, v0, t1, t2, cand[k], P + 2 * k);
+  pm_sel s = {{i0, -1, -1, -1}, {{0, 0}, {0, 0}, {0, 0}}, 0, 1, {{0, 0}, {0, 0}, {0, 0}}};
+  int cnt = 1;
+  double l2 = 0;
+  for (int pass = 0; pass < 3; pass++) {
+    s.best = 0;  // v0 itself (score 0) never wins
+    if (cand) {
+      pm_pass(&s, pass, cand, P, nc);
+    } else {
+      for (int i = 0; i < nvert;) {
+        int n = 0;
+        for (; i < nvert && n < PM_CMAX; i++)
+          if (pm_height(V, nl, off, i) <= margin) {
+            ci[n] = i;
+            pm_proj(V, v0, t1, t2, i, P + 2 * n++);
+          }
+        pm_pass(&s, pass, ci, P, n);
+      }
+    }
+    // degeneracy thresholds relative to the spread of the candidates
+    if (pass == 0) l2 = s.best;
+    if (s.idx[pass + 1] < 0 || !(s.best > (pass == 0 ? 1e-24 : 1e-9 * l2))) break;
+    cnt++;
+    if (pass == 1)
+      for (int e = 0; e < 3; e++) {
+        s.ed[e][0] = s.q[(e + 1) % 3][0] - s.q[e][0];
+        s.ed[e][1] = s.q[(e + 1) % 3][1] - s.q[e][1];
+      }
+  }
+  memcpy(idx, s.idx, sizeof s.idx);
   return cnt;
 }
 
@@ -431,7 +474,7 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
     }
   }
   int idx[4];
-  int cnt = pm_spread(V, nl, off, margin, i0, full ? NULL : cand, full ? hl->nvert : nc, idx);
+  int cnt = pm_spread(V, hl->nvert, nl, off, margin, i0, full ? NULL : cand, nc, idx);
   // contacts at the chosen vertices
   for (int k = 0; k < cnt; k++) {
     double p1[3], p2[3];
