@@ -17,10 +17,15 @@
 // Narrow phase. Exact analytic paths: plane vs sphere/box/capsule/cylinder/mesh, sphere-sphere,
 // sphere-capsule, capsule-capsule, sphere-box, box-box (separating axis test + Sutherland-Hodgman
 // clipping of the reference face, as ODE's dBoxBox and Box2D's manifolds: a box resting on a box
-// gets 4 points). Every other pair of convex shapes goes through coll_convex: GJK distance on the
-// shapes' cores (a sphere is a point, a capsule a segment, both plus a radius; boxes, hulls and
-// cylinders have radius 0) followed, when the cores overlap, by EPA (Gilbert-Johnson-Keerthi 1988;
-// van den Bergen 2001, "Proximity queries and penetration depth computation on 3D game objects").
+// gets 4 points). Plane-mesh keeps up to 4 spread hull vertices within the margin (the deepest,
+// the farthest from it across the normal, the largest triangle, the most area added; ties to the
+// lower vertex index), searching only the vertices that can win: the inner ends of the edges the
+// margin level cuts, walked as a ring of triangles (plus sideways-facing triangles wholly within
+// the margin), not every vertex within it. Every other pair of convex shapes goes through
+// coll_convex: GJK distance on the shapes' cores (a sphere is a point, a capsule a segment, both
+// plus a radius; boxes, hulls and cylinders have radius 0) followed, when the cores overlap, by
+// EPA (Gilbert-Johnson-Keerthi 1988; van den Bergen 2001, "Proximity queries and penetration
+// depth computation on 3D game objects").
 // Both are written here with fixed-size buffers: libccd's EPA mallocs on every call, and its MPR
 // (kept as coll_mpr, the fallback when EPA meets a degenerate polytope, and as an independent
 // route in the tests) returns the centre-to-centre ray direction on curved surfaces instead of the

@@ -238,7 +238,7 @@ int coll_plane_cylinder(const coll_geom* g1, const coll_geom* g2, double margin,
 // silhouette seen along nl, on a triangle facing sideways or up (nl . n >= 0) whose vertices are
 // all candidates. The inner ends are found by walking the ring of triangles the level cuts (each
 // has two cut edges; the next triangle is across the second): ~ the perimeter of the candidate
-// patch instead of its area (Solo-12's feet: ~26 ring vertices of ~50 candidates). Triangles
+// patch instead of its area (Solo-12's feet: 16 to 40 ring vertices of 30 to 120). Triangles
 // facing sideways or up are connected (the polar polytope's vertices with nl . n >= 0), so those
 // within the margin are reached from the ring's sideways ones, by a flood over sideways triangles
 // with all vertices within the margin (a flat side of a foot, the walls of a box standing on the
