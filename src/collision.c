@@ -274,6 +274,18 @@ static int uf_find(int* p, int i) {
   return i;
 }
 
+// half-edge a -> b in he (triples (a, b, e) sorted ascending), or -1
+static int he_find(const int* he, int n, int a, int b) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    const int* x = he + 3 * mid;
+    if (x[0] == a && x[1] == b) return x[2];
+    if (x[0] < a || (x[0] == a && x[1] < b)) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
 void coll_hull_free(coll_hull* h) {
   if (!h) return;
   free(h->buffer);
@@ -302,7 +314,8 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   int* ps = malloc(sizeof(int) * ((size_t)nf + 1));     // polygon starts
   double* pn = malloc(sizeof(double) * 3 * (size_t)nf);  // polygon normals
   int* bnd = malloc(sizeof(int) * 6 * (size_t)nf);      // boundary edges of one group
-  if (!tri || !tn || !dir || !und || !par || !ord || !pv || !ps || !pn || !bnd) {
+  int* he = malloc(sizeof(int) * 9 * (size_t)nf);       // (origin, destination, half-edge)
+  if (!tri || !tn || !dir || !und || !par || !ord || !pv || !ps || !pn || !bnd || !he) {
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
     goto done;
   }
@@ -441,9 +454,9 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     g0 = g1;
   }
   // one buffer: doubles first, then ints
-  size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly;
+  size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly + 3 * (size_t)nf;
   size_t ni_ = (size_t)nv + 1 + (size_t)nadj + (size_t)npoly + 1 + (size_t)npv + (size_t)nv + 1 +
-               (size_t)npv;
+               (size_t)npv + 15 * (size_t)nf + (size_t)nadj;
   out->buffer = malloc(nd_ * sizeof(double) + ni_ * sizeof(int));
   if (!out->buffer) {
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
@@ -451,14 +464,33 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   }
   out->vert = (double*)out->buffer;
   out->poly_normal = out->vert + 3 * nv;
-  out->adj_start = (int*)(out->poly_normal + 3 * npoly);
+  out->tri_normal = out->poly_normal + 3 * npoly;
+  out->adj_start = (int*)(out->tri_normal + 3 * nf);
   out->adj = out->adj_start + nv + 1;
   out->poly_start = out->adj + nadj;
   out->poly_vert = out->poly_start + npoly + 1;
   out->vpoly_start = out->poly_vert + npv;
   out->vpoly = out->vpoly_start + nv + 1;
+  out->tri = out->vpoly + npv;
+  out->hedge = out->tri + 3 * nf;
+  out->adj_he = out->hedge + 12 * nf;
   out->nvert = nv;
   out->npoly = npoly;
+  out->ntri = nf;
+  memcpy(out->tri, tri, sizeof(int) * 3 * (size_t)nf);
+  // triangle normals for plane-mesh's ring walk; a sliver (sine of its angle below 1e-6) gets 0,
+  // which that walk reads as "may face sideways" (its normal would be rounding noise)
+  for (int t = 0; t < nf; t++) {
+    const int* v = tri + 3 * t;
+    double e1[3], e2[3], n[3];
+    sp_sub3(e1, h->vert + 3 * v[1], h->vert + 3 * v[0]);
+    sp_sub3(e2, h->vert + 3 * v[2], h->vert + 3 * v[0]);
+    sp_cross3(n, e1, e2);
+    double s = sp_norm3(n);
+    if (s > 1e-6 * sp_norm3(e1) * sp_norm3(e2)) sp_scale3(n, n, 1.0 / s);
+    else n[0] = n[1] = n[2] = 0;
+    sp_copy3(out->tri_normal + 3 * t, n);
+  }
   memcpy(out->vert, h->vert, sizeof(double) * 3 * (size_t)nv);
   memcpy(out->poly_normal, pn, sizeof(double) * 3 * (size_t)npoly);
   memcpy(out->poly_start, ps, sizeof(int) * ((size_t)npoly + 1));
@@ -485,6 +517,32 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   for (int i = nv; i > 0; i--)
     out->vpoly_start[i] = out->vpoly_start[i - 1];
   out->vpoly_start[0] = 0;
+  // half-edges: every directed edge once and its reverse once (a closed 2-manifold), else none
+  // (plane-mesh then searches the vertex graph instead of walking triangles)
+  for (int e = 0; e < 3 * nf; e++) {
+    he[3 * e] = tri[e];
+    he[3 * e + 1] = tri[e - e % 3 + (e % 3 + 1) % 3];
+    he[3 * e + 2] = e;
+  }
+  qsort(he, 3 * (size_t)nf, 3 * sizeof(int), cmp_triple);
+  int manifold = 1;
+  for (int i = 0; i + 1 < 3 * nf && manifold; i++)
+    manifold = he[3 * i] != he[3 * i + 3] || he[3 * i + 1] != he[3 * i + 4];
+  for (int i = 0; i < 3 * nf && manifold; i++)
+    manifold = he[3 * i] != he[3 * i + 1] && he_find(he, 3 * nf, he[3 * i + 1], he[3 * i]) >= 0;
+  for (int e = 0; e < 3 * nf && manifold; e++) {
+    int t3 = e - e % 3, a = tri[e], b = tri[t3 + (e % 3 + 1) % 3], o = tri[t3 + (e % 3 + 2) % 3];
+    out->hedge[4 * e] = o;
+    out->hedge[4 * e + 1] = he_find(he, 3 * nf, o, b);
+    out->hedge[4 * e + 2] = he_find(he, 3 * nf, a, o);
+    out->hedge[4 * e + 3] = e / 3;
+  }
+  for (int i = 0; i < nv && manifold; i++)
+    for (int k = out->adj_start[i]; k < out->adj_start[i + 1] && manifold; k++) {
+      out->adj_he[k] = he_find(he, 3 * nf, i, out->adj[k]);
+      manifold = out->adj_he[k] >= 0;
+    }
+  if (!manifold) out->hedge = out->adj_he = NULL;
   // extreme vertices along the local axes
   for (int k = 0; k < 6; k++) {
     int best = 0;
@@ -493,10 +551,21 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       if (sg * h->vert[3 * i + k / 2] > sg * h->vert[3 * best + k / 2]) best = i;
     out->ext[k] = best;
   }
+  // extreme vertices along the 26 directions of a cube's faces, edges and corners
+  for (int q = 0; q < 27; q++) {
+    double d[3] = {q / 9 - 1, q / 3 % 3 - 1, q % 3 - 1};
+    int best = 0;
+    for (int i = 1; i < nv; i++)
+      if (sp_dot3(d, h->vert + 3 * i) > sp_dot3(d, h->vert + 3 * best)) best = i;
+    out->dir27[q] = best;
+  }
+  out->vmax = 0;
+  for (int i = 0; i < 3 * nv; i++)
+    out->vmax = fmax(out->vmax, fabs(h->vert[i]));
   sp_copy3(out->center, c);
 done:
   free(tri); free(tn); free(dir); free(und); free(par); free(ord); free(pv); free(ps); free(pn);
-  free(bnd);
+  free(bnd); free(he);
   return st;
 }
 
@@ -523,6 +592,7 @@ struct coll_model {
   int* order;        // those geoms sorted by AABB min x, kept between steps (nsweep)
   int nplane;
   int* plane;        // plane geoms (half-spaces: paired with every geom, no AABB) (nplane)
+  int* plane_pair;   // pair of plane k and geom g at [k * ngeom + g], -1: none  (nplane x ngeom)
   double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
   int* found;        // candidate pairs whose AABBs overlap this step             (npair)
 };
@@ -582,10 +652,13 @@ void coll_free(coll_model* cm) {
   free(cm->pkey);
   free(cm->order);
   free(cm->plane);
+  free(cm->plane_pair);
   free(cm->aabb);
   free(cm->found);
   free(cm);
 }
+
+static int find_pair(const coll_model* cm, int a, int b);
 
 // whether geoms i and j may touch: not the same body, not a parent-child pair of bodies of one
 // robot (the ground and other robots always collide), not an excluded link pair
@@ -718,6 +791,14 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
       cm->plane[cm->nplane++] = i;
     else cm->order[cm->nsweep++] = i;
   }
+  cm->plane_pair = malloc(sizeof(int) * (size_t)(cm->nplane > 0 ? cm->nplane * m->ngeom : 1));
+  if (!cm->plane_pair) {
+    coll_free(cm);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+  }
+  for (int k = 0; k < cm->nplane; k++)
+    for (int g = 0; g < m->ngeom; g++)
+      cm->plane_pair[k * m->ngeom + g] = g == cm->plane[k] ? -1 : find_pair(cm, cm->plane[k], g);
   *out = cm;
   return CSIM_OK;
 }
@@ -919,11 +1000,8 @@ static int broad_phase(coll_model* cm, const double* geom_xpos, const double* ge
     }
   }
   // half-spaces: every geom is a candidate (the height test in coll_detect decides)
-  for (int k = 0; k < cm->nplane; k++)
-    for (int g = 0; g < cm->ngeom; g++) {
-      int p = g == cm->plane[k] ? -1 : find_pair(cm, cm->plane[k], g);
-      if (p >= 0) cm->found[nf++] = p;
-    }
+  for (int k = 0; k < cm->nplane * cm->ngeom; k++)
+    if (cm->plane_pair[k] >= 0) cm->found[nf++] = cm->plane_pair[k];
   sort_ints(cm->found, nf);
   return nf;
 }
@@ -945,9 +1023,13 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
     double cj[3];
     sp_xform(cj, Rj, xj, bj);
     if (ti == MODEL_GEOM_PLANE) {
-      // a plane is a half-space: the sphere's height above it
+      // a plane is a half-space: the sphere's height above it, then the local box's (its half
+      // extents along the plane normal; 1e-9 covers the rounding of the box about the shape)
       double h = Ri[2] * (cj[0] - xi[0]) + Ri[5] * (cj[1] - xi[1]) + Ri[8] * (cj[2] - xi[2]);
       if (h - bj[3] > margin) continue;
+      for (int k = 0; k < 3; k++)
+        h -= fabs(Ri[2] * Rj[k] + Ri[5] * Rj[3 + k] + Ri[8] * Rj[6 + k]) * bj[4 + k];
+      if (h - 1e-9 > margin) continue;
     } else if (ti == MODEL_GEOM_HFIELD) {
       // above the highest point of the terrain (the cells touched are culled in the pair call)
       if (cj[2] - bj[3] - xi[2] > fmax(cm->hfield.hmax, 0.0) + margin) continue;

@@ -17,10 +17,15 @@
 // Narrow phase. Exact analytic paths: plane vs sphere/box/capsule/cylinder/mesh, sphere-sphere,
 // sphere-capsule, capsule-capsule, sphere-box, box-box (separating axis test + Sutherland-Hodgman
 // clipping of the reference face, as ODE's dBoxBox and Box2D's manifolds: a box resting on a box
-// gets 4 points). Every other pair of convex shapes goes through coll_convex: GJK distance on the
-// shapes' cores (a sphere is a point, a capsule a segment, both plus a radius; boxes, hulls and
-// cylinders have radius 0) followed, when the cores overlap, by EPA (Gilbert-Johnson-Keerthi 1988;
-// van den Bergen 2001, "Proximity queries and penetration depth computation on 3D game objects").
+// gets 4 points). Plane-mesh keeps up to 4 spread hull vertices within the margin (the deepest,
+// the farthest from it across the normal, the largest triangle, the most area added; ties to the
+// lower vertex index), searching only the vertices that can win: the inner ends of the edges the
+// margin level cuts, walked as a ring of triangles (plus sideways-facing triangles wholly within
+// the margin), not every vertex within it. Every other pair of convex shapes goes through
+// coll_convex: GJK distance on the shapes' cores (a sphere is a point, a capsule a segment, both
+// plus a radius; boxes, hulls and cylinders have radius 0) followed, when the cores overlap, by
+// EPA (Gilbert-Johnson-Keerthi 1988; van den Bergen 2001, "Proximity queries and penetration
+// depth computation on 3D game objects").
 // Both are written here with fixed-size buffers: libccd's EPA mallocs on every call, and its MPR
 // (kept as coll_mpr, the fallback when EPA meets a degenerate polytope, and as an independent
 // route in the tests) returns the centre-to-centre ray direction on curved surfaces instead of the
@@ -98,13 +103,23 @@ typedef struct {
   int feature;        // stable feature id within the pair (>= 0)
 } coll_contact;
 
-// A convex hull prepared for collision: vertex adjacency (hill-climbing support) and the hull's
+// A convex hull prepared for collision: vertex adjacency (hill-climbing support), the hull's
+// triangles as half-edges (plane-mesh walks the ring of triangles the margin level cuts) and the
 // triangles merged into planar polygon faces (contact patches).
 typedef struct {
   int nvert;
   double* vert;         // hull vertices, mesh frame                        (nvert x 3)
   int* adj_start;       // adjacency of vertex i: adj[adj_start[i] .. adj_start[i+1]) (nvert+1)
   int* adj;             //                                                  (nadj)
+  int ntri;
+  int* tri;             // triangles, counter-clockwise seen from outside; half-edge e = 3 t + k
+                        // runs from tri[e] to tri[3 t + (k + 1) % 3]        (ntri x 3)
+  double* tri_normal;   // outward unit normal per triangle, mesh frame; 0 for slivers (ntri x 3)
+  int* hedge;           // per half-edge e (a = tri[e] to b, c the triangle's third vertex) 4
+                        // ints: c, the half-edge c -> b, the half-edge a -> c (the twins of
+                        // b -> c and c -> a), the triangle e / 3; NULL when the triangles are
+                        // not a closed 2-manifold (then adj_he is NULL too)  (ntri x 12)
+  int* adj_he;          // half-edge from vertex i to adj[k], for adjacency entry k (nadj)
   int npoly;
   int* poly_start;      // vertices of polygon f: poly_vert[poly_start[f] .. poly_start[f+1]),
                         // counter-clockwise seen from outside, at most COLL_MAX_POLY (npoly+1)
@@ -113,6 +128,9 @@ typedef struct {
   int* vpoly_start;     // polygons around vertex i: vpoly[vpoly_start[i] .. [i+1]) (nvert+1)
   int* vpoly;           //                                                  (npolyvert)
   int ext[6];           // vertices extreme along -x, +x, -y, +y, -z, +z (hill-climbing starts)
+  int dir27[27];        // vertex extreme along (a, b, c), a, b, c in {-1, 0, 1}, at 9 (a + 1) +
+                        // 3 (b + 1) + c + 1 ([13]: vertex 0): coll_hull_support's starts
+  double vmax;          // largest |coordinate| of a vertex (scale of rounding in d . v)
   double center[3];     // a point inside the hull (vertex mean)
   void* buffer;         // one allocation holds the arrays above
 } coll_hull;

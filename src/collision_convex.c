@@ -61,7 +61,31 @@ static int hull_climb(const coll_hull* h, const double d[3], int start) {
 }
 
 int coll_hull_support(const coll_hull* h, const double d[3]) {
-  return hull_climb(h, d, 0);
+  if (h->nvert <= 32 || !h->adj_start) return hull_climb(h, d, 0);
+  // start at the extreme vertex along the nearest of 26 directions (a component within tan 22.5
+  // degrees of the largest counts): a few steps of steepest ascent instead of a climb from an axis
+  double m = 0.41421356 * fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
+  int q = 0;
+  for (int k = 0; k < 3; k++) q = 3 * q + (d[k] > m ? 2 : d[k] < -m ? 0 : 1);
+  const double* V = h->vert;
+  int best = h->dir27[q];
+  double bd = sp_dot3(d, V + 3 * best), nmax = -INFINITY;
+  for (int it = 0; it < h->nvert; it++) {
+    int next = best;
+    nmax = -INFINITY;
+    for (int k = h->adj_start[best]; k < h->adj_start[best + 1]; k++) {
+      double t = sp_dot3(d, V + 3 * h->adj[k]);
+      if (t > nmax) nmax = t;
+      if (t > bd) { bd = t; next = h->adj[k]; }
+    }
+    if (next == best) break;
+    best = next;
+  }
+  // above every neighbour by more than rounding: the unique maximum, wherever the climb began.
+  // Else (a face or edge along -d: a plateau) climb from hull_climb's start, so that ties resolve
+  // as they always have
+  double tol = 1e-9 * (fabs(d[0]) + fabs(d[1]) + fabs(d[2])) * h->vmax;
+  return bd - nmax > tol ? best : hull_climb(h, d, 0);
 }
 
 // a shape during one GJK/EPA query: the geom and the last hull vertex found (hill-climbing

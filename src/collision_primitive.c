@@ -225,25 +225,219 @@ int coll_plane_cylinder(const coll_geom* g1, const coll_geom* g2, double margin,
   return nc;
 }
 
-// candidate vertices of plane-mesh: an index list, or all vertices within the margin when the
-// list overflowed
-typedef struct {
-  const double* V;
-  const double* nl;   // plane normal in the mesh frame
-  double off, margin; // vertex height = nl . v + off
-  const int* idx;     // NULL: scan all nv vertices with the height filter
-  int n;
-} mesh_cands;
+// Plane-mesh. The candidates are the hull vertices within the margin (height h = nl . v + off <=
+// margin, nl the plane normal in the mesh frame); the contacts are at most 4 spread ones of them:
+// the deepest, the farthest from it across the normal, the one making the largest triangle with
+// those two, the one adding the most area to that triangle (Bullet-style manifold reduction;
+// ties go to the lower vertex index, so the choice does not depend on the search order).
+//
+// Only part of the candidates can win. Each score depends on a vertex through its projection on
+// the plane and is convex there, so a winner v has a direction g across the normal along which
+// no candidate neighbour of v rises. If v has a neighbour above the margin, v is an inner end of
+// an edge that the level h = margin cuts. Else g is maximal at v over the whole hull: v is on the
+// silhouette seen along nl, on a triangle facing sideways or up (nl . n >= 0) whose vertices are
+// all candidates. The inner ends are found by walking the ring of triangles the level cuts (each
+// has two cut edges; the next triangle is across the second): ~ the perimeter of the candidate
+// patch instead of its area (Solo-12's feet: 16 to 40 ring vertices of 30 to 120). Triangles
+// facing sideways or up are connected (the polar polytope's vertices with nl . n >= 0), so those
+// within the margin are reached from the ring's sideways ones, by a flood over sideways triangles
+// with all vertices within the margin (a flat side of a foot, the walls of a box standing on the
+// plane). A hull without half-edges, or a walk or flood over its size limits, falls back to a
+// breadth-first search of the vertex graph from the deepest vertex (the candidates are connected).
+enum { PM_CMAX = 256, PM_VMAX = 4096, PM_TMAX = 8192, PM_SMAX = 256 };
 
-// candidate k (or -1 when vertex k is filtered out of a full scan)
-static int cand_at(const mesh_cands* mc, int k) {
-  if (mc->idx) return mc->idx[k];
-  return sp_dot3(mc->nl, mc->V + 3 * k) + mc->off <= mc->margin ? k : -1;
+// height of vertex i above the plane
+static inline double pm_height(const double* V, const double nl[3], double off, int i) {
+  return sp_dot3(nl, V + 3 * i) + off;
 }
 
-// plane-mesh: hull vertices below the plane (+margin), at most 4 spread ones: the deepest, the
-// farthest from it in the plane, the one making the largest triangle, the one adding the largest
-// area (Bullet-style manifold reduction); feature = vertex index
+// triangle t faces sideways or up (slivers, normal 0, count as such)
+static inline int pm_side(const coll_hull* hl, const double nl[3], int t) {
+  return sp_dot3(nl, hl->tri_normal + 3 * t) > -1e-9;
+}
+
+// vertices that can win (see above) into out, repeats possible; their count, or -1 when the
+// caller must search otherwise (no half-edges, every vertex within the margin, a limit reached)
+static int pm_ring(const coll_hull* hl, const double nl[3], double off, double margin, int i0,
+                   int* out, int max) {
+  if (!hl->hedge) return -1;
+  const double* V = hl->vert;
+  // a cut edge: steepest ascent of h from the deepest vertex until a neighbour is above
+  int v = i0, start = -1;
+  double hv = pm_height(V, nl, off, v);
+  for (int it = 0; it < hl->nvert && start < 0; it++) {
+    int up = -1;
+    double hu = hv;
+    for (int k = hl->adj_start[v]; k < hl->adj_start[v + 1]; k++) {
+      double hj = pm_height(V, nl, off, hl->adj[k]);
+      if (hj > margin) { start = hl->adj_he[k]; break; }
+      if (hj > hu) { hu = hj; up = hl->adj[k]; }
+    }
+    if (start >= 0) break;
+    if (up < 0) return -1;  // the top is within the margin: every vertex is a candidate
+    v = up;
+    hv = hu;
+  }
+  if (start < 0) return -1;
+  // the ring: half-edge e runs from vertex a, within the margin, to one above it
+  int n = 0, e = start, a = v, ns = 0;
+  int stack[PM_SMAX];
+  unsigned char tseen[PM_TMAX / 8];
+  out[n++] = a;
+  for (int it = 0; it < 3 * hl->ntri; it++) {
+    const int* r = hl->hedge + 4 * e;
+    int t = r[3];
+    if (pm_side(hl, nl, t)) {
+      if (ns == 0) {
+        if (hl->ntri > PM_TMAX) return -1;
+        memset(tseen, 0, (size_t)(hl->ntri + 7) / 8);
+      }
+      if (ns == PM_SMAX) return -1;
+      stack[ns++] = t;
+      tseen[t >> 3] |= (unsigned char)(1u << (t & 7));
+    }
+    // triangle (a, b, c), e = a -> b: it leaves across b -> c when c is within the margin (next
+    // half-edge c -> b), else across c -> a (next a -> c)
+    if (pm_height(V, nl, off, r[0]) <= margin) {
+      e = r[1];
+      a = r[0];
+      if (e == start) break;
+      if (n == max) return -1;
+      out[n++] = a;
+    } else {
+      e = r[2];
+      if (e == start) break;
+    }
+  }
+  if (e != start) return -1;  // not closed: not a convex hull's triangles
+  // flood from the ring's sideways triangles over sideways ones wholly within the margin
+  while (ns > 0) {
+    int t = stack[--ns];
+    const int* r0 = hl->hedge + 12 * t;  // half-edge 3 t: the twins of 3 t + 1, 3 t + 2, then 3 t
+    int nb[3] = {hl->hedge[4 * r0[1] + 3], hl->hedge[4 * r0[2] + 3], hl->hedge[4 * r0[6] + 3]};
+    for (int k = 0; k < 3; k++) {
+      int u = nb[k];
+      if (tseen[u >> 3] & (1u << (u & 7))) continue;
+      tseen[u >> 3] |= (unsigned char)(1u << (u & 7));
+      const int* tv = hl->tri + 3 * u;
+      if (!pm_side(hl, nl, u) || pm_height(V, nl, off, tv[0]) > margin ||
+          pm_height(V, nl, off, tv[1]) > margin || pm_height(V, nl, off, tv[2]) > margin)
+        continue;
+      if (n + 3 > max || ns == PM_SMAX) return -1;
+      out[n++] = tv[0];
+      out[n++] = tv[1];
+      out[n++] = tv[2];
+      stack[ns++] = u;
+    }
+  }
+  return n;
+}
+
+// the spread selection in progress: chosen vertices, their coordinates across the normal (v0 at
+// the origin), the best score of the pass running, the orientation of (v0, v1, v2)
+typedef struct {
+  int idx[4];
+  double q[3][2];
+  double best, sgn;
+  double ed[3][2];  // edges of (v0, v1, v2), for the third pass
+} pm_sel;
+
+// one spread pass over candidates ci[0..n) with coordinates P (n x 2), raising s->best and
+// s->idx[pass + 1] (ties: the lower index): 0 the farthest from v0, 1 the largest |triangle| with
+// v0 and v1 (twice its signed area along nl), 2 the most area added outside (v0, v1, v2)
+static void pm_pass(pm_sel* s, int pass, const int* ci, const double* P, int n) {
+  double best = s->best;
+  int id = s->idx[pass + 1], kw = -1;  // kw: the winner's place here, if it is here
+  if (pass == 0) {
+    for (int k = 0; k < n; k++) {
+      double x = P[2 * k], y = P[2 * k + 1], dd = x * x + y * y;
+      if (dd > best || (dd == best && ci[k] < id)) { best = dd; id = ci[k]; kw = k; }
+    }
+  } else if (pass == 1) {
+    double ax = s->q[1][0], ay = s->q[1][1];
+    for (int k = 0; k < n; k++) {
+      double ar = ax * P[2 * k + 1] - ay * P[2 * k], aa = fabs(ar);
+      if (aa > best || (aa == best && ci[k] < id)) {
+        best = aa;
+        id = ci[k];
+        kw = k;
+        s->sgn = ar > 0 ? 1 : -1;
+      }
+    }
+  } else {
+    double (*ed)[2] = s->ed, (*q)[2] = s->q, sg = -s->sgn;
+    for (int k = 0; k < n; k++) {
+      double x = P[2 * k], y = P[2 * k + 1], add = 0;
+      double a0 = sg * (ed[0][0] * (y - q[0][1]) - ed[0][1] * (x - q[0][0]));
+      double a1 = sg * (ed[1][0] * (y - q[1][1]) - ed[1][1] * (x - q[1][0]));
+      double a2 = sg * (ed[2][0] * (y - q[2][1]) - ed[2][1] * (x - q[2][0]));
+      if (a0 > add) add = a0;
+      if (a1 > add) add = a1;
+      if (a2 > add) add = a2;
+      if (add > best || (add == best && ci[k] < id)) { best = add; id = ci[k]; }
+    }
+  }
+  if (kw >= 0) {  // the winner's coordinates, for the next pass
+    s->q[pass + 1][0] = P[2 * kw];
+    s->q[pass + 1][1] = P[2 * kw + 1];
+  }
+  s->best = best;
+  s->idx[pass + 1] = id;
+}
+
+// coordinates across the normal of vertex i: ((v - v0) . t1, (v - v0) . t2), the plane frame
+// (t1, t2, nl) right-handed
+static inline void pm_proj(const double* V, const double* v0, const double t1[3],
+                           const double t2[3], int i, double p[2]) {
+  double e[3];
+  sp_sub3(e, V + 3 * i, v0);
+  p[0] = sp_dot3(e, t1);
+  p[1] = sp_dot3(e, t2);
+}
+
+// the spread contacts among the candidates cand[0..nc), or with cand NULL every vertex within
+// the margin (scanned in chunks): idx[0] = i0, then up to 3 more; returns how many
+static int pm_spread(const double* V, int nvert, const double nl[3], double off, double margin,
+                     int i0, const int* cand, int nc, int idx[4]) {
+  const double* v0 = V + 3 * i0;
+  double t1[3], t2[3], P[2 * PM_CMAX];
+  int ci[PM_CMAX];
+  sp_perp3(t1, nl);
+  sp_cross3(t2, nl, t1);
+  if (cand)
+    for (int k = 0; k < nc; k++) pm_proj(V, v0, t1, t2, cand[k], P + 2 * k);
+  pm_sel s = {{i0, -1, -1, -1}, {{0, 0}, {0, 0}, {0, 0}}, 0, 1, {{0, 0}, {0, 0}, {0, 0}}};
+  int cnt = 1;
+  double l2 = 0;
+  for (int pass = 0; pass < 3; pass++) {
+    s.best = 0;  // v0 itself (score 0) never wins
+    if (cand) {
+      pm_pass(&s, pass, cand, P, nc);
+    } else {
+      for (int i = 0; i < nvert;) {
+        int n = 0;
+        for (; i < nvert && n < PM_CMAX; i++)
+          if (pm_height(V, nl, off, i) <= margin) {
+            ci[n] = i;
+            pm_proj(V, v0, t1, t2, i, P + 2 * n++);
+          }
+        pm_pass(&s, pass, ci, P, n);
+      }
+    }
+    // degeneracy thresholds relative to the spread of the candidates
+    if (pass == 0) l2 = s.best;
+    if (s.idx[pass + 1] < 0 || !(s.best > (pass == 0 ? 1e-24 : 1e-9 * l2))) break;
+    cnt++;
+    if (pass == 1)
+      for (int e = 0; e < 3; e++) {
+        s.ed[e][0] = s.q[(e + 1) % 3][0] - s.q[e][0];
+        s.ed[e][1] = s.q[(e + 1) % 3][1] - s.q[e][1];
+      }
+  }
+  memcpy(idx, s.idx, sizeof s.idx);
+  return cnt;
+}
+
 int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
   const coll_hull* hl = g2->hull;
   if (!hl || hl->nvert <= 0) return 0;
@@ -256,83 +450,31 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
   // deepest vertex by support in -n (hill climbing on large hulls): quick reject
   mnl[0] = -nl[0]; mnl[1] = -nl[1]; mnl[2] = -nl[2];
   int i0 = coll_hull_support(hl, mnl);
-  if (sp_dot3(nl, V + 3 * i0) + off > margin) return 0;
-  // candidates: vertices within the margin form a connected subgraph of a convex polytope's
-  // edge graph, so a breadth-first search from the deepest vertex finds them all in
-  // O(candidates x degree); too many candidates (or no adjacency) fall back to a full scan
-  enum { CMAX = 128, VMAX = 4096 };
-  int cand[CMAX], nc = 1, full = !hl->adj_start || hl->nvert > VMAX;
-  unsigned char seen[VMAX / 8];
-  if (!full) {
+  if (pm_height(V, nl, off, i0) > margin) return 0;
+  int cand[PM_CMAX], nc = pm_ring(hl, nl, off, margin, i0, cand, PM_CMAX);
+  int full = nc < 0 && (!hl->adj_start || hl->nvert > PM_VMAX);
+  if (nc < 0 && !full) {
+    // breadth-first search from the deepest vertex, O(candidates x degree); too many candidates
+    // fall back to a full scan
+    nc = 1;
+    unsigned char seen[PM_VMAX / 8];
     memset(seen, 0, (size_t)(hl->nvert + 7) / 8);
     seen[i0 >> 3] |= (unsigned char)(1u << (i0 & 7));
-  }
-  cand[0] = i0;
-  for (int q = 0; q < nc && !full; q++) {
-    int v = cand[q];
-    for (int k = hl->adj_start[v]; k < hl->adj_start[v + 1] && !full; k++) {
-      int j = hl->adj[k];
-      if (seen[j >> 3] & (1u << (j & 7))) continue;
-      seen[j >> 3] |= (unsigned char)(1u << (j & 7));
-      if (sp_dot3(nl, V + 3 * j) + off > margin) continue;
-      if (nc < CMAX) cand[nc++] = j;
-      else full = 1;
-    }
-  }
-  mesh_cands mc = {V, nl, off, margin, full ? NULL : cand, full ? hl->nvert : nc};
-  int idx[4] = {i0, -1, -1, -1}, cnt = 1;
-  const double* v0 = V + 3 * i0;
-  // farthest candidate from v0 in the plane
-  double best = 0;
-  for (int k = 0; k < mc.n; k++) {
-    int i = cand_at(&mc, k);
-    if (i < 0) continue;
-    double e[3];
-    sp_sub3(e, V + 3 * i, v0);
-    double t = sp_dot3(e, nl);
-    double dd = sp_dot3(e, e) - t * t;
-    if (dd > best) { best = dd; idx[1] = i; }
-  }
-  // degeneracy thresholds relative to the spread of the candidates
-  double l2 = best;
-  if (idx[1] >= 0 && l2 > 1e-24) {
-    cnt = 2;
-    double e1[3];
-    sp_sub3(e1, V + 3 * idx[1], v0);
-    // largest triangle with v0, v1 (signed area along nl, keep the magnitude and its sign)
-    best = 0;
-    double sgn = 1;
-    for (int k = 0; k < mc.n; k++) {
-      int i = cand_at(&mc, k);
-      if (i < 0) continue;
-      double e2[3], c[3];
-      sp_sub3(e2, V + 3 * i, v0);
-      sp_cross3(c, e1, e2);
-      double ar = sp_dot3(c, nl);
-      if (fabs(ar) > best) { best = fabs(ar); idx[2] = i; sgn = ar > 0 ? 1 : -1; }
-    }
-    if (idx[2] >= 0 && best > 1e-9 * l2) {
-      cnt = 3;
-      // point adding the most area outside the triangle (v0, v1, v2) oriented by sgn
-      const double* tri[3] = {v0, V + 3 * idx[1], V + 3 * idx[2]};
-      best = 0;
-      for (int k = 0; k < mc.n; k++) {
-        int i = cand_at(&mc, k);
-        if (i < 0) continue;
-        double add = 0;
-        for (int e = 0; e < 3; e++) {
-          double ea[3], eb[3], c[3];
-          sp_sub3(ea, tri[(e + 1) % 3], tri[e]);
-          sp_sub3(eb, V + 3 * i, tri[e]);
-          sp_cross3(c, ea, eb);
-          double ar = -sgn * sp_dot3(c, nl);
-          if (ar > add) add = ar;
-        }
-        if (add > best) { best = add; idx[3] = i; }
+    cand[0] = i0;
+    for (int q = 0; q < nc && !full; q++) {
+      int v = cand[q];
+      for (int k = hl->adj_start[v]; k < hl->adj_start[v + 1] && !full; k++) {
+        int j = hl->adj[k];
+        if (seen[j >> 3] & (1u << (j & 7))) continue;
+        seen[j >> 3] |= (unsigned char)(1u << (j & 7));
+        if (pm_height(V, nl, off, j) > margin) continue;
+        if (nc < PM_CMAX) cand[nc++] = j;
+        else full = 1;
       }
-      if (idx[3] >= 0 && best > 1e-9 * l2) cnt = 4;
     }
   }
+  int idx[4];
+  int cnt = pm_spread(V, hl->nvert, nl, off, margin, i0, full ? NULL : cand, nc, idx);
   // contacts at the chosen vertices
   for (int k = 0; k < cnt; k++) {
     double p1[3], p2[3];

@@ -3,6 +3,7 @@
 // invariants, feature-id stability, hulls, and the broad phase on a hand-built model.
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,159 @@ START_TEST(plane_mesh_reduces_to_4) {
   }
   coll_hull_free(&hl);
   mesh_hull_free(&mh);
+}
+END_TEST
+
+// Reference for plane-mesh, written plainly: every hull vertex within the margin (height
+// nl . v + off <= margin) in index order, strict improvements only (ties keep the lower index),
+// scored on its coordinates (x, y) = ((v - v0) . t1, (v - v0) . t2) across the normal, t1 =
+// sp_perp3(nl), t2 = nl x t1: from the deepest vertex v0, the farthest from it (x^2 + y^2 >
+// 1e-24), the largest |triangle| with those two (twice its area > 1e-9 of that squared distance),
+// the most area added outside that triangle (same bound). Returns the count, indices in idx.
+static int plane_mesh_ref(const coll_hull* hl, const double nl[3], double off, double margin,
+                          int v0, int idx[4]) {
+  const double* V = hl->vert;
+  double t1[3], t2[3], xy[3][2];
+  sp_perp3(t1, nl);
+  sp_cross3(t2, nl, t1);
+  idx[0] = v0;
+  idx[1] = idx[2] = idx[3] = -1;
+  double best = 0;
+  for (int i = 0; i < hl->nvert; i++) {
+    double e[3];
+    sp_sub3(e, V + 3 * i, V + 3 * v0);
+    double x = sp_dot3(e, t1), y = sp_dot3(e, t2);
+    if (sp_dot3(nl, V + 3 * i) + off > margin) continue;
+    if (x * x + y * y > best) { best = x * x + y * y; idx[1] = i; xy[1][0] = x; xy[1][1] = y; }
+  }
+  double l2 = best, sgn = 1;
+  if (idx[1] < 0 || !(l2 > 1e-24)) return 1;
+  best = 0;
+  for (int i = 0; i < hl->nvert; i++) {
+    double e[3];
+    sp_sub3(e, V + 3 * i, V + 3 * v0);
+    double x = sp_dot3(e, t1), y = sp_dot3(e, t2), ar = xy[1][0] * y - xy[1][1] * x;
+    if (sp_dot3(nl, V + 3 * i) + off > margin) continue;
+    if (fabs(ar) > best) {
+      best = fabs(ar);
+      idx[2] = i;
+      sgn = ar > 0 ? 1 : -1;
+      xy[2][0] = x;
+      xy[2][1] = y;
+    }
+  }
+  if (idx[2] < 0 || !(best > 1e-9 * l2)) return 2;
+  xy[0][0] = xy[0][1] = 0;
+  best = 0;
+  for (int i = 0; i < hl->nvert; i++) {
+    double e[3];
+    sp_sub3(e, V + 3 * i, V + 3 * v0);
+    double x = sp_dot3(e, t1), y = sp_dot3(e, t2), add = 0;
+    if (sp_dot3(nl, V + 3 * i) + off > margin) continue;
+    for (int k = 0; k < 3; k++) {
+      const double *a = xy[k], *b = xy[(k + 1) % 3];
+      add = fmax(add, -sgn * ((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0])));
+    }
+    if (add > best) { best = add; idx[3] = i; }
+  }
+  return idx[3] >= 0 && best > 1e-9 * l2 ? 4 : 3;
+}
+
+// one pose of a hull over the plane z = 0: rotation R, the lowest vertex at height h0 below
+// (x, y); coll_plane_mesh against the reference, contact for contact. Returns the candidates.
+static int plane_mesh_pose(const coll_hull* hl, const double R[9], double x, double y, double h0,
+                           double margin) {
+  double sz[3] = {0}, z[3] = {0, 0, 1}, nl[3];
+  sp_mulmtv3(nl, R, z);
+  double lo = INFINITY;
+  for (int i = 0; i < hl->nvert; i++) lo = fmin(lo, sp_dot3(nl, hl->vert + 3 * i));
+  double pos[3] = {x, y, h0 - lo};
+  coll_geom p = geom(MODEL_GEOM_PLANE, sz, ORIGIN, I3), m = geom(MODEL_GEOM_MESH, sz, pos, R);
+  m.hull = hl;
+  coll_contact c[COLL_MAX_PAIR_CONTACTS];
+  int n = coll_plane_mesh(&p, &m, margin, c);
+  if (h0 > margin) {
+    ck_assert_int_eq(n, 0);
+    return 0;
+  }
+  // the deepest vertex: hill climbing (checked against a scan in hull_hill_climbing) must reach
+  // the lowest height, to rounding (a flat face down is a plateau of rounding noise); on ties any
+  // lowest vertex will do
+  double mz[3] = {-nl[0], -nl[1], -nl[2]};
+  int v0 = coll_hull_support(hl, mz), idx[4], ncand = 0;
+  double off = pos[2];
+  ck_assert_double_le(sp_dot3(nl, hl->vert + 3 * v0), lo + 1e-15);
+  for (int i = 0; i < hl->nvert; i++) ncand += sp_dot3(nl, hl->vert + 3 * i) + off <= margin;
+  int nr = plane_mesh_ref(hl, nl, off, margin, v0, idx);
+  ck_assert_int_eq(n, nr);
+  for (int k = 0; k < n; k++) {
+    ck_assert_msg(c[k].feature == idx[k], "contact %d: vertex %d, reference %d (%d candidates)",
+                  k, c[k].feature, idx[k], ncand);
+    double w[3];
+    sp_xform(w, R, pos, hl->vert + 3 * idx[k]);
+    ck_assert_double_eq_tol(c[k].depth, -w[2], 1e-15);
+    ck_assert_double_eq_tol(c[k].pos[2], w[2] / 2, 1e-15);
+  }
+  ck_assert_double_eq_tol(c[0].depth, -h0, 2e-15);
+  return ncand;
+}
+
+// plane-mesh on real meshes (Solo-12's foot, lower leg and base, ../shared), the cube and a thin
+// 300-gon disc against the brute-force reference: random poses 4 mm deep to 0.5 mm above, margins
+// 1 and 3 mm, poses turned about y only (the foot's mirror symmetry y -> -y: exact ties; deep ones
+// put its flat sides, facing sideways, in the margin), flat faces down (the disc wholly within
+// the margin: more candidates than the search keeps, a scan); patches of 1 to 600 vertices
+START_TEST(plane_mesh_matches_brute_force) {
+  const char* files[3] = {"with_foot/solo_foot.stl", "with_foot/solo_lower_leg_left_side.stl",
+                          "solo12/solo_12_base.stl"};
+  rng_state = 77;
+  enum { ND = 300 };
+  static double disc[2 * ND * 3];
+  for (int i = 0; i < 2 * ND; i++) {
+    disc[3 * i] = 0.05 * cos(2 * PI * (i / 2) / ND);
+    disc[3 * i + 1] = 0.05 * sin(2 * PI * (i / 2) / ND);
+    disc[3 * i + 2] = i % 2 ? 2.5e-4 : -2.5e-4;
+  }
+  for (int f = 0; f < 5; f++) {
+    mesh_hull mh = cube_mesh(0.05);
+    csim_error err;
+    double one[3] = {1, 1, 1};
+    if (f < 3) {
+      char path[256];
+      snprintf(path, sizeof path,
+               "../shared/data/robots/meshes/robots/solo_description/meshes/stl/%s", files[f]);
+      ck_assert_msg(mesh_load_hull(path, one, &mh, &err) == CSIM_OK, "%s", err.msg);
+    } else if (f == 4) {
+      ck_assert_int_eq(mesh_hull_points(disc, 2 * ND, &mh, &err), CSIM_OK);
+    }
+    coll_hull hl;
+    ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+    ck_assert_ptr_nonnull(hl.hedge);  // closed: the ring walk is what runs
+    int cmin = 1 << 30, cmax = 0;
+    for (int it = 0; it < 400; it++) {
+      double margin = it % 2 ? 3e-3 : 1e-3, R[9];
+      double h0 = it % 4 == 3 ? margin * urange(0.9, 1.1) : urange(-4e-3, 5e-4);
+      if (it < 200) {
+        rand_rot(R);
+      } else if (it < 300) {
+        rot(R, 0, 1, 0, 2 * PI * (it - 200) / 100);  // about y only
+        h0 = -4e-3 + 1e-3 * (it % 5);
+      } else {
+        // flat down (about x by a quarter turn), then a little tilt about a random axis
+        double Rx[9], Rt[9];
+        rot(Rx, 1, 0, 0, f == 4 ? 0 : (it % 2 ? 0.5 : -0.5) * PI);
+        rot(Rt, urange(-1, 1), urange(-1, 1), urange(-1, 1), it < 320 ? 0 : urange(0, 0.05));
+        sp_mulmm3(R, Rt, Rx);
+      }
+      int nc = plane_mesh_pose(&hl, R, urange(-1, 1), urange(-1, 1), h0, margin);
+      if (nc > 0) cmin = nc < cmin ? nc : cmin;
+      cmax = nc > cmax ? nc : cmax;
+    }
+    ck_assert_int_le(cmin, 3);                                // a few candidates
+    ck_assert_int_ge(cmax, f < 3 ? 60 : f == 3 ? 4 : 2 * ND);  // many (the cube: a face)
+    coll_hull_free(&hl);
+    if (f != 3) mesh_hull_free(&mh);
+  }
 }
 END_TEST
 
@@ -1331,6 +1485,7 @@ static Suite* collision_suite(void) {
   tcase_add_test(tc, plane_cylinder_cases);
   tcase_add_test(tc, plane_mesh_cube);
   tcase_add_test(tc, plane_mesh_reduces_to_4);
+  tcase_add_test(tc, plane_mesh_matches_brute_force);
   tcase_add_test(tc, patch_round_foot_one_contact);
   tcase_add_test(tc, patch_box_face_four);
   tcase_add_test(tc, patch_max_spans);
