@@ -34,9 +34,11 @@
 // sub-problem (densely per island; their workspace is sized for an island of every contact).
 // ADMM given the factored form (Y) factors an island with fewer dofs than contact rows in dof
 // space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
-// island's dofs, A diagonal), LAPACK dpotrf; its products with G go through Y (O(nnz Y)). c = G lambda + g at the answer is computed
-// once (or taken from the family when it is exact) and shared by the NCP criterion and the eps
-// metrics.
+// island's dofs, A diagonal), its dofs in Cuthill-McKee order so that a chain of trees (a stack)
+// gives a band: banded Cholesky (LAPACK dpbtrf, O(nd kd^2)) when the bandwidth kd is at most
+// half of nd, dense dpotrf otherwise; its products with G go through Y (O(nnz Y)). c = G lambda
+// + g at the answer is computed once (or taken from the family when it is exact) and shared by
+// the NCP criterion and the eps metrics.
 #ifndef CSIM_SOLVER_H
 #define CSIM_SOLVER_H
 
@@ -189,6 +191,8 @@ typedef struct {
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
   int dof_islands;      // islands ADMM factored in dof space (the factored form), 0 otherwise
+  int band_islands;     // of those, the islands factored banded (admm.c; an island whose warm
+                        // start already converged is never factored, so not counted)
 } solver_result;
 
 typedef struct solver solver;
