@@ -22,13 +22,15 @@
 // so the fixed point is the NCP of G itself (factoring G's upper triangle instead settled on the
 // symmetric part's NCP: Capsules-i122-1617 stalled at eps 8.9e-7 on an exact ADMM fixed point).
 //
-// rho (CLM24's spectral rule): L is G~'s largest eigenvalue (power iteration), m = kProx L + min R
+// rho (CLM24's spectral rule): L is G~'s largest eigenvalue (power iteration; kept for the next
+// solves of an island with the same contacts, dofs, trace and largest diagonal of G~ to 1e-6,
+// since a resting scene's G barely changes between steps), m = kProx L + min R
 // the lower end of the spectrum the rule assumes, cond = L/m; the first call starts at
 // rho = sqrt(L m) cond^kPower0, later calls at the power p of the previous answer's rho
 // (rho = sqrt(L m) cond^p, p kept in the solver, so it carries across islands and scales). When
 // the primal residual |l - z| exceeds kRatio times the dual one |rho dz + prox dl|, rho is
 // multiplied by cond^kPowerStep, the converse divides it, and G~ + (rho + prox) I is refactored
-// only then (dense per island, LAPACK dpotrf). Our departures, measured on FCLib (README): the
+// only then (per island: dense, LAPACK dpotrf, or in dof space banded, dpbtrf). Our departures, measured on FCLib (README): the
 // primal residual is compared in velocity units, L |l - z|, when L < 1 (the paper's absolute
 // comparison assumes a unit Delassus scale: on LMGC_PerioBox, L = 1e-4, it drove rho 1e3-fold up
 // and never converged); the proximal weight of the x-step is kProxTerm L, far below kProx L.
@@ -70,6 +72,9 @@ static const double kProx = 1e-6;
 static const double kProxTerm = 1e-10;
 // power iterations for the largest eigenvalue of G~
 static const int kPowerIt = 20;
+// an island's L is reused while the trace and the largest diagonal entry of G~ stay within this
+// (relative) of those it was computed for (eig_cached)
+static const double kEigReuse = 1e-6;
 // the dof-space factor is banded when the island's bandwidth kd is at most nd / kBandRatio
 // (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
 // instructions per step)
@@ -456,6 +461,29 @@ static double largest_eig(const admm_op* o, double* v, double* w) {
   return L;
 }
 
+// the power iteration's L of an earlier island with the same contacts n and dofs nd whose G~ has
+// the same trace and largest diagonal entry to kEigReuse, else NaN. A resting scene's G changes
+// by ~1e-8 between steps, and L only sets the scale of rho (the answer is judged by its
+// residual whatever rho is): 20 products with G saved per solve (on a 64-cube stack, 14% of the
+// step)
+static double eig_cached(const solver* s, int n, int nd, double tr, double dmax) {
+  for (int k = 0; k < SOLVER_EIG_CACHE; k++) {
+    const solver_eig* e = &s->admm_eig[k];
+    if (e->n == n && e->nd == nd && fabs(tr - e->tr) <= kEigReuse * fabs(tr) &&
+        fabs(dmax - e->dmax) <= kEigReuse * fabs(dmax))
+      return e->L;
+  }
+  return NAN;
+}
+
+// keep an island's L for eig_cached (round robin over the entries)
+static void eig_keep(solver* s, int n, int nd, double tr, double dmax, double L) {
+  if (!isfinite(tr) || !isfinite(dmax) || !isfinite(L)) return;
+  int k = s->admm_eig_next;
+  s->admm_eig[k] = (solver_eig){n, nd, tr, dmax, L};
+  s->admm_eig_next = (k + 1) % SOLVER_EIG_CACHE;
+}
+
 // ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
 static void admm(solver* s, const solver_problem* p, double* lambda, solver_result* res,
                  int ncp) {
@@ -549,11 +577,17 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
 
   // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
   // proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
-  double Lmax = largest_eig(&op, w1, x);
-  double dmax = 0, rmin = INFINITY;
+  double dmax = 0, rmin = INFINITY, tr = 0;
   for (int k = 0; k < n; k++) {
-    dmax = fmax(dmax, gdiag(&op, k));
+    double gk = gdiag(&op, k);
+    dmax = fmax(dmax, gk);
+    tr += gk;
     rmin = fmin(rmin, p->R ? p->R[k] : 0);
+  }
+  double Lmax = eig_cached(s, n, op.nd, tr, dmax);
+  if (isnan(Lmax)) {
+    Lmax = largest_eig(&op, w1, x);
+    eig_keep(s, n, op.nd, tr, dmax, Lmax);
   }
   if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
   if (!(Lmax >= dmax) || !isfinite(Lmax)) Lmax = fmax(dmax, isfinite(Lmax) ? Lmax : 0);

@@ -11,6 +11,15 @@
 // are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
 typedef void (*solver_fn)(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
+// ADMM's estimate L of the largest eigenvalue of an island's G~ (admm.c), kept with what
+// identifies the island: its contacts n (0: unused entry), dofs nd (0 in contact space), and the
+// trace and largest diagonal entry of its G~
+typedef struct {
+  int n, nd;
+  double tr, dmax, L;
+} solver_eig;
+#define SOLVER_EIG_CACHE 4  // islands kept (solver.admm_eig)
+
 struct solver {
   solver_options opt;
   int maxc;        // contacts the workspace is sized for
@@ -23,6 +32,10 @@ struct solver {
   double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
   double admm_rho; // ADMM: exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p),
                    // kept across calls, 0 until the first solve (admm.c)
+  // ADMM: the power iteration's largest eigenvalue L of the last islands' G~ (admm.c), reused
+  // by an island whose contacts, dofs, trace and largest diagonal entry of G~ match (n = 0: none)
+  solver_eig admm_eig[SOLVER_EIG_CACHE];
+  int admm_eig_next;  // the entry replaced next (round robin)
   double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
   double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
   size_t nisl;
