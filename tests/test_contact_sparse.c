@@ -394,7 +394,8 @@ static char* shuffled_stack(void) {
                         "0}}\nrobots:\n");
   for (int r = 0; r < 12; r++)
     k += (size_t)snprintf(t + k, cap - k,
-                          "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, %.2f, 0, 0, 0, 1]}\n",
+                          "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, %.2f, 0, 0, 0, "
+                          "1]}\n",
                           0.05 + 0.1 * order[r]);
   snprintf(t + k, cap - k,
            "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"

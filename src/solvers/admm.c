@@ -30,10 +30,11 @@
 // (rho = sqrt(L m) cond^p, p kept in the solver, so it carries across islands and scales). When
 // the primal residual |l - z| exceeds kRatio times the dual one |rho dz + prox dl|, rho is
 // multiplied by cond^kPowerStep, the converse divides it, and G~ + (rho + prox) I is refactored
-// only then (per island: dense, LAPACK dpotrf, or in dof space banded, dpbtrf). Our departures, measured on FCLib (README): the
-// primal residual is compared in velocity units, L |l - z|, when L < 1 (the paper's absolute
-// comparison assumes a unit Delassus scale: on LMGC_PerioBox, L = 1e-4, it drove rho 1e3-fold up
-// and never converged); the proximal weight of the x-step is kProxTerm L, far below kProx L.
+// only then (per island: dense, LAPACK dpotrf, or in dof space banded, dpbtrf). Our departures,
+// measured on FCLib (README): the primal residual is compared in velocity units, L |l - z|, when
+// L < 1 (the paper's absolute comparison assumes a unit Delassus scale: on LMGC_PerioBox,
+// L = 1e-4, it drove rho 1e3-fold up and never converged); the proximal weight of the x-step is
+// kProxTerm L, far below kProx L.
 //
 // Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual of the
 // model (a guess from another contact configuration can be far worse than nothing). The dual is
