@@ -36,9 +36,11 @@
 // and reported in solver_result, never solved in part).
 // ADMM given the factored form (Y) factors an island with fewer dofs than contact rows in dof
 // space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
-// island's dofs, A diagonal), LAPACK dpotrf; its products with G go through Y (O(nnz Y)). c = G lambda + g at the answer is computed
-// once (or taken from the family when it is exact) and shared by the NCP criterion and the eps
-// metrics.
+// island's dofs, A diagonal), its dofs in Cuthill-McKee order so that a chain of trees (a stack)
+// gives a band: banded Cholesky (LAPACK dpbtrf, O(nd kd^2)) when the bandwidth kd is at most
+// half of nd, dense dpotrf otherwise; its products with G go through Y (O(nnz Y)). c = G lambda
+// + g at the answer is computed once (or taken from the family when it is exact) and shared by
+// the NCP criterion and the eps metrics.
 #ifndef CSIM_SOLVER_H
 #define CSIM_SOLVER_H
 
@@ -226,6 +228,8 @@ typedef struct {
   // take the answer for a solution (sim_step stops the run naming the sizes)
   int unsolved_island;
   int unsolved_rows;    // the rows that island needed
+  int band_islands;     // of those, the islands factored banded (admm.c; an island whose warm
+                        // start already converged is never factored, so not counted)
 } solver_result;
 
 typedef struct solver solver;

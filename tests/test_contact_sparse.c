@@ -12,7 +12,10 @@
 //    families that sweep all islands together give bit-identical impulses;
 //  * the factored form Y Y' + diag(ydiag) handed to the solvers equals the blocks (joint-limit
 //    rows included: a Panda arm resting on its limits); ADMM factoring islands in dof space
-//    (Woodbury) gives the contact velocities of ADMM factoring them densely in contact space.
+//    (Woodbury) gives the contact velocities of ADMM factoring them densely in contact space;
+//  * on a stack of 12 cubes listed out of order, the dof-space factor is banded (Cuthill-McKee
+//    finds the band the robots' order hides) and gives the answer of the dense dof-space factor
+//    and of contact space.
 #include <check.h>
 #include <lapacke.h>
 #include <math.h>
@@ -25,6 +28,7 @@
 #include "dynamics.h"
 #include "scenario.h"
 #include "sim.h"
+#include "solvers/solver_impl.h"  // solver.band_off: the dense dof-space reference
 
 static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
   sim* s = NULL;
@@ -379,6 +383,99 @@ START_TEST(admm_dof_space) {
 }
 END_TEST
 
+// a stack of 12 cubes (centres 0.1 m apart, resting on one another) listed in shuffled order, so
+// that the robots' dofs are not in the stack's order
+static char* shuffled_stack(void) {
+  static const int order[12] = {7, 2, 10, 0, 5, 11, 3, 8, 1, 6, 9, 4};
+  size_t cap = 4096, k = 0;
+  char* t = malloc(cap);
+  k += (size_t)snprintf(t + k, cap - k,
+                        "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: "
+                        "0}}\nrobots:\n");
+  for (int r = 0; r < 12; r++)
+    k += (size_t)snprintf(t + k, cap - k,
+                          "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, %.2f, 0, 0, 0, "
+                          "1]}\n",
+                          0.05 + 0.1 * order[r]);
+  snprintf(t + k, cap - k,
+           "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
+           "integrator: {dt: 1.0e-3, duration: 1}\n");
+  return t;
+}
+
+// the banded dof-space factor (admm.c: dofs in Cuthill-McKee order, LAPACK dpbtrf) on a tall
+// stack: taken (one island of 72 dofs; in the robots' order its band would be too wide and the
+// factor dense), and its answer is the dense dof-space factor's (solver.band_off) and contact
+// space's, NCP and CCP: contact velocities to 10 times the tolerance, impulses to 1e-6 of the
+// largest against the dense dof path. A band computed too narrow drops entries of
+// I + Y' A^-1 Y, and the iteration no longer converges
+START_TEST(admm_banded) {
+  scn_config* cfg = NULL;
+  char* text = shuffled_stack();
+  sim* s = load_and_step(text, NULL, 5, &cfg);
+  free(text);
+  solver_problem sp = contact_problem(s->con);
+  int nc = sp.nc, n3 = 3 * nc;
+  ck_assert_int_ge(nc, 48);  // 4 corners on the ground and on each cube below
+  ck_assert_int_eq(sp.nisland, 1);
+  double* l[3];
+  double* c[3];
+  for (int k = 0; k < 3; k++) {
+    l[k] = calloc((size_t)n3, sizeof(double));
+    c[k] = calloc((size_t)n3, sizeof(double));
+  }
+  for (int mo = 0; mo < 2; mo++) {
+    solver_model model = mo ? SOLVER_MODEL_CCP : SOLVER_MODEL_NCP;
+    // 0: banded dof space, 1: dense dof space, 2: contact space (nv = 0)
+    solver_options o = {model, SOLVER_ADMM, 1e-10, 20000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
+                        s->m->nv, contact_max_chain(s->m), 0};
+    solver_result r[3];
+    for (int k = 0; k < 3; k++) {
+      solver_options ok = o;
+      if (k == 2) ok.nv = ok.max_chain = 0;
+      solver* sv = NULL;
+      csim_error err;
+      ck_assert_msg(solver_create(&ok, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
+      sv->band_off = k == 1;
+      memset(l[k], 0, sizeof(double) * (size_t)n3);
+      solver_solve(sv, &sp, l[k], &r[k]);
+      memcpy(c[k], solver_velocity(sv), sizeof(double) * (size_t)n3);
+      ck_assert_msg(r[k].converged, "model %d path %d: not converged (residual %g)", mo, k,
+                    r[k].residual);
+      solver_free(sv);
+    }
+    ck_assert_int_eq(r[0].dof_islands, 1);
+    ck_assert_int_eq(r[0].band_islands, 1);
+    ck_assert_int_eq(r[1].dof_islands, 1);
+    ck_assert_int_eq(r[1].band_islands, 0);
+    ck_assert_int_eq(r[2].dof_islands, 0);
+    ck_assert_int_eq(r[2].band_islands, 0);
+    for (int k = 1; k < 3; k++) {
+      double dc = 0, dl = 0, lmax = 0;
+      for (int a = 0; a < n3; a++) {
+        dc = fmax(dc, fabs(c[0][a] - c[k][a]));
+        dl = fmax(dl, fabs(l[0][a] - l[k][a]));
+        lmax = fmax(lmax, fabs(l[k][a]));
+      }
+      ck_assert_msg(dc <= 10 * o.tolerance, "model %d: |c_band - c_%s| = %g", mo,
+                    k == 1 ? "dense" : "contact", dc);
+      // a resting stack's impulses are not unique (four corners per face): their sums are, and
+      // the velocities above; each impulse is checked against the dense dof path only, which
+      // runs the same iteration on the same numbers up to float order
+      if (k == 1)
+        ck_assert_msg(dl <= 1e-6 * lmax, "model %d: |l_band - l_dense| = %g (max %g)",
+                      mo, dl, lmax);
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    free(l[k]);
+    free(c[k]);
+  }
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 // a joint limit's rows in the factored form: zero Y tangent rows, G_NN on ydiag (solver.h)
 START_TEST(factored_form_limits) {
   scn_config* cfg = NULL;
@@ -534,6 +631,7 @@ static Suite* suite(void) {
   tcase_add_test(t, admm_dof_space);
   tcase_add_test(t, factored_form_limits);
   tcase_add_test(t, diag_only_kernels);
+  tcase_add_test(t, admm_banded);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,8 +1,9 @@
 // test_solver_admm.c — ccp/admm (000 Alg. 3), ncp/admm (de Saxce fixed point, 000 Sec. III) and
 // ncp/staggered (000 Alg. 6) against exact single-contact solutions of their own models, closed
 // forms, an independent dense reference (accelerated projected gradient), ccp/pgs and ncp/pgs,
-// the ill-conditioned stack of 000 Fig. 12, warm start, compliance R, bad input, and end-to-end
-// runs of the shipped scenarios through the library (scn_load -> sim_create -> sim_step).
+// the ill-conditioned stack of 000 Fig. 12, warm start, the eigenvalue estimate kept across
+// solves, compliance R, bad input, and end-to-end runs of the shipped scenarios through the
+// library (scn_load -> sim_create -> sim_step).
 //
 // Delassus matrices of boxes are built as G = J M^-1 J' from the geometry (world-frame twist
 // [v; w] per body, point velocity v + w x r), independent of csim's dynamics.
@@ -579,6 +580,89 @@ START_TEST(warm_start) {
 }
 END_TEST
 
+// the estimate L of G~'s largest eigenvalue kept across solves (admm.c eig_cached), on the
+// two-cube stack (masses 1 and 2): computed for G (an entry with G's trace and largest diagonal
+// entry, L between that entry and the largest eigenvalue from 2000 power iterations here),
+// computed again for 2 G (2 L exactly: the power iteration is scale-equivariant and 2 is exact in
+// floating point) and for G with its smallest diagonal entry 1e-4 larger (the trace alone
+// moves), reused for G with another g, where the answer is bit for bit that of a fresh solver
+// (same rho power) that computes L itself
+START_TEST(eig_reuse) {
+  enum { N = 24 };
+  double G[N * N], G2[N * N], G3[N * N], g[N], g2[N], mu[8];
+  stack_problem(1, 2, G, g);
+  double tr = 0, dmax = 0;
+  int amin = 0;
+  for (int a = 0; a < N * N; a++) G2[a] = 2 * G[a];
+  memcpy(G3, G, sizeof(G3));
+  for (int a = 0; a < N; a++) {
+    tr += G[a * (N + 1)];
+    dmax = fmax(dmax, G[a * (N + 1)]);
+    if (G[a * (N + 1)] < G[amin * (N + 1)]) amin = a;
+    g2[a] = a % 3 == 2 ? 2 * g[a] : g[a];
+  }
+  for (int i = 0; i < 8; i++) mu[i] = 0.5;
+  ck_assert(G[amin * (N + 1)] < dmax);
+  G3[amin * (N + 1)] *= 1 + 1e-4;  // the trace moves, the largest diagonal entry does not
+  double v[N], w[N], lmax = 0;  // the largest eigenvalue, converged
+  for (int a = 0; a < N; a++) v[a] = 1 + 0.1 * a;
+  for (int it = 0; it < 2000; it++) {
+    double nrm = 0;
+    for (int a = 0; a < N; a++) {
+      w[a] = 0;
+      for (int b = 0; b < N; b++) w[a] += G[a * N + b] * v[b];
+      nrm += w[a] * w[a];
+    }
+    lmax = sqrt(nrm);
+    for (int a = 0; a < N; a++) v[a] = w[a] / lmax;
+  }
+  solver* sv = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 8, 1e-10, 5000, 1);
+  solver_result res;
+  double x[N] = {0};
+  solver_problem p = tdense(8, G, g, mu, NULL);
+  solver_solve(sv, &p, x, &res);
+  ck_assert(res.converged);
+  ck_assert_int_eq(sv->admm_eig_next, 1);
+  solver_eig e = sv->admm_eig[0];
+  ck_assert_int_eq(e.n, N);
+  ck_assert_int_eq(e.nd, 0);
+  ck_assert_double_eq_tol(e.tr, tr, 1e-12 * tr);
+  ck_assert_double_eq_tol(e.dmax, dmax, 1e-12 * dmax);
+  ck_assert_msg(e.L >= dmax && e.L <= lmax * (1 + 1e-12), "L %g, diag %g, largest %g", e.L, dmax,
+                lmax);
+  // 2 G: recomputed
+  memset(x, 0, sizeof(x));
+  p = tdense(8, G2, g, mu, NULL);
+  solver_solve(sv, &p, x, &res);
+  ck_assert(res.converged);
+  ck_assert_int_eq(sv->admm_eig_next, 2);
+  ck_assert(sv->admm_eig[1].L == 2 * e.L);
+  // G with its smallest diagonal entry 1e-4 larger: recomputed
+  memset(x, 0, sizeof(x));
+  p = tdense(8, G3, g, mu, NULL);
+  solver_solve(sv, &p, x, &res);  // converged or not: L is estimated before iterating
+  ck_assert_int_eq(sv->admm_eig_next, 3);
+  ck_assert(sv->admm_eig[2].L != e.L);
+  // G, another g: reused, and the answer is a fresh solver's
+  solver* sf = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 8, 1e-10, 5000, 1);
+  sf->admm_rho = sv->admm_rho;
+  double xf[N] = {0};
+  memset(x, 0, sizeof(x));
+  p = tdense(8, G, g2, mu, NULL);
+  solver_result rf;
+  solver_solve(sv, &p, x, &res);
+  solver_solve(sf, &p, xf, &rf);
+  ck_assert_int_eq(sv->admm_eig_next, 3);
+  ck_assert_int_eq(sf->admm_eig_next, 1);
+  ck_assert(res.converged && rf.converged);
+  ck_assert_int_gt(res.iterations, 0);
+  ck_assert_int_eq(res.iterations, rf.iterations);
+  for (int a = 0; a < N; a++) ck_assert(x[a] == xf[a]);
+  solver_free(sv);
+  solver_free(sf);
+}
+END_TEST
+
 // compliance R = alpha diag(G): with every contact sticking the answer is the unique solution of
 // (G + R) lambda = -g; the model's own residual (R included) is met while the physical eps_abs
 // (R excluded) sees the compliant velocity c = G lambda + g = -R lambda != 0
@@ -908,6 +992,7 @@ static Suite* admm_suite(void) {
   tcase_add_test(tc, spectral_rho_mass_ratio);
   tcase_add_test(tc, compliant_single_contact_closed_form);
   tcase_add_test(tc, warm_start);
+  tcase_add_test(tc, eig_reuse);
   tcase_add_test(tc, compliance_honoured);
   tcase_add_test(tc, over_relaxation);
   tcase_add_test(tc, bad_input);

@@ -96,7 +96,8 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
     s->ynz = calloc(n3 / 3, sizeof(int));
     s->ye = calloc(n3, sizeof(double));
     s->dofmap = malloc(sizeof(int) * (size_t)opt->nv);
-    ybad = !s->yl || !s->yi || !s->ynz || !s->ye || !s->dofmap;
+    s->yord = malloc(sizeof(int) * solver_y_ord_ints(opt, max_contacts));
+    ybad = !s->yl || !s->yi || !s->ynz || !s->ye || !s->dofmap || !s->yord;
     if (s->dofmap)
       for (int k = 0; k < opt->nv; k++) s->dofmap[k] = -1;
   }
@@ -145,6 +146,7 @@ void solver_free(solver* s) {
   free(s->ynz);
   free(s->ye);
   free(s->dofmap);
+  free(s->yord);
   free(s);
 }
 
@@ -337,6 +339,7 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
       srho1[0] = s->stag_rho[0];
       srho1[1] = s->stag_rho[1];
     }
+    out.band_islands += r.band_islands;
     if (r.iterations > out.iterations) out.iterations = r.iterations;
     if (!r.converged) out.converged = 0;
     if (isnan(r.residual) || r.residual > out.residual) out.residual = r.residual;

@@ -11,6 +11,15 @@
 // are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
 typedef void (*solver_fn)(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
+// ADMM's estimate L of the largest eigenvalue of an island's G~ (admm.c), kept with what
+// identifies the island: its contacts n (0: unused entry), dofs nd (0 in contact space), and the
+// trace and largest diagonal entry of its G~
+typedef struct {
+  int n, nd;
+  double tr, dmax, L;
+} solver_eig;
+#define SOLVER_EIG_CACHE 4  // islands kept (solver.admm_eig)
+
 struct solver {
   solver_options opt;
   int maxc;        // contacts the workspace is sized for
@@ -23,6 +32,10 @@ struct solver {
   double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
   double admm_rho; // ADMM: exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p),
                    // kept across calls, 0 until the first solve (admm.c)
+  // ADMM: the power iteration's largest eigenvalue L of the last islands' G~ (admm.c), reused
+  // by an island whose contacts, dofs, trace and largest diagonal entry of G~ match (n = 0: none)
+  solver_eig admm_eig[SOLVER_EIG_CACHE];
+  int admm_eig_next;  // the entry replaced next (round robin)
   double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
   double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
   size_t nisl;
@@ -35,6 +48,9 @@ struct solver {
   int* ynz;        // (maxc) entries per contact
   double* ye;      // (3 maxc) ydiag of the island
   int* dofmap;     // (nv) global dof -> local, -1 outside the island (restored after use)
+  int* yord;       // (solver_y_ord_ints) ADMM's band order of an island's dofs (admm.c)
+  int band_off;    // ADMM: 1 factors dof-space islands densely even when a band would do (the
+                   // reference path tests compare the banded factor with), 0 by default
 };
 
 // the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
@@ -73,13 +89,22 @@ static inline size_t solver_island_work(const solver_options* o, int maxc) {
   return solver_is_dense_family(o) ? r * r + 6 * n3 + n3 / 3 : 0;
 }
 
-// ADMM in dof space: the island's Y (solver.c) and its Woodbury solve (admm.c); bytes of the
-// arrays solver_create adds for it (0 unless o->nv > 0 and ADMM)
+// ints of the scratch of ADMM's band order of an island's nd <= nv dofs (Cuthill-McKee,
+// admm.c): each dof's position and a queue (nd each), the contacts of each dof (nd + 1 starts,
+// at most maxc max_chain entries; then each contact's entries by position), a flag per contact
+static inline size_t solver_y_ord_ints(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return 3 * (size_t)o->nv + 1 + mc * w + mc;
+}
+
+// ADMM in dof space: the island's Y (solver.c) and its Woodbury solve with its band order
+// (admm.c); bytes of the arrays solver_create adds for it (0 unless o->nv > 0 and ADMM)
 static inline size_t solver_y_bytes(const solver_options* o, int maxc) {
   if (o->kind != SOLVER_ADMM || o->nv <= 0) return 0;
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
-         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int);
+         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
+         solver_y_ord_ints(o, maxc) * sizeof(int);
 }
 
 // NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
