@@ -24,26 +24,34 @@
 #define SIDE 16
 #define HALF 0.05  // cube half size (m)
 
-// NCUBE cubes in a SIDE x SIDE grid 0.2 m apart with their centres at height z; extra: more
-// contact keys ("" for none); solver_name: solver.name
-static char* grid_yaml_solver(double z, const char* extra, double duration, const char* solver_name) {
-  size_t cap = 256 + (size_t)NCUBE * 128;
+// n cubes, cube i at (spacing (i % side), spacing (i / side), z0 + dz i), then `tail` (the
+// contact, solver and integrator lines)
+static char* cubes_yaml(int n, int side, double spacing, double z0, double dz, const char* tail) {
+  size_t cap = 256 + strlen(tail) + (size_t)n * 128;
   char* y = malloc(cap);
   ck_assert_ptr_nonnull(y);
   size_t k = (size_t)snprintf(y, cap,
-                              "name: grid\n"
+                              "name: cubes\n"
                               "world: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
                               "robots:\n");
-  for (int i = 0; i < NCUBE; i++)
+  for (int i = 0; i < n; i++)
     k += (size_t)snprintf(y + k, cap - k,
                           "  - {urdf: robots/cube.urdf, base: free, q0: [%.3f, %.3f, %.4f, 0, 0, 0, 1]}\n",
-                          0.2 * (i % SIDE), 0.2 * (i / SIDE), z);
-  snprintf(y + k, cap - k,
+                          spacing * (i % side), spacing * (i / side), z0 + dz * i);
+  snprintf(y + k, cap - k, "%s", tail);
+  return y;
+}
+
+// NCUBE cubes in a SIDE x SIDE grid 0.2 m apart with their centres at height z; extra: more
+// contact keys ("" for none); solver_name: solver.name
+static char* grid_yaml_solver(double z, const char* extra, double duration, const char* solver_name) {
+  char tail[512];
+  snprintf(tail, sizeof(tail),
            "contact: {model: ncp, friction: 0.5%s}\n"
            "solver: {name: %s, tolerance: 1.0e-6, max_iterations: 200}\n"
            "integrator: {dt: 1.0e-3, duration: %g}\n",
            extra, solver_name, duration);
-  return y;
+  return cubes_yaml(NCUBE, SIDE, 0.2, z, 0, tail);
 }
 
 static char* grid_yaml(double z, const char* extra, double duration) {
@@ -194,21 +202,10 @@ END_TEST
 // (c = rows held / 6 + 1) stops the run (CSIM_ERR_RUN) naming 4 c contacts, 6 c rows, the rows
 // held and the budget, before the state moves; every earlier step solved every island
 START_TEST(admm_island_past_reserve_stops) {
-  size_t cap = 512 + NSTACK * 128;
-  char* y = malloc(cap);
-  ck_assert_ptr_nonnull(y);
-  size_t k = (size_t)snprintf(y, cap,
-                              "name: stack\n"
-                              "world: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
-                              "robots:\n");
-  for (int i = 0; i < NSTACK; i++)
-    k += (size_t)snprintf(y + k, cap - k,
-                          "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, %.3f, 0, 0, 0, 1]}\n",
-                          HALF + 0.11 * i);
-  snprintf(y + k, cap - k,
-           "contact: {model: ncp, friction: 0.5, memory_budget: 0.5}\n"
-           "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
-           "integrator: {dt: 1.0e-3, duration: 0.6}\n");
+  char* y = cubes_yaml(NSTACK, 1, 0, HALF, 0.11,
+                       "contact: {model: ncp, friction: 0.5, memory_budget: 0.5}\n"
+                       "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
+                       "integrator: {dt: 1.0e-3, duration: 0.6}\n");
   scn_config* cfg = load_cfg(y);
   free(y);
   sim* s = NULL;
