@@ -67,16 +67,25 @@ static scn_config* load_cfg(const char* yaml) {
   return cfg;
 }
 
+// the scenario of yaml (freed here) and its sim, created successfully
+static sim* create_sim(char* yaml, scn_config** cfg) {
+  *cfg = load_cfg(yaml);
+  free(yaml);
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(sim_create(*cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
+  return s;
+}
+
 // 256 cubes dropped from 1 cm: every cube ends on the floor (none below it) with its 4 corner
 // contacts, 1024 in all, more than the 256 the old fixed cap held
 START_TEST(drop_256_cubes) {
   char* y = grid_yaml(HALF + 0.01, "", 0.09);
-  scn_config* cfg = load_cfg(y);
-  free(y);
-  sim* s = NULL;
+  scn_config* cfg = NULL;
+  sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
   ck_assert_int_ge(s->maxcon, 4 * NCUBE);
   sim_stepinfo info;
   int nstep = (int)lround(cfg->duration / cfg->dt), maxseen = 0;
@@ -123,12 +132,10 @@ END_TEST
 // the run (CSIM_ERR_RUN) naming the contacts found; no step ever solves a truncated problem
 START_TEST(budget_too_small_on_landing) {
   char* y = grid_yaml(HALF + 0.01, ", memory_budget: 4", 0.2);
-  scn_config* cfg = load_cfg(y);
-  free(y);
-  sim* s = NULL;
+  scn_config* cfg = NULL;
+  sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
   ck_assert_int_lt(s->maxcon, 4 * NCUBE);
   sim_stepinfo info;
   csim_status st = CSIM_OK;
@@ -156,12 +163,10 @@ END_TEST
 // 1024 contacts, every step converged, every cube at rest on the floor
 START_TEST(admm_island_work_cut_to_budget) {
   char* y = grid_yaml_solver(HALF, ", memory_budget: 128", 0.01, "admm");
-  scn_config* cfg = load_cfg(y);
-  free(y);
-  sim* s = NULL;
+  scn_config* cfg = NULL;
+  sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
   solver_options worst = s->slv_opt;
   worst.island_rows = 0;
   ck_assert_msg((double)(contact_bytes(s->m, 4 * NCUBE) + solver_bytes(&worst, 4 * NCUBE)) >
@@ -206,12 +211,10 @@ START_TEST(admm_island_past_reserve_stops) {
                        "contact: {model: ncp, friction: 0.5, memory_budget: 0.5}\n"
                        "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
                        "integrator: {dt: 1.0e-3, duration: 0.6}\n");
-  scn_config* cfg = load_cfg(y);
-  free(y);
-  sim* s = NULL;
+  scn_config* cfg = NULL;
+  sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
   int held = s->island_rows, c = held / 6 + 1;
   // the premise: the whole stack's island is past the reserve, and its contacts fit
   ck_assert_int_eq(s->island_rows_worst, 6 * NSTACK);
