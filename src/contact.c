@@ -257,6 +257,76 @@ static int prev_find(const contact_data* c, const int key[3]) {
   return -1;
 }
 
+// every block of G (contact.h): row i holds the contacts of i's buckets (merged, ascending, i
+// itself included; a contact without a root has its diagonal block only); each block
+// (i, j >= i) summed over the dofs both chains share, stored in row i and transposed in row j.
+// The number of blocks, or -1 when they pass the buffers' bound
+static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp) {
+  solver_blocks* B = c->G;
+  int nc = c->ncon;
+  long nb = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (int i = 0; i < nc; i++) c->fill[i] = B->rowptr[i];
+    }
+    for (int i = 0; i < nc; i++) {
+      if (pass == 0) B->rowptr[i] = (int)nb;
+      int k1 = c->key[2 * i], k2 = c->key[2 * i + 1];
+      const int* l1 = k1 >= 0 ? c->bucket + bp[k1] : NULL;
+      const int* l2 = k2 >= 0 ? c->bucket + bp[k2] : NULL;
+      int n1 = k1 >= 0 ? bp[k1 + 1] - bp[k1] : 0, n2 = k2 >= 0 ? bp[k2 + 1] - bp[k2] : 0;
+      if (n1 + n2 == 0) {  // no dof: the (zero) diagonal block alone
+        if (pass == 0) {
+          nb++;
+        } else {
+          B->diag[i] = c->fill[i];
+          B->col[c->fill[i]] = i;
+          memset(B->blk + 9 * (size_t)c->fill[i]++, 0, 9 * sizeof(double));
+        }
+        continue;
+      }
+      int p1 = 0, p2 = 0;
+      while (p1 < n1 || p2 < n2) {
+        int j;
+        if (p2 >= n2 || (p1 < n1 && l1[p1] < l2[p2])) j = l1[p1++];
+        else if (p1 >= n1 || l2[p2] < l1[p1]) j = l2[p2++];
+        else { j = l1[p1++]; p2++; }
+        if (pass == 0) {
+          nb++;
+          continue;
+        }
+        if (j < i) continue;  // stored when row j was done
+        double blk[9];
+        solver_yblock(yp, i, j, blk);
+        int a = c->fill[i]++;
+        B->col[a] = j;
+        if (j == i) {
+          B->diag[i] = a;
+          // symmetric exactly: the lower triangle mirrors the upper (as the dense G did)
+          blk[3] = blk[1];
+          blk[6] = blk[2];
+          blk[7] = blk[5];
+          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+        } else {
+          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+          int b = c->fill[j]++;
+          B->col[b] = i;
+          double* T = B->blk + 9 * (size_t)b;
+          for (int r = 0; r < 3; r++)
+            for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
+        }
+      }
+    }
+    if (pass == 0) {
+      B->rowptr[nc] = (int)nb;
+      // the bound of contact_max_blocks holds for any contacts (contact.h); were it ever
+      // wrong, report rather than write past the buffers
+      if (nb > B->maxblocks) return -1;
+    }
+  }
+  return nb;
+}
+
 int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
                   const double* vfree) {
   int nc = c->ncon, nv = m->nv, mc = c->maxchain, n3 = 3 * nc;
@@ -339,7 +409,7 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   solver_blocks* B = c->G;
   B->nc = nc;
   B->diag_only = opt->diag_only;
-  long nb = 0;
+  long nb = nc;
   if (opt->diag_only) {
     // the diagonal blocks alone (the solver works on Y, solver.h); islands from the buckets
     for (int i = 0; i < nc; i++) {
@@ -347,73 +417,10 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
       solver_yblock(&yp, i, i, B->blk + 9 * (size_t)i);
     }
     B->rowptr[nc] = nc;
-    nb = nc;
-  }
-  // G's pattern: row i holds the contacts of i's buckets (merged, ascending, i itself included;
-  // a contact without a root has its diagonal block only); then each block (i, j >= i) summed
-  // over the dofs both chains share, stored in row i and transposed in row j
-  for (int pass = opt->diag_only ? 2 : 0; pass < 2; pass++) {
-    if (pass == 1) {
-      for (int i = 0; i < nc; i++) c->fill[i] = B->rowptr[i];
-    }
-    for (int i = 0; i < nc; i++) {
-      if (pass == 0) B->rowptr[i] = (int)nb;
-      int k1 = c->key[2 * i], k2 = c->key[2 * i + 1];
-      const int* l1 = k1 >= 0 ? c->bucket + bp[k1] : NULL;
-      const int* l2 = k2 >= 0 ? c->bucket + bp[k2] : NULL;
-      int n1 = k1 >= 0 ? bp[k1 + 1] - bp[k1] : 0, n2 = k2 >= 0 ? bp[k2 + 1] - bp[k2] : 0;
-      if (n1 + n2 == 0) {  // no dof: the (zero) diagonal block alone
-        if (pass == 0) {
-          nb++;
-        } else {
-          B->diag[i] = c->fill[i];
-          B->col[c->fill[i]] = i;
-          memset(B->blk + 9 * (size_t)c->fill[i]++, 0, 9 * sizeof(double));
-        }
-        continue;
-      }
-      int p1 = 0, p2 = 0;
-      while (p1 < n1 || p2 < n2) {
-        int j;
-        if (p2 >= n2 || (p1 < n1 && l1[p1] < l2[p2])) j = l1[p1++];
-        else if (p1 >= n1 || l2[p2] < l1[p1]) j = l2[p2++];
-        else { j = l1[p1++]; p2++; }
-        if (pass == 0) {
-          nb++;
-          continue;
-        }
-        if (j < i) continue;  // stored when row j was done
-        double blk[9];
-        solver_yblock(&yp, i, j, blk);
-        int a = c->fill[i]++;
-        B->col[a] = j;
-        if (j == i) {
-          B->diag[i] = a;
-          // symmetric exactly: the lower triangle mirrors the upper (as the dense G did)
-          blk[3] = blk[1];
-          blk[6] = blk[2];
-          blk[7] = blk[5];
-          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
-        } else {
-          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
-          int b = c->fill[j]++;
-          B->col[b] = i;
-          double* T = B->blk + 9 * (size_t)b;
-          for (int r = 0; r < 3; r++)
-            for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
-        }
-      }
-    }
-    if (pass == 0) {
-      B->rowptr[nc] = (int)nb;
-      // the bound of contact_max_blocks holds for any contacts (contact.h); were it ever
-      // wrong, report rather than write past the buffers
-      if (nb > B->maxblocks) {
-        B->nc = 0;
-        data_stack_free(d, mark);
-        return -1;
-      }
-    }
+  } else if ((nb = full_blocks(c, &yp, bp)) < 0) {
+    B->nc = 0;
+    data_stack_free(d, mark);
+    return -1;
   }
   B->nblocks = nb;
   if (opt->diag_only) solver_blocks_islands_grouped(B, bp, c->bucket, nv);

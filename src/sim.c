@@ -446,13 +446,10 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     so.max_chain = contact_max_chain(s->m);
   }
   if (st == CSIM_OK) st = size_contacts(s, compliant ? NULL : &so, err);
-  if (st == CSIM_OK && !compliant) s->slv_opt = so;  // (sim_contact_overflow's estimate)
+  if (st == CSIM_OK && !compliant) s->slv_opt = so;  // (also sim_contact_overflow's estimate)
   if (st == CSIM_OK) st = contact_create(s->m, s->maxcon, &s->con, err);
   if (st == CSIM_OK) st = initial_contacts(s, err);
-  if (st == CSIM_OK && !compliant) {
-    s->slv_opt = so;
-    st = solver_create(&so, s->maxcon, &s->slv, err);
-  }
+  if (st == CSIM_OK && !compliant) st = solver_create(&so, s->maxcon, &s->slv, err);
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref)) st = mat_create(cfg, s->m, s->d, &s->mat, err);
   if (st == CSIM_OK && compliant) st = cmpl_create(cfg, s->m, s->maxcon, &s->cmpl, err);
   if (st == CSIM_OK && compliant && s->cmpl) s->cmpl->mat = s->mat;
