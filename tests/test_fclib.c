@@ -325,6 +325,21 @@ static double manifest_number(const char* man, const char* collection, const cha
 
 // every shared file reads with the README's sizes; W's symmetry defect, max |W| and |q| are
 // the manifest's; condensed global W are symmetric with a non-negative diagonal
+// ncp with this solver, tolerance and iteration cap; the other options at their defaults
+static solver_options ncp_options(solver_kind kind, double tol, int iters) {
+  solver_options o;
+  memset(&o, 0, sizeof(o));
+  o.model = SOLVER_MODEL_NCP;
+  o.kind = kind;
+  o.tolerance = tol;
+  o.max_iterations = iters;
+  o.over_relaxation = 1;
+  o.facets = 4;
+  o.rho = 1;
+  o.rho_adaptive = 1;
+  return o;
+}
+
 START_TEST(shared_files_read) {
   char* man = read_text(DATA "manifest.json");
   for (int k = 0; k < NSHARED; k++) {
@@ -934,16 +949,7 @@ START_TEST(solve_shared_problem) {
   fclib_problem* p = NULL;
   csim_error e;
   ck_assert_int_eq(fclib_read(DATA "siconos_dat_converted/Rover4144.hdf5", &p, &e), CSIM_OK);
-  solver_options o;
-  memset(&o, 0, sizeof(o));
-  o.model = SOLVER_MODEL_NCP;
-  o.kind = SOLVER_PGS;
-  o.tolerance = 1e-10;
-  o.max_iterations = 100000;
-  o.over_relaxation = 1;
-  o.facets = 4;
-  o.rho = 1;
-  o.rho_adaptive = 1;
+  solver_options o = ncp_options(SOLVER_PGS, 1e-10, 100000);
   solver* s = NULL;
   ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
   double lam[12] = {0};
@@ -978,16 +984,7 @@ START_TEST(solve_capsules_admm) {
   for (int i = 0; i < N; i++)
     for (int j = 0; j < i; j++) skew = fmax(skew, fabs(fclib_w(p, i, j) - fclib_w(p, j, i)));
   ck_assert_double_gt(skew, 0);  // the premise: the split into symmetric + skew parts is used
-  solver_options o;
-  memset(&o, 0, sizeof(o));
-  o.model = SOLVER_MODEL_NCP;
-  o.kind = SOLVER_ADMM;
-  o.tolerance = 1e-8;
-  o.max_iterations = 2000;
-  o.over_relaxation = 1;
-  o.facets = 4;
-  o.rho = 1;
-  o.rho_adaptive = 1;
+  solver_options o = ncp_options(SOLVER_ADMM, 1e-8, 2000);
   solver* s = NULL;
   ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
   double* lam = calloc((size_t)N, sizeof(double));
@@ -1086,16 +1083,7 @@ START_TEST(solve_tiny_scale_global) {
   ck_assert_double_eq_tol(s_r, qn / (trace / 12), 1e-8 * s_r);
   const solver_kind kinds[3] = {SOLVER_PGS, SOLVER_ADMM, SOLVER_STAGGERED};
   for (int k = 0; k < 3; k++) {
-    solver_options o;
-    memset(&o, 0, sizeof(o));
-    o.model = SOLVER_MODEL_NCP;
-    o.kind = kinds[k];
-    o.tolerance = 1e-8;
-    o.max_iterations = 1000;
-    o.over_relaxation = 1;
-    o.facets = 4;
-    o.rho = 1;
-    o.rho_adaptive = 1;
+    solver_options o = ncp_options(kinds[k], 1e-8, 1000);
     o.criterion = SOLVER_STOP_NCP;
     solver* s = NULL;
     ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
@@ -1288,16 +1276,7 @@ START_TEST(dump_resolves) {
   for (int i = 0; i < 4; i++) ck_assert_double_eq(p->mu[i], 0.3);
   ck_assert_double_le(p->w_sym_err, 1e-12 * p->w_absmax);
   // solve again from zero with the run's settings
-  solver_options o;
-  memset(&o, 0, sizeof(o));
-  o.model = SOLVER_MODEL_NCP;
-  o.kind = SOLVER_PGS;
-  o.tolerance = 1e-10;
-  o.max_iterations = 5000;
-  o.over_relaxation = 1;
-  o.facets = 4;
-  o.rho = 1;
-  o.rho_adaptive = 1;
+  solver_options o = ncp_options(SOLVER_PGS, 1e-10, 5000);
   solver* s = NULL;
   ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
   double lam[12] = {0};
