@@ -69,6 +69,14 @@ static void cube_text(char* buf, size_t n, const char* q0) {
            q0);
 }
 
+// the cube tilted by a rad about x, resting on its low edge (centre at 0.05 (cos a + sin a))
+static void tilted_cube_text(char* buf, size_t n, double a) {
+  char q0[256];
+  snprintf(q0, sizeof q0, "[0, 0, %.17g, %.17g, 0, 0, %.17g]", 0.05 * (cos(a) + sin(a)),
+           sin(a / 2), cos(a / 2));
+  cube_text(buf, n, q0);
+}
+
 // a cube pressed 0.1 mm into the plane (no Baumgarte term): with the reduction it keeps its 4
 // corners in every step, its penetration stays in (0, 1e-4] m (nothing presses it deeper; it
 // eases out by ~1e-8 m per step, the same with the reduction off) and equals the unreduced
@@ -100,10 +108,7 @@ END_TEST
 // tilt below 1e-6 rad and centre height 0.05 m within 1 mm after 0.5 s
 START_TEST(tilted_box_keeps_near_corners) {
   char y[1024];
-  double a = 0.003, zc = 0.05 * (cos(a) + sin(a));
-  char q0[256];
-  snprintf(q0, sizeof q0, "[0, 0, %.17g, %.17g, 0, 0, %.17g]", zc, sin(a / 2), cos(a / 2));
-  cube_text(y, sizeof y, q0);
+  tilted_cube_text(y, sizeof y, 0.003);
   fixture f = load_text(y, NULL, 0);
   for (int k = 0; k < 500; k++) {
     step(&f);
@@ -232,10 +237,7 @@ END_TEST
 // implicit Euler step's end-of-step contacts too
 START_TEST(reduced_count_tilted_near_corners) {
   char y[1024];
-  double a = 0.003, zc = 0.05 * (cos(a) + sin(a));
-  char q0[256];
-  snprintf(q0, sizeof q0, "[0, 0, %.17g, %.17g, 0, 0, %.17g]", zc, sin(a / 2), cos(a / 2));
-  cube_text(y, sizeof y, q0);
+  tilted_cube_text(y, sizeof y, 0.003);
   const char* tight[] = {"contact.patch_angle=0.002"};
   fixture f = load_text(y, tight, 1);
   sim_stepinfo in = step(&f);
