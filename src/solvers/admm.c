@@ -402,24 +402,6 @@ void solver_chol_solve(int n, const double* L, double* x) {
   }
 }
 
-// x <- (L L')^-1 x for L lower in band storage (n x (kd + 1), column j: rows j..j+kd), what
-// LAPACK's dpbtrs does
-static void band_chol_solve(int n, int kd, const double* L, double* x) {
-  size_t ld = (size_t)kd + 1;
-  for (int j = 0; j < n; j++) {  // L y = x
-    const double* Lj = L + (size_t)j * ld;
-    double y = x[j] / Lj[0];
-    x[j] = y;
-    for (int i = 1, m = kd < n - 1 - j ? kd : n - 1 - j; i <= m; i++) x[j + i] -= Lj[i] * y;
-  }
-  for (int j = n - 1; j >= 0; j--) {  // L' x = y
-    const double* Lj = L + (size_t)j * ld;
-    double acc = x[j];
-    for (int i = 1, m = kd < n - 1 - j ? kd : n - 1 - j; i <= m; i++) acc -= Lj[i] * x[j + i];
-    x[j] = acc / Lj[0];
-  }
-}
-
 // x := (G~ + sigma I)^-1 x with the factor of factor(): dense, the Cholesky solve; factored,
 // Woodbury: u = A^-1 x, t = (I + Y' A^-1 Y)^-1 Y' u, x = u - A^-1 Y t
 static void xsolve(const admm_op* o, const double* L, double* x) {
@@ -429,9 +411,9 @@ static void xsolve(const admm_op* o, const double* L, double* x) {
   }
   for (int k = 0; k < o->n; k++) x[k] /= o->A[k];
   yt_mul(o, x, o->t);
-  if (o->kd >= 0) {  // in band order (o->w is free here)
+  if (o->kd >= 0) {  // in band order (o->w is free here), LAPACK dpbtrs on dpbtrf's factor
     for (int k = 0; k < o->nd; k++) o->w[o->perm[k]] = o->t[k];
-    band_chol_solve(o->nd, o->kd, L, o->w);
+    LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', o->nd, o->kd, 1, L, o->kd + 1, o->w, o->nd);
     for (int k = 0; k < o->nd; k++) o->t[k] = o->w[o->perm[k]];
   } else {
     solver_chol_solve(o->nd, L, o->t);
