@@ -323,8 +323,6 @@ static double manifest_number(const char* man, const char* collection, const cha
   return NAN;
 }
 
-// every shared file reads with the README's sizes; W's symmetry defect, max |W| and |q| are
-// the manifest's; condensed global W are symmetric with a non-negative diagonal
 // ncp with this solver, tolerance and iteration cap; the other options at their defaults
 static solver_options ncp_options(solver_kind kind, double tol, int iters) {
   solver_options o;
@@ -340,6 +338,8 @@ static solver_options ncp_options(solver_kind kind, double tol, int iters) {
   return o;
 }
 
+// every shared file reads with the README's sizes; W's symmetry defect, max |W| and |q| are
+// the manifest's; condensed global W are symmetric with a non-negative diagonal
 START_TEST(shared_files_read) {
   char* man = read_text(DATA "manifest.json");
   for (int k = 0; k < NSHARED; k++) {
