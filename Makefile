@@ -1,6 +1,6 @@
 # csim — build, install dependencies, test.
 #   make deps      install the Debian packages csim needs (idempotent; root, no sudo)
-#   make           build ./csim (-O2, warnings as errors)
+#   make           build ./csim (-O3, warnings as errors)
 #   make test      Check suites, then the same suites under ASan+UBSan
 #   make run       deps + build + run the showcase scenario
 #   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
@@ -25,7 +25,10 @@ ifeq ($(SANITIZE),1)
 BUILD     := build/san
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-OPT       := -O2 -g
+# -O3: GCC vectorizes the 3x3 block sums and row loops of the step (4-5 % fewer instructions per
+# step on the small bench scenes); no -ffast-math, so IEEE results are those of -O2 bit for bit
+# (csim compare --rtol 0 --atol 0 on cube_slide, solo12, talos, panda)
+OPT       := -O3 -g
 ifeq ($(DEBUG),1)
 OPT       := -O0 -g
 endif

@@ -166,7 +166,7 @@ static int json_reals(FILE* o, const double* x, size_t n, int single) {
 
 // n int32 as base64
 static int json_ints(FILE* o, const int32_t* x, size_t n) {
-  unsigned char* b = malloc(4 * n + 1);
+  unsigned char* b = calloc(4 * n + 1, 1);  // zeroed: n may be 0 (nothing to encode)
   if (!b) return 0;
   for (size_t i = 0; i < n; i++) put_le(b + 4 * i, (uint32_t)x[i], 4);
   json_b64(o, b, 4 * n);

@@ -328,8 +328,9 @@ static int factor(const admm_op* o, double sigma, double* L) {
   int n = o->n;
   if (o->nd > 0) {
     int nd = o->nd, ws = p->ystride, kd = o->kd;
-    // column d of the matrix starts at L + d ld and row e of it sits at e - d below (band: the
-    // lower triangle only, ld = kd + 1) or at e (dense: both triangles, ld = nd; dpotrf reads one)
+    // column d of the matrix starts at L + d ld and row e of it sits at e - d below (band,
+    // ld = kd + 1) or at e (dense, ld = nd): the lower triangle only, the one dpbtrf / dpotrf
+    // and solver_chol_solve read
     size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
     memset(L, 0, sizeof(double) * (size_t)nd * ld);
     for (int k = 0; k < nd; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
@@ -347,10 +348,11 @@ static int factor(const admm_op* o, double sigma, double* L) {
       const double* y0 = p->Y + 3 * (size_t)i * ws;
       const double* y1 = y0 + ws;
       const double* y2 = y1 + ws;
-      for (int u = 0; u < nz && kd < 0; u++) {  // dense: both triangles
+      for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
         double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
         double* col = L + (size_t)d[u] * ld;  // column d[u]
-        for (int v = 0; v < nz; v++) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+        for (int v = 0; v < nz; v++)
+          if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
       }
       if (kd >= 0) {  // in band order, the lower triangle: entries u <= v by position
         const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;
@@ -546,8 +548,13 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   // dof space: the dofs in band order and a banded factor when the band is narrow (a chain of
   // trees), O(nd kd^2) against the dense O(nd^3 / 3); the order's scratch is the solver's
   // (sized for nv dofs and max_chain entries per contact: solver_create)
+  // A contact's dofs span at least its nz - 1 positions in any order, so kd >= max nz - 1: when
+  // that already fails the ratio (one body, two touching cubes) the order is not computed
+  int nzmax = 0;
+  for (int i = 0; i < p->nc && op.nd > 0; i++)
+    if (p->ynz[i] > nzmax) nzmax = p->ynz[i];
   if (op.nd > 0 && !s->band_off && s->yord && p->nv <= s->opt.nv &&
-      p->ystride <= s->opt.max_chain) {
+      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op.nd) {
     const int* cord;
     int kd = band_order(p, s->yord + p->nv, s->yord, &cord);
     if (kBandRatio * kd <= op.nd) {

@@ -581,15 +581,20 @@ void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
   const double *Yj0 = p->Y + 3 * (size_t)j * w, *Yj1 = Yj0 + w, *Yj2 = Yj1 + w;
   // nine running sums in registers, each over the shared dofs in ascending order
   double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
-  if (i == j) {  // every dof shared: the same sums without the merge
-    for (int a = 0; a < p->ynz[i]; a++) {
-      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a];
-      b0 += x0 * x0; b1 += x0 * x1; b2 += x0 * x2;
-      b3 += x1 * x0; b4 += x1 * x1; b5 += x1 * x2;
-      b6 += x2 * x0; b7 += x2 * x1; b8 += x2 * x2;
+  int na = p->ynz[i], nb = p->ynz[j];
+  // the same dofs (i == j, or two contacts on the same chain: the common case of several
+  // contacts on one body): the same sums in the same order, without the merge's branches
+  int same = na == nb && (i == j || memcmp(ci, cj, sizeof(int) * (size_t)na) == 0);
+  if (same) {
+    for (int a = 0; a < na; a++) {
+      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[a], y1 = Yj1[a], y2 = Yj2[a];
+      b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+      b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+      b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
     }
+    na = 0;
   }
-  for (int a = 0, c = 0, na = i == j ? 0 : p->ynz[i], nb = p->ynz[j]; a < na && c < nb;) {
+  for (int a = 0, c = 0; a < na && c < nb;) {
     if (ci[a] == cj[c]) {
       double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[c], y1 = Yj1[c], y2 = Yj2[c];
       b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
