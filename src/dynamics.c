@@ -188,6 +188,54 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
   dyn_rnea_full(m, d, d->v, qacc, fext, 1, tau);
 }
 
+// RNEA at rest (RBDA Table 5.1 with v = 0, qacc = 0): a = X a_parent from a_0 = (-g, 0), f = I a
+// - f_ext, then the backward pass of dyn_rnea_full. Every operation left out multiplies or adds
+// an exact zero there, so the values are dyn_rnea_full's
+void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau) {
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    double* a = d->cacc + 6 * b;
+    if (pb == 0) {
+      double ng[3] = {0, 0, 0};
+      if (gravity) {
+        ng[0] = -m->gravity[0];
+        ng[1] = -m->gravity[1];
+        ng[2] = -m->gravity[2];
+      }
+      sp_mulmtv3(a, R, ng);
+      a[3] = a[4] = a[5] = 0;
+    } else {
+      const double* ap = d->cacc + 6 * pb;
+      double t[3];
+      sp_cross3(t, ap + 3, d->xloc_pos + 3 * b);
+      sp_add3(t, t, ap);
+      sp_mulmtv3(a, R, t);
+      sp_mulmtv3(a + 3, R, ap + 3);
+    }
+    double* f = d->cfrc + 6 * b;
+    inertia_mul(f, m->body_cinert + 10 * b, a);
+    if (fext) {
+      const double* Rw = d->xmat + 9 * b;
+      double fb[6];
+      sp_mulmtv3(fb, Rw, fext + 6 * b);
+      sp_mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
+      for (int i = 0; i < 6; i++) f[i] -= fb[i];
+    }
+  }
+  for (int b = m->nbody - 1; b > 0; b--) {
+    const double* f = d->cfrc + 6 * b;
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
+      tau[k] = dot6(d->cdof + 6 * k, f);
+    int pb = m->body_parent[b];
+    if (pb > 0) {
+      double fp[6];
+      force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
+      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
+    }
+  }
+}
+
 // b(q, v) = RNEA with zero acceleration and no external force
 void dyn_bias(const sim_model* m, sim_data* d) {
   dyn_rnea(m, d, NULL, NULL, d->qfrc_bias);

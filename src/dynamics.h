@@ -24,6 +24,11 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
 void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v, const double* qacc,
                    const double* fext, int gravity, double* tau);
 
+// the same at rest (v = 0, qacc = 0): tau = [gravity] g(q) - J'f_ext, as dyn_rnea_full with a
+// zero v gives it (up to the sign of exact zeros) without the velocity terms; d->rvel is not
+// touched. The step's position-dependent forces (gravity, applied wrenches) come from here
+void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau);
+
 // d->qfrc_bias = b(q, v): Coriolis, centrifugal and gravity forces (RNEA with qacc = 0)
 void dyn_bias(const sim_model* m, sim_data* d);
 

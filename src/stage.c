@@ -208,8 +208,7 @@ void stage_actions(sim* s) {
   int any = 0;
   for (int k = 0; k < 6 * m->nbody && !any; k++) any = d->xfrc_applied[k] != 0;
   if (any) {
-    memset(s->vprev, 0, sizeof(double) * (size_t)nv);
-    dyn_rnea_full(m, d, s->vprev, NULL, d->xfrc_applied, 0, s->tau);
+    dyn_rnea_rest(m, d, d->xfrc_applied, 0, s->tau);
     for (int k = 0; k < nv; k++) s->qfrc_ext[k] -= s->tau[k];
   }
 }
@@ -247,8 +246,7 @@ void stage_free_velocity(sim* s, double h) {
   if (nv == 0) return;
   double* vm = s->vprev;
   // actions, limit springs and gravity: position-dependent only, one RNEA at rest and one solve
-  memset(vm, 0, sizeof(double) * (size_t)nv);
-  dyn_rnea_full(m, d, vm, NULL, NULL, 1, s->tau);
+  dyn_rnea_rest(m, d, NULL, 1, s->tau);
   for (int k = 0; k < nv; k++) s->aact[k] = s->qfrc_ext[k] + s->qfrc_limit[k] - s->tau[k];
   dyn_solve(m, d, s->aact, 1);
   // velocity products C(q, vm) vm at the midpoint velocity, by fixed-point iteration from the

@@ -297,6 +297,58 @@ START_TEST(random_trees_consistent) {
 }
 END_TEST
 
+// RNEA at rest: gravity's generalized force is the gradient of the potential energy (central
+// differences of dyn_potential along each dof, q moved by kin_integrate), and with applied
+// wrenches the value equals dyn_rnea_full at v = 0 (it only leaves out exact zeros)
+START_TEST(rnea_rest_is_potential_gradient) {
+  for (int t = 0; t < 8; t++) {
+    hand_robot h;
+    random_tree(&h, 3 + 3 * t);
+    sim_model* m;
+    sim_data* d;
+    build(&h.r, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED, (double[]){0.5, 1, -9.81}, &m, &d);
+    int nv = m->nv, nq = m->nq;
+    double* q0 = calloc((size_t)nq, sizeof(double));
+    double* v0 = calloc((size_t)nv, sizeof(double));
+    double* e = calloc((size_t)nv, sizeof(double));
+    double* tau = calloc((size_t)nv, sizeof(double));
+    double* ref = calloc((size_t)nv, sizeof(double));
+    double* fext = calloc(6 * (size_t)m->nbody, sizeof(double));
+    random_state(m, q0, v0, 1.2, 1.5);
+    memcpy(d->q, q0, (size_t)nq * sizeof(double));
+    kin_forward(m, d);
+    dyn_rnea_rest(m, d, NULL, 1, tau);
+    double hh = 1e-6;
+    for (int k = 0; k < nv; k++) {
+      double V[2];
+      for (int sgn = 0; sgn < 2; sgn++) {
+        memset(e, 0, (size_t)nv * sizeof(double));
+        e[k] = 1;
+        kin_integrate(m, q0, e, sgn ? -hh : hh, d->q);
+        kin_forward(m, d);
+        V[sgn] = dyn_potential(m, d);
+      }
+      double dV = (V[0] - V[1]) / (2 * hh);
+      ck_assert_msg(fabs(tau[k] - dV) <= 1e-6 * (1 + fabs(dV)), "tree %d dof %d: %.12g vs dV/dq %.12g",
+                    t, k, tau[k], dV);
+    }
+    // applied wrenches, gravity on and off: the same numbers as the full RNEA at rest
+    memcpy(d->q, q0, (size_t)nq * sizeof(double));
+    kin_forward(m, d);
+    for (int i = 6; i < 6 * m->nbody; i++) fext[i] = urand();
+    memset(v0, 0, (size_t)nv * sizeof(double));
+    for (int g = 0; g < 2; g++) {
+      dyn_rnea_rest(m, d, fext, g, tau);
+      dyn_rnea_full(m, d, v0, NULL, fext, g, ref);
+      for (int k = 0; k < nv; k++) ck_assert_msg(tau[k] == ref[k], "tree %d dof %d", t, k);
+    }
+    free(q0); free(v0); free(e); free(tau); free(ref); free(fext);
+    data_free(d);
+    model_free(m);
+  }
+}
+END_TEST
+
 // energy balance without gravity: d/dt (1/2 v'Mv) = v' tau along the motion M vdot + b = tau
 // (central differences of KE along q(t +- h) = q ⊕ (+-h v), v(t +- h) = v +- h vdot)
 static void check_power(const sim_model* m, sim_data* d) {
@@ -499,6 +551,7 @@ static Suite* dynamics_suite(void) {
   tcase_set_timeout(tr, 60);
   tcase_add_test(tr, random_trees_consistent);
   tcase_add_test(tr, random_trees_power_balance);
+  tcase_add_test(tr, rnea_rest_is_potential_gradient);
   suite_add_tcase(s, tr);
   TCase* tf = tcase_create("files");
   tcase_set_timeout(tf, 120);
