@@ -29,8 +29,17 @@ endif
 # step on the small bench scenes); no -ffast-math, so IEEE results are those of -O2 bit for bit
 # (csim compare --rtol 0 --atol 0 on cube_slide, solo12, talos, panda)
 OPT       := -O3 -g
+# link-time optimization for ./csim and the bench programs (calls across modules, e.g. the cone
+# residuals inside the solvers' sweeps, are inlined: 5-6 % fewer Ir/step on the small bench
+# scenes; values unchanged, no -ffast-math). Fat objects keep ordinary code too, so the test
+# programs link without the whole-program pass (-fno-lto), which would cost ~15 s per program
+LTO       := -flto=auto -ffat-lto-objects
 ifeq ($(DEBUG),1)
 OPT       := -O0 -g
+LTO       :=
+endif
+ifeq ($(SANITIZE),1)
+LTO       :=
 endif
 DEFS      :=
 ifeq ($(VALIDATE),1)
@@ -42,7 +51,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lopenblas
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN      := -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes -Wvla -Wshadow
-CFLAGS    := -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) $(DEFS) $(PKG_CFLAGS) -Isrc -MMD -MP
+CFLAGS    := -std=c11 -D_DEFAULT_SOURCE $(OPT) $(LTO) $(WARN) $(SANFLAGS) $(DEFS) $(PKG_CFLAGS) -Isrc -MMD -MP
 LDFLAGS   := $(SANFLAGS)
 LDLIBS    := $(PKG_LIBS) -lm
 
@@ -76,7 +85,7 @@ robots/iiwa_wsg.urdf: tools/kuka_bottle.py
 	/usr/bin/python3 tools/kuka_bottle.py --urdf-only
 
 $(CSIM_BIN): $(BUILD)/obj/main.o $(LIB) | robots/iiwa_wsg.urdf
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(OPT) $(LTO) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIB): $(OBJ_LIB)
 	@mkdir -p $(dir $@)
@@ -92,11 +101,11 @@ $(BUILD)/tobj/%.o: tests/%.c
 
 $(BUILD)/tests/%: tests/%.c $(TEST_HOBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -fno-lto -Itests $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/test_mujoco%: tests/test_mujoco%.c $(TEST_HOBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS) -lmujoco
+	$(CC) $(CFLAGS) -fno-lto -Itests $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS) -lmujoco
 
 # Install every Debian package csim, its tests and its benchmarks need. Quiet when all are present.
 deps:

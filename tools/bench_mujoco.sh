@@ -21,9 +21,9 @@ fi
 if [ ! -f "$LIB" ]; then
   make --no-print-directory -s "$LIB" >&2 || exit 2
 fi
-# same flags as the Makefile (pkg-config packages, warnings as errors, -O3 -g)
+# same flags as the Makefile (pkg-config packages, warnings as errors, -O3 -g, link-time optimization)
 PKGS="yaml-0.1 ccd hdf5 lapacke"
-CFLAGS="-std=c11 -D_DEFAULT_SOURCE -O3 -g -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes
+CFLAGS="-std=c11 -D_DEFAULT_SOURCE -O3 -g -flto=auto -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes
         -Wvla -Wshadow $(pkg-config --cflags $PKGS) -Isrc"
 LIBS="$(pkg-config --libs $PKGS) -lopenblas -lmujoco -lm"
 if [ ! -x "$BIN" ] || [ "$BIN" -ot tools/bench_mujoco.c ] || [ "$BIN" -ot "$LIB" ]; then

@@ -34,7 +34,7 @@ if [ ! -f /usr/include/siconos/numerics/FrictionContactProblem.h ]; then
   exit 2
 fi
 PKGS="hdf5 lapacke"
-if ! cc -std=c11 -D_DEFAULT_SOURCE -O3 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wvla -Wshadow \
+if ! cc -std=c11 -D_DEFAULT_SOURCE -O3 -g -flto=auto -Wall -Wextra -Werror -Wmissing-prototypes -Wvla -Wshadow \
      -Isrc -isystem /usr/include/siconos $(pkg-config --cflags $PKGS) \
      -o "$BIN" tools/bench_siconos.c "$LIB" -lsiconos_numerics \
      $(pkg-config --libs $PKGS) -lopenblas -lm; then
