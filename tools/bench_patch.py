@@ -56,7 +56,7 @@ def bench_once(s, sets, tmp, tag):
 def count(s, sets, tmp, tag):
     label, _, _, path, sets0, _, steps, _ = s
     out = os.path.join(tmp, "cg.%s.%s" % (label, tag))
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=sim_step",
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=bench_csim_step",
            "--callgrind-out-file=" + out, bs.BIN, "--scenario", path, "--label", label,
            "--csim", "ncp/pgs", "--mujoco", "none", "--steps", str(steps), "--batches", "1",
            "--no-eps"] + bs.sets_args(sets0 + sets)

@@ -10,7 +10,7 @@ models are matched):
   time       us/step, the median over BATCHES interleaved batches (batch b of every csim solver
              and MuJoCo in turn, one bench_mujoco run), wall time of the step loop only;
   Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
-             sim_step or mj_step only, so set-up and the residual pass are not counted), over
+             bench_csim_step (sim_step's caller) or mj_step only, so set-up and the residual pass are not counted), over
              the first COUNT steps, one callgrind run per csim solver and one for MuJoCo;
              noise-free, the figure to compare on a shared machine;
   contacts   mean contacts per step on each side (MuJoCo: active contacts);
@@ -200,7 +200,7 @@ def count(s, engine, tmp, alone=False):
     if alone:
         sets = sets + [MJ_ALONE_BUDGET]
     out = os.path.join(tmp, "cg.%s.%s" % (label, engine.replace("/", "_")))
-    fn = "mj_step" if engine == "mujoco" else "sim_step"
+    fn = "mj_step" if engine == "mujoco" else "bench_csim_step"
     lists = ["--csim", engine, "--mujoco", "none"] if engine != "mujoco" else \
             ["--csim", "none", "--mujoco", "newton"]
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=" + fn,
