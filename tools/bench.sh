@@ -73,7 +73,10 @@ measure() {
 mkdir -p out/bench
 machine="$(sed -nE 's/^model name[[:space:]]*: (.*)/\1/p' /proc/cpuinfo | head -1), $(nproc) cores"
 mode=full; [ "$QUICK" = 1 ] && mode="QUICK=1 (subset)"
-echo "$machine; $(date -u '+%Y-%m-%d %H:%M UTC'); $("$CSIM" --version 2>/dev/null | head -1); mode $mode" >out/bench/meta.txt
+# how each side was built: csim by the Makefile (OPT, LTO), MuJoCo as the Debian package ships it
+cflags=$(make -s -f Makefile --no-print-directory print-opt 2>/dev/null)
+mjpkg=$(dpkg-query -W -f='${Package} ${Version}' libmujoco2.2.2 2>/dev/null)
+echo "$machine; $(date -u '+%Y-%m-%d %H:%M UTC'); $("$CSIM" --version 2>/dev/null | head -1) built with ${cflags:-?}; MuJoCo: ${mjpkg:-?} (Debian's build); mode $mode" >out/bench/meta.txt
 echo "csim bench: $("$CSIM" --version 2>/dev/null | head -1)"
 echo "machine: $machine; $(date -u '+%Y-%m-%d %H:%M UTC'); mode $mode"
 echo "median of $RUNS runs per cell; us/step and real-time factor as printed by csim run (wall time of the step loop, recording included)"
