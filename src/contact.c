@@ -377,7 +377,8 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
         int dof = chain[k];
         double x = y[k];
         if (x == 0) continue;
-        for (int j = par[dof]; j >= 0; j = par[j]) y[c->pos[j]] -= L[(size_t)dof * nv + j] * x;
+        int a = m->dof_Madr[dof] + 1;  // (dof, par[dof]), then up the row
+        for (int j = par[dof]; j >= 0; j = par[j], a++) y[c->pos[j]] -= L[a] * x;
       }
       for (int k = 0; k < n; k++) y[k] *= d->qLDiagSqrtInv[chain[k]];
     }
