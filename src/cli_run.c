@@ -282,8 +282,9 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
             r->red_max, r->redt_sum / (double)n, r->redt_max, cfg->patch_angle, cfg->patch_max);
   else
     fprintf(f, "  patch reduction off (contact.patch_angle 0): no contact dropped\n");
-  fprintf(f, "  contact buffers hold %d contacts (%.1f MiB; contact.memory_budget %g MiB)\n",
-          S->maxgeom, (double)S->buffer_bytes / SIM_MIB, cfg->memory_budget);
+  fprintf(f, "  contact buffers hold %d contacts (%.1f MiB, simulation data %.1f MiB; "
+          "contact.memory_budget %g MiB)\n", S->maxgeom, (double)S->buffer_bytes / SIM_MIB,
+          (double)S->data_bytes / SIM_MIB, cfg->memory_budget);
   if (S->island_rows < S->island_rows_worst)  // the dense island work was cut to the budget
     fprintf(f, "  dense solver work holds islands of up to %d rows (3 per contact, or an ADMM "
             "island's dofs); an island of every contact could need %d\n", S->island_rows,

@@ -361,8 +361,10 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
   }
 
-  // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): the
-  // same operations, in the same order, as dyn_solve_half on the dense row, zeros skipped
+  // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
+  // of the three rows the same operations, in the same order, as dyn_solve_half on the full
+  // row; the rows share one walk up L's row per dof, skipped when all three values are zero
+  // (a row whose value alone is zero subtracts L * 0: only an exact zero's sign can change)
   const double* L = d->qLD;
   const int* par = m->dof_parent;
   for (int i = 0; i < nc; i++) {
@@ -371,15 +373,25 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     double* Y = c->Y + (size_t)i * 3 * mc;
     memcpy(Y, c->J + (size_t)i * 3 * mc, sizeof(double) * 3 * (size_t)mc);
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
-    for (int r = 0; r < 3; r++) {
-      double* y = Y + (size_t)r * mc;
-      for (int k = n - 1; k >= 0; k--) {
-        int dof = chain[k];
-        double x = y[k];
-        if (x == 0) continue;
-        for (int j = par[dof]; j >= 0; j = par[j]) y[c->pos[j]] -= L[(size_t)dof * nv + j] * x;
+    double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
+    for (int k = n - 1; k >= 0; k--) {
+      int dof = chain[k];
+      double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+      if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+      int a = m->dof_Madr[dof] + 1;  // (dof, par[dof]), then up the row
+      for (int j = par[dof]; j >= 0; j = par[j], a++) {
+        int p = c->pos[j];
+        double l = L[a];
+        y0[p] -= l * x0;
+        y1[p] -= l * x1;
+        y2[p] -= l * x2;
       }
-      for (int k = 0; k < n; k++) y[k] *= d->qLDiagSqrtInv[chain[k]];
+    }
+    for (int k = 0; k < n; k++) {
+      double s = d->qLDiagSqrtInv[chain[k]];
+      y0[k] *= s;
+      y1[k] *= s;
+      y2[k] *= s;
     }
     // the roots of the chain's trees (chain ascending, roots have no parent)
     c->key[2 * i] = c->key[2 * i + 1] = -1;

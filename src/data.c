@@ -49,8 +49,8 @@ static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, 
   d->cdofw = take(base, &off, D * nv * 6);
   d->xloc_pos = take(base, &off, D * nb * 3);
   d->xloc_mat = take(base, &off, D * nb * 9);
-  d->qM = take(base, &off, D * nv * nv);
-  d->qLD = take(base, &off, D * nv * nv);
+  d->qM = take(base, &off, D * (size_t)m->nM);
+  d->qLD = take(base, &off, D * (size_t)m->nM);
   d->qLDiag = take(base, &off, D * nv);
   d->qLDiagSqrtInv = take(base, &off, D * nv);
   d->qfrc_bias = take(base, &off, D * nv);
@@ -62,16 +62,38 @@ static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, 
   return off;
 }
 
+// an allocation of `bytes` from the arena, rounded up to the alignment the next one starts at
+static size_t arena_block(size_t bytes) {
+  return (bytes + DATA_ALIGN - 1) & ~(size_t)(DATA_ALIGN - 1);
+}
+
+// The arena's users (grep data_stack_alloc) each take their blocks and release them before
+// returning, and none calls another while holding them, so the arena holds at most the larger
+// of: contact_build's tmpdofs (maxdepth + 1 ints) and tmpjac (3 (maxdepth + 1) doubles), and
+// contact_apply's x (nv doubles). Each block starts on a 64-byte boundary
+size_t data_arena_default(const sim_model* m) {
+  size_t chain = (size_t)m->maxdepth + 1;
+  size_t build = arena_block(sizeof(int) * chain) + arena_block(sizeof(double) * 3 * chain);
+  size_t apply = arena_block(sizeof(double) * (size_t)m->nv);
+  return build > apply ? build : apply;
+}
+
+// the arena size data_create uses for a request (0: the default), a multiple of the alignment
+static size_t arena_size(const sim_model* m, size_t arena_bytes) {
+  return arena_block(arena_bytes ? arena_bytes : data_arena_default(m));
+}
+
+// the struct, and the buffer with room to align its start
+size_t data_bytes(const sim_model* m, size_t arena_bytes) {
+  sim_data tmp;
+  return sizeof(sim_data) + data_layout(m, &tmp, NULL, arena_size(m, arena_bytes)) + DATA_ALIGN;
+}
+
 // measure, allocate one 64-byte aligned buffer, place the arrays and the arena, reset
 csim_status data_create(const sim_model* m, size_t arena_bytes, sim_data** out, csim_error* err) {
   if (out) *out = NULL;
   if (!m || !out) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "data_create: invalid arguments");
-  // default arena: room for dense nv x nv work and contact blocks, at least 1 MiB
-  if (arena_bytes == 0) {
-    size_t nv = (size_t)m->nv;
-    arena_bytes = ((size_t)1 << 20) + 16 * nv * nv * sizeof(double) + (size_t)m->nbody * 4096;
-  }
-  arena_bytes = (arena_bytes + DATA_ALIGN - 1) & ~(size_t)(DATA_ALIGN - 1);
+  arena_bytes = arena_size(m, arena_bytes);
   sim_data* d = calloc(1, sizeof(sim_data));
   if (!d) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   size_t bytes = data_layout(m, d, NULL, arena_bytes) + DATA_ALIGN;

@@ -40,9 +40,11 @@ typedef struct sim_data {
   double* xloc_mat;         // body frame rotation in its parent body frame    (nbody x 9)
 
   // dynamics (dyn_*)
-  double* qM;               // mass matrix, ancestor entries only              (nv x nv)
-  double* qLD;              // L of M = L'DL, strict lower, ancestor entries;
-                            // the diagonal holds D                            (nv x nv)
+  double* qM;               // mass matrix, tree-sparse: row i at m->dof_Madr[i] holds
+                            // M(i,i), M(i,par(i)), ... up to the root (model.h;
+                            // dyn_mass_dense gives the dense matrix)          (nM)
+  double* qLD;              // M = L'DL in the same layout: each row's first slot holds
+                            // D(i), the others L(i,j) (dyn_factor_dense)       (nM)
   double* qLDiag;           // D                                               (nv)
   double* qLDiagSqrtInv;    // D^-1/2                                          (nv)
   double* qfrc_bias;        // b(q, v)                                         (nv)
@@ -61,9 +63,17 @@ typedef struct sim_data {
   void* buffer;             // one allocation holds the arrays above
 } sim_data;
 
-// create data for model m with `arena_bytes` of scratch (0: a default sized from the model);
-// q = m->qpos0, v = 0
+// create data for model m with `arena_bytes` of scratch (0: data_arena_default(m));
+// q = m->qpos0, v = 0. Everything is O(nv + nM + nbody + ngeom): no nv x nv storage
 csim_status data_create(const sim_model* m, size_t arena_bytes, sim_data** out, csim_error* err);
+
+// the default arena: room for the most the step's users of the arena hold at once (contact.c:
+// contact_build's chain Jacobian scratch, contact_apply's nv-vector), with their alignment
+size_t data_arena_default(const sim_model* m);
+
+// bytes data_create(m, arena_bytes, ...) asks the allocator for (the sim_data struct and its
+// one buffer): what contact.memory_budget counts for the data (sim.h)
+size_t data_bytes(const sim_model* m, size_t arena_bytes);
 
 void data_free(sim_data* d);
 

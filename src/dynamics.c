@@ -244,7 +244,8 @@ void dyn_bias(const sim_model* m, sim_data* d) {
 //---------------------------------- CRBA ------------------------------------------------------
 
 // RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
-// F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j
+// F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
+// (dof_Madr: the diagonal, then the ancestors in the order the chain is walked)
 void dyn_crba(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   // composite inertias, leaves first
@@ -254,13 +255,13 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     if (pb > 0) inertia_add_to_parent(d->crb + 10 * pb, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b,
                                       d->crb + 10 * b);
   }
-  // columns along the chain
+  // rows along the chain
   for (int i = 0; i < nv; i++) {
-    int b = m->dof_body[i];
+    int b = m->dof_body[i], adr = m->dof_Madr[i];
     double F[6];
     inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
-    d->qM[i * nv + i] = dot6(d->cdof + 6 * i, F);
-    for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j]) {
+    d->qM[adr++] = dot6(d->cdof + 6 * i, F);
+    for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j], adr++) {
       // move F up to the body of dof j
       while (b != m->dof_body[j]) {
         double Fp[6];
@@ -268,57 +269,59 @@ void dyn_crba(const sim_model* m, sim_data* d) {
         memcpy(F, Fp, sizeof(F));
         b = m->body_parent[b];
       }
-      double mij = dot6(d->cdof + 6 * j, F);
-      d->qM[i * nv + j] = mij;
-      d->qM[j * nv + i] = mij;
+      d->qM[adr] = dot6(d->cdof + 6 * j, F);
     }
   }
 }
 
 //---------------------------------- L'DL factorization and solves -----------------------------
 
-// RBDA Table 6.3 (LTDL): M = L'DL in place on a copy of the ancestor entries, O(nv depth^2)
+// RBDA Table 6.3 (LTDL): M = L'DL in place on a copy of M's rows, O(nv depth^2). Row i's
+// entries run from dof i to its root, so the entries (i, j) for j = i and its ancestors are
+// consecutive from dof_Madr[i], and those of (k, j) for the same j are consecutive from the
+// address of (k, i) when i is an ancestor of k (MuJoCo mj_factorM)
 void dyn_factor(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   const int* par = m->dof_parent;
+  const int* adr = m->dof_Madr;
   double* H = d->qLD;
-  // copy the ancestor entries (lower triangle) of M
-  for (int i = 0; i < nv; i++)
-    for (int j = i; j >= 0; j = par[j]) H[i * nv + j] = d->qM[i * nv + j];
+  memcpy(H, d->qM, sizeof(double) * (size_t)m->nM);
   // eliminate from the leaves up
   for (int k = nv - 1; k >= 0; k--) {
-    double dk = H[k * nv + k];
-    for (int i = par[k]; i >= 0; i = par[i]) {
-      double a = H[k * nv + i] / dk;
-      for (int j = i; j >= 0; j = par[j]) H[i * nv + j] -= H[k * nv + j] * a;
-      H[k * nv + i] = a;
+    double dk = H[adr[k]];
+    int aki = adr[k] + 1;  // (k, i)
+    for (int i = par[k]; i >= 0; i = par[i], aki++) {
+      double a = H[aki] / dk;
+      int ai = adr[i], n = (i + 1 < nv ? adr[i + 1] : m->nM) - ai;  // row i: i to its root
+      for (int t = 0; t < n; t++) H[ai + t] -= H[aki + t] * a;
+      H[aki] = a;
     }
   }
-  // D on the diagonal, kept also in qLDiag and as D^-1/2
+  // D in each row's first slot, kept also in qLDiag and as D^-1/2
   for (int i = 0; i < nv; i++) {
-    d->qLDiag[i] = H[i * nv + i];
+    d->qLDiag[i] = H[adr[i]];
     d->qLDiagSqrtInv[i] = 1 / sqrt(d->qLDiag[i]);
   }
 }
 
 // x <- L^-T x: L'y = x, eliminating each dof's value from its ancestors, leaves first
 static void solve_lt(const sim_model* m, const double* L, double* x) {
-  int nv = m->nv;
   const int* par = m->dof_parent;
-  for (int i = nv - 1; i >= 0; i--) {
+  for (int i = m->nv - 1; i >= 0; i--) {
     double xi = x[i];
     if (xi == 0) continue;
-    for (int j = par[i]; j >= 0; j = par[j]) x[j] -= L[i * nv + j] * xi;
+    int a = m->dof_Madr[i] + 1;
+    for (int j = par[i]; j >= 0; j = par[j], a++) x[j] -= L[a] * xi;
   }
 }
 
 // x <- L^-1 x: root first
 static void solve_l(const sim_model* m, const double* L, double* x) {
-  int nv = m->nv;
   const int* par = m->dof_parent;
-  for (int i = 0; i < nv; i++) {
+  for (int i = 0; i < m->nv; i++) {
     double s = x[i];
-    for (int j = par[i]; j >= 0; j = par[j]) s -= L[i * nv + j] * x[j];
+    int a = m->dof_Madr[i] + 1;
+    for (int j = par[i]; j >= 0; j = par[j], a++) s -= L[a] * x[j];
     x[i] = s;
   }
 }
@@ -349,13 +352,36 @@ void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y)
   int nv = m->nv;
   const int* par = m->dof_parent;
   const double* M = d->qM;
-  for (int i = 0; i < nv; i++) y[i] = M[i * nv + i] * x[i];
-  for (int i = 0; i < nv; i++)
-    for (int j = par[i]; j >= 0; j = par[j]) {
-      double mij = M[i * nv + j];
+  for (int i = 0; i < nv; i++) y[i] = M[m->dof_Madr[i]] * x[i];
+  for (int i = 0; i < nv; i++) {
+    int a = m->dof_Madr[i] + 1;
+    for (int j = par[i]; j >= 0; j = par[j], a++) {
+      double mij = M[a];
       y[i] += mij * x[j];
       y[j] += mij * x[i];
     }
+  }
+}
+
+// the tree entries spread over the dense matrix: (i, j) and (j, i) for each ancestor j of i
+void dyn_mass_dense(const sim_model* m, const sim_data* d, double* M) {
+  size_t nv = (size_t)m->nv;
+  memset(M, 0, sizeof(double) * nv * nv);
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parent[j], a++)
+      M[(size_t)i * nv + (size_t)j] = M[(size_t)j * nv + (size_t)i] = d->qM[a];
+  }
+}
+
+// L(i, j) below the diagonal for each ancestor j of i, D on it
+void dyn_factor_dense(const sim_model* m, const sim_data* d, double* L) {
+  size_t nv = (size_t)m->nv;
+  memset(L, 0, sizeof(double) * nv * nv);
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parent[j], a++) L[(size_t)i * nv + (size_t)j] = d->qLD[a];
+  }
 }
 
 //---------------------------------- energies -------------------------------------------------
@@ -368,8 +394,9 @@ double dyn_kinetic(const sim_model* m, const sim_data* d) {
   const double* v = d->v;
   double s = 0;
   for (int i = 0; i < nv; i++) {
-    double r = 0.5 * M[i * nv + i] * v[i];
-    for (int j = par[i]; j >= 0; j = par[j]) r += M[i * nv + j] * v[j];
+    int a = m->dof_Madr[i];
+    double r = 0.5 * M[a++] * v[i];
+    for (int j = par[i]; j >= 0; j = par[j], a++) r += M[a] * v[j];
     s += r * v[i];
   }
   return s;

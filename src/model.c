@@ -5,6 +5,7 @@
 // the collision hulls; model_create() then sizes one buffer exactly and fills every array.
 #include "model.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -483,6 +484,7 @@ static size_t model_layout(sim_model* m, unsigned char* base) {
   m->dof_body = take(base, &off, I * nv);
   m->dof_jnt = take(base, &off, I * nv);
   m->dof_parent = take(base, &off, I * nv);
+  m->dof_Madr = take(base, &off, I * nv);
   m->dof_motion = take(base, &off, D * nv * 6);
   // links
   m->link_body = take(base, &off, I * nl);
@@ -824,14 +826,26 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
     }
   }
 
-  // maximum dof depth
+  // dof depths: the maximum, and the tree-sparse mass matrix rows (one entry per dof from
+  // the dof to its root, rows in dof order)
   {
     int* depth = calloc((size_t)m->nv + 1, sizeof(int));
     if (!depth) goto oom;
+    size_t nM = 0;
     for (int i = 0; i < m->nv; i++) {
       depth[i] = 1 + (m->dof_parent[i] >= 0 ? depth[m->dof_parent[i]] : 0);
       if (depth[i] > m->maxdepth) m->maxdepth = depth[i];
+      m->dof_Madr[i] = (int)nM;
+      nM += (size_t)depth[i];
+      if (nM > INT_MAX) {
+        free(depth);
+        st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                     "the mass matrix of %d dofs (largest depth %d) has more than %d tree "
+                     "entries", m->nv, m->maxdepth, INT_MAX);
+        goto fail;
+      }
     }
+    m->nM = (int)nM;
     free(depth);
   }
 

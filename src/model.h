@@ -105,6 +105,8 @@ typedef struct sim_model {
   int nmesh;                // convex hulls
   int nrobot;
   int maxdepth;             // largest number of dofs on a root-to-leaf path
+  int nM;                   // entries of the tree-sparse mass matrix (d->qM, d->qLD): the sum
+                            // over dofs of the dofs from it to its root (see dof_Madr)
 
   double gravity[3];        // m/s^2
 
@@ -143,6 +145,9 @@ typedef struct sim_model {
   int* dof_body;            //                                             (nv)
   int* dof_jnt;             //                                             (nv)
   int* dof_parent;          // parent dof in the tree, -1 at a root; < own index (nv)
+  int* dof_Madr;            // row of dof i in d->qM / d->qLD (MuJoCo's dof_Madr): entries
+                            // (i,i), (i,par(i)), (i,par(par(i))), ... up to the root, contiguous
+                            // from this address; rows in dof order               (nv)
   double* dof_motion;       // motion subspace S of the dof in its body frame, [lin; ang]:
                             // revolute [0; axis], prismatic [axis; 0], free: unit vectors (nv x 6)
 

@@ -225,7 +225,8 @@ static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, i
 // stops the run (sim_island_overflow). On a grid of separate bodies every island is one body,
 // while the worst case is one island of every contact
 static csim_status size_contacts(sim* s, solver_options* so, csim_error* err) {
-  double budget = s->cfg->memory_budget * SIM_MIB;
+  // the budget holds the simulation data too: the contact buffers get what it leaves
+  double budget = s->cfg->memory_budget * SIM_MIB - (double)s->data_bytes;
   int nlim = 0;
   for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
   if (!s->cfg->limits_enabled) nlim = 0;
@@ -263,9 +264,11 @@ static csim_status size_contacts(sim* s, solver_options* so, csim_error* err) {
     if (lo < 1)
       return err_set(err, CSIM_ERR_INPUT, s->cfg->file, 0, 0, "contact.memory_budget",
                      "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
-                     "(%.3g MiB)", s->cfg->memory_budget, nlim,
+                     "(%.3g MiB) besides the simulation data (%.3g MiB)", s->cfg->memory_budget,
+                     nlim,
                      (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
-                                 : buffer_bytes(s, NULL, 1 + nlim)) / SIM_MIB);
+                                 : buffer_bytes(s, NULL, 1 + nlim)) / SIM_MIB,
+                     (double)s->data_bytes / SIM_MIB);
     s->maxgeom = lo;
   }
   s->maxcon = s->maxgeom + nlim;
@@ -293,17 +296,18 @@ static csim_status size_contacts(sim* s, solver_options* so, csim_error* err) {
 // the error for a step whose largest island needs more rows of dense solver work than the
 // island work holds (size_contacts); status CSIM_ERR_RUN
 static csim_status sim_island_overflow(const sim* s, const solver_result* r, csim_error* err) {
-  double need = (double)buffer_bytes_rows(s, &s->slv_opt, s->maxcon, r->unsolved_rows) / SIM_MIB;
+  double need = (double)(buffer_bytes_rows(s, &s->slv_opt, s->maxcon, r->unsolved_rows) +
+                         s->data_bytes) / SIM_MIB;
   return err_set(err, CSIM_ERR_RUN, s->cfg->file, 0, 0, "contact.memory_budget",
                  "at step %ld (t = %.6g s) an island of %d contacts needs %d rows of dense %s "
                  "work (3 per contact, or the island's dofs when ADMM factors it in dof space); "
                  "the island work holds %d rows (an island of every contact could need %d): "
                  "contact.memory_budget %g MiB holds %d contacts' buffers and the island work "
-                 "(%.1f MiB), an island this large needs about %.3g MiB: raise "
-                 "contact.memory_budget", s->step, s->d->time, r->unsolved_island,
-                 r->unsolved_rows, solver_kind_names[s->slv_opt.kind], s->island_rows,
-                 s->island_rows_worst, s->cfg->memory_budget, s->maxgeom,
-                 (double)s->buffer_bytes / SIM_MIB, need);
+                 "(%.1f MiB) and the simulation data (%.2g MiB), an island this large needs "
+                 "about %.3g MiB: raise contact.memory_budget", s->step, s->d->time,
+                 r->unsolved_island, r->unsolved_rows, solver_kind_names[s->slv_opt.kind],
+                 s->island_rows, s->island_rows_worst, s->cfg->memory_budget, s->maxgeom,
+                 (double)s->buffer_bytes / SIM_MIB, (double)s->data_bytes / SIM_MIB, need);
 }
 
 csim_status sim_contact_overflow(const sim* s, int found, csim_status status, csim_error* err) {
@@ -313,14 +317,15 @@ csim_status sim_contact_overflow(const sim* s, int found, csim_status status, cs
   int need = found + (s->maxcon - s->maxgeom);
   return err_set(err, status, s->cfg->file, 0, 0, "contact.memory_budget",
                  "%s collision found %d contacts; the contact buffers hold %d (%.1f MiB of "
-                 "%g MiB; G's blocks and dense solver work grow as the square of the contacts; every "
-                 "contact this scene can produce: %d); %d contacts need about %.3g MiB: raise "
-                 "contact.memory_budget", when, found, s->maxgeom,
-                 (double)s->buffer_bytes / SIM_MIB, s->cfg->memory_budget, s->maxgeom_worst,
-                 found,
+                 "%g MiB, which also holds the simulation data's %.2g MiB; G's blocks and dense "
+                 "solver work grow as the square of the contacts; every contact this scene can "
+                 "produce: %d); %d contacts need about %.3g MiB: raise contact.memory_budget",
+                 when, found, s->maxgeom, (double)s->buffer_bytes / SIM_MIB,
+                 s->cfg->memory_budget, (double)s->data_bytes / SIM_MIB, s->maxgeom_worst, found,
                  (double)(contact_bytes(s->m, need) +
                           (!cmpl_is_compliant(s->cfg) ? solver_bytes(&s->slv_opt, need)
-                                                      : cmpl_bytes(s->cfg, s->m, need))) /
+                                                      : cmpl_bytes(s->cfg, s->m, need)) +
+                          s->data_bytes) /
                      SIM_MIB);
 }
 
@@ -403,6 +408,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   }
   free(specs);
   if (st == CSIM_OK) st = data_create(s->m, 0, &s->d, err);
+  if (st == CSIM_OK) s->data_bytes = data_bytes(s->m, 0);
   for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++) st = initial_state(cfg, s->m, s->d, r, err);
 
   // collision pairs, without the scenario's excluded link pairs and, unless

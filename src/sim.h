@@ -6,7 +6,8 @@
 //
 // Contact capacity (no fixed cap): the contact buffers hold every contact collision can produce
 // (coll_max_contacts: the sum over candidate pairs of each pair's most contacts), plus both
-// limits of every limited joint, when those buffers fit in the memory budget
+// limits of every limited joint, when those buffers and the simulation data (sim_data, linear in
+// the dofs and bodies) fit in the memory budget
 // contact.memory_budget (MiB, default 2048); otherwise they hold as many contacts as fit (the
 // dense G and the solvers' work take about 216 bytes per contact pair, so 2 GiB hold about
 // 3,100 contacts). A contact is never dropped: when collision finds more contacts than the
@@ -114,6 +115,8 @@ typedef struct sim {
   int maxgeom;              // of which geometric contacts (see size_contacts in sim.c)
   int maxgeom_worst;        // every contact collision can produce (coll_max_contacts)
   size_t buffer_bytes;      // bytes of the contact buffers for maxcon
+  size_t data_bytes;        // bytes of sim_data (data_bytes): contact.memory_budget holds them
+                            // and the contact buffers
   int island_rows;          // dense families: rows of the largest island the solver's work
                             // holds (slv_opt.island_rows, or the worst case); 0 otherwise
   int island_rows_worst;    // the rows an island of every contact could need (> island_rows:

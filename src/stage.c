@@ -219,7 +219,7 @@ int stage_limit_springs(sim* s, double h) {
   memset(s->qfrc_limit, 0, sizeof(double) * (size_t)m->nv);
   if (!s->opt.limits) return 0;
   double k = s->opt.limit_k, c = s->opt.limit_d;
-  int n = 0, nv = m->nv;
+  int n = 0;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
     const double* rg = m->jnt_range + 2 * j;
@@ -231,7 +231,7 @@ int stage_limit_springs(sim* s, double h) {
     // spring-damper beyond the limit, implicit in the step (backward Euler on this dof:
     // (M + h (c + h k) e e') dv = h (f - k (q - lim) - (c + h k) v)), so any stiffness is stable
     s->qfrc_limit[dof] = -k * (q - lim) - (c + h * k) * v;
-    if (h > 0) d->qM[(size_t)dof * nv + dof] += h * (c + h * k);
+    if (h > 0) d->qM[m->dof_Madr[dof]] += h * (c + h * k);  // the diagonal, first in its row
     touch(s, m->jnt_body[j]);
     n++;
   }

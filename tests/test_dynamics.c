@@ -122,15 +122,21 @@ START_TEST(double_pendulum_closed_form) {
     d->v[0] = v1;
     d->v[1] = v2;
     full_update(m, d);
-    double M[4], b[2];
+    double M[4], b[2], Md[4], Ld[4];
     dp_closed_form(&P, q1, q2, v1, v2, M, b);
-    for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(d->qM[i], M[i], 1e-12);
+    dyn_mass_dense(m, d, Md);
+    dyn_factor_dense(m, d, Ld);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(Md[i], M[i], 1e-12);
     for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(d->qfrc_bias[i], b[i], 1e-12);
     double M11 = M[0], M12 = M[1], M22 = M[3];
-    // L'DL of a 2x2: D2 = M22, L21 = M12 / M22, D1 = M11 - M12^2 / M22
+    // L'DL of a 2x2: D2 = M22, L21 = M12 / M22, D1 = M11 - M12^2 / M22 (the dense factor:
+    // D on the diagonal, L below it)
     ck_assert_double_eq_tol(d->qLDiag[1], M22, 1e-12);
-    ck_assert_double_eq_tol(d->qLD[2], M12 / M22, 1e-12);
+    ck_assert_double_eq_tol(Ld[2], M12 / M22, 1e-12);
     ck_assert_double_eq_tol(d->qLDiag[0], M11 - M12 * M12 / M22, 1e-12);
+    ck_assert_double_eq(Ld[0], d->qLDiag[0]);
+    ck_assert_double_eq(Ld[3], d->qLDiag[1]);
+    ck_assert_double_eq(Ld[1], 0);
   }
   data_free(d);
   model_free(m);
@@ -165,7 +171,9 @@ START_TEST(free_body_mass_matrix) {
         Mexp[6 * i + i] = mass;
         for (int j = 0; j < 3; j++) Mexp[6 * (3 + i) + 3 + j] = Ic[3 * i + j];
       }
-      for (int i = 0; i < 36; i++) ck_assert_double_eq_tol(d->qM[i], Mexp[i], 1e-12);
+      double Md[36];
+      dyn_mass_dense(m, d, Md);
+      for (int i = 0; i < 36; i++) ck_assert_double_eq_tol(Md[i], Mexp[i], 1e-12);
       const double* vc = d->v;
       const double* w = d->v + 3;
       double Icw[3], wxIcw[3];
@@ -224,9 +232,9 @@ static void check_robot_dynamics(const sim_model* m, sim_data* d, int nstate, do
   for (int s = 0; s < nstate; s++) {
     random_state(m, d->q, d->v, 1.5, 2);
     full_update(m, d);
-    memcpy(M, d->qM, nn * sizeof(double));
+    dyn_mass_dense(m, d, M);
     double Mmax = max_abs(M, (int)nn);
-    // only ancestor entries are written: pairs of dofs on different branches stay 0
+    // only tree entries exist: pairs of dofs on different branches are 0
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < i; j++) {
         int anc = 0;
@@ -250,6 +258,19 @@ static void check_robot_dynamics(const sim_model* m, sim_data* d, int nstate, do
     for (int i = 0; i < nv; i++)
       ck_assert_msg(fabs(tau[i] - Ma[i] - d->qfrc_bias[i]) <= tol * scale,
                     "rnea %.15g vs Ma+b %.15g", tau[i], Ma[i] + d->qfrc_bias[i]);
+    // the factor reassembles M: M = L'DL, L unit lower (the dense factor: D on its diagonal)
+    dyn_factor_dense(m, d, A);
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) {
+        double s2 = 0;
+        for (int k = i > j ? i : j; k < nv; k++) {
+          double lki = k == i ? 1 : A[k * nv + i], lkj = k == j ? 1 : A[k * nv + j];
+          s2 += lki * A[k * nv + k] * lkj;
+        }
+        ck_assert_msg(fabs(s2 - M[i * nv + j]) <= 1e-12 * Mmax, "L'DL[%d][%d] %.15g vs M %.15g",
+                      i, j, s2, M[i * nv + j]);
+      }
+    for (int i = 0; i < nv; i++) ck_assert_double_eq(A[i * nv + i], d->qLDiag[i]);
     // symmetric positive definite: LAPACK Cholesky succeeds
     memcpy(A, M, nn * sizeof(double));
     ck_assert_int_eq(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nv, A, nv), 0);
@@ -524,9 +545,10 @@ START_TEST(double_pendulum_from_urdf_text) {
     d->v[0] = v1;
     d->v[1] = v2;
     full_update(m, d);
-    double M[4], b[2];
+    double M[4], b[2], Md[4];
     dp_closed_form(&P, q1, q2, v1, v2, M, b);
-    for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(d->qM[i], M[i], 1e-12);
+    dyn_mass_dense(m, d, Md);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(Md[i], M[i], 1e-12);
     for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(d->qfrc_bias[i], b[i], 1e-12);
     // potential energy: m1 g (2 - c1 cos q1) + m2 g (2 - l1 cos q1 - c2 cos(q1 + q2))
     double pe = 1.3 * g * (2 - 0.21 * cos(q1)) + m2 * g * (2 - 0.5 * cos(q1) - c2 * cos(q1 + q2));

@@ -68,6 +68,14 @@ static void check_invariants(const sim_model* m) {
       ck_assert_int_eq(m->dof_parent[i], i - 1);
   }
   ck_assert_int_eq(depth_max, m->maxdepth);
+  // mass matrix rows (dof_Madr): dof i's row holds one entry per dof from i to its root, rows
+  // one after another in dof order; nM the total (counted here by walking dof_parent)
+  int nM = 0;
+  for (int i = 0; i < m->nv; i++) {
+    ck_assert_int_eq(m->dof_Madr[i], nM);
+    for (int j = i; j >= 0; j = m->dof_parent[j]) nM++;
+  }
+  ck_assert_int_eq(m->nM, nM);
   int nq = 0, nv = 0;
   for (int j = 0; j < m->njnt; j++) {
     ck_assert_int_eq(m->jnt_qadr[j], nq);
@@ -424,6 +432,12 @@ START_TEST(two_robots) {
   ck_assert_int_eq(m->dof_parent[1], -1);   // the second robot's tree starts afresh
   ck_assert_int_eq(m->dof_parent[7], 6);
   ck_assert_int_eq(m->maxdepth, 8);
+  // mass matrix rows: the arm's dof (1 entry), the free joint's chain (1 + ... + 6), then the
+  // box's two 1-dof joints below it (7, 8)
+  ck_assert_int_eq(m->nM, 1 + 21 + 7 + 8);
+  ck_assert_int_eq(m->dof_Madr[1], 1);
+  ck_assert_int_eq(m->dof_Madr[7], 1 + 21);
+  ck_assert_int_eq(m->dof_Madr[8], 1 + 21 + 7);
   ck_assert_double_eq(m->qpos0[7], 1);
   ck_assert_double_eq_tol(model_robot_mass(m, 0), 3, 1e-15);
   ck_assert_double_eq_tol(model_robot_mass(m, 1), 12, 1e-15);
@@ -458,6 +472,66 @@ START_TEST(two_robots) {
   ck_assert_double_eq(z[0], 0);
   data_free(d);
   model_free(m);
+}
+END_TEST
+
+// sim_data of n free cubes (robots/cube.urdf): its bytes grow linearly in the dofs (the mass
+// matrix and its factor are tree-sparse, 21 entries per cube; the default arena holds O(nv)),
+// so 64 cubes take at most 64 times one cube's bytes, not 4096 times (dense nv x nv storage
+// would add 2 * 8 nv^2 bytes: 2.4 MB at 64 cubes, 9.4 MB at 128)
+static size_t cube_data_bytes(const urdf_robot* u, int n, int* nv, int* nM) {
+  model_world_spec world = {{0, 0, -9.81}, 1, 0, 0, 0, {0, 0}, NULL};
+  model_robot_spec* spec = calloc((size_t)n, sizeof(model_robot_spec));
+  char(*names)[16] = calloc((size_t)n, sizeof(*names));
+  ck_assert(spec && names);
+  for (int i = 0; i < n; i++) {
+    snprintf(names[i], sizeof(names[i]), "c%d", i);
+    spec[i] = (model_robot_spec){u, names[i], MODEL_BASE_FREE, {0.2 * i, 0, 0.05}, {0, 0, 0, 1}, 0};
+  }
+  sim_model* m = NULL;
+  csim_error err;
+  ck_assert_int_eq(model_create(&world, spec, n, &m, &err), CSIM_OK);
+  *nv = m->nv;
+  *nM = m->nM;
+  size_t bytes = data_bytes(m, 0);
+  // the default arena holds what its users take (data.h): an nv-vector, or the chain scratch
+  sim_data* d;
+  ck_assert_int_eq(data_create(m, 0, &d, &err), CSIM_OK);
+  ck_assert_uint_eq(d->arena_size, data_arena_default(m));
+  ck_assert_uint_ge(d->arena_size, sizeof(double) * (size_t)m->nv);
+  ck_assert_uint_ge(d->arena_size, (sizeof(int) + 3 * sizeof(double)) * (size_t)(m->maxdepth + 1));
+  data_free(d);
+  model_free(m);
+  free(names);
+  free(spec);
+  return bytes;
+}
+
+START_TEST(data_linear_in_dofs) {
+  urdf_options opt = urdf_default_options();
+  opt.use_env = 0;
+  urdf_robot* u = NULL;
+  csim_error err;
+  ck_assert_int_eq(urdf_load("robots/cube.urdf", &opt, &u, &err), CSIM_OK);
+  int n[3] = {1, 64, 128}, nv[3], nM[3];
+  size_t b[3];
+  for (int k = 0; k < 3; k++) {
+    b[k] = cube_data_bytes(u, n[k], &nv[k], &nM[k]);
+    ck_assert_int_eq(nv[k], 6 * n[k]);
+    ck_assert_int_eq(nM[k], 21 * n[k]);  // each cube's free-joint chain: 1 + 2 + ... + 6
+  }
+  // 64 cubes: at most 64 times one cube (the struct and the arrays' alignment padding are
+  // shared, so less: about 34 times); 128 cubes: twice 64 cubes (quadratic: about 4 times)
+  double r64 = (double)b[1] / (double)b[0], r128 = (double)b[2] / (double)b[1];
+  ck_assert_msg(r64 >= 16 && r64 <= 64 && r128 >= 1.9 && r128 <= 2.05,
+                "data bytes: 1 cube %zu, 64 cubes %zu (ratio %.1f), 128 cubes %zu (ratio %.2f)",
+                b[0], b[1], r64, b[2], r128);
+  // the same bytes per added cube from 1 to 64 and from 64 to 128 (quadratic growth would
+  // triple the second); alignment padding of the arrays aside
+  double per1 = (double)(b[1] - b[0]) / 63, per2 = (double)(b[2] - b[1]) / 64;
+  ck_assert_msg(fabs(per2 - per1) <= 0.05 * per1, "bytes per cube %.1f (1 to 64), %.1f (64 to 128)",
+                per1, per2);
+  urdf_free(u);
 }
 END_TEST
 
@@ -561,6 +635,14 @@ START_TEST(shared_robot_sizes) {
   ck_assert_int_eq(m->nv, 18);
   ck_assert_int_eq(m->nbody, 1 + 13);   // the world + 13 moving bodies (base + 12 leg links)
   ck_assert_int_eq(m->maxdepth, 9);
+  // mass matrix rows (branched: four legs of 3 dofs on the free base's chain of 6): the base
+  // 1 + ... + 6 = 21 entries, each leg 7 + 8 + 9 = 24, against nv^2 = 324 dense
+  ck_assert_int_eq(m->nM, 21 + 4 * 24);
+  for (int leg = 0; leg < 4; leg++) {
+    int hip = 6 + 3 * leg;
+    ck_assert_int_eq(m->dof_parent[hip], 5);
+    ck_assert_int_eq(m->dof_Madr[hip], 21 + 24 * leg);
+  }
   ck_assert_int_eq(m->ngeom, 1 + 17);
   ck_assert_int_eq(m->ngeom_skipped, 0);
   ck_assert_int_gt(m->nmesh, 0);
@@ -592,6 +674,8 @@ START_TEST(shared_robot_sizes) {
   m = robot_model(u, MODEL_BASE_FREE, 1);
   ck_assert_int_eq(m->nv, 38);
   ck_assert_int_eq(m->nq, 39);
+  check_invariants(m);  // (dof_Madr and nM on a deeper branched tree)
+  ck_assert_int_lt(m->nM, m->nv * m->nv / 2);
   model_free(m);
   urdf_free(u);
   u = load_robot("ur5/ur5_robot.urdf");
@@ -634,6 +718,7 @@ static Suite* model_suite(void) {
   tcase_add_test(tc, inertia_fixes);
   tcase_add_test(tc, input_errors);
   tcase_add_test(tc, two_robots);
+  tcase_add_test(tc, data_linear_in_dofs);
   suite_add_tcase(s, tc);
   TCase* tf = tcase_create("files");
   tcase_set_timeout(tf, 120);

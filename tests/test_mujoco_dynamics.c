@@ -656,12 +656,13 @@ START_TEST(dynamics_match_mujoco) {
   // work arrays (MuJoCo dof order)
   const size_t nn = (size_t)nv * (size_t)nv;
   double* Mc = calloc(nn, sizeof *Mc);      // csim M mapped to MuJoCo order, original coords
+  double* Md = calloc(nn, sizeof *Md);      // csim M dense, csim order
   double* Mmj = calloc(nn, sizeof *Mmj);    // MuJoCo M
   double* Mp = calloc(nn, sizeof *Mp);      // prediction T' Mc T
   double* Tm = calloc(nn, sizeof *Tm);      // T
   double* tmp = calloc(nn, sizeof *tmp);
   double* vec = calloc(5 * (size_t)nv, sizeof *vec);
-  ck_assert(Mc && Mmj && Mp && Tm && tmp && vec);
+  ck_assert(Mc && Md && Mmj && Mp && Tm && tmp && vec);
   double *bc = vec, *vc = vec + nv, *w = vec + 2 * nv, *bp = vec + 3 * nv, *r1 = vec + 4 * nv;
 
   uint64_t seed = 0x5eed0000ull + (uint64_t)_i;
@@ -746,14 +747,10 @@ START_TEST(dynamics_match_mujoco) {
     ck_assert_msg(worst_pose <= POSE_TOL, "%s (%s) state %d: body poses differ by %.3g",
                   rc->file, label, s, worst_pose);
 
-    // csim M: ancestor entries (lower triangle) mirrored, others zero; to MuJoCo order
-    memset(Mc, 0, nn * sizeof *Mc);
+    // csim M: the tree entries (dyn_mass_dense), others zero; to MuJoCo order
+    dyn_mass_dense(cm, cd, Md);
     for (int i = 0; i < nv; i++)
-      for (int j = i; j >= 0; j = cm->dof_parent[j]) {
-        double x = cd->qM[(size_t)i * nv + j];
-        Mc[(size_t)perm[i] * nv + perm[j]] = x;
-        Mc[(size_t)perm[j] * nv + perm[i]] = x;
-      }
+      for (int j = 0; j < nv; j++) Mc[(size_t)perm[i] * nv + perm[j]] = Md[(size_t)i * nv + j];
     for (int i = 0; i < nv; i++) {
       bc[perm[i]] = cd->qfrc_bias[i];
       vc[perm[i]] = cd->v[i];
@@ -827,6 +824,7 @@ START_TEST(dynamics_match_mujoco) {
   fflush(stdout);
 
   free(Mc);
+  free(Md);
   free(Mmj);
   free(Mp);
   free(Tm);

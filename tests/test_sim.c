@@ -678,9 +678,10 @@ START_TEST(step_does_not_allocate) {
 }
 END_TEST
 
-// contact.memory_budget is checked against contact_bytes, solver_bytes and cmpl_bytes: each must
-// be what contact_create, solver_create and cmpl_create (implicit Euler: its own contact_data
-// too) really ask the allocator for, byte for byte, at several sizes
+// contact.memory_budget is checked against contact_bytes, solver_bytes, cmpl_bytes and
+// data_bytes: each must be what contact_create, solver_create, cmpl_create (implicit Euler: its
+// own contact_data too) and data_create really ask the allocator for, byte for byte, at several
+// sizes
 START_TEST(buffer_bytes_are_what_is_allocated) {
 #ifdef SIM_TEST_ASAN
   fprintf(stderr, "test_sim: buffer_bytes_are_what_is_allocated skipped under AddressSanitizer\n");
@@ -751,6 +752,21 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
       }
       solver_free(sv);
     }
+  // the simulation data, with the default arena and with given ones; the sim counts it
+  ck_assert_uint_eq(f.s->data_bytes, data_bytes(f.s->m, 0));
+  static const size_t arenas[3] = {0, 100, 4096};
+  for (int k = 0; k < 3; k++) {
+    csim_error err;
+    sim_data* d = NULL;
+    long b0 = atomic_load(&g_nbytes);
+    csim_status st = data_create(f.s->m, arenas[k], &d, &err);
+    long b1 = atomic_load(&g_nbytes);
+    ck_assert(st == CSIM_OK);
+    ck_assert_msg(b1 - b0 == (long)data_bytes(f.s->m, arenas[k]),
+                  "data_create (arena %zu): allocated %ld bytes, accounted %ld", arenas[k],
+                  b1 - b0, (long)data_bytes(f.s->m, arenas[k]));
+    data_free(d);
+  }
   unload(&g);
   unload(&f);
 #endif
