@@ -28,12 +28,13 @@
 //
 // Storage: G is block-sparse (solver_problem below). Per-contact families (PGS for ncp/ccp/lcp,
 // RaiSim bisection) sweep block rows: after contact i changes, c = G~ lambda + g is updated over
-// the blocks of row i only, diagonal blocks come from storage; ncp/pgs iterates island by island
-// (each island stops at its own tolerance; iterations reported are the most any island took). ADMM, staggered projections and
-// Lemke factor or pivot on G: solver_solve hands them one island at a time as a dense
-// sub-problem (densely per island; their workspace is sized for an island of every contact, or
-// for islands of at most solver_options.island_rows rows: a larger island is then left unsolved
-// and reported in solver_result, never solved in part).
+// the blocks of row i only, diagonal blocks come from storage; they iterate island by island
+// (each island stops at its own tolerance; iterations reported are the most any island took,
+// the residual the largest). ADMM, staggered projections and Lemke factor or pivot on G:
+// solver_solve hands them one island at a time as a dense sub-problem (densely per island; their
+// workspace is sized for an island of every contact, or for islands of at most
+// solver_options.island_rows rows: a larger island is then left unsolved and reported in
+// solver_result, never solved in part).
 // ADMM given the factored form (Y) factors an island with fewer dofs than contact rows in dof
 // space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
 // island's dofs, A diagonal), its dofs in Cuthill-McKee order so that a chain of trees (a stack)
@@ -220,6 +221,7 @@ typedef struct {
   double residual;      // the stopping residual at exit (the model's own, or with the NCP
                         // criterion the larger of it and the NCP residual on G + R)
   double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
+                        // (NaN when a contact's residual is NaN)
   double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
   int dof_islands;      // islands ADMM factored in dof space (the factored form), 0 otherwise
   // dense families: contacts of the largest island whose rows were past the work's
@@ -274,8 +276,9 @@ const double* solver_dual(const solver* s);
 const double* solver_velocity(const solver* s);
 
 // NCP residuals of lambda for problem p (000 eq. 14) on c = (G + R) lambda + g (R when p->R is
-// not NULL): fills eps_abs/eps_p/eps_d/eps_c of res (the rest untouched); c (3nc) receives c
-// when not NULL
+// not NULL): fills eps_abs/eps_p/eps_d/eps_c of res (the rest untouched; eps_abs NaN when a
+// contact's residual is: NaN data never measures as a finite residual); c (3nc) receives c when
+// not NULL
 void solver_residuals(const solver_problem* p, const double* lambda, double* c,
                       solver_result* res);
 

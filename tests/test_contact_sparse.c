@@ -8,8 +8,7 @@
 //    (the oracle: a union-find over the bodies each contact touches, the world excluded);
 //  * every model/solver pair gives the same contact velocity c = G lambda + g (to its
 //    tolerance) on the block-sparse problem (per island) and on the same G stored with every
-//    block (one dense island: the dense reference path), both converged; the per-contact
-//    families that sweep all islands together give bit-identical impulses;
+//    block (one dense island: the dense reference path), both converged;
 //  * the factored form Y Y' + diag(ydiag) handed to the solvers equals the blocks (joint-limit
 //    rows included: a Panda arm resting on its limits); ADMM factoring islands in dof space
 //    (Woodbury) gives the contact velocities of ADMM factoring them densely in contact space;
@@ -264,13 +263,9 @@ START_TEST(solvers_sparse_vs_dense) {
       // are unique; the resting stacks' NCP answer is too)
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "%s/%s: |c_sparse - c_dense| = %g",
                     solver_model_names[mo], name, dc);
-      // per-contact families sweeping all contacts together go through the same contacts in
-      // the same order on both storages: identical answers (ncp/pgs stops island by island,
-      // so its sweep counts differ from the one-island problem's: the velocity check above)
-      if ((k == SOLVER_PGS && mo != SOLVER_MODEL_NCP) || k == SOLVER_BISECTION)
-        for (int a = 0; a < n3; a++)
-          ck_assert_msg(l1[a] == l2[a], "%s/%s: lambda[%d] %.17g vs %.17g",
-                        solver_model_names[mo], name, a, l1[a], l2[a]);
+      // (the per-contact families stop island by island on the sparse problem and sweep
+      // every contact together on the one-island problem: their sweep counts, hence their
+      // impulses' last bits, differ; the velocity check above is what both must meet)
       solver_free(sv);
     }
   ck_assert_int_ge(npairs, 9);

@@ -8,6 +8,7 @@
 #include "cone.h"
 #include "dense_problem.h"
 #include "solver.h"
+#include "two_islands.h"
 
 static double urand(unsigned* s) {
   *s = *s * 1103515245u + 12345u;
@@ -333,6 +334,18 @@ START_TEST(island_past_reserve_is_reported) {
 }
 END_TEST
 
+// two independent islands (tests/two_islands.h), one converged after a sweep, one after tens:
+// ncp/pgs iterates each alone (solver_impl.h): its answer bit for bit, no sweep of the easy
+// island after it converged, the hard island's sweep count reported; a NaN island (solved first)
+// is never reported converged however well the next one does
+START_TEST(islands_iterate_alone) {
+  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, TI_TOL, 1000, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, 0, 0, 0};
+  ti_check(&o, 1, "ncp/pgs");
+  ti_check_nan(&o, "ncp/pgs");
+}
+END_TEST
+
 static Suite* solver_suite(void) {
   Suite* s = suite_create("solver");
   TCase* tc = tcase_create("ncp");
@@ -344,6 +357,7 @@ static Suite* solver_suite(void) {
   tcase_add_test(tc, unsupported_pairs_are_errors);
   tcase_add_test(tc, dual_variable_round_trip);
   tcase_add_test(tc, island_past_reserve_is_reported);
+  tcase_add_test(tc, islands_iterate_alone);
   suite_add_tcase(s, tc);
   return s;
 }

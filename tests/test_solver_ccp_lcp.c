@@ -21,6 +21,7 @@
 #include "cone.h"
 #include "dense_problem.h"
 #include "solver.h"
+#include "two_islands.h"
 
 static const double kPi = 3.14159265358979323846;
 
@@ -639,6 +640,24 @@ START_TEST(end_to_end_lcp_stopping_distance) {
 }
 END_TEST
 
+// ---- islands ------------------------------------------------------------------------------
+
+// two independent islands (tests/two_islands.h), one converged after a sweep, one after tens:
+// each island iterates alone (solver_impl.h), so its answer is the one it gets solved alone,
+// bit for bit, the easy island is not swept on while the hard one iterates, the sweeps reported
+// are the hard island's; a NaN island is never reported converged, nor spoils its neighbour
+START_TEST(islands_iterate_alone) {
+  solver_model models[2] = {SOLVER_MODEL_CCP, SOLVER_MODEL_LCP};
+  const char* names[2] = {"ccp/pgs", "lcp/pgs"};
+  for (int k = 0; k < 2; k++) {
+    solver_options o = {models[k], SOLVER_PGS, TI_TOL, 1000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
+                        0, 0, 0};
+    ti_check(&o, 1, names[k]);
+    ti_check_nan(&o, names[k]);
+  }
+}
+END_TEST
+
 static Suite* ccp_lcp_suite(void) {
   Suite* s = suite_create("solver_ccp_lcp");
   TCase* tc = tcase_create("ccp");
@@ -658,6 +677,7 @@ static Suite* ccp_lcp_suite(void) {
   tcase_add_test(tc, box_on_plane_all_pairs);
   tcase_add_test(tc, failures_are_reported);
   tcase_add_test(tc, bad_options_are_errors);
+  tcase_add_test(tc, islands_iterate_alone);
   suite_add_tcase(s, tc);
   tc = tcase_create("end_to_end");
   tcase_set_timeout(tc, 300);

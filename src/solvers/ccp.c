@@ -13,8 +13,9 @@
 //
 // Speed: c = G~ lambda + g is kept up to date in s->c: after contact i moves by d, c += G~(:, i) d
 // (the three columns of G are its rows: G is symmetric), so a sweep costs one pass over G and the
-// residual after it is O(nc). c is recomputed from scratch before accepting convergence and every
-// REFRESH sweeps, so rounding never accumulates into the answer.
+// residual after it is O(nc). Island by island (solver_impl.h): each island sweeps until its own
+// contacts meet the tolerance; its rows of c are recomputed from scratch before accepting its
+// convergence and every REFRESH of its sweeps, so rounding never accumulates into the answer.
 #include "interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
@@ -26,13 +27,6 @@
 #define REFRESH 64
 // largest step times lambda_max(G~_ii): the gradient step is stable below 2
 #define STEP_CAP 1.5
-
-// c = G~ lambda + g from scratch
-static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
-  int n = 3 * p->nc;
-  for (int r = 0; r < n; r++) c[r] = p->g[r] + (p->R ? p->R[r] * lambda[r] : 0);
-  solver_gmul_add(p, lambda, c);
-}
 
 // c += G~(:, 3i..3i+2) d (the blocks of row i of the symmetric G)
 static void velocity_update(const solver_problem* p, int i, const double d[3], double* c) {
@@ -59,10 +53,12 @@ static double sym3_max_eig(const double A[9]) {
   return q + 2 * pp * cos(acos(r) / 3);
 }
 
-// the CCP residual max over contacts (000 eq. 15)
-static double ccp_residual(const solver_problem* p, const double* lambda, const double* c) {
+// the CCP residual (000 eq. 15), max over the contacts cons[0..n) (all when cons is NULL)
+static double ccp_residual(const solver_problem* p, const double* lambda, const double* c,
+                           const int* cons, int n) {
   double worst = 0;
-  for (int i = 0; i < p->nc; i++) {
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
     double a, b, d;
     cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
     if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // never report NaN as converged
@@ -73,12 +69,13 @@ static double ccp_residual(const solver_problem* p, const double* lambda, const 
   return worst;
 }
 
-// the stopping residual: the CCP residual, and under solver.criterion: ncp also the NCP one (a
-// guess that is an NCP solution but not the CCP's answer, e.g. lambda = 0 on a separating contact
-// that slides, where the CCP still pushes since c_N < mu |c_T|, must not stop the sweeps)
+// the stopping residual over the contacts cons[0..n): the CCP residual, and under
+// solver.criterion: ncp also the NCP one (a guess that is an NCP solution but not the CCP's
+// answer, e.g. lambda = 0 on a separating contact that slides, where the CCP still pushes since
+// c_N < mu |c_T|, must not stop the sweeps)
 static double stop_residual(const solver* s, const solver_problem* p, const double* lambda,
-                            const double* c) {
-  return solver_stop_of(s, p, lambda, c, ccp_residual(p, lambda, c));
+                            const double* c, const int* cons, int n) {
+  return solver_stop_of(s, p, lambda, c, cons, n, ccp_residual(p, lambda, c, cons, n));
 }
 
 void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
@@ -101,35 +98,48 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
-  velocity_all(p, lambda, c);
-  double r = stop_residual(s, p, lambda, c);
+  solver_crows(p, lambda, c, NULL, nc);
 
-  // sweeps until the CCP residual, checked on an exact c, is below the tolerance
-  int it = 0;
-  while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
-    for (int i = 0; i < nc; i++) {
-      double* li = lambda + 3 * i;
-      double st = s->tinv[4 * i];
-      // gradient step and projection onto K_mu (Alg. 2 lines 3-4)
-      double x[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1], li[2] - st * c[3 * i + 2]};
-      cone_project(x, x, p->mu[i]);
-      double d[3] = {x[0] - li[0], x[1] - li[1], x[2] - li[2]};
-      if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-      li[0] = x[0];
-      li[1] = x[1];
-      li[2] = x[2];
-      velocity_update(p, i, d, c);
+  // island by island (solver_impl.h): each island sweeps until its CCP residual, checked on an
+  // exact c, is below the tolerance
+  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
+  double worst = 0;
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    double r = stop_residual(s, p, lambda, c, cons, n);
+    int it = 0;
+    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
+      for (int q = 0; q < n; q++) {
+        int i = cons ? cons[q] : q;
+        double* li = lambda + 3 * i;
+        double st = s->tinv[4 * i];
+        // gradient step and projection onto K_mu (Alg. 2 lines 3-4)
+        double x[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1],
+                       li[2] - st * c[3 * i + 2]};
+        cone_project(x, x, p->mu[i]);
+        double d[3] = {x[0] - li[0], x[1] - li[1], x[2] - li[2]};
+        if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+        li[0] = x[0];
+        li[1] = x[1];
+        li[2] = x[2];
+        velocity_update(p, i, d, c);
+      }
+      it++;
+      if (it % REFRESH == 0) solver_crows(p, lambda, c, cons, n);
+      r = stop_residual(s, p, lambda, c, cons, n);
+      if (r <= tol) {  // confirm on an exact c
+        solver_crows(p, lambda, c, cons, n);
+        r = stop_residual(s, p, lambda, c, cons, n);
+      }
     }
-    it++;
-    if (it % REFRESH == 0) velocity_all(p, lambda, c);
-    r = stop_residual(s, p, lambda, c);
-    if (r <= tol) {  // confirm on an exact c
-      velocity_all(p, lambda, c);
-      r = stop_residual(s, p, lambda, c);
-    }
+    // the island's c is exact when no sweep ran or its last test recomputed it
+    if (!(it == 0 || r <= tol)) fresh = 0;
+    if (it > itmax) itmax = it;
+    if (!isnan(worst) && !(r <= worst)) worst = r;  // a NaN island's NaN stays
   }
-  res->iterations = it;
-  res->residual = r;
-  res->converged = r <= tol;
-  s->c_fresh = it == 0 || r <= tol;  // c was recomputed for the last test
+  res->iterations = itmax;
+  res->residual = worst;
+  res->converged = worst <= tol;
+  s->c_fresh = fresh;
 }

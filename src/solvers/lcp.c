@@ -23,7 +23,9 @@
 // each tangent component steps with its own diagonal, one after the other (P is a product, so the
 // clamp is the exact projection and the fixed point is unchanged); for other m a scalar step
 // 1/max(G~_t1t1, G~_t2t2) keeps the fixed point on maximum dissipation. c = G~ lambda + g is
-// kept up to date in s->c (column updates, G symmetric), recomputed before accepting convergence.
+// kept up to date in s->c (column updates, G symmetric). Island by island (solver_impl.h): each
+// island sweeps until its own contacts meet the tolerance; its rows of c are recomputed before
+// accepting its convergence and every REFRESH of its sweeps.
 //
 // Lemke. Per contact the unknowns z_i = (lambda_N, beta_1..beta_m, gamma) >= 0 with
 // lambda_T = sum_j beta_j v_j, and w = M z + q >= 0, z' w = 0 with
@@ -232,11 +234,12 @@ static void pyramid_residuals(const pyramid* py, const double l[3], const double
   *ec = fabs(sp_dot3(l, cg));
 }
 
-// the largest pyramid residual over contacts
+// the largest pyramid residual over the contacts cons[0..n) (all when cons is NULL)
 static double pyramid_residual(const pyramid* py, const solver_problem* p, const double* lambda,
-                               const double* c) {
+                               const double* c, const int* cons, int n) {
   double worst = 0;
-  for (int i = 0; i < p->nc; i++) {
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
     double a, b, d;
     pyramid_residuals(py, lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
     if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // never report NaN as converged
@@ -296,11 +299,12 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
   return CSIM_OK;
 }
 
-// the stopping residual: the pyramid LCP residual, and under solver.criterion: ncp also the NCP
-// one (an NCP solution that is not the pyramid's answer must not stop the solver)
+// the stopping residual over the contacts cons[0..n) (all when cons is NULL): the pyramid LCP
+// residual, and under solver.criterion: ncp also the NCP one (an NCP solution that is not the
+// pyramid's answer must not stop the solver)
 static double stop_residual(const solver* s, const pyramid* py, const solver_problem* p,
-                            const double* lambda, const double* c) {
-  return solver_stop_of(s, p, lambda, c, pyramid_residual(py, p, lambda, c));
+                            const double* lambda, const double* c, const int* cons, int n) {
+  return solver_stop_of(s, p, lambda, c, cons, n, pyramid_residual(py, p, lambda, c, cons, n));
 }
 
 void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
@@ -327,54 +331,66 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // start from the warm start projected onto the pyramids
   project_all(&py, p, lambda);
-  velocity_all(p, lambda, c);
-  double r = stop_residual(s, &py, p, lambda, c);
+  solver_crows(p, lambda, c, NULL, nc);
 
-  // sweeps until the pyramid residual, checked on an exact c, is below the tolerance
-  int it = 0;
-  while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
-    for (int i = 0; i < nc; i++) {
-      double* li = lambda + 3 * i;
-      const double* ti = s->tinv + 4 * i;
-      const double* gi = gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
-      // normal: Alg. 1 lines 3-4
-      double ln = li[2] - omega * ti[0] * c[3 * i + 2];
-      if (ln < 0) ln = 0;
-      double dn = ln - li[2];
-      // tangent velocity after the normal update (R is diagonal: no coupling)
-      double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
-      double t[2];
-      double rad = p->mu[i] * ln;
-      if (py.m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
-        t[0] = li[0] - omega * ti[1] * ct0;
-        t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
-        ct1 += gi[2] * (t[0] - li[0]);
-        t[1] = li[1] - omega * ti[2] * ct1;
-        t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
-      } else {  // polygon: scalar step and horizontal projection
-        t[0] = li[0] - omega * ti[3] * ct0;
-        t[1] = li[1] - omega * ti[3] * ct1;
-        polygon_project(&py, rad, t);
+  // island by island (solver_impl.h): each island sweeps until its pyramid residual, checked on
+  // an exact c, is below the tolerance
+  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
+  double worst = 0;
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    double r = stop_residual(s, &py, p, lambda, c, cons, n);
+    int it = 0;
+    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
+      for (int q = 0; q < n; q++) {
+        int i = cons ? cons[q] : q;
+        double* li = lambda + 3 * i;
+        const double* ti = s->tinv + 4 * i;
+        const double* gi = gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
+        // normal: Alg. 1 lines 3-4
+        double ln = li[2] - omega * ti[0] * c[3 * i + 2];
+        if (ln < 0) ln = 0;
+        double dn = ln - li[2];
+        // tangent velocity after the normal update (R is diagonal: no coupling)
+        double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
+        double t[2];
+        double rad = p->mu[i] * ln;
+        if (py.m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
+          t[0] = li[0] - omega * ti[1] * ct0;
+          t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
+          ct1 += gi[2] * (t[0] - li[0]);
+          t[1] = li[1] - omega * ti[2] * ct1;
+          t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
+        } else {  // polygon: scalar step and horizontal projection
+          t[0] = li[0] - omega * ti[3] * ct0;
+          t[1] = li[1] - omega * ti[3] * ct1;
+          polygon_project(&py, rad, t);
+        }
+        double d[3] = {t[0] - li[0], t[1] - li[1], dn};
+        if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+        li[0] = t[0];
+        li[1] = t[1];
+        li[2] = ln;
+        column_combo(p, i, d, c, 0);
       }
-      double d[3] = {t[0] - li[0], t[1] - li[1], dn};
-      if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-      li[0] = t[0];
-      li[1] = t[1];
-      li[2] = ln;
-      column_combo(p, i, d, c, 0);
+      it++;
+      if (it % REFRESH == 0) solver_crows(p, lambda, c, cons, n);
+      r = stop_residual(s, &py, p, lambda, c, cons, n);
+      if (r <= tol) {  // confirm on an exact c
+        solver_crows(p, lambda, c, cons, n);
+        r = stop_residual(s, &py, p, lambda, c, cons, n);
+      }
     }
-    it++;
-    if (it % REFRESH == 0) velocity_all(p, lambda, c);
-    r = stop_residual(s, &py, p, lambda, c);
-    if (r <= tol) {  // confirm on an exact c
-      velocity_all(p, lambda, c);
-      r = stop_residual(s, &py, p, lambda, c);
-    }
+    // the island's c is exact when no sweep ran or its last test recomputed it
+    if (!(it == 0 || r <= tol)) fresh = 0;
+    if (it > itmax) itmax = it;
+    if (!isnan(worst) && !(r <= worst)) worst = r;  // a NaN island's NaN stays
   }
-  res->iterations = it;
-  res->residual = r;
-  res->converged = r <= tol;
-  s->c_fresh = it == 0 || r <= tol;  // c was recomputed for the last test
+  res->iterations = itmax;
+  res->residual = worst;
+  res->converged = worst <= tol;
+  s->c_fresh = fresh;
 }
 
 // column j of M = E' (G~ + diag(reg)) E + H into col (N), u (3nc) as scratch (see the top)
@@ -617,7 +633,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
 
   // a warm start that already solves the problem is kept as it is
   velocity_all(p, lambda, c);
-  double r = stop_residual(s, &py, p, lambda, c);
+  double r = stop_residual(s, &py, p, lambda, c, NULL, nc);
   if (r <= tol) {
     res->residual = r;
     res->converged = 1;
@@ -645,8 +661,8 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   project_all(&py, p, lambda);
   memcpy(best, lambda, sizeof(double) * (size_t)n);
   velocity_all(p, best, c);
-  double qbest = pyramid_residual(&py, p, best, c), qprev = qbest;
-  double sbest = stop_residual(s, &py, p, best, c);
+  double qbest = pyramid_residual(&py, p, best, c, NULL, nc), qprev = qbest;
+  double sbest = stop_residual(s, &py, p, best, c, NULL, nc);
   long total = 0, cap = (long)s->opt.max_iterations * N;
   int outer = 0;
   double scale = PROX;
@@ -665,10 +681,10 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
       continue;
     }
     velocity_all(p, lambda, c);
-    double q = pyramid_residual(&py, p, lambda, c);
+    double q = pyramid_residual(&py, p, lambda, c, NULL, nc);
     if (q < qbest) {
       qbest = q;
-      sbest = stop_residual(s, &py, p, lambda, c);
+      sbest = stop_residual(s, &py, p, lambda, c, NULL, nc);
       memcpy(best, lambda, sizeof(double) * (size_t)n);
     }
     // slow progress: less regularization, down to plain Lemke

@@ -19,7 +19,8 @@ static void add_columns(const solver_problem* p, int i, const double delta[3], d
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
 }
 
-// NCP residual (000 eq. 14) over the contacts cons[0..n) (all when cons is NULL) given c
+// NCP residual (000 eq. 14) over the contacts cons[0..n) (all when cons is NULL) given c; NaN
+// when any contact's is (never reported as converged)
 static void island_residual(const solver_problem* p, const double* lambda, const double* c,
                             const int* cons, int n, solver_result* r) {
   double worst = 0;
@@ -27,23 +28,14 @@ static void island_residual(const solver_problem* p, const double* lambda, const
     int i = cons ? cons[q] : q;
     double a, b, d;
     cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (isnan(a) || isnan(b) || isnan(d)) {
+      worst = NAN;
+      break;
+    }
     double w = a > b ? (a > d ? a : d) : (b > d ? b : d);
-    if (isnan(a) || isnan(b) || isnan(d)) w = NAN;
-    if (!(w <= worst)) worst = w;
+    if (w > worst) worst = w;
   }
   r->eps_abs = worst;
-}
-
-// c = (G + R) lambda + g afresh on the rows of cons[0..n) (all when NULL)
-static void island_refresh(const solver_problem* p, const double* lambda, double* c,
-                           const int* cons, int n) {
-  for (int q = 0; q < n; q++) {
-    int i = cons ? cons[q] : q;
-    double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
-    solver_grow_add(p, i, lambda, ci);
-    for (int r = 0; r < 3; r++)
-      c[3 * i + r] = ci[r] + (p->R ? p->R[3 * i + r] * lambda[3 * i + r] : 0);
-  }
 }
 
 // one Gauss-Seidel update of contact i (000 Alg. 5 lines 3-6), c kept up to date
@@ -106,19 +98,15 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
 
   // c = (G + R) lambda + g; the residuals come island by island below (the NCP metrics of the
   // answer are solver_solve's)
-  island_refresh(p, lambda, c, NULL, nc);
-  // island by island (solver.h): each island sweeps until its own contacts meet the tolerance,
-  // so a converged island costs nothing while another still iterates; islands share no block,
-  // so this is the whole problem's Gauss-Seidel restricted to each island. Without islands (a
-  // dense problem) all contacts form one
-  int whole = p->dense || p->nisland < 1;
-  int nis = whole ? 1 : p->nisland;
-  int itmax = 0, fresh = 1;
+  solver_crows(p, lambda, c, NULL, nc);
+  // island by island (solver_impl.h): each island sweeps until its own contacts meet the
+  // tolerance
+  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
   double eps = 0;
   solver_result r = *res;
   for (int k = 0; k < nis; k++) {
-    const int* cons = whole ? NULL : p->island_con + p->island_ptr[k];
-    int n = whole ? nc : p->island_ptr[k + 1] - p->island_ptr[k];
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
     island_residual(p, lambda, c, cons, n, &r);
     int it = 0;
     while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
@@ -127,14 +115,14 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       island_residual(p, lambda, c, cons, n, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= s->opt.tolerance) {
-        island_refresh(p, lambda, c, cons, n);
+        solver_crows(p, lambda, c, cons, n);
         island_residual(p, lambda, c, cons, n, &r);
       }
     }
     // c is exact when no sweep ran or the last test recomputed it
     if (!(it == 0 || r.eps_abs <= s->opt.tolerance)) fresh = 0;
     if (it > itmax) itmax = it;
-    if (!(r.eps_abs <= eps)) eps = r.eps_abs;  // NaN propagates
+    if (!isnan(eps) && !(r.eps_abs <= eps)) eps = r.eps_abs;  // a NaN island's NaN stays
   }
   res->iterations = itmax;
   res->residual = eps;

@@ -19,6 +19,9 @@
 // Defaults: those of the authors' reference implementation of both listings (ContactBench):
 // alpha_0 = 1 (scaled by solver.over_relaxation, whose default is 1), alpha_min = 0.1 (or
 // alpha_0 when smaller), gamma = 0.99, alpha decayed once per sweep and reset at every solve.
+// Island by island (solver_impl.h): each island sweeps until its own contacts meet the
+// tolerance, with its own alpha from alpha_0 and its own stopping residual below (over its
+// contacts), so it gets the answer it would get solved alone.
 //
 // The ellipse is parametrised by the polar angle theta of lambda_T (000 Fig. 7, 002 Fig. 2):
 //   lambda(theta) = r(theta) [cos theta, sin theta, 1/mu],
@@ -291,8 +294,8 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
                        int ds) {
   int nc = p->nc;
   double tol = s->opt.tolerance, btol = RAISIM_BISECT_FRAC * tol;
-  double alpha = s->opt.over_relaxation;
-  double amin = alpha < RAISIM_ALPHA_MIN ? alpha : RAISIM_ALPHA_MIN;
+  double alpha0 = s->opt.over_relaxation;
+  double amin = alpha0 < RAISIM_ALPHA_MIN ? alpha0 : RAISIM_ALPHA_MIN;
   double* Gd = s->work;         // G~_ii blocks       (9 nc)
   double* Lf = Gd + 9 * nc;     // their factors      (6 nc)
   double* okf = Lf + 6 * nc;    // 1 when factored    (nc)
@@ -308,47 +311,73 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     cone_project(lambda + 3 * i, lambda + 3 * i, mu_clamp(p->mu[i]));
   }
 
-  double resid = INFINITY;
   // raisim_ds stops on the NCP residual (its own), raisim on its fixed-point change, and under
   // solver.criterion: ncp on both (an NCP solution that is not RaiSim's fixed point, e.g. a warm
   // start, must not stop it: RaiSim's answer differs while sliding); the fixed-point change needs
-  // a sweep, so only raisim_ds can accept its warm start without one
+  // a sweep, so only raisim_ds can accept its warm start without one. The NCP residual is taken
+  // on the island's rows of c = G~ lambda + g, computed afresh into s->c
   int ncp_stop = ds || solver_stop_ncp(s);
-  if (ds) {  // the NCP residual of the warm start
-    solver_residuals(p, lambda, NULL, res);
-    resid = res->eps_abs;
-  }
-  int it = 0;
-  while (!(resid <= tol) && it < s->opt.max_iterations && !intr_requested()) {
-    double fp = 0;  // fixed-point residual of this sweep
-    for (int i = 0; i < nc; i++) {
-      double* li = lambda + 3 * i;
-      // c_i = g_i + (G~ lambda)_i over the blocks of row i
-      double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
-      solver_grow_add(p, i, lambda, ci);
-      if (p->R)
-        for (int r = 0; r < 3; r++) ci[r] += p->R[3 * i + r] * li[r];
-      double ls[3];
-      if (okf[i] > 0)
-        contact_target(Gd + 9 * i, Lf + 6 * i, ci, li, p->mu[i], ds, btol, s->tinv + 4 * i, ls);
-      else  // no usable block (no dof moves this contact): no impulse
-        ls[0] = ls[1] = ls[2] = 0;
-      double d = dist3(Gd + 9 * i, ls, li);
-      if (d > fp || d != d) fp = d;
-      // damped update (002 Alg. 1 line 17)
-      for (int r = 0; r < 3; r++) li[r] += alpha * (ls[r] - li[r]);
+  double* c = s->c;
+  // island by island (solver_impl.h): each island sweeps until its own contacts meet the
+  // tolerance, its alpha decayed from alpha_0 by its own sweeps, as if it were solved alone
+  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
+  double worst = 0;
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    double alpha = alpha0, resid = INFINITY;
+    int exact = 0;  // the island's rows of s->c hold G~ lambda + g at its answer
+    solver_result r;
+    if (ds) {  // the NCP residual of the warm start
+      solver_crows(p, lambda, c, cons, n);
+      solver_residuals_on(p, lambda, c, cons, n, &r);
+      resid = r.eps_abs;
+      exact = 1;
     }
-    it++;
-    alpha = RAISIM_GAMMA * alpha + (1 - RAISIM_GAMMA) * amin;  // line 18
-    resid = fp;
-    if (ncp_stop) {
-      solver_residuals(p, lambda, NULL, res);
-      if (ds || (!isnan(fp) && !(res->eps_abs <= fp))) resid = res->eps_abs;
+    int it = 0;
+    while (!(resid <= tol) && it < s->opt.max_iterations && !intr_requested()) {
+      double fp = 0;  // fixed-point residual of this sweep
+      for (int q = 0; q < n; q++) {
+        int i = cons ? cons[q] : q;
+        double* li = lambda + 3 * i;
+        // c_i = g_i + (G~ lambda)_i over the blocks of row i
+        double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+        solver_grow_add(p, i, lambda, ci);
+        if (p->R)
+          for (int u = 0; u < 3; u++) ci[u] += p->R[3 * i + u] * li[u];
+        double ls[3];
+        if (okf[i] > 0)
+          contact_target(Gd + 9 * i, Lf + 6 * i, ci, li, p->mu[i], ds, btol, s->tinv + 4 * i,
+                         ls);
+        else  // no usable block (no dof moves this contact): no impulse
+          ls[0] = ls[1] = ls[2] = 0;
+        double d = dist3(Gd + 9 * i, ls, li);
+        // a NaN velocity (NaN data) can still give a finite target (the sliding search stops
+        // at a NaN slope, on a finite point of the ellipse): never report it converged
+        if (isnan(ci[0]) || isnan(ci[1]) || isnan(ci[2])) d = NAN;
+        if (d > fp || d != d) fp = d;
+        // damped update (002 Alg. 1 line 17)
+        for (int u = 0; u < 3; u++) li[u] += alpha * (ls[u] - li[u]);
+      }
+      it++;
+      alpha = RAISIM_GAMMA * alpha + (1 - RAISIM_GAMMA) * amin;  // line 18
+      resid = fp;
+      exact = 0;
+      if (ncp_stop) {
+        solver_crows(p, lambda, c, cons, n);
+        solver_residuals_on(p, lambda, c, cons, n, &r);
+        exact = 1;
+        if (ds || (!isnan(fp) && !(r.eps_abs <= fp))) resid = r.eps_abs;
+      }
     }
+    if (!exact) fresh = 0;
+    if (it > itmax) itmax = it;
+    if (!isnan(worst) && !(resid <= worst)) worst = resid;  // a NaN island's NaN stays
   }
-  res->iterations = it;
-  res->residual = resid;
-  res->converged = resid <= tol;
+  res->iterations = itmax;
+  res->residual = worst;
+  res->converged = worst <= tol;
+  s->c_fresh = fresh;
 }
 
 void solver_raisim(solver* s, const solver_problem* p, double* lambda, solver_result* res) {

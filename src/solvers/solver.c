@@ -152,23 +152,37 @@ void solver_free(solver* s) {
 
 void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
                          solver_result* res) {
-  double ep = 0, ed = 0, ec = 0;
-  for (int i = 0; i < p->nc; i++) {
+  solver_residuals_on(p, lambda, c, NULL, p->nc, res);
+}
+
+// res's eps_* from the maxima over the contacts; sum: the sum of every contact's three
+// residuals, NaN only when one of them is (they are >= 0): eps_abs is then NaN (a branch-free
+// NaN test; the maxima skip NaNs)
+static void residuals_set(double ep, double ed, double ec, double sum, solver_result* res) {
+  res->eps_p = ep;
+  res->eps_d = ed;
+  res->eps_c = ec;
+  res->eps_abs = isnan(sum) ? NAN : ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
+}
+
+void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
+                         const int* cons, int n, solver_result* res) {
+  double ep = 0, ed = 0, ec = 0, sum = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
     double a, b, d;
     cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
     if (a > ep) ep = a;
     if (b > ed) ed = b;
     if (d > ec) ec = d;
+    sum += a + b + d;
   }
-  res->eps_p = ep;
-  res->eps_d = ed;
-  res->eps_c = ec;
-  res->eps_abs = ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
+  residuals_set(ep, ed, ec, sum, res);
 }
 
 void solver_residuals(const solver_problem* p, const double* lambda, double* c,
                       solver_result* res) {
-  double ep = 0, ed = 0, ec = 0;
+  double ep = 0, ed = 0, ec = 0, sum = 0;
   for (int i = 0; i < p->nc; i++) {
     // row i of (G + R) lambda + g: the blocks of row i only
     double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
@@ -182,11 +196,9 @@ void solver_residuals(const solver_problem* p, const double* lambda, double* c,
     if (a > ep) ep = a;
     if (b > ed) ed = b;
     if (d > ec) ec = d;
+    sum += a + b + d;
   }
-  res->eps_p = ep;
-  res->eps_d = ed;
-  res->eps_c = ec;
-  res->eps_abs = ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
+  residuals_set(ep, ed, ec, sum, res);
 }
 
 // ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
@@ -407,11 +419,46 @@ int solver_stop_ncp(const solver* s) {
 }
 
 double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
-                      const double* c, double q) {
+                      const double* c, const int* cons, int n, double q) {
   if (!solver_stop_ncp(s) || isnan(q)) return q;
   solver_result r;
-  solver_residuals_of(p, lambda, c, &r);
-  return r.eps_abs > q ? r.eps_abs : q;
+  solver_residuals_on(p, lambda, c, cons, n, &r);
+  return r.eps_abs > q || isnan(r.eps_abs) ? r.eps_abs : q;
+}
+
+void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
+                  int n) {
+  int blocks = !p->dense && !p->diag_only;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    if (blocks) {  // solver_grow_add's block loop inline: the same sums in the same order
+      double a0 = 0, a1 = 0, a2 = 0;
+      for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+        const double* B = p->blk + 9 * (size_t)k;
+        const double* l = lambda + 3 * p->col[k];
+        a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+        a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+        a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+      }
+      ci[0] += a0;
+      ci[1] += a1;
+      ci[2] += a2;
+    } else {
+      solver_grow_add(p, i, lambda, ci);
+    }
+    double* co = c + 3 * i;
+    if (p->R) {
+      const double *Ri = p->R + 3 * i, *li = lambda + 3 * i;
+      co[0] = ci[0] + Ri[0] * li[0];
+      co[1] = ci[1] + Ri[1] * li[1];
+      co[2] = ci[2] + Ri[2] * li[2];
+    } else {  // + 0 as with R = 0: -0 becomes +0, the bits of the sum with R
+      co[0] = ci[0] + 0.0;
+      co[1] = ci[1] + 0.0;
+      co[2] = ci[2] + 0.0;
+    }
+  }
 }
 
 const double* solver_velocity(const solver* s) {

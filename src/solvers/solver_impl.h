@@ -108,19 +108,51 @@ static inline size_t solver_y_bytes(const solver_options* o, int maxc) {
 }
 
 // NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
-// eps_* fields of res
+// eps_* fields of res (eps_abs NaN when a contact's residual is, as solver_residuals)
 void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
                          solver_result* res);
+
+// the same over the contacts cons[0..n) only (every contact, n = nc, when cons is NULL)
+void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
+                         const int* cons, int n, solver_result* res);
 
 // 1 when the tolerance applies to the NCP residual (solver.criterion: ncp) for every model
 int solver_stop_ncp(const solver* s);
 
-// the stopping residual of a family whose model is not the NCP, given its model's own residual q
-// at lambda (velocity c): q, or under solver.criterion: ncp max(q, NCP residual), so that an
+// the stopping residual of a family whose model is not the NCP over the contacts cons[0..n)
+// (every contact when cons is NULL), given its model's own residual q there at lambda (velocity
+// c): q, or under solver.criterion: ncp max(q, NCP residual over those contacts), so that an
 // iterate stops the family only when it is its model's answer (and, for ncp, an NCP solution);
-// NaN when q is NaN
+// NaN when q or the NCP residual is
 double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
-                      const double* c, double q);
+                      const double* c, const int* cons, int n, double q);
+
+// Per-contact families (PGS for ncp/ccp/lcp, RaiSim) sweep island by island (solver.h): each
+// island iterates until its own contacts meet the tolerance, so a converged island costs nothing
+// while another still iterates. Islands share no block, so this is the whole problem's
+// Gauss-Seidel restricted to each island, and an island's answer is the one it gets solved alone.
+// Without islands (a dense problem, or none computed) every contact forms one island.
+
+// the islands a per-contact family sweeps: p's, or 1 when p has none
+static inline int solver_sweep_islands(const solver_problem* p) {
+  return p->dense || p->nisland < 1 ? 1 : p->nisland;
+}
+
+// the contacts of island k of solver_sweep_islands(p), their count in *n; NULL when the island is
+// every contact 0..nc-1
+static inline const int* solver_sweep_island(const solver_problem* p, int k, int* n) {
+  if (p->dense || p->nisland < 1) {
+    *n = p->nc;
+    return NULL;
+  }
+  *n = p->island_ptr[k + 1] - p->island_ptr[k];
+  return p->island_con + p->island_ptr[k];
+}
+
+// c = (G + R) lambda + g afresh on the rows of the contacts cons[0..n) (every contact when cons
+// is NULL): the blocks of those rows only, so an island's c costs that island's blocks
+void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
+                  int n);
 
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
