@@ -77,10 +77,11 @@ endif
 
 .PHONY: all deps test test-unit test-san run bench clean
 .PHONY: test-slurm print-opt
+all: $(CSIM_BIN) robots/iiwa_wsg.urdf
+
 # the optimization flags of this build (tools/bench.sh records them beside the figures)
 print-opt:
 	@echo $(OPT) $(LTO)
-all: $(CSIM_BIN) robots/iiwa_wsg.urdf
 
 # the Kuka + WSG 50 stand-in of scenarios/kuka_bottle.yaml, built from the shared iiwa14 URDF
 # (../shared is read, never copied into the repository)

@@ -84,6 +84,31 @@ static double dot6(const double a[6], const double b[6]) {
 
 //---------------------------------- RNEA ------------------------------------------------------
 
+// f -= body b's external wrench fext (world axes at the body origin), turned to body axes
+static void fext_subtract(const sim_data* d, const double* fext, int b, double f[6]) {
+  const double* Rw = d->xmat + 9 * b;
+  double fb[6];
+  sp_mulmtv3(fb, Rw, fext + 6 * b);
+  sp_mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
+  for (int i = 0; i < 6; i++) f[i] -= fb[i];
+}
+
+// RNEA's backward pass on the body forces d->cfrc: joint forces, then forces handed to the
+// parent (RBDA eq. 5.10-5.11)
+static void rnea_backward(const sim_model* m, sim_data* d, double* tau) {
+  for (int b = m->nbody - 1; b > 0; b--) {
+    const double* f = d->cfrc + 6 * b;
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
+      tau[k] = dot6(d->cdof + 6 * k, f);
+    int pb = m->body_parent[b];
+    if (pb > 0) {
+      double fp[6];
+      force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
+      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
+    }
+  }
+}
+
 // RBDA Table 5.1 (RNEA) in body frames, gravity as a fictitious base acceleration a_0 = -g
 // (when `gravity`), body velocities from the given v (not d->cvel, so that the integrator can
 // evaluate the velocity-product terms at a trial velocity)
@@ -160,27 +185,9 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     sp_cross3(t1, v + 3, Iv + 3);
     sp_cross3(t2, v, Iv);
     for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
-    if (fext) {
-      // world axes at the body origin -> body axes
-      const double* Rw = d->xmat + 9 * b;
-      double fb[6];
-      sp_mulmtv3(fb, Rw, fext + 6 * b);
-      sp_mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
-      for (int i = 0; i < 6; i++) f[i] -= fb[i];
-    }
+    if (fext) fext_subtract(d, fext, b, f);
   }
-  // backward pass: joint forces, then forces handed to the parent (RBDA eq. 5.10-5.11)
-  for (int b = m->nbody - 1; b > 0; b--) {
-    const double* f = d->cfrc + 6 * b;
-    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
-      tau[k] = dot6(d->cdof + 6 * k, f);
-    int pb = m->body_parent[b];
-    if (pb > 0) {
-      double fp[6];
-      force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
-      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
-    }
-  }
+  rnea_backward(m, d, tau);
 }
 
 void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
@@ -215,25 +222,9 @@ void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int grav
     }
     double* f = d->cfrc + 6 * b;
     inertia_mul(f, m->body_cinert + 10 * b, a);
-    if (fext) {
-      const double* Rw = d->xmat + 9 * b;
-      double fb[6];
-      sp_mulmtv3(fb, Rw, fext + 6 * b);
-      sp_mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
-      for (int i = 0; i < 6; i++) f[i] -= fb[i];
-    }
+    if (fext) fext_subtract(d, fext, b, f);
   }
-  for (int b = m->nbody - 1; b > 0; b--) {
-    const double* f = d->cfrc + 6 * b;
-    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
-      tau[k] = dot6(d->cdof + 6 * k, f);
-    int pb = m->body_parent[b];
-    if (pb > 0) {
-      double fp[6];
-      force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
-      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
-    }
-  }
+  rnea_backward(m, d, tau);
 }
 
 // b(q, v) = RNEA with zero acceleration and no external force

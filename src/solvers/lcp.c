@@ -335,8 +335,8 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // island by island (solver_impl.h): each island sweeps until its pyramid residual, checked on
   // an exact c, is below the tolerance
-  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
-  double worst = 0;
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
@@ -383,14 +383,9 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
       }
     }
     // the island's c is exact when no sweep ran or its last test recomputed it
-    if (!(it == 0 || r <= tol)) fresh = 0;
-    if (it > itmax) itmax = it;
-    if (!isnan(worst) && !(r <= worst)) worst = r;  // a NaN island's NaN stays
+    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
   }
-  res->iterations = itmax;
-  res->residual = worst;
-  res->converged = worst <= tol;
-  s->c_fresh = fresh;
+  solver_tally_finish(&tally, s, res, tol);
 }
 
 // column j of M = E' (G~ + diag(reg)) E + H into col (N), u (3nc) as scratch (see the top)

@@ -101,8 +101,8 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   solver_crows(p, lambda, c, NULL, nc);
   // island by island (solver_impl.h): each island sweeps until its own contacts meet the
   // tolerance
-  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
-  double eps = 0;
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
   solver_result r = *res;
   for (int k = 0; k < nis; k++) {
     int n;
@@ -120,12 +120,7 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       }
     }
     // c is exact when no sweep ran or the last test recomputed it
-    if (!(it == 0 || r.eps_abs <= s->opt.tolerance)) fresh = 0;
-    if (it > itmax) itmax = it;
-    if (!isnan(eps) && !(r.eps_abs <= eps)) eps = r.eps_abs;  // a NaN island's NaN stays
+    solver_tally_add(&tally, it, r.eps_abs, it == 0 || r.eps_abs <= s->opt.tolerance);
   }
-  res->iterations = itmax;
-  res->residual = eps;
-  res->converged = eps <= s->opt.tolerance;
-  s->c_fresh = fresh;
+  solver_tally_finish(&tally, s, res, s->opt.tolerance);
 }

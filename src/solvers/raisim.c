@@ -320,8 +320,8 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
   double* c = s->c;
   // island by island (solver_impl.h): each island sweeps until its own contacts meet the
   // tolerance, its alpha decayed from alpha_0 by its own sweeps, as if it were solved alone
-  int itmax = 0, fresh = 1, nis = solver_sweep_islands(p);
-  double worst = 0;
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
@@ -370,14 +370,9 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
         if (ds || (!isnan(fp) && !(r.eps_abs <= fp))) resid = r.eps_abs;
       }
     }
-    if (!exact) fresh = 0;
-    if (it > itmax) itmax = it;
-    if (!isnan(worst) && !(resid <= worst)) worst = resid;  // a NaN island's NaN stays
+    solver_tally_add(&tally, it, resid, exact);
   }
-  res->iterations = itmax;
-  res->residual = worst;
-  res->converged = worst <= tol;
-  s->c_fresh = fresh;
+  solver_tally_finish(&tally, s, res, tol);
 }
 
 void solver_raisim(solver* s, const solver_problem* p, double* lambda, solver_result* res) {

@@ -2,6 +2,7 @@
 #ifndef CSIM_SOLVER_IMPL_H
 #define CSIM_SOLVER_IMPL_H
 
+#include <math.h>
 #include "solver.h"
 
 // A solver family: solves p from the initial guess in lambda, sets res->iterations,
@@ -147,6 +148,35 @@ static inline const int* solver_sweep_island(const solver_problem* p, int k, int
   }
   *n = p->island_ptr[k + 1] - p->island_ptr[k];
   return p->island_con + p->island_ptr[k];
+}
+
+// what the islands' sweeps add up to: iterations the most any island took, residual the largest
+// (a NaN island's NaN stays), c exact only when every island left its rows exact
+typedef struct {
+  int iterations;
+  int fresh;
+  double worst;
+} solver_tally;
+
+static inline solver_tally solver_tally_start(void) {
+  solver_tally t = {0, 1, 0};
+  return t;
+}
+
+// one island done after `it` sweeps at residual r; exact: its rows of c are exact
+static inline void solver_tally_add(solver_tally* t, int it, double r, int exact) {
+  if (!exact) t->fresh = 0;
+  if (it > t->iterations) t->iterations = it;
+  if (!isnan(t->worst) && !(r <= t->worst)) t->worst = r;
+}
+
+// the solve's result and s->c_fresh from the tally, converged against tol
+static inline void solver_tally_finish(const solver_tally* t, solver* s, solver_result* res,
+                                       double tol) {
+  res->iterations = t->iterations;
+  res->residual = t->worst;
+  res->converged = t->worst <= tol;
+  s->c_fresh = t->fresh;
 }
 
 // c = (G + R) lambda + g afresh on the rows of the contacts cons[0..n) (every contact when cons
