@@ -35,8 +35,9 @@ Ir/step on that scene, with ir_csim_best and ratio_ir_best; csim_solvers lists t
   CSIM_SOLVERS="ncp/pgs" tools/bench_scenes.py   # csim with these solvers only
   BATCHES=9 SCENES="cube_rest grid_16" MERGE=1 tools/bench_scenes.py
                                      # some scenes, their rows replaced in the existing CSV
-Exit status: 0 when every scene ran on every side, 1 when one could not, 2 when the tool cannot
-be built.
+Exit status: 0 when every scene ran on every side (MuJoCo past its own mjData size limit, which
+bench_mujoco states, is noted, not a failure), 1 when one could not, 2 when the tool cannot be
+built.
 """
 import csv
 import math
@@ -319,8 +320,12 @@ def main():
                 res["ir_" + key] = ir
                 name = "MuJoCo" if eng == "mujoco" else "csim " + eng
                 if not ran:
-                    notes.append("%s cannot run: %s" % (name, why(err, eng)))
-                    status = 1
+                    reason = why(err, eng)
+                    notes.append("%s cannot run: %s" % (name, reason))
+                    # csim failing is the bench failing; MuJoCo past its own documented size
+                    # limit (bench_mujoco.c says why) is a property of the peer, noted above
+                    if eng != "mujoco" or "cannot size mjData" not in reason:
+                        status = 1
                 elif int(row.get("warnings") or 0) > 0 and eng != "mujoco":
                     notes.append("%s: %s" % (name, row.get("note", "")))  # unconverged steps
                 elif int(row.get("warnings") or 0) > 0:
