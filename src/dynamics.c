@@ -84,6 +84,30 @@ static double dot6(const double a[6], const double b[6]) {
 
 //---------------------------------- RNEA ------------------------------------------------------
 
+// a = X a_parent for body b (world: a_0 = (-g, 0) when `gravity`, else 0), in b's frame
+static inline void accel_from_parent(const sim_model* m, const sim_data* d, int b, int gravity,
+                                     double a[6]) {
+  int pb = m->body_parent[b];
+  const double* R = d->xloc_mat + 9 * b;
+  if (pb == 0) {
+    double ng[3] = {0, 0, 0};
+    if (gravity) {
+      ng[0] = -m->gravity[0];
+      ng[1] = -m->gravity[1];
+      ng[2] = -m->gravity[2];
+    }
+    sp_mulmtv3(a, R, ng);
+    a[3] = a[4] = a[5] = 0;
+  } else {
+    const double* ap = d->cacc + 6 * pb;
+    double t[3];
+    sp_cross3(t, ap + 3, d->xloc_pos + 3 * b);
+    sp_add3(t, t, ap);
+    sp_mulmtv3(a, R, t);
+    sp_mulmtv3(a + 3, R, ap + 3);
+  }
+}
+
 // f -= body b's external wrench fext (world axes at the body origin), turned to body axes
 static void fext_subtract(const sim_data* d, const double* fext, int b, double f[6]) {
   const double* Rw = d->xmat + 9 * b;
@@ -129,22 +153,7 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     sp_add3(t, t, vp);
     sp_mulmtv3(v, R, t);
     sp_mulmtv3(v + 3, R, vp + 3);
-    if (pb == 0) {
-      double ng[3] = {0, 0, 0};
-      if (gravity) {
-        ng[0] = -m->gravity[0];
-        ng[1] = -m->gravity[1];
-        ng[2] = -m->gravity[2];
-      }
-      sp_mulmtv3(a, R, ng);
-      a[3] = a[4] = a[5] = 0;
-    } else {
-      const double* ap = d->cacc + 6 * pb;
-      sp_cross3(t, ap + 3, p);
-      sp_add3(t, t, ap);
-      sp_mulmtv3(a, R, t);
-      sp_mulmtv3(a + 3, R, ap + 3);
-    }
+    accel_from_parent(m, d, b, gravity, a);
     // joint velocity v_J = S qdot and S qacc (S at q: d->cdof)
     double vj[6] = {0, 0, 0, 0, 0, 0};
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
@@ -200,26 +209,8 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
 // an exact zero there, so the values are dyn_rnea_full's
 void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau) {
   for (int b = 1; b < m->nbody; b++) {
-    int pb = m->body_parent[b];
-    const double* R = d->xloc_mat + 9 * b;
     double* a = d->cacc + 6 * b;
-    if (pb == 0) {
-      double ng[3] = {0, 0, 0};
-      if (gravity) {
-        ng[0] = -m->gravity[0];
-        ng[1] = -m->gravity[1];
-        ng[2] = -m->gravity[2];
-      }
-      sp_mulmtv3(a, R, ng);
-      a[3] = a[4] = a[5] = 0;
-    } else {
-      const double* ap = d->cacc + 6 * pb;
-      double t[3];
-      sp_cross3(t, ap + 3, d->xloc_pos + 3 * b);
-      sp_add3(t, t, ap);
-      sp_mulmtv3(a, R, t);
-      sp_mulmtv3(a + 3, R, ap + 3);
-    }
+    accel_from_parent(m, d, b, gravity, a);
     double* f = d->cfrc + 6 * b;
     inertia_mul(f, m->body_cinert + 10 * b, a);
     if (fext) fext_subtract(d, fext, b, f);
