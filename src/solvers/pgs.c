@@ -19,25 +19,6 @@ static void add_columns(const solver_problem* p, int i, const double delta[3], d
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
 }
 
-// NCP residual (000 eq. 14) over the contacts cons[0..n) (all when cons is NULL) given c; NaN
-// when any contact's is (never reported as converged)
-static void island_residual(const solver_problem* p, const double* lambda, const double* c,
-                            const int* cons, int n, solver_result* r) {
-  double worst = 0;
-  for (int q = 0; q < n; q++) {
-    int i = cons ? cons[q] : q;
-    double a, b, d;
-    cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
-    if (isnan(a) || isnan(b) || isnan(d)) {
-      worst = NAN;
-      break;
-    }
-    double w = a > b ? (a > d ? a : d) : (b > d ? b : d);
-    if (w > worst) worst = w;
-  }
-  r->eps_abs = worst;
-}
-
 // one Gauss-Seidel update of contact i (000 Alg. 5 lines 3-6), c kept up to date
 static void sweep_contact(const solver* s, const solver_problem* p, int i, double omega,
                           double* lambda, double* c) {
@@ -107,16 +88,16 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
-    island_residual(p, lambda, c, cons, n, &r);
+    solver_residuals_on(p, lambda, c, cons, n, &r);
     int it = 0;
     while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
       for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
       it++;
-      island_residual(p, lambda, c, cons, n, &r);
+      solver_residuals_on(p, lambda, c, cons, n, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= s->opt.tolerance) {
         solver_crows(p, lambda, c, cons, n);
-        island_residual(p, lambda, c, cons, n, &r);
+        solver_residuals_on(p, lambda, c, cons, n, &r);
       }
     }
     // c is exact when no sweep ran or the last test recomputed it
