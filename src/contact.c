@@ -333,6 +333,10 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   size_t mark = data_stack_mark(d);
   int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
   double* tmpjac = data_stack_alloc(d, sizeof(double) * 3 * (size_t)(m->maxdepth + 1));
+  if (!tmpdofs || !tmpjac) {  // the arena is sized for these (data_arena_default): a bug
+    data_stack_free(d, mark);
+    return -2;
+  }
 
   // frames, bodies, Jacobians; a joint limit acts on its one dof (see contact.h)
   for (int i = 0; i < nc; i++) {

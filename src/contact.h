@@ -117,7 +117,8 @@ long contact_max_blocks(const sim_model* m, int maxcon);
 // build frames, Jacobians, G and g for the contacts c->con[0..ncon) (c->ncon set by the caller)
 // from the current kinematics and factor of M (d), the free velocity vfree and the velocity
 // before the step v (restitution); fills lambda with the warm start. 0, or -1 when G needs more
-// blocks than contact_max_blocks allowed (never for a true bound; the caller stops the run)
+// blocks than contact_max_blocks allowed, -2 when the arena lacks its scratch
+// (data_arena_default); neither happens for true bounds, the caller stops the run
 int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
                   const double* vfree);
 

@@ -562,7 +562,13 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   // which is solved again (at most twice more)
   stage_limits(s, h);
   for (int round = 0;; round++) {
-    if (contact_build(m, d, s->con, &s->copt, s->vfree) != 0)
+    int built = contact_build(m, d, s->con, &s->copt, s->vfree);
+    if (built == -2)
+      return err_set(err, CSIM_ERR_RUN, s->cfg->file, 0, 0, NULL,
+                     "at step %ld the contact Jacobians' scratch does not fit the arena (%zu "
+                     "bytes, data_arena_default): a bug, please report", s->step,
+                     d->arena_size);
+    if (built != 0)
       return err_set(err, CSIM_ERR_RUN, s->cfg->file, 0, 0, "contact.memory_budget",
                      "at step %ld the Delassus matrix needs more blocks than its bound "
                      "(contact_max_blocks, %ld): a bug, please report", s->step,

@@ -502,6 +502,22 @@ START_TEST(factored_form_limits) {
 }
 END_TEST
 
+// an arena too small for contact_build's scratch is reported (-2), not written past: data whose
+// arena holds one 64-byte block cannot take both the chain's dofs and its Jacobian rows
+START_TEST(arena_too_small_is_reported) {
+  scn_config* cfg = NULL;
+  sim* s = panda_on_limits(&cfg);
+  sim_data* small = NULL;
+  csim_error err;
+  ck_assert_int_eq(data_create(s->m, 64, &small, &err), CSIM_OK);
+  ck_assert_int_eq(contact_build(s->m, small, s->con, &s->copt, s->vfree), -2);
+  ck_assert_int_eq((int)small->arena_top, 0);  // released
+  data_free(small);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 // diag_only (solver.h): the diagonal blocks and the factored form give what the full blocks give,
 // for the same contacts built both ways at the same state: the same islands, the dense G of
 // every island bit for bit (both storages form a block by the one formula, solver_yblock), and
@@ -622,6 +638,7 @@ static Suite* suite(void) {
   tcase_add_test(t, block_bound);
   tcase_add_test(t, admm_dof_space);
   tcase_add_test(t, factored_form_limits);
+  tcase_add_test(t, arena_too_small_is_reported);
   tcase_add_test(t, diag_only_kernels);
   tcase_add_test(t, admm_banded);
   suite_add_tcase(s, t);
