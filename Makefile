@@ -55,8 +55,8 @@ CFLAGS    := -std=c11 -D_DEFAULT_SOURCE $(OPT) $(LTO) $(WARN) $(SANFLAGS) $(DEFS
 LDFLAGS   := $(SANFLAGS)
 LDLIBS    := $(PKG_LIBS) -lm
 
-SRC_ALL   := $(sort $(wildcard src/*.c src/*/*.c))
-SRC_LIB   := $(filter-out src/main.c,$(SRC_ALL))
+SRC_ALL   := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+SRC_LIB   := $(filter-out src/cli/main.c,$(SRC_ALL))
 OBJ_LIB   := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC_LIB))
 LIB       := $(BUILD)/libcsim.a
 # MuJoCo (libmujoco-dev) is optional: the tests that compare against it are built only when present.
@@ -88,7 +88,7 @@ print-opt:
 robots/iiwa_wsg.urdf: tools/kuka_bottle.py
 	/usr/bin/python3 tools/kuka_bottle.py --urdf-only
 
-$(CSIM_BIN): $(BUILD)/obj/main.o $(LIB) | robots/iiwa_wsg.urdf
+$(CSIM_BIN): $(BUILD)/obj/cli/main.o $(LIB) | robots/iiwa_wsg.urdf
 	$(CC) $(OPT) $(LTO) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIB): $(OBJ_LIB)
@@ -205,4 +205,10 @@ clean:
 # test helper objects are not intermediates to delete after the build
 .SECONDARY: $(TEST_HOBJ)
 
--include $(OBJ_LIB:.o=.d) $(BUILD)/obj/main.d $(TEST_HOBJ:.o=.d)
+-include $(OBJ_LIB:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_HOBJ:.o=.d)
+
+# the include graph of src/: no file includes a higher layer (core < io < out < run < cli), no
+# circle between modules (tools/check_layers.py)
+.PHONY: check-layers
+check-layers:
+	@/usr/bin/python3 tools/check_layers.py src

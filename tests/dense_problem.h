@@ -4,7 +4,7 @@
 #ifndef CSIM_TEST_DENSE_PROBLEM_H
 #define CSIM_TEST_DENSE_PROBLEM_H
 
-#include "solver.h"
+#include "core/solvers/solver.h"
 
 // the problem of G (3nc x 3nc row-major, symmetric) with g, mu, R; storage from a ring of 32
 // slots, each reused by the 32nd later call (a problem stays valid for 31 more calls)

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision.h"
-#include "collision_internal.h"
-#include "data.h"
-#include "kinematics.h"
-#include "urdf.h"
-#include "mesh.h"
-#include "spatial.h"
+#include "core/collision/collision.h"
+#include "core/collision/collision_internal.h"
+#include "core/data.h"
+#include "core/kinematics.h"
+#include "io/urdf.h"
+#include "core/mesh.h"
+#include "core/spatial.h"
 
 #define PI 3.14159265358979323846
 

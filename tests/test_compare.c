@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
-#include "record.h"
+#include "out/compare.h"
+#include "out/record.h"
 
 //---- helpers ----
 

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "compliant.h"
-#include "scenario.h"
-#include "sim.h"
+#include "cli/cli.h"
+#include "core/compliant/compliant.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 
 #define BOX_M 0.33           // robots/box_330g.urdf: 10 x 10 x 4 cm
 #define G98 9.8

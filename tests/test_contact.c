@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/contact.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 
 static unsigned long long rng = 99;
 static double urand(void) {

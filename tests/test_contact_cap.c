@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
-#include "scenario.h"
-#include "sim.h"
-#include "solver.h"
+#include "core/contact.h"
+#include "io/scenario.h"
+#include "core/sim.h"
+#include "core/solvers/solver.h"
 
 #define NCUBE 256
 #define SIDE 16

@@ -22,12 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "core/contact.h"
 #include "dense_problem.h"
-#include "dynamics.h"
-#include "scenario.h"
-#include "sim.h"
-#include "solvers/solver_impl.h"  // solver.band_off: the dense dof-space reference
+#include "core/dynamics.h"
+#include "io/scenario.h"
+#include "core/sim.h"
+#include "core/solvers/solver_impl.h"  // solver.band_off: the dense dof-space reference
 
 static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
   sim* s = NULL;

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cubetoss.h"
-#include "error.h"
+#include "run/cubetoss.h"
+#include "core/error.h"
 
 #define DATA "../shared/data/cubetoss/cube_tosses.h5"
 

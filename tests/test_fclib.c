@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fclib.h"
+#include "out/fclib.h"
 #include "dense_problem.h"
-#include "solver.h"
+#include "core/solvers/solver.h"
 
 #define DATA "../shared/data/fclib/"
 
@@ -86,7 +86,7 @@ static int csim_index(int k) {
   return 3 * (k / 3) + to[k % 3];
 }
 
-// raw HDF5 writers for hand-made files (no code shared with src/fclib.c)
+// raw HDF5 writers for hand-made files (no code shared with src/out/fclib.c)
 static void h5_ints(hid_t loc, const char* name, const int* v, hsize_t n) {
   hid_t s = H5Screate_simple(1, &n, NULL);
   hid_t d = H5Dcreate2(loc, name, H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

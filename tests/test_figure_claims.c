@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "dense_problem.h"
-#include "solver.h"
+#include "core/solvers/solver.h"
 
 static const double kPi = 3.14159265358979323846;
 

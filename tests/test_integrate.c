@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dynamics.h"
-#include "kinematics.h"
-#include "scenario.h"
-#include "sim.h"
-#include "spatial.h"
+#include "core/dynamics.h"
+#include "core/kinematics.h"
+#include "io/scenario.h"
+#include "core/sim.h"
+#include "core/spatial.h"
 
 static char g_dir[256];
 

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "kinematics.h"
-#include "model.h"
-#include "spatial.h"
+#include "core/data.h"
+#include "core/kinematics.h"
+#include "core/model.h"
+#include "core/spatial.h"
 #include "tree_fixture.h"
-#include "urdf.h"
+#include "io/urdf.h"
 
 //---------------------------------- hand-built URDF descriptions ------------------------------
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 // a dataset's values (at most max), as doubles or ints; returns the rows, *cols the columns
 static long read_ds(hid_t f, const char* name, double* out, int* ints, long max, long* cols) {

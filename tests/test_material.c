@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "material.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/material.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 
 // Drake: springs in series, dissipation weighted by the other stiffness, friction 2ab/(a+b)
 START_TEST(combine_closed_forms) {

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mesh.h"
-#include "urdf.h"
+#include "core/mesh.h"
+#include "io/urdf.h"
 
 #define ROBOTS "../shared/data/robots/"
 

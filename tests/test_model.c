@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "model.h"
-#include "spatial.h"
+#include "core/data.h"
+#include "core/model.h"
+#include "core/spatial.h"
 #include "tree_fixture.h"
-#include "urdf.h"
+#include "io/urdf.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 

@@ -41,11 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "dynamics.h"
-#include "kinematics.h"
-#include "model.h"
-#include "urdf.h"
+#include "core/data.h"
+#include "core/dynamics.h"
+#include "core/kinematics.h"
+#include "core/model.h"
+#include "io/urdf.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 #define NSTATE 20        // random states per robot

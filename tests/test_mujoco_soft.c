@@ -25,9 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "material.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/material.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 
 #define HALF 0.0524
 #define MASS 0.37

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kinematics.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/kinematics.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 
 typedef struct {
   scn_config* cfg;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "out/record.h"
 
 //---- helpers ----
 

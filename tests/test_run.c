@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "io/scenario.h"
 
 #define SLIDE "scenarios/cube_slide.yaml"   // 1 kg cube, mu 0.3, v0 1 m/s, 600 steps of 1 ms
 

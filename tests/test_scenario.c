@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "io/scenario.h"
 
 #define DATA "tests/data/scenarios/"
 #define B "robots:\n  - urdf: a.urdf\n"   // smallest valid prefix of the inline cases

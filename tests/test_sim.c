@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compliant.h"
-#include "contact.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/compliant/compliant.h"
+#include "core/contact.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 
 #define G 9.81
 #define CUBE_I (1.0 / 600.0)

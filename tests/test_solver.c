@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cone.h"
+#include "core/solvers/cone.h"
 #include "dense_problem.h"
-#include "solver.h"
+#include "core/solvers/solver.h"
 #include "two_islands.h"
 
 static double urand(unsigned* s) {

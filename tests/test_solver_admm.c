@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cone.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/solvers/cone.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 #include "dense_problem.h"
-#include "solver.h"
-#include "solvers/solver_impl.h"
+#include "core/solvers/solver.h"
+#include "core/solvers/solver_impl.h"
 
 #define GRAV 9.81
 #define DT 1e-3

@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cone.h"
+#include "core/solvers/cone.h"
 #include "dense_problem.h"
-#include "solver.h"
+#include "core/solvers/solver.h"
 #include "two_islands.h"
 
 static const double kPi = 3.14159265358979323846;

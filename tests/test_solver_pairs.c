@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cone.h"
+#include "core/solvers/cone.h"
 #include "dense_problem.h"
-#include "solver.h"
+#include "core/solvers/solver.h"
 
 #define GRAV 9.81
 #define DT 1e-3

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cone.h"
-#include "scenario.h"
-#include "sim.h"
+#include "core/solvers/cone.h"
+#include "io/scenario.h"
+#include "core/sim.h"
 #include "dense_problem.h"
-#include "solver.h"
+#include "core/solvers/solver.h"
 #include "two_islands.h"
 
 static double urand(unsigned* s) {

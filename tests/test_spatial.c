@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "spatial.h"
+#include "core/spatial.h"
 
 static double urand(unsigned* s) {
   *s = *s * 1103515245u + 12345u;

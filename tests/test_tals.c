@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "scenario.h"
+#include "cli/cli.h"
+#include "io/scenario.h"
 
 #define NHIST 64     // output.newton_history of these runs (> newton_max_iterations + 1 = 51)
 #define TOL 1e-10    // scenarios/stick_slip_box.yaml: integrator.newton_tolerance

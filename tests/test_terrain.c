@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collision.h"
-#include "scenario.h"
-#include "sim.h"
-#include "spatial.h"
-#include "terrain.h"
+#include "core/collision/collision.h"
+#include "io/scenario.h"
+#include "core/sim.h"
+#include "core/spatial.h"
+#include "io/terrain.h"
 
 static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 static const double ORIGIN[3] = {0, 0, 0};

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "urdf.h"
+#include "io/urdf.h"
 
 #define ROBOTS "../shared/data/robots/"
 #define FIX "tests/data/urdf/"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xml.h"
+#include "io/xml.h"
 
 // parse a NUL-terminated string
 static csim_status parse(const char* s, xml_doc** d, csim_error* e) {

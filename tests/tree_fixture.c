@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spatial.h"
+#include "core/spatial.h"
 
 
 char* hand_name(hand_robot* h, const char* prefix, int i) {

@@ -3,9 +3,9 @@
 #ifndef CSIM_TREE_FIXTURE_H
 #define CSIM_TREE_FIXTURE_H
 
-#include "data.h"
-#include "model.h"
-#include "urdf.h"
+#include "core/data.h"
+#include "core/model.h"
+#include "io/urdf.h"
 
 #define HAND_MAX 64
 

@@ -15,7 +15,7 @@
 #ifndef CSIM_TEST_TWO_ISLANDS_H
 #define CSIM_TEST_TWO_ISLANDS_H
 
-#include "solver.h"
+#include "core/solvers/solver.h"
 
 #define TI_NC 5
 #define TI_TOL 1e-6

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/bench_admm.sh — ncp/admm (the proximal ADMM with spectral rho, src/solvers/admm.c) on
+# tools/bench_admm.sh — ncp/admm (the proximal ADMM with spectral rho, src/core/solvers/admm.c) on
 # every FCLib problem of ../shared/data/fclib and on the scenes that use ADMM; prints the Markdown
 # tables the README quotes and writes out/bench/admm_fclib.csv, out/bench/admm_scenes.csv.
 #   tools/bench_admm.sh                       # ./csim

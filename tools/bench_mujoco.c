@@ -25,7 +25,7 @@
 // statistics (eps_abs, contacts, iterations, csim's own collision/dynamics/solve split) come from
 // one more, untimed run.
 //
-// Accuracy: eps_abs is the NCP residual of seed 000 eq. 14 (src/solver.h solver_residuals), mean
+// Accuracy: eps_abs is the NCP residual of seed 000 eq. 14 (src/core/solvers/solver.h solver_residuals), mean
 // over all steps (0 for a step without contact). For csim it is what sim_step reports (on
 // c = G lambda + g with g = J v_f - c*, c* the Baumgarte / speculative-contact target). For MuJoCo
 // it is computed in a separate, untimed pass from MuJoCo's own quantities at each step: its
@@ -64,11 +64,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "scenario.h"
-#include "sim.h"
-#include "solver.h"
-#include "urdf.h"
+#include "core/error.h"
+#include "io/scenario.h"
+#include "core/sim.h"
+#include "core/solvers/solver.h"
+#include "io/urdf.h"
 
 #define MAXROWS 64          // table rows per invocation
 #define MAXSET 32           // --set overrides

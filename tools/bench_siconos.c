@@ -2,7 +2,7 @@
 // same accuracy measured by the same code (a separate program, not part of libcsim; built and
 // run by tools/bench_siconos.sh).
 //
-// Per file (read by csim's FCLib reader, src/fclib.h; global problems condensed), one accuracy
+// Per file (read by csim's FCLib reader, src/out/fclib.h; global problems condensed), one accuracy
 // criterion for both sides: Siconos's relative error (fc3d_compute_error's measure) <= --tol
 // (default 1e-6), computed by csim's code (fclib_siconos_error) on every answer, whoever
 // produced it; no solver's own stopping test decides.
@@ -48,8 +48,8 @@
 #include <numerics/SparseBlockMatrix.h>
 #include <numerics/fc3d_compute_error.h>
 
-#include "fclib.h"
-#include "solver.h"
+#include "out/fclib.h"
+#include "core/solvers/solver.h"
 
 #define MAXS 16          // solvers per family
 #define TIGHTEN 7        // Siconos tolerances tried: tol, tol/10, ..., tol/1e6

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Write src/cubetoss_params.c from params files written by `csim identify cubetoss`.
+"""Write src/run/cubetoss_params.c from params files written by `csim identify cubetoss`.
 
-usage: /usr/bin/python3 tools/cubetoss_params_c.py PARAMS.yaml... > src/cubetoss_params.c
+usage: /usr/bin/python3 tools/cubetoss_params_c.py PARAMS.yaml... > src/run/cubetoss_params.c
 
 The files are copied (comments included: date, data, split, scores; repeated comment lines once),
 in the order given;

@@ -29,7 +29,7 @@ for t in "$@"; do
   extra=""
   for s in $(seeds "$t"); do [ -d "$s" ] && extra="$extra $s"; done
   log="$dir/fuzz_$t.log"
-  # a probe child (src/h5guard.h) that hits a sanitizer report writes its artifact and dies
+  # a probe child (src/out/h5guard.h) that hits a sanitizer report writes its artifact and dies
   # while libFuzzer goes on: a new artifact is a finding whatever the exit status
   before=$(ls "$dir/artifacts/$t" | wc -l)
   # one malloc larger than the RSS limit is a finding, except HDF5's failing ones (fclib)

@@ -1,4 +1,4 @@
-// fuzz_cubetoss.c — libFuzzer target: the cube-toss readers of src/cubetoss.h. An input that
+// fuzz_cubetoss.c — libFuzzer target: the cube-toss readers of src/run/cubetoss.h. An input that
 // starts with the HDF5 signature is a data file (through a temporary file) read by ct_load, the
 // group chosen by its last byte among the three of the shared data; any other input is a params
 // text for ct_params_parse (several model names in turn).
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cubetoss.h"
+#include "run/cubetoss.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

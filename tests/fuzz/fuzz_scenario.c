@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "io/scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

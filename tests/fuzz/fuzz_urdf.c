@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "urdf.h"
+#include "core/model.h"
+#include "io/urdf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

@@ -1,0 +1,450 @@
+// compliant.c — compliant force laws, regularized friction, TALS, per-contact deflection state
+// and the /compliant output datasets (001 eqs. 5-7, 16, 19-22, Sec. III-A; 004; see compliant.h).
+#include "core/compliant/compliant.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char* const cmpl_law_names[CMPL_NLAWS] = {"hunt_crossley", "spring_damper", "bristle",
+                                                 "sqrt_spring"};
+
+// smallest sqrt(delta) used in the sqrt_spring derivative (the law's d/ddelta of sqrt is
+// unbounded at delta = 0; delta = 1e-12 m is far below any penetration that carries load)
+#define SQRT_FLOOR 1e-6
+
+//---------------------------------- parameters ------------------------------------------------
+
+int cmpl_is_compliant(const scn_config* cfg) {
+  return cfg->model >= SCN_MODEL_HUNT_CROSSLEY && cfg->model <= SCN_MODEL_SQRT_SPRING;
+}
+
+csim_status cmpl_params_from_config(const scn_config* cfg, cmpl_params* p, csim_error* err) {
+  memset(p, 0, sizeof(*p));
+  if (!cmpl_is_compliant(cfg))
+    return scn_key_error(cfg, "contact.model", err,
+                   "'%s' is a rigid contact model, not a compliant force law",
+                   scn_contact_model_names[cfg->model]);
+  p->law = (cmpl_law)(cfg->model - SCN_MODEL_HUNT_CROSSLEY);
+  p->mu = cfg->friction;
+  p->k = cfg->stiffness;
+  p->d = cfg->damping;
+  p->vs = cfg->stiction_velocity;
+  p->kt = cfg->friction_stiffness;
+  p->bt = cfg->friction_damping;
+  p->blend = CMPL_BLEND_DEPTH;
+  // law-specific checks beyond the schema's ranges
+  if (cfg->restitution > 0)
+    return scn_key_error(cfg, "contact.restitution", err,
+                   "restitution %g applies to rigid models only; the compliant law '%s' takes "
+                   "its energy loss from contact.damping (set restitution to 0)",
+                   cfg->restitution, cmpl_law_names[p->law]);
+  if (cfg->compliance > 0)
+    return scn_key_error(cfg, "contact.compliance", err,
+                   "compliance %g (R = alpha diag(G)) applies to rigid models only; the compliant "
+                   "law '%s' is set by contact.stiffness and contact.damping (set compliance to 0)",
+                   cfg->compliance, cmpl_law_names[p->law]);
+  if ((p->law == CMPL_BRISTLE || p->law == CMPL_SQRT_SPRING) && !(p->bt > 0))
+    return scn_key_error(cfg, "contact.friction_damping", err,
+                   "the '%s' law needs friction_damping > 0: a slipping deflection moves at "
+                   "-(kt x + f_t) / friction_damping (found %g)",
+                   cmpl_law_names[p->law], p->bt);
+  if (!(p->k > 0) || !isfinite(p->k) || !isfinite(p->d) || !isfinite(p->vs) || !(p->vs > 0) ||
+      !isfinite(p->kt) || !isfinite(p->bt))
+    return scn_key_error(cfg, "contact", err,
+                   "compliant parameters must be finite with stiffness > 0 and "
+                   "stiction_velocity > 0");
+  return CSIM_OK;
+}
+
+//---------------------------------- force laws ------------------------------------------------
+
+double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_ddelta,
+                   double* dpi_dvn) {
+  double pd = 0, pv = 0, pi = 0;
+  if (delta > 0) {
+    switch (p->law) {
+      case CMPL_HUNT_CROSSLEY:
+      case CMPL_BRISTLE: {
+        // pi = k (1 + d ddelta)_+ delta_+ with ddelta = -vn (001 eq. 5)
+        double damp = 1 - p->d * vn;
+        if (damp > 0) {
+          pi = p->k * damp * delta;
+          pd = p->k * damp;
+          pv = -p->k * p->d * delta;
+        }
+        break;
+      }
+      case CMPL_SPRING_DAMPER: {
+        // jiminy: (k delta - c vn)_+ blended by tanh(2 delta / eps)
+        double s = p->k * delta - p->d * vn;
+        if (s > 0) {
+          double b = tanh(2 * delta / p->blend);
+          pi = b * s;
+          pd = 2 / p->blend * (1 - b * b) * s + b * p->k;
+          pv = -b * p->d;
+        }
+        break;
+      }
+      case CMPL_SQRT_SPRING: {
+        // MIT Cheetah: sqrt(delta) (k delta - d vn), positive part
+        double zr = sqrt(delta), s = p->k * delta - p->d * vn;
+        if (s > 0) {
+          pi = zr * s;
+          pd = s / (2 * (zr > SQRT_FLOOR ? zr : SQRT_FLOOR)) + zr * p->k;
+          pv = -zr * p->d;
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  if (dpi_ddelta) *dpi_ddelta = pd;
+  if (dpi_dvn) *dpi_dvn = pv;
+  return pi;
+}
+
+double cmpl_mu_reg(double mu, double s, double* dmu_ds) {
+  // 001 eq. 7: linear up to s = 1, then constant
+  if (s < 1) {
+    if (dmu_ds) *dmu_ds = mu;
+    return mu * s;
+  }
+  if (dmu_ds) *dmu_ds = 0;
+  return mu;
+}
+
+void cmpl_force(const cmpl_params* p, const cmpl_point* c, const double vc[3], cmpl_eval* out) {
+  memset(out, 0, sizeof(*out));
+  double vt0 = vc[0], vt1 = vc[1], vn = vc[2];
+  double* D = out->dfdv;
+
+  // normal force: frozen (semi-implicit), or pi(delta0 - hpen vn, vn) (001 eq. 19)
+  double delta = c->frozen ? c->delta0 : c->delta0 - c->hpen * vn;
+  double pi, dpi_dvn = 0;
+  if (c->frozen) {
+    pi = c->pi0;
+  } else {
+    double pd, pv;
+    pi = cmpl_normal(p, delta, vn, &pd, &pv);
+    dpi_dvn = pv - c->hpen * pd;
+  }
+  out->pi = pi;
+  out->f[2] = pi;
+  D[8] = dpi_dvn;
+
+  if (p->law == CMPL_HUNT_CROSSLEY || p->law == CMPL_SPRING_DAMPER) {
+    // regularized Coulomb (001 eqs. 6-7) and its gradient (001 eq. 16; 22 for the vn coupling)
+    out->radius = p->vs;
+    double nrm = sqrt(vt0 * vt0 + vt1 * vt1);
+    double s = nrm / p->vs, dmu;
+    double mut = cmpl_mu_reg(p->mu, s, &dmu);
+    out->stick = pi > 0 && s <= 1;
+    if (pi <= 0 && dpi_dvn == 0) return;
+    if (nrm > 0) {
+      double u0 = vt0 / nrm, u1 = vt1 / nrm;
+      double a = mut / nrm, b = dmu / p->vs;
+      out->f[0] = -mut * pi * u0;
+      out->f[1] = -mut * pi * u1;
+      // -pi [mu~/|v| (I - u u') + mu~'/vs u u']
+      D[0] = -pi * (a * (1 - u0 * u0) + b * u0 * u0);
+      D[1] = -pi * (-a * u0 * u1 + b * u0 * u1);
+      D[3] = D[1];
+      D[4] = -pi * (a * (1 - u1 * u1) + b * u1 * u1);
+      D[2] = -mut * u0 * dpi_dvn;
+      D[5] = -mut * u1 * dpi_dvn;
+    } else {
+      // the linear region at v_t = 0: f_t = -mu pi v_t / vs
+      D[0] = D[4] = -pi * p->mu / p->vs;
+    }
+    return;
+  }
+
+  // bristle / sqrt_spring: implicit deflection, f_stick = -zr (kt (x0 + h v_t) + bt v_t)
+  double zr = 1;
+  if (p->law == CMPL_SQRT_SPRING) zr = delta > 0 ? sqrt(delta) : 0;
+  double a = p->kt * c->h + p->bt;
+  out->center[0] = -p->kt * c->x0[0] / a;
+  out->center[1] = -p->kt * c->x0[1] / a;
+  if (pi <= 0 || zr <= 0) return;  // unloaded: no friction, deflection reset
+  double R = p->mu * pi;
+  out->radius = R / (zr * a);
+  double fs0 = -zr * (a * vt0 + p->kt * c->x0[0]);
+  double fs1 = -zr * (a * vt1 + p->kt * c->x0[1]);
+  double fsn = sqrt(fs0 * fs0 + fs1 * fs1);
+  if (fsn <= R) {
+    // sticking: f_t = f_stick, affine in v_t
+    out->stick = 1;
+    out->f[0] = fs0;
+    out->f[1] = fs1;
+    D[0] = D[4] = -zr * a;
+    if (p->law == CMPL_SQRT_SPRING && !c->frozen) {
+      // zr depends on vn through delta = delta0 - hpen vn: d zr / dvn / zr = -hpen / (2 delta)
+      double g = -c->hpen / (2 * delta);
+      D[2] = fs0 * g;
+      D[5] = fs1 * g;
+    }
+  } else {
+    // clamped to the cone: f_t = mu pi f_stick / |f_stick|
+    double u0 = fs0 / fsn, u1 = fs1 / fsn, sc = -R * zr * a / fsn;
+    out->f[0] = R * u0;
+    out->f[1] = R * u1;
+    D[0] = sc * (1 - u0 * u0);
+    D[1] = D[3] = -sc * u0 * u1;
+    D[4] = sc * (1 - u1 * u1);
+    D[2] = p->mu * dpi_dvn * u0;
+    D[5] = p->mu * dpi_dvn * u1;
+  }
+  // deflection after the step: x1 = (bt x0 - h f_t / zr) / (kt h + bt)
+  out->x1[0] = (p->bt * c->x0[0] - c->h * out->f[0] / zr) / a;
+  out->x1[1] = (p->bt * c->x0[1] - c->h * out->f[1] / zr) / a;
+}
+
+double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, double theta_max) {
+  if (!(radius > 0)) return 1;
+  double dv2 = dv[0] * dv[0] + dv[1] * dv[1];
+  // small updates are never limited (Drake's relative tolerance 1e-2 of the stiction radius)
+  if (dv2 < 1e-4 * radius * radius) return 1;
+  double v2 = v[0] * v[0] + v[1] * v[1];
+  double v1x = v[0] + dv[0], v1y = v[1] + dv[1];
+  double v12 = v1x * v1x + v1y * v1y, r2 = radius * radius;
+  // from inside the stiction region, or landing in it: strong gradients, accept
+  if (v2 <= r2 || v12 <= r2) return 1;
+  double vdv = v[0] * dv[0] + v[1] * dv[1];
+  // both outside: does the segment cross the region? stop at its point closest to the centre
+  if (vdv < 0) {
+    double a = -vdv / dv2;
+    if (a < 1) {
+      double px = v[0] + a * dv[0], py = v[1] + a * dv[1];
+      if (px * px + py * py < r2) return a;
+    }
+  }
+  // outside the region all along: limit the direction change to theta_max (Fig. 3, right)
+  double vn = sqrt(v2), v1n = sqrt(v12);
+  double cos1 = (v2 + vdv) / (vn * v1n);
+  if (cos1 >= cos(theta_max)) return 1;
+  // angle of v + a dv seen from the centre: tan(phi) = a |v x dv| / (|v|^2 + a v.dv); phi =
+  // theta_max (< pi/2, so |v|^2 + a v.dv > 0 there) at
+  // a = tan(th) |v|^2 / (|v x dv| - tan(th) v.dv)
+  double cr = fabs(v[0] * dv[1] - v[1] * dv[0]), t = tan(theta_max);
+  double den = cr - t * vdv;
+  if (!(den > 0)) return 1;
+  double a = t * v2 / den;
+  if (!(a > 0) || a > 1) return 1;
+  return a;
+}
+
+//---------------------------------- state -----------------------------------------------------
+
+size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon) {
+  if (maxcon < 1) maxcon = 1;
+  size_t mc = (size_t)maxcon, n3 = 3 * mc, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), npiv = n3 > nv ? n3 : nv;
+  size_t D = sizeof(double), I = sizeof(int);
+  // the callocs of cmpl_create, in its order
+  size_t b = sizeof(cmpl_data) + n3 * I + 2 * n3 * D + 2 * mc * D + mc * I + mc * D +
+             6 * n3 * D + 9 * mc * D + n3 * n3 * D + npiv * I + mc * sizeof(cmpl_point) +
+             mc * sizeof(cmpl_eval) + nq * D + nv * D + n3 * I + n3 * D;
+  b += (size_t)(cfg->newton_history > 0 ? cfg->newton_history : 0) * D;  // hist
+  if (cfg->scheme == SCN_INT_IMPLICIT_EULER)
+    b += nq * D + 7 * nv * D + nv * nv * D + contact_bytes(m, maxcon);
+  return b;
+}
+
+csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, cmpl_data** out,
+                        csim_error* err) {
+  *out = NULL;
+  cmpl_params p;
+  csim_status st = cmpl_params_from_config(cfg, &p, err);
+  if (st != CSIM_OK) return st;
+  cmpl_data* c = calloc(1, sizeof(*c));
+  if (!c) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  c->p = p;
+  c->scheme = cfg->scheme;
+  c->tolerance = cfg->newton_tolerance;
+  c->max_iterations = cfg->newton_max_iterations;
+  // integrator.line_search: 001's comparisons with and without TALS (Figs. 4, 5, 7)
+  c->tals = cfg->line_search == SCN_LS_TALS;
+  c->backtrack = cfg->line_search != SCN_LS_NONE;
+  c->stateful = p.law == CMPL_BRISTLE || p.law == CMPL_SQRT_SPRING;
+  if (maxcon < 1) maxcon = 1;
+  c->maxcon = maxcon;
+  c->nv = m->nv;
+  c->converged = 1;
+  c->substeps = 1;
+  size_t mc = (size_t)maxcon, n3 = 3 * mc, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), npiv = n3 > nv ? n3 : nv;
+  c->prev_id = calloc(n3, sizeof(int));
+  c->prev_x = calloc(n3, sizeof(double));
+  c->x1 = calloc(n3, sizeof(double));
+  c->x0 = calloc(2 * mc, sizeof(double));
+  c->stick = calloc(mc, sizeof(int));
+  c->slip = calloc(mc, sizeof(double));
+  c->vc = calloc(n3, sizeof(double));
+  c->vstar = calloc(n3, sizeof(double));
+  c->R = calloc(n3, sizeof(double));
+  c->dvc = calloc(n3, sizeof(double));
+  c->vtry = calloc(n3, sizeof(double));
+  c->f = calloc(n3, sizeof(double));
+  c->A = calloc(9 * mc, sizeof(double));
+  c->N = calloc(n3 * n3, sizeof(double));
+  c->piv = calloc(npiv, sizeof(int));
+  c->pt = calloc(mc, sizeof(cmpl_point));
+  c->ev = calloc(mc, sizeof(cmpl_eval));
+  c->qsave = calloc(nq, sizeof(double));
+  c->vsave = calloc(nv, sizeof(double));
+  c->prev_id_save = calloc(n3, sizeof(int));
+  c->prev_x_save = calloc(n3, sizeof(double));
+  int ok = c->prev_id && c->prev_x && c->x1 && c->x0 && c->stick && c->slip && c->vc &&
+           c->vstar && c->R && c->dvc && c->vtry && c->f && c->A && c->N && c->piv && c->pt &&
+           c->ev && c->qsave && c->vsave && c->prev_id_save && c->prev_x_save;
+  if (ok && cfg->newton_history > 0) {
+    c->nhist = cfg->newton_history;
+    c->hist = calloc((size_t)c->nhist, sizeof(double));
+    ok = c->hist != NULL;
+    for (int j = 0; ok && j < c->nhist; j++) c->hist[j] = NAN;
+  }
+  if (ok && c->scheme == SCN_INT_IMPLICIT_EULER) {
+    c->q0 = calloc(nq, sizeof(double));
+    c->v0 = calloc(nv, sizeof(double));
+    c->vk = calloc(nv, sizeof(double));
+    c->r = calloc(nv, sizeof(double));
+    c->r2 = calloc(nv, sizeof(double));
+    c->dv = calloc(nv, sizeof(double));
+    c->tmp = calloc(nv, sizeof(double));
+    c->tmp2 = calloc(nv, sizeof(double));
+    c->Jr = calloc(nv * nv, sizeof(double));
+    ok = c->q0 && c->v0 && c->vk && c->r && c->r2 && c->dv && c->tmp && c->tmp2 && c->Jr;
+    if (ok) {
+      st = contact_create(m, maxcon, &c->con_eval, err);
+      if (st != CSIM_OK) {
+        cmpl_free(c);
+        return st;
+      }
+    }
+  }
+  if (!ok) {
+    cmpl_free(c);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                   "out of memory for the compliant contact state (%d contacts, %d dofs)", maxcon,
+                   m->nv);
+  }
+  *out = c;
+  return CSIM_OK;
+}
+
+void cmpl_free(cmpl_data* c) {
+  if (!c) return;
+  free(c->prev_id); free(c->prev_x); free(c->x1); free(c->x0); free(c->stick); free(c->slip);
+  free(c->vc); free(c->vstar); free(c->R); free(c->dvc); free(c->vtry); free(c->f); free(c->A);
+  free(c->N);
+  free(c->piv); free(c->pt); free(c->ev);
+  free(c->qsave); free(c->vsave); free(c->prev_id_save); free(c->prev_x_save);
+  free(c->q0); free(c->v0); free(c->vk); free(c->r); free(c->r2); free(c->dv); free(c->tmp);
+  free(c->tmp2); free(c->Jr);
+  free(c->hist);
+  contact_free(c->con_eval);
+  free(c);
+}
+
+void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, double x0[2]) {
+  x0[0] = x0[1] = 0;
+  if (!c->stateful) return;
+  const coll_contact* k = &con->con[i];
+  for (int j = 0; j < c->nprev; j++) {
+    const int* id = c->prev_id + 3 * j;
+    if (id[0] == k->geom1 && id[1] == k->geom2 && id[2] == k->feature) {
+      // world deflection projected on this step's tangents t1, t2
+      const double* F = con->frame + 9 * i;
+      const double* xw = c->prev_x + 3 * j;
+      x0[0] = F[0] * xw[0] + F[1] * xw[1] + F[2] * xw[2];
+      x0[1] = F[3] * xw[0] + F[4] * xw[1] + F[5] * xw[2];
+      return;
+    }
+  }
+}
+
+void cmpl_store_state(cmpl_data* c, const contact_data* con) {
+  c->nprev = 0;
+  if (!c->stateful) return;
+  for (int i = 0; i < con->ncon; i++) {
+    const double* F = con->frame + 9 * i;
+    const double* x = c->x1 + 3 * i;
+    int* id = c->prev_id + 3 * c->nprev;
+    double* xw = c->prev_x + 3 * c->nprev;
+    id[0] = con->con[i].geom1;
+    id[1] = con->con[i].geom2;
+    id[2] = con->con[i].feature;
+    for (int r = 0; r < 3; r++) xw[r] = x[0] * F[r] + x[1] * F[3 + r];
+    c->nprev++;
+  }
+}
+
+//---------------------------------- output ----------------------------------------------------
+
+csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err) {
+  struct {
+    rec_dataset** d;
+    const char* path;
+    rec_type type;
+    size_t ncols;
+    const char* units;
+    const char* desc;
+  } sets[] = {
+      {&c->ds_iter, "/compliant/newton_iterations", REC_I32, 0, "1",
+       "Newton iterations of the compliant step (semi_implicit, tamsi: contact-space Newton with "
+       "TALS; implicit_euler: Newton on v with a finite-difference Jacobian and TALS)"},
+      {&c->ds_sub, "/compliant/substeps", REC_I32, 0, "1",
+       "substeps the step was taken in: 1, or 2^k when Newton failed on the whole step and "
+       "convergence control retook it in smaller equal steps (001 Sec. III-B)"},
+      {&c->ds_res, "/compliant/newton_residual", REC_F64, 0, "m/s",
+       "Newton residual at exit: max-norm of vc - vc* - h G f(vc) (semi_implicit, tamsi; contact "
+       "velocities) or of v - v0 - h a(q0 + h v, v) (implicit_euler; generalized velocities)"},
+      {&c->ds_conv, "/compliant/newton_converged", REC_U8, 0, "1",
+       "1 when the residual reached integrator.newton_tolerance"},
+      {&c->ds_pmax, "/compliant/penetration_max", REC_F64, 0, "m",
+       "largest penetration depth over the step's contacts (0 when none overlaps)"},
+      {&c->ds_pmean, "/compliant/penetration_mean", REC_F64, 0, "m",
+       "mean penetration depth over the step's overlapping contacts (0 when none)"},
+      {&c->ds_nstick, "/compliant/stiction_count", REC_I32, 0, "1",
+       "loaded contacts in stiction after the step (|v_t| <= stiction_velocity, or the bristle "
+       "force inside the friction cone)"},
+      {&c->ds_slip, "/compliant/stiction_slip_max", REC_F64, 0, "m/s",
+       "largest tangential (slip) velocity among the contacts in stiction: the creep that "
+       "regularized friction allows (0 when none)"},
+      {&c->ds_x, "/compliant/bristle", REC_F64, 3, "m",
+       "per contact (rows aligned with /contacts: /contacts/offset, /contacts/count): deflection "
+       "state after the step in the contact frame [t1 t2 n] (bristle, sqrt_spring; zeros for "
+       "stateless laws), carried between steps by contact id"},
+  };
+  for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+    csim_status st = rec_add(f, sets[k].path, sets[k].type, sets[k].ncols, sets[k].units,
+                             sets[k].desc, sets[k].d, err);
+    if (st != CSIM_OK) return st;
+  }
+  if (c->nhist > 0)
+    return rec_add(f, "/compliant/newton_history", REC_F64, (size_t)c->nhist, "m/s",
+                   "Newton residual (max-norm, as /compliant/newton_residual) at iterate j = 0, "
+                   "1, ... of the step's first solve (the whole step, before convergence-control "
+                   "substeps; j = 0 is the initial guess), the first output.newton_history "
+                   "iterates, NaN after the last one (001 Fig. 4)", &c->ds_hist, err);
+  return CSIM_OK;
+}
+
+csim_status cmpl_record_row(const cmpl_data* c, const contact_data* con, csim_error* err) {
+  int32_t it = c->iterations, ns = c->nstick, sub = c->substeps;
+  uint8_t cv = (uint8_t)(c->converged != 0);
+  csim_status st = CSIM_OK;
+  if (!st) st = rec_append(c->ds_iter, &it, err);
+  if (!st) st = rec_append(c->ds_sub, &sub, err);
+  if (!st) st = rec_append(c->ds_res, &c->residual, err);
+  if (!st) st = rec_append(c->ds_conv, &cv, err);
+  if (!st) st = rec_append(c->ds_pmax, &c->pen_max, err);
+  if (!st) st = rec_append(c->ds_pmean, &c->pen_mean, err);
+  if (!st) st = rec_append(c->ds_nstick, &ns, err);
+  if (!st) st = rec_append(c->ds_slip, &c->stick_slip_max, err);
+  if (!st) st = rec_append_rows(c->ds_x, c->x1, (size_t)con->ncon, err);
+  if (!st && c->ds_hist) st = rec_append(c->ds_hist, c->hist, err);
+  return st;
+}

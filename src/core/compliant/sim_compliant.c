@@ -1,0 +1,640 @@
+// sim_compliant.c — the time step with compliant contact (seed 001; force laws in compliant.h).
+//
+// Outline (sim_step_compliant):
+//   kinematics -> collision -> dynamics (M, factor, actions, bias) -> free velocity v_f
+//   -> contact frames, J, G = J M^-1 J', g = J v_f - c* at q0 (contact_build)
+//   -> integrator: semi_implicit | tamsi (contact-space Newton + TALS at frozen q0)
+//                  | implicit_euler (Newton on v + TALS, geometry re-evaluated)
+//   -> lambda = h f, v+ = v_f + M^-1 J' lambda, q+ = q0 ⊕ h v+
+//   -> eps_abs of lambda on (G, g) (000 eq. 14), penetration and stiction statistics.
+//
+// semi_implicit and tamsi (001 Sec. V): q, M, J frozen at the start of the step. With
+// v = v_f + M^-1 J' (h f) the contact velocities vc = J v satisfy
+//   R(vc) = vc - vc* - h G f(vc) = 0,      vc* = J v_f,                               (*)
+// which is J M^-1 times the momentum residual of 001 eq. 12 (semi-implicit) / eq. 21 (TAMSI):
+// (*) and eq. 21 have the same solutions (vc determines f, and v follows), so Newton runs on the
+// 3 nc contact velocities instead of the nv generalized ones, with Jacobian I - h G df/dvc
+// (001 eqs. 17, 20, 23 multiplied by J M^-1). semi_implicit freezes the normal forces at the
+// start of the step (001 Sec. V-A, one-way coupling: explicit in the normal compliance);
+// tamsi takes them at delta = delta0 - h vn (001 eq. 19, two-way coupling, W_nn and W_tn).
+// The update is limited by TALS (001 Sec. III-A). The free velocity keeps gravity, Coriolis and
+// actions explicit (p* of 001 eq. 11).
+//
+// implicit_euler (001 Sec. III, the comparison of Sec. VI): v+ solves
+//   r(v) = v - v0 - h a(q0 ⊕ h v, v) = 0,   a = M^-1 (tau_actions - b + J' f_ext + J_c' f_c),
+// everything (kinematics, collision, M, bias, actions, contact forces) evaluated at the end of
+// the step; Newton with a forward-difference Jacobian (nv + 1 evaluations per iteration, as the
+// Drake integrators of 001 Sec. IV) and TALS on the tangential velocities of the start-of-step
+// contacts (J frozen at q0 for the line search only, 001 Sec. III-A). The recorded contacts,
+// forces and eps_abs are those of the end-of-step configuration.
+//
+// Line search: TALS first; then, as a safeguard, backtracking on |R|^2 (Armijo; the Newton
+// direction always descends it): from the first iteration for implicit_euler (whose Newton
+// diverged from penetrating initial states without it), only after CMPL_BACKTRACK_AFTER
+// iterations for semi_implicit/tamsi (where it would slow TALS's transitions, 001 Fig. 4).
+// integrator.line_search = backtracking drops TALS, none drops both (plain Newton, 001's
+// "without TALS"). With output.newton_history the residual of every iterate of the step's first
+// solve is kept (cmpl_data.hist, 001 Fig. 4).
+//
+// Newton stops when the max-norm of the residual is <= integrator.newton_tolerance or after
+// integrator.newton_max_iterations updates. A step whose Newton fails is retaken from the same
+// state in 2, 4, ... 2^CMPL_MAX_HALVINGS equal substeps (convergence control, 001 Sec. III-B);
+// if even those fail the last iterate is kept, the step is counted (SIM_WARN_NONCONVERGED) and
+// reported through info->solve.converged, which solver.on_failure acts on (stop: exit 1).
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/compliant/compliant.h"
+#include "core/dynamics.h"
+#include "core/kinematics.h"
+#include "core/material.h"
+#include "core/compliant/sim_compliant.h"
+#include "core/stage.h"
+
+
+// LU factorization with partial pivoting of the n x n row-major matrix A, in place; 0 when
+// singular
+static int lu_factor(int n, double* A, int* piv) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    double best = fabs(A[(size_t)k * n + k]);
+    for (int i = k + 1; i < n; i++) {
+      double a = fabs(A[(size_t)i * n + k]);
+      if (a > best) { best = a; p = i; }
+    }
+    piv[k] = p;
+    if (!(best > 0) || !isfinite(best)) return 0;
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)k * n + j];
+        A[(size_t)k * n + j] = A[(size_t)p * n + j];
+        A[(size_t)p * n + j] = t;
+      }
+    double inv = 1 / A[(size_t)k * n + k];
+    for (int i = k + 1; i < n; i++) {
+      double l = A[(size_t)i * n + k] * inv;
+      A[(size_t)i * n + k] = l;
+      if (l == 0) continue;
+      for (int j = k + 1; j < n; j++) A[(size_t)i * n + j] -= l * A[(size_t)k * n + j];
+    }
+  }
+  return 1;
+}
+
+// solve A x = b in place with the factors of lu_factor
+static void lu_solve(int n, const double* A, const int* piv, double* b) {
+  // the row interchanges first (the factors' rows were swapped as a whole), then L y = P b
+  for (int k = 0; k < n; k++)
+    if (piv[k] != k) {
+      double t = b[k];
+      b[k] = b[piv[k]];
+      b[piv[k]] = t;
+    }
+  for (int k = 0; k < n; k++)
+    for (int i = k + 1; i < n; i++) b[i] -= A[(size_t)i * n + k] * b[k];
+  for (int i = n - 1; i >= 0; i--) {
+    double acc = b[i];
+    for (int j = i + 1; j < n; j++) acc -= A[(size_t)i * n + j] * b[j];
+    b[i] = acc / A[(size_t)i * n + i];
+  }
+}
+
+// out (3) = rows t1 t2 n of contact i's Jacobian times v
+static void contact_vel(const contact_data* con, int i, const double* v, double out[3]) {
+  int mc = con->maxchain;
+  const int* chain = con->chain + (size_t)i * mc;
+  const double* J = con->J + (size_t)i * 3 * mc;
+  for (int r = 0; r < 3; r++) {
+    double acc = 0;
+    for (int k = 0; k < con->nchain[i]; k++) acc += J[r * mc + k] * v[chain[k]];
+    out[r] = acc;
+  }
+}
+
+// the law's parameters at contact i of con: mu, k, d of the pair's materials (material.h), or
+// the global ones
+static const cmpl_params* law_at(const cmpl_data* c, const contact_data* con, int i, cmpl_params* tmp) {
+  if (!c->mat || con->con[i].geom1 < 0) return &c->p;
+  mat_props mp = mat_pair(c->mat, con->con[i].geom1, con->con[i].geom2);
+  *tmp = c->p;
+  tmp->mu = mp.mu;
+  tmp->k = mp.k;
+  tmp->d = mp.d;
+  return tmp;
+}
+
+// the contact options of a compliant run: no Baumgarte or restitution target in c*
+static contact_options metric_options(const sim* s, double h) {
+  contact_options o = s->copt;
+  o.dt = h;
+  o.baumgarte = 0;
+  o.restitution = 0;
+  o.warm_start = 0;
+  return o;
+}
+
+// evaluate the law at every contact for the contact velocities c->vc: forces c->f, Jacobian
+// blocks c->A
+static void eval_all(cmpl_data* c, const contact_data* con, int nc) {
+  for (int i = 0; i < nc; i++) {
+    cmpl_params tmp;
+    cmpl_force(law_at(c, con, i, &tmp), &c->pt[i], c->vc + 3 * i, &c->ev[i]);
+    memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
+    memcpy(c->A + 9 * i, c->ev[i].dfdv, 9 * sizeof(double));
+  }
+}
+
+// keep the residual of iterate it in the history while the step's first solve runs (001 Fig. 4)
+static void hist_put(cmpl_data* c, int it, double res) {
+  if (c->hist_on && it < c->nhist) c->hist[it] = res;
+}
+
+// TALS: the smallest alpha over contacts for the tangential parts of vc and its update dvc
+static double tals(const cmpl_data* c, int nc, const double* vc, const double* dvc) {
+  double alpha = 1;
+  for (int i = 0; i < nc; i++) {
+    const cmpl_eval* e = &c->ev[i];
+    double v[2] = {vc[3 * i] - e->center[0], vc[3 * i + 1] - e->center[1]};
+    double a = cmpl_tals_alpha(v, dvc + 3 * i, e->radius, CMPL_THETA_MAX);
+    if (a < alpha) alpha = a;
+  }
+  return alpha;
+}
+
+// |R(vc)|^2 for trial contact velocities vc (forces evaluated into c->ev, c->f, c->A)
+static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double h,
+                          const double* vc) {
+  for (int i = 0; i < nc; i++) {
+    cmpl_params tmp;
+    cmpl_force(law_at(c, con, i, &tmp), &c->pt[i], vc + 3 * i, &c->ev[i]);
+    memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
+  }
+  double phi = 0;
+  solver_problem gp = contact_problem(con);
+  for (int i = 0; i < nc; i++) {
+    double gf[3] = {0, 0, 0};  // (G f)_i over the blocks of row i
+    solver_grow_add(&gp, i, c->f, gf);
+    for (int r = 0; r < 3; r++) {
+      double e = vc[3 * i + r] - c->vstar[3 * i + r] - h * gf[r];
+      phi += e * e;
+    }
+  }
+  return isfinite(phi) ? phi : INFINITY;
+}
+
+// semi_implicit / tamsi: Newton on (*) with TALS at frozen q0; fills con->lambda = h f
+static void solve_frozen(sim* s, double h) {
+  cmpl_data* c = s->cmpl;
+  contact_data* con = s->con;
+  const sim_data* d = s->d;
+  int nc = con->ncon, n3 = 3 * nc;
+  int semi = c->scheme == SCN_INT_SEMI_IMPLICIT;
+
+  // the law's view of each contact; initial guess vc = J v0 (the velocity before the step)
+  for (int i = 0; i < nc; i++) {
+    cmpl_point* pt = &c->pt[i];
+    double v0c[3];
+    contact_vel(con, i, d->v, v0c);
+    memset(pt, 0, sizeof(*pt));
+    pt->delta0 = con->con[i].depth;
+    pt->h = h;
+    if (semi) {
+      pt->frozen = 1;
+      cmpl_params tmp;
+      pt->pi0 = cmpl_normal(law_at(c, con, i, &tmp), pt->delta0, v0c[2], NULL, NULL);
+    } else {
+      pt->hpen = h;
+    }
+    cmpl_lookup_state(c, con, i, pt->x0);
+    memcpy(c->x0 + 2 * i, pt->x0, 2 * sizeof(double));
+    memcpy(c->vc + 3 * i, v0c, sizeof(v0c));
+    // vc* = J v_f = g + c*
+    c->vstar[3 * i] = con->g[3 * i];
+    c->vstar[3 * i + 1] = con->g[3 * i + 1];
+    c->vstar[3 * i + 2] = con->g[3 * i + 2] + con->cstar[i];
+  }
+
+  c->iterations = 0;
+  c->converged = 0;
+  c->residual = 0;
+  for (int it = 0;; it++) {
+    // forces and residual R = vc - vc* - h G f at the current iterate
+    eval_all(c, con, nc);
+    double res = 0;
+    solver_problem gp = contact_problem(con);
+    for (int i = 0; i < nc; i++) {
+      double gf[3] = {0, 0, 0};  // (G f)_i over the blocks of row i
+      solver_grow_add(&gp, i, c->f, gf);
+      for (int r = 0; r < 3; r++) {
+        int a = 3 * i + r;
+        c->R[a] = c->vc[a] - c->vstar[a] - h * gf[r];
+        if (!isfinite(c->R[a])) res = INFINITY;
+        else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
+      }
+    }
+    c->residual = res;
+    hist_put(c, it, res);
+    if (res <= c->tolerance) {
+      c->converged = 1;
+      break;
+    }
+    if (it >= c->max_iterations || !isfinite(res)) break;
+    // Newton matrix I - h G A (A block diagonal, 3x3 per contact)
+    // (dense LU of its own; G's blocks give the nonzero 3x3 blocks of G A)
+    memset(c->N, 0, sizeof(double) * (size_t)n3 * (size_t)n3);
+    for (int i = 0; i < nc; i++)
+      for (int k = gp.rowptr[i]; k < gp.rowptr[i + 1]; k++) {
+        int j = gp.col[k];
+        const double* B = gp.blk + 9 * (size_t)k;
+        const double* Aj = c->A + 9 * j;
+        for (int r = 0; r < 3; r++) {
+          double* Na = c->N + (size_t)(3 * i + r) * n3;
+          const double* g = B + 3 * r;
+          for (int col = 0; col < 3; col++)
+            Na[3 * j + col] = -h * (g[0] * Aj[col] + g[1] * Aj[3 + col] + g[2] * Aj[6 + col]);
+        }
+      }
+    for (int a = 0; a < n3; a++) c->N[(size_t)a * n3 + a] += 1;
+    if (!lu_factor(n3, c->N, c->piv)) break;
+    for (int a = 0; a < n3; a++) c->dvc[a] = -c->R[a];
+    lu_solve(n3, c->N, c->piv, c->dvc);
+    double alpha = c->tals ? tals(c, nc, c->vc, c->dvc) : 1;
+    // safeguard: backtrack from the TALS step until |R| decreases (Armijo on |R|^2; the Newton
+    // direction always descends it), at most CMPL_BACKTRACK halvings
+    if (c->backtrack && it >= CMPL_BACKTRACK_AFTER) {
+      double phi0 = 0;
+      for (int a = 0; a < n3; a++) phi0 += c->R[a] * c->R[a];
+      for (int k = 0; k < CMPL_BACKTRACK; k++) {
+        for (int a = 0; a < n3; a++) c->vtry[a] = c->vc[a] + alpha * c->dvc[a];
+        if (residual_sq(c, con, nc, h, c->vtry) <= (1 - 1e-4 * alpha) * phi0) break;
+        alpha *= 0.5;
+      }
+    }
+    for (int a = 0; a < n3; a++) c->vc[a] += alpha * c->dvc[a];
+    c->iterations++;
+  }
+
+  // impulses and per-contact results at the final iterate
+  for (int i = 0; i < nc; i++) {
+    const cmpl_eval* e = &c->ev[i];
+    for (int r = 0; r < 3; r++) con->lambda[3 * i + r] = h * e->f[r];
+    c->x1[3 * i] = e->x1[0];
+    c->x1[3 * i + 1] = e->x1[1];
+    c->x1[3 * i + 2] = 0;
+    c->stick[i] = e->stick;
+    c->slip[i] = hypot(c->vc[3 * i], c->vc[3 * i + 1]);
+  }
+}
+
+// implicit Euler: r(v) = v - v0 - h a(q0 ⊕ h v, v) at trial v (c->vk-sized); contacts, forces
+// (lambda = h f) and per-contact results of the evaluated configuration land in c->con_eval
+static void ie_residual(sim* s, double h, const double* v, double t_end, double* r,
+                        int* dropped) {
+  cmpl_data* c = s->cmpl;
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  contact_data* ce = c->con_eval;
+  int nv = m->nv;
+  contact_options copt = metric_options(s, h);
+
+  // the end-of-step configuration and velocity
+  kin_integrate(m, c->q0, v, h, d->q);
+  memcpy(d->v, v, sizeof(double) * (size_t)nv);
+  d->time = t_end;
+  kin_forward(m, d);
+  kin_velocity(m, d);
+  int ncon = 0;
+  int nd = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxgeom, &ncon);
+  if (nd > 0) *dropped = ncon + nd;  // contacts found (sim_contact_overflow)
+  ce->ncon = ncon;
+  ce->nlimit = 0;
+  ce->nreduced = coll_reduced(s->coll, &ce->nreduced_touch);
+  dyn_crba(m, d);
+  dyn_factor(m, d);
+  stage_actions(s);
+  stage_limit_springs(s, 0);
+  dyn_rnea(m, d, NULL, NULL, s->tau);
+  // G past its block bound (never for a true bound, contact.h): stop the run as an overflow
+  if (contact_build(m, d, ce, &copt, v) != 0) {
+    *dropped = ncon + 1;
+    ce->ncon = 0;
+  }
+
+  // contact forces at the evaluated configuration (delta from the geometry, hpen = 0)
+  for (int i = 0; i < ncon; i++) {
+    cmpl_point pt;
+    cmpl_eval e;
+    double vc[3];
+    memset(&pt, 0, sizeof(pt));
+    pt.delta0 = ce->con[i].depth;
+    pt.h = h;
+    cmpl_lookup_state(c, ce, i, pt.x0);
+    contact_vel(ce, i, v, vc);
+    cmpl_params tmp;
+    cmpl_force(law_at(c, ce, i, &tmp), &pt, vc, &e);
+    for (int k = 0; k < 3; k++) ce->lambda[3 * i + k] = h * e.f[k];
+    c->x1[3 * i] = e.x1[0];
+    c->x1[3 * i + 1] = e.x1[1];
+    c->x1[3 * i + 2] = 0;
+    c->stick[i] = e.stick;
+    c->slip[i] = hypot(vc[0], vc[1]);
+  }
+
+  // r = v - v0 - h M^-1 (tau_applied + J'f_ext + tau_limit - b) - M^-1 J_c' (h f)
+  for (int k = 0; k < nv; k++) r[k] = s->qfrc_ext[k] + s->qfrc_limit[k] - s->tau[k];
+  dyn_solve(m, d, r, 1);
+  memset(c->tmp, 0, sizeof(double) * (size_t)nv);
+  contact_apply(m, d, ce, c->tmp);
+  for (int k = 0; k < nv; k++) r[k] = v[k] - c->v0[k] - h * r[k] - c->tmp[k];
+}
+
+// max-norm (infinity for a non-finite entry)
+static double maxnorm(const double* x, int n) {
+  double r = 0;
+  for (int k = 0; k < n; k++) {
+    if (!isfinite(x[k])) return INFINITY;
+    if (fabs(x[k]) > r) r = fabs(x[k]);
+  }
+  return r;
+}
+
+// implicit Euler step: Newton on r(v) with a forward-difference Jacobian and TALS; leaves d at
+// (q0 ⊕ h v+, v+), the end-of-step contacts in s->con (swapped with c->con_eval) with their
+// impulses, and g rebuilt so that G lambda + g = J v+ - c* (the metric's velocity)
+static void solve_implicit(sim* s, double h, int* dropped) {
+  cmpl_data* c = s->cmpl;
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  contact_data* con0 = s->con;
+  int nv = m->nv, nc0 = con0->ncon;
+  double t0 = d->time;
+
+  memcpy(c->q0, d->q, sizeof(double) * (size_t)m->nq);
+  memcpy(c->v0, d->v, sizeof(double) * (size_t)nv);
+  memcpy(c->vk, d->v, sizeof(double) * (size_t)nv);
+  // start-of-step contacts as TAMSI sees them, for the TALS stiction regions
+  for (int i = 0; i < nc0; i++) {
+    cmpl_point* pt = &c->pt[i];
+    memset(pt, 0, sizeof(*pt));
+    pt->delta0 = con0->con[i].depth;
+    pt->hpen = h;
+    pt->h = h;
+    cmpl_lookup_state(c, con0, i, pt->x0);
+  }
+
+  c->iterations = 0;
+  c->converged = 0;
+  for (int it = 0;; it++) {
+    ie_residual(s, h, c->vk, t0 + h, c->r, dropped);
+    double res = maxnorm(c->r, nv);
+    c->residual = res;
+    hist_put(c, it, res);
+    if (res <= c->tolerance) {
+      c->converged = 1;
+      break;
+    }
+    if (it >= c->max_iterations || !isfinite(res)) break;
+    // forward-difference Jacobian of r, column by column (Jr row-major nv x nv)
+    for (int j = 0; j < nv; j++) {
+      double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
+      c->vk[j] = vj + eps;
+      ie_residual(s, h, c->vk, t0 + h, c->r2, dropped);
+      c->vk[j] = vj;
+      for (int i = 0; i < nv; i++) c->Jr[(size_t)i * nv + j] = (c->r2[i] - c->r[i]) / eps;
+    }
+    if (!lu_factor(nv, c->Jr, c->piv)) break;
+    for (int k = 0; k < nv; k++) c->dv[k] = -c->r[k];
+    lu_solve(nv, c->Jr, c->piv, c->dv);
+    // TALS on the start-of-step contacts' tangential velocities (J frozen at q0)
+    double alpha = 1;
+    if (c->tals) {
+      for (int i = 0; i < nc0; i++) {
+        double vc[3], dvc[3];
+        cmpl_eval e;
+        contact_vel(con0, i, c->vk, vc);
+        contact_vel(con0, i, c->dv, dvc);
+        cmpl_params tmp;
+        cmpl_force(law_at(c, con0, i, &tmp), &c->pt[i], vc, &e);
+        double v[2] = {vc[0] - e.center[0], vc[1] - e.center[1]};
+        double a = cmpl_tals_alpha(v, dvc, e.radius, CMPL_THETA_MAX);
+        if (a < alpha) alpha = a;
+      }
+    }
+    // safeguard: backtrack until |r| decreases (Armijo on |r|^2, as in solve_frozen); the
+    // accepted trial is evaluated again at the top of the loop
+    if (c->backtrack) {
+      double phi0 = 0, phi = 0;
+      for (int k = 0; k < nv; k++) phi0 += c->r[k] * c->r[k];
+      for (int b = 0; b < CMPL_BACKTRACK; b++) {
+        for (int k = 0; k < nv; k++) c->r2[k] = c->vk[k] + alpha * c->dv[k];
+        ie_residual(s, h, c->r2, t0 + h, c->tmp2, dropped);
+        phi = 0;
+        for (int k = 0; k < nv; k++) phi += c->tmp2[k] * c->tmp2[k];
+        if (isfinite(phi) && phi <= (1 - 1e-4 * alpha) * phi0) break;
+        alpha *= 0.5;
+      }
+    }
+    for (int k = 0; k < nv; k++) c->vk[k] += alpha * c->dv[k];
+    c->iterations++;
+  }
+  // the last evaluation was at vk: d and con_eval describe the end of the step
+  contact_data* ce = c->con_eval;
+  // g = J (v+ - M^-1 J' lambda) - c*, so that G lambda + g = J v+ - c*
+  memset(c->tmp, 0, sizeof(double) * (size_t)nv);
+  contact_apply(m, d, ce, c->tmp);
+  for (int k = 0; k < nv; k++) c->tmp[k] = c->vk[k] - c->tmp[k];
+  for (int i = 0; i < ce->ncon; i++) {
+    contact_vel(ce, i, c->tmp, ce->g + 3 * i);
+    ce->g[3 * i + 2] -= ce->cstar[i];
+  }
+  s->con = ce;
+  c->con_eval = con0;
+  memcpy(d->v, c->vk, sizeof(double) * (size_t)nv);
+  d->time = t0;
+}
+
+// penetration and stiction statistics of the step's contacts
+static void statistics(cmpl_data* c, const contact_data* con) {
+  int npen = 0;
+  c->pen_max = 0;
+  c->pen_mean = 0;
+  c->nstick = 0;
+  c->stick_slip_max = 0;
+  for (int i = 0; i < con->ncon; i++) {
+    double dep = con->con[i].depth;
+    if (dep > 0) {
+      npen++;
+      c->pen_mean += dep;
+      if (dep > c->pen_max) c->pen_max = dep;
+    }
+    if (c->stick[i]) {
+      c->nstick++;
+      if (c->slip[i] > c->stick_slip_max) c->stick_slip_max = c->slip[i];
+    }
+  }
+  if (npen) c->pen_mean /= npen;
+}
+
+// one step of size h from the current state: the whole pipeline of the outline above; fills
+// info's energies (at the start), metric and Newton results; *dropped set when a contact buffer
+// overflowed
+static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  cmpl_data* c = s->cmpl;
+  int nv = m->nv;
+
+  // the shared stages: positions, collision, mass, forces, free velocity (stage.h)
+  double t0 = stage_clock();
+  stage_positions(s);
+  int nd = stage_collision(s);
+  if (nd > 0) *dropped = s->con->ncon + nd;
+  double t1 = stage_clock();
+  stage_mass(s, info);
+  stage_actions(s);
+  info->nlimit = stage_limit_springs(s, c->scheme == SCN_INT_IMPLICIT_EULER ? 0 : h);
+  stage_free_velocity(s, h);
+  double t2 = stage_clock();
+
+  // contact problem at q0 (frames, J, G, g) and the integrator
+  contact_options copt = metric_options(s, h);
+  if (contact_build(m, d, s->con, &copt, s->vfree) != 0) {  // see eval_end (never expected)
+    *dropped = s->con->ncon + 1;
+    s->con->ncon = 0;
+  }
+  if (c->scheme == SCN_INT_IMPLICIT_EULER) {
+    solve_implicit(s, h, dropped);
+  } else {
+    solve_frozen(s, h);
+    // v+ = v_f + M^-1 J' lambda
+    memcpy(d->v, s->vfree, sizeof(double) * (size_t)nv);
+    contact_apply(m, d, s->con, d->v);
+  }
+  contact_data* con = s->con;
+
+  // the physical metric on the forces the law produced (000 eq. 14), as for rigid runs
+  solver_problem p = contact_problem(con);
+  memset(&info->solve, 0, sizeof(info->solve));
+  solver_residuals(&p, con->lambda, con->cvel, &info->solve);
+  if (con->ncon == 0) info->solve.eps_abs = 0;
+  statistics(c, con);
+  cmpl_store_state(c, con);
+
+  // q+ = q0 ⊕ h w (implicit Euler: from the saved q0)
+  stage_integrate(s, c->scheme == SCN_INT_IMPLICIT_EULER ? c->q0 : d->q, h, d->q);
+  d->time += h;
+  double t3 = stage_clock();
+  info->ncon = con->ncon;
+  info->nreduced = con->nreduced;
+  info->nreduced_touch = con->nreduced_touch;
+  info->t_collision += t1 - t0;
+  info->t_dynamics += t2 - t1;
+  info->t_solve += t3 - t2;
+}
+
+// save / restore the state a step starts from (convergence control)
+static void save_state(cmpl_data* c, const sim* s) {
+  memcpy(c->qsave, s->d->q, sizeof(double) * (size_t)s->m->nq);
+  memcpy(c->vsave, s->d->v, sizeof(double) * (size_t)s->m->nv);
+  c->tsave = s->d->time;
+  c->nprev_save = c->nprev;
+  memcpy(c->prev_id_save, c->prev_id, sizeof(int) * 3 * (size_t)c->nprev);
+  memcpy(c->prev_x_save, c->prev_x, sizeof(double) * 3 * (size_t)c->nprev);
+}
+
+static void restore_state(cmpl_data* c, sim* s) {
+  memcpy(s->d->q, c->qsave, sizeof(double) * (size_t)s->m->nq);
+  memcpy(s->d->v, c->vsave, sizeof(double) * (size_t)s->m->nv);
+  s->d->time = c->tsave;
+  c->nprev = c->nprev_save;
+  memcpy(c->prev_id, c->prev_id_save, sizeof(int) * 3 * (size_t)c->nprev);
+  memcpy(c->prev_x, c->prev_x_save, sizeof(double) * 3 * (size_t)c->nprev);
+}
+
+// convergence control (001 Sec. III-B: fixed-step integrators retry smaller steps when Newton
+// fails): the step is taken whole; if Newton did not converge it is retaken from the same state
+// as 2, 4, ... up to 2^CMPL_MAX_HALVINGS equal substeps until every substep converges. The
+// recorded contacts, impulses (scaled to dt: /contacts/force stays the force) and eps_abs are
+// those of the last substep; iterations count every Newton update spent on the step.
+csim_status sim_compliant_step(sim* s, sim_stepinfo* info, csim_error* err) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  cmpl_data* c = s->cmpl;
+  double dt = s->opt.dt;
+  int dropped = 0, total_it = 0;
+  double t0 = stage_clock(), kin0 = 0, pot0 = 0;
+  long step0 = s->step;
+  double time0 = d->time;
+  (void)m;
+  info->t_collision = info->t_dynamics = info->t_solve = 0;
+
+  save_state(c, s);
+  for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
+  double work_prev = s->energy.work_step;  // the previous step's work, audited below
+  int n = 1;
+  for (int level = 0;; level++, n *= 2) {
+    if (level > 0) {
+      restore_state(c, s);
+      s->energy.work_step = work_prev;
+    }
+    int ok = 1;
+    double resmax = 0;
+    double t_end = c->tsave + dt;
+    for (int k = 0; k < n; k++) {
+      // equal substeps; the last one ends exactly at t0 + dt
+      double h = k + 1 < n ? dt / n : t_end - d->time;
+      c->hist_on = level == 0;  // the history is the whole step's solve (n = 1)
+      one_step(s, h, info, &dropped);
+      c->hist_on = 0;
+      if (k == 0) {
+        kin0 = info->kinetic;
+        pot0 = info->potential;
+      }
+      total_it += c->iterations;
+      if (c->residual > resmax || !isfinite(c->residual)) resmax = c->residual;
+      if (!c->converged) {
+        ok = 0;
+        if (level < CMPL_MAX_HALVINGS) break;
+      }
+    }
+    if (ok || level >= CMPL_MAX_HALVINGS) {
+      c->converged = ok;
+      c->residual = resmax;
+      break;
+    }
+  }
+  c->substeps = n;
+  if (n > 1) c->nsubstepped++;
+  c->iterations = total_it;
+  info->kinetic = kin0;
+  info->potential = pot0;
+  // impulses of a substep h -> impulses at the same force over dt
+  if (n > 1) {
+    double sc = (double)n;
+    for (int a = 0; a < 3 * s->con->ncon; a++) s->con->lambda[a] *= sc;
+  }
+  info->solve.iterations = total_it;
+  info->solve.converged = c->converged;
+  info->solve.residual = c->residual;
+  if (!c->converged) {
+    c->nfail++;
+    s->warnings[SIM_WARN_NONCONVERGED]++;
+  }
+  if (dropped) return sim_contact_overflow(s, dropped, CSIM_ERR_RUN, err);
+  s->step++;
+
+  // the energy audit of the state the step started from (its energies: the first substep's)
+  double work_this = s->energy.work_step - work_prev;
+  s->energy.work_step = work_prev;
+  csim_status st = stage_audit(s, step0, time0, kin0, pot0, info, err);
+  s->energy.work_step += work_this;
+  if (st != CSIM_OK) return st;
+  if ((st = stage_check(s, dt, err)) != CSIM_OK) {
+    csim_error e2;  // the audit records the gain of the diverged state too
+    stage_audit_final(s, &e2);
+    return st;
+  }
+  info->t_step = stage_clock() - t0;
+  return CSIM_OK;
+}

@@ -1,0 +1,588 @@
+// contact.c — contact frames, chain Jacobians, Delassus matrix, free velocity, warm start
+// (000 eqs. 5-9; see contact.h).
+#include "core/contact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dynamics.h"
+#include "core/kinematics.h"
+#include "core/spatial.h"
+
+// penetration (m) closed within one step whatever the Baumgarte gain (see contact_build)
+#define CONTACT_SLOP 1e-8
+
+// root dof of body b's tree (the topmost dof on its path), -1 when no dof moves it
+static int body_root_dof(const sim_model* m, int b) {
+  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parent[b];
+  if (b <= 0) return -1;
+  int d = m->body_dofadr[b];
+  while (m->dof_parent[d] >= 0) d = m->dof_parent[d];
+  return d;
+}
+
+long contact_max_blocks(const sim_model* m, int maxcon) {
+  if (maxcon < 1) maxcon = 1;
+  long mc = maxcon, all = mc * mc;
+  if (m->nv <= 0) return mc;  // no dofs: diagonal blocks only
+  // n_r, the contacts tree r can take part in (see contact.h), per root dof r; no scratch (the
+  // bytes contact_create asks for are exactly contact_bytes): O(roots x geoms + geoms^2)
+  long sum = mc;
+  for (int r = 0; r < m->nv && sum < all; r++) {
+    if (m->dof_parent[r] >= 0) continue;
+    long cap = 0;
+    for (int a = 0; a < m->ngeom && cap < mc; a++) {
+      if (body_root_dof(m, m->geom_body[a]) != r) continue;
+      for (int b = 0; b < m->ngeom && cap < mc; b++) {
+        if (b == a || (b < a && body_root_dof(m, m->geom_body[b]) == r)) continue;  // pair once
+        long x = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
+        if (x > 0) cap += x;
+      }
+    }
+    for (int j = 0; j < m->njnt; j++)
+      if (m->jnt_limited[j] && body_root_dof(m, m->jnt_body[j]) == r) cap += 2;
+    long n = cap < mc ? cap : mc;
+    sum += n * n;
+  }
+  return sum < all ? sum : all;
+}
+
+csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err) {
+  *out = NULL;
+  contact_data* c = calloc(1, sizeof(*c));
+  if (!c) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  if (maxcon < 1) maxcon = 1;
+  int nv = m->nv > 0 ? m->nv : 1;
+  c->maxcon = maxcon;
+  c->nv = m->nv;
+  c->maxchain = contact_max_chain(m);
+  size_t mc = (size_t)maxcon, n3 = 3 * mc;
+  c->con = calloc(mc, sizeof(coll_contact));
+  c->body1 = calloc(mc, sizeof(int));
+  c->body2 = calloc(mc, sizeof(int));
+  c->frame = calloc(mc * 9, sizeof(double));
+  c->mu = calloc(mc, sizeof(double));
+  c->nchain = calloc(mc, sizeof(int));
+  c->chain = calloc(mc * (size_t)c->maxchain, sizeof(int));
+  c->J = calloc(n3 * (size_t)c->maxchain, sizeof(double));
+  c->Y = calloc(n3 * (size_t)c->maxchain, sizeof(double));
+  c->ydiag = calloc(n3, sizeof(double));
+  c->key = calloc(2 * mc, sizeof(int));
+  c->g = calloc(n3, sizeof(double));
+  c->lambda = calloc(n3, sizeof(double));
+  c->cvel = calloc(n3, sizeof(double));
+  c->cstar = calloc(mc, sizeof(double));
+  c->R = calloc(n3, sizeof(double));
+  c->prev_id = calloc(n3, sizeof(int));
+  c->prev_lambda = calloc(n3, sizeof(double));
+  c->prev_dual = calloc(n3, sizeof(double));
+  c->dual0 = calloc(n3, sizeof(double));
+  c->pos = calloc((size_t)nv, sizeof(int));
+  c->bucket_ptr = calloc((size_t)nv + 1, sizeof(int));
+  c->bucket = calloc(2 * mc, sizeof(int));
+  c->fill = calloc(mc, sizeof(int));
+  c->ywork = calloc((size_t)(nv > 0 ? nv : 1), sizeof(double));
+  if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
+      !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
+      !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda || !c->pos ||
+      !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
+    contact_free(c);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                   "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
+  }
+  csim_status st = solver_blocks_create(maxcon, contact_max_blocks(m, maxcon), &c->G, err);
+  if (st != CSIM_OK) {
+    contact_free(c);
+    return st;
+  }
+  *out = c;
+  return CSIM_OK;
+}
+
+int contact_max_chain(const sim_model* m) {
+  return 2 * (m->maxdepth > 0 ? m->maxdepth : 1);  // two bodies' root-to-leaf paths
+}
+
+size_t contact_bytes(const sim_model* m, int maxcon) {
+  if (maxcon < 1) maxcon = 1;
+  size_t mc = (size_t)maxcon, n3 = 3 * mc, D = sizeof(double), I = sizeof(int);
+  size_t nv = (size_t)(m->nv > 0 ? m->nv : 1), ch = 2 * (size_t)(m->maxdepth > 0 ? m->maxdepth : 1);
+  // the callocs of contact_create, in its order, then G's blocks
+  return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
+         mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
+         solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
+}
+
+void contact_free(contact_data* c) {
+  if (!c) return;
+  free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
+  free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
+  free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
+  free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
+  free(c->fill); free(c->ywork);
+  solver_blocks_free(c->G);
+  free(c);
+}
+
+// right-handed frame [t1 t2 n] from the normal, the same for the same normal every time
+static void make_frame(double F[9], const double n[3]) {
+  double e[3] = {1, 0, 0};
+  if (fabs(n[0]) > 0.8) { e[0] = 0; e[1] = 1; }
+  double t1[3], t2[3];
+  sp_cross3(t1, e, n);   // e x n is orthogonal to n
+  sp_normalize3(t1);
+  sp_cross3(t2, n, t1);  // t1 x t2 = n
+  memcpy(F, t1, sizeof(t1));
+  memcpy(F + 3, t2, sizeof(t2));
+  memcpy(F + 6, n, 3 * sizeof(double));
+}
+
+// J rows of contact i on the union of the two bodies' chains (ascending dofs): body2's point
+// Jacobian with +, body1's with -; the second chain is merged into the first from the back,
+// O(chain), no search
+static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i,
+                             int* tmpdofs, double* tmpjac) {
+  const double* p = c->con[i].pos;
+  const double* F = c->frame + 9 * i;
+  int mc = c->maxchain;
+  int* chain = c->chain + (size_t)i * mc;
+  double* J = c->J + (size_t)i * 3 * mc;
+  double *J0 = J, *J1 = J + mc, *J2 = J + 2 * mc;
+  int n = 0;
+  memset(J, 0, sizeof(double) * 3 * (size_t)mc);
+  for (int side = 0; side < 2; side++) {
+    int b = side == 0 ? c->body2[i] : c->body1[i];
+    double sgn = side == 0 ? 1.0 : -1.0;
+    if (b <= 0) continue;
+    int nb = kin_jac_point(m, d, b, p, tmpdofs, tmpjac, NULL);
+    // the union's size, then a merge from the back (the dofs of both lists ascend)
+    int u = n;
+    for (int a = 0, k = 0; k < nb;) {
+      if (a < n && chain[a] < tmpdofs[k]) a++;
+      else if (a < n && chain[a] == tmpdofs[k]) a++, k++;
+      else u++, k++;
+    }
+    int a = n - 1, w = u - 1;
+    for (int k = nb - 1; k >= 0; w--) {
+      if (a >= 0 && chain[a] > tmpdofs[k]) {  // an entry of the first list moves up
+        chain[w] = chain[a];
+        J0[w] = J0[a], J1[w] = J1[a], J2[w] = J2[a];
+        a--;
+        continue;
+      }
+      if (a >= 0 && chain[a] == tmpdofs[k]) {  // a dof both chains hold
+        chain[w] = chain[a];
+        J0[w] = J0[a], J1[w] = J1[a], J2[w] = J2[a];
+        a--;
+      } else {
+        chain[w] = tmpdofs[k];
+        J0[w] = J1[w] = J2[w] = 0;
+      }
+      // row r: F_r . (dp/dv_k)
+      double jx = tmpjac[k], jy = tmpjac[nb + k], jz = tmpjac[2 * nb + k];
+      J0[w] += sgn * (F[0] * jx + F[1] * jy + F[2] * jz);
+      J1[w] += sgn * (F[3] * jx + F[4] * jy + F[5] * jz);
+      J2[w] += sgn * (F[6] * jx + F[7] * jy + F[8] * jz);
+      k--;
+    }
+    n = u;
+  }
+  c->nchain[i] = n;
+}
+
+//---------------------------------- warm-start memory ----------------------------------------
+// The previous step's contacts are kept sorted by id (geom1, geom2, feature): contact_store
+// sorts them (heap sort, O(n log n), in place) and contact_build finds each new contact by
+// binary search, O(n log n) per step instead of the O(n^2) scan. Ids are unique within a step
+// (features are distinct within a pair); were two equal, either impulse is as good a guess.
+
+// order of two ids
+static int id_cmp(const int* a, const int* b) {
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+// swap remembered contacts i and j (id, impulse, dual)
+static void prev_swap(contact_data* c, int i, int j) {
+  for (int k = 0; k < 3; k++) {
+    int t = c->prev_id[3 * i + k];
+    c->prev_id[3 * i + k] = c->prev_id[3 * j + k];
+    c->prev_id[3 * j + k] = t;
+    double x = c->prev_lambda[3 * i + k];
+    c->prev_lambda[3 * i + k] = c->prev_lambda[3 * j + k];
+    c->prev_lambda[3 * j + k] = x;
+    x = c->prev_dual[3 * i + k];
+    c->prev_dual[3 * i + k] = c->prev_dual[3 * j + k];
+    c->prev_dual[3 * j + k] = x;
+  }
+}
+
+// sift remembered contact `root` down the max-heap of the first n (by id)
+static void prev_sift(contact_data* c, int root, int n) {
+  for (;;) {
+    int ch = 2 * root + 1;
+    if (ch >= n) return;
+    if (ch + 1 < n && id_cmp(c->prev_id + 3 * (ch + 1), c->prev_id + 3 * ch) > 0) ch++;
+    if (id_cmp(c->prev_id + 3 * root, c->prev_id + 3 * ch) >= 0) return;
+    prev_swap(c, root, ch);
+    root = ch;
+  }
+}
+
+// heap sort of the remembered contacts by id
+static void prev_sort(contact_data* c) {
+  int n = c->nprev, sorted = 1;
+  // collision lists a pair's contacts together and the pairs in a steady order, so the ids
+  // often come sorted already: O(n) then
+  for (int i = 1; i < n && sorted; i++) sorted = id_cmp(c->prev_id + 3 * (i - 1), c->prev_id + 3 * i) < 0;
+  if (sorted) return;
+  for (int i = n / 2 - 1; i >= 0; i--) prev_sift(c, i, n);
+  for (int e = n - 1; e > 0; e--) {
+    prev_swap(c, 0, e);
+    prev_sift(c, 0, e);
+  }
+}
+
+// index of the remembered contact with this id, or -1
+static int prev_find(const contact_data* c, const int key[3]) {
+  int lo = 0, hi = c->nprev - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, o = id_cmp(c->prev_id + 3 * mid, key);
+    if (o == 0) return mid;
+    if (o < 0) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+// every block of G (contact.h): row i holds the contacts of i's buckets (merged, ascending, i
+// itself included; a contact without a root has its diagonal block only); each block
+// (i, j >= i) summed over the dofs both chains share, stored in row i and transposed in row j.
+// The number of blocks, or -1 when they pass the buffers' bound
+static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp) {
+  solver_blocks* B = c->G;
+  int nc = c->ncon;
+  long nb = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (int i = 0; i < nc; i++) c->fill[i] = B->rowptr[i];
+    }
+    for (int i = 0; i < nc; i++) {
+      if (pass == 0) B->rowptr[i] = (int)nb;
+      int k1 = c->key[2 * i], k2 = c->key[2 * i + 1];
+      const int* l1 = k1 >= 0 ? c->bucket + bp[k1] : NULL;
+      const int* l2 = k2 >= 0 ? c->bucket + bp[k2] : NULL;
+      int n1 = k1 >= 0 ? bp[k1 + 1] - bp[k1] : 0, n2 = k2 >= 0 ? bp[k2 + 1] - bp[k2] : 0;
+      if (n1 + n2 == 0) {  // no dof: the (zero) diagonal block alone
+        if (pass == 0) {
+          nb++;
+        } else {
+          B->diag[i] = c->fill[i];
+          B->col[c->fill[i]] = i;
+          memset(B->blk + 9 * (size_t)c->fill[i]++, 0, 9 * sizeof(double));
+        }
+        continue;
+      }
+      int p1 = 0, p2 = 0;
+      while (p1 < n1 || p2 < n2) {
+        int j;
+        if (p2 >= n2 || (p1 < n1 && l1[p1] < l2[p2])) j = l1[p1++];
+        else if (p1 >= n1 || l2[p2] < l1[p1]) j = l2[p2++];
+        else { j = l1[p1++]; p2++; }
+        if (pass == 0) {
+          nb++;
+          continue;
+        }
+        if (j < i) continue;  // stored when row j was done
+        double blk[9];
+        solver_yblock(yp, i, j, blk);
+        int a = c->fill[i]++;
+        B->col[a] = j;
+        if (j == i) {
+          B->diag[i] = a;
+          // symmetric exactly: the lower triangle mirrors the upper (as the dense G did)
+          blk[3] = blk[1];
+          blk[6] = blk[2];
+          blk[7] = blk[5];
+          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+        } else {
+          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+          int b = c->fill[j]++;
+          B->col[b] = i;
+          double* T = B->blk + 9 * (size_t)b;
+          for (int r = 0; r < 3; r++)
+            for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
+        }
+      }
+    }
+    if (pass == 0) {
+      B->rowptr[nc] = (int)nb;
+      // the bound of contact_max_blocks holds for any contacts (contact.h); were it ever
+      // wrong, report rather than write past the buffers
+      if (nb > B->maxblocks) return -1;
+    }
+  }
+  return nb;
+}
+
+int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                  const double* vfree) {
+  int nc = c->ncon, nv = m->nv, mc = c->maxchain, n3 = 3 * nc;
+  size_t mark = data_stack_mark(d);
+  int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
+  double* tmpjac = data_stack_alloc(d, sizeof(double) * 3 * (size_t)(m->maxdepth + 1));
+  if (!tmpdofs || !tmpjac) {  // the arena is sized for these (data_arena_default): a bug
+    data_stack_free(d, mark);
+    return -2;
+  }
+
+  // frames, bodies, Jacobians; a joint limit acts on its one dof (see contact.h)
+  for (int i = 0; i < nc; i++) {
+    if (c->con[i].geom1 < 0) {
+      // the chain of the joint's body (ancestor-closed, as G's assembly below needs: L^-T
+      // spreads the row over the ancestors), J zero but at the joint's own dof
+      int j = c->con[i].geom2, dof = m->jnt_dofadr[j], mc0 = c->maxchain;
+      double* J = c->J + (size_t)i * 3 * mc0;
+      int* chain = c->chain + (size_t)i * mc0;
+      c->body1[i] = 0;
+      c->body2[i] = m->jnt_body[j];
+      sp_eye3(c->frame + 9 * i);
+      c->mu[i] = 0;
+      int n = kin_chain(m, m->jnt_body[j], chain);
+      c->nchain[i] = n;
+      memset(J, 0, sizeof(double) * 3 * (size_t)mc0);
+      for (int k = 0; k < n; k++)
+        if (chain[k] == dof) J[2 * mc0 + k] = c->con[i].feature == 0 ? 1.0 : -1.0;
+      continue;
+    }
+    c->body1[i] = m->geom_body[c->con[i].geom1];
+    c->body2[i] = m->geom_body[c->con[i].geom2];
+    make_frame(c->frame + 9 * i, c->con[i].normal);
+    // friction of the pair's materials (material.h), or the global coefficient
+    c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
+    contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
+  }
+
+  // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
+  // of the three rows the same operations, in the same order, as dyn_solve_half on the full
+  // row; the rows share one walk up L's row per dof, skipped when all three values are zero
+  // (a row whose value alone is zero subtracts L * 0: only an exact zero's sign can change)
+  const double* L = d->qLD;
+  const int* par = m->dof_parent;
+  for (int i = 0; i < nc; i++) {
+    const int* chain = c->chain + (size_t)i * mc;
+    int n = c->nchain[i];
+    double* Y = c->Y + (size_t)i * 3 * mc;
+    memcpy(Y, c->J + (size_t)i * 3 * mc, sizeof(double) * 3 * (size_t)mc);
+    for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
+    double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
+    for (int k = n - 1; k >= 0; k--) {
+      int dof = chain[k];
+      double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+      if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+      int a = m->dof_Madr[dof] + 1;  // (dof, par[dof]), then up the row
+      for (int j = par[dof]; j >= 0; j = par[j], a++) {
+        int p = c->pos[j];
+        double l = L[a];
+        y0[p] -= l * x0;
+        y1[p] -= l * x1;
+        y2[p] -= l * x2;
+      }
+    }
+    for (int k = 0; k < n; k++) {
+      double s = d->qLDiagSqrtInv[chain[k]];
+      y0[k] *= s;
+      y1[k] *= s;
+      y2[k] *= s;
+    }
+    // the roots of the chain's trees (chain ascending, roots have no parent)
+    c->key[2 * i] = c->key[2 * i + 1] = -1;
+    for (int k = 0, nk = 0; k < n && nk < 2; k++)
+      if (par[chain[k]] < 0) c->key[2 * i + nk++] = chain[k];
+  }
+
+  // contacts bucketed by root dof (counting sort: ascending contacts within a bucket)
+  int* bp = c->bucket_ptr;
+  if (nv > 0) memset(bp, 0, sizeof(int) * (size_t)(nv + 1));
+  for (int i = 0; i < nc; i++)
+    for (int t = 0; t < 2; t++)
+      if (c->key[2 * i + t] >= 0) bp[c->key[2 * i + t] + 1]++;
+  for (int r = 0; r < nv; r++) bp[r + 1] += bp[r];
+  for (int i = 0; i < nc; i++)
+    for (int t = 0; t < 2; t++)
+      if (c->key[2 * i + t] >= 0) c->bucket[bp[c->key[2 * i + t]]++] = i;
+  for (int r = nv; r > 0; r--) bp[r] = bp[r - 1];
+  if (nv > 0) bp[0] = 0;
+
+  // the factored form as the block formula reads it (solver_yblock; ydiag added below)
+  solver_problem yp = {0};
+  yp.ystride = mc;
+  yp.ynz = c->nchain;
+  yp.ydof = c->chain;
+  yp.Y = c->Y;
+  solver_blocks* B = c->G;
+  B->nc = nc;
+  B->diag_only = opt->diag_only;
+  long nb = nc;
+  if (opt->diag_only) {
+    // the diagonal blocks alone (the solver works on Y, solver.h); islands from the buckets
+    for (int i = 0; i < nc; i++) {
+      B->rowptr[i] = B->diag[i] = B->col[i] = i;
+      solver_yblock(&yp, i, i, B->blk + 9 * (size_t)i);
+    }
+    B->rowptr[nc] = nc;
+  } else if ((nb = full_blocks(c, &yp, bp)) < 0) {
+    B->nc = 0;
+    data_stack_free(d, mark);
+    return -1;
+  }
+  B->nblocks = nb;
+  if (opt->diag_only) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
+  else solver_blocks_islands(B);
+
+  // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
+  // (and the factored form's ydiag carries the same, since their Y rows are zero)
+  if (c->nlimit > 0) memset(c->ydiag, 0, sizeof(double) * 3 * (size_t)(nc - c->nlimit));
+  for (int i = nc - c->nlimit; i < nc; i++) {
+    double* D = B->blk + 9 * (size_t)B->diag[i];
+    D[0] = D[4] = D[8];
+    c->ydiag[3 * i] = c->ydiag[3 * i + 1] = D[8];
+    c->ydiag[3 * i + 2] = 0;
+  }
+
+  // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
+  // limits stay rigid
+  int soft = opt->mat && opt->mat->soft;
+  double sK = 0, sB = 0;
+  if (soft) mat_soft_kb(opt->mat->solref, opt->mat->solimp, opt->dt, &sK, &sB);
+  c->has_R = opt->compliance > 0 || soft;
+  if (soft) memset(c->R, 0, sizeof(double) * (size_t)n3);
+  if (opt->compliance > 0) {
+    for (int i = 0; i < nc; i++)
+      for (int r = 0; r < 3; r++)
+        c->R[3 * i + r] = opt->compliance * c->G->blk[9 * (size_t)c->G->diag[i] + 4 * r];
+    for (int a = 3 * (nc - c->nlimit); a < n3; a++) c->R[a] = 0;
+  }
+
+  // g = J v_free - c*; c*_N from Baumgarte and restitution (000 Sec. II)
+  for (int i = 0; i < nc; i++) {
+    const int* chain = c->chain + (size_t)i * mc;
+    const double* J = c->J + (size_t)i * 3 * mc;
+    double cn_before = 0;
+    for (int r = 0; r < 3; r++) {
+      double acc = 0;
+      for (int k = 0; k < c->nchain[i]; k++) acc += J[r * mc + k] * vfree[chain[k]];
+      c->g[3 * i + r] = acc;
+    }
+    for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
+    // target normal velocity c*_N (000 Sec. II): a contact still apart by a gap may close it
+    // within the step (c*_N = -gap/dt, exact, not an approximation); a touching one gets the
+    // Baumgarte correction K max(0, depth) or the restitution target -e c_N, the larger.
+    // Penetrations up to CONTACT_SLOP are closed within the step too (c*_N = depth/dt; beyond,
+    // SLOP/dt + K (depth - SLOP)), so c*_N is one continuous function of depth, affine across
+    // depth = 0 where resting contacts live. Without this (c*_N = depth/dt on the gap side, K
+    // depth on the other), a box on 4 corners whose depths straddle 0 by solver noise (~1e-10 m,
+    // uncorrected when K = 0) gets targets no rigid motion meets; the exact NCP solution then
+    // unloads one corner, far along the null space of G from the previous step's impulses, and
+    // warm-started PGS crawls there at a rate set by the ~1e-7 m/s mismatch (cube_slide hit the
+    // 2000-sweep cap on ~130 of 600 steps). 1e-9 m is far above the depth noise at tolerances
+    // 1e-10..1e-6 and dt <= 1e-3, and far below any scale that matters physically.
+    double cs = 0, depth = c->con[i].depth;
+    // MuJoCo softness (material.h): R = (1-imp)/imp w, c* = J v + h aref on all three rows
+    if (soft && c->con[i].geom1 >= 0) {
+      double vb[3] = {0, 0, 0}, imp = mat_impedance(opt->mat->solimp, -depth);
+      for (int r = 0; r < 3; r++)
+        for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
+      double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
+      double rv = (1 - imp) * w / imp;
+      for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
+      for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
+      cs = depth < 0 ? depth / opt->dt : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
+      c->cstar[i] = cs;
+      c->g[3 * i + 2] -= cs;
+      continue;
+    }
+    if (depth < 0) {
+      cs = depth / opt->dt;
+    } else {
+      cs = depth <= CONTACT_SLOP ? depth / opt->dt
+                                 : CONTACT_SLOP / opt->dt + opt->baumgarte * (depth - CONTACT_SLOP);
+    }
+    // restitution (000 Sec. II: c*_N = -e c_N before the impact) for a contact that touches or
+    // is reached within this step at its velocity before the step (cn_before dt <= depth).
+    // Applying it only at depth >= 0 lost the impact: the step that closes a gap brings c_N to
+    // -gap/dt, and the next step bounced at e gap/dt (a 0.98 m/s drop rebounded at 0.11, not
+    // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
+    double e = opt->mat && c->con[i].geom1 >= 0 ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).e
+                                                : opt->restitution;
+    if (e > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
+      double rs = -e * cn_before;
+      if (rs > cs) cs = rs;
+    }
+    c->cstar[i] = cs;
+    c->g[3 * i + 2] -= cs;
+  }
+
+  // warm start: impulses of the previous step's contact with the same id
+  // and the solver's dual variable (ADMM) of that contact; NaN marks "none"
+  c->nwarm = 0;
+  memset(c->lambda, 0, sizeof(double) * (size_t)n3);
+  for (int k = 0; k < n3; k++) c->dual0[k] = NAN;
+  if (opt->warm_start) {
+    for (int i = 0; i < nc; i++) {
+      int key[3] = {c->con[i].geom1, c->con[i].geom2, c->con[i].feature};
+      int j = prev_find(c, key);
+      if (j < 0) continue;
+      memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
+      memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
+      c->nwarm++;
+    }
+  }
+  data_stack_free(d, mark);
+  return 0;
+}
+
+void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v) {
+  int nv = m->nv, mc = c->maxchain;
+  if (nv == 0 || c->ncon == 0) return;
+  size_t mark = data_stack_mark(d);
+  double* x = data_stack_alloc(d, sizeof(double) * (size_t)nv);
+  // x = J' lambda on each contact's chain
+  for (int i = 0; i < c->ncon; i++) {
+    const int* chain = c->chain + (size_t)i * mc;
+    const double* J = c->J + (size_t)i * 3 * mc;
+    const double* l = c->lambda + 3 * i;
+    for (int k = 0; k < c->nchain[i]; k++)
+      x[chain[k]] += J[k] * l[0] + J[mc + k] * l[1] + J[2 * mc + k] * l[2];
+  }
+  dyn_solve(m, d, x, 1);
+  for (int k = 0; k < nv; k++) v[k] += x[k];
+  data_stack_free(d, mark);
+}
+
+void contact_store(contact_data* c, const double* dual) {
+  c->nprev = c->ncon;
+  for (int k = 0; k < 3 * c->ncon; k++) c->prev_dual[k] = dual ? dual[k] : NAN;
+  for (int i = 0; i < c->ncon; i++) {
+    c->prev_id[3 * i] = c->con[i].geom1;
+    c->prev_id[3 * i + 1] = c->con[i].geom2;
+    c->prev_id[3 * i + 2] = c->con[i].feature;
+  }
+  memcpy(c->prev_lambda, c->lambda, sizeof(double) * 3 * (size_t)c->ncon);
+  prev_sort(c);
+}
+
+solver_problem contact_problem(const contact_data* c) {
+  solver_problem p = solver_blocks_problem(c->G, c->g, c->mu, c->has_R ? c->R : NULL);
+  // the factored form G = Y Y' + diag(ydiag) (solver.h)
+  p.nv = c->nv;
+  p.ystride = c->maxchain;
+  p.ynz = c->nchain;
+  p.ydof = c->chain;
+  p.Y = c->Y;
+  p.ydiag = c->nlimit > 0 ? c->ydiag : NULL;
+  p.ywork = c->ywork;  // diag_only's scratch (set by solver_blocks_problem from G)
+  return p;
+}

@@ -1,0 +1,139 @@
+// contact.h — the rigid contact problem of one step (000 eqs. 5-14): contact frames, Jacobians
+// along each contact's chains, the Delassus matrix G through the tree-sparse factor of M, the
+// free contact velocity g with Baumgarte and restitution targets, warm starts by contact id, and
+// the impulse's effect on the velocities.
+//
+// Contact frame rows are [t1 t2 n]: n is the collision normal (from geom1 into geom2, so from
+// the environment into the body when geom1 is the ground), t1 and t2 complete a right-handed
+// frame chosen deterministically from n. The contact velocity is that of geom2's body relative
+// to geom1's body at the contact point; an impulse lambda pushes geom2's body along +lambda and
+// geom1's body along -lambda.
+//
+// G = J M^-1 J' = Y Y' with Y = D^-1/2 L^-T J' (dyn_solve_half); J is formed only on the dofs of
+// the two bodies' chains, Y likewise (L^-T keeps an ancestor-closed support: no dense n-vector),
+// and G is block-sparse (solver.h): a 3x3 block (i, j) only when contacts i and j share a dof,
+// which for ancestor-closed chains is exactly when they share a tree root dof (a dof shared
+// implies all its ancestors are). Contacts are bucketed by the root dofs of their chains
+// (at most two: the world and fixed bases touch none), so the pattern costs O(blocks); each block
+// sums Y_i Y_j' over the dofs both chains share (solver_yblock). Islands are the connected
+// components of that pattern: trees and free bodies linked through contacts (the world links
+// nothing). A solver that works on Y (contact_options.diag_only) gets the diagonal blocks only:
+// a chain lying on the ground has O(nc^2) blocks of O(nv) each, the step's largest cost.
+//
+// Memory: at most min(maxcon^2, maxcon + sum over trees r of min(n_r, maxcon)^2) blocks, n_r the
+// contacts collision can make on tree r (every geom pair's most contacts, an upper bound that
+// ignores collision filters) plus both limits of each joint of r (contact_max_blocks).
+//
+// Joint limits (stage.h) enter the same problem after the contacts, so the same solvers and the
+// same eps metrics cover them: entry i is a limit when con[i].geom1 < 0, with con[i].geom2 the
+// joint, con[i].feature the side (0 lower, 1 upper) and con[i].depth = -gap (> 0 beyond the
+// limit). It is a frictionless contact (mu = 0) on the joint's dof: normal row +1 at the lower
+// limit, -1 at the upper, so lambda_N >= 0 pushes the joint back inside its range. Its two
+// tangent rows are inert: J_t = 0, G_tt = G_nn (so every 3x3 diagonal block stays invertible),
+// no coupling to any other row, g_t = 0; with mu = 0 every solver gives lambda_t = 0 there.
+#ifndef CSIM_CONTACT_H
+#define CSIM_CONTACT_H
+
+#include "core/collision/collision.h"
+#include "core/data.h"
+#include "core/material.h"
+#include "core/model.h"
+#include "core/solvers/solver.h"
+
+typedef struct {
+  int maxcon;         // contacts the buffers hold
+  int nv;
+  int maxchain;       // dofs a contact's two chains can touch
+  int ncon;           // contacts this step, joint limits included (they come last)
+  int nlimit;         // of which joint limits
+  int nreduced;       // contacts the patch reduction removed in the collision that filled con
+  int nreduced_touch; // of which touching (depth >= 0); coll_reduced, set by the caller
+
+  // per contact (maxcon)
+  coll_contact* con;  // geometry from collision
+  int* body1;         // body of geom1 / geom2
+  int* body2;
+  double* frame;      // rows t1, t2, n in world coordinates              (maxcon x 9)
+  double* mu;         // friction coefficient                              (maxcon)
+  int* nchain;        // dofs in the union of both chains                  (maxcon)
+  int* chain;         // those dofs, ascending                             (maxcon x maxchain)
+  double* J;          // rows t1 t2 n on the chain dofs                    (maxcon x 3 x maxchain)
+  double* Y;          // D^-1/2 L^-T J' rows on the chain dofs              (maxcon x 3 x maxchain)
+  double* ydiag;      // G's diagonal beyond Y Y' (limits' tangent rows)  (3 maxcon)
+  int* key;           // root dofs of the chain's trees, -1 when none      (maxcon x 2)
+
+  // the problem (3 ncon rows)
+  solver_blocks* G;   // Delassus matrix, block-sparse, with its islands
+  double* g;          // J v_free - c*                                     (3 maxcon)
+  double* lambda;     // impulses                                          (3 maxcon)
+  double* cvel;       // contact velocity after the step, G lambda + g     (3 maxcon)
+  double* cstar;      // target normal velocity (Baumgarte/restitution)    (maxcon)
+  double* R;          // compliance alpha diag(G) when alpha > 0           (3 maxcon)
+  int has_R;          // R is in use this step
+
+  // warm start memory: previous step's ids and impulses
+  int nprev;
+  int* prev_id;       // (maxcon x 3) geom1, geom2, feature
+  double* prev_lambda;// (3 maxcon)
+  double* prev_dual;  // the solver's dual variable (ADMM), NaN when none   (3 maxcon)
+  double* dual0;      // this step's warm dual, NaN where no previous one   (3 maxcon)
+  int nwarm;          // contacts warm-started this step
+
+  // scratch of the block assembly
+  int* pos;           // dof -> position in the current chain              (nv)
+  int* bucket_ptr;    // contacts by root dof: counting-sort offsets       (nv + 1)
+  int* bucket;        //                                                    (2 maxcon)
+  int* fill;          // next free block of each row                       (maxcon)
+  double* ywork;      // scratch of G's products through Y when diag_only   (nv)
+} contact_data;
+
+typedef struct {
+  double friction;      // mu for every contact
+  double baumgarte;     // K (1/s): c*_N = K max(0, depth)
+  double restitution;   // e: c*_N = -e c_N(before the step) when approaching
+  double dt;            // step (s): a gap closes at most at -depth/dt
+  double compliance;    // alpha: R = alpha diag(G) (000 Sec. III, MuJoCo-like), 0 = rigid
+  int warm_start;
+  // materials (material.h): per-contact mu and restitution of the pair, and with mat->soft MuJoCo's
+  // solref/solimp (R and a reference velocity target on all three rows); NULL: friction and
+  // restitution above for every contact
+  const mat_table* mat;
+  // 1: form G's diagonal blocks only, for a solver that works on the factored form (ADMM): the
+  // problem is then diag_only (solver.h) and its other entries come from Y. Islands are the
+  // same (from the root-dof buckets). 0: every block of contacts that share dofs
+  int diag_only;
+} contact_options;
+
+csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);
+void contact_free(contact_data* c);
+
+// bytes contact_create allocates for maxcon contacts (G's blocks dominate: 76 bytes each,
+// contact_max_blocks)
+size_t contact_bytes(const sim_model* m, int maxcon);
+
+// the most 3x3 blocks G can have with maxcon contacts on this model (see the top)
+long contact_max_blocks(const sim_model* m, int maxcon);
+
+// build frames, Jacobians, G and g for the contacts c->con[0..ncon) (c->ncon set by the caller)
+// from the current kinematics and factor of M (d), the free velocity vfree and the velocity
+// before the step v (restitution); fills lambda with the warm start. 0, or -1 when G needs more
+// blocks than contact_max_blocks allowed, -2 when the arena lacks its scratch
+// (data_arena_default); neither happens for true bounds, the caller stops the run
+int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                  const double* vfree);
+
+// v += M^-1 J' lambda
+void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v);
+
+// remember this step's ids, impulses and the solver's dual variable (3 ncon, NaN where none;
+// NULL: none) for the next warm start
+void contact_store(contact_data* c, const double* dual);
+
+// the solver problem view of the built contacts: G's blocks and islands, and its factored form
+// G = Y Y' + diag(ydiag) (solver.h; ADMM factors an island in dof space with it)
+solver_problem contact_problem(const contact_data* c);
+
+// the longest chain a contact can have (contact_data's maxchain): solver_options.max_chain
+int contact_max_chain(const sim_model* m);
+
+#endif  // CSIM_CONTACT_H

@@ -1,0 +1,89 @@
+// data.h — everything a step writes (MuJoCo's mjData), sized once from the model.
+//
+// sim_data is created by data_create from a sim_model and never resized: the step loop does not
+// allocate. Scratch space for per-step temporaries comes from the arena (data_stack_*), a LIFO
+// region inside the same allocation whose high-water mark is recorded.
+#ifndef CSIM_DATA_H
+#define CSIM_DATA_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/model.h"
+
+typedef struct sim_data {
+  double time;              // s
+
+  // state
+  double* q;                // configuration                                   (nq)
+  double* v;                // velocity                                        (nv)
+
+  // inputs
+  double* qfrc_applied;     // generalized forces from actions                 (nv)
+  double* xfrc_applied;     // external spatial force per body at its origin,
+                            // world axes, [force; torque]                     (nbody x 6)
+
+  // kinematics (kin_forward, kin_velocity)
+  double* xpos;             // body frame origin in the world                  (nbody x 3)
+  double* xmat;             // body frame rotation in the world, row-major     (nbody x 9)
+  double* xcom;             // body centre of mass in the world                (nbody x 3)
+  double* geom_xpos;        // geom frame origin in the world                  (ngeom x 3)
+  double* geom_xmat;        // geom frame rotation in the world                (ngeom x 9)
+  double* cvel;             // body spatial velocity [lin; ang] in body frame  (nbody x 6)
+  double* cdof;             // motion subspace S of each dof in its body frame at q, [lin; ang]:
+                            // m->dof_motion for 1-dof joints; for free joints it depends on
+                            // the orientation (model.h: linear dofs move the com along fixed
+                            // axes of the joint's parent frame)                (nv x 6)
+  double* cdofw;            // the same in the world frame, [R S_lin; R S_ang] with R the
+                            // dof's body rotation (kin_forward: point Jacobians)  (nv x 6)
+  double* xloc_pos;         // body frame origin in its parent body frame at q (nbody x 3)
+  double* xloc_mat;         // body frame rotation in its parent body frame    (nbody x 9)
+
+  // dynamics (dyn_*)
+  double* qM;               // mass matrix, tree-sparse: row i at m->dof_Madr[i] holds
+                            // M(i,i), M(i,par(i)), ... up to the root (model.h;
+                            // dyn_mass_dense gives the dense matrix)          (nM)
+  double* qLD;              // M = L'DL in the same layout: each row's first slot holds
+                            // D(i), the others L(i,j) (dyn_factor_dense)       (nM)
+  double* qLDiag;           // D                                               (nv)
+  double* qLDiagSqrtInv;    // D^-1/2                                          (nv)
+  double* qfrc_bias;        // b(q, v)                                         (nv)
+  double* cacc;             // RNEA body spatial accelerations, body frame     (nbody x 6)
+  double* rvel;             // RNEA body velocities for the v it was given     (nbody x 6)
+  double* cfrc;             // RNEA body spatial forces [f; n], body frame     (nbody x 6)
+  double* crb;              // CRBA composite inertia in body frame: mass, first moment m*c (3),
+                            // second moment about the body origin xx yy zz xy xz yz (nbody x 10)
+
+  // arena for per-step scratch (LIFO)
+  size_t arena_size;        // bytes
+  size_t arena_top;         // bytes in use
+  size_t arena_peak;        // high-water mark
+  unsigned char* arena;
+
+  void* buffer;             // one allocation holds the arrays above
+} sim_data;
+
+// create data for model m with `arena_bytes` of scratch (0: data_arena_default(m));
+// q = m->qpos0, v = 0. Everything is O(nv + nM + nbody + ngeom): no nv x nv storage
+csim_status data_create(const sim_model* m, size_t arena_bytes, sim_data** out, csim_error* err);
+
+// the default arena: room for the most the step's users of the arena hold at once (contact.c:
+// contact_build's chain Jacobian scratch, contact_apply's nv-vector), with their alignment
+size_t data_arena_default(const sim_model* m);
+
+// bytes data_create(m, arena_bytes, ...) asks the allocator for (the sim_data struct and its
+// one buffer): what contact.memory_budget counts for the data (sim.h)
+size_t data_bytes(const sim_model* m, size_t arena_bytes);
+
+void data_free(sim_data* d);
+
+// reset the state to q = m->qpos0, v = 0, time = 0, inputs cleared
+void data_reset(const sim_model* m, sim_data* d);
+
+// arena: mark, allocate (aligned to 64 bytes, zeroed), release back to a mark.
+// An allocation that does not fit returns NULL (callers treat it as a run error).
+size_t data_stack_mark(const sim_data* d);
+void* data_stack_alloc(sim_data* d, size_t bytes);
+void data_stack_free(sim_data* d, size_t mark);
+
+#endif  // CSIM_DATA_H

@@ -1,0 +1,392 @@
+// dynamics.c — RNEA, CRBA, tree-sparse L'DL factorization and solves (see dynamics.h).
+//
+// Featherstone, "Rigid Body Dynamics Algorithms" (RBDA), written in csim's [linear; angular]
+// spatial-vector order (the book uses [angular; linear]). In [lin; ang] order, with body pose
+// (R, p) in its parent (x_parent = R x_child + p):
+//   motion parent -> child:   (v, w)  ->  (R'(v + w x p), R'w)
+//   force  child -> parent:   (f, n)  ->  (R f, R n + p x (R f))
+//   motion cross  (v, w) x  (u, z) = (w x u + v x z, w x z)
+//   force cross   (v, w) x* (f, n) = (w x f, w x n + v x f)
+// A rigid body is kept compact: mass m, first moment h = m c, second moment Io about the body
+// origin; its spatial inertia acting on a motion (v, w) gives the force
+//   f = m v + w x h,   n = Io w + h x v.
+#include "core/dynamics.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/spatial.h"
+
+//---------------------------------- spatial helpers ------------------------------------------
+// (3-vector and 3x3 basics are spatial.h's inline ones)
+
+// symmetric 3x3 stored as xx yy zz xy xz yz: r = I w
+static void sym_mulv(double r[3], const double I[6], const double w[3]) {
+  r[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2];
+  r[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2];
+  r[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2];
+}
+
+// force of a compact inertia acting on a motion: f = m v + w x h, n = Io w + h x v
+static void inertia_mul(double f[6], const double I[10], const double s[6]) {
+  const double* h = I + 1;
+  double t[3];
+  sp_cross3(t, s + 3, h);
+  for (int i = 0; i < 3; i++) f[i] = I[0] * s[i] + t[i];
+  sym_mulv(f + 3, I + 4, s + 3);
+  sp_cross3(t, h, s);
+  for (int i = 0; i < 3; i++) f[3 + i] += t[i];
+}
+
+// force child -> parent frame: (f, n) -> (R f, R n + p x R f)
+static void force_to_parent(double out[6], const double R[9], const double p[3], const double f[6]) {
+  double t[3];
+  sp_mulmv3(out, R, f);
+  sp_mulmv3(out + 3, R, f + 3);
+  sp_cross3(t, p, out);
+  sp_add3(out + 3, out + 3, t);
+}
+
+// add the compact inertia I (child frame) expressed in the parent frame to A:
+//   m' = m, h' = R h + m p, Io' = R Io R' + m(|p|^2 1 - p p') + 2 (p.Rh) 1 - Rh p' - p Rh'
+static void inertia_add_to_parent(double A[10], const double R[9], const double p[3],
+                                  const double I[10]) {
+  double m = I[0], hr[3], S[9], T[9], U[9];
+  sp_mulmv3(hr, R, I + 1);
+  // R Io R'
+  S[0] = I[4]; S[1] = I[7]; S[2] = I[8];
+  S[3] = I[7]; S[4] = I[5]; S[5] = I[9];
+  S[6] = I[8]; S[7] = I[9]; S[8] = I[6];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      T[3 * i + j] = R[3 * i] * S[j] + R[3 * i + 1] * S[3 + j] + R[3 * i + 2] * S[6 + j];
+  for (int i = 0; i < 3; i++)
+    for (int j = i; j < 3; j++)
+      U[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
+  double p2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+  double ph = p[0] * hr[0] + p[1] * hr[1] + p[2] * hr[2];
+  double d = m * p2 + 2 * ph;
+  A[0] += m;
+  for (int i = 0; i < 3; i++) A[1 + i] += hr[i] + m * p[i];
+  // diagonal and off-diagonal terms
+  A[4] += U[0] + d - m * p[0] * p[0] - 2 * hr[0] * p[0];
+  A[5] += U[4] + d - m * p[1] * p[1] - 2 * hr[1] * p[1];
+  A[6] += U[8] + d - m * p[2] * p[2] - 2 * hr[2] * p[2];
+  A[7] += U[1] - m * p[0] * p[1] - hr[0] * p[1] - p[0] * hr[1];
+  A[8] += U[2] - m * p[0] * p[2] - hr[0] * p[2] - p[0] * hr[2];
+  A[9] += U[5] - m * p[1] * p[2] - hr[1] * p[2] - p[1] * hr[2];
+}
+
+// a'b for spatial 6-vectors
+static double dot6(const double a[6], const double b[6]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+//---------------------------------- RNEA ------------------------------------------------------
+
+// a = X a_parent for body b (world: a_0 = (-g, 0) when `gravity`, else 0), in b's frame
+static inline void accel_from_parent(const sim_model* m, const sim_data* d, int b, int gravity,
+                                     double a[6]) {
+  int pb = m->body_parent[b];
+  const double* R = d->xloc_mat + 9 * b;
+  if (pb == 0) {
+    double ng[3] = {0, 0, 0};
+    if (gravity) {
+      ng[0] = -m->gravity[0];
+      ng[1] = -m->gravity[1];
+      ng[2] = -m->gravity[2];
+    }
+    sp_mulmtv3(a, R, ng);
+    a[3] = a[4] = a[5] = 0;
+  } else {
+    const double* ap = d->cacc + 6 * pb;
+    double t[3];
+    sp_cross3(t, ap + 3, d->xloc_pos + 3 * b);
+    sp_add3(t, t, ap);
+    sp_mulmtv3(a, R, t);
+    sp_mulmtv3(a + 3, R, ap + 3);
+  }
+}
+
+// f -= body b's external wrench fext (world axes at the body origin), turned to body axes
+static void fext_subtract(const sim_data* d, const double* fext, int b, double f[6]) {
+  const double* Rw = d->xmat + 9 * b;
+  double fb[6];
+  sp_mulmtv3(fb, Rw, fext + 6 * b);
+  sp_mulmtv3(fb + 3, Rw, fext + 6 * b + 3);
+  for (int i = 0; i < 6; i++) f[i] -= fb[i];
+}
+
+// RNEA's backward pass on the body forces d->cfrc: joint forces, then forces handed to the
+// parent (RBDA eq. 5.10-5.11)
+static void rnea_backward(const sim_model* m, sim_data* d, double* tau) {
+  for (int b = m->nbody - 1; b > 0; b--) {
+    const double* f = d->cfrc + 6 * b;
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
+      tau[k] = dot6(d->cdof + 6 * k, f);
+    int pb = m->body_parent[b];
+    if (pb > 0) {
+      double fp[6];
+      force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
+      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
+    }
+  }
+}
+
+// RBDA Table 5.1 (RNEA) in body frames, gravity as a fictitious base acceleration a_0 = -g
+// (when `gravity`), body velocities from the given v (not d->cvel, so that the integrator can
+// evaluate the velocity-product terms at a trial velocity)
+void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const double* qacc,
+                   const double* fext, int gravity, double* tau) {
+  // forward pass: velocities, accelerations and body forces
+  memset(d->rvel, 0, 6 * sizeof(double));
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    const double* p = d->xloc_pos + 3 * b;
+    const double* vp = d->rvel + 6 * pb;
+    double* v = d->rvel + 6 * b;
+    double* a = d->cacc + 6 * b;
+    double t[3];
+    // v = X v_parent, a = X a_parent (world: v_0 = 0, a_0 = (-g, 0))
+    sp_cross3(t, vp + 3, p);
+    sp_add3(t, t, vp);
+    sp_mulmtv3(v, R, t);
+    sp_mulmtv3(v + 3, R, vp + 3);
+    accel_from_parent(m, d, b, gravity, a);
+    // joint velocity v_J = S qdot and S qacc (S at q: d->cdof)
+    double vj[6] = {0, 0, 0, 0, 0, 0};
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
+      const double* S = d->cdof + 6 * k;
+      double qa = qacc ? qacc[k] : 0, qd = v_in[k];
+      for (int i = 0; i < 6; i++) {
+        a[i] += S[i] * qa;
+        vj[i] += S[i] * qd;
+      }
+    }
+    for (int i = 0; i < 6; i++) v[i] += vj[i];
+    double t1[3], t2[3];
+    // c_J = (d/dt S) qdot in body coordinates (RBDA eq. 4.37): zero for 1-dof joints; for a
+    // free joint the linear columns Rq' e_k turn with the body: -w_J x (Rq' v_lin), where
+    // Rq' v_lin = v_J,lin - c x w_J
+    if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE) {
+      const double* c = m->body_com + 3 * b;
+      double u[3];
+      sp_cross3(t1, c, vj + 3);
+      for (int i = 0; i < 3; i++) u[i] = vj[i] - t1[i];
+      sp_cross3(t2, vj + 3, u);
+      for (int i = 0; i < 3; i++) a[i] -= t2[i];
+    }
+    // + v x v_J (RBDA eq. 5.8)
+    sp_cross3(t1, v + 3, vj);
+    sp_cross3(t2, v, vj + 3);
+    for (int i = 0; i < 3; i++) a[i] += t1[i] + t2[i];
+    sp_cross3(t1, v + 3, vj + 3);
+    sp_add3(a + 3, a + 3, t1);
+    // f = I a + v x* (I v) - f_ext (RBDA eq. 5.9)
+    const double* I = m->body_cinert + 10 * b;
+    double Iv[6];
+    double* f = d->cfrc + 6 * b;
+    inertia_mul(f, I, a);
+    inertia_mul(Iv, I, v);
+    sp_cross3(t1, v + 3, Iv);
+    sp_add3(f, f, t1);
+    sp_cross3(t1, v + 3, Iv + 3);
+    sp_cross3(t2, v, Iv);
+    for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
+    if (fext) fext_subtract(d, fext, b, f);
+  }
+  rnea_backward(m, d, tau);
+}
+
+void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
+              double* tau) {
+  dyn_rnea_full(m, d, d->v, qacc, fext, 1, tau);
+}
+
+// RNEA at rest (RBDA Table 5.1 with v = 0, qacc = 0): a = X a_parent from a_0 = (-g, 0), f = I a
+// - f_ext, then the backward pass of dyn_rnea_full. Every operation left out multiplies or adds
+// an exact zero there, so the values are dyn_rnea_full's
+void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau) {
+  for (int b = 1; b < m->nbody; b++) {
+    double* a = d->cacc + 6 * b;
+    accel_from_parent(m, d, b, gravity, a);
+    double* f = d->cfrc + 6 * b;
+    inertia_mul(f, m->body_cinert + 10 * b, a);
+    if (fext) fext_subtract(d, fext, b, f);
+  }
+  rnea_backward(m, d, tau);
+}
+
+// b(q, v) = RNEA with zero acceleration and no external force
+void dyn_bias(const sim_model* m, sim_data* d) {
+  dyn_rnea(m, d, NULL, NULL, d->qfrc_bias);
+}
+
+//---------------------------------- CRBA ------------------------------------------------------
+
+// RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
+// F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
+// (dof_Madr: the diagonal, then the ancestors in the order the chain is walked)
+void dyn_crba(const sim_model* m, sim_data* d) {
+  int nv = m->nv;
+  // composite inertias, leaves first
+  memcpy(d->crb, m->body_cinert, sizeof(double) * 10 * (size_t)m->nbody);
+  for (int b = m->nbody - 1; b > 0; b--) {
+    int pb = m->body_parent[b];
+    if (pb > 0) inertia_add_to_parent(d->crb + 10 * pb, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b,
+                                      d->crb + 10 * b);
+  }
+  // rows along the chain
+  for (int i = 0; i < nv; i++) {
+    int b = m->dof_body[i], adr = m->dof_Madr[i];
+    double F[6];
+    inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
+    d->qM[adr++] = dot6(d->cdof + 6 * i, F);
+    for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j], adr++) {
+      // move F up to the body of dof j
+      while (b != m->dof_body[j]) {
+        double Fp[6];
+        force_to_parent(Fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, F);
+        memcpy(F, Fp, sizeof(F));
+        b = m->body_parent[b];
+      }
+      d->qM[adr] = dot6(d->cdof + 6 * j, F);
+    }
+  }
+}
+
+//---------------------------------- L'DL factorization and solves -----------------------------
+
+// RBDA Table 6.3 (LTDL): M = L'DL in place on a copy of M's rows, O(nv depth^2). Row i's
+// entries run from dof i to its root, so the entries (i, j) for j = i and its ancestors are
+// consecutive from dof_Madr[i], and those of (k, j) for the same j are consecutive from the
+// address of (k, i) when i is an ancestor of k (MuJoCo mj_factorM)
+void dyn_factor(const sim_model* m, sim_data* d) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  const int* adr = m->dof_Madr;
+  double* H = d->qLD;
+  memcpy(H, d->qM, sizeof(double) * (size_t)m->nM);
+  // eliminate from the leaves up
+  for (int k = nv - 1; k >= 0; k--) {
+    double dk = H[adr[k]];
+    int aki = adr[k] + 1;  // (k, i)
+    for (int i = par[k]; i >= 0; i = par[i], aki++) {
+      double a = H[aki] / dk;
+      int ai = adr[i], n = (i + 1 < nv ? adr[i + 1] : m->nM) - ai;  // row i: i to its root
+      for (int t = 0; t < n; t++) H[ai + t] -= H[aki + t] * a;
+      H[aki] = a;
+    }
+  }
+  // D in each row's first slot, kept also in qLDiag and as D^-1/2
+  for (int i = 0; i < nv; i++) {
+    d->qLDiag[i] = H[adr[i]];
+    d->qLDiagSqrtInv[i] = 1 / sqrt(d->qLDiag[i]);
+  }
+}
+
+// x <- L^-T x: L'y = x, eliminating each dof's value from its ancestors, leaves first
+static void solve_lt(const sim_model* m, const double* L, double* x) {
+  const int* par = m->dof_parent;
+  for (int i = m->nv - 1; i >= 0; i--) {
+    double xi = x[i];
+    if (xi == 0) continue;
+    int a = m->dof_Madr[i] + 1;
+    for (int j = par[i]; j >= 0; j = par[j], a++) x[j] -= L[a] * xi;
+  }
+}
+
+// x <- L^-1 x: root first
+static void solve_l(const sim_model* m, const double* L, double* x) {
+  const int* par = m->dof_parent;
+  for (int i = 0; i < m->nv; i++) {
+    double s = x[i];
+    int a = m->dof_Madr[i] + 1;
+    for (int j = par[i]; j >= 0; j = par[j], a++) s -= L[a] * x[j];
+    x[i] = s;
+  }
+}
+
+// M^-1 = L^-1 D^-1 L^-T, row by row
+void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n) {
+  int nv = m->nv;
+  for (int r = 0; r < n; r++) {
+    double* xr = x + (size_t)r * nv;
+    solve_lt(m, d->qLD, xr);
+    for (int i = 0; i < nv; i++) xr[i] /= d->qLDiag[i];
+    solve_l(m, d->qLD, xr);
+  }
+}
+
+// y = D^-1/2 L^-T x, so that (J M^-1 J') = Y'Y; zeros off a chain are skipped
+void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n) {
+  int nv = m->nv;
+  for (int r = 0; r < n; r++) {
+    double* xr = x + (size_t)r * nv;
+    solve_lt(m, d->qLD, xr);
+    for (int i = 0; i < nv; i++) xr[i] *= d->qLDiagSqrtInv[i];
+  }
+}
+
+// diagonal, then each ancestor entry used for both triangles
+void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  const double* M = d->qM;
+  for (int i = 0; i < nv; i++) y[i] = M[m->dof_Madr[i]] * x[i];
+  for (int i = 0; i < nv; i++) {
+    int a = m->dof_Madr[i] + 1;
+    for (int j = par[i]; j >= 0; j = par[j], a++) {
+      double mij = M[a];
+      y[i] += mij * x[j];
+      y[j] += mij * x[i];
+    }
+  }
+}
+
+// the tree entries spread over the dense matrix: (i, j) and (j, i) for each ancestor j of i
+void dyn_mass_dense(const sim_model* m, const sim_data* d, double* M) {
+  size_t nv = (size_t)m->nv;
+  memset(M, 0, sizeof(double) * nv * nv);
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parent[j], a++)
+      M[(size_t)i * nv + (size_t)j] = M[(size_t)j * nv + (size_t)i] = d->qM[a];
+  }
+}
+
+// L(i, j) below the diagonal for each ancestor j of i, D on it
+void dyn_factor_dense(const sim_model* m, const sim_data* d, double* L) {
+  size_t nv = (size_t)m->nv;
+  memset(L, 0, sizeof(double) * nv * nv);
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parent[j], a++) L[(size_t)i * nv + (size_t)j] = d->qLD[a];
+  }
+}
+
+//---------------------------------- energies -------------------------------------------------
+
+// 1/2 v'Mv over the ancestor entries
+double dyn_kinetic(const sim_model* m, const sim_data* d) {
+  int nv = m->nv;
+  const int* par = m->dof_parent;
+  const double* M = d->qM;
+  const double* v = d->v;
+  double s = 0;
+  for (int i = 0; i < nv; i++) {
+    int a = m->dof_Madr[i];
+    double r = 0.5 * M[a++] * v[i];
+    for (int j = par[i]; j >= 0; j = par[j], a++) r += M[a] * v[j];
+    s += r * v[i];
+  }
+  return s;
+}
+
+// -sum m_b g.xcom_b over moving bodies
+double dyn_potential(const sim_model* m, const sim_data* d) {
+  double s = 0;
+  for (int b = 1; b < m->nbody; b++) s -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+  return s;
+}

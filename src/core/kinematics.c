@@ -1,0 +1,234 @@
+// kinematics.c — forward kinematics, body velocities, chain Jacobians and configuration
+// integration on the manifold (see kinematics.h).
+//
+// Spatial vectors are [linear; angular] (model.h). The motion transform from a parent frame to a
+// child frame at pose (R, p) (x_parent = R x_child + p) maps (v, w) to (R'(v + w x p), R'w).
+#include "core/kinematics.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/spatial.h"
+
+//---------------------------------- forward kinematics ----------------------------------------
+
+// rotation by angle a about the unit axis u (Rodrigues): R = I + sin a [u]x + (1 - cos a) [u]x^2
+static void axis_angle_mat(double R[9], const double u[3], double a) {
+  double s = sin(a), c = cos(a), t = 1 - c;
+  double x = u[0], y = u[1], z = u[2];
+  R[0] = c + t * x * x;     R[1] = t * x * y - s * z; R[2] = t * x * z + s * y;
+  R[3] = t * x * y + s * z; R[4] = c + t * y * y;     R[5] = t * y * z - s * x;
+  R[6] = t * x * z - s * y; R[7] = t * y * z + s * x; R[8] = c + t * z * z;
+}
+
+// pose of body b in its parent body frame at configuration q
+static void local_pose(const sim_model* m, int b, const double* q, double R[9], double p[3]) {
+  int j = m->body_jnt[b];
+  const double* qj = q + m->jnt_qadr[j];
+  const double* ax = m->jnt_axis + 3 * j;
+  double R0[9];
+  const double* p0 = m->body_pos + 3 * b;
+  sp_quat2mat(R0, m->body_quat + 4 * b);
+  switch (m->jnt_type[j]) {
+    case MODEL_JOINT_REVOLUTE: {
+      // R = R0 Rot(axis, q), p = p0
+      double Rq[9];
+      axis_angle_mat(Rq, ax, qj[0]);
+      sp_mulmm3(R, R0, Rq);
+      sp_copy3(p, p0);
+      break;
+    }
+    case MODEL_JOINT_PRISMATIC: {
+      // R = R0, p = p0 + R0 axis q
+      double t[3];
+      sp_scale3(t, ax, qj[0]);
+      memcpy(R, R0, sizeof(R0));
+      sp_xform(p, R0, p0, t);
+      break;
+    }
+    default: {
+      // free: (R, p) = placement * (quat(q), pos(q)); the quaternion is normalized when read
+      double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
+      sp_normquat(qu);
+      sp_quat2mat(Rq, qu);
+      sp_mulmm3(R, R0, Rq);
+      sp_xform(p, R0, p0, qj);
+      break;
+    }
+  }
+}
+
+// motion subspace of a free joint's dofs at its configuration qj (model.h): the linear dofs move
+// the com along the axes of the joint's placement frame, S_lin,k = [Rq' e_k; 0] in body axes
+// (Rq: body orientation in that frame); the angular dofs turn the body about its origin with
+// the com's velocity unchanged, S_ang,k = [c x e_k; e_k] (c: com in the body frame)
+static void free_cdof(const sim_model* m, int b, const double* qj, double* S) {
+  double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
+  sp_normquat(qu);
+  sp_quat2mat(Rq, qu);
+  const double* c = m->body_com + 3 * b;
+  for (int k = 0; k < 3; k++) {
+    double* Sl = S + 6 * k;
+    double* Sa = S + 6 * (3 + k);
+    double e[3] = {0, 0, 0};
+    e[k] = 1;
+    // Rq' e_k is row k of Rq
+    Sl[0] = Rq[3 * k]; Sl[1] = Rq[3 * k + 1]; Sl[2] = Rq[3 * k + 2];
+    Sl[3] = Sl[4] = Sl[5] = 0;
+    sp_cross3(Sa, c, e);
+    Sa[3] = e[0]; Sa[4] = e[1]; Sa[5] = e[2];
+  }
+}
+
+// world poses of bodies (and the parent-relative poses the dynamics reuses), coms and geoms
+void kin_forward(const sim_model* m, sim_data* d) {
+  // world body
+  sp_eye3(d->xmat);
+  memset(d->xpos, 0, 3 * sizeof(double));
+  memset(d->xcom, 0, 3 * sizeof(double));
+  sp_eye3(d->xloc_mat);
+  memset(d->xloc_pos, 0, 3 * sizeof(double));
+  // bodies in topological order: world pose = parent world pose * local pose
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    double* Rl = d->xloc_mat + 9 * b;
+    double* pl = d->xloc_pos + 3 * b;
+    local_pose(m, b, d->q, Rl, pl);
+    sp_mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
+    sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
+    // motion subspace of the body's dofs at q
+    int j = m->body_jnt[b], da = m->body_dofadr[b];
+    if (m->jnt_type[j] == MODEL_JOINT_FREE)
+      free_cdof(m, b, d->q + m->jnt_qadr[j], d->cdof + 6 * da);
+    else
+      memcpy(d->cdof + 6 * da, m->dof_motion + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
+    // and in the world frame, once per step for every point Jacobian of the step
+    for (int k = da; k < da + m->body_dofnum[b]; k++) {
+      sp_mulmv3(d->cdofw + 6 * k, d->xmat + 9 * b, d->cdof + 6 * k);
+      sp_mulmv3(d->cdofw + 6 * k + 3, d->xmat + 9 * b, d->cdof + 6 * k + 3);
+    }
+  }
+  // geoms
+  for (int g = 0; g < m->ngeom; g++) {
+    int b = m->geom_body[g];
+    double Rg[9];
+    sp_quat2mat(Rg, m->geom_quat + 4 * g);
+    sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
+               m->geom_pos + 3 * g);
+  }
+}
+
+// v_b = X_b v_parent + S_b qdot (RBDA eq. 5.7), in body frames (S at q: d->cdof)
+void kin_velocity(const sim_model* m, sim_data* d) {
+  memset(d->cvel, 0, 6 * sizeof(double));
+  for (int b = 1; b < m->nbody; b++) {
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    const double* p = d->xloc_pos + 3 * b;
+    const double* vp = d->cvel + 6 * pb;
+    double* vb = d->cvel + 6 * b;
+    // transform the parent velocity: (R'(v + w x p), R'w)
+    double t[3];
+    sp_cross3(t, vp + 3, p);
+    sp_add3(t, t, vp);
+    sp_mulmtv3(vb, R, t);
+    sp_mulmtv3(vb + 3, R, vp + 3);
+    // joint velocity
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
+      const double* S = d->cdof + 6 * k;
+      double qd = d->v[k];
+      for (int i = 0; i < 6; i++) vb[i] += S[i] * qd;
+    }
+  }
+}
+
+// ancestor dofs of the body's last dof through dof_parent, ascending
+int kin_chain(const sim_model* m, int body, int* dofs) {
+  if (body <= 0 || body >= m->nbody) return 0;
+  // walk up from the body's last dof, then reverse into ascending order
+  int n = 0;
+  for (int j = m->body_dofadr[body] + m->body_dofnum[body] - 1; j >= 0; j = m->dof_parent[j])
+    dofs[n++] = j;
+  for (int i = 0; i < n / 2; i++) {
+    int t = dofs[i];
+    dofs[i] = dofs[n - 1 - i];
+    dofs[n - 1 - i] = t;
+  }
+  return n;
+}
+
+// columns along the chain: a dof with world motion axis (a_lin, a_ang) at body origin x_b moves
+// the point with a_lin + a_ang x (point - x_b) and turns the body with a_ang
+int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double point[3],
+                  int* dofs, double* jacp, double* jacr) {
+  int n = kin_chain(m, body, dofs);
+  for (int c = 0; c < n; c++) {
+    int k = dofs[c], b = m->dof_body[k];
+    const double* al = d->cdofw + 6 * k;  // the dof's axis in the world (kin_forward)
+    const double* aw = al + 3;
+    double r[3], lin[3];
+    sp_sub3(r, point, d->xpos + 3 * b);
+    sp_cross3(lin, aw, r);
+    sp_add3(lin, lin, al);
+    for (int i = 0; i < 3; i++) {
+      if (jacp) jacp[i * n + c] = lin[i];
+      if (jacr) jacr[i * n + c] = aw[i];
+    }
+  }
+  return n;
+}
+
+// q_out = q ⊕ v dt. Free joints (model.h): the com moves along a straight line in the joint's
+// placement frame, c+ = c + dt v_lin, and the orientation through the exponential map of SO(3),
+// Rq+ = Rq exp(dt w) (body axes; 004 "q(t) = q0 * exp(t v)"); the origin follows from the com:
+// p+ = c+ - Rq+ c_body. Translating the com rather than the origin makes torque-free ballistic
+// motion exact whatever the spin (an SE(3) screw through the origin would curve it). 1-dof
+// joints by addition.
+void kin_integrate(const sim_model* m, const double* q, const double* v, double dt, double* q_out) {
+  for (int j = 0; j < m->njnt; j++) {
+    int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
+    if (m->jnt_type[j] != MODEL_JOINT_FREE) {
+      q_out[qa] = q[qa] + v[va] * dt;
+      continue;
+    }
+    const double* cb = m->body_com + 3 * m->jnt_body[j];
+    double qu[4] = {q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6]};
+    double R[9], com[3], ang[3], dq[4], rc[3];
+    sp_normquat(qu);
+    sp_quat2mat(R, qu);
+    sp_xform(com, R, q + qa, cb);
+    sp_addscl3(com, v + va, dt);
+    sp_scale3(ang, v + va + 3, dt);
+    sp_expquat(dq, ang);
+    sp_mulquat(qu, qu, dq);
+    sp_normquat(qu);
+    sp_quat2mat(R, qu);
+    sp_mulmv3(rc, R, cb);
+    for (int i = 0; i < 3; i++) q_out[qa + i] = com[i] - rc[i];
+    for (int i = 0; i < 4; i++) q_out[qa + 3 + i] = qu[i];
+  }
+}
+
+// v = q1 ⊖ q0 per unit time: free joints [com displacement; log(Rq0' Rq1)], q1 - q0 otherwise
+void kin_difference(const sim_model* m, const double* q0, const double* q1, double* v) {
+  for (int j = 0; j < m->njnt; j++) {
+    int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
+    if (m->jnt_type[j] != MODEL_JOINT_FREE) {
+      v[va] = q1[qa] - q0[qa];
+      continue;
+    }
+    const double* cb = m->body_com + 3 * m->jnt_body[j];
+    double a[4] = {q0[qa + 3], q0[qa + 4], q0[qa + 5], q0[qa + 6]};
+    double b[4] = {q1[qa + 3], q1[qa + 4], q1[qa + 5], q1[qa + 6]};
+    sp_normquat(a);
+    sp_normquat(b);
+    double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4], Ra[9], Rb[9], ca[3], cbw[3];
+    sp_mulquat(dq, ac, b);
+    sp_quat2mat(Ra, a);
+    sp_quat2mat(Rb, b);
+    sp_xform(ca, Ra, q0 + qa, cb);
+    sp_xform(cbw, Rb, q1 + qa, cb);
+    sp_sub3(v + va, cbw, ca);
+    sp_logquat(v + va + 3, dq);
+  }
+}

@@ -1,0 +1,186 @@
+// material.c — contact materials and MuJoCo-style softness (see material.h).
+#include "core/material.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dynamics.h"
+#include "core/kinematics.h"
+
+const double mat_default_solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+
+// MuJoCo's bounds (mjmodel.h: mjMINIMP, mjMAXIMP; mjtnum.h: mjMINVAL)
+#define MAT_MINVAL 1e-15
+
+mat_props mat_combine(scn_combine rule, mat_props a, mat_props b) {
+  mat_props r;
+  r.e = 0.5 * (a.e + b.e);
+  switch (rule) {
+    case SCN_COMBINE_DRAKE: {
+      // springs in series; each side's dissipation weighted by the other side's stiffness
+      double ks = a.k + b.k, ms = a.mu + b.mu;
+      r.k = a.k * b.k / ks;
+      r.d = (b.k * a.d + a.k * b.d) / ks;
+      r.mu = ms > 0 ? 2 * a.mu * b.mu / ms : 0;
+      break;
+    }
+    case SCN_COMBINE_MUJOCO:
+      r.mu = a.mu > b.mu ? a.mu : b.mu;
+      r.k = 0.5 * (a.k + b.k);
+      r.d = 0.5 * (a.d + b.d);
+      break;
+    default:
+      r.mu = 0.5 * (a.mu + b.mu);
+      r.k = 0.5 * (a.k + b.k);
+      r.d = 0.5 * (a.d + b.d);
+      break;
+  }
+  return r;
+}
+
+mat_props mat_pair(const mat_table* t, int g1, int g2) {
+  if (!t || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return t ? t->def : (mat_props){0, 0, 0, 0};
+  int a = t->geom_mat[g1], b = t->geom_mat[g2];
+  // two default sides: the global keys as they are
+  if (a < 0 && b < 0) return t->def;
+  return mat_combine(t->combine, a < 0 ? t->def : t->mat[a], b < 0 ? t->def : t->mat[b]);
+}
+
+double mat_impedance(const double solimp[5], double r) {
+  double dmin = solimp[0], dmax = solimp[1], width = solimp[2], mid = solimp[3], p = solimp[4];
+  // flat function
+  if (dmin == dmax || width <= MAT_MINVAL) return 0.5 * (dmin + dmax);
+  double x = fabs(r / width);
+  if (x >= 1) return dmax;
+  if (x <= 0) return dmin;
+  // y(x) = a x^p up to the midpoint, 1 - b (1-x)^p beyond (MuJoCo getimpedance)
+  double y;
+  if (p == 1)
+    y = x;
+  else if (x <= mid)
+    y = pow(x, p) / pow(mid, p - 1);
+  else
+    y = 1 - pow(1 - x, p) / pow(1 - mid, p - 1);
+  return dmin + y * (dmax - dmin);
+}
+
+void mat_soft_kb(const double solref[2], const double solimp[5], double dt, double* K, double* B) {
+  double dmax = solimp[1];
+  if (solref[0] > 0) {
+    // standard [timeconst, dampratio], timeconst at least 2 dt (MuJoCo's refsafe)
+    double tc = solref[0] > 2 * dt ? solref[0] : 2 * dt, z = solref[1];
+    double den = dmax * dmax * tc * tc * z * z;
+    *K = 1 / (den > MAT_MINVAL ? den : MAT_MINVAL);
+    den = dmax * tc;
+    *B = 2 / (den > MAT_MINVAL ? den : MAT_MINVAL);
+  } else {
+    // direct [-stiffness, -damping]
+    double den = dmax * dmax;
+    *K = -solref[0] / (den > MAT_MINVAL ? den : MAT_MINVAL);
+    *B = -solref[1] / (dmax > MAT_MINVAL ? dmax : MAT_MINVAL);
+  }
+}
+
+// value of a material key or the default material's
+static double or_default(double v, double def) { return isnan(v) ? def : v; }
+
+// translational inverse weight of each body at the current configuration: the mean diagonal of
+// J_c M^-1 J_c' with J_c the (3 x nv) Jacobian of the body's centre of mass (MuJoCo's
+// body_invweight0[2 b], mj_setConst)
+static void body_invweights(const sim_model* m, sim_data* d, double* w) {
+  int nv = m->nv;
+  w[0] = 0;
+  if (nv == 0) {
+    for (int b = 1; b < m->nbody; b++) w[b] = 0;
+    return;
+  }
+  dyn_crba(m, d);
+  dyn_factor(m, d);
+  int* dofs = calloc((size_t)m->maxdepth + 1, sizeof(int));
+  double* jac = calloc(3 * ((size_t)m->maxdepth + 1), sizeof(double));
+  double* x = calloc((size_t)nv, sizeof(double));
+  for (int b = 1; b < m->nbody && dofs && jac && x; b++) {
+    int n = kin_jac_point(m, d, b, d->xcom + 3 * b, dofs, jac, NULL);
+    double acc = 0;
+    // row r: x = M^-1 J_r', then J_r x
+    for (int r = 0; r < 3; r++) {
+      memset(x, 0, sizeof(double) * (size_t)nv);
+      for (int k = 0; k < n; k++) x[dofs[k]] = jac[r * n + k];
+      dyn_solve(m, d, x, 1);
+      for (int k = 0; k < n; k++) acc += jac[r * n + k] * x[dofs[k]];
+    }
+    w[b] = acc / 3;
+  }
+  free(dofs);
+  free(jac);
+  free(x);
+}
+
+csim_status mat_create(const scn_config* cfg, const sim_model* m, sim_data* d, mat_table** out,
+                       csim_error* err) {
+  *out = NULL;
+  mat_table* t = calloc(1, sizeof(*t));
+  if (!t) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  t->combine = cfg->combine;
+  t->def = (mat_props){cfg->friction, cfg->stiffness, cfg->damping, cfg->restitution};
+  t->ngeom = m->ngeom;
+  t->nbody = m->nbody;
+  t->geom_mat = malloc(sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1));
+  t->mat = calloc((size_t)cfg->nmaterials + 1, sizeof(mat_props));
+  t->body_invweight = calloc((size_t)m->nbody + 1, sizeof(double));
+  if (!t->geom_mat || !t->mat || !t->body_invweight) {
+    mat_free(t);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+  for (int g = 0; g < m->ngeom; g++) t->geom_mat[g] = -1;
+  t->nmat = cfg->nmaterials;
+  // each material: a link name (or ground) -> its geometries
+  for (int i = 0; i < cfg->nmaterials; i++) {
+    const scn_material* s = &cfg->materials[i];
+    t->mat[i] = (mat_props){or_default(s->friction, t->def.mu), or_default(s->stiffness, t->def.k),
+                            or_default(s->damping, t->def.d), or_default(s->restitution, t->def.e)};
+    int ground = !strcmp(s->name, "ground"), link = -1;
+    for (int l = 0; l < m->nlink; l++)
+      if (!strcmp(m->link_name[l], s->name)) {
+        if (ground) {
+          char key[300];
+          snprintf(key, sizeof(key), "contact.materials.%.200s", s->name);
+          csim_status st = scn_key_error(cfg, key, err, "'ground' names the ground plane, but a link is also "
+                                         "called 'ground': rename the link");
+          mat_free(t);
+          return st;
+        }
+        link = l;
+        break;
+      }
+    if (!ground && link < 0) {
+      char key[300];
+      snprintf(key, sizeof(key), "contact.materials.%.200s", s->name);
+      csim_status st = scn_key_error(cfg, key, err, "no link named '%s' (expected a URDF link name of a robot, "
+                                     "or 'ground' for the ground plane)", s->name);
+      mat_free(t);
+      return st;
+    }
+    for (int g = 0; g < m->ngeom; g++)
+      if (ground ? m->geom_type[g] == MODEL_GEOM_PLANE && m->geom_link[g] < 0 : m->geom_link[g] == link)
+        t->geom_mat[g] = i;
+  }
+  // MuJoCo softness
+  if (cfg->solref) {
+    t->soft = 1;
+    memcpy(t->solref, cfg->solref, sizeof(t->solref));
+    memcpy(t->solimp, cfg->solimp ? cfg->solimp : mat_default_solimp, sizeof(t->solimp));
+    body_invweights(m, d, t->body_invweight);
+  }
+  *out = t;
+  return CSIM_OK;
+}
+
+void mat_free(mat_table* t) {
+  if (!t) return;
+  free(t->geom_mat);
+  free(t->mat);
+  free(t->body_invweight);
+  free(t);
+}

@@ -1,0 +1,89 @@
+// material.h — contact materials per link and their combination for a pair, and MuJoCo-style
+// contact softness (solref, solimp) for the ccp model.
+//
+// Materials. `contact.materials` gives a link (all its collision geometries) or the ground plane
+// (`ground`) its own friction mu, stiffness k, damping d and restitution e; a property left out,
+// and every geometry of a link without a material, takes the global contact key (the "default
+// material"). The two sides of a contact combine by `contact.combine`:
+//   drake   k = k1 k2/(k1+k2) (springs in series), d = (k2 d1 + k1 d2)/(k1+k2) (dissipation
+//           weighted by the other side's stiffness), mu = 2 mu1 mu2/(mu1+mu2) (Drake's
+//           CalcContactStiffnessAndDissipation / CombinePointContactParameters and
+//           CalcContactFrictionFromSurfaceProperties); e = (e1+e2)/2 (Drake has none)
+//   mujoco  mu = max(mu1, mu2) (MuJoCo's geom friction rule); k, d, e = the means (MuJoCo mixes
+//           solref/solimp by solmix, 1:1 by default)
+//   mean    every property the mean
+// A pair whose two sides both use the default material gets the global keys as they are (not
+// combined: Drake's rule would halve the stiffness of two equal default springs), so scenarios
+// without `contact.materials` run exactly as before.
+//
+// MuJoCo softness (MuJoCo 2.2.2, engine_core_constraint.c: getsolparam, getimpedance,
+// mj_makeImpedance, mj_referenceConstraint). For a contact at distance r = -depth:
+//   imp = d(r) from solimp [dmin, dmax, width, midpoint, power] (x = |r|/width; y(x) = a x^p up to
+//         the midpoint, 1 - b (1-x)^p beyond; imp = dmin + y (dmax - dmin); dmin, dmax beyond)
+//   standard solref [tc, zeta]: tc = max(tc, 2 dt) (MuJoCo's refsafe), K = 1/(dmax^2 tc^2 zeta^2),
+//         B = 2/(dmax tc); direct [-k, -b]: K = k/dmax^2, B = b/dmax
+//   R = (1-imp)/imp * w on all three rows, w = the translational inverse weight of the two bodies
+//         (MuJoCo's diagApprox: body_invweight0, here computed at the initial configuration)
+//   aref_N = -B v_N - K imp r, aref_T = -B v_T (friction rows: K = 0)
+// MuJoCo's constraint (A + R) f + a0 - aref in the dual cone is, with impulses lambda = h f,
+// G = A and g = J v_free = J v + h a0, the CCP with G~ = G + R and target velocity
+// c* = J v + h aref (the velocity before the step plus the reference), i.e. g - c* per row.
+// MuJoCo's impratio is 1 (R_T = R_N, friction cone mu unchanged). The reference replaces the
+// Baumgarte and restitution targets: the scenario rejects them together with solref. Contacts still apart (r > 0,
+// reported within the collision margin; MuJoCo with margin 0 has none) keep the rigid normal
+// target -gap/dt, with R at imp(|r|) as MuJoCo evaluates it. test_mujoco_soft checks R, K, B,
+// imp, the rest penetration and an impact against MuJoCo 2.2.2 (agreement 1e-6 or better).
+#ifndef CSIM_MATERIAL_H
+#define CSIM_MATERIAL_H
+
+#include "core/data.h"
+#include "core/error.h"
+#include "core/model.h"
+#include "io/scenario.h"
+
+// one material's properties
+typedef struct {
+  double mu;  // friction coefficient
+  double k;   // normal stiffness (compliant laws)
+  double d;   // normal dissipation / damping (compliant laws)
+  double e;   // restitution (rigid models)
+} mat_props;
+
+typedef struct mat_table {
+  scn_combine combine;
+  mat_props def;          // the default material: the global contact keys
+  int ngeom;
+  int* geom_mat;          // material of each geometry, -1: the default   (ngeom)
+  mat_props* mat;         // the materials given                          (nmat)
+  int nmat;
+  // MuJoCo softness (ccp); soft = 0 when contact.solref is not given
+  int soft;
+  double solref[2], solimp[5];
+  int nbody;
+  double* body_invweight; // translational inverse weight (1/kg) per body, 0 for the world (nbody)
+} mat_table;
+
+// MuJoCo 2.2.2's default solimp
+extern const double mat_default_solimp[5];
+
+// the table of a scenario: link names (and `ground`) resolved to geometries; a name that is no
+// link of the model is an input error at its key (contact.materials.NAME). With contact.solref
+// the body inverse weights are computed from d at the initial configuration (kin_forward done;
+// this calls dyn_crba and dyn_factor on d).
+csim_status mat_create(const scn_config* cfg, const sim_model* m, sim_data* d, mat_table** out,
+                       csim_error* err);
+void mat_free(mat_table* t);
+
+// the combination of two materials under rule `rule` (see the top of this file)
+mat_props mat_combine(scn_combine rule, mat_props a, mat_props b);
+
+// the properties of a contact between geometries g1 and g2 (g1 < 0: a joint limit, the default)
+mat_props mat_pair(const mat_table* t, int g1, int g2);
+
+// MuJoCo's impedance d(r) for distance r (m, negative when penetrating; margin 0)
+double mat_impedance(const double solimp[5], double r);
+
+// MuJoCo's reference stiffness K and damping B for solref, solimp and step dt
+void mat_soft_kb(const double solref[2], const double solimp[5], double dt, double* K, double* B);
+
+#endif  // CSIM_MATERIAL_H

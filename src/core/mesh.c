@@ -1,0 +1,1038 @@
+// mesh.c — STL reader (binary and ASCII) and 3-D convex hull (see mesh.h).
+//
+// Hull: Quickhull (Barber, Dobkin, Huhdanpaa, "The Quickhull algorithm for convex hulls",
+// ACM TOMS 22(4), 1996) on a triangle mesh with face adjacency. Robustness: the points are first
+// snapped to an integer grid of 2^HULL_BITS steps over the cloud's largest extent (the tolerance:
+// extent * 2^-40 ~ 1e-12 relative; points that snap together are merged), and every
+// above/below-plane test is then an exact 128-bit integer determinant, so the visible region of
+// each new point is exactly a disc, no face is ever degenerate or flipped, and the result is
+// exactly convex on the grid. Points within HULL_OUT_REL * extent above a face are not added
+// (coplanar up to rounding). Sliver triangles (a vertex within HULL_SLIVER_REL * extent of the
+// opposite edge, whose planes rounding makes meaningless) are removed by dropping that vertex
+// and rebuilding from the remaining hull vertices. (A double-precision thick-plane variant
+// without facet merging was tried first and produced non-convex hulls on noisy near-coplanar
+// clouds.) Coplanar points are not hull vertices. The output vertices are the grid points
+// (within 2^-41 of the extent from the input points; usually exactly them for STL floats).
+#include "core/mesh.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// grid resolution of the exact predicates: coordinates snap to a power-of-two step of about
+// 2^-HULL_BITS times the extent (40 keeps every determinant below 2^127)
+#define HULL_BITS 40
+
+//---------------------------------- STL reader -----------------------------------------------
+
+// read a whole file into memory; *buf is caller-freed
+static csim_status read_file(const char* path, unsigned char** buf, size_t* len,
+                             csim_error* err) {
+  *buf = NULL;
+  *len = 0;
+  // only regular files: a FIFO would block, /dev/zero never end
+  if (err_check_input_file(path, "mesh", err) != CSIM_OK) return CSIM_ERR_INPUT;
+  FILE* f = fopen(path, "rb");
+  if (!f) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open mesh: %s",
+                         strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  unsigned char* b = malloc(cap);
+  while (b) {
+    size_t got = fread(b + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) break;  // short read: end of file or error
+    unsigned char* nb = realloc(b, cap * 2);
+    if (!nb) {
+      free(b);
+      b = NULL;
+      break;
+    }
+    b = nb;
+    cap *= 2;
+  }
+  int bad = b && ferror(f);
+  fclose(f);
+  if (!b) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
+  if (bad) {
+    free(b);
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "read error");
+  }
+  *buf = b;
+  *len = n;
+  return CSIM_OK;
+}
+
+// little-endian unsigned 32-bit integer
+static uint32_t le32(const unsigned char* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+// little-endian IEEE-754 single
+static double lef32(const unsigned char* p) {
+  uint32_t u = le32(p);
+  float f;
+  memcpy(&f, &u, sizeof(f));
+  return (double)f;
+}
+
+// binary STL: 80-byte header, uint32 count, then 50 bytes per triangle (normal, 3 vertices,
+// attribute word); the normal is ignored (the hull recomputes orientation)
+static csim_status parse_binary(const char* path, const unsigned char* b, uint32_t n,
+                                double** tri, int* ntri, csim_error* err) {
+  if (n == 0) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "binary STL with no triangles");
+  if (n > (uint32_t)(INT32_MAX / 9))
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "binary STL too large (%u triangles)", n);
+  double* t = malloc((size_t)n * 9 * sizeof(double));
+  if (!t) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
+  for (uint32_t i = 0; i < n; i++) {
+    const unsigned char* r = b + 84 + (size_t)i * 50 + 12;
+    for (int k = 0; k < 9; k++) {
+      double v = lef32(r + 4 * k);
+      if (!isfinite(v)) {
+        free(t);
+        return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                       "binary STL: triangle %u has a non-finite coordinate", i);
+      }
+      t[(size_t)i * 9 + (size_t)k] = v;
+    }
+  }
+  *tri = t;
+  *ntri = (int)n;
+  return CSIM_OK;
+}
+
+// tokenizer state of an ASCII STL
+typedef struct {
+  const char* s;
+  size_t len, pos;
+  int line;
+  const char* tok;  // current token
+  size_t tlen;
+  int tline;        // line of the current token
+} stl_lex;
+
+// next white-space separated token; returns 0 at end of input
+static int lex_next(stl_lex* L) {
+  while (L->pos < L->len) {
+    char c = L->s[L->pos];
+    if (c == '\n') L->line++;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') break;
+    L->pos++;
+  }
+  if (L->pos >= L->len) {
+    L->tok = NULL;
+    L->tlen = 0;
+    L->tline = L->line;
+    return 0;
+  }
+  size_t st = L->pos;
+  while (L->pos < L->len) {
+    char c = L->s[L->pos];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') break;
+    L->pos++;
+  }
+  L->tok = L->s + st;
+  L->tlen = L->pos - st;
+  L->tline = L->line;
+  return 1;
+}
+
+// skip the rest of the current line (solid names)
+static void lex_skip_line(stl_lex* L) {
+  while (L->pos < L->len && L->s[L->pos] != '\n') L->pos++;
+}
+
+// is the current token the keyword kw (case-insensitive, as some exporters write upper case)?
+static int lex_is(const stl_lex* L, const char* kw) {
+  size_t n = strlen(kw);
+  if (!L->tok || L->tlen != n) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = L->tok[i];
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    if (c != kw[i]) return 0;
+  }
+  return 1;
+}
+
+// expect keyword kw as the next token
+static csim_status lex_expect(stl_lex* L, const char* kw, const char* path, csim_error* err) {
+  lex_next(L);
+  if (lex_is(L, kw)) return CSIM_OK;
+  return err_set(err, CSIM_ERR_INPUT, path, L->tline, 0, NULL,
+                 "ASCII STL: expected '%s', found '%.*s'", kw,
+                 L->tok ? (int)(L->tlen > 40 ? 40 : L->tlen) : 11, L->tok ? L->tok : "end of file");
+}
+
+// read the next token as a finite number
+static csim_status lex_number(stl_lex* L, double* v, const char* path, csim_error* err) {
+  lex_next(L);
+  char buf[64];
+  if (L->tok && L->tlen < sizeof(buf)) {
+    memcpy(buf, L->tok, L->tlen);
+    buf[L->tlen] = '\0';
+    char* end = NULL;
+    double x = strtod(buf, &end);
+    if (end == buf + L->tlen && L->tlen > 0 && isfinite(x)) {  // (underflow to 0 is fine)
+      *v = x;
+      return CSIM_OK;
+    }
+  }
+  return err_set(err, CSIM_ERR_INPUT, path, L->tline, 0, NULL,
+                 "ASCII STL: expected a number, found '%.*s'",
+                 L->tok ? (int)(L->tlen > 40 ? 40 : L->tlen) : 11, L->tok ? L->tok : "end of file");
+}
+
+// ASCII STL: solid NAME { facet normal n n n outer loop (vertex x y z){3} endloop endfacet }
+// endsolid [NAME]; several solids in a file are concatenated
+static csim_status parse_ascii(const char* path, const char* s, size_t len, double** tri,
+                               int* ntri, csim_error* err) {
+  stl_lex L = {.s = s, .len = len, .line = 1};
+  size_t cap = 256, n = 0;
+  double* t = malloc(cap * 9 * sizeof(double));
+  if (!t) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
+  csim_status st = CSIM_OK;
+  int nsolid = 0;
+  // solids
+  while (!st && lex_next(&L)) {
+    if (!lex_is(&L, "solid")) {
+      st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL,
+                   "ASCII STL: expected 'solid', found '%.*s'", (int)(L.tlen > 40 ? 40 : L.tlen),
+                   L.tok);
+      break;
+    }
+    nsolid++;
+    lex_skip_line(&L);
+    // facets
+    while (!st) {
+      if (!lex_next(&L)) {
+        st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL,
+                     "ASCII STL: unexpected end of file: expected 'facet' or 'endsolid'");
+        break;
+      }
+      if (lex_is(&L, "endsolid")) {
+        lex_skip_line(&L);
+        break;
+      }
+      if (!lex_is(&L, "facet")) {
+        st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL,
+                     "ASCII STL: expected 'facet' or 'endsolid', found '%.*s'",
+                     (int)(L.tlen > 40 ? 40 : L.tlen), L.tok);
+        break;
+      }
+      double nrm[3], v[9];
+      st = lex_expect(&L, "normal", path, err);
+      for (int k = 0; k < 3 && !st; k++) st = lex_number(&L, &nrm[k], path, err);
+      if (!st) st = lex_expect(&L, "outer", path, err);
+      if (!st) st = lex_expect(&L, "loop", path, err);
+      for (int k = 0; k < 3 && !st; k++) {
+        st = lex_expect(&L, "vertex", path, err);
+        for (int j = 0; j < 3 && !st; j++) st = lex_number(&L, &v[3 * k + j], path, err);
+      }
+      if (!st) st = lex_expect(&L, "endloop", path, err);
+      if (!st) st = lex_expect(&L, "endfacet", path, err);
+      if (st) break;
+      if (n == cap) {
+        if (cap > (size_t)INT32_MAX / 18) {
+          st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL, "ASCII STL too large");
+          break;
+        }
+        double* nt = realloc(t, cap * 2 * 9 * sizeof(double));
+        if (!nt) {
+          st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
+          break;
+        }
+        t = nt;
+        cap *= 2;
+      }
+      memcpy(t + n * 9, v, sizeof(v));
+      n++;
+    }
+  }
+  if (!st && (nsolid == 0 || n == 0))
+    st = err_set(err, CSIM_ERR_INPUT, path, L.line, 0, NULL, "ASCII STL with no triangles");
+  if (st) {
+    free(t);
+    return st;
+  }
+  *tri = t;
+  *ntri = (int)n;
+  return CSIM_OK;
+}
+
+// read an STL file: binary when its size is 84 + 50 n for its declared n, else ASCII
+csim_status mesh_read_stl(const char* path, double** tri, int* ntri, csim_error* err) {
+  *tri = NULL;
+  *ntri = 0;
+  unsigned char* b = NULL;
+  size_t len = 0;
+  csim_status st = read_file(path, &b, &len, err);
+  if (st) return st;
+  // binary when the size matches the declared triangle count (never trust the "solid" prefix)
+  if (len >= 84) {
+    uint32_t n = le32(b + 80);
+    if ((uint64_t)84 + (uint64_t)50 * n == (uint64_t)len) {
+      st = parse_binary(path, b, n, tri, ntri, err);
+      free(b);
+      return st;
+    }
+  }
+  // otherwise ASCII, which starts with "solid" after optional white space
+  size_t i = 0;
+  while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) i++;
+  if (len - i >= 5 && strncmp((const char*)b + i, "solid", 5) == 0 && !memchr(b, 0, len)) {
+    st = parse_ascii(path, (const char*)b, len, tri, ntri, err);
+    free(b);
+    return st;
+  }
+  if (len >= 84)
+    st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                 "not an STL file: %zu bytes is not 84 + 50*%u (binary STL with the triangle "
+                 "count of its header) and the text does not start with 'solid' (ASCII STL)",
+                 len, le32(b + 80));
+  else
+    st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                 "not an STL file: %zu bytes, too short for binary STL and no 'solid' keyword "
+                 "of ASCII STL", len);
+  free(b);
+  return st;
+}
+
+//---------------------------------- convex hull ----------------------------------------------
+
+// 128-bit integers for exact orientation tests (a GCC/Clang extension)
+__extension__ typedef __int128 i128;
+
+// one hull triangle: edge e runs v[e] -> v[(e+1)%3]; nb[e] is the face across it
+typedef struct {
+  i128 n[3];         // integer normal (b - a) x (c - a) of the snapped vertices, outward
+  i128 d;            // n . a: point q is strictly outside when n . q - d > 0
+  double inv_norm;   // 1 / |n| (for ranking outside points by distance)
+  int v[3];
+  int nb[3];
+  int head;          // first point of the outside set (-1: empty)
+  int far;           // farthest outside point
+  double fardist;
+  int alive;
+  int mark;          // visit stamp
+} hface;
+
+// hull builder work space
+typedef struct {
+  const int64_t* q;  // (np x 3) snapped unique points, coordinates in [0, 2^HULL_BITS]
+  int np;
+  double tol;        // a point joins an outside set when farther than this above the face
+                     // (grid units); visibility tests stay exact
+  int* next;         // (np) outside-set links
+  hface* f;
+  int nf, capf;
+  int* freef;        // free face slots
+  int nfree, capfree;
+  int* vmap;         // (np) horizon map, -1 when unused
+  int* vis;          // visible faces of the current eye
+  int nvis, capvis;
+  int* hor;          // horizon edges (face*3 + edge)
+  int nhor, caphor;
+  int* ord;          // ordered horizon
+  int capord;
+  int* newf;         // new faces of the current eye
+  int capnew;
+  int* pend;         // stack of faces that may have outside points
+  int npend, cappend;
+  int stamp;
+  int nskip;         // eye points dropped because of a non-simple horizon (never, in exact
+                     // arithmetic; kept as a guard)
+} hull_ws;
+
+// ensure capacity of an int array
+static int grow_int(int** a, int* cap, int need) {
+  if (need <= *cap) return 1;
+  int nc = *cap ? *cap : 64;
+  while (nc < need) nc *= 2;
+  int* na = realloc(*a, (size_t)nc * sizeof(int));
+  if (!na) return 0;
+  *a = na;
+  *cap = nc;
+  return 1;
+}
+
+// exact signed volume test of point i against face f: > 0 strictly outside
+static i128 fside(const hull_ws* w, const hface* f, int i) {
+  const int64_t* x = w->q + 3 * i;
+  return f->n[0] * x[0] + f->n[1] * x[1] + f->n[2] * x[2] - f->d;
+}
+
+// exact cross product (b - a) x (c - a) of snapped points
+static void icross(const hull_ws* w, int a, int b, int c, i128 n[3]) {
+  const int64_t *pa = w->q + 3 * a, *pb = w->q + 3 * b, *pc = w->q + 3 * c;
+  i128 u[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+  i128 v[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
+  n[0] = u[1] * v[2] - u[2] * v[1];
+  n[1] = u[2] * v[0] - u[0] * v[2];
+  n[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+// new face (a, b, c) with its plane; returns its index, -1 when out of memory
+static int face_new(hull_ws* w, int a, int b, int c) {
+  int id;
+  if (w->nfree > 0) {
+    id = w->freef[--w->nfree];
+  } else {
+    if (w->nf == w->capf) {
+      int nc = w->capf ? 2 * w->capf : 64;
+      hface* nfc = realloc(w->f, (size_t)nc * sizeof(hface));
+      if (!nfc) return -1;
+      w->f = nfc;
+      w->capf = nc;
+    }
+    id = w->nf++;
+    w->f[id].mark = 0;
+  }
+  hface* f = &w->f[id];
+  f->v[0] = a;
+  f->v[1] = b;
+  f->v[2] = c;
+  f->nb[0] = f->nb[1] = f->nb[2] = -1;
+  f->head = -1;
+  f->far = -1;
+  f->fardist = 0;
+  f->alive = 1;
+  icross(w, a, b, c, f->n);
+  const int64_t* pa = w->q + 3 * a;
+  f->d = f->n[0] * pa[0] + f->n[1] * pa[1] + f->n[2] * pa[2];
+  double n0 = (double)f->n[0], n1 = (double)f->n[1], n2 = (double)f->n[2];
+  double len = sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+  f->inv_norm = len > 0 ? 1.0 / len : 0;
+  return id;
+}
+
+// squared distance of point i from the centroid of face f (grid units), to break ties
+static double spread(const hull_ws* w, const hface* f, int i) {
+  double d2 = 0;
+  for (int k = 0; k < 3; k++) {
+    double c = ((double)w->q[3 * f->v[0] + k] + (double)w->q[3 * f->v[1] + k] +
+                (double)w->q[3 * f->v[2] + k]) / 3.0;
+    double t = (double)w->q[3 * i + k] - c;
+    d2 += t * t;
+  }
+  return d2;
+}
+
+// does point i (dist above face f) beat the face's current farthest point? Distances within
+// tol tie, and the tie goes to the point farther from the face centroid: that maximises a
+// strictly convex function over the top layer, so the eye is an extreme point, never a point in
+// the middle of a flat region or an edge (lattices, tessellated CAD faces)
+static int better_far(const hull_ws* w, const hface* f, int i, double dist) {
+  if (f->far < 0 || dist > f->fardist + w->tol) return 1;
+  if (dist < f->fardist - w->tol) return 0;
+  return spread(w, f, i) > spread(w, f, f->far);
+}
+
+// put point i in face id's outside set (dist = its distance above the face, for ranking)
+static void face_add_point(hull_ws* w, int id, int i, double dist) {
+  hface* f = &w->f[id];
+  w->next[i] = f->head;
+  f->head = i;
+  if (better_far(w, f, i, dist)) {
+    f->far = i;
+    f->fardist = dist;
+  }
+}
+
+// push a face on the pending stack
+static int pend_push(hull_ws* w, int id) {
+  if (!grow_int(&w->pend, &w->cappend, w->npend + 1)) return 0;
+  w->pend[w->npend++] = id;
+  return 1;
+}
+
+// index of edge (b -> a) in face g, i.e. the twin of edge a -> b; -1 when absent
+static int twin_edge(const hface* g, int a, int b) {
+  for (int e = 0; e < 3; e++)
+    if (g->v[e] == b && g->v[(e + 1) % 3] == a) return e;
+  return -1;
+}
+
+// a snapped point and the input point it came from (for sorting)
+typedef struct {
+  int64_t q[3];
+  int src;
+} snap_pt;
+
+// lexicographic order of snapped points, then input order (the first input point represents)
+static int cmp_snap(const void* a, const void* b) {
+  const snap_pt* x = a;
+  const snap_pt* y = b;
+  for (int k = 0; k < 3; k++)
+    if (x->q[k] != y->q[k]) return x->q[k] < y->q[k] ? -1 : 1;
+  return (x->src > y->src) - (x->src < y->src);
+}
+
+// free the builder's work arrays
+static void ws_free(hull_ws* w) {
+  free(w->next);
+  free(w->f);
+  free(w->freef);
+  free(w->vmap);
+  free(w->vis);
+  free(w->hor);
+  free(w->ord);
+  free(w->newf);
+  free(w->pend);
+}
+
+// remove eye point e from face id's outside set and recompute its farthest point
+static void face_remove_point(hull_ws* w, int id, int e) {
+  hface* f = &w->f[id];
+  int prev = -1;
+  for (int i = f->head; i >= 0; prev = i, i = w->next[i]) {
+    if (i != e) continue;
+    if (prev < 0) f->head = w->next[i];
+    else w->next[prev] = w->next[i];
+    break;
+  }
+  f->far = -1;
+  f->fardist = 0;
+  for (int i = f->head; i >= 0; i = w->next[i]) {
+    double d = (double)fside(w, f, i) * f->inv_norm;
+    if (better_far(w, f, i, d)) {
+      f->far = i;
+      f->fardist = d;
+    }
+  }
+}
+
+// add the eye point of face f0 to the hull (one Quickhull iteration); returns 0 when out of memory
+static int hull_step(hull_ws* w, int f0) {
+  int eye = w->f[f0].far;
+  const int vis_st = (w->stamp += 2), novis_st = vis_st + 1;
+  // visible faces: walk from f0 over neighbours that see the eye strictly (exact test)
+  w->nvis = 0;
+  w->nhor = 0;
+  if (!grow_int(&w->vis, &w->capvis, 1)) return 0;
+  w->vis[w->nvis++] = f0;
+  w->f[f0].mark = vis_st;
+  for (int k = 0; k < w->nvis; k++) {
+    int fi = w->vis[k];
+    for (int e = 0; e < 3; e++) {
+      int g = w->f[fi].nb[e];
+      if (w->f[g].mark == vis_st) continue;
+      if (w->f[g].mark != novis_st) {
+        if (fside(w, &w->f[g], eye) > 0) {
+          w->f[g].mark = vis_st;
+          if (!grow_int(&w->vis, &w->capvis, w->nvis + 1)) return 0;
+          w->vis[w->nvis++] = g;
+          continue;
+        }
+        w->f[g].mark = novis_st;
+      }
+      if (!grow_int(&w->hor, &w->caphor, w->nhor + 1)) return 0;
+      w->hor[w->nhor++] = fi * 3 + e;
+    }
+  }
+  // order the horizon into one loop: vmap[start vertex] = horizon edge
+  int ok = w->nhor >= 3;
+  int nset = 0;
+  for (int h = 0; h < w->nhor && ok; h++) {
+    int a = w->f[w->hor[h] / 3].v[w->hor[h] % 3];
+    if (w->vmap[a] >= 0) {
+      ok = 0;
+    } else {
+      w->vmap[a] = h;
+      nset++;
+    }
+  }
+  if (ok) {
+    if (!grow_int(&w->ord, &w->capord, w->nhor)) return 0;
+    if (!grow_int(&w->newf, &w->capnew, w->nhor)) return 0;
+    int cur = 0;
+    for (int k = 0; k < w->nhor && ok; k++) {
+      if (k > 0 && cur == 0) ok = 0;
+      w->ord[k] = cur;
+      const hface* f = &w->f[w->hor[cur] / 3];
+      int b = f->v[(w->hor[cur] % 3 + 1) % 3];
+      cur = w->vmap[b];
+      if (cur < 0) ok = 0;
+    }
+    if (ok && cur != 0) ok = 0;
+  }
+  // reset the horizon map
+  for (int h = 0; h < w->nhor && nset > 0; h++) {
+    int a = w->f[w->hor[h] / 3].v[w->hor[h] % 3];
+    if (w->vmap[a] == h) {
+      w->vmap[a] = -1;
+      nset--;
+    }
+  }
+  if (!ok) {
+    // guard (cannot happen with exact tests): drop the eye, keep the face pending if needed
+    w->nskip++;
+    for (int k = 0; k < w->nvis; k++) w->f[w->vis[k]].mark = 0;
+    face_remove_point(w, f0, eye);
+    if (w->f[f0].head >= 0 && !pend_push(w, f0)) return 0;
+    return 1;
+  }
+  // new faces (a, b, eye) along the ordered horizon, with their adjacency
+  int nh = w->nhor;
+  for (int k = 0; k < nh; k++) {
+    int he = w->hor[w->ord[k]];
+    const hface* f = &w->f[he / 3];
+    int a = f->v[he % 3], b = f->v[(he % 3 + 1) % 3];
+    int id = face_new(w, a, b, eye);
+    if (id < 0) return 0;
+    w->newf[k] = id;
+  }
+  for (int k = 0; k < nh; k++) {
+    int he = w->hor[w->ord[k]];
+    int g = w->f[he / 3].nb[he % 3];  // the non-visible face across the horizon edge
+    int id = w->newf[k];
+    hface* nf = &w->f[id];
+    nf->nb[0] = g;
+    nf->nb[1] = w->newf[(k + 1) % nh];
+    nf->nb[2] = w->newf[(k + nh - 1) % nh];
+    int eg = twin_edge(&w->f[g], nf->v[0], nf->v[1]);
+    if (eg >= 0) w->f[g].nb[eg] = id;
+  }
+  // reassign the outside points of the visible faces to the new face they are farthest above
+  for (int k = 0; k < w->nvis; k++) {
+    hface* vf = &w->f[w->vis[k]];
+    int i = vf->head;
+    while (i >= 0) {
+      int nx = w->next[i];
+      if (i != eye) {
+        int best = -1;
+        double bd = 0;
+        for (int j = 0; j < nh; j++) {
+          const hface* nf = &w->f[w->newf[j]];
+          i128 s = fside(w, nf, i);
+          if (s <= 0) continue;
+          double d = (double)s * nf->inv_norm;
+          if (d > w->tol && (best < 0 || d > bd)) {
+            bd = d;
+            best = w->newf[j];
+          }
+        }
+        if (best >= 0) face_add_point(w, best, i, bd);
+      }
+      i = nx;
+    }
+    vf->head = -1;
+  }
+  // retire the visible faces; queue new faces with outside points
+  for (int k = 0; k < w->nvis; k++) {
+    hface* vf = &w->f[w->vis[k]];
+    vf->alive = 0;
+    vf->mark = 0;
+    if (!grow_int(&w->freef, &w->capfree, w->nfree + 1)) return 0;
+    w->freef[w->nfree++] = w->vis[k];
+  }
+  for (int k = 0; k < nh; k++)
+    if (w->f[w->newf[k]].head >= 0 && !pend_push(w, w->newf[k])) return 0;
+  return 1;
+}
+
+// initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
+// (all points within tol of one point, of a line or of a plane)
+static csim_status hull_init(hull_ws* w, csim_error* err) {
+  const int64_t* q = w->q;
+  int np = w->np;
+  // the farthest pair among the axis extremes
+  int ext[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 1; i < np; i++)
+    for (int k = 0; k < 3; k++) {
+      if (q[3 * i + k] < q[3 * ext[2 * k] + k]) ext[2 * k] = i;
+      if (q[3 * i + k] > q[3 * ext[2 * k + 1] + k]) ext[2 * k + 1] = i;
+    }
+  int i0 = 0, i1 = 0;
+  double best = -1;
+  for (int a = 0; a < 6; a++)
+    for (int b = a + 1; b < 6; b++) {
+      double d2 = 0;
+      for (int k = 0; k < 3; k++) {
+        double t = (double)(q[3 * ext[a] + k] - q[3 * ext[b] + k]);
+        d2 += t * t;
+      }
+      if (d2 > best) {
+        best = d2;
+        i0 = ext[a];
+        i1 = ext[b];
+      }
+    }
+  double len01 = sqrt(best);
+  if (i0 == i1 || len01 <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all points coincide: no 3-D hull");
+  // the point farthest from their line (ties: the one farthest from the pair's midpoint)
+  double mid[3], dist = 0, spr = 0;
+  for (int k = 0; k < 3; k++) mid[k] = 0.5 * ((double)q[3 * i0 + k] + (double)q[3 * i1 + k]);
+  int i2 = -1;
+  for (int i = 0; i < np; i++) {
+    i128 n[3];
+    icross(w, i0, i1, i, n);
+    double d = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
+                    (double)n[2] * (double)n[2]) / len01;
+    if (d == 0) continue;  // exactly on the line
+    double sp2 = 0;
+    for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - mid[k], 2);
+    if (i2 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
+      i2 = i;
+      dist = fmax(dist, d);
+      spr = sp2;
+    }
+  }
+  if (i2 < 0 || dist <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
+                   np);
+  // the point farthest from their plane (exact orientation; ties: farthest from the centroid)
+  i128 n[3];
+  icross(w, i0, i1, i2, n);
+  double nlen = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
+                     (double)n[2] * (double)n[2]);
+  const int64_t* a0 = q + 3 * i0;
+  i128 d0 = n[0] * a0[0] + n[1] * a0[1] + n[2] * a0[2];
+  double cen[3];
+  for (int k = 0; k < 3; k++)
+    cen[k] = ((double)q[3 * i0 + k] + (double)q[3 * i1 + k] + (double)q[3 * i2 + k]) / 3.0;
+  int i3 = -1;
+  int above = 0;
+  dist = 0;
+  spr = 0;
+  for (int i = 0; i < np; i++) {
+    i128 sv = n[0] * q[3 * i] + n[1] * q[3 * i + 1] + n[2] * q[3 * i + 2] - d0;
+    if (sv == 0) continue;
+    double d = fabs((double)sv) / nlen;
+    double sp2 = 0;
+    for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - cen[k], 2);
+    if (i3 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
+      i3 = i;
+      dist = fmax(dist, d);
+      spr = sp2;
+      above = sv > 0;
+    }
+  }
+  if (i3 < 0 || dist <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
+                   "no 3-D hull", np);
+  // tetrahedron faces, outward: with d above plane (a, b, c): acb, abd, bcd, cad
+  int a = i0, b = i1, c = i2, d = i3;
+  if (!above) {  // d below: swap b and c
+    b = i2;
+    c = i1;
+  }
+  int tv[4][3] = {{a, c, b}, {a, b, d}, {b, c, d}, {c, a, d}};
+  int tf[4];
+  for (int k = 0; k < 4; k++) {
+    tf[k] = face_new(w, tv[k][0], tv[k][1], tv[k][2]);
+    if (tf[k] < 0) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  }
+  // adjacency by matching twin edges
+  for (int k = 0; k < 4; k++)
+    for (int e = 0; e < 3; e++)
+      for (int j = 0; j < 4; j++) {
+        hface* fk = &w->f[tf[k]];
+        if (j != k && twin_edge(&w->f[tf[j]], fk->v[e], fk->v[(e + 1) % 3]) >= 0)
+          fk->nb[e] = tf[j];
+      }
+  // outside sets: each point goes to the face it is farthest above
+  for (int i = 0; i < np; i++) {
+    if (i == a || i == b || i == c || i == d) continue;
+    int bf = -1;
+    double bd = 0;
+    for (int k = 0; k < 4; k++) {
+      const hface* f = &w->f[tf[k]];
+      i128 s = fside(w, f, i);
+      if (s <= 0) continue;
+      double dd = (double)s * f->inv_norm;
+      if (dd > w->tol && (bf < 0 || dd > bd)) {
+        bd = dd;
+        bf = tf[k];
+      }
+    }
+    if (bf >= 0) face_add_point(w, bf, i, bd);
+  }
+  for (int k = 0; k < 4; k++)
+    if (!pend_push(w, tf[k]))
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  return CSIM_OK;
+}
+
+// hull of the snapped points: faces in *fv (nface x 3 indices into the snapped points)
+static csim_status hull_run(hull_ws* w, csim_error* err) {
+  csim_status st = hull_init(w, err);
+  if (st) return st;
+  // Quickhull iterations: add the farthest outside point of a pending face
+  while (w->npend > 0) {
+    int fi = w->pend[--w->npend];
+    if (!w->f[fi].alive || w->f[fi].head < 0) continue;
+    if (!hull_step(w, fi)) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  }
+  return CSIM_OK;
+}
+
+// points closer than this (relative to the extent) above a face are not added to the hull: it
+// absorbs the snapping (<= 2^-41 of the extent per coordinate) so that points coplanar with a
+// face up to rounding do not become vertices
+#define HULL_OUT_REL 1e-10
+
+// grid height below which a hull triangle counts as a sliver: its vertex opposite the longest
+// edge is that close to the edge, and is dropped (relative to the extent; see mesh_hull_points)
+#define HULL_SLIVER_REL 1e-8
+
+// hull of q (np snapped points): on success *fv (nface x 3, indices into q) is caller-freed
+//   tol: outside/degeneracy tolerance in grid units
+static csim_status hull_build(const int64_t* q, int np, double tol, int** fv, int* nface,
+                              csim_error* err) {
+  *fv = NULL;
+  *nface = 0;
+  hull_ws w = {.q = q, .np = np, .tol = tol};
+  w.next = malloc((size_t)np * sizeof(int));
+  w.vmap = malloc((size_t)np * sizeof(int));
+  csim_status st = CSIM_OK;
+  if (!w.next || !w.vmap) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < np; i++) w.vmap[i] = -1;
+  if ((st = hull_run(&w, err))) goto done;
+  int nf = 0;
+  for (int k = 0; k < w.nf; k++) nf += w.f[k].alive;
+  *fv = malloc((size_t)(nf > 0 ? nf : 1) * 3 * sizeof(int));
+  if (!*fv) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
+  }
+  int m = 0;
+  for (int k = 0; k < w.nf; k++)
+    if (w.f[k].alive) memcpy(*fv + 3 * m++, w.f[k].v, 3 * sizeof(int));
+  *nface = nf;
+done:
+  ws_free(&w);
+  return st;
+}
+
+// mark the sliver vertices of a hull (the vertex opposite the longest edge of each triangle
+// whose height is below hmin grid units: drop = 1) and the edge ends that must stay this round
+// (drop = 2); returns how many were marked for dropping
+static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin, char* drop) {
+  int nd = 0;
+  for (int t = 0; t < nface; t++) {
+    const int* v = fv + 3 * t;
+    // longest edge (exact squared lengths fit in double exactly enough for a comparison)
+    double l2[3];
+    for (int e = 0; e < 3; e++) {
+      const int64_t *a = q + 3 * v[e], *b = q + 3 * v[(e + 1) % 3];
+      l2[e] = 0;
+      for (int k = 0; k < 3; k++) {
+        double d = (double)(b[k] - a[k]);
+        l2[e] += d * d;
+      }
+    }
+    int e = l2[0] >= l2[1] ? (l2[0] >= l2[2] ? 0 : 2) : (l2[1] >= l2[2] ? 1 : 2);
+    // height = |(b - a) x (c - a)| / |longest edge|, from the exact cross product
+    const int64_t *a = q + 3 * v[0], *b = q + 3 * v[1], *c = q + 3 * v[2];
+    i128 u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    i128 s[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n0 = (double)(u[1] * s[2] - u[2] * s[1]), n1 = (double)(u[2] * s[0] - u[0] * s[2]),
+           n2 = (double)(u[0] * s[1] - u[1] * s[0]);
+    double h = sqrt(n0 * n0 + n1 * n1 + n2 * n2) / sqrt(l2[e]);
+    int opp = v[(e + 2) % 3], a0 = v[e], b0 = v[(e + 1) % 3];
+    // drop opp only if the edge it is close to stays (never both ends of a short edge at once)
+    if (h < hmin && drop[opp] == 0 && drop[a0] != 1 && drop[b0] != 1) {
+      drop[opp] = 1;
+      drop[a0] = drop[b0] = 2;
+      nd++;
+    }
+  }
+  return nd;
+}
+
+// convex hull of a point cloud: snap, merge, Quickhull, drop slivers, volume/centroid
+csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
+  memset(hull, 0, sizeof(*hull));
+  if (n < 4)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "convex hull needs at least 4 points, got %d", n);
+  for (int i = 0; i < 3 * n; i++)
+    if (!isfinite(pts[i]))
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                     "convex hull: point %d has a non-finite coordinate", i / 3);
+  // snap to an integer grid about the box centre c, with a power-of-two step such that the
+  // extent spans < 2^HULL_BITS steps: every orientation test is then exact in 128-bit integers
+  // (|q| <= 2^39 + 1, differences < 2^41, normals < 2^83, n.q - d < 2^126), so the hull is
+  // exactly convex on the grid; c is a multiple of the step, so grid points c + q step are
+  // (usually exact) doubles, and STL float coordinates sit on the grid
+  double lo[3], hi[3], maxabs = 0;
+  for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], pts[3 * i + k]);
+      hi[k] = fmax(hi[k], pts[3 * i + k]);
+      maxabs = fmax(maxabs, fabs(pts[3 * i + k]));
+    }
+  double range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  if (!(range > 0))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d points coincide: no 3-D hull", n);
+  if (!isfinite(range) || maxabs > 1e300)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
+  snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
+  if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  const double step = ldexp(1.0, ilogb(range) + 1 - HULL_BITS);
+  double c[3];
+  for (int k = 0; k < 3; k++) c[k] = nearbyint(0.5 * (lo[k] + hi[k]) / step) * step;
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 3; k++) sp[i].q[k] = (int64_t)llround((pts[3 * i + k] - c[k]) / step);
+    sp[i].src = i;
+  }
+  // tolerances relative to the extent, in grid units
+  const double tol = HULL_OUT_REL * range / step;
+  const double hmin = HULL_SLIVER_REL * range / step;
+  // merge points that snap together
+  qsort(sp, (size_t)n, sizeof(snap_pt), cmp_snap);
+  int np = 0;
+  for (int i = 0; i < n; i++)
+    if (np == 0 || memcmp(sp[i].q, sp[np - 1].q, sizeof(sp[i].q)) != 0) sp[np++] = sp[i];
+  int64_t* q = malloc((size_t)np * 3 * sizeof(int64_t));
+  int* map = malloc((size_t)np * sizeof(int));
+  char* drop = malloc((size_t)np);
+  int* fv = NULL;
+  int nface = 0;
+  csim_status st = CSIM_OK;
+  if (!q || !map || !drop) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < np; i++) memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
+  // hull; then, while some triangles are slivers (a vertex within HULL_SLIVER_REL * extent of
+  // the opposite edge: numerically useless face planes), drop those vertices and rebuild from
+  // the remaining hull vertices (each round removes vertices, so this ends)
+  for (int round = 0;; round++) {
+    if ((st = hull_build(q, np, tol, &fv, &nface, err))) goto done;
+    memset(drop, 0, (size_t)np);
+    int nd = round < 32 ? mark_slivers(q, fv, nface, hmin, drop) : 0;
+    if (nd == 0) break;
+    // keep the hull vertices that are not dropped (compacting q and sp alike)
+    for (int i = 0; i < np; i++) map[i] = 0;
+    for (int t = 0; t < 3 * nface; t++) map[fv[t]] = 1;
+    int m = 0;
+    for (int i = 0; i < np; i++)
+      if (map[i] && drop[i] != 1) {
+        memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
+        sp[m] = sp[i];
+        m++;
+      }
+    np = m;
+    free(fv);
+    fv = NULL;
+  }
+  // output: vertices re-indexed in first-use order, at their grid positions (exact doubles)
+  int nvert = 0;
+  for (int i = 0; i < np; i++) map[i] = -1;
+  for (int t = 0; t < 3 * nface; t++)
+    if (map[fv[t]] < 0) map[fv[t]] = nvert++;
+  // a closed triangulated sphere has F = 2V - 4 (Euler)
+  if (nface != 2 * nvert - 4) {
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                 "convex hull failed: %d faces and %d vertices do not form a closed surface",
+                 nface, nvert);
+    goto done;
+  }
+  hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
+  hull->face = malloc((size_t)nface * 3 * sizeof(int));
+  if (!hull->vert || !hull->face) {
+    mesh_hull_free(hull);
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    goto done;
+  }
+  hull->nvert = nvert;
+  hull->nface = nface;
+  for (int i = 0; i < np; i++)
+    if (map[i] >= 0)
+      for (int k = 0; k < 3; k++) {
+        hull->vert[3 * map[i] + k] = c[k] + (double)q[3 * i + k] * step;
+      }
+  for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
+  // volume and centroid: tetrahedra from the vertex mean o to each face,
+  // V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
+  double o[3] = {0, 0, 0};
+  for (int i = 0; i < nvert; i++)
+    for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
+  double vol = 0, cen[3] = {0, 0, 0};
+  for (int t = 0; t < nface; t++) {
+    const double* A = hull->vert + 3 * hull->face[3 * t];
+    const double* B = hull->vert + 3 * hull->face[3 * t + 1];
+    const double* C = hull->vert + 3 * hull->face[3 * t + 2];
+    double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
+    double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
+    double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
+    double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
+                x[2] * (y[0] * z[1] - y[1] * z[0]);
+    vol += v6 / 6.0;
+    for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
+  }
+  hull->volume = vol;
+  for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
+  if (!(vol > 0)) {
+    mesh_hull_free(hull);
+    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                 "convex hull failed: non-positive volume %g", vol);
+  }
+done:
+  free(fv);
+  free(q);
+  free(map);
+  free(drop);
+  free(sp);
+  return st;
+}
+
+// does path end with ".stl" (any case)?
+static int has_stl_ext(const char* path) {
+  size_t n = strlen(path);
+  if (n < 4 || path[n - 4] != '.') return 0;
+  const char* e = path + n - 3;
+  return (e[0] == 's' || e[0] == 'S') && (e[1] == 't' || e[1] == 'T') &&
+         (e[2] == 'l' || e[2] == 'L');
+}
+
+// check the extension, read the STL, scale the vertices, build the hull
+csim_status mesh_load_hull(const char* path, const double scale[3], mesh_hull* hull,
+                           csim_error* err) {
+  memset(hull, 0, sizeof(*hull));
+  if (!has_stl_ext(path)) {
+    const char* dot = strrchr(path, '.');
+    const char* slash = strrchr(path, '/');
+    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                   "unsupported mesh format '%s': csim reads STL meshes only (.stl/.STL)",
+                   dot && (!slash || dot > slash) ? dot : "(no extension)");
+  }
+  double* tri = NULL;
+  int ntri = 0;
+  csim_status st = mesh_read_stl(path, &tri, &ntri, err);
+  if (st) return st;
+  double s[3] = {1, 1, 1};
+  if (scale) memcpy(s, scale, sizeof(s));
+  // scale every vertex (a negative component mirrors; the hull orients itself)
+  for (int i = 0; i < 3 * ntri; i++)
+    for (int k = 0; k < 3; k++) tri[3 * i + k] *= s[k];
+  st = mesh_hull_points(tri, 3 * ntri, hull, err);
+  free(tri);
+  if (st && err) {
+    // name the file in the hull's error
+    snprintf(err->file, sizeof(err->file), "%s", path);
+  }
+  return st;
+}
+
+// free a hull's arrays and zero its counts
+void mesh_hull_free(mesh_hull* hull) {
+  if (!hull) return;
+  free(hull->vert);
+  free(hull->face);
+  hull->vert = NULL;
+  hull->face = NULL;
+  hull->nvert = hull->nface = 0;
+}

@@ -1,0 +1,710 @@
+// admm.c — ADMM for the cone complementarity problem (000 Alg. 3) and, with de Saxce's fixed
+// point inline, for the exact NCP (000 Sec. III, eq. 14): the proximal ADMM with spectral rho
+// updates of Carpentier, Le Lidec, Montaut 2024 ("From Compliant to Rigid Contact Simulation: a
+// Unified and Efficient Approach", arXiv 2405.17020; CLM24 below). Our own code; the paper's text
+// was not at hand, so its equations are not numbered here, and the constants are the defaults of
+// the authors' open-source solver (kRatio, kPowerStep, kPower0, kProx).
+//
+// Splitting of min 1/2 l'G~l + (g + s)'l + I_K(z) s.t. l = z (G~ = G + diag(R): 000 eq. 19 with
+// MuJoCo-like compliance; rigid R = 0 and compliant R > 0 in the same loop, as CLM24), augmented
+// Lagrangian with dual gamma, penalty rho and a proximal term prox/2 |l - l_prev|^2:
+//   s     <- [0, 0, mu |gamma_T|]                         de Saxce shift from the dual (NCP)
+//   l     <- (G~ + (rho + prox) I)^-1 (rho z + prox l_prev - gamma - g - s)   x-step (Cholesky)
+//   lh    <- alpha l + (1 - alpha) z                       over-relaxation (000 eq. 22, Boyd 3.4.3)
+//   z     <- proj_K(lh + gamma / rho)                      Alg. 3 line 4
+//   gamma <- gamma + rho (lh - z)                          line 5
+// At a fixed point l = l_prev = z and gamma = -(G~ z + g + s), so z ∈ K ⊥ c + s ∈ K* (Moreau):
+// with s = 0 that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] the NCP (eq. 14
+// through de Saxce's bipotential, eq. 13); -gamma_T = c_T there, so CLM24's change of variable
+// (the shift taken from the dual every iteration) costs no product with G.
+// A G that is not symmetric (FCLib's Capsules W: skew part 1e-3 of the largest entry) is split
+// into its symmetric part, factored, and its skew part, applied at l_prev on the right-hand side,
+// so the fixed point is the NCP of G itself (factoring G's upper triangle instead settled on the
+// symmetric part's NCP: Capsules-i122-1617 stalled at eps 8.9e-7 on an exact ADMM fixed point).
+//
+// rho (CLM24's spectral rule): L is G~'s largest eigenvalue (power iteration; kept for the next
+// solves of an island with the same contacts, dofs, trace and largest diagonal of G~ to 1e-6,
+// since a resting scene's G barely changes between steps), m = kProx L + min R
+// the lower end of the spectrum the rule assumes, cond = L/m; the first call starts at
+// rho = sqrt(L m) cond^kPower0, later calls at the power p of the previous answer's rho
+// (rho = sqrt(L m) cond^p, p kept in the solver, so it carries across islands and scales). When
+// the primal residual |l - z| exceeds kRatio times the dual one |rho dz + prox dl|, rho is
+// multiplied by cond^kPowerStep, the converse divides it, and G~ + (rho + prox) I is refactored
+// only then (per island: dense, LAPACK dpotrf, or in dof space banded, dpbtrf). Our departures,
+// measured on FCLib (README): the primal residual is compared in velocity units, L |l - z|, when
+// L < 1 (the paper's absolute comparison assumes a unit Delassus scale: on LMGC_PerioBox,
+// L = 1e-4, it drove rho 1e3-fold up and never converged); the proximal weight of the x-step is
+// kProxTerm L, far below kProx L.
+//
+// Warm start: z = proj_K(lambda), dropped for z = 0 when zero has the smaller residual of the
+// model (a guess from another contact configuration can be far worse than nothing). The dual is
+// initialized from the face of K that z lies on: gamma = -P_N(c + s) with N the normal cone of K
+// at z (0 inside the cone, K* at the apex, the ray t (-z_T/|z_T|, mu) on the boundary), so that
+// (z, gamma) is the exact ADMM fixed point when the warm start is the solution, or from the
+// previous step's dual of the same contact (solver.warm_dual).
+//
+// The answer is the model's (issue 9): the zero-or-warm-start choice and the best iterate are
+// ranked by the model's own residual q (000 eq. 14 for the NCP, eq. 15 for the CCP) whatever
+// solver.criterion says, and under solver.criterion: ncp the CCP stops on max(q, NCP residual),
+// so an NCP solution that is not the CCP's answer (lambda = 0 on a separating contact that
+// slides, where the CCP pushes since c_N < mu |c_T|) does not stop it either. The CCP answer to a
+// sliding contact never meets an NCP tolerance (complementarity residual mu lambda_N |c_T|), so
+// it runs to the cap; ranking by the NCP residual returned lambda = 0 on most of cube_slide's
+// sliding steps.
+#include <lapacke.h>
+#include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
+#include <math.h>
+#include <string.h>
+
+#include "core/solvers/cone.h"
+#include "core/solvers/solver_impl.h"
+
+// spectral rule (CLM24; the constants are the defaults of the authors' open-source solver): act
+// when the primal and dual residuals differ by more than kRatio, by a factor cond^kPowerStep;
+// the first call starts from the power kPower0
+static const double kRatio = 10, kPowerStep = 0.05, kPower0 = 0.2;
+// the lower bound m = kProx L + min R of the spectrum the rule sees (CLM24's m = mu_prox + min R,
+// mu_prox = 1e-6 on a unit scale): sets the initial rho and the step cond^kPowerStep
+static const double kProx = 1e-6;
+// the proximal weight of the x-step itself, relative to L: kept far below kProx, since an
+// interior (sticking) iterate converges as a proximal point method at the rate
+// (rho + prox) / (lambda_min + rho + prox), and on the 1e6 mass ratio stack lambda_min is below
+// 1e-6 L (prox = 1e-6 L: 359 iterations; 1e-10 L: under 200)
+static const double kProxTerm = 1e-10;
+// power iterations for the largest eigenvalue of G~
+static const int kPowerIt = 20;
+// an island's L is reused while the trace and the largest diagonal entry of G~ stay within this
+// (relative) of those it was computed for (eig_cached)
+static const double kEigReuse = 1e-6;
+// the dof-space factor is banded when the island's bandwidth kd is at most nd / kBandRatio
+// (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
+// instructions per step)
+static const int kBandRatio = 2;
+// bounds on rho relative to L (a safeguard on the rule):
+// far below the spectrum the solve amplifies rounding, far above it the iterates barely move
+static const double kRhoLo = 1e-8, kRhoHi = 1e3;
+
+// G~ as the iteration sees it: the dense rows of an island (p->dense), or its factored form
+// G = Y Y' + diag(ydiag) in the island's nd dofs (p->Y, solver.h), whose products cost O(nnz Y)
+// and whose x-step is factored in dof space (Woodbury, below)
+typedef struct {
+  const solver_problem* p;
+  int n;       // 3 nc
+  int nd;      // dofs of the factored form, 0 when dense
+  int kd;      // factored form: the lower bandwidth of I + Y' A^-1 Y when its factor is banded
+               // (LAPACK band storage, nd x (kd + 1), dofs in the order perm), -1 when dense
+  const int* perm;  // (nd) banded: each dof's position in the band (band_order)
+  const int* cord;  // (nc x ystride) banded: each contact's entries by ascending position
+  double* A;   // (n) factored form: sigma + R + ydiag of the current factor
+  double* w;   // (nd) scratch
+  double* t;   // (nd) scratch
+} admm_op;
+
+// w = Y' x (nd): a contact's three rows together (one pass over its dofs)
+static void yt_mul(const admm_op* o, const double* x, double* w) {
+  const solver_problem* p = o->p;
+  size_t ws = (size_t)p->ystride;
+  memset(w, 0, sizeof(double) * (size_t)o->nd);
+  for (int i = 0; i < p->nc; i++) {
+    double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    const int* d = p->ydof + (size_t)i * ws;
+    const double* y0 = p->Y + 3 * (size_t)i * ws;
+    const double* y1 = y0 + ws;
+    const double* y2 = y1 + ws;
+    for (int k = 0, nz = p->ynz[i]; k < nz; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+  }
+}
+
+// out = the three rows of contact i of Y times w (nd)
+static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
+  const solver_problem* p = o->p;
+  size_t ws = (size_t)p->ystride;
+  const int* d = p->ydof + (size_t)i * ws;
+  const double* y0 = p->Y + 3 * (size_t)i * ws;
+  const double* y1 = y0 + ws;
+  const double* y2 = y1 + ws;
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
+    double wk = w[d[k]];
+    a0 += y0[k] * wk;
+    a1 += y1[k] * wk;
+    a2 += y2[k] * wk;
+  }
+  out[0] = a0;
+  out[1] = a1;
+  out[2] = a2;
+}
+
+// y += G~ x (R on the diagonal when present)
+static void velocity_h(const admm_op* o, const double* x, double* y) {
+  const solver_problem* p = o->p;
+  int n = o->n;
+  if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
+    yt_mul(o, x, o->w);
+    for (int i = 0; i < p->nc; i++) {
+      double yw[3];
+      y_mul3(o, i, o->w, yw);
+      for (int r = 0, j = 3 * i; r < 3; r++, j++)
+        y[j] += yw[r] + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
+    }
+    return;
+  }
+  for (int r = 0; r < n; r++) {
+    const double* Gr = p->dense + (size_t)r * n;
+    double acc = 0;
+    for (int k = 0; k < n; k++) acc += Gr[k] * x[k];
+    if (p->R) acc += p->R[r] * x[r];
+    y[r] += acc;
+  }
+}
+
+// c = G~ x + g (R on the diagonal when present)
+static void velocity(const admm_op* o, const double* x, double* c) {
+  memcpy(c, o->p->g, sizeof(double) * (size_t)o->n);
+  velocity_h(o, x, c);
+}
+
+// diagonal entry k of G~
+static double gdiag(const admm_op* o, int k) {
+  const solver_problem* p = o->p;
+  double d = p->R ? p->R[k] : 0;
+  if (o->nd > 0) {
+    const double* yr = p->Y + (size_t)k * p->ystride;
+    for (int j = 0; j < p->ynz[k / 3]; j++) d += yr[j] * yr[j];
+    return d + (p->ydiag ? p->ydiag[k] : 0);
+  }
+  return d + p->dense[(size_t)k * o->n + k];
+}
+
+// the model's residual of z with velocity c: the NCP residual (000 eq. 14, with Gamma(c)) when
+// ncp, the CCP residual (eq. 15, Gamma = 0) otherwise; sh (or NULL) is added to c first (the
+// shifted CCP); INFINITY when anything is not finite
+static double residual(const solver_problem* p, int ncp, const double* z, const double* c,
+                       const double* sh) {
+  double m = 0;
+  for (int i = 0; i < p->nc; i++) {
+    double ci[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + (sh ? sh[3 * i + 2] : 0)};
+    double a, b, d;
+    if (ncp)
+      cone_residuals(z + 3 * i, ci, p->mu[i], &a, &b, &d);
+    else
+      cone_residuals_ccp(z + 3 * i, ci, p->mu[i], &a, &b, &d);
+    if (!isfinite(a) || !isfinite(b) || !isfinite(d) || !isfinite(z[3 * i]) ||
+        !isfinite(z[3 * i + 1]) || !isfinite(z[3 * i + 2]))
+      return INFINITY;
+    m = fmax(m, fmax(a, fmax(b, d)));
+  }
+  return m;
+}
+
+// de Saxce's shift s = Gamma(c) = [0, 0, mu |c_T|] per contact (000 eq. 13)
+static void desaxce_shift(const solver_problem* p, const double* c, double* sh) {
+  for (int i = 0; i < p->nc; i++) {
+    const double* ci = c + 3 * i;
+    sh[3 * i] = sh[3 * i + 1] = 0;
+    sh[3 * i + 2] = p->mu[i] * sqrt(ci[0] * ci[0] + ci[1] * ci[1]);
+  }
+}
+
+// gamma = -P_N(w), w = c + s, N the normal cone of K_mu at z (the face of z): the dual a
+// converged solve holds when z is the solution
+static void dual_init(const double z[3], const double w[3], double mu, double gam[3]) {
+  double zt = sqrt(z[0] * z[0] + z[1] * z[1]);
+  if (z[2] <= 0) {  // apex: N = K* = K_{1/mu} (the half-space w_N >= 0 when mu = 0)
+    double pd[3];
+    if (mu > 0) {
+      cone_project(pd, w, 1 / mu);
+    } else {
+      pd[0] = w[0];
+      pd[1] = w[1];
+      pd[2] = w[2] > 0 ? w[2] : 0;
+    }
+    for (int k = 0; k < 3; k++) gam[k] = -pd[k];
+  } else if (zt < mu * z[2] * (1 - 1e-9)) {  // interior: N = {0}
+    gam[0] = gam[1] = gam[2] = 0;
+  } else if (mu <= 0 || zt <= 0) {  // frictionless ray: N = {(w_T, 0)}
+    gam[0] = -w[0];
+    gam[1] = -w[1];
+    gam[2] = 0;
+  } else {  // boundary: N = {t (-z_T/|z_T|, mu), t >= 0}
+    double d0 = -z[0] / zt, d1 = -z[1] / zt;
+    double t = (w[0] * d0 + w[1] * d1 + w[2] * mu) / (1 + mu * mu);
+    if (t < 0) t = 0;
+    gam[0] = -t * d0;
+    gam[1] = -t * d1;
+    gam[2] = -t * mu;
+  }
+}
+
+// one Cuthill-McKee pass over the dofs from `start`: breadth first, two dofs adjacent when a
+// contact holds both, a dof's unnumbered neighbours numbered contact by contact in the contact's
+// own dof order (ascending: a tree's dofs in tree order), then from any dof not reached (none
+// in an island, which is connected); pos (nd) gets each dof's position, queue (nd) the order.
+// Returns the last dof numbered from `start`, a far end of the island
+static int cm_pass(const solver_problem* p, const int* dstart, const int* dcon, int start,
+                   int* queue, int* pos, char* cdone) {
+  int nd = p->nv, ws = p->ystride, tail = 0, head = 0, last = start;
+  for (int t = 0; t < nd; t++) pos[t] = -1;
+  memset(cdone, 0, (size_t)p->nc);
+  for (int seed = start, t0 = 0; tail < nd; seed = -1) {
+    if (seed < 0) {
+      while (pos[t0] >= 0) t0++;
+      seed = t0;
+    }
+    pos[seed] = tail;
+    queue[tail++] = seed;
+    while (head < tail) {
+      int u = queue[head++];
+      if (seed == start) last = u;
+      for (int e = dstart[u]; e < dstart[u + 1]; e++) {
+        int i = dcon[e];
+        if (cdone[i]) continue;  // its dofs are numbered already
+        cdone[i] = 1;
+        const int* d = p->ydof + (size_t)i * ws;
+        for (int k = 0; k < p->ynz[i]; k++)
+          if (pos[d[k]] < 0) {
+            pos[d[k]] = tail;
+            queue[tail++] = d[k];
+          }
+      }
+    }
+  }
+  return last;
+}
+
+// the band order of the island's nd dofs: Cuthill-McKee (cm_pass) from a far end of the island
+// (George-Liu's pseudo-peripheral start: from the dof on the fewest contacts, then again from the
+// last dof that pass reached), so a chain of trees (a stack of cubes) gives a band of two trees'
+// dofs whatever the order of the robots or of the contacts. perm (nd) gets each dof's position,
+// *cord (in iw, nc x ystride) each contact's entries sorted by position (factor() then visits
+// the lower triangle only); iw is scratch (solver_y_ord_ints). Returns the lower bandwidth of
+// I + Y' A^-1 Y in that order: entry (a, b) is nonzero only when one contact holds both dofs, so
+// the widest spread of a contact's positions
+static int band_order(const solver_problem* p, int* iw, int* perm, const int** cord) {
+  int nd = p->nv, nc = p->nc, ws = p->ystride;
+  int* dstart = iw;            // (nd + 1) the contacts of each dof (CSR) ...
+  int* queue = dstart + nd + 1;  // (nd)
+  int* dcon = queue + nd;        // (<= nc ws) ... their list
+  memset(dstart, 0, sizeof(int) * (size_t)(nd + 1));
+  for (int i = 0; i < nc; i++)
+    for (int k = 0; k < p->ynz[i]; k++) dstart[p->ydof[(size_t)i * ws + k] + 1]++;
+  for (int t = 0; t < nd; t++) dstart[t + 1] += dstart[t];
+  char* cdone = (char*)(dcon + dstart[nd]);  // (nc)
+  memcpy(queue, dstart, sizeof(int) * (size_t)nd);  // a fill cursor per dof here
+  for (int i = 0; i < nc; i++)
+    for (int k = 0; k < p->ynz[i]; k++) dcon[queue[p->ydof[(size_t)i * ws + k]]++] = i;
+  int t0 = 0;
+  for (int t = 1; t < nd; t++)
+    if (dstart[t + 1] - dstart[t] < dstart[t0 + 1] - dstart[t0]) t0 = t;
+  int far = cm_pass(p, dstart, dcon, t0, queue, perm, cdone);
+  cm_pass(p, dstart, dcon, far, queue, perm, cdone);
+  int kd = 0;
+  int* co = dcon;  // the contacts of each dof are no longer needed
+  for (int i = 0; i < nc; i++) {
+    const int* d = p->ydof + (size_t)i * ws;
+    int* o = co + (size_t)i * ws;
+    for (int k = 0; k < p->ynz[i]; k++) {  // insertion sort by position (a few entries)
+      int j = k;
+      for (; j > 0 && perm[d[o[j - 1]]] > perm[d[k]]; j--) o[j] = o[j - 1];
+      o[j] = k;
+    }
+    int nz = p->ynz[i];
+    if (nz > 0 && perm[d[o[nz - 1]]] - perm[d[o[0]]] > kd) kd = perm[d[o[nz - 1]]] - perm[d[o[0]]];
+  }
+  *cord = co;
+  return kd;
+}
+
+// the factor of G~ + sigma I. Dense: L = chol(S~ + sigma I) with S the symmetric part (G + G')/2
+// of G (G itself when symmetric, so its row-major copy is its column-major copy), column-major
+// lower. Factored form: A = sigma + R + ydiag (diagonal) and L = chol(I + Y' A^-1 Y) (nd x nd),
+// the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
+// (built from the nonzeros of Y: O(sum over rows of nnz^2)), dense (LAPACK dpotrf, O(nd^3)) or,
+// when o->kd >= 0, in band storage with the dofs in band order (column j holds rows j..j+kd,
+// dpbtrf, O(nd kd^2)). 0 on success
+static int factor(const admm_op* o, double sigma, double* L) {
+  const solver_problem* p = o->p;
+  int n = o->n;
+  if (o->nd > 0) {
+    int nd = o->nd, ws = p->ystride, kd = o->kd;
+    // column d of the matrix starts at L + d ld and row e of it sits at e - d below (band,
+    // ld = kd + 1) or at e (dense, ld = nd): the lower triangle only, the one dpbtrf / dpotrf
+    // and solver_chol_solve read
+    size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
+    memset(L, 0, sizeof(double) * (size_t)nd * ld);
+    for (int k = 0; k < nd; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
+    for (int i = 0; i < p->nc; i++) {  // a contact's three rows together
+      const int* d = p->ydof + (size_t)i * ws;
+      int nz = p->ynz[i];
+      double ia[3];
+      for (int r = 0; r < 3; r++) {
+        int j = 3 * i + r;
+        double a = sigma + (p->R ? p->R[j] : 0) + (p->ydiag ? p->ydiag[j] : 0);
+        if (!(a > 0) || !isfinite(a)) return 1;
+        o->A[j] = a;
+        ia[r] = 1 / a;
+      }
+      const double* y0 = p->Y + 3 * (size_t)i * ws;
+      const double* y1 = y0 + ws;
+      const double* y2 = y1 + ws;
+      for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
+        double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+        double* col = L + (size_t)d[u] * ld;  // column d[u]
+        for (int v = 0; v < nz; v++)
+          if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+      }
+      if (kd >= 0) {  // in band order, the lower triangle: entries u <= v by position
+        const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;
+        for (int a = 0; a < nz; a++) {
+          int u = ck[a];
+          double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+          double* col = L + (size_t)pm[d[u]] * (size_t)kd;  // column pm[d[u]], row e at col[e]
+          for (int b = a; b < nz; b++) {
+            int v = ck[b];
+            col[pm[d[v]]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+          }
+        }
+      }
+    }
+    lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
+                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
+    if (info != 0) return 1;
+    for (int k = 0; k < nd; k++)
+      if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
+    return 0;
+  }
+  const double* G = p->dense;
+  for (int r = 0; r < n; r++)
+    for (int k = 0; k < n; k++)
+      L[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] + G[(size_t)k * n + r]);
+  for (int r = 0; r < n; r++) L[(size_t)r * n + r] += sigma + (p->R ? p->R[r] : 0);
+  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, L, n);
+  if (info != 0) return 1;
+  for (int r = 0; r < n; r++)
+    if (!isfinite(L[(size_t)r * n + r])) return 1;
+  return 0;
+}
+
+// forward then back substitution, both down contiguous columns
+void solver_chol_solve(int n, const double* L, double* x) {
+  // L y = x
+  for (int j = 0; j < n; j++) {
+    const double* Lj = L + (size_t)j * n;
+    double y = x[j] / Lj[j];
+    x[j] = y;
+    for (int i = j + 1; i < n; i++) x[i] -= Lj[i] * y;
+  }
+  // L' x = y
+  for (int j = n - 1; j >= 0; j--) {
+    const double* Lj = L + (size_t)j * n;
+    double acc = x[j];
+    for (int i = j + 1; i < n; i++) acc -= Lj[i] * x[i];
+    x[j] = acc / Lj[j];
+  }
+}
+
+// x := (G~ + sigma I)^-1 x with the factor of factor(): dense, the Cholesky solve; factored,
+// Woodbury: u = A^-1 x, t = (I + Y' A^-1 Y)^-1 Y' u, x = u - A^-1 Y t
+static void xsolve(const admm_op* o, const double* L, double* x) {
+  if (o->nd == 0) {
+    solver_chol_solve(o->n, L, x);
+    return;
+  }
+  for (int k = 0; k < o->n; k++) x[k] /= o->A[k];
+  yt_mul(o, x, o->t);
+  if (o->kd >= 0) {  // in band order (o->w is free here), LAPACK dpbtrs on dpbtrf's factor
+    for (int k = 0; k < o->nd; k++) o->w[o->perm[k]] = o->t[k];
+    LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', o->nd, o->kd, 1, L, o->kd + 1, o->w, o->nd);
+    for (int k = 0; k < o->nd; k++) o->t[k] = o->w[o->perm[k]];
+  } else {
+    solver_chol_solve(o->nd, L, o->t);
+  }
+  for (int i = 0; i < o->p->nc; i++) {
+    double yt[3];
+    y_mul3(o, i, o->t, yt);
+    for (int r = 0, j = 3 * i; r < 3; r++, j++) x[j] -= yt[r] / o->A[j];
+  }
+}
+
+// largest eigenvalue of G~ by power iteration from the all-ones vector (deterministic), kPowerIt
+// products; v and w are scratch (n)
+static double largest_eig(const admm_op* o, double* v, double* w) {
+  int n = o->n;
+  for (int k = 0; k < n; k++) v[k] = 1 / sqrt((double)n);
+  double L = 0;
+  for (int it = 0; it < kPowerIt; it++) {
+    for (int k = 0; k < n; k++) w[k] = 0;
+    velocity_h(o, v, w);
+    double nn = 0;
+    for (int k = 0; k < n; k++) nn += w[k] * w[k];
+    nn = sqrt(nn);
+    if (!(nn > 0) || !isfinite(nn)) break;
+    L = nn;
+    for (int k = 0; k < n; k++) v[k] = w[k] / nn;
+  }
+  return L;
+}
+
+// the power iteration's L of an earlier island with the same contacts n and dofs nd whose G~ has
+// the same trace and largest diagonal entry to kEigReuse, else NaN. A resting scene's G changes
+// by ~1e-8 between steps, and L only sets the scale of rho (the answer is judged by its
+// residual whatever rho is): 20 products with G saved per solve (on a 64-cube stack, 14% of the
+// step)
+static double eig_cached(const solver* s, int n, int nd, double tr, double dmax) {
+  for (int k = 0; k < SOLVER_EIG_CACHE; k++) {
+    const solver_eig* e = &s->admm_eig[k];
+    if (e->n == n && e->nd == nd && fabs(tr - e->tr) <= kEigReuse * fabs(tr) &&
+        fabs(dmax - e->dmax) <= kEigReuse * fabs(dmax))
+      return e->L;
+  }
+  return NAN;
+}
+
+// keep an island's L for eig_cached (round robin over the entries)
+static void eig_keep(solver* s, int n, int nd, double tr, double dmax, double L) {
+  if (!isfinite(tr) || !isfinite(dmax) || !isfinite(L)) return;
+  int k = s->admm_eig_next;
+  s->admm_eig[k] = (solver_eig){n, nd, tr, dmax, L};
+  s->admm_eig_next = (k + 1) % SOLVER_EIG_CACHE;
+}
+
+// ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
+static void admm(solver* s, const solver_problem* p, double* lambda, solver_result* res,
+                 int ncp) {
+  int nc = p->nc, n = 3 * nc;
+  size_t vb = sizeof(double) * (size_t)n;
+  double alpha = s->opt.over_relaxation, tol = s->opt.tolerance;
+  // q: the model's residual, which chooses the answer; r: the stopping residual, q or under
+  // solver.criterion: ncp for the CCP max(q, NCP residual) (see the top of the file)
+  int twice = !ncp && solver_stop_ncp(s);
+  // the operator: factored (dof space) when the island came with Y (solver.c), else dense
+  admm_op op = {p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL};
+  // scratch: the factor (n x n dense, nd x nd factored, nd x (kd + 1) banded: within nd x nd),
+  // the skew part (dense), then vectors
+  size_t mat = op.nd > 0 ? (size_t)op.nd * (size_t)op.nd : (size_t)n * (size_t)n;
+  double* L = s->work;
+  double* Ks = s->work + mat;  // skew part (G - G')/2 when G is not symmetric (dense only)
+  double* v = s->work + 2 * mat;
+  double* z = v;             // projected iterate (the answer)
+  double* zp = v + n;        // previous z
+  double* gam = v + 2 * n;   // dual: -(c + s) at convergence
+  double* c = v + 3 * n;     // G~ z + g
+  double* sh = v + 4 * n;    // de Saxce shift (zero for the CCP)
+  double* x = v + 5 * n;     // unprojected (then relaxed) iterate l
+  double* best = v + 6 * n;  // iterate with the smallest model residual so far
+  double* c0 = v + 7 * n;    // velocity at z = 0 (= g)
+  double* xp = v + 8 * n;    // previous x: the proximal centre
+  double* w1 = v + 9 * n;    // scratch of the power iteration
+  double* kx = v + 10 * n;   // Ks l_prev
+  op.A = v + 11 * n;         // factored form: the diagonal A of the Woodbury solve
+  op.w = v + 12 * n;         // factored form: dof-space scratch (nd <= n)
+  op.t = v + 13 * n;
+
+  // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no product);
+  // a converged guess costs no iteration and nothing of the set-up below
+  for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
+  velocity(&op, z, c);
+  double q = residual(p, ncp, z, c, NULL);
+  double r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
+  if (!(r <= tol)) {
+    memset(best, 0, vb);
+    memcpy(c0, p->g, vb);
+    double q0 = residual(p, ncp, best, c0, NULL);
+    if (!(q <= q0)) {
+      q = q0;
+      r = twice ? fmax(q0, residual(p, 1, best, c0, NULL)) : q0;
+      memset(z, 0, vb);
+      memcpy(c, c0, vb);
+    }
+  }
+  res->iterations = 0;
+  if (r <= tol) {
+    memcpy(lambda, z, vb);
+    memcpy(s->c, c, vb);  // c = G~ z + g at the answer: solver_solve need not redo it
+    s->c_fresh = 1;
+    res->residual = r;
+    res->converged = 1;
+    return;
+  }
+
+  // a Delassus matrix is symmetric, but one read from a file need not be (FCLib's Capsules W
+  // have skew parts of 1e-3 of their largest entry): the x-step factors the symmetric part and
+  // moves the skew part to the right-hand side at the previous l, so the fixed point is still
+  // c = G z + g + s = -gamma (without this, ADMM settles on the symmetric part's NCP). The
+  // factored form Y Y' + diag is symmetric by construction
+  int skew = 0;
+  for (int a = 0; a < n && !skew && op.nd == 0; a++)
+    for (int k = 0; k < a; k++)
+      if (p->dense[(size_t)a * n + k] != p->dense[(size_t)k * n + a]) {
+        skew = 1;
+        break;
+      }
+  if (skew)
+    for (int a = 0; a < n; a++)
+      for (int k = 0; k < n; k++)
+        Ks[(size_t)a * n + k] = 0.5 * (p->dense[(size_t)a * n + k] - p->dense[(size_t)k * n + a]);
+
+  // dof space: the dofs in band order and a banded factor when the band is narrow (a chain of
+  // trees), O(nd kd^2) against the dense O(nd^3 / 3); the order's scratch is the solver's
+  // (sized for nv dofs and max_chain entries per contact: solver_create)
+  // A contact's dofs span at least its nz - 1 positions in any order, so kd >= max nz - 1: when
+  // that already fails the ratio (one body, two touching cubes) the order is not computed
+  int nzmax = 0;
+  for (int i = 0; i < p->nc && op.nd > 0; i++)
+    if (p->ynz[i] > nzmax) nzmax = p->ynz[i];
+  if (op.nd > 0 && !s->band_off && s->yord && p->nv <= s->opt.nv &&
+      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op.nd) {
+    const int* cord;
+    int kd = band_order(p, s->yord + p->nv, s->yord, &cord);
+    if (kBandRatio * kd <= op.nd) {
+      op.kd = kd;
+      op.perm = s->yord;
+      op.cord = cord;
+    }
+  }
+  res->band_islands = op.kd >= 0;
+
+  // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
+  // proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
+  double dmax = 0, rmin = INFINITY, tr = 0;
+  for (int k = 0; k < n; k++) {
+    double gk = gdiag(&op, k);
+    dmax = fmax(dmax, gk);
+    tr += gk;
+    rmin = fmin(rmin, p->R ? p->R[k] : 0);
+  }
+  double Lmax = eig_cached(s, n, op.nd, tr, dmax);
+  if (isnan(Lmax)) {
+    Lmax = largest_eig(&op, w1, x);
+    eig_keep(s, n, op.nd, tr, dmax, Lmax);
+  }
+  if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
+  if (!(Lmax >= dmax) || !isfinite(Lmax)) Lmax = fmax(dmax, isfinite(Lmax) ? Lmax : 0);
+  double m = kProx * Lmax + (rmin > 0 && isfinite(rmin) ? rmin : 0);
+  double prox = kProxTerm * Lmax;  // the proximal weight of the x-step
+  double cond = fmax(Lmax / m, 1 + 1e-12);
+  double incr = pow(cond, kPowerStep);  // the spectral step: rho *= or /= cond^kPowerStep
+  double rho_lo = kRhoLo * Lmax, rho_hi = kRhoHi * Lmax;
+  double rho;
+  if (s->opt.rho_adaptive) {
+    double pw = s->admm_rho > 0 ? log(s->admm_rho) : kPower0;
+    rho = sqrt(Lmax * m) * pow(cond, pw);
+  } else {
+    rho = s->opt.rho;
+  }
+  rho = fmin(fmax(rho, rho_lo), rho_hi);
+
+  // shift and dual on the face of z
+  if (ncp)
+    desaxce_shift(p, c, sh);
+  else
+    memset(sh, 0, vb);
+  for (int i = 0; i < nc; i++) {
+    double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
+    dual_init(z + 3 * i, w, p->mu[i], gam + 3 * i);
+    // the previous step's dual of the same contact (matched by id by the caller), when given
+    const double* dw = s->dual_in ? s->dual_in + 3 * i : NULL;
+    if (dw && isfinite(dw[0]) && isfinite(dw[1]) && isfinite(dw[2]))
+      memcpy(gam + 3 * i, dw, 3 * sizeof(double));
+  }
+  memcpy(xp, z, vb);
+
+  double qbest = q, rbest = r;  // the best iterate by q, and its stopping residual
+  memcpy(best, z, vb);
+  int it = 0;
+  int ok = !factor(&op, rho + prox, L);  // 0: non-finite or indefinite input, no iteration on it
+  while (ok && it < s->opt.max_iterations && !intr_requested()) {
+    it++;
+    // NCP: the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the fixed
+    // point), every iteration as in CLM24 Alg. 1 (no product with G)
+    if (ncp)
+      for (int i = 0; i < nc; i++)
+        sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
+    // proximal x-step: (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s
+    for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
+    if (skew) {
+      for (int a = 0; a < n; a++) {
+        const double* Ka = Ks + (size_t)a * n;
+        double acc = 0;
+        for (int k = 0; k < n; k++) acc += Ka[k] * xp[k];
+        kx[a] = acc;
+      }
+      for (int k = 0; k < n; k++) x[k] -= kx[k];
+    }
+    xsolve(&op, L, x);
+    // relaxed l, projection, dual ascent (000 Alg. 3 lines 4-5)
+    memcpy(zp, z, vb);
+    double dprim = 0, ddual = 0;
+    for (int i = 0; i < nc; i++) {
+      double w[3];
+      for (int k = 0; k < 3; k++) {
+        int j = 3 * i + k;
+        double xr = alpha * x[j] + (1 - alpha) * zp[j];
+        ddual = fmax(ddual, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
+        xp[j] = x[j];
+        x[j] = xr;
+        w[k] = x[j] + gam[j] / rho;
+      }
+      cone_project(z + 3 * i, w, p->mu[i]);
+      for (int k = 0; k < 3; k++) {
+        int j = 3 * i + k;
+        gam[j] += rho * (x[j] - z[j]);
+        dprim = fmax(dprim, fabs(x[j] - z[j]));
+        ddual = fmax(ddual, fabs(rho * (z[j] - zp[j])));
+      }
+    }
+    // the stopping and the model's residuals at z
+    velocity(&op, z, c);
+    q = residual(p, ncp, z, c, NULL);
+    r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
+    if (r <= tol || !isfinite(r)) break;
+    if (q < qbest) {
+      qbest = q;
+      rbest = r;
+      memcpy(best, z, vb);
+    }
+    // spectral rule (CLM24): a primal residual |l - z| more than kRatio times the
+    // dual one |rho dz + prox dl| raises rho by cond^kPowerStep, the converse lowers it; the
+    // factor of G~ + (rho + prox) I is redone only then
+    if (s->opt.rho_adaptive) {
+      // the primal residual is an impulse, the dual one a velocity: the paper compares them as
+      // they are (unit Delassus scale); a Delassus matrix below unit scale (LMGC's, Confeti's:
+      // L ~ 1e-4) has impulses 1/L larger, so the primal residual is taken in velocity units
+      // there, L |l - z| (measured on FCLib: either rule alone fails on one of the two groups)
+      double rp = dprim * fmin(Lmax, 1), rd = ddual;
+      double nrho = rho;
+      if (rp > kRatio * rd)
+        nrho = rho * incr;
+      else if (rd > kRatio * rp)
+        nrho = rho / incr;
+      nrho = fmin(fmax(nrho, rho_lo), rho_hi);
+      if (nrho != rho) {
+        rho = nrho;
+        ok = !factor(&op, rho + prox, L);
+      }
+    }
+  }
+  s->c_fresh = 1;  // c = G~ z + g at the last iterate (solver_solve need not redo it) ...
+  if (!(r <= tol) && !(q <= qbest)) {  // not converged: the best iterate seen by the model's q
+    r = rbest;
+    memcpy(z, best, vb);
+    s->c_fresh = 0;  // ... unless the answer is an earlier iterate
+  }
+  if (s->c_fresh) memcpy(s->c, c, vb);
+  memcpy(lambda, z, vb);
+  memcpy(s->dual_out, gam, vb);  // carried to the next step by contact id
+  // the spectral power of the final rho, for the next call (exp so that 0 still means none)
+  if (s->opt.rho_adaptive) s->admm_rho = exp(log(rho / sqrt(Lmax * m)) / log(cond));
+  res->iterations = it;
+  res->residual = r;
+  res->converged = r <= tol;
+}
+
+void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  admm(s, p, lambda, res, 0);
+}
+
+void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  admm(s, p, lambda, res, 1);
+}

@@ -1,0 +1,140 @@
+// ccp.c — projected Gauss-Seidel for the cone complementarity problem (000 Alg. 2, eq. 15).
+//
+// The CCP relaxes Signorini: K_mu ∋ lambda ⊥ c ∈ K_mu*, with c = (G + R) lambda + g. Per contact
+// the whole 3-vector takes one scalar gradient step 3 / trace(G~_ii) (Alg. 2 line 3) and is
+// projected onto the second-order cone K_mu (line 4). 3 / trace is the inverse of the block's mean
+// eigenvalue; a projected gradient step on the block is stable only below 2 / lambda_max, which a
+// strongly anisotropic block (lambda_max > 2 trace / 3) violates, so the step is capped at
+// 1.5 / lambda_max (the cap never binds on near-isotropic blocks). A scalar step keeps the fixed point on the
+// CCP solution whatever its value: lambda = proj_K(lambda - s c) <=> -c in the normal cone of K
+// at lambda <=> K ∋ lambda ⊥ c ∈ K*. Over-relaxation omega scales the step (the same as blending
+// the update with the previous value before the projection, as pgs.c does). The stopping residual
+// is the CCP's own: cone_residuals_ccp (000 eq. 14 with Gamma = 0).
+//
+// Speed: c = G~ lambda + g is kept up to date in s->c: after contact i moves by d, c += G~(:, i) d
+// (the three columns of G are its rows: G is symmetric), so a sweep costs one pass over G and the
+// residual after it is O(nc). Island by island (solver_impl.h): each island sweeps until its own
+// contacts meet the tolerance; its rows of c are recomputed from scratch before accepting its
+// convergence and every REFRESH of its sweeps, so rounding never accumulates into the answer.
+#include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
+#include <math.h>
+#include <string.h>
+
+#include "core/solvers/cone.h"
+#include "core/solvers/solver_impl.h"
+
+// sweeps between exact recomputations of c
+#define REFRESH 64
+// largest step times lambda_max(G~_ii): the gradient step is stable below 2
+#define STEP_CAP 1.5
+
+// c += G~(:, 3i..3i+2) d (the blocks of row i of the symmetric G)
+static void velocity_update(const solver_problem* p, int i, const double d[3], double* c) {
+  solver_gcol_add(p, i, d, c);
+  if (p->R)
+    for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * d[r];
+}
+
+// largest eigenvalue of a symmetric 3x3 matrix (closed form, Smith 1961)
+static double sym3_max_eig(const double A[9]) {
+  double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
+  double q = (A[0] + A[4] + A[8]) / 3;
+  if (p1 == 0) {
+    double big = A[0] > A[4] ? A[0] : A[4];
+    return big > A[8] ? big : A[8];
+  }
+  double d0 = A[0] - q, d1 = A[4] - q, d2 = A[8] - q;
+  double pp = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2 * p1) / 6);
+  // r = det((A - q I) / p) / 2, clamped to [-1, 1]
+  double det = d0 * (d1 * d2 - A[5] * A[5]) - A[1] * (A[1] * d2 - A[5] * A[2]) +
+               A[2] * (A[1] * A[5] - d1 * A[2]);
+  double r = det / (2 * pp * pp * pp);
+  r = r < -1 ? -1 : (r > 1 ? 1 : r);
+  return q + 2 * pp * cos(acos(r) / 3);
+}
+
+// the CCP residual (000 eq. 15), max over the contacts cons[0..n) (all when cons is NULL)
+static double ccp_residual(const solver_problem* p, const double* lambda, const double* c,
+                           const int* cons, int n) {
+  double worst = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double a, b, d;
+    cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // never report NaN as converged
+    if (a > worst) worst = a;
+    if (b > worst) worst = b;
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+// the stopping residual over the contacts cons[0..n): the CCP residual, and under
+// solver.criterion: ncp also the NCP one (a guess that is an NCP solution but not the CCP's
+// answer, e.g. lambda = 0 on a separating contact that slides, where the CCP still pushes since
+// c_N < mu |c_T|, must not stop the sweeps)
+static double stop_residual(const solver* s, const solver_problem* p, const double* lambda,
+                            const double* c, const int* cons, int n) {
+  return solver_stop_of(s, p, lambda, c, cons, n, ccp_residual(p, lambda, c, cons, n));
+}
+
+void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  int nc = p->nc;
+  double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
+  double* c = s->c;
+
+  // per-contact step omega * 3 / trace(G~_ii) (Alg. 2 line 3), capped at 1.5 / lambda_max(G~_ii)
+  // (see the top of the file)
+  for (int i = 0; i < nc; i++) {
+    double B[9];
+    solver_gdiag(p, i, B);
+    if (p->R)
+      for (int r = 0; r < 3; r++) B[4 * r] += p->R[3 * i + r];
+    double tr = B[0] + B[4] + B[8], big = sym3_max_eig(B);
+    double st = tr > 0 ? 3 / tr : 0;
+    if (big > 0 && st * big > STEP_CAP) st = STEP_CAP / big;
+    s->tinv[4 * i] = omega * st;
+  }
+
+  // start from the warm start projected onto the cones
+  for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
+  solver_crows(p, lambda, c, NULL, nc);
+
+  // island by island (solver_impl.h): each island sweeps until its CCP residual, checked on an
+  // exact c, is below the tolerance
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    double r = stop_residual(s, p, lambda, c, cons, n);
+    int it = 0;
+    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
+      for (int q = 0; q < n; q++) {
+        int i = cons ? cons[q] : q;
+        double* li = lambda + 3 * i;
+        double st = s->tinv[4 * i];
+        // gradient step and projection onto K_mu (Alg. 2 lines 3-4)
+        double x[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1],
+                       li[2] - st * c[3 * i + 2]};
+        cone_project(x, x, p->mu[i]);
+        double d[3] = {x[0] - li[0], x[1] - li[1], x[2] - li[2]};
+        if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+        li[0] = x[0];
+        li[1] = x[1];
+        li[2] = x[2];
+        velocity_update(p, i, d, c);
+      }
+      it++;
+      if (it % REFRESH == 0) solver_crows(p, lambda, c, cons, n);
+      r = stop_residual(s, p, lambda, c, cons, n);
+      if (r <= tol) {  // confirm on an exact c
+        solver_crows(p, lambda, c, cons, n);
+        r = stop_residual(s, p, lambda, c, cons, n);
+      }
+    }
+    // the island's c is exact when no sweep ran or its last test recomputed it
+    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
+  }
+  solver_tally_finish(&tally, s, res, tol);
+}

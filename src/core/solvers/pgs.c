@@ -1,0 +1,107 @@
+// pgs.c — projected Gauss-Seidel for the NCP (000 Alg. 5).
+//
+// Per contact, the normal impulse is updated with the diagonal normal entry and clamped at 0
+// (lines 3-4); the tangent impulse takes a scalar step 1/max(G_t1t1, G_t2t2) (line 5: a scalar
+// keeps maximum dissipation at the fixed point; the larger diagonal is the conservative choice)
+// and is projected horizontally onto the disc of radius mu*lambda_N (line 6). Over-relaxation
+// blends each update with the previous value.
+#include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
+#include <math.h>
+#include <string.h>
+
+#include "core/solvers/cone.h"
+#include "core/solvers/solver_impl.h"
+
+// c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric)
+static void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
+  solver_gcol_add(p, i, delta, c);
+  if (p->R)
+    for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
+}
+
+// one Gauss-Seidel update of contact i (000 Alg. 5 lines 3-6), c kept up to date
+static void sweep_contact(const solver* s, const solver_problem* p, int i, double omega,
+                          double* lambda, double* c) {
+  double* li = lambda + 3 * i;
+  const double* ci = c + 3 * i;
+  // normal: lines 3-4
+  double gnn = s->tinv[4 * i + 1];
+  double ln_old = li[2];
+  double ln = gnn > 0 ? li[2] - ci[2] / gnn : li[2];
+  ln = omega * ln + (1 - omega) * ln_old;
+  if (ln < 0) ln = 0;
+  double dn = ln - ln_old;
+  // tangent velocity after the normal update
+  double ct0 = ci[0] + s->tinv[4 * i + 2] * dn;
+  double ct1 = ci[1] + s->tinv[4 * i + 3] * dn;
+  // tangent: lines 5-6
+  double step = s->tinv[4 * i];
+  double t0 = li[0] - step * ct0;
+  double t1 = li[1] - step * ct1;
+  t0 = omega * t0 + (1 - omega) * li[0];
+  t1 = omega * t1 + (1 - omega) * li[1];
+  double r = p->mu[i] * ln, tn = sqrt(t0 * t0 + t1 * t1);
+  if (tn > r) {
+    double f = tn > 0 ? r / tn : 0;
+    t0 *= f;
+    t1 *= f;
+  }
+  double delta[3] = {t0 - li[0], t1 - li[1], dn};
+  li[0] = t0;
+  li[1] = t1;
+  li[2] = ln;
+  add_columns(p, i, delta, c);
+}
+
+void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  int nc = p->nc;
+  double omega = s->opt.over_relaxation;
+  double* c = s->c;  // (G + R) lambda + g, kept up to date contact by contact
+
+  // scalar tangent step per contact: a scalar (not the 2x2 block inverse) keeps the fixed point of
+  // the horizontal projection on maximum dissipation (lambda_T anti-parallel to c_T)
+  // tinv[4i]: that step; tinv[4i+1..3]: G~_NN, G_t1N, G_t2N (the diagonal block's entries the
+  // sweep reads)
+  for (int i = 0; i < nc; i++) {
+    double B[9];
+    solver_gdiag(p, i, B);
+    double a = B[0] + (p->R ? p->R[3 * i] : 0);
+    double d = B[4] + (p->R ? p->R[3 * i + 1] : 0);
+    double big = a > d ? a : d;
+    s->tinv[4 * i] = big > 0 ? 1 / big : 0;
+    s->tinv[4 * i + 1] = B[8] + (p->R ? p->R[3 * i + 2] : 0);
+    s->tinv[4 * i + 2] = B[2];
+    s->tinv[4 * i + 3] = B[5];
+  }
+
+  // start from the warm start projected onto the cones
+  for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
+
+  // c = (G + R) lambda + g; the residuals come island by island below (the NCP metrics of the
+  // answer are solver_solve's)
+  solver_crows(p, lambda, c, NULL, nc);
+  // island by island (solver_impl.h): each island sweeps until its own contacts meet the
+  // tolerance
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
+  solver_result r = *res;
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    solver_residuals_on(p, lambda, c, cons, n, &r);
+    int it = 0;
+    while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
+      for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
+      it++;
+      solver_residuals_on(p, lambda, c, cons, n, &r);
+      // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
+      if (r.eps_abs <= s->opt.tolerance) {
+        solver_crows(p, lambda, c, cons, n);
+        solver_residuals_on(p, lambda, c, cons, n, &r);
+      }
+    }
+    // c is exact when no sweep ran or the last test recomputed it
+    solver_tally_add(&tally, it, r.eps_abs, it == 0 || r.eps_abs <= s->opt.tolerance);
+  }
+  solver_tally_finish(&tally, s, res, s->opt.tolerance);
+}

@@ -1,0 +1,862 @@
+// solver.c — solver dispatch, workspace and the common residual (see solver.h).
+#include "core/solvers/solver.h"
+
+#include <math.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/solvers/cone.h"
+#include "core/solvers/solver_impl.h"
+
+const char* const solver_model_names[SOLVER_NMODELS] = {"ncp", "ccp", "lcp", "raisim",
+                                                        "raisim_ds"};
+const char* const solver_kind_names[SOLVER_NKINDS] = {"pgs", "lemke", "admm", "staggered",
+                                                      "bisection"};
+
+// the pairs of DESIGN.md's table that this build implements, one row each
+static const struct {
+  solver_model model;
+  solver_kind kind;
+  solver_fn fn;
+} kPairs[] = {
+    {SOLVER_MODEL_NCP, SOLVER_PGS, solver_pgs},  // 000 Alg. 5
+    {SOLVER_MODEL_CCP, SOLVER_PGS, solver_ccp_pgs},      // 000 Alg. 2
+    {SOLVER_MODEL_LCP, SOLVER_PGS, solver_lcp_pgs},      // 000 Alg. 1
+    {SOLVER_MODEL_LCP, SOLVER_LEMKE, solver_lcp_lemke},  // 000 Sec. III, Lemke
+    {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, solver_raisim},        // 000 Alg. 4
+    {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION, solver_raisim_ds},  // 002 Alg. 1
+    {SOLVER_MODEL_CCP, SOLVER_ADMM, solver_ccp_admm},  // 000 Alg. 3
+    {SOLVER_MODEL_NCP, SOLVER_ADMM, solver_ncp_admm},  // 000 Sec. III, de Saxce fixed point
+    {SOLVER_MODEL_NCP, SOLVER_STAGGERED, solver_ncp_staggered},  // 000 Alg. 6
+};
+#define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
+
+// the family for a pair, NULL when the pair is not in the table
+static solver_fn pair_fn(solver_model model, solver_kind kind) {
+  for (int k = 0; k < NPAIRS; k++)
+    if (kPairs[k].model == model && kPairs[k].kind == kind) return kPairs[k].fn;
+  return NULL;
+}
+
+int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n) {
+  if ((int)model < 0 || model >= SOLVER_NMODELS || (int)kind < 0 || kind >= SOLVER_NKINDS)
+    return 0;
+  if (pair_fn(model, kind)) return 1;
+  if (msg && n > 0) {
+    int k = snprintf(msg, (size_t)n,
+                     "model '%s' with solver '%s' is not available; valid model/solver pairs: ",
+                     solver_model_names[model], solver_kind_names[kind]);
+    for (int p = 0; p < NPAIRS && k < n; p++)
+      k += snprintf(msg + k, (size_t)(n - k), "%s%s/%s", p ? ", " : "",
+                    solver_model_names[kPairs[p].model], solver_kind_names[kPairs[p].kind]);
+  }
+  return 0;
+}
+
+csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
+                          csim_error* err) {
+  *out = NULL;
+  char msg[512];
+  if (!solver_pair_supported(opt->model, opt->kind, msg, sizeof(msg)))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver.name", "%s", msg);
+  if (!(opt->tolerance > 0) || opt->max_iterations < 1 || !(opt->over_relaxation > 0) ||
+      !(opt->over_relaxation < 2))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver",
+                   "expected tolerance > 0, max_iterations >= 1, 0 < over_relaxation < 2");
+  if (max_contacts < 0) max_contacts = 0;
+  solver* s = calloc(1, sizeof(*s));
+  if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->opt = *opt;
+  s->maxc = max_contacts;
+  size_t n3 = 3 * (size_t)(max_contacts > 0 ? max_contacts : 1);
+  s->fn = pair_fn(opt->model, opt->kind);
+  s->c = calloc(n3, sizeof(double));
+  s->tinv = calloc(n3 / 3 * 4, sizeof(double));
+  s->nwork = SOLVER_WORK_OF(opt, (size_t)(max_contacts > 0 ? max_contacts : 1));
+  if (opt->model == SOLVER_MODEL_LCP) {  // pyramid polygon and Lemke's tableau (lcp.c)
+    csim_status st = solver_lcp_work(opt, max_contacts, &s->nwork, err);
+    if (st != CSIM_OK) {
+      solver_free(s);
+      return st;
+    }
+  }
+  s->work = calloc(s->nwork, sizeof(double));
+  s->dual_out = calloc(n3, sizeof(double));
+  s->nisl = solver_island_work(opt, max_contacts);
+  s->rows = solver_work_rows(opt, n3 / 3);
+  s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
+  s->map = calloc(n3 / 3, sizeof(int));
+  int ybad = 0;
+  if (solver_y_bytes(opt, max_contacts) > 0) {  // ADMM in dof space (solver_impl.h)
+    size_t w = (size_t)(opt->max_chain > 0 ? opt->max_chain : 1);
+    s->yl = calloc(n3 * w, sizeof(double));
+    s->yi = calloc(n3 / 3 * w, sizeof(int));
+    s->ynz = calloc(n3 / 3, sizeof(int));
+    s->ye = calloc(n3, sizeof(double));
+    s->dofmap = malloc(sizeof(int) * (size_t)opt->nv);
+    s->yord = malloc(sizeof(int) * solver_y_ord_ints(opt, max_contacts));
+    ybad = !s->yl || !s->yi || !s->ynz || !s->ye || !s->dofmap || !s->yord;
+    if (s->dofmap)
+      for (int k = 0; k < opt->nv; k++) s->dofmap[k] = -1;
+  }
+  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map || ybad) {
+    solver_free(s);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+  *out = s;
+  return CSIM_OK;
+}
+
+size_t solver_bytes(const solver_options* opt, int max_contacts) {
+  size_t mc = (size_t)(max_contacts > 0 ? max_contacts : 1), n3 = 3 * mc;
+  size_t nwork = SOLVER_WORK_OF(opt, mc);
+  if (opt->model == SOLVER_MODEL_LCP && solver_lcp_work(opt, (int)mc, &nwork, NULL) != CSIM_OK)
+    return SIZE_MAX;  // Lemke's tableau past its own limit
+  // the callocs of solver_create: c, tinv, work, dual_out, isl, map
+  return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
+         sizeof(double) + mc * sizeof(int) + solver_y_bytes(opt, (int)mc);
+}
+
+int solver_island_rows(const solver_options* opt, int max_contacts) {
+  return (int)solver_work_rows(opt, (size_t)(max_contacts > 0 ? max_contacts : 1));
+}
+
+size_t solver_island_bytes(const solver_options* opt, int rows) {
+  if (!solver_is_dense_family(opt) || rows <= 0) return 0;
+  size_t r = (size_t)rows, d = 3 * r * r;  // the work's two matrices and the island's G
+  if (opt->kind == SOLVER_LEMKE) {          // its tableau on the island's contacts (lcp.c)
+    size_t N = r / 3 * (size_t)(opt->facets + 2);
+    d += N * N + 8 * N;
+  }
+  return d * sizeof(double);
+}
+
+void solver_free(solver* s) {
+  if (!s) return;
+  free(s->c);
+  free(s->tinv);
+  free(s->work);
+  free(s->dual_out);
+  free(s->isl);
+  free(s->map);
+  free(s->yl);
+  free(s->yi);
+  free(s->ynz);
+  free(s->ye);
+  free(s->dofmap);
+  free(s->yord);
+  free(s);
+}
+
+void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
+                         solver_result* res) {
+  solver_residuals_on(p, lambda, c, NULL, p->nc, res);
+}
+
+// res's eps_* from the maxima over the contacts; sum: the sum of every contact's three
+// residuals, NaN only when one of them is (they are >= 0): eps_abs is then NaN (a branch-free
+// NaN test; the maxima skip NaNs)
+static void residuals_set(double ep, double ed, double ec, double sum, solver_result* res) {
+  res->eps_p = ep;
+  res->eps_d = ed;
+  res->eps_c = ec;
+  res->eps_abs = isnan(sum) ? NAN : ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
+}
+
+void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
+                         const int* cons, int n, solver_result* res) {
+  double ep = 0, ed = 0, ec = 0, sum = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double a, b, d;
+    cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (a > ep) ep = a;
+    if (b > ed) ed = b;
+    if (d > ec) ec = d;
+    sum += a + b + d;
+  }
+  residuals_set(ep, ed, ec, sum, res);
+}
+
+void solver_residuals(const solver_problem* p, const double* lambda, double* c,
+                      solver_result* res) {
+  double ep = 0, ed = 0, ec = 0, sum = 0;
+  for (int i = 0; i < p->nc; i++) {
+    // row i of (G + R) lambda + g: the blocks of row i only
+    double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    solver_grow_add(p, i, lambda, ci);
+    for (int r = 0; r < 3; r++) {
+      if (p->R) ci[r] += p->R[3 * i + r] * lambda[3 * i + r];
+      if (c) c[3 * i + r] = ci[r];
+    }
+    double a, b, d;
+    cone_residuals(lambda + 3 * i, ci, p->mu[i], &a, &b, &d);
+    if (a > ep) ep = a;
+    if (b > ed) ed = b;
+    if (d > ec) ec = d;
+    sum += a + b + d;
+  }
+  residuals_set(ep, ed, ec, sum, res);
+}
+
+// ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
+// first numbered) into s->yl/yi/ynz, and what G's diagonal holds beyond Y Y' into s->ye; sub
+// gets Y, nv = the island's dofs. Only when the island has fewer dofs than contact rows (the
+// dof-space factor is then the smaller one); 0 (sub untouched) otherwise
+static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, int n,
+                          solver_problem* sub) {
+  if (s->opt.kind != SOLVER_ADMM || !p->Y || !s->dofmap || p->nv > s->opt.nv ||
+      p->ystride > s->opt.max_chain)
+    return 0;
+  int w = p->ystride, nd = 0;
+  for (int q = 0; q < n && nd < 3 * n; q++) {
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++)
+      if (s->dofmap[d[k]] < 0) s->dofmap[d[k]] = nd++;
+  }
+  int use = nd < 3 * n;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q], nz = p->ynz[i];
+    const int* d = p->ydof + (size_t)i * w;
+    if (use) {
+      s->ynz[q] = nz;
+      for (int k = 0; k < nz; k++) s->yi[(size_t)q * w + k] = s->dofmap[d[k]];
+      for (int r = 0; r < 3; r++) {
+        const double* y = p->Y + (3 * (size_t)i + r) * w;
+        memcpy(s->yl + (3 * (size_t)q + r) * w, y, sizeof(double) * (size_t)nz);
+        s->ye[3 * q + r] = p->ydiag ? p->ydiag[3 * i + r] : 0;
+      }
+    }
+  }
+  for (int q = 0; q < n; q++) {  // restored for the next island
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++) s->dofmap[d[k]] = -1;
+  }
+  if (!use) return 0;
+  sub->nv = nd;
+  sub->ystride = w;
+  sub->ynz = s->ynz;
+  sub->ydof = s->yi;
+  sub->Y = s->yl;
+  sub->ydiag = s->ye;
+  return 1;
+}
+
+// a dense family (ADMM, staggered, Lemke: they factor or pivot on G) island by island: each
+// island's G exported densely (solver_gdense) with its g, mu, R, warm start and warm dual, solved
+// as a problem of its own, its answer and dual scattered back. Islands are independent, so this
+// is the whole problem's answer up to float order; iterations are the most any island took,
+// converged only when every island did, the residual the largest
+static void solve_islands(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
+    size_t need = p->dense ? 3 * (size_t)p->nc : (size_t)p->nv;
+    if (need > s->rows) {  // past the work: reported unsolved, never overflowed
+      memset(res, 0, sizeof(*res));
+      res->residual = INFINITY;
+      res->unsolved_island = p->nc;
+      res->unsolved_rows = (int)need;
+      return;
+    }
+    s->fn(s, p, lambda, res);
+    return;
+  }
+  solver_result out = {0};
+  out.converged = 1;
+  const double* dual_in = s->dual_in;
+  double* dual_out = s->dual_out;
+  double* c_all = s->c;  // families write their island's c into the island buffer (below)
+  int fresh = 1;         // every island left its c: solver_solve need not recompute it
+  // the penalties kept across solves (ADMM, staggered) start every island from the same value,
+  // as the whole problem would; the largest island's are kept for the next solve
+  double rho0 = s->admm_rho, srho0[2] = {s->stag_rho[0], s->stag_rho[1]};
+  double rho1 = rho0, srho1[2] = {srho0[0], srho0[1]};
+  int nbig = -1;
+  for (int k = 0; k < p->nisland; k++) {
+    int n0 = p->island_ptr[k], n = p->island_ptr[k + 1] - n0;
+    s->admm_rho = rho0;
+    s->stag_rho[0] = srho0[0];
+    s->stag_rho[1] = srho0[1];
+    const int* cons = p->island_con + n0;
+    size_t n3 = 3 * (size_t)n;
+    // g, R, lambda, dual in, dual out (3n each), mu (n), then a contact-space island's G (3n)^2
+    double* g = s->isl;
+    double* R = g + n3;
+    double* l = R + n3;
+    double* din = l + n3;
+    double* dout = din + n3;
+    double* cl = dout + n3;  // the family's c = (G + R) lambda + g when it leaves it (c_fresh)
+    double* mu = cl + n3;
+    double* G = mu + n;
+    solver_problem sub = {0};
+    sub.nc = n;
+    int in_dofs = island_in_dofs(s, p, cons, n, &sub);
+    out.dof_islands += in_dofs;
+    // the island's rows: its dofs when factored in dof space, else 3 per contact. Past the
+    // rows the work holds (solver_options island_rows, or a problem without Y given to a
+    // solver sized for dof space) it is left unsolved at its initial guess and reported, never
+    // solved in part nor overflowed
+    size_t rows = in_dofs ? (size_t)sub.nv : n3;
+    if (rows > s->rows) {
+      out.converged = 0;
+      out.residual = INFINITY;
+      fresh = 0;
+      if (n > out.unsolved_island) {
+        out.unsolved_island = n;
+        out.unsolved_rows = (int)rows;
+      }
+      continue;
+    }
+    if (!in_dofs) {
+      solver_gdense(p, cons, n, s->map, G);
+      sub.dense = G;
+    }
+    for (int q = 0; q < n; q++) {
+      int i = cons[q];
+      mu[q] = p->mu[i];
+      for (int r = 0; r < 3; r++) {
+        g[3 * q + r] = p->g[3 * i + r];
+        R[3 * q + r] = p->R ? p->R[3 * i + r] : 0;
+        l[3 * q + r] = lambda[3 * i + r];
+        din[3 * q + r] = dual_in ? dual_in[3 * i + r] : NAN;
+        dout[3 * q + r] = NAN;
+      }
+    }
+    sub.g = g;
+    sub.mu = mu;
+    sub.R = p->R ? R : NULL;
+    s->dual_in = dual_in ? din : NULL;
+    s->dual_out = dout;
+    s->c = cl;
+    s->c_fresh = 0;
+    solver_result r = {0};
+    s->fn(s, &sub, l, &r);
+    s->c = c_all;
+    if (s->c_fresh)
+      for (int q = 0; q < n; q++)
+        for (int c = 0; c < 3; c++) c_all[3 * cons[q] + c] = cl[3 * q + c];
+    else
+      fresh = 0;
+    for (int q = 0; q < n; q++) {
+      int i = cons[q];
+      for (int c = 0; c < 3; c++) {
+        lambda[3 * i + c] = l[3 * q + c];
+        dual_out[3 * i + c] = dout[3 * q + c];
+      }
+    }
+    if (n > nbig) {
+      nbig = n;
+      rho1 = s->admm_rho;
+      srho1[0] = s->stag_rho[0];
+      srho1[1] = s->stag_rho[1];
+    }
+    out.band_islands += r.band_islands;
+    if (r.iterations > out.iterations) out.iterations = r.iterations;
+    if (!r.converged) out.converged = 0;
+    if (isnan(r.residual) || r.residual > out.residual) out.residual = r.residual;
+    if (isnan(out.residual)) out.residual = NAN;
+  }
+  s->dual_in = dual_in;
+  s->dual_out = dual_out;
+  s->c_fresh = fresh;
+  s->admm_rho = rho1;
+  s->stag_rho[0] = srho1[0];
+  s->stag_rho[1] = srho1[1];
+  *res = out;
+}
+
+void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  memset(res, 0, sizeof(*res));
+  if (p->nc == 0) {
+    res->converged = 1;
+    return;
+  }
+  if (p->nc > s->maxc || (!p->dense && p->nisland < 1)) {
+    // the caller sized the solver too small, or a block problem without islands: report, never
+    // overflow
+    res->eps_abs = res->eps_p = res->eps_d = res->eps_c = INFINITY;
+    return;
+  }
+  for (int k = 0; k < 3 * p->nc; k++) s->dual_out[k] = NAN;  // families with a dual fill it
+  s->c_fresh = 0;
+  if (solver_is_dense_family(&s->opt)) solve_islands(s, p, lambda, res);
+  else s->fn(s, p, lambda, res);
+  s->dual_in = NULL;  // a warm dual serves one solve
+  // c = (G + R) lambda + g at the answer, computed once and shared by the NCP criterion and the
+  // eps metric: a family that leaves it exact in s->c (c_fresh) saves the product altogether
+  int n = 3 * p->nc;
+  if (!s->c_fresh) {
+    for (int k = 0; k < n; k++) s->c[k] = p->g[k] + (p->R ? p->R[k] * lambda[k] : 0);
+    solver_gmul_add(p, lambda, s->c);
+  }
+  // with the NCP criterion, convergence also needs the NCP residual of the problem solved
+  // (G + R) at the answer handed back, for every model (the families stop on max(their model's
+  // residual, NCP residual): solver_stop_of; this makes the contract independent of them)
+  if (solver_stop_ncp(s)) {
+    solver_result r;
+    solver_residuals_of(p, lambda, s->c, &r);
+    if (!isnan(res->residual) && !(r.eps_abs <= res->residual)) res->residual = r.eps_abs;
+    res->converged = res->residual <= s->opt.tolerance;
+  }
+  // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded):
+  // c - R lambda, O(nc)
+  if (p->R)
+    for (int k = 0; k < n; k++) s->c[k] -= p->R[k] * lambda[k];
+  solver_residuals_of(p, lambda, s->c, res);
+}
+
+void solver_set_dual(solver* s, const double* dual0) {
+  s->dual_in = dual0;
+}
+
+const double* solver_dual(const solver* s) {
+  return s->dual_out;
+}
+
+int solver_stop_ncp(const solver* s) {
+  return s->opt.criterion == SOLVER_STOP_NCP;
+}
+
+double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
+                      const double* c, const int* cons, int n, double q) {
+  if (!solver_stop_ncp(s) || isnan(q)) return q;
+  solver_result r;
+  solver_residuals_on(p, lambda, c, cons, n, &r);
+  return r.eps_abs > q || isnan(r.eps_abs) ? r.eps_abs : q;
+}
+
+void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
+                  int n) {
+  int blocks = !p->dense && !p->diag_only;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
+    if (blocks) {  // solver_grow_add's block loop inline: the same sums in the same order
+      double a0 = 0, a1 = 0, a2 = 0;
+      for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+        const double* B = p->blk + 9 * (size_t)k;
+        const double* l = lambda + 3 * p->col[k];
+        a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+        a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+        a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+      }
+      ci[0] += a0;
+      ci[1] += a1;
+      ci[2] += a2;
+    } else {
+      solver_grow_add(p, i, lambda, ci);
+    }
+    double* co = c + 3 * i;
+    if (p->R) {
+      const double *Ri = p->R + 3 * i, *li = lambda + 3 * i;
+      co[0] = ci[0] + Ri[0] * li[0];
+      co[1] = ci[1] + Ri[1] * li[1];
+      co[2] = ci[2] + Ri[2] * li[2];
+    } else {  // + 0 as with R = 0: -0 becomes +0, the bits of the sum with R
+      co[0] = ci[0] + 0.0;
+      co[1] = ci[1] + 0.0;
+      co[2] = ci[2] + 0.0;
+    }
+  }
+}
+
+const double* solver_velocity(const solver* s) {
+  return s->c;
+}
+
+//---------------------------------- block-sparse G -------------------------------------------
+
+csim_status solver_blocks_create(int maxc, long maxblocks, solver_blocks** out, csim_error* err) {
+  *out = NULL;
+  if (maxc < 1) maxc = 1;
+  if (maxblocks < maxc) maxblocks = maxc;
+  if (maxblocks > INT_MAX)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "contact.memory_budget",
+                   "%ld blocks of G exceed the %d the block index holds", maxblocks, INT_MAX);
+  solver_blocks* b = calloc(1, sizeof(*b));
+  if (!b) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  size_t mc = (size_t)maxc, mb = (size_t)maxblocks;
+  b->maxc = maxc;
+  b->maxblocks = maxblocks;
+  b->rowptr = calloc(mc + 1, sizeof(int));
+  b->col = calloc(mb, sizeof(int));
+  b->diag = calloc(mc, sizeof(int));
+  b->blk = calloc(9 * mb, sizeof(double));
+  b->island_ptr = calloc(mc + 1, sizeof(int));
+  b->island_con = calloc(mc, sizeof(int));
+  b->uf = calloc(mc, sizeof(int));
+  if (!b->rowptr || !b->col || !b->diag || !b->blk || !b->island_ptr || !b->island_con || !b->uf) {
+    solver_blocks_free(b);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                   "out of memory for %ld blocks of G (%d contacts)", maxblocks, maxc);
+  }
+  *out = b;
+  return CSIM_OK;
+}
+
+size_t solver_blocks_bytes(int maxc, long maxblocks) {
+  if (maxc < 1) maxc = 1;
+  if (maxblocks < maxc) maxblocks = maxc;
+  size_t mc = (size_t)maxc, mb = (size_t)maxblocks, I = sizeof(int);
+  // the callocs of solver_blocks_create, in its order
+  return sizeof(solver_blocks) + (mc + 1) * I + mb * I + mc * I + 9 * mb * sizeof(double) +
+         (mc + 1) * I + mc * I + mc * I;
+}
+
+void solver_blocks_free(solver_blocks* b) {
+  if (!b) return;
+  free(b->rowptr); free(b->col); free(b->diag); free(b->blk);
+  free(b->island_ptr); free(b->island_con); free(b->uf);
+  free(b);
+}
+
+static int uf_find(int* uf, int i) {
+  while (uf[i] != i) {
+    uf[i] = uf[uf[i]];  // path halving
+    i = uf[i];
+  }
+  return i;
+}
+
+// join the sets of contacts i and j; the root is the smallest contact
+static void uf_union(int* uf, int i, int j) {
+  int a = uf_find(uf, i), c = uf_find(uf, j);
+  if (a == c) return;
+  if (a < c) uf[c] = a; else uf[a] = c;
+}
+
+static void label_islands(solver_blocks* b);
+
+void solver_blocks_islands(solver_blocks* b) {
+  int nc = b->nc;
+  int* uf = b->uf;
+  for (int i = 0; i < nc; i++) uf[i] = i;
+  for (int i = 0; i < nc; i++)
+    for (int k = b->rowptr[i]; k < b->rowptr[i + 1]; k++)
+      if (b->col[k] > i) uf_union(uf, i, b->col[k]);
+  label_islands(b);
+}
+
+void solver_blocks_islands_grouped(solver_blocks* b, const int* gptr, const int* gcon,
+                                   int ngroup) {
+  int* uf = b->uf;
+  for (int i = 0; i < b->nc; i++) uf[i] = i;
+  for (int k = 0; k < ngroup; k++)
+    for (int q = gptr[k] + 1; q < gptr[k + 1]; q++) uf_union(uf, gcon[gptr[k]], gcon[q]);
+  label_islands(b);
+}
+
+// islands of the union-find forest in b->uf: labelled by their smallest contact (roots appear
+// in ascending order), then a counting sort
+static void label_islands(solver_blocks* b) {
+  int nc = b->nc;
+  int* uf = b->uf;
+  int* cnt = b->island_ptr;
+  int ni = 0;
+  for (int i = 0; i < nc; i++) {
+    int r = uf_find(uf, i);
+    if (r == i) b->island_con[i] = ni++;  // island_con as root -> label scratch
+    uf[i] = r;
+  }
+  for (int i = 0; i < nc; i++) uf[i] = b->island_con[uf[i]];
+  memset(cnt, 0, sizeof(int) * (size_t)(ni + 1));
+  for (int i = 0; i < nc; i++) cnt[uf[i] + 1]++;
+  for (int k = 0; k < ni; k++) cnt[k + 1] += cnt[k];
+  // fill with a moving cursor per island (cnt[k] advanced, then shifted back)
+  for (int i = 0; i < nc; i++) b->island_con[cnt[uf[i]]++] = i;
+  for (int k = ni; k > 0; k--) cnt[k] = cnt[k - 1];
+  cnt[0] = 0;
+  b->nisland = ni;
+}
+
+csim_status solver_blocks_from_dense(solver_blocks* b, int nc, const double* G, int full,
+                                     csim_error* err) {
+  if (nc > b->maxc)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "%d contacts, the blocks hold %d", nc,
+                   b->maxc);
+  size_t n = 3 * (size_t)nc;
+  long k = 0;
+  b->nc = nc;
+  for (int i = 0; i < nc; i++) {
+    b->rowptr[i] = (int)k;
+    for (int j = 0; j < nc; j++) {
+      int nz = full || i == j;
+      for (int r = 0; r < 3 && !nz; r++)
+        for (int t = 0; t < 3 && !nz; t++) nz = G[(3 * (size_t)i + r) * n + 3 * (size_t)j + t] != 0;
+      if (!nz) continue;
+      if (k >= b->maxblocks)
+        return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "G has more than %ld blocks",
+                       b->maxblocks);
+      if (i == j) b->diag[i] = (int)k;
+      b->col[k] = j;
+      for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 3; t++)
+          b->blk[9 * k + 3 * r + t] = G[(3 * (size_t)i + r) * n + 3 * (size_t)j + t];
+      k++;
+    }
+  }
+  b->rowptr[nc] = (int)k;
+  b->nblocks = k;
+  solver_blocks_islands(b);
+  return CSIM_OK;
+}
+
+solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, const double* mu,
+                                     const double* R) {
+  solver_problem p = {0};
+  p.nc = b->nc;
+  p.rowptr = b->rowptr;
+  p.col = b->col;
+  p.diag = b->diag;
+  p.blk = b->blk;
+  p.nisland = b->nisland;
+  p.island_ptr = b->island_ptr;
+  p.island_con = b->island_con;
+  p.g = g;
+  p.mu = mu;
+  p.R = R;
+  p.diag_only = b->diag_only;
+  return p;
+}
+
+void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
+  int w = p->ystride;
+  const int* ci = p->ydof + (size_t)i * w;
+  const int* cj = p->ydof + (size_t)j * w;
+  const double *Yi0 = p->Y + 3 * (size_t)i * w, *Yi1 = Yi0 + w, *Yi2 = Yi1 + w;
+  const double *Yj0 = p->Y + 3 * (size_t)j * w, *Yj1 = Yj0 + w, *Yj2 = Yj1 + w;
+  // nine running sums in registers, each over the shared dofs in ascending order
+  double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
+  int na = p->ynz[i], nb = p->ynz[j];
+  // the same dofs (i == j, or two contacts on the same chain: the common case of several
+  // contacts on one body): the same sums in the same order, without the merge's branches
+  int same = na == nb && (i == j || memcmp(ci, cj, sizeof(int) * (size_t)na) == 0);
+  if (same) {
+    for (int a = 0; a < na; a++) {
+      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[a], y1 = Yj1[a], y2 = Yj2[a];
+      b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+      b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+      b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
+    }
+    na = 0;
+  }
+  for (int a = 0, c = 0; a < na && c < nb;) {
+    if (ci[a] == cj[c]) {
+      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[c], y1 = Yj1[c], y2 = Yj2[c];
+      b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+      b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+      b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
+      a++;
+      c++;
+    } else if (ci[a] < cj[c]) {
+      a++;
+    } else {
+      c++;
+    }
+  }
+  blk[0] = b0; blk[1] = b1; blk[2] = b2;
+  blk[3] = b3; blk[4] = b4; blk[5] = b5;
+  blk[6] = b6; blk[7] = b7; blk[8] = b8;
+  if (i == j && p->ydiag) {
+    blk[0] += p->ydiag[3 * i];
+    blk[4] += p->ydiag[3 * i + 1];
+    blk[8] += p->ydiag[3 * i + 2];
+  }
+}
+
+//------------------------- diag_only: G's products through Y ------------------------------
+// (solver.h) w = Y' x over every contact (w: p->ywork, nv)
+static void yt_all(const solver_problem* p, const double* x, double* w) {
+  int s = p->ystride;
+  memset(w, 0, sizeof(double) * (size_t)p->nv);
+  for (int i = 0; i < p->nc; i++) {
+    const int* d = p->ydof + (size_t)i * s;
+    const double *y0 = p->Y + 3 * (size_t)i * s, *y1 = y0 + s, *y2 = y1 + s;
+    double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    for (int k = 0; k < p->ynz[i]; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+  }
+}
+
+// out (3) += Y_i w + ydiag_i x_i: contact i's rows of Y Y' x + diag(ydiag) x given w = Y' x
+static void y_row(const solver_problem* p, int i, const double* w, const double* x,
+                  double out[3]) {
+  int s = p->ystride;
+  const int* d = p->ydof + (size_t)i * s;
+  for (int r = 0; r < 3; r++) {
+    const double* y = p->Y + (3 * (size_t)i + r) * s;
+    double acc = 0;
+    for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * w[d[k]];
+    out[r] += acc + (p->ydiag ? p->ydiag[3 * i + r] * x[3 * i + r] : 0);
+  }
+}
+
+void solver_gmul_add(const solver_problem* p, const double* x, double* y) {
+  int nc = p->nc;
+  if (p->dense) {
+    size_t n = 3 * (size_t)nc;
+    for (size_t r = 0; r < n; r++) {
+      const double* Gr = p->dense + r * n;
+      double acc = 0;
+      for (size_t k = 0; k < n; k++) acc += Gr[k] * x[k];
+      y[r] += acc;
+    }
+    return;
+  }
+  if (p->diag_only) {
+    yt_all(p, x, p->ywork);
+    for (int i = 0; i < nc; i++) y_row(p, i, p->ywork, x, y + 3 * i);
+    return;
+  }
+  for (int i = 0; i < nc; i++) {
+    double a0 = 0, a1 = 0, a2 = 0;
+    for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+      const double* B = p->blk + 9 * (size_t)k;
+      const double* l = x + 3 * p->col[k];
+      a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+      a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+      a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+    }
+    y[3 * i] += a0;
+    y[3 * i + 1] += a1;
+    y[3 * i + 2] += a2;
+  }
+}
+
+void solver_grow_add(const solver_problem* p, int i, const double* x, double out[3]) {
+  if (p->dense) {
+    size_t n = 3 * (size_t)p->nc;
+    for (int r = 0; r < 3; r++) {
+      const double* Gr = p->dense + (3 * (size_t)i + r) * n;
+      double acc = 0;
+      for (size_t k = 0; k < n; k++) acc += Gr[k] * x[k];
+      out[r] += acc;
+    }
+    return;
+  }
+  if (p->diag_only) {
+    yt_all(p, x, p->ywork);
+    y_row(p, i, p->ywork, x, out);
+    return;
+  }
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+    const double* B = p->blk + 9 * (size_t)k;
+    const double* l = x + 3 * p->col[k];
+    a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+    a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+    a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+  }
+  out[0] += a0;
+  out[1] += a1;
+  out[2] += a2;
+}
+
+void solver_gdiag(const solver_problem* p, int i, double B[9]) {
+  if (p->dense) {
+    size_t n = 3 * (size_t)p->nc;
+    for (int r = 0; r < 3; r++)
+      for (int t = 0; t < 3; t++) B[3 * r + t] = p->dense[(3 * (size_t)i + r) * n + 3 * i + t];
+    return;
+  }
+  memcpy(B, p->blk + 9 * (size_t)p->diag[i], 9 * sizeof(double));
+}
+
+double solver_gentry(const solver_problem* p, int a, int b) {
+  if (p->dense) return p->dense[(size_t)a * 3 * (size_t)p->nc + b];
+  if (p->diag_only && a / 3 != b / 3) {
+    double B[9];
+    solver_yblock(p, a / 3, b / 3, B);
+    return B[3 * (a % 3) + b % 3];
+  }
+  int i = a / 3, j = b / 3, lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->col[mid] == j) return p->blk[9 * (size_t)mid + 3 * (a % 3) + b % 3];
+    if (p->col[mid] < j) lo = mid + 1; else hi = mid - 1;
+  }
+  return 0;
+}
+
+void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* y) {
+  if (p->dense) {
+    size_t n = 3 * (size_t)p->nc;
+    const double* G0 = p->dense + (3 * (size_t)i) * n;
+    const double* G1 = G0 + n;
+    const double* G2 = G1 + n;
+    for (size_t k = 0; k < n; k++) y[k] += G0[k] * d[0] + G1[k] * d[1] + G2[k] * d[2];
+    return;
+  }
+  if (p->diag_only) {
+    // w = Y_i' d on i's chain, then y_j += Y_j w for every contact (ydiag on i's own rows)
+    int s = p->ystride;
+    double* w = p->ywork;
+    const int* di = p->ydof + (size_t)i * s;
+    const double *y0 = p->Y + 3 * (size_t)i * s, *y1 = y0 + s, *y2 = y1 + s;
+    memset(w, 0, sizeof(double) * (size_t)p->nv);
+    for (int k = 0; k < p->ynz[i]; k++) w[di[k]] = y0[k] * d[0] + y1[k] * d[1] + y2[k] * d[2];
+    for (int j = 0; j < p->nc; j++) {
+      const int* dj = p->ydof + (size_t)j * s;
+      for (int r = 0; r < 3; r++) {
+        const double* yr = p->Y + (3 * (size_t)j + r) * s;
+        double acc = 0;
+        for (int k = 0; k < p->ynz[j]; k++) acc += yr[k] * w[dj[k]];
+        y[3 * j + r] += acc;
+      }
+    }
+    if (p->ydiag)
+      for (int r = 0; r < 3; r++) y[3 * i + r] += p->ydiag[3 * i + r] * d[r];
+    return;
+  }
+  // column block (j, i) = block (i, j)': y_j += B_ij' d
+  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+    const double* B = p->blk + 9 * (size_t)k;
+    double* yj = y + 3 * p->col[k];
+    yj[0] += B[0] * d[0] + B[3] * d[1] + B[6] * d[2];
+    yj[1] += B[1] * d[0] + B[4] * d[1] + B[7] * d[2];
+    yj[2] += B[2] * d[0] + B[5] * d[1] + B[8] * d[2];
+  }
+}
+
+void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, double* out) {
+  size_t n3 = 3 * (size_t)n;
+  memset(out, 0, sizeof(double) * n3 * n3);
+  if (p->dense) {
+    size_t N = 3 * (size_t)p->nc;
+    for (int q = 0; q < n; q++)
+      for (int u = 0; u < n; u++)
+        for (int r = 0; r < 3; r++)
+          for (int t = 0; t < 3; t++)
+            out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] =
+                p->dense[(3 * (size_t)cons[q] + r) * N + 3 * (size_t)cons[u] + t];
+    return;
+  }
+  if (p->diag_only) {
+    // block (q, u) for u >= q from Y (the diagonal from storage), mirrored below
+    for (int q = 0; q < n; q++)
+      for (int u = q; u < n; u++) {
+        double B[9];
+        if (u == q) memcpy(B, p->blk + 9 * (size_t)p->diag[cons[q]], sizeof(B));
+        else solver_yblock(p, cons[q], cons[u], B);
+        for (int r = 0; r < 3; r++)
+          for (int t = 0; t < 3; t++) {
+            out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] = B[3 * r + t];
+            out[(3 * (size_t)u + t) * n3 + 3 * (size_t)q + r] = B[3 * r + t];
+          }
+      }
+    return;
+  }
+  for (int i = 0; i < p->nc; i++) map[i] = -1;
+  for (int q = 0; q < n; q++) map[cons[q]] = q;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q];
+    for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+      int u = map[p->col[k]];
+      if (u < 0) continue;  // outside the set (not an island)
+      const double* B = p->blk + 9 * (size_t)k;
+      for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 3; t++) out[(3 * (size_t)q + r) * n3 + 3 * (size_t)u + t] = B[3 * r + t];
+    }
+  }
+}

@@ -1,0 +1,285 @@
+// solver.h — one interface for every rigid contact solver (DESIGN.md table, 000 Alg. 1-6).
+//
+// A problem is the Delassus matrix G = J M^-1 J' (3nc x 3nc, contact frames [t1 t2 n]), the
+// free velocity g = J v_f - c* (Baumgarte and restitution targets folded in, so the contact
+// velocity is c = G lambda + g, 000 eqs. 5-9), friction coefficients and an optional diagonal
+// compliance R (G~ = G + R, 000 Sec. II). Solvers work on impulses over the step.
+//
+// Every solver: starts from the lambda it is given (warm start: the caller fills it from the
+// previous step's impulses matched by contact id, or zeros), applies optional over-relaxation,
+// stops when its model's own residual (`residual`: for ncp the 000 eq. 14 residual on
+// c = (G + R) lambda + g; for ccp/lcp/raisim the residual of the problem that model solves) is
+// below the tolerance or at the iteration cap, and reports iterations and whether it converged.
+// The answer is always the model's (issue 9): whatever solver.criterion says, a solver chooses
+// between its warm start and zero, and hands back its best iterate when it did not converge, by
+// its model's own residual, never by the NCP residual (a CCP, LCP or RaiSim answer to a sliding
+// contact is not an NCP solution, and ranking by the NCP residual returned lambda = 0).
+//
+// Frictionless contacts and joint limits: mu = 0 gives lambda_T = 0 exactly for every pair. A
+// joint limit enters as a contact with mu = 0 whose tangent rows are inert: the Jacobian's tangent
+// rows are zero, so G's t1, t2 rows and columns are zero except their diagonal, which the caller
+// sets to that contact's G_NN (every 3x3 diagonal block stays invertible), and g_T = 0.
+// Whatever the model, solver_solve then measures the physical accuracy of the answer with the
+// NCP residuals of 000 eq. 14 on c = G lambda + g (R excluded): eps_abs, eps_p, eps_d, eps_c —
+// the metric that makes every model comparable (a CCP answer to a sliding contact has a
+// complementarity residual mu lambda_N |c_T| however well it solved its own problem).
+// solver_solve never allocates: a solver is created for a maximum contact count and keeps its
+// workspace.
+//
+// Storage: G is block-sparse (solver_problem below). Per-contact families (PGS for ncp/ccp/lcp,
+// RaiSim bisection) sweep block rows: after contact i changes, c = G~ lambda + g is updated over
+// the blocks of row i only, diagonal blocks come from storage; they iterate island by island
+// (each island stops at its own tolerance; iterations reported are the most any island took,
+// the residual the largest). ADMM, staggered projections and Lemke factor or pivot on G:
+// solver_solve hands them one island at a time as a dense sub-problem (densely per island; their
+// workspace is sized for an island of every contact, or for islands of at most
+// solver_options.island_rows rows: a larger island is then left unsolved and reported in
+// solver_result, never solved in part).
+// ADMM given the factored form (Y) factors an island with fewer dofs than contact rows in dof
+// space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
+// island's dofs, A diagonal), its dofs in Cuthill-McKee order so that a chain of trees (a stack)
+// gives a band: banded Cholesky (LAPACK dpbtrf, O(nd kd^2)) when the bandwidth kd is at most
+// half of nd, dense dpotrf otherwise; its products with G go through Y (O(nnz Y)). c = G lambda
+// + g at the answer is computed once (or taken from the family when it is exact) and shared by
+// the NCP criterion and the eps metrics.
+#ifndef CSIM_SOLVER_H
+#define CSIM_SOLVER_H
+
+#include "core/error.h"
+
+typedef enum {
+  SOLVER_MODEL_NCP = 0,    // exact Coulomb + Signorini + maximum dissipation (000 eq. 14)
+  SOLVER_MODEL_CCP,        // second-order cone, Signorini relaxed (000 eq. 15)
+  SOLVER_MODEL_LCP,        // pyramidal friction (000 Alg. 1)
+  SOLVER_MODEL_RAISIM,     // per-contact bisection (000 Alg. 4)
+  SOLVER_MODEL_RAISIM_DS,  // de Saxce-corrected RaiSim (002 Alg. 1)
+  SOLVER_NMODELS
+} solver_model;
+
+typedef enum {
+  SOLVER_PGS = 0,
+  SOLVER_LEMKE,
+  SOLVER_ADMM,
+  SOLVER_STAGGERED,
+  SOLVER_BISECTION,
+  SOLVER_NKINDS
+} solver_kind;
+
+// what stops a solver (solver.criterion): the model's own residual (each family's fixed point:
+// CCP residual, pyramid LCP residual, RaiSim's fixed-point change; for ncp and raisim_ds the NCP
+// residual of 000 eq. 14 on (G + R)), or that and the NCP residual on (G + R) whatever the model
+// (the paper's and DESIGN.md's rule: a CCP, LCP or RaiSim answer to a sliding contact then runs to
+// the iteration cap, since its fixed point is not an NCP solution). The criterion decides when to
+// stop and what counts as converged, never which answer is handed back: an iterate that solves
+// the NCP but not the model (lambda = 0 on a separating contact that slides, which the CCP still
+// pushes) does not stop a ccp, lcp or raisim solver
+typedef enum {
+  SOLVER_STOP_MODEL = 0,   // the model's own residual
+  SOLVER_STOP_NCP = 1,     // the model's own residual and the NCP residual (000 eq. 14)
+  SOLVER_NSTOPS
+} solver_criterion;
+
+extern const char* const solver_model_names[SOLVER_NMODELS];  // "ncp", "ccp", ...
+extern const char* const solver_kind_names[SOLVER_NKINDS];    // "pgs", "lemke", ...
+
+// G is block-sparse and symmetric: 3x3 blocks (i, j) only for contact pairs that share dofs
+// (contact.h), both triangles stored, CSR over block rows: row i holds blocks
+// rowptr[i]..rowptr[i+1]-1 with columns col[] ascending, diag[i] the index of its diagonal block,
+// blk[9 k..9 k+8] block k row-major (block (j, i) is block (i, j) transposed). Islands are the
+// connected components of the block pattern (contacts that share no dofs, directly or through
+// other contacts, never interact): island k holds contacts island_con[island_ptr[k]..
+// island_ptr[k+1]-1], ascending. `dense` is the alternative storage of the same G (3nc x 3nc
+// row-major) used for the per-island dense sub-problems of ADMM, staggered and Lemke (solver.c);
+// when it is set the block fields are unused. The kernels below read whichever is set.
+typedef struct {
+  int nc;               // contacts
+  const int* rowptr;    // (nc + 1)
+  const int* col;       // (nblocks) block column
+  const int* diag;      // (nc) index of block (i, i)
+  const double* blk;    // (9 nblocks)
+  int nisland;
+  const int* island_ptr;  // (nisland + 1)
+  const int* island_con;  // (nc)
+  const double* dense;  // (3nc x 3nc) dense G instead of the blocks, or NULL
+  const double* g;      // (3nc)
+  const double* mu;     // (nc)
+  const double* R;      // (3nc) diagonal compliance, or NULL
+  // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
+  // chain): G = Y Y' + diag(ydiag). Contact i's three rows hold ynz[i] entries at dofs
+  // ydof[i ystride ..], row r's values at Y[(3 i + r) ystride ..]; ydiag (3nc, or NULL: zero)
+  // is what G's diagonal holds beyond Y Y' (a joint limit's inert tangent rows, contact.h).
+  // NULL Y: none. ADMM factors an island in dof space with it (Woodbury) when the island has
+  // fewer dofs than contact rows; the kernels below read the blocks or dense G, and Y only
+  // when diag_only
+  int nv;               // dofs Y's columns range over
+  int ystride;          // entries per row of Y and per contact of ydof
+  const int* ynz;       // (nc)
+  const int* ydof;      // (nc x ystride)
+  const double* Y;      // (3nc x ystride)
+  const double* ydiag;  // (3nc) or NULL
+  // diag_only: the blocks hold G's diagonal blocks only (rowptr[i] = diag[i] = i, islands as
+  // the full pattern's); every other entry of G comes from the factored form, which is then set.
+  // The kernels below go through Y for it: a product or a row or column costs O(nnz Y), an entry
+  // O(ystride), using ywork (nv doubles) as scratch. For a solver that works on Y (ADMM): the
+  // 3x3 blocks of every contact pair sharing dofs, O(nc^2 ystride) on a chain, are never formed
+  int diag_only;
+  double* ywork;        // (nv) scratch of the kernels when diag_only
+} solver_problem;
+
+// owner of a block-sparse G: storage for up to maxc block rows and maxblocks blocks
+typedef struct {
+  int maxc;
+  long maxblocks;
+  int nc;
+  long nblocks;
+  int* rowptr;          // (maxc + 1)
+  int* col;             // (maxblocks)
+  int* diag;            // (maxc)
+  double* blk;          // (9 maxblocks)
+  int nisland;
+  int* island_ptr;      // (maxc + 1)
+  int* island_con;      // (maxc)
+  int* uf;              // (maxc) union-find scratch, then each contact's island
+  int diag_only;        // only the diagonal blocks are stored (solver_problem.diag_only)
+} solver_blocks;
+
+csim_status solver_blocks_create(int maxc, long maxblocks, solver_blocks** out, csim_error* err);
+void solver_blocks_free(solver_blocks* b);
+// bytes solver_blocks_create allocates
+size_t solver_blocks_bytes(int maxc, long maxblocks);
+
+// islands of the pattern in b (rowptr/col for b->nc rows): union-find over the off-diagonal
+// blocks, O(nblocks); islands numbered by their smallest contact
+void solver_blocks_islands(solver_blocks* b);
+
+// the same islands from groups instead of the pattern: contacts listed in one group
+// (gcon[gptr[k]..gptr[k+1]-1], k < ngroup) share dofs, contacts in no common group share none
+// (contact.h: the groups are the contacts of each tree root dof). O(sum of group sizes)
+void solver_blocks_islands_grouped(solver_blocks* b, const int* gptr, const int* gcon,
+                                   int ngroup);
+
+// block (i, j) of G = Y Y' + diag(ydiag) from p's factored form (p->Y set): the rows of i
+// times those of j over the dofs both chains hold (ascending ydof), ydiag added when i == j.
+// The one formula of G's blocks: contact_build forms its blocks with it, the diag_only kernels
+// their entries, so both storages give the same bits
+void solver_yblock(const solver_problem* p, int i, int j, double blk[9]);
+
+// b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
+// and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
+// error when they do not fit in b
+csim_status solver_blocks_from_dense(solver_blocks* b, int nc, const double* G, int full,
+                                     csim_error* err);
+
+// the problem view of b with g, mu, R (R may be NULL); diag_only copied from b (the caller then
+// sets the factored form and ywork)
+solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, const double* mu,
+                                     const double* R);
+
+// kernels on p's G (blocks, dense, or diagonal blocks and the factored form when diag_only; R
+// never included):
+// y += G x (3nc)
+void solver_gmul_add(const solver_problem* p, const double* x, double* y);
+// diagonal block G_ii (row-major)
+void solver_gdiag(const solver_problem* p, int i, double B[9]);
+// entry G(a, b) (0 where no block), O(log blocks in the row)
+double solver_gentry(const solver_problem* p, int a, int b);
+// out (3) += row block i of G x: O(blocks in row i)
+void solver_grow_add(const solver_problem* p, int i, const double* x, double out[3]);
+// y += G(:, 3i..3i+2) d: touches only the contacts sharing a block with i, O(blocks in row i)
+void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* y);
+// dense copy of G restricted to the n contacts cons[] (ascending; 3n x 3n row-major, zeros where
+// no block); map (nc ints, any content) is scratch
+void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, double* out);
+
+typedef struct {
+  solver_model model;
+  solver_kind kind;
+  double tolerance;       // on eps_abs, > 0
+  int max_iterations;     // >= 1
+  double over_relaxation; // omega in (0, 2); 1 = none
+  int facets;             // LCP pyramid facets (>= 3)
+  double rho;             // ADMM initial proximal parameter
+  int rho_adaptive;       // ADMM: adapt rho
+  solver_criterion criterion;  // what the tolerance applies to (0: the model's own residual)
+  // set by a caller that passes factored problems (solver_problem's Y: sim with contact.h), 0
+  // otherwise: the dofs and the largest ystride those problems have. ADMM then sizes its
+  // dense work for min(3 contacts, nv) rows (an island is factored in whichever space is
+  // smaller) instead of 3 contacts
+  int nv;
+  int max_chain;
+  // dense families (ADMM, staggered, Lemke): rows of the largest island their dense work is
+  // sized for (3 per contact, or an ADMM island's dofs when it factors in dof space), when
+  // smaller than the worst case solver_dense_rows of max_contacts (an island of every contact);
+  // 0: the worst case. A caller short of memory (sim.c: contact.memory_budget) sets it; an island
+  // past it is left unsolved and reported (solver_result unsolved_island)
+  int island_rows;
+} solver_options;
+
+typedef struct {
+  int iterations;       // sweeps or outer iterations done
+  int converged;        // residual <= tolerance
+  double residual;      // the stopping residual at exit (the model's own, or with the NCP
+                        // criterion the larger of it and the NCP residual on G + R)
+  double eps_abs;       // NCP residual (000 eq. 14): max of the three below over contacts
+                        // (NaN when a contact's residual is NaN)
+  double eps_p, eps_d, eps_c;  // largest primal, dual and complementarity residuals
+  int dof_islands;      // islands ADMM factored in dof space (the factored form), 0 otherwise
+  // dense families: contacts of the largest island whose rows were past the work's
+  // (solver_island_rows), 0 when every island fitted. Such an island is not solved at all: its
+  // lambda stays the initial guess, converged is 0 and residual infinite; the caller must not
+  // take the answer for a solution (sim_step stops the run naming the sizes)
+  int unsolved_island;
+  int unsolved_rows;    // the rows that island needed
+  int band_islands;     // of those, the islands factored banded (admm.c; an island whose warm
+                        // start already converged is never factored, so not counted)
+} solver_result;
+
+typedef struct solver solver;
+
+// 1 when the model/solver pair is implemented; otherwise 0 and, if msg, a sentence naming the
+// valid pairs (for an exit-2 message)
+int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n);
+
+// create a solver for problems of at most max_contacts contacts
+csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
+                          csim_error* err);
+
+void solver_free(solver* s);
+
+// bytes solver_create allocates for max_contacts contacts (SIZE_MAX: more than the solver
+// takes, e.g. Lemke's tableau)
+size_t solver_bytes(const solver_options* opt, int max_contacts);
+
+// rows of the largest island the dense work of solver_create(opt, max_contacts) holds: the
+// worst case solver_dense_rows (3 max_contacts, or for ADMM given factored problems at most
+// opt->nv), or opt->island_rows when set and smaller; 0 for the per-contact families
+int solver_island_rows(const solver_options* opt, int max_contacts);
+
+// bytes of the dense island work that grow as the square of its rows (the two work matrices,
+// the island's G, Lemke's tableau) for islands of `rows` rows; 0 for per-contact families. The
+// rest of solver_bytes grows linearly with the contacts (sim.c shares contact.memory_budget
+// between the two with it)
+size_t solver_island_bytes(const solver_options* opt, int rows);
+
+// solve: lambda (3nc) is the initial guess on entry and the solution on exit
+void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// warm start of the dual variable (ADMM's gamma, 3nc) for the next solver_solve only; entries
+// that are NaN (contacts with no previous dual) are reconstructed from the warm-started lambda.
+// NULL (the default) reconstructs all. Solvers without a dual variable ignore it.
+void solver_set_dual(solver* s, const double* dual0);
+
+// the dual variable of the last solver_solve (3nc; NaN where the solver has none)
+const double* solver_dual(const solver* s);
+
+// contact velocities c = G lambda + g (R excluded) of the last solver_solve (3nc)
+const double* solver_velocity(const solver* s);
+
+// NCP residuals of lambda for problem p (000 eq. 14) on c = (G + R) lambda + g (R when p->R is
+// not NULL): fills eps_abs/eps_p/eps_d/eps_c of res (the rest untouched; eps_abs NaN when a
+// contact's residual is: NaN data never measures as a finite residual); c (3nc) receives c when
+// not NULL
+void solver_residuals(const solver_problem* p, const double* lambda, double* c,
+                      solver_result* res);
+
+#endif  // CSIM_SOLVER_H

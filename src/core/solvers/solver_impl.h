@@ -1,0 +1,218 @@
+// solver_impl.h — what the solver families share inside src/core/solvers (not a public contract).
+#ifndef CSIM_SOLVER_IMPL_H
+#define CSIM_SOLVER_IMPL_H
+
+#include <math.h>
+#include "core/solvers/solver.h"
+
+// A solver family: solves p from the initial guess in lambda, sets res->iterations,
+// res->converged and res->residual (its stopping residual: its model's own, and under
+// solver.criterion: ncp the NCP one too, solver_stop_of); any choice between iterates (warm start
+// or zero, best iterate) is made on its model's own residual (solver.h). The NCP metrics (eps_*)
+// are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
+typedef void (*solver_fn)(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// ADMM's estimate L of the largest eigenvalue of an island's G~ (admm.c), kept with what
+// identifies the island: its contacts n (0: unused entry), dofs nd (0 in contact space), and the
+// trace and largest diagonal entry of its G~
+typedef struct {
+  int n, nd;
+  double tr, dmax, L;
+} solver_eig;
+#define SOLVER_EIG_CACHE 4  // islands kept (solver.admm_eig)
+
+struct solver {
+  solver_options opt;
+  int maxc;        // contacts the workspace is sized for
+  double* c;       // (3 maxc) contact velocities
+  double* tinv;    // (4 maxc) per-contact scalars or 2x2 blocks
+  double* work;    // scratch for the families: SOLVER_WORK_OF(opt, maxc) doubles (or Lemke's)
+  size_t nwork;
+  solver_fn fn;    // the family implementing opt.model / opt.kind
+  const double* dual_in;  // warm dual for the next solve (3nc, NaN = none), or NULL
+  double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
+  double admm_rho; // ADMM: exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p),
+                   // kept across calls, 0 until the first solve (admm.c)
+  // ADMM: the power iteration's largest eigenvalue L of the last islands' G~ (admm.c), reused
+  // by an island whose contacts, dofs, trace and largest diagonal entry of G~ match (n = 0: none)
+  solver_eig admm_eig[SOLVER_EIG_CACHE];
+  int admm_eig_next;  // the entry replaced next (round robin)
+  double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
+  double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
+  size_t nisl;
+  size_t rows;     // dense families: rows of the largest island the work holds (solver_work_rows)
+  int* map;        // (maxc) contact -> island position scratch
+  int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
+  // ADMM with factored problems (solver_options nv > 0): one island's Y in local dofs
+  double* yl;      // (3 maxc x max_chain) its rows
+  int* yi;         // (maxc x max_chain) local dof of each entry
+  int* ynz;        // (maxc) entries per contact
+  double* ye;      // (3 maxc) ydiag of the island
+  int* dofmap;     // (nv) global dof -> local, -1 outside the island (restored after use)
+  int* yord;       // (solver_y_ord_ints) ADMM's band order of an island's dofs (admm.c)
+  int band_off;    // ADMM: 1 factors dof-space islands densely even when a band would do (the
+                   // reference path tests compare the banded factor with), 0 by default
+};
+
+// the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
+static inline int solver_is_dense_family(const solver_options* o) {
+  return o->kind == SOLVER_ADMM || o->kind == SOLVER_STAGGERED || o->kind == SOLVER_LEMKE;
+}
+
+// ADMM given factored problems (o->nv > 0) factors an island in whichever space is smaller, so
+// its dense matrices have at most min(3n, nv) rows; every other dense family 3n (the largest
+// island can hold every contact)
+static inline size_t solver_dense_rows(const solver_options* o, size_t n) {
+  size_t n3 = 3 * n;
+  if (o->kind == SOLVER_ADMM && o->nv > 0 && (size_t)o->nv < n3) return (size_t)o->nv;
+  return n3;
+}
+
+// rows of the dense island work solver_create reserves for max_contacts n: solver_dense_rows(n)
+// (the worst case, an island of every contact), or o->island_rows when set and smaller (solver.h:
+// a larger island is left unsolved and reported); 0 for the per-contact families
+static inline size_t solver_work_rows(const solver_options* o, size_t n) {
+  if (!solver_is_dense_family(o)) return 0;
+  size_t r = solver_dense_rows(o, n);
+  if (o->island_rows > 0 && (size_t)o->island_rows < r) r = (size_t)o->island_rows;
+  return r;
+}
+
+// scratch size: dense families two dense matrices (solver_work_rows square) and 32 vectors of
+// length 3n; per-contact families the vectors only
+#define SOLVER_WORK_OF(o, n)                                                                \
+  (2 * solver_work_rows(o, n) * solver_work_rows(o, n) + 32 * (size_t)(3 * (n)) + 64)
+
+// doubles of the island buffer of a dense family: G (rows^2), g, R, lambda, two duals, the
+// contact velocity, mu
+static inline size_t solver_island_work(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), n3 = 3 * mc, r = solver_work_rows(o, mc);
+  return solver_is_dense_family(o) ? r * r + 6 * n3 + n3 / 3 : 0;
+}
+
+// ints of the scratch of ADMM's band order of an island's nd <= nv dofs (Cuthill-McKee,
+// admm.c): each dof's position and a queue (nd each), the contacts of each dof (nd + 1 starts,
+// at most maxc max_chain entries; then each contact's entries by position), a flag per contact
+static inline size_t solver_y_ord_ints(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return 3 * (size_t)o->nv + 1 + mc * w + mc;
+}
+
+// ADMM in dof space: the island's Y (solver.c) and its Woodbury solve with its band order
+// (admm.c); bytes of the arrays solver_create adds for it (0 unless o->nv > 0 and ADMM)
+static inline size_t solver_y_bytes(const solver_options* o, int maxc) {
+  if (o->kind != SOLVER_ADMM || o->nv <= 0) return 0;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
+         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
+         solver_y_ord_ints(o, maxc) * sizeof(int);
+}
+
+// NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
+// eps_* fields of res (eps_abs NaN when a contact's residual is, as solver_residuals)
+void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
+                         solver_result* res);
+
+// the same over the contacts cons[0..n) only (every contact, n = nc, when cons is NULL)
+void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
+                         const int* cons, int n, solver_result* res);
+
+// 1 when the tolerance applies to the NCP residual (solver.criterion: ncp) for every model
+int solver_stop_ncp(const solver* s);
+
+// the stopping residual of a family whose model is not the NCP over the contacts cons[0..n)
+// (every contact when cons is NULL), given its model's own residual q there at lambda (velocity
+// c): q, or under solver.criterion: ncp max(q, NCP residual over those contacts), so that an
+// iterate stops the family only when it is its model's answer (and, for ncp, an NCP solution);
+// NaN when q or the NCP residual is
+double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
+                      const double* c, const int* cons, int n, double q);
+
+// Per-contact families (PGS for ncp/ccp/lcp, RaiSim) sweep island by island (solver.h): each
+// island iterates until its own contacts meet the tolerance, so a converged island costs nothing
+// while another still iterates. Islands share no block, so this is the whole problem's
+// Gauss-Seidel restricted to each island, and an island's answer is the one it gets solved alone.
+// Without islands (a dense problem, or none computed) every contact forms one island.
+
+// the islands a per-contact family sweeps: p's, or 1 when p has none
+static inline int solver_sweep_islands(const solver_problem* p) {
+  return p->dense || p->nisland < 1 ? 1 : p->nisland;
+}
+
+// the contacts of island k of solver_sweep_islands(p), their count in *n; NULL when the island is
+// every contact 0..nc-1
+static inline const int* solver_sweep_island(const solver_problem* p, int k, int* n) {
+  if (p->dense || p->nisland < 1) {
+    *n = p->nc;
+    return NULL;
+  }
+  *n = p->island_ptr[k + 1] - p->island_ptr[k];
+  return p->island_con + p->island_ptr[k];
+}
+
+// what the islands' sweeps add up to: iterations the most any island took, residual the largest
+// (a NaN island's NaN stays), c exact only when every island left its rows exact
+typedef struct {
+  int iterations;
+  int fresh;
+  double worst;
+} solver_tally;
+
+static inline solver_tally solver_tally_start(void) {
+  solver_tally t = {0, 1, 0};
+  return t;
+}
+
+// one island done after `it` sweeps at residual r; exact: its rows of c are exact
+static inline void solver_tally_add(solver_tally* t, int it, double r, int exact) {
+  if (!exact) t->fresh = 0;
+  if (it > t->iterations) t->iterations = it;
+  if (!isnan(t->worst) && !(r <= t->worst)) t->worst = r;
+}
+
+// the solve's result and s->c_fresh from the tally, converged against tol
+static inline void solver_tally_finish(const solver_tally* t, solver* s, solver_result* res,
+                                       double tol) {
+  res->iterations = t->iterations;
+  res->residual = t->worst;
+  res->converged = t->worst <= tol;
+  s->c_fresh = t->fresh;
+}
+
+// c = (G + R) lambda + g afresh on the rows of the contacts cons[0..n) (every contact when cons
+// is NULL): the blocks of those rows only, so an island's c costs that island's blocks
+void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
+                  int n);
+
+// projected Gauss-Seidel (000 Alg. 5 for the NCP)
+void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// CCP projected Gauss-Seidel (000 Alg. 2) (ccp.c)
+void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// pyramidal LCP: projected Gauss-Seidel (000 Alg. 1) and Lemke's pivoting (lcp.c)
+void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// LCP pyramid facets accepted (contact.facets)
+#define SOLVER_MAX_FACETS 256
+
+// raise *nwork to the scratch the LCP families need (the polygon; Lemke's N x N tableau,
+// N = maxc (facets + 2)); input error on bad facets or a tableau too large (lcp.c)
+csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork, csim_error* err);
+
+// RaiSim per-contact bisection (000 Alg. 4) and RaiSim+DS (002 Alg. 1) (raisim.c)
+void solver_raisim(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+void solver_raisim_ds(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// ADMM for the CCP (000 Alg. 3) and for the NCP through de Saxce's fixed point (admm.c)
+void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// staggered projections for the NCP (000 Alg. 6), sub-QPs by ADMM (staggered.c)
+void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+
+// x <- (L L')^-1 x for a column-major lower Cholesky factor L (n x n) (admm.c)
+void solver_chol_solve(int n, const double* L, double* x);
+
+#endif  // CSIM_SOLVER_IMPL_H

@@ -1,0 +1,414 @@
+// stage.c — the stages of one time step (see stage.h for the outline and the integration
+// scheme).
+#include "core/stage.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/dynamics.h"
+#include "core/kinematics.h"
+#include "core/spatial.h"
+
+#define SIM_VMAX 1e6            // |v| beyond this is divergence
+#define MIDPOINT_MAX_IT 50      // fixed-point iterations of the implicit midpoint (stage_free_velocity)
+#define MIDPOINT_TOL 1e-10      // change of v_f, relative to 1 + max |v_f|, that ends them
+
+double stage_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+//---------------------------------- positions, collision, mass --------------------------------
+
+void stage_positions(sim* s) {
+  kin_forward(s->m, s->d);
+  kin_velocity(s->m, s->d);
+}
+
+// mark the robot of body b as touching something
+static void touch(sim* s, int b) {
+  if (b >= s->m->nbody) return;
+  if (b > 0 && s->m->body_robot[b] >= 0) s->robot_touch[s->m->body_robot[b]] = 1;
+}
+
+int stage_collision(sim* s) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  int n = 0;
+  int dropped = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxgeom, &n);
+  s->con->ncon = n;
+  s->con->nlimit = 0;
+  s->con->nreduced = coll_reduced(s->coll, &s->con->nreduced_touch);
+  memset(s->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
+  for (int i = 0; i < n; i++) {
+    touch(s, m->geom_body[s->con->con[i].geom1]);
+    touch(s, m->geom_body[s->con->con[i].geom2]);
+  }
+  return dropped;
+}
+
+void stage_mass(sim* s, sim_stepinfo* info) {
+  dyn_crba(s->m, s->d);
+  dyn_factor(s->m, s->d);
+  info->kinetic = dyn_kinetic(s->m, s->d);
+  info->potential = dyn_potential(s->m, s->d);
+}
+
+//---------------------------------- energy audit ----------------------------------------------
+
+// DESIGN.md "Integration and energy": injected = E - E0 - work; a rise of injected above its
+// lowest value so far is energy that appeared from nowhere (a passive model can only lose it)
+csim_status stage_audit(sim* s, long step, double time, double kinetic, double potential,
+                        sim_stepinfo* info, csim_error* err) {
+  sim_energy* e = &s->energy;
+  double E = kinetic + potential;
+  if (!e->started) {
+    memset(e, 0, sizeof(*e));
+    e->started = 1;
+    e->e0 = E;
+    e->scale = kinetic + fabs(potential);
+    e->flag_step = -1;
+  } else {
+    e->work += e->work_step;
+    e->injected = E - e->e0 - e->work;
+    if (e->injected < e->injected_min) e->injected_min = e->injected;
+    double rise = e->injected - e->injected_min;
+    if (rise > e->rise_max) e->rise_max = rise;
+    double scale = fmax(fmax(e->scale, fabs(e->work)), 1e-12);
+    if (!e->flagged && rise > s->opt.energy_tol * scale) {
+      e->flagged = 1;
+      e->flag_step = step;
+      e->flag_time = time;
+      e->flag_gain = rise;
+      s->warnings[SIM_WARN_ENERGY]++;
+      if (s->opt.energy_stop)
+        return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                       "energy audit: %.4g J gained beyond the work of actions by step %ld "
+                       "(t = %.6g s), %.3g of the energy scale %.4g J > integrator."
+                       "energy_tolerance %g (integrator.on_energy_gain: stop)",
+                       rise, step, time, rise / scale, scale, s->opt.energy_tol);
+    }
+  }
+  e->work_step = 0;
+  e->e_prev = E;
+  if (info) {
+    info->work = e->work;
+    info->injected = e->injected;
+  }
+  return CSIM_OK;
+}
+
+csim_status stage_audit_final(sim* s, csim_error* err) {
+  sim_stepinfo info;
+  memset(&info, 0, sizeof(info));
+  stage_positions(s);
+  stage_mass(s, &info);
+  return stage_audit(s, s->step, s->d->time, info.kinetic, info.potential, &info, err);
+}
+
+//---------------------------------- forces ----------------------------------------------------
+
+// magnitude of a force action at time t (0 outside its window)
+static double profile_value(const scn_action* A, double t) {
+  if (t < A->start || t > A->stop) return 0;
+  double tau = t - A->start;
+  switch (A->profile) {
+    case SCN_PROFILE_RAMP: return A->magnitude + A->rate * tau;
+    case SCN_PROFILE_SINE:
+      return A->magnitude + A->amplitude * sin(2 * M_PI * A->frequency * tau + A->phase);
+    case SCN_PROFILE_CONSTANT:
+    default: return A->magnitude;
+  }
+}
+
+// a force action -> the body wrench at the body origin, world axes
+static void force_action(sim* s, const sim_action* act, double t) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  const scn_action* A = &act->a;
+  int l = act->link, b = m->link_body[l];
+  if (b <= 0) return;  // a link welded to the world does not move
+  double mag = profile_value(A, t);
+  if (mag == 0) return;
+  // link frame in the world: body pose * link offset
+  const double* Rb = d->xmat + 9 * b;
+  double Rl[9], Rw[9], pl[3], pw[3], dir[3];
+  sp_quat2mat(Rl, m->link_quat + 4 * l);
+  sp_mulmm3(Rw, Rb, Rl);
+  sp_mulmv3(pl, Rl, A->point);
+  sp_add3(pl, pl, m->link_pos + 3 * l);
+  sp_xform(pw, Rb, d->xpos + 3 * b, pl);
+  if (A->local) sp_mulmv3(dir, Rw, A->direction); else sp_copy3(dir, A->direction);
+  double* w = d->xfrc_applied + 6 * b;
+  if (A->torque) {
+    sp_addscl3(w + 3, dir, mag);
+  } else {
+    double f[3], r[3], tq[3];
+    sp_scale3(f, dir, mag);
+    sp_add3(w, w, f);
+    sp_sub3(r, pw, d->xpos + 3 * b);
+    sp_cross3(tq, r, f);
+    sp_add3(w + 3, w + 3, tq);
+  }
+}
+
+// joint-space PD on a fixed target, or tracking a sine reference
+static void joint_action(sim* s, const sim_action* act, double t) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  const scn_action* A = &act->a;
+  if (t < A->start || t > A->stop) return;
+  for (int k = 0; k < act->njnt; k++) {
+    int j = act->jnt[k];
+    double qref = act->ref[k], vref = 0;
+    if (A->type == SCN_ACTION_TRAJECTORY) {
+      double amp = A->amp ? A->amp[A->namp == 1 ? 0 : k] : 0;
+      double fr = A->freq ? A->freq[A->nfreq == 1 ? 0 : k] : 0;
+      double ph = A->phase_j ? A->phase_j[A->nphase == 1 ? 0 : k] : 0;
+      double arg = 2 * M_PI * fr * (t - A->start) + ph;
+      qref += amp * sin(arg);
+      vref = amp * 2 * M_PI * fr * cos(arg);
+    }
+    double u = A->kp * (qref - d->q[m->jnt_qadr[j]]) + A->kd * (vref - d->v[m->jnt_dofadr[j]]);
+    if (u > A->effort_limit) u = A->effort_limit;
+    if (u < -A->effort_limit) u = -A->effort_limit;
+    d->qfrc_applied[m->jnt_dofadr[j]] += u;
+  }
+}
+
+void stage_actions(sim* s) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  int nv = m->nv;
+  double t = d->time;
+  memset(d->qfrc_applied, 0, sizeof(double) * (size_t)nv);
+  memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+  for (int a = 0; a < s->nact; a++) {
+    if (s->act[a].a.type == SCN_ACTION_FORCE)
+      force_action(s, &s->act[a], t);
+    else
+      joint_action(s, &s->act[a], t);
+  }
+  // URDF effort limits on the joint torques of actions
+  if (s->opt.effort) {
+    int clamped = 0;
+    for (int j = 0; j < m->njnt; j++) {
+      double lim = m->jnt_effort[j];
+      if (m->jnt_type[j] == MODEL_JOINT_FREE || !(lim > 0)) continue;
+      double* u = d->qfrc_applied + m->jnt_dofadr[j];
+      if (*u > lim) { *u = lim; clamped = 1; }
+      if (*u < -lim) { *u = -lim; clamped = 1; }
+    }
+    if (clamped) s->warnings[SIM_WARN_EFFORT]++;
+  }
+  // generalized applied force qfrc_applied + J'f_ext (RNEA at rest without gravity: -J'f_ext)
+  memcpy(s->qfrc_ext, d->qfrc_applied, sizeof(double) * (size_t)nv);
+  int any = 0;
+  for (int k = 0; k < 6 * m->nbody && !any; k++) any = d->xfrc_applied[k] != 0;
+  if (any) {
+    dyn_rnea_rest(m, d, d->xfrc_applied, 0, s->tau);
+    for (int k = 0; k < nv; k++) s->qfrc_ext[k] -= s->tau[k];
+  }
+}
+
+int stage_limit_springs(sim* s, double h) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  memset(s->qfrc_limit, 0, sizeof(double) * (size_t)m->nv);
+  if (!s->opt.limits) return 0;
+  double k = s->opt.limit_k, c = s->opt.limit_d;
+  int n = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
+    const double* rg = m->jnt_range + 2 * j;
+    int dof = m->jnt_dofadr[j];
+    double q = d->q[m->jnt_qadr[j]], v = d->v[dof], lim;
+    if (q < rg[0]) lim = rg[0];
+    else if (q > rg[1]) lim = rg[1];
+    else continue;
+    // spring-damper beyond the limit, implicit in the step (backward Euler on this dof:
+    // (M + h (c + h k) e e') dv = h (f - k (q - lim) - (c + h k) v)), so any stiffness is stable
+    s->qfrc_limit[dof] = -k * (q - lim) - (c + h * k) * v;
+    if (h > 0) d->qM[m->dof_Madr[dof]] += h * (c + h * k);  // the diagonal, first in its row
+    touch(s, m->jnt_body[j]);
+    n++;
+  }
+  if (n && h > 0) dyn_factor(m, d);
+  return n;
+}
+
+void stage_free_velocity(sim* s, double h) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  int nv = m->nv;
+  if (nv == 0) return;
+  double* vm = s->vprev;
+  // actions, limit springs and gravity: position-dependent only, one RNEA at rest and one solve
+  dyn_rnea_rest(m, d, NULL, 1, s->tau);
+  for (int k = 0; k < nv; k++) s->aact[k] = s->qfrc_ext[k] + s->qfrc_limit[k] - s->tau[k];
+  dyn_solve(m, d, s->aact, 1);
+  // velocity products C(q, vm) vm at the midpoint velocity, by fixed-point iteration from the
+  // previous step's (s->apas; zero at the first step), within O(h^2) of the answer: slow
+  // motions converge at the first evaluation
+  // (integrator.velocity_products: explicit evaluates them once at vm = v)
+  int expl = s->opt.explicit_vp;
+  for (int k = 0; k < nv; k++) {
+    s->vfree[k] = d->v[k] + h * (s->aact[k] + s->apas[k]);
+    vm[k] = expl ? d->v[k] : 0.5 * (d->v[k] + s->vfree[k]);
+  }
+  int converged = 0;
+  for (int it = 0; it < MIDPOINT_MAX_IT; it++) {
+    dyn_rnea_full(m, d, vm, NULL, NULL, 0, s->apas);
+    for (int k = 0; k < nv; k++) s->apas[k] = -s->apas[k];
+    dyn_solve(m, d, s->apas, 1);
+    double change = 0, scale = 0;
+    for (int k = 0; k < nv; k++) {
+      double vf = d->v[k] + h * (s->aact[k] + s->apas[k]);
+      change = fmax(change, fabs(vf - s->vfree[k]));
+      scale = fmax(scale, fabs(vf));
+      s->vfree[k] = vf;
+      vm[k] = 0.5 * (d->v[k] + vf);
+    }
+    s->midpoint_its++;
+    if (expl || change <= MIDPOINT_TOL * (1 + scale)) {
+      converged = 1;
+      break;
+    }
+  }
+  if (!converged) s->warnings[SIM_WARN_MIDPOINT]++;
+}
+
+//---------------------------------- joint limits (rigid) --------------------------------------
+
+// write limit `side` of joint j at gap `gap` as contact entry n (contact.h); returns 1, or 0
+// when the buffer is full (sized for every limit: cannot happen, counted if it did)
+static int append_limit(sim* s, int n, int j, int side, double gap) {
+  if (n >= s->maxcon) {
+    s->warnings[SIM_WARN_CONTACTFULL]++;
+    return 0;
+  }
+  int b = s->m->jnt_body[j];
+  coll_contact* k = &s->con->con[n];
+  memcpy(k->pos, s->d->xpos + 3 * b, sizeof(k->pos));
+  k->normal[0] = k->normal[1] = 0;
+  k->normal[2] = 1;
+  k->depth = -gap;
+  k->geom1 = -1;
+  k->geom2 = j;
+  k->feature = side;
+  touch(s, b);
+  return 1;
+}
+
+void stage_limits(sim* s, double h) {
+  const sim_model* m = s->m;
+  const sim_data* d = s->d;
+  contact_data* c = s->con;
+  if (!s->opt.limits) return;
+  int n = c->ncon;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
+    const double* rg = m->jnt_range + 2 * j;
+    int dof = m->jnt_dofadr[j];
+    double q = d->q[m->jnt_qadr[j]], vf = s->vfree[dof];
+    for (int side = 0; side < 2; side++) {
+      if (!isfinite(rg[side])) continue;
+      // gap to the limit and the free approach speed towards it
+      double gap = side == 0 ? q - rg[0] : rg[1] - q;
+      double approach = side == 0 ? -vf : vf;
+      if (gap > s->opt.margin && gap - h * fmax(0, approach) > s->opt.margin) continue;
+      n += append_limit(s, n, j, side, gap);
+    }
+  }
+  c->nlimit = n - c->ncon;
+  c->ncon = n;
+}
+
+int stage_limits_crossed(sim* s, double h) {
+  const sim_model* m = s->m;
+  const sim_data* d = s->d;
+  contact_data* c = s->con;
+  if (!s->opt.limits) return 0;
+  int n = c->ncon, added = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
+    const double* rg = m->jnt_range + 2 * j;
+    int dof = m->jnt_dofadr[j];
+    double q = d->q[m->jnt_qadr[j]], v = d->v[dof];
+    for (int side = 0; side < 2; side++) {
+      if (!isfinite(rg[side])) continue;
+      double gap = side == 0 ? q - rg[0] : rg[1] - q;
+      double gap1 = gap + h * (side == 0 ? v : -v);
+      if (gap1 >= 0 || gap < 0) continue;  // not crossed, or already beyond (then in the problem)
+      int present = 0;
+      for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
+        present |= c->con[i].geom2 == j && c->con[i].feature == side;
+      if (present) continue;
+      int a = append_limit(s, n, j, side, gap);
+      n += a;
+      added += a;
+    }
+  }
+  c->nlimit += added;
+  c->ncon = n;
+  return added;
+}
+
+//---------------------------------- integrate, check ------------------------------------------
+
+void stage_integrate(sim* s, const double* q, double h, double* q_out) {
+  const sim_model* m = s->m;
+  const sim_data* d = s->d;
+  int nv = m->nv;
+  double* w = s->wpos;
+  memcpy(w, d->v, sizeof(double) * (size_t)nv);
+  // a robot is in contact when an impulse or a limit torque acted on it this step (a contact
+  // reported within the margin that stayed open does not count)
+  const contact_data* c = s->con;
+  memset(s->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
+  for (int i = 0; i < c->ncon; i++) {
+    const double* l = c->lambda + 3 * i;
+    if (l[0] == 0 && l[1] == 0 && l[2] == 0) continue;
+    touch(s, c->body1[i]);
+    touch(s, c->body2[i]);
+  }
+  for (int k = 0; k < nv; k++)
+    if (s->qfrc_limit[k] != 0) touch(s, m->dof_body[k]);
+  // free flight: trapezoidal in the passive forces, Cayley rotation of the base (stage.h). For a
+  // free-floating robot uniform gravity accelerates its root's com by g and nothing else (every
+  // body falls alike; model.h: the root's linear dofs are its com velocity in world axes)
+  for (int r = 0; r < m->nrobot; r++) {
+    if (m->robot_base[r] != MODEL_BASE_FREE || s->robot_touch[r]) continue;
+    int a0 = m->robot_dofadr[r];
+    for (int k = a0; k < a0 + m->robot_nv[r]; k++) w[k] -= 0.5 * h * s->apas[k];
+    for (int k = 0; k < 3; k++) w[a0 + k] -= 0.5 * h * m->gravity[k];
+    double* wa = w + a0 + 3;
+    double n = sp_norm3(wa);
+    if (n > 0 && h > 0) sp_scale3(wa, wa, 2 * atan(0.5 * h * n) / (h * n));
+  }
+  // work of actions and external forces over the step
+  double work = 0;
+  for (int k = 0; k < nv; k++) work += s->qfrc_ext[k] * w[k];
+  s->energy.work_step += h * work;
+  kin_integrate(m, q, w, h, q_out);
+}
+
+csim_status stage_check(const sim* s, double h, csim_error* err) {
+  const sim_model* m = s->m;
+  const sim_data* d = s->d;
+  for (int k = 0; k < m->nv; k++)
+    if (!isfinite(d->v[k]) || fabs(d->v[k]) > SIM_VMAX)
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                     "diverged at step %ld (t = %.6g s): velocity %d is %g%s", s->step - 1,
+                     d->time - h, k, d->v[k],
+                     s->opt.rigid ? "" : " (compliant contact: a smaller integrator.dt or a "
+                                         "softer contact.stiffness may help)");
+  for (int k = 0; k < m->nq; k++)
+    if (!isfinite(d->q[k]))
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                     "diverged at step %ld (t = %.6g s): configuration %d is not finite",
+                     s->step - 1, d->time - h, k);
+  return CSIM_OK;
+}

@@ -1,0 +1,256 @@
+// scenario.h — YAML scenario file -> validated configuration (scn_config), with --set overrides.
+//
+// Pipeline of scn_load:
+//   1. read the file (regular file, <= SCN_MAX_FILE_BYTES) and parse it with libyaml into a tree
+//      that keeps file:line:column of every node and key (yamltree.h); anchors, aliases, tags,
+//      duplicate keys and several documents are input errors;
+//   2. apply the overrides "key.path=value" to the tree, in order, BEFORE validation: segments
+//      are separated by '.', numeric segments index lists (robots.0.q0=[0,0,1,0,0,0,1]), the
+//      value is parsed as YAML (scalar, [list], {map}); a missing map key is created (so an unknown
+//      key is then reported by validation), an index past the end of a list is an error;
+//   3. emit the tree as YAML text (scn_config.text, the "scenario as run" stored in HDF5);
+//   4. validate the tree against one static schema table (scenario.c: keys[]) that also drives
+//      defaults and the documentation (scn_print_schema_markdown -> docs/scenario_keys.md).
+//
+// Errors are CSIM_ERR_INPUT with file:line:column of the offending node, the full key path
+// (e.g. "robots.0.q0.3"), what was expected and what was found (with a did-you-mean suggestion for
+// misspelt keys and enum values). Errors caused by an override report file "--set", line = the
+// 1-based index of the override among the overrides, column = column in the override text, and
+// quote the override.
+//
+// Relative paths (robots.N.urdf, robots.N.package_paths, output.path) are resolved against the
+// scenario file's directory; both the text as written and the resolved path are kept. The
+// default output path "out/<name>.h5" is relative to the current directory.
+//
+// Checks that need the robot model (q0/v0 lengths, joint and body names, model/solver pairing)
+// belong to later modules; this module only parses and range-checks.
+#ifndef CSIM_SCENARIO_H
+#define CSIM_SCENARIO_H
+
+#include <stdio.h>
+
+#include "core/error.h"
+
+#define SCN_MAX_FILE_BYTES (8 << 20)   // larger scenario files are rejected
+
+//---------------------------------- enums and their name tables -------------------------------
+// Each name table is indexed by the enum value and NULL-terminated; the parser, the docs and the
+// HDF5 attributes all use these tables.
+
+typedef enum { SCN_BASE_FIXED = 0, SCN_BASE_FREE = 1 } scn_base;   // values equal model_base_type
+typedef enum {
+  SCN_MODEL_NCP, SCN_MODEL_CCP, SCN_MODEL_LCP, SCN_MODEL_RAISIM, SCN_MODEL_RAISIM_DS,
+  SCN_MODEL_HUNT_CROSSLEY, SCN_MODEL_SPRING_DAMPER, SCN_MODEL_BRISTLE, SCN_MODEL_SQRT_SPRING,
+  SCN_NMODELS
+} scn_contact_model;
+typedef enum {
+  SCN_SOLVER_PGS, SCN_SOLVER_LEMKE, SCN_SOLVER_ADMM, SCN_SOLVER_STAGGERED, SCN_SOLVER_BISECTION,
+  SCN_SOLVER_NONE, SCN_NSOLVERS
+} scn_solver;
+typedef enum { SCN_INT_SEMI_IMPLICIT, SCN_INT_TAMSI, SCN_INT_IMPLICIT_EULER, SCN_NINT } scn_integrator;
+typedef enum { SCN_PROFILE_CONSTANT, SCN_PROFILE_RAMP, SCN_PROFILE_SINE, SCN_NPROFILES } scn_profile;
+typedef enum { SCN_ACTION_FORCE, SCN_ACTION_PD, SCN_ACTION_TRAJECTORY, SCN_NACTIONS } scn_action_type;
+typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
+typedef enum { SCN_ENERGY_WARN, SCN_ENERGY_STOP, SCN_NENERGY } scn_on_energy;
+typedef enum { SCN_VP_MIDPOINT, SCN_VP_EXPLICIT, SCN_NVP } scn_vproducts;
+typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
+// units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
+// applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
+typedef enum { SCN_TOL_IMPULSE, SCN_TOL_FORCE, SCN_NTOLU } scn_tolerance_units;
+typedef enum { SCN_LS_TALS, SCN_LS_BACKTRACKING, SCN_LS_NONE, SCN_NLS } scn_line_search;
+typedef enum { SCN_COMBINE_DRAKE, SCN_COMBINE_MUJOCO, SCN_COMBINE_MEAN, SCN_NCOMBINE } scn_combine;
+
+extern const char* const scn_base_names[];           // fixed free
+extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
+                                                     //   spring_damper bristle sqrt_spring
+extern const char* const scn_solver_names[];         // pgs lemke admm staggered bisection none
+extern const char* const scn_integrator_names[];     // semi_implicit tamsi implicit_euler
+extern const char* const scn_profile_names[];        // constant ramp sine
+extern const char* const scn_action_type_names[];    // force pd trajectory
+extern const char* const scn_on_failure_names[];     // continue stop
+extern const char* const scn_on_energy_names[];      // warn stop
+extern const char* const scn_vproduct_names[];       // midpoint explicit
+extern const char* const scn_criterion_names[];      // ncp model
+extern const char* const scn_tolerance_units_names[];  // impulse force
+extern const char* const scn_line_search_names[];    // tals backtracking none
+extern const char* const scn_combine_names[];        // drake mujoco mean
+extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
+extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
+
+//---------------------------------- configuration ---------------------------------------------
+
+// joint name -> value (robots.N.joints)
+// most steps a run may take (integrator.duration / integrator.dt), checked at load
+#define SCN_MAX_STEPS 1e9
+
+typedef struct { char* name; double value; } scn_named_value;
+
+// one robot (robots.N)
+typedef struct {
+  char* urdf;            // 'urdf' as written (required)
+  char* urdf_path;       // resolved relative to the scenario file's directory
+  char* name;            // 'name', NULL = use the URDF's robot name
+  scn_base base;         // 'base': free|fixed, default fixed
+  double pos[3];         // 'position': fixed base placement, default 0 0 0 (m)
+  double rpy[3];         // 'rpy': fixed base orientation (roll, pitch, yaw about fixed x, y, z), rad
+  double* q0; int nq0;   // 'q0': full configuration (NULL = model default); length checked by caller
+  double* v0; int nv0;   // 'v0': full velocity (NULL = zero)
+  scn_named_value* joints; int njoints;  // 'joints': joint name -> initial position, after q0
+  char** package_paths; int npackage_paths;  // 'package_paths': resolved directories
+  char** package_paths_text;             // the same as written (npackage_paths)
+  int line;              // line of this robot's entry, for later error messages
+} scn_robot;
+
+// one action (actions.N): an external force, or joint-space PD / trajectory tracking
+typedef struct {
+  scn_action_type type;  // 'type' (required)
+  int line;              // line of this action's entry
+  // force: external force or torque on a link
+  char* body;            // 'body': link name (required for force)
+  double direction[3];   // 'direction': unit vector (normalised here, must be non-zero), default 1 0 0
+  int torque;            // 'torque': 1 = a torque about direction, default 0
+  int local;             // 'frame': 0 world, 1 local (direction in the link frame), default world
+  double point[3];       // 'point': application point in the link frame (m), default 0 0 0
+  scn_profile profile;   // 'profile': constant|ramp|sine, default constant
+  double magnitude;      // 'magnitude': N (or N m); constant value, ramp start, sine offset
+  double rate;           // 'rate': N/s (ramp): magnitude(t) = magnitude + rate (t - start)
+  double amplitude, frequency, phase;  // sine: magnitude + amplitude sin(2 pi frequency (t-start) + phase)
+  double start, stop;    // active window (s): 'start' default 0, 'stop' default +inf (all types)
+  // pd and trajectory: joint-space control producing joint torques
+  char* robot;           // 'robot': robot name, NULL = the first robot
+  char** joint_names; int njoint_names;  // 'joints': names, or "all" -> NULL and -1
+  double* target; int ntarget;           // 'target' (pd): NULL = hold the initial configuration; length 1 broadcasts
+  double kp, kd;                         // 'kp' (N m/rad, > 0, required), 'kd' (N m s/rad, >= 0)
+  // trajectory: q_ref = offset + amp sin(2 pi freq (t - start) + phase), per joint, length 1 broadcasts
+  double* amp; int namp; double* freq; int nfreq; double* phase_j; int nphase;
+  double* offset; int noffset;           // offset NULL = the initial joint positions
+  double effort_limit;                   // 'effort_limit': N m, default +inf (torques clamped)
+} scn_action;
+
+// one contact material (contact.materials.NAME): NAME is a URDF link, or `ground`; a field left
+// out is NAN and means "the default material", i.e. the global contact key of the same name
+typedef struct {
+  char* name;            // link name, or "ground" for the ground plane
+  double friction;       // mu >= 0, NAN = contact.friction
+  double stiffness;      // > 0, NAN = contact.stiffness
+  double damping;        // >= 0, NAN = contact.damping
+  double restitution;    // in [0, 1], NAN = contact.restitution
+} scn_material;
+
+// a validated scenario
+typedef struct {
+  char* file;            // scenario path as given (or the name given to scn_load_string)
+  char* dir;             // its directory ("." when none)
+  char* text;            // YAML text as run (after overrides), for the HDF5 'scenario' attribute
+  char** overrides; int noverrides;  // the overrides applied, in order
+  char* name;            // 'name' (default: file stem)
+  // world
+  double gravity[3];     // 'world.gravity' default 0 0 -9.81 (m/s^2)
+  int ground;            // 'world.ground.type': plane -> 1 (default), none -> 0, heightfield -> 2
+  double ground_height;  // 'world.ground.height' default 0 (m)
+  char* ground_file;     // 'world.ground.file' resolved (heightfield; NULL: a random field)
+  char* ground_file_text;// the same as written
+  double* ground_size; int nground_size;  // 'world.ground.size' [sx, sy] > 0 (m), default 4 4
+  int ground_seed;       // 'world.ground.seed' >= 0, default 1
+  double ground_amplitude;   // 'world.ground.amplitude' >= 0 (m), default 0.02
+  double ground_resolution;  // 'world.ground.resolution' > 0 (m), default 0.1
+  scn_robot* robots; int nrobots;   // 'robots' list, required, >= 1
+  // contact
+  scn_contact_model model;  // 'contact.model' default ncp
+  double friction;          // mu >= 0, default 0.5
+  double restitution;       // e in [0, 1], default 0
+  double baumgarte;         // K >= 0 (1/s), default 0
+  double compliance;        // alpha >= 0, default 0 (R = alpha diag(G))
+  int facets;               // lcp pyramid facets, >= 3, default 4
+  double stiffness;         // compliant laws, N/m, > 0, default 1e5
+  double damping;           // >= 0, default 0: d (s/m) hunt_crossley/bristle, c (N s/m) others
+  double stiction_velocity; // v_s > 0 (m/s), default 1e-4
+  double friction_stiffness, friction_damping; // tangential deflection, > 0 / >= 0, 1e4 / 1e2
+  double margin;            // collision margin (m) >= 0, default 1e-3
+  double patch_angle;       // 'contact.patch_angle' (rad) in [0, 1], 0 = no patch reduction
+  int patch_max;            // 'contact.patch_max' 1..4, default 4
+  int self_collision;       // 'contact.self_collision': bool, default false
+  double memory_budget;     // 'contact.memory_budget' (MiB) > 0, default 2048 (sim.h)
+  char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
+  scn_combine combine;      // 'contact.combine': rule for a pair of materials, default drake
+  scn_material* materials; int nmaterials; // 'contact.materials': per link (or ground), in file order
+  double* solref; int nsolref; // 'contact.solref' (ccp): [timeconst, dampratio] or [-stiffness, -damping]; NULL = none
+  double* solimp; int nsolimp; // 'contact.solimp' (ccp): [dmin, dmax, width, midpoint, power]; NULL = MuJoCo's default
+  // solver
+  scn_solver solver;        // 'solver.name' default pgs
+  double tolerance;         // > 0, default 1e-8
+  scn_criterion criterion;  // 'solver.criterion': ncp|model, default ncp
+  scn_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force, default impulse
+  int max_iterations;       // >= 1, default 1000
+  int warm_start;           // bool, default true
+  double over_relaxation;   // (0, 2), default 1
+  double rho;               // admm initial rho > 0, default 1
+  int rho_adaptive;         // bool, default true
+  int warm_dual;            // 'solver.warm_dual': bool, default false (ADMM's dual carried by contact id)
+  scn_on_failure on_failure;// 'solver.on_failure' continue|stop, default continue
+  // integrator
+  scn_integrator scheme;    // 'integrator.scheme' default semi_implicit
+  double dt;                // (0, 1], default 1e-3 (s)
+  double duration;          // >= 0, default 1 (s)
+  double newton_tolerance;  // > 0, default 1e-10
+  int newton_max_iterations;// >= 1, default 50
+  scn_line_search line_search; // 'integrator.line_search' tals|backtracking|none, default tals
+  scn_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
+  double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
+  scn_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn
+  // joint limits
+  int limits_enabled;       // 'limits.enabled' bool, default true
+  int limits_effort;        // 'limits.effort' bool, default true
+  double limits_stiffness;  // 'limits.stiffness' > 0, default 1e4 (compliant models)
+  double limits_damping;    // 'limits.damping' >= 0, default 1e2 (compliant models)
+  // actions
+  scn_action* actions; int nactions;
+  // output
+  char* output_path;        // 'output.path' resolved; default "out/<name>.h5" (current directory)
+  char* output_path_text;   // 'output.path' as written, NULL when absent
+  int output_every;         // 'output.every' >= 1, default 1
+  int newton_history;       // 'output.newton_history' in [0, 1000], default 0 (not recorded)
+  double flush_every;       // 'output.flush_every' >= 0 s of wall time between flushes, default 1
+  int* dump_steps; int ndump_steps; // 'output.dump_steps': step indices whose contact problem is dumped
+  struct scn_pos* positions; int npositions;  // where each key given was written (scn_key_error)
+} scn_config;
+
+// where a key's value was written: file ("--set" for overrides), 1-based line and column
+typedef struct scn_pos {
+  char* key;             // full key path, "robots.0.q0"
+  char* file;
+  int line, column;
+} scn_pos;
+
+//---------------------------------- API -------------------------------------------------------
+
+// load, override and validate a scenario file
+//   overrides: noverrides strings "key.path=value" (may be NULL when noverrides == 0)
+//   out: the new configuration (free with scn_free); NULL on error
+csim_status scn_load(const char* path, const char* const* overrides, int noverrides, scn_config** out,
+                     csim_error* err);
+
+// same from a NUL-terminated text; name plays the file's role (errors, directory, default name)
+//   name: NULL -> "<string>" (directory ".", default scenario name "scenario")
+csim_status scn_load_string(const char* text, const char* name, const char* const* overrides,
+                            int noverrides, scn_config** out, csim_error* err);
+
+// fill err with an input error at the position of key (a full key path such as "robots.0.q0",
+// "solver.name"; the scenario file with no line when the key was not written, i.e. a default)
+// and return CSIM_ERR_INPUT; for checks made after loading (model sizes, names, pairs)
+csim_status scn_key_error(const scn_config* cfg, const char* key, csim_error* err, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+// free a configuration (NULL is fine)
+void scn_free(scn_config* cfg);
+
+// index of name in a NULL-terminated name table, -1 when absent
+int scn_name_index(const char* const* names, const char* name);
+
+// print every key of the schema as a Markdown table (the content of docs/scenario_keys.md)
+void scn_print_schema_markdown(FILE* f);
+
+#endif  // CSIM_SCENARIO_H

@@ -1,0 +1,139 @@
+// urdf.h — in-house URDF reader: XML text -> a plain description of links, joints, inertials
+// and collision geometries, in URDF's own terms (no kinematic tree processing, no dynamics).
+//
+// What it owns: the URDF subset real robots use (see ../shared/data/robots/README.md): <robot>
+// with top-level <link> and <joint>; <inertial> (origin xyz/rpy, mass, inertia), <collision>
+// (origin, geometry box/sphere/cylinder/capsule/mesh with scale); joint types revolute,
+// continuous, prismatic, fixed, floating, planar; origin, axis (normalised; a zero axis is allowed
+// on fixed joints), <limit> (several <limit> elements merge attribute by attribute), <mimic>.
+// Everything else (<visual>, <gazebo>, <transmission>, <material>, drake:*, <contact>...) is
+// skipped. Mesh URIs (package://, package:///, file://, relative) are resolved through a search
+// path; an unresolved mesh is recorded, not an error (csim info lists it; model_create refuses it).
+//
+// Physical checks: each link's inertial is checked (mass < 0 is an error; non-positive-definite
+// inertia, principal-moment triangle violations, mass > 0 with zero inertia are recorded as
+// urdf_issue entries with the fix applied by model_create). Structural errors (no links, two
+// roots, cycles, unknown parent/child, duplicate names, a link with two parents, bad numbers,
+// malformed XML) are CSIM_ERR_INPUT errors naming file:line and the element.
+#ifndef CSIM_URDF_H
+#define CSIM_URDF_H
+
+#include "core/error.h"
+
+typedef enum {
+  URDF_GEOM_BOX = 0,     // size = full extents x, y, z
+  URDF_GEOM_SPHERE,      // size[0] = radius
+  URDF_GEOM_CYLINDER,    // size[0] = radius, size[1] = length (along local z)
+  URDF_GEOM_CAPSULE,     // size[0] = radius, size[1] = length of the cylinder part (local z)
+  URDF_GEOM_MESH,        // filename/path/scale
+  URDF_NGEOM_TYPES
+} urdf_geom_type;
+
+extern const char* const urdf_geom_type_names[URDF_NGEOM_TYPES];  // "box", "sphere", ...
+
+typedef struct {
+  urdf_geom_type type;
+  double xyz[3], rpy[3];  // <origin> in the link frame
+  double size[3];         // per type, see urdf_geom_type
+  char* uri;              // mesh: filename attribute as written (NULL otherwise)
+  char* path;             // mesh: resolved file path, NULL when not found
+  double scale[3];        // mesh scale (1 1 1 by default; may be negative: mirrored mesh)
+  int line;               // line of the <collision> element
+  int column;             // its column
+} urdf_geom;
+
+typedef struct {
+  char* name;
+  int line, column;       // position of the <link> element
+  int has_inertial;       // 0: no <inertial> element (mass 0, zero inertia)
+  double mass;
+  double com_xyz[3];      // <inertial><origin xyz>
+  double com_rpy[3];      // <inertial><origin rpy>: orientation of the inertia frame
+  double inertia[6];      // ixx ixy ixz iyy iyz izz, in the inertia frame
+  int ngeom;
+  urdf_geom* geoms;       // collision geometries
+} urdf_link;
+
+typedef enum {
+  URDF_JOINT_REVOLUTE = 0,
+  URDF_JOINT_CONTINUOUS,
+  URDF_JOINT_PRISMATIC,
+  URDF_JOINT_FIXED,
+  URDF_JOINT_FLOATING,
+  URDF_JOINT_PLANAR,
+  URDF_NJOINT_TYPES
+} urdf_joint_type;
+
+extern const char* const urdf_joint_type_names[URDF_NJOINT_TYPES];  // "revolute", ...
+
+typedef struct {
+  char* name;
+  int line, column;         // position of the <joint> element
+  urdf_joint_type type;
+  int parent, child;        // link indices
+  double xyz[3], rpy[3];    // <origin>: child (joint) frame in the parent link frame
+  double axis[3];           // unit axis in the joint frame (default 1 0 0; 0 0 0 on fixed joints)
+  int has_limit;            // a <limit> element was present
+  int has_position_limit;   // lower/upper given (revolute/prismatic)
+  double lower, upper, effort, velocity;
+  int mimic;                // index of the mimicked joint, -1 when none
+  double mimic_multiplier, mimic_offset;
+} urdf_joint;
+
+typedef enum {
+  URDF_ISSUE_INERTIA_NOT_PD = 0,      // mass > 0, inertia has a non-positive principal moment
+  URDF_ISSUE_INERTIA_TRIANGLE,        // principal moments break I_a <= I_b + I_c
+  URDF_ISSUE_POINT_MASS,              // mass > 0 with an all-zero inertia
+  URDF_ISSUE_MASSLESS_MOVING,         // a moving joint's child subtree has no mass at all
+  URDF_ISSUE_MESH_UNRESOLVED,         // a collision mesh URI could not be found
+  URDF_ISSUE_MESH_FORMAT,             // a collision mesh in a format csim cannot read (.dae, .obj...)
+  URDF_ISSUE_OTHER,
+  URDF_NISSUE_KINDS
+} urdf_issue_kind;
+
+typedef struct {
+  urdf_issue_kind kind;
+  int link;                 // link index, -1 when not about a link
+  int line;
+  char msg[256];            // what was found and what csim does about it
+} urdf_issue;
+
+typedef struct {
+  char* name;               // <robot name>
+  char* file;               // path read
+  int nlink, njoint;
+  urdf_link* links;
+  urdf_joint* joints;
+  int root;                 // index of the root link (the one link that is no joint's child)
+  int* link_parent_joint;   // (nlink) joint whose child is the link, -1 for the root
+  int nissue;
+  urdf_issue* issues;
+} urdf_robot;
+
+// Options of urdf_load.
+typedef struct {
+  // directories searched for package://PKG/rest URIs: each dir is tried as the root that holds
+  // PKG/rest, and as the package root itself (dir/rest); NULL-terminated, may be NULL.
+  const char* const* package_paths;
+  // also read the colon-separated environment variable CSIM_PACKAGE_PATH (default 1)
+  int use_env;
+} urdf_options;
+
+// default options: no package paths, use_env = 1
+urdf_options urdf_default_options(void);
+
+// read and check a URDF file; on success *out owns everything (free with urdf_free)
+csim_status urdf_load(const char* path, const urdf_options* opt, urdf_robot** out, csim_error* err);
+
+// same, from a string; `name` is used as the file name in messages and relative URIs resolve
+// from `basedir` (may be NULL: the current directory)
+csim_status urdf_load_string(const char* text, const char* name, const char* basedir,
+                             const urdf_options* opt, urdf_robot** out, csim_error* err);
+
+void urdf_free(urdf_robot* r);
+
+// index of a link / joint by name, -1 when absent
+int urdf_find_link(const urdf_robot* r, const char* name);
+int urdf_find_joint(const urdf_robot* r, const char* name);
+
+#endif  // CSIM_URDF_H
