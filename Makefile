@@ -132,7 +132,7 @@ deps:
 test: test-unit test-san
 
 test-unit: $(CSIM_BIN) $(TEST_BIN)
-	@CSIM=./$(CSIM_BIN) tools/run_tests.sh $(TEST_BIN)
+	@CSIM=./$(CSIM_BIN) tests/run_tests.sh $(TEST_BIN)
 
 test-san:
 	@$(MAKE) --no-print-directory SANITIZE=1 test-unit
@@ -208,7 +208,7 @@ clean:
 -include $(OBJ_LIB:.o=.d) $(BUILD)/obj/cli/main.d $(TEST_HOBJ:.o=.d)
 
 # the include graph of src/: no file includes a higher layer (core < io < out < run < cli), no
-# circle between modules (tools/check_layers.py)
+# circle between modules (tests/check_layers.py)
 .PHONY: check-layers
 check-layers:
-	@/usr/bin/python3 tools/check_layers.py src
+	@/usr/bin/python3 tests/check_layers.py src
