@@ -16,29 +16,29 @@
 // Drake: springs in series, dissipation weighted by the other stiffness, friction 2ab/(a+b)
 START_TEST(combine_closed_forms) {
   mat_props a = {0.1, 15500, 1.3, 0.2}, b = {1.0, 7259.4, 10.096, 0.6};
-  mat_props r = mat_combine(SCN_COMBINE_DRAKE, a, b);
+  mat_props r = mat_combine(CSIM_COMBINE_DRAKE, a, b);
   ck_assert_double_eq_tol(r.k, 1.0 / (1.0 / 15500 + 1.0 / 7259.4), 1e-9);
   ck_assert_double_eq_tol(r.d, (7259.4 * 1.3 + 15500 * 10.096) / (15500 + 7259.4), 1e-12);
   ck_assert_double_eq_tol(r.mu, 0.2 / 1.1, 1e-15);
   ck_assert_double_eq_tol(r.e, 0.4, 1e-15);
   // symmetric in its arguments
-  mat_props s = mat_combine(SCN_COMBINE_DRAKE, b, a);
+  mat_props s = mat_combine(CSIM_COMBINE_DRAKE, b, a);
   ck_assert_double_eq_tol(s.k, r.k, 1e-9);
   ck_assert_double_eq_tol(s.d, r.d, 1e-12);
   ck_assert_double_eq_tol(s.mu, r.mu, 1e-15);
   // a frictionless side makes the pair frictionless; two frictionless sides too (no 0/0)
   mat_props z = a;
   z.mu = 0;
-  ck_assert_double_eq(mat_combine(SCN_COMBINE_DRAKE, z, b).mu, 0);
-  ck_assert_double_eq(mat_combine(SCN_COMBINE_DRAKE, z, z).mu, 0);
+  ck_assert_double_eq(mat_combine(CSIM_COMBINE_DRAKE, z, b).mu, 0);
+  ck_assert_double_eq(mat_combine(CSIM_COMBINE_DRAKE, z, z).mu, 0);
   // MuJoCo: the larger friction, the means of the rest
-  r = mat_combine(SCN_COMBINE_MUJOCO, a, b);
+  r = mat_combine(CSIM_COMBINE_MUJOCO, a, b);
   ck_assert_double_eq(r.mu, 1.0);
   ck_assert_double_eq_tol(r.k, 0.5 * (15500 + 7259.4), 1e-9);
   ck_assert_double_eq_tol(r.d, 0.5 * (1.3 + 10.096), 1e-12);
   ck_assert_double_eq_tol(r.e, 0.4, 1e-15);
   // mean
-  r = mat_combine(SCN_COMBINE_MEAN, a, b);
+  r = mat_combine(CSIM_COMBINE_MEAN, a, b);
   ck_assert_double_eq_tol(r.mu, 0.55, 1e-15);
   ck_assert_double_eq_tol(r.k, 0.5 * (15500 + 7259.4), 1e-9);
 }

@@ -105,7 +105,7 @@ static void assert_cfg_equal(const scn_config* a, const scn_config* b) {
   ck_assert(a->newton_tolerance == b->newton_tolerance && a->newton_max_iterations == b->newton_max_iterations);
   ck_assert_int_eq(a->nactions, b->nactions);
   for (int i = 0; i < a->nactions; i++) {
-    const scn_action *x = &a->actions[i], *y = &b->actions[i];
+    const act_spec *x = &a->actions[i], *y = &b->actions[i];
     ck_assert(x->type == y->type && str_eq(x->body, y->body) && dbl_eq(x->direction, y->direction, 3));
     ck_assert(x->torque == y->torque && x->local == y->local && dbl_eq(x->point, y->point, 3));
     ck_assert(x->profile == y->profile && x->magnitude == y->magnitude && x->rate == y->rate);
@@ -161,7 +161,7 @@ START_TEST(test_full_file) {
   ck_assert_int_eq(c->robots[1].base, SCN_BASE_FIXED);
   ck_assert_ptr_null(c->robots[1].q0);
   // contact
-  ck_assert_int_eq(c->model, SCN_MODEL_HUNT_CROSSLEY);
+  ck_assert_int_eq(c->model, CSIM_MODEL_HUNT_CROSSLEY);
   ck_assert(c->friction == 0.8 && c->restitution == 0.25 && c->baumgarte == 10 && c->compliance == 0.01);
   ck_assert_int_eq(c->facets, 8);
   ck_assert(c->stiffness == 2e6 && c->damping == 0.5 && c->stiction_velocity == 1e-3);
@@ -171,20 +171,20 @@ START_TEST(test_full_file) {
   ck_assert_str_eq(c->exclude[1], "FL_UPPER_LEG");
   ck_assert_str_eq(c->exclude[3], "FR_UPPER_LEG");
   // solver
-  ck_assert_int_eq(c->solver, SCN_SOLVER_ADMM);
+  ck_assert_int_eq(c->solver, CSIM_SOLVER_ADMM);
   ck_assert(c->tolerance == 1e-6 && c->over_relaxation == 1.5 && c->rho == 3.5);
   ck_assert_int_eq(c->max_iterations, 250);
   ck_assert_int_eq(c->warm_start, 0);
   ck_assert_int_eq(c->rho_adaptive, 0);
-  ck_assert_int_eq(c->on_failure, SCN_FAIL_STOP);
+  ck_assert_int_eq(c->on_failure, CSIM_FAIL_STOP);
   // integrator
-  ck_assert_int_eq(c->scheme, SCN_INT_IMPLICIT_EULER);
+  ck_assert_int_eq(c->scheme, CSIM_SCHEME_IMPLICIT_EULER);
   ck_assert(c->dt == 5e-4 && c->duration == 2.5 && c->newton_tolerance == 1e-9);
   ck_assert_int_eq(c->newton_max_iterations, 20);
   // actions: force (direction [0, 3, 4] normalised to [0, 0.6, 0.8])
   ck_assert_int_eq(c->nactions, 3);
-  scn_action* a = &c->actions[0];
-  ck_assert_int_eq(a->type, SCN_ACTION_FORCE);
+  act_spec* a = &c->actions[0];
+  ck_assert_int_eq(a->type, ACT_FORCE);
   ck_assert_int_eq(a->line, 50);
   ck_assert_str_eq(a->body, "base_link");
   ck_assert_double_eq_tol(a->direction[0], 0.0, 1e-15);
@@ -193,13 +193,13 @@ START_TEST(test_full_file) {
   ck_assert_int_eq(a->torque, 1);
   ck_assert_int_eq(a->local, 1);
   ck_assert(a->point[0] == 0.1 && a->point[2] == -0.05);
-  ck_assert_int_eq(a->profile, SCN_PROFILE_SINE);
+  ck_assert_int_eq(a->profile, ACT_PROFILE_SINE);
   ck_assert(a->magnitude == 2 && a->rate == 0.5 && a->amplitude == 3 && a->frequency == 1.5 && a->phase == 0.7);
   ck_assert(a->start == 0.25 && a->stop == 1.75);
   ck_assert_int_eq(a->njoint_names, 0);
   // pd
   a = &c->actions[1];
-  ck_assert_int_eq(a->type, SCN_ACTION_PD);
+  ck_assert_int_eq(a->type, ACT_PD);
   ck_assert_str_eq(a->robot, "solo");
   ck_assert_int_eq(a->njoint_names, 2);
   ck_assert_str_eq(a->joint_names[1], "FL_KFE");
@@ -210,7 +210,7 @@ START_TEST(test_full_file) {
   ck_assert_ptr_null(a->body);
   // trajectory (scalar amp broadcasts as a list of 1)
   a = &c->actions[2];
-  ck_assert_int_eq(a->type, SCN_ACTION_TRAJECTORY);
+  ck_assert_int_eq(a->type, ACT_TRAJECTORY);
   ck_assert_str_eq(a->robot, "arm");
   ck_assert_int_eq(a->njoint_names, -1);
   ck_assert_ptr_null(a->joint_names);
@@ -242,18 +242,18 @@ START_TEST(test_defaults) {
   ck_assert(r->q0 == NULL && r->nq0 == 0 && r->v0 == NULL && r->nv0 == 0);
   ck_assert(r->joints == NULL && r->njoints == 0 && r->package_paths == NULL && r->npackage_paths == 0);
   ck_assert_int_eq(r->line, 3);
-  ck_assert_int_eq(c->model, SCN_MODEL_NCP);
+  ck_assert_int_eq(c->model, CSIM_MODEL_NCP);
   ck_assert(c->friction == 0.5 && c->restitution == 0 && c->baumgarte == 0 && c->compliance == 0);
   ck_assert_int_eq(c->facets, 4);
   ck_assert(c->stiffness == 1e5 && c->damping == 0 && c->stiction_velocity == 1e-4);
   ck_assert(c->friction_stiffness == 1e4 && c->friction_damping == 1e2 && c->margin == 1e-3);
   ck_assert(c->exclude == NULL && c->nexclude == 0);
-  ck_assert_int_eq(c->solver, SCN_SOLVER_PGS);
+  ck_assert_int_eq(c->solver, CSIM_SOLVER_PGS);
   ck_assert(c->tolerance == 1e-8 && c->over_relaxation == 1 && c->rho == 1);
   ck_assert_int_eq(c->max_iterations, 1000);
   ck_assert(c->warm_start == 1 && c->rho_adaptive == 1);
-  ck_assert_int_eq(c->on_failure, SCN_FAIL_CONTINUE);
-  ck_assert_int_eq(c->scheme, SCN_INT_SEMI_IMPLICIT);
+  ck_assert_int_eq(c->on_failure, CSIM_FAIL_CONTINUE);
+  ck_assert_int_eq(c->scheme, CSIM_SCHEME_SEMI_IMPLICIT);
   ck_assert(c->dt == 1e-3 && c->duration == 1 && c->newton_tolerance == 1e-10);
   ck_assert_int_eq(c->newton_max_iterations, 50);
   ck_assert(c->actions == NULL && c->nactions == 0);
@@ -273,9 +273,9 @@ START_TEST(test_action_defaults) {
                           NULL, NULL, 0);
   ck_assert_int_eq(c->nactions, 4);
   ck_assert(c->actions[3].ntarget == 1 && c->actions[3].target[0] == 0.5);   // one target broadcasts
-  scn_action* a = &c->actions[0];
+  act_spec* a = &c->actions[0];
   ck_assert(a->direction[0] == 1 && a->direction[1] == 0 && a->direction[2] == 0);
-  ck_assert(a->torque == 0 && a->local == 0 && a->profile == SCN_PROFILE_CONSTANT && a->magnitude == 0);
+  ck_assert(a->torque == 0 && a->local == 0 && a->profile == ACT_PROFILE_CONSTANT && a->magnitude == 0);
   ck_assert(a->start == 0 && isinf(a->stop) && a->stop > 0);
   a = &c->actions[1];
   ck_assert(a->robot == NULL && a->joint_names == NULL && a->njoint_names == -1);
@@ -324,21 +324,21 @@ END_TEST
 START_TEST(test_name_tables) {
   int n = 0;
   while (scn_contact_model_names[n]) n++;
-  ck_assert_int_eq(n, SCN_NMODELS);
+  ck_assert_int_eq(n, CSIM_NMODELS);
   for (n = 0; scn_solver_names[n];) n++;
-  ck_assert_int_eq(n, SCN_NSOLVERS);
+  ck_assert_int_eq(n, CSIM_NSOLVERS);
   for (n = 0; scn_integrator_names[n];) n++;
-  ck_assert_int_eq(n, SCN_NINT);
-  ck_assert_int_eq(scn_name_index(scn_contact_model_names, "raisim_ds"), SCN_MODEL_RAISIM_DS);
-  ck_assert_int_eq(scn_name_index(scn_contact_model_names, "sqrt_spring"), SCN_MODEL_SQRT_SPRING);
-  ck_assert_int_eq(scn_name_index(scn_solver_names, "bisection"), SCN_SOLVER_BISECTION);
+  ck_assert_int_eq(n, CSIM_NSCHEMES);
+  ck_assert_int_eq(scn_name_index(scn_contact_model_names, "raisim_ds"), CSIM_MODEL_RAISIM_DS);
+  ck_assert_int_eq(scn_name_index(scn_contact_model_names, "sqrt_spring"), CSIM_MODEL_SQRT_SPRING);
+  ck_assert_int_eq(scn_name_index(scn_solver_names, "bisection"), CSIM_SOLVER_BISECTION);
   ck_assert_int_eq(scn_name_index(scn_base_names, "free"), SCN_BASE_FREE);
-  ck_assert_int_eq(scn_name_index(scn_action_type_names, "trajectory"), SCN_ACTION_TRAJECTORY);
-  ck_assert_int_eq(scn_name_index(scn_on_failure_names, "stop"), SCN_FAIL_STOP);
-  ck_assert_int_eq(scn_name_index(scn_profile_names, "ramp"), SCN_PROFILE_RAMP);
+  ck_assert_int_eq(scn_name_index(scn_action_type_names, "trajectory"), ACT_TRAJECTORY);
+  ck_assert_int_eq(scn_name_index(scn_on_failure_names, "stop"), CSIM_FAIL_STOP);
+  ck_assert_int_eq(scn_name_index(scn_profile_names, "ramp"), ACT_PROFILE_RAMP);
   ck_assert_int_eq(scn_name_index(scn_solver_names, "nope"), -1);
   // every model name parses to its enum value
-  for (int i = 0; i < SCN_NMODELS; i++) {
+  for (int i = 0; i < CSIM_NMODELS; i++) {
     char text[128];
     snprintf(text, sizeof(text), B "contact: {model: %s}\n", scn_contact_model_names[i]);
     scn_config* c = load_ok(text, NULL, NULL, 0);
@@ -359,7 +359,7 @@ START_TEST(test_overrides) {
                       "solver.tolerance=1e-3",          "solver.tolerance=1e-4"};
   scn_config* c = load_file_ok(DATA "full.yaml", ov, 10);
   ck_assert(c->friction == 0.1);
-  ck_assert_int_eq(c->solver, SCN_SOLVER_LEMKE);
+  ck_assert_int_eq(c->solver, CSIM_SOLVER_LEMKE);
   ck_assert_int_eq(c->robots[0].nq0, 7);
   ck_assert(c->robots[0].q0[2] == 1 && c->robots[0].q0[6] == 1);
   ck_assert(c->ground_height == 0.5);
@@ -378,7 +378,7 @@ START_TEST(test_overrides) {
                        "actions=[{type: force, body: b, magnitude: 4}]"};
   c = load_file_ok(DATA "minimal.yaml", ov2, 3);
   ck_assert(c->gravity[2] == -1.62 && c->dt == 2e-3);
-  ck_assert_int_eq(c->scheme, SCN_INT_TAMSI);
+  ck_assert_int_eq(c->scheme, CSIM_SCHEME_TAMSI);
   ck_assert(c->nactions == 1 && c->actions[0].magnitude == 4);
   scn_free(c);
 }

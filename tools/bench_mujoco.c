@@ -664,7 +664,7 @@ static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
   }
   // the actions MuJoCo can mirror
   for (int a = 0; a < s->cfg->nactions; a++)
-    if (s->cfg->actions[a].type == SCN_ACTION_FORCE) {
+    if (s->cfg->actions[a].type == ACT_FORCE) {
       snprintf(msg, msgsz, "action %d (force) is not mirrored in MuJoCo", a);
       return -1;
     }
@@ -700,12 +700,12 @@ static void mj_actions(const mj_scene* ms, const sim* s) {
   memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
   for (int a = 0; a < s->nact; a++) {
     const sim_action* act = &s->act[a];
-    const scn_action* A = &act->a;
-    if (A->type == SCN_ACTION_FORCE || t < A->start || t > A->stop) continue;
+    const act_spec* A = &act->a;
+    if (A->type == ACT_FORCE || t < A->start || t > A->stop) continue;
     for (int k = 0; k < act->njnt; k++) {
       int j = act->jnt[k], mj = ms->jmap[j];
       double qref = act->ref[k], vref = 0;
-      if (A->type == SCN_ACTION_TRAJECTORY) {
+      if (A->type == ACT_TRAJECTORY) {
         double amp = A->amp ? A->amp[A->namp == 1 ? 0 : k] : 0;
         double fr = A->freq ? A->freq[A->nfreq == 1 ? 0 : k] : 0;
         double ph = A->phase_j ? A->phase_j[A->nphase == 1 ? 0 : k] : 0;

@@ -9,7 +9,7 @@
 #include "core/model.h"
 #include "io/urdf.h"
 
-#define CSIM_VERSION "0.1.0"
+#include "core/version.h"
 
 // parse argv and run the subcommand; returns the process exit code
 int cli_main(int argc, char** argv);

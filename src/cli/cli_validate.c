@@ -17,7 +17,7 @@
 #include "io/scenario.h"
 
 #define DEFAULT_DATA "../shared/data/cubetoss/cube_tosses.h5"
-#define MAXMODEL SCN_NMODELS
+#define MAXMODEL CSIM_NMODELS
 #define MAXSET 32
 
 static const char* const kValidateUsage =
@@ -134,7 +134,7 @@ static int parse_args(int argc, char** argv, args* a, const char* usage) {
     }
   }
   if (a->nmodel == 0)
-    for (int k = 0; k < SCN_NMODELS; k++) a->models[a->nmodel++] = scn_contact_model_names[k];
+    for (int k = 0; k < CSIM_NMODELS; k++) a->models[a->nmodel++] = scn_contact_model_names[k];
   return 0;
 }
 
@@ -530,20 +530,20 @@ static int fit_params(int model, fit_param* p) {
   int k = 0;
   p[k++] = (fit_param){"friction", 0.02, 1.5, 1, 0.5, 1};
   switch (model) {
-    case SCN_MODEL_CCP:
+    case CSIM_MODEL_CCP:
       p[k++] = (fit_param){"solref.0", 300, 1e5, 1, 3850, -1};  // stiffness, N/(kg m)
       // damping, N s/(kg m): [5, 1000] reproduces the shipped fit (cubetoss_params.c); a wider
       // [5, 2e4] was tried and scored worse on the training split (0.2785 against 0.2715)
       p[k++] = (fit_param){"solref.1", 5, 1000, 1, 63, -1};
       break;
-    case SCN_MODEL_NCP:
-    case SCN_MODEL_LCP:
-    case SCN_MODEL_RAISIM:
-    case SCN_MODEL_RAISIM_DS:
+    case CSIM_MODEL_NCP:
+    case CSIM_MODEL_LCP:
+    case CSIM_MODEL_RAISIM:
+    case CSIM_MODEL_RAISIM_DS:
       p[k++] = (fit_param){"restitution", 0.0, 0.9, 0, 0.0, 1};
       break;
-    case SCN_MODEL_HUNT_CROSSLEY:
-    case SCN_MODEL_BRISTLE:
+    case CSIM_MODEL_HUNT_CROSSLEY:
+    case CSIM_MODEL_BRISTLE:
       p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5, 1};
       p[k++] = (fit_param){"damping", 1e-2, 20, 1, 1.0, 1};  // d, s/m
       break;

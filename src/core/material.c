@@ -13,11 +13,11 @@ const double mat_default_solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
 // MuJoCo's bounds (mjmodel.h: mjMINIMP, mjMAXIMP; mjtnum.h: mjMINVAL)
 #define MAT_MINVAL 1e-15
 
-mat_props mat_combine(scn_combine rule, mat_props a, mat_props b) {
+mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   mat_props r;
   r.e = 0.5 * (a.e + b.e);
   switch (rule) {
-    case SCN_COMBINE_DRAKE: {
+    case CSIM_COMBINE_DRAKE: {
       // springs in series; each side's dissipation weighted by the other side's stiffness
       double ks = a.k + b.k, ms = a.mu + b.mu;
       r.k = a.k * b.k / ks;
@@ -25,7 +25,7 @@ mat_props mat_combine(scn_combine rule, mat_props a, mat_props b) {
       r.mu = ms > 0 ? 2 * a.mu * b.mu / ms : 0;
       break;
     }
-    case SCN_COMBINE_MUJOCO:
+    case CSIM_COMBINE_MUJOCO:
       r.mu = a.mu > b.mu ? a.mu : b.mu;
       r.k = 0.5 * (a.k + b.k);
       r.d = 0.5 * (a.d + b.d);
@@ -82,9 +82,6 @@ void mat_soft_kb(const double solref[2], const double solimp[5], double dt, doub
   }
 }
 
-// value of a material key or the default material's
-static double or_default(double v, double def) { return isnan(v) ? def : v; }
-
 // translational inverse weight of each body at the current configuration: the mean diagonal of
 // J_c M^-1 J_c' with J_c the (3 x nv) Jacobian of the body's centre of mass (MuJoCo's
 // body_invweight0[2 b], mj_setConst)
@@ -117,64 +114,42 @@ static void body_invweights(const sim_model* m, sim_data* d, double* w) {
   free(x);
 }
 
-csim_status mat_create(const scn_config* cfg, const sim_model* m, sim_data* d, mat_table** out,
-                       csim_error* err) {
+csim_status mat_alloc(const sim_model* m, int nmat, mat_props def, csim_combine rule,
+                      mat_table** out, csim_error* err) {
   *out = NULL;
   mat_table* t = calloc(1, sizeof(*t));
   if (!t) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  t->combine = cfg->combine;
-  t->def = (mat_props){cfg->friction, cfg->stiffness, cfg->damping, cfg->restitution};
+  t->combine = rule;
+  t->def = def;
   t->ngeom = m->ngeom;
   t->nbody = m->nbody;
   t->geom_mat = malloc(sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1));
-  t->mat = calloc((size_t)cfg->nmaterials + 1, sizeof(mat_props));
+  t->mat = calloc((size_t)nmat + 1, sizeof(mat_props));
   t->body_invweight = calloc((size_t)m->nbody + 1, sizeof(double));
   if (!t->geom_mat || !t->mat || !t->body_invweight) {
     mat_free(t);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
   for (int g = 0; g < m->ngeom; g++) t->geom_mat[g] = -1;
-  t->nmat = cfg->nmaterials;
-  // each material: a link name (or ground) -> its geometries
-  for (int i = 0; i < cfg->nmaterials; i++) {
-    const scn_material* s = &cfg->materials[i];
-    t->mat[i] = (mat_props){or_default(s->friction, t->def.mu), or_default(s->stiffness, t->def.k),
-                            or_default(s->damping, t->def.d), or_default(s->restitution, t->def.e)};
-    int ground = !strcmp(s->name, "ground"), link = -1;
-    for (int l = 0; l < m->nlink; l++)
-      if (!strcmp(m->link_name[l], s->name)) {
-        if (ground) {
-          char key[300];
-          snprintf(key, sizeof(key), "contact.materials.%.200s", s->name);
-          csim_status st = scn_key_error(cfg, key, err, "'ground' names the ground plane, but a link is also "
-                                         "called 'ground': rename the link");
-          mat_free(t);
-          return st;
-        }
-        link = l;
-        break;
-      }
-    if (!ground && link < 0) {
-      char key[300];
-      snprintf(key, sizeof(key), "contact.materials.%.200s", s->name);
-      csim_status st = scn_key_error(cfg, key, err, "no link named '%s' (expected a URDF link name of a robot, "
-                                     "or 'ground' for the ground plane)", s->name);
-      mat_free(t);
-      return st;
-    }
-    for (int g = 0; g < m->ngeom; g++)
-      if (ground ? m->geom_type[g] == MODEL_GEOM_PLANE && m->geom_link[g] < 0 : m->geom_link[g] == link)
-        t->geom_mat[g] = i;
-  }
-  // MuJoCo softness
-  if (cfg->solref) {
-    t->soft = 1;
-    memcpy(t->solref, cfg->solref, sizeof(t->solref));
-    memcpy(t->solimp, cfg->solimp ? cfg->solimp : mat_default_solimp, sizeof(t->solimp));
-    body_invweights(m, d, t->body_invweight);
-  }
+  t->nmat = nmat;
   *out = t;
   return CSIM_OK;
+}
+
+void mat_assign(mat_table* t, const sim_model* m, int i, mat_props p, int link) {
+  t->mat[i] = p;
+  for (int g = 0; g < m->ngeom; g++)
+    if (link < 0 ? m->geom_type[g] == MODEL_GEOM_PLANE && m->geom_link[g] < 0
+                 : m->geom_link[g] == link)
+      t->geom_mat[g] = i;
+}
+
+void mat_set_soft(mat_table* t, const double solref[2], const double* solimp, const sim_model* m,
+                  sim_data* d) {
+  t->soft = 1;
+  memcpy(t->solref, solref, sizeof(t->solref));
+  memcpy(t->solimp, solimp ? solimp : mat_default_solimp, sizeof(t->solimp));
+  body_invweights(m, d, t->body_invweight);
 }
 
 void mat_free(mat_table* t) {

@@ -39,7 +39,7 @@
 #include "core/data.h"
 #include "core/error.h"
 #include "core/model.h"
-#include "io/scenario.h"
+#include "core/options.h"
 
 // one material's properties
 typedef struct {
@@ -50,7 +50,7 @@ typedef struct {
 } mat_props;
 
 typedef struct mat_table {
-  scn_combine combine;
+  csim_combine combine;
   mat_props def;          // the default material: the global contact keys
   int ngeom;
   int* geom_mat;          // material of each geometry, -1: the default   (ngeom)
@@ -66,16 +66,23 @@ typedef struct mat_table {
 // MuJoCo 2.2.2's default solimp
 extern const double mat_default_solimp[5];
 
-// the table of a scenario: link names (and `ground`) resolved to geometries; a name that is no
-// link of the model is an input error at its key (contact.materials.NAME). With contact.solref
-// the body inverse weights are computed from d at the initial configuration (kin_forward done;
-// this calls dyn_crba and dyn_factor on d).
-csim_status mat_create(const scn_config* cfg, const sim_model* m, sim_data* d, mat_table** out,
-                       csim_error* err);
+// a table of nmat materials for model m, every geometry on the default material def, pairs
+// combined by rule (io/compile.c fills it from contact.materials, names resolved there)
+csim_status mat_alloc(const sim_model* m, int nmat, mat_props def, csim_combine rule,
+                      mat_table** out, csim_error* err);
+
+// material i is p, on the geometries of link `link` (link < 0: the ground plane)
+void mat_assign(mat_table* t, const sim_model* m, int i, mat_props p, int link);
+
+// MuJoCo softness (contact.solref, contact.solimp; solimp NULL: MuJoCo's default): the body
+// inverse weights are computed from d at the initial configuration (kin_forward done; this calls
+// dyn_crba and dyn_factor on d)
+void mat_set_soft(mat_table* t, const double solref[2], const double* solimp, const sim_model* m,
+                  sim_data* d);
 void mat_free(mat_table* t);
 
 // the combination of two materials under rule `rule` (see the top of this file)
-mat_props mat_combine(scn_combine rule, mat_props a, mat_props b);
+mat_props mat_combine(csim_combine rule, mat_props a, mat_props b);
 
 // the properties of a contact between geometries g1 and g2 (g1 < 0: a joint limit, the default)
 mat_props mat_pair(const mat_table* t, int g1, int g2);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/contact.h"
 #include "core/dynamics.h"
 #include "core/kinematics.h"
 #include "core/spatial.h"
@@ -108,17 +109,50 @@ csim_status stage_audit_final(sim* s, csim_error* err) {
   return stage_audit(s, s->step, s->d->time, info.kinetic, info.potential, &info, err);
 }
 
+//---------------------------------- solve (rigid models) -------------------------------------
+
+csim_status stage_solve(sim* s, double h, sim_stepinfo* info, csim_error* err) {
+  const sim_model* m = s->m;
+  sim_data* d = s->d;
+  for (int round = 0;; round++) {
+    int built = contact_build(m, d, s->con, &s->copt, s->vfree);
+    if (built == -2)
+      return err_set(err, CSIM_ERR_RUN, s->opt.file, 0, 0, NULL,
+                     "at step %ld the contact Jacobians' scratch does not fit the arena (%zu "
+                     "bytes, data_arena_default): a bug, please report", s->step,
+                     d->arena_size);
+    if (built != 0)
+      return err_set(err, CSIM_ERR_RUN, s->opt.file, 0, 0, "contact.memory_budget",
+                     "at step %ld the Delassus matrix needs more blocks than its bound "
+                     "(contact_max_blocks, %ld): a bug, please report", s->step,
+                     s->con->G->maxblocks);
+    solver_problem p = contact_problem(s->con);
+    solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
+    solver_solve(s->slv, &p, s->con->lambda, &info->solve);
+    // an island past the reserved dense work was not solved: stop without applying that answer
+    // (q and time stay at the start of the step; the step is not recorded)
+    if (info->solve.unsolved_island > 0) return sim_island_overflow(s, &info->solve, err);
+    memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
+    contact_apply(m, d, s->con, d->v);
+    if (round >= 2 || stage_limits_crossed(s, h) == 0) break;
+  }
+  // contact velocities after the step (R excluded: the physical velocity)
+  memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)s->con->ncon);
+  contact_store(s->con, solver_dual(s->slv));
+  return CSIM_OK;
+}
+
 //---------------------------------- forces ----------------------------------------------------
 
 // magnitude of a force action at time t (0 outside its window)
-static double profile_value(const scn_action* A, double t) {
+static double profile_value(const act_spec* A, double t) {
   if (t < A->start || t > A->stop) return 0;
   double tau = t - A->start;
   switch (A->profile) {
-    case SCN_PROFILE_RAMP: return A->magnitude + A->rate * tau;
-    case SCN_PROFILE_SINE:
+    case ACT_PROFILE_RAMP: return A->magnitude + A->rate * tau;
+    case ACT_PROFILE_SINE:
       return A->magnitude + A->amplitude * sin(2 * M_PI * A->frequency * tau + A->phase);
-    case SCN_PROFILE_CONSTANT:
+    case ACT_PROFILE_CONSTANT:
     default: return A->magnitude;
   }
 }
@@ -127,7 +161,7 @@ static double profile_value(const scn_action* A, double t) {
 static void force_action(sim* s, const sim_action* act, double t) {
   const sim_model* m = s->m;
   sim_data* d = s->d;
-  const scn_action* A = &act->a;
+  const act_spec* A = &act->a;
   int l = act->link, b = m->link_body[l];
   if (b <= 0) return;  // a link welded to the world does not move
   double mag = profile_value(A, t);
@@ -158,12 +192,12 @@ static void force_action(sim* s, const sim_action* act, double t) {
 static void joint_action(sim* s, const sim_action* act, double t) {
   const sim_model* m = s->m;
   sim_data* d = s->d;
-  const scn_action* A = &act->a;
+  const act_spec* A = &act->a;
   if (t < A->start || t > A->stop) return;
   for (int k = 0; k < act->njnt; k++) {
     int j = act->jnt[k];
     double qref = act->ref[k], vref = 0;
-    if (A->type == SCN_ACTION_TRAJECTORY) {
+    if (A->type == ACT_TRAJECTORY) {
       double amp = A->amp ? A->amp[A->namp == 1 ? 0 : k] : 0;
       double fr = A->freq ? A->freq[A->nfreq == 1 ? 0 : k] : 0;
       double ph = A->phase_j ? A->phase_j[A->nphase == 1 ? 0 : k] : 0;
@@ -186,7 +220,7 @@ void stage_actions(sim* s) {
   memset(d->qfrc_applied, 0, sizeof(double) * (size_t)nv);
   memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
   for (int a = 0; a < s->nact; a++) {
-    if (s->act[a].a.type == SCN_ACTION_FORCE)
+    if (s->act[a].a.type == ACT_FORCE)
       force_action(s, &s->act[a], t);
     else
       joint_action(s, &s->act[a], t);

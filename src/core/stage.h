@@ -11,12 +11,13 @@
 //                                    at the midpoint velocity (implicit midpoint, see below)
 //   limits      stage_limits         active joint limits appended to the contact problem (rigid)
 //                                    or a stiff spring-damper torque (compliant)
-//   contact problem / solve / force law: contact.h, solver.h, compliant.h (the callers)
+//   solve       stage_solve          rigid models: the contact problem (contact.h) solved
+//                                    (solver.h); compliant laws: compliant/integrate.h instead
 //   integrate   stage_integrate      q+ = q ⊕ w h, work done by actions
 //   check       stage_check          divergence (non-finite, |v| > 1e6)
 //
-// A stage reads the compiled options and actions of the sim (sim.h), never the scenario, and
-// writes only what it owns. No stage calls sim.c or sim_compliant.c.
+// A stage reads the compiled options and actions of the sim (state.h), never the scenario, and
+// writes only what it owns. sim.c's outline calls the stages; no stage calls it.
 //
 // Integration (DESIGN.md "Integration and energy"; the README documents it with measurements).
 // The velocity update is Moreau's velocity-level step (000 eqs. 2-5): v+ = v_f + M^-1 J' lambda.
@@ -39,7 +40,7 @@
 #ifndef CSIM_STAGE_H
 #define CSIM_STAGE_H
 
-#include "core/sim.h"
+#include "core/state.h"
 
 // monotonic wall clock (s) for the stage timers
 double stage_clock(void);
@@ -89,6 +90,14 @@ void stage_limits(sim* s, double h);
 // rigid models, after a solve (d->v = v+): limits not yet in the problem that v+ would cross
 // within the step are appended (as stage_limits does); returns how many
 int stage_limits_crossed(sim* s, double h);
+
+// rigid models, after stage_limits: the contact problem (000 eqs. 5-14) at the free velocity,
+// solved; v+ = v_f + M^-1 J' lambda into d->v; a limit that the contact impulses drive a joint
+// through within the step joins the problem, which is solved again (at most twice more); the
+// contact velocities after the step (con->cvel) and the warm start kept. CSIM_ERR_RUN (the step
+// not applied) for an island past the dense solver work (sim_island_overflow) or a contact
+// problem past its bounds (a bug)
+csim_status stage_solve(sim* s, double h, sim_stepinfo* info, csim_error* err);
 
 // positions: q_out = q ⊕ w h with w as in the file comment (d->v is v+); adds the work of the
 // actions over the step to the energy audit

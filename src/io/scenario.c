@@ -3,7 +3,7 @@
 // One static table, keys[], describes every key: path, type, flags (required, range bounds,
 // +inf allowed...), default (as YAML text, converted by the same code as user values), enum name
 // table, the action types it applies to, where it is stored (offsetof into scn_config, scn_robot
-// or scn_action), units and a doc string. The validator, the defaults and the Markdown docs are
+// or act_spec), units and a doc string. The validator, the defaults and the Markdown docs are
 // all driven by this table, so they cannot drift apart.
 #include "io/scenario.h"
 
@@ -41,13 +41,13 @@ const char* const scn_combine_names[] = {"drake", "mujoco", "mean", NULL};
 
 // enums are stored through int: make sure they have the size of an int
 _Static_assert(sizeof(scn_base) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_contact_model) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_solver) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_integrator) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_profile) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_action_type) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_on_failure) == sizeof(int), "enum size");
-_Static_assert(sizeof(scn_line_search) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_model) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_solver) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_scheme) == sizeof(int), "enum size");
+_Static_assert(sizeof(act_profile) == sizeof(int), "enum size");
+_Static_assert(sizeof(act_type) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_on_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_line_search) == sizeof(int), "enum size");
 
 int scn_name_index(const char* const* names, const char* name) {
   for (int i = 0; names[i]; i++)
@@ -93,9 +93,9 @@ enum {
 enum { B_NONE, B_CFG, B_ROBOT, B_ACTION, B_MATERIAL, NBASES };
 
 // action-type masks
-#define A_FORCE (1u << SCN_ACTION_FORCE)
-#define A_PD (1u << SCN_ACTION_PD)
-#define A_TRAJ (1u << SCN_ACTION_TRAJECTORY)
+#define A_FORCE (1u << ACT_FORCE)
+#define A_PD (1u << ACT_PD)
+#define A_TRAJ (1u << ACT_TRAJECTORY)
 
 // one key of the schema
 typedef struct {
@@ -117,7 +117,7 @@ typedef struct {
 // storage helpers for the table
 #define CF(f) .base = B_CFG, .off = offsetof(scn_config, f)
 #define RB(f) .base = B_ROBOT, .off = offsetof(scn_robot, f)
-#define AC(f) .base = B_ACTION, .off = offsetof(scn_action, f)
+#define AC(f) .base = B_ACTION, .off = offsetof(act_spec, f)
 #define MT(f) .base = B_MATERIAL, .off = offsetof(scn_material, f)
 #define GE0 .flags = F_LO, .lo = 0
 #define GT0 .flags = F_LO | F_LOX, .lo = 0
@@ -325,23 +325,23 @@ static const skey keys[] = {
     {.path = "actions.N.robot", .type = K_STR, .def_doc = "the first robot", .acts = A_PD | A_TRAJ, AC(robot),
      .doc = "Robot whose joints are controlled"},
     {.path = "actions.N.joints", .type = K_JOINTS, .def = "all", .acts = A_PD | A_TRAJ, AC(joint_names),
-     .noff = offsetof(scn_action, njoint_names), .doc = "Controlled joints: all actuated joints, or a list of names"},
+     .noff = offsetof(act_spec, njoint_names), .doc = "Controlled joints: all actuated joints, or a list of names"},
     {.path = "actions.N.target", .type = K_NUMS, .flags = F_BCAST, .def_doc = "initial positions", .acts = A_PD,
-     AC(target), .noff = offsetof(scn_action, ntarget), .units = "rad or m",
+     AC(target), .noff = offsetof(act_spec, ntarget), .units = "rad or m",
      .doc = "Target position per controlled joint"},
     {.path = "actions.N.kp", .type = K_NUM, .flags = F_REQ | F_LO | F_LOX, .lo = 0, .acts = A_PD | A_TRAJ,
      AC(kp), .units = "N m/rad", .doc = "Proportional gain: `tau = kp (q_ref - q) + kd (v_ref - v)`"},
     {.path = "actions.N.kd", .type = K_NUM, GE0, .def = "0", .acts = A_PD | A_TRAJ, AC(kd), .units = "N m s/rad",
      .doc = "Derivative gain"},
     {.path = "actions.N.amp", .type = K_NUMS, .flags = F_BCAST, .def = "[0]", .acts = A_TRAJ, AC(amp),
-     .noff = offsetof(scn_action, namp), .units = "rad or m",
+     .noff = offsetof(act_spec, namp), .units = "rad or m",
      .doc = "Per-joint amplitude: `q_ref = offset + amp sin(2 pi freq (t - start) + phase)`"},
     {.path = "actions.N.freq", .type = K_NUMS, .flags = F_BCAST | F_LO, .lo = 0, .def = "[0]", .acts = A_TRAJ,
-     AC(freq), .noff = offsetof(scn_action, nfreq), .units = "Hz", .doc = "Per-joint frequency"},
+     AC(freq), .noff = offsetof(act_spec, nfreq), .units = "Hz", .doc = "Per-joint frequency"},
     {.path = "actions.N.phase", .type = K_NUMS, .flags = F_BCAST, .def = "[0]", .acts = A_TRAJ, AC(phase_j),
-     .noff = offsetof(scn_action, nphase), .units = "rad", .doc = "Per-joint phase"},
+     .noff = offsetof(act_spec, nphase), .units = "rad", .doc = "Per-joint phase"},
     {.path = "actions.N.offset", .type = K_NUMS, .flags = F_BCAST, .def_doc = "initial positions",
-     .acts = A_TRAJ, AC(offset), .noff = offsetof(scn_action, noffset), .units = "rad or m",
+     .acts = A_TRAJ, AC(offset), .noff = offsetof(act_spec, noffset), .units = "rad or m",
      .doc = "Per-joint offset"},
     {.path = "actions.N.effort_limit", .type = K_NUM, .flags = F_LO | F_LOX | F_INF, .lo = 0, .def = ".inf",
      .acts = A_PD | A_TRAJ, AC(effort_limit), .units = "N m or N",
@@ -762,7 +762,7 @@ static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, con
   }
   if ((k->flags & F_REQ) && n->n == 0)
     return fail_node(c, n, kpath, "expected at least one %s, found an empty list", what);
-  size_t esize = k->elem == B_ROBOT ? sizeof(scn_robot) : sizeof(scn_action);
+  size_t esize = k->elem == B_ROBOT ? sizeof(scn_robot) : sizeof(act_spec);
   void* arr = xalloc((size_t)n->n, esize);
   // count first, so scn_free releases partially filled elements on error
   *(void**)field(k, bases, k->off) = arr;
@@ -784,7 +784,7 @@ static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, con
       ((scn_robot*)sub[B_ROBOT])->line = item->line;
     } else {
       // an action's type decides which keys apply: read it first
-      scn_action* a = sub[B_ACTION];
+      act_spec* a = sub[B_ACTION];
       a->line = item->line;
       const ytree_entry* te = ytree_map_get(item, "type");
       char tp[256];
@@ -1054,7 +1054,7 @@ static csim_status unknown_key(vctx* c, const ytree_entry* e, const char* pat, c
     if (!parent_is(&keys[r], pat) || strcmp(leaf_of(keys[r].path), e->key) != 0) continue;
     char types[64] = "";
     size_t t = 0;
-    for (int a = 0; a < SCN_NACTIONS; a++)
+    for (int a = 0; a < ACT_NTYPES; a++)
       if (keys[r].acts & (1u << a))
         t += (size_t)snprintf(types + t, sizeof(types) - t, "%s%s", t ? ", " : "", scn_action_type_names[a]);
     return fail_entry(c, e, kpath, "key '%s' does not apply to actions of type '%s' (it applies to: %s)", e->key,
@@ -1143,7 +1143,7 @@ static csim_status check_soft(vctx* c, const ytree_node* root) {
   if (cfg->solimp && !cfg->solref)
     return fail_node(c, nimp, "contact.solimp", "contact.solimp needs contact.solref (MuJoCo softness of the ccp model)");
   if (!cfg->solref) return CSIM_OK;
-  if (cfg->model != SCN_MODEL_CCP)
+  if (cfg->model != CSIM_MODEL_CCP)
     return fail_node(c, nref, "contact.solref", "contact.solref applies to contact.model ccp only, found model '%s'",
                      scn_contact_model_names[cfg->model]);
   if (cfg->compliance > 0)
@@ -1249,7 +1249,7 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
   // actions
   const ytree_node* actions = value_of(root, "actions");
   for (int i = 0; i < cfg->nactions; i++) {
-    const scn_action* a = &cfg->actions[i];
+    const act_spec* a = &cfg->actions[i];
     const ytree_node* item = actions->items[i];
     if (a->stop < a->start) {
       snprintf(kp, sizeof(kp), "actions.%d.stop", i);
@@ -1258,14 +1258,14 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
     }
     if (a->njoint_names <= 0) continue;
     // pd targets: 1 (broadcast) or one per joint
-    if (a->type == SCN_ACTION_PD && a->target && a->ntarget != 1 && a->ntarget != a->njoint_names) {
+    if (a->type == ACT_PD && a->target && a->ntarget != 1 && a->ntarget != a->njoint_names) {
       snprintf(kp, sizeof(kp), "actions.%d.target", i);
       return fail_node(c, value_of(item, "target"), kp,
                        "wrong length: expected 1 or %d targets (one per joint in 'joints'), found %d",
                        a->njoint_names, a->ntarget);
     }
     // trajectory lists: 1 (broadcast) or one per joint
-    if (a->type == SCN_ACTION_TRAJECTORY) {
+    if (a->type == ACT_TRAJECTORY) {
       const char* names[4] = {"amp", "freq", "phase", "offset"};
       const int lens[4] = {a->namp, a->nfreq, a->nphase, a->noffset};
       for (int k = 0; k < 4; k++) {
@@ -1578,7 +1578,7 @@ void scn_free(scn_config* cfg) {
   free(cfg->solimp);
   // actions
   for (int i = 0; cfg->actions && i < cfg->nactions; i++) {
-    scn_action* a = &cfg->actions[i];
+    act_spec* a = &cfg->actions[i];
     free(a->body);
     free(a->robot);
     free_strs(a->joint_names, a->njoint_names);
@@ -1663,7 +1663,7 @@ void scn_print_schema_markdown(FILE* f) {
     // action types the key applies to
     if (k->acts) {
       size_t t = 0;
-      for (int a = 0; a < SCN_NACTIONS; a++)
+      for (int a = 0; a < ACT_NTYPES; a++)
         if (k->acts & (1u << a))
           t += (size_t)snprintf(who + t, sizeof(who) - t, "%s%s", t ? ", " : "", scn_action_type_names[a]);
     }

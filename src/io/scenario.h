@@ -29,7 +29,9 @@
 
 #include <stdio.h>
 
+#include "core/actions.h"
 #include "core/error.h"
+#include "core/options.h"
 
 #define SCN_MAX_FILE_BYTES (8 << 20)   // larger scenario files are rejected
 
@@ -38,28 +40,6 @@
 // HDF5 attributes all use these tables.
 
 typedef enum { SCN_BASE_FIXED = 0, SCN_BASE_FREE = 1 } scn_base;   // values equal model_base_type
-typedef enum {
-  SCN_MODEL_NCP, SCN_MODEL_CCP, SCN_MODEL_LCP, SCN_MODEL_RAISIM, SCN_MODEL_RAISIM_DS,
-  SCN_MODEL_HUNT_CROSSLEY, SCN_MODEL_SPRING_DAMPER, SCN_MODEL_BRISTLE, SCN_MODEL_SQRT_SPRING,
-  SCN_NMODELS
-} scn_contact_model;
-typedef enum {
-  SCN_SOLVER_PGS, SCN_SOLVER_LEMKE, SCN_SOLVER_ADMM, SCN_SOLVER_STAGGERED, SCN_SOLVER_BISECTION,
-  SCN_SOLVER_NONE, SCN_NSOLVERS
-} scn_solver;
-typedef enum { SCN_INT_SEMI_IMPLICIT, SCN_INT_TAMSI, SCN_INT_IMPLICIT_EULER, SCN_NINT } scn_integrator;
-typedef enum { SCN_PROFILE_CONSTANT, SCN_PROFILE_RAMP, SCN_PROFILE_SINE, SCN_NPROFILES } scn_profile;
-typedef enum { SCN_ACTION_FORCE, SCN_ACTION_PD, SCN_ACTION_TRAJECTORY, SCN_NACTIONS } scn_action_type;
-typedef enum { SCN_FAIL_CONTINUE, SCN_FAIL_STOP, SCN_NFAIL } scn_on_failure;
-typedef enum { SCN_ENERGY_WARN, SCN_ENERGY_STOP, SCN_NENERGY } scn_on_energy;
-typedef enum { SCN_VP_MIDPOINT, SCN_VP_EXPLICIT, SCN_NVP } scn_vproducts;
-typedef enum { SCN_CRIT_NCP, SCN_CRIT_MODEL, SCN_NCRIT } scn_criterion;
-// units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
-// applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
-typedef enum { SCN_TOL_IMPULSE, SCN_TOL_FORCE, SCN_NTOLU } scn_tolerance_units;
-typedef enum { SCN_LS_TALS, SCN_LS_BACKTRACKING, SCN_LS_NONE, SCN_NLS } scn_line_search;
-typedef enum { SCN_COMBINE_DRAKE, SCN_COMBINE_MUJOCO, SCN_COMBINE_MEAN, SCN_NCOMBINE } scn_combine;
-
 extern const char* const scn_base_names[];           // fixed free
 extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
                                                      //   spring_damper bristle sqrt_spring
@@ -75,7 +55,7 @@ extern const char* const scn_tolerance_units_names[];  // impulse force
 extern const char* const scn_line_search_names[];    // tals backtracking none
 extern const char* const scn_combine_names[];        // drake mujoco mean
 extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
-extern const char* const scn_frame_names[];          // world local  (index = scn_action.local)
+extern const char* const scn_frame_names[];          // world local  (index = act_spec.local)
 
 //---------------------------------- configuration ---------------------------------------------
 
@@ -100,32 +80,6 @@ typedef struct {
   char** package_paths_text;             // the same as written (npackage_paths)
   int line;              // line of this robot's entry, for later error messages
 } scn_robot;
-
-// one action (actions.N): an external force, or joint-space PD / trajectory tracking
-typedef struct {
-  scn_action_type type;  // 'type' (required)
-  int line;              // line of this action's entry
-  // force: external force or torque on a link
-  char* body;            // 'body': link name (required for force)
-  double direction[3];   // 'direction': unit vector (normalised here, must be non-zero), default 1 0 0
-  int torque;            // 'torque': 1 = a torque about direction, default 0
-  int local;             // 'frame': 0 world, 1 local (direction in the link frame), default world
-  double point[3];       // 'point': application point in the link frame (m), default 0 0 0
-  scn_profile profile;   // 'profile': constant|ramp|sine, default constant
-  double magnitude;      // 'magnitude': N (or N m); constant value, ramp start, sine offset
-  double rate;           // 'rate': N/s (ramp): magnitude(t) = magnitude + rate (t - start)
-  double amplitude, frequency, phase;  // sine: magnitude + amplitude sin(2 pi frequency (t-start) + phase)
-  double start, stop;    // active window (s): 'start' default 0, 'stop' default +inf (all types)
-  // pd and trajectory: joint-space control producing joint torques
-  char* robot;           // 'robot': robot name, NULL = the first robot
-  char** joint_names; int njoint_names;  // 'joints': names, or "all" -> NULL and -1
-  double* target; int ntarget;           // 'target' (pd): NULL = hold the initial configuration; length 1 broadcasts
-  double kp, kd;                         // 'kp' (N m/rad, > 0, required), 'kd' (N m s/rad, >= 0)
-  // trajectory: q_ref = offset + amp sin(2 pi freq (t - start) + phase), per joint, length 1 broadcasts
-  double* amp; int namp; double* freq; int nfreq; double* phase_j; int nphase;
-  double* offset; int noffset;           // offset NULL = the initial joint positions
-  double effort_limit;                   // 'effort_limit': N m, default +inf (torques clamped)
-} scn_action;
 
 // one contact material (contact.materials.NAME): NAME is a URDF link, or `ground`; a field left
 // out is NAN and means "the default material", i.e. the global contact key of the same name
@@ -156,7 +110,7 @@ typedef struct {
   double ground_resolution;  // 'world.ground.resolution' > 0 (m), default 0.1
   scn_robot* robots; int nrobots;   // 'robots' list, required, >= 1
   // contact
-  scn_contact_model model;  // 'contact.model' default ncp
+  csim_model model;  // 'contact.model' default ncp
   double friction;          // mu >= 0, default 0.5
   double restitution;       // e in [0, 1], default 0
   double baumgarte;         // K >= 0 (1/s), default 0
@@ -172,39 +126,39 @@ typedef struct {
   int self_collision;       // 'contact.self_collision': bool, default false
   double memory_budget;     // 'contact.memory_budget' (MiB) > 0, default 2048 (sim.h)
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
-  scn_combine combine;      // 'contact.combine': rule for a pair of materials, default drake
+  csim_combine combine;      // 'contact.combine': rule for a pair of materials, default drake
   scn_material* materials; int nmaterials; // 'contact.materials': per link (or ground), in file order
   double* solref; int nsolref; // 'contact.solref' (ccp): [timeconst, dampratio] or [-stiffness, -damping]; NULL = none
   double* solimp; int nsolimp; // 'contact.solimp' (ccp): [dmin, dmax, width, midpoint, power]; NULL = MuJoCo's default
   // solver
-  scn_solver solver;        // 'solver.name' default pgs
+  csim_solver solver;        // 'solver.name' default pgs
   double tolerance;         // > 0, default 1e-8
-  scn_criterion criterion;  // 'solver.criterion': ncp|model, default ncp
-  scn_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force, default impulse
+  csim_criterion criterion;  // 'solver.criterion': ncp|model, default ncp
+  csim_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force, default impulse
   int max_iterations;       // >= 1, default 1000
   int warm_start;           // bool, default true
   double over_relaxation;   // (0, 2), default 1
   double rho;               // admm initial rho > 0, default 1
   int rho_adaptive;         // bool, default true
   int warm_dual;            // 'solver.warm_dual': bool, default false (ADMM's dual carried by contact id)
-  scn_on_failure on_failure;// 'solver.on_failure' continue|stop, default continue
+  csim_on_failure on_failure;// 'solver.on_failure' continue|stop, default continue
   // integrator
-  scn_integrator scheme;    // 'integrator.scheme' default semi_implicit
+  csim_scheme scheme;    // 'integrator.scheme' default semi_implicit
   double dt;                // (0, 1], default 1e-3 (s)
   double duration;          // >= 0, default 1 (s)
   double newton_tolerance;  // > 0, default 1e-10
   int newton_max_iterations;// >= 1, default 50
-  scn_line_search line_search; // 'integrator.line_search' tals|backtracking|none, default tals
-  scn_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
+  csim_line_search line_search; // 'integrator.line_search' tals|backtracking|none, default tals
+  csim_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
   double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
-  scn_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn
+  csim_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn
   // joint limits
   int limits_enabled;       // 'limits.enabled' bool, default true
   int limits_effort;        // 'limits.effort' bool, default true
   double limits_stiffness;  // 'limits.stiffness' > 0, default 1e4 (compliant models)
   double limits_damping;    // 'limits.damping' >= 0, default 1e2 (compliant models)
   // actions
-  scn_action* actions; int nactions;
+  act_spec* actions; int nactions;
   // output
   char* output_path;        // 'output.path' resolved; default "out/<name>.h5" (current directory)
   char* output_path_text;   // 'output.path' as written, NULL when absent

@@ -15,6 +15,7 @@
 #include "core/model.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "core/spatial.h"
 
 //---------------------------------- HDF5 reading ----------------------------------------------
@@ -551,7 +552,7 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
     if (!o) st = err_set(err, CSIM_ERR_INPUT, out, 0, 0, NULL, "cannot create the output file");
   }
   if (!st) {
-    double slip_v = cmpl_is_compliant(cfg) ? cfg->stiction_velocity : REPLAY_SLIP_VELOCITY;
+    double slip_v = csim_model_compliant(cfg->model) ? cfg->stiction_velocity : REPLAY_SLIP_VELOCITY;
     fwrite(tpl, 1, (size_t)(m1 - tpl), o);
     fwrite(three, 1, nthree, o);
     m1 += strlen("@@THREE@@");

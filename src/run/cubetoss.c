@@ -13,6 +13,7 @@
 
 #include "out/h5guard.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "io/yamltree.h"
 
 static double wall(void) {
@@ -358,11 +359,11 @@ char* ct_cube_urdf(const ct_data* d) {
 // each model's solver and integrator (cubetoss.h)
 static const char* model_solver(int model) {
   switch (model) {
-    case SCN_MODEL_NCP: return "solver: {name: pgs, criterion: model, max_iterations: 200}\n";
-    case SCN_MODEL_CCP: return "solver: {name: admm, criterion: model, max_iterations: 200}\n";
-    case SCN_MODEL_LCP: return "solver: {name: lemke, criterion: model, max_iterations: 200}\n";
-    case SCN_MODEL_RAISIM:
-    case SCN_MODEL_RAISIM_DS: return "solver: {name: bisection, criterion: model, max_iterations: 200}\n";
+    case CSIM_MODEL_NCP: return "solver: {name: pgs, criterion: model, max_iterations: 200}\n";
+    case CSIM_MODEL_CCP: return "solver: {name: admm, criterion: model, max_iterations: 200}\n";
+    case CSIM_MODEL_LCP: return "solver: {name: lemke, criterion: model, max_iterations: 200}\n";
+    case CSIM_MODEL_RAISIM:
+    case CSIM_MODEL_RAISIM_DS: return "solver: {name: bisection, criterion: model, max_iterations: 200}\n";
     default: return "";
   }
 }
@@ -373,7 +374,7 @@ csim_status ct_scenario(const ct_data* d, const ct_model* mdl, const ct_options*
   int model = scn_name_index(scn_contact_model_names, mdl->name);
   if (model < 0)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "--model", "unknown contact model '%s'", mdl->name);
-  int compliant = model >= SCN_MODEL_HUNT_CROSSLEY;
+  int compliant = model >= CSIM_MODEL_HUNT_CROSSLEY;
   int sub = opt->substeps > 0 ? opt->substeps : 10;
   char text[2048];
   snprintf(text, sizeof(text),

@@ -13,6 +13,7 @@
 
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "io/yamltree.h"
 
 #define SPEC_MAX_BYTES (1 << 20)   // spec files larger than this are refused

@@ -1,5 +1,5 @@
-// compliant.c — compliant force laws, regularized friction, TALS, per-contact deflection state
-// and the /compliant output datasets (001 eqs. 5-7, 16, 19-22, Sec. III-A; 004; see compliant.h).
+// compliant.c — compliant force laws, regularized friction, TALS and the per-contact deflection
+// state (001 eqs. 5-7, 16, 19-22, Sec. III-A; 004; see compliant.h).
 #include "core/compliant/compliant.h"
 
 #include <math.h>
@@ -15,48 +15,6 @@ const char* const cmpl_law_names[CMPL_NLAWS] = {"hunt_crossley", "spring_damper"
 #define SQRT_FLOOR 1e-6
 
 //---------------------------------- parameters ------------------------------------------------
-
-int cmpl_is_compliant(const scn_config* cfg) {
-  return cfg->model >= SCN_MODEL_HUNT_CROSSLEY && cfg->model <= SCN_MODEL_SQRT_SPRING;
-}
-
-csim_status cmpl_params_from_config(const scn_config* cfg, cmpl_params* p, csim_error* err) {
-  memset(p, 0, sizeof(*p));
-  if (!cmpl_is_compliant(cfg))
-    return scn_key_error(cfg, "contact.model", err,
-                   "'%s' is a rigid contact model, not a compliant force law",
-                   scn_contact_model_names[cfg->model]);
-  p->law = (cmpl_law)(cfg->model - SCN_MODEL_HUNT_CROSSLEY);
-  p->mu = cfg->friction;
-  p->k = cfg->stiffness;
-  p->d = cfg->damping;
-  p->vs = cfg->stiction_velocity;
-  p->kt = cfg->friction_stiffness;
-  p->bt = cfg->friction_damping;
-  p->blend = CMPL_BLEND_DEPTH;
-  // law-specific checks beyond the schema's ranges
-  if (cfg->restitution > 0)
-    return scn_key_error(cfg, "contact.restitution", err,
-                   "restitution %g applies to rigid models only; the compliant law '%s' takes "
-                   "its energy loss from contact.damping (set restitution to 0)",
-                   cfg->restitution, cmpl_law_names[p->law]);
-  if (cfg->compliance > 0)
-    return scn_key_error(cfg, "contact.compliance", err,
-                   "compliance %g (R = alpha diag(G)) applies to rigid models only; the compliant "
-                   "law '%s' is set by contact.stiffness and contact.damping (set compliance to 0)",
-                   cfg->compliance, cmpl_law_names[p->law]);
-  if ((p->law == CMPL_BRISTLE || p->law == CMPL_SQRT_SPRING) && !(p->bt > 0))
-    return scn_key_error(cfg, "contact.friction_damping", err,
-                   "the '%s' law needs friction_damping > 0: a slipping deflection moves at "
-                   "-(kt x + f_t) / friction_damping (found %g)",
-                   cmpl_law_names[p->law], p->bt);
-  if (!(p->k > 0) || !isfinite(p->k) || !isfinite(p->d) || !isfinite(p->vs) || !(p->vs > 0) ||
-      !isfinite(p->kt) || !isfinite(p->bt))
-    return scn_key_error(cfg, "contact", err,
-                   "compliant parameters must be finite with stiffness > 0 and "
-                   "stiction_velocity > 0");
-  return CSIM_OK;
-}
 
 //---------------------------------- force laws ------------------------------------------------
 
@@ -237,7 +195,7 @@ double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, dou
 
 //---------------------------------- state -----------------------------------------------------
 
-size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon) {
+size_t cmpl_bytes(const cmpl_options* o, const sim_model* m, int maxcon) {
   if (maxcon < 1) maxcon = 1;
   size_t mc = (size_t)maxcon, n3 = 3 * mc, nv = (size_t)(m->nv > 0 ? m->nv : 1);
   size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), npiv = n3 > nv ? n3 : nv;
@@ -246,27 +204,26 @@ size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon) {
   size_t b = sizeof(cmpl_data) + n3 * I + 2 * n3 * D + 2 * mc * D + mc * I + mc * D +
              6 * n3 * D + 9 * mc * D + n3 * n3 * D + npiv * I + mc * sizeof(cmpl_point) +
              mc * sizeof(cmpl_eval) + nq * D + nv * D + n3 * I + n3 * D;
-  b += (size_t)(cfg->newton_history > 0 ? cfg->newton_history : 0) * D;  // hist
-  if (cfg->scheme == SCN_INT_IMPLICIT_EULER)
+  b += (size_t)(o->newton_history > 0 ? o->newton_history : 0) * D;  // hist
+  if (o->scheme == CSIM_SCHEME_IMPLICIT_EULER)
     b += nq * D + 7 * nv * D + nv * nv * D + contact_bytes(m, maxcon);
   return b;
 }
 
-csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, cmpl_data** out,
+csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, cmpl_data** out,
                         csim_error* err) {
   *out = NULL;
-  cmpl_params p;
-  csim_status st = cmpl_params_from_config(cfg, &p, err);
-  if (st != CSIM_OK) return st;
+  cmpl_params p = o->p;
+  csim_status st = CSIM_OK;
   cmpl_data* c = calloc(1, sizeof(*c));
   if (!c) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   c->p = p;
-  c->scheme = cfg->scheme;
-  c->tolerance = cfg->newton_tolerance;
-  c->max_iterations = cfg->newton_max_iterations;
+  c->scheme = o->scheme;
+  c->tolerance = o->tolerance;
+  c->max_iterations = o->max_iterations;
   // integrator.line_search: 001's comparisons with and without TALS (Figs. 4, 5, 7)
-  c->tals = cfg->line_search == SCN_LS_TALS;
-  c->backtrack = cfg->line_search != SCN_LS_NONE;
+  c->tals = o->line_search == CSIM_LS_TALS;
+  c->backtrack = o->line_search != CSIM_LS_NONE;
   c->stateful = p.law == CMPL_BRISTLE || p.law == CMPL_SQRT_SPRING;
   if (maxcon < 1) maxcon = 1;
   c->maxcon = maxcon;
@@ -299,13 +256,13 @@ csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, c
   int ok = c->prev_id && c->prev_x && c->x1 && c->x0 && c->stick && c->slip && c->vc &&
            c->vstar && c->R && c->dvc && c->vtry && c->f && c->A && c->N && c->piv && c->pt &&
            c->ev && c->qsave && c->vsave && c->prev_id_save && c->prev_x_save;
-  if (ok && cfg->newton_history > 0) {
-    c->nhist = cfg->newton_history;
+  if (ok && o->newton_history > 0) {
+    c->nhist = o->newton_history;
     c->hist = calloc((size_t)c->nhist, sizeof(double));
     ok = c->hist != NULL;
     for (int j = 0; ok && j < c->nhist; j++) c->hist[j] = NAN;
   }
-  if (ok && c->scheme == SCN_INT_IMPLICIT_EULER) {
+  if (ok && c->scheme == CSIM_SCHEME_IMPLICIT_EULER) {
     c->q0 = calloc(nq, sizeof(double));
     c->v0 = calloc(nv, sizeof(double));
     c->vk = calloc(nv, sizeof(double));
@@ -379,72 +336,4 @@ void cmpl_store_state(cmpl_data* c, const contact_data* con) {
     for (int r = 0; r < 3; r++) xw[r] = x[0] * F[r] + x[1] * F[3 + r];
     c->nprev++;
   }
-}
-
-//---------------------------------- output ----------------------------------------------------
-
-csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err) {
-  struct {
-    rec_dataset** d;
-    const char* path;
-    rec_type type;
-    size_t ncols;
-    const char* units;
-    const char* desc;
-  } sets[] = {
-      {&c->ds_iter, "/compliant/newton_iterations", REC_I32, 0, "1",
-       "Newton iterations of the compliant step (semi_implicit, tamsi: contact-space Newton with "
-       "TALS; implicit_euler: Newton on v with a finite-difference Jacobian and TALS)"},
-      {&c->ds_sub, "/compliant/substeps", REC_I32, 0, "1",
-       "substeps the step was taken in: 1, or 2^k when Newton failed on the whole step and "
-       "convergence control retook it in smaller equal steps (001 Sec. III-B)"},
-      {&c->ds_res, "/compliant/newton_residual", REC_F64, 0, "m/s",
-       "Newton residual at exit: max-norm of vc - vc* - h G f(vc) (semi_implicit, tamsi; contact "
-       "velocities) or of v - v0 - h a(q0 + h v, v) (implicit_euler; generalized velocities)"},
-      {&c->ds_conv, "/compliant/newton_converged", REC_U8, 0, "1",
-       "1 when the residual reached integrator.newton_tolerance"},
-      {&c->ds_pmax, "/compliant/penetration_max", REC_F64, 0, "m",
-       "largest penetration depth over the step's contacts (0 when none overlaps)"},
-      {&c->ds_pmean, "/compliant/penetration_mean", REC_F64, 0, "m",
-       "mean penetration depth over the step's overlapping contacts (0 when none)"},
-      {&c->ds_nstick, "/compliant/stiction_count", REC_I32, 0, "1",
-       "loaded contacts in stiction after the step (|v_t| <= stiction_velocity, or the bristle "
-       "force inside the friction cone)"},
-      {&c->ds_slip, "/compliant/stiction_slip_max", REC_F64, 0, "m/s",
-       "largest tangential (slip) velocity among the contacts in stiction: the creep that "
-       "regularized friction allows (0 when none)"},
-      {&c->ds_x, "/compliant/bristle", REC_F64, 3, "m",
-       "per contact (rows aligned with /contacts: /contacts/offset, /contacts/count): deflection "
-       "state after the step in the contact frame [t1 t2 n] (bristle, sqrt_spring; zeros for "
-       "stateless laws), carried between steps by contact id"},
-  };
-  for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
-    csim_status st = rec_add(f, sets[k].path, sets[k].type, sets[k].ncols, sets[k].units,
-                             sets[k].desc, sets[k].d, err);
-    if (st != CSIM_OK) return st;
-  }
-  if (c->nhist > 0)
-    return rec_add(f, "/compliant/newton_history", REC_F64, (size_t)c->nhist, "m/s",
-                   "Newton residual (max-norm, as /compliant/newton_residual) at iterate j = 0, "
-                   "1, ... of the step's first solve (the whole step, before convergence-control "
-                   "substeps; j = 0 is the initial guess), the first output.newton_history "
-                   "iterates, NaN after the last one (001 Fig. 4)", &c->ds_hist, err);
-  return CSIM_OK;
-}
-
-csim_status cmpl_record_row(const cmpl_data* c, const contact_data* con, csim_error* err) {
-  int32_t it = c->iterations, ns = c->nstick, sub = c->substeps;
-  uint8_t cv = (uint8_t)(c->converged != 0);
-  csim_status st = CSIM_OK;
-  if (!st) st = rec_append(c->ds_iter, &it, err);
-  if (!st) st = rec_append(c->ds_sub, &sub, err);
-  if (!st) st = rec_append(c->ds_res, &c->residual, err);
-  if (!st) st = rec_append(c->ds_conv, &cv, err);
-  if (!st) st = rec_append(c->ds_pmax, &c->pen_max, err);
-  if (!st) st = rec_append(c->ds_pmean, &c->pen_mean, err);
-  if (!st) st = rec_append(c->ds_nstick, &ns, err);
-  if (!st) st = rec_append(c->ds_slip, &c->stick_slip_max, err);
-  if (!st) st = rec_append_rows(c->ds_x, c->x1, (size_t)con->ncon, err);
-  if (!st && c->ds_hist) st = rec_append(c->ds_hist, c->hist, err);
-  return st;
 }

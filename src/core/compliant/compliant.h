@@ -1,7 +1,7 @@
 // compliant.h — compliant contact force laws with regularized friction (seeds 001, 004), the
 // Transition-Aware Line Search (001 Sec. III-A), the per-contact state those laws carry between
-// steps (bristle deflection, matched by contact id) and the compliant datasets of the HDF5 output.
-// The integrators that use them (semi_implicit, tamsi, implicit_euler) are in sim_compliant.c.
+// steps (bristle deflection, matched by contact id) (the /compliant datasets of the output are out/output.c's).
+// The integrators that use them (semi_implicit, tamsi, implicit_euler) are in integrate.c.
 //
 // Conventions (contact.h): per contact, vectors are in the contact frame [t1 t2 n]; the contact
 // velocity vc = [vt1 vt2 vn] is that of body2 relative to body1, vn > 0 separating; the force f is
@@ -79,8 +79,7 @@
 
 #include "core/contact.h"
 #include "core/error.h"
-#include "out/record.h"
-#include "io/scenario.h"
+#include "core/options.h"
 
 #define CMPL_BLEND_DEPTH 1e-3      // m: spring_damper tanh blending depth (jiminy transitionEps)
 #define CMPL_MAX_HALVINGS 5       // convergence control: at most 2^5 substeps per step
@@ -132,12 +131,16 @@ typedef struct {
 
 //---- force laws (pure functions) ----
 
-// parameters of a compliant scenario; CSIM_ERR_INPUT (exit 2) for a rigid model or for values
-// that make no sense for the chosen law (see compliant.c: cmpl_params_from_config)
-csim_status cmpl_params_from_config(const scn_config* cfg, cmpl_params* p, csim_error* err);
-
-// 1 when cfg->model is a compliant law
-int cmpl_is_compliant(const scn_config* cfg);
+// the options of a compliant run, compiled from the scenario (io/compile.c checks the law's
+// parameters: cmpl_params from contact.*, restitution and compliance rejected)
+typedef struct {
+  cmpl_params p;           // the law and its parameters
+  csim_scheme scheme;      // integrator.scheme
+  double tolerance;        // integrator.newton_tolerance
+  int max_iterations;      // integrator.newton_max_iterations
+  csim_line_search line_search;  // integrator.line_search
+  int newton_history;      // output.newton_history (0: not kept)
+} cmpl_options;
 
 // normal force pi(delta, vn) >= 0 and its partial derivatives (either pointer may be NULL)
 double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_ddelta,
@@ -159,7 +162,7 @@ double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, dou
 typedef struct cmpl_data {
   cmpl_params p;
   const struct mat_table* mat;  // contact materials (material.h): per-pair mu, k, d; NULL: p for all
-  scn_integrator scheme;
+  csim_scheme scheme;
   double tolerance;        // Newton tolerance (integrator.newton_tolerance)
   int max_iterations;      // integrator.newton_max_iterations
   int tals;                // 1: TALS on (integrator.line_search tals, the default)
@@ -213,22 +216,18 @@ typedef struct cmpl_data {
   // Newton residual history (output.newton_history = nhist > 0): hist[j] is the residual
   // max-norm at iterate j (j = 0: the initial guess) of the step's first solve, i.e. the whole
   // step before any convergence-control substep (001 Fig. 4 plots exactly this); NaN after the
-  // last iterate; entries beyond nhist are not kept. hist_on is set by sim_compliant.c while
+  // last iterate; entries beyond nhist are not kept. hist_on is set by the step (sim.c) while
   // that solve runs.
   int nhist, hist_on;
   double* hist;            // (nhist)
 
-  // HDF5 datasets (cmpl_record_declare)
-  rec_dataset *ds_iter, *ds_sub, *ds_res, *ds_conv, *ds_pmax, *ds_pmean, *ds_nstick, *ds_slip;
-  rec_dataset* ds_x;
-  rec_dataset* ds_hist;    // /compliant/newton_history (declared only when nhist > 0)
 } cmpl_data;
 
 // bytes cmpl_create allocates for maxcon contacts
-size_t cmpl_bytes(const scn_config* cfg, const sim_model* m, int maxcon);
+size_t cmpl_bytes(const cmpl_options* o, const sim_model* m, int maxcon);
 
 // create the state for a model with nv dofs, nq coordinates and buffers of maxcon contacts
-csim_status cmpl_create(const scn_config* cfg, const sim_model* m, int maxcon, cmpl_data** out,
+csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, cmpl_data** out,
                         csim_error* err);
 void cmpl_free(cmpl_data* c);
 
@@ -238,14 +237,5 @@ void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, doubl
 
 // remember the deflections x1 of con's contacts (world coordinates) for the next step
 void cmpl_store_state(cmpl_data* c, const contact_data* con);
-
-//---- output ----
-
-// declare the /compliant datasets (units and descriptions included)
-csim_status cmpl_record_declare(cmpl_data* c, rec_file* f, csim_error* err);
-
-// append the last step's row (and one /compliant/bristle row per contact of con; the
-// /compliant/newton_history row when output.newton_history > 0)
-csim_status cmpl_record_row(const cmpl_data* c, const contact_data* con, csim_error* err);
 
 #endif  // CSIM_COMPLIANT_H

@@ -1,6 +1,7 @@
-// sim_compliant.c — the time step with compliant contact (seed 001; force laws in compliant.h).
+// integrate.c — the force law and its integrator: the compliant family's part of the step
+// (seed 001; force laws in compliant.h; the outline is sim.c's).
 //
-// Outline (sim_step_compliant):
+// Outline (sim_step, for a compliant model):
 //   kinematics -> collision -> dynamics (M, factor, actions, bias) -> free velocity v_f
 //   -> contact frames, J, G = J M^-1 J', g = J v_f - c* at q0 (contact_build)
 //   -> integrator: semi_implicit | tamsi (contact-space Newton + TALS at frozen q0)
@@ -49,7 +50,7 @@
 #include "core/dynamics.h"
 #include "core/kinematics.h"
 #include "core/material.h"
-#include "core/compliant/sim_compliant.h"
+#include "core/compliant/integrate.h"
 #include "core/stage.h"
 
 
@@ -189,7 +190,7 @@ static void solve_frozen(sim* s, double h) {
   contact_data* con = s->con;
   const sim_data* d = s->d;
   int nc = con->ncon, n3 = 3 * nc;
-  int semi = c->scheme == SCN_INT_SEMI_IMPLICIT;
+  int semi = c->scheme == CSIM_SCHEME_SEMI_IMPLICIT;
 
   // the law's view of each contact; initial guess vc = J v0 (the velocity before the step)
   for (int i = 0; i < nc; i++) {
@@ -476,26 +477,11 @@ static void statistics(cmpl_data* c, const contact_data* con) {
   if (npen) c->pen_mean /= npen;
 }
 
-// one step of size h from the current state: the whole pipeline of the outline above; fills
-// info's energies (at the start), metric and Newton results; *dropped set when a contact buffer
-// overflowed
-static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
+// the force law and its integrator for one (sub)step of size h (integrate.h)
+const double* cmpl_integrate(sim* s, double h, sim_stepinfo* info, int* dropped) {
   const sim_model* m = s->m;
   sim_data* d = s->d;
   cmpl_data* c = s->cmpl;
-  int nv = m->nv;
-
-  // the shared stages: positions, collision, mass, forces, free velocity (stage.h)
-  double t0 = stage_clock();
-  stage_positions(s);
-  int nd = stage_collision(s);
-  if (nd > 0) *dropped = s->con->ncon + nd;
-  double t1 = stage_clock();
-  stage_mass(s, info);
-  stage_actions(s);
-  info->nlimit = stage_limit_springs(s, c->scheme == SCN_INT_IMPLICIT_EULER ? 0 : h);
-  stage_free_velocity(s, h);
-  double t2 = stage_clock();
 
   // contact problem at q0 (frames, J, G, g) and the integrator
   contact_options copt = metric_options(s, h);
@@ -503,12 +489,12 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
     *dropped = s->con->ncon + 1;
     s->con->ncon = 0;
   }
-  if (c->scheme == SCN_INT_IMPLICIT_EULER) {
+  if (c->scheme == CSIM_SCHEME_IMPLICIT_EULER) {
     solve_implicit(s, h, dropped);
   } else {
     solve_frozen(s, h);
     // v+ = v_f + M^-1 J' lambda
-    memcpy(d->v, s->vfree, sizeof(double) * (size_t)nv);
+    memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
     contact_apply(m, d, s->con, d->v);
   }
   contact_data* con = s->con;
@@ -520,21 +506,16 @@ static void one_step(sim* s, double h, sim_stepinfo* info, int* dropped) {
   if (con->ncon == 0) info->solve.eps_abs = 0;
   statistics(c, con);
   cmpl_store_state(c, con);
-
-  // q+ = q0 ⊕ h w (implicit Euler: from the saved q0)
-  stage_integrate(s, c->scheme == SCN_INT_IMPLICIT_EULER ? c->q0 : d->q, h, d->q);
-  d->time += h;
-  double t3 = stage_clock();
   info->ncon = con->ncon;
-  info->nreduced = con->nreduced;
-  info->nreduced_touch = con->nreduced_touch;
-  info->t_collision += t1 - t0;
-  info->t_dynamics += t2 - t1;
-  info->t_solve += t3 - t2;
+  // q+ = q0 ⊕ h w (implicit Euler: from the saved q0; its evaluations moved d->q)
+  return c->scheme == CSIM_SCHEME_IMPLICIT_EULER ? c->q0 : d->q;
 }
 
-// save / restore the state a step starts from (convergence control)
-static void save_state(cmpl_data* c, const sim* s) {
+int cmpl_limit_springs_implicit(const cmpl_data* c) {
+  return c->scheme != CSIM_SCHEME_IMPLICIT_EULER;
+}
+
+void cmpl_save_state(cmpl_data* c, const sim* s) {
   memcpy(c->qsave, s->d->q, sizeof(double) * (size_t)s->m->nq);
   memcpy(c->vsave, s->d->v, sizeof(double) * (size_t)s->m->nv);
   c->tsave = s->d->time;
@@ -543,98 +524,11 @@ static void save_state(cmpl_data* c, const sim* s) {
   memcpy(c->prev_x_save, c->prev_x, sizeof(double) * 3 * (size_t)c->nprev);
 }
 
-static void restore_state(cmpl_data* c, sim* s) {
+void cmpl_restore_state(cmpl_data* c, sim* s) {
   memcpy(s->d->q, c->qsave, sizeof(double) * (size_t)s->m->nq);
   memcpy(s->d->v, c->vsave, sizeof(double) * (size_t)s->m->nv);
   s->d->time = c->tsave;
   c->nprev = c->nprev_save;
   memcpy(c->prev_id, c->prev_id_save, sizeof(int) * 3 * (size_t)c->nprev);
   memcpy(c->prev_x, c->prev_x_save, sizeof(double) * 3 * (size_t)c->nprev);
-}
-
-// convergence control (001 Sec. III-B: fixed-step integrators retry smaller steps when Newton
-// fails): the step is taken whole; if Newton did not converge it is retaken from the same state
-// as 2, 4, ... up to 2^CMPL_MAX_HALVINGS equal substeps until every substep converges. The
-// recorded contacts, impulses (scaled to dt: /contacts/force stays the force) and eps_abs are
-// those of the last substep; iterations count every Newton update spent on the step.
-csim_status sim_compliant_step(sim* s, sim_stepinfo* info, csim_error* err) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
-  cmpl_data* c = s->cmpl;
-  double dt = s->opt.dt;
-  int dropped = 0, total_it = 0;
-  double t0 = stage_clock(), kin0 = 0, pot0 = 0;
-  long step0 = s->step;
-  double time0 = d->time;
-  (void)m;
-  info->t_collision = info->t_dynamics = info->t_solve = 0;
-
-  save_state(c, s);
-  for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
-  double work_prev = s->energy.work_step;  // the previous step's work, audited below
-  int n = 1;
-  for (int level = 0;; level++, n *= 2) {
-    if (level > 0) {
-      restore_state(c, s);
-      s->energy.work_step = work_prev;
-    }
-    int ok = 1;
-    double resmax = 0;
-    double t_end = c->tsave + dt;
-    for (int k = 0; k < n; k++) {
-      // equal substeps; the last one ends exactly at t0 + dt
-      double h = k + 1 < n ? dt / n : t_end - d->time;
-      c->hist_on = level == 0;  // the history is the whole step's solve (n = 1)
-      one_step(s, h, info, &dropped);
-      c->hist_on = 0;
-      if (k == 0) {
-        kin0 = info->kinetic;
-        pot0 = info->potential;
-      }
-      total_it += c->iterations;
-      if (c->residual > resmax || !isfinite(c->residual)) resmax = c->residual;
-      if (!c->converged) {
-        ok = 0;
-        if (level < CMPL_MAX_HALVINGS) break;
-      }
-    }
-    if (ok || level >= CMPL_MAX_HALVINGS) {
-      c->converged = ok;
-      c->residual = resmax;
-      break;
-    }
-  }
-  c->substeps = n;
-  if (n > 1) c->nsubstepped++;
-  c->iterations = total_it;
-  info->kinetic = kin0;
-  info->potential = pot0;
-  // impulses of a substep h -> impulses at the same force over dt
-  if (n > 1) {
-    double sc = (double)n;
-    for (int a = 0; a < 3 * s->con->ncon; a++) s->con->lambda[a] *= sc;
-  }
-  info->solve.iterations = total_it;
-  info->solve.converged = c->converged;
-  info->solve.residual = c->residual;
-  if (!c->converged) {
-    c->nfail++;
-    s->warnings[SIM_WARN_NONCONVERGED]++;
-  }
-  if (dropped) return sim_contact_overflow(s, dropped, CSIM_ERR_RUN, err);
-  s->step++;
-
-  // the energy audit of the state the step started from (its energies: the first substep's)
-  double work_this = s->energy.work_step - work_prev;
-  s->energy.work_step = work_prev;
-  csim_status st = stage_audit(s, step0, time0, kin0, pot0, info, err);
-  s->energy.work_step += work_this;
-  if (st != CSIM_OK) return st;
-  if ((st = stage_check(s, dt, err)) != CSIM_OK) {
-    csim_error e2;  // the audit records the gain of the diverged state too
-    stage_audit_final(s, &e2);
-    return st;
-  }
-  info->t_step = stage_clock() - t0;
-  return CSIM_OK;
 }

@@ -1,0 +1,576 @@
+// compile.c — a validated scenario compiled into a simulation (compile.h): the model from the
+// URDFs and the world, the initial state, collision, the contact buffers sized to the memory
+// budget, the rigid solver or the compliant law, materials, the step's options and the actions.
+#include "io/compile.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/compliant/compliant.h"
+#include "core/kinematics.h"
+#include "core/material.h"
+#include "core/spatial.h"
+#include "io/terrain.h"
+#include "io/urdf.h"
+
+// value of a material key or the default material's
+static double or_default(double v, double def) { return isnan(v) ? def : v; }
+
+// the law's parameters from contact.*, and the checks beyond the schema's ranges: CSIM_ERR_INPUT
+// (exit 2) for a rigid model or for values that make no sense for the chosen law
+csim_status compile_cmpl_params(const scn_config* cfg, cmpl_params* p, csim_error* err) {
+  memset(p, 0, sizeof(*p));
+  if (!csim_model_compliant(cfg->model))
+    return scn_key_error(cfg, "contact.model", err,
+                   "'%s' is a rigid contact model, not a compliant force law",
+                   scn_contact_model_names[cfg->model]);
+  p->law = (cmpl_law)(cfg->model - CSIM_MODEL_HUNT_CROSSLEY);
+  p->mu = cfg->friction;
+  p->k = cfg->stiffness;
+  p->d = cfg->damping;
+  p->vs = cfg->stiction_velocity;
+  p->kt = cfg->friction_stiffness;
+  p->bt = cfg->friction_damping;
+  p->blend = CMPL_BLEND_DEPTH;
+  // law-specific checks beyond the schema's ranges
+  if (cfg->restitution > 0)
+    return scn_key_error(cfg, "contact.restitution", err,
+                   "restitution %g applies to rigid models only; the compliant law '%s' takes "
+                   "its energy loss from contact.damping (set restitution to 0)",
+                   cfg->restitution, cmpl_law_names[p->law]);
+  if (cfg->compliance > 0)
+    return scn_key_error(cfg, "contact.compliance", err,
+                   "compliance %g (R = alpha diag(G)) applies to rigid models only; the compliant "
+                   "law '%s' is set by contact.stiffness and contact.damping (set compliance to 0)",
+                   cfg->compliance, cmpl_law_names[p->law]);
+  if ((p->law == CMPL_BRISTLE || p->law == CMPL_SQRT_SPRING) && !(p->bt > 0))
+    return scn_key_error(cfg, "contact.friction_damping", err,
+                   "the '%s' law needs friction_damping > 0: a slipping deflection moves at "
+                   "-(kt x + f_t) / friction_damping (found %g)",
+                   cmpl_law_names[p->law], p->bt);
+  if (!(p->k > 0) || !isfinite(p->k) || !isfinite(p->d) || !isfinite(p->vs) || !(p->vs > 0) ||
+      !isfinite(p->kt) || !isfinite(p->bt))
+    return scn_key_error(cfg, "contact", err,
+                   "compliant parameters must be finite with stiffness > 0 and "
+                   "stiction_velocity > 0");
+  return CSIM_OK;
+}
+
+
+// scenario contact model and solver -> solver enums (rigid models only)
+static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_error* err) {
+  static const int model_map[] = {
+      [CSIM_MODEL_NCP] = SOLVER_MODEL_NCP, [CSIM_MODEL_CCP] = SOLVER_MODEL_CCP,
+      [CSIM_MODEL_LCP] = SOLVER_MODEL_LCP, [CSIM_MODEL_RAISIM] = SOLVER_MODEL_RAISIM,
+      [CSIM_MODEL_RAISIM_DS] = SOLVER_MODEL_RAISIM_DS};
+  static const int kind_map[] = {[CSIM_SOLVER_PGS] = SOLVER_PGS, [CSIM_SOLVER_LEMKE] = SOLVER_LEMKE,
+                                 [CSIM_SOLVER_ADMM] = SOLVER_ADMM,
+                                 [CSIM_SOLVER_STAGGERED] = SOLVER_STAGGERED,
+                                 [CSIM_SOLVER_BISECTION] = SOLVER_BISECTION};
+  if (cfg->model > CSIM_MODEL_RAISIM_DS)
+    return scn_key_error(cfg, "contact.model", err,
+                   "compliant contact model '%s' is not available in this version of csim "
+                   "(rigid models only so far)", scn_contact_model_names[cfg->model]);
+  if (cfg->scheme != CSIM_SCHEME_SEMI_IMPLICIT)
+    return scn_key_error(cfg, "integrator.scheme", err,
+                   "'%s' integrates compliant contact laws; rigid model '%s' uses velocity-level "
+                   "time stepping (000 eqs. 2-5): set integrator.scheme: semi_implicit",
+                   scn_integrator_names[cfg->scheme], scn_contact_model_names[cfg->model]);
+  if (cfg->solver == CSIM_SOLVER_NONE)
+    return scn_key_error(cfg, "solver.name", err,
+                   "rigid contact model '%s' needs a solver; 'none' is for compliant models",
+                   scn_contact_model_names[cfg->model]);
+  memset(o, 0, sizeof(*o));
+  o->model = (solver_model)model_map[cfg->model];
+  o->kind = (solver_kind)kind_map[cfg->solver];
+  // force units (002 Sec. II: eps on lambda / dt): the impulse residual is held to tolerance * dt
+  o->tolerance = cfg->tolerance * (cfg->tolerance_units == CSIM_TOL_FORCE ? cfg->dt : 1.0);
+  o->max_iterations = cfg->max_iterations;
+  o->over_relaxation = cfg->over_relaxation;
+  o->facets = cfg->facets;
+  o->rho = cfg->rho;
+  o->rho_adaptive = cfg->rho_adaptive;
+  o->criterion = cfg->criterion == CSIM_CRIT_MODEL ? SOLVER_STOP_MODEL : SOLVER_STOP_NCP;
+  char msg[512];
+  if (!solver_pair_supported(o->model, o->kind, msg, sizeof(msg)))
+    return scn_key_error(cfg, "solver.name", err, "%s", msg);
+  return CSIM_OK;
+}
+
+// "robots.<r>.<name>", the key whose position an error gives
+static const char* robot_key(char* buf, size_t n, int r, const char* name) {
+  snprintf(buf, n, "robots.%d.%s", r, name);
+  return buf;
+}
+
+// initial state of robot r from q0, v0 and joints
+static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_data* d, int r,
+                                 csim_error* err) {
+  const scn_robot* R = &cfg->robots[r];
+  char rk[64];
+  if (R->q0) {
+    if (R->nq0 != m->robot_nq[r])
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), err,
+                     "robot '%s' has nq = %d (%s base), q0 has %d values", m->robot_name[r],
+                     m->robot_nq[r], scn_base_names[R->base], R->nq0);
+    memcpy(d->q + m->robot_qadr[r], R->q0, sizeof(double) * (size_t)R->nq0);
+  }
+  if (R->v0) {
+    if (R->nv0 != m->robot_nv[r])
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "v0"), err,
+                     "robot '%s' has nv = %d (%s base), v0 has %d values", m->robot_name[r],
+                     m->robot_nv[r], scn_base_names[R->base], R->nv0);
+    memcpy(d->v + m->robot_dofadr[r], R->v0, sizeof(double) * (size_t)R->nv0);
+  }
+  for (int k = 0; k < R->njoints; k++) {
+    int j = model_find_joint(m, R->joints[k].name);
+    if (j < 0 || m->body_robot[m->jnt_body[j]] != r || m->jnt_type[j] == MODEL_JOINT_FREE)
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "joints"), err,
+                     "robot '%s' has no 1-dof joint named '%s'", m->robot_name[r],
+                     R->joints[k].name);
+    d->q[m->jnt_qadr[j]] = R->joints[k].value;
+  }
+  // a q0 quaternion must be non-zero (no orientation); off unit length by more than 1e-3 (more
+  // than rounding of hand-written values) it is normalised with a warning: a typo is not silent
+  for (int j = 0; R->q0 && j < m->njnt; j++) {
+    if (m->jnt_type[j] != MODEL_JOINT_FREE || m->body_robot[m->jnt_body[j]] != r) continue;
+    int a = m->jnt_qadr[j] + 3 - m->robot_qadr[r];
+    const double* qq = R->q0 + a;
+    double nrm = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
+    if (!(nrm > 1e-9))
+      return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), err,
+                           "values %d-%d are the quaternion [qx qy qz qw] of the free base: "
+                           "expected a unit quaternion, found [%g, %g, %g, %g]",
+                           a, a + 3, qq[0], qq[1], qq[2], qq[3]);
+    if (fabs(nrm - 1) > 1e-3) {
+      csim_error w;
+      scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), &w,
+                    "the free-base quaternion (values %d-%d) has norm %.9g: normalised", a, a + 3,
+                    nrm);
+      char buf[2048];
+      err_format(&w, buf, sizeof(buf));
+      fprintf(stderr, "csim: warning: %s\n", buf);
+    }
+  }
+  // free-joint quaternions given by hand are normalised once here
+  for (int j = 0; j < m->njnt; j++)
+    if (m->jnt_type[j] == MODEL_JOINT_FREE) sp_normquat(d->q + m->jnt_qadr[j] + 3);
+  return CSIM_OK;
+}
+
+// compile the actions once: copy their values, resolve names to indices
+static csim_status resolve_actions(const scn_config* cfg, sim* s, csim_error* err) {
+  const sim_model* m = s->m;
+  s->nact = cfg->nactions;
+  s->act = calloc((size_t)(cfg->nactions > 0 ? cfg->nactions : 1), sizeof(sim_action));
+  if (!s->act) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  for (int a = 0; a < cfg->nactions; a++) {
+    const act_spec* A = &cfg->actions[a];
+    sim_action* act = &s->act[a];
+    act->a = *A;
+    char key[64];
+    snprintf(key, sizeof(key), "actions.%d", a);
+    if (A->type == ACT_FORCE) {
+      int l = model_find_link(m, A->body);
+      if (l < 0)
+        return scn_key_error(cfg, strcat(key, ".body"), err, "no link named '%s' in the model",
+                             A->body);
+      act->link = l;
+      continue;
+    }
+    // pd / trajectory: the robot and its joints
+    int r = 0;
+    if (A->robot) {
+      for (r = 0; r < m->nrobot; r++)
+        if (!strcmp(m->robot_name[r], A->robot)) break;
+      if (r == m->nrobot)
+        return scn_key_error(cfg, strcat(key, ".robot"), err, "no robot named '%s'",
+                       A->robot);
+    }
+    int nj = 0;
+    int* jl = calloc((size_t)(m->njnt > 0 ? m->njnt : 1), sizeof(int));
+    if (!jl) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    act->jnt = jl;
+    if (A->njoint_names < 0) {
+      for (int j = 0; j < m->njnt; j++)
+        if (m->body_robot[m->jnt_body[j]] == r && m->jnt_type[j] != MODEL_JOINT_FREE) jl[nj++] = j;
+    } else {
+      for (int k = 0; k < A->njoint_names; k++) {
+        int j = model_find_joint(m, A->joint_names[k]);
+        if (j < 0 || m->jnt_type[j] == MODEL_JOINT_FREE)
+          return scn_key_error(cfg, strcat(key, ".joints"), err, "no 1-dof joint named '%s'",
+                               A->joint_names[k]);
+        jl[nj++] = j;
+      }
+    }
+    act->njnt = nj;
+    // per-joint reference: targets (pd) or offsets (trajectory), else the initial positions
+    double* ref = calloc((size_t)(nj > 0 ? nj : 1), sizeof(double));
+    if (!ref) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    act->ref = ref;
+    const double* given = A->type == ACT_PD ? A->target : A->offset;
+    int ngiven = A->type == ACT_PD ? A->ntarget : A->noffset;
+    if (given && ngiven != nj && ngiven != 1)
+      return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
+                     "%d joints but %d %s values (expected %d or 1)", nj, ngiven,
+                     A->type == ACT_PD ? "target" : "offset", nj);
+    for (int k = 0; k < nj; k++)
+      ref[k] = given ? given[ngiven == 1 ? 0 : k] : s->d->q[m->jnt_qadr[jl[k]]];
+    // trajectory lists: one value or one per joint
+    if (A->type == ACT_TRAJECTORY) {
+      const int lens[3] = {A->namp, A->nfreq, A->nphase};
+      const char* names[3] = {"amplitude", "frequency", "phase"};
+      for (int t = 0; t < 3; t++)
+        if (lens[t] > 1 && lens[t] != nj)
+          return err_set(err, CSIM_ERR_INPUT, cfg->file, A->line, 0, key,
+                         "%d joints but %d %s values (expected %d or 1)", nj, lens[t], names[t], nj);
+    }
+  }
+  return CSIM_OK;
+}
+
+// the same with a dense family's island work sized for `rows` rows (solver_options island_rows)
+static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, int rows) {
+  solver_options o = *so;
+  o.island_rows = rows;
+  return sim_buffer_bytes(s, &o, n);
+}
+
+// share of contact.memory_budget the dense island work is held to while the contact buffers
+// are sized, when the budget cannot hold both at their worst (size_contacts)
+#define SIM_ISLAND_SHARE 0.25
+
+// contact capacity: every contact collision can produce (coll_max_contacts, so none can ever be
+// dropped) when that fits in contact.memory_budget, else the most that fit (a step that finds
+// more stops the run: sim_contact_overflow); then room for both limits of every limited joint.
+// The dense families (ADMM, staggered, Lemke) also keep work for the largest island, sized at
+// worst for an island of every contact (solver_dense_rows: as the square of the contacts, or of
+// the dofs). When that and the contacts do not both fit, the contacts are sized with the island
+// work held to SIM_ISLAND_SHARE of the budget, and the island work then takes every byte the
+// contact buffers leave (rows as large as fit: so->island_rows); a step with an island past it
+// stops the run (sim_island_overflow). On a grid of separate bodies every island is one body,
+// while the worst case is one island of every contact
+static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* so,
+                                 csim_error* err) {
+  // the budget holds the simulation data too: the contact buffers get what it leaves
+  double budget = cfg->memory_budget * SIM_MIB - (double)s->data_bytes;
+  int nlim = 0;
+  for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
+  if (!cfg->limits_enabled) nlim = 0;
+  int worst = coll_max_contacts(s->coll);
+  s->maxgeom_worst = worst;
+  if (so) so->island_rows = 0;
+  int rcap = 0;  // island rows the contact sizing assumes (0: the worst case)
+  if ((double)sim_buffer_bytes(s, so, worst + nlim) <= budget) {
+    s->maxgeom = worst;
+  } else {
+    int rworst = so ? solver_island_rows(so, worst + nlim) : 0;
+    if (rworst > 0) {
+      // the largest rows within the island's share whose work the family can take (Lemke's
+      // tableau has a limit of its own: solver_bytes SIZE_MAX); at least one contact's 3
+      int lo = 3, hi = rworst + 1;
+      while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        solver_options o = *so;
+        o.island_rows = mid;
+        if ((double)solver_island_bytes(so, mid) <= SIM_ISLAND_SHARE * budget &&
+            solver_bytes(&o, worst + nlim) != SIZE_MAX)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      rcap = lo;
+    }
+    // bytes grow with n: bisect for the largest g in [lo, hi) whose buffers fit
+    int lo = -1, hi = worst;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap) : sim_buffer_bytes(s, NULL, mid + nlim);
+      if ((double)b <= budget) lo = mid; else hi = mid;
+    }
+    if (lo < 1)
+      return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.memory_budget",
+                     "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
+                     "(%.3g MiB) besides the simulation data (%.3g MiB)", cfg->memory_budget,
+                     nlim,
+                     (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
+                                 : sim_buffer_bytes(s, NULL, 1 + nlim)) / SIM_MIB,
+                     (double)s->data_bytes / SIM_MIB);
+    s->maxgeom = lo;
+  }
+  s->maxcon = s->maxgeom + nlim;
+  if (s->maxcon < 1) s->maxcon = 1;
+  if (rcap > 0) {
+    // the island work takes what the contact buffers leave: the largest rows in
+    // [rcap, worst case for maxcon] whose buffers fit (rcap's do, by the bisection above)
+    int rmax = solver_island_rows(so, s->maxcon), lo = rcap < rmax ? rcap : rmax, hi = rmax + 1;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if ((double)buffer_bytes_rows(s, so, s->maxcon, mid) <= budget) lo = mid; else hi = mid;
+    }
+    so->island_rows = lo < rmax ? lo : 0;  // 0: the worst case after all
+  }
+  s->island_rows = so ? solver_island_rows(so, s->maxcon) : 0;
+  if (so) {
+    solver_options o = *so;
+    o.island_rows = 0;
+    s->island_rows_worst = solver_island_rows(&o, s->maxcon);
+  }
+  s->buffer_bytes = sim_buffer_bytes(s, so, s->maxcon);
+  return CSIM_OK;
+}
+
+// the initial state's contacts must fit (exit 2 before the first step otherwise)
+static csim_status initial_contacts(sim* s, csim_error* err) {
+  int n = 0;
+  kin_forward(s->m, s->d);
+  int dropped = coll_detect(s->coll, s->m, s->d->geom_xpos, s->d->geom_xmat, s->con->con,
+                            s->maxgeom, &n);
+  return dropped > 0 ? sim_contact_overflow(s, n + dropped, CSIM_ERR_INPUT, err) : CSIM_OK;
+}
+
+// robots: each URDF read (urdf_text[r] when given, else robots.r.urdf) into specs[r]; the
+// parsed robots are returned in urdf (freed by the caller after the model is built)
+static csim_status load_robots(const scn_config* cfg, const char* const* urdf_text,
+                               model_robot_spec* specs, urdf_robot** urdf, csim_error* err) {
+  for (int r = 0; r < cfg->nrobots; r++) {
+    const scn_robot* R = &cfg->robots[r];
+    const char** pk = calloc((size_t)R->npackage_paths + 1, sizeof(char*));
+    if (!pk) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    for (int k = 0; k < R->npackage_paths; k++) pk[k] = R->package_paths[k];
+    urdf_options uo = urdf_default_options();
+    uo.package_paths = pk;
+    csim_status st;
+    if (urdf_text && urdf_text[r])  // a URDF made in memory (csim validate's cube)
+      st = urdf_load_string(urdf_text[r], R->urdf, cfg->dir, &uo, &urdf[r], err);
+    else
+      st = urdf_load(R->urdf_path, &uo, &urdf[r], err);
+    free(pk);
+    if (st != CSIM_OK) return st;
+    specs[r].urdf = urdf[r];
+    specs[r].name = R->name;
+    specs[r].base = R->base == SCN_BASE_FREE ? MODEL_BASE_FREE : MODEL_BASE_FIXED;
+    memcpy(specs[r].base_pos, R->pos, sizeof(R->pos));
+    double Rm[9];
+    sp_rpy2mat(Rm, R->rpy);
+    sp_mat2quat(specs[r].base_quat, Rm);
+    specs[r].require_meshes = 1;
+  }
+  return CSIM_OK;
+}
+
+// the world: gravity, the ground plane or the height grid from its file or the seeded random
+// generator (terrain.h), then the model of every robot in it
+static csim_status build_model(const scn_config* cfg, const model_robot_spec* specs,
+                               sim_model** m, csim_error* err) {
+  model_world_spec w;
+  memset(&w, 0, sizeof(w));
+  memcpy(w.gravity, cfg->gravity, sizeof(w.gravity));
+  w.ground = cfg->ground;
+  w.ground_height = cfg->ground_height;
+  terrain_grid tg = {0, 0, NULL};
+  csim_status st = CSIM_OK;
+  if (cfg->ground == 2) {
+    if (cfg->ground_file)
+      st = terrain_load(cfg->ground_file, "world.ground.file", &tg, err);
+    else
+      st = terrain_random((unsigned long long)cfg->ground_seed, cfg->ground_amplitude,
+                          cfg->ground_resolution, cfg->ground_size, &tg, err);
+    if (st != CSIM_OK && cfg->ground_file && err->line == 0)
+      // the file itself could not be read: point at the key that names it
+      st = scn_key_error(cfg, "world.ground.file", err, "%s", err->msg);
+    w.hf_nx = tg.nx;
+    w.hf_ny = tg.ny;
+    w.hf_size[0] = cfg->ground_size[0];
+    w.hf_size[1] = cfg->ground_size[1];
+    w.hf_height = tg.h;
+  }
+  if (st == CSIM_OK) st = model_create(&w, specs, cfg->nrobots, m, err);
+  terrain_free(&tg);
+  return st;
+}
+
+// URDFs -> model; the parsed URDFs are not kept (the model holds what it needs)
+static csim_status compile_model(const scn_config* cfg, const char* const* urdf_text,
+                                 sim_model** m, csim_error* err) {
+  model_robot_spec* specs = calloc((size_t)cfg->nrobots + 1, sizeof(*specs));
+  urdf_robot** urdf = calloc((size_t)cfg->nrobots + 1, sizeof(urdf_robot*));
+  csim_status st = specs && urdf ? load_robots(cfg, urdf_text, specs, urdf, err)
+                                 : err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  if (st == CSIM_OK) st = build_model(cfg, specs, m, err);
+  for (int r = 0; urdf && r < cfg->nrobots; r++) urdf_free(urdf[r]);
+  free(urdf);
+  free(specs);
+  return st;
+}
+
+// collision pairs, without the scenario's excluded link pairs and, unless
+// contact.self_collision, without pairs of links of the same robot
+static csim_status compile_collision(const scn_config* cfg, sim* s, csim_error* err) {
+  const sim_model* m = s->m;
+  size_t nself = 0;
+  if (!cfg->self_collision)
+    for (int r = 0; r < m->nrobot; r++)
+      nself += (size_t)m->robot_nlink[r] * (size_t)(m->robot_nlink[r] - 1) / 2;
+  size_t nex = (size_t)cfg->nexclude + nself;
+  int* ex = calloc(2 * nex + 1, sizeof(int));
+  csim_status st = ex ? CSIM_OK : err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  for (int k = 0; st == CSIM_OK && k < 2 * cfg->nexclude; k++) {
+    ex[k] = model_find_link(m, cfg->exclude[k]);
+    if (ex[k] < 0)
+      st = scn_key_error(cfg, "contact.exclude", err, "no link named '%s' in the model",
+                         cfg->exclude[k]);
+  }
+  size_t k = 2 * (size_t)cfg->nexclude;
+  for (int r = 0; st == CSIM_OK && !cfg->self_collision && r < m->nrobot; r++) {
+    int a0 = m->robot_linkadr[r], na = m->robot_nlink[r];
+    for (int a = a0; a < a0 + na; a++)
+      for (int b = a + 1; b < a0 + na; b++) {
+        ex[k++] = a;
+        ex[k++] = b;
+      }
+  }
+  if (st == CSIM_OK) st = coll_create(m, ex, (int)nex, &s->coll, err);
+  if (st == CSIM_OK) coll_set_margin(s->coll, cfg->margin);
+  if (st == CSIM_OK) coll_set_patch(s->coll, cfg->patch_angle, cfg->patch_max);
+  free(ex);
+  return st;
+}
+
+// the step's options (state.h sim_options, and the compliant law's: its parameters are checked
+// later, compile_compliant, in the order errors have always been reported)
+static csim_status compile_options(const scn_config* cfg, sim_options* o, csim_error* err) {
+  o->file = strdup(cfg->file ? cfg->file : "");
+  if (!o->file) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  o->dt = cfg->dt;
+  o->rigid = !csim_model_compliant(cfg->model);
+  o->warm_dual = cfg->warm_dual;
+  o->explicit_vp = cfg->velocity_products == CSIM_VP_EXPLICIT;
+  o->limits = cfg->limits_enabled;
+  o->effort = cfg->limits_effort;
+  o->limit_k = cfg->limits_stiffness;
+  o->limit_d = cfg->limits_damping;
+  o->margin = cfg->margin;
+  o->energy_tol = cfg->energy_tolerance;
+  o->energy_stop = cfg->on_energy_gain == CSIM_ENERGY_STOP;
+  o->memory_budget = cfg->memory_budget;
+  o->cmpl.scheme = cfg->scheme;
+  o->cmpl.tolerance = cfg->newton_tolerance;
+  o->cmpl.max_iterations = cfg->newton_max_iterations;
+  o->cmpl.line_search = cfg->line_search;
+  o->cmpl.newton_history = cfg->newton_history;
+  return CSIM_OK;
+}
+
+// contact materials and MuJoCo softness (material.h): link names (and `ground`) resolved to
+// geometries; a name that is no link of the model is an input error at its key
+static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* err) {
+  const sim_model* m = s->m;
+  mat_props def = {cfg->friction, cfg->stiffness, cfg->damping, cfg->restitution};
+  csim_status st = mat_alloc(m, cfg->nmaterials, def, cfg->combine, &s->mat, err);
+  for (int i = 0; st == CSIM_OK && i < cfg->nmaterials; i++) {
+    const scn_material* sm = &cfg->materials[i];
+    char key[300];
+    snprintf(key, sizeof(key), "contact.materials.%.200s", sm->name);
+    int ground = !strcmp(sm->name, "ground"), link = model_find_link(m, sm->name);
+    if (ground && link >= 0)
+      return scn_key_error(cfg, key, err, "'ground' names the ground plane, but a link is also "
+                           "called 'ground': rename the link");
+    if (!ground && link < 0)
+      return scn_key_error(cfg, key, err, "no link named '%s' (expected a URDF link name of a "
+                           "robot, or 'ground' for the ground plane)", sm->name);
+    mat_props p = {or_default(sm->friction, def.mu), or_default(sm->stiffness, def.k),
+                   or_default(sm->damping, def.d), or_default(sm->restitution, def.e)};
+    mat_assign(s->mat, m, i, p, ground ? -1 : link);
+  }
+  if (st == CSIM_OK && cfg->solref) mat_set_soft(s->mat, cfg->solref, cfg->solimp, m, s->d);
+  return st;
+}
+
+// a compliant law: its parameters checked, its state; a material's restitution is an error as
+// the global key is (the law's damping sets the energy loss: compliant.h)
+static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* err) {
+  csim_status st = compile_cmpl_params(cfg, &s->opt.cmpl.p, err);
+  if (st == CSIM_OK) st = cmpl_create(&s->opt.cmpl, s->m, s->maxcon, &s->cmpl, err);
+  if (st == CSIM_OK && s->cmpl) s->cmpl->mat = s->mat;
+  for (int i = 0; st == CSIM_OK && i < cfg->nmaterials; i++)
+    if (cfg->materials[i].restitution > 0) {
+      char key[300];
+      snprintf(key, sizeof(key), "contact.materials.%.200s.restitution", cfg->materials[i].name);
+      st = scn_key_error(cfg, key, err, "restitution %g applies to rigid models only: compliant "
+                         "law '%s' takes its energy loss from its damping",
+                         cfg->materials[i].restitution, scn_contact_model_names[cfg->model]);
+    }
+  return st;
+}
+
+// the contact options (contact.h) and the step's per-step work arrays
+static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* err) {
+  s->copt.friction = cfg->friction;
+  s->copt.baumgarte = cfg->baumgarte;
+  s->copt.restitution = cfg->restitution;
+  s->copt.warm_start = cfg->warm_start;
+  s->copt.dt = cfg->dt;
+  s->copt.compliance = cfg->compliance;
+  s->copt.mat = s->mat;
+  // ADMM works on the factored form: G's off-diagonal blocks would go unread (contact.h)
+  s->copt.diag_only = s->opt.rigid && s->slv_opt.kind == SOLVER_ADMM;
+  size_t nv1 = (size_t)s->m->nv + 1;
+  double** arrays[] = {&s->vfree, &s->tau, &s->qfrc_ext, &s->qfrc_limit, &s->aact, &s->apas,
+                       &s->wpos, &s->vprev};
+  for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
+    if (!(*arrays[k] = calloc(nv1, sizeof(double))))
+      return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->robot_touch = calloc((size_t)s->m->nrobot + 1, sizeof(int));
+  if (!s->robot_touch) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  return CSIM_OK;
+}
+
+// contact buffers and the rigid solver (compliant laws: no rigid solver, solver.name ignored)
+static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* err) {
+  solver_options so;
+  memset(&so, 0, sizeof(so));
+  int rigid = s->opt.rigid;
+  csim_status st = rigid ? map_solver(cfg, &so, err) : CSIM_OK;
+  if (st == CSIM_OK && rigid) {  // the contact problems carry their factored form
+    so.nv = s->m->nv;
+    so.max_chain = contact_max_chain(s->m);
+  }
+  if (st == CSIM_OK) st = size_contacts(cfg, s, rigid ? &so : NULL, err);
+  if (st == CSIM_OK && rigid) s->slv_opt = so;  // (also sim_contact_overflow's estimate)
+  if (st == CSIM_OK) st = contact_create(s->m, s->maxcon, &s->con, err);
+  if (st == CSIM_OK) st = initial_contacts(s, err);
+  if (st == CSIM_OK && rigid) st = solver_create(&so, s->maxcon, &s->slv, err);
+  return st;
+}
+
+csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
+  return sim_create_urdf(cfg, NULL, out, err);
+}
+
+csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text, sim** out,
+                            csim_error* err) {
+  *out = NULL;
+  sim* s = calloc(1, sizeof(*s));
+  if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  csim_status st = compile_options(cfg, &s->opt, err);
+  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &s->m, err);
+  if (st == CSIM_OK) st = data_create(s->m, 0, &s->d, err);
+  if (st == CSIM_OK) s->data_bytes = data_bytes(s->m, 0);
+  for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++)
+    st = initial_state(cfg, s->m, s->d, r, err);
+  if (st == CSIM_OK) st = compile_collision(cfg, s, err);
+  if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
+  if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref)) st = compile_materials(cfg, s, err);
+  if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
+  if (st == CSIM_OK) st = compile_contact(cfg, s, err);
+  if (st == CSIM_OK) st = resolve_actions(cfg, s, err);
+  if (st != CSIM_OK) {
+    sim_free(s);
+    return st;
+  }
+  *out = s;
+  return CSIM_OK;
+}
