@@ -16,6 +16,7 @@
 #include "core/compliant/compliant.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 
 #define BOX_M 0.33           // robots/box_330g.urdf: 10 x 10 x 4 cm
 #define G98 9.8

@@ -15,6 +15,7 @@
 #include "core/contact.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 
 static unsigned long long rng = 99;
 static double urand(void) {

@@ -18,6 +18,7 @@
 #include "core/contact.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "core/solvers/solver.h"
 
 #define NCUBE 256

@@ -27,6 +27,7 @@
 #include "core/dynamics.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "core/solvers/solver_impl.h"  // solver.band_off: the dense dof-space reference
 
 static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {

@@ -16,6 +16,7 @@
 #include "core/kinematics.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "core/spatial.h"
 
 static char g_dir[256];

@@ -12,6 +12,7 @@
 #include "core/material.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 
 // Drake: springs in series, dissipation weighted by the other stiffness, friction 2ab/(a+b)
 START_TEST(combine_closed_forms) {

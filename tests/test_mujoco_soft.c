@@ -28,6 +28,7 @@
 #include "core/material.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 
 #define HALF 0.0524
 #define MASS 0.37

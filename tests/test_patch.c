@@ -13,6 +13,7 @@
 #include "core/kinematics.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 
 typedef struct {
   scn_config* cfg;

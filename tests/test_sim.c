@@ -20,6 +20,7 @@
 #include "core/contact.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 
 #define G 9.81
 #define CUBE_I (1.0 / 600.0)
@@ -708,14 +709,14 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
     long b1 = atomic_load(&g_nbytes);
     solver_create(&f.s->slv_opt, sizes[k], &sv, &err);
     long b2 = atomic_load(&g_nbytes);
-    cmpl_create(g.cfg, g.s->m, sizes[k], &cd, &err);
+    cmpl_create(&g.s->opt.cmpl, g.s->m, sizes[k], &cd, &err);
     long b3 = atomic_load(&g_nbytes);
     got[3 * k] = b1 - b0;
     got[3 * k + 1] = b2 - b1;
     got[3 * k + 2] = b3 - b2;
     want[3 * k] = (long)contact_bytes(f.s->m, sizes[k]);
     want[3 * k + 1] = (long)solver_bytes(&f.s->slv_opt, sizes[k]);
-    want[3 * k + 2] = (long)cmpl_bytes(g.cfg, g.s->m, sizes[k]);
+    want[3 * k + 2] = (long)cmpl_bytes(&g.s->opt.cmpl, g.s->m, sizes[k]);
     ck_assert(c && sv && cd);
     contact_free(c);
     solver_free(sv);

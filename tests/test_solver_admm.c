@@ -15,6 +15,7 @@
 #include "core/solvers/cone.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
 #include "core/solvers/solver_impl.h"

@@ -13,6 +13,7 @@
 #include "core/collision/collision.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "core/spatial.h"
 #include "io/terrain.h"
 

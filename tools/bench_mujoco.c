@@ -67,6 +67,7 @@
 #include "core/error.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "io/compile.h"
 #include "core/solvers/solver.h"
 #include "io/urdf.h"
 
