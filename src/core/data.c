@@ -31,33 +31,14 @@ static void* take(unsigned char* base, size_t* off, size_t bytes) {
   return base ? (void*)(base + o) : NULL;
 }
 
-// place every array of d inside `base` (NULL: only measure); returns the bytes needed
+// place every array of d inside `base` (NULL: only measure), in DATA_ARRAYS order, then the
+// arena; returns the bytes needed
 static size_t data_layout(const sim_model* m, sim_data* d, unsigned char* base, size_t arena) {
-  size_t off = 0, D = sizeof(double);
-  size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nb = (size_t)m->nbody, ng = (size_t)m->ngeom;
-  d->q = take(base, &off, D * nq);
-  d->v = take(base, &off, D * nv);
-  d->qfrc_applied = take(base, &off, D * nv);
-  d->xfrc_applied = take(base, &off, D * nb * 6);
-  d->xpos = take(base, &off, D * nb * 3);
-  d->xmat = take(base, &off, D * nb * 9);
-  d->xcom = take(base, &off, D * nb * 3);
-  d->geom_xpos = take(base, &off, D * ng * 3);
-  d->geom_xmat = take(base, &off, D * ng * 9);
-  d->cvel = take(base, &off, D * nb * 6);
-  d->cdof = take(base, &off, D * nv * 6);
-  d->cdofw = take(base, &off, D * nv * 6);
-  d->xloc_pos = take(base, &off, D * nb * 3);
-  d->xloc_mat = take(base, &off, D * nb * 9);
-  d->qM = take(base, &off, D * (size_t)m->nM);
-  d->qLD = take(base, &off, D * (size_t)m->nM);
-  d->qLDiag = take(base, &off, D * nv);
-  d->qLDiagSqrtInv = take(base, &off, D * nv);
-  d->qfrc_bias = take(base, &off, D * nv);
-  d->cacc = take(base, &off, D * nb * 6);
-  d->rvel = take(base, &off, D * nb * 6);
-  d->cfrc = take(base, &off, D * nb * 6);
-  d->crb = take(base, &off, D * nb * 10);
+  size_t off = 0;
+#define DATA_TAKE(name, rows, cols, desc) \
+  d->name = take(base, &off, sizeof(double) * (size_t)(rows) * (size_t)(cols));
+  DATA_ARRAYS(DATA_TAKE)
+#undef DATA_TAKE
   d->arena = take(base, &off, arena);
   return off;
 }

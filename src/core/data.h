@@ -11,48 +11,52 @@
 #include "core/error.h"
 #include "core/model.h"
 
+// Every array of sim_data, declared once: X(name, rows, cols, description). rows is a size of
+// the model m (m->nq, m->nv, m->nbody, m->ngeom, m->nM); the struct's fields, data_create's
+// placement in one buffer and data_bytes are generated from this list (MuJoCo's mjxmacro.h).
+#define DATA_ARRAYS(X) \
+  /* state */ \
+  X(q, m->nq, 1, "configuration") \
+  X(v, m->nv, 1, "velocity") \
+  /* inputs */ \
+  X(qfrc_applied, m->nv, 1, "generalized forces from actions") \
+  X(xfrc_applied, m->nbody, 6, "external spatial force per body at its origin, world axes, " \
+    "[force; torque]") \
+  /* kinematics (kin_forward, kin_velocity) */ \
+  X(xpos, m->nbody, 3, "body frame origin in the world") \
+  X(xmat, m->nbody, 9, "body frame rotation in the world, row-major") \
+  X(xcom, m->nbody, 3, "body centre of mass in the world") \
+  X(geom_xpos, m->ngeom, 3, "geom frame origin in the world") \
+  X(geom_xmat, m->ngeom, 9, "geom frame rotation in the world") \
+  X(cvel, m->nbody, 6, "body spatial velocity [lin; ang] in body frame") \
+  X(cdof, m->nv, 6, "motion subspace S of each dof in its body frame at q, [lin; ang]: " \
+    "m->dof_motion for 1-dof joints; for free joints it depends on the orientation (model.h: " \
+    "linear dofs move the com along fixed axes of the joint's parent frame)") \
+  X(cdofw, m->nv, 6, "the same in the world frame, [R S_lin; R S_ang] with R the dof's body " \
+    "rotation (kin_forward: point Jacobians)") \
+  X(xloc_pos, m->nbody, 3, "body frame origin in its parent body frame at q") \
+  X(xloc_mat, m->nbody, 9, "body frame rotation in its parent body frame") \
+  /* dynamics (dyn_*) */ \
+  X(qM, m->nM, 1, "mass matrix, tree-sparse: row i at m->dof_Madr[i] holds M(i,i), " \
+    "M(i,par(i)), ... up to the root (model.h; dyn_mass_dense gives the dense matrix)") \
+  X(qLD, m->nM, 1, "M = L'DL in the same layout: each row's first slot holds D(i), the " \
+    "others L(i,j) (dyn_factor_dense)") \
+  X(qLDiag, m->nv, 1, "D") \
+  X(qLDiagSqrtInv, m->nv, 1, "D^-1/2") \
+  X(qfrc_bias, m->nv, 1, "b(q, v)") \
+  X(cacc, m->nbody, 6, "RNEA body spatial accelerations, body frame") \
+  X(rvel, m->nbody, 6, "RNEA body velocities for the v it was given") \
+  X(cfrc, m->nbody, 6, "RNEA body spatial forces [f; n], body frame") \
+  X(crb, m->nbody, 10, "CRBA composite inertia in body frame: mass, first moment m*c (3), " \
+    "second moment about the body origin xx yy zz xy xz yz")
+
 typedef struct sim_data {
   double time;              // s
 
-  // state
-  double* q;                // configuration                                   (nq)
-  double* v;                // velocity                                        (nv)
-
-  // inputs
-  double* qfrc_applied;     // generalized forces from actions                 (nv)
-  double* xfrc_applied;     // external spatial force per body at its origin,
-                            // world axes, [force; torque]                     (nbody x 6)
-
-  // kinematics (kin_forward, kin_velocity)
-  double* xpos;             // body frame origin in the world                  (nbody x 3)
-  double* xmat;             // body frame rotation in the world, row-major     (nbody x 9)
-  double* xcom;             // body centre of mass in the world                (nbody x 3)
-  double* geom_xpos;        // geom frame origin in the world                  (ngeom x 3)
-  double* geom_xmat;        // geom frame rotation in the world                (ngeom x 9)
-  double* cvel;             // body spatial velocity [lin; ang] in body frame  (nbody x 6)
-  double* cdof;             // motion subspace S of each dof in its body frame at q, [lin; ang]:
-                            // m->dof_motion for 1-dof joints; for free joints it depends on
-                            // the orientation (model.h: linear dofs move the com along fixed
-                            // axes of the joint's parent frame)                (nv x 6)
-  double* cdofw;            // the same in the world frame, [R S_lin; R S_ang] with R the
-                            // dof's body rotation (kin_forward: point Jacobians)  (nv x 6)
-  double* xloc_pos;         // body frame origin in its parent body frame at q (nbody x 3)
-  double* xloc_mat;         // body frame rotation in its parent body frame    (nbody x 9)
-
-  // dynamics (dyn_*)
-  double* qM;               // mass matrix, tree-sparse: row i at m->dof_Madr[i] holds
-                            // M(i,i), M(i,par(i)), ... up to the root (model.h;
-                            // dyn_mass_dense gives the dense matrix)          (nM)
-  double* qLD;              // M = L'DL in the same layout: each row's first slot holds
-                            // D(i), the others L(i,j) (dyn_factor_dense)       (nM)
-  double* qLDiag;           // D                                               (nv)
-  double* qLDiagSqrtInv;    // D^-1/2                                          (nv)
-  double* qfrc_bias;        // b(q, v)                                         (nv)
-  double* cacc;             // RNEA body spatial accelerations, body frame     (nbody x 6)
-  double* rvel;             // RNEA body velocities for the v it was given     (nbody x 6)
-  double* cfrc;             // RNEA body spatial forces [f; n], body frame     (nbody x 6)
-  double* crb;              // CRBA composite inertia in body frame: mass, first moment m*c (3),
-                            // second moment about the body origin xx yy zz xy xz yz (nbody x 10)
+  // the arrays of DATA_ARRAYS, each rows x cols doubles
+#define DATA_FIELD(name, rows, cols, desc) double* name;
+  DATA_ARRAYS(DATA_FIELD)
+#undef DATA_FIELD
 
   // arena for per-step scratch (LIFO)
   size_t arena_size;        // bytes
