@@ -108,7 +108,7 @@ static void box_yaml(char* y, size_t n, const char* contact, const char* integra
 // Hunt-Crossley normal force k (1 + d ddelta)_+ delta_+ (001 eq. 5) and regularized Coulomb
 // friction -mu~(|v_t|/v_s) pi v_t/|v_t| with mu~(s) = mu min(s, 1) (001 eqs. 6-7), by hand
 START_TEST(hunt_crossley_matches_formula) {
-  cmpl_params p = {.law = CMPL_HUNT_CROSSLEY, .mu = 0.7, .k = 2e5, .d = 0.8, .vs = 1e-3};
+  cmpl_params p = {.law = CSIM_MODEL_HUNT_CROSSLEY, .mu = 0.7, .k = 2e5, .d = 0.8, .vs = 1e-3};
   const double deltas[] = {-1e-4, 0, 3e-5, 1e-3};
   const double vns[] = {-2.0, -0.1, 0, 0.5, 1.25, 2.0};  // 1 - d vn <= 0 from vn = 1.25
   for (size_t a = 0; a < 4; a++)
@@ -146,7 +146,7 @@ END_TEST
 // Cheetah sqrt spring, and the viscoelastic bristle's stick / clamp cases and state update
 START_TEST(other_laws_match_formulas) {
   // spring_damper: tanh(2 delta / eps) (k delta - c vn)_+, friction min(|v_t|/v_s, 1) mu pi
-  cmpl_params sd = {.law = CMPL_SPRING_DAMPER, .mu = 0.5, .k = 1e5, .d = 50, .vs = 1e-3,
+  cmpl_params sd = {.law = CSIM_MODEL_SPRING_DAMPER, .mu = 0.5, .k = 1e5, .d = 50, .vs = 1e-3,
                     .blend = CMPL_BLEND_DEPTH};
   double want = tanh(2 * 4e-4 / 1e-3) * (1e5 * 4e-4 - 50 * 0.3);
   ck_assert_double_eq_tol(cmpl_normal(&sd, 4e-4, 0.3, NULL, NULL), want, 1e-12 * want);
@@ -159,13 +159,13 @@ START_TEST(other_laws_match_formulas) {
   ck_assert_double_eq_tol(e.f[1], -0.5 * 0.4 * want, 1e-12 * want);
 
   // sqrt_spring: sqrt(delta) (k delta - d vn), positive part
-  cmpl_params sq = {.law = CMPL_SQRT_SPRING, .mu = 0.5, .k = 1e5, .d = 30, .kt = 2e4, .bt = 50};
+  cmpl_params sq = {.law = CSIM_MODEL_SQRT_SPRING, .mu = 0.5, .k = 1e5, .d = 30, .kt = 2e4, .bt = 50};
   want = sqrt(4e-4) * (1e5 * 4e-4 + 30 * 0.2);
   ck_assert_double_eq_tol(cmpl_normal(&sq, 4e-4, -0.2, NULL, NULL), want, 1e-12 * want);
   ck_assert_double_eq(cmpl_normal(&sq, 4e-4, 2.0, NULL, NULL), 0);
 
   // bristle sticking: f = -kt (x0 + h v_t) - bt v_t, x1 = x0 + h v_t
-  cmpl_params br = {.law = CMPL_BRISTLE, .mu = 0.5, .k = 1e5, .d = 0, .kt = 1e4, .bt = 100};
+  cmpl_params br = {.law = CSIM_MODEL_BRISTLE, .mu = 0.5, .k = 1e5, .d = 0, .kt = 1e4, .bt = 100};
   cmpl_point bp = {.delta0 = 1e-4, .h = 2e-3, .x0 = {1e-4, -2e-4}};
   double vs[3] = {0.01, 0.02, 0};
   cmpl_force(&br, &bp, vs, &e);
@@ -205,11 +205,11 @@ START_TEST(jacobians_match_finite_differences) {
   const double vcs[][3] = {{0.01, -0.02, -0.05}, {2e-4, 1e-4, 0.01}, {-3e-5, 2e-5, -0.1},
                            {0.3, 0.1, 0.02},     {0, 0, -0.02},      {4e-4, -2e-4, 0.004}};
   int nchecked = 0;
-  for (int law = 0; law < CMPL_NLAWS; law++)
+  for (int law = CSIM_MODEL_HUNT_CROSSLEY; law <= CSIM_MODEL_SQRT_SPRING; law++)
     for (int mode = 0; mode < 3; mode++) {
-      cmpl_params p = {.law = (cmpl_law)law, .mu = 0.5, .k = 1e5, .d = 0.3, .vs = 1e-3,
+      cmpl_params p = {.law = (csim_model)law, .mu = 0.5, .k = 1e5, .d = 0.3, .vs = 1e-3,
                        .kt = 1e4, .bt = 100, .blend = 1e-3};
-      if (law == CMPL_SPRING_DAMPER || law == CMPL_SQRT_SPRING) p.d = 40;
+      if (law == CSIM_MODEL_SPRING_DAMPER || law == CSIM_MODEL_SQRT_SPRING) p.d = 40;
       cmpl_point pt = {.delta0 = 2e-4, .h = 1e-3, .x0 = {1e-5, -2e-5}};
       if (mode == 0) pt.hpen = 1e-3;
       if (mode == 2) {

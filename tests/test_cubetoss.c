@@ -183,12 +183,12 @@ END_TEST
 START_TEST(validation_of_five_tosses_is_finite_for_every_model) {
   ct_data* d = load("dairlib550_eval");
   int idx[5] = {0, 1, 2, 3, 4};
-  for (int mi = 0; scn_contact_model_names[mi]; mi++) {
+  for (int mi = 0; csim_model_names[mi]; mi++) {
     ct_model m;
     csim_error err;
     int found = 0;
     ck_assert_int_eq(
-        ct_params_parse(ct_default_params(), "built-in", scn_contact_model_names[mi], &m, &found, &err),
+        ct_params_parse(ct_default_params(), "built-in", csim_model_names[mi], &m, &found, &err),
         CSIM_OK);
     ck_assert_int_eq(found, 1);  // csim ships parameters for every model
     ck_assert_int_gt(m.np, 0);

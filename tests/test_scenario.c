@@ -323,24 +323,24 @@ END_TEST
 // enum name tables: sizes match the enums, lookups agree
 START_TEST(test_name_tables) {
   int n = 0;
-  while (scn_contact_model_names[n]) n++;
+  while (csim_model_names[n]) n++;
   ck_assert_int_eq(n, CSIM_NMODELS);
-  for (n = 0; scn_solver_names[n];) n++;
+  for (n = 0; csim_solver_names[n];) n++;
   ck_assert_int_eq(n, CSIM_NSOLVERS);
-  for (n = 0; scn_integrator_names[n];) n++;
+  for (n = 0; csim_scheme_names[n];) n++;
   ck_assert_int_eq(n, CSIM_NSCHEMES);
-  ck_assert_int_eq(scn_name_index(scn_contact_model_names, "raisim_ds"), CSIM_MODEL_RAISIM_DS);
-  ck_assert_int_eq(scn_name_index(scn_contact_model_names, "sqrt_spring"), CSIM_MODEL_SQRT_SPRING);
-  ck_assert_int_eq(scn_name_index(scn_solver_names, "bisection"), CSIM_SOLVER_BISECTION);
+  ck_assert_int_eq(scn_name_index(csim_model_names, "raisim_ds"), CSIM_MODEL_RAISIM_DS);
+  ck_assert_int_eq(scn_name_index(csim_model_names, "sqrt_spring"), CSIM_MODEL_SQRT_SPRING);
+  ck_assert_int_eq(scn_name_index(csim_solver_names, "bisection"), CSIM_SOLVER_BISECTION);
   ck_assert_int_eq(scn_name_index(scn_base_names, "free"), SCN_BASE_FREE);
-  ck_assert_int_eq(scn_name_index(scn_action_type_names, "trajectory"), ACT_TRAJECTORY);
-  ck_assert_int_eq(scn_name_index(scn_on_failure_names, "stop"), CSIM_FAIL_STOP);
-  ck_assert_int_eq(scn_name_index(scn_profile_names, "ramp"), ACT_PROFILE_RAMP);
-  ck_assert_int_eq(scn_name_index(scn_solver_names, "nope"), -1);
+  ck_assert_int_eq(scn_name_index(act_type_names, "trajectory"), ACT_TRAJECTORY);
+  ck_assert_int_eq(scn_name_index(csim_on_failure_names, "stop"), CSIM_FAIL_STOP);
+  ck_assert_int_eq(scn_name_index(act_profile_names, "ramp"), ACT_PROFILE_RAMP);
+  ck_assert_int_eq(scn_name_index(csim_solver_names, "nope"), -1);
   // every model name parses to its enum value
   for (int i = 0; i < CSIM_NMODELS; i++) {
     char text[128];
-    snprintf(text, sizeof(text), B "contact: {model: %s}\n", scn_contact_model_names[i]);
+    snprintf(text, sizeof(text), B "contact: {model: %s}\n", csim_model_names[i]);
     scn_config* c = load_ok(text, NULL, NULL, 0);
     ck_assert_int_eq(c->model, i);
     scn_free(c);

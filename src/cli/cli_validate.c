@@ -119,9 +119,9 @@ static int parse_args(int argc, char** argv, args* a, const char* usage) {
       if (a->nset >= MAXSET) { fprintf(stderr, "csim: error: more than %d --set\n", MAXSET); return -1; }
       a->sets[a->nset++] = v;
     } else if (!strcmp(o, "--model")) {
-      if (scn_name_index(scn_contact_model_names, v) < 0) {
+      if (scn_name_index(csim_model_names, v) < 0) {
         fprintf(stderr, "csim: error: --model: unknown contact model '%s' (expected one of:", v);
-        for (int k = 0; scn_contact_model_names[k]; k++) fprintf(stderr, " %s", scn_contact_model_names[k]);
+        for (int k = 0; csim_model_names[k]; k++) fprintf(stderr, " %s", csim_model_names[k]);
         fprintf(stderr, ")\n");
         return -1;
       }
@@ -134,7 +134,7 @@ static int parse_args(int argc, char** argv, args* a, const char* usage) {
     }
   }
   if (a->nmodel == 0)
-    for (int k = 0; k < CSIM_NMODELS; k++) a->models[a->nmodel++] = scn_contact_model_names[k];
+    for (int k = 0; k < CSIM_NMODELS; k++) a->models[a->nmodel++] = csim_model_names[k];
   return 0;
 }
 
@@ -668,7 +668,7 @@ int cli_identify(int argc, char** argv) {
   for (int mi = 0; mi < a.nmodel && !rc; mi++) {
     double tm = now();
     fit_param p[CT_MAXP];
-    int model = scn_name_index(scn_contact_model_names, a.models[mi]);
+    int model = scn_name_index(csim_model_names, a.models[mi]);
     int np = fit_params(model, p);
     objective ob = {d, {a.substeps, a.jobs, a.sets, a.nset}, p, np, a.models[mi], res, 0, 0};
     double u0[CT_MAXP];

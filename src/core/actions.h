@@ -8,6 +8,9 @@
 typedef enum { ACT_PROFILE_CONSTANT, ACT_PROFILE_RAMP, ACT_PROFILE_SINE, ACT_NPROFILES } act_profile;
 typedef enum { ACT_FORCE, ACT_PD, ACT_TRAJECTORY, ACT_NTYPES } act_type;
 
+extern const char* const act_profile_names[];  // constant ramp sine (actions.c)
+extern const char* const act_type_names[];     // force pd trajectory
+
 // one action (actions.N): an external force, or joint-space PD / trajectory tracking
 typedef struct {
   act_type type;  // 'type' (required)

@@ -6,14 +6,27 @@
 #ifndef CSIM_OPTIONS_H
 #define CSIM_OPTIONS_H
 
+// the contact models: X(ID, name as the scenario spells it). Rigid models first (a rigid
+// solver solves them), then the compliant force laws (compliant/compliant.h)
+#define CSIM_MODELS(X) \
+  X(NCP, "ncp") X(CCP, "ccp") X(LCP, "lcp") X(RAISIM, "raisim") X(RAISIM_DS, "raisim_ds") \
+  X(HUNT_CROSSLEY, "hunt_crossley") X(SPRING_DAMPER, "spring_damper") X(BRISTLE, "bristle") \
+  X(SQRT_SPRING, "sqrt_spring")
 typedef enum {
-  CSIM_MODEL_NCP, CSIM_MODEL_CCP, CSIM_MODEL_LCP, CSIM_MODEL_RAISIM, CSIM_MODEL_RAISIM_DS,
-  CSIM_MODEL_HUNT_CROSSLEY, CSIM_MODEL_SPRING_DAMPER, CSIM_MODEL_BRISTLE, CSIM_MODEL_SQRT_SPRING,
+#define CSIM_MODEL_ENUM(id, name) CSIM_MODEL_##id,
+  CSIM_MODELS(CSIM_MODEL_ENUM)
+#undef CSIM_MODEL_ENUM
   CSIM_NMODELS
 } csim_model;
+// the solvers: X(ID, name); "none" is a compliant law's (no rigid solver)
+#define CSIM_SOLVERS(X) \
+  X(PGS, "pgs") X(LEMKE, "lemke") X(ADMM, "admm") X(STAGGERED, "staggered") \
+  X(BISECTION, "bisection") X(NONE, "none")
 typedef enum {
-  CSIM_SOLVER_PGS, CSIM_SOLVER_LEMKE, CSIM_SOLVER_ADMM, CSIM_SOLVER_STAGGERED, CSIM_SOLVER_BISECTION,
-  CSIM_SOLVER_NONE, CSIM_NSOLVERS
+#define CSIM_SOLVER_ENUM(id, name) CSIM_SOLVER_##id,
+  CSIM_SOLVERS(CSIM_SOLVER_ENUM)
+#undef CSIM_SOLVER_ENUM
+  CSIM_NSOLVERS
 } csim_solver;
 typedef enum { CSIM_SCHEME_SEMI_IMPLICIT, CSIM_SCHEME_TAMSI, CSIM_SCHEME_IMPLICIT_EULER, CSIM_NSCHEMES } csim_scheme;
 typedef enum { CSIM_FAIL_CONTINUE, CSIM_FAIL_STOP, CSIM_NFAIL } csim_on_failure;
@@ -25,6 +38,20 @@ typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_NCRIT } csim_criterion;
 typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_NTOLU } csim_tolerance_units;
 typedef enum { CSIM_LS_TALS, CSIM_LS_BACKTRACKING, CSIM_LS_NONE, CSIM_NLS } csim_line_search;
 typedef enum { CSIM_COMBINE_DRAKE, CSIM_COMBINE_MUJOCO, CSIM_COMBINE_MEAN, CSIM_NCOMBINE } csim_combine;
+
+// each enum's names as the scenario spells them, indexed by value, NULL-terminated (options.c)
+extern const char* const csim_model_names[];          // ncp ccp lcp raisim raisim_ds
+                                                      //   hunt_crossley spring_damper bristle
+                                                      //   sqrt_spring
+extern const char* const csim_solver_names[];         // pgs lemke admm staggered bisection none
+extern const char* const csim_scheme_names[];         // semi_implicit tamsi implicit_euler
+extern const char* const csim_on_failure_names[];     // continue stop
+extern const char* const csim_on_energy_names[];      // warn stop
+extern const char* const csim_vproduct_names[];       // midpoint explicit
+extern const char* const csim_criterion_names[];      // ncp model
+extern const char* const csim_tolerance_units_names[];  // impulse force
+extern const char* const csim_line_search_names[];    // tals backtracking none
+extern const char* const csim_combine_names[];        // drake mujoco mean
 
 // 1 when m is one of the compliant force laws (no rigid solver)
 static inline int csim_model_compliant(csim_model m) {

@@ -25,8 +25,8 @@ csim_status compile_cmpl_params(const scn_config* cfg, cmpl_params* p, csim_erro
   if (!csim_model_compliant(cfg->model))
     return scn_key_error(cfg, "contact.model", err,
                    "'%s' is a rigid contact model, not a compliant force law",
-                   scn_contact_model_names[cfg->model]);
-  p->law = (cmpl_law)(cfg->model - CSIM_MODEL_HUNT_CROSSLEY);
+                   csim_model_names[cfg->model]);
+  p->law = cfg->model;
   p->mu = cfg->friction;
   p->k = cfg->stiffness;
   p->d = cfg->damping;
@@ -39,17 +39,17 @@ csim_status compile_cmpl_params(const scn_config* cfg, cmpl_params* p, csim_erro
     return scn_key_error(cfg, "contact.restitution", err,
                    "restitution %g applies to rigid models only; the compliant law '%s' takes "
                    "its energy loss from contact.damping (set restitution to 0)",
-                   cfg->restitution, cmpl_law_names[p->law]);
+                   cfg->restitution, csim_model_names[p->law]);
   if (cfg->compliance > 0)
     return scn_key_error(cfg, "contact.compliance", err,
                    "compliance %g (R = alpha diag(G)) applies to rigid models only; the compliant "
                    "law '%s' is set by contact.stiffness and contact.damping (set compliance to 0)",
-                   cfg->compliance, cmpl_law_names[p->law]);
-  if ((p->law == CMPL_BRISTLE || p->law == CMPL_SQRT_SPRING) && !(p->bt > 0))
+                   cfg->compliance, csim_model_names[p->law]);
+  if ((p->law == CSIM_MODEL_BRISTLE || p->law == CSIM_MODEL_SQRT_SPRING) && !(p->bt > 0))
     return scn_key_error(cfg, "contact.friction_damping", err,
                    "the '%s' law needs friction_damping > 0: a slipping deflection moves at "
                    "-(kt x + f_t) / friction_damping (found %g)",
-                   cmpl_law_names[p->law], p->bt);
+                   csim_model_names[p->law], p->bt);
   if (!(p->k > 0) || !isfinite(p->k) || !isfinite(p->d) || !isfinite(p->vs) || !(p->vs > 0) ||
       !isfinite(p->kt) || !isfinite(p->bt))
     return scn_key_error(cfg, "contact", err,
@@ -72,16 +72,16 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   if (cfg->model > CSIM_MODEL_RAISIM_DS)
     return scn_key_error(cfg, "contact.model", err,
                    "compliant contact model '%s' is not available in this version of csim "
-                   "(rigid models only so far)", scn_contact_model_names[cfg->model]);
+                   "(rigid models only so far)", csim_model_names[cfg->model]);
   if (cfg->scheme != CSIM_SCHEME_SEMI_IMPLICIT)
     return scn_key_error(cfg, "integrator.scheme", err,
                    "'%s' integrates compliant contact laws; rigid model '%s' uses velocity-level "
                    "time stepping (000 eqs. 2-5): set integrator.scheme: semi_implicit",
-                   scn_integrator_names[cfg->scheme], scn_contact_model_names[cfg->model]);
+                   csim_scheme_names[cfg->scheme], csim_model_names[cfg->model]);
   if (cfg->solver == CSIM_SOLVER_NONE)
     return scn_key_error(cfg, "solver.name", err,
                    "rigid contact model '%s' needs a solver; 'none' is for compliant models",
-                   scn_contact_model_names[cfg->model]);
+                   csim_model_names[cfg->model]);
   memset(o, 0, sizeof(*o));
   o->model = (solver_model)model_map[cfg->model];
   o->kind = (solver_kind)kind_map[cfg->solver];
@@ -501,7 +501,7 @@ static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* 
       snprintf(key, sizeof(key), "contact.materials.%.200s.restitution", cfg->materials[i].name);
       st = scn_key_error(cfg, key, err, "restitution %g applies to rigid models only: compliant "
                          "law '%s' takes its energy loss from its damping",
-                         cfg->materials[i].restitution, scn_contact_model_names[cfg->model]);
+                         cfg->materials[i].restitution, csim_model_names[cfg->model]);
     }
   return st;
 }

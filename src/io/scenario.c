@@ -22,22 +22,8 @@
 //---------------------------------- name tables -----------------------------------------------
 
 const char* const scn_base_names[] = {"fixed", "free", NULL};
-const char* const scn_contact_model_names[] = {"ncp",           "ccp",     "lcp",        "raisim", "raisim_ds",
-                                               "hunt_crossley", "spring_damper", "bristle", "sqrt_spring",
-                                               NULL};
-const char* const scn_solver_names[] = {"pgs", "lemke", "admm", "staggered", "bisection", "none", NULL};
-const char* const scn_integrator_names[] = {"semi_implicit", "tamsi", "implicit_euler", NULL};
-const char* const scn_profile_names[] = {"constant", "ramp", "sine", NULL};
-const char* const scn_action_type_names[] = {"force", "pd", "trajectory", NULL};
-const char* const scn_on_failure_names[] = {"continue", "stop", NULL};
-const char* const scn_on_energy_names[] = {"warn", "stop", NULL};
-const char* const scn_vproduct_names[] = {"midpoint", "explicit", NULL};
-const char* const scn_criterion_names[] = {"ncp", "model", NULL};
-const char* const scn_tolerance_units_names[] = {"impulse", "force", NULL};
-const char* const scn_line_search_names[] = {"tals", "backtracking", "none", NULL};
 const char* const scn_ground_names[] = {"none", "plane", "heightfield", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
-const char* const scn_combine_names[] = {"drake", "mujoco", "mean", NULL};
 
 // enums are stored through int: make sure they have the size of an int
 _Static_assert(sizeof(scn_base) == sizeof(int), "enum size");
@@ -174,7 +160,7 @@ static const skey keys[] = {
      .doc = "Directories searched for package:// meshes, relative to the scenario file's directory"},
     // contact
     {.path = "contact", .type = K_SECTION, .doc = "Contact model and parameters"},
-    {.path = "contact.model", .type = K_ENUM, .names = scn_contact_model_names, .def = "ncp", CF(model),
+    {.path = "contact.model", .type = K_ENUM, .names = csim_model_names, .def = "ncp", CF(model),
      .doc = "Contact model: rigid (ncp, ccp, lcp, raisim, raisim_ds) or compliant force law"},
     {.path = "contact.friction", .type = K_NUM, GE0, .def = "0.5", CF(friction),
      .doc = "Coulomb friction coefficient mu"},
@@ -209,7 +195,7 @@ static const skey keys[] = {
      .doc = "Most memory for the simulation data (linear in the dofs and bodies) and the contact buffers (G's 3x3 blocks are bounded by the square of the contacts each tree can take, and ADMM, staggered and Lemke keep dense work for their largest island, at worst one island of every contact, so they grow as the square of the contacts): they hold every contact collision can produce, or as many as fit in this budget; a run that needs more stops with an error naming the numbers (exit 2 at the initial state, 1 later), never dropping a contact. When the worst-case island work and the contacts do not both fit, the contacts are sized with the island work held to a quarter of the budget and the island work takes what they leave (the run summary says how many rows it holds); a step with a larger island stops with exit 1 naming the island, the rows held and the budget, never solving part of it"},
     {.path = "contact.exclude", .type = K_PAIRS, .def_doc = "none", CF(exclude), .noff = offsetof(scn_config, nexclude),
      .doc = "Link pairs that never collide, e.g. `[[base, fl_upper], [base, fr_upper]]`"},
-    {.path = "contact.combine", .type = K_ENUM, .names = scn_combine_names, .def = "drake", CF(combine),
+    {.path = "contact.combine", .type = K_ENUM, .names = csim_combine_names, .def = "drake", CF(combine),
      .doc = "How the materials of a contact's two sides combine (see README, Contact materials): drake, stiffness "
             "`k1 k2/(k1+k2)`, dissipation `(k2 d1 + k1 d2)/(k1+k2)`, friction `2 mu1 mu2/(mu1+mu2)`, restitution the "
             "mean; mujoco, friction the larger, stiffness, damping and restitution the mean (MuJoCo's solmix 1:1); "
@@ -239,7 +225,7 @@ static const skey keys[] = {
             "in [0.0001, 0.9999], width >= 0, midpoint in [0.0001, 0.9999], power >= 1"},
     // solver
     {.path = "solver", .type = K_SECTION, .doc = "Rigid contact solver"},
-    {.path = "solver.name", .type = K_ENUM, .names = scn_solver_names, .def = "pgs", CF(solver),
+    {.path = "solver.name", .type = K_ENUM, .names = csim_solver_names, .def = "pgs", CF(solver),
      .doc = "Solver (pairing with contact.model is checked when the run starts)"},
     {.path = "solver.tolerance", .type = K_NUM, GT0, .def = "1e-8", CF(tolerance),
      .doc = "Stopping tolerance on eps_abs"},
@@ -254,16 +240,16 @@ static const skey keys[] = {
      .doc = "ADMM: start from the previous step's dual variable of each contact (matched by contact id) instead of the dual reconstructed from the warm-started impulses (measured: fewer iterations on the ill-conditioned stack and Talos, more on cube_slide and Solo-12)"},
     {.path = "solver.rho_adaptive", .type = K_BOOL, .def = "true", CF(rho_adaptive),
      .doc = "ADMM: spectral rho update of Carpentier et al. 2024 (rho times or divided by (L/m)^0.05 when the primal and dual residuals differ tenfold, L and m the ends of the spectrum of G + R); false keeps solver.rho fixed"},
-    {.path = "solver.criterion", .type = K_ENUM, .names = scn_criterion_names, .def = "ncp",
+    {.path = "solver.criterion", .type = K_ENUM, .names = csim_criterion_names, .def = "ncp",
      CF(criterion), .doc = "What solver.tolerance applies to: ncp, both the model's own residual and the NCP residual eps_abs of 000 eq. 14 (as in the paper: ccp, lcp and raisim answers to sliding contacts then run to the iteration cap); model, the model's own residual (its fixed point) only. Either way the answer returned is the model's own (the best iterate by its own residual)"},
-    {.path = "solver.tolerance_units", .type = K_ENUM, .names = scn_tolerance_units_names,
+    {.path = "solver.tolerance_units", .type = K_ENUM, .names = csim_tolerance_units_names,
      .def = "impulse", CF(tolerance_units),
      .doc = "Units of solver.tolerance: impulse, on eps_abs as csim computes it from impulses (N s); force, on forces lambda/dt as the seed authors' code measures it (002 Sec. II): the solver stops at eps_abs <= tolerance * dt, which holds the velocity term of eps_abs to tolerance * dt too (stricter than the authors' rule there)"},
-    {.path = "solver.on_failure", .type = K_ENUM, .names = scn_on_failure_names, .def = "continue",
+    {.path = "solver.on_failure", .type = K_ENUM, .names = csim_on_failure_names, .def = "continue",
      CF(on_failure), .doc = "When a step does not converge: continue (count it) or stop the run (exit 1)"},
     // integrator
     {.path = "integrator", .type = K_SECTION, .doc = "Time integration"},
-    {.path = "integrator.scheme", .type = K_ENUM, .names = scn_integrator_names, .def = "semi_implicit",
+    {.path = "integrator.scheme", .type = K_ENUM, .names = csim_scheme_names, .def = "semi_implicit",
      CF(scheme), .doc = "Integrator: semi_implicit Euler, tamsi (TALS), implicit_euler (Newton + TALS); rigid models need semi_implicit (velocity-level time stepping)"},
     {.path = "integrator.dt", .type = K_NUM, .flags = F_LO | F_LOX | F_HI, .lo = 0, .hi = 1, .def = "1e-3",
      CF(dt), .units = "s", .doc = "Time step"},
@@ -273,13 +259,13 @@ static const skey keys[] = {
      .doc = "Newton tolerance (tamsi, implicit_euler)"},
     {.path = "integrator.newton_max_iterations", .type = K_INT, .flags = F_LO | F_HI, .lo = 1, .hi = 1e4, .def = "50",
      CF(newton_max_iterations), .doc = "Newton iteration cap (tamsi, implicit_euler)"},
-    {.path = "integrator.line_search", .type = K_ENUM, .names = scn_line_search_names, .def = "tals",
+    {.path = "integrator.line_search", .type = K_ENUM, .names = csim_line_search_names, .def = "tals",
      CF(line_search), .doc = "Line search of the compliant integrators' Newton iteration: tals (TALS, 001 Sec. III-A, then residual backtracking as a safeguard), backtracking (no TALS: backtracking on the residual only), none (plain Newton, full steps: 001's 'without TALS'); rigid models ignore it"},
-    {.path = "integrator.velocity_products", .type = K_ENUM, .names = scn_vproduct_names, .def = "midpoint",
+    {.path = "integrator.velocity_products", .type = K_ENUM, .names = csim_vproduct_names, .def = "midpoint",
      CF(velocity_products), .doc = "Coriolis, centrifugal and gyroscopic terms of the free velocity: midpoint (implicit midpoint rule by fixed-point iteration: a free body keeps its energy and angular momentum; 1-3 extra RNEA and tree solves per step) or explicit (at the velocity before the step, as MuJoCo's Euler: cheaper, injects energy into fast spins)"},
     {.path = "integrator.energy_tolerance", .type = K_NUM, GT0, .def = "0.05", CF(energy_tolerance),
      .doc = "Energy audit: energy gained beyond the work of actions and external forces (`/energy/injected` above its lowest value so far) that triggers integrator.on_energy_gain, relative to the energy scale (initial kinetic + abs(initial potential) energy, or the absolute work done when larger)"},
-    {.path = "integrator.on_energy_gain", .type = K_ENUM, .names = scn_on_energy_names, .def = "warn",
+    {.path = "integrator.on_energy_gain", .type = K_ENUM, .names = csim_on_energy_names, .def = "warn",
      CF(on_energy_gain), .doc = "When the energy audit finds a gain above integrator.energy_tolerance: warn (printed, recorded in the root attributes) or stop the run (exit 1, complete = 0)"},
     // joint limits
     {.path = "limits", .type = K_SECTION, .doc = "URDF joint position and effort limits"},
@@ -294,7 +280,7 @@ static const skey keys[] = {
     // actions
     {.path = "actions", .type = K_LIST, .def_doc = "none", CF(actions), .noff = offsetof(scn_config, nactions),
      .elem = B_ACTION, .doc = "External forces and joint controllers, applied in order"},
-    {.path = "actions.N.type", .type = K_ENUM, .flags = F_REQ, .names = scn_action_type_names, AC(type),
+    {.path = "actions.N.type", .type = K_ENUM, .flags = F_REQ, .names = act_type_names, AC(type),
      .doc = "force: external force/torque on a link; pd: joint PD control; trajectory: sine tracking"},
     {.path = "actions.N.body", .type = K_STR, .flags = F_REQ, .acts = A_FORCE, AC(body),
      .doc = "Link the force acts on"},
@@ -306,7 +292,7 @@ static const skey keys[] = {
      AC(local), .doc = "Frame of direction: world or the link's (local) frame"},
     {.path = "actions.N.point", .type = K_VEC3, .def = "[0, 0, 0]", .acts = A_FORCE, AC(point), .units = "m",
      .doc = "Application point in the link frame"},
-    {.path = "actions.N.profile", .type = K_ENUM, .names = scn_profile_names, .def = "constant",
+    {.path = "actions.N.profile", .type = K_ENUM, .names = act_profile_names, .def = "constant",
      .acts = A_FORCE, AC(profile), .doc = "Magnitude over time: constant, ramp or sine"},
     {.path = "actions.N.magnitude", .type = K_NUM, .def = "0", .acts = A_FORCE, AC(magnitude),
      .units = "N or N m", .doc = "Constant value; ramp value at start; sine offset"},
@@ -791,7 +777,7 @@ static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, con
       join_path(tp, sizeof(tp), ip, "type");
       if (!te) {
         char allowed[128];
-        list_names(allowed, sizeof(allowed), scn_action_type_names);
+        list_names(allowed, sizeof(allowed), act_type_names);
         return fail_node(c, item, tp, "missing required key 'type' (one of: %s)", allowed);
       }
       for (size_t r = 0; r < NKEYS; r++) {
@@ -1056,9 +1042,9 @@ static csim_status unknown_key(vctx* c, const ytree_entry* e, const char* pat, c
     size_t t = 0;
     for (int a = 0; a < ACT_NTYPES; a++)
       if (keys[r].acts & (1u << a))
-        t += (size_t)snprintf(types + t, sizeof(types) - t, "%s%s", t ? ", " : "", scn_action_type_names[a]);
+        t += (size_t)snprintf(types + t, sizeof(types) - t, "%s%s", t ? ", " : "", act_type_names[a]);
     return fail_entry(c, e, kpath, "key '%s' does not apply to actions of type '%s' (it applies to: %s)", e->key,
-                      scn_action_type_names[act], types);
+                      act_type_names[act], types);
   }
   // candidates: applicable sibling keys, without duplicates
   const char* cands[NKEYS];
@@ -1116,7 +1102,7 @@ static csim_status walk_map(vctx* c, const ytree_node* map, const char* pat, con
       const char* l = leaf_of(keys[r].path);
       if (act >= 0 && keys[r].acts)
         return fail_node(c, map, cp, "missing required key '%s' (%s) for an action of type '%s'", l, keys[r].doc,
-                         scn_action_type_names[act]);
+                         act_type_names[act]);
       return fail_node(c, map, cp, "missing required key '%s' (%s)", l, keys[r].doc);
     }
     if ((st = apply_default(c, &keys[r], cp, bases, act)) != CSIM_OK) return st;
@@ -1145,7 +1131,7 @@ static csim_status check_soft(vctx* c, const ytree_node* root) {
   if (!cfg->solref) return CSIM_OK;
   if (cfg->model != CSIM_MODEL_CCP)
     return fail_node(c, nref, "contact.solref", "contact.solref applies to contact.model ccp only, found model '%s'",
-                     scn_contact_model_names[cfg->model]);
+                     csim_model_names[cfg->model]);
   if (cfg->compliance > 0)
     return fail_node(c, nref, "contact.solref", "contact.solref and contact.compliance %g both set the compliance R: "
                      "give one of them", cfg->compliance);
@@ -1665,7 +1651,7 @@ void scn_print_schema_markdown(FILE* f) {
       size_t t = 0;
       for (int a = 0; a < ACT_NTYPES; a++)
         if (k->acts & (1u << a))
-          t += (size_t)snprintf(who + t, sizeof(who) - t, "%s%s", t ? ", " : "", scn_action_type_names[a]);
+          t += (size_t)snprintf(who + t, sizeof(who) - t, "%s%s", t ? ", " : "", act_type_names[a]);
     }
     fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s%s%s |\n", k->path, type_doc(k), def, allowed[0] ? allowed : "-",
             k->units ? k->units : "-", who[0] ? "*" : "", who, who[0] ? ":* " : "", k->doc);

@@ -41,19 +41,6 @@
 
 typedef enum { SCN_BASE_FIXED = 0, SCN_BASE_FREE = 1 } scn_base;   // values equal model_base_type
 extern const char* const scn_base_names[];           // fixed free
-extern const char* const scn_contact_model_names[];  // ncp ccp lcp raisim raisim_ds hunt_crossley
-                                                     //   spring_damper bristle sqrt_spring
-extern const char* const scn_solver_names[];         // pgs lemke admm staggered bisection none
-extern const char* const scn_integrator_names[];     // semi_implicit tamsi implicit_euler
-extern const char* const scn_profile_names[];        // constant ramp sine
-extern const char* const scn_action_type_names[];    // force pd trajectory
-extern const char* const scn_on_failure_names[];     // continue stop
-extern const char* const scn_on_energy_names[];      // warn stop
-extern const char* const scn_vproduct_names[];       // midpoint explicit
-extern const char* const scn_criterion_names[];      // ncp model
-extern const char* const scn_tolerance_units_names[];  // impulse force
-extern const char* const scn_line_search_names[];    // tals backtracking none
-extern const char* const scn_combine_names[];        // drake mujoco mean
 extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = act_spec.local)
 

@@ -55,18 +55,18 @@ static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_mode
   char* sdir = realpath(cfg->dir ? cfg->dir : ".", NULL);
   if (!st) st = rec_attr_string(f, NULL, "scenario_dir", sdir ? sdir : cfg->dir, err);
   free(sdir);
-  if (!st) st = rec_attr_string(f, NULL, "contact_model", scn_contact_model_names[cfg->model], err);
+  if (!st) st = rec_attr_string(f, NULL, "contact_model", csim_model_names[cfg->model], err);
   if (!st)  // compliant laws use no rigid solver: "none"
     st = rec_attr_string(f, NULL, "solver",
-                         scn_solver_names[csim_model_compliant(cfg->model) ? CSIM_SOLVER_NONE : cfg->solver],
+                         csim_solver_names[csim_model_compliant(cfg->model) ? CSIM_SOLVER_NONE : cfg->solver],
                          err);
-  if (!st) st = rec_attr_string(f, NULL, "integrator", scn_integrator_names[cfg->scheme], err);
+  if (!st) st = rec_attr_string(f, NULL, "integrator", csim_scheme_names[cfg->scheme], err);
   if (!st) st = rec_attr_string(f, NULL, "conventions", conv, err);
   if (!st) st = rec_attr_string(f, NULL, "force_units", "N (impulse / dt)", err);
   if (!st) st = rec_attr_double(f, NULL, "dt", cfg->dt, err);
   if (!st) st = rec_attr_double(f, NULL, "tolerance", cfg->tolerance, err);
   if (!st)
-    st = rec_attr_string(f, NULL, "tolerance_units", scn_tolerance_units_names[cfg->tolerance_units],
+    st = rec_attr_string(f, NULL, "tolerance_units", csim_tolerance_units_names[cfg->tolerance_units],
                          err);
   if (!st) st = rec_attr_int(f, NULL, "every", cfg->output_every, err);
   if (!st) st = rec_attr_int(f, NULL, "nq", m->nq, err);
@@ -207,7 +207,7 @@ csim_status out_dump_problem(const sim* S, const scn_config* cfg, const char* ou
   snprintf(desc, sizeof(desc), "csim %s run of scenario '%s', step %ld (t = %.9g s): contact "
            "model %s, solver %s, tolerance %g; /solution/r holds the impulses it found",
            CSIM_VERSION, cfg->name, k, (double)k * cfg->dt,
-           scn_contact_model_names[cfg->model], scn_solver_names[cfg->solver],
+           csim_model_names[cfg->model], csim_solver_names[cfg->solver],
            cfg->tolerance);
   solver_problem p = contact_problem(S->con);
   csim_status st = fclib_write_local(path, &p, S->con->lambda, FCLIB_CSR, "csim contact problem",

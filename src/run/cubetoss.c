@@ -371,7 +371,7 @@ static const char* model_solver(int model) {
 csim_status ct_scenario(const ct_data* d, const ct_model* mdl, const ct_options* opt, scn_config** out,
                         csim_error* err) {
   *out = NULL;
-  int model = scn_name_index(scn_contact_model_names, mdl->name);
+  int model = scn_name_index(csim_model_names, mdl->name);
   if (model < 0)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "--model", "unknown contact model '%s'", mdl->name);
   int compliant = model >= CSIM_MODEL_HUNT_CROSSLEY;
@@ -623,7 +623,7 @@ csim_status ct_params_parse(const char* text, const char* file, const char* name
   // every entry must name a contact model (a typo would otherwise be silently ignored)
   for (int e = 0; e < root->n && st == CSIM_OK; e++) {
     const ytree_entry* E = &root->entries[e];
-    if (scn_name_index(scn_contact_model_names, E->key) < 0)
+    if (scn_name_index(csim_model_names, E->key) < 0)
       st = err_set(err, CSIM_ERR_INPUT, file, E->line, E->column, E->key, "not a contact model name");
     else if (E->value->kind != YTREE_MAP)
       st = err_set(err, CSIM_ERR_INPUT, file, E->value->line, E->value->column, E->key,
@@ -638,7 +638,7 @@ csim_status ct_params_parse(const char* text, const char* file, const char* name
     const ytree_node* v = E->value;
     // contact.combine: a rule name
     if (!strcmp(E->key, "combine")) {
-      if (v->kind != YTREE_SCALAR || scn_name_index(scn_combine_names, v->text) < 0)
+      if (v->kind != YTREE_SCALAR || scn_name_index(csim_combine_names, v->text) < 0)
         st = err_set(err, CSIM_ERR_INPUT, file, v->line, v->column, key, "expected drake, mujoco or mean");
       else
         snprintf(mdl->combine, sizeof(mdl->combine), "%s", v->text);

@@ -38,11 +38,11 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   long n = r->steps > 0 ? r->steps : 1;
   fprintf(f, "csim run: %s — %s\n", cfg->name, status);
   fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g (%s)\n",
-          scn_contact_model_names[cfg->model], scn_solver_names[cfg->solver], cfg->dt,
-          cfg->tolerance, scn_tolerance_units_names[cfg->tolerance_units]);
+          csim_model_names[cfg->model], csim_solver_names[cfg->solver], cfg->dt,
+          cfg->tolerance, csim_tolerance_units_names[cfg->tolerance_units]);
   if (S->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
-            "in substeps %d (iterations below are Newton's)\n", scn_integrator_names[cfg->scheme],
+            "in substeps %d (iterations below are Newton's)\n", csim_scheme_names[cfg->scheme],
             cfg->newton_tolerance, cfg->newton_max_iterations, S->cmpl->nsubstepped);
   fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", S->m->nq, S->m->nv,
           S->m->nbody - 1, S->m->ngeom);

@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char* const cmpl_law_names[CMPL_NLAWS] = {"hunt_crossley", "spring_damper", "bristle",
-                                                 "sqrt_spring"};
-
 // smallest sqrt(delta) used in the sqrt_spring derivative (the law's d/ddelta of sqrt is
 // unbounded at delta = 0; delta = 1e-12 m is far below any penetration that carries load)
 #define SQRT_FLOOR 1e-6
@@ -23,8 +20,8 @@ double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_dd
   double pd = 0, pv = 0, pi = 0;
   if (delta > 0) {
     switch (p->law) {
-      case CMPL_HUNT_CROSSLEY:
-      case CMPL_BRISTLE: {
+      case CSIM_MODEL_HUNT_CROSSLEY:
+      case CSIM_MODEL_BRISTLE: {
         // pi = k (1 + d ddelta)_+ delta_+ with ddelta = -vn (001 eq. 5)
         double damp = 1 - p->d * vn;
         if (damp > 0) {
@@ -34,7 +31,7 @@ double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_dd
         }
         break;
       }
-      case CMPL_SPRING_DAMPER: {
+      case CSIM_MODEL_SPRING_DAMPER: {
         // jiminy: (k delta - c vn)_+ blended by tanh(2 delta / eps)
         double s = p->k * delta - p->d * vn;
         if (s > 0) {
@@ -45,7 +42,7 @@ double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_dd
         }
         break;
       }
-      case CMPL_SQRT_SPRING: {
+      case CSIM_MODEL_SQRT_SPRING: {
         // MIT Cheetah: sqrt(delta) (k delta - d vn), positive part
         double zr = sqrt(delta), s = p->k * delta - p->d * vn;
         if (s > 0) {
@@ -92,7 +89,7 @@ void cmpl_force(const cmpl_params* p, const cmpl_point* c, const double vc[3], c
   out->f[2] = pi;
   D[8] = dpi_dvn;
 
-  if (p->law == CMPL_HUNT_CROSSLEY || p->law == CMPL_SPRING_DAMPER) {
+  if (p->law == CSIM_MODEL_HUNT_CROSSLEY || p->law == CSIM_MODEL_SPRING_DAMPER) {
     // regularized Coulomb (001 eqs. 6-7) and its gradient (001 eq. 16; 22 for the vn coupling)
     out->radius = p->vs;
     double nrm = sqrt(vt0 * vt0 + vt1 * vt1);
@@ -121,7 +118,7 @@ void cmpl_force(const cmpl_params* p, const cmpl_point* c, const double vc[3], c
 
   // bristle / sqrt_spring: implicit deflection, f_stick = -zr (kt (x0 + h v_t) + bt v_t)
   double zr = 1;
-  if (p->law == CMPL_SQRT_SPRING) zr = delta > 0 ? sqrt(delta) : 0;
+  if (p->law == CSIM_MODEL_SQRT_SPRING) zr = delta > 0 ? sqrt(delta) : 0;
   double a = p->kt * c->h + p->bt;
   out->center[0] = -p->kt * c->x0[0] / a;
   out->center[1] = -p->kt * c->x0[1] / a;
@@ -137,7 +134,7 @@ void cmpl_force(const cmpl_params* p, const cmpl_point* c, const double vc[3], c
     out->f[0] = fs0;
     out->f[1] = fs1;
     D[0] = D[4] = -zr * a;
-    if (p->law == CMPL_SQRT_SPRING && !c->frozen) {
+    if (p->law == CSIM_MODEL_SQRT_SPRING && !c->frozen) {
       // zr depends on vn through delta = delta0 - hpen vn: d zr / dvn / zr = -hpen / (2 delta)
       double g = -c->hpen / (2 * delta);
       D[2] = fs0 * g;
@@ -224,7 +221,7 @@ csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, c
   // integrator.line_search: 001's comparisons with and without TALS (Figs. 4, 5, 7)
   c->tals = o->line_search == CSIM_LS_TALS;
   c->backtrack = o->line_search != CSIM_LS_NONE;
-  c->stateful = p.law == CMPL_BRISTLE || p.law == CMPL_SQRT_SPRING;
+  c->stateful = p.law == CSIM_MODEL_BRISTLE || p.law == CSIM_MODEL_SQRT_SPRING;
   if (maxcon < 1) maxcon = 1;
   c->maxcon = maxcon;
   c->nv = m->nv;

@@ -87,18 +87,8 @@
 #define CMPL_BACKTRACK_AFTER 10   // tamsi, semi_implicit: backtrack only from this iteration on
 #define CMPL_THETA_MAX 1.0471975511965976  // pi/3: TALS largest direction change (001 Sec. III-A)
 
-typedef enum {
-  CMPL_HUNT_CROSSLEY = 0,
-  CMPL_SPRING_DAMPER,
-  CMPL_BRISTLE,
-  CMPL_SQRT_SPRING,
-  CMPL_NLAWS
-} cmpl_law;
-
-extern const char* const cmpl_law_names[CMPL_NLAWS];  // "hunt_crossley", ...
-
 typedef struct {
-  cmpl_law law;
+  csim_model law;  // one of the compliant laws of options.h (csim_model_compliant)
   double mu;       // friction coefficient
   double k;        // normal stiffness (see the table above for units)
   double d;        // normal dissipation
