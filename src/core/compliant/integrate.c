@@ -151,6 +151,18 @@ static void hist_put(cmpl_data* c, int it, double res) {
   if (c->hist_on && it < c->nhist) c->hist[it] = res;
 }
 
+// the stop test of both Newton loops at iterate `it` with residual max-norm res: converged
+// (res <= integrator.newton_tolerance), or the iteration cap, or a non-finite residual
+static int newton_done(cmpl_data* c, int it, double res) {
+  c->residual = res;
+  hist_put(c, it, res);
+  if (res <= c->tolerance) {
+    c->converged = 1;
+    return 1;
+  }
+  return it >= c->max_iterations || !isfinite(res);
+}
+
 // TALS: the smallest alpha over contacts for the tangential parts of vc and its update dvc
 static double tals(const cmpl_data* c, int nc, const double* vc, const double* dvc) {
   double alpha = 1;
@@ -234,13 +246,7 @@ static void solve_frozen(sim* s, double h) {
         else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
       }
     }
-    c->residual = res;
-    hist_put(c, it, res);
-    if (res <= c->tolerance) {
-      c->converged = 1;
-      break;
-    }
-    if (it >= c->max_iterations || !isfinite(res)) break;
+    if (newton_done(c, it, res)) break;
     // Newton matrix I - h G A (A block diagonal, 3x3 per contact)
     // (dense LU of its own; G's blocks give the nonzero 3x3 blocks of G A)
     memset(c->N, 0, sizeof(double) * (size_t)n3 * (size_t)n3);
@@ -389,13 +395,7 @@ static void solve_implicit(sim* s, double h, int* dropped) {
   for (int it = 0;; it++) {
     ie_residual(s, h, c->vk, t0 + h, c->r, dropped);
     double res = maxnorm(c->r, nv);
-    c->residual = res;
-    hist_put(c, it, res);
-    if (res <= c->tolerance) {
-      c->converged = 1;
-      break;
-    }
-    if (it >= c->max_iterations || !isfinite(res)) break;
+    if (newton_done(c, it, res)) break;
     // forward-difference Jacobian of r, column by column (Jr row-major nv x nv)
     for (int j = 0; j < nv; j++) {
       double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
