@@ -99,7 +99,43 @@ def circles(edges):
     return out
 
 
+def self_test():
+    """The checker on made-up trees whose problems are known: it must find each of them, and
+    nothing in a clean tree (so a broken checker cannot pass src/ silently)."""
+    import tempfile
+
+    def tree(files):
+        d = tempfile.mkdtemp(prefix="check_layers_")
+        for path, text in files.items():
+            os.makedirs(os.path.join(d, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(d, path), "w", encoding="utf-8") as f:
+                f.write(text)
+        return d
+
+    clean = {"core/a.h": "", "core/a.c": '#include "core/a.h"\n',
+             "io/b.h": '#include "core/a.h"\n', "io/b.c": '#include "io/b.h"\n',
+             "core/p_internal.h": '#include "core/a.h"\n',
+             "core/q.c": '#include "core/p_internal.h"\n#include "core/a.h"\n'}
+    upward = dict(clean, **{"core/a.c": '#include "core/a.h"\n#include "io/b.h"\n'})
+    circle = dict(clean, **{"core/x.h": "", "core/y.h": "",
+                            "core/x.c": '#include "core/y.h"\n',
+                            "core/y.c": '#include "core/x.h"\n'})
+    stray = dict(clean, **{"misc/z.c": ""})
+    cases = [(clean, []), (upward, ["core/a.c:2: includes io/b.h"]),
+             (circle, ["module circle: core/x -> core/y -> core/x"]),
+             (stray, ["not in a layer folder"])]
+    for files, expect in cases:
+        errors, _ = check(tree(files))
+        if bool(errors) != bool(expect) or any(not any(e in x for x in errors) for e in expect):
+            print(f"check-layers self-test failed: expected {expect or 'no problem'}, "
+                  f"found {errors or 'none'}")
+            return 1
+    return 0
+
+
 def main():
+    if self_test():
+        return 1
     src = sys.argv[1] if len(sys.argv) > 1 else "src"
     errors, n = check(src)
     for e in errors:
