@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/model.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 
 static const char* const kInfoUsage =

@@ -15,6 +15,7 @@
 #include "core/compliant/sim_compliant.h"
 #include "core/spatial.h"
 #include "core/stage.h"
+#include "io/model_build.h"
 #include "io/terrain.h"
 
 
