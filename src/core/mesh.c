@@ -228,11 +228,10 @@ static void face_remove_point(hull_ws* w, int id, int e) {
   }
 }
 
-// add the eye point of face f0 to the hull (one Quickhull iteration); returns 0 when out of memory
-static int hull_step(hull_ws* w, int f0) {
-  int eye = w->f[f0].far;
+// the faces that see the eye strictly (exact test), walked from f0 over neighbours, into w->vis;
+// the edges between them and the faces that do not, into w->hor; 0 when out of memory
+static int step_visible(hull_ws* w, int f0, int eye) {
   const int vis_st = (w->stamp += 2), novis_st = vis_st + 1;
-  // visible faces: walk from f0 over neighbours that see the eye strictly (exact test)
   w->nvis = 0;
   w->nhor = 0;
   if (!grow_int(&w->vis, &w->capvis, 1)) return 0;
@@ -256,7 +255,12 @@ static int hull_step(hull_ws* w, int f0) {
       w->hor[w->nhor++] = fi * 3 + e;
     }
   }
-  // order the horizon into one loop: vmap[start vertex] = horizon edge
+  return 1;
+}
+
+// order the horizon into one loop (w->ord; vmap[start vertex] = horizon edge, reset after);
+// 1 when it is one simple loop, 0 when not, -1 when out of memory
+static int step_horizon_loop(hull_ws* w) {
   int ok = w->nhor >= 3;
   int nset = 0;
   for (int h = 0; h < w->nhor && ok; h++) {
@@ -268,11 +272,11 @@ static int hull_step(hull_ws* w, int f0) {
       nset++;
     }
   }
+  int oom = 0;
   if (ok) {
-    if (!grow_int(&w->ord, &w->capord, w->nhor)) return 0;
-    if (!grow_int(&w->newf, &w->capnew, w->nhor)) return 0;
+    oom = !grow_int(&w->ord, &w->capord, w->nhor) || !grow_int(&w->newf, &w->capnew, w->nhor);
     int cur = 0;
-    for (int k = 0; k < w->nhor && ok; k++) {
+    for (int k = 0; k < w->nhor && ok && !oom; k++) {
       if (k > 0 && cur == 0) ok = 0;
       w->ord[k] = cur;
       const hface* f = &w->f[w->hor[cur] / 3];
@@ -282,7 +286,6 @@ static int hull_step(hull_ws* w, int f0) {
     }
     if (ok && cur != 0) ok = 0;
   }
-  // reset the horizon map
   for (int h = 0; h < w->nhor && nset > 0; h++) {
     int a = w->f[w->hor[h] / 3].v[w->hor[h] % 3];
     if (w->vmap[a] == h) {
@@ -290,15 +293,11 @@ static int hull_step(hull_ws* w, int f0) {
       nset--;
     }
   }
-  if (!ok) {
-    // guard (cannot happen with exact tests): drop the eye, keep the face pending if needed
-    w->nskip++;
-    for (int k = 0; k < w->nvis; k++) w->f[w->vis[k]].mark = 0;
-    face_remove_point(w, f0, eye);
-    if (w->f[f0].head >= 0 && !pend_push(w, f0)) return 0;
-    return 1;
-  }
-  // new faces (a, b, eye) along the ordered horizon, with their adjacency
+  return oom ? -1 : ok;
+}
+
+// new faces (a, b, eye) along the ordered horizon, with their adjacency; 0 when out of memory
+static int step_new_faces(hull_ws* w, int eye) {
   int nh = w->nhor;
   for (int k = 0; k < nh; k++) {
     int he = w->hor[w->ord[k]];
@@ -319,7 +318,12 @@ static int hull_step(hull_ws* w, int f0) {
     int eg = twin_edge(&w->f[g], nf->v[0], nf->v[1]);
     if (eg >= 0) w->f[g].nb[eg] = id;
   }
-  // reassign the outside points of the visible faces to the new face they are farthest above
+  return 1;
+}
+
+// the outside points of the visible faces (the eye aside) to the new face they are farthest above
+static void step_reassign(hull_ws* w, int eye) {
+  int nh = w->nhor;
   for (int k = 0; k < w->nvis; k++) {
     hface* vf = &w->f[w->vis[k]];
     int i = vf->head;
@@ -344,6 +348,24 @@ static int hull_step(hull_ws* w, int f0) {
     }
     vf->head = -1;
   }
+}
+
+// add the eye point of face f0 to the hull (one Quickhull iteration); returns 0 when out of memory
+static int hull_step(hull_ws* w, int f0) {
+  int eye = w->f[f0].far;
+  if (!step_visible(w, f0, eye)) return 0;
+  int loop = step_horizon_loop(w);
+  if (loop < 0) return 0;
+  if (!loop) {
+    // guard (cannot happen with exact tests): drop the eye, keep the face pending if needed
+    w->nskip++;
+    for (int k = 0; k < w->nvis; k++) w->f[w->vis[k]].mark = 0;
+    face_remove_point(w, f0, eye);
+    if (w->f[f0].head >= 0 && !pend_push(w, f0)) return 0;
+    return 1;
+  }
+  if (!step_new_faces(w, eye)) return 0;
+  step_reassign(w, eye);
   // retire the visible faces; queue new faces with outside points
   for (int k = 0; k < w->nvis; k++) {
     hface* vf = &w->f[w->vis[k]];
@@ -352,24 +374,21 @@ static int hull_step(hull_ws* w, int f0) {
     if (!grow_int(&w->freef, &w->capfree, w->nfree + 1)) return 0;
     w->freef[w->nfree++] = w->vis[k];
   }
-  for (int k = 0; k < nh; k++)
+  for (int k = 0; k < w->nhor; k++)
     if (w->f[w->newf[k]].head >= 0 && !pend_push(w, w->newf[k])) return 0;
   return 1;
 }
 
-// initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
-// (all points within tol of one point, of a line or of a plane)
-static csim_status hull_init(hull_ws* w, csim_error* err) {
+// the farthest pair among the axis extremes into i0, i1, their distance into *len
+static void init_pair(const hull_ws* w, int* i0, int* i1, double* len) {
   const int64_t* q = w->q;
-  int np = w->np;
-  // the farthest pair among the axis extremes
   int ext[6] = {0, 0, 0, 0, 0, 0};
-  for (int i = 1; i < np; i++)
+  for (int i = 1; i < w->np; i++)
     for (int k = 0; k < 3; k++) {
       if (q[3 * i + k] < q[3 * ext[2 * k] + k]) ext[2 * k] = i;
       if (q[3 * i + k] > q[3 * ext[2 * k + 1] + k]) ext[2 * k + 1] = i;
     }
-  int i0 = 0, i1 = 0;
+  *i0 = *i1 = 0;
   double best = -1;
   for (int a = 0; a < 6; a++)
     for (int b = a + 1; b < 6; b++) {
@@ -380,19 +399,22 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
       }
       if (d2 > best) {
         best = d2;
-        i0 = ext[a];
-        i1 = ext[b];
+        *i0 = ext[a];
+        *i1 = ext[b];
       }
     }
-  double len01 = sqrt(best);
-  if (i0 == i1 || len01 <= w->tol)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all points coincide: no 3-D hull");
-  // the point farthest from their line (ties: the one farthest from the pair's midpoint)
-  double mid[3], dist = 0, spr = 0;
+  *len = sqrt(best);
+}
+
+// the point farthest from the line i0 i1 of length len01 (ties: the one farthest from the pair's
+// midpoint), -1 when all are on it; its distance into *dist
+static int init_third(const hull_ws* w, int i0, int i1, double len01, double* dist) {
+  const int64_t* q = w->q;
+  double mid[3], spr = 0;
+  *dist = 0;
   for (int k = 0; k < 3; k++) mid[k] = 0.5 * ((double)q[3 * i0 + k] + (double)q[3 * i1 + k]);
   int i2 = -1;
-  for (int i = 0; i < np; i++) {
+  for (int i = 0; i < w->np; i++) {
     i128 n[3];
     icross(w, i0, i1, i, n);
     double d = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
@@ -400,17 +422,19 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
     if (d == 0) continue;  // exactly on the line
     double sp2 = 0;
     for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - mid[k], 2);
-    if (i2 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
+    if (i2 < 0 || d > *dist + w->tol || (d >= *dist - w->tol && sp2 > spr)) {
       i2 = i;
-      dist = fmax(dist, d);
+      *dist = fmax(*dist, d);
       spr = sp2;
     }
   }
-  if (i2 < 0 || dist <= w->tol)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
-                   np);
-  // the point farthest from their plane (exact orientation; ties: farthest from the centroid)
+  return i2;
+}
+
+// the point farthest from the plane i0 i1 i2 (exact orientation; ties: farthest from the
+// centroid), -1 when all are on it; its distance into *dist, whether it is above into *above
+static int init_fourth(const hull_ws* w, int i0, int i1, int i2, double* dist, int* above) {
+  const int64_t* q = w->q;
   i128 n[3];
   icross(w, i0, i1, i2, n);
   double nlen = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
@@ -421,37 +445,34 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
   for (int k = 0; k < 3; k++)
     cen[k] = ((double)q[3 * i0 + k] + (double)q[3 * i1 + k] + (double)q[3 * i2 + k]) / 3.0;
   int i3 = -1;
-  int above = 0;
-  dist = 0;
-  spr = 0;
-  for (int i = 0; i < np; i++) {
+  double spr = 0;
+  *above = 0;
+  *dist = 0;
+  for (int i = 0; i < w->np; i++) {
     i128 sv = n[0] * q[3 * i] + n[1] * q[3 * i + 1] + n[2] * q[3 * i + 2] - d0;
     if (sv == 0) continue;
     double d = fabs((double)sv) / nlen;
     double sp2 = 0;
     for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - cen[k], 2);
-    if (i3 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
+    if (i3 < 0 || d > *dist + w->tol || (d >= *dist - w->tol && sp2 > spr)) {
       i3 = i;
-      dist = fmax(dist, d);
+      *dist = fmax(*dist, d);
       spr = sp2;
-      above = sv > 0;
+      *above = sv > 0;
     }
   }
-  if (i3 < 0 || dist <= w->tol)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
-                   "no 3-D hull", np);
-  // tetrahedron faces, outward: with d above plane (a, b, c): acb, abd, bcd, cad
-  int a = i0, b = i1, c = i2, d = i3;
-  if (!above) {  // d below: swap b and c
-    b = i2;
-    c = i1;
-  }
+  return i3;
+}
+
+// the tetrahedron's faces tf (v[4]: a b c d with d above plane (a, b, c), outward: acb, abd,
+// bcd, cad) with their adjacency, and the outside sets: each point to the face it is farthest
+// above; 0 when out of memory
+static int init_tetrahedron(hull_ws* w, const int v[4], int tf[4]) {
+  int a = v[0], b = v[1], c = v[2], d = v[3];
   int tv[4][3] = {{a, c, b}, {a, b, d}, {b, c, d}, {c, a, d}};
-  int tf[4];
   for (int k = 0; k < 4; k++) {
     tf[k] = face_new(w, tv[k][0], tv[k][1], tv[k][2]);
-    if (tf[k] < 0) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    if (tf[k] < 0) return 0;
   }
   // adjacency by matching twin edges
   for (int k = 0; k < 4; k++)
@@ -461,8 +482,7 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
         if (j != k && twin_edge(&w->f[tf[j]], fk->v[e], fk->v[(e + 1) % 3]) >= 0)
           fk->nb[e] = tf[j];
       }
-  // outside sets: each point goes to the face it is farthest above
-  for (int i = 0; i < np; i++) {
+  for (int i = 0; i < w->np; i++) {
     if (i == a || i == b || i == c || i == d) continue;
     int bf = -1;
     double bd = 0;
@@ -478,6 +498,32 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
     }
     if (bf >= 0) face_add_point(w, bf, i, bd);
   }
+  return 1;
+}
+
+// initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
+// (all points within tol of one point, of a line or of a plane)
+static csim_status hull_init(hull_ws* w, csim_error* err) {
+  int np = w->np, i0, i1, above;
+  double len01, dist;
+  init_pair(w, &i0, &i1, &len01);
+  if (i0 == i1 || len01 <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all points coincide: no 3-D hull");
+  int i2 = init_third(w, i0, i1, len01, &dist);
+  if (i2 < 0 || dist <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
+                   np);
+  int i3 = init_fourth(w, i0, i1, i2, &dist, &above);
+  if (i3 < 0 || dist <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
+                   "no 3-D hull", np);
+  // d below the plane (a, b, c): swap b and c
+  int v[4] = {i0, above ? i1 : i2, above ? i2 : i1, i3}, tf[4];
+  if (!init_tetrahedron(w, v, tf))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
   for (int k = 0; k < 4; k++)
     if (!pend_push(w, tf[k]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
