@@ -620,9 +620,10 @@ static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin,
   return nd;
 }
 
-// convex hull of a point cloud: snap, merge, Quickhull, drop slivers, volume/centroid
-csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
-  memset(hull, 0, sizeof(*hull));
+// check the cloud (at least 4 finite points, not all coincident, not too large); its bounding
+// box into lo, hi and its largest extent into *range
+static csim_status cloud_extent(const double* pts, int n, double lo[3], double hi[3],
+                                double* range, csim_error* err) {
   if (n < 4)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "convex hull needs at least 4 points, got %d", n);
@@ -630,12 +631,7 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     if (!isfinite(pts[i]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                      "convex hull: point %d has a non-finite coordinate", i / 3);
-  // snap to an integer grid about the box centre c, with a power-of-two step such that the
-  // extent spans < 2^HULL_BITS steps: every orientation test is then exact in 128-bit integers
-  // (|q| <= 2^39 + 1, differences < 2^41, normals < 2^83, n.q - d < 2^126), so the hull is
-  // exactly convex on the grid; c is a multiple of the step, so grid points c + q step are
-  // (usually exact) doubles, and STL float coordinates sit on the grid
-  double lo[3], hi[3], maxabs = 0;
+  double maxabs = 0;
   for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) {
@@ -643,12 +639,109 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
       hi[k] = fmax(hi[k], pts[3 * i + k]);
       maxabs = fmax(maxabs, fabs(pts[3 * i + k]));
     }
-  double range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-  if (!(range > 0))
+  *range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  if (!(*range > 0))
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "degenerate point cloud: all %d points coincide: no 3-D hull", n);
-  if (!isfinite(range) || maxabs > 1e300)
+  if (!isfinite(*range) || maxabs > 1e300)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
+  return CSIM_OK;
+}
+
+// the hull of the snapped points q (np, compacted in place with sp); while some triangles are
+// slivers (a vertex within HULL_SLIVER_REL * extent of the opposite edge: numerically useless
+// face planes), drop those vertices and rebuild from the remaining hull vertices (each round
+// removes vertices, so this ends); map and drop are np-sized scratch
+static csim_status hull_rounds(int64_t* q, snap_pt* sp, int* np, double tol, double hmin,
+                               int* map, char* drop, int** fv, int* nface, csim_error* err) {
+  for (int round = 0;; round++) {
+    csim_status st = hull_build(q, *np, tol, fv, nface, err);
+    if (st) return st;
+    memset(drop, 0, (size_t)*np);
+    int nd = round < 32 ? mark_slivers(q, *fv, *nface, hmin, drop) : 0;
+    if (nd == 0) return CSIM_OK;
+    // keep the hull vertices that are not dropped (compacting q and sp alike)
+    for (int i = 0; i < *np; i++) map[i] = 0;
+    for (int t = 0; t < 3 * *nface; t++) map[(*fv)[t]] = 1;
+    int m = 0;
+    for (int i = 0; i < *np; i++)
+      if (map[i] && drop[i] != 1) {
+        memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
+        sp[m] = sp[i];
+        m++;
+      }
+    *np = m;
+    free(*fv);
+    *fv = NULL;
+  }
+}
+
+// the hull's vertices (re-indexed in first-use order, at their grid positions c + q step: exact
+// doubles) and faces; map is np-sized scratch
+static csim_status hull_output(mesh_hull* hull, const int64_t* q, int np, const int* fv,
+                               int nface, int* map, const double c[3], double step,
+                               csim_error* err) {
+  int nvert = 0;
+  for (int i = 0; i < np; i++) map[i] = -1;
+  for (int t = 0; t < 3 * nface; t++)
+    if (map[fv[t]] < 0) map[fv[t]] = nvert++;
+  // a closed triangulated sphere has F = 2V - 4 (Euler)
+  if (nface != 2 * nvert - 4)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "convex hull failed: %d faces and %d vertices do not form a closed surface",
+                   nface, nvert);
+  hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
+  hull->face = malloc((size_t)nface * 3 * sizeof(int));
+  if (!hull->vert || !hull->face) {
+    mesh_hull_free(hull);
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  }
+  hull->nvert = nvert;
+  hull->nface = nface;
+  for (int i = 0; i < np; i++)
+    if (map[i] >= 0)
+      for (int k = 0; k < 3; k++) {
+        hull->vert[3 * map[i] + k] = c[k] + (double)q[3 * i + k] * step;
+      }
+  for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
+  return CSIM_OK;
+}
+
+// volume and centroid: tetrahedra from the vertex mean o to each face,
+// V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
+static void hull_volume(mesh_hull* hull) {
+  int nvert = hull->nvert;
+  double o[3] = {0, 0, 0};
+  for (int i = 0; i < nvert; i++)
+    for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
+  double vol = 0, cen[3] = {0, 0, 0};
+  for (int t = 0; t < hull->nface; t++) {
+    const double* A = hull->vert + 3 * hull->face[3 * t];
+    const double* B = hull->vert + 3 * hull->face[3 * t + 1];
+    const double* C = hull->vert + 3 * hull->face[3 * t + 2];
+    double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
+    double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
+    double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
+    double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
+                x[2] * (y[0] * z[1] - y[1] * z[0]);
+    vol += v6 / 6.0;
+    for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
+  }
+  hull->volume = vol;
+  for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
+}
+
+// convex hull of a point cloud: snap, merge, Quickhull, drop slivers, volume/centroid
+csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
+  memset(hull, 0, sizeof(*hull));
+  double lo[3], hi[3], range = 0;
+  csim_status st = cloud_extent(pts, n, lo, hi, &range, err);
+  if (st) return st;
+  // snap to an integer grid about the box centre c, with a power-of-two step such that the
+  // extent spans < 2^HULL_BITS steps: every orientation test is then exact in 128-bit integers
+  // (|q| <= 2^39 + 1, differences < 2^41, normals < 2^83, n.q - d < 2^126), so the hull is
+  // exactly convex on the grid; c is a multiple of the step, so grid points c + q step are
+  // (usually exact) doubles, and STL float coordinates sit on the grid
   snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
   if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
   const double step = ldexp(1.0, ilogb(range) + 1 - HULL_BITS);
@@ -671,87 +764,21 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   char* drop = malloc((size_t)np);
   int* fv = NULL;
   int nface = 0;
-  csim_status st = CSIM_OK;
-  if (!q || !map || !drop) {
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-    goto done;
+  if (!q || !map || !drop) st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  if (!st) {
+    for (int i = 0; i < np; i++) memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
+    st = hull_rounds(q, sp, &np, tol, hmin, map, drop, &fv, &nface, err);
   }
-  for (int i = 0; i < np; i++) memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
-  // hull; then, while some triangles are slivers (a vertex within HULL_SLIVER_REL * extent of
-  // the opposite edge: numerically useless face planes), drop those vertices and rebuild from
-  // the remaining hull vertices (each round removes vertices, so this ends)
-  for (int round = 0;; round++) {
-    if ((st = hull_build(q, np, tol, &fv, &nface, err))) goto done;
-    memset(drop, 0, (size_t)np);
-    int nd = round < 32 ? mark_slivers(q, fv, nface, hmin, drop) : 0;
-    if (nd == 0) break;
-    // keep the hull vertices that are not dropped (compacting q and sp alike)
-    for (int i = 0; i < np; i++) map[i] = 0;
-    for (int t = 0; t < 3 * nface; t++) map[fv[t]] = 1;
-    int m = 0;
-    for (int i = 0; i < np; i++)
-      if (map[i] && drop[i] != 1) {
-        memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
-        sp[m] = sp[i];
-        m++;
-      }
-    np = m;
-    free(fv);
-    fv = NULL;
+  if (!st) st = hull_output(hull, q, np, fv, nface, map, c, step, err);
+  if (!st) {
+    hull_volume(hull);
+    if (!(hull->volume > 0)) {
+      double vol = hull->volume;
+      mesh_hull_free(hull);
+      st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "convex hull failed: non-positive volume %g", vol);
+    }
   }
-  // output: vertices re-indexed in first-use order, at their grid positions (exact doubles)
-  int nvert = 0;
-  for (int i = 0; i < np; i++) map[i] = -1;
-  for (int t = 0; t < 3 * nface; t++)
-    if (map[fv[t]] < 0) map[fv[t]] = nvert++;
-  // a closed triangulated sphere has F = 2V - 4 (Euler)
-  if (nface != 2 * nvert - 4) {
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                 "convex hull failed: %d faces and %d vertices do not form a closed surface",
-                 nface, nvert);
-    goto done;
-  }
-  hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
-  hull->face = malloc((size_t)nface * 3 * sizeof(int));
-  if (!hull->vert || !hull->face) {
-    mesh_hull_free(hull);
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-    goto done;
-  }
-  hull->nvert = nvert;
-  hull->nface = nface;
-  for (int i = 0; i < np; i++)
-    if (map[i] >= 0)
-      for (int k = 0; k < 3; k++) {
-        hull->vert[3 * map[i] + k] = c[k] + (double)q[3 * i + k] * step;
-      }
-  for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
-  // volume and centroid: tetrahedra from the vertex mean o to each face,
-  // V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
-  double o[3] = {0, 0, 0};
-  for (int i = 0; i < nvert; i++)
-    for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
-  double vol = 0, cen[3] = {0, 0, 0};
-  for (int t = 0; t < nface; t++) {
-    const double* A = hull->vert + 3 * hull->face[3 * t];
-    const double* B = hull->vert + 3 * hull->face[3 * t + 1];
-    const double* C = hull->vert + 3 * hull->face[3 * t + 2];
-    double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
-    double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
-    double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
-    double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
-                x[2] * (y[0] * z[1] - y[1] * z[0]);
-    vol += v6 / 6.0;
-    for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
-  }
-  hull->volume = vol;
-  for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
-  if (!(vol > 0)) {
-    mesh_hull_free(hull);
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                 "convex hull failed: non-positive volume %g", vol);
-  }
-done:
   free(fv);
   free(q);
   free(map);
