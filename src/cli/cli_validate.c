@@ -377,29 +377,47 @@ static int write_results(const args* a, const ct_data* d, const int* idx, int n,
   return 0;
 }
 
-// load the data and the params text shared by both commands
-static int setup(args* a, ct_data** d, int** idx, int* n, char** ptext, const char** pname) {
+// the data, the selected tosses and the params text shared by both commands
+typedef struct {
+  ct_data* d;
+  int* idx;                 // selected tosses
+  int n;
+  char* ptext;              // --params text (NULL: the built-in parameters)
+  const char* pname;        // where the parameters come from, for messages
+} loaded;
+
+static void loaded_free(loaded* L) {
+  free(L->ptext);
+  free(L->idx);
+  ct_free(L->d);
+  memset(L, 0, sizeof(*L));
+}
+
+// load the data and the params text; -1 (the error printed, nothing left loaded) on failure
+static int setup(args* a, loaded* L) {
+  memset(L, 0, sizeof(*L));
   csim_error err;
   err_clear(&err);
-  if (ct_load(a->data, a->group, d, &err) != CSIM_OK) {
+  int bad = 0;
+  if (ct_load(a->data, a->group, &L->d, &err) != CSIM_OK) {
     err_print(&err, stderr);
-    return -1;
-  }
-  if ((*d)->ntoss < 1) {
+    bad = 1;
+  } else if (L->d->ntoss < 1) {
     fprintf(stderr, "csim: error: %s: group '%s' holds no toss\n", a->data, a->group);
-    return -1;
+    bad = 1;
+  } else if (select_tosses(a->tosses, L->d->ntoss, &L->idx, &L->n)) {
+    bad = 1;
   }
-  if (select_tosses(a->tosses, (*d)->ntoss, idx, n)) return -1;
-  *ptext = NULL;
-  *pname = "built-in (src/run/cubetoss_params.c)";
-  if (a->params) {
-    if (ct_params_read(a->params, ptext, &err) != CSIM_OK) {
+  L->pname = "built-in (src/run/cubetoss_params.c)";
+  if (!bad && a->params) {
+    if (ct_params_read(a->params, &L->ptext, &err) != CSIM_OK) {
       err_print(&err, stderr);
-      return -1;
+      bad = 1;
     }
-    *pname = a->params;
+    L->pname = a->params;
   }
-  return 0;
+  if (bad) loaded_free(L);
+  return bad ? -1 : 0;
 }
 
 static void defaults(args* a) {
@@ -429,75 +447,84 @@ static int begin(int argc, char** argv, const char* cmd, const char* usage, cons
   return pr > 0 ? 1 : pr ? -1 : 0;
 }
 
+// every model's parameters and scenario, checked before anything runs, with room for its
+// results and trajectories (rows rows of all tosses); 0 or an exit code (the error printed)
+static int validate_prepare(const args* a, const loaded* L, long rows, ct_model** mdl,
+                            ct_result** res, double** traj) {
+  csim_error err;
+  err_clear(&err);
+  for (int m = 0; m < a->nmodel; m++) {
+    mdl[m] = calloc(1, sizeof(ct_model));
+    res[m] = calloc((size_t)L->n, sizeof(ct_result));
+    traj[m] = calloc((size_t)rows * 7, sizeof(double));
+    if (!mdl[m] || !res[m] || !traj[m]) {
+      fprintf(stderr, "csim: error: out of memory\n");
+      return 1;
+    }
+    const char* text = L->ptext ? L->ptext : ct_default_params();
+    if (model_params(text, L->ptext ? a->params : "built-in params", a->models[m], mdl[m],
+                     &err) != CSIM_OK) {
+      err_print(&err, stderr);
+      return CSIM_ERR_INPUT;
+    }
+    ct_options o = {a->substeps, a->jobs, a->sets, a->nset};
+    scn_config* cfg = NULL;
+    int bad = ct_scenario(L->d, mdl[m], &o, &cfg, &err) != CSIM_OK;
+    if (bad) err_print(&err, stderr);
+    scn_free(cfg);
+    if (bad) return CSIM_ERR_INPUT;
+  }
+  return 0;
+}
+
+// run every model on the selected tosses, a table line per model; 0 or an exit code
+static int validate_run(const args* a, const loaded* L, ct_model** mdl, ct_result** res,
+                        double** traj) {
+  csim_error err;
+  err_clear(&err);
+  for (int m = 0; m < a->nmodel; m++) {
+    ct_options o = {a->substeps, a->jobs, a->sets, a->nset};
+    if (ct_run(L->d, mdl[m], &o, L->idx, L->n, res[m], traj[m], &err) != CSIM_OK) {
+      err_print(&err, stderr);
+      return CSIM_ERR_INPUT;
+    }
+    summary s;
+    summarise(res[m], L->n, &s);
+    if (!a->quiet) {
+      print_line(mdl[m]->name, &s);
+      fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int cli_validate(int argc, char** argv) {
   args a;
   int st0 = begin(argc, argv, "validate", kValidateUsage, "out/cubetoss", &a);
   if (st0) return st0 > 0 ? 0 : CSIM_ERR_INPUT;
   double t0 = now();
-  ct_data* d = NULL;
-  int* idx = NULL;
-  int n = 0;
-  char* ptext = NULL;
-  const char* pname;
-  if (setup(&a, &d, &idx, &n, &ptext, &pname)) {
-    ct_free(d);
-    free(idx);
-    return CSIM_ERR_INPUT;
-  }
-  int rc = 0;
+  loaded L;
+  if (setup(&a, &L)) return CSIM_ERR_INPUT;
+  int n = L.n;
   ct_model* mdl[MAXMODEL] = {0};
   ct_result* res[MAXMODEL] = {0};
   double* traj[MAXMODEL] = {0};
   long rows = 0;
   for (int j = 0; j < n; j++) {
     int T;
-    ct_toss(d, idx[j], &T);
+    ct_toss(L.d, L.idx[j], &T);
     rows += T;
   }
-  csim_error err;
-  err_clear(&err);
-  // every model's parameters and scenario are checked before anything runs
-  for (int m = 0; m < a.nmodel && !rc; m++) {
-    mdl[m] = calloc(1, sizeof(ct_model));
-    res[m] = calloc((size_t)n, sizeof(ct_result));
-    traj[m] = calloc((size_t)rows * 7, sizeof(double));
-    if (!mdl[m] || !res[m] || !traj[m]) { fprintf(stderr, "csim: error: out of memory\n"); rc = 1; break; }
-    const char* text = ptext ? ptext : ct_default_params();
-    if (model_params(text, ptext ? a.params : "built-in params", a.models[m], mdl[m], &err) != CSIM_OK) {
-      err_print(&err, stderr);
-      rc = CSIM_ERR_INPUT;
-      break;
-    }
-    ct_options o = {a.substeps, a.jobs, a.sets, a.nset};
-    scn_config* cfg = NULL;
-    if (ct_scenario(d, mdl[m], &o, &cfg, &err) != CSIM_OK) {
-      err_print(&err, stderr);
-      rc = CSIM_ERR_INPUT;
-    }
-    scn_free(cfg);
-  }
+  int rc = validate_prepare(&a, &L, rows, mdl, res, traj);
   if (!rc && !a.quiet) {
     printf("cubetoss: %s group %s, %d tosses (%ld rows), %d substeps of %.6g s (dt %.6g s), %d jobs, "
            "params %s\n",
-           a.data, a.group, n, rows, a.substeps, d->dt, d->dt / a.substeps, a.jobs, pname);
+           a.data, a.group, n, rows, a.substeps, L.d->dt, L.d->dt / a.substeps, a.jobs, L.pname);
     printf("seed 003 Tab. III (dairlib550, 550 tosses): Drake e_q 0.27 ± 0.57, Bullet 0.27 ± 0.57, "
            "MuJoCo 0.38 ± 0.62\n");
   }
-  for (int m = 0; m < a.nmodel && !rc; m++) {
-    ct_options o = {a.substeps, a.jobs, a.sets, a.nset};
-    if (ct_run(d, mdl[m], &o, idx, n, res[m], traj[m], &err) != CSIM_OK) {
-      err_print(&err, stderr);
-      rc = CSIM_ERR_INPUT;
-      break;
-    }
-    summary s;
-    summarise(res[m], n, &s);
-    if (!a.quiet) {
-      print_line(mdl[m]->name, &s);
-      fflush(stdout);
-    }
-  }
-  if (!rc && write_results(&a, d, idx, n, mdl, res, traj, a.nmodel, pname)) rc = CSIM_ERR_RUN;
+  if (!rc) rc = validate_run(&a, &L, mdl, res, traj);
+  if (!rc && write_results(&a, L.d, L.idx, n, mdl, res, traj, a.nmodel, L.pname)) rc = CSIM_ERR_RUN;
   if (!rc && !a.quiet)
     printf("wrote %s/cubetoss.csv and %s/cubetoss.h5 (%.2f s in all, %.2f ms per toss and model)\n", a.out,
            a.out, now() - t0, 1e3 * (now() - t0) / (n * a.nmodel));
@@ -506,9 +533,7 @@ int cli_validate(int argc, char** argv) {
     free(res[m]);
     free(traj[m]);
   }
-  free(ptext);
-  free(idx);
-  ct_free(d);
+  loaded_free(&L);
   return rc;
 }
 
@@ -573,22 +598,15 @@ int cli_identify(int argc, char** argv) {
   args a;
   int st0 = begin(argc, argv, "identify", kIdentifyUsage, "out/cubetoss_params.yaml", &a);
   if (st0) return st0 > 0 ? 0 : CSIM_ERR_INPUT;
-  ct_data* d = NULL;
-  int* idx = NULL;
-  int n = 0;
-  char* ptext = NULL;
-  const char* pname;
-  if (setup(&a, &d, &idx, &n, &ptext, &pname)) {
-    ct_free(d);
-    free(idx);
-    return CSIM_ERR_INPUT;
-  }
-  free(ptext);
+  loaded L;
+  if (setup(&a, &L)) return CSIM_ERR_INPUT;
+  ct_data* d = L.d;
+  int n = L.n;
   int* tr = malloc(sizeof(int) * (size_t)n);
   int* ho = malloc(sizeof(int) * (size_t)n);
   ct_result* res = calloc((size_t)n, sizeof(ct_result));
   int ntr = 0, nho = 0;
-  if (tr && ho) id_split(d, idx, n, tr, &ntr, ho, &nho);
+  if (tr && ho) id_split(d, L.idx, n, tr, &ntr, ho, &nho);
   // a coarse subset of the training split for the grid: every 4th training toss
   int* sub = malloc(sizeof(int) * (size_t)(ntr + 1));
   int nsub = 0;
@@ -619,7 +637,7 @@ int cli_identify(int argc, char** argv) {
     printf("wrote %s (%.1f s in all)\n", a.out, now() - t_all);
   }
   free(outtext);
-  free(tr); free(ho); free(sub); free(res); free(idx);
-  ct_free(d);
+  free(tr); free(ho); free(sub); free(res);
+  loaded_free(&L);
   return rc;
 }
