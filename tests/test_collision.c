@@ -11,6 +11,8 @@
 #include "core/collision/collision_internal.h"
 #include "core/data.h"
 #include "core/kinematics.h"
+#include "io/mesh_io.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 #include "core/mesh.h"
 #include "core/spatial.h"

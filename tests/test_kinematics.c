@@ -11,6 +11,7 @@
 #include "core/model.h"
 #include "core/spatial.h"
 #include "tree_fixture.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 
 //---------------------------------- hand-built URDF descriptions ------------------------------

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/mesh.h"
+#include "io/mesh_io.h"
 #include "io/urdf.h"
 
 #define ROBOTS "../shared/data/robots/"

@@ -45,6 +45,7 @@
 #include "core/dynamics.h"
 #include "core/kinematics.h"
 #include "core/model.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 
 #define ROBOT_DIR "../shared/data/robots/"

@@ -5,6 +5,7 @@
 
 #include "core/data.h"
 #include "core/model.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 
 #define HAND_MAX 64

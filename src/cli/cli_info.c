@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/model.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 
 static const char* const kInfoUsage =
@@ -38,69 +39,63 @@ static csim_status build_model(const urdf_robot* r, model_base_type base, sim_mo
   return model_create(&world, &spec, 1, m, err);
 }
 
-int cli_info(int argc, char** argv, FILE* f) {
-  const char* path = NULL;
-  const char** pkg = calloc((size_t)argc + 1, sizeof(char*));
-  int npkg = 0, list_joints = 0;
-  model_base_type base = MODEL_BASE_FIXED;
-  int status = CSIM_OK;
-  urdf_robot* r = NULL;
-  sim_model *mfix = NULL, *mfree = NULL;
-  if (!pkg) return CSIM_ERR_RUN;
+// the command line of csim info
+typedef struct {
+  const char* path;
+  const char** pkg;         // --package-path values (NULL-terminated)
+  int npkg;
+  int list_joints;
+  model_base_type base;
+} info_args;
 
-  // arguments
+// parse argv into a (a->pkg: room for argc entries); 0 to go on, -1 when help was printed,
+// else an exit code
+static int info_parse(int argc, char** argv, info_args* a) {
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(kInfoUsage, stdout);
-      free(pkg);
-      return CSIM_OK;
+      return -1;
     } else if (!strcmp(argv[i], "--base") && i + 1 < argc) {
       const char* b = argv[++i];
       if (!strcmp(b, "free")) {
-        base = MODEL_BASE_FREE;
+        a->base = MODEL_BASE_FREE;
       } else if (!strcmp(b, "fixed")) {
-        base = MODEL_BASE_FIXED;
+        a->base = MODEL_BASE_FIXED;
       } else {
         fprintf(stderr, "csim: error: --base: expected 'fixed' or 'free', found '%s'\n", b);
-        free(pkg);
         return CSIM_ERR_INPUT;
       }
     } else if (!strcmp(argv[i], "--package-path") && i + 1 < argc) {
-      pkg[npkg++] = argv[++i];
+      a->pkg[a->npkg++] = argv[++i];
     } else if (!strcmp(argv[i], "--joints")) {
-      list_joints = 1;
+      a->list_joints = 1;
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "csim: error: info: unknown or incomplete option '%s'\n%s", argv[i],
               kInfoUsage);
-      free(pkg);
       return CSIM_ERR_INPUT;
-    } else if (!path) {
-      path = argv[i];
+    } else if (!a->path) {
+      a->path = argv[i];
     } else {
       fprintf(stderr, "csim: error: info: one URDF file expected, found a second: '%s'\n",
               argv[i]);
-      free(pkg);
       return CSIM_ERR_INPUT;
     }
   }
-  if (!path) {
+  if (!a->path) {
     fprintf(stderr, "csim: error: info: missing ROBOT.urdf\n%s", kInfoUsage);
-    free(pkg);
     return CSIM_ERR_INPUT;
   }
+  return 0;
+}
 
-  // parse
-  csim_error err;
-  err_clear(&err);
-  urdf_options opt = urdf_default_options();
-  opt.package_paths = pkg;
-  if (urdf_load(path, &opt, &r, &err) != CSIM_OK) {
-    err_print(&err, stderr);
-    free(pkg);
-    return CSIM_ERR_INPUT;
-  }
+// is issue `is` about a mesh (not an inertia problem)?
+static int mesh_issue(const urdf_issue* is) {
+  return is->kind == URDF_ISSUE_MESH_UNRESOLVED || is->kind == URDF_ISSUE_MESH_FORMAT;
+}
 
-  // URDF-level summary
+// URDF-level summary: links, joints by type, mass, geometries by type; the mesh geometries into
+// *nmesh
+static void print_urdf_summary(FILE* f, const urdf_robot* r, const char* path, int* nmesh) {
   int nj[URDF_NJOINT_TYPES] = {0}, nmimic = 0, ng[URDF_NGEOM_TYPES] = {0}, ngeom = 0;
   for (int j = 0; j < r->njoint; j++) {
     nj[r->joints[j].type]++;
@@ -124,39 +119,37 @@ int cli_info(int argc, char** argv, FILE* f) {
   for (int t = 0; t < URDF_NGEOM_TYPES; t++)
     fprintf(f, "%s%s %d", t ? ", " : "", urdf_geom_type_names[t], ng[t]);
   fprintf(f, ")\n");
+  *nmesh = ng[URDF_GEOM_MESH];
+}
 
-  // meshes: resolved, unresolved, unsupported
-  int nres = 0, nunres = 0, nfmt = 0;
+// meshes (resolved, unresolved, unsupported) and the issues, with what csim does about them
+static void print_issues(FILE* f, const urdf_robot* r, int nmesh) {
+  int nunres = 0, nfmt = 0;
   for (int i = 0; i < r->nissue; i++) {
     if (r->issues[i].kind == URDF_ISSUE_MESH_UNRESOLVED) nunres++;
     if (r->issues[i].kind == URDF_ISSUE_MESH_FORMAT) nfmt++;
   }
-  nres = ng[URDF_GEOM_MESH] - nunres - nfmt;
-  fprintf(f, "collision meshes: %d usable, %d unresolved, %d in an unsupported format\n", nres,
-          nunres, nfmt);
-
-  // issues (inertia problems and meshes), with what csim does
+  fprintf(f, "collision meshes: %d usable, %d unresolved, %d in an unsupported format\n",
+          nmesh - nunres - nfmt, nunres, nfmt);
   int ninertia = 0;
   for (int i = 0; i < r->nissue; i++)
-    if (r->issues[i].kind != URDF_ISSUE_MESH_UNRESOLVED &&
-        r->issues[i].kind != URDF_ISSUE_MESH_FORMAT)
-      ninertia++;
+    if (!mesh_issue(&r->issues[i])) ninertia++;
   fprintf(f, "inertia problems: %d\n", ninertia);
-  for (int i = 0; i < r->nissue; i++) {
-    const urdf_issue* is = &r->issues[i];
-    if (is->kind == URDF_ISSUE_MESH_UNRESOLVED || is->kind == URDF_ISSUE_MESH_FORMAT) continue;
-    fprintf(f, "  - line %d: %s\n", is->line, is->msg);
-  }
+  for (int i = 0; i < r->nissue; i++)
+    if (!mesh_issue(&r->issues[i]))
+      fprintf(f, "  - line %d: %s\n", r->issues[i].line, r->issues[i].msg);
   if (nunres + nfmt) {
     fprintf(f, "meshes that cannot be used (their geometries are left out of the model):\n");
-    for (int i = 0; i < r->nissue; i++) {
-      const urdf_issue* is = &r->issues[i];
-      if (is->kind == URDF_ISSUE_MESH_UNRESOLVED || is->kind == URDF_ISSUE_MESH_FORMAT)
-        fprintf(f, "  - line %d: %s\n", is->line, is->msg);
-    }
+    for (int i = 0; i < r->nissue; i++)
+      if (mesh_issue(&r->issues[i]))
+        fprintf(f, "  - line %d: %s\n", r->issues[i].line, r->issues[i].msg);
   }
+}
 
-  // model-level summary for both bases
+// model-level summary: dofs for both bases, bodies, geometries and hulls for the chosen one;
+// CSIM_ERR_INPUT (the error printed) when that model cannot be built
+static int print_model_summary(FILE* f, const urdf_robot* r, model_base_type base) {
+  sim_model *mfix = NULL, *mfree = NULL;
   csim_error e1, e2;
   err_clear(&e1);
   err_clear(&e2);
@@ -165,7 +158,7 @@ int cli_info(int argc, char** argv, FILE* f) {
   if (s1 == CSIM_OK) fprintf(f, "dofs (fixed base): nq %d, nv %d\n", mfix->nq, mfix->nv);
   if (s2 == CSIM_OK) fprintf(f, "dofs (free base): nq %d, nv %d\n", mfree->nq, mfree->nv);
   const sim_model* m = base == MODEL_BASE_FREE ? mfree : mfix;
-  csim_error* em = base == MODEL_BASE_FREE ? &e2 : &e1;
+  int status = CSIM_OK;
   if (m) {
     int ngm[MODEL_NGEOM_TYPES] = {0};
     for (int g = 0; g < m->ngeom; g++) ngm[m->geom_type[g]]++;
@@ -179,30 +172,55 @@ int cli_info(int argc, char** argv, FILE* f) {
     for (int i = 0; i < m->nmesh; i++) nhv += m->mesh[i].nvert;
     if (m->nmesh) fprintf(f, "convex hulls: %d (%d vertices)\n", m->nmesh, nhv);
   } else {
-    err_print(em, stderr);
+    err_print(base == MODEL_BASE_FREE ? &e2 : &e1, stderr);
     status = CSIM_ERR_INPUT;
   }
-
-  // joint list
-  if (list_joints) {
-    fprintf(f, "joint list:\n");
-    for (int j = 0; j < r->njoint; j++) {
-      const urdf_joint* J = &r->joints[j];
-      fprintf(f, "  %-32s %-10s %s -> %s", J->name, urdf_joint_type_names[J->type],
-              r->links[J->parent].name, r->links[J->child].name);
-      if (J->type != URDF_JOINT_FIXED)
-        fprintf(f, "  axis [%g %g %g]", J->axis[0], J->axis[1], J->axis[2]);
-      if (J->has_position_limit) fprintf(f, "  limits [%g, %g]", J->lower, J->upper);
-      if (J->mimic >= 0)
-        fprintf(f, "  mimics %s (x%g %+g)", r->joints[J->mimic].name, J->mimic_multiplier,
-                J->mimic_offset);
-      fprintf(f, "\n");
-    }
-  }
-
   model_free(mfix);
   model_free(mfree);
+  return status;
+}
+
+// every joint with its type, parent, child, axis, limits and mimic
+static void print_joints(FILE* f, const urdf_robot* r) {
+  fprintf(f, "joint list:\n");
+  for (int j = 0; j < r->njoint; j++) {
+    const urdf_joint* J = &r->joints[j];
+    fprintf(f, "  %-32s %-10s %s -> %s", J->name, urdf_joint_type_names[J->type],
+            r->links[J->parent].name, r->links[J->child].name);
+    if (J->type != URDF_JOINT_FIXED)
+      fprintf(f, "  axis [%g %g %g]", J->axis[0], J->axis[1], J->axis[2]);
+    if (J->has_position_limit) fprintf(f, "  limits [%g, %g]", J->lower, J->upper);
+    if (J->mimic >= 0)
+      fprintf(f, "  mimics %s (x%g %+g)", r->joints[J->mimic].name, J->mimic_multiplier,
+              J->mimic_offset);
+    fprintf(f, "\n");
+  }
+}
+
+int cli_info(int argc, char** argv, FILE* f) {
+  info_args a = {NULL, calloc((size_t)argc + 1, sizeof(char*)), 0, 0, MODEL_BASE_FIXED};
+  if (!a.pkg) return CSIM_ERR_RUN;
+  int pr = info_parse(argc, argv, &a);
+  if (pr) {
+    free(a.pkg);
+    return pr < 0 ? CSIM_OK : pr;
+  }
+  csim_error err;
+  err_clear(&err);
+  urdf_options opt = urdf_default_options();
+  opt.package_paths = a.pkg;
+  urdf_robot* r = NULL;
+  if (urdf_load(a.path, &opt, &r, &err) != CSIM_OK) {
+    err_print(&err, stderr);
+    free(a.pkg);
+    return CSIM_ERR_INPUT;
+  }
+  int nmesh = 0;
+  print_urdf_summary(f, r, a.path, &nmesh);
+  print_issues(f, r, nmesh);
+  int status = print_model_summary(f, r, a.base);
+  if (a.list_joints) print_joints(f, r);
   urdf_free(r);
-  free(pkg);
+  free(a.pkg);
   return status;
 }

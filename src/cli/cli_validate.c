@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "run/cubetoss.h"
+#include "run/identify.h"
 #include "core/error.h"
 #include "io/scenario.h"
 
@@ -376,29 +377,47 @@ static int write_results(const args* a, const ct_data* d, const int* idx, int n,
   return 0;
 }
 
-// load the data and the params text shared by both commands
-static int setup(args* a, ct_data** d, int** idx, int* n, char** ptext, const char** pname) {
+// the data, the selected tosses and the params text shared by both commands
+typedef struct {
+  ct_data* d;
+  int* idx;                 // selected tosses
+  int n;
+  char* ptext;              // --params text (NULL: the built-in parameters)
+  const char* pname;        // where the parameters come from, for messages
+} loaded;
+
+static void loaded_free(loaded* L) {
+  free(L->ptext);
+  free(L->idx);
+  ct_free(L->d);
+  memset(L, 0, sizeof(*L));
+}
+
+// load the data and the params text; -1 (the error printed, nothing left loaded) on failure
+static int setup(args* a, loaded* L) {
+  memset(L, 0, sizeof(*L));
   csim_error err;
   err_clear(&err);
-  if (ct_load(a->data, a->group, d, &err) != CSIM_OK) {
+  int bad = 0;
+  if (ct_load(a->data, a->group, &L->d, &err) != CSIM_OK) {
     err_print(&err, stderr);
-    return -1;
-  }
-  if ((*d)->ntoss < 1) {
+    bad = 1;
+  } else if (L->d->ntoss < 1) {
     fprintf(stderr, "csim: error: %s: group '%s' holds no toss\n", a->data, a->group);
-    return -1;
+    bad = 1;
+  } else if (select_tosses(a->tosses, L->d->ntoss, &L->idx, &L->n)) {
+    bad = 1;
   }
-  if (select_tosses(a->tosses, (*d)->ntoss, idx, n)) return -1;
-  *ptext = NULL;
-  *pname = "built-in (src/run/cubetoss_params.c)";
-  if (a->params) {
-    if (ct_params_read(a->params, ptext, &err) != CSIM_OK) {
+  L->pname = "built-in (src/run/cubetoss_params.c)";
+  if (!bad && a->params) {
+    if (ct_params_read(a->params, &L->ptext, &err) != CSIM_OK) {
       err_print(&err, stderr);
-      return -1;
+      bad = 1;
     }
-    *pname = a->params;
+    L->pname = a->params;
   }
-  return 0;
+  if (bad) loaded_free(L);
+  return bad ? -1 : 0;
 }
 
 static void defaults(args* a) {
@@ -428,75 +447,84 @@ static int begin(int argc, char** argv, const char* cmd, const char* usage, cons
   return pr > 0 ? 1 : pr ? -1 : 0;
 }
 
+// every model's parameters and scenario, checked before anything runs, with room for its
+// results and trajectories (rows rows of all tosses); 0 or an exit code (the error printed)
+static int validate_prepare(const args* a, const loaded* L, long rows, ct_model** mdl,
+                            ct_result** res, double** traj) {
+  csim_error err;
+  err_clear(&err);
+  for (int m = 0; m < a->nmodel; m++) {
+    mdl[m] = calloc(1, sizeof(ct_model));
+    res[m] = calloc((size_t)L->n, sizeof(ct_result));
+    traj[m] = calloc((size_t)rows * 7, sizeof(double));
+    if (!mdl[m] || !res[m] || !traj[m]) {
+      fprintf(stderr, "csim: error: out of memory\n");
+      return 1;
+    }
+    const char* text = L->ptext ? L->ptext : ct_default_params();
+    if (model_params(text, L->ptext ? a->params : "built-in params", a->models[m], mdl[m],
+                     &err) != CSIM_OK) {
+      err_print(&err, stderr);
+      return CSIM_ERR_INPUT;
+    }
+    ct_options o = {a->substeps, a->jobs, a->sets, a->nset};
+    scn_config* cfg = NULL;
+    int bad = ct_scenario(L->d, mdl[m], &o, &cfg, &err) != CSIM_OK;
+    if (bad) err_print(&err, stderr);
+    scn_free(cfg);
+    if (bad) return CSIM_ERR_INPUT;
+  }
+  return 0;
+}
+
+// run every model on the selected tosses, a table line per model; 0 or an exit code
+static int validate_run(const args* a, const loaded* L, ct_model** mdl, ct_result** res,
+                        double** traj) {
+  csim_error err;
+  err_clear(&err);
+  for (int m = 0; m < a->nmodel; m++) {
+    ct_options o = {a->substeps, a->jobs, a->sets, a->nset};
+    if (ct_run(L->d, mdl[m], &o, L->idx, L->n, res[m], traj[m], &err) != CSIM_OK) {
+      err_print(&err, stderr);
+      return CSIM_ERR_INPUT;
+    }
+    summary s;
+    summarise(res[m], L->n, &s);
+    if (!a->quiet) {
+      print_line(mdl[m]->name, &s);
+      fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int cli_validate(int argc, char** argv) {
   args a;
   int st0 = begin(argc, argv, "validate", kValidateUsage, "out/cubetoss", &a);
   if (st0) return st0 > 0 ? 0 : CSIM_ERR_INPUT;
   double t0 = now();
-  ct_data* d = NULL;
-  int* idx = NULL;
-  int n = 0;
-  char* ptext = NULL;
-  const char* pname;
-  if (setup(&a, &d, &idx, &n, &ptext, &pname)) {
-    ct_free(d);
-    free(idx);
-    return CSIM_ERR_INPUT;
-  }
-  int rc = 0;
+  loaded L;
+  if (setup(&a, &L)) return CSIM_ERR_INPUT;
+  int n = L.n;
   ct_model* mdl[MAXMODEL] = {0};
   ct_result* res[MAXMODEL] = {0};
   double* traj[MAXMODEL] = {0};
   long rows = 0;
   for (int j = 0; j < n; j++) {
     int T;
-    ct_toss(d, idx[j], &T);
+    ct_toss(L.d, L.idx[j], &T);
     rows += T;
   }
-  csim_error err;
-  err_clear(&err);
-  // every model's parameters and scenario are checked before anything runs
-  for (int m = 0; m < a.nmodel && !rc; m++) {
-    mdl[m] = calloc(1, sizeof(ct_model));
-    res[m] = calloc((size_t)n, sizeof(ct_result));
-    traj[m] = calloc((size_t)rows * 7, sizeof(double));
-    if (!mdl[m] || !res[m] || !traj[m]) { fprintf(stderr, "csim: error: out of memory\n"); rc = 1; break; }
-    const char* text = ptext ? ptext : ct_default_params();
-    if (model_params(text, ptext ? a.params : "built-in params", a.models[m], mdl[m], &err) != CSIM_OK) {
-      err_print(&err, stderr);
-      rc = CSIM_ERR_INPUT;
-      break;
-    }
-    ct_options o = {a.substeps, a.jobs, a.sets, a.nset};
-    scn_config* cfg = NULL;
-    if (ct_scenario(d, mdl[m], &o, &cfg, &err) != CSIM_OK) {
-      err_print(&err, stderr);
-      rc = CSIM_ERR_INPUT;
-    }
-    scn_free(cfg);
-  }
+  int rc = validate_prepare(&a, &L, rows, mdl, res, traj);
   if (!rc && !a.quiet) {
     printf("cubetoss: %s group %s, %d tosses (%ld rows), %d substeps of %.6g s (dt %.6g s), %d jobs, "
            "params %s\n",
-           a.data, a.group, n, rows, a.substeps, d->dt, d->dt / a.substeps, a.jobs, pname);
+           a.data, a.group, n, rows, a.substeps, L.d->dt, L.d->dt / a.substeps, a.jobs, L.pname);
     printf("seed 003 Tab. III (dairlib550, 550 tosses): Drake e_q 0.27 ± 0.57, Bullet 0.27 ± 0.57, "
            "MuJoCo 0.38 ± 0.62\n");
   }
-  for (int m = 0; m < a.nmodel && !rc; m++) {
-    ct_options o = {a.substeps, a.jobs, a.sets, a.nset};
-    if (ct_run(d, mdl[m], &o, idx, n, res[m], traj[m], &err) != CSIM_OK) {
-      err_print(&err, stderr);
-      rc = CSIM_ERR_INPUT;
-      break;
-    }
-    summary s;
-    summarise(res[m], n, &s);
-    if (!a.quiet) {
-      print_line(mdl[m]->name, &s);
-      fflush(stdout);
-    }
-  }
-  if (!rc && write_results(&a, d, idx, n, mdl, res, traj, a.nmodel, pname)) rc = CSIM_ERR_RUN;
+  if (!rc) rc = validate_run(&a, &L, mdl, res, traj);
+  if (!rc && write_results(&a, L.d, L.idx, n, mdl, res, traj, a.nmodel, L.pname)) rc = CSIM_ERR_RUN;
   if (!rc && !a.quiet)
     printf("wrote %s/cubetoss.csv and %s/cubetoss.h5 (%.2f s in all, %.2f ms per toss and model)\n", a.out,
            a.out, now() - t0, 1e3 * (now() - t0) / (n * a.nmodel));
@@ -505,136 +533,80 @@ int cli_validate(int argc, char** argv) {
     free(res[m]);
     free(traj[m]);
   }
-  free(ptext);
-  free(idx);
-  ct_free(d);
+  loaded_free(&L);
   return rc;
 }
 
 //---------------------------------- identification --------------------------------------------
 
-// a parameter to fit: contact key, bounds, log scale, starting guess
-typedef struct {
-  const char* key;
-  double lo, hi;
-  int log;
-  double start;
-  double sign;      // the key's value is sign * the fitted value (MuJoCo's direct solref is negative)
-} fit_param;
-
-// the parameters each model fits (rigid: friction and restitution, ccp: friction and MuJoCo's
-// direct solref [-stiffness, -damping] with MuJoCo's default solimp, seed 003's MuJoCo parameters;
-// compliant laws: friction, stiffness, damping) and the starting guess (the scenario defaults
-// where they are usable, seed 003 Tab. II for ccp)
-static int fit_params(int model, fit_param* p) {
-  int k = 0;
-  p[k++] = (fit_param){"friction", 0.02, 1.5, 1, 0.5, 1};
-  switch (model) {
-    case CSIM_MODEL_CCP:
-      p[k++] = (fit_param){"solref.0", 300, 1e5, 1, 3850, -1};  // stiffness, N/(kg m)
-      // damping, N s/(kg m): [5, 1000] reproduces the shipped fit (cubetoss_params.c); a wider
-      // [5, 2e4] was tried and scored worse on the training split (0.2785 against 0.2715)
-      p[k++] = (fit_param){"solref.1", 5, 1000, 1, 63, -1};
-      break;
-    case CSIM_MODEL_NCP:
-    case CSIM_MODEL_LCP:
-    case CSIM_MODEL_RAISIM:
-    case CSIM_MODEL_RAISIM_DS:
-      p[k++] = (fit_param){"restitution", 0.0, 0.9, 0, 0.0, 1};
-      break;
-    case CSIM_MODEL_HUNT_CROSSLEY:
-    case CSIM_MODEL_BRISTLE:
-      p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5, 1};
-      p[k++] = (fit_param){"damping", 1e-2, 20, 1, 1.0, 1};  // d, s/m
-      break;
-    default:
-      p[k++] = (fit_param){"stiffness", 1e3, 1e6, 1, 1e5, 1};
-      p[k++] = (fit_param){"damping", 1e-1, 1e3, 1, 50, 1};  // c, N s/m
-      break;
+// write text atomically to path (a temporary file renamed over it; its directory made); 0 on
+// success
+static int write_atomic(const char* path, const char* text, size_t len) {
+  char tmp[1200];
+  snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+  char dir[1024];
+  snprintf(dir, sizeof(dir), "%s", path);
+  char* sl = strrchr(dir, '/');
+  if (sl) { *sl = 0; if (ensure_dir(dir)) return -1; }
+  FILE* f = fopen(tmp, "w");
+  if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0 || rename(tmp, path)) {
+    if (f) unlink(tmp);
+    return -1;
   }
-  return k;
+  return 0;
 }
 
-// u in [0, 1] -> parameter value
-static double to_val(const fit_param* p, double u) {
-  u = u < 0 ? 0 : u > 1 ? 1 : u;
-  return p->log ? p->lo * pow(p->hi / p->lo, u) : p->lo + (p->hi - p->lo) * u;
+// the params file's head: date, data, split, objective
+static void identify_header(FILE* mem, const args* a, int n, int ntr, int nho) {
+  time_t tnow = time(NULL);
+  char date[32];
+  strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&tnow));
+  fprintf(mem, "# contact parameters identified by csim identify cubetoss on %s\n", date);
+  fprintf(mem, "# data: %s group %s, %d tosses selected; training split: physical toss index even (%d "
+               "tosses), held out: odd (%d)\n", a->data, a->group, n, ntr, nho);
+  fprintf(mem, "# objective: mean e_q (seed 003 eq. 3), %d substeps per data period, failed toss = %g\n",
+          a->substeps, CT_FAIL_EQ);
 }
 
-static double to_u(const fit_param* p, double v) {
-  return p->log ? log(v / p->lo) / log(p->hi / p->lo) : (v - p->lo) / (p->hi - p->lo);
-}
-
-// the fitted parameters at u as a params-file map body: "key: v, ...", solref.I gathered into
-// "solref: [v0, v1]"
-static void params_text(const fit_param* p, int np, const double* u, char* out, size_t n) {
-  size_t len = 0;
-  out[0] = 0;
-  for (int k = 0; k < np && len < n; k++) {
-    double v = p[k].sign * to_val(&p[k], u[k]);
-    if (!strcmp(p[k].key, "solref.1")) continue;
-    if (!strcmp(p[k].key, "solref.0")) {
-      double v1 = NAN;
-      for (int j = 0; j < np; j++)
-        if (!strcmp(p[j].key, "solref.1")) v1 = p[j].sign * to_val(&p[j], u[j]);
-      len += (size_t)snprintf(out + len, n - len, "%ssolref: [%.4g, %.4g]", len ? ", " : "", v, v1);
-      continue;
+// fit every model of a (run/identify.h) into the params text mem, printing a line per model;
+// 0 or an exit code
+static int identify_models(const args* a, const id_problem* pb, ct_result* res, FILE* mem) {
+  csim_error err;
+  err_clear(&err);
+  for (int mi = 0; mi < a->nmodel; mi++) {
+    double tm = now();
+    id_fit fit;
+    if (id_fit_model(pb, a->models[mi], res, &fit, &err) != CSIM_OK) {
+      err_print(&err, stderr);
+      return CSIM_ERR_INPUT;
     }
-    len += (size_t)snprintf(out + len, n - len, "%s%s: %.4g", len ? ", " : "", p[k].key, v);
+    double dt_model = now() - tm;
+    fprintf(mem, "# %s: start %.4f, training e_q %.4f, held-out e_q %.4f; %ld evaluations, %.1f s\n",
+            a->models[mi], fit.f0, fit.ftrain, fit.fheld, fit.evals, dt_model);
+    fprintf(mem, "%s: {%s}\n", a->models[mi], fit.fitted);
+    if (!a->quiet) {
+      printf("%-14s start e_q %.4f -> training e_q %.4f, held-out e_q %.4f  (%s", a->models[mi],
+             fit.f0, fit.ftrain, fit.fheld, fit.fitted);
+      printf(")  %ld evaluations, %ld steps, %.1f s\n", fit.evals, fit.steps, dt_model);
+      fflush(stdout);
+    }
   }
-}
-
-typedef struct {
-  const ct_data* d;
-  ct_options o;
-  const fit_param* p;
-  int np;
-  const char* name;
-  ct_result* res;
-  long evals;
-  long steps;
-} objective;
-
-// mean e_q over tosses idx (failed tosses count CT_FAIL_EQ) at u; -1 on an input error
-static double eval_u(objective* ob, const double* u, const int* idx, int n, csim_error* err) {
-  ct_model m;
-  memset(&m, 0, sizeof(m));
-  snprintf(m.name, sizeof(m.name), "%s", ob->name);
-  m.np = ob->np;
-  for (int k = 0; k < ob->np; k++) {
-    snprintf(m.key[k], sizeof(m.key[k]), "%s", ob->p[k].key);
-    m.val[k] = ob->p[k].sign * to_val(&ob->p[k], u[k]);
-  }
-  if (ct_run(ob->d, &m, &ob->o, idx, n, ob->res, NULL, err) != CSIM_OK) return -1;
-  ob->evals++;
-  for (int j = 0; j < n; j++) ob->steps += ob->res[j].steps;
-  return ct_mean_eq(ob->res, n);
+  return 0;
 }
 
 int cli_identify(int argc, char** argv) {
   args a;
   int st0 = begin(argc, argv, "identify", kIdentifyUsage, "out/cubetoss_params.yaml", &a);
   if (st0) return st0 > 0 ? 0 : CSIM_ERR_INPUT;
-  ct_data* d = NULL;
-  int* idx = NULL;
-  int n = 0;
-  char* ptext = NULL;
-  const char* pname;
-  if (setup(&a, &d, &idx, &n, &ptext, &pname)) {
-    ct_free(d);
-    free(idx);
-    return CSIM_ERR_INPUT;
-  }
-  free(ptext);
-  // the split: the physical toss index (duplicates together) even -> training, odd -> held out
+  loaded L;
+  if (setup(&a, &L)) return CSIM_ERR_INPUT;
+  ct_data* d = L.d;
+  int n = L.n;
   int* tr = malloc(sizeof(int) * (size_t)n);
   int* ho = malloc(sizeof(int) * (size_t)n);
   ct_result* res = calloc((size_t)n, sizeof(ct_result));
   int ntr = 0, nho = 0;
-  for (int j = 0; tr && ho && j < n; j++) {
-    if (d->split_key[idx[j]] % 2 == 0) tr[ntr++] = idx[j];
-    else ho[nho++] = idx[j];
-  }
+  if (tr && ho) id_split(d, L.idx, n, tr, &ntr, ho, &nho);
   // a coarse subset of the training split for the grid: every 4th training toss
   int* sub = malloc(sizeof(int) * (size_t)(ntr + 1));
   int nsub = 0;
@@ -650,168 +622,22 @@ int cli_identify(int argc, char** argv) {
   size_t outlen = 0;
   FILE* mem = rc ? NULL : open_memstream(&outtext, &outlen);
   if (!rc && !mem) rc = 1;
-  time_t tnow = time(NULL);
-  char date[32];
-  strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&tnow));
-  if (!rc) {
-    fprintf(mem, "# contact parameters identified by csim identify cubetoss on %s\n", date);
-    fprintf(mem, "# data: %s group %s, %d tosses selected; training split: physical toss index even (%d "
-                 "tosses), held out: odd (%d)\n", a.data, a.group, n, ntr, nho);
-    fprintf(mem, "# objective: mean e_q (seed 003 eq. 3), %d substeps per data period, failed toss = %g\n",
-            a.substeps, CT_FAIL_EQ);
-  }
+  if (!rc) identify_header(mem, &a, n, ntr, nho);
   if (!rc && !a.quiet)
     printf("identify cubetoss: %s group %s, training %d tosses (grid subset %d), held out %d, %d jobs\n",
            a.data, a.group, ntr, nsub, nho, a.jobs);
-  csim_error err;
-  err_clear(&err);
-  for (int mi = 0; mi < a.nmodel && !rc; mi++) {
-    double tm = now();
-    fit_param p[CT_MAXP];
-    int model = scn_name_index(csim_model_names, a.models[mi]);
-    int np = fit_params(model, p);
-    objective ob = {d, {a.substeps, a.jobs, a.sets, a.nset}, p, np, a.models[mi], res, 0, 0};
-    double u0[CT_MAXP];
-    for (int k = 0; k < np; k++) u0[k] = to_u(&p[k], p[k].start);
-    double f0 = eval_u(&ob, u0, tr, ntr, &err);
-    if (f0 < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; break; }
-    // coarse grid (3 levels per parameter, at most 27 points) on the subset; the 3 best
-    // become candidates beside the start
-#define NCAND 4
-    double cu[NCAND][CT_MAXP], cf[NCAND];
-    double gu[27][CT_MAXP], gf[27];
-    int ngrid = 1;
-    for (int k = 0; k < np; k++) ngrid *= 3;
-    if (ngrid > 27) ngrid = 27;
-    const double lv[3] = {0.15, 0.5, 0.85};
-    for (int gi = 0; gi < ngrid && !rc; gi++) {
-      int r = gi;
-      for (int k = 0; k < np; k++, r /= 3) gu[gi][k] = lv[r % 3];
-      gf[gi] = eval_u(&ob, gu[gi], sub, nsub, &err);
-      if (gf[gi] < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; }
-    }
-    if (rc) break;
-    int nc = 0;
-    for (; nc < NCAND - 1 && nc < ngrid; nc++) {
-      int b = -1;
-      for (int gi = 0; gi < ngrid; gi++)
-        if (gf[gi] >= 0 && (b < 0 || gf[gi] < gf[b])) b = gi;
-      memcpy(cu[nc], gu[b], sizeof(cu[0]));
-      gf[b] = -1;  // taken
-    }
-    // confirm the candidates (and the start) on the full training split
-    memcpy(cu[nc], u0, sizeof(cu[0]));
-    nc++;
-    int best = nc - 1;
-    double fbest = f0;
-    cf[nc - 1] = f0;
-    for (int c = 0; c < nc - 1; c++) {
-      cf[c] = eval_u(&ob, cu[c], tr, ntr, &err);
-      if (cf[c] < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; break; }
-      if (cf[c] < fbest) { fbest = cf[c]; best = c; }
-    }
-    if (rc) break;
-    // Nelder-Mead on the full training split from the best candidate (standard coefficients:
-    // reflection 1, expansion 2, contraction 1/2, shrink 1/2), initial simplex steps 0.1
-    double S[CT_MAXP + 1][CT_MAXP], F[CT_MAXP + 1];
-    memcpy(S[0], cu[best], sizeof(S[0]));
-    F[0] = fbest;
-    int budget = a.max_evals;
-    for (int k = 0; k < np && !rc; k++) {
-      memcpy(S[k + 1], S[0], sizeof(S[0]));
-      S[k + 1][k] += S[0][k] > 0.9 ? -0.1 : 0.1;
-      F[k + 1] = eval_u(&ob, S[k + 1], tr, ntr, &err);
-      budget--;
-      if (F[k + 1] < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; }
-    }
-    while (!rc && budget > 0) {
-      // order
-      for (int i = 1; i <= np; i++)
-        for (int j = i; j > 0 && F[j] < F[j - 1]; j--) {
-          double t = F[j]; F[j] = F[j - 1]; F[j - 1] = t;
-          double tu[CT_MAXP];
-          memcpy(tu, S[j], sizeof(tu)); memcpy(S[j], S[j - 1], sizeof(tu)); memcpy(S[j - 1], tu, sizeof(tu));
-        }
-      if (F[np] - F[0] < 1e-4) break;
-      double c[CT_MAXP] = {0}, xr[CT_MAXP], xe[CT_MAXP], xc[CT_MAXP];
-      for (int i = 0; i < np; i++)
-        for (int k = 0; k < np; k++) c[k] += S[i][k] / np;
-      for (int k = 0; k < np; k++) {
-        xr[k] = c[k] + (c[k] - S[np][k]);
-        xr[k] = xr[k] < 0 ? 0 : xr[k] > 1 ? 1 : xr[k];
-      }
-      double fr = eval_u(&ob, xr, tr, ntr, &err);
-      budget--;
-      if (fr < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; break; }
-      if (fr < F[0] && budget > 0) {
-        for (int k = 0; k < np; k++) {
-          xe[k] = c[k] + 2 * (c[k] - S[np][k]);
-          xe[k] = xe[k] < 0 ? 0 : xe[k] > 1 ? 1 : xe[k];
-        }
-        double fe = eval_u(&ob, xe, tr, ntr, &err);
-        budget--;
-        if (fe < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; break; }
-        if (fe < fr) { memcpy(S[np], xe, sizeof(xe)); F[np] = fe; }
-        else { memcpy(S[np], xr, sizeof(xr)); F[np] = fr; }
-      } else if (fr < F[np - 1]) {
-        memcpy(S[np], xr, sizeof(xr));
-        F[np] = fr;
-      } else {
-        for (int k = 0; k < np; k++) xc[k] = c[k] + 0.5 * (S[np][k] - c[k]);
-        double fc = eval_u(&ob, xc, tr, ntr, &err);
-        budget--;
-        if (fc < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; break; }
-        if (fc < F[np]) {
-          memcpy(S[np], xc, sizeof(xc));
-          F[np] = fc;
-        } else {
-          for (int i = 1; i <= np && budget > 0 && !rc; i++) {
-            for (int k = 0; k < np; k++) S[i][k] = S[0][k] + 0.5 * (S[i][k] - S[0][k]);
-            F[i] = eval_u(&ob, S[i], tr, ntr, &err);
-            budget--;
-            if (F[i] < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; }
-          }
-        }
-      }
-    }
-    if (rc) break;
-    int ib = 0;
-    for (int i = 1; i <= np; i++) if (F[i] < F[ib]) ib = i;
-    double fho = nho ? eval_u(&ob, S[ib], ho, nho, &err) : NAN;
-    if (nho && fho < 0) { err_print(&err, stderr); rc = CSIM_ERR_INPUT; break; }
-    double dt_model = now() - tm;
-    fprintf(mem, "# %s: start %.4f, training e_q %.4f, held-out e_q %.4f; %ld evaluations, %.1f s\n",
-            a.models[mi], f0, F[ib], fho, ob.evals, dt_model);
-    char fitted[512];
-    params_text(p, np, S[ib], fitted, sizeof(fitted));
-    fprintf(mem, "%s: {%s}\n", a.models[mi], fitted);
-    if (!a.quiet) {
-      printf("%-14s start e_q %.4f -> training e_q %.4f, held-out e_q %.4f  (%s", a.models[mi], f0, F[ib], fho,
-             fitted);
-      printf(")  %ld evaluations, %ld steps, %.1f s\n", ob.evals, ob.steps, dt_model);
-      fflush(stdout);
-    }
-  }
+  id_problem pb = {d, {a.substeps, a.jobs, a.sets, a.nset}, tr, ntr, sub, nsub, ho, nho,
+                   a.max_evals};
+  if (!rc) rc = identify_models(&a, &pb, res, mem);
   if (mem) fclose(mem);
-  // write the params file atomically
-  if (!rc) {
-    char tmp[1200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", a.out, (int)getpid());
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s", a.out);
-    char* sl = strrchr(dir, '/');
-    if (sl) { *sl = 0; if (ensure_dir(dir)) rc = CSIM_ERR_RUN; }
-    FILE* f = rc ? NULL : fopen(tmp, "w");
-    if (!f || fwrite(outtext, 1, outlen, f) != outlen || fclose(f) != 0 || rename(tmp, a.out)) {
-      if (f) unlink(tmp);
-      fprintf(stderr, "csim: error: cannot write '%s'\n", a.out);
-      rc = CSIM_ERR_RUN;
-    } else if (!a.quiet) {
-      printf("wrote %s (%.1f s in all)\n", a.out, now() - t_all);
-    }
+  if (!rc && write_atomic(a.out, outtext, outlen)) {
+    fprintf(stderr, "csim: error: cannot write '%s'\n", a.out);
+    rc = CSIM_ERR_RUN;
+  } else if (!rc && !a.quiet) {
+    printf("wrote %s (%.1f s in all)\n", a.out, now() - t_all);
   }
   free(outtext);
-  free(tr); free(ho); free(sub); free(res); free(idx);
-  ct_free(d);
+  free(tr); free(ho); free(sub); free(res);
+  loaded_free(&L);
   return rc;
 }

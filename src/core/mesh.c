@@ -1,4 +1,4 @@
-// mesh.c — STL reader (binary and ASCII) and 3-D convex hull (see mesh.h).
+// mesh.c — 3-D convex hull of a point cloud (see mesh.h; STL files are read by io/mesh_io.c).
 //
 // Hull: Quickhull (Barber, Dobkin, Huhdanpaa, "The Quickhull algorithm for convex hulls",
 // ACM TOMS 22(4), 1996) on a triangle mesh with face adjacency. Robustness: the points are first
@@ -15,7 +15,6 @@
 // (within 2^-41 of the extent from the input points; usually exactly them for STL floats).
 #include "core/mesh.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,280 +23,6 @@
 // grid resolution of the exact predicates: coordinates snap to a power-of-two step of about
 // 2^-HULL_BITS times the extent (40 keeps every determinant below 2^127)
 #define HULL_BITS 40
-
-//---------------------------------- STL reader -----------------------------------------------
-
-// read a whole file into memory; *buf is caller-freed
-static csim_status read_file(const char* path, unsigned char** buf, size_t* len,
-                             csim_error* err) {
-  *buf = NULL;
-  *len = 0;
-  // only regular files: a FIFO would block, /dev/zero never end
-  if (err_check_input_file(path, "mesh", err) != CSIM_OK) return CSIM_ERR_INPUT;
-  FILE* f = fopen(path, "rb");
-  if (!f) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open mesh: %s",
-                         strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  unsigned char* b = malloc(cap);
-  while (b) {
-    size_t got = fread(b + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) break;  // short read: end of file or error
-    unsigned char* nb = realloc(b, cap * 2);
-    if (!nb) {
-      free(b);
-      b = NULL;
-      break;
-    }
-    b = nb;
-    cap *= 2;
-  }
-  int bad = b && ferror(f);
-  fclose(f);
-  if (!b) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
-  if (bad) {
-    free(b);
-    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "read error");
-  }
-  *buf = b;
-  *len = n;
-  return CSIM_OK;
-}
-
-// little-endian unsigned 32-bit integer
-static uint32_t le32(const unsigned char* p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-// little-endian IEEE-754 single
-static double lef32(const unsigned char* p) {
-  uint32_t u = le32(p);
-  float f;
-  memcpy(&f, &u, sizeof(f));
-  return (double)f;
-}
-
-// binary STL: 80-byte header, uint32 count, then 50 bytes per triangle (normal, 3 vertices,
-// attribute word); the normal is ignored (the hull recomputes orientation)
-static csim_status parse_binary(const char* path, const unsigned char* b, uint32_t n,
-                                double** tri, int* ntri, csim_error* err) {
-  if (n == 0) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "binary STL with no triangles");
-  if (n > (uint32_t)(INT32_MAX / 9))
-    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "binary STL too large (%u triangles)", n);
-  double* t = malloc((size_t)n * 9 * sizeof(double));
-  if (!t) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
-  for (uint32_t i = 0; i < n; i++) {
-    const unsigned char* r = b + 84 + (size_t)i * 50 + 12;
-    for (int k = 0; k < 9; k++) {
-      double v = lef32(r + 4 * k);
-      if (!isfinite(v)) {
-        free(t);
-        return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
-                       "binary STL: triangle %u has a non-finite coordinate", i);
-      }
-      t[(size_t)i * 9 + (size_t)k] = v;
-    }
-  }
-  *tri = t;
-  *ntri = (int)n;
-  return CSIM_OK;
-}
-
-// tokenizer state of an ASCII STL
-typedef struct {
-  const char* s;
-  size_t len, pos;
-  int line;
-  const char* tok;  // current token
-  size_t tlen;
-  int tline;        // line of the current token
-} stl_lex;
-
-// next white-space separated token; returns 0 at end of input
-static int lex_next(stl_lex* L) {
-  while (L->pos < L->len) {
-    char c = L->s[L->pos];
-    if (c == '\n') L->line++;
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') break;
-    L->pos++;
-  }
-  if (L->pos >= L->len) {
-    L->tok = NULL;
-    L->tlen = 0;
-    L->tline = L->line;
-    return 0;
-  }
-  size_t st = L->pos;
-  while (L->pos < L->len) {
-    char c = L->s[L->pos];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') break;
-    L->pos++;
-  }
-  L->tok = L->s + st;
-  L->tlen = L->pos - st;
-  L->tline = L->line;
-  return 1;
-}
-
-// skip the rest of the current line (solid names)
-static void lex_skip_line(stl_lex* L) {
-  while (L->pos < L->len && L->s[L->pos] != '\n') L->pos++;
-}
-
-// is the current token the keyword kw (case-insensitive, as some exporters write upper case)?
-static int lex_is(const stl_lex* L, const char* kw) {
-  size_t n = strlen(kw);
-  if (!L->tok || L->tlen != n) return 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = L->tok[i];
-    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
-    if (c != kw[i]) return 0;
-  }
-  return 1;
-}
-
-// expect keyword kw as the next token
-static csim_status lex_expect(stl_lex* L, const char* kw, const char* path, csim_error* err) {
-  lex_next(L);
-  if (lex_is(L, kw)) return CSIM_OK;
-  return err_set(err, CSIM_ERR_INPUT, path, L->tline, 0, NULL,
-                 "ASCII STL: expected '%s', found '%.*s'", kw,
-                 L->tok ? (int)(L->tlen > 40 ? 40 : L->tlen) : 11, L->tok ? L->tok : "end of file");
-}
-
-// read the next token as a finite number
-static csim_status lex_number(stl_lex* L, double* v, const char* path, csim_error* err) {
-  lex_next(L);
-  char buf[64];
-  if (L->tok && L->tlen < sizeof(buf)) {
-    memcpy(buf, L->tok, L->tlen);
-    buf[L->tlen] = '\0';
-    char* end = NULL;
-    double x = strtod(buf, &end);
-    if (end == buf + L->tlen && L->tlen > 0 && isfinite(x)) {  // (underflow to 0 is fine)
-      *v = x;
-      return CSIM_OK;
-    }
-  }
-  return err_set(err, CSIM_ERR_INPUT, path, L->tline, 0, NULL,
-                 "ASCII STL: expected a number, found '%.*s'",
-                 L->tok ? (int)(L->tlen > 40 ? 40 : L->tlen) : 11, L->tok ? L->tok : "end of file");
-}
-
-// ASCII STL: solid NAME { facet normal n n n outer loop (vertex x y z){3} endloop endfacet }
-// endsolid [NAME]; several solids in a file are concatenated
-static csim_status parse_ascii(const char* path, const char* s, size_t len, double** tri,
-                               int* ntri, csim_error* err) {
-  stl_lex L = {.s = s, .len = len, .line = 1};
-  size_t cap = 256, n = 0;
-  double* t = malloc(cap * 9 * sizeof(double));
-  if (!t) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
-  csim_status st = CSIM_OK;
-  int nsolid = 0;
-  // solids
-  while (!st && lex_next(&L)) {
-    if (!lex_is(&L, "solid")) {
-      st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL,
-                   "ASCII STL: expected 'solid', found '%.*s'", (int)(L.tlen > 40 ? 40 : L.tlen),
-                   L.tok);
-      break;
-    }
-    nsolid++;
-    lex_skip_line(&L);
-    // facets
-    while (!st) {
-      if (!lex_next(&L)) {
-        st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL,
-                     "ASCII STL: unexpected end of file: expected 'facet' or 'endsolid'");
-        break;
-      }
-      if (lex_is(&L, "endsolid")) {
-        lex_skip_line(&L);
-        break;
-      }
-      if (!lex_is(&L, "facet")) {
-        st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL,
-                     "ASCII STL: expected 'facet' or 'endsolid', found '%.*s'",
-                     (int)(L.tlen > 40 ? 40 : L.tlen), L.tok);
-        break;
-      }
-      double nrm[3], v[9];
-      st = lex_expect(&L, "normal", path, err);
-      for (int k = 0; k < 3 && !st; k++) st = lex_number(&L, &nrm[k], path, err);
-      if (!st) st = lex_expect(&L, "outer", path, err);
-      if (!st) st = lex_expect(&L, "loop", path, err);
-      for (int k = 0; k < 3 && !st; k++) {
-        st = lex_expect(&L, "vertex", path, err);
-        for (int j = 0; j < 3 && !st; j++) st = lex_number(&L, &v[3 * k + j], path, err);
-      }
-      if (!st) st = lex_expect(&L, "endloop", path, err);
-      if (!st) st = lex_expect(&L, "endfacet", path, err);
-      if (st) break;
-      if (n == cap) {
-        if (cap > (size_t)INT32_MAX / 18) {
-          st = err_set(err, CSIM_ERR_INPUT, path, L.tline, 0, NULL, "ASCII STL too large");
-          break;
-        }
-        double* nt = realloc(t, cap * 2 * 9 * sizeof(double));
-        if (!nt) {
-          st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "out of memory reading mesh");
-          break;
-        }
-        t = nt;
-        cap *= 2;
-      }
-      memcpy(t + n * 9, v, sizeof(v));
-      n++;
-    }
-  }
-  if (!st && (nsolid == 0 || n == 0))
-    st = err_set(err, CSIM_ERR_INPUT, path, L.line, 0, NULL, "ASCII STL with no triangles");
-  if (st) {
-    free(t);
-    return st;
-  }
-  *tri = t;
-  *ntri = (int)n;
-  return CSIM_OK;
-}
-
-// read an STL file: binary when its size is 84 + 50 n for its declared n, else ASCII
-csim_status mesh_read_stl(const char* path, double** tri, int* ntri, csim_error* err) {
-  *tri = NULL;
-  *ntri = 0;
-  unsigned char* b = NULL;
-  size_t len = 0;
-  csim_status st = read_file(path, &b, &len, err);
-  if (st) return st;
-  // binary when the size matches the declared triangle count (never trust the "solid" prefix)
-  if (len >= 84) {
-    uint32_t n = le32(b + 80);
-    if ((uint64_t)84 + (uint64_t)50 * n == (uint64_t)len) {
-      st = parse_binary(path, b, n, tri, ntri, err);
-      free(b);
-      return st;
-    }
-  }
-  // otherwise ASCII, which starts with "solid" after optional white space
-  size_t i = 0;
-  while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) i++;
-  if (len - i >= 5 && strncmp((const char*)b + i, "solid", 5) == 0 && !memchr(b, 0, len)) {
-    st = parse_ascii(path, (const char*)b, len, tri, ntri, err);
-    free(b);
-    return st;
-  }
-  if (len >= 84)
-    st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
-                 "not an STL file: %zu bytes is not 84 + 50*%u (binary STL with the triangle "
-                 "count of its header) and the text does not start with 'solid' (ASCII STL)",
-                 len, le32(b + 80));
-  else
-    st = err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
-                 "not an STL file: %zu bytes, too short for binary STL and no 'solid' keyword "
-                 "of ASCII STL", len);
-  free(b);
-  return st;
-}
 
 //---------------------------------- convex hull ----------------------------------------------
 
@@ -503,11 +228,10 @@ static void face_remove_point(hull_ws* w, int id, int e) {
   }
 }
 
-// add the eye point of face f0 to the hull (one Quickhull iteration); returns 0 when out of memory
-static int hull_step(hull_ws* w, int f0) {
-  int eye = w->f[f0].far;
+// the faces that see the eye strictly (exact test), walked from f0 over neighbours, into w->vis;
+// the edges between them and the faces that do not, into w->hor; 0 when out of memory
+static int step_visible(hull_ws* w, int f0, int eye) {
   const int vis_st = (w->stamp += 2), novis_st = vis_st + 1;
-  // visible faces: walk from f0 over neighbours that see the eye strictly (exact test)
   w->nvis = 0;
   w->nhor = 0;
   if (!grow_int(&w->vis, &w->capvis, 1)) return 0;
@@ -531,7 +255,12 @@ static int hull_step(hull_ws* w, int f0) {
       w->hor[w->nhor++] = fi * 3 + e;
     }
   }
-  // order the horizon into one loop: vmap[start vertex] = horizon edge
+  return 1;
+}
+
+// order the horizon into one loop (w->ord; vmap[start vertex] = horizon edge, reset after);
+// 1 when it is one simple loop, 0 when not, -1 when out of memory
+static int step_horizon_loop(hull_ws* w) {
   int ok = w->nhor >= 3;
   int nset = 0;
   for (int h = 0; h < w->nhor && ok; h++) {
@@ -543,11 +272,11 @@ static int hull_step(hull_ws* w, int f0) {
       nset++;
     }
   }
+  int oom = 0;
   if (ok) {
-    if (!grow_int(&w->ord, &w->capord, w->nhor)) return 0;
-    if (!grow_int(&w->newf, &w->capnew, w->nhor)) return 0;
+    oom = !grow_int(&w->ord, &w->capord, w->nhor) || !grow_int(&w->newf, &w->capnew, w->nhor);
     int cur = 0;
-    for (int k = 0; k < w->nhor && ok; k++) {
+    for (int k = 0; k < w->nhor && ok && !oom; k++) {
       if (k > 0 && cur == 0) ok = 0;
       w->ord[k] = cur;
       const hface* f = &w->f[w->hor[cur] / 3];
@@ -557,7 +286,6 @@ static int hull_step(hull_ws* w, int f0) {
     }
     if (ok && cur != 0) ok = 0;
   }
-  // reset the horizon map
   for (int h = 0; h < w->nhor && nset > 0; h++) {
     int a = w->f[w->hor[h] / 3].v[w->hor[h] % 3];
     if (w->vmap[a] == h) {
@@ -565,15 +293,11 @@ static int hull_step(hull_ws* w, int f0) {
       nset--;
     }
   }
-  if (!ok) {
-    // guard (cannot happen with exact tests): drop the eye, keep the face pending if needed
-    w->nskip++;
-    for (int k = 0; k < w->nvis; k++) w->f[w->vis[k]].mark = 0;
-    face_remove_point(w, f0, eye);
-    if (w->f[f0].head >= 0 && !pend_push(w, f0)) return 0;
-    return 1;
-  }
-  // new faces (a, b, eye) along the ordered horizon, with their adjacency
+  return oom ? -1 : ok;
+}
+
+// new faces (a, b, eye) along the ordered horizon, with their adjacency; 0 when out of memory
+static int step_new_faces(hull_ws* w, int eye) {
   int nh = w->nhor;
   for (int k = 0; k < nh; k++) {
     int he = w->hor[w->ord[k]];
@@ -594,7 +318,12 @@ static int hull_step(hull_ws* w, int f0) {
     int eg = twin_edge(&w->f[g], nf->v[0], nf->v[1]);
     if (eg >= 0) w->f[g].nb[eg] = id;
   }
-  // reassign the outside points of the visible faces to the new face they are farthest above
+  return 1;
+}
+
+// the outside points of the visible faces (the eye aside) to the new face they are farthest above
+static void step_reassign(hull_ws* w, int eye) {
+  int nh = w->nhor;
   for (int k = 0; k < w->nvis; k++) {
     hface* vf = &w->f[w->vis[k]];
     int i = vf->head;
@@ -619,6 +348,24 @@ static int hull_step(hull_ws* w, int f0) {
     }
     vf->head = -1;
   }
+}
+
+// add the eye point of face f0 to the hull (one Quickhull iteration); returns 0 when out of memory
+static int hull_step(hull_ws* w, int f0) {
+  int eye = w->f[f0].far;
+  if (!step_visible(w, f0, eye)) return 0;
+  int loop = step_horizon_loop(w);
+  if (loop < 0) return 0;
+  if (!loop) {
+    // guard (cannot happen with exact tests): drop the eye, keep the face pending if needed
+    w->nskip++;
+    for (int k = 0; k < w->nvis; k++) w->f[w->vis[k]].mark = 0;
+    face_remove_point(w, f0, eye);
+    if (w->f[f0].head >= 0 && !pend_push(w, f0)) return 0;
+    return 1;
+  }
+  if (!step_new_faces(w, eye)) return 0;
+  step_reassign(w, eye);
   // retire the visible faces; queue new faces with outside points
   for (int k = 0; k < w->nvis; k++) {
     hface* vf = &w->f[w->vis[k]];
@@ -627,24 +374,21 @@ static int hull_step(hull_ws* w, int f0) {
     if (!grow_int(&w->freef, &w->capfree, w->nfree + 1)) return 0;
     w->freef[w->nfree++] = w->vis[k];
   }
-  for (int k = 0; k < nh; k++)
+  for (int k = 0; k < w->nhor; k++)
     if (w->f[w->newf[k]].head >= 0 && !pend_push(w, w->newf[k])) return 0;
   return 1;
 }
 
-// initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
-// (all points within tol of one point, of a line or of a plane)
-static csim_status hull_init(hull_ws* w, csim_error* err) {
+// the farthest pair among the axis extremes into i0, i1, their distance into *len
+static void init_pair(const hull_ws* w, int* i0, int* i1, double* len) {
   const int64_t* q = w->q;
-  int np = w->np;
-  // the farthest pair among the axis extremes
   int ext[6] = {0, 0, 0, 0, 0, 0};
-  for (int i = 1; i < np; i++)
+  for (int i = 1; i < w->np; i++)
     for (int k = 0; k < 3; k++) {
       if (q[3 * i + k] < q[3 * ext[2 * k] + k]) ext[2 * k] = i;
       if (q[3 * i + k] > q[3 * ext[2 * k + 1] + k]) ext[2 * k + 1] = i;
     }
-  int i0 = 0, i1 = 0;
+  *i0 = *i1 = 0;
   double best = -1;
   for (int a = 0; a < 6; a++)
     for (int b = a + 1; b < 6; b++) {
@@ -655,19 +399,22 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
       }
       if (d2 > best) {
         best = d2;
-        i0 = ext[a];
-        i1 = ext[b];
+        *i0 = ext[a];
+        *i1 = ext[b];
       }
     }
-  double len01 = sqrt(best);
-  if (i0 == i1 || len01 <= w->tol)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all points coincide: no 3-D hull");
-  // the point farthest from their line (ties: the one farthest from the pair's midpoint)
-  double mid[3], dist = 0, spr = 0;
+  *len = sqrt(best);
+}
+
+// the point farthest from the line i0 i1 of length len01 (ties: the one farthest from the pair's
+// midpoint), -1 when all are on it; its distance into *dist
+static int init_third(const hull_ws* w, int i0, int i1, double len01, double* dist) {
+  const int64_t* q = w->q;
+  double mid[3], spr = 0;
+  *dist = 0;
   for (int k = 0; k < 3; k++) mid[k] = 0.5 * ((double)q[3 * i0 + k] + (double)q[3 * i1 + k]);
   int i2 = -1;
-  for (int i = 0; i < np; i++) {
+  for (int i = 0; i < w->np; i++) {
     i128 n[3];
     icross(w, i0, i1, i, n);
     double d = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
@@ -675,17 +422,19 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
     if (d == 0) continue;  // exactly on the line
     double sp2 = 0;
     for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - mid[k], 2);
-    if (i2 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
+    if (i2 < 0 || d > *dist + w->tol || (d >= *dist - w->tol && sp2 > spr)) {
       i2 = i;
-      dist = fmax(dist, d);
+      *dist = fmax(*dist, d);
       spr = sp2;
     }
   }
-  if (i2 < 0 || dist <= w->tol)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
-                   np);
-  // the point farthest from their plane (exact orientation; ties: farthest from the centroid)
+  return i2;
+}
+
+// the point farthest from the plane i0 i1 i2 (exact orientation; ties: farthest from the
+// centroid), -1 when all are on it; its distance into *dist, whether it is above into *above
+static int init_fourth(const hull_ws* w, int i0, int i1, int i2, double* dist, int* above) {
+  const int64_t* q = w->q;
   i128 n[3];
   icross(w, i0, i1, i2, n);
   double nlen = sqrt((double)n[0] * (double)n[0] + (double)n[1] * (double)n[1] +
@@ -696,37 +445,34 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
   for (int k = 0; k < 3; k++)
     cen[k] = ((double)q[3 * i0 + k] + (double)q[3 * i1 + k] + (double)q[3 * i2 + k]) / 3.0;
   int i3 = -1;
-  int above = 0;
-  dist = 0;
-  spr = 0;
-  for (int i = 0; i < np; i++) {
+  double spr = 0;
+  *above = 0;
+  *dist = 0;
+  for (int i = 0; i < w->np; i++) {
     i128 sv = n[0] * q[3 * i] + n[1] * q[3 * i + 1] + n[2] * q[3 * i + 2] - d0;
     if (sv == 0) continue;
     double d = fabs((double)sv) / nlen;
     double sp2 = 0;
     for (int k = 0; k < 3; k++) sp2 += pow((double)q[3 * i + k] - cen[k], 2);
-    if (i3 < 0 || d > dist + w->tol || (d >= dist - w->tol && sp2 > spr)) {
+    if (i3 < 0 || d > *dist + w->tol || (d >= *dist - w->tol && sp2 > spr)) {
       i3 = i;
-      dist = fmax(dist, d);
+      *dist = fmax(*dist, d);
       spr = sp2;
-      above = sv > 0;
+      *above = sv > 0;
     }
   }
-  if (i3 < 0 || dist <= w->tol)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
-                   "no 3-D hull", np);
-  // tetrahedron faces, outward: with d above plane (a, b, c): acb, abd, bcd, cad
-  int a = i0, b = i1, c = i2, d = i3;
-  if (!above) {  // d below: swap b and c
-    b = i2;
-    c = i1;
-  }
+  return i3;
+}
+
+// the tetrahedron's faces tf (v[4]: a b c d with d above plane (a, b, c), outward: acb, abd,
+// bcd, cad) with their adjacency, and the outside sets: each point to the face it is farthest
+// above; 0 when out of memory
+static int init_tetrahedron(hull_ws* w, const int v[4], int tf[4]) {
+  int a = v[0], b = v[1], c = v[2], d = v[3];
   int tv[4][3] = {{a, c, b}, {a, b, d}, {b, c, d}, {c, a, d}};
-  int tf[4];
   for (int k = 0; k < 4; k++) {
     tf[k] = face_new(w, tv[k][0], tv[k][1], tv[k][2]);
-    if (tf[k] < 0) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+    if (tf[k] < 0) return 0;
   }
   // adjacency by matching twin edges
   for (int k = 0; k < 4; k++)
@@ -736,8 +482,7 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
         if (j != k && twin_edge(&w->f[tf[j]], fk->v[e], fk->v[(e + 1) % 3]) >= 0)
           fk->nb[e] = tf[j];
       }
-  // outside sets: each point goes to the face it is farthest above
-  for (int i = 0; i < np; i++) {
+  for (int i = 0; i < w->np; i++) {
     if (i == a || i == b || i == c || i == d) continue;
     int bf = -1;
     double bd = 0;
@@ -753,6 +498,32 @@ static csim_status hull_init(hull_ws* w, csim_error* err) {
     }
     if (bf >= 0) face_add_point(w, bf, i, bd);
   }
+  return 1;
+}
+
+// initial tetrahedron and outside sets; returns CSIM_OK, or an error for degenerate clouds
+// (all points within tol of one point, of a line or of a plane)
+static csim_status hull_init(hull_ws* w, csim_error* err) {
+  int np = w->np, i0, i1, above;
+  double len01, dist;
+  init_pair(w, &i0, &i1, &len01);
+  if (i0 == i1 || len01 <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all points coincide: no 3-D hull");
+  int i2 = init_third(w, i0, i1, len01, &dist);
+  if (i2 < 0 || dist <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are collinear: no 3-D hull",
+                   np);
+  int i3 = init_fourth(w, i0, i1, i2, &dist, &above);
+  if (i3 < 0 || dist <= w->tol)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "degenerate point cloud: all %d distinct points are coplanar (flat mesh): "
+                   "no 3-D hull", np);
+  // d below the plane (a, b, c): swap b and c
+  int v[4] = {i0, above ? i1 : i2, above ? i2 : i1, i3}, tf[4];
+  if (!init_tetrahedron(w, v, tf))
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
   for (int k = 0; k < 4; k++)
     if (!pend_push(w, tf[k]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
@@ -849,9 +620,10 @@ static int mark_slivers(const int64_t* q, const int* fv, int nface, double hmin,
   return nd;
 }
 
-// convex hull of a point cloud: snap, merge, Quickhull, drop slivers, volume/centroid
-csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
-  memset(hull, 0, sizeof(*hull));
+// check the cloud (at least 4 finite points, not all coincident, not too large); its bounding
+// box into lo, hi and its largest extent into *range
+static csim_status cloud_extent(const double* pts, int n, double lo[3], double hi[3],
+                                double* range, csim_error* err) {
   if (n < 4)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "convex hull needs at least 4 points, got %d", n);
@@ -859,12 +631,7 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
     if (!isfinite(pts[i]))
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                      "convex hull: point %d has a non-finite coordinate", i / 3);
-  // snap to an integer grid about the box centre c, with a power-of-two step such that the
-  // extent spans < 2^HULL_BITS steps: every orientation test is then exact in 128-bit integers
-  // (|q| <= 2^39 + 1, differences < 2^41, normals < 2^83, n.q - d < 2^126), so the hull is
-  // exactly convex on the grid; c is a multiple of the step, so grid points c + q step are
-  // (usually exact) doubles, and STL float coordinates sit on the grid
-  double lo[3], hi[3], maxabs = 0;
+  double maxabs = 0;
   for (int k = 0; k < 3; k++) lo[k] = hi[k] = pts[k];
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) {
@@ -872,12 +639,109 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
       hi[k] = fmax(hi[k], pts[3 * i + k]);
       maxabs = fmax(maxabs, fabs(pts[3 * i + k]));
     }
-  double range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-  if (!(range > 0))
+  *range = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  if (!(*range > 0))
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
                    "degenerate point cloud: all %d points coincide: no 3-D hull", n);
-  if (!isfinite(range) || maxabs > 1e300)
+  if (!isfinite(*range) || maxabs > 1e300)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "convex hull: point cloud too large");
+  return CSIM_OK;
+}
+
+// the hull of the snapped points q (np, compacted in place with sp); while some triangles are
+// slivers (a vertex within HULL_SLIVER_REL * extent of the opposite edge: numerically useless
+// face planes), drop those vertices and rebuild from the remaining hull vertices (each round
+// removes vertices, so this ends); map and drop are np-sized scratch
+static csim_status hull_rounds(int64_t* q, snap_pt* sp, int* np, double tol, double hmin,
+                               int* map, char* drop, int** fv, int* nface, csim_error* err) {
+  for (int round = 0;; round++) {
+    csim_status st = hull_build(q, *np, tol, fv, nface, err);
+    if (st) return st;
+    memset(drop, 0, (size_t)*np);
+    int nd = round < 32 ? mark_slivers(q, *fv, *nface, hmin, drop) : 0;
+    if (nd == 0) return CSIM_OK;
+    // keep the hull vertices that are not dropped (compacting q and sp alike)
+    for (int i = 0; i < *np; i++) map[i] = 0;
+    for (int t = 0; t < 3 * *nface; t++) map[(*fv)[t]] = 1;
+    int m = 0;
+    for (int i = 0; i < *np; i++)
+      if (map[i] && drop[i] != 1) {
+        memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
+        sp[m] = sp[i];
+        m++;
+      }
+    *np = m;
+    free(*fv);
+    *fv = NULL;
+  }
+}
+
+// the hull's vertices (re-indexed in first-use order, at their grid positions c + q step: exact
+// doubles) and faces; map is np-sized scratch
+static csim_status hull_output(mesh_hull* hull, const int64_t* q, int np, const int* fv,
+                               int nface, int* map, const double c[3], double step,
+                               csim_error* err) {
+  int nvert = 0;
+  for (int i = 0; i < np; i++) map[i] = -1;
+  for (int t = 0; t < 3 * nface; t++)
+    if (map[fv[t]] < 0) map[fv[t]] = nvert++;
+  // a closed triangulated sphere has F = 2V - 4 (Euler)
+  if (nface != 2 * nvert - 4)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "convex hull failed: %d faces and %d vertices do not form a closed surface",
+                   nface, nvert);
+  hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
+  hull->face = malloc((size_t)nface * 3 * sizeof(int));
+  if (!hull->vert || !hull->face) {
+    mesh_hull_free(hull);
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  }
+  hull->nvert = nvert;
+  hull->nface = nface;
+  for (int i = 0; i < np; i++)
+    if (map[i] >= 0)
+      for (int k = 0; k < 3; k++) {
+        hull->vert[3 * map[i] + k] = c[k] + (double)q[3 * i + k] * step;
+      }
+  for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
+  return CSIM_OK;
+}
+
+// volume and centroid: tetrahedra from the vertex mean o to each face,
+// V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
+static void hull_volume(mesh_hull* hull) {
+  int nvert = hull->nvert;
+  double o[3] = {0, 0, 0};
+  for (int i = 0; i < nvert; i++)
+    for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
+  double vol = 0, cen[3] = {0, 0, 0};
+  for (int t = 0; t < hull->nface; t++) {
+    const double* A = hull->vert + 3 * hull->face[3 * t];
+    const double* B = hull->vert + 3 * hull->face[3 * t + 1];
+    const double* C = hull->vert + 3 * hull->face[3 * t + 2];
+    double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
+    double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
+    double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
+    double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
+                x[2] * (y[0] * z[1] - y[1] * z[0]);
+    vol += v6 / 6.0;
+    for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
+  }
+  hull->volume = vol;
+  for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
+}
+
+// convex hull of a point cloud: snap, merge, Quickhull, drop slivers, volume/centroid
+csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_error* err) {
+  memset(hull, 0, sizeof(*hull));
+  double lo[3], hi[3], range = 0;
+  csim_status st = cloud_extent(pts, n, lo, hi, &range, err);
+  if (st) return st;
+  // snap to an integer grid about the box centre c, with a power-of-two step such that the
+  // extent spans < 2^HULL_BITS steps: every orientation test is then exact in 128-bit integers
+  // (|q| <= 2^39 + 1, differences < 2^41, normals < 2^83, n.q - d < 2^126), so the hull is
+  // exactly convex on the grid; c is a multiple of the step, so grid points c + q step are
+  // (usually exact) doubles, and STL float coordinates sit on the grid
   snap_pt* sp = malloc((size_t)n * sizeof(snap_pt));
   if (!sp) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
   const double step = ldexp(1.0, ilogb(range) + 1 - HULL_BITS);
@@ -900,130 +764,26 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
   char* drop = malloc((size_t)np);
   int* fv = NULL;
   int nface = 0;
-  csim_status st = CSIM_OK;
-  if (!q || !map || !drop) {
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-    goto done;
+  if (!q || !map || !drop) st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
+  if (!st) {
+    for (int i = 0; i < np; i++) memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
+    st = hull_rounds(q, sp, &np, tol, hmin, map, drop, &fv, &nface, err);
   }
-  for (int i = 0; i < np; i++) memcpy(q + 3 * i, sp[i].q, sizeof(sp[i].q));
-  // hull; then, while some triangles are slivers (a vertex within HULL_SLIVER_REL * extent of
-  // the opposite edge: numerically useless face planes), drop those vertices and rebuild from
-  // the remaining hull vertices (each round removes vertices, so this ends)
-  for (int round = 0;; round++) {
-    if ((st = hull_build(q, np, tol, &fv, &nface, err))) goto done;
-    memset(drop, 0, (size_t)np);
-    int nd = round < 32 ? mark_slivers(q, fv, nface, hmin, drop) : 0;
-    if (nd == 0) break;
-    // keep the hull vertices that are not dropped (compacting q and sp alike)
-    for (int i = 0; i < np; i++) map[i] = 0;
-    for (int t = 0; t < 3 * nface; t++) map[fv[t]] = 1;
-    int m = 0;
-    for (int i = 0; i < np; i++)
-      if (map[i] && drop[i] != 1) {
-        memmove(q + 3 * m, q + 3 * i, 3 * sizeof(int64_t));
-        sp[m] = sp[i];
-        m++;
-      }
-    np = m;
-    free(fv);
-    fv = NULL;
+  if (!st) st = hull_output(hull, q, np, fv, nface, map, c, step, err);
+  if (!st) {
+    hull_volume(hull);
+    if (!(hull->volume > 0)) {
+      double vol = hull->volume;
+      mesh_hull_free(hull);
+      st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "convex hull failed: non-positive volume %g", vol);
+    }
   }
-  // output: vertices re-indexed in first-use order, at their grid positions (exact doubles)
-  int nvert = 0;
-  for (int i = 0; i < np; i++) map[i] = -1;
-  for (int t = 0; t < 3 * nface; t++)
-    if (map[fv[t]] < 0) map[fv[t]] = nvert++;
-  // a closed triangulated sphere has F = 2V - 4 (Euler)
-  if (nface != 2 * nvert - 4) {
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                 "convex hull failed: %d faces and %d vertices do not form a closed surface",
-                 nface, nvert);
-    goto done;
-  }
-  hull->vert = malloc((size_t)nvert * 3 * sizeof(double));
-  hull->face = malloc((size_t)nface * 3 * sizeof(int));
-  if (!hull->vert || !hull->face) {
-    mesh_hull_free(hull);
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory");
-    goto done;
-  }
-  hull->nvert = nvert;
-  hull->nface = nface;
-  for (int i = 0; i < np; i++)
-    if (map[i] >= 0)
-      for (int k = 0; k < 3; k++) {
-        hull->vert[3 * map[i] + k] = c[k] + (double)q[3 * i + k] * step;
-      }
-  for (int t = 0; t < 3 * nface; t++) hull->face[t] = map[fv[t]];
-  // volume and centroid: tetrahedra from the vertex mean o to each face,
-  // V = sum (a-o).((b-o)x(c-o))/6, centroid = o + sum V_t (a+b+c-3o)/4 / V
-  double o[3] = {0, 0, 0};
-  for (int i = 0; i < nvert; i++)
-    for (int k = 0; k < 3; k++) o[k] += hull->vert[3 * i + k] / nvert;
-  double vol = 0, cen[3] = {0, 0, 0};
-  for (int t = 0; t < nface; t++) {
-    const double* A = hull->vert + 3 * hull->face[3 * t];
-    const double* B = hull->vert + 3 * hull->face[3 * t + 1];
-    const double* C = hull->vert + 3 * hull->face[3 * t + 2];
-    double x[3] = {A[0] - o[0], A[1] - o[1], A[2] - o[2]};
-    double y[3] = {B[0] - o[0], B[1] - o[1], B[2] - o[2]};
-    double z[3] = {C[0] - o[0], C[1] - o[1], C[2] - o[2]};
-    double v6 = x[0] * (y[1] * z[2] - y[2] * z[1]) + x[1] * (y[2] * z[0] - y[0] * z[2]) +
-                x[2] * (y[0] * z[1] - y[1] * z[0]);
-    vol += v6 / 6.0;
-    for (int k = 0; k < 3; k++) cen[k] += v6 / 6.0 * (x[k] + y[k] + z[k]) / 4.0;
-  }
-  hull->volume = vol;
-  for (int k = 0; k < 3; k++) hull->center[k] = o[k] + (vol > 0 ? cen[k] / vol : 0);
-  if (!(vol > 0)) {
-    mesh_hull_free(hull);
-    st = err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
-                 "convex hull failed: non-positive volume %g", vol);
-  }
-done:
   free(fv);
   free(q);
   free(map);
   free(drop);
   free(sp);
-  return st;
-}
-
-// does path end with ".stl" (any case)?
-static int has_stl_ext(const char* path) {
-  size_t n = strlen(path);
-  if (n < 4 || path[n - 4] != '.') return 0;
-  const char* e = path + n - 3;
-  return (e[0] == 's' || e[0] == 'S') && (e[1] == 't' || e[1] == 'T') &&
-         (e[2] == 'l' || e[2] == 'L');
-}
-
-// check the extension, read the STL, scale the vertices, build the hull
-csim_status mesh_load_hull(const char* path, const double scale[3], mesh_hull* hull,
-                           csim_error* err) {
-  memset(hull, 0, sizeof(*hull));
-  if (!has_stl_ext(path)) {
-    const char* dot = strrchr(path, '.');
-    const char* slash = strrchr(path, '/');
-    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
-                   "unsupported mesh format '%s': csim reads STL meshes only (.stl/.STL)",
-                   dot && (!slash || dot > slash) ? dot : "(no extension)");
-  }
-  double* tri = NULL;
-  int ntri = 0;
-  csim_status st = mesh_read_stl(path, &tri, &ntri, err);
-  if (st) return st;
-  double s[3] = {1, 1, 1};
-  if (scale) memcpy(s, scale, sizeof(s));
-  // scale every vertex (a negative component mirrors; the hull orients itself)
-  for (int i = 0; i < 3 * ntri; i++)
-    for (int k = 0; k < 3; k++) tri[3 * i + k] *= s[k];
-  st = mesh_hull_points(tri, 3 * ntri, hull, err);
-  free(tri);
-  if (st && err) {
-    // name the file in the hull's error
-    snprintf(err->file, sizeof(err->file), "%s", path);
-  }
   return st;
 }
 

@@ -1,7 +1,8 @@
 // model.h — the immutable simulation model: kinematic tree, joints, dofs, inertias, geometries.
 //
-// Built once from one or more URDF descriptions (urdf.h) and never written during a run
-// (MuJoCo's mjModel). Every step function takes `const sim_model*`.
+// Built once from one or more URDF descriptions by io/model_build.h (model_create) and never
+// written during a run (MuJoCo's mjModel). Every step function takes `const sim_model*`. Core
+// code sees only this struct: no URDF type reaches it (names are copied into the model).
 //
 // Tree: body 0 is the world. Every other body has exactly one moving joint to its parent body
 // (free, revolute or prismatic). URDF links joined by fixed joints are merged into the body of
@@ -41,7 +42,6 @@
 
 #include "core/error.h"
 #include "core/mesh.h"
-#include "io/urdf.h"
 
 #define MODEL_POINT_RADIUS 0.01        // m: radius of the sphere given to point masses
 #define MODEL_MIN_MOMENT_RATIO 1e-6    // smallest principal moment relative to the largest
@@ -72,27 +72,6 @@ typedef enum {
 extern const char* const model_geom_type_names[MODEL_NGEOM_TYPES];
 
 typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
-
-// How one robot enters the model.
-typedef struct {
-  const urdf_robot* urdf;
-  const char* name;         // robot name for messages and outputs (NULL: the URDF's)
-  model_base_type base;
-  double base_pos[3];       // fixed base: root link pose in the world (free base: ignored)
-  double base_quat[4];      // [x y z w]
-  int require_meshes;       // 1: an unresolved/unreadable collision mesh is an error
-} model_robot_spec;
-
-typedef struct {
-  double gravity[3];        // world gravity, m/s^2
-  int ground;               // 1: add a ground plane geom to the world; 2: a height field
-  double ground_height;     // z of the ground plane (height field: of its zero height), m
-  // height field (ground == 2): a grid of hf_nx x hf_ny heights over [-sx/2, sx/2] x [-sy/2, sy/2]
-  int hf_nx, hf_ny;         // vertices along x and y (>= 2 each)
-  double hf_size[2];        // extent sx, sy (m, > 0)
-  const double* hf_height;  // heights above ground_height, row-major, x fastest: h[iy*nx + ix]
-                            // (copied; finite)
-} model_world_spec;
 
 typedef struct sim_model {
   // sizes
@@ -171,7 +150,7 @@ typedef struct sim_model {
   int ngeom_skipped;        // collision meshes left out (unresolved or unreadable while
                             // require_meshes = 0)
 
-  // height field (at most one, the ground; hfield_nx = 0 when none): see model_world_spec
+  // height field (at most one, the ground; hfield_nx = 0 when none): see model_world_spec in io/model_build.h
   int hfield_nx, hfield_ny;
   double hfield_size[2];    // extent x, y (m), centred on the geom's x, y
   double* hfield_data;      // heights above the geom's z, x fastest (hfield_nx x hfield_ny)
@@ -197,10 +176,11 @@ typedef struct sim_model {
   void* buffer;             // one allocation holds the arrays above (names aside)
 } sim_model;
 
-// build the model; on failure *out is NULL and err says which robot, link or mesh is at fault
-csim_status model_create(const model_world_spec* world, const model_robot_spec* robots,
-                         int nrobot, sim_model** out, csim_error* err);
+// allocate every array of m (zeroed, one buffer) from its sizes (nq, nv, nbody, njnt, nlink,
+// ngeom, nmesh, nrobot), and set the world body's fields; for model compilers (io/model_build.c)
+csim_status model_alloc(sim_model* m, csim_error* err);
 
+// release the model (names, hulls, buffer, height field); NULL is a no-op
 void model_free(sim_model* m);
 
 // index of a joint / link / body by name ("link" or "robot/link" when names repeat), -1 if absent
@@ -208,7 +188,7 @@ void model_free(sim_model* m);
 int model_find_joint(const sim_model* m, const char* name);
 int model_find_link(const sim_model* m, const char* name);
 
-// apply the inertia fixes listed at the top of this file to a rotational inertia about the com
+// apply the inertia fixes listed at the top of this file (model compilers apply them) to a rotational inertia about the com
 // (row-major 3x3, any axes) of a body of the given mass; returns a bitmask of the fixes applied
 // (MODEL_FIX_*; 0 when the inertia was already valid or mass <= 0)
 #define MODEL_FIX_POINT_MASS 1

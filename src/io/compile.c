@@ -12,6 +12,7 @@
 #include "core/kinematics.h"
 #include "core/material.h"
 #include "core/spatial.h"
+#include "io/model_build.h"
 #include "io/terrain.h"
 #include "io/urdf.h"
 

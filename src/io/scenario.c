@@ -818,6 +818,216 @@ static void note_position(scn_config* cfg, const char* kpath, const ytree_node* 
   p->column = n->column;
 }
 
+// a string; a path (K_PATH) is also stored resolved against the scenario directory
+static csim_status conv_str(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  char* s = NULL;
+  if ((st = get_str(c, n, kpath, k->type == K_PATH ? "a file path" : "a non-empty string", &s)) != CSIM_OK)
+    return st;
+  char** dst = field(k, bases, k->off);
+  free(*dst);
+  *dst = s;
+  if (k->type == K_PATH) {
+    char** res = field(k, bases, k->off2);
+    free(*res);
+    *res = resolve_path(c->cfg->dir, s);
+  }
+  return CSIM_OK;
+}
+
+// three numbers; non-zero vectors (F_NONZERO) are normalised
+static csim_status conv_vec3(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  double* v = NULL;
+  int nv = 0;
+  if ((st = get_nums(c, k, n, kpath, 3, &v, &nv)) != CSIM_OK) return st;
+  // non-zero vectors are normalised
+  double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if ((k->flags & F_NONZERO) && !(norm > 0)) {
+    free(v);
+    return fail_node(c, n, kpath, "expected a non-zero vector, found [0, 0, 0]");
+  }
+  double* dst = field(k, bases, k->off);
+  for (int i = 0; i < 3; i++) dst[i] = (k->flags & F_NONZERO) ? v[i] / norm : v[i];
+  free(v);
+  return CSIM_OK;
+}
+
+// a list of numbers and its count
+static csim_status conv_nums(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  double* v = NULL;
+  int nv = 0;
+  if ((st = get_nums(c, k, n, kpath, 0, &v, &nv)) != CSIM_OK) return st;
+  double** dst = field(k, bases, k->off);
+  free(*dst);
+  *dst = v;
+  *(int*)field(k, bases, k->noff) = nv;
+  return CSIM_OK;
+}
+
+// a list of integers, each in range, and its count
+static csim_status conv_ints(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  if (n->kind != YTREE_SEQ) return fail_type(c, n, kpath, "a list of integers");
+  int* v = xalloc((size_t)n->n, sizeof(int));
+  // each element an integer in range
+  for (int i = 0; i < n->n && st == CSIM_OK; i++) {
+    char ep[256];
+    join_index(ep, sizeof(ep), kpath, i);
+    st = get_int(c, k, n->items[i], ep, &v[i]);
+  }
+  if (st != CSIM_OK) {
+    free(v);
+    return st;
+  }
+  int** dst = field(k, bases, k->off);
+  free(*dst);
+  *dst = v;
+  *(int*)field(k, bases, k->noff) = n->n;
+  return CSIM_OK;
+}
+
+// a list of paths: kept as written and resolved
+static csim_status conv_paths(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  char** text = NULL;
+  int nt = 0;
+  if ((st = get_strs(c, n, kpath, "a list of directory paths", 0, &text, &nt)) != CSIM_OK) return st;
+  char** res = xalloc((size_t)nt + 1, sizeof(char*));
+  for (int i = 0; i < nt; i++) res[i] = resolve_path(c->cfg->dir, text[i]);
+  int* cnt = field(k, bases, k->noff);
+  free_strs(*(char***)field(k, bases, k->off), *cnt);
+  free_strs(*(char***)field(k, bases, k->off2), *cnt);
+  *(char***)field(k, bases, k->off) = res;
+  *(char***)field(k, bases, k->off2) = text;
+  *cnt = nt;
+  return CSIM_OK;
+}
+
+// a map of name: number (each value finite; the name is the key)
+static csim_status conv_nummap(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of name: number");
+  scn_named_value* v = xalloc((size_t)n->n, sizeof(scn_named_value));
+  // each value a finite number; the name is the key
+  skey any = *k;
+  any.flags = 0;
+  for (int i = 0; i < n->n && st == CSIM_OK; i++) {
+    char ep[256];
+    join_path(ep, sizeof(ep), kpath, n->entries[i].key);
+    v[i].name = xstrdup(n->entries[i].key);
+    st = get_num(c, &any, n->entries[i].value, ep, &v[i].value);
+  }
+  if (st != CSIM_OK) {
+    for (int i = 0; i < n->n; i++) free(v[i].name);
+    free(v);
+    return st;
+  }
+  *(scn_named_value**)field(k, bases, k->off) = v;
+  *(int*)field(k, bases, k->noff) = n->n;
+  return CSIM_OK;
+}
+
+// a list of [link, link] pairs
+static csim_status conv_pairs(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  if (n->kind != YTREE_SEQ) return fail_type(c, n, kpath, "a list of [link, link] pairs");
+  char** v = xalloc(2 * (size_t)n->n + 1, sizeof(char*));
+  // each item a list of exactly two names
+  for (int i = 0; i < n->n && st == CSIM_OK; i++) {
+    char ep[256];
+    join_index(ep, sizeof(ep), kpath, i);
+    const ytree_node* it = n->items[i];
+    if (it->kind != YTREE_SEQ || it->n != 2) {
+      st = fail_type(c, it, ep, "a pair of link names [link, link]");
+      break;
+    }
+    for (int j = 0; j < 2 && st == CSIM_OK; j++) {
+      char jp[256];
+      join_index(jp, sizeof(jp), ep, j);
+      st = get_str(c, it->items[j], jp, "a link name", &v[2 * i + j]);
+    }
+  }
+  if (st != CSIM_OK) {
+    free_strs(v, 2 * n->n);
+    return st;
+  }
+  *(char***)field(k, bases, k->off) = v;
+  *(int*)field(k, bases, k->noff) = n->n;
+  return CSIM_OK;
+}
+
+// name -> map of material keys, each walked at PATH.NAME with its own storage; a key left
+// out stays NAN (the default material)
+static csim_status conv_matmap(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases, int act) {
+  csim_status st = CSIM_OK;
+  if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of name: {friction: .., stiffness: ..}");
+  int* cnt = field(k, bases, k->noff);
+  scn_material** dst = field(k, bases, k->off);
+  for (int i = 0; *dst && i < *cnt; i++) free((*dst)[i].name);
+  free(*dst);
+  scn_material* v = xalloc((size_t)n->n + 1, sizeof(scn_material));
+  *dst = v;
+  *cnt = n->n;
+  char pat[96];
+  snprintf(pat, sizeof(pat), "%s.NAME", k->path);
+  for (int i = 0; i < n->n; i++) {
+    const ytree_entry* e = &n->entries[i];
+    char ep[256];
+    join_path(ep, sizeof(ep), kpath, e->key);
+    v[i].name = xstrdup(e->key);
+    v[i].friction = v[i].stiffness = v[i].damping = v[i].restitution = NAN;
+    note_position(c->cfg, ep, e->value);
+    if (e->value->kind != YTREE_MAP)
+      return fail_type(c, e->value, ep, "a map of material keys (friction, stiffness, damping, restitution)");
+    void* sub[NBASES];
+    memcpy(sub, bases, sizeof(sub));
+    sub[B_MATERIAL] = &v[i];
+    if ((st = walk_map(c, e->value, pat, ep, sub, act)) != CSIM_OK) return st;
+  }
+  return CSIM_OK;
+}
+
+// the word "all" (count -1), or a list of distinct joint names
+static csim_status conv_joints(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  csim_status st = CSIM_OK;
+  char** dst_free = *(char***)field(k, bases, k->off);
+  int* cnt = field(k, bases, k->noff);
+  if (n->kind == YTREE_SCALAR && !strcmp(n->text, "all")) {
+    free_strs(dst_free, *cnt);
+    *(char***)field(k, bases, k->off) = NULL;
+    *cnt = -1;
+    return CSIM_OK;
+  }
+  char** v = NULL;
+  int nv = 0;
+  if ((st = get_strs(c, n, kpath, "'all' or a list of joint names", 1, &v, &nv)) != CSIM_OK) return st;
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < i; j++)
+      if (!strcmp(v[i], v[j])) {
+        char ep[256];
+        join_index(ep, sizeof(ep), kpath, i);
+        st = fail_node(c, n->items[i], ep, "joint '%s' is listed twice (also item %d)", v[i], j);
+        free_strs(v, nv);
+        return st;
+      }
+  free_strs(dst_free, *cnt);
+  *(char***)field(k, bases, k->off) = v;
+  *cnt = nv;
+  return CSIM_OK;
+}
+
+// one key's value n at kpath into its field (sections and lists walk on)
 static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const char* kpath, void** bases,
                            int act) {
   csim_status st = CSIM_OK;
@@ -829,21 +1039,8 @@ static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const ch
     case K_LIST:
       return convert_list(c, k, n, kpath, bases);
     case K_STR:
-    case K_PATH: {
-      // string; paths are also resolved against the scenario directory
-      char* s = NULL;
-      if ((st = get_str(c, n, kpath, k->type == K_PATH ? "a file path" : "a non-empty string", &s)) != CSIM_OK)
-        return st;
-      char** dst = field(k, bases, k->off);
-      free(*dst);
-      *dst = s;
-      if (k->type == K_PATH) {
-        char** res = field(k, bases, k->off2);
-        free(*res);
-        *res = resolve_path(c->cfg->dir, s);
-      }
-      return CSIM_OK;
-    }
+    case K_PATH:
+      return conv_str(c, k, n, kpath, bases);
     case K_NUM:
       return get_num(c, k, n, kpath, field(k, bases, k->off));
     case K_INT:
@@ -855,168 +1052,22 @@ static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const ch
       if ((st = get_enum(c, k, n, kpath, &v)) == CSIM_OK) memcpy(field(k, bases, k->off), &v, sizeof(int));
       return st;
     }
-    case K_VEC3: {
-      double* v = NULL;
-      int nv = 0;
-      if ((st = get_nums(c, k, n, kpath, 3, &v, &nv)) != CSIM_OK) return st;
-      // non-zero vectors are normalised
-      double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      if ((k->flags & F_NONZERO) && !(norm > 0)) {
-        free(v);
-        return fail_node(c, n, kpath, "expected a non-zero vector, found [0, 0, 0]");
-      }
-      double* dst = field(k, bases, k->off);
-      for (int i = 0; i < 3; i++) dst[i] = (k->flags & F_NONZERO) ? v[i] / norm : v[i];
-      free(v);
-      return CSIM_OK;
-    }
-    case K_NUMS: {
-      double* v = NULL;
-      int nv = 0;
-      if ((st = get_nums(c, k, n, kpath, 0, &v, &nv)) != CSIM_OK) return st;
-      double** dst = field(k, bases, k->off);
-      free(*dst);
-      *dst = v;
-      *(int*)field(k, bases, k->noff) = nv;
-      return CSIM_OK;
-    }
-    case K_INTS: {
-      if (n->kind != YTREE_SEQ) return fail_type(c, n, kpath, "a list of integers");
-      int* v = xalloc((size_t)n->n, sizeof(int));
-      // each element an integer in range
-      for (int i = 0; i < n->n && st == CSIM_OK; i++) {
-        char ep[256];
-        join_index(ep, sizeof(ep), kpath, i);
-        st = get_int(c, k, n->items[i], ep, &v[i]);
-      }
-      if (st != CSIM_OK) {
-        free(v);
-        return st;
-      }
-      int** dst = field(k, bases, k->off);
-      free(*dst);
-      *dst = v;
-      *(int*)field(k, bases, k->noff) = n->n;
-      return CSIM_OK;
-    }
-    case K_PATHS: {
-      // list of paths: keep as written and resolved
-      char** text = NULL;
-      int nt = 0;
-      if ((st = get_strs(c, n, kpath, "a list of directory paths", 0, &text, &nt)) != CSIM_OK) return st;
-      char** res = xalloc((size_t)nt + 1, sizeof(char*));
-      for (int i = 0; i < nt; i++) res[i] = resolve_path(c->cfg->dir, text[i]);
-      int* cnt = field(k, bases, k->noff);
-      free_strs(*(char***)field(k, bases, k->off), *cnt);
-      free_strs(*(char***)field(k, bases, k->off2), *cnt);
-      *(char***)field(k, bases, k->off) = res;
-      *(char***)field(k, bases, k->off2) = text;
-      *cnt = nt;
-      return CSIM_OK;
-    }
-    case K_NUMMAP: {
-      if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of name: number");
-      scn_named_value* v = xalloc((size_t)n->n, sizeof(scn_named_value));
-      // each value a finite number; the name is the key
-      skey any = *k;
-      any.flags = 0;
-      for (int i = 0; i < n->n && st == CSIM_OK; i++) {
-        char ep[256];
-        join_path(ep, sizeof(ep), kpath, n->entries[i].key);
-        v[i].name = xstrdup(n->entries[i].key);
-        st = get_num(c, &any, n->entries[i].value, ep, &v[i].value);
-      }
-      if (st != CSIM_OK) {
-        for (int i = 0; i < n->n; i++) free(v[i].name);
-        free(v);
-        return st;
-      }
-      *(scn_named_value**)field(k, bases, k->off) = v;
-      *(int*)field(k, bases, k->noff) = n->n;
-      return CSIM_OK;
-    }
-    case K_PAIRS: {
-      if (n->kind != YTREE_SEQ) return fail_type(c, n, kpath, "a list of [link, link] pairs");
-      char** v = xalloc(2 * (size_t)n->n + 1, sizeof(char*));
-      // each item a list of exactly two names
-      for (int i = 0; i < n->n && st == CSIM_OK; i++) {
-        char ep[256];
-        join_index(ep, sizeof(ep), kpath, i);
-        const ytree_node* it = n->items[i];
-        if (it->kind != YTREE_SEQ || it->n != 2) {
-          st = fail_type(c, it, ep, "a pair of link names [link, link]");
-          break;
-        }
-        for (int j = 0; j < 2 && st == CSIM_OK; j++) {
-          char jp[256];
-          join_index(jp, sizeof(jp), ep, j);
-          st = get_str(c, it->items[j], jp, "a link name", &v[2 * i + j]);
-        }
-      }
-      if (st != CSIM_OK) {
-        free_strs(v, 2 * n->n);
-        return st;
-      }
-      *(char***)field(k, bases, k->off) = v;
-      *(int*)field(k, bases, k->noff) = n->n;
-      return CSIM_OK;
-    }
-    case K_MATMAP: {
-      // name -> map of material keys, each walked at PATH.NAME with its own storage; a key left
-      // out stays NAN (the default material)
-      if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of name: {friction: .., stiffness: ..}");
-      int* cnt = field(k, bases, k->noff);
-      scn_material** dst = field(k, bases, k->off);
-      for (int i = 0; *dst && i < *cnt; i++) free((*dst)[i].name);
-      free(*dst);
-      scn_material* v = xalloc((size_t)n->n + 1, sizeof(scn_material));
-      *dst = v;
-      *cnt = n->n;
-      char pat[96];
-      snprintf(pat, sizeof(pat), "%s.NAME", k->path);
-      for (int i = 0; i < n->n; i++) {
-        const ytree_entry* e = &n->entries[i];
-        char ep[256];
-        join_path(ep, sizeof(ep), kpath, e->key);
-        v[i].name = xstrdup(e->key);
-        v[i].friction = v[i].stiffness = v[i].damping = v[i].restitution = NAN;
-        note_position(c->cfg, ep, e->value);
-        if (e->value->kind != YTREE_MAP)
-          return fail_type(c, e->value, ep, "a map of material keys (friction, stiffness, damping, restitution)");
-        void* sub[NBASES];
-        memcpy(sub, bases, sizeof(sub));
-        sub[B_MATERIAL] = &v[i];
-        if ((st = walk_map(c, e->value, pat, ep, sub, act)) != CSIM_OK) return st;
-      }
-      return CSIM_OK;
-    }
-    case K_JOINTS: {
-      // the word "all", or a list of distinct names
-      char** dst_free = *(char***)field(k, bases, k->off);
-      int* cnt = field(k, bases, k->noff);
-      if (n->kind == YTREE_SCALAR && !strcmp(n->text, "all")) {
-        free_strs(dst_free, *cnt);
-        *(char***)field(k, bases, k->off) = NULL;
-        *cnt = -1;
-        return CSIM_OK;
-      }
-      char** v = NULL;
-      int nv = 0;
-      if ((st = get_strs(c, n, kpath, "'all' or a list of joint names", 1, &v, &nv)) != CSIM_OK) return st;
-      for (int i = 0; i < nv; i++)
-        for (int j = 0; j < i; j++)
-          if (!strcmp(v[i], v[j])) {
-            char ep[256];
-            join_index(ep, sizeof(ep), kpath, i);
-            st = fail_node(c, n->items[i], ep, "joint '%s' is listed twice (also item %d)", v[i], j);
-            free_strs(v, nv);
-            return st;
-          }
-      free_strs(dst_free, *cnt);
-      *(char***)field(k, bases, k->off) = v;
-      *cnt = nv;
-      return CSIM_OK;
-    }
+    case K_VEC3:
+      return conv_vec3(c, k, n, kpath, bases);
+    case K_NUMS:
+      return conv_nums(c, k, n, kpath, bases);
+    case K_INTS:
+      return conv_ints(c, k, n, kpath, bases);
+    case K_PATHS:
+      return conv_paths(c, k, n, kpath, bases);
+    case K_NUMMAP:
+      return conv_nummap(c, k, n, kpath, bases);
+    case K_PAIRS:
+      return conv_pairs(c, k, n, kpath, bases);
+    case K_MATMAP:
+      return conv_matmap(c, k, n, kpath, bases, act);
+    case K_JOINTS:
+      return conv_joints(c, k, n, kpath, bases);
   }
   return fail_node(c, n, kpath, "internal error: unknown key type");
 }

@@ -673,6 +673,145 @@ static csim_status check_inertia(ctx* c, int li) {
   return CSIM_OK;
 }
 
+// duplicate link or joint names (lix, jix: the sorted name indexes)
+static csim_status check_duplicates(ctx* c, const name_ix* lix, const name_ix* jix) {
+  urdf_robot* r = c->r;
+  for (int i = 1; i < r->nlink; i++)
+    if (strcmp(lix[i].name, lix[i - 1].name) == 0) {
+      const urdf_link* a = &r->links[lix[i - 1].idx];
+      const urdf_link* b = &r->links[lix[i].idx];
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "link",
+                     "duplicate link name '%s' (first defined at line %d)", b->name, a->line);
+    }
+  for (int j = 1; j < r->njoint; j++)
+    if (strcmp(jix[j].name, jix[j - 1].name) == 0) {
+      const urdf_joint* a = &r->joints[jix[j - 1].idx];
+      const urdf_joint* b = &r->joints[jix[j].idx];
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "joint",
+                     "duplicate joint name '%s' (first defined at line %d)", b->name, a->line);
+    }
+  return CSIM_OK;
+}
+
+// parent and child links of every joint; one parent joint per link
+static csim_status connect_joints(ctx* c, const name_ix* lix, const char** pnames,
+                                  const char** cnames, const xml_node** jels) {
+  urdf_robot* r = c->r;
+  int nl = r->nlink;
+  for (int i = 0; i < nl; i++) r->link_parent_joint[i] = -1;
+  for (int j = 0; j < r->njoint; j++) {
+    urdf_joint* J = &r->joints[j];
+    J->parent = ix_find(lix, nl, pnames[j]);
+    J->child = ix_find(lix, nl, cnames[j]);
+    const xml_node* pe = xml_child(jels[j], "parent");
+    const xml_node* ce = xml_child(jels[j], "child");
+    if (J->parent < 0)
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, pe->line, pe->column, "parent",
+                     "joint '%s': parent link '%s' is not defined", J->name, pnames[j]);
+    if (J->child < 0)
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, ce->line, ce->column, "child",
+                     "joint '%s': child link '%s' is not defined", J->name, cnames[j]);
+    if (J->parent == J->child)
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, J->column, "joint",
+                     "joint '%s' connects link '%s' to itself (a cycle)", J->name, pnames[j]);
+    int prev = r->link_parent_joint[J->child];
+    if (prev >= 0)
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, J->column, "joint",
+                     "link '%s' has two parent joints: '%s' (line %d) and '%s' (a URDF is a tree)",
+                     cnames[j], r->joints[prev].name, r->joints[prev].line, J->name);
+    r->link_parent_joint[J->child] = j;
+  }
+  return CSIM_OK;
+}
+
+// the joint each mimic joint follows
+static csim_status resolve_mimics(ctx* c, const name_ix* jix, const char** mnames,
+                                  const xml_node** mels) {
+  urdf_robot* r = c->r;
+  for (int j = 0; j < r->njoint; j++) {
+    if (!mnames[j]) continue;
+    urdf_joint* J = &r->joints[j];
+    J->mimic = ix_find(jix, r->njoint, mnames[j]);
+    const xml_attr* a = xml_attr_find(mels[j], "joint");
+    if (J->mimic < 0)
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, a->line, a->column, "mimic",
+                     "joint '%s' mimics joint '%s', which is not defined", J->name, mnames[j]);
+    if (J->mimic == j)
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, a->line, a->column, "mimic",
+                     "joint '%s' mimics itself", J->name);
+  }
+  return CSIM_OK;
+}
+
+// root: the one link that is no joint's child (-1 when every link is one)
+static csim_status find_root(ctx* c) {
+  urdf_robot* r = c->r;
+  r->root = -1;
+  for (int i = 0; i < r->nlink; i++) {
+    if (r->link_parent_joint[i] >= 0) continue;
+    if (r->root >= 0) {
+      const urdf_link* a = &r->links[r->root];
+      const urdf_link* b = &r->links[i];
+      return err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "link",
+                     "two root links (links that are no joint's child): '%s' (line %d) and '%s' "
+                     "(a URDF has one root; is a joint missing?)", a->name, a->line, b->name);
+    }
+    r->root = i;
+  }
+  return CSIM_OK;
+}
+
+// breadth-first order of the links from the root into order (head: nlink, nextj: njoint
+// scratch); links not reached lie on a cycle, reported through the joint that closes it
+static csim_status tree_order(ctx* c, int* order, int* head, int* nextj) {
+  urdf_robot* r = c->r;
+  int nl = r->nlink, nj = r->njoint;
+  for (int i = 0; i < nl; i++) head[i] = -1;
+  for (int j = nj - 1; j >= 0; j--) {
+    nextj[j] = head[r->joints[j].parent];
+    head[r->joints[j].parent] = j;
+  }
+  int nord = 0;
+  if (r->root >= 0) order[nord++] = r->root;
+  for (int k = 0; k < nord; k++)
+    for (int j = head[order[k]]; j >= 0; j = nextj[j]) order[nord++] = r->joints[j].child;
+  if (nord == nl) return CSIM_OK;
+  // walk up parents from an unreached link until a link repeats: that joint closes a cycle
+  for (int i = 0; i < nl; i++) head[i] = 0;  // reuse as a 'reached' flag
+  for (int k = 0; k < nord; k++) head[order[k]] = 1;
+  int i = 0;
+  while (i < nl && head[i]) i++;
+  for (int step = 0; step < nl; step++) i = r->joints[r->link_parent_joint[i]].parent;
+  int j = r->link_parent_joint[i];
+  return err_set(c->err, CSIM_ERR_INPUT, c->file, r->joints[j].line, r->joints[j].column, "joint",
+                 "kinematic cycle through joint '%s' (parent '%s', child '%s')%s",
+                 r->joints[j].name, r->links[r->joints[j].parent].name,
+                 r->links[r->joints[j].child].name,
+                 r->root < 0 ? ": every link is some joint's child, so there is no root" : "");
+}
+
+// subtree masses sub (children after parents in `order`), then an issue per massless moving
+// subtree
+static csim_status massless_subtrees(ctx* c, const int* order, double* sub) {
+  urdf_robot* r = c->r;
+  int nl = r->nlink;
+  for (int i = 0; i < nl; i++) sub[i] = r->links[i].mass;
+  for (int k = nl - 1; k > 0; k--) {
+    int i = order[k];
+    sub[r->joints[r->link_parent_joint[i]].parent] += sub[i];
+  }
+  for (int j = 0; j < r->njoint; j++) {
+    const urdf_joint* J = &r->joints[j];
+    if (J->type == URDF_JOINT_FIXED || sub[J->child] > 0) continue;
+    if (!add_issue(c, URDF_ISSUE_MASSLESS_MOVING, J->child, J->line,
+                   "joint '%s' (%s) moves link '%s' whose subtree has no mass: its dof would "
+                   "make the mass matrix singular; csim refuses such a model",
+                   J->name, urdf_joint_type_names[J->type], r->links[J->child].name))
+      return oom(c);
+  }
+  return CSIM_OK;
+}
+
 // second pass: names, tree structure (one root, no cycle, one parent per link), mimic joints,
 // inertia and subtree-mass issues
 static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
@@ -688,139 +827,21 @@ static csim_status build_tree(ctx* c, const char** pnames, const char** cnames,
   int* nextj = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(int));   // next sibling joint
   double* sub = malloc((size_t)(nl > 0 ? nl : 1) * sizeof(double));
   r->link_parent_joint = malloc((size_t)(nl > 0 ? nl : 1) * sizeof(int));
-  if (!lix || !jix || !order || !head || !nextj || !sub || !r->link_parent_joint) {
-    st = oom(c);
-    goto done;
+  if (!lix || !jix || !order || !head || !nextj || !sub || !r->link_parent_joint) st = oom(c);
+  if (!st) {
+    for (int i = 0; i < nl; i++) lix[i] = (name_ix){r->links[i].name, i};
+    for (int j = 0; j < nj; j++) jix[j] = (name_ix){r->joints[j].name, j};
+    qsort(lix, (size_t)nl, sizeof(name_ix), cmp_name_ix);
+    qsort(jix, (size_t)nj, sizeof(name_ix), cmp_name_ix);
+    st = check_duplicates(c, lix, jix);
   }
-  // duplicate names
-  for (int i = 0; i < nl; i++) lix[i] = (name_ix){r->links[i].name, i};
-  for (int j = 0; j < nj; j++) jix[j] = (name_ix){r->joints[j].name, j};
-  qsort(lix, (size_t)nl, sizeof(name_ix), cmp_name_ix);
-  qsort(jix, (size_t)nj, sizeof(name_ix), cmp_name_ix);
-  for (int i = 1; i < nl && !st; i++)
-    if (strcmp(lix[i].name, lix[i - 1].name) == 0) {
-      const urdf_link* a = &r->links[lix[i - 1].idx];
-      const urdf_link* b = &r->links[lix[i].idx];
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "link",
-                   "duplicate link name '%s' (first defined at line %d)", b->name, a->line);
-    }
-  for (int j = 1; j < nj && !st; j++)
-    if (strcmp(jix[j].name, jix[j - 1].name) == 0) {
-      const urdf_joint* a = &r->joints[jix[j - 1].idx];
-      const urdf_joint* b = &r->joints[jix[j].idx];
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "joint",
-                   "duplicate joint name '%s' (first defined at line %d)", b->name, a->line);
-    }
-  if (st) goto done;
-  // parent and child links; one parent joint per link
-  for (int i = 0; i < nl; i++) r->link_parent_joint[i] = -1;
-  for (int j = 0; j < nj; j++) {
-    urdf_joint* J = &r->joints[j];
-    J->parent = ix_find(lix, nl, pnames[j]);
-    J->child = ix_find(lix, nl, cnames[j]);
-    const xml_node* pe = xml_child(jels[j], "parent");
-    const xml_node* ce = xml_child(jels[j], "child");
-    if (J->parent < 0) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, pe->line, pe->column, "parent",
-                   "joint '%s': parent link '%s' is not defined", J->name, pnames[j]);
-      goto done;
-    }
-    if (J->child < 0) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, ce->line, ce->column, "child",
-                   "joint '%s': child link '%s' is not defined", J->name, cnames[j]);
-      goto done;
-    }
-    if (J->parent == J->child) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, J->column, "joint",
-                   "joint '%s' connects link '%s' to itself (a cycle)", J->name, pnames[j]);
-      goto done;
-    }
-    int prev = r->link_parent_joint[J->child];
-    if (prev >= 0) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, J->line, J->column, "joint",
-                   "link '%s' has two parent joints: '%s' (line %d) and '%s' (a URDF is a tree)",
-                   cnames[j], r->joints[prev].name, r->joints[prev].line, J->name);
-      goto done;
-    }
-    r->link_parent_joint[J->child] = j;
-  }
-  // mimic joints
-  for (int j = 0; j < nj; j++) {
-    if (!mnames[j]) continue;
-    urdf_joint* J = &r->joints[j];
-    J->mimic = ix_find(jix, nj, mnames[j]);
-    const xml_attr* a = xml_attr_find(mels[j], "joint");
-    if (J->mimic < 0) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, a->line, a->column, "mimic",
-                   "joint '%s' mimics joint '%s', which is not defined", J->name, mnames[j]);
-      goto done;
-    }
-    if (J->mimic == j) {
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, a->line, a->column, "mimic",
-                   "joint '%s' mimics itself", J->name);
-      goto done;
-    }
-  }
-  // root: the one link that is no joint's child
-  r->root = -1;
-  for (int i = 0; i < nl; i++) {
-    if (r->link_parent_joint[i] >= 0) continue;
-    if (r->root >= 0) {
-      const urdf_link* a = &r->links[r->root];
-      const urdf_link* b = &r->links[i];
-      st = err_set(c->err, CSIM_ERR_INPUT, c->file, b->line, b->column, "link",
-                   "two root links (links that are no joint's child): '%s' (line %d) and '%s' "
-                   "(a URDF has one root; is a joint missing?)", a->name, a->line, b->name);
-      goto done;
-    }
-    r->root = i;
-  }
-  // breadth-first order from the root; links not reached lie on a cycle
-  for (int i = 0; i < nl; i++) head[i] = -1;
-  for (int j = nj - 1; j >= 0; j--) {
-    nextj[j] = head[r->joints[j].parent];
-    head[r->joints[j].parent] = j;
-  }
-  int nord = 0;
-  if (r->root >= 0) order[nord++] = r->root;
-  for (int k = 0; k < nord; k++)
-    for (int j = head[order[k]]; j >= 0; j = nextj[j]) order[nord++] = r->joints[j].child;
-  if (nord < nl) {
-    // walk up parents from an unreached link until a link repeats: that joint closes a cycle
-    for (int i = 0; i < nl; i++) head[i] = 0;  // reuse as a 'reached' flag
-    for (int k = 0; k < nord; k++) head[order[k]] = 1;
-    int i = 0;
-    while (i < nl && head[i]) i++;
-    for (int step = 0; step < nl; step++) i = r->joints[r->link_parent_joint[i]].parent;
-    int j = r->link_parent_joint[i];
-    st = err_set(c->err, CSIM_ERR_INPUT, c->file, r->joints[j].line, r->joints[j].column, "joint",
-                 "kinematic cycle through joint '%s' (parent '%s', child '%s')%s",
-                 r->joints[j].name, r->links[r->joints[j].parent].name,
-                 r->links[r->joints[j].child].name,
-                 r->root < 0 ? ": every link is some joint's child, so there is no root" : "");
-    goto done;
-  }
+  if (!st) st = connect_joints(c, lix, pnames, cnames, jels);
+  if (!st) st = resolve_mimics(c, jix, mnames, mels);
+  if (!st) st = find_root(c);
+  if (!st) st = tree_order(c, order, head, nextj);
   // inertia diagnostics in link order
   for (int i = 0; i < nl && !st; i++) st = check_inertia(c, i);
-  if (st) goto done;
-  // subtree masses (children after parents in `order`), then massless moving subtrees
-  for (int i = 0; i < nl; i++) sub[i] = r->links[i].mass;
-  for (int k = nl - 1; k > 0; k--) {
-    int i = order[k];
-    sub[r->joints[r->link_parent_joint[i]].parent] += sub[i];
-  }
-  for (int j = 0; j < nj; j++) {
-    const urdf_joint* J = &r->joints[j];
-    if (J->type == URDF_JOINT_FIXED || sub[J->child] > 0) continue;
-    if (!add_issue(c, URDF_ISSUE_MASSLESS_MOVING, J->child, J->line,
-                   "joint '%s' (%s) moves link '%s' whose subtree has no mass: its dof would "
-                   "make the mass matrix singular; csim refuses such a model",
-                   J->name, urdf_joint_type_names[J->type], r->links[J->child].name)) {
-      st = oom(c);
-      goto done;
-    }
-  }
-done:
+  if (!st) st = massless_subtrees(c, order, sub);
   free(lix);
   free(jix);
   free(order);

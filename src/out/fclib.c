@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "out/h5err.h"
 #include "out/h5guard.h"
 
 #define MAX_ELEMENTS ((hssize_t)1 << 28)  // largest dataset read (2 GiB of doubles)
@@ -46,13 +47,6 @@ typedef struct {
   csim_error* err;
 } rd;
 
-// HDF5 error-stack walker: keep the innermost description
-static herr_t walk_innermost(unsigned n, const H5E_error2_t* e, void* data) {
-  (void)n;
-  if (e && e->desc && e->desc[0]) snprintf((char*)data, 256, "%s", e->desc);
-  return 0;
-}
-
 // an input error on dataset key of the file being read, with HDF5's innermost message if any
 static csim_status fail(const rd* c, const char* key, const char* fmt, ...)
 #if defined(__GNUC__)
@@ -60,16 +54,11 @@ static csim_status fail(const rd* c, const char* key, const char* fmt, ...)
 #endif
     ;
 static csim_status fail(const rd* c, const char* key, const char* fmt, ...) {
-  char what[768], h5[256];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof(what), fmt, ap);
+  csim_status st = h5err_vfail(c->err, CSIM_ERR_INPUT, c->path, key, fmt, ap);
   va_end(ap);
-  h5[0] = '\0';
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_innermost, h5);
-  H5Eclear2(H5E_DEFAULT);
-  if (h5[0]) return err_set(c->err, CSIM_ERR_INPUT, c->path, 0, 0, key, "%s (HDF5: %s)", what, h5);
-  return err_set(c->err, CSIM_ERR_INPUT, c->path, 0, 0, key, "%s", what);
+  return st;
 }
 
 // close an HDF5 handle when valid

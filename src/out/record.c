@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "out/h5err.h"
+
 #define CHUNK_TARGET_BYTES 65536   // automatic chunk size target
 #define CHUNK_MIN_ROWS 64          // automatic chunk rows lower bound
 #define CHUNK_MAX_ROWS 8192        // automatic chunk rows upper bound
@@ -51,46 +53,8 @@ struct rec_file {
 
 //---- HDF5 error translation ----
 
-// HDF5 error-stack walker: keep the innermost (last, walking downward) description
-static herr_t walk_innermost(unsigned n, const H5E_error2_t* e, void* data) {
-  (void)n;
-  char* buf = (char*)data;
-  if (!e || !e->desc || !e->desc[0]) return 0;
-  // low-level I/O errors carry a timestamp, a newline and a buffer address: keep the OS's reason
-  const char* m = strstr(e->desc, "error message = '");
-  const char* end = m ? strchr(m + 17, '\'') : NULL;
-  const char* colon = strchr(e->desc, ':');
-  if (m && end && colon && colon < m)
-    snprintf(buf, 512, "%.*s: %.*s", (int)(colon - e->desc), e->desc, (int)(end - m - 17), m + 17);
-  else
-    snprintf(buf, 512, "%s", e->desc);
-  return 0;
-}
-
-// fill err with "<what>: <HDF5's innermost description>", clear HDF5's stack; returns status
-//   path: the file (err->file); key: dataset/attribute (err->key), may be NULL
-static csim_status h5fail(csim_error* err, csim_status status, const char* path, const char* key,
-                          const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-static csim_status h5fail(csim_error* err, csim_status status, const char* path, const char* key,
-                          const char* fmt, ...) {
-  char what[512], h5[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof(what), fmt, ap);
-  va_end(ap);
-  h5[0] = '\0';
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_innermost, h5);
-  H5Eclear2(H5E_DEFAULT);
-  if (h5[0]) return err_set(err, status, path, 0, 0, key, "%s (HDF5: %s)", what, h5);
-  return err_set(err, status, path, 0, 0, key, "%s", what);
-}
-
 // close an HDF5 handle (ignored when < 0) without losing the error stack of an earlier failure:
-// every HDF5 API call clears the stack on entry, so cleanup would erase the message h5fail reads
+// every HDF5 API call clears the stack on entry, so cleanup would erase the message h5err_fail reads
 static void h5close(herr_t (*close_fn)(hid_t), hid_t id) {
   if (id < 0) return;
   hid_t saved = H5Eget_current_stack();
@@ -210,12 +174,12 @@ static csim_status set_attr(rec_file* f, const char* obj, const char* name, hid_
   int close_it;
   hid_t loc = open_attr_target(f, obj, &close_it);
   if (loc < 0)
-    return h5fail(err, CSIM_ERR_INPUT, f->path, obj, "cannot set attribute '%s': object '%s' not found",
+    return h5err_fail(err, CSIM_ERR_INPUT, f->path, obj, "cannot set attribute '%s': object '%s' not found",
                   name, obj);
   herr_t rc = write_attr(loc, name, ftype, mtype, n, buf);
   if (close_it) h5close(H5Oclose, loc);
   if (rc < 0)
-    return h5fail(err, CSIM_ERR_RUN, f->path, name, "cannot write attribute '%s' on '%s'", name,
+    return h5err_fail(err, CSIM_ERR_RUN, f->path, name, "cannot write attribute '%s' on '%s'", name,
                   obj ? obj : "/");
   return CSIM_OK;
 }
@@ -224,7 +188,7 @@ static csim_status set_attr(rec_file* f, const char* obj, const char* name, hid_
 csim_status rec_attr_string(rec_file* f, const char* obj, const char* name, const char* value,
                             csim_error* err) {
   hid_t t = vlen_string_type();
-  if (t < 0) return h5fail(err, CSIM_ERR_RUN, f ? f->path : NULL, name, "cannot make string type");
+  if (t < 0) return h5err_fail(err, CSIM_ERR_RUN, f ? f->path : NULL, name, "cannot make string type");
   const char* v = value ? value : "";
   csim_status st = set_attr(f, obj, name, t, t, 0, &v, err);
   H5Tclose(t);
@@ -333,7 +297,7 @@ csim_status rec_open(const char* path, rec_file** out, csim_error* err) {
   f->fid = H5Fcreate(path, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT, H5P_DEFAULT);
   h5close(H5Pclose, fcpl);
   if (f->fid < 0) {
-    st = h5fail(err, CSIM_ERR_INPUT, path, NULL, "cannot create HDF5 file");
+    st = h5err_fail(err, CSIM_ERR_INPUT, path, NULL, "cannot create HDF5 file");
     free(f->path);
     free(f);
     return st;
@@ -346,7 +310,7 @@ csim_status rec_open(const char* path, rec_file** out, csim_error* err) {
   }
   // incomplete until rec_close(success = 1)
   if (write_progress(f, 0) < 0 || H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0) {
-    st = h5fail(err, CSIM_ERR_RUN, path, "complete", "cannot write root attributes");
+    st = h5err_fail(err, CSIM_ERR_RUN, path, "complete", "cannot write root attributes");
     H5Fclose(f->fid);
     free(f->path);
     free(f);
@@ -363,7 +327,7 @@ csim_status rec_set_compression(rec_file* f, int level, csim_error* err) {
     return err_set(err, CSIM_ERR_INPUT, f->path, 0, 0, "compression",
                    "expected a gzip level in 0..9, got %d", level);
   if (level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
-    return h5fail(err, CSIM_ERR_INPUT, f->path, "compression",
+    return h5err_fail(err, CSIM_ERR_INPUT, f->path, "compression",
                   "gzip (deflate) filter is not available in this HDF5 build");
   f->gzip = level;
   return CSIM_OK;
@@ -415,7 +379,7 @@ static csim_status write_buffer(rec_dataset* d, csim_error* err) {
   return CSIM_OK;
 fail:;
   // the message first: divert() makes HDF5 calls that clear its error stack
-  csim_status st = h5fail(err, CSIM_ERR_RUN, f->path, d->path, "cannot write rows %zu..%zu",
+  csim_status st = h5err_fail(err, CSIM_ERR_RUN, f->path, d->path, "cannot write rows %zu..%zu",
                           d->base, d->base + d->nbuf);
   divert(f);
   return st;
@@ -453,7 +417,7 @@ static csim_status make_groups(rec_file* f, const char* path, csim_error* err) {
     pre[i] = '\0';
     htri_t ex = H5Lexists(f->fid, pre, H5P_DEFAULT);
     if (ex < 0) {
-      st = h5fail(err, CSIM_ERR_INPUT, f->path, pre, "cannot look up group");
+      st = h5err_fail(err, CSIM_ERR_INPUT, f->path, pre, "cannot look up group");
     } else if (ex > 0) {
       // an existing link must be a group
       hid_t o = H5Oopen(f->fid, pre, H5P_DEFAULT);
@@ -464,7 +428,7 @@ static csim_status make_groups(rec_file* f, const char* path, csim_error* err) {
     } else {
       hid_t g = H5Gcreate2(f->fid, pre, H5P_DEFAULT, gcpl >= 0 ? gcpl : H5P_DEFAULT, H5P_DEFAULT);
       if (g < 0)
-        st = h5fail(err, CSIM_ERR_RUN, f->path, pre, "cannot create group");
+        st = h5err_fail(err, CSIM_ERR_RUN, f->path, pre, "cannot create group");
       else
         H5Gclose(g);
     }
@@ -567,14 +531,14 @@ csim_status rec_add(rec_file* f, const char* path, rec_type type, size_t ncols, 
   h5close(H5Pclose, dcpl);
   h5close(H5Pclose, dapl);
   if (rc < 0 || d->id < 0) {
-    st = h5fail(err, CSIM_ERR_RUN, f->path, path, "cannot create dataset");
+    st = h5err_fail(err, CSIM_ERR_RUN, f->path, path, "cannot create dataset");
     free_dataset(d);
     return st;
   }
   // units and description
   if (write_string_attr(d->id, "units", units) < 0 ||
       write_string_attr(d->id, "description", description) < 0) {
-    st = h5fail(err, CSIM_ERR_RUN, f->path, path, "cannot write units/description attributes");
+    st = h5err_fail(err, CSIM_ERR_RUN, f->path, path, "cannot write units/description attributes");
     free_dataset(d);
     return st;
   }
@@ -656,9 +620,9 @@ csim_status rec_flush(rec_file* f, csim_error* err) {
   // progress attribute, then HDF5 metadata to disk
   csim_status st = CSIM_OK;
   if (write_progress(f, 0) < 0)
-    st = h5fail(err, CSIM_ERR_RUN, f->path, "steps_written", "cannot write root attribute");
+    st = h5err_fail(err, CSIM_ERR_RUN, f->path, "steps_written", "cannot write root attribute");
   else if (H5Fflush(f->fid, H5F_SCOPE_GLOBAL) < 0)
-    st = h5fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot flush file");
+    st = h5err_fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot flush file");
   else
     st = check_identity(f, err);
   if (st != CSIM_OK) divert(f);
@@ -682,7 +646,7 @@ csim_status rec_close(rec_file* f, int success, const char* failure_msg, csim_er
     }
     if (rc >= 0) rc = H5Fflush(f->fid, H5F_SCOPE_GLOBAL);
     if (rc < 0) {
-      st = h5fail(err, CSIM_ERR_RUN, f->path, success ? "complete" : "failure",
+      st = h5err_fail(err, CSIM_ERR_RUN, f->path, success ? "complete" : "failure",
                   "cannot write root attribute");
       divert(f);
     }
@@ -697,7 +661,7 @@ csim_status rec_close(rec_file* f, int success, const char* failure_msg, csim_er
   free(f->ds);
   if (H5Fclose(f->fid) < 0) {
     g_unclosed++;
-    if (st == CSIM_OK) st = h5fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot close file");
+    if (st == CSIM_OK) st = h5err_fail(err, CSIM_ERR_RUN, f->path, NULL, "cannot close file");
   }
   H5Eclear2(H5E_DEFAULT);
   free(f->path);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/mesh.h"
+#include "io/mesh_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

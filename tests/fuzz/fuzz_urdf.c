@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "io/model_build.h"
 #include "io/urdf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);

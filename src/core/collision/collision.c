@@ -292,40 +292,58 @@ void coll_hull_free(coll_hull* h) {
   memset(h, 0, sizeof *h);
 }
 
-csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err) {
-  memset(out, 0, sizeof *out);
-  if (!h || !h->vert || !h->face || h->nvert < 4 || h->nface < 4)
-    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "mesh",
-                   "collision hull needs at least 4 vertices and 4 faces");
-  int nv = h->nvert, nf = h->nface;
-  for (int i = 0; i < 3 * nf; i++)
-    if (h->face[i] < 0 || h->face[i] >= nv)
-      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "mesh",
-                     "hull face %d refers to vertex %d, expected 0..%d", i / 3, h->face[i],
-                     nv - 1);
-  csim_status st = CSIM_OK;
-  int* tri = malloc(sizeof(int) * 3 * (size_t)nf);
-  double* tn = malloc(sizeof(double) * 3 * (size_t)nf);
-  int* dir = malloc(sizeof(int) * 6 * (size_t)nf);     // directed neighbour pairs
-  int* und = malloc(sizeof(int) * 9 * (size_t)nf);     // (min, max, triangle) per edge
-  int* par = malloc(sizeof(int) * (size_t)nf);          // union-find
-  int* ord = malloc(sizeof(int) * 2 * (size_t)nf);      // (root, triangle)
-  int* pv = malloc(sizeof(int) * 3 * (size_t)nf);       // polygon vertices (before capping)
-  int* ps = malloc(sizeof(int) * ((size_t)nf + 1));     // polygon starts
-  double* pn = malloc(sizeof(double) * 3 * (size_t)nf);  // polygon normals
-  int* bnd = malloc(sizeof(int) * 6 * (size_t)nf);      // boundary edges of one group
-  int* he = malloc(sizeof(int) * 9 * (size_t)nf);       // (origin, destination, half-edge)
-  if (!tri || !tn || !dir || !und || !par || !ord || !pv || !ps || !pn || !bnd || !he) {
-    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
-    goto done;
-  }
-  // centre: vertex mean (inside a convex hull)
-  double c[3] = {0, 0, 0};
-  for (int i = 0; i < nv; i++)
+// scratch of coll_hull_build (each array sized from the hull's nf triangles)
+typedef struct {
+  int nv, nf;
+  int* tri;      // triangles oriented outward                         (nf x 3)
+  double* tn;    // their unit normals                                 (nf x 3)
+  int* dir;      // directed neighbour pairs, then the sorted unique ones (12 nf)
+  int* und;      // (min, max, triangle) per edge                      (nf x 9)
+  int* par;      // union-find                                         (nf)
+  int* ord;      // (root, triangle)                                   (nf x 2)
+  int* pv;       // polygon vertices (before capping)                  (nf x 3)
+  int* ps;       // polygon starts                                     (nf + 1)
+  double* pn;    // polygon normals                                    (nf x 3)
+  int* bnd;      // boundary edges of one group                        (nf x 6)
+  int* he;       // (origin, destination, half-edge)                   (nf x 9)
+  int nadj, npoly, npv;
+  double c[3];   // centre: vertex mean
+} hull_scratch;
+
+static void hull_scratch_free(hull_scratch* w) {
+  free(w->tri); free(w->tn); free(w->dir); free(w->und); free(w->par); free(w->ord);
+  free(w->pv); free(w->ps); free(w->pn); free(w->bnd); free(w->he);
+}
+
+// the scratch arrays; 0 when out of memory
+static int hull_scratch_alloc(hull_scratch* w, int nv, int nf) {
+  memset(w, 0, sizeof(*w));
+  w->nv = nv;
+  w->nf = nf;
+  w->tri = malloc(sizeof(int) * 3 * (size_t)nf);
+  w->tn = malloc(sizeof(double) * 3 * (size_t)nf);
+  w->dir = malloc(sizeof(int) * 12 * (size_t)nf);
+  w->und = malloc(sizeof(int) * 9 * (size_t)nf);
+  w->par = malloc(sizeof(int) * (size_t)nf);
+  w->ord = malloc(sizeof(int) * 2 * (size_t)nf);
+  w->pv = malloc(sizeof(int) * 3 * (size_t)nf);
+  w->ps = malloc(sizeof(int) * ((size_t)nf + 1));
+  w->pn = malloc(sizeof(double) * 3 * (size_t)nf);
+  w->bnd = malloc(sizeof(int) * 6 * (size_t)nf);
+  w->he = malloc(sizeof(int) * 9 * (size_t)nf);
+  return w->tri && w->tn && w->dir && w->und && w->par && w->ord && w->pv && w->ps && w->pn &&
+         w->bnd && w->he;
+}
+
+// centre (vertex mean, inside a convex hull); triangles oriented outward (normal away from the
+// centre) and their unit normals
+static void hull_orient(const mesh_hull* h, hull_scratch* w) {
+  double* c = w->c;
+  c[0] = c[1] = c[2] = 0;
+  for (int i = 0; i < w->nv; i++)
     sp_add3(c, c, h->vert + 3 * i);
-  sp_scale3(c, c, 1.0 / nv);
-  // triangles oriented outward (normal away from the centre) and their unit normals
-  for (int t = 0; t < nf; t++) {
+  sp_scale3(c, c, 1.0 / w->nv);
+  for (int t = 0; t < w->nf; t++) {
     int a = h->face[3 * t], b = h->face[3 * t + 1], cc = h->face[3 * t + 2];
     double e1[3], e2[3], n[3], ac[3];
     sp_sub3(e1, h->vert + 3 * b, h->vert + 3 * a);
@@ -336,28 +354,27 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       int tmp = b; b = cc; cc = tmp;
       sp_scale3(n, n, -1.0);
     }
-    tri[3 * t] = a; tri[3 * t + 1] = b; tri[3 * t + 2] = cc;
+    w->tri[3 * t] = a; w->tri[3 * t + 1] = b; w->tri[3 * t + 2] = cc;
     sp_normalize3(n);
-    sp_copy3(tn + 3 * t, n);
+    sp_copy3(w->tn + 3 * t, n);
   }
-  // vertex adjacency: sorted unique directed pairs
+}
+
+// vertex adjacency: the sorted unique directed pairs of both directions of every edge (w->dir,
+// w->nadj); the undirected edges with their triangle (w->und)
+static void hull_adjacency(hull_scratch* w) {
+  int nf = w->nf, *dir = w->dir, *und = w->und;
   for (int t = 0; t < nf; t++)
     for (int k = 0; k < 3; k++) {
-      int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3];
+      int a = w->tri[3 * t + k], b = w->tri[3 * t + (k + 1) % 3];
       dir[2 * (3 * t + k)] = a;
       dir[2 * (3 * t + k) + 1] = b;
       und[3 * (3 * t + k)] = a < b ? a : b;
       und[3 * (3 * t + k) + 1] = a < b ? b : a;
       und[3 * (3 * t + k) + 2] = t;
     }
-  // both directions of every edge: append the reversed copies after the first 3 nf pairs
+  // the reversed copies after the first 3 nf pairs
   int nd = 3 * nf;
-  int* dir2 = realloc(dir, sizeof(int) * 12 * (size_t)nf);
-  if (!dir2) {
-    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
-    goto done;
-  }
-  dir = dir2;
   for (int i = 0; i < nd; i++) {
     dir[2 * (nd + i)] = dir[2 * i + 1];
     dir[2 * (nd + i) + 1] = dir[2 * i];
@@ -371,7 +388,12 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       dir[2 * nadj + 1] = dir[2 * i + 1];
       nadj++;
     }
-  // coplanar neighbouring triangles join one polygon
+  w->nadj = nadj;
+}
+
+// coplanar neighbouring triangles join one group: w->ord lists (group root, triangle) sorted
+static void hull_group(hull_scratch* w) {
+  int nf = w->nf, *par = w->par, *und = w->und;
   for (int t = 0; t < nf; t++)
     par[t] = t;
   qsort(und, 3 * (size_t)nf, 3 * sizeof(int), cmp_triple);
@@ -379,89 +401,108 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     const int *e = und + 3 * i, *f = und + 3 * (i + 1);
     if (e[0] != f[0] || e[1] != f[1]) continue;
     int ta = e[2], tb = f[2];
-    if (sp_dot3(tn + 3 * ta, tn + 3 * tb) > 1 - 1e-9 && sp_norm3(tn + 3 * ta) > 0.5) {
+    if (sp_dot3(w->tn + 3 * ta, w->tn + 3 * tb) > 1 - 1e-9 && sp_norm3(w->tn + 3 * ta) > 0.5) {
       int ra = uf_find(par, ta), rb = uf_find(par, tb);
       if (ra != rb) par[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
   }
   for (int t = 0; t < nf; t++) {
-    ord[2 * t] = uf_find(par, t);
-    ord[2 * t + 1] = t;
+    w->ord[2 * t] = uf_find(par, t);
+    w->ord[2 * t + 1] = t;
   }
-  qsort(ord, (size_t)nf, 2 * sizeof(int), cmp_pair);
-  // each group: boundary edges (directed edges whose reverse is not in the group), chained
-  int npoly = 0, npv = 0;
-  ps[0] = 0;
+  qsort(w->ord, (size_t)nf, 2 * sizeof(int), cmp_pair);
+}
+
+// boundary edges of group ord[g0..g1) (directed edges whose reverse is not in the group) into
+// w->bnd; returns their number
+static int hull_group_boundary(hull_scratch* w, int g0, int g1) {
+  const int *tri = w->tri, *ord = w->ord;
+  int nb = 0;
+  for (int i = g0; i < g1; i++) {
+    int t = ord[2 * i + 1];
+    for (int k = 0; k < 3; k++) {
+      int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3], shared = 0;
+      for (int j = g0; j < g1 && !shared; j++) {
+        int u = ord[2 * j + 1];
+        for (int l = 0; l < 3; l++)
+          if (tri[3 * u + l] == b && tri[3 * u + (l + 1) % 3] == a) shared = 1;
+      }
+      if (!shared) {
+        w->bnd[2 * nb] = a;
+        w->bnd[2 * nb + 1] = b;
+        nb++;
+      }
+    }
+  }
+  return nb;
+}
+
+// group ord[g0..g1) as polygons: its boundary loop chained into one polygon (capped at
+// COLL_MAX_POLY evenly spaced vertices, a convex subset), else one polygon per triangle
+static void hull_group_polygon(hull_scratch* w, int g0, int g1) {
+  int nb = hull_group_boundary(w, g0, g1);
+  const int* bnd = w->bnd;
+  int *pv = w->pv, start = w->npv;
+  // walk the boundary loop
+  int cnt = 0, cur = bnd[0], ok = nb >= 3;
+  while (ok && cnt < nb) {
+    pv[start + cnt] = cur;
+    cnt++;
+    int nx = -1;
+    for (int q = 0; q < nb; q++)
+      if (bnd[2 * q] == cur) { nx = bnd[2 * q + 1]; break; }
+    if (nx < 0) { ok = 0; break; }
+    cur = nx;
+    if (cur == bnd[0]) break;
+  }
+  double n[3] = {0, 0, 0};
+  for (int i = g0; i < g1; i++)
+    sp_add3(n, n, w->tn + 3 * w->ord[2 * i + 1]);
+  sp_normalize3(n);
+  if (ok && cnt == nb && cur == bnd[0]) {
+    if (cnt > COLL_MAX_POLY) {
+      for (int q = 0; q < COLL_MAX_POLY; q++)
+        pv[start + q] = pv[start + (int)((long)q * cnt / COLL_MAX_POLY)];
+      cnt = COLL_MAX_POLY;
+    }
+    w->npv = start + cnt;
+    sp_copy3(w->pn + 3 * w->npoly, n);
+    w->ps[++w->npoly] = w->npv;
+    return;
+  }
+  // not a simple loop (should not happen on a convex hull)
+  w->npv = start;
+  for (int i = g0; i < g1; i++) {
+    int t = w->ord[2 * i + 1];
+    for (int k = 0; k < 3; k++)
+      pv[w->npv++] = w->tri[3 * t + k];
+    sp_copy3(w->pn + 3 * w->npoly, w->tn + 3 * t);
+    w->ps[++w->npoly] = w->npv;
+  }
+}
+
+// the polygons of every group (degenerate triangles' groups left out)
+static void hull_polygons(hull_scratch* w) {
+  int nf = w->nf;
+  w->npoly = w->npv = 0;
+  w->ps[0] = 0;
   for (int g0 = 0; g0 < nf;) {
     int g1 = g0;
-    while (g1 < nf && ord[2 * g1] == ord[2 * g0]) g1++;
-    if (sp_norm3(tn + 3 * ord[2 * g0 + 1]) < 0.5) { g0 = g1; continue; }  // degenerate triangle
-    int nb = 0;
-    for (int i = g0; i < g1; i++) {
-      int t = ord[2 * i + 1];
-      for (int k = 0; k < 3; k++) {
-        int a = tri[3 * t + k], b = tri[3 * t + (k + 1) % 3], shared = 0;
-        for (int j = g0; j < g1 && !shared; j++) {
-          int u = ord[2 * j + 1];
-          for (int l = 0; l < 3; l++)
-            if (tri[3 * u + l] == b && tri[3 * u + (l + 1) % 3] == a) shared = 1;
-        }
-        if (!shared) {
-          bnd[2 * nb] = a;
-          bnd[2 * nb + 1] = b;
-          nb++;
-        }
-      }
-    }
-    // walk the boundary loop
-    int cnt = 0, cur = bnd[0], ok = nb >= 3;
-    int start = npv;
-    while (ok && cnt < nb) {
-      pv[npv + cnt] = cur;
-      cnt++;
-      int nx = -1;
-      for (int q = 0; q < nb; q++)
-        if (bnd[2 * q] == cur) { nx = bnd[2 * q + 1]; break; }
-      if (nx < 0) { ok = 0; break; }
-      cur = nx;
-      if (cur == bnd[0]) break;
-    }
-    double n[3] = {0, 0, 0};
-    for (int i = g0; i < g1; i++)
-      sp_add3(n, n, tn + 3 * ord[2 * i + 1]);
-    sp_normalize3(n);
-    if (ok && cnt == nb && cur == bnd[0]) {
-      // cap the polygon size by keeping evenly spaced vertices (a convex subset)
-      if (cnt > COLL_MAX_POLY) {
-        for (int q = 0; q < COLL_MAX_POLY; q++)
-          pv[start + q] = pv[start + (int)((long)q * cnt / COLL_MAX_POLY)];
-        cnt = COLL_MAX_POLY;
-      }
-      npv = start + cnt;
-      sp_copy3(pn + 3 * npoly, n);
-      ps[++npoly] = npv;
-    } else {
-      // not a simple loop (should not happen on a convex hull): one polygon per triangle
-      npv = start;
-      for (int i = g0; i < g1; i++) {
-        int t = ord[2 * i + 1];
-        for (int k = 0; k < 3; k++)
-          pv[npv++] = tri[3 * t + k];
-        sp_copy3(pn + 3 * npoly, tn + 3 * t);
-        ps[++npoly] = npv;
-      }
-    }
+    while (g1 < nf && w->ord[2 * g1] == w->ord[2 * g0]) g1++;
+    // a degenerate triangle's group has no polygon (NaN norms are kept, as they always were)
+    if (!(sp_norm3(w->tn + 3 * w->ord[2 * g0 + 1]) < 0.5)) hull_group_polygon(w, g0, g1);
     g0 = g1;
   }
-  // one buffer: doubles first, then ints
+}
+
+// one buffer for out's arrays: doubles first, then ints; 0 when out of memory
+static int hull_layout(coll_hull* out, const hull_scratch* w) {
+  int nv = w->nv, nf = w->nf, npoly = w->npoly, npv = w->npv, nadj = w->nadj;
   size_t nd_ = 3 * (size_t)nv + 3 * (size_t)npoly + 3 * (size_t)nf;
   size_t ni_ = (size_t)nv + 1 + (size_t)nadj + (size_t)npoly + 1 + (size_t)npv + (size_t)nv + 1 +
                (size_t)npv + 15 * (size_t)nf + (size_t)nadj;
   out->buffer = malloc(nd_ * sizeof(double) + ni_ * sizeof(int));
-  if (!out->buffer) {
-    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
-    goto done;
-  }
+  if (!out->buffer) return 0;
   out->vert = (double*)out->buffer;
   out->poly_normal = out->vert + 3 * nv;
   out->tri_normal = out->poly_normal + 3 * npoly;
@@ -477,9 +518,12 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   out->nvert = nv;
   out->npoly = npoly;
   out->ntri = nf;
-  memcpy(out->tri, tri, sizeof(int) * 3 * (size_t)nf);
-  // triangle normals for plane-mesh's ring walk; a sliver (sine of its angle below 1e-6) gets 0,
-  // which that walk reads as "may face sideways" (its normal would be rounding noise)
+  return 1;
+}
+
+// triangle normals for plane-mesh's ring walk; a sliver (sine of its angle below 1e-6) gets 0,
+// which that walk reads as "may face sideways" (its normal would be rounding noise)
+static void hull_tri_normals(coll_hull* out, const mesh_hull* h, const int* tri, int nf) {
   for (int t = 0; t < nf; t++) {
     const int* v = tri + 3 * t;
     double e1[3], e2[3], n[3];
@@ -491,34 +535,40 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
     else n[0] = n[1] = n[2] = 0;
     sp_copy3(out->tri_normal + 3 * t, n);
   }
-  memcpy(out->vert, h->vert, sizeof(double) * 3 * (size_t)nv);
-  memcpy(out->poly_normal, pn, sizeof(double) * 3 * (size_t)npoly);
-  memcpy(out->poly_start, ps, sizeof(int) * ((size_t)npoly + 1));
-  memcpy(out->poly_vert, pv, sizeof(int) * (size_t)npv);
-  // adjacency in CSR form from the sorted unique pairs
+}
+
+// vertex adjacency in CSR form from the sorted unique pairs; polygons around each vertex (CSR
+// by counting)
+static void hull_vertex_csr(coll_hull* out, const hull_scratch* w) {
+  int nv = w->nv;
+  const int *dir = w->dir, *pv = w->pv, *ps = w->ps;
   for (int i = 0; i <= nv; i++)
     out->adj_start[i] = 0;
-  for (int i = 0; i < nadj; i++) {
+  for (int i = 0; i < w->nadj; i++) {
     out->adj_start[dir[2 * i] + 1]++;
     out->adj[i] = dir[2 * i + 1];
   }
   for (int i = 0; i < nv; i++)
     out->adj_start[i + 1] += out->adj_start[i];
-  // polygons around each vertex (CSR by counting)
   for (int i = 0; i <= nv; i++)
     out->vpoly_start[i] = 0;
-  for (int k = 0; k < npv; k++)
+  for (int k = 0; k < w->npv; k++)
     out->vpoly_start[pv[k] + 1]++;
   for (int i = 0; i < nv; i++)
     out->vpoly_start[i + 1] += out->vpoly_start[i];
-  for (int f = 0; f < npoly; f++)
+  for (int f = 0; f < w->npoly; f++)
     for (int k = ps[f]; k < ps[f + 1]; k++)
       out->vpoly[out->vpoly_start[pv[k]]++] = f;
   for (int i = nv; i > 0; i--)
     out->vpoly_start[i] = out->vpoly_start[i - 1];
   out->vpoly_start[0] = 0;
-  // half-edges: every directed edge once and its reverse once (a closed 2-manifold), else none
-  // (plane-mesh then searches the vertex graph instead of walking triangles)
+}
+
+// half-edges: every directed edge once and its reverse once (a closed 2-manifold), else none
+// (plane-mesh then searches the vertex graph instead of walking triangles)
+static void hull_half_edges(coll_hull* out, hull_scratch* w) {
+  int nf = w->nf, nv = w->nv, *he = w->he;
+  const int* tri = w->tri;
   for (int e = 0; e < 3 * nf; e++) {
     he[3 * e] = tri[e];
     he[3 * e + 1] = tri[e - e % 3 + (e % 3 + 1) % 3];
@@ -543,7 +593,12 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       manifold = out->adj_he[k] >= 0;
     }
   if (!manifold) out->hedge = out->adj_he = NULL;
-  // extreme vertices along the local axes
+}
+
+// extreme vertices along the local axes and the 26 directions of a cube's faces, edges and
+// corners; the largest coordinate magnitude
+static void hull_extremes(coll_hull* out, const mesh_hull* h) {
+  int nv = h->nvert;
   for (int k = 0; k < 6; k++) {
     int best = 0;
     double sg = (k & 1) ? 1.0 : -1.0;
@@ -551,7 +606,6 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
       if (sg * h->vert[3 * i + k / 2] > sg * h->vert[3 * best + k / 2]) best = i;
     out->ext[k] = best;
   }
-  // extreme vertices along the 26 directions of a cube's faces, edges and corners
   for (int q = 0; q < 27; q++) {
     double d[3] = {q / 9 - 1, q / 3 % 3 - 1, q % 3 - 1};
     int best = 0;
@@ -562,10 +616,47 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
   out->vmax = 0;
   for (int i = 0; i < 3 * nv; i++)
     out->vmax = fmax(out->vmax, fabs(h->vert[i]));
-  sp_copy3(out->center, c);
+}
+
+// the hull's collision structures: outward triangles, coplanar triangles merged into polygons,
+// vertex adjacency, half-edges, extreme vertices
+csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err) {
+  memset(out, 0, sizeof *out);
+  if (!h || !h->vert || !h->face || h->nvert < 4 || h->nface < 4)
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "mesh",
+                   "collision hull needs at least 4 vertices and 4 faces");
+  int nv = h->nvert, nf = h->nface;
+  for (int i = 0; i < 3 * nf; i++)
+    if (h->face[i] < 0 || h->face[i] >= nv)
+      return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "mesh",
+                     "hull face %d refers to vertex %d, expected 0..%d", i / 3, h->face[i],
+                     nv - 1);
+  hull_scratch w;
+  csim_status st = CSIM_OK;
+  if (!hull_scratch_alloc(&w, nv, nf)) {
+    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
+    goto done;
+  }
+  hull_orient(h, &w);
+  hull_adjacency(&w);
+  hull_group(&w);
+  hull_polygons(&w);
+  if (!hull_layout(out, &w)) {
+    st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "mesh", "out of memory preparing a hull");
+    goto done;
+  }
+  memcpy(out->tri, w.tri, sizeof(int) * 3 * (size_t)nf);
+  hull_tri_normals(out, h, w.tri, nf);
+  memcpy(out->vert, h->vert, sizeof(double) * 3 * (size_t)nv);
+  memcpy(out->poly_normal, w.pn, sizeof(double) * 3 * (size_t)w.npoly);
+  memcpy(out->poly_start, w.ps, sizeof(int) * ((size_t)w.npoly + 1));
+  memcpy(out->poly_vert, w.pv, sizeof(int) * (size_t)w.npv);
+  hull_vertex_csr(out, &w);
+  hull_half_edges(out, &w);
+  hull_extremes(out, h);
+  sp_copy3(out->center, w.c);
 done:
-  free(tri); free(tn); free(dir); free(und); free(par); free(ord); free(pv); free(ps); free(pn);
-  free(bnd); free(he);
+  hull_scratch_free(&w);
   return st;
 }
 
