@@ -27,7 +27,7 @@
 #include "core/dynamics.h"
 #include "io/scenario.h"
 #include "core/sim.h"
-#include "core/solvers/solver_impl.h"  // solver.band_off: the dense dof-space reference
+#include "core/solvers/admm_impl.h"  // admm_state.band_off: the dense dof-space reference
 
 static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
   sim* s = NULL;
@@ -431,7 +431,7 @@ START_TEST(admm_banded) {
       solver* sv = NULL;
       csim_error err;
       ck_assert_msg(solver_create(&ok, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
-      sv->band_off = k == 1;
+      solver_admm(sv)->band_off = k == 1;
       memset(l[k], 0, sizeof(double) * (size_t)n3);
       solver_solve(sv, &sp, l[k], &r[k]);
       memcpy(c[k], solver_velocity(sv), sizeof(double) * (size_t)n3);

@@ -54,10 +54,11 @@
 #include <lapacke.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/solvers/cone.h"
-#include "core/solvers/solver_impl.h"
+#include "core/solvers/admm_impl.h"
 
 // spectral rule (CLM24; the constants are the defaults of the authors' open-source solver): act
 // when the primal and dual residuals differ by more than kRatio, by a factor cond^kPowerStep;
@@ -278,7 +279,7 @@ static int cm_pass(const solver_problem* p, const int* dstart, const int* dcon, 
 // last dof that pass reached), so a chain of trees (a stack of cubes) gives a band of two trees'
 // dofs whatever the order of the robots or of the contacts. perm (nd) gets each dof's position,
 // *cord (in iw, nc x ystride) each contact's entries sorted by position (factor() then visits
-// the lower triangle only); iw is scratch (solver_y_ord_ints). Returns the lower bandwidth of
+// the lower triangle only); iw is scratch (admm_y_ord_ints). Returns the lower bandwidth of
 // I + Y' A^-1 Y in that order: entry (a, b) is nonzero only when one contact holds both dofs, so
 // the widest spread of a contact's positions
 static int band_order(const solver_problem* p, int* iw, int* perm, const int** cord) {
@@ -453,7 +454,7 @@ static double largest_eig(const admm_op* o, double* v, double* w) {
 // step)
 static double eig_cached(const solver* s, int n, int nd, double tr, double dmax) {
   for (int k = 0; k < SOLVER_EIG_CACHE; k++) {
-    const solver_eig* e = &s->admm_eig[k];
+    const solver_eig* e = &solver_admm(s)->eig[k];
     if (e->n == n && e->nd == nd && fabs(tr - e->tr) <= kEigReuse * fabs(tr) &&
         fabs(dmax - e->dmax) <= kEigReuse * fabs(dmax))
       return e->L;
@@ -464,9 +465,9 @@ static double eig_cached(const solver* s, int n, int nd, double tr, double dmax)
 // keep an island's L for eig_cached (round robin over the entries)
 static void eig_keep(solver* s, int n, int nd, double tr, double dmax, double L) {
   if (!isfinite(tr) || !isfinite(dmax) || !isfinite(L)) return;
-  int k = s->admm_eig_next;
-  s->admm_eig[k] = (solver_eig){n, nd, tr, dmax, L};
-  s->admm_eig_next = (k + 1) % SOLVER_EIG_CACHE;
+  int k = solver_admm(s)->eig_next;
+  solver_admm(s)->eig[k] = (solver_eig){n, nd, tr, dmax, L};
+  solver_admm(s)->eig_next = (k + 1) % SOLVER_EIG_CACHE;
 }
 
 // one ADMM solve: the operator, the scratch vectors, the penalty and the residuals of z
@@ -579,13 +580,14 @@ static int admm_band(const solver* s, admm_run* a) {
   int nzmax = 0;
   for (int i = 0; i < p->nc && op->nd > 0; i++)
     if (p->ynz[i] > nzmax) nzmax = p->ynz[i];
-  if (op->nd > 0 && !s->band_off && s->yord && p->nv <= s->opt.nv &&
+  const admm_state* st = solver_admm(s);
+  if (op->nd > 0 && !st->band_off && st->yord && p->nv <= s->opt.nv &&
       p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd) {
     const int* cord;
-    int kd = band_order(p, s->yord + p->nv, s->yord, &cord);
+    int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
     if (kBandRatio * kd <= op->nd) {
       op->kd = kd;
-      op->perm = s->yord;
+      op->perm = st->yord;
       op->cord = cord;
     }
   }
@@ -620,7 +622,7 @@ static void admm_spectrum(solver* s, admm_run* a) {
   a->rho_hi = kRhoHi * Lmax;
   double rho;
   if (s->opt.rho_adaptive) {
-    double pw = s->admm_rho > 0 ? log(s->admm_rho) : kPower0;
+    double pw = solver_admm(s)->rho > 0 ? log(solver_admm(s)->rho) : kPower0;
     rho = sqrt(Lmax * m) * pow(a->cond, pw);
   } else {
     rho = s->opt.rho;
@@ -777,7 +779,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   memcpy(lambda, a.z, a.vb);
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
-  if (s->opt.rho_adaptive) s->admm_rho = exp(log(a.rho / sqrt(a.Lmax * a.m)) / log(a.cond));
+  if (s->opt.rho_adaptive) solver_admm(s)->rho = exp(log(a.rho / sqrt(a.Lmax * a.m)) / log(a.cond));
   res->iterations = it;
   res->residual = a.r;
   res->converged = a.r <= a.tol;
@@ -790,3 +792,110 @@ void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_
 void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   admm(s, p, lambda, res, 1);
 }
+
+//------------------------------------ the family -------------------------------------------
+
+// ints of the scratch of the band order of an island's nd <= nv dofs (Cuthill-McKee,
+// band_order): each dof's position and a queue (nd each), the contacts of each dof (nd + 1
+// starts, at most maxc max_chain entries; then each contact's entries by position), a flag per
+// contact
+static size_t admm_y_ord_ints(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return 3 * (size_t)o->nv + 1 + mc * w + mc;
+}
+
+// the state's bytes: the struct, and in dof space (o->nv > 0) the island's Y and the band order
+static size_t admm_bytes(const solver_options* o, int maxc) {
+  size_t b = sizeof(admm_state);
+  if (o->nv <= 0) return b;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
+         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
+         admm_y_ord_ints(o, maxc) * sizeof(int);
+}
+
+static void admm_destroy(void* priv) {
+  admm_state* a = priv;
+  if (!a) return;
+  free(a->yl);
+  free(a->yi);
+  free(a->ynz);
+  free(a->ye);
+  free(a->dofmap);
+  free(a->yord);
+  free(a);
+}
+
+static void* admm_create(const solver_options* o, int maxc) {
+  admm_state* a = calloc(1, sizeof(*a));
+  if (!a || o->nv <= 0) return a;
+  size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  a->yl = calloc(3 * n * w, sizeof(double));
+  a->yi = calloc(n * w, sizeof(int));
+  a->ynz = calloc(n, sizeof(int));
+  a->ye = calloc(3 * n, sizeof(double));
+  a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
+  a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord) {
+    admm_destroy(a);
+    return NULL;
+  }
+  for (int k = 0; k < o->nv; k++) a->dofmap[k] = -1;
+  return a;
+}
+
+// ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
+// first numbered) into a->yl/yi/ynz, and what G's diagonal holds beyond Y Y' into a->ye; sub
+// gets Y, nv = the island's dofs. Only when the island has fewer dofs than contact rows (the
+// dof-space factor is then the smaller one); 0 (sub untouched) otherwise
+static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, int n,
+                          solver_problem* sub) {
+  admm_state* a = solver_admm(s);
+  if (!p->Y || !a->dofmap || p->nv > s->opt.nv || p->ystride > s->opt.max_chain) return 0;
+  int w = p->ystride, nd = 0;
+  for (int q = 0; q < n && nd < 3 * n; q++) {
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++)
+      if (a->dofmap[d[k]] < 0) a->dofmap[d[k]] = nd++;
+  }
+  int use = nd < 3 * n;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q], nz = p->ynz[i];
+    const int* d = p->ydof + (size_t)i * w;
+    if (use) {
+      a->ynz[q] = nz;
+      for (int k = 0; k < nz; k++) a->yi[(size_t)q * w + k] = a->dofmap[d[k]];
+      for (int r = 0; r < 3; r++) {
+        const double* y = p->Y + (3 * (size_t)i + r) * w;
+        memcpy(a->yl + (3 * (size_t)q + r) * w, y, sizeof(double) * (size_t)nz);
+        a->ye[3 * q + r] = p->ydiag ? p->ydiag[3 * i + r] : 0;
+      }
+    }
+  }
+  for (int q = 0; q < n; q++) {  // restored for the next island
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++) a->dofmap[d[k]] = -1;
+  }
+  if (!use) return 0;
+  sub->nv = nd;
+  sub->ystride = w;
+  sub->ynz = a->ynz;
+  sub->ydof = a->yi;
+  sub->Y = a->yl;
+  sub->ydiag = a->ye;
+  return 1;
+}
+
+// the spectral power of rho, kept across solves (solver.c starts every island from it)
+static double* admm_carry(solver* s, int* n) {
+  *n = 1;
+  return &solver_admm(s)->rho;
+}
+
+const solver_family solver_family_admm = {
+    .bytes = admm_bytes,
+    .create = admm_create,
+    .destroy = admm_destroy,
+    .island_form = island_in_dofs,
+    .carry = admm_carry,
+};

@@ -60,7 +60,7 @@
 // on the pyramid residual (a further pass centred on an LCP solution reproduces it), after
 // PROX_MAX passes or at the pivot cap; converged is judged on the stopping residual (pyramid,
 // and NCP too under solver.criterion: ncp). A ray on every pass (e.g. an infeasible problem)
-// leaves the projected initial guess. Scratch from s->work, sized by solver_lcp_work.
+// leaves the projected initial guess. Scratch from s->work, sized by lcp_work.
 #include <float.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
@@ -276,7 +276,9 @@ static void project_all(const pyramid* py, const solver_problem* p, double* lamb
   }
 }
 
-csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
+// raise *nwork to the scratch the LCP families need (the polygon; Lemke's N x N tableau,
+// N = maxc (facets + 2)); input error on bad facets or a tableau too large
+static csim_status lcp_work(const solver_options* opt, int maxc, size_t* nwork,
                             csim_error* err) {
   if (opt->facets < 3 || opt->facets > SOLVER_MAX_FACETS)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "contact.facets",
@@ -635,7 +637,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
     return;
   }
 
-  // scratch after the polygon (solver_lcp_work sizes it)
+  // scratch after the polygon (lcp_work sizes it)
   lemke_ws w = {nc, m, k, N, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   w.Binv = s->work + 4 * m;
   w.x = w.Binv + (size_t)N * N;
@@ -691,3 +693,15 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   res->residual = sbest;
   res->converged = sbest <= tol;
 }
+
+//------------------------------------ the families -----------------------------------------
+
+// Lemke's tableau on an island of `rows` rows (rows / 3 contacts), and its vectors
+static size_t lemke_island_doubles(const solver_options* o, size_t rows) {
+  size_t N = rows / 3 * (size_t)(o->facets + 2);
+  return N * N + 8 * N;
+}
+
+const solver_family solver_family_lcp = {.work = lcp_work};
+const solver_family solver_family_lemke = {.work = lcp_work,
+                                           .island_doubles = lemke_island_doubles};

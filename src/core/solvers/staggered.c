@@ -26,6 +26,7 @@
 #include <lapacke.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/solvers/cone.h"
@@ -37,6 +38,16 @@ static const int kRhoCooldown = 4;
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
 // inner tolerance relative to the outer residual, and its floor relative to the tolerance
 static const double kInnerRel = 0.1, kInnerFloor = 0.1;
+
+// the family's private state: the inner ADMM penalties, normal / tangent, kept across solves
+// (0 until the first)
+typedef struct {
+  double rho[2];
+} stag_state;
+
+static stag_state* stag_of(const solver* s) {
+  return (stag_state*)s->priv;
+}
 
 // one convex QP min 1/2 y'Ay + b'y over y >= 0 (disc = 0) or over discs |y_i| <= rad_i of
 // pairs (disc = 1), solved by ADMM; z and gam carry the warm start in and the solution out
@@ -246,8 +257,8 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
     qt.z[2 * i] = lambda[3 * i];
     qt.z[2 * i + 1] = lambda[3 * i + 1];
   }
-  qp_rho(&qn, s->stag_rho[0], s->opt.rho);
-  qp_rho(&qt, s->stag_rho[1], s->opt.rho);
+  qp_rho(&qn, stag_of(s)->rho[0], s->opt.rho);
+  qp_rho(&qt, stag_of(s)->rho[1], s->opt.rho);
   int ok = !qp_factor(&qn) && !qp_factor(&qt);
   int first = 1, it = 0;
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
@@ -295,9 +306,35 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
       if (!isfinite(lambda[k]) || !isfinite(c[k])) r = INFINITY;  // max() would skip a NaN
     if (r <= tol || !isfinite(r)) break;
   }
-  s->stag_rho[0] = qn.rho;
-  s->stag_rho[1] = qt.rho;
+  stag_of(s)->rho[0] = qn.rho;
+  stag_of(s)->rho[1] = qt.rho;
   res->iterations = it;
   res->residual = r;
   res->converged = r <= tol;
 }
+
+//------------------------------------ the family -------------------------------------------
+
+static size_t stag_bytes(const solver_options* o, int maxc) {
+  (void)o;
+  (void)maxc;
+  return sizeof(stag_state);
+}
+
+static void* stag_create(const solver_options* o, int maxc) {
+  (void)o;
+  (void)maxc;
+  return calloc(1, sizeof(stag_state));
+}
+
+static double* stag_carry(solver* s, int* n) {
+  *n = 2;
+  return stag_of(s)->rho;
+}
+
+const solver_family solver_family_staggered = {
+    .bytes = stag_bytes,
+    .create = stag_create,
+    .destroy = free,
+    .carry = stag_carry,
+};
