@@ -301,6 +301,15 @@ static csim_status lcp_work(const solver_options* opt, int maxc, size_t* nwork,
   return CSIM_OK;
 }
 
+// what the sweeps read: the solver (its per-contact steps in tinv), the problem, the pyramid
+// and each contact's G_t1N, G_t2N, G_t1t2
+typedef struct {
+  const solver* s;
+  const solver_problem* p;
+  const pyramid* py;
+  const double* gt;
+} lcp_ctx;
+
 // the stopping residual over the contacts cons[0..n) (all when cons is NULL): the pyramid LCP
 // residual, and under solver.criterion: ncp also the NCP one (an NCP solution that is not the
 // pyramid's answer must not stop the solver)
@@ -309,10 +318,54 @@ static double stop_residual(const solver* s, const pyramid* py, const solver_pro
   return solver_stop_of(s, p, lambda, c, cons, n, pyramid_residual(py, p, lambda, c, cons, n));
 }
 
+// stop_residual as the sweeps call it
+static double sweep_stop(const void* ctx, const int* cons, int n, const double* lambda,
+                         const double* c) {
+  const lcp_ctx* x = ctx;
+  return stop_residual(x->s, x->py, x->p, lambda, c, cons, n);
+}
+
+// one sweep: per contact the normal step, then the tangent ones on the velocity after it
+static void lcp_sweep(const void* ctx, const int* cons, int n, double* lambda, double* c) {
+  const lcp_ctx* x = ctx;
+  const solver_problem* p = x->p;
+  const pyramid* py = x->py;
+  double omega = x->s->opt.over_relaxation;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double* li = lambda + 3 * i;
+    const double* ti = x->s->tinv + 4 * i;
+    const double* gi = x->gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
+    // normal: Alg. 1 lines 3-4
+    double ln = li[2] - omega * ti[0] * c[3 * i + 2];
+    if (ln < 0) ln = 0;
+    double dn = ln - li[2];
+    // tangent velocity after the normal update (R is diagonal: no coupling)
+    double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
+    double t[2];
+    double rad = p->mu[i] * ln;
+    if (py->m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
+      t[0] = li[0] - omega * ti[1] * ct0;
+      t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
+      ct1 += gi[2] * (t[0] - li[0]);
+      t[1] = li[1] - omega * ti[2] * ct1;
+      t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
+    } else {  // polygon: scalar step and horizontal projection
+      t[0] = li[0] - omega * ti[3] * ct0;
+      t[1] = li[1] - omega * ti[3] * ct1;
+      polygon_project(py, rad, t);
+    }
+    double d[3] = {t[0] - li[0], t[1] - li[1], dn};
+    if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+    li[0] = t[0];
+    li[1] = t[1];
+    li[2] = ln;
+    column_combo(p, i, d, c, 0);
+  }
+}
+
 void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc;
-  double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
-  double* c = s->c;
   pyramid py = pyramid_make(s->work, s->opt.facets);
 
   // per-contact steps: 1/G~_NN, 1/G~_t1t1, 1/G~_t2t2, 1/max(G~_t1t1, G~_t2t2)
@@ -333,61 +386,12 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // start from the warm start projected onto the pyramids
   project_all(&py, p, lambda);
-  solver_crows(p, lambda, c, NULL, nc);
+  solver_crows(p, lambda, s->c, NULL, nc);
 
   // island by island (solver_impl.h): each island sweeps until its pyramid residual, checked on
   // an exact c, is below the tolerance
-  int nis = solver_sweep_islands(p);
-  solver_tally tally = solver_tally_start();
-  for (int k = 0; k < nis; k++) {
-    int n;
-    const int* cons = solver_sweep_island(p, k, &n);
-    double r = stop_residual(s, &py, p, lambda, c, cons, n);
-    int it = 0;
-    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
-      for (int q = 0; q < n; q++) {
-        int i = cons ? cons[q] : q;
-        double* li = lambda + 3 * i;
-        const double* ti = s->tinv + 4 * i;
-        const double* gi = gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
-        // normal: Alg. 1 lines 3-4
-        double ln = li[2] - omega * ti[0] * c[3 * i + 2];
-        if (ln < 0) ln = 0;
-        double dn = ln - li[2];
-        // tangent velocity after the normal update (R is diagonal: no coupling)
-        double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
-        double t[2];
-        double rad = p->mu[i] * ln;
-        if (py.m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
-          t[0] = li[0] - omega * ti[1] * ct0;
-          t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
-          ct1 += gi[2] * (t[0] - li[0]);
-          t[1] = li[1] - omega * ti[2] * ct1;
-          t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
-        } else {  // polygon: scalar step and horizontal projection
-          t[0] = li[0] - omega * ti[3] * ct0;
-          t[1] = li[1] - omega * ti[3] * ct1;
-          polygon_project(&py, rad, t);
-        }
-        double d[3] = {t[0] - li[0], t[1] - li[1], dn};
-        if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-        li[0] = t[0];
-        li[1] = t[1];
-        li[2] = ln;
-        column_combo(p, i, d, c, 0);
-      }
-      it++;
-      if (it % REFRESH == 0) solver_crows(p, lambda, c, cons, n);
-      r = stop_residual(s, &py, p, lambda, c, cons, n);
-      if (r <= tol) {  // confirm on an exact c
-        solver_crows(p, lambda, c, cons, n);
-        r = stop_residual(s, &py, p, lambda, c, cons, n);
-      }
-    }
-    // the island's c is exact when no sweep ran or its last test recomputed it
-    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
-  }
-  solver_tally_finish(&tally, s, res, tol);
+  lcp_ctx x = {s, p, &py, gt};
+  solver_sweep_run(s, p, lambda, lcp_sweep, sweep_stop, &x, REFRESH, res);
 }
 
 // column j of M = E' (G~ + diag(reg)) E + H into col (N), u (3nc) as scratch (see the top)

@@ -3,6 +3,8 @@
 #define CSIM_SOLVER_IMPL_H
 
 #include <math.h>
+
+#include "core/interrupt.h"  // a signal ends the sweeps (solver_sweep_run)
 #include "core/solvers/solver.h"
 
 // A solver family: solves p from the initial guess in lambda, sets res->iterations,
@@ -170,6 +172,45 @@ static inline void solver_tally_finish(const solver_tally* t, solver* s, solver_
 // is NULL): the blocks of those rows only, so an island's c costs that island's blocks
 void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
                   int n);
+
+// a per-contact family's sweeps (ccp and lcp PGS): one Gauss-Seidel sweep over the contacts
+// cons[0..n) (every contact when cons is NULL), lambda and c updated contact by contact, and the
+// stopping residual over them at lambda with velocity c; ctx is the family's
+typedef void (*solver_sweep_fn)(const void* ctx, const int* cons, int n, double* lambda,
+                                double* c);
+typedef double (*solver_stop_fn)(const void* ctx, const int* cons, int n, const double* lambda,
+                                 const double* c);
+
+// island by island (solver_sweep_islands) from c = (G + R) lambda + g exact in s->c: each island
+// sweeps until its stopping residual, checked on an exact c, is below the tolerance, its c
+// recomputed every `refresh` sweeps so that rounding never accumulates into the answer; fills
+// res (solver_tally). Inline: each family's copy calls its own sweep and stop directly
+static inline void solver_sweep_run(solver* s, const solver_problem* p, double* lambda,
+                                    solver_sweep_fn sweep, solver_stop_fn stop, const void* ctx,
+                                    int refresh, solver_result* res) {
+  double tol = s->opt.tolerance, *c = s->c;
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    double r = stop(ctx, cons, n, lambda, c);
+    int it = 0;
+    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
+      sweep(ctx, cons, n, lambda, c);
+      it++;
+      if (it % refresh == 0) solver_crows(p, lambda, c, cons, n);
+      r = stop(ctx, cons, n, lambda, c);
+      if (r <= tol) {  // confirm on an exact c
+        solver_crows(p, lambda, c, cons, n);
+        r = stop(ctx, cons, n, lambda, c);
+      }
+    }
+    // the island's c is exact when no sweep ran or its last test recomputed it
+    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
+  }
+  solver_tally_finish(&tally, s, res, tol);
+}
 
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
