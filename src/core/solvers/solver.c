@@ -150,6 +150,22 @@ void solver_free(solver* s) {
   free(s);
 }
 
+// out (3) += row i of the block-sparse G times x: the blocks of row i summed in storage order in
+// three registers, then added (the one order every product with the blocks uses)
+static inline void block_row_add(const solver_problem* p, int i, const double* x, double out[3]) {
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+    const double* B = p->blk + 9 * (size_t)k;
+    const double* l = x + 3 * p->col[k];
+    a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+    a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+    a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+  }
+  out[0] += a0;
+  out[1] += a1;
+  out[2] += a2;
+}
+
 void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
                          solver_result* res) {
   solver_residuals_on(p, lambda, c, NULL, p->nc, res);
@@ -412,17 +428,7 @@ void solver_crows(const solver_problem* p, const double* lambda, double* c, cons
     int i = cons ? cons[q] : q;
     double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
     if (blocks) {  // solver_grow_add's block loop inline: the same sums in the same order
-      double a0 = 0, a1 = 0, a2 = 0;
-      for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-        const double* B = p->blk + 9 * (size_t)k;
-        const double* l = lambda + 3 * p->col[k];
-        a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
-        a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
-        a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
-      }
-      ci[0] += a0;
-      ci[1] += a1;
-      ci[2] += a2;
+      block_row_add(p, i, lambda, ci);
     } else {
       solver_grow_add(p, i, lambda, ci);
     }
@@ -688,19 +694,7 @@ void solver_gmul_add(const solver_problem* p, const double* x, double* y) {
     for (int i = 0; i < nc; i++) y_row(p, i, p->ywork, x, y + 3 * i);
     return;
   }
-  for (int i = 0; i < nc; i++) {
-    double a0 = 0, a1 = 0, a2 = 0;
-    for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-      const double* B = p->blk + 9 * (size_t)k;
-      const double* l = x + 3 * p->col[k];
-      a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
-      a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
-      a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
-    }
-    y[3 * i] += a0;
-    y[3 * i + 1] += a1;
-    y[3 * i + 2] += a2;
-  }
+  for (int i = 0; i < nc; i++) block_row_add(p, i, x, y + 3 * i);
 }
 
 void solver_grow_add(const solver_problem* p, int i, const double* x, double out[3]) {
@@ -719,17 +713,7 @@ void solver_grow_add(const solver_problem* p, int i, const double* x, double out
     y_row(p, i, p->ywork, x, out);
     return;
   }
-  double a0 = 0, a1 = 0, a2 = 0;
-  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-    const double* B = p->blk + 9 * (size_t)k;
-    const double* l = x + 3 * p->col[k];
-    a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
-    a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
-    a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
-  }
-  out[0] += a0;
-  out[1] += a1;
-  out[2] += a2;
+  block_row_add(p, i, x, out);
 }
 
 void solver_gdiag(const solver_problem* p, int i, double B[9]) {
