@@ -486,19 +486,8 @@ typedef struct {
   int* cand;      // (N) ratio-test candidates
 } lemke_ws;
 
-// Lemke's method on the LCP of the pyramid problem with G~ + diag(reg) and free velocity w->gs;
-// lambda (3nc) receives the solution; returns 1 on a solution, 0 on a ray or the pivot cap;
-// *pivots counts the pivots
-static int lemke_run(const pyramid* py, const solver_problem* p, const double* reg, lemke_ws* w,
-                     long cap, double* lambda, long* pivots) {
-  int nc = w->nc, m = w->m, k = w->k, N = w->N;
-  double *Binv = w->Binv, *x = w->x, *y = w->y, *q = w->q, *col = w->col;
-  double *nx = w->nx, *ny = w->ny;
-  int *basis = w->basis, *cand = w->cand;
-  const int z0 = 2 * N;  // variables: w_j = j, z_j = N + j, z0 = 2N
-  *pivots = 0;
-
-  // the scale of M's entries, for the rounding noise of the data
+// the scale of M's entries, for the rounding noise of the data
+static double lemke_scale(const solver_problem* p, const double* reg, int nc) {
   double dmax = 0;
   for (int j = 0; j < 3 * nc; j++) {
     double d = p->dense[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg[j];
@@ -507,111 +496,127 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
   double mscale = 4 * dmax + 1;
   for (int i = 0; i < nc; i++)
     if (p->mu[i] > mscale) mscale = p->mu[i];
+  return mscale;
+}
 
-  // q = E' gs
+// q = E' gs; returns its smallest entry
+static double lemke_q(const pyramid* py, lemke_ws* w) {
+  int m = w->m, k = w->k;
+  double* q = w->q;
   double qmin = INFINITY;
-  for (int i = 0; i < nc; i++) {
+  for (int i = 0; i < w->nc; i++) {
     const double* gi = w->gs + 3 * i;
     double* qi = q + i * k;
     qi[0] = gi[2];
     for (int b = 0; b < m; b++) qi[1 + b] = py->v[2 * b] * gi[0] + py->v[2 * b + 1] * gi[1];
     qi[k - 1] = 0;
   }
-  for (int j = 0; j < N; j++)
+  for (int j = 0; j < w->N; j++)
     if (q[j] < qmin) qmin = q[j];
-  memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
-  if (qmin >= 0) return 1;  // z = 0 solves it: no contact force
+  return qmin;
+}
 
-  // basis of the slacks w, B^-1 = I, x = q
-  memset(Binv, 0, sizeof(double) * (size_t)N * N);
+// the basis of the slacks w, B^-1 = I, x = q, and the entering column of z0 (y = -1); returns
+// the row of the first pivot: the most negative q (the last row among ties, which keeps the rows
+// lexicographically positive)
+static int lemke_start(lemke_ws* w) {
+  int N = w->N;
+  memset(w->Binv, 0, sizeof(double) * (size_t)N * N);
   for (int j = 0; j < N; j++) {
-    Binv[(size_t)j * N + j] = 1;
-    basis[j] = j;
-    x[j] = q[j];
+    w->Binv[(size_t)j * N + j] = 1;
+    w->basis[j] = j;
+    w->x[j] = w->q[j];
   }
-  // first pivot: z0 enters on the most negative q (the last row among ties, which keeps the
-  // rows lexicographically positive)
   int rlev = 0;
   for (int j = 1; j < N; j++)
-    if (q[j] <= q[rlev]) rlev = j;
-  int enter = z0, ok = 0;
-  for (int j = 0; j < N; j++) y[j] = -1;
-  for (;;) {
-    // pivot on row rlev: the entering variable replaces basis[rlev]
-    double piv = y[rlev];
-    double* Br = Binv + (size_t)rlev * N;
-    for (int j = 0; j < N; j++) Br[j] /= piv;
-    x[rlev] /= piv;
-    for (int rr = 0; rr < N; rr++) {
-      if (rr == rlev || y[rr] == 0) continue;
-      double f = y[rr];
-      double* Bk = Binv + (size_t)rr * N;
-      for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
-      x[rr] -= f * x[rlev];
-    }
-    int leave = basis[rlev];
-    basis[rlev] = enter;
-    (*pivots)++;
-    if (leave == z0) {
-      ok = 1;
-      break;
-    }
-    if (*pivots >= cap) break;
-    // the complement of the leaving variable enters
-    enter = leave < N ? leave + N : leave - N;
-    double xnorm = 0;
-    for (int rr = 0; rr < N; rr++)
-      if (fabs(x[rr]) > xnorm) xnorm = fabs(x[rr]);
-    if (enter >= N) lemke_column(py, p, reg, enter - N, w->u, col);
-    // y = B^-1 a (a = e_j for w_j, -M(:, j) for z_j) and the rounding noise of y and x per row:
-    // KNOISE eps (|B^-1_r| |q| + mscale |B^-1_r|_1 |x|) and KNOISE eps mscale |B^-1_r|_1
-    for (int rr = 0; rr < N; rr++) {
-      const double* Bk = Binv + (size_t)rr * N;
-      double acc = 0, sx = 0, bn = 0;
-      if (enter >= N)
-        for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
-      else
-        acc = Bk[enter];
-      for (int j = 0; j < N; j++) {
-        sx += fabs(Bk[j]) * fabs(q[j]);
-        bn += fabs(Bk[j]);
-      }
-      y[rr] = acc;
-      nx[rr] = KNOISE * DBL_EPSILON * (sx + mscale * bn * xnorm);
-      ny[rr] = KNOISE * DBL_EPSILON * mscale * bn;
-    }
-    rlev = lemke_ratio(N, Binv, x, y, nx, ny, basis, z0, cand);
-    if (rlev < 0) break;  // ray termination
-  }
-  if (!ok) return 0;
-  // one step of iterative refinement of the basic values: x += B^-1 (q - B x), with B's
-  // columns formed afresh from G (the updates of B^-1 accumulate rounding)
-  {
-    for (int j = 0; j < N; j++) y[j] = q[j];
-    for (int rr = 0; rr < N; rr++) {
-      int v = basis[rr];
-      if (v < N) {
-        y[v] -= x[rr];
-      } else if (v == z0) {
-        for (int j = 0; j < N; j++) y[j] += x[rr];
-      } else {
-        lemke_column(py, p, reg, v - N, w->u, col);
-        for (int j = 0; j < N; j++) y[j] += col[j] * x[rr];
-      }
-    }
-    for (int rr = 0; rr < N; rr++) {
-      const double* Bk = Binv + (size_t)rr * N;
-      double acc = 0;
-      for (int j = 0; j < N; j++) acc += Bk[j] * y[j];
-      nx[rr] = acc;
-    }
-    for (int rr = 0; rr < N; rr++) x[rr] += nx[rr];
-  }
-  // lambda from z: lambda_N and lambda_T = sum_j beta_j v_j
+    if (w->q[j] <= w->q[rlev]) rlev = j;
+  for (int j = 0; j < N; j++) w->y[j] = -1;
+  return rlev;
+}
+
+// pivot on row rlev with the entering column in y: `enter` replaces basis[rlev], which is
+// returned (the leaving variable)
+static int lemke_pivot(lemke_ws* w, int rlev, int enter) {
+  int N = w->N;
+  double *Binv = w->Binv, *x = w->x, *y = w->y;
+  double piv = y[rlev];
+  double* Br = Binv + (size_t)rlev * N;
+  for (int j = 0; j < N; j++) Br[j] /= piv;
+  x[rlev] /= piv;
   for (int rr = 0; rr < N; rr++) {
-    if (basis[rr] < N || basis[rr] == z0) continue;
-    int j = basis[rr] - N, i = j / k, l = j % k;
-    double z = x[rr] > 0 ? x[rr] : 0;
+    if (rr == rlev || y[rr] == 0) continue;
+    double f = y[rr];
+    double* Bk = Binv + (size_t)rr * N;
+    for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
+    x[rr] -= f * x[rlev];
+  }
+  int leave = w->basis[rlev];
+  w->basis[rlev] = enter;
+  return leave;
+}
+
+// y = B^-1 a for the entering variable (a = e_j for w_j, -M(:, j) for z_j) and the rounding
+// noise of y and x per row: KNOISE eps (|B^-1_r| |q| + mscale |B^-1_r|_1 |x|) and
+// KNOISE eps mscale |B^-1_r|_1
+static void lemke_entering(const pyramid* py, const solver_problem* p, const double* reg,
+                           lemke_ws* w, int enter, double mscale) {
+  int N = w->N;
+  const double *x = w->x, *q = w->q, *col = w->col;
+  double xnorm = 0;
+  for (int rr = 0; rr < N; rr++)
+    if (fabs(x[rr]) > xnorm) xnorm = fabs(x[rr]);
+  if (enter >= N) lemke_column(py, p, reg, enter - N, w->u, w->col);
+  for (int rr = 0; rr < N; rr++) {
+    const double* Bk = w->Binv + (size_t)rr * N;
+    double acc = 0, sx = 0, bn = 0;
+    if (enter >= N)
+      for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
+    else
+      acc = Bk[enter];
+    for (int j = 0; j < N; j++) {
+      sx += fabs(Bk[j]) * fabs(q[j]);
+      bn += fabs(Bk[j]);
+    }
+    w->y[rr] = acc;
+    w->nx[rr] = KNOISE * DBL_EPSILON * (sx + mscale * bn * xnorm);
+    w->ny[rr] = KNOISE * DBL_EPSILON * mscale * bn;
+  }
+}
+
+// one step of iterative refinement of the basic values: x += B^-1 (q - B x), with B's columns
+// formed afresh from G (the updates of B^-1 accumulate rounding)
+static void lemke_refine(const pyramid* py, const solver_problem* p, const double* reg,
+                         lemke_ws* w, int z0) {
+  int N = w->N;
+  double *x = w->x, *y = w->y, *col = w->col, *nx = w->nx;
+  for (int j = 0; j < N; j++) y[j] = w->q[j];
+  for (int rr = 0; rr < N; rr++) {
+    int v = w->basis[rr];
+    if (v < N) {
+      y[v] -= x[rr];
+    } else if (v == z0) {
+      for (int j = 0; j < N; j++) y[j] += x[rr];
+    } else {
+      lemke_column(py, p, reg, v - N, w->u, col);
+      for (int j = 0; j < N; j++) y[j] += col[j] * x[rr];
+    }
+  }
+  for (int rr = 0; rr < N; rr++) {
+    const double* Bk = w->Binv + (size_t)rr * N;
+    double acc = 0;
+    for (int j = 0; j < N; j++) acc += Bk[j] * y[j];
+    nx[rr] = acc;
+  }
+  for (int rr = 0; rr < N; rr++) x[rr] += nx[rr];
+}
+
+// lambda from z: lambda_N and lambda_T = sum_j beta_j v_j (lambda zero on entry)
+static void lemke_lambda(const pyramid* py, const lemke_ws* w, int z0, double* lambda) {
+  int N = w->N, k = w->k, m = w->m;
+  for (int rr = 0; rr < N; rr++) {
+    if (w->basis[rr] < N || w->basis[rr] == z0) continue;
+    int j = w->basis[rr] - N, i = j / k, l = j % k;
+    double z = w->x[rr] > 0 ? w->x[rr] : 0;
     if (l == 0)
       lambda[3 * i + 2] = z;
     else if (l <= m) {
@@ -619,6 +624,36 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
       lambda[3 * i + 1] += z * py->v[2 * (l - 1) + 1];
     }
   }
+}
+
+// Lemke's method on the LCP of the pyramid problem with G~ + diag(reg) and free velocity w->gs;
+// lambda (3nc) receives the solution; returns 1 on a solution, 0 on a ray or the pivot cap;
+// *pivots counts the pivots
+static int lemke_run(const pyramid* py, const solver_problem* p, const double* reg, lemke_ws* w,
+                     long cap, double* lambda, long* pivots) {
+  const int z0 = 2 * w->N;  // variables: w_j = j, z_j = N + j, z0 = 2N
+  *pivots = 0;
+  double mscale = lemke_scale(p, reg, w->nc);
+  double qmin = lemke_q(py, w);
+  memset(lambda, 0, sizeof(double) * (size_t)(3 * w->nc));
+  if (qmin >= 0) return 1;  // z = 0 solves it: no contact force
+  int rlev = lemke_start(w), enter = z0, ok = 0;
+  for (;;) {
+    int leave = lemke_pivot(w, rlev, enter);
+    (*pivots)++;
+    if (leave == z0) {
+      ok = 1;
+      break;
+    }
+    if (*pivots >= cap) break;
+    enter = leave < w->N ? leave + w->N : leave - w->N;  // the complement of the leaving one
+    lemke_entering(py, p, reg, w, enter, mscale);
+    rlev = lemke_ratio(w->N, w->Binv, w->x, w->y, w->nx, w->ny, w->basis, z0, w->cand);
+    if (rlev < 0) break;  // ray termination
+  }
+  if (!ok) return 0;
+  lemke_refine(py, p, reg, w, z0);
+  lemke_lambda(py, w, z0, lambda);
   // onto the pyramids: the basic values carry rounding (with mu = 0, a frictionless contact or
   // a joint limit, w_gamma = -sum beta >= 0 holds only to rounding: lambda_T must be exactly 0)
   project_all(py, p, lambda);
