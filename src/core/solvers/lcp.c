@@ -660,8 +660,33 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
   return 1;
 }
 
+// Lemke's scratch from base (lcp_work sizes it) for nc contacts and m facets: the tableau and
+// its vectors (w), then the best iterate so far, also the proximal centre (*best, 3nc), and the
+// proximal weights (*dprox, 3nc), then the basis and the candidates (N ints each in the space of
+// N doubles)
+static void lemke_layout(double* base, int nc, int m, lemke_ws* w, double** best, double** dprox) {
+  int k = m + 2, N = nc * k, n = 3 * nc;
+  w->nc = nc;
+  w->m = m;
+  w->k = k;
+  w->N = N;
+  w->Binv = base;
+  w->x = w->Binv + (size_t)N * N;
+  w->y = w->x + N;
+  w->q = w->y + N;
+  w->col = w->q + N;
+  w->nx = w->col + N;
+  w->ny = w->nx + N;
+  w->u = w->ny + N;
+  w->gs = w->u + n;
+  *best = w->gs + n;
+  *dprox = *best + n;
+  w->basis = (int*)(*dprox + n);
+  w->cand = (int*)(*dprox + n + N);
+}
+
 void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, m = s->opt.facets, k = m + 2, N = nc * k, n = 3 * nc;
+  int nc = p->nc, m = s->opt.facets, N = nc * (m + 2), n = 3 * nc;
   double tol = s->opt.tolerance;
   pyramid py = pyramid_make(s->work, m);
   double* c = s->c;
@@ -676,21 +701,9 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
     return;
   }
 
-  // scratch after the polygon (lcp_work sizes it)
-  lemke_ws w = {nc, m, k, N, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-  w.Binv = s->work + 4 * m;
-  w.x = w.Binv + (size_t)N * N;
-  w.y = w.x + N;
-  w.q = w.y + N;
-  w.col = w.q + N;
-  w.nx = w.col + N;
-  w.ny = w.nx + N;
-  w.u = w.ny + N;
-  w.gs = w.u + n;
-  double* best = w.gs + n;         // (3nc) the best iterate so far, also the proximal centre
-  double* dprox = best + n;        // (3nc) the proximal weights scale diag(G~)
-  w.basis = (int*)(dprox + n);     // N ints in the space of N doubles
-  w.cand = (int*)(dprox + n + N);
+  lemke_ws w;
+  double *best, *dprox;
+  lemke_layout(s->work + 4 * m, nc, m, &w, &best, &dprox);  // after the polygon
 
   // proximal passes (see the top of the file): the best iterate by the pyramid residual q,
   // sbest its stopping residual
@@ -703,6 +716,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   int outer = 0;
   double scale = PROX;
   while (!(qbest <= tol) && outer < PROX_MAX && total < cap && !intr_requested()) {
+    // the proximal term scale diag(G~) |lambda - best|^2: on the diagonal and in gs
     for (int j = 0; j < n; j++) {
       dprox[j] = scale * (p->dense[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
       w.gs[j] = p->g[j] - dprox[j] * best[j];
