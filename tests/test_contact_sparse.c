@@ -400,7 +400,7 @@ static char* shuffled_stack(void) {
 
 // the banded dof-space factor (admm.c: dofs in Cuthill-McKee order, LAPACK dpbtrf) on a tall
 // stack: taken (one island of 72 dofs; in the robots' order its band would be too wide and the
-// factor dense), and its answer is the dense dof-space factor's (solver.band_off) and contact
+// factor dense), and its answer is the dense dof-space factor's (admm_state.band_off) and contact
 // space's, NCP and CCP: contact velocities to 10 times the tolerance, impulses to 1e-6 of the
 // largest against the dense dof path. A band computed too narrow drops entries of
 // I + Y' A^-1 Y, and the iteration no longer converges
