@@ -28,7 +28,7 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
-#include "core/solvers/solver_impl.h"  // solver.band_off: the dense dof-space reference
+#include "core/solvers/admm_impl.h"  // admm_state.band_off: the dense dof-space reference
 
 static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
   sim* s = NULL;
@@ -401,7 +401,7 @@ static char* shuffled_stack(void) {
 
 // the banded dof-space factor (admm.c: dofs in Cuthill-McKee order, LAPACK dpbtrf) on a tall
 // stack: taken (one island of 72 dofs; in the robots' order its band would be too wide and the
-// factor dense), and its answer is the dense dof-space factor's (solver.band_off) and contact
+// factor dense), and its answer is the dense dof-space factor's (admm_state.band_off) and contact
 // space's, NCP and CCP: contact velocities to 10 times the tolerance, impulses to 1e-6 of the
 // largest against the dense dof path. A band computed too narrow drops entries of
 // I + Y' A^-1 Y, and the iteration no longer converges
@@ -432,7 +432,7 @@ START_TEST(admm_banded) {
       solver* sv = NULL;
       csim_error err;
       ck_assert_msg(solver_create(&ok, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
-      sv->band_off = k == 1;
+      solver_admm(sv)->band_off = k == 1;
       memset(l[k], 0, sizeof(double) * (size_t)n3);
       solver_solve(sv, &sp, l[k], &r[k]);
       memcpy(c[k], solver_velocity(sv), sizeof(double) * (size_t)n3);

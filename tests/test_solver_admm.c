@@ -18,7 +18,7 @@
 #include "io/compile.h"
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
-#include "core/solvers/solver_impl.h"
+#include "core/solvers/admm_impl.h"
 
 #define GRAV 9.81
 #define DT 1e-3
@@ -559,7 +559,7 @@ START_TEST(warm_start) {
     solver_solve(sv, &p, x, &res);
     ck_assert(res.converged);
     ck_assert_int_gt(res.iterations, 0);
-    if (pairs[q].k == SOLVER_ADMM) ck_assert(sv->admm_rho > 0 && isfinite(sv->admm_rho));
+    if (pairs[q].k == SOLVER_ADMM) ck_assert(solver_admm(sv)->rho > 0 && isfinite(solver_admm(sv)->rho));
     // from the solution
     solver_solve(sv, &p, x, &res);
     ck_assert(res.converged);
@@ -623,8 +623,8 @@ START_TEST(eig_reuse) {
   solver_problem p = tdense(8, G, g, mu, NULL);
   solver_solve(sv, &p, x, &res);
   ck_assert(res.converged);
-  ck_assert_int_eq(sv->admm_eig_next, 1);
-  solver_eig e = sv->admm_eig[0];
+  ck_assert_int_eq(solver_admm(sv)->eig_next, 1);
+  solver_eig e = solver_admm(sv)->eig[0];
   ck_assert_int_eq(e.n, N);
   ck_assert_int_eq(e.nd, 0);
   ck_assert_double_eq_tol(e.tr, tr, 1e-12 * tr);
@@ -636,25 +636,25 @@ START_TEST(eig_reuse) {
   p = tdense(8, G2, g, mu, NULL);
   solver_solve(sv, &p, x, &res);
   ck_assert(res.converged);
-  ck_assert_int_eq(sv->admm_eig_next, 2);
-  ck_assert(sv->admm_eig[1].L == 2 * e.L);
+  ck_assert_int_eq(solver_admm(sv)->eig_next, 2);
+  ck_assert(solver_admm(sv)->eig[1].L == 2 * e.L);
   // G with its smallest diagonal entry 1e-4 larger: recomputed
   memset(x, 0, sizeof(x));
   p = tdense(8, G3, g, mu, NULL);
   solver_solve(sv, &p, x, &res);  // converged or not: L is estimated before iterating
-  ck_assert_int_eq(sv->admm_eig_next, 3);
-  ck_assert(sv->admm_eig[2].L != e.L);
+  ck_assert_int_eq(solver_admm(sv)->eig_next, 3);
+  ck_assert(solver_admm(sv)->eig[2].L != e.L);
   // G, another g: reused, and the answer is a fresh solver's
   solver* sf = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 8, 1e-10, 5000, 1);
-  sf->admm_rho = sv->admm_rho;
+  solver_admm(sf)->rho = solver_admm(sv)->rho;
   double xf[N] = {0};
   memset(x, 0, sizeof(x));
   p = tdense(8, G, g2, mu, NULL);
   solver_result rf;
   solver_solve(sv, &p, x, &res);
   solver_solve(sf, &p, xf, &rf);
-  ck_assert_int_eq(sv->admm_eig_next, 3);
-  ck_assert_int_eq(sf->admm_eig_next, 1);
+  ck_assert_int_eq(solver_admm(sv)->eig_next, 3);
+  ck_assert_int_eq(solver_admm(sf)->eig_next, 1);
   ck_assert(res.converged && rf.converged);
   ck_assert_int_gt(res.iterations, 0);
   ck_assert_int_eq(res.iterations, rf.iterations);

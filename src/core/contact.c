@@ -327,22 +327,13 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
   return nb;
 }
 
-int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
-                  const double* vfree) {
-  int nc = c->ncon, nv = m->nv, mc = c->maxchain, n3 = 3 * nc;
-  size_t mark = data_stack_mark(d);
-  int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
-  double* tmpjac = data_stack_alloc(d, sizeof(double) * 3 * (size_t)(m->maxdepth + 1));
-  if (!tmpdofs || !tmpjac) {  // the arena is sized for these (data_arena_default): a bug
-    data_stack_free(d, mark);
-    return -2;
-  }
-
-  // frames, bodies, Jacobians; a joint limit acts on its one dof (see contact.h)
-  for (int i = 0; i < nc; i++) {
+// frames, bodies, friction and Jacobians of the contacts; a joint limit acts on its one dof
+// (its chain is its body's, ancestor-closed as G's assembly needs: L^-T spreads the row over
+// the ancestors; J is zero but at the joint's own dof; see contact.h)
+static void build_jacobians(const sim_model* m, const sim_data* d, contact_data* c,
+                            const contact_options* opt, int* tmpdofs, double* tmpjac) {
+  for (int i = 0; i < c->ncon; i++) {
     if (c->con[i].geom1 < 0) {
-      // the chain of the joint's body (ancestor-closed, as G's assembly below needs: L^-T
-      // spreads the row over the ancestors), J zero but at the joint's own dof
       int j = c->con[i].geom2, dof = m->jnt_dofadr[j], mc0 = c->maxchain;
       double* J = c->J + (size_t)i * 3 * mc0;
       int* chain = c->chain + (size_t)i * mc0;
@@ -364,14 +355,19 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
     contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
   }
+}
 
-  // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
-  // of the three rows the same operations, in the same order, as dyn_solve_half on the full
-  // row; the rows share one walk up L's row per dof, skipped when all three values are zero
-  // (a row whose value alone is zero subtracts L * 0: only an exact zero's sign can change)
+// Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
+// of the three rows the same operations, in the same order, as dyn_solve_half on the full
+// row; the rows share one walk up L's row per dof, skipped when all three values are zero
+// (a row whose value alone is zero subtracts L * 0: only an exact zero's sign can change).
+// Also each contact's key: the roots of its chain's trees (chain ascending, roots have no
+// parent), -1 for none
+static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
+  int mc = c->maxchain;
   const double* L = d->qLD;
   const int* par = m->dof_parent;
-  for (int i = 0; i < nc; i++) {
+  for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
     double* Y = c->Y + (size_t)i * 3 * mc;
@@ -397,13 +393,16 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
       y1[k] *= s;
       y2[k] *= s;
     }
-    // the roots of the chain's trees (chain ascending, roots have no parent)
     c->key[2 * i] = c->key[2 * i + 1] = -1;
     for (int k = 0, nk = 0; k < n && nk < 2; k++)
       if (par[chain[k]] < 0) c->key[2 * i + nk++] = chain[k];
   }
+}
 
-  // contacts bucketed by root dof (counting sort: ascending contacts within a bucket)
+// contacts bucketed by root dof into c->bucket_ptr / c->bucket (counting sort: ascending
+// contacts within a bucket)
+static void bucket_by_root(contact_data* c, int nv) {
+  int nc = c->ncon;
   int* bp = c->bucket_ptr;
   if (nv > 0) memset(bp, 0, sizeof(int) * (size_t)(nv + 1));
   for (int i = 0; i < nc; i++)
@@ -415,10 +414,16 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
       if (c->key[2 * i + t] >= 0) c->bucket[bp[c->key[2 * i + t]]++] = i;
   for (int r = nv; r > 0; r--) bp[r] = bp[r - 1];
   if (nv > 0) bp[0] = 0;
+}
 
-  // the factored form as the block formula reads it (solver_yblock; ydiag added below)
+// G's blocks from the factored form (solver_yblock; ydiag is set by limit_rows) and its
+// islands: every block (full_blocks), or under diag_only the diagonal blocks alone (the solver
+// works on Y, solver.h) with the islands from the buckets. -1 (G emptied) when the blocks pass
+// the buffers' bound
+static int assemble_g(contact_data* c, const contact_options* opt, int nv) {
+  int nc = c->ncon, *bp = c->bucket_ptr;
   solver_problem yp = {0};
-  yp.ystride = mc;
+  yp.ystride = c->maxchain;
   yp.ynz = c->nchain;
   yp.ydof = c->chain;
   yp.Y = c->Y;
@@ -427,7 +432,6 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   B->diag_only = opt->diag_only;
   long nb = nc;
   if (opt->diag_only) {
-    // the diagonal blocks alone (the solver works on Y, solver.h); islands from the buckets
     for (int i = 0; i < nc; i++) {
       B->rowptr[i] = B->diag[i] = B->col[i] = i;
       solver_yblock(&yp, i, i, B->blk + 9 * (size_t)i);
@@ -435,15 +439,19 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     B->rowptr[nc] = nc;
   } else if ((nb = full_blocks(c, &yp, bp)) < 0) {
     B->nc = 0;
-    data_stack_free(d, mark);
     return -1;
   }
   B->nblocks = nb;
   if (opt->diag_only) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
   else solver_blocks_islands(B);
+  return 0;
+}
 
-  // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
-  // (and the factored form's ydiag carries the same, since their Y rows are zero)
+// inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
+// (and the factored form's ydiag carries the same, since their Y rows are zero)
+static void limit_rows(contact_data* c) {
+  int nc = c->ncon;
+  solver_blocks* B = c->G;
   if (c->nlimit > 0) memset(c->ydiag, 0, sizeof(double) * 3 * (size_t)(nc - c->nlimit));
   for (int i = nc - c->nlimit; i < nc; i++) {
     double* D = B->blk + 9 * (size_t)B->diag[i];
@@ -451,12 +459,14 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     c->ydiag[3 * i] = c->ydiag[3 * i + 1] = D[8];
     c->ydiag[3 * i + 2] = 0;
   }
+}
 
-  // compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
-  // limits stay rigid
+// compliance R = alpha diag(G) on all three directions (000 Sec. III, MuJoCo-like); joint
+// limits stay rigid. With MuJoCo softness (material.h) R starts at zero and rhs_soft sets the
+// contacts' rows; returns 1 then
+static int build_compliance(contact_data* c, const contact_options* opt) {
+  int nc = c->ncon, n3 = 3 * nc;
   int soft = opt->mat && opt->mat->soft;
-  double sK = 0, sB = 0;
-  if (soft) mat_soft_kb(opt->mat->solref, opt->mat->solimp, opt->dt, &sK, &sB);
   c->has_R = opt->compliance > 0 || soft;
   if (soft) memset(c->R, 0, sizeof(double) * (size_t)n3);
   if (opt->compliance > 0) {
@@ -465,9 +475,72 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
         c->R[3 * i + r] = opt->compliance * c->G->blk[9 * (size_t)c->G->diag[i] + 4 * r];
     for (int a = 3 * (nc - c->nlimit); a < n3; a++) c->R[a] = 0;
   }
+  return soft;
+}
 
-  // g = J v_free - c*; c*_N from Baumgarte and restitution (000 Sec. II)
-  for (int i = 0; i < nc; i++) {
+// MuJoCo softness (material.h) for contact i, whose g holds J v_free: R = (1-imp)/imp w and
+// c* = J v + h aref on all three rows (sK, sB: mat_soft_kb's stiffness and damping)
+static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* opt, int i,
+                     double sK, double sB) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* J = c->J + (size_t)i * 3 * mc;
+  double depth = c->con[i].depth;
+  double vb[3] = {0, 0, 0}, imp = mat_impedance(opt->mat->solimp, -depth);
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
+  double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
+  double rv = (1 - imp) * w / imp;
+  for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
+  for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
+  double cs = depth < 0 ? depth / opt->dt : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
+  c->cstar[i] = cs;
+  c->g[3 * i + 2] -= cs;
+}
+
+// target normal velocity c*_N of rigid contact i (000 Sec. II) given its normal velocity
+// cn_before before the step: a contact still apart by a gap may close it within the step
+// (c*_N = -gap/dt, exact, not an approximation); a touching one gets the Baumgarte correction
+// K max(0, depth) or the restitution target -e c_N, the larger.
+// Penetrations up to CONTACT_SLOP are closed within the step too (c*_N = depth/dt; beyond,
+// SLOP/dt + K (depth - SLOP)), so c*_N is one continuous function of depth, affine across
+// depth = 0 where resting contacts live. Without this (c*_N = depth/dt on the gap side, K
+// depth on the other), a box on 4 corners whose depths straddle 0 by solver noise (~1e-10 m,
+// uncorrected when K = 0) gets targets no rigid motion meets; the exact NCP solution then
+// unloads one corner, far along the null space of G from the previous step's impulses, and
+// warm-started PGS crawls there at a rate set by the ~1e-7 m/s mismatch (cube_slide hit the
+// 2000-sweep cap on ~130 of 600 steps). 1e-9 m is far above the depth noise at tolerances
+// 1e-10..1e-6 and dt <= 1e-3, and far below any scale that matters physically.
+static double target_normal(const contact_data* c, const contact_options* opt, int i,
+                            double cn_before) {
+  double cs = 0, depth = c->con[i].depth;
+  if (depth < 0) {
+    cs = depth / opt->dt;
+  } else {
+    cs = depth <= CONTACT_SLOP ? depth / opt->dt
+                               : CONTACT_SLOP / opt->dt + opt->baumgarte * (depth - CONTACT_SLOP);
+  }
+  // restitution (000 Sec. II: c*_N = -e c_N before the impact) for a contact that touches or
+  // is reached within this step at its velocity before the step (cn_before dt <= depth).
+  // Applying it only at depth >= 0 lost the impact: the step that closes a gap brings c_N to
+  // -gap/dt, and the next step bounced at e gap/dt (a 0.98 m/s drop rebounded at 0.11, not
+  // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
+  double e = opt->mat && c->con[i].geom1 >= 0 ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).e
+                                              : opt->restitution;
+  if (e > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
+    double rs = -e * cn_before;
+    if (rs > cs) cs = rs;
+  }
+  return cs;
+}
+
+// g = J v_free - c* (000 Sec. II): c* from target_normal, or the soft rows (rhs_soft)
+static void build_rhs(const sim_data* d, contact_data* c, const contact_options* opt,
+                      const double* vfree, int soft) {
+  int mc = c->maxchain;
+  double sK = 0, sB = 0;
+  if (soft) mat_soft_kb(opt->mat->solref, opt->mat->solimp, opt->dt, &sK, &sB);
+  for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
     double cn_before = 0;
@@ -477,69 +550,54 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
       c->g[3 * i + r] = acc;
     }
     for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
-    // target normal velocity c*_N (000 Sec. II): a contact still apart by a gap may close it
-    // within the step (c*_N = -gap/dt, exact, not an approximation); a touching one gets the
-    // Baumgarte correction K max(0, depth) or the restitution target -e c_N, the larger.
-    // Penetrations up to CONTACT_SLOP are closed within the step too (c*_N = depth/dt; beyond,
-    // SLOP/dt + K (depth - SLOP)), so c*_N is one continuous function of depth, affine across
-    // depth = 0 where resting contacts live. Without this (c*_N = depth/dt on the gap side, K
-    // depth on the other), a box on 4 corners whose depths straddle 0 by solver noise (~1e-10 m,
-    // uncorrected when K = 0) gets targets no rigid motion meets; the exact NCP solution then
-    // unloads one corner, far along the null space of G from the previous step's impulses, and
-    // warm-started PGS crawls there at a rate set by the ~1e-7 m/s mismatch (cube_slide hit the
-    // 2000-sweep cap on ~130 of 600 steps). 1e-9 m is far above the depth noise at tolerances
-    // 1e-10..1e-6 and dt <= 1e-3, and far below any scale that matters physically.
-    double cs = 0, depth = c->con[i].depth;
-    // MuJoCo softness (material.h): R = (1-imp)/imp w, c* = J v + h aref on all three rows
     if (soft && c->con[i].geom1 >= 0) {
-      double vb[3] = {0, 0, 0}, imp = mat_impedance(opt->mat->solimp, -depth);
-      for (int r = 0; r < 3; r++)
-        for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
-      double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
-      double rv = (1 - imp) * w / imp;
-      for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
-      for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
-      cs = depth < 0 ? depth / opt->dt : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
-      c->cstar[i] = cs;
-      c->g[3 * i + 2] -= cs;
+      rhs_soft(d, c, opt, i, sK, sB);
       continue;
     }
-    if (depth < 0) {
-      cs = depth / opt->dt;
-    } else {
-      cs = depth <= CONTACT_SLOP ? depth / opt->dt
-                                 : CONTACT_SLOP / opt->dt + opt->baumgarte * (depth - CONTACT_SLOP);
-    }
-    // restitution (000 Sec. II: c*_N = -e c_N before the impact) for a contact that touches or
-    // is reached within this step at its velocity before the step (cn_before dt <= depth).
-    // Applying it only at depth >= 0 lost the impact: the step that closes a gap brings c_N to
-    // -gap/dt, and the next step bounced at e gap/dt (a 0.98 m/s drop rebounded at 0.11, not
-    // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
-    double e = opt->mat && c->con[i].geom1 >= 0 ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).e
-                                                : opt->restitution;
-    if (e > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
-      double rs = -e * cn_before;
-      if (rs > cs) cs = rs;
-    }
+    double cs = target_normal(c, opt, i, cn_before);
     c->cstar[i] = cs;
     c->g[3 * i + 2] -= cs;
   }
+}
 
-  // warm start: impulses of the previous step's contact with the same id
-  // and the solver's dual variable (ADMM) of that contact; NaN marks "none"
+// warm start: impulses of the previous step's contact with the same id and the solver's dual
+// variable (ADMM) of that contact; NaN marks "none"
+static void warm_start(contact_data* c, const contact_options* opt) {
+  int n3 = 3 * c->ncon;
   c->nwarm = 0;
   memset(c->lambda, 0, sizeof(double) * (size_t)n3);
   for (int k = 0; k < n3; k++) c->dual0[k] = NAN;
-  if (opt->warm_start) {
-    for (int i = 0; i < nc; i++) {
-      int key[3] = {c->con[i].geom1, c->con[i].geom2, c->con[i].feature};
-      int j = prev_find(c, key);
-      if (j < 0) continue;
-      memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
-      memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
-      c->nwarm++;
-    }
+  if (!opt->warm_start) return;
+  for (int i = 0; i < c->ncon; i++) {
+    int key[3] = {c->con[i].geom1, c->con[i].geom2, c->con[i].feature};
+    int j = prev_find(c, key);
+    if (j < 0) continue;
+    memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
+    memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
+    c->nwarm++;
   }
+}
+
+int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contact_options* opt,
+                  const double* vfree) {
+  size_t mark = data_stack_mark(d);
+  int* tmpdofs = data_stack_alloc(d, sizeof(int) * (size_t)(m->maxdepth + 1));
+  double* tmpjac = data_stack_alloc(d, sizeof(double) * 3 * (size_t)(m->maxdepth + 1));
+  if (!tmpdofs || !tmpjac) {  // the arena is sized for these (data_arena_default): a bug
+    data_stack_free(d, mark);
+    return -2;
+  }
+  build_jacobians(m, d, c, opt, tmpdofs, tmpjac);
+  build_y(m, d, c);
+  bucket_by_root(c, m->nv);
+  if (assemble_g(c, opt, m->nv) < 0) {
+    data_stack_free(d, mark);
+    return -1;
+  }
+  limit_rows(c);
+  int soft = build_compliance(c, opt);
+  build_rhs(d, c, opt, vfree, soft);
+  warm_start(c, opt);
   data_stack_free(d, mark);
   return 0;
 }

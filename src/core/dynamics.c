@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/kinematics.h"
 #include "core/spatial.h"
 
 //---------------------------------- spatial helpers ------------------------------------------
@@ -99,12 +100,7 @@ static inline void accel_from_parent(const sim_model* m, const sim_data* d, int 
     sp_mulmtv3(a, R, ng);
     a[3] = a[4] = a[5] = 0;
   } else {
-    const double* ap = d->cacc + 6 * pb;
-    double t[3];
-    sp_cross3(t, ap + 3, d->xloc_pos + 3 * b);
-    sp_add3(t, t, ap);
-    sp_mulmtv3(a, R, t);
-    sp_mulmtv3(a + 3, R, ap + 3);
+    kin_motion_to_body(d, b, d->cacc + 6 * pb, a);
   }
 }
 
@@ -141,18 +137,10 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
   // forward pass: velocities, accelerations and body forces
   memset(d->rvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
-    int pb = m->body_parent[b];
-    const double* R = d->xloc_mat + 9 * b;
-    const double* p = d->xloc_pos + 3 * b;
-    const double* vp = d->rvel + 6 * pb;
     double* v = d->rvel + 6 * b;
     double* a = d->cacc + 6 * b;
-    double t[3];
     // v = X v_parent, a = X a_parent (world: v_0 = 0, a_0 = (-g, 0))
-    sp_cross3(t, vp + 3, p);
-    sp_add3(t, t, vp);
-    sp_mulmtv3(v, R, t);
-    sp_mulmtv3(v + 3, R, vp + 3);
+    kin_motion_to_body(d, b, d->rvel + 6 * m->body_parent[b], v);
     accel_from_parent(m, d, b, gravity, a);
     // joint velocity v_J = S qdot and S qacc (S at q: d->cdof)
     double vj[6] = {0, 0, 0, 0, 0, 0};

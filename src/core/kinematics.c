@@ -122,17 +122,8 @@ void kin_forward(const sim_model* m, sim_data* d) {
 void kin_velocity(const sim_model* m, sim_data* d) {
   memset(d->cvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
-    int pb = m->body_parent[b];
-    const double* R = d->xloc_mat + 9 * b;
-    const double* p = d->xloc_pos + 3 * b;
-    const double* vp = d->cvel + 6 * pb;
     double* vb = d->cvel + 6 * b;
-    // transform the parent velocity: (R'(v + w x p), R'w)
-    double t[3];
-    sp_cross3(t, vp + 3, p);
-    sp_add3(t, t, vp);
-    sp_mulmtv3(vb, R, t);
-    sp_mulmtv3(vb + 3, R, vp + 3);
+    kin_motion_to_body(d, b, d->cvel + 6 * m->body_parent[b], vb);  // the parent's velocity
     // joint velocity
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
       const double* S = d->cdof + 6 * k;

@@ -8,10 +8,24 @@
 
 #include "core/data.h"
 #include "core/model.h"
+#include "core/spatial.h"
 
 // body, link and geom world poses from d->q: d->xpos, d->xmat, d->geom_xpos, d->geom_xmat; the
 // dofs' motion subspaces d->cdof (body frames) and d->cdofw (world frame)
 void kin_forward(const sim_model* m, sim_data* d);
+
+// a motion vector mp (linear, angular) of body b's parent in b's frame: X mp = (R'(mp_lin +
+// mp_ang x p), R' mp_ang), (R, p) b's pose in its parent (d->xloc_*): the velocity and
+// acceleration transform of kin_velocity and the RNEA (dynamics.c)
+static inline void kin_motion_to_body(const sim_data* d, int b, const double mp[6],
+                                      double out[6]) {
+  const double* R = d->xloc_mat + 9 * b;
+  double t[3];
+  sp_cross3(t, mp + 3, d->xloc_pos + 3 * b);
+  sp_add3(t, t, mp);
+  sp_mulmtv3(out, R, t);
+  sp_mulmtv3(out + 3, R, mp + 3);
+}
 
 // body spatial velocities from d->q, d->v (after kin_forward): d->cvel in body frames
 void kin_velocity(const sim_model* m, sim_data* d);

@@ -54,10 +54,11 @@
 #include <lapacke.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/solvers/cone.h"
-#include "core/solvers/solver_impl.h"
+#include "core/solvers/admm_impl.h"
 
 // spectral rule (CLM24; the constants are the defaults of the authors' open-source solver): act
 // when the primal and dual residuals differ by more than kRatio, by a factor cond^kPowerStep;
@@ -278,7 +279,7 @@ static int cm_pass(const solver_problem* p, const int* dstart, const int* dcon, 
 // last dof that pass reached), so a chain of trees (a stack of cubes) gives a band of two trees'
 // dofs whatever the order of the robots or of the contacts. perm (nd) gets each dof's position,
 // *cord (in iw, nc x ystride) each contact's entries sorted by position (factor() then visits
-// the lower triangle only); iw is scratch (solver_y_ord_ints). Returns the lower bandwidth of
+// the lower triangle only); iw is scratch (admm_y_ord_ints). Returns the lower bandwidth of
 // I + Y' A^-1 Y in that order: entry (a, b) is nonzero only when one contact holds both dofs, so
 // the widest spread of a contact's positions
 static int band_order(const solver_problem* p, int* iw, int* perm, const int** cord) {
@@ -453,7 +454,7 @@ static double largest_eig(const admm_op* o, double* v, double* w) {
 // step)
 static double eig_cached(const solver* s, int n, int nd, double tr, double dmax) {
   for (int k = 0; k < SOLVER_EIG_CACHE; k++) {
-    const solver_eig* e = &s->admm_eig[k];
+    const solver_eig* e = &solver_admm(s)->eig[k];
     if (e->n == n && e->nd == nd && fabs(tr - e->tr) <= kEigReuse * fabs(tr) &&
         fabs(dmax - e->dmax) <= kEigReuse * fabs(dmax))
       return e->L;
@@ -464,241 +465,324 @@ static double eig_cached(const solver* s, int n, int nd, double tr, double dmax)
 // keep an island's L for eig_cached (round robin over the entries)
 static void eig_keep(solver* s, int n, int nd, double tr, double dmax, double L) {
   if (!isfinite(tr) || !isfinite(dmax) || !isfinite(L)) return;
-  int k = s->admm_eig_next;
-  s->admm_eig[k] = (solver_eig){n, nd, tr, dmax, L};
-  s->admm_eig_next = (k + 1) % SOLVER_EIG_CACHE;
+  int k = solver_admm(s)->eig_next;
+  solver_admm(s)->eig[k] = (solver_eig){n, nd, tr, dmax, L};
+  solver_admm(s)->eig_next = (k + 1) % SOLVER_EIG_CACHE;
+}
+
+// one ADMM solve: the operator, the scratch vectors, the penalty and the residuals of z
+typedef struct {
+  const solver_problem* p;
+  admm_op op;
+  int nc, n;
+  int ncp;     // 1: the NCP through de Saxce's shift, 0: the CCP
+  int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
+  size_t vb;   // bytes of a vector (n)
+  double tol;
+  double* L;   // the factor of G~ + (rho + prox) I
+  double* Ks;  // skew part (G - G')/2 when G is not symmetric (dense only)
+  int skew;
+  double *z, *zp, *gam, *c, *sh, *x, *best, *c0, *xp, *w1, *kx;
+  double q, r;  // the model's residual of z (chooses the answer) and the stopping residual
+  int fresh;    // c = G~ z + g holds at the answer (not so when it is an earlier iterate)
+  double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
+} admm_run;
+
+// the run's operator (factored in dof space when the island came with Y, solver.c, else dense)
+// and its scratch: the factor (n x n dense, nd x nd factored, nd x (kd + 1) banded: within
+// nd x nd), the skew part (dense), then vectors
+static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a) {
+  int n = 3 * p->nc;
+  a->p = p;
+  a->nc = p->nc;
+  a->n = n;
+  a->ncp = ncp;
+  a->twice = !ncp && solver_stop_ncp(s);
+  a->vb = sizeof(double) * (size_t)n;
+  a->tol = s->opt.tolerance;
+  a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL};
+  size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
+  double* v = s->work + 2 * mat;
+  a->L = s->work;
+  a->Ks = s->work + mat;
+  a->z = v;             // projected iterate (the answer)
+  a->zp = v + n;        // previous z
+  a->gam = v + 2 * n;   // dual: -(c + s) at convergence
+  a->c = v + 3 * n;     // G~ z + g
+  a->sh = v + 4 * n;    // de Saxce shift (zero for the CCP)
+  a->x = v + 5 * n;     // unprojected (then relaxed) iterate l
+  a->best = v + 6 * n;  // iterate with the smallest model residual so far
+  a->c0 = v + 7 * n;    // velocity at z = 0 (= g)
+  a->xp = v + 8 * n;    // previous x: the proximal centre
+  a->w1 = v + 9 * n;    // scratch of the power iteration
+  a->kx = v + 10 * n;   // Ks l_prev
+  a->op.A = v + 11 * n;  // factored form: the diagonal A of the Woodbury solve
+  a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
+  a->op.t = v + 13 * n;
+}
+
+// the stopping residual of z given its model residual q and velocity c
+static double admm_stop(const admm_run* a, double q, const double* z, const double* c) {
+  return a->twice ? fmax(q, residual(a->p, 1, z, c, NULL)) : q;
+}
+
+// warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no
+// product); sets a->q, a->r. 1 when z already meets the tolerance
+static int admm_warm(admm_run* a, const double* lambda) {
+  const solver_problem* p = a->p;
+  for (int i = 0; i < a->nc; i++) cone_project(a->z + 3 * i, lambda + 3 * i, p->mu[i]);
+  velocity(&a->op, a->z, a->c);
+  a->q = residual(p, a->ncp, a->z, a->c, NULL);
+  a->r = admm_stop(a, a->q, a->z, a->c);
+  if (!(a->r <= a->tol)) {
+    memset(a->best, 0, a->vb);
+    memcpy(a->c0, p->g, a->vb);
+    double q0 = residual(p, a->ncp, a->best, a->c0, NULL);
+    if (!(a->q <= q0)) {
+      a->q = q0;
+      a->r = admm_stop(a, q0, a->best, a->c0);
+      memset(a->z, 0, a->vb);
+      memcpy(a->c, a->c0, a->vb);
+    }
+  }
+  return a->r <= a->tol;
+}
+
+// a Delassus matrix is symmetric, but one read from a file need not be (FCLib's Capsules W
+// have skew parts of 1e-3 of their largest entry): the x-step factors the symmetric part and
+// moves the skew part to the right-hand side at the previous l, so the fixed point is still
+// c = G z + g + s = -gamma (without this, ADMM settles on the symmetric part's NCP). The
+// factored form Y Y' + diag is symmetric by construction
+static void admm_skew(admm_run* a) {
+  int n = a->n;
+  const double* G = a->p->dense;
+  a->skew = 0;
+  for (int r = 0; r < n && !a->skew && a->op.nd == 0; r++)
+    for (int k = 0; k < r; k++)
+      if (G[(size_t)r * n + k] != G[(size_t)k * n + r]) {
+        a->skew = 1;
+        break;
+      }
+  if (a->skew)
+    for (int r = 0; r < n; r++)
+      for (int k = 0; k < n; k++)
+        a->Ks[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] - G[(size_t)k * n + r]);
+}
+
+// dof space: the dofs in band order and a banded factor when the band is narrow (a chain of
+// trees), O(nd kd^2) against the dense O(nd^3 / 3); the order's scratch is the solver's
+// (sized for nv dofs and max_chain entries per contact: solver_create). A contact's dofs span
+// at least its nz - 1 positions in any order, so kd >= max nz - 1: when that already fails the
+// ratio (one body, two touching cubes) the order is not computed. 1 when banded
+static int admm_band(const solver* s, admm_run* a) {
+  const solver_problem* p = a->p;
+  admm_op* op = &a->op;
+  int nzmax = 0;
+  for (int i = 0; i < p->nc && op->nd > 0; i++)
+    if (p->ynz[i] > nzmax) nzmax = p->ynz[i];
+  const admm_state* st = solver_admm(s);
+  if (op->nd > 0 && !st->band_off && st->yord && p->nv <= s->opt.nv &&
+      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd) {
+    const int* cord;
+    int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
+    if (kBandRatio * kd <= op->nd) {
+      op->kd = kd;
+      op->perm = st->yord;
+      op->cord = cord;
+    }
+  }
+  return op->kd >= 0;
+}
+
+// spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
+// proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
+static void admm_spectrum(solver* s, admm_run* a) {
+  const solver_problem* p = a->p;
+  double dmax = 0, rmin = INFINITY, tr = 0;
+  for (int k = 0; k < a->n; k++) {
+    double gk = gdiag(&a->op, k);
+    dmax = fmax(dmax, gk);
+    tr += gk;
+    rmin = fmin(rmin, p->R ? p->R[k] : 0);
+  }
+  double Lmax = eig_cached(s, a->n, a->op.nd, tr, dmax);
+  if (isnan(Lmax)) {
+    Lmax = largest_eig(&a->op, a->w1, a->x);
+    eig_keep(s, a->n, a->op.nd, tr, dmax, Lmax);
+  }
+  if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
+  if (!(Lmax >= dmax) || !isfinite(Lmax)) Lmax = fmax(dmax, isfinite(Lmax) ? Lmax : 0);
+  double m = kProx * Lmax + (rmin > 0 && isfinite(rmin) ? rmin : 0);
+  a->Lmax = Lmax;
+  a->m = m;
+  a->prox = kProxTerm * Lmax;  // the proximal weight of the x-step
+  a->cond = fmax(Lmax / m, 1 + 1e-12);
+  a->incr = pow(a->cond, kPowerStep);  // the spectral step: rho *= or /= cond^kPowerStep
+  a->rho_lo = kRhoLo * Lmax;
+  a->rho_hi = kRhoHi * Lmax;
+  double rho;
+  if (s->opt.rho_adaptive) {
+    double pw = solver_admm(s)->rho > 0 ? log(solver_admm(s)->rho) : kPower0;
+    rho = sqrt(Lmax * m) * pow(a->cond, pw);
+  } else {
+    rho = s->opt.rho;
+  }
+  a->rho = fmin(fmax(rho, a->rho_lo), a->rho_hi);
+}
+
+// the shift at z and the dual on the face of z (dual_init), or the previous step's dual of the
+// same contact (matched by id by the caller) when given; the proximal centre at z
+static void admm_dual_start(const solver* s, admm_run* a) {
+  const solver_problem* p = a->p;
+  if (a->ncp)
+    desaxce_shift(p, a->c, a->sh);
+  else
+    memset(a->sh, 0, a->vb);
+  for (int i = 0; i < a->nc; i++) {
+    const double *c = a->c, *sh = a->sh;
+    double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
+    dual_init(a->z + 3 * i, w, p->mu[i], a->gam + 3 * i);
+    const double* dw = s->dual_in ? s->dual_in + 3 * i : NULL;
+    if (dw && isfinite(dw[0]) && isfinite(dw[1]) && isfinite(dw[2]))
+      memcpy(a->gam + 3 * i, dw, 3 * sizeof(double));
+  }
+  memcpy(a->xp, a->z, a->vb);
+}
+
+// the x-step: NCP, the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the
+// fixed point), every iteration as in CLM24 Alg. 1 (no product with G); then the proximal
+// solve (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev)
+static void admm_xstep(admm_run* a) {
+  const solver_problem* p = a->p;
+  int n = a->n;
+  double rho = a->rho, prox = a->prox;
+  double *x = a->x, *z = a->z, *xp = a->xp, *gam = a->gam, *sh = a->sh;
+  if (a->ncp)
+    for (int i = 0; i < a->nc; i++) sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
+  for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
+  if (a->skew) {
+    for (int r = 0; r < n; r++) {
+      const double* Kr = a->Ks + (size_t)r * n;
+      double acc = 0;
+      for (int k = 0; k < n; k++) acc += Kr[k] * xp[k];
+      a->kx[r] = acc;
+    }
+    for (int k = 0; k < n; k++) x[k] -= a->kx[k];
+  }
+  xsolve(&a->op, a->L, x);
+}
+
+// relaxed l, projection, dual ascent (000 Alg. 3 lines 4-5); the primal residual |l - z| in
+// *dprim, the dual one |rho dz + prox dl| in *ddual (maxima)
+static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual) {
+  const solver_problem* p = a->p;
+  double rho = a->rho, prox = a->prox;
+  double *x = a->x, *z = a->z, *zp = a->zp, *xp = a->xp, *gam = a->gam;
+  memcpy(zp, z, a->vb);
+  double dp = 0, dd = 0;
+  for (int i = 0; i < a->nc; i++) {
+    double w[3];
+    for (int k = 0; k < 3; k++) {
+      int j = 3 * i + k;
+      double xr = alpha * x[j] + (1 - alpha) * zp[j];
+      dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
+      xp[j] = x[j];
+      x[j] = xr;
+      w[k] = x[j] + gam[j] / rho;
+    }
+    cone_project(z + 3 * i, w, p->mu[i]);
+    for (int k = 0; k < 3; k++) {
+      int j = 3 * i + k;
+      gam[j] += rho * (x[j] - z[j]);
+      dp = fmax(dp, fabs(x[j] - z[j]));
+      dd = fmax(dd, fabs(rho * (z[j] - zp[j])));
+    }
+  }
+  *dprim = dp;
+  *ddual = dd;
+}
+
+// spectral rule (CLM24): a primal residual |l - z| more than kRatio times the dual one
+// |rho dz + prox dl| raises rho by cond^kPowerStep, the converse lowers it; the factor of
+// G~ + (rho + prox) I is redone only then. The primal residual is an impulse, the dual one a
+// velocity: the paper compares them as they are (unit Delassus scale); a Delassus matrix below
+// unit scale (LMGC's, Confeti's: L ~ 1e-4) has impulses 1/L larger, so the primal residual is
+// taken in velocity units there, L |l - z| (measured on FCLib: either rule alone fails on one
+// of the two groups). 0 when the new factor fails
+static int admm_rho_update(admm_run* a, double dprim, double ddual) {
+  double rp = dprim * fmin(a->Lmax, 1), rd = ddual;
+  double rho = a->rho, nrho = rho;
+  if (rp > kRatio * rd)
+    nrho = rho * a->incr;
+  else if (rd > kRatio * rp)
+    nrho = rho / a->incr;
+  nrho = fmin(fmax(nrho, a->rho_lo), a->rho_hi);
+  if (nrho == rho) return 1;
+  a->rho = nrho;
+  return !factor(&a->op, nrho + a->prox, a->L);
+}
+
+// iterate from z until the stopping residual meets the tolerance, is not finite, the cap or a
+// signal; the answer in z is the last iterate, or when not converged the best one by q.
+// Returns the iterations
+static int admm_iterate(solver* s, admm_run* a) {
+  double qbest = a->q, rbest = a->r;  // the best iterate by q, and its stopping residual
+  memcpy(a->best, a->z, a->vb);
+  int it = 0;
+  int ok = !factor(&a->op, a->rho + a->prox, a->L);  // 0: non-finite or indefinite input
+  while (ok && it < s->opt.max_iterations && !intr_requested()) {
+    it++;
+    admm_xstep(a);
+    double dprim, ddual;
+    admm_project(a, s->opt.over_relaxation, &dprim, &ddual);
+    velocity(&a->op, a->z, a->c);
+    a->q = residual(a->p, a->ncp, a->z, a->c, NULL);
+    a->r = admm_stop(a, a->q, a->z, a->c);
+    if (a->r <= a->tol || !isfinite(a->r)) break;
+    if (a->q < qbest) {
+      qbest = a->q;
+      rbest = a->r;
+      memcpy(a->best, a->z, a->vb);
+    }
+    if (s->opt.rho_adaptive) ok = admm_rho_update(a, dprim, ddual);
+  }
+  a->fresh = 1;
+  if (!(a->r <= a->tol) && !(a->q <= qbest)) {  // not converged: the best iterate seen by q
+    a->r = rbest;
+    memcpy(a->z, a->best, a->vb);
+    a->fresh = 0;
+  }
+  return it;
 }
 
 // ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
 static void admm(solver* s, const solver_problem* p, double* lambda, solver_result* res,
                  int ncp) {
-  int nc = p->nc, n = 3 * nc;
-  size_t vb = sizeof(double) * (size_t)n;
-  double alpha = s->opt.over_relaxation, tol = s->opt.tolerance;
-  // q: the model's residual, which chooses the answer; r: the stopping residual, q or under
-  // solver.criterion: ncp for the CCP max(q, NCP residual) (see the top of the file)
-  int twice = !ncp && solver_stop_ncp(s);
-  // the operator: factored (dof space) when the island came with Y (solver.c), else dense
-  admm_op op = {p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL};
-  // scratch: the factor (n x n dense, nd x nd factored, nd x (kd + 1) banded: within nd x nd),
-  // the skew part (dense), then vectors
-  size_t mat = op.nd > 0 ? (size_t)op.nd * (size_t)op.nd : (size_t)n * (size_t)n;
-  double* L = s->work;
-  double* Ks = s->work + mat;  // skew part (G - G')/2 when G is not symmetric (dense only)
-  double* v = s->work + 2 * mat;
-  double* z = v;             // projected iterate (the answer)
-  double* zp = v + n;        // previous z
-  double* gam = v + 2 * n;   // dual: -(c + s) at convergence
-  double* c = v + 3 * n;     // G~ z + g
-  double* sh = v + 4 * n;    // de Saxce shift (zero for the CCP)
-  double* x = v + 5 * n;     // unprojected (then relaxed) iterate l
-  double* best = v + 6 * n;  // iterate with the smallest model residual so far
-  double* c0 = v + 7 * n;    // velocity at z = 0 (= g)
-  double* xp = v + 8 * n;    // previous x: the proximal centre
-  double* w1 = v + 9 * n;    // scratch of the power iteration
-  double* kx = v + 10 * n;   // Ks l_prev
-  op.A = v + 11 * n;         // factored form: the diagonal A of the Woodbury solve
-  op.w = v + 12 * n;         // factored form: dof-space scratch (nd <= n)
-  op.t = v + 13 * n;
-
-  // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no product);
-  // a converged guess costs no iteration and nothing of the set-up below
-  for (int i = 0; i < nc; i++) cone_project(z + 3 * i, lambda + 3 * i, p->mu[i]);
-  velocity(&op, z, c);
-  double q = residual(p, ncp, z, c, NULL);
-  double r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
-  if (!(r <= tol)) {
-    memset(best, 0, vb);
-    memcpy(c0, p->g, vb);
-    double q0 = residual(p, ncp, best, c0, NULL);
-    if (!(q <= q0)) {
-      q = q0;
-      r = twice ? fmax(q0, residual(p, 1, best, c0, NULL)) : q0;
-      memset(z, 0, vb);
-      memcpy(c, c0, vb);
-    }
-  }
+  admm_run a;
+  admm_setup(s, p, ncp, &a);
   res->iterations = 0;
-  if (r <= tol) {
-    memcpy(lambda, z, vb);
-    memcpy(s->c, c, vb);  // c = G~ z + g at the answer: solver_solve need not redo it
+  if (admm_warm(&a, lambda)) {  // a converged guess costs no iteration and no set-up
+    memcpy(lambda, a.z, a.vb);
+    memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
     s->c_fresh = 1;
-    res->residual = r;
+    res->residual = a.r;
     res->converged = 1;
     return;
   }
-
-  // a Delassus matrix is symmetric, but one read from a file need not be (FCLib's Capsules W
-  // have skew parts of 1e-3 of their largest entry): the x-step factors the symmetric part and
-  // moves the skew part to the right-hand side at the previous l, so the fixed point is still
-  // c = G z + g + s = -gamma (without this, ADMM settles on the symmetric part's NCP). The
-  // factored form Y Y' + diag is symmetric by construction
-  int skew = 0;
-  for (int a = 0; a < n && !skew && op.nd == 0; a++)
-    for (int k = 0; k < a; k++)
-      if (p->dense[(size_t)a * n + k] != p->dense[(size_t)k * n + a]) {
-        skew = 1;
-        break;
-      }
-  if (skew)
-    for (int a = 0; a < n; a++)
-      for (int k = 0; k < n; k++)
-        Ks[(size_t)a * n + k] = 0.5 * (p->dense[(size_t)a * n + k] - p->dense[(size_t)k * n + a]);
-
-  // dof space: the dofs in band order and a banded factor when the band is narrow (a chain of
-  // trees), O(nd kd^2) against the dense O(nd^3 / 3); the order's scratch is the solver's
-  // (sized for nv dofs and max_chain entries per contact: solver_create)
-  // A contact's dofs span at least its nz - 1 positions in any order, so kd >= max nz - 1: when
-  // that already fails the ratio (one body, two touching cubes) the order is not computed
-  int nzmax = 0;
-  for (int i = 0; i < p->nc && op.nd > 0; i++)
-    if (p->ynz[i] > nzmax) nzmax = p->ynz[i];
-  if (op.nd > 0 && !s->band_off && s->yord && p->nv <= s->opt.nv &&
-      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op.nd) {
-    const int* cord;
-    int kd = band_order(p, s->yord + p->nv, s->yord, &cord);
-    if (kBandRatio * kd <= op.nd) {
-      op.kd = kd;
-      op.perm = s->yord;
-      op.cord = cord;
-    }
-  }
-  res->band_islands = op.kd >= 0;
-
-  // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
-  // proximal lower bound, rho = sqrt(L m) (L/m)^p with the power p kept across calls
-  double dmax = 0, rmin = INFINITY, tr = 0;
-  for (int k = 0; k < n; k++) {
-    double gk = gdiag(&op, k);
-    dmax = fmax(dmax, gk);
-    tr += gk;
-    rmin = fmin(rmin, p->R ? p->R[k] : 0);
-  }
-  double Lmax = eig_cached(s, n, op.nd, tr, dmax);
-  if (isnan(Lmax)) {
-    Lmax = largest_eig(&op, w1, x);
-    eig_keep(s, n, op.nd, tr, dmax, Lmax);
-  }
-  if (!(dmax > 0) || !isfinite(dmax)) dmax = 1;
-  if (!(Lmax >= dmax) || !isfinite(Lmax)) Lmax = fmax(dmax, isfinite(Lmax) ? Lmax : 0);
-  double m = kProx * Lmax + (rmin > 0 && isfinite(rmin) ? rmin : 0);
-  double prox = kProxTerm * Lmax;  // the proximal weight of the x-step
-  double cond = fmax(Lmax / m, 1 + 1e-12);
-  double incr = pow(cond, kPowerStep);  // the spectral step: rho *= or /= cond^kPowerStep
-  double rho_lo = kRhoLo * Lmax, rho_hi = kRhoHi * Lmax;
-  double rho;
-  if (s->opt.rho_adaptive) {
-    double pw = s->admm_rho > 0 ? log(s->admm_rho) : kPower0;
-    rho = sqrt(Lmax * m) * pow(cond, pw);
-  } else {
-    rho = s->opt.rho;
-  }
-  rho = fmin(fmax(rho, rho_lo), rho_hi);
-
-  // shift and dual on the face of z
-  if (ncp)
-    desaxce_shift(p, c, sh);
-  else
-    memset(sh, 0, vb);
-  for (int i = 0; i < nc; i++) {
-    double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
-    dual_init(z + 3 * i, w, p->mu[i], gam + 3 * i);
-    // the previous step's dual of the same contact (matched by id by the caller), when given
-    const double* dw = s->dual_in ? s->dual_in + 3 * i : NULL;
-    if (dw && isfinite(dw[0]) && isfinite(dw[1]) && isfinite(dw[2]))
-      memcpy(gam + 3 * i, dw, 3 * sizeof(double));
-  }
-  memcpy(xp, z, vb);
-
-  double qbest = q, rbest = r;  // the best iterate by q, and its stopping residual
-  memcpy(best, z, vb);
-  int it = 0;
-  int ok = !factor(&op, rho + prox, L);  // 0: non-finite or indefinite input, no iteration on it
-  while (ok && it < s->opt.max_iterations && !intr_requested()) {
-    it++;
-    // NCP: the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the fixed
-    // point), every iteration as in CLM24 Alg. 1 (no product with G)
-    if (ncp)
-      for (int i = 0; i < nc; i++)
-        sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
-    // proximal x-step: (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s
-    for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
-    if (skew) {
-      for (int a = 0; a < n; a++) {
-        const double* Ka = Ks + (size_t)a * n;
-        double acc = 0;
-        for (int k = 0; k < n; k++) acc += Ka[k] * xp[k];
-        kx[a] = acc;
-      }
-      for (int k = 0; k < n; k++) x[k] -= kx[k];
-    }
-    xsolve(&op, L, x);
-    // relaxed l, projection, dual ascent (000 Alg. 3 lines 4-5)
-    memcpy(zp, z, vb);
-    double dprim = 0, ddual = 0;
-    for (int i = 0; i < nc; i++) {
-      double w[3];
-      for (int k = 0; k < 3; k++) {
-        int j = 3 * i + k;
-        double xr = alpha * x[j] + (1 - alpha) * zp[j];
-        ddual = fmax(ddual, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
-        xp[j] = x[j];
-        x[j] = xr;
-        w[k] = x[j] + gam[j] / rho;
-      }
-      cone_project(z + 3 * i, w, p->mu[i]);
-      for (int k = 0; k < 3; k++) {
-        int j = 3 * i + k;
-        gam[j] += rho * (x[j] - z[j]);
-        dprim = fmax(dprim, fabs(x[j] - z[j]));
-        ddual = fmax(ddual, fabs(rho * (z[j] - zp[j])));
-      }
-    }
-    // the stopping and the model's residuals at z
-    velocity(&op, z, c);
-    q = residual(p, ncp, z, c, NULL);
-    r = twice ? fmax(q, residual(p, 1, z, c, NULL)) : q;
-    if (r <= tol || !isfinite(r)) break;
-    if (q < qbest) {
-      qbest = q;
-      rbest = r;
-      memcpy(best, z, vb);
-    }
-    // spectral rule (CLM24): a primal residual |l - z| more than kRatio times the
-    // dual one |rho dz + prox dl| raises rho by cond^kPowerStep, the converse lowers it; the
-    // factor of G~ + (rho + prox) I is redone only then
-    if (s->opt.rho_adaptive) {
-      // the primal residual is an impulse, the dual one a velocity: the paper compares them as
-      // they are (unit Delassus scale); a Delassus matrix below unit scale (LMGC's, Confeti's:
-      // L ~ 1e-4) has impulses 1/L larger, so the primal residual is taken in velocity units
-      // there, L |l - z| (measured on FCLib: either rule alone fails on one of the two groups)
-      double rp = dprim * fmin(Lmax, 1), rd = ddual;
-      double nrho = rho;
-      if (rp > kRatio * rd)
-        nrho = rho * incr;
-      else if (rd > kRatio * rp)
-        nrho = rho / incr;
-      nrho = fmin(fmax(nrho, rho_lo), rho_hi);
-      if (nrho != rho) {
-        rho = nrho;
-        ok = !factor(&op, rho + prox, L);
-      }
-    }
-  }
-  s->c_fresh = 1;  // c = G~ z + g at the last iterate (solver_solve need not redo it) ...
-  if (!(r <= tol) && !(q <= qbest)) {  // not converged: the best iterate seen by the model's q
-    r = rbest;
-    memcpy(z, best, vb);
-    s->c_fresh = 0;  // ... unless the answer is an earlier iterate
-  }
-  if (s->c_fresh) memcpy(s->c, c, vb);
-  memcpy(lambda, z, vb);
-  memcpy(s->dual_out, gam, vb);  // carried to the next step by contact id
+  admm_skew(&a);
+  res->band_islands = admm_band(s, &a);
+  admm_spectrum(s, &a);
+  admm_dual_start(s, &a);
+  int it = admm_iterate(s, &a);
+  s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
+  if (a.fresh) memcpy(s->c, a.c, a.vb);
+  memcpy(lambda, a.z, a.vb);
+  memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
-  if (s->opt.rho_adaptive) s->admm_rho = exp(log(rho / sqrt(Lmax * m)) / log(cond));
+  if (s->opt.rho_adaptive) solver_admm(s)->rho = exp(log(a.rho / sqrt(a.Lmax * a.m)) / log(a.cond));
   res->iterations = it;
-  res->residual = r;
-  res->converged = r <= tol;
+  res->residual = a.r;
+  res->converged = a.r <= a.tol;
 }
 
 void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
@@ -708,3 +792,110 @@ void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_
 void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   admm(s, p, lambda, res, 1);
 }
+
+//------------------------------------ the family -------------------------------------------
+
+// ints of the scratch of the band order of an island's nd <= nv dofs (Cuthill-McKee,
+// band_order): each dof's position and a queue (nd each), the contacts of each dof (nd + 1
+// starts, at most maxc max_chain entries; then each contact's entries by position), a flag per
+// contact
+static size_t admm_y_ord_ints(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return 3 * (size_t)o->nv + 1 + mc * w + mc;
+}
+
+// the state's bytes: the struct, and in dof space (o->nv > 0) the island's Y and the band order
+static size_t admm_bytes(const solver_options* o, int maxc) {
+  size_t b = sizeof(admm_state);
+  if (o->nv <= 0) return b;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
+         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
+         admm_y_ord_ints(o, maxc) * sizeof(int);
+}
+
+static void admm_destroy(void* priv) {
+  admm_state* a = priv;
+  if (!a) return;
+  free(a->yl);
+  free(a->yi);
+  free(a->ynz);
+  free(a->ye);
+  free(a->dofmap);
+  free(a->yord);
+  free(a);
+}
+
+static void* admm_create(const solver_options* o, int maxc) {
+  admm_state* a = calloc(1, sizeof(*a));
+  if (!a || o->nv <= 0) return a;
+  size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  a->yl = calloc(3 * n * w, sizeof(double));
+  a->yi = calloc(n * w, sizeof(int));
+  a->ynz = calloc(n, sizeof(int));
+  a->ye = calloc(3 * n, sizeof(double));
+  a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
+  a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord) {
+    admm_destroy(a);
+    return NULL;
+  }
+  for (int k = 0; k < o->nv; k++) a->dofmap[k] = -1;
+  return a;
+}
+
+// ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
+// first numbered) into a->yl/yi/ynz, and what G's diagonal holds beyond Y Y' into a->ye; sub
+// gets Y, nv = the island's dofs. Only when the island has fewer dofs than contact rows (the
+// dof-space factor is then the smaller one); 0 (sub untouched) otherwise
+static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, int n,
+                          solver_problem* sub) {
+  admm_state* a = solver_admm(s);
+  if (!p->Y || !a->dofmap || p->nv > s->opt.nv || p->ystride > s->opt.max_chain) return 0;
+  int w = p->ystride, nd = 0;
+  for (int q = 0; q < n && nd < 3 * n; q++) {
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++)
+      if (a->dofmap[d[k]] < 0) a->dofmap[d[k]] = nd++;
+  }
+  int use = nd < 3 * n;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q], nz = p->ynz[i];
+    const int* d = p->ydof + (size_t)i * w;
+    if (use) {
+      a->ynz[q] = nz;
+      for (int k = 0; k < nz; k++) a->yi[(size_t)q * w + k] = a->dofmap[d[k]];
+      for (int r = 0; r < 3; r++) {
+        const double* y = p->Y + (3 * (size_t)i + r) * w;
+        memcpy(a->yl + (3 * (size_t)q + r) * w, y, sizeof(double) * (size_t)nz);
+        a->ye[3 * q + r] = p->ydiag ? p->ydiag[3 * i + r] : 0;
+      }
+    }
+  }
+  for (int q = 0; q < n; q++) {  // restored for the next island
+    const int* d = p->ydof + (size_t)cons[q] * w;
+    for (int k = 0; k < p->ynz[cons[q]]; k++) a->dofmap[d[k]] = -1;
+  }
+  if (!use) return 0;
+  sub->nv = nd;
+  sub->ystride = w;
+  sub->ynz = a->ynz;
+  sub->ydof = a->yi;
+  sub->Y = a->yl;
+  sub->ydiag = a->ye;
+  return 1;
+}
+
+// the spectral power of rho, kept across solves (solver.c starts every island from it)
+static double* admm_carry(solver* s, int* n) {
+  *n = 1;
+  return &solver_admm(s)->rho;
+}
+
+const solver_family solver_family_admm = {
+    .bytes = admm_bytes,
+    .create = admm_create,
+    .destroy = admm_destroy,
+    .island_form = island_in_dofs,
+    .carry = admm_carry,
+};

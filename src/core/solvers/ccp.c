@@ -16,7 +16,6 @@
 // residual after it is O(nc). Island by island (solver_impl.h): each island sweeps until its own
 // contacts meet the tolerance; its rows of c are recomputed from scratch before accepting its
 // convergence and every REFRESH of its sweeps, so rounding never accumulates into the answer.
-#include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
 
@@ -69,19 +68,45 @@ static double ccp_residual(const solver_problem* p, const double* lambda, const 
   return worst;
 }
 
+// what the sweeps read: the solver (its per-contact steps in tinv) and the problem
+typedef struct {
+  const solver* s;
+  const solver_problem* p;
+} ccp_ctx;
+
 // the stopping residual over the contacts cons[0..n): the CCP residual, and under
 // solver.criterion: ncp also the NCP one (a guess that is an NCP solution but not the CCP's
 // answer, e.g. lambda = 0 on a separating contact that slides, where the CCP still pushes since
 // c_N < mu |c_T|, must not stop the sweeps)
-static double stop_residual(const solver* s, const solver_problem* p, const double* lambda,
-                            const double* c, const int* cons, int n) {
-  return solver_stop_of(s, p, lambda, c, cons, n, ccp_residual(p, lambda, c, cons, n));
+static double stop_residual(const void* ctx, const int* cons, int n, const double* lambda,
+                            const double* c) {
+  const ccp_ctx* x = ctx;
+  return solver_stop_of(x->s, x->p, lambda, c, cons, n, ccp_residual(x->p, lambda, c, cons, n));
+}
+
+// one sweep: per contact a gradient step and projection onto K_mu (Alg. 2 lines 3-4)
+static void ccp_sweep(const void* ctx, const int* cons, int n, double* lambda, double* c) {
+  const ccp_ctx* x = ctx;
+  const solver_problem* p = x->p;
+  const double* tinv = x->s->tinv;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double* li = lambda + 3 * i;
+    double st = tinv[4 * i];
+    double y[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1], li[2] - st * c[3 * i + 2]};
+    cone_project(y, y, p->mu[i]);
+    double d[3] = {y[0] - li[0], y[1] - li[1], y[2] - li[2]};
+    if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+    li[0] = y[0];
+    li[1] = y[1];
+    li[2] = y[2];
+    velocity_update(p, i, d, c);
+  }
 }
 
 void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc;
-  double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
-  double* c = s->c;
+  double omega = s->opt.over_relaxation;
 
   // per-contact step omega * 3 / trace(G~_ii) (Alg. 2 line 3), capped at 1.5 / lambda_max(G~_ii)
   // (see the top of the file)
@@ -98,43 +123,10 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
-  solver_crows(p, lambda, c, NULL, nc);
+  solver_crows(p, lambda, s->c, NULL, nc);
 
   // island by island (solver_impl.h): each island sweeps until its CCP residual, checked on an
   // exact c, is below the tolerance
-  int nis = solver_sweep_islands(p);
-  solver_tally tally = solver_tally_start();
-  for (int k = 0; k < nis; k++) {
-    int n;
-    const int* cons = solver_sweep_island(p, k, &n);
-    double r = stop_residual(s, p, lambda, c, cons, n);
-    int it = 0;
-    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
-      for (int q = 0; q < n; q++) {
-        int i = cons ? cons[q] : q;
-        double* li = lambda + 3 * i;
-        double st = s->tinv[4 * i];
-        // gradient step and projection onto K_mu (Alg. 2 lines 3-4)
-        double x[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1],
-                       li[2] - st * c[3 * i + 2]};
-        cone_project(x, x, p->mu[i]);
-        double d[3] = {x[0] - li[0], x[1] - li[1], x[2] - li[2]};
-        if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-        li[0] = x[0];
-        li[1] = x[1];
-        li[2] = x[2];
-        velocity_update(p, i, d, c);
-      }
-      it++;
-      if (it % REFRESH == 0) solver_crows(p, lambda, c, cons, n);
-      r = stop_residual(s, p, lambda, c, cons, n);
-      if (r <= tol) {  // confirm on an exact c
-        solver_crows(p, lambda, c, cons, n);
-        r = stop_residual(s, p, lambda, c, cons, n);
-      }
-    }
-    // the island's c is exact when no sweep ran or its last test recomputed it
-    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
-  }
-  solver_tally_finish(&tally, s, res, tol);
+  ccp_ctx x = {s, p};
+  solver_sweep_run(s, p, lambda, ccp_sweep, stop_residual, &x, REFRESH, res);
 }

@@ -60,7 +60,7 @@
 // on the pyramid residual (a further pass centred on an LCP solution reproduces it), after
 // PROX_MAX passes or at the pivot cap; converged is judged on the stopping residual (pyramid,
 // and NCP too under solver.criterion: ncp). A ray on every pass (e.g. an infeasible problem)
-// leaves the projected initial guess. Scratch from s->work, sized by solver_lcp_work.
+// leaves the projected initial guess. Scratch from s->work, sized by lcp_work.
 #include <float.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
@@ -276,7 +276,9 @@ static void project_all(const pyramid* py, const solver_problem* p, double* lamb
   }
 }
 
-csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
+// raise *nwork to the scratch the LCP families need (the polygon; Lemke's N x N tableau,
+// N = maxc (facets + 2)); input error on bad facets or a tableau too large
+static csim_status lcp_work(const solver_options* opt, int maxc, size_t* nwork,
                             csim_error* err) {
   if (opt->facets < 3 || opt->facets > SOLVER_MAX_FACETS)
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "contact.facets",
@@ -299,6 +301,15 @@ csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork,
   return CSIM_OK;
 }
 
+// what the sweeps read: the solver (its per-contact steps in tinv), the problem, the pyramid
+// and each contact's G_t1N, G_t2N, G_t1t2
+typedef struct {
+  const solver* s;
+  const solver_problem* p;
+  const pyramid* py;
+  const double* gt;
+} lcp_ctx;
+
 // the stopping residual over the contacts cons[0..n) (all when cons is NULL): the pyramid LCP
 // residual, and under solver.criterion: ncp also the NCP one (an NCP solution that is not the
 // pyramid's answer must not stop the solver)
@@ -307,10 +318,54 @@ static double stop_residual(const solver* s, const pyramid* py, const solver_pro
   return solver_stop_of(s, p, lambda, c, cons, n, pyramid_residual(py, p, lambda, c, cons, n));
 }
 
+// stop_residual as the sweeps call it
+static double sweep_stop(const void* ctx, const int* cons, int n, const double* lambda,
+                         const double* c) {
+  const lcp_ctx* x = ctx;
+  return stop_residual(x->s, x->py, x->p, lambda, c, cons, n);
+}
+
+// one sweep: per contact the normal step, then the tangent ones on the velocity after it
+static void lcp_sweep(const void* ctx, const int* cons, int n, double* lambda, double* c) {
+  const lcp_ctx* x = ctx;
+  const solver_problem* p = x->p;
+  const pyramid* py = x->py;
+  double omega = x->s->opt.over_relaxation;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double* li = lambda + 3 * i;
+    const double* ti = x->s->tinv + 4 * i;
+    const double* gi = x->gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
+    // normal: Alg. 1 lines 3-4
+    double ln = li[2] - omega * ti[0] * c[3 * i + 2];
+    if (ln < 0) ln = 0;
+    double dn = ln - li[2];
+    // tangent velocity after the normal update (R is diagonal: no coupling)
+    double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
+    double t[2];
+    double rad = p->mu[i] * ln;
+    if (py->m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
+      t[0] = li[0] - omega * ti[1] * ct0;
+      t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
+      ct1 += gi[2] * (t[0] - li[0]);
+      t[1] = li[1] - omega * ti[2] * ct1;
+      t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
+    } else {  // polygon: scalar step and horizontal projection
+      t[0] = li[0] - omega * ti[3] * ct0;
+      t[1] = li[1] - omega * ti[3] * ct1;
+      polygon_project(py, rad, t);
+    }
+    double d[3] = {t[0] - li[0], t[1] - li[1], dn};
+    if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+    li[0] = t[0];
+    li[1] = t[1];
+    li[2] = ln;
+    column_combo(p, i, d, c, 0);
+  }
+}
+
 void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc;
-  double omega = s->opt.over_relaxation, tol = s->opt.tolerance;
-  double* c = s->c;
   pyramid py = pyramid_make(s->work, s->opt.facets);
 
   // per-contact steps: 1/G~_NN, 1/G~_t1t1, 1/G~_t2t2, 1/max(G~_t1t1, G~_t2t2)
@@ -331,61 +386,12 @@ void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
 
   // start from the warm start projected onto the pyramids
   project_all(&py, p, lambda);
-  solver_crows(p, lambda, c, NULL, nc);
+  solver_crows(p, lambda, s->c, NULL, nc);
 
   // island by island (solver_impl.h): each island sweeps until its pyramid residual, checked on
   // an exact c, is below the tolerance
-  int nis = solver_sweep_islands(p);
-  solver_tally tally = solver_tally_start();
-  for (int k = 0; k < nis; k++) {
-    int n;
-    const int* cons = solver_sweep_island(p, k, &n);
-    double r = stop_residual(s, &py, p, lambda, c, cons, n);
-    int it = 0;
-    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
-      for (int q = 0; q < n; q++) {
-        int i = cons ? cons[q] : q;
-        double* li = lambda + 3 * i;
-        const double* ti = s->tinv + 4 * i;
-        const double* gi = gt + 3 * i;  // G_t1N, G_t2N, G_t2t1 of the diagonal block
-        // normal: Alg. 1 lines 3-4
-        double ln = li[2] - omega * ti[0] * c[3 * i + 2];
-        if (ln < 0) ln = 0;
-        double dn = ln - li[2];
-        // tangent velocity after the normal update (R is diagonal: no coupling)
-        double ct0 = c[3 * i] + gi[0] * dn, ct1 = c[3 * i + 1] + gi[1] * dn;
-        double t[2];
-        double rad = p->mu[i] * ln;
-        if (py.m == 4) {  // box: Gauss-Seidel on t1 then t2, each clamped (lines 5-6)
-          t[0] = li[0] - omega * ti[1] * ct0;
-          t[0] = t[0] > rad ? rad : (t[0] < -rad ? -rad : t[0]);
-          ct1 += gi[2] * (t[0] - li[0]);
-          t[1] = li[1] - omega * ti[2] * ct1;
-          t[1] = t[1] > rad ? rad : (t[1] < -rad ? -rad : t[1]);
-        } else {  // polygon: scalar step and horizontal projection
-          t[0] = li[0] - omega * ti[3] * ct0;
-          t[1] = li[1] - omega * ti[3] * ct1;
-          polygon_project(&py, rad, t);
-        }
-        double d[3] = {t[0] - li[0], t[1] - li[1], dn};
-        if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-        li[0] = t[0];
-        li[1] = t[1];
-        li[2] = ln;
-        column_combo(p, i, d, c, 0);
-      }
-      it++;
-      if (it % REFRESH == 0) solver_crows(p, lambda, c, cons, n);
-      r = stop_residual(s, &py, p, lambda, c, cons, n);
-      if (r <= tol) {  // confirm on an exact c
-        solver_crows(p, lambda, c, cons, n);
-        r = stop_residual(s, &py, p, lambda, c, cons, n);
-      }
-    }
-    // the island's c is exact when no sweep ran or its last test recomputed it
-    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
-  }
-  solver_tally_finish(&tally, s, res, tol);
+  lcp_ctx x = {s, p, &py, gt};
+  solver_sweep_run(s, p, lambda, lcp_sweep, sweep_stop, &x, REFRESH, res);
 }
 
 // column j of M = E' (G~ + diag(reg)) E + H into col (N), u (3nc) as scratch (see the top)
@@ -480,19 +486,8 @@ typedef struct {
   int* cand;      // (N) ratio-test candidates
 } lemke_ws;
 
-// Lemke's method on the LCP of the pyramid problem with G~ + diag(reg) and free velocity w->gs;
-// lambda (3nc) receives the solution; returns 1 on a solution, 0 on a ray or the pivot cap;
-// *pivots counts the pivots
-static int lemke_run(const pyramid* py, const solver_problem* p, const double* reg, lemke_ws* w,
-                     long cap, double* lambda, long* pivots) {
-  int nc = w->nc, m = w->m, k = w->k, N = w->N;
-  double *Binv = w->Binv, *x = w->x, *y = w->y, *q = w->q, *col = w->col;
-  double *nx = w->nx, *ny = w->ny;
-  int *basis = w->basis, *cand = w->cand;
-  const int z0 = 2 * N;  // variables: w_j = j, z_j = N + j, z0 = 2N
-  *pivots = 0;
-
-  // the scale of M's entries, for the rounding noise of the data
+// the scale of M's entries, for the rounding noise of the data
+static double lemke_scale(const solver_problem* p, const double* reg, int nc) {
   double dmax = 0;
   for (int j = 0; j < 3 * nc; j++) {
     double d = p->dense[(size_t)j * 3 * nc + j] + (p->R ? p->R[j] : 0) + reg[j];
@@ -501,111 +496,127 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
   double mscale = 4 * dmax + 1;
   for (int i = 0; i < nc; i++)
     if (p->mu[i] > mscale) mscale = p->mu[i];
+  return mscale;
+}
 
-  // q = E' gs
+// q = E' gs; returns its smallest entry
+static double lemke_q(const pyramid* py, lemke_ws* w) {
+  int m = w->m, k = w->k;
+  double* q = w->q;
   double qmin = INFINITY;
-  for (int i = 0; i < nc; i++) {
+  for (int i = 0; i < w->nc; i++) {
     const double* gi = w->gs + 3 * i;
     double* qi = q + i * k;
     qi[0] = gi[2];
     for (int b = 0; b < m; b++) qi[1 + b] = py->v[2 * b] * gi[0] + py->v[2 * b + 1] * gi[1];
     qi[k - 1] = 0;
   }
-  for (int j = 0; j < N; j++)
+  for (int j = 0; j < w->N; j++)
     if (q[j] < qmin) qmin = q[j];
-  memset(lambda, 0, sizeof(double) * (size_t)(3 * nc));
-  if (qmin >= 0) return 1;  // z = 0 solves it: no contact force
+  return qmin;
+}
 
-  // basis of the slacks w, B^-1 = I, x = q
-  memset(Binv, 0, sizeof(double) * (size_t)N * N);
+// the basis of the slacks w, B^-1 = I, x = q, and the entering column of z0 (y = -1); returns
+// the row of the first pivot: the most negative q (the last row among ties, which keeps the rows
+// lexicographically positive)
+static int lemke_start(lemke_ws* w) {
+  int N = w->N;
+  memset(w->Binv, 0, sizeof(double) * (size_t)N * N);
   for (int j = 0; j < N; j++) {
-    Binv[(size_t)j * N + j] = 1;
-    basis[j] = j;
-    x[j] = q[j];
+    w->Binv[(size_t)j * N + j] = 1;
+    w->basis[j] = j;
+    w->x[j] = w->q[j];
   }
-  // first pivot: z0 enters on the most negative q (the last row among ties, which keeps the
-  // rows lexicographically positive)
   int rlev = 0;
   for (int j = 1; j < N; j++)
-    if (q[j] <= q[rlev]) rlev = j;
-  int enter = z0, ok = 0;
-  for (int j = 0; j < N; j++) y[j] = -1;
-  for (;;) {
-    // pivot on row rlev: the entering variable replaces basis[rlev]
-    double piv = y[rlev];
-    double* Br = Binv + (size_t)rlev * N;
-    for (int j = 0; j < N; j++) Br[j] /= piv;
-    x[rlev] /= piv;
-    for (int rr = 0; rr < N; rr++) {
-      if (rr == rlev || y[rr] == 0) continue;
-      double f = y[rr];
-      double* Bk = Binv + (size_t)rr * N;
-      for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
-      x[rr] -= f * x[rlev];
-    }
-    int leave = basis[rlev];
-    basis[rlev] = enter;
-    (*pivots)++;
-    if (leave == z0) {
-      ok = 1;
-      break;
-    }
-    if (*pivots >= cap) break;
-    // the complement of the leaving variable enters
-    enter = leave < N ? leave + N : leave - N;
-    double xnorm = 0;
-    for (int rr = 0; rr < N; rr++)
-      if (fabs(x[rr]) > xnorm) xnorm = fabs(x[rr]);
-    if (enter >= N) lemke_column(py, p, reg, enter - N, w->u, col);
-    // y = B^-1 a (a = e_j for w_j, -M(:, j) for z_j) and the rounding noise of y and x per row:
-    // KNOISE eps (|B^-1_r| |q| + mscale |B^-1_r|_1 |x|) and KNOISE eps mscale |B^-1_r|_1
-    for (int rr = 0; rr < N; rr++) {
-      const double* Bk = Binv + (size_t)rr * N;
-      double acc = 0, sx = 0, bn = 0;
-      if (enter >= N)
-        for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
-      else
-        acc = Bk[enter];
-      for (int j = 0; j < N; j++) {
-        sx += fabs(Bk[j]) * fabs(q[j]);
-        bn += fabs(Bk[j]);
-      }
-      y[rr] = acc;
-      nx[rr] = KNOISE * DBL_EPSILON * (sx + mscale * bn * xnorm);
-      ny[rr] = KNOISE * DBL_EPSILON * mscale * bn;
-    }
-    rlev = lemke_ratio(N, Binv, x, y, nx, ny, basis, z0, cand);
-    if (rlev < 0) break;  // ray termination
-  }
-  if (!ok) return 0;
-  // one step of iterative refinement of the basic values: x += B^-1 (q - B x), with B's
-  // columns formed afresh from G (the updates of B^-1 accumulate rounding)
-  {
-    for (int j = 0; j < N; j++) y[j] = q[j];
-    for (int rr = 0; rr < N; rr++) {
-      int v = basis[rr];
-      if (v < N) {
-        y[v] -= x[rr];
-      } else if (v == z0) {
-        for (int j = 0; j < N; j++) y[j] += x[rr];
-      } else {
-        lemke_column(py, p, reg, v - N, w->u, col);
-        for (int j = 0; j < N; j++) y[j] += col[j] * x[rr];
-      }
-    }
-    for (int rr = 0; rr < N; rr++) {
-      const double* Bk = Binv + (size_t)rr * N;
-      double acc = 0;
-      for (int j = 0; j < N; j++) acc += Bk[j] * y[j];
-      nx[rr] = acc;
-    }
-    for (int rr = 0; rr < N; rr++) x[rr] += nx[rr];
-  }
-  // lambda from z: lambda_N and lambda_T = sum_j beta_j v_j
+    if (w->q[j] <= w->q[rlev]) rlev = j;
+  for (int j = 0; j < N; j++) w->y[j] = -1;
+  return rlev;
+}
+
+// pivot on row rlev with the entering column in y: `enter` replaces basis[rlev], which is
+// returned (the leaving variable)
+static int lemke_pivot(lemke_ws* w, int rlev, int enter) {
+  int N = w->N;
+  double *Binv = w->Binv, *x = w->x, *y = w->y;
+  double piv = y[rlev];
+  double* Br = Binv + (size_t)rlev * N;
+  for (int j = 0; j < N; j++) Br[j] /= piv;
+  x[rlev] /= piv;
   for (int rr = 0; rr < N; rr++) {
-    if (basis[rr] < N || basis[rr] == z0) continue;
-    int j = basis[rr] - N, i = j / k, l = j % k;
-    double z = x[rr] > 0 ? x[rr] : 0;
+    if (rr == rlev || y[rr] == 0) continue;
+    double f = y[rr];
+    double* Bk = Binv + (size_t)rr * N;
+    for (int j = 0; j < N; j++) Bk[j] -= f * Br[j];
+    x[rr] -= f * x[rlev];
+  }
+  int leave = w->basis[rlev];
+  w->basis[rlev] = enter;
+  return leave;
+}
+
+// y = B^-1 a for the entering variable (a = e_j for w_j, -M(:, j) for z_j) and the rounding
+// noise of y and x per row: KNOISE eps (|B^-1_r| |q| + mscale |B^-1_r|_1 |x|) and
+// KNOISE eps mscale |B^-1_r|_1
+static void lemke_entering(const pyramid* py, const solver_problem* p, const double* reg,
+                           lemke_ws* w, int enter, double mscale) {
+  int N = w->N;
+  const double *x = w->x, *q = w->q, *col = w->col;
+  double xnorm = 0;
+  for (int rr = 0; rr < N; rr++)
+    if (fabs(x[rr]) > xnorm) xnorm = fabs(x[rr]);
+  if (enter >= N) lemke_column(py, p, reg, enter - N, w->u, w->col);
+  for (int rr = 0; rr < N; rr++) {
+    const double* Bk = w->Binv + (size_t)rr * N;
+    double acc = 0, sx = 0, bn = 0;
+    if (enter >= N)
+      for (int j = 0; j < N; j++) acc -= Bk[j] * col[j];
+    else
+      acc = Bk[enter];
+    for (int j = 0; j < N; j++) {
+      sx += fabs(Bk[j]) * fabs(q[j]);
+      bn += fabs(Bk[j]);
+    }
+    w->y[rr] = acc;
+    w->nx[rr] = KNOISE * DBL_EPSILON * (sx + mscale * bn * xnorm);
+    w->ny[rr] = KNOISE * DBL_EPSILON * mscale * bn;
+  }
+}
+
+// one step of iterative refinement of the basic values: x += B^-1 (q - B x), with B's columns
+// formed afresh from G (the updates of B^-1 accumulate rounding)
+static void lemke_refine(const pyramid* py, const solver_problem* p, const double* reg,
+                         lemke_ws* w, int z0) {
+  int N = w->N;
+  double *x = w->x, *y = w->y, *col = w->col, *nx = w->nx;
+  for (int j = 0; j < N; j++) y[j] = w->q[j];
+  for (int rr = 0; rr < N; rr++) {
+    int v = w->basis[rr];
+    if (v < N) {
+      y[v] -= x[rr];
+    } else if (v == z0) {
+      for (int j = 0; j < N; j++) y[j] += x[rr];
+    } else {
+      lemke_column(py, p, reg, v - N, w->u, col);
+      for (int j = 0; j < N; j++) y[j] += col[j] * x[rr];
+    }
+  }
+  for (int rr = 0; rr < N; rr++) {
+    const double* Bk = w->Binv + (size_t)rr * N;
+    double acc = 0;
+    for (int j = 0; j < N; j++) acc += Bk[j] * y[j];
+    nx[rr] = acc;
+  }
+  for (int rr = 0; rr < N; rr++) x[rr] += nx[rr];
+}
+
+// lambda from z: lambda_N and lambda_T = sum_j beta_j v_j (lambda zero on entry)
+static void lemke_lambda(const pyramid* py, const lemke_ws* w, int z0, double* lambda) {
+  int N = w->N, k = w->k, m = w->m;
+  for (int rr = 0; rr < N; rr++) {
+    if (w->basis[rr] < N || w->basis[rr] == z0) continue;
+    int j = w->basis[rr] - N, i = j / k, l = j % k;
+    double z = w->x[rr] > 0 ? w->x[rr] : 0;
     if (l == 0)
       lambda[3 * i + 2] = z;
     else if (l <= m) {
@@ -613,14 +624,69 @@ static int lemke_run(const pyramid* py, const solver_problem* p, const double* r
       lambda[3 * i + 1] += z * py->v[2 * (l - 1) + 1];
     }
   }
+}
+
+// Lemke's method on the LCP of the pyramid problem with G~ + diag(reg) and free velocity w->gs;
+// lambda (3nc) receives the solution; returns 1 on a solution, 0 on a ray or the pivot cap;
+// *pivots counts the pivots
+static int lemke_run(const pyramid* py, const solver_problem* p, const double* reg, lemke_ws* w,
+                     long cap, double* lambda, long* pivots) {
+  const int z0 = 2 * w->N;  // variables: w_j = j, z_j = N + j, z0 = 2N
+  *pivots = 0;
+  double mscale = lemke_scale(p, reg, w->nc);
+  double qmin = lemke_q(py, w);
+  memset(lambda, 0, sizeof(double) * (size_t)(3 * w->nc));
+  if (qmin >= 0) return 1;  // z = 0 solves it: no contact force
+  int rlev = lemke_start(w), enter = z0, ok = 0;
+  for (;;) {
+    int leave = lemke_pivot(w, rlev, enter);
+    (*pivots)++;
+    if (leave == z0) {
+      ok = 1;
+      break;
+    }
+    if (*pivots >= cap) break;
+    enter = leave < w->N ? leave + w->N : leave - w->N;  // the complement of the leaving one
+    lemke_entering(py, p, reg, w, enter, mscale);
+    rlev = lemke_ratio(w->N, w->Binv, w->x, w->y, w->nx, w->ny, w->basis, z0, w->cand);
+    if (rlev < 0) break;  // ray termination
+  }
+  if (!ok) return 0;
+  lemke_refine(py, p, reg, w, z0);
+  lemke_lambda(py, w, z0, lambda);
   // onto the pyramids: the basic values carry rounding (with mu = 0, a frictionless contact or
   // a joint limit, w_gamma = -sum beta >= 0 holds only to rounding: lambda_T must be exactly 0)
   project_all(py, p, lambda);
   return 1;
 }
 
+// Lemke's scratch from base (lcp_work sizes it) for nc contacts and m facets: the tableau and
+// its vectors (w), then the best iterate so far, also the proximal centre (*best, 3nc), and the
+// proximal weights (*dprox, 3nc), then the basis and the candidates (N ints each in the space of
+// N doubles)
+static void lemke_layout(double* base, int nc, int m, lemke_ws* w, double** best, double** dprox) {
+  int k = m + 2, N = nc * k, n = 3 * nc;
+  w->nc = nc;
+  w->m = m;
+  w->k = k;
+  w->N = N;
+  w->Binv = base;
+  w->x = w->Binv + (size_t)N * N;
+  w->y = w->x + N;
+  w->q = w->y + N;
+  w->col = w->q + N;
+  w->nx = w->col + N;
+  w->ny = w->nx + N;
+  w->u = w->ny + N;
+  w->gs = w->u + n;
+  *best = w->gs + n;
+  *dprox = *best + n;
+  w->basis = (int*)(*dprox + n);
+  w->cand = (int*)(*dprox + n + N);
+}
+
 void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc, m = s->opt.facets, k = m + 2, N = nc * k, n = 3 * nc;
+  int nc = p->nc, m = s->opt.facets, N = nc * (m + 2), n = 3 * nc;
   double tol = s->opt.tolerance;
   pyramid py = pyramid_make(s->work, m);
   double* c = s->c;
@@ -635,21 +701,9 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
     return;
   }
 
-  // scratch after the polygon (solver_lcp_work sizes it)
-  lemke_ws w = {nc, m, k, N, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-  w.Binv = s->work + 4 * m;
-  w.x = w.Binv + (size_t)N * N;
-  w.y = w.x + N;
-  w.q = w.y + N;
-  w.col = w.q + N;
-  w.nx = w.col + N;
-  w.ny = w.nx + N;
-  w.u = w.ny + N;
-  w.gs = w.u + n;
-  double* best = w.gs + n;         // (3nc) the best iterate so far, also the proximal centre
-  double* dprox = best + n;        // (3nc) the proximal weights scale diag(G~)
-  w.basis = (int*)(dprox + n);     // N ints in the space of N doubles
-  w.cand = (int*)(dprox + n + N);
+  lemke_ws w;
+  double *best, *dprox;
+  lemke_layout(s->work + 4 * m, nc, m, &w, &best, &dprox);  // after the polygon
 
   // proximal passes (see the top of the file): the best iterate by the pyramid residual q,
   // sbest its stopping residual
@@ -662,6 +716,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   int outer = 0;
   double scale = PROX;
   while (!(qbest <= tol) && outer < PROX_MAX && total < cap && !intr_requested()) {
+    // the proximal term scale diag(G~) |lambda - best|^2: on the diagonal and in gs
     for (int j = 0; j < n; j++) {
       dprox[j] = scale * (p->dense[(size_t)j * n + j] + (p->R ? p->R[j] : 0));
       w.gs[j] = p->g[j] - dprox[j] * best[j];
@@ -691,3 +746,15 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   res->residual = sbest;
   res->converged = sbest <= tol;
 }
+
+//------------------------------------ the families -----------------------------------------
+
+// Lemke's tableau on an island of `rows` rows (rows / 3 contacts), and its vectors
+static size_t lemke_island_doubles(const solver_options* o, size_t rows) {
+  size_t N = rows / 3 * (size_t)(o->facets + 2);
+  return N * N + 8 * N;
+}
+
+const solver_family solver_family_lcp = {.work = lcp_work};
+const solver_family solver_family_lemke = {.work = lcp_work,
+                                           .island_doubles = lemke_island_doubles};

@@ -15,35 +15,56 @@ const char* const solver_model_names[SOLVER_NMODELS] = {"ncp", "ccp", "lcp", "ra
 const char* const solver_kind_names[SOLVER_NKINDS] = {"pgs", "lemke", "admm", "staggered",
                                                       "bisection"};
 
-// the pairs of DESIGN.md's table that this build implements, one row each
+// the per-contact families keep nothing of their own (no hook)
+static const solver_family kPlain = {0};
+
+// the pairs of DESIGN.md's table that this build implements, one row each: the solve and the
+// family's hooks (solver_impl.h)
 static const struct {
   solver_model model;
   solver_kind kind;
   solver_fn fn;
+  const solver_family* fam;
 } kPairs[] = {
-    {SOLVER_MODEL_NCP, SOLVER_PGS, solver_pgs},  // 000 Alg. 5
-    {SOLVER_MODEL_CCP, SOLVER_PGS, solver_ccp_pgs},      // 000 Alg. 2
-    {SOLVER_MODEL_LCP, SOLVER_PGS, solver_lcp_pgs},      // 000 Alg. 1
-    {SOLVER_MODEL_LCP, SOLVER_LEMKE, solver_lcp_lemke},  // 000 Sec. III, Lemke
-    {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, solver_raisim},        // 000 Alg. 4
-    {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION, solver_raisim_ds},  // 002 Alg. 1
-    {SOLVER_MODEL_CCP, SOLVER_ADMM, solver_ccp_admm},  // 000 Alg. 3
-    {SOLVER_MODEL_NCP, SOLVER_ADMM, solver_ncp_admm},  // 000 Sec. III, de Saxce fixed point
-    {SOLVER_MODEL_NCP, SOLVER_STAGGERED, solver_ncp_staggered},  // 000 Alg. 6
+    {SOLVER_MODEL_NCP, SOLVER_PGS, solver_pgs, &kPlain},                 // 000 Alg. 5
+    {SOLVER_MODEL_CCP, SOLVER_PGS, solver_ccp_pgs, &kPlain},             // 000 Alg. 2
+    {SOLVER_MODEL_LCP, SOLVER_PGS, solver_lcp_pgs, &solver_family_lcp},  // 000 Alg. 1
+    {SOLVER_MODEL_LCP, SOLVER_LEMKE, solver_lcp_lemke, &solver_family_lemke},  // 000 Sec. III
+    {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, solver_raisim, &kPlain},        // 000 Alg. 4
+    {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION, solver_raisim_ds, &kPlain},  // 002 Alg. 1
+    {SOLVER_MODEL_CCP, SOLVER_ADMM, solver_ccp_admm, &solver_family_admm},  // 000 Alg. 3
+    // 000 Sec. III, de Saxce fixed point
+    {SOLVER_MODEL_NCP, SOLVER_ADMM, solver_ncp_admm, &solver_family_admm},
+    {SOLVER_MODEL_NCP, SOLVER_STAGGERED, solver_ncp_staggered, &solver_family_staggered},  // Alg. 6
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
-// the family for a pair, NULL when the pair is not in the table
-static solver_fn pair_fn(solver_model model, solver_kind kind) {
+// the row of a pair, -1 when the pair is not in the table
+static int pair_row(solver_model model, solver_kind kind) {
   for (int k = 0; k < NPAIRS; k++)
-    if (kPairs[k].model == model && kPairs[k].kind == kind) return kPairs[k].fn;
-  return NULL;
+    if (kPairs[k].model == model && kPairs[k].kind == kind) return k;
+  return -1;
+}
+
+// the family of opt's pair (the plain one when the pair is not in the table)
+static const solver_family* family_of(const solver_options* opt) {
+  int k = pair_row(opt->model, opt->kind);
+  return k >= 0 ? kPairs[k].fam : &kPlain;
+}
+
+// the scratch doubles of a solver for opt and maxc contacts (the family's own need included),
+// its family in *fam
+static csim_status work_doubles(const solver_options* opt, int maxc, size_t* nwork,
+                                const solver_family** fam, csim_error* err) {
+  *fam = family_of(opt);
+  *nwork = SOLVER_WORK_OF(opt, (size_t)(maxc > 0 ? maxc : 1));
+  return (*fam)->work ? (*fam)->work(opt, maxc, nwork, err) : CSIM_OK;
 }
 
 int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n) {
   if ((int)model < 0 || model >= SOLVER_NMODELS || (int)kind < 0 || kind >= SOLVER_NKINDS)
     return 0;
-  if (pair_fn(model, kind)) return 1;
+  if (pair_row(model, kind) >= 0) return 1;
   if (msg && n > 0) {
     int k = snprintf(msg, (size_t)n,
                      "model '%s' with solver '%s' is not available; valid model/solver pairs: ",
@@ -71,37 +92,23 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->opt = *opt;
   s->maxc = max_contacts;
   size_t n3 = 3 * (size_t)(max_contacts > 0 ? max_contacts : 1);
-  s->fn = pair_fn(opt->model, opt->kind);
+  s->fn = kPairs[pair_row(opt->model, opt->kind)].fn;
+  csim_status st = work_doubles(opt, max_contacts, &s->nwork, &s->fam, err);
+  if (st != CSIM_OK) {
+    solver_free(s);
+    return st;
+  }
   s->c = calloc(n3, sizeof(double));
   s->tinv = calloc(n3 / 3 * 4, sizeof(double));
-  s->nwork = SOLVER_WORK_OF(opt, (size_t)(max_contacts > 0 ? max_contacts : 1));
-  if (opt->model == SOLVER_MODEL_LCP) {  // pyramid polygon and Lemke's tableau (lcp.c)
-    csim_status st = solver_lcp_work(opt, max_contacts, &s->nwork, err);
-    if (st != CSIM_OK) {
-      solver_free(s);
-      return st;
-    }
-  }
   s->work = calloc(s->nwork, sizeof(double));
   s->dual_out = calloc(n3, sizeof(double));
   s->nisl = solver_island_work(opt, max_contacts);
   s->rows = solver_work_rows(opt, n3 / 3);
   s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
   s->map = calloc(n3 / 3, sizeof(int));
-  int ybad = 0;
-  if (solver_y_bytes(opt, max_contacts) > 0) {  // ADMM in dof space (solver_impl.h)
-    size_t w = (size_t)(opt->max_chain > 0 ? opt->max_chain : 1);
-    s->yl = calloc(n3 * w, sizeof(double));
-    s->yi = calloc(n3 / 3 * w, sizeof(int));
-    s->ynz = calloc(n3 / 3, sizeof(int));
-    s->ye = calloc(n3, sizeof(double));
-    s->dofmap = malloc(sizeof(int) * (size_t)opt->nv);
-    s->yord = malloc(sizeof(int) * solver_y_ord_ints(opt, max_contacts));
-    ybad = !s->yl || !s->yi || !s->ynz || !s->ye || !s->dofmap || !s->yord;
-    if (s->dofmap)
-      for (int k = 0; k < opt->nv; k++) s->dofmap[k] = -1;
-  }
-  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map || ybad) {
+  if (s->fam->create) s->priv = s->fam->create(opt, max_contacts);
+  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map ||
+      (s->fam->create && !s->priv)) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -110,13 +117,13 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
 }
 
 size_t solver_bytes(const solver_options* opt, int max_contacts) {
-  size_t mc = (size_t)(max_contacts > 0 ? max_contacts : 1), n3 = 3 * mc;
-  size_t nwork = SOLVER_WORK_OF(opt, mc);
-  if (opt->model == SOLVER_MODEL_LCP && solver_lcp_work(opt, (int)mc, &nwork, NULL) != CSIM_OK)
-    return SIZE_MAX;  // Lemke's tableau past its own limit
-  // the callocs of solver_create: c, tinv, work, dual_out, isl, map
+  size_t mc = (size_t)(max_contacts > 0 ? max_contacts : 1), n3 = 3 * mc, nwork;
+  const solver_family* fam;
+  if (work_doubles(opt, (int)mc, &nwork, &fam, NULL) != CSIM_OK)
+    return SIZE_MAX;  // past a family's own limit (Lemke's tableau)
+  // the callocs of solver_create: c, tinv, work, dual_out, isl, map, the family's state
   return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
-         sizeof(double) + mc * sizeof(int) + solver_y_bytes(opt, (int)mc);
+         sizeof(double) + mc * sizeof(int) + (fam->bytes ? fam->bytes(opt, (int)mc) : 0);
 }
 
 int solver_island_rows(const solver_options* opt, int max_contacts) {
@@ -126,10 +133,8 @@ int solver_island_rows(const solver_options* opt, int max_contacts) {
 size_t solver_island_bytes(const solver_options* opt, int rows) {
   if (!solver_is_dense_family(opt) || rows <= 0) return 0;
   size_t r = (size_t)rows, d = 3 * r * r;  // the work's two matrices and the island's G
-  if (opt->kind == SOLVER_LEMKE) {          // its tableau on the island's contacts (lcp.c)
-    size_t N = r / 3 * (size_t)(opt->facets + 2);
-    d += N * N + 8 * N;
-  }
+  const solver_family* fam = family_of(opt);
+  if (fam->island_doubles) d += fam->island_doubles(opt, r);  // Lemke's tableau (lcp.c)
   return d * sizeof(double);
 }
 
@@ -141,13 +146,24 @@ void solver_free(solver* s) {
   free(s->dual_out);
   free(s->isl);
   free(s->map);
-  free(s->yl);
-  free(s->yi);
-  free(s->ynz);
-  free(s->ye);
-  free(s->dofmap);
-  free(s->yord);
+  if (s->fam && s->fam->destroy) s->fam->destroy(s->priv);
   free(s);
+}
+
+// out (3) += row i of the block-sparse G times x: the blocks of row i summed in storage order in
+// three registers, then added (the one order every product with the blocks uses)
+static inline void block_row_add(const solver_problem* p, int i, const double* x, double out[3]) {
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
+    const double* B = p->blk + 9 * (size_t)k;
+    const double* l = x + 3 * p->col[k];
+    a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
+    a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
+    a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
+  }
+  out[0] += a0;
+  out[1] += a1;
+  out[2] += a2;
 }
 
 void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
@@ -201,168 +217,147 @@ void solver_residuals(const solver_problem* p, const double* lambda, double* c,
   residuals_set(ep, ed, ec, sum, res);
 }
 
-// ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
-// first numbered) into s->yl/yi/ynz, and what G's diagonal holds beyond Y Y' into s->ye; sub
-// gets Y, nv = the island's dofs. Only when the island has fewer dofs than contact rows (the
-// dof-space factor is then the smaller one); 0 (sub untouched) otherwise
-static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, int n,
-                          solver_problem* sub) {
-  if (s->opt.kind != SOLVER_ADMM || !p->Y || !s->dofmap || p->nv > s->opt.nv ||
-      p->ystride > s->opt.max_chain)
-    return 0;
-  int w = p->ystride, nd = 0;
-  for (int q = 0; q < n && nd < 3 * n; q++) {
-    const int* d = p->ydof + (size_t)cons[q] * w;
-    for (int k = 0; k < p->ynz[cons[q]]; k++)
-      if (s->dofmap[d[k]] < 0) s->dofmap[d[k]] = nd++;
-  }
-  int use = nd < 3 * n;
+// an island's dense sub-problem in s->isl: g, R, lambda, dual in, dual out (3n each), then the
+// family's c (3n), mu (n) and a contact-space island's G ((3n)^2)
+typedef struct {
+  double *g, *R, *l, *din, *dout, *c, *mu, *G;
+} island_buf;
+
+static island_buf island_buffers(const solver* s, int n) {
+  size_t n3 = 3 * (size_t)n;
+  island_buf b;
+  b.g = s->isl;
+  b.R = b.g + n3;
+  b.l = b.R + n3;
+  b.din = b.l + n3;
+  b.dout = b.din + n3;
+  b.c = b.dout + n3;  // the family's c = (G + R) lambda + g when it leaves it (c_fresh)
+  b.mu = b.c + n3;
+  b.G = b.mu + n;
+  return b;
+}
+
+// island cons[0..n)'s g, mu, R, warm start and warm dual gathered into b, and sub pointed at them
+static void island_gather(const solver_problem* p, const int* cons, int n, const double* lambda,
+                          const double* dual_in, const island_buf* b, solver_problem* sub) {
   for (int q = 0; q < n; q++) {
-    int i = cons[q], nz = p->ynz[i];
-    const int* d = p->ydof + (size_t)i * w;
-    if (use) {
-      s->ynz[q] = nz;
-      for (int k = 0; k < nz; k++) s->yi[(size_t)q * w + k] = s->dofmap[d[k]];
-      for (int r = 0; r < 3; r++) {
-        const double* y = p->Y + (3 * (size_t)i + r) * w;
-        memcpy(s->yl + (3 * (size_t)q + r) * w, y, sizeof(double) * (size_t)nz);
-        s->ye[3 * q + r] = p->ydiag ? p->ydiag[3 * i + r] : 0;
-      }
+    int i = cons[q];
+    b->mu[q] = p->mu[i];
+    for (int r = 0; r < 3; r++) {
+      b->g[3 * q + r] = p->g[3 * i + r];
+      b->R[3 * q + r] = p->R ? p->R[3 * i + r] : 0;
+      b->l[3 * q + r] = lambda[3 * i + r];
+      b->din[3 * q + r] = dual_in ? dual_in[3 * i + r] : NAN;
+      b->dout[3 * q + r] = NAN;
     }
   }
-  for (int q = 0; q < n; q++) {  // restored for the next island
-    const int* d = p->ydof + (size_t)cons[q] * w;
-    for (int k = 0; k < p->ynz[cons[q]]; k++) s->dofmap[d[k]] = -1;
+  sub->g = b->g;
+  sub->mu = b->mu;
+  sub->R = p->R ? b->R : NULL;
+}
+
+// the island's answer and dual scattered back (and its c when the family left it exact)
+static void island_scatter(const int* cons, int n, const island_buf* b, int fresh,
+                           double* lambda, double* dual_out, double* c_all) {
+  if (fresh)
+    for (int q = 0; q < n; q++)
+      for (int c = 0; c < 3; c++) c_all[3 * cons[q] + c] = b->c[3 * q + c];
+  for (int q = 0; q < n; q++) {
+    int i = cons[q];
+    for (int c = 0; c < 3; c++) {
+      lambda[3 * i + c] = b->l[3 * q + c];
+      dual_out[3 * i + c] = b->dout[3 * q + c];
+    }
   }
-  if (!use) return 0;
-  sub->nv = nd;
-  sub->ystride = w;
-  sub->ynz = s->ynz;
-  sub->ydof = s->yi;
-  sub->Y = s->yl;
-  sub->ydiag = s->ye;
-  return 1;
+}
+
+// an island (or problem) of n contacts and `rows` rows past the rows the work holds
+// (solver_options island_rows, or a problem without Y given to a solver sized for dof space):
+// left unsolved at its initial guess and reported, never solved in part nor overflowed
+static void island_unsolved(solver_result* out, int n, size_t rows) {
+  out->converged = 0;
+  out->residual = INFINITY;
+  if (n > out->unsolved_island) {
+    out->unsolved_island = n;
+    out->unsolved_rows = (int)rows;
+  }
+}
+
+// island k solved as a problem of its own (its G dense, or in the family's own form) into out;
+// 1 when the family left its c exact, 0 when not, -1 when the island was left unsolved
+static int solve_island(solver* s, const solver_problem* p, int k, double* lambda,
+                        solver_result* out) {
+  int n0 = p->island_ptr[k], n = p->island_ptr[k + 1] - n0;
+  const int* cons = p->island_con + n0;
+  island_buf b = island_buffers(s, n);
+  solver_problem sub = {0};
+  sub.nc = n;
+  int own = s->fam->island_form && s->fam->island_form(s, p, cons, n, &sub);
+  out->dof_islands += own;
+  size_t rows = own ? (size_t)sub.nv : 3 * (size_t)n;  // dofs in dof space, else 3 per contact
+  if (rows > s->rows) {
+    island_unsolved(out, n, rows);
+    return -1;
+  }
+  if (!own) {
+    solver_gdense(p, cons, n, s->map, b.G);
+    sub.dense = b.G;
+  }
+  const double* dual_in = s->dual_in;
+  double *dual_out = s->dual_out, *c_all = s->c;
+  island_gather(p, cons, n, lambda, dual_in, &b, &sub);
+  s->dual_in = dual_in ? b.din : NULL;
+  s->dual_out = b.dout;
+  s->c = b.c;
+  s->c_fresh = 0;
+  solver_result r = {0};
+  s->fn(s, &sub, b.l, &r);
+  s->c = c_all;
+  s->dual_in = dual_in;
+  s->dual_out = dual_out;
+  island_scatter(cons, n, &b, s->c_fresh, lambda, dual_out, c_all);
+  out->band_islands += r.band_islands;
+  if (r.iterations > out->iterations) out->iterations = r.iterations;
+  if (!r.converged) out->converged = 0;
+  if (isnan(r.residual) || r.residual > out->residual) out->residual = r.residual;
+  if (isnan(out->residual)) out->residual = NAN;
+  return s->c_fresh;
 }
 
 // a dense family (ADMM, staggered, Lemke: they factor or pivot on G) island by island: each
-// island's G exported densely (solver_gdense) with its g, mu, R, warm start and warm dual, solved
-// as a problem of its own, its answer and dual scattered back. Islands are independent, so this
-// is the whole problem's answer up to float order; iterations are the most any island took,
-// converged only when every island did, the residual the largest
+// island's G exported densely (solver_gdense) or in the family's own form, with its g, mu, R,
+// warm start and warm dual, solved as a problem of its own, its answer and dual scattered back.
+// Islands are independent, so this is the whole problem's answer up to float order; iterations
+// are the most any island took, converged only when every island did, the residual the largest
 static void solve_islands(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
     size_t need = p->dense ? 3 * (size_t)p->nc : (size_t)p->nv;
-    if (need > s->rows) {  // past the work: reported unsolved, never overflowed
-      memset(res, 0, sizeof(*res));
-      res->residual = INFINITY;
-      res->unsolved_island = p->nc;
-      res->unsolved_rows = (int)need;
-      return;
-    }
-    s->fn(s, p, lambda, res);
+    memset(res, 0, sizeof(*res));
+    if (need > s->rows) island_unsolved(res, p->nc, need);
+    else s->fn(s, p, lambda, res);
     return;
   }
   solver_result out = {0};
   out.converged = 1;
-  const double* dual_in = s->dual_in;
-  double* dual_out = s->dual_out;
-  double* c_all = s->c;  // families write their island's c into the island buffer (below)
-  int fresh = 1;         // every island left its c: solver_solve need not recompute it
-  // the penalties kept across solves (ADMM, staggered) start every island from the same value,
-  // as the whole problem would; the largest island's are kept for the next solve
-  double rho0 = s->admm_rho, srho0[2] = {s->stag_rho[0], s->stag_rho[1]};
-  double rho1 = rho0, srho1[2] = {srho0[0], srho0[1]};
-  int nbig = -1;
+  int fresh = 1;  // every island left its c: solver_solve need not recompute it
+  // the penalties the family keeps across solves start every island from the same value, as
+  // the whole problem would; the largest island's are kept for the next solve
+  int nk = 0, nbig = -1;
+  double* carry = s->fam->carry ? s->fam->carry(s, &nk) : NULL;
+  double keep0[SOLVER_CARRY_MAX], keep1[SOLVER_CARRY_MAX];
+  for (int j = 0; j < nk; j++) keep0[j] = keep1[j] = carry[j];
   for (int k = 0; k < p->nisland; k++) {
-    int n0 = p->island_ptr[k], n = p->island_ptr[k + 1] - n0;
-    s->admm_rho = rho0;
-    s->stag_rho[0] = srho0[0];
-    s->stag_rho[1] = srho0[1];
-    const int* cons = p->island_con + n0;
-    size_t n3 = 3 * (size_t)n;
-    // g, R, lambda, dual in, dual out (3n each), mu (n), then a contact-space island's G (3n)^2
-    double* g = s->isl;
-    double* R = g + n3;
-    double* l = R + n3;
-    double* din = l + n3;
-    double* dout = din + n3;
-    double* cl = dout + n3;  // the family's c = (G + R) lambda + g when it leaves it (c_fresh)
-    double* mu = cl + n3;
-    double* G = mu + n;
-    solver_problem sub = {0};
-    sub.nc = n;
-    int in_dofs = island_in_dofs(s, p, cons, n, &sub);
-    out.dof_islands += in_dofs;
-    // the island's rows: its dofs when factored in dof space, else 3 per contact. Past the
-    // rows the work holds (solver_options island_rows, or a problem without Y given to a
-    // solver sized for dof space) it is left unsolved at its initial guess and reported, never
-    // solved in part nor overflowed
-    size_t rows = in_dofs ? (size_t)sub.nv : n3;
-    if (rows > s->rows) {
-      out.converged = 0;
-      out.residual = INFINITY;
-      fresh = 0;
-      if (n > out.unsolved_island) {
-        out.unsolved_island = n;
-        out.unsolved_rows = (int)rows;
-      }
-      continue;
-    }
-    if (!in_dofs) {
-      solver_gdense(p, cons, n, s->map, G);
-      sub.dense = G;
-    }
-    for (int q = 0; q < n; q++) {
-      int i = cons[q];
-      mu[q] = p->mu[i];
-      for (int r = 0; r < 3; r++) {
-        g[3 * q + r] = p->g[3 * i + r];
-        R[3 * q + r] = p->R ? p->R[3 * i + r] : 0;
-        l[3 * q + r] = lambda[3 * i + r];
-        din[3 * q + r] = dual_in ? dual_in[3 * i + r] : NAN;
-        dout[3 * q + r] = NAN;
-      }
-    }
-    sub.g = g;
-    sub.mu = mu;
-    sub.R = p->R ? R : NULL;
-    s->dual_in = dual_in ? din : NULL;
-    s->dual_out = dout;
-    s->c = cl;
-    s->c_fresh = 0;
-    solver_result r = {0};
-    s->fn(s, &sub, l, &r);
-    s->c = c_all;
-    if (s->c_fresh)
-      for (int q = 0; q < n; q++)
-        for (int c = 0; c < 3; c++) c_all[3 * cons[q] + c] = cl[3 * q + c];
-    else
-      fresh = 0;
-    for (int q = 0; q < n; q++) {
-      int i = cons[q];
-      for (int c = 0; c < 3; c++) {
-        lambda[3 * i + c] = l[3 * q + c];
-        dual_out[3 * i + c] = dout[3 * q + c];
-      }
-    }
-    if (n > nbig) {
+    int n = p->island_ptr[k + 1] - p->island_ptr[k];
+    for (int j = 0; j < nk; j++) carry[j] = keep0[j];
+    int st = solve_island(s, p, k, lambda, &out);
+    if (st <= 0) fresh = 0;
+    if (st >= 0 && n > nbig) {
       nbig = n;
-      rho1 = s->admm_rho;
-      srho1[0] = s->stag_rho[0];
-      srho1[1] = s->stag_rho[1];
+      for (int j = 0; j < nk; j++) keep1[j] = carry[j];
     }
-    out.band_islands += r.band_islands;
-    if (r.iterations > out.iterations) out.iterations = r.iterations;
-    if (!r.converged) out.converged = 0;
-    if (isnan(r.residual) || r.residual > out.residual) out.residual = r.residual;
-    if (isnan(out.residual)) out.residual = NAN;
   }
-  s->dual_in = dual_in;
-  s->dual_out = dual_out;
   s->c_fresh = fresh;
-  s->admm_rho = rho1;
-  s->stag_rho[0] = srho1[0];
-  s->stag_rho[1] = srho1[1];
+  for (int j = 0; j < nk; j++) carry[j] = keep1[j];
   *res = out;
 }
 
@@ -433,17 +428,7 @@ void solver_crows(const solver_problem* p, const double* lambda, double* c, cons
     int i = cons ? cons[q] : q;
     double ci[3] = {p->g[3 * i], p->g[3 * i + 1], p->g[3 * i + 2]};
     if (blocks) {  // solver_grow_add's block loop inline: the same sums in the same order
-      double a0 = 0, a1 = 0, a2 = 0;
-      for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-        const double* B = p->blk + 9 * (size_t)k;
-        const double* l = lambda + 3 * p->col[k];
-        a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
-        a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
-        a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
-      }
-      ci[0] += a0;
-      ci[1] += a1;
-      ci[2] += a2;
+      block_row_add(p, i, lambda, ci);
     } else {
       solver_grow_add(p, i, lambda, ci);
     }
@@ -709,19 +694,7 @@ void solver_gmul_add(const solver_problem* p, const double* x, double* y) {
     for (int i = 0; i < nc; i++) y_row(p, i, p->ywork, x, y + 3 * i);
     return;
   }
-  for (int i = 0; i < nc; i++) {
-    double a0 = 0, a1 = 0, a2 = 0;
-    for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-      const double* B = p->blk + 9 * (size_t)k;
-      const double* l = x + 3 * p->col[k];
-      a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
-      a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
-      a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
-    }
-    y[3 * i] += a0;
-    y[3 * i + 1] += a1;
-    y[3 * i + 2] += a2;
-  }
+  for (int i = 0; i < nc; i++) block_row_add(p, i, x, y + 3 * i);
 }
 
 void solver_grow_add(const solver_problem* p, int i, const double* x, double out[3]) {
@@ -740,17 +713,7 @@ void solver_grow_add(const solver_problem* p, int i, const double* x, double out
     y_row(p, i, p->ywork, x, out);
     return;
   }
-  double a0 = 0, a1 = 0, a2 = 0;
-  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-    const double* B = p->blk + 9 * (size_t)k;
-    const double* l = x + 3 * p->col[k];
-    a0 += B[0] * l[0] + B[1] * l[1] + B[2] * l[2];
-    a1 += B[3] * l[0] + B[4] * l[1] + B[5] * l[2];
-    a2 += B[6] * l[0] + B[7] * l[1] + B[8] * l[2];
-  }
-  out[0] += a0;
-  out[1] += a1;
-  out[2] += a2;
+  block_row_add(p, i, x, out);
 }
 
 void solver_gdiag(const solver_problem* p, int i, double B[9]) {

@@ -3,6 +3,8 @@
 #define CSIM_SOLVER_IMPL_H
 
 #include <math.h>
+
+#include "core/interrupt.h"  // a signal ends the sweeps (solver_sweep_run)
 #include "core/solvers/solver.h"
 
 // A solver family: solves p from the initial guess in lambda, sets res->iterations,
@@ -11,15 +13,6 @@
 // or zero, best iterate) is made on its model's own residual (solver.h). The NCP metrics (eps_*)
 // are filled afterwards by solver_solve. Must not allocate: scratch comes from s->work.
 typedef void (*solver_fn)(solver* s, const solver_problem* p, double* lambda, solver_result* res);
-
-// ADMM's estimate L of the largest eigenvalue of an island's G~ (admm.c), kept with what
-// identifies the island: its contacts n (0: unused entry), dofs nd (0 in contact space), and the
-// trace and largest diagonal entry of its G~
-typedef struct {
-  int n, nd;
-  double tr, dmax, L;
-} solver_eig;
-#define SOLVER_EIG_CACHE 4  // islands kept (solver.admm_eig)
 
 struct solver {
   solver_options opt;
@@ -31,28 +24,42 @@ struct solver {
   solver_fn fn;    // the family implementing opt.model / opt.kind
   const double* dual_in;  // warm dual for the next solve (3nc, NaN = none), or NULL
   double* dual_out;       // dual of the last solve (3 maxc), NaN when the family has none
-  double admm_rho; // ADMM: exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p),
-                   // kept across calls, 0 until the first solve (admm.c)
-  // ADMM: the power iteration's largest eigenvalue L of the last islands' G~ (admm.c), reused
-  // by an island whose contacts, dofs, trace and largest diagonal entry of G~ match (n = 0: none)
-  solver_eig admm_eig[SOLVER_EIG_CACHE];
-  int admm_eig_next;  // the entry replaced next (round robin)
-  double stag_rho[2];  // staggered projections: inner ADMM penalties, normal / tangent (staggered.c)
   double* isl;     // dense families: one island's dense sub-problem (solver.c), else NULL
   size_t nisl;
   size_t rows;     // dense families: rows of the largest island the work holds (solver_work_rows)
   int* map;        // (maxc) contact -> island position scratch
   int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
-  // ADMM with factored problems (solver_options nv > 0): one island's Y in local dofs
-  double* yl;      // (3 maxc x max_chain) its rows
-  int* yi;         // (maxc x max_chain) local dof of each entry
-  int* ynz;        // (maxc) entries per contact
-  double* ye;      // (3 maxc) ydiag of the island
-  int* dofmap;     // (nv) global dof -> local, -1 outside the island (restored after use)
-  int* yord;       // (solver_y_ord_ints) ADMM's band order of an island's dofs (admm.c)
-  int band_off;    // ADMM: 1 factors dof-space islands densely even when a band would do (the
-                   // reference path tests compare the banded factor with), 0 by default
+  const struct solver_family* fam;  // the family's hooks (below)
+  void* priv;      // the family's private state (fam->create), NULL when it has none
 };
+
+// A solver family's hooks: what solver.c needs to size, create and run a family without knowing
+// its fields (one table per family, next to its code; a NULL hook: nothing to do). solver.c
+// pairs each (model, kind) with its solve function and its family (kPairs).
+typedef struct solver_family {
+  // raise *nwork to the scratch doubles the family needs beyond SOLVER_WORK_OF; an input error
+  // on options it cannot hold (err may be NULL)
+  csim_status (*work)(const solver_options* o, int maxc, size_t* nwork, csim_error* err);
+  // doubles of an island of `rows` rows beyond the work's matrices and the island's G
+  size_t (*island_doubles)(const solver_options* o, size_t rows);
+  // bytes of the private state create allocates for maxc contacts
+  size_t (*bytes)(const solver_options* o, int maxc);
+  void* (*create)(const solver_options* o, int maxc);  // NULL when out of memory
+  void (*destroy)(void* priv);
+  // an island in the family's own form instead of dense rows (ADMM in dof space): sub gets it
+  // and 1 is returned, else 0 and sub is untouched
+  int (*island_form)(solver* s, const solver_problem* p, const int* cons, int n,
+                     solver_problem* sub);
+  // the penalties the family keeps across solves (at most SOLVER_CARRY_MAX), their count in *n:
+  // every island of a solve starts from the same values, the largest island's are kept
+  double* (*carry)(solver* s, int* n);
+} solver_family;
+#define SOLVER_CARRY_MAX 2
+
+extern const solver_family solver_family_lcp;      // lcp.c: the pyramid polygon's scratch
+extern const solver_family solver_family_lemke;    // lcp.c: the tableau
+extern const solver_family solver_family_admm;     // admm.c
+extern const solver_family solver_family_staggered;  // staggered.c
 
 // the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
 static inline int solver_is_dense_family(const solver_options* o) {
@@ -88,24 +95,6 @@ static inline size_t solver_work_rows(const solver_options* o, size_t n) {
 static inline size_t solver_island_work(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), n3 = 3 * mc, r = solver_work_rows(o, mc);
   return solver_is_dense_family(o) ? r * r + 6 * n3 + n3 / 3 : 0;
-}
-
-// ints of the scratch of ADMM's band order of an island's nd <= nv dofs (Cuthill-McKee,
-// admm.c): each dof's position and a queue (nd each), the contacts of each dof (nd + 1 starts,
-// at most maxc max_chain entries; then each contact's entries by position), a flag per contact
-static inline size_t solver_y_ord_ints(const solver_options* o, int maxc) {
-  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
-  return 3 * (size_t)o->nv + 1 + mc * w + mc;
-}
-
-// ADMM in dof space: the island's Y (solver.c) and its Woodbury solve with its band order
-// (admm.c); bytes of the arrays solver_create adds for it (0 unless o->nv > 0 and ADMM)
-static inline size_t solver_y_bytes(const solver_options* o, int maxc) {
-  if (o->kind != SOLVER_ADMM || o->nv <= 0) return 0;
-  size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
-  return 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
-         3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         solver_y_ord_ints(o, maxc) * sizeof(int);
 }
 
 // NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
@@ -184,6 +173,45 @@ static inline void solver_tally_finish(const solver_tally* t, solver* s, solver_
 void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
                   int n);
 
+// a per-contact family's sweeps (ccp and lcp PGS): one Gauss-Seidel sweep over the contacts
+// cons[0..n) (every contact when cons is NULL), lambda and c updated contact by contact, and the
+// stopping residual over them at lambda with velocity c; ctx is the family's
+typedef void (*solver_sweep_fn)(const void* ctx, const int* cons, int n, double* lambda,
+                                double* c);
+typedef double (*solver_stop_fn)(const void* ctx, const int* cons, int n, const double* lambda,
+                                 const double* c);
+
+// island by island (solver_sweep_islands) from c = (G + R) lambda + g exact in s->c: each island
+// sweeps until its stopping residual, checked on an exact c, is below the tolerance, its c
+// recomputed every `refresh` sweeps so that rounding never accumulates into the answer; fills
+// res (solver_tally). Inline: each family's copy calls its own sweep and stop directly
+static inline void solver_sweep_run(solver* s, const solver_problem* p, double* lambda,
+                                    solver_sweep_fn sweep, solver_stop_fn stop, const void* ctx,
+                                    int refresh, solver_result* res) {
+  double tol = s->opt.tolerance, *c = s->c;
+  int nis = solver_sweep_islands(p);
+  solver_tally tally = solver_tally_start();
+  for (int k = 0; k < nis; k++) {
+    int n;
+    const int* cons = solver_sweep_island(p, k, &n);
+    double r = stop(ctx, cons, n, lambda, c);
+    int it = 0;
+    while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
+      sweep(ctx, cons, n, lambda, c);
+      it++;
+      if (it % refresh == 0) solver_crows(p, lambda, c, cons, n);
+      r = stop(ctx, cons, n, lambda, c);
+      if (r <= tol) {  // confirm on an exact c
+        solver_crows(p, lambda, c, cons, n);
+        r = stop(ctx, cons, n, lambda, c);
+      }
+    }
+    // the island's c is exact when no sweep ran or its last test recomputed it
+    solver_tally_add(&tally, it, r, it == 0 || r <= tol);
+  }
+  solver_tally_finish(&tally, s, res, tol);
+}
+
 // projected Gauss-Seidel (000 Alg. 5 for the NCP)
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
@@ -196,10 +224,6 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
 
 // LCP pyramid facets accepted (contact.facets)
 #define SOLVER_MAX_FACETS 256
-
-// raise *nwork to the scratch the LCP families need (the polygon; Lemke's N x N tableau,
-// N = maxc (facets + 2)); input error on bad facets or a tableau too large (lcp.c)
-csim_status solver_lcp_work(const solver_options* opt, int maxc, size_t* nwork, csim_error* err);
 
 // RaiSim per-contact bisection (000 Alg. 4) and RaiSim+DS (002 Alg. 1) (raisim.c)
 void solver_raisim(solver* s, const solver_problem* p, double* lambda, solver_result* res);

@@ -26,6 +26,7 @@
 #include <lapacke.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/solvers/cone.h"
@@ -37,6 +38,16 @@ static const int kRhoCooldown = 4;
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
 // inner tolerance relative to the outer residual, and its floor relative to the tolerance
 static const double kInnerRel = 0.1, kInnerFloor = 0.1;
+
+// the family's private state: the inner ADMM penalties, normal / tangent, kept across solves
+// (0 until the first)
+typedef struct {
+  double rho[2];
+} stag_state;
+
+static stag_state* stag_of(const solver* s) {
+  return (stag_state*)s->priv;
+}
 
 // one convex QP min 1/2 y'Ay + b'y over y >= 0 (disc = 0) or over discs |y_i| <= rad_i of
 // pairs (disc = 1), solved by ADMM; z and gam carry the warm start in and the solution out
@@ -191,24 +202,10 @@ static void qp_rho(qp* q, double stored, double opt) {
   q->rho = fmin(fmax(rho, q->rho_lo), q->rho_hi);
 }
 
-void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
-                          solver_result* res) {
+// the blocks of G~ (R on the diagonal): normal rows and columns into AN (nc x nc), tangent ones
+// into AT (2nc x 2nc)
+static void stag_blocks(const solver_problem* p, double* AN, double* AT) {
   int nc = p->nc, n = 3 * nc, nt = 2 * nc;
-  double tol = s->opt.tolerance, alpha = s->opt.over_relaxation;
-  // scratch: G~_NN, G~_TT and their factors (10 nc^2 <= two n x n blocks), then vectors
-  double* AN = s->work;
-  double* AT = AN + (size_t)nc * nc;
-  double* LN = AT + (size_t)nt * nt;
-  double* LT = LN + (size_t)nc * nc;
-  double* v = LT + (size_t)nt * nt;
-  double* bN = v;            // (nc) normal QP linear term
-  double* rad = v + n;       // (nc) disc radii mu_i lambda_N,i
-  double* bT = v + 2 * n;    // (2nc) tangential QP linear term
-  double* c = v + 3 * n;     // (3nc) velocities
-  qp qn = {nc, 0, AN, bN, NULL, LN, 0, 0, 0, v + 4 * n, v + 5 * n, v + 6 * n, v + 7 * n, v + 8 * n};
-  qp qt = {nt, 1, AT, bT, rad, LT, 0, 0, 0, v + 9 * n, v + 10 * n, v + 11 * n, v + 12 * n, v + 13 * n};
-
-  // blocks of G~ (R on the diagonal)
   for (int i = 0; i < nc; i++)
     for (int j = 0; j < nc; j++) {
       AN[(size_t)i * nc + j] = p->dense[(size_t)(3 * i + 2) * n + 3 * j + 2];
@@ -221,6 +218,83 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
       AN[(size_t)i * nc + i] += p->R[3 * i + 2];
       for (int a = 0; a < 2; a++) AT[(size_t)(2 * i + a) * nt + 2 * i + a] += p->R[3 * i + a];
     }
+}
+
+// the NCP residual of lambda (R included) with its velocity into c; INFINITY when c (or, with
+// check_lambda, lambda) holds a NaN or an infinity (the residual's max() would skip a NaN)
+static double stag_residual(const solver_problem* p, const double* lambda, double* c,
+                            int check_lambda) {
+  solver_result out;
+  solver_residuals(p, lambda, c, &out);
+  double r = out.eps_abs;
+  for (int k = 0; k < 3 * p->nc; k++)
+    if ((check_lambda && !isfinite(lambda[k])) || !isfinite(c[k])) r = INFINITY;
+  return r;
+}
+
+// the normal QP's linear term given lambda_T: b_N = g_N + G_NT lambda_T   (Alg. 6 lines 2-3)
+static void normal_rhs(const solver_problem* p, const double* zt, double* bN) {
+  int nc = p->nc, n = 3 * nc;
+  for (int i = 0; i < nc; i++) {
+    const double* Gr = p->dense + (size_t)(3 * i + 2) * n;
+    double acc = p->g[3 * i + 2];
+    for (int j = 0; j < nc; j++) acc += Gr[3 * j] * zt[2 * j] + Gr[3 * j + 1] * zt[2 * j + 1];
+    bN[i] = acc;
+  }
+}
+
+// the tangential QP's given lambda_N: b_T = g_T + G_TN lambda_N, radii mu lambda_N   (lines 4-5)
+static void tangent_rhs(const solver_problem* p, const double* zn, double* bT, double* rad) {
+  int nc = p->nc, n = 3 * nc;
+  for (int i = 0; i < nc; i++) {
+    rad[i] = p->mu[i] * zn[i];
+    for (int a = 0; a < 2; a++) {
+      const double* Gr = p->dense + (size_t)(3 * i + a) * n;
+      double acc = p->g[3 * i + a];
+      for (int j = 0; j < nc; j++) acc += Gr[3 * j + 2] * zn[j];
+      bT[2 * i + a] = acc;
+    }
+  }
+}
+
+// one outer iteration: the normal QP given lambda_T, then the tangential one given lambda_N,
+// each to the inner tolerance itol (first: their duals start on the faces of the warm start);
+// bN, bT, rad: the QPs' linear terms and radii; *ok cleared when a factor fails
+static void stag_outer(const solver* s, const solver_problem* p, qp* qn, qp* qt, double* bN,
+                       double* bT, double* rad, double itol, int first, int* ok) {
+  double rin, alpha = s->opt.over_relaxation;
+  normal_rhs(p, qt->z, bN);
+  if (first) {
+    qp_residual(qn);
+    qp_dual_init(qn);
+  }
+  qp_solve(qn, itol, s->opt.max_iterations, alpha, s->opt.rho_adaptive, &rin, ok);
+  tangent_rhs(p, qn->z, bT, rad);
+  qp_project(qt, qt->z);  // onto the new discs
+  if (first) {
+    qp_residual(qt);
+    qp_dual_init(qt);
+  }
+  qp_solve(qt, itol, s->opt.max_iterations, alpha, s->opt.rho_adaptive, &rin, ok);
+}
+
+void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
+                          solver_result* res) {
+  int nc = p->nc, n = 3 * nc, nt = 2 * nc;
+  double tol = s->opt.tolerance;
+  // scratch: G~_NN, G~_TT and their factors (10 nc^2 <= two n x n blocks), then vectors
+  double* AN = s->work;
+  double* AT = AN + (size_t)nc * nc;
+  double* LN = AT + (size_t)nt * nt;
+  double* LT = LN + (size_t)nc * nc;
+  double* v = LT + (size_t)nt * nt;
+  double* bN = v;            // (nc) normal QP linear term
+  double* rad = v + n;       // (nc) disc radii mu_i lambda_N,i
+  double* bT = v + 2 * n;    // (2nc) tangential QP linear term
+  double* c = v + 3 * n;     // (3nc) velocities
+  qp qn = {nc, 0, AN, bN, NULL, LN, 0, 0, 0, v + 4 * n, v + 5 * n, v + 6 * n, v + 7 * n, v + 8 * n};
+  qp qt = {nt, 1, AT, bT, rad, LT, 0, 0, 0, v + 9 * n, v + 10 * n, v + 11 * n, v + 12 * n, v + 13 * n};
+  stag_blocks(p, AN, AT);
 
   // warm start projected onto the cones (zero when not finite); a converged guess costs no
   // iteration
@@ -230,11 +304,7 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
       break;
     }
   for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
-  solver_result out;
-  solver_residuals(p, lambda, c, &out);
-  double r = out.eps_abs;
-  for (int k = 0; k < n; k++)
-    if (!isfinite(c[k])) r = INFINITY;  // NaN in G or g: the residual's max() would skip it
+  double r = stag_residual(p, lambda, c, 0);  // NaN in G or g
   res->iterations = 0;
   if (r <= tol) {
     res->residual = r;
@@ -246,58 +316,51 @@ void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda,
     qt.z[2 * i] = lambda[3 * i];
     qt.z[2 * i + 1] = lambda[3 * i + 1];
   }
-  qp_rho(&qn, s->stag_rho[0], s->opt.rho);
-  qp_rho(&qt, s->stag_rho[1], s->opt.rho);
+  qp_rho(&qn, stag_of(s)->rho[0], s->opt.rho);
+  qp_rho(&qt, stag_of(s)->rho[1], s->opt.rho);
   int ok = !qp_factor(&qn) && !qp_factor(&qt);
-  int first = 1, it = 0;
+  int it = 0;
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
-    it++;
     double itol = fmax(kInnerFloor * tol, kInnerRel * r);
-    double rin;
-    // normal QP given lambda_T: b_N = g_N + G_NT lambda_T       (Alg. 6 lines 2-3)
-    for (int i = 0; i < nc; i++) {
-      const double* Gr = p->dense + (size_t)(3 * i + 2) * n;
-      double acc = p->g[3 * i + 2];
-      for (int j = 0; j < nc; j++) acc += Gr[3 * j] * qt.z[2 * j] + Gr[3 * j + 1] * qt.z[2 * j + 1];
-      bN[i] = acc;
-    }
-    if (first) {  // duals on the faces of the warm start
-      qp_residual(&qn);
-      qp_dual_init(&qn);
-    }
-    qp_solve(&qn, itol, s->opt.max_iterations, alpha, s->opt.rho_adaptive, &rin, &ok);
-    // tangential QP given lambda_N: b_T = g_T + G_TN lambda_N, radii mu lambda_N   (lines 4-5)
-    for (int i = 0; i < nc; i++) {
-      rad[i] = p->mu[i] * qn.z[i];
-      for (int a = 0; a < 2; a++) {
-        const double* Gr = p->dense + (size_t)(3 * i + a) * n;
-        double acc = p->g[3 * i + a];
-        for (int j = 0; j < nc; j++) acc += Gr[3 * j + 2] * qn.z[j];
-        bT[2 * i + a] = acc;
-      }
-    }
-    qp_project(&qt, qt.z);  // onto the new discs
-    if (first) {
-      qp_residual(&qt);
-      qp_dual_init(&qt);
-      first = 0;
-    }
-    qp_solve(&qt, itol, s->opt.max_iterations, alpha, s->opt.rho_adaptive, &rin, &ok);
-    // assemble and test the NCP residual (R included)
-    for (int i = 0; i < nc; i++) {
+    stag_outer(s, p, &qn, &qt, bN, bT, rad, itol, it == 0, &ok);
+    it++;
+    for (int i = 0; i < nc; i++) {  // assemble and test the NCP residual (R included)
       lambda[3 * i] = qt.z[2 * i];
       lambda[3 * i + 1] = qt.z[2 * i + 1];
       lambda[3 * i + 2] = qn.z[i];
     }
-    solver_residuals(p, lambda, c, &out);
-    r = out.eps_abs;
-    for (int k = 0; k < n; k++)
-      if (!isfinite(lambda[k]) || !isfinite(c[k])) r = INFINITY;  // max() would skip a NaN
+    r = stag_residual(p, lambda, c, 1);
     if (r <= tol || !isfinite(r)) break;
   }
-  s->stag_rho[0] = qn.rho;
-  s->stag_rho[1] = qt.rho;
+  stag_of(s)->rho[0] = qn.rho;
+  stag_of(s)->rho[1] = qt.rho;
   res->iterations = it;
   res->residual = r;
   res->converged = r <= tol;
 }
+
+//------------------------------------ the family -------------------------------------------
+
+static size_t stag_bytes(const solver_options* o, int maxc) {
+  (void)o;
+  (void)maxc;
+  return sizeof(stag_state);
+}
+
+static void* stag_create(const solver_options* o, int maxc) {
+  (void)o;
+  (void)maxc;
+  return calloc(1, sizeof(stag_state));
+}
+
+static double* stag_carry(solver* s, int* n) {
+  *n = 2;
+  return stag_of(s)->rho;
+}
+
+const solver_family solver_family_staggered = {
+    .bytes = stag_bytes,
+    .create = stag_create,
+    .destroy = free,
+    .carry = stag_carry,
+};

@@ -1,0 +1,39 @@
+// admm_impl.h — ADMM's private state (admm.c), for its tests; solver.c does not see it.
+#ifndef CSIM_ADMM_IMPL_H
+#define CSIM_ADMM_IMPL_H
+
+#include "core/solvers/solver_impl.h"
+
+// the power iteration's estimate L of the largest eigenvalue of an island's G~, kept with what
+// identifies the island: its contacts n (0: unused entry), dofs nd (0 in contact space), and the
+// trace and largest diagonal entry of its G~
+typedef struct {
+  int n, nd;
+  double tr, dmax, L;
+} solver_eig;
+#define SOLVER_EIG_CACHE 4  // islands kept (admm_state.eig)
+
+typedef struct {
+  double rho;  // exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p), kept
+               // across calls, 0 until the first solve
+  // L of the last islands' G~, reused by an island whose contacts, dofs, trace and largest
+  // diagonal entry of G~ match (n = 0: none)
+  solver_eig eig[SOLVER_EIG_CACHE];
+  int eig_next;  // the entry replaced next (round robin)
+  int band_off;  // 1 factors dof-space islands densely even when a band would do (the reference
+                 // path tests compare the banded factor with), 0 by default
+  // with factored problems (solver_options nv > 0): one island's Y in local dofs
+  double* yl;    // (3 maxc x max_chain) its rows
+  int* yi;       // (maxc x max_chain) local dof of each entry
+  int* ynz;      // (maxc) entries per contact
+  double* ye;    // (3 maxc) ydiag of the island
+  int* dofmap;   // (nv) global dof -> local, -1 outside the island (restored after use)
+  int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
+} admm_state;
+
+// the ADMM state of a solver created for an ADMM pair (solver_create)
+static inline admm_state* solver_admm(const solver* s) {
+  return (admm_state*)s->priv;
+}
+
+#endif  // CSIM_ADMM_IMPL_H
