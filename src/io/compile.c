@@ -516,8 +516,8 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   s->copt.dt = cfg->dt;
   s->copt.compliance = cfg->compliance;
   s->copt.mat = s->mat;
-  // ADMM works on the factored form: G's off-diagonal blocks would go unread (contact.h)
-  s->copt.diag_only = s->opt.rigid && s->slv_opt.kind == SOLVER_ADMM;
+  // a solver on the factored form (ADMM): G's off-diagonal blocks would go unread (contact.h)
+  s->copt.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->slv_opt);
   size_t nv1 = (size_t)s->m->nv + 1;
   double** arrays[] = {&s->vfree, &s->tau, &s->qfrc_ext, &s->qfrc_limit, &s->aact, &s->apas,
                        &s->wpos, &s->vprev};

@@ -823,3 +823,7 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
     }
   }
 }
+
+int solver_reads_offdiag(const solver_options* o) {
+  return o->kind != SOLVER_ADMM;
+}

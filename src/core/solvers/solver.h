@@ -240,6 +240,11 @@ typedef struct solver solver;
 // valid pairs (for an exit-2 message)
 int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n);
 
+// 1 when the solver reads G's off-diagonal blocks; 0 when it works on the factored form
+// G = Y Y' + diag only (ADMM), so the contact problem may store the diagonal blocks alone
+// (contact_options.diag_only)
+int solver_reads_offdiag(const solver_options* o);
+
 // create a solver for problems of at most max_contacts contacts
 csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
                           csim_error* err);
