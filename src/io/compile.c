@@ -547,6 +547,22 @@ static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* er
   return st;
 }
 
+csim_status compile_model_data(const scn_config* cfg, sim_model** m, sim_data** d,
+                               csim_error* err) {
+  *m = NULL;
+  *d = NULL;
+  csim_status st = compile_model(cfg, NULL, m, err);
+  if (st == CSIM_OK) st = data_create(*m, 0, d, err);
+  for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++) st = initial_state(cfg, *m, *d, r, err);
+  if (st != CSIM_OK) {
+    data_free(*d);
+    model_free(*m);
+    *m = NULL;
+    *d = NULL;
+  }
+  return st;
+}
+
 csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
   return sim_create_urdf(cfg, NULL, out, err);
 }

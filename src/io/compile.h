@@ -15,6 +15,11 @@ csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err);
 csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text, sim** out,
                             csim_error* err);
 
+// the model and a data for it at the scenario's initial state, nothing else (no collision,
+// contact buffers or solver): what a reader of a run file needs to pose the bodies (csim replay)
+csim_status compile_model_data(const scn_config* cfg, sim_model** m, sim_data** d,
+                               csim_error* err);
+
 // the compliant law's parameters from contact.*, with the checks beyond the schema's ranges:
 // CSIM_ERR_INPUT (exit 2) for a rigid model or for values that make no sense for the law
 csim_status compile_cmpl_params(const scn_config* cfg, cmpl_params* p, csim_error* err);

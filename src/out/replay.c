@@ -292,10 +292,9 @@ static const char* find_ci(const char* s, const char* pat) {
 }
 
 // write the JSON data block: model geometry, per-frame poses, series, contacts
-static int write_data(FILE* o, const sim* S, const run_rows* r, hid_t f, int every,
+static int write_data(FILE* o, const sim_model* m, sim_data* d, const run_rows* r, hid_t f,
+                      int every,
                       double slip_v, int complete, const char* failure, replay_info* info) {
-  const sim_model* m = S->m;
-  sim_data* d = S->d;
   long frames = (r->rows + every - 1) / every;
   int nb = m->nbody - 1;
   char* name = attr_string(f, "scenario_name", NULL, 0);
@@ -485,7 +484,8 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
   run_rows r;
   memset(&r, 0, sizeof(r));
   scn_config* cfg = NULL;
-  sim* S = NULL;
+  sim_model* M = NULL;
+  sim_data* D = NULL;
   char* tpl = NULL;
   char* three = NULL;
   FILE* o = NULL;
@@ -514,17 +514,17 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
     char name[1100];
     snprintf(name, sizeof(name), "%s/%s.yaml", dir ? dir : ".", sname ? sname : "scenario");
     if (!st) st = scn_load_string(text, name, NULL, 0, &cfg, err);
-    if (!st) st = sim_create(cfg, &S, err);
+    if (!st) st = compile_model_data(cfg, &M, &D, err);
     if (st) {
       char why[1200];
       err_format(err, why, sizeof(why));
       st = err_set(err, CSIM_ERR_INPUT, run, 0, 0, "scenario",
                    "cannot rebuild the model from the scenario stored in the file (paths "
                    "relative to %s; --scenario-dir DIR changes it): %s", dir ? dir : ".", why);
-    } else if (S->m->nq != r.nq) {
+    } else if (M->nq != r.nq) {
       st = err_set(err, CSIM_ERR_INPUT, run, 0, 0, "/state/q",
                    "the model rebuilt from the scenario has nq = %d but /state/q has %d "
-                   "columns (URDF changed since the run?)", S->m->nq, r.nq);
+                   "columns (URDF changed since the run?)", M->nq, r.nq);
     }
   }
   // page template and three.js
@@ -557,7 +557,7 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
     fwrite(three, 1, nthree, o);
     m1 += strlen("@@THREE@@");
     fwrite(m1, 1, (size_t)(m2 - m1), o);
-    int ok = write_data(o, S, &r, f, every, slip_v, info->complete, info->failure, info);
+    int ok = write_data(o, M, D, &r, f, every, slip_v, info->complete, info->failure, info);
     m2 += strlen("@@DATA@@");
     fputs(m2, o);
     info->bytes = ftell(o);
@@ -571,7 +571,8 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
   }
   free(text); free(sdir); free(sname); free(fail); free(tpl); free(three);
   rows_free(&r);
-  sim_free(S);
+  data_free(D);
+  model_free(M);
   scn_free(cfg);
   H5Fclose(f);
   return st;
