@@ -293,8 +293,7 @@ static const char* find_ci(const char* s, const char* pat) {
 
 // write the JSON data block: model geometry, per-frame poses, series, contacts
 static int write_data(FILE* o, const sim_model* m, sim_data* d, const run_rows* r, hid_t f,
-                      int every,
-                      double slip_v, int complete, const char* failure, replay_info* info) {
+                      int every, double slip_v, int complete, const char* failure, replay_info* info) {
   long frames = (r->rows + every - 1) / every;
   int nb = m->nbody - 1;
   char* name = attr_string(f, "scenario_name", NULL, 0);
