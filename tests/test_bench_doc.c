@@ -1,4 +1,4 @@
-// test_bench_doc.c — README.md's benchmark block has the form tools/bench_table.py generates
+// test_bench_doc.c — README.md's benchmark block has the form tools/bench/bench_table.py generates
 // (headings, notes, table headers in order, with columns for csim ncp/pgs and ncp/admm; data rows
 // with as many cells as their header). The numbers are not checked: they are one run's
 // measurements and change per machine. Also checks that the check can fail: a copy of the README
@@ -28,10 +28,10 @@ static char* slurp(const char* path) {
   return s;
 }
 
-// exit status of `tools/bench_table.py --check path`
+// exit status of `tools/bench/bench_table.py --check path`
 static int check(const char* path) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "python3 tools/bench_table.py --check '%s' 2>/dev/null", path);
+  snprintf(cmd, sizeof cmd, "python3 tools/bench/bench_table.py --check '%s' 2>/dev/null", path);
   int rc = system(cmd);
   return rc == -1 ? -1 : WEXITSTATUS(rc);
 }
