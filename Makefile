@@ -5,8 +5,10 @@
 #   make run       deps + build + run the showcase scenario
 #   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
 #   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
-#   make figures   every experiment of tools/figures/figures.list, then out/figures/REPORT.md, docs/figures.md
+#   make figures   every experiment of tools/figures/figures.list, then out/figures/REPORT.md and
+#                  docs/figures.md
 #   make fig-ID    one experiment (e.g. make fig-000-6); make test-figures: the drift check
+#   make check-links  every relative link of README.md and docs/ resolves
 #   make clean
 # Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
 
@@ -156,8 +158,8 @@ bench: $(CSIM_BIN)
 test-slurm: $(CSIM_BIN)
 	@CSIM=./$(CSIM_BIN) tools/check/test_slurm.sh
 
-# The seed papers' experiments (docs/figures.md): one script per id of tools/figures/figures.list, each
-# writing out/figures/fig<id>.{png,json} from its own scratch directory (make -j2 safe), then the
+# The seed papers' experiments (docs/figures.md): one script per id of tools/figures/figures.list,
+# each writing out/figures/fig<id>.{png,json} from its own scratch directory (make -j2 safe), then the
 # report. test-figures reruns them and fails when docs/figures.md drifts from a fresh generation.
 FIG_IDS := $(shell sed -e 's/\#.*//' tools/figures/figures.list 2>/dev/null)
 .PHONY: figures figures-run test-figures
@@ -212,3 +214,9 @@ clean:
 .PHONY: check-layers
 check-layers:
 	@/usr/bin/python3 tests/check_layers.py src
+
+# every relative link and image path of README.md, docs/ and tools/README.md resolves, anchors
+# included (tests/check_links.py; not part of make test)
+.PHONY: check-links
+check-links:
+	@/usr/bin/python3 tests/check_links.py

@@ -10,12 +10,12 @@
 #
 # It builds nothing: run `make` first (or point CSIM at a binary). Runs from the repo root;
 # outputs go to a temporary directory (mktemp -d) that is removed at the end.
-#   tools/bench/bench.sh                                   # all scenarios, 5 runs each
+#   tools/bench/bench.sh                             # all scenarios, 5 runs each
 #   RUNS=9 SCENARIOS="solo12_stand talos_stand" tools/bench/bench.sh
-#   CSIM=build/san/csim tools/bench/bench.sh               # any binary (timings then mean little)
-#   QUICK=1 tools/bench/bench.sh                           # a subset of every part, a few minutes
+#   CSIM=build/san/csim tools/bench/bench.sh         # any binary (timings then mean little)
+#   QUICK=1 tools/bench/bench.sh                     # a subset of every part, a few minutes
 # Every figure is measured in this run (none is quoted); results go to out/bench/*.csv and
-# tools/bench/bench_table.py writes the Markdown table into README.md.
+# tools/bench/bench_table.py writes the Markdown table into docs/benchmarks.md.
 # Exit status: 0 when every run completed and every allocation check passed, 1 otherwise,
 # 2 when ./csim is missing.
 set -u
@@ -171,7 +171,7 @@ if [ "${SICONOS:-1}" = 1 ]; then
     echo "Siconos comparison: SKIP (libsiconos-numerics-dev not installed: make deps)"
   fi
 fi
-# the Markdown table of this run, into README.md between the bench markers
+# the Markdown table of this run, into docs/benchmarks.md between the bench markers
 echo
-tools/bench/bench_table.py --readme >/dev/null && echo "table: out/bench/bench.md (and README.md)"
+tools/bench/bench_table.py --doc >/dev/null && echo "table: out/bench/bench.md (and docs/benchmarks.md)"
 exit $status

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tools/bench/bench_admm.sh — ncp/admm (the proximal ADMM with spectral rho, src/core/solvers/admm.c) on
 # every FCLib problem of ../shared/data/fclib and on the scenes that use ADMM; prints the Markdown
-# tables the README quotes and writes out/bench/admm_fclib.csv, out/bench/admm_scenes.csv.
+# tables docs/models_and_solvers.md quotes and writes out/bench/admm_fclib.csv, out/bench/admm_scenes.csv.
 #   tools/bench/bench_admm.sh                       # ./csim
 #   CSIM=/path/to/other/csim LABEL=before tools/bench/bench_admm.sh   # another build, same tables
 # FCLib: `csim solve --model ncp --solver admm --tolerance TOL --max-iterations 2000` per
-# directory (TOL default 1e-10: csim solve holds the problem rescaled to its own units, see README;
+# directory (TOL default 1e-10: csim solve holds the problem rescaled to its own units, see docs/commands.md, csim solve;
 # the "before" build took 1e-8 on the file's units); a problem counts as solved by the bench's criterion when Siconos's relative error
 # (fc3d_compute_error's measure, computed by csim) is <= 1e-6, as tools/bench/bench_siconos.sh uses.
 # Scenes: cube_stack_ill (000 Fig. 12, 1 g under 1000 kg), a 2-cube stack of 1 kg cubes (the

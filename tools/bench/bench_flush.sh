@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of output.flush_every (README "Reliability"): CPU time (user + sys, median of 5 runs) of
+# Cost of output.flush_every (docs/reliability.md): CPU time (user + sys, median of 5 runs) of
 # every shipped scenario with flushes only at the end (flush_every 1e9), the default (1 s of
 # wall time) and a flush after every recorded row (0). usage: tools/bench/bench_flush.sh [CSIM]
 set -euo pipefail

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """tools/bench/bench_table.py — the Markdown table of one `make bench` run, from out/bench/*.csv.
 
-  tools/bench/bench_table.py                  print the table (out/bench/mujoco.csv, slopes.csv,
+  tools/bench/bench_table.py              print the table (out/bench/mujoco.csv, slopes.csv,
                                         siconos.csv, meta.txt; a missing file gives a "not run" row)
-  tools/bench/bench_table.py --readme         also write it into README.md between the markers
+  tools/bench/bench_table.py --doc        also write it into docs/benchmarks.md between the markers
                                         <!-- bench:begin --> and <!-- bench:end -->
-  tools/bench/bench_table.py --check FILE     exit 0 when FILE's block has the generated form: the same
+  tools/bench/bench_table.py --check FILE exit 0 when FILE's block has the generated form: the same
                                         headings, notes and table headers in the same order (csim
                                         solvers pgs and admm, the default of CSIM_SOLVERS), and
                                         data rows with as many cells as their header (the numbers
@@ -20,6 +20,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "out", "bench")
+DOC = os.path.join("docs", "benchmarks.md")   # the page that carries the block, from ROOT
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 META = "Measured: "
 
@@ -205,7 +206,7 @@ def main(argv):
         ok = got is not None and structure(got, hdrs) == want
         if not ok:
             print("bench_table: %s: the bench block differs from the generated form "
-                  "(run make bench, or tools/bench/bench_table.py --readme)" % argv[2], file=sys.stderr)
+                  "(run make bench, or tools/bench/bench_table.py --doc)" % argv[2], file=sys.stderr)
         return 0 if ok else 1
     meta = "not run"
     mp = os.path.join(OUT, "meta.txt")
@@ -217,18 +218,18 @@ def main(argv):
     with open(os.path.join(OUT, "bench.md") if os.path.isdir(OUT) else os.devnull, "w") as f:
         f.write(text)
     print(text, end="")
-    if len(argv) == 2 and argv[1] == "--readme":
-        path = os.path.join(ROOT, "README.md")
+    if len(argv) == 2 and argv[1] == "--doc":
+        path = os.path.join(ROOT, DOC)
         with open(path) as f:
-            readme = f.read()
-        if block(readme) is None:
-            print("bench_table: README.md has no %s ... %s block" % (BEGIN, END), file=sys.stderr)
+            page = f.read()
+        if block(page) is None:
+            print("bench_table: %s has no %s ... %s block" % (DOC, BEGIN, END), file=sys.stderr)
             return 1
-        readme = re.sub(re.escape(BEGIN) + r"\n.*?" + re.escape(END),
-                        lambda m: BEGIN + "\n" + text + END, readme, flags=re.S)
+        page = re.sub(re.escape(BEGIN) + r"\n.*?" + re.escape(END),
+                        lambda m: BEGIN + "\n" + text + END, page, flags=re.S)
         with open(path, "w") as f:
-            f.write(readme)
-    elif len(argv) > 1 and argv[1] != "--readme":
+            f.write(page)
+    elif len(argv) > 1 and argv[1] != "--doc":
         print(__doc__, file=sys.stderr)
         return 2
     return 0

@@ -221,7 +221,7 @@ def main():
         md.append("Each row is `csim validate cubetoss --params FILE` on the same tosses with seed 003's "
                   "Table II values: Drake's taken literally as one law for the pair, or as the table's "
                   "material combined (contact.combine: drake) with Drake's default material on the cube "
-                  "(μ = 1, k = 7259.4 N/m, d = 10.096 s/m: see the README); MuJoCo's as ccp with "
+                  "(μ = 1, k = 7259.4 N/m, d = 10.096 s/m: see docs/validation.md); MuJoCo's as ccp with "
                   "solref [−k, −b] and MuJoCo's default solimp.\n")
     with open(os.path.join(outdir, "cubetoss_report.md"), "w") as f:
         f.write("\n".join(md) + "\n")

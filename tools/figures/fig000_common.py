@@ -19,7 +19,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 CSIM = os.environ.get("CSIM", os.path.join(ROOT, "csim"))
 FIGDIR = os.path.join(ROOT, "out", "figures")
 
-# the model/solver pairs of csim (README "Contact models and solvers") with plot labels
+# the model/solver pairs of csim (docs/models_and_solvers.md) with plot labels
 PAIRS = [
     ("ncp", "pgs", "NCP/PGS"),
     ("ncp", "admm", "NCP/ADMM"),

@@ -4,7 +4,7 @@
 Seed 000 Sec. IV-D (Figs. 17, 18) and seed 002 Experiment 3 (Fig. 5) run an MPC controller on
 Solo-12 over flat and bumpy ground. csim has no MPC: the stand-in is the open-loop trot of
 scenarios/solo12_trot.yaml (flat, mu = 0.9) and scenarios/solo12_trot_bumpy.yaml (height field,
-mu = 0.3), documented in those files and in the README ("Terrain and the trotting gait"). Every
+mu = 0.3), documented in those files and in docs/scenarios.md ("Terrain and the trotting gait"). Every
 model/solver pair runs the same joint trajectories; what differs is what each contact model
 makes of the feet sticking and sliding. Physics numbers (eps_abs, iterations, base motion) come
 from csim's HDF5 output; solve times from /timing/solve (wall time, reported, never asserted).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The figure convention's JSON record (README, "Reproduced experiments").
+"""The figure convention's JSON record (docs/experiments.md).
 
 A figure script (tools/figures/fig<id_>.py, run by `make fig-<id>`) does
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figures of a fuzzing campaign from libFuzzer's logs, for the README's reliability section.
+"""Figures of a fuzzing campaign from libFuzzer's logs, for docs/reliability.md.
 
 usage: fuzz_stats.py LOGDIR [--runs] [--plus TARGET=SECONDS,...] [TARGET...]
 

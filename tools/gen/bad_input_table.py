@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Print the README's bad-input table from tests/test_hardening.c (kBad): one markdown row per
-case, @C shown as csim and @T as T; with --count, only the number of cases; with --readme,
-rewrite the table and its case counts ("N cases", "N-case") in README.md in place."""
+"""Print the bad-input table of docs/reliability.md from tests/test_hardening.c (kBad): one
+markdown row per case, @C shown as csim and @T as T; with --count, only the number of cases; with
+--doc, rewrite the table in docs/reliability.md and its case counts ("N cases", "N-case") there
+and in the other docs pages that quote them, in place. Run from the repository root."""
 import re
 import sys
 
@@ -40,18 +41,19 @@ for cmd, code, frag in rows:
     cmd = cmd.replace("@C", "csim").replace("@T", "T")
     frag = frag.replace("@C", "csim").replace("@T", "T")
     lines.append("| `%s` | %d | `%s` |" % (cmd, code, frag))
-if "--readme" not in sys.argv:
+if "--doc" not in sys.argv:
     print("\n".join(lines))
     sys.exit()
-readme = open("README.md").read()
-start = readme.index(lines[0])
-end = readme.index("\n\n", start)
-readme = readme[:start] + "\n".join(lines) + readme[end:]
-out = []
-for line in readme.split("\n"):  # only the lines about this table
-    if "bad-input" in line or "bad_input_table" in line:
-        line = re.sub(r"\b\d+ cases\b", "%d cases" % len(rows), line)
-        line = re.sub(r"\b\d+-case\b", "%d-case" % len(rows), line)
-    out.append(line)
-readme = "\n".join(out)
-open("README.md", "w").write(readme)
+PAGE, QUOTES = "docs/reliability.md", ("docs/reliability.md", "docs/status.md", "docs/tests.md")
+page = open(PAGE).read()
+start = page.index(lines[0])
+end = page.index("\n\n", start)
+open(PAGE, "w").write(page[:start] + "\n".join(lines) + page[end:])
+for path in QUOTES:
+    out = []
+    for line in open(path).read().split("\n"):  # only the lines about this table
+        if "bad-input" in line or "bad_input_table" in line:
+            line = re.sub(r"\b\d+ cases\b", "%d cases" % len(rows), line)
+            line = re.sub(r"\b\d+-case\b", "%d-case" % len(rows), line)
+        out.append(line)
+    open(path, "w").write("\n".join(out))
