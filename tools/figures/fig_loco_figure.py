@@ -107,7 +107,7 @@ def main(fid):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-GAIT = ("Open-loop trot instead of the paper's MPC (README 'Terrain and the trotting gait'): "
+GAIT = ("Open-loop trot instead of the paper's MPC (docs/scenarios.md, 'Terrain and the trotting gait'): "
         "2 Hz, diagonal pairs in antiphase, hip +-0.3 rad, knee +-0.3 rad a quarter period behind, "
         "joint PD kp 6, kd 0.3, dt 1 ms, 3 s, warm start.")
 SOLVER = " Solver tolerance 1e-6 on the NCP criterion, 500 iterations at most."
