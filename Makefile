@@ -5,8 +5,10 @@
 #   make run       deps + build + run the showcase scenario
 #   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
 #   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
-#   make figures   every experiment of tools/figures.list, then out/figures/REPORT.md, docs/figures.md
+#   make figures   every experiment of tools/figures/figures.list, then out/figures/REPORT.md and
+#                  docs/figures.md
 #   make fig-ID    one experiment (e.g. make fig-000-6); make test-figures: the drift check
+#   make check-links  every relative link of README.md and docs/ resolves
 #   make clean
 # Switches: SANITIZE=1 (ASan+UBSan build in build/san), DEBUG=1 (-O0 -g), VALIDATE=1 (invariant checks).
 
@@ -79,14 +81,14 @@ endif
 .PHONY: test-slurm print-opt
 all: $(CSIM_BIN) robots/iiwa_wsg.urdf
 
-# the optimization flags of this build (tools/bench.sh records them beside the figures)
+# the optimization flags of this build (tools/bench/bench.sh records them beside the figures)
 print-opt:
 	@echo $(OPT) $(LTO)
 
 # the Kuka + WSG 50 stand-in of scenarios/kuka_bottle.yaml, built from the shared iiwa14 URDF
 # (../shared is read, never copied into the repository)
-robots/iiwa_wsg.urdf: tools/kuka_bottle.py
-	/usr/bin/python3 tools/kuka_bottle.py --urdf-only
+robots/iiwa_wsg.urdf: tools/figures/kuka_bottle.py
+	/usr/bin/python3 tools/figures/kuka_bottle.py --urdf-only
 
 $(CSIM_BIN): $(BUILD)/obj/cli/main.o $(LIB) | robots/iiwa_wsg.urdf
 	$(CC) $(OPT) $(LTO) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -121,12 +123,12 @@ deps:
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
-	@# three.js for csim replay, from the npm registry (tools/replay/package-lock.json); npm from
+	@# three.js for csim replay, from the npm registry (tools/view/replay/package-lock.json); npm from
 	@# Debian only where no npm is installed (a NodeSource nodejs brings its own)
 	@command -v npm >/dev/null 2>&1 || { echo "installing: nodejs npm"; SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm >/dev/null || exit 1; }
-	@test -f tools/replay/node_modules/three/build/three.module.min.js || \
-	  (cd tools/replay && npm ci --no-audit --no-fund --loglevel=error)
+	@test -f tools/view/replay/node_modules/three/build/three.module.min.js || \
+	  (cd tools/view/replay && npm ci --no-audit --no-fund --loglevel=error)
 
 # The README's test command: unit suites, then the same suites under ASan+UBSan.
 test: test-unit test-san
@@ -145,35 +147,35 @@ run: deps
 	@echo "plot it:      ./csim plot out/solo12_stand.h5        (writes out/solo12_stand.png)"
 	@echo "replay it:    ./csim replay out/solo12_stand.h5 && xdg-open out/solo12_stand.html"
 
-# Every figure measured in this run (tools/bench.sh): csim's speed table, the no-allocation
+# Every figure measured in this run (tools/bench/bench.sh): csim's speed table, the no-allocation
 # check, csim vs MuJoCo (time and callgrind instructions) and vs Siconos, out/bench/*.csv and
 # the README table. QUICK=1: a subset in a few minutes.
 bench: $(CSIM_BIN)
-	QUICK=$(or $(QUICK),0) CSIM=./$(CSIM_BIN) tools/bench.sh
+	QUICK=$(or $(QUICK),0) CSIM=./$(CSIM_BIN) tools/bench/bench.sh
 
 # A one-node SLURM cluster (slurm-wlm, munge) started and stopped by the test runs a 12-point
-# sweep as a job array; the merge must equal the Make path's (tools/test_slurm.sh).
+# sweep as a job array; the merge must equal the Make path's (tools/check/test_slurm.sh).
 test-slurm: $(CSIM_BIN)
-	@CSIM=./$(CSIM_BIN) tools/test_slurm.sh
+	@CSIM=./$(CSIM_BIN) tools/check/test_slurm.sh
 
-# The seed papers' experiments (docs/figures.md): one script per id of tools/figures.list, each
-# writing out/figures/fig<id>.{png,json} from its own scratch directory (make -j2 safe), then the
+# The seed papers' experiments (docs/figures.md): one script per id of tools/figures/figures.list,
+# each writing out/figures/fig<id>.{png,json} from its own scratch directory (make -j2 safe), then the
 # report. test-figures reruns them and fails when docs/figures.md drifts from a fresh generation.
-FIG_IDS := $(shell sed -e 's/\#.*//' tools/figures.list 2>/dev/null)
+FIG_IDS := $(shell sed -e 's/\#.*//' tools/figures/figures.list 2>/dev/null)
 .PHONY: figures figures-run test-figures
 fig-%: $(CSIM_BIN)
-	/usr/bin/python3 tools/fig$(subst -,_,$*).py
+	/usr/bin/python3 tools/figures/fig$(subst -,_,$*).py
 
 figures-run: $(addprefix fig-,$(FIG_IDS))
 
 figures: figures-run
-	/usr/bin/python3 tools/figures_report.py
+	/usr/bin/python3 tools/figures/figures_report.py
 
 test-figures: figures-run
-	/usr/bin/python3 tools/figures_report.py --check
+	/usr/bin/python3 tools/figures/figures_report.py --check
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
-#   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz.sh)
+#   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz/fuzz.sh)
 FUZZ_TARGETS := scenario urdf stl fclib cubetoss
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
@@ -194,7 +196,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: fuzz-build
-	tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
+	tools/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 # the fuzz objects are kept between runs (not intermediates to delete)
 .SECONDARY: $(FUZZ_OBJ)
@@ -212,3 +214,9 @@ clean:
 .PHONY: check-layers
 check-layers:
 	@/usr/bin/python3 tests/check_layers.py src
+
+# every relative link and image path of README.md, docs/ and tools/README.md resolves, anchors
+# included (tests/check_links.py; not part of make test)
+.PHONY: check-links
+check-links:
+	@/usr/bin/python3 tests/check_links.py

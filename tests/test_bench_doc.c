@@ -1,7 +1,7 @@
-// test_bench_doc.c — README.md's benchmark block has the form tools/bench_table.py generates
+// test_bench_doc.c — docs/benchmarks.md's block has the form tools/bench/bench_table.py generates
 // (headings, notes, table headers in order, with columns for csim ncp/pgs and ncp/admm; data rows
 // with as many cells as their header). The numbers are not checked: they are one run's
-// measurements and change per machine. Also checks that the check can fail: a copy of the README
+// measurements and change per machine. Also checks that the check can fail: a copy of the page
 // with a header changed, one with a solver's column dropped, and one with a short data row, are
 // rejected. Runs from the repo root (python3 is a dependency: make deps).
 #include <check.h>
@@ -28,10 +28,10 @@ static char* slurp(const char* path) {
   return s;
 }
 
-// exit status of `tools/bench_table.py --check path`
+// exit status of `tools/bench/bench_table.py --check path`
 static int check(const char* path) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "python3 tools/bench_table.py --check '%s' 2>/dev/null", path);
+  snprintf(cmd, sizeof cmd, "python3 tools/bench/bench_table.py --check '%s' 2>/dev/null", path);
   int rc = system(cmd);
   return rc == -1 ? -1 : WEXITSTATUS(rc);
 }
@@ -52,8 +52,8 @@ static void mutate(const char* readme, const char* from, const char* to, char* p
 }
 
 START_TEST(readme_block_has_generated_form) {
-  ck_assert_int_eq(check("README.md"), 0);
-  char* readme = slurp("README.md");
+  ck_assert_int_eq(check("docs/benchmarks.md"), 0);
+  char* readme = slurp("docs/benchmarks.md");
   ck_assert_ptr_nonnull(readme);
   char path[256];
   // a renamed column

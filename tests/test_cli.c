@@ -1,7 +1,7 @@
 // test_cli.c — the csim command line, run as a user would (through popen).
 //
 // `csim info` is checked on every shared URDF against figures computed independently by
-// tools/urdf_stats.py (Python's xml.etree, no code shared with csim's parser).
+// tools/check/urdf_stats.py (Python's xml.etree, no code shared with csim's parser).
 // The binary under test is $CSIM (default ./csim); tests run from the repo root.
 #include <check.h>
 #include <glob.h>
@@ -58,7 +58,7 @@ START_TEST(info_matches_independent_figures) {
     snprintf(cmd, sizeof(cmd), "%s info '%s' 2>&1", csim_bin(), path);
     int rc = run(cmd, ours, sizeof(ours));
     ck_assert_msg(rc == 0, "csim info %s exited %d:\n%s", path, rc, ours);
-    snprintf(cmd, sizeof(cmd), "python3 tools/urdf_stats.py '%s'", path);
+    snprintf(cmd, sizeof(cmd), "python3 tools/check/urdf_stats.py '%s'", path);
     ck_assert_int_eq(run(cmd, theirs, sizeof(theirs)), 0);
 
     // links
@@ -149,10 +149,10 @@ START_TEST(bad_invocations_exit_2) {
 }
 END_TEST
 
-// README.md carries the generated scenario-key table verbatim (tools/sync_readme_keys.sh)
+// docs/scenarios.md carries the generated scenario-key table verbatim (tools/gen/sync_keys.sh)
 START_TEST(readme_documents_every_key) {
   static char readme[1 << 20], keys[1 << 18];
-  FILE* f = fopen("README.md", "r");
+  FILE* f = fopen("docs/scenarios.md", "r");
   ck_assert_ptr_nonnull(f);
   size_t n = fread(readme, 1, sizeof(readme) - 1, f);
   readme[n] = '\0';
@@ -163,8 +163,8 @@ START_TEST(readme_documents_every_key) {
   keys[n] = '\0';
   fclose(f);
   ck_assert_msg(strstr(readme, keys) != NULL,
-                "README.md's key table differs from docs/scenario_keys.md: run "
-                "tools/sync_readme_keys.sh");
+                "docs/scenarios.md's key table differs from docs/scenario_keys.md: run "
+                "tools/gen/sync_keys.sh");
 }
 END_TEST
 

@@ -326,7 +326,7 @@ START_TEST(tolerance_units_force) {
 }
 END_TEST
 
-// one experiment record of the figure convention (tools/figjson.py) in dir/figs/fig999_1.json
+// one experiment record of the figure convention (tools/figures/figjson.py) in dir/figs/fig999_1.json
 static void write_record(const char* dir, double csim, double seconds, const char* word, int reproduced) {
   char path[512];
   snprintf(path, sizeof(path), "%s/figs/fig999_1.json", dir);
@@ -348,18 +348,18 @@ static void write_record(const char* dir, double csim, double seconds, const cha
   fclose(f);
 }
 
-// exit status of tools/figures_report.py [--check] on the records, list and page under dir
+// exit status of tools/figures/figures_report.py [--check] on the records, list and page under dir
 static int report(const char* dir, int check) {
   char cmd[2048];
   snprintf(cmd, sizeof(cmd),
            "CSIM_FIGDIR=%s/figs CSIM_FIGLIST=%s/figures.list CSIM_FIGDOC=%s/docs/figures.md "
-           "/usr/bin/python3 tools/figures_report.py %s > /dev/null 2>&1",
+           "/usr/bin/python3 tools/figures/figures_report.py %s > /dev/null 2>&1",
            dir, dir, dir, check ? "--check" : "");
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// the drift check of `make test-figures` (tools/figures_report.py --check): a table number within
+// the drift check of `make test-figures` (tools/figures/figures_report.py --check): a table number within
 // its tolerance, any wall time and any claim marked "timing" may move; a number beyond its
 // tolerance, a changed word, a flipped verdict fail (exit 1); a listed experiment without its
 // record is exit 2

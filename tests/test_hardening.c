@@ -611,7 +611,7 @@ END_TEST
 #define CORRUPT PY " tests/fuzz/corrupt_vlen.py"
 #define SHARED_TOSS "../shared/data/cubetoss/cube_tosses.h5"
 #define KEPT_TOSS "tests/fuzz/regressions/cubetoss/vlen-cube-global-heap-index.h5"
-#define THREE_JS "tools/replay/node_modules/three/build/three.module.min.js"
+#define THREE_JS "tools/view/replay/node_modules/three/build/three.module.min.js"
 
 static void expect_corrupt(const char* cmd, int code, const char* file, const char* what) {
   char out[16384];

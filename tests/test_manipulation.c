@@ -1,7 +1,7 @@
-// Seed 001 Sec. VI-B/C manipulation scenes (tools/fig001_allegro.py, make fig-001-allegro):
+// Seed 001 Sec. VI-B/C manipulation scenes (tools/figures/fig001_allegro.py, make fig-001-allegro):
 // the Allegro hand keeps the mug of scenarios/allegro_mug.yaml on its palm and in contact while
 // its fingers move it (TAMSI, h = 0.7 ms, 0.2 s); the Kuka iiwa with the box stand-in of the
-// Schunk WSG 50 (scenarios/kuka_bottle.yaml, tools/kuka_bottle.py) keeps the bottle in its grasp
+// Schunk WSG 50 (scenarios/kuka_bottle.yaml, tools/figures/kuka_bottle.py) keeps the bottle in its grasp
 // through the lift and the start of the shake; the shared WSG 50 URDF itself cannot be built
 // (its collision meshes are not provided) and csim says so (exit 2).
 #include <check.h>

@@ -33,7 +33,7 @@ int cli_sweep(int argc, char** argv, const char* argv0);
 
 // `csim merge DIR [--out FILE]` (merge.h); returns 0 all complete, 1 some not, 2 bad input
 int cli_merge(int argc, char** argv);
-// `csim plot RUN.h5... [--out FILE.png] [--panels LIST] [--json FILE]`: runs tools/plot_run.py
+// `csim plot RUN.h5... [--out FILE.png] [--panels LIST] [--json FILE]`: runs tools/view/plot_run.py
 // with python3 (matplotlib, h5py); returns 2 when it cannot be started, else does not return
 int cli_plot(int argc, char** argv);
 

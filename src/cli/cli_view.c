@@ -1,4 +1,4 @@
-// cli_view.c — `csim plot` (panels of a run, drawn by tools/plot_run.py with matplotlib) and
+// cli_view.c — `csim plot` (panels of a run, drawn by tools/view/plot_run.py with matplotlib) and
 // `csim replay` (a self-contained 3-D HTML replay, replay.h).
 #include <errno.h>
 #include <stdio.h>
@@ -37,8 +37,9 @@ static const char* const kReplayUsage =
     "                      scenario_dir attribute the run wrote)\n"
     "exit codes: 0 success, 2 bad input\n";
 
-// path of `rel` inside csim's tools directory: $CSIM_TOOLS, else tools/ beside the executable
-// or one or two levels above it (build/san/csim), else ./tools; 0 when not found
+// path of `rel` inside csim's tools directory (the run-time assets are in its view/): $CSIM_TOOLS,
+// else tools/ beside the executable or one or two levels above it (build/san/csim), else
+// ./tools; 0 when not found
 static int tools_file(const char* rel, char* out, size_t n) {
   const char* env = getenv("CSIM_TOOLS");
   if (env && *env) {
@@ -79,9 +80,9 @@ int cli_plot(int argc, char** argv) {
     return CSIM_ERR_INPUT;
   }
   char script[1200];
-  if (!tools_file("plot_run.py", script, sizeof(script))) {
-    fprintf(stderr, "csim: error: plot: tools/plot_run.py not found beside the csim executable "
-            "or in ./tools (set CSIM_TOOLS to the tools directory)\n");
+  if (!tools_file("view/plot_run.py", script, sizeof(script))) {
+    fprintf(stderr, "csim: error: plot: tools/view/plot_run.py not found beside the csim "
+            "executable or in ./tools (set CSIM_TOOLS to the tools directory)\n");
     return CSIM_ERR_INPUT;
   }
   // Debian's python3 carries python3-matplotlib and python3-h5py; a pyenv python3 earlier on
@@ -139,14 +140,14 @@ int cli_replay(int argc, char** argv) {
   char out[1100], tpl[1200], three[1200];
   swap_ext(run, ".html", out, sizeof(out));
   if (outp) snprintf(out, sizeof(out), "%s", outp);
-  if (!tools_file("replay/replay.html", tpl, sizeof(tpl))) {
-    fprintf(stderr, "csim: error: replay: tools/replay/replay.html not found beside the csim "
+  if (!tools_file("view/replay/replay.html", tpl, sizeof(tpl))) {
+    fprintf(stderr, "csim: error: replay: tools/view/replay/replay.html not found beside the csim "
             "executable or in ./tools (set CSIM_TOOLS to the tools directory)\n");
     return CSIM_ERR_INPUT;
   }
-  if (!tools_file("replay/node_modules/three/build/three.module.min.js", three, sizeof(three))) {
+  if (!tools_file("view/replay/node_modules/three/build/three.module.min.js", three, sizeof(three))) {
     fprintf(stderr, "csim: error: replay: three.js is not installed (%s missing): run `make "
-            "deps` (it runs npm ci in tools/replay)\n", three);
+            "deps` (it runs npm ci in tools/view/replay)\n", three);
     return CSIM_ERR_INPUT;
   }
   opt.template_path = tpl;

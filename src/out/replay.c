@@ -533,7 +533,7 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
                  "cannot read the replay page template");
   if (!st && !(three = slurp(opt->three_path, &nthree)))
     st = err_set(err, CSIM_ERR_INPUT, opt->three_path, 0, 0, NULL,
-                 "cannot read three.js: run `make deps` (npm ci in tools/replay)");
+                 "cannot read three.js: run `make deps` (npm ci in tools/view/replay)");
   char* m1 = tpl ? strstr(tpl, "@@THREE@@") : NULL;
   char* m2 = tpl ? strstr(tpl, "@@DATA@@") : NULL;
   if (!st && (!m1 || !m2 || m2 < m1))

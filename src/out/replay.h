@@ -17,7 +17,7 @@
 //     rows of /contacts/frame) and a slip flag: |tangential contact velocity| > the slip
 //     threshold (rigid models: REPLAY_SLIP_VELOCITY; compliant laws: contact.stiction_velocity).
 // Large arrays are base64 of little-endian float32 / int32 / uint8.
-// three.js (tools/replay/node_modules/three/build/three.module.min.js, installed by `make deps`
+// three.js (tools/view/replay/node_modules/three/build/three.module.min.js, installed by `make deps`
 // with npm ci) is inlined into the page as text and imported from a blob: URL, so opening the
 // file needs no network.
 //
@@ -35,7 +35,7 @@
 typedef struct {
   const char* scenario_dir;   // directory the scenario's relative paths resolve against
                               // (NULL: the file's scenario_dir attribute)
-  const char* template_path;  // the page template (tools/replay/replay.html)
+  const char* template_path;  // the page template (tools/view/replay/replay.html)
   const char* three_path;     // three.module.min.js
   int every;                  // keep every k-th row (>= 1)
 } replay_options;

@@ -1,6 +1,6 @@
 // cubetoss_params.c — the contact parameters csim ships for `csim validate cubetoss` (used when
 // no --params is given): the params files written by `csim identify cubetoss`, copied by
-// tools/cubetoss_params_c.py (their comment lines say when, on which data and split, and with
+// tools/gen/cubetoss_params_c.py (their comment lines say when, on which data and split, and with
 // which training and held-out e_q).
 #include "run/cubetoss.h"
 

@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""tools/bench/bench_scenes.py — csim against MuJoCo 2.2.2 on matched scenes (part of `make bench`).
+
+Every figure is measured in this run; nothing is quoted. Per scene, csim with each solver of
+CSIM_SOLVERS (default "ncp/pgs ncp/admm": per-contact PGS is cheapest on few, loosely coupled
+contacts; ADMM factors each island in dof space, cheapest on stacks and chains) and MuJoCo
+(Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
+run the same robot description through build/bench_mujoco (tools/bench/bench_mujoco.c says how the
+models are matched):
+  time       us/step, the median over BATCHES interleaved batches (batch b of every csim solver
+             and MuJoCo in turn, one bench_mujoco run), wall time of the step loop only;
+  Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
+             bench_csim_step (sim_step's caller) or mj_step only, so set-up and the residual pass are not counted), over
+             the first COUNT steps, one callgrind run per csim solver and one for MuJoCo;
+             noise-free, the figure to compare on a shared machine;
+  contacts   mean contacts per step on each side (MuJoCo: active contacts);
+  eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
+             engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
+             tools/bench/bench_mujoco.c), "-" where that pass would not fit (1024 cubes).
+Scenes: cube at rest and sliding, a 2-cube stack, Solo-12 and Talos standing (scenarios/),
+grids of N resting 10 cm cubes 0.2 m apart, stacks of N cubes, and chains of N 0.1 m links lying
+on the ground (free base, 5 + N dofs, 4 contacts per link); the generated scenarios are written
+to a temporary directory. A side that cannot run a scene says why in the note (e.g. csim's
+contact buffers past contact.memory_budget, or MuJoCo 2.2.2's mjData, whose size is an int, past
+2 GiB: 1024 resting cubes need 12288 constraint rows, see tools/bench/bench_mujoco.c).
+Then log-log least-squares slopes of cost (Ir/step and us/step) against contacts and against
+dofs per family, for each csim solver and MuJoCo.
+
+Writes out/bench/mujoco.csv (one row per scene: columns <what>_csim_<solver> per csim solver,
+e.g. ir_csim_pgs, ratio_ir_admm, <what>_mujoco, and best_csim, the csim solver with the fewest
+Ir/step on that scene, with ir_csim_best and ratio_ir_best; csim_solvers lists the pairs) and out/bench/slopes.csv (engine
+"csim ncp/pgs", ..., "mujoco"), prints both tables.
+  tools/bench/bench_scenes.py              # every scene (long: tens of minutes on 2 busy cores)
+  QUICK=1 tools/bench/bench_scenes.py      # a subset in a few minutes
+  CSIM_SOLVERS="ncp/pgs" tools/bench/bench_scenes.py   # csim with these solvers only
+  BATCHES=9 SCENES="cube_rest grid_16" MERGE=1 tools/bench/bench_scenes.py
+                                     # some scenes, their rows replaced in the existing CSV
+Exit status: 0 when every scene ran on every side (MuJoCo past its own mjData size limit, which
+bench_mujoco states, is noted, not a failure), 1 when one could not, 2 when the tool cannot be
+built.
+"""
+import csv
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, "build", "bench_mujoco")
+QUICK = os.environ.get("QUICK", "0") == "1"
+BATCHES = int(os.environ.get("BATCHES", "3" if QUICK else "7"))
+CUBE = os.path.join(ROOT, "robots", "cube.urdf")
+# csim's model/solver pairs, each measured on every scene
+SOLVERS = os.environ.get("CSIM_SOLVERS", "ncp/pgs ncp/admm").split()
+
+
+def skey(pair):
+    """the short name of a csim pair in column names: its solver ("pgs"), or model_solver when
+    two pairs share a solver"""
+    short = pair.split("/")[-1]
+    if sum(1 for p in SOLVERS if p.split("/")[-1] == short) > 1:
+        return pair.replace("/", "_")
+    return short
+
+
+SOLVER = "solver: {name: pgs, tolerance: 1.0e-6, max_iterations: 500, warm_start: true}\n"
+
+
+def grid_yaml(n):
+    side = math.isqrt(n)
+    side += side * side < n
+    rows = "".join("  - {urdf: %s, base: free, q0: [%.3f, %.3f, 0.05, 0, 0, 0, 1]}\n"
+                   % (CUBE, 0.2 * (i % side), 0.2 * (i // side)) for i in range(n))
+    return ("name: grid_%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+            "robots:\n%scontact: {model: ncp, friction: 0.5, baumgarte: 0}\n%s"
+            "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, rows, SOLVER))
+
+
+def stack_yaml(n):
+    # cubes exactly touching, centres 0.1 m apart
+    rows = "".join("  - {urdf: %s, base: free, q0: [0, 0, %.3f, 0, 0, 0, 1]}\n"
+                   % (CUBE, 0.05 + 0.1 * k) for k in range(n))
+    return ("name: stack_%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+            "robots:\n%scontact: {model: ncp, friction: 0.5, baumgarte: 0}\n%s"
+            "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, rows, SOLVER))
+
+
+def chain_urdf(n):
+    # n links of 0.1 m along -z (0.02 m square boxes, 0.1 kg), revolute joints about y; link1
+    # is the root (free base)
+    out = ['<?xml version="1.0"?>', '<robot name="chain%d">' % n]
+    for k in range(1, n + 1):
+        out.append('  <link name="link%d">\n    <inertial><origin xyz="0 0 -0.05"/><mass value="0.1"/>'
+                   '\n      <inertia ixx="8.6667e-05" ixy="0" ixz="0" iyy="8.6667e-05" iyz="0" '
+                   'izz="6.6667e-06"/></inertial>\n    <collision><origin xyz="0 0 -0.05"/>'
+                   '<geometry><box size="0.02 0.02 0.1"/></geometry></collision>\n  </link>' % k)
+        if k > 1:
+            out.append('  <joint name="j%d" type="revolute"><parent link="link%d"/><child link="link%d"/>'
+                       '\n    <origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/>\n    <limit lower="-3.14" '
+                       'upper="3.14" effort="100" velocity="100"/></joint>' % (k, k - 1, k))
+    out.append("</robot>")
+    return "\n".join(out) + "\n"
+
+
+def chain_yaml(n, urdf):
+    # lying straight along +x on the plane: base rotated -90 deg about y
+    q0 = "0, 0, 0.01, 0, -0.7071067811865476, 0, 0.7071067811865476" + ", 0" * (n - 1)
+    return ("name: chain_%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+            "robots:\n  - {urdf: %s, base: free, q0: [%s]}\n"
+            "contact: {model: ncp, friction: 0.5, baumgarte: 0}\n%s"
+            "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, urdf, q0, SOLVER))
+
+
+def scenes(tmp):
+    """(label, family, size, path, sets, time steps, counted steps, residual pass)"""
+    sc = os.path.join(ROOT, "scenarios")
+    stack2 = os.path.join(tmp, "cube_stack2.yaml")
+    with open(stack2, "w") as f:
+        f.write(stack_yaml(2).replace("stack_2", "cube_stack2").replace(
+            "max_iterations: 500", "max_iterations: 1000").replace("1.0e-6", "1.0e-8"))
+    out = [("cube_rest", "cube", 1, os.path.join(sc, "cube_slide.yaml"),
+            ["name=cube_rest", "robots.0.v0=[0, 0, 0, 0, 0, 0]"], 1000, 200, True),
+           ("cube_slide", "cube", 1, os.path.join(sc, "cube_slide.yaml"), [], 1000, 200, True),
+           ("cube_stack2", "cube", 2, stack2, [], 1000, 200, True),
+           ("solo12_stand", "robot", 18, os.path.join(sc, "solo12_stand.yaml"), [], 500, 100, True),
+           ("talos_stand", "robot", 39, os.path.join(sc, "talos_stand.yaml"), [], 300, 50, True)]
+    grids = [1, 16, 64] if QUICK else [1, 16, 64, 256, 1024]
+    stacks = [2, 4, 8] if QUICK else [2, 4, 8, 16, 32, 64]
+    chains = [5, 10, 20] if QUICK else [5, 10, 20, 40]
+    for n in grids:
+        p = os.path.join(tmp, "grid_%d.yaml" % n)
+        with open(p, "w") as f:
+            f.write(grid_yaml(n))
+        steps = 300 if n <= 16 else 100 if n <= 64 else 30 if n <= 256 else 10
+        out.append(("grid_%d" % n, "grid", n, p, [], steps, max(steps // 5, 4), n <= 256))
+    for n in stacks:
+        p = os.path.join(tmp, "stack_%d.yaml" % n)
+        with open(p, "w") as f:
+            f.write(stack_yaml(n))
+        steps = 300 if n <= 16 else 100
+        out.append(("stack_%d" % n, "stack", n, p, [], steps, max(steps // 5, 10), True))
+    for n in chains:
+        u = os.path.join(tmp, "chain_%d.urdf" % n)
+        with open(u, "w") as f:
+            f.write(chain_urdf(n))
+        p = os.path.join(tmp, "chain_%d.yaml" % n)
+        with open(p, "w") as f:
+            f.write(chain_yaml(n, u))
+        out.append(("chain_%d" % n, "chain", n, p, [], 300, 60, True))
+    only = os.environ.get("SCENES")
+    if only:
+        keep = set(only.split())
+        out = [s for s in out if s[0] in keep]
+    return out
+
+
+def sets_args(sets):
+    a = []
+    for s in sets:
+        a += ["--set", s]
+    return a
+
+
+# MuJoCo's model is mirrored from csim's simulation of the scenario (tools/bench/bench_mujoco.c), so a
+# scene past csim's contact.memory_budget runs MuJoCo alone with this budget: csim's buffers are
+# then only reserved (never touched: csim does not step), the figures are MuJoCo's
+MJ_ALONE_BUDGET = "contact.memory_budget=8192"
+
+
+def timing(s, tmp, alone=False):
+    """bench_mujoco's interleaved batches of every csim solver and MuJoCo: {csim pair or "mujoco":
+    row dict}, stderr text; alone: MuJoCo only"""
+    label, _, _, path, sets, steps, _, eps = s
+    csvp = os.path.join(tmp, label + ".csv")
+    if os.path.exists(csvp):
+        os.remove(csvp)
+    lists = ["--csim", "none", "--mujoco", "newton"] if alone else \
+            ["--csim", ",".join(SOLVERS), "--mujoco", "newton"]
+    if alone:
+        sets = sets + [MJ_ALONE_BUDGET]
+    cmd = [BIN, "--scenario", path, "--label", label] + lists + \
+          ["--steps", str(steps), "--batches", str(BATCHES), "--csv", csvp] + sets_args(sets)
+    if not eps:
+        cmd.append("--no-eps")
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    rows = {}
+    if os.path.exists(csvp):
+        with open(csvp) as f:
+            for row in csv.DictReader(f):
+                rows[row["solver"] if row["engine"] == "csim" else row["engine"]] = row
+    return rows, r.stderr
+
+
+def count(s, engine, tmp, alone=False):
+    """instructions per step inside sim_step (engine: a csim pair) / mj_step (engine "mujoco")
+    (callgrind), or None"""
+    label, _, _, path, sets, _, steps, _ = s
+    if alone:
+        sets = sets + [MJ_ALONE_BUDGET]
+    out = os.path.join(tmp, "cg.%s.%s" % (label, engine.replace("/", "_")))
+    fn = "mj_step" if engine == "mujoco" else "bench_csim_step"
+    lists = ["--csim", engine, "--mujoco", "none"] if engine != "mujoco" else \
+            ["--csim", "none", "--mujoco", "newton"]
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=" + fn,
+           "--callgrind-out-file=" + out, BIN, "--scenario", path, "--label", label] + lists + \
+          ["--steps", str(steps), "--batches", "1", "--no-eps"] + sets_args(sets)
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(out):
+        return None
+    with open(out) as f:
+        m = re.search(r"^totals:\s*(\d+)", f.read(), re.M)
+    # bench_mujoco steps the scene twice: one timed batch and the statistics pass
+    return int(m.group(1)) / (2.0 * steps) if m else None
+
+
+def num(x):
+    try:
+        v = float(x)
+        return v if math.isfinite(v) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def why(stderr, engine):
+    """the reason a side failed, from bench_mujoco's stderr (its last word on that side)"""
+    pat = "MuJoCo on" if engine == "mujoco" else "csim %s on" % engine
+    for line in reversed(stderr.splitlines()):
+        if pat in line:
+            m = re.search(r"(at the initial state|at step \d+)[^:]*? collision found (\d+) contacts; "
+                          r"the contact buffers hold (\d+) \([\d.]+ MiB of ([\d.]+) MiB", line)
+            if m:
+                return ("%s contacts %s, its buffers hold %s within contact.memory_budget "
+                        "%s MiB (exit %s)" % (m.group(2), m.group(1), m.group(3), m.group(4),
+                                              2 if "initial" in m.group(1) else 1))
+            return line.split(": ", 2)[-1][:300]
+    return "failed (no message)"
+
+
+def slope(pts):
+    pts = [(math.log(x), math.log(y)) for x, y in pts if x and y and x > 0 and y > 0]
+    if len(pts) < 2:
+        return None
+    n = len(pts)
+    sx = sum(p[0] for p in pts)
+    sy = sum(p[1] for p in pts)
+    sxx = sum(p[0] * p[0] for p in pts)
+    sxy = sum(p[0] * p[1] for p in pts)
+    d = n * sxx - sx * sx
+    return (n * sxy - sx * sy) / d if d else None
+
+
+def merge(results, path):
+    """the rows of an earlier CSV with the scenes just run replaced (or appended)"""
+    if not os.path.exists(path):
+        return results
+    new = {r["scene"]: r for r in results}
+    out = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["scene"] in new:
+                out.append(new.pop(row["scene"]))
+                continue
+            r = dict(row)
+            for k in list(r):
+                if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim",
+                             "csim_solvers"):
+                    r[k] = num(r[k])
+            r["n"] = int(r["n"] or 0)
+            out.append(r)
+    return out + [r for r in results if r["scene"] in new]
+
+
+def fmt(v, f="%.3g"):
+    return "-" if v is None else f % v
+
+
+def main():
+    r = subprocess.run([os.path.join(ROOT, "tools", "bench", "bench_mujoco.sh"), "--build-only"], cwd=ROOT)
+    if r.returncode != 0 or not os.path.exists(BIN):
+        print("bench_scenes: cannot build build/bench_mujoco", file=sys.stderr)
+        return 2
+    have_vg = subprocess.run(["sh", "-c", "command -v valgrind"], capture_output=True).returncode == 0
+    os.makedirs(os.path.join(ROOT, "out", "bench"), exist_ok=True)
+    status = 0
+    results = []
+    with tempfile.TemporaryDirectory(prefix="csim_scenes.") as tmp:
+        for s in scenes(tmp):
+            label, fam, size = s[0], s[1], s[2]
+            print("bench_scenes: %s" % label, file=sys.stderr, flush=True)
+            rows, err = timing(s, tmp)
+            alone = False
+            if num(rows.get("mujoco", {}).get("us_per_step")) is None and \
+                    "contact.memory_budget" in err:
+                alone = True  # csim cannot take the scene: MuJoCo alone (see MJ_ALONE_BUDGET)
+                rows2, err2 = timing(s, tmp, alone=True)
+                rows.update({k: v for k, v in rows2.items() if k == "mujoco"})
+                err += err2
+            res = {"scene": label, "family": fam, "n": size, "steps_time": s[5], "steps_counted": s[6],
+                   "batches": BATCHES}
+            notes = []
+            res["nv_csim"] = ""
+            for eng in SOLVERS + ["mujoco"]:
+                row = rows.get(eng, {})
+                key = "mujoco" if eng == "mujoco" else "csim_" + skey(eng)
+                us = num(row.get("us_per_step"))
+                ran = us is not None  # a failed side's statistics are not figures
+                if ran and eng == "mujoco":
+                    res["nv_mujoco"] = row.get("nv", "")
+                elif ran and not res["nv_csim"]:
+                    res["nv_csim"] = row.get("nv", "")
+                res.setdefault("nv_mujoco", "")
+                res["us_" + key] = us
+                res["contacts_" + key] = num(row.get("contacts_mean")) if ran else None
+                res["eps_" + key] = num(row.get("eps_abs_mean")) if ran else None
+                res["iters_" + key] = num(row.get("iterations_mean")) if ran else None
+                ir = count(s, eng, tmp, alone and eng == "mujoco") if (have_vg and ran) else None
+                res["ir_" + key] = ir
+                name = "MuJoCo" if eng == "mujoco" else "csim " + eng
+                if not ran:
+                    reason = why(err, eng)
+                    notes.append("%s cannot run: %s" % (name, reason))
+                    # csim failing is the bench failing; MuJoCo past its own documented size
+                    # limit (bench_mujoco.c says why) is a property of the peer, noted above
+                    if eng != "mujoco" or "cannot size mjData" not in reason:
+                        status = 1
+                elif int(row.get("warnings") or 0) > 0 and eng != "mujoco":
+                    notes.append("%s: %s" % (name, row.get("note", "")))  # unconverged steps
+                elif int(row.get("warnings") or 0) > 0:
+                    notes.append("%s: %s warnings (%s)" % (name, row.get("warnings"), row.get("note", "")))
+                elif have_vg and ir is None:
+                    notes.append("%s: callgrind run failed, no Ir" % name)
+                    status = 1
+            if not have_vg:
+                notes.append("valgrind missing: no instruction counts")
+            um, im = res["us_mujoco"], res["ir_mujoco"]
+            for eng in SOLVERS:
+                k = skey(eng)
+                uc, ic = res["us_csim_" + k], res["ir_csim_" + k]
+                res["ratio_us_" + k] = uc / um if uc and um else None
+                res["ratio_ir_" + k] = ic / im if ic and im else None
+            # the csim solver with the fewest instructions per step on this scene
+            counted = [(res["ir_csim_" + skey(e)], e) for e in SOLVERS if res["ir_csim_" + skey(e)]]
+            best = min(counted)[1] if counted else None
+            res["best_csim"] = best or ""
+            res["ir_csim_best"] = res["ir_csim_" + skey(best)] if best else None
+            res["ratio_ir_best"] = res["ratio_ir_" + skey(best)] if best else None
+            res["csim_solvers"] = " ".join(SOLVERS)  # the pairs behind the <what>_csim_<key> columns
+            res["note"] = "; ".join(notes)
+            results.append(res)
+            print("  %-13s %s" % (label, "  ".join(
+                "%s: us %s Ir %s ratio Ir %s contacts %s eps %s" % (
+                    e, fmt(res["us_" + kk]), fmt(res["ir_" + kk], "%.4g"),
+                    fmt(res.get("ratio_ir_" + kk[5:]) if kk != "mujoco" else None),
+                    fmt(res["contacts_" + kk]), fmt(res["eps_" + kk], "%.2e"))
+                for e, kk in [(e, "csim_" + skey(e)) for e in SOLVERS] + [("mujoco", "mujoco")])
+                + ("  best csim %s  %s" % (res["best_csim"] or "-", res["note"]))),
+                file=sys.stderr, flush=True)
+    if os.environ.get("MERGE") == "1":
+        results = merge(results, os.path.join(ROOT, "out", "bench", "mujoco.csv"))
+    keys = ["csim_" + skey(e) for e in SOLVERS] + ["mujoco"]
+    cols = ["scene", "family", "n", "nv_csim", "nv_mujoco"]
+    for what in ("contacts", "us", "ir", "eps", "iters"):
+        cols += [what + "_" + k for k in keys]
+    for what in ("us", "ir"):
+        cols += ["ratio_%s_%s" % (what, skey(e)) for e in SOLVERS]
+    cols += ["best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_time", "batches",
+             "steps_counted", "note"]
+    with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for res in results:
+            w.writerow(["" if res.get(c) is None else res.get(c) for c in cols])
+    # slopes per family, engine (each csim solver, MuJoCo), cost measure and abscissa
+    fits = []
+    engines = [("csim " + e, "csim_" + skey(e), "nv_csim") for e in SOLVERS] + \
+              [("mujoco", "mujoco", "nv_mujoco")]
+    for fam in ("grid", "stack", "chain"):
+        pts = [r for r in results if r["family"] == fam]
+        for xname in ("contacts", "dofs"):
+            for eng, key, nvk in engines:
+                for cost in ("ir", "us"):
+                    xy = []
+                    for r in pts:
+                        x = r.get("contacts_" + key) if xname == "contacts" else num(r.get(nvk))
+                        xy.append((x, r.get(cost + "_" + key)))
+                    sl = slope(xy)
+                    npts = sum(1 for x, y in xy if x and y)
+                    fits.append((fam, xname, eng, cost, sl, npts))
+    with open(os.path.join(ROOT, "out", "bench", "slopes.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["family", "x", "engine", "cost", "slope", "points"])
+        for fam, xname, eng, cost, sl, npts in fits:
+            w.writerow([fam, xname, eng, "ir_per_step" if cost == "ir" else "us_per_step",
+                        "" if sl is None else "%.3f" % sl, npts])
+    # the tables: one row per scene and engine
+    hdr = "%-13s %-13s %5s %8s %9s %6s %11s %6s %9s %7s  %s"
+    print(hdr % ("scene", "engine", "nv", "contacts", "us/step", "ratio", "Ir/step", "ratio",
+                 "eps_abs", "iters", "note"))
+    for r in results:
+        for e in SOLVERS + ["mujoco"]:
+            k = "mujoco" if e == "mujoco" else "csim_" + skey(e)
+            rk = None if e == "mujoco" else skey(e)
+            print(hdr % (r["scene"], ("csim " + e) if rk else "MuJoCo",
+                         r["nv_mujoco" if e == "mujoco" else "nv_csim"] or "-",
+                         fmt(r.get("contacts_" + k)), fmt(r.get("us_" + k)),
+                         fmt(r.get("ratio_us_" + rk)) if rk else "", fmt(r.get("ir_" + k), "%.4g"),
+                         fmt(r.get("ratio_ir_" + rk)) if rk else "", fmt(r.get("eps_" + k), "%.2e"),
+                         fmt(r.get("iters_" + k)),
+                         ("best csim: %s; %s" % (r.get("best_csim") or "-", r["note"])) if e == "mujoco" else ""))
+    print("\nlog-log slopes of cost per step (1 = linear):")
+    for fam, xname, eng, cost, sl, npts in fits:
+        if npts >= 2:
+            print("  %-6s vs %-8s %-13s %-3s %6s  (%d points)" % (fam, xname, eng, cost, fmt(sl, "%.2f"), npts))
+    print("written: out/bench/mujoco.csv, out/bench/slopes.csv")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+#!/usr/bin/python3
+"""Gather out/figures/fig*.json (tools/figures/figures.list order) into out/figures/REPORT.md and
+docs/figures.md.
+
+  tools/figures/figures_report.py           write out/figures/REPORT.md, docs/figures.md and the first
+                                    image of each figure, shrunk, as docs/images/figures/*.png
+  tools/figures/figures_report.py --check   write out/figures/REPORT.md; compare docs/figures.md with a
+                                    fresh generation (not written): numbers in tables within each
+                                    table's tolerance (timing columns skipped), claims' values
+                                    within theirs, the rest word for word with numbers masked.
+                                    Exit 1 on a difference, 2 on a missing or malformed record.
+
+The JSON record is the figure convention's (tools/figures/figjson.py writes it). A listed id without a
+record is an error naming the command that makes it: no figure is silently left out.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+# the paths can be moved for tests/test_figure_claims.c (records, list, page elsewhere)
+FIGDIR = os.environ.get("CSIM_FIGDIR", os.path.join(ROOT, "out", "figures"))
+LIST = os.environ.get("CSIM_FIGLIST", os.path.join(ROOT, "tools", "figures", "figures.list"))
+DOC = os.environ.get("CSIM_FIGDOC", os.path.join(ROOT, "docs", "figures.md"))
+DOC_IMG = os.path.join("images", "figures")      # relative to docs/
+DOC_IMG_WIDTH = 1200                             # px: committed images are kept small
+
+SEEDS = {"000": "Contact Models in Robotics: a Comparative Analysis (Le Lidec et al., 2023)",
+         "001": "A Transition-Aware Method for the Simulation of Compliant Contact with Regularized "
+                "Friction (Castro et al.)",
+         "002": "Reconciling RaiSim With the Maximum Dissipation Principle (Le Lidec, Carpentier, 2024)"}
+NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")  # "1." is a number and a period
+
+
+class BadRecord(Exception):
+    pass
+
+
+# the ids of tools/figures/figures.list, in order (blank lines and # comments skipped)
+def read_list():
+    ids = []
+    with open(LIST) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                ids.append(line)
+    return ids
+
+
+# one figure's record, checked for the fields the report uses
+def read_record(fid):
+    path = os.path.join(FIGDIR, "fig%s.json" % fid.replace("-", "_"))
+    if not os.path.exists(path):
+        raise BadRecord("%s: missing (listed in tools/figures/figures.list): run `make fig-%s`" % (path, fid))
+    try:
+        with open(path) as f:
+            rec = json.load(f)
+    except ValueError as e:
+        raise BadRecord("%s: not valid JSON: %s" % (path, e))
+    for key in ("id", "seed", "item", "title", "command", "seconds", "setup", "images", "tables",
+                "claims"):
+        if key not in rec:
+            raise BadRecord("%s: key '%s' missing (figure convention)" % (path, key))
+    if rec["id"] != fid:
+        raise BadRecord("%s: id '%s', expected '%s'" % (path, rec["id"], fid))
+    for i, t in enumerate(rec["tables"]):
+        for key in ("caption", "columns", "rows"):
+            if key not in t:
+                raise BadRecord("%s: tables[%d] has no '%s'" % (path, i, key))
+        for j, r in enumerate(t["rows"]):
+            if len(r) != len(t["columns"]):
+                raise BadRecord("%s: tables[%d].rows[%d] has %d cells for %d columns"
+                                % (path, i, j, len(r), len(t["columns"])))
+    for i, c in enumerate(rec["claims"]):
+        for key in ("claim", "measure", "value", "reproduced", "sentence"):
+            if key not in c:
+                raise BadRecord("%s: claims[%d] has no '%s'" % (path, i, key))
+    for im in rec["images"]:
+        if not os.path.exists(os.path.join(FIGDIR, im)):
+            raise BadRecord("%s: image %s not found in out/figures" % (path, im))
+    return rec
+
+
+# a table cell: 3 significant digits for floats, integers as they are, "—" for none
+def cell(x):
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        if x == 0:
+            return "0"
+        if x == int(x) and abs(x) < 1e6:
+            return "%d" % x
+        a = abs(x)
+        return "%.3g" % x if 1e-3 <= a < 1e5 else "%.2e" % x
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+# the Markdown of one figure; img(name) gives an image's path as the page sees it
+def figure_md(rec, img, first_image_only):
+    out = []
+    out.append("## %s %s: %s" % (rec["seed"], rec["item"], rec["title"]))
+    out.append("")
+    out.append("`%s` (id `%s`) ran in %s s." % (rec["command"], rec["id"], "%.1f" % rec["seconds"]))
+    out.append("")
+    out.append(rec["setup"].strip())
+    out.append("")
+    images = rec["images"][:1] if first_image_only else rec["images"]
+    for name in images:
+        out.append("![%s](%s)" % (name, img(name)))
+        out.append("")
+    if first_image_only and len(rec["images"]) > 1:
+        out.append("More images in out/figures/REPORT.md: %s." % ", ".join(rec["images"][1:]))
+        out.append("")
+    for i, t in enumerate(rec["tables"]):
+        tol = t.get("tolerance", {})
+        out.append("<!-- table %s/%d rel=%r abs=%r timing=%s -->" % (
+            rec["id"], i, tol.get("rel", 0.05), tol.get("abs", 1e-12),
+            ",".join(str(c) for c in t.get("timing_columns", []))))
+        out.append("*%s*" % t["caption"].strip())
+        out.append("")
+        out.append("| " + " | ".join(cell(c) for c in t["columns"]) + " |")
+        out.append("|" + "---|" * len(t["columns"]))
+        for r in t["rows"]:
+            out.append("| " + " | ".join(cell(c) for c in r) + " |")
+        out.append("")
+    if rec["claims"]:
+        out.append("Claims:")
+        out.append("")
+        for c in rec["claims"]:
+            tol = c.get("tolerance", {})
+            # a claim on wall times ("timing": true) is not compared by the drift check
+            mark = "<!-- claim timing -->" if c.get("timing") else "<!-- claim rel=%r abs=%r -->" % (
+                tol.get("rel", 0.1), tol.get("abs", 1e-12))
+            out.append("- **%s**. Paper: %s Measured: %s = %s %s" % (
+                "reproduced" if c["reproduced"] else "not reproduced", c["claim"].strip(),
+                c["measure"].strip(), cell(c["value"]), mark))
+            out.append("  %s" % c["sentence"].strip())
+        out.append("")
+    return out
+
+
+# the whole page
+def page(recs, img, first_image_only, where):
+    out = ["# Reproduced experiments of the seed papers", "",
+           "<!-- generated by tools/figures/figures_report.py from out/figures/fig*.json: do not edit -->", "",
+           "Generated by `make figures` (%s). Every number below comes from a csim run made by the "
+           "figure's command; the paper's numbers are those printed in the seed (../shared/seeds/). "
+           "`make test-figures` reruns every experiment and fails when this page and a fresh "
+           "generation differ beyond each table's stated tolerance (wall times excepted)." % where, "",
+           "| id | seed | item | title | reproduced claims | seconds |", "|---|---|---|---|---|---|"]
+    total = 0.0
+    for r in recs:
+        n = len(r["claims"])
+        ok = sum(1 for c in r["claims"] if c["reproduced"])
+        out.append("| %s | %s | %s | %s | %d of %d | %.1f |" % (r["id"], r["seed"], r["item"], r["title"],
+                                                                ok, n, r["seconds"]))
+        total += r["seconds"]
+    out.append("")
+    out.append("Sum of the scripts' wall times: %.0f s (one core each; `make -j2 figures` runs two "
+               "at a time)." % total)
+    out.append("")
+    seed = None
+    for r in recs:
+        if r["seed"] != seed:
+            seed = r["seed"]
+            out.append("# Seed %s: %s" % (seed, SEEDS.get(seed, "")))
+            out.append("")
+        out += figure_md(r, img, first_image_only)
+    return "\n".join(out).rstrip() + "\n"
+
+
+# copy the first image of each figure into docs/images/figures, at most DOC_IMG_WIDTH wide
+def copy_images(recs):
+    from PIL import Image
+    dest = os.path.join(os.path.dirname(DOC), DOC_IMG)
+    os.makedirs(dest, exist_ok=True)
+    keep = set()
+    for r in recs:
+        for name in r["images"][:1]:
+            im = Image.open(os.path.join(FIGDIR, name)).convert("RGB")
+            if im.width > DOC_IMG_WIDTH:
+                im = im.resize((DOC_IMG_WIDTH, round(im.height * DOC_IMG_WIDTH / im.width)),
+                               Image.LANCZOS)
+            im = im.quantize(colors=96)
+            im.save(os.path.join(dest, name), optimize=True)
+            keep.add(name)
+    for name in os.listdir(dest):  # images of figures no longer listed
+        if name.endswith(".png") and name not in keep:
+            os.remove(os.path.join(dest, name))
+
+
+# ---- the drift check -------------------------------------------------------------------------
+
+def _num(s):
+    s = s.strip()
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _close(a, b, rel, abs_):
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= abs_ + rel * max(abs(a), abs(b))
+
+
+def _mask(line):
+    return NUM.sub("#", line)
+
+
+# differences between the committed page and a fresh one (list of messages)
+def compare(old, new):
+    a, b = old.splitlines(), new.splitlines()
+    msgs = []
+    if len(a) != len(b):
+        msgs.append("docs/figures.md has %d lines, a fresh generation %d" % (len(a), len(b)))
+    table = None  # (rel, abs, timing columns) while inside a table
+    skip = 0      # lines of a timing claim (the claim and its sentence) left uncompared
+    for i, (x, y) in enumerate(zip(a, b)):
+        where = "docs/figures.md:%d" % (i + 1)
+        if y.endswith("<!-- claim timing -->") and x.endswith("<!-- claim timing -->"):
+            skip = 2
+        if skip:
+            skip -= 1
+            continue
+        m = re.match(r"<!-- table (\S+) rel=(\S+) abs=(\S+) timing=(\S*) -->", y)
+        if m:
+            table = (float(m.group(2)), float(m.group(3)),
+                     {int(c) for c in m.group(4).split(",") if c}, m.group(1))
+        if not y.strip():
+            if table and y == "" and x == "" and i > 0 and a[i - 1].startswith("|"):
+                table = None
+        if table and x.startswith("| ") and y.startswith("| "):
+            cx, cy = x.strip().strip("|").split(" | "), y.strip().strip("|").split(" | ")
+            if len(cx) != len(cy):
+                msgs.append("%s: table %s row has %d cells, fresh %d" % (where, table[3], len(cx), len(cy)))
+                continue
+            for j, (p, q) in enumerate(zip(cx, cy)):
+                if j in table[2]:
+                    continue
+                u, v = _num(p), _num(q)
+                if u is not None and v is not None:
+                    if not _close(u, v, table[0], table[1]):
+                        msgs.append("%s: table %s column %d: %s committed, %s fresh (rel %g, abs %g)"
+                                    % (where, table[3], j, p.strip(), q.strip(), table[0], table[1]))
+                elif p.strip() != q.strip():
+                    msgs.append("%s: table %s column %d: '%s' committed, '%s' fresh"
+                                % (where, table[3], j, p.strip(), q.strip()))
+            continue
+        mc = re.search(r" = (\S+) <!-- claim rel=(\S+) abs=(\S+) -->$", y)
+        mo = re.search(r" = (\S+) <!-- claim rel=(\S+) abs=(\S+) -->$", x)
+        if mc and mo:
+            u, v = _num(mo.group(1)), _num(mc.group(1))
+            rel, abs_ = float(mc.group(2)), float(mc.group(3))
+            if u is not None and v is not None:
+                if not _close(u, v, rel, abs_):
+                    msgs.append("%s: claim value %s committed, %s fresh (rel %g)" % (where, mo.group(1),
+                                                                                  mc.group(1), rel))
+            elif mo.group(1) != mc.group(1):
+                msgs.append("%s: claim value '%s' committed, '%s' fresh" % (where, mo.group(1), mc.group(1)))
+            x, y = x[:mo.start()], y[:mc.start()]
+        if _mask(x) != _mask(y):
+            msgs.append("%s: text differs (numbers masked):\n  committed: %s\n  fresh:     %s" % (where, x, y))
+    return msgs
+
+
+def main(argv):
+    check = "--check" in argv[1:]
+    unknown = [a for a in argv[1:] if a != "--check"]
+    if unknown:
+        sys.stderr.write("usage: tools/figures/figures_report.py [--check]\n")
+        return 2
+    try:
+        recs = [read_record(fid) for fid in read_list()]
+    except (BadRecord, OSError) as e:
+        sys.stderr.write("figures_report: %s\n" % e)
+        return 2
+    rep = page(recs, lambda n: n, False, "this file: out/figures/REPORT.md")
+    with open(os.path.join(FIGDIR, "REPORT.md"), "w") as f:
+        f.write(rep)
+    print("wrote out/figures/REPORT.md (%d experiments)" % len(recs))
+    doc = page(recs, lambda n: DOC_IMG + "/" + n, True, "this file: docs/figures.md; the full "
+               "report with every image is out/figures/REPORT.md")
+    if not check:
+        with open(DOC, "w") as f:
+            f.write(doc)
+        copy_images(recs)
+        print("wrote docs/figures.md and docs/%s/" % DOC_IMG)
+        return 0
+    try:
+        with open(DOC) as f:
+            old = f.read()
+    except OSError as e:
+        sys.stderr.write("figures_report: %s\n" % e)
+        return 2
+    msgs = compare(old, doc)
+    if msgs:
+        sys.stderr.write("figures_report: docs/figures.md differs from a fresh generation "
+                         "(%d differences; run `make figures` and commit docs/figures.md if the "
+                         "change is intended):\n" % len(msgs))
+        for m in msgs[:40]:
+            sys.stderr.write("  %s\n" % m)
+        return 1
+    print("docs/figures.md matches a fresh generation within the tables' tolerances")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
