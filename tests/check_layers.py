@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the layering of src/ (README "Source layout"): make check-layers, run by make test.
+"""Check the layering of src/ (docs/source_layout.md): make check-layers, run by make test.
 
 Layers, lowest first: core < io < out < run < cli. A file may include headers of its own layer
 and of lower ones, never of a higher one. A module is a .c file and the .h of the same stem
