@@ -2,47 +2,36 @@
 #include "cli/cli.h"
 
 #include <hdf5.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "core/error.h"
 
-// the subcommands csim knows, with a one-line description each
-static const char* const kUsage =
-    "usage: csim <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n"
-    "                         simulate a scenario and write an HDF5 file\n"
-    "  run A.yaml B.yaml... [--batch LIST] [--skip-complete] [--log-dir DIR]\n"
-    "                         several scenarios in one process (exit status: the worst)\n"
-    "  solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n"
-    "        [--csv FILE]\n"
-    "                         solve stored frictional contact problems (FCLib format)\n"
-    "  info ROBOT.urdf [--base fixed|free] [--package-path DIR]...\n"
-    "                         print what the URDF parser understood\n"
-    "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n"
-    "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n"
-    "  sweep SPEC.yaml [--out DIR]\n"
-    "                         expand a parameter sweep into runnable points for make, SLURM\n"
-    "                         or GNU parallel\n"
-    "  merge DIR [--out FILE.csv|FILE.h5]\n"
-    "                         one table of a sweep's results, one row per point\n"
-    "  plot RUN.h5 [more.h5...] [--out FILE.png] [--panels LIST]\n"
-    "                         PNG of energy, eps_abs, iterations, contacts, forces, slip, timing\n"
-    "  replay RUN.h5 [--out FILE.html]\n"
-    "                         self-contained 3-D replay page (open it in a browser)\n"
-    "  validate cubetoss [--data FILE.h5] [--group G] [--model M]... [--params FILE] [--jobs N]\n"
-    "        [--out DIR] [--tosses N|A-B]\n"
-    "                         every contact model against recorded real cube tosses (seed 003)\n"
-    "  identify cubetoss [--model M]... [--jobs N] [--tosses N|A-B] [--out FILE.yaml]\n"
-    "                         fit contact parameters to the tosses (mean e_q)\n"
+// the usage of every command (cli.h CLI_COMMANDS), then the options
+static const char* const kUsageHead = "usage: csim <command> [options]\n\ncommands:\n";
+static const char* const kUsageTail =
     "\n"
     "options:\n"
     "  -h, --help             this help (csim COMMAND --help for a command's own)\n"
     "  --version              versions of csim and its libraries\n"
     "\n"
     "exit codes: 0 success, 1 run failed or files differ, 2 bad input\n";
+
+static void usage(FILE* f) {
+  fputs(kUsageHead, f);
+#define CLI_USAGE(name, text) fputs(text, f);
+  CLI_COMMANDS(CLI_USAGE)
+#undef CLI_USAGE
+  fputs(kUsageTail, f);
+}
+
+static const char* g_argv0 = "csim";
+
+const char* cli_argv0(void) {
+  return g_argv0;
+}
 
 void cli_print_versions(FILE* f) {
   unsigned maj = 0, min = 0, rel = 0;
@@ -55,28 +44,58 @@ void cli_print_versions(FILE* f) {
 
 int cli_main(int argc, char** argv) {
   if (argc < 2) {
-    fputs(kUsage, stderr);
+    usage(stderr);
     return CSIM_ERR_INPUT;
   }
+  g_argv0 = argv[0];
   const char* cmd = argv[1];
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-    fputs(kUsage, stdout);
+    usage(stdout);
     return CSIM_OK;
   }
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
     cli_print_versions(stdout);
     return CSIM_OK;
   }
-  if (!strcmp(cmd, "info")) return cli_info(argc - 2, argv + 2, stdout);
-  if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
-  if (!strcmp(cmd, "solve")) return cli_solve(argc - 2, argv + 2);
-  if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
-  if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 2, argv + 2, argv[0]);
-  if (!strcmp(cmd, "merge")) return cli_merge(argc - 2, argv + 2);
-  if (!strcmp(cmd, "plot")) return cli_plot(argc - 2, argv + 2);
-  if (!strcmp(cmd, "replay")) return cli_replay(argc - 2, argv + 2);
-  if (!strcmp(cmd, "validate")) return cli_validate(argc - 2, argv + 2);
-  if (!strcmp(cmd, "identify")) return cli_identify(argc - 2, argv + 2);
-  fprintf(stderr, "csim: error: unknown command '%s'\n\n%s", cmd, kUsage);
+#define CLI_DISPATCH(name, text) \
+  if (!strcmp(cmd, #name)) return cli_##name(argc - 2, argv + 2);
+  CLI_COMMANDS(CLI_DISPATCH)
+#undef CLI_DISPATCH
+  fprintf(stderr, "csim: error: unknown command '%s'\n\n", cmd);
+  usage(stderr);
   return CSIM_ERR_INPUT;
+}
+
+//---------------------------------- helpers of the commands -----------------------------------
+
+// path of `rel` inside csim's tools directory (the run-time assets are in its view/): $CSIM_TOOLS,
+// else tools/ beside the executable or one or two levels above it (build/san/csim), else
+// ./tools; 0 when not found
+int cli_tools_file(const char* rel, char* out, size_t n) {
+  const char* env = getenv("CSIM_TOOLS");
+  if (env && *env) {
+    snprintf(out, n, "%s/%s", env, rel);
+    return access(out, R_OK) == 0;
+  }
+  char exe[1024];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (k > 0) {
+    exe[k] = '\0';
+    char* s = strrchr(exe, '/');
+    if (s) *s = '\0';
+    static const char* const up[] = {"", "/..", "/../.."};
+    for (int i = 0; i < 3; i++) {
+      snprintf(out, n, "%s%s/tools/%s", exe, up[i], rel);
+      if (access(out, R_OK) == 0) return 1;
+    }
+  }
+  snprintf(out, n, "tools/%s", rel);
+  return access(out, R_OK) == 0;
+}
+
+// `rel` with its .h5 extension replaced by ext
+void cli_swap_ext(const char* path, const char* ext, char* out, size_t n) {
+  size_t l = strlen(path);
+  if (l > 3 && !strcmp(path + l - 3, ".h5")) l -= 3;
+  snprintf(out, n, "%.*s%s", (int)(l < 900 ? l : 900), path, ext);
 }

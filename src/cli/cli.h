@@ -1,52 +1,72 @@
-// cli.h — the command line: subcommands run, solve, info, compare, sweep, merge (DESIGN.md "Command line").
+// cli.h — the command line: one file per command (cli_<name>.c), listed once in CLI_COMMANDS.
 //
 // Exit codes: 0 success, 1 run failed (or compare found differences), 2 bad input.
 #ifndef CSIM_CLI_H
 #define CSIM_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
-
-#include "core/model.h"
-#include "io/urdf.h"
 
 #include "core/version.h"
 
 // parse argv and run the subcommand; returns the process exit code
 int cli_main(int argc, char** argv);
 
-// `csim info ROBOT.urdf`: print what the parser understood (links, joints by type, dofs, mass,
-// inertia problems and fixes, geometries by kind, unresolved meshes) to f; returns an exit code
-int cli_info(int argc, char** argv, FILE* f);
+// Every command, declared once: X(name, usage lines for `csim --help`). Each is
+// int cli_<name>(int argc, char** argv) in cli_<name>.c (argv: the arguments after the command
+// name), returning the process exit code; cli.c generates the dispatch and the help from this
+// list. Adding a command: its file and its line here.
+#define CLI_COMMANDS(X) \
+  X(run, \
+    "  run SCENARIO.yaml [--set key=value]... [--out FILE] [--quiet]\n" \
+    "                         simulate a scenario and write an HDF5 file\n" \
+    "  run A.yaml B.yaml... [--batch LIST] [--skip-complete] [--log-dir DIR]\n" \
+    "                         several scenarios in one process (exit status: the worst)\n") \
+  X(solve, \
+    "  solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]\n" \
+    "        [--csv FILE]\n" \
+    "                         solve stored frictional contact problems (FCLib format)\n") \
+  X(info, \
+    "  info ROBOT.urdf [--base fixed|free] [--package-path DIR]...\n" \
+    "                         print what the URDF parser understood\n") \
+  X(compare, \
+    "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n" \
+    "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n") \
+  X(sweep, \
+    "  sweep SPEC.yaml [--out DIR]\n" \
+    "                         expand a parameter sweep into runnable points for make, SLURM\n" \
+    "                         or GNU parallel\n") \
+  X(merge, \
+    "  merge DIR [--out FILE.csv|FILE.h5]\n" \
+    "                         one table of a sweep's results, one row per point\n") \
+  X(plot, \
+    "  plot RUN.h5 [more.h5...] [--out FILE.png] [--panels LIST]\n" \
+    "                         PNG of energy, eps_abs, iterations, contacts, forces, slip, timing\n") \
+  X(replay, \
+    "  replay RUN.h5 [--out FILE.html]\n" \
+    "                         self-contained 3-D replay page (open it in a browser)\n") \
+  X(validate, \
+    "  validate cubetoss [--data FILE.h5] [--group G] [--model M]... [--params FILE] [--jobs N]\n" \
+    "        [--out DIR] [--tosses N|A-B]\n" \
+    "                         every contact model against recorded real cube tosses (seed 003)\n") \
+  X(identify, \
+    "  identify cubetoss [--model M]... [--jobs N] [--tosses N|A-B] [--out FILE.yaml]\n" \
+    "                         fit contact parameters to the tosses (mean e_q)\n")
 
-// `csim run SCENARIO [--set k=v]... [--out FILE] [--quiet]`; returns an exit code
-int cli_run(int argc, char** argv);
+#define CLI_DECLARE(name, text) int cli_##name(int argc, char** argv);
+CLI_COMMANDS(CLI_DECLARE)
+#undef CLI_DECLARE
 
-// `csim solve PROBLEM.hdf5|DIR --solver NAME [--model M] [--tolerance T] [--max-iterations N]
-// [--csv FILE]`: solve FCLib problems and print a table; returns 0 or 2 (bad input)
-int cli_solve(int argc, char** argv);
+// the path csim was started as (argv[0]), for the runners a sweep writes
+const char* cli_argv0(void);
 
-// `csim compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...`; returns 0, 1 or 2
-int cli_compare(int argc, char** argv);
+// path of `rel` inside csim's tools directory (the run-time assets are in its view/):
+// $CSIM_TOOLS, else tools/ beside the executable or one or two levels above it (build/san/csim),
+// else ./tools; 0 when not found
+int cli_tools_file(const char* rel, char* out, size_t n);
 
-// `csim sweep SPEC.yaml [--out DIR]` (sweep.h); argv0 locates this executable; returns 0 or 2
-int cli_sweep(int argc, char** argv, const char* argv0);
-
-// `csim merge DIR [--out FILE]` (merge.h); returns 0 all complete, 1 some not, 2 bad input
-int cli_merge(int argc, char** argv);
-// `csim plot RUN.h5... [--out FILE.png] [--panels LIST] [--json FILE]`: runs tools/view/plot_run.py
-// with python3 (matplotlib, h5py); returns 2 when it cannot be started, else does not return
-int cli_plot(int argc, char** argv);
-
-// `csim replay RUN.h5 [--out FILE.html] [--every K] [--scenario-dir DIR]` (replay.h); returns 0 or 2
-int cli_replay(int argc, char** argv);
-
-// `csim validate cubetoss [options]`: every contact model against recorded cube tosses (seed 003
-// eq. 3, Tab. III); returns 0, 1 (output error) or 2 (bad input)
-int cli_validate(int argc, char** argv);
-
-// `csim identify cubetoss [options]`: fit contact parameters to the tosses (mean e_q) and write
-// a params file; returns 0, 1 or 2
-int cli_identify(int argc, char** argv);
+// path with its extension replaced by ext (".png", ".html")
+void cli_swap_ext(const char* path, const char* ext, char* out, size_t n);
 
 // print the versions of csim and of the libraries it was built with
 void cli_print_versions(FILE* f);

@@ -197,7 +197,8 @@ static void print_joints(FILE* f, const urdf_robot* r) {
   }
 }
 
-int cli_info(int argc, char** argv, FILE* f) {
+int cli_info(int argc, char** argv) {
+  FILE* f = stdout;
   info_args a = {NULL, calloc((size_t)argc + 1, sizeof(char*)), 0, 0, MODEL_BASE_FIXED};
   if (!a.pkg) return CSIM_ERR_RUN;
   int pr = info_parse(argc, argv, &a);

@@ -1,4 +1,4 @@
-// cli_sweep.c — `csim sweep` (spec -> sweep directory) and `csim merge` (sweep -> one table).
+// cli_sweep.c — `csim sweep`: a spec expanded into a sweep directory (run/sweep.h).
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +6,6 @@
 
 #include "cli/cli.h"
 #include "core/error.h"
-#include "out/merge.h"
 #include "run/sweep.h"
 
 static const char* const kSweepUsage =
@@ -21,15 +20,6 @@ static const char* const kSweepUsage =
     "environment variable CSIM_SWEEP_EXE for sweep.sbatch and parallel.sh.\n"
     "exit codes: 0 written, 2 bad input\n";
 
-static const char* const kMergeUsage =
-    "usage: csim merge DIR [--out FILE.csv|FILE.h5]\n"
-    "\n"
-    "One table of a sweep directory, one row per point of DIR/index.csv: its parameters,\n"
-    "status (complete, failed, incomplete, missing), complete flag, exit status, message, steps,\n"
-    "eps_abs mean/max, iterations mean/max, non-converged steps, energy drift, injected energy,\n"
-    "max penetration, wall time and us/step. Default --out DIR/merged.csv; - writes CSV to\n"
-    "stdout. exit codes: 0 every point complete, 1 some point failed or missing, 2 bad input\n";
-
 // absolute path of the running executable, for the runners the sweep writes
 static void self_path(const char* argv0, char* buf, size_t n) {
   ssize_t k = readlink("/proc/self/exe", buf, n - 1);
@@ -42,7 +32,7 @@ static void self_path(const char* argv0, char* buf, size_t n) {
   free(r);
 }
 
-int cli_sweep(int argc, char** argv, const char* argv0) {
+int cli_sweep(int argc, char** argv) {
   swp_options opt = {NULL, NULL, NULL, stdout};
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -62,47 +52,10 @@ int cli_sweep(int argc, char** argv, const char* argv0) {
     return CSIM_ERR_INPUT;
   }
   char self[PATH_MAX];
-  self_path(argv0, self, sizeof(self));
+  self_path(cli_argv0(), self, sizeof(self));
   opt.csim = self;
   csim_error err;
   csim_status st = swp_generate(&opt, &err);
   if (st != CSIM_OK) err_print(&err, stderr);
   return st;
-}
-
-int cli_merge(int argc, char** argv) {
-  const char* dir = NULL;
-  const char* out = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      fputs(kMergeUsage, stdout);
-      return CSIM_OK;
-    } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-      out = argv[++i];
-    } else if ((argv[i][0] == '-' && argv[i][1]) || dir) {
-      fprintf(stderr, "csim: error: merge: unexpected argument '%s'\n%s", argv[i], kMergeUsage);
-      return CSIM_ERR_INPUT;
-    } else {
-      dir = argv[i];
-    }
-  }
-  if (!dir) {
-    fprintf(stderr, "csim: error: merge: missing DIR\n%s", kMergeUsage);
-    return CSIM_ERR_INPUT;
-  }
-  char def[PATH_MAX];
-  if (!out) {
-    snprintf(def, sizeof(def), "%s/merged.csv", dir);
-    out = def;
-  }
-  csim_error err;
-  int counts[2] = {0, 0};
-  csim_status st = mrg_sweep(dir, out, counts, &err);
-  if (st != CSIM_OK) {
-    err_print(&err, stderr);
-    return st;
-  }
-  if (strcmp(out, "-")) printf("csim merge: %d of %d points complete; table in %s\n", counts[0],
-                               counts[1], out);
-  return counts[0] == counts[1] ? CSIM_OK : CSIM_ERR_RUN;
 }

@@ -1,5 +1,4 @@
-// cli_view.c — `csim plot` (panels of a run, drawn by tools/view/plot_run.py with matplotlib) and
-// `csim replay` (a self-contained 3-D HTML replay, replay.h).
+// cli_replay.c — `csim replay`: a self-contained 3-D HTML replay of a run (out/replay.h).
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,18 +9,6 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "out/replay.h"
-
-static const char* const kPlotUsage =
-    "usage: csim plot RUN.h5 [more.h5...] [--out FILE.png] [--panels LIST] [--json FILE]\n"
-    "\n"
-    "Draws one PNG of the panels people look at first; several runs are overlaid, with a legend\n"
-    "from their scenario names. Panels (--panels, comma-separated, default all): energy, eps,\n"
-    "iterations, contacts, penetration, forces, slip, timing.\n"
-    "  --out FILE.png    output image (default: the first run with .png instead of .h5)\n"
-    "  --json FILE       also write the panels' names, series and data ranges as JSON\n"
-    "Needs python3 with matplotlib and h5py (Debian's python3-matplotlib, python3-h5py; make deps);\n"
-    "the interpreter is $CSIM_PYTHON, else /usr/bin/python3, else python3 on PATH.\n"
-    "exit codes: 0 success, 2 bad input or missing python packages\n";
 
 static const char* const kReplayUsage =
     "usage: csim replay RUN.h5 [--out FILE.html] [--every K] [--scenario-dir DIR]\n"
@@ -36,72 +23,6 @@ static const char* const kReplayUsage =
     "  --scenario-dir DIR  resolve the scenario's relative paths against DIR (default: the\n"
     "                      scenario_dir attribute the run wrote)\n"
     "exit codes: 0 success, 2 bad input\n";
-
-// path of `rel` inside csim's tools directory (the run-time assets are in its view/): $CSIM_TOOLS,
-// else tools/ beside the executable or one or two levels above it (build/san/csim), else
-// ./tools; 0 when not found
-static int tools_file(const char* rel, char* out, size_t n) {
-  const char* env = getenv("CSIM_TOOLS");
-  if (env && *env) {
-    snprintf(out, n, "%s/%s", env, rel);
-    return access(out, R_OK) == 0;
-  }
-  char exe[1024];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (k > 0) {
-    exe[k] = '\0';
-    char* s = strrchr(exe, '/');
-    if (s) *s = '\0';
-    static const char* const up[] = {"", "/..", "/../.."};
-    for (int i = 0; i < 3; i++) {
-      snprintf(out, n, "%s%s/tools/%s", exe, up[i], rel);
-      if (access(out, R_OK) == 0) return 1;
-    }
-  }
-  snprintf(out, n, "tools/%s", rel);
-  return access(out, R_OK) == 0;
-}
-
-// `rel` with its .h5 extension replaced by ext
-static void swap_ext(const char* path, const char* ext, char* out, size_t n) {
-  size_t l = strlen(path);
-  if (l > 3 && !strcmp(path + l - 3, ".h5")) l -= 3;
-  snprintf(out, n, "%.*s%s", (int)(l < 900 ? l : 900), path, ext);
-}
-
-int cli_plot(int argc, char** argv) {
-  for (int i = 0; i < argc; i++)
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      fputs(kPlotUsage, stdout);
-      return CSIM_OK;
-    }
-  if (argc < 1) {
-    fprintf(stderr, "csim: error: plot: missing RUN.h5\n%s", kPlotUsage);
-    return CSIM_ERR_INPUT;
-  }
-  char script[1200];
-  if (!tools_file("view/plot_run.py", script, sizeof(script))) {
-    fprintf(stderr, "csim: error: plot: tools/view/plot_run.py not found beside the csim "
-            "executable or in ./tools (set CSIM_TOOLS to the tools directory)\n");
-    return CSIM_ERR_INPUT;
-  }
-  // Debian's python3 carries python3-matplotlib and python3-h5py; a pyenv python3 earlier on
-  // PATH often does not
-  const char* py = getenv("CSIM_PYTHON");
-  if (!py || !*py) py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-  char** av = calloc((size_t)argc + 3, sizeof(char*));
-  if (!av) return CSIM_ERR_RUN;
-  av[0] = (char*)py;
-  av[1] = script;
-  for (int i = 0; i < argc; i++) av[i + 2] = argv[i];
-  fflush(stdout);
-  execvp(py, av);
-  fprintf(stderr, "csim: error: plot: cannot run %s (%s): install python3 with matplotlib and "
-          "h5py (Debian: python3-matplotlib python3-h5py; make deps) or set CSIM_PYTHON\n", py,
-          strerror(errno));
-  free(av);
-  return CSIM_ERR_INPUT;
-}
 
 int cli_replay(int argc, char** argv) {
   const char* run = NULL;
@@ -138,14 +59,14 @@ int cli_replay(int argc, char** argv) {
     return CSIM_ERR_INPUT;
   }
   char out[1100], tpl[1200], three[1200];
-  swap_ext(run, ".html", out, sizeof(out));
+  cli_swap_ext(run, ".html", out, sizeof(out));
   if (outp) snprintf(out, sizeof(out), "%s", outp);
-  if (!tools_file("view/replay/replay.html", tpl, sizeof(tpl))) {
+  if (!cli_tools_file("view/replay/replay.html", tpl, sizeof(tpl))) {
     fprintf(stderr, "csim: error: replay: tools/view/replay/replay.html not found beside the csim "
             "executable or in ./tools (set CSIM_TOOLS to the tools directory)\n");
     return CSIM_ERR_INPUT;
   }
-  if (!tools_file("view/replay/node_modules/three/build/three.module.min.js", three, sizeof(three))) {
+  if (!cli_tools_file("view/replay/node_modules/three/build/three.module.min.js", three, sizeof(three))) {
     fprintf(stderr, "csim: error: replay: three.js is not installed (%s missing): run `make "
             "deps` (it runs npm ci in tools/view/replay)\n", three);
     return CSIM_ERR_INPUT;
