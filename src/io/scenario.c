@@ -820,7 +820,7 @@ static void note_position(scn_config* cfg, const char* kpath, const ytree_node* 
 
 // a string; a path (K_PATH) is also stored resolved against the scenario directory
 static csim_status conv_str(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
-                               void** bases) {
+                            void** bases) {
   csim_status st = CSIM_OK;
   char* s = NULL;
   if ((st = get_str(c, n, kpath, k->type == K_PATH ? "a file path" : "a non-empty string", &s)) != CSIM_OK)
@@ -838,7 +838,7 @@ static csim_status conv_str(vctx* c, const skey* k, const ytree_node* n, const c
 
 // three numbers; non-zero vectors (F_NONZERO) are normalised
 static csim_status conv_vec3(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
-                               void** bases) {
+                             void** bases) {
   csim_status st = CSIM_OK;
   double* v = NULL;
   int nv = 0;
@@ -857,7 +857,7 @@ static csim_status conv_vec3(vctx* c, const skey* k, const ytree_node* n, const 
 
 // a list of numbers and its count
 static csim_status conv_nums(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
-                               void** bases) {
+                             void** bases) {
   csim_status st = CSIM_OK;
   double* v = NULL;
   int nv = 0;
@@ -871,7 +871,7 @@ static csim_status conv_nums(vctx* c, const skey* k, const ytree_node* n, const 
 
 // a list of integers, each in range, and its count
 static csim_status conv_ints(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
-                               void** bases) {
+                             void** bases) {
   csim_status st = CSIM_OK;
   if (n->kind != YTREE_SEQ) return fail_type(c, n, kpath, "a list of integers");
   int* v = xalloc((size_t)n->n, sizeof(int));
@@ -894,7 +894,7 @@ static csim_status conv_ints(vctx* c, const skey* k, const ytree_node* n, const 
 
 // a list of paths: kept as written and resolved
 static csim_status conv_paths(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
-                               void** bases) {
+                              void** bases) {
   csim_status st = CSIM_OK;
   char** text = NULL;
   int nt = 0;
@@ -937,7 +937,7 @@ static csim_status conv_nummap(vctx* c, const skey* k, const ytree_node* n, cons
 
 // a list of [link, link] pairs
 static csim_status conv_pairs(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
-                               void** bases) {
+                              void** bases) {
   csim_status st = CSIM_OK;
   if (n->kind != YTREE_SEQ) return fail_type(c, n, kpath, "a list of [link, link] pairs");
   char** v = xalloc(2 * (size_t)n->n + 1, sizeof(char*));

@@ -25,6 +25,85 @@ static int reserve(double** a, size_t* cap, size_t n) {
   return 1;
 }
 
+// a height file being read: the heights so far and the grid's shape
+typedef struct {
+  const char* path;
+  const char* key;
+  csim_error* err;
+  double* h;
+  size_t cap, n;
+  int nx, ny;      // row length (after the first row), rows read
+} hf_reader;
+
+// skip blanks (spaces, tabs, line ends)
+static const char* skip_blanks(const char* p) {
+  while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+  return p;
+}
+
+// the heights of one data line (line number lineno) appended; their number into *count
+static csim_status read_row(hf_reader* r, const char* line, const char* p, int lineno,
+                            int* count) {
+  *count = 0;
+  while (*p) {
+    const char* s = p;
+    char* end;
+    errno = 0;
+    double v = strtod(s, &end);
+    int col = (int)(s - line) + 1;
+    if (end == s)
+      return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, col, r->key,
+                     "expected a height (a number), found '%.20s'", s);
+    if (!isfinite(v) || errno == ERANGE)
+      return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, col, r->key,
+                     "expected a finite height, found '%.*s'", (int)(end - s), s);
+    if (r->ny == 0 && *count + 1 > TERRAIN_MAX_SIDE)
+      return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, col, r->key,
+                     "too many values in a row: at most %d", TERRAIN_MAX_SIDE);
+    if (r->ny > 0 && *count + 1 > r->nx)
+      return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, col, r->key,
+                     "wrong row length: expected %d values (as in the first row), found more",
+                     r->nx);
+    if (!reserve(&r->h, &r->cap, r->n + 1))
+      return err_set(r->err, CSIM_ERR_RUN, r->path, lineno, col, r->key, "out of memory");
+    r->h[r->n++] = v;
+    (*count)++;
+    // separators: blanks and at most one comma
+    p = skip_blanks(end);
+    if (*p == ',') {
+      p = skip_blanks(p + 1);
+      if (*p == '\0' || *p == '#')
+        return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, (int)(p - line) + 1, r->key,
+                       "expected a height after ','");
+    }
+    if (*p == '#') break;
+  }
+  return CSIM_OK;
+}
+
+// one line of the file (len bytes): blank and comment lines skipped, a data row checked
+// against the first row's length and the grid's limits
+static csim_status read_line(hf_reader* r, const char* line, ssize_t len, int lineno) {
+  if (strlen(line) != (size_t)len)
+    return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, 1, r->key,
+                   "a NUL byte in the height file");
+  const char* p = skip_blanks(line);
+  if (*p == '\0' || *p == '#') return CSIM_OK;
+  int count = 0;
+  csim_status st = read_row(r, line, p, lineno, &count);
+  if (st != CSIM_OK) return st;
+  if (r->ny == 0) r->nx = count;
+  else if (count != r->nx)
+    return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, (int)len, r->key,
+                   "wrong row length: expected %d values (as in the first row), found %d", r->nx,
+                   count);
+  r->ny++;
+  if (r->ny > TERRAIN_MAX_SIDE)
+    return err_set(r->err, CSIM_ERR_INPUT, r->path, lineno, 1, r->key,
+                   "too many rows: at most %d", TERRAIN_MAX_SIDE);
+  return CSIM_OK;
+}
+
 csim_status terrain_load(const char* path, const char* key, terrain_grid* out, csim_error* err) {
   memset(out, 0, sizeof(*out));
   csim_status st = err_check_input_file(path, "height field", err);
@@ -36,99 +115,28 @@ csim_status terrain_load(const char* path, const char* key, terrain_grid* out, c
   if (!f)
     return err_set(err, CSIM_ERR_INPUT, path, 0, 0, key, "cannot open the height file: %s",
                    strerror(errno));
-  double* h = NULL;
-  size_t cap = 0, n = 0;
-  int nx = 0, ny = 0, lineno = 0;
+  hf_reader r = {path, key, err, NULL, 0, 0, 0, 0};
+  int lineno = 0;
   char* line = NULL;
   size_t lcap = 0;
   ssize_t len;
-  st = CSIM_OK;
-  while (st == CSIM_OK && (len = getline(&line, &lcap, f)) >= 0) {
-    lineno++;
-    if (strlen(line) != (size_t)len) {
-      st = err_set(err, CSIM_ERR_INPUT, path, lineno, 1, key, "a NUL byte in the height file");
-      break;
-    }
-    const char* p = line;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-    if (*p == '\0' || *p == '#') continue;
-    int count = 0;
-    while (*p && st == CSIM_OK) {
-      const char* s = p;
-      char* end;
-      errno = 0;
-      double v = strtod(s, &end);
-      int col = (int)(s - line) + 1;
-      if (end == s) {
-        st = err_set(err, CSIM_ERR_INPUT, path, lineno, col, key,
-                     "expected a height (a number), found '%.20s'", s);
-        break;
-      }
-      if (!isfinite(v) || errno == ERANGE) {
-        st = err_set(err, CSIM_ERR_INPUT, path, lineno, col, key,
-                     "expected a finite height, found '%.*s'", (int)(end - s), s);
-        break;
-      }
-      if (ny == 0 && count + 1 > TERRAIN_MAX_SIDE) {
-        st = err_set(err, CSIM_ERR_INPUT, path, lineno, col, key,
-                     "too many values in a row: at most %d", TERRAIN_MAX_SIDE);
-        break;
-      }
-      if (ny > 0 && count + 1 > nx) {
-        st = err_set(err, CSIM_ERR_INPUT, path, lineno, col, key,
-                     "wrong row length: expected %d values (as in the first row), found more", nx);
-        break;
-      }
-      if (!reserve(&h, &cap, n + 1)) {
-        st = err_set(err, CSIM_ERR_RUN, path, lineno, col, key, "out of memory");
-        break;
-      }
-      h[n++] = v;
-      count++;
-      p = end;
-      // separators: blanks and at most one comma
-      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-      if (*p == ',') {
-        p++;
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-        if (*p == '\0' || *p == '#') {
-          st = err_set(err, CSIM_ERR_INPUT, path, lineno, (int)(p - line) + 1, key,
-                       "expected a height after ','");
-          break;
-        }
-      }
-      if (*p == '#') break;
-    }
-    if (st != CSIM_OK) break;
-    if (ny == 0) nx = count;
-    else if (count != nx) {
-      st = err_set(err, CSIM_ERR_INPUT, path, lineno, (int)len, key,
-                   "wrong row length: expected %d values (as in the first row), found %d", nx,
-                   count);
-      break;
-    }
-    ny++;
-    if (ny > TERRAIN_MAX_SIDE) {
-      st = err_set(err, CSIM_ERR_INPUT, path, lineno, 1, key, "too many rows: at most %d",
-                   TERRAIN_MAX_SIDE);
-      break;
-    }
-  }
+  while (st == CSIM_OK && (len = getline(&line, &lcap, f)) >= 0)
+    st = read_line(&r, line, len, ++lineno);
   if (st == CSIM_OK && ferror(f))
     st = err_set(err, CSIM_ERR_INPUT, path, lineno, 0, key, "read error");
-  if (st == CSIM_OK && (nx < 2 || ny < 2))
+  if (st == CSIM_OK && (r.nx < 2 || r.ny < 2))
     st = err_set(err, CSIM_ERR_INPUT, path, lineno, 0, key,
-                 "wrong size: expected at least 2 rows of at least 2 heights, found %d x %d", ny,
-                 nx);
+                 "wrong size: expected at least 2 rows of at least 2 heights, found %d x %d",
+                 r.ny, r.nx);
   free(line);
   fclose(f);
   if (st != CSIM_OK) {
-    free(h);
+    free(r.h);
     return st;
   }
-  out->nx = nx;
-  out->ny = ny;
-  out->h = h;
+  out->nx = r.nx;
+  out->ny = r.ny;
+  out->h = r.h;
   return CSIM_OK;
 }
 
