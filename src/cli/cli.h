@@ -13,7 +13,8 @@
 int cli_main(int argc, char** argv);
 
 // Every command, declared once: X(name, usage lines for `csim --help`). Each is
-// int cli_<name>(int argc, char** argv) in cli_<name>.c (argv: the arguments after the command
+// int cli_<name>(int argc, char** argv) in cli_<name>.c (identify beside validate in
+// cli_validate.c: they share the tosses' options and loading; argv: the arguments after the command
 // name), returning the process exit code; cli.c generates the dispatch and the help from this
 // list. Adding a command: its file and its line here.
 #define CLI_COMMANDS(X) \
