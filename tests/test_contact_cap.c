@@ -19,6 +19,7 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "core/solvers/solver.h"
+#include "support.h"
 
 #define NCUBE 256
 #define SIDE 16
@@ -272,9 +273,5 @@ static Suite* cap_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(cap_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(cap_suite());
 }

@@ -15,6 +15,7 @@
 #include "core/spatial.h"
 #include "tree_fixture.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 
@@ -585,9 +586,5 @@ static Suite* dynamics_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(dynamics_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(dynamics_suite());
 }

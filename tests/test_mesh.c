@@ -11,6 +11,7 @@
 
 #include "core/mesh.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOTS "../shared/data/robots/"
 
@@ -559,9 +560,5 @@ int main(void) {
   tcase_add_test(tc, solo12_meshes);
   tcase_add_test(tc, other_robot_meshes);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? 0 : 1;
+  return run_suite(s);
 }

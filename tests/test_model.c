@@ -12,6 +12,7 @@
 #include "core/spatial.h"
 #include "tree_fixture.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 
@@ -730,9 +731,5 @@ static Suite* model_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(model_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(model_suite());
 }

@@ -28,6 +28,7 @@
 #include "core/material.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "support.h"
 
 #define HALF 0.0524
 #define MASS 0.37
@@ -221,9 +222,5 @@ static Suite* suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? 1 : 0;
+  return run_suite(suite());
 }

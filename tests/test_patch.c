@@ -13,6 +13,7 @@
 #include "core/kinematics.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "support.h"
 
 typedef struct {
   scn_config* cfg;
@@ -293,9 +294,5 @@ static Suite* patch_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(patch_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(patch_suite());
 }

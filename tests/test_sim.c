@@ -44,6 +44,7 @@
 #include <malloc.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include "support.h"
 
 static atomic_long g_nalloc;              // allocations so far
 static atomic_long g_nbytes;              // bytes asked for so far
@@ -218,32 +219,6 @@ static double body_energy(const double* q, const double* v, double m, const doub
   double ke = 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
               0.5 * (I[0] * v[3] * v[3] + I[1] * v[4] * v[4] + I[2] * v[5] * v[5]);
   return ke + m * g * q[2];
-}
-
-// temporary directory for generated URDFs, and a URDF file in it
-static char g_tmp[64];
-
-static void make_tmpdir(void) {
-  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_sim_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
-}
-
-static void write_file(const char* name, const char* text) {
-  char path[256];
-  snprintf(path, sizeof(path), "%s/%s", g_tmp, name);
-  FILE* f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-static void remove_tmpdir(const char* const* names, int n) {
-  char path[256];
-  for (int k = 0; k < n; k++) {
-    snprintf(path, sizeof(path), "%s/%s", g_tmp, names[k]);
-    unlink(path);
-  }
-  rmdir(g_tmp);
 }
 
 // URDF of one free body: a box (a b c) or a sphere (radius a), with exact inertia about its centre
@@ -463,10 +438,10 @@ START_TEST(free_spin_is_exact) {
   check_spin(cube, "test_sim.yaml", Ic, wc, 1);
 
   // an anisotropic box (0.3 x 0.2 x 0.1 m, 2 kg) about each of its principal axes
-  make_tmpdir();
-  char urdf[2048], yaml[1024], name[128];
+  tmp_setup();  // g_tmp, support.h
+  char urdf[2048], yaml[1024], name[300];
   body_urdf(urdf, sizeof(urdf), "slab", 2, 0, 0.3, 0.2, 0.1);
-  write_file("slab.urdf", urdf);
+  tmp_write_text("slab.urdf", urdf);
   const double Ib[3] = {2 * (0.04 + 0.01) / 12, 2 * (0.09 + 0.01) / 12, 2 * (0.09 + 0.04) / 12};
   snprintf(name, sizeof(name), "%s/spin.yaml", g_tmp);
   for (int axis = 0; axis < 3; axis++) {
@@ -484,8 +459,7 @@ START_TEST(free_spin_is_exact) {
              w[0], w[1], w[2]);
     check_spin(yaml, name, Ib, w, 2);
   }
-  const char* files[] = {"slab.urdf"};
-  remove_tmpdir(files, 1);
+  tmp_teardown();
 }
 END_TEST
 
@@ -571,10 +545,10 @@ START_TEST(restitution_scales_rebound) {
     unload(&f);
   }
   // a ball of radius 5 cm dropped from 20 cm above the plane
-  make_tmpdir();
-  char urdf[2048], yaml[1024], name[128];
+  tmp_setup();  // g_tmp, support.h
+  char urdf[2048], yaml[1024], name[300];
   body_urdf(urdf, sizeof(urdf), "ball", 0.2, 1, 0.05, 0, 0);
-  write_file("ball.urdf", urdf);
+  tmp_write_text("ball.urdf", urdf);
   snprintf(name, sizeof(name), "%s/ball.yaml", g_tmp);
   for (int t = 0; t < 2; t++) {
     snprintf(yaml, sizeof(yaml),
@@ -596,8 +570,7 @@ START_TEST(restitution_scales_rebound) {
                   vi, va);
     unload(&f);
   }
-  const char* files[] = {"ball.urdf"};
-  remove_tmpdir(files, 1);
+  tmp_teardown();
 }
 END_TEST
 
@@ -836,9 +809,5 @@ static Suite* sim_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(sim_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(sim_suite());
 }
