@@ -7,7 +7,7 @@
 # non-zero if anything failed.
 #
 # The programs start longest first (the wall times of the last run, kept in $BUILD/tests/times
-# beside the binaries, one file per CK_INCLUDE_TAGS; unknown programs first), so the slowest one does not start last and leave
+# beside the binaries, one file per CK_INCLUDE_TAGS; programs without a time first), so the slowest one does not start last and leave
 # a core idle at the end.
 set -u
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -28,12 +28,16 @@ run_one() {
 export -f run_one
 export work
 
-# start order: by last wall time, longest first
+# start order: by last wall time, longest first; without one (a fresh build), the programs
+# named in $TEST_SLOW in that order, then the rest
 i=0
 for t in "$@"; do
-  sec=$(awk -v n="$(basename "$t")" '$1 == n { s = $2 } END { print (s == "" ? 1e9 : s) }' \
-        "$times_file" 2>/dev/null || echo 1e9)
-  printf '%s %d %s\n' "${sec:-1e9}" $i "$t"
+  name=$(basename "$t")
+  sec=$(awk -v n="$name" '$1 == n { s = $2 } END { print s }' "$times_file" 2>/dev/null)
+  if [ -z "$sec" ]; then
+    sec=$(printf '%s\n' ${TEST_SLOW:-} | awk -v n="$name" '$1 == n { r = NR } END { print (r ? 1e9 - r : 1e8) }')
+  fi
+  printf '%s %d %s\n' "$sec" $i "$t"
   i=$((i + 1))
 done | sort -s -k1,1gr | awk '{ print $2, $3 }' \
   | xargs -P "$JOBS" -n 2 bash -c 'run_one "$0" "$1"' &

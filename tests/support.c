@@ -250,6 +250,30 @@ void random_spd(int n, double* G, unsigned* s) {
     }
 }
 
+void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
+  double J[12 * 6];
+  memset(J, 0, sizeof(J));
+  double corners[4][2] = {{half, half}, {-half, half}, {half, -half}, {-half, -half}};
+  for (int i = 0; i < 4; i++) {
+    double r[3] = {corners[i][0], corners[i][1], -h};
+    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int a = 0; a < 3; a++) {
+      double* row = J + (3 * i + a) * 6;
+      for (int k = 0; k < 3; k++) row[k] = axes[a][k];
+      row[3] = r[1] * axes[a][2] - r[2] * axes[a][1];
+      row[4] = r[2] * axes[a][0] - r[0] * axes[a][2];
+      row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
+    }
+  }
+  double minv[6] = {1 / m, 1 / m, 1 / m, 1 / inertia[0], 1 / inertia[1], 1 / inertia[2]};
+  for (int a = 0; a < 12; a++)
+    for (int b = 0; b < 12; b++) {
+      double acc = 0;
+      for (int k = 0; k < 6; k++) acc += J[a * 6 + k] * minv[k] * J[b * 6 + k];
+      G[a * 12 + b] = acc;
+    }
+}
+
 void ncp_contact_case(int kind, unsigned* s, double G[9], double* mu, double lam[3], double g[3]) {
   double c[3];
   *mu = 0.2 + 0.3 * (urand_sym(s) + 1) / 2;

@@ -71,11 +71,14 @@ double urand_splitmix(unsigned long long* state);
 // a random well-conditioned SPD n x n (n <= 24) from urand_sym: A A' + 0.5 I
 void random_spd(int n, double* spd, unsigned* s);
 
+// G = J M^-1 J' of a free box (mass m, inertia diag I) with its 4 bottom corners (+-half, +-half,
+// -h) in contact, rows [t1 t2 n] per contact: rank 6 of 12 (hyperstatic)
+void box_G(double m, const double inertia[3], double half, double h, double out[144]);
 // one contact's exact NCP solution built backwards (000 eq. 12), as ncp/pgs, ncp/admm and
 // ncp/staggered must recover it: mu in [0.2, 0.5], G = random_spd(3), then by kind 0 sticking
 // (lambda inside the cone, c = 0), 1 sliding (c_N = 0, lambda_T = -mu lambda_N c_T/|c_T|),
 // 2 take-off (lambda = 0, c_N > 0); g = c - G lambda
-void ncp_contact_case(int kind, unsigned* s, double G[9], double* mu, double lam[3], double g[3]);
+void ncp_contact_case(int kind, unsigned* s, double blk[9], double* mu, double lam[3], double g[3]);
 
 //---- suites ----
 

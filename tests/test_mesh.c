@@ -299,7 +299,7 @@ static char* write_binary_stl(const char* header, const float* tri, uint32_t n, 
 }
 
 // write text to a new temp file with the given extension; returns its path
-static char* write_text(const char* text, const char* ext) {
+static char* write_temp(const char* text, const char* ext) {
   char* path = malloc(64);
   snprintf(path, 64, P_tmpdir "/csim_mesh_XXXXXX%s", ext);
   int fd = mkstemps(path, (int)strlen(ext));
@@ -409,7 +409,7 @@ START_TEST(ascii_stl) {
       " VERTEX 0 3. 0\r\n ENDLOOP\r\n ENDFACET\r\n"
       "facet normal .5 .5 .5\nouter loop\nvertex 2 0 0\nvertex 0 3 0\nvertex 0 0 +4\nendloop\n"
       "endfacet\nendsolid\n";
-  char* path = write_text(text, ".stl");
+  char* path = write_temp(text, ".stl");
   double* tri;
   int ntri;
   csim_error e;
@@ -440,7 +440,7 @@ START_TEST(ascii_stl) {
       {"solid x\nfacet normal 0 0 1 outer loop vertex 1e999 0 0", 2, "expected a number"},
   };
   for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-    path = write_text(bad[k].text, ".stl");
+    path = write_temp(bad[k].text, ".stl");
     ck_assert_int_eq(mesh_read_stl(path, &tri, &ntri, &e), CSIM_ERR_INPUT);
     ck_assert_str_eq(e.file, path);
     ck_assert_msg(e.line == bad[k].line, "case %zu: line %d (%s)", k, e.line, e.msg);
@@ -470,7 +470,7 @@ START_TEST(format_errors) {
                    CSIM_ERR_INPUT);
   ck_assert_ptr_nonnull(strstr(e.msg, "not an STL file"));
   // a COLLADA file renamed .stl
-  char* path = write_text("<?xml version=\"1.0\"?><COLLADA></COLLADA>", ".stl");
+  char* path = write_temp("<?xml version=\"1.0\"?><COLLADA></COLLADA>", ".stl");
   ck_assert_int_eq(mesh_load_hull(path, NULL, &h, &e), CSIM_ERR_INPUT);
   ck_assert_str_eq(e.file, path);
   unlink(path);

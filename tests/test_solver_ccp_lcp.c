@@ -26,32 +26,6 @@
 
 static const double kPi = 3.14159265358979323846;
 
-// G = J M^-1 J' of a free box (mass m, inertia diag I) with 4 corner contacts at height -h:
-// rank 6 of 12 (hyperstatic), as tests/test_solver.c builds it
-static void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
-  double J[12 * 6];
-  memset(J, 0, sizeof(J));
-  double corners[4][2] = {{half, half}, {-half, half}, {half, -half}, {-half, -half}};
-  for (int i = 0; i < 4; i++) {
-    double r[3] = {corners[i][0], corners[i][1], -h};
-    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int a = 0; a < 3; a++) {
-      double* row = J + (3 * i + a) * 6;
-      for (int k = 0; k < 3; k++) row[k] = axes[a][k];
-      row[3] = r[1] * axes[a][2] - r[2] * axes[a][1];
-      row[4] = r[2] * axes[a][0] - r[0] * axes[a][2];
-      row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
-    }
-  }
-  double minv[6] = {1 / m, 1 / m, 1 / m, 1 / inertia[0], 1 / inertia[1], 1 / inertia[2]};
-  for (int a = 0; a < 12; a++)
-    for (int b = 0; b < 12; b++) {
-      double acc = 0;
-      for (int k = 0; k < 6; k++) acc += J[a * 6 + k] * minv[k] * J[b * 6 + k];
-      G[a * 12 + b] = acc;
-    }
-}
-
 static solver* make(solver_model model, solver_kind kind, int maxc, double tol, int iters,
                     double omega, int facets) {
   solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
