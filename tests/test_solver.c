@@ -81,10 +81,8 @@ START_TEST(single_contact_exact_solutions) {
     int kind = k % 3;
     double G[9], mu, lam[3], g[3];
     ncp_contact_case(kind, &s, G, &mu, lam, g);
-    solver_problem p = tdense(1, G, g, &mu, NULL);
-    double x[3] = {0, 0, 0};
-    solver_result res;
-    solver_solve(pgs, &p, x, &res);
+    double x[3];
+    solver_result res = tsolve1(pgs, G, g, mu, x);
     // a unique solution exists for these well-conditioned blocks and small mu; a sliding case
     // can admit a second, sticking-like solution only for large mu, which is excluded here
     if (res.converged) {

@@ -240,10 +240,8 @@ START_TEST(ncp_single_contact_exact) {
       int kind = k % 3;
       double G[9], mu, lam[3], g[3];
       ncp_contact_case(kind, &s, G, &mu, lam, g);
-      solver_problem p = tdense(1, G, g, &mu, NULL);
-      double x[3] = {0, 0, 0};
-      solver_result res;
-      solver_solve(sv, &p, x, &res);
+      double x[3];
+      solver_result res = tsolve1(sv, G, g, mu, x);
       ck_assert_msg(res.converged, "%s case %d kind %d: eps %.3g after %d",
                     solver_kind_names[kinds[q]], k, kind, res.eps_abs, res.iterations);
       // eps_c = lambda_T.c_T + mu lambda_N |c_T| is quadratic in the angle between lambda_T and
