@@ -478,8 +478,8 @@ static void assert_all_converged(const char* path) {
 // cube_push_ramp needs ~2400 sweeps at the stick-to-slip step (t = 0.491 s; first-order
 // convergence near a degenerate solution), above the scenario's 2000: raised to 5000 there.
 START_TEST(end_to_end_all_pairs) {
-  char dir[] = P_tmpdir "/csim_ccplcp_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[256];
+  tmp_dir(dir, sizeof(dir), "ccplcp");
   const char* scen[3] = {"cube_slide", "cube_push_ramp", "solo12_stand"};
   const char* pairs[3][2] = {{"ccp", "pgs"}, {"lcp", "pgs"}, {"lcp", "lemke"}};
   char out[512];
@@ -511,8 +511,8 @@ END_TEST
 // contact has c_N > 0, and those that push (lambda_N > 0) have c_N = mu |c_T| (eq. 18; to the
 // solver tolerance over lambda_N), read from /contacts/velocity and /contacts/force
 START_TEST(end_to_end_ccp_floats_while_sliding) {
-  char dir[] = P_tmpdir "/csim_ccplcp_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[256];
+  tmp_dir(dir, sizeof(dir), "ccplcp");
   char out[512];
   ck_assert_int_eq(run_pair(dir, "cube_slide", "ccp", "pgs", NULL, out, sizeof(out)), 0);
   size_t n, c, nv, cv, no, co;
@@ -552,8 +552,8 @@ END_TEST
 // exactly mu m g and the cube stops after v0^2 / (2 mu g) = 0.16990 m (up to the discrete
 // time stepping: half a step of travel, v0 dt / 2 = 0.5 mm), without drifting sideways
 START_TEST(end_to_end_lcp_stopping_distance) {
-  char dir[] = P_tmpdir "/csim_ccplcp_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[256];
+  tmp_dir(dir, sizeof(dir), "ccplcp");
   const char* kinds[2] = {"pgs", "lemke"};
   for (int k = 0; k < 2; k++) {
     char out[512];
