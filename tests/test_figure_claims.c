@@ -125,7 +125,7 @@ START_TEST(pyramid_bias_falls_with_facets) {
   for (int i = 0; i < 4; i++)
     for (int a = 5; a <= 20; a += 5) {
       double th = a * kPi / 180;
-      char sets[1024], out[512], tag[16];
+      char sets[1024], out[512], tag[32];
       snprintf(sets, sizeof(sets),
                "%s --set integrator.duration=0.02 --set robots.0.v0=[%.17g,%.17g,0,0,0,0]", models[i],
                sin(th), cos(th));
