@@ -20,6 +20,8 @@
 #include "core/contact.h"
 #include "io/scenario.h"
 #include "core/sim.h"
+#include "scene_fixture.h"
+#include "support.h"
 
 #define G 9.81
 #define CUBE_I (1.0 / 600.0)
@@ -44,8 +46,6 @@
 #include <malloc.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include "scene_fixture.h"
-#include "support.h"
 
 static atomic_long g_nalloc;              // allocations so far
 static atomic_long g_nbytes;              // bytes asked for so far
