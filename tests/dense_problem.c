@@ -32,3 +32,11 @@ solver_problem tdense_full(int nc, const double* G, const double* g, const doubl
                            const double* R) {
   return make(nc, G, g, mu, R, 1);
 }
+
+solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, double x[3]) {
+  solver_problem p = tdense(1, G, g, &mu, NULL);
+  x[0] = x[1] = x[2] = 0;
+  solver_result res;
+  solver_solve(sv, &p, x, &res);
+  return res;
+}

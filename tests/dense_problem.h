@@ -15,4 +15,7 @@ solver_problem tdense(int nc, const double* G, const double* g, const double* mu
 solver_problem tdense_full(int nc, const double* G, const double* g, const double* mu,
                            const double* R);
 
+// solve one contact (G 3x3, g, mu) with sv from x = 0: x the answer, the result returned
+solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, double x[3]);
+
 #endif

@@ -10,23 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-// the whole file as a string (NULL when unreadable)
-static char* slurp(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  if (s) s[n] = 0;
-  fclose(f);
-  return s;
-}
+#include "support.h"
 
 // exit status of `tools/bench/bench_table.py --check path`
 static int check(const char* path) {
@@ -53,7 +37,7 @@ static void mutate(const char* readme, const char* from, const char* to, char* p
 
 START_TEST(readme_block_has_generated_form) {
   ck_assert_int_eq(check("docs/benchmarks.md"), 0);
-  char* readme = slurp("docs/benchmarks.md");
+  char* readme = slurp("docs/benchmarks.md", NULL);
   ck_assert_ptr_nonnull(readme);
   char path[256];
   // a renamed column
@@ -89,9 +73,5 @@ int main(void) {
   tcase_set_timeout(t, 120);  // one python run: seconds on a loaded machine, not the 4 s default
   tcase_add_test(t, readme_block_has_generated_form);
   suite_add_tcase(s, t);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

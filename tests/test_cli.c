@@ -10,30 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// run a shell command, capture stdout (and stderr when merge), return the exit code
-static int run(const char* cmd, char* out, size_t n) {
-  FILE* p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t k = 0;
-  if (out && n) out[0] = '\0';
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof(buf), p)) > 0) {
-    if (out && k + got < n) {
-      memcpy(out + k, buf, got);
-      k += got;
-      out[k] = '\0';
-    }
-  }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "support.h"
 
 // the text following `key` on its line, or NULL
 static const char* field(const char* text, const char* key) {
@@ -42,7 +19,7 @@ static const char* field(const char* text, const char* key) {
 }
 
 static int has_python(void) {
-  return run("python3 -c 'import xml.etree.ElementTree' 2>/dev/null", NULL, 0) == 0;
+  return sh_run("python3 -c 'import xml.etree.ElementTree' 2>/dev/null", NULL, 0) == 0;
 }
 
 // every shared URDF: csim info agrees with the independent Python figures
@@ -56,10 +33,10 @@ START_TEST(info_matches_independent_figures) {
   for (size_t i = 0; i < g.gl_pathc; i++) {
     const char* path = g.gl_pathv[i];
     snprintf(cmd, sizeof(cmd), "%s info '%s' 2>&1", csim_bin(), path);
-    int rc = run(cmd, ours, sizeof(ours));
+    int rc = sh_run(cmd, ours, sizeof(ours));
     ck_assert_msg(rc == 0, "csim info %s exited %d:\n%s", path, rc, ours);
     snprintf(cmd, sizeof(cmd), "python3 tools/check/urdf_stats.py '%s'", path);
-    ck_assert_int_eq(run(cmd, theirs, sizeof(theirs)), 0);
+    ck_assert_int_eq(sh_run(cmd, theirs, sizeof(theirs)), 0);
 
     // links
     int l1 = -1, l2 = -2;
@@ -102,7 +79,7 @@ START_TEST(info_reports_problems) {
   // hyq: .dae collision meshes cannot be used, degenerate inertias are reported
   snprintf(cmd, sizeof(cmd), "%s info ../shared/data/robots/hyq/hyq_no_sensors.urdf 2>&1",
            csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run(cmd, out, sizeof(out)), 0);
   ck_assert_ptr_nonnull(strstr(out, "in an unsupported format"));
   int n = -1;
   ck_assert(sscanf(field(out, "inertia problems: "), "%d", &n) == 1);
@@ -110,7 +87,7 @@ START_TEST(info_reports_problems) {
   // solo12: every collision mesh resolves through the shared layout, hulls are built
   snprintf(cmd, sizeof(cmd), "%s info ../shared/data/robots/solo12/solo12.urdf --base free 2>&1",
            csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run(cmd, out, sizeof(out)), 0);
   ck_assert_ptr_nonnull(strstr(out, "collision meshes: 17 usable, 0 unresolved"));
   // 17 mesh geometries share 10 distinct STL files: one hull per file
   ck_assert_ptr_nonnull(strstr(out, "mesh 17)"));
@@ -135,16 +112,16 @@ START_TEST(bad_invocations_exit_2) {
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     snprintf(cmd, sizeof(cmd), "%s %s 2>&1", csim_bin(), cases[i]);
-    int rc = run(cmd, out, sizeof(out));
+    int rc = sh_run(cmd, out, sizeof(out));
     ck_assert_msg(rc == 2, "'csim %s' exited %d (expected 2):\n%s", cases[i], rc, out);
     ck_assert_msg(strstr(out, "error") || strstr(out, "usage"), "'csim %s' said:\n%s", cases[i],
                   out);
   }
   snprintf(cmd, sizeof(cmd), "%s --help", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run(cmd, out, sizeof(out)), 0);
   ck_assert_ptr_nonnull(strstr(out, "usage: csim"));
   snprintf(cmd, sizeof(cmd), "%s --version", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run(cmd, out, sizeof(out)), 0);
   ck_assert_ptr_nonnull(strstr(out, "hdf5"));
 }
 END_TEST
@@ -181,9 +158,5 @@ static Suite* cli_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(cli_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(cli_suite());
 }

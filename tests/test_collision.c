@@ -16,6 +16,7 @@
 #include "io/urdf.h"
 #include "core/mesh.h"
 #include "core/spatial.h"
+#include "support.h"
 
 #define PI 3.14159265358979323846
 
@@ -43,11 +44,7 @@ static double dist3(const double a[3], const double b[3]) {
 // splitmix64: seeded, platform-independent
 static unsigned long long rng_state;
 static double urand(void) {
-  unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 9007199254740992.0;  // [0, 1)
+  return urand_splitmix(&rng_state);
 }
 static double urange(double a, double b) {
   return a + (b - a) * urand();
@@ -1518,9 +1515,5 @@ static Suite* collision_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(collision_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(collision_suite());
 }

@@ -11,30 +11,9 @@
 
 #include "out/compare.h"
 #include "out/record.h"
+#include "support.h"
 
 //---- helpers ----
-
-// a fresh temporary directory (in $TMPDIR, or out/ of the repository) for one test
-static void make_tmpdir(char* dir, size_t n) {
-  const char* t = getenv("TMPDIR");
-  snprintf(dir, n, "%s/csim_test_compare_XXXXXX", t && t[0] ? t : "out");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-// remove a temporary directory and the plain files in it
-static void remove_tmpdir(const char* dir) {
-  DIR* d = opendir(dir);
-  if (!d) return;
-  struct dirent* e;
-  char p[1024];
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-    unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
 
 // how a generated file departs from the reference one
 typedef struct {
@@ -102,7 +81,7 @@ typedef struct {
 // create the directory and write the two files
 static void make_pair(pair* p, const gen* ga, const gen* gb) {
   memset(p, 0, sizeof(*p));
-  make_tmpdir(p->dir, sizeof(p->dir));
+  tmp_dir(p->dir, sizeof(p->dir), "compare");
   snprintf(p->a, sizeof(p->a), "%s/a.h5", p->dir);
   snprintf(p->b, sizeof(p->b), "%s/b.h5", p->dir);
   write_file(p->a, ga);
@@ -123,7 +102,7 @@ static int run_cmp(pair* p, const char* a, const char* b, const cmp_options* o, 
 // remove the pair's files
 static void free_pair(pair* p) {
   free(p->rep);
-  remove_tmpdir(p->dir);
+  tmp_remove(p->dir);
 }
 
 // report line starting with `tag` that mentions `path` (NULL when absent)
@@ -518,9 +497,5 @@ static Suite* compare_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(compare_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(compare_suite());
 }

@@ -17,6 +17,7 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
+#include "support.h"
 
 #define BOX_M 0.33           // robots/box_330g.urdf: 10 x 10 x 4 cm
 #define G98 9.8
@@ -285,25 +286,15 @@ static double hc_rebound(double d, double v0) {
   return -0.5 * (lo + hi);
 }
 
-static char g_tmp[64];
-
-// a 1 kg ball of radius 5 cm, written into the temporary directory
+// a 1 kg ball of radius 5 cm, written into a fresh temporary directory (g_tmp, support.h)
 static void write_ball(char* path, size_t n) {
-  strcpy(g_tmp, P_tmpdir "/csim_test_compliant_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
-  snprintf(path, n, "%s/ball.urdf", g_tmp);
-  FILE* f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs("<?xml version=\"1.0\"?>\n<robot name=\"ball\"><link name=\"ball\"><inertial>"
-        "<mass value=\"1.0\"/><inertia ixx=\"0.001\" ixy=\"0\" ixz=\"0\" iyy=\"0.001\" iyz=\"0\" "
-        "izz=\"0.001\"/></inertial><collision><geometry><sphere radius=\"0.05\"/></geometry>"
-        "</collision></link></robot>\n", f);
-  fclose(f);
-}
-
-static void remove_ball(const char* path) {
-  unlink(path);
-  rmdir(g_tmp);
+  tmp_setup();
+  tmp_path(path, n, "ball.urdf");
+  write_text(path,
+             "<?xml version=\"1.0\"?>\n<robot name=\"ball\"><link name=\"ball\"><inertial>"
+             "<mass value=\"1.0\"/><inertia ixx=\"0.001\" ixy=\"0\" ixz=\"0\" iyy=\"0.001\" iyz=\"0\" "
+             "izz=\"0.001\"/></inertial><collision><geometry><sphere radius=\"0.05\"/></geometry>"
+             "</collision></link></robot>\n");
 }
 
 // a ball dropped on the plane with Hunt-Crossley damping d rebounds with the coefficient of
@@ -336,7 +327,7 @@ START_TEST(ball_restitution_matches_hunt_crossley) {
     ck_assert_msg(fabs(e - want) < 2e-3, "d = %g: restitution %.5f, analytic %.5f", ds[k], e, want);
     free_sim(s, cfg);
   }
-  remove_ball(urdf);
+  tmp_teardown();
 }
 END_TEST
 
@@ -683,23 +674,6 @@ START_TEST(nonsense_is_input_error) {
 }
 END_TEST
 
-// read a whole 1-D or 2-D dataset as doubles (or int32 when ints != NULL); returns its rows
-static long read_ds(hid_t f, const char* path, double* out, int* ints, long max) {
-  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  ck_assert_msg(d >= 0, "no dataset %s", path);
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
-  int nd = H5Sget_simple_extent_dims(sp, dims, NULL);
-  long n = (long)dims[0] * (nd == 2 ? (long)dims[1] : 1);
-  ck_assert_int_le(n, max);
-  herr_t r = ints ? H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ints)
-                  : H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
-  ck_assert_int_ge(r, 0);
-  H5Sclose(sp);
-  H5Dclose(d);
-  return (long)dims[0];
-}
-
 // csim run writes the /compliant datasets, one row per step, /compliant/bristle aligned with the
 // /contacts rows; non-convergence follows solver.on_failure (stop: exit 1, continue: flagged)
 START_TEST(run_writes_compliant_output) {
@@ -712,12 +686,12 @@ START_TEST(run_writes_compliant_output) {
   ck_assert_int_ge(f, 0);
   static int it[200], count[200], sub[200];
   static double x[3 * 200 * 8], res[200], pmax[200];
-  ck_assert_int_eq(read_ds(f, "/compliant/newton_iterations", NULL, it, 200), 100);
-  ck_assert_int_eq(read_ds(f, "/compliant/substeps", NULL, sub, 200), 100);
-  ck_assert_int_eq(read_ds(f, "/compliant/newton_residual", res, NULL, 200), 100);
-  ck_assert_int_eq(read_ds(f, "/compliant/penetration_max", pmax, NULL, 200), 100);
-  ck_assert_int_eq(read_ds(f, "/contacts/count", NULL, count, 200), 100);
-  long rows = read_ds(f, "/compliant/bristle", x, NULL, 3 * 200 * 8);
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_iterations", NULL, it, 200, NULL), 100);
+  ck_assert_int_eq(h5_read(f, "/compliant/substeps", NULL, sub, 200, NULL), 100);
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_residual", res, NULL, 200, NULL), 100);
+  ck_assert_int_eq(h5_read(f, "/compliant/penetration_max", pmax, NULL, 200, NULL), 100);
+  ck_assert_int_eq(h5_read(f, "/contacts/count", NULL, count, 200, NULL), 100);
+  long rows = h5_read(f, "/compliant/bristle", x, NULL, 3 * 200 * 8, NULL);
   long total = 0;
   for (int k = 0; k < 100; k++) {
     total += count[k];
@@ -773,9 +747,5 @@ static Suite* compliant_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(compliant_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(compliant_suite());
 }

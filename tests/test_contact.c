@@ -16,14 +16,11 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
+#include "support.h"
 
 static unsigned long long rng = 99;
 static double urand(void) {
-  unsigned long long z = (rng += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 9007199254740992.0;
+  return urand_splitmix(&rng);
 }
 
 START_TEST(warm_start_by_id) {
@@ -110,9 +107,5 @@ static Suite* contact_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(contact_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(contact_suite());
 }

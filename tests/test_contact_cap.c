@@ -20,6 +20,7 @@
 #include "core/sim.h"
 #include "io/compile.h"
 #include "core/solvers/solver.h"
+#include "support.h"
 
 #define NCUBE 256
 #define SIDE 16
@@ -273,9 +274,5 @@ static Suite* cap_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(cap_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(cap_suite());
 }

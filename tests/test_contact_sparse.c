@@ -29,6 +29,7 @@
 #include "core/sim.h"
 #include "io/compile.h"
 #include "core/solvers/admm_impl.h"  // admm_state.band_off: the dense dof-space reference
+#include "support.h"
 
 static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
   sim* s = NULL;
@@ -647,9 +648,5 @@ static Suite* suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(suite());
 }

@@ -15,33 +15,9 @@
 
 #include "run/cubetoss.h"
 #include "core/error.h"
+#include "support.h"
 
 #define DATA "../shared/data/cubetoss/cube_tosses.h5"
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// run a shell command, capture stdout+stderr, return the exit code
-static int run(const char* cmd, char* out, size_t n) {
-  char full[4096];
-  snprintf(full, sizeof(full), "%s 2>&1", cmd);
-  FILE* p = popen(full, "r");
-  if (!p) return -1;
-  size_t k = 0;
-  out[0] = 0;
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
-    if (k + got < n) {
-      memcpy(out + k, buf, got);
-      k += got;
-      out[k] = 0;
-    }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static ct_data* load(const char* group) {
   ct_data* d = NULL;
@@ -269,7 +245,7 @@ START_TEST(cli_validate_prints_the_table_and_writes_results) {
   char cmd[2048];
   snprintf(cmd, sizeof(cmd), "%s validate cubetoss --tosses 3 --model hunt_crossley --model ncp --jobs 2 --out %s",
            csim_bin(), dir);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 0);
   const char* l = strstr(out, "\nhunt_crossley  e_q ");
   ck_assert_msg(l, "%s", out);
   double eq = strtod(l + strlen("\nhunt_crossley  e_q "), NULL);
@@ -297,7 +273,7 @@ START_TEST(identification_on_five_tosses_lowers_eq) {
   char cmd[2048];
   snprintf(cmd, sizeof(cmd), "%s identify cubetoss --tosses 5 --model hunt_crossley --max-evals 6 --jobs 2 "
            "--out %s/p.yaml", csim_bin(), dir);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 0);
   const char* l = strstr(out, "hunt_crossley  start e_q ");
   ck_assert_msg(l, "%s", out);
   double start = strtod(l + strlen("hunt_crossley  start e_q "), NULL);
@@ -307,7 +283,7 @@ START_TEST(identification_on_five_tosses_lowers_eq) {
   ck_assert_msg(fit < start, "e_q %g -> %g", start, fit);
   snprintf(cmd, sizeof(cmd), "%s validate cubetoss --tosses 5 --model hunt_crossley --params %s/p.yaml --out %s",
            csim_bin(), dir, dir);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 0);
   ck_assert_ptr_nonnull(strstr(out, "hunt_crossley  e_q "));
   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
   ck_assert_int_eq(system(cmd), 0);
@@ -382,7 +358,7 @@ START_TEST(bad_inputs_exit_2_and_write_nothing) {
     else
       snprintf(args, sizeof(args), "%s", cases[c].args);
     snprintf(cmd, sizeof(cmd), "%s validate cubetoss %s --out %s", csim_bin(), args, res);
-    ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+    ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
     ck_assert_msg(strstr(out, cases[c].msg), "%s: expected '%s' in:\n%s", args, cases[c].msg, out);
     struct stat sb;
     ck_assert_msg(stat(res, &sb) != 0, "%s: the output directory was created", args);
@@ -396,16 +372,16 @@ START_TEST(bad_inputs_exit_2_and_write_nothing) {
   fclose(f);
   snprintf(cmd, sizeof(cmd), "%s validate cubetoss --tosses 2 --model hunt_crossley --params %s --out %s",
            csim_bin(), pf, res);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "p.yaml:3:3") && strstr(out, "frictoin"), "%s", out);
   // a model the file does not name is an error, not a silent run with the scenario defaults
   snprintf(cmd, sizeof(cmd), "%s validate cubetoss --tosses 2 --model lcp --params %s --out %s", csim_bin(), pf,
            res);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "no parameters for model 'lcp'"), "%s", out);
   ck_assert(stat(res, &sb) != 0);
   snprintf(cmd, sizeof(cmd), "%s identify cubetoss --data %s --group g --out %s/q.yaml", csim_bin(), nanfile, dir);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   snprintf(cmd, sizeof(cmd), "%s/q.yaml", dir);
   ck_assert(stat(cmd, &sb) != 0);
   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -431,9 +407,5 @@ static Suite* cubetoss_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(cubetoss_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(cubetoss_suite());
 }

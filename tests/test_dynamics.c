@@ -15,6 +15,7 @@
 #include "core/spatial.h"
 #include "tree_fixture.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 
@@ -90,6 +91,21 @@ static void dp_closed_form(const dp_params* P, double q1, double q2, double v1, 
   b[1] = -hh * v1 * v1 + m2 * g * c2 * sin(q1 + q2);
 }
 
+// a random state of the double pendulum set in d (q from 3 urand, v from 4 urand), its dynamics
+// updated; q its angles, M and b the closed form's there
+static void dp_random_state(const sim_model* m, sim_data* d, const dp_params* P, double q[2],
+                            double M[4], double b[2]) {
+  double q1 = urand() * 3, q2 = urand() * 3, v1 = urand() * 4, v2 = urand() * 4;
+  d->q[0] = q1;
+  d->q[1] = q2;
+  d->v[0] = v1;
+  d->v[1] = v2;
+  full_update(m, d);
+  dp_closed_form(P, q1, q2, v1, v2, M, b);
+  q[0] = q1;
+  q[1] = q2;
+}
+
 // double pendulum about y with a point-mass tip merged into link 2 by a fixed joint:
 // Lagrangian M(q), b(q, v) with the hand-merged (m2, c2, I2)
 START_TEST(double_pendulum_closed_form) {
@@ -116,14 +132,9 @@ START_TEST(double_pendulum_closed_form) {
   double I2 = Ia + ma * pow(la / 2 - c2, 2) + 0.4 * mt * r * r + mt * pow(la - c2, 2);
   dp_params P = {m1, c1, l1, I1, m2, c2, I2, g};
   for (int k = 0; k < 9; k++) {
-    double q1 = urand() * 3, q2 = urand() * 3, v1 = urand() * 4, v2 = urand() * 4;
-    d->q[0] = q1;
-    d->q[1] = q2;
-    d->v[0] = v1;
-    d->v[1] = v2;
-    full_update(m, d);
     double M[4], b[2], Md[4], Ld[4];
-    dp_closed_form(&P, q1, q2, v1, v2, M, b);
+    double q[2];
+    dp_random_state(m, d, &P, q, M, b);
     dyn_mass_dense(m, d, Md);
     dyn_factor_dense(m, d, Ld);
     for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(Md[i], M[i], 1e-12);
@@ -539,19 +550,15 @@ START_TEST(double_pendulum_from_urdf_text) {
   double I2 = 0.017 + ma * pow(0.2 - c2, 2) + 0.4 * mt * r * r + mt * pow(la - c2, 2);
   dp_params P = {1.3, 0.21, 0.5, 0.031, m2, c2, I2, g};
   for (int k = 0; k < 9; k++) {
-    double q1 = urand() * 3, q2 = urand() * 3, v1 = urand() * 4, v2 = urand() * 4;
-    d->q[0] = q1;
-    d->q[1] = q2;
-    d->v[0] = v1;
-    d->v[1] = v2;
-    full_update(m, d);
     double M[4], b[2], Md[4];
-    dp_closed_form(&P, q1, q2, v1, v2, M, b);
+    double q[2];
+    dp_random_state(m, d, &P, q, M, b);
     dyn_mass_dense(m, d, Md);
     for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(Md[i], M[i], 1e-12);
     for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(d->qfrc_bias[i], b[i], 1e-12);
     // potential energy: m1 g (2 - c1 cos q1) + m2 g (2 - l1 cos q1 - c2 cos(q1 + q2))
-    double pe = 1.3 * g * (2 - 0.21 * cos(q1)) + m2 * g * (2 - 0.5 * cos(q1) - c2 * cos(q1 + q2));
+    double pe =
+        1.3 * g * (2 - 0.21 * cos(q[0])) + m2 * g * (2 - 0.5 * cos(q[0]) - c2 * cos(q[0] + q[1]));
     ck_assert_double_eq_tol(dyn_potential(m, d), pe, 1e-12);
   }
   data_free(d);
@@ -585,9 +592,5 @@ static Suite* dynamics_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(dynamics_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(dynamics_suite());
 }

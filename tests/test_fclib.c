@@ -20,48 +20,11 @@
 #include "out/fclib.h"
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
+#include "support.h"
 
 #define DATA "../shared/data/fclib/"
 
 //---- helpers ----
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// a fresh temporary directory (each test removes its own with rm_tree when it passes)
-static void tmpdir(char* buf, size_t n) {
-  snprintf(buf, n, P_tmpdir "/csim_test_fclib.XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(buf));
-}
-
-// remove a directory made by tmpdir and everything in it
-static void rm_tree(const char* dir) {
-  char cmd[256];
-  if (strncmp(dir, P_tmpdir "/csim_test_fclib.", 21) != 0) return;
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-// run a shell command, capture stdout+stderr, return the exit code
-static int run(const char* cmd, char* out, size_t n) {
-  char full[4096];
-  snprintf(full, sizeof(full), "%s 2>&1", cmd);
-  FILE* p = popen(full, "r");
-  if (!p) return -1;
-  size_t k = 0, got;
-  char buf[4096];
-  if (out && n) out[0] = '\0';
-  while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
-    if (out && k + got < n) {
-      memcpy(out + k, buf, got);
-      k += got;
-      out[k] = '\0';
-    }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 // number of lines of text containing s
 static int count_lines(const char* text, const char* s) {
@@ -395,7 +358,7 @@ END_TEST
 // the three storages, written by hand: W comes back permuted to csim's order, exactly
 START_TEST(hand_written_storages) {
   char dir[64], path[256];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   double Wf[HN * HN], qf[HN], mu[2];
   hand_problem(Wf, qf, mu);
   const int storages[4] = {-1, -2, 0, 0};
@@ -422,7 +385,7 @@ START_TEST(hand_written_storages) {
     ck_assert_double_eq(p->q[0], qf[1]);
     fclib_free(p);
   }
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -430,7 +393,7 @@ END_TEST
 // real files' convention (i = row, p = column) as read back with raw HDF5 calls
 START_TEST(writer_round_trip) {
   char dir[64], path[256];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   double Wf[HN * HN], qf[HN], mu[2];
   hand_problem(Wf, qf, mu);
   snprintf(path, sizeof(path), "%s/src.hdf5", dir);
@@ -473,14 +436,14 @@ START_TEST(writer_round_trip) {
     }
   }
   fclib_free(a);
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
 // an empty problem (0 contacts) writes and reads back
 START_TEST(empty_problem) {
   char dir[64], path[256];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
   double none = 0;
   solver_problem sp = tdense(0, &none, &none, &none, NULL);
@@ -490,7 +453,7 @@ START_TEST(empty_problem) {
   ck_assert_int_eq(fclib_read(path, &p, &e), CSIM_OK);
   ck_assert_int_eq(p->nc, 0);
   fclib_free(p);
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -616,7 +579,7 @@ START_TEST(global_condensation_hand) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) Mu[i * n + j] = j >= i ? M[i * n + j] : 0;
   char dir[64], path[256];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   const double* Ms[3] = {M, Mu, M};
   const int mst[3] = {0, 0, -1};
   for (int k = 0; k < 3; k++) {
@@ -630,7 +593,7 @@ START_TEST(global_condensation_hand) {
     expect_condensed(p, Wd, qd, m, 1e-13, path);
     fclib_free(p);
   }
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -727,7 +690,7 @@ END_TEST
 // inconsistent, invalid or unsupported content: an input error naming the file and dataset
 START_TEST(bad_content) {
   char dir[64], path[256];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   double Wf[HN * HN], qf[HN], mu[2];
   hand_problem(Wf, qf, mu);
   double W69[6 * 9] = {0}, W33[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -824,7 +787,7 @@ START_TEST(bad_content) {
   H5Fclose(f);
   expect_bad(path, "/fclib_global/G");
 #undef CASE
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -857,7 +820,7 @@ static long copy_file(const char* src, const char* dst, long len, int flips, uns
 // corruption that spares everything read, a valid problem), never a crash or a hang
 START_TEST(truncated_and_corrupted) {
   char dir[64], path[256];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   snprintf(path, sizeof(path), "%s/missing.hdf5", dir);
   expect_bad(path, NULL);
   expect_bad(dir, NULL);  // a directory
@@ -905,7 +868,7 @@ START_TEST(truncated_and_corrupted) {
   }
   ck_assert_int_gt(nbad, 0);
   (void)nok;
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -1112,7 +1075,7 @@ END_TEST
 START_TEST(cli_solve_directory) {
   char dir[64], path[256], cmd[1024];
   static char out[65536];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   snprintf(path, sizeof(path), "%s/sub", dir);
   ck_assert_int_eq(mkdir(path, 0700), 0);
   double Wf[HN * HN], qf[HN], mu[2];
@@ -1136,7 +1099,7 @@ START_TEST(cli_solve_directory) {
   fclose(f);
   snprintf(cmd, sizeof(cmd), "%s solve %s --solver pgs --tolerance 1e-10 --max-iterations 10000 "
            "--csv %s/t.csv", csim_bin(), dir, dir);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   ck_assert_int_eq(count_lines(out, ".hdf5"), 3);
   ck_assert_int_eq(count_lines(out, " yes "), 3);
@@ -1152,7 +1115,7 @@ START_TEST(cli_solve_directory) {
   // the shared global collection: six rows, exit 0
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_global --solver pgs --max-iterations 300",
            csim_bin());
-  rc = run(cmd, out, sizeof(out));
+  rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   ck_assert_int_eq(count_lines(out, ".hdf5"), 6);
   ck_assert_int_eq(count_lines(out, " global "), 6);
@@ -1162,11 +1125,11 @@ START_TEST(cli_solve_directory) {
   fputs("garbage", f);
   fclose(f);
   snprintf(cmd, sizeof(cmd), "%s solve %s --solver pgs", csim_bin(), dir);
-  rc = run(cmd, out, sizeof(out));
+  rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_int_eq(rc, 2);
   ck_assert_ptr_nonnull(strstr(out, "zbad.hdf5: not an HDF5 file"));
   ck_assert_int_eq(count_lines(out, " local "), 3);
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -1176,11 +1139,11 @@ END_TEST
 START_TEST(cli_solve_tiny_scale) {
   char dir[64], cmd[1024], path[256];
   static char out[16384];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   snprintf(path, sizeof(path), "%s/t.csv", dir);
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_global/LMGC_GFC3D-i00501-4-00000.hdf5 "
            "--solver pgs --csv %s", csim_bin(), path);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   char* csv = read_text(path);
   char* line = strchr(csv, '\n');
@@ -1199,7 +1162,7 @@ START_TEST(cli_solve_tiny_scale) {
   ck_assert_int_eq(atoi(fld[9]), 1);
   ck_assert_double_le(atof(fld[15]), 1e-6);
   free(csv);
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -1209,27 +1172,27 @@ START_TEST(cli_solve_errors) {
   static char out[16384];
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_dat_converted/Rover4144.hdf5 --model ncp "
            "--solver lemke", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "valid model/solver pairs") && strstr(out, "ncp/pgs"), "%s", out);
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_dat_converted/Rover4144.hdf5 --solver nope",
            csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_ptr_nonnull(strstr(out, "unknown solver 'nope'"));
   snprintf(cmd, sizeof(cmd), "%s solve /nonexistent/x.hdf5 --solver pgs", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_ptr_nonnull(strstr(out, "/nonexistent/x.hdf5"));
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "README.md --solver pgs", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_ptr_nonnull(strstr(out, "README.md: not an HDF5 file"));
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_dat_converted/Rover4144.hdf5 --tolerance -1",
            csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   snprintf(cmd, sizeof(cmd), "%s solve", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   // a single good file: exit 0, one row
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_dat_converted/Rover4144.hdf5 --solver pgs",
            csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 0);
   ck_assert_int_eq(count_lines(out, "Rover4144.hdf5"), 1);
 }
 END_TEST
@@ -1256,12 +1219,12 @@ static void read_rows(hid_t f, const char* name, hsize_t row, hsize_t nrows, hsi
 START_TEST(dump_resolves) {
   char dir[64], cmd[1024], path[256];
   static char out[16384];
-  tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "fclib");
   snprintf(cmd, sizeof(cmd), "%s run scenarios/cube_slide.yaml --set output.dump_steps=[3,10] "
            "--set solver.warm_start=false --set solver.tolerance=1e-10 --set "
            "solver.max_iterations=5000 --set integrator.duration=0.02 --out %s/run.h5",
            csim_bin(), dir);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   snprintf(path, sizeof(path), "%s/run_step10.hdf5", dir);
   ck_assert_msg(access(path, R_OK) == 0, "no dump %s:\n%s", path, out);
@@ -1316,10 +1279,10 @@ START_TEST(dump_resolves) {
   // and the command line solves it
   snprintf(cmd, sizeof(cmd), "%s solve %s/run_step10.hdf5 --solver pgs --tolerance 1e-10",
            csim_bin(), dir);
-  rc = run(cmd, out, sizeof(out));
+  rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   ck_assert_ptr_nonnull(strstr(out, " yes "));
-  rm_tree(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -1356,9 +1319,5 @@ int main(void) {
   tcase_add_test(c, cli_solve_tiny_scale);
   tcase_add_test(c, dump_resolves);
   suite_add_tcase(s, c);
-  SRunner* r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return run_suite(s);
 }

@@ -16,34 +16,9 @@
 
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
+#include "support.h"
 
 static const double kPi = 3.14159265358979323846;
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// read a whole dataset as doubles (malloc'd), rows and columns (1 for 1-D)
-static double* read_ds(const char* path, const char* name, size_t* rows, size_t* cols) {
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  ck_assert_msg(f >= 0, "cannot open %s", path);
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  ck_assert_msg(d >= 0, "no dataset %s in %s", name, path);
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
-  int nd = H5Sget_simple_extent_ndims(sp);
-  H5Sget_simple_extent_dims(sp, dims, NULL);
-  *rows = dims[0];
-  *cols = nd > 1 ? dims[1] : 1;
-  double* out = malloc(sizeof(double) * (*rows * *cols + 1));
-  ck_assert(out != NULL);
-  if (*rows) ck_assert(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
-  H5Sclose(sp);
-  H5Dclose(d);
-  H5Fclose(f);
-  return out;
-}
 
 // csim run scenarios/<scenario>.yaml --set <sets> into dir/<tag>.h5 (path in out); asserts exit 0
 static void run(const char* dir, const char* scenario, const char* tag, const char* sets, char* out,
@@ -57,9 +32,8 @@ static void run(const char* dir, const char* scenario, const char* tag, const ch
 }
 
 static char* tmpdir(void) {
-  static char dir[64];
-  snprintf(dir, sizeof(dir), "%s/csim_figclaims_XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  static char dir[256];
+  tmp_dir(dir, sizeof(dir), "figclaims");
   return dir;
 }
 
@@ -72,7 +46,7 @@ static double path_turn(const char* dir, const char* model_sets, double deg, con
            cos(th));
   run(dir, "cube_slide_oblique", tag, sets, out, sizeof(out));
   size_t n, c;
-  double* q = read_ds(out, "/state/q", &n, &c);
+  double* q = h5_read_file(out, "/state/q", &n, &c);
   double dx = q[(n - 1) * c] - q[0], dy = q[(n - 1) * c + 1] - q[1];
   free(q);
   unlink(out);
@@ -97,13 +71,13 @@ END_TEST
 // towards a facet direction (Fig. 9) and the bias with it
 static double friction_bias(const char* out, double window) {
   size_t n, c, m, k3, m9, k9, nv, cv, nt, ct;
-  double* t = read_ds(out, "/time", &nt, &ct);
-  double* cnt = read_ds(out, "/contacts/count", &n, &c);
-  double* off = read_ds(out, "/contacts/offset", &n, &c);
-  double* f = read_ds(out, "/contacts/force", &m, &k3);
-  double* fr = read_ds(out, "/contacts/frame", &m9, &k9);
-  double* q = read_ds(out, "/state/q", &n, &c);
-  double* v = read_ds(out, "/state/v", &nv, &cv);
+  double* t = h5_read_file(out, "/time", &nt, &ct);
+  double* cnt = h5_read_file(out, "/contacts/count", &n, &c);
+  double* off = h5_read_file(out, "/contacts/offset", &n, &c);
+  double* f = h5_read_file(out, "/contacts/force", &m, &k3);
+  double* fr = h5_read_file(out, "/contacts/frame", &m9, &k9);
+  double* q = h5_read_file(out, "/state/q", &n, &c);
+  double* v = h5_read_file(out, "/state/v", &nv, &cv);
   double sum = 0;
   int rows = 0;
   for (size_t r = 0; r < n && t[r] < window; r++) {
@@ -151,7 +125,7 @@ START_TEST(pyramid_bias_falls_with_facets) {
   for (int i = 0; i < 4; i++)
     for (int a = 5; a <= 20; a += 5) {
       double th = a * kPi / 180;
-      char sets[1024], out[512], tag[16];
+      char sets[1024], out[512], tag[32];
       snprintf(sets, sizeof(sets),
                "%s --set integrator.duration=0.02 --set robots.0.v0=[%.17g,%.17g,0,0,0,0]", models[i],
                sin(th), cos(th));
@@ -221,7 +195,7 @@ START_TEST(admm_beats_pgs_at_ratio_1e3) {
              "--set integrator.duration=0.03", solvers[i]);
     run(dir, "cube_stack_ill", solvers[i], sets, out, sizeof(out));
     size_t n, c;
-    double* e = read_ds(out, "/solver/eps_abs", &n, &c);
+    double* e = h5_read_file(out, "/solver/eps_abs", &n, &c);
     ck_assert_int_eq((int)n, 30);
     mean[i] = 0;
     max[i] = 0;
@@ -242,10 +216,10 @@ END_TEST
 // (linear interpolation of the reference at the run's times)
 static double consistency(const char* run_h5, const char* ref_h5, double dt) {
   size_t n, c, nr, cr, a, b;
-  double* q = read_ds(run_h5, "/state/q", &n, &c);
-  double* t = read_ds(run_h5, "/time", &n, &a);
-  double* qr = read_ds(ref_h5, "/state/q", &nr, &cr);
-  double* tr = read_ds(ref_h5, "/time", &nr, &b);
+  double* q = h5_read_file(run_h5, "/state/q", &n, &c);
+  double* t = h5_read_file(run_h5, "/time", &n, &a);
+  double* qr = h5_read_file(ref_h5, "/state/q", &nr, &cr);
+  double* tr = h5_read_file(ref_h5, "/time", &nr, &b);
   double err = 0;
   size_t j = 0;
   for (size_t k = 0; k < n; k++) {
@@ -310,8 +284,8 @@ START_TEST(tolerance_units_force) {
              "--set integrator.duration=0.2", units[u]);
     run(dir, "cube_slide", units[u], sets, out, sizeof(out));
     size_t n, c, m, d;
-    double* e = read_ds(out, "/solver/eps_abs", &n, &c);
-    double* conv = read_ds(out, "/solver/converged", &m, &d);
+    double* e = h5_read_file(out, "/solver/eps_abs", &n, &c);
+    double* conv = h5_read_file(out, "/solver/converged", &m, &d);
     above[u] = 0;
     for (size_t k = 0; k < n; k++) {
       if (conv[k] != 0) above[u] = fmax(above[u], e[k]);
@@ -408,9 +382,5 @@ static Suite* claims_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(claims_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(claims_suite());
 }

@@ -25,6 +25,7 @@
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_cubetoss_one
 #include "fuzz/fuzz_cubetoss.c"
+#include "support.h"
 #undef LLVMFuzzerTestOneInput
 
 typedef int (*fuzz_fn)(const uint8_t*, size_t);
@@ -115,9 +116,5 @@ static Suite* fuzz_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(fuzz_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(fuzz_suite());
 }

@@ -22,32 +22,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// run a shell command, capture stdout and stderr (merged by the caller's 2>&1) into out,
-// return the exit code (-1 when it did not exit normally)
-static int run(const char* cmd, char* out, size_t n) {
-  FILE* p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t k = 0;
-  if (out && n) out[0] = '\0';
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof(buf), p)) > 0) {
-    if (out && k + 1 < n) {
-      size_t c = got < n - 1 - k ? got : n - 1 - k;
-      memcpy(out + k, buf, c);
-      k += c;
-      out[k] = '\0';
-    }
-  }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "support.h"
 
 // a group of datasets compared with one tolerance, and why
 typedef struct {
@@ -84,12 +59,6 @@ static const group groups[] = {
 // the exact overrides of tools/gen/make_golden.sh (keep the two in sync)
 static const char* const golden_set = "--set integrator.duration=0.5";
 
-// a fresh directory under the system temporary directory (template filled in place)
-static void make_tmpdir(char dir[64]) {
-  snprintf(dir, 64, P_tmpdir "/csim_golden_XXXXXX");
-  ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp failed");
-}
-
 // remove one output file and the directory
 static void remove_tmp(const char* dir, const char* file) {
   unlink(file);
@@ -102,7 +71,7 @@ static void run_scenario(const char* name, const char* extra, const char* out) {
   char cmd[1024];
   snprintf(cmd, sizeof(cmd), "%s run scenarios/%s.yaml %s %s --out '%s' --quiet 2>&1",
            csim_bin(), name, golden_set, extra, out);
-  int rc = run(cmd, log, sizeof(log));
+  int rc = sh_run(cmd, log, sizeof(log));
   ck_assert_msg(rc == 0, "`%s` exited %d:\n%s", cmd, rc, log);
 }
 
@@ -110,13 +79,13 @@ static void run_scenario(const char* name, const char* extra, const char* out) {
 static void check_golden(const char* name) {
   char dir[64], out[256], cmd[1536];
   static char log[65536];
-  make_tmpdir(dir);
+  tmp_dir(dir, sizeof(dir), "golden");
   snprintf(out, sizeof(out), "%s/%s.h5", dir, name);
   run_scenario(name, "", out);
   for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
     snprintf(cmd, sizeof(cmd), "%s compare '%s' tests/golden/%s.h5 --rtol %g --atol %g %s 2>&1",
              csim_bin(), out, name, groups[g].rtol, groups[g].atol, groups[g].only);
-    int rc = run(cmd, log, sizeof(log));
+    int rc = sh_run(cmd, log, sizeof(log));
     if (rc != 0) remove_tmp(dir, out);
     ck_assert_msg(rc == 0, "`%s` exited %d (0 expected):\n%s", cmd, rc, log);
     // the compare really looked at the datasets: at least one OK line and no FAIL
@@ -139,13 +108,13 @@ END_TEST
 START_TEST(golden_detects_perturbation) {
   char dir[64], out[256], cmd[1536];
   static char log[65536];
-  make_tmpdir(dir);
+  tmp_dir(dir, sizeof(dir), "golden");
   snprintf(out, sizeof(out), "%s/cube_drop.h5", dir);
   run_scenario("cube_drop", "--set contact.friction=0.3", out);
   snprintf(cmd, sizeof(cmd),
            "%s compare '%s' tests/golden/cube_drop.h5 --rtol 1e-3 --atol 1e-6 --only /state 2>&1",
            csim_bin(), out);
-  int rc = run(cmd, log, sizeof(log));
+  int rc = sh_run(cmd, log, sizeof(log));
   remove_tmp(dir, out);
   ck_assert_msg(rc == 1, "`%s` exited %d (1 expected):\n%s", cmd, rc, log);
   ck_assert_msg(strstr(log, "\nFAIL    /state/q") != NULL, "%s", log);
@@ -161,7 +130,7 @@ START_TEST(golden_files_self_consistent) {
     snprintf(cmd, sizeof(cmd),
              "%s compare tests/golden/%s.h5 tests/golden/%s.h5 --rtol 0 --atol 0 2>&1",
              csim_bin(), names[k], names[k]);
-    int rc = run(cmd, log, sizeof(log));
+    int rc = sh_run(cmd, log, sizeof(log));
     ck_assert_msg(rc == 0, "`%s` exited %d:\n%s", cmd, rc, log);
     // every recorded dataset is there: 30 compared (4 /timing ignored)
     ck_assert_msg(strstr(log, "30 compared, 30 OK") != NULL, "%s", log);
@@ -183,9 +152,5 @@ static Suite* golden_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(golden_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(golden_suite());
 }

@@ -19,91 +19,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "support.h"
 
 #define SLIDE "scenarios/cube_slide.yaml"
 #define PY "/usr/bin/python3"
 
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
 //---------------------------------- temporary directory ---------------------------------------
 
-static char g_tmp[64];
-
-// remove a tree (the fixtures: files, FIFOs, symlinks, directories)
-static void rm_tree(const char* dir) {
-  DIR* d = opendir(dir);
-  if (d) {
-    struct dirent* e;
-    char path[1024];
-    while ((e = readdir(d)) != NULL) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-      struct stat sb;
-      if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        rm_tree(path);
-      else
-        unlink(path);
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-}
-
-static void tmp_setup(void) {
-  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_hard_XXXXXX");
-  if (!mkdtemp(g_tmp)) g_tmp[0] = '\0';
-}
-
-static void tmp_teardown(void) {
-  if (g_tmp[0] && strncmp(g_tmp, P_tmpdir "/csim_test_hard_", 20) == 0) rm_tree(g_tmp);
-  g_tmp[0] = '\0';
-}
-
-static const char* tmp_path(char* buf, size_t n, const char* name) {
-  ck_assert_msg(g_tmp[0], "no temporary directory");
-  snprintf(buf, n, "%s/%s", g_tmp, name);
-  return buf;
-}
-
-static void write_file(const char* name, const void* data, size_t n) {
-  char p[512];
-  FILE* f = fopen(tmp_path(p, sizeof(p), name), "wb");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-  fclose(f);
-}
-
-static void write_text(const char* name, const char* text) {
-  write_file(name, text, strlen(text));
-}
-
-static int file_exists(const char* path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
-// run a shell command (stderr merged), capture its output; the exit code, -1 if killed
-static int run(const char* cmd, char* out, size_t n) {
-  char full[8192];
-  snprintf(full, sizeof(full), "{ %s\n} 2>&1", cmd);
-  FILE* p = popen(full, "r");
-  if (!p) return -1;
-  size_t k = 0;
-  while (k + 1 < n) {
-    size_t got = fread(out + k, 1, n - 1 - k, p);
-    if (got == 0) break;
-    k += got;
-  }
-  out[k] = '\0';
-  char sink[4096];
-  while (fread(sink, 1, sizeof(sink), p) > 0) {
-  }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+// g_tmp, tmp_setup, tmp_teardown, tmp_path, tmp_write: support.h
 
 // expand @C (csim), @T (temporary directory) in a command template
 static void expand(const char* tpl, char* out, size_t n) {
@@ -169,12 +92,12 @@ static void make_fixtures(void) {
   mkdir(tmp_path(p, sizeof(p), "loop"), 0700);
   mkdir(tmp_path(p, sizeof(p), "loop/sub"), 0700);
   ck_assert_int_eq(symlink("..", tmp_path(p, sizeof(p), "loop/sub/up")), 0);
-  write_text("text.txt", "hello\n");
+  tmp_write_text("text.txt", "hello\n");
   snprintf(cmd, sizeof(cmd), "cp " SLIDE " %s/slide_copy.yaml && cp robots/cube.urdf %s/cube_copy.urdf",
            g_tmp, g_tmp);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run_all(cmd, out, sizeof(out)), 0);
   // a robot whose collision mesh is m.stl, and a scenario dropping it
-  write_text("mesh.urdf",
+  tmp_write_text("mesh.urdf",
              "<robot name=\"m\">\n"
              "  <link name=\"body\">\n"
              "    <inertial><mass value=\"1\"/>"
@@ -183,7 +106,7 @@ static void make_fixtures(void) {
              "    <collision><geometry><mesh filename=\"m.stl\"/></geometry></collision>\n"
              "  </link>\n"
              "</robot>\n");
-  write_text("mesh.yaml",
+  tmp_write_text("mesh.yaml",
              "name: mesh\n"
              "robots:\n"
              "  - urdf: mesh.urdf\n"
@@ -197,13 +120,13 @@ static void make_fixtures(void) {
     mkdir(tmp_path(p, sizeof(p), stl_dirs[k]), 0700);
     snprintf(cmd, sizeof(cmd), "cp %s/mesh.urdf %s/mesh.yaml %s/%s/", g_tmp, g_tmp, g_tmp,
              stl_dirs[k]);
-    ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+    ck_assert_int_eq(sh_run_all(cmd, out, sizeof(out)), 0);
   }
-  write_text("stl_empty/m.stl", "");
-  write_text("stl_ascii_num/m.stl",
+  tmp_write_text("stl_empty/m.stl", "");
+  tmp_write_text("stl_ascii_num/m.stl",
              "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 zero\n");
-  write_text("stl_ascii_none/m.stl", "solid x\nendsolid x\n");
-  write_text("stl_ascii_vertex/m.stl",
+  tmp_write_text("stl_ascii_none/m.stl", "solid x\nendsolid x\n");
+  tmp_write_text("stl_ascii_vertex/m.stl",
              "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0\n");
   {
     // binary: header says 3 triangles, file holds 1
@@ -212,7 +135,7 @@ static void make_fixtures(void) {
     b[80] = 3;
     float v[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     stl_tri(b + 84, v);
-    write_file("stl_bin_trunc/m.stl", b, sizeof(b));
+    tmp_write("stl_bin_trunc/m.stl", b, sizeof(b));
     // binary: triangle 1 has a NaN
     unsigned char c[84 + 100];
     memset(c, 0, sizeof(c));
@@ -221,9 +144,9 @@ static void make_fixtures(void) {
     float w[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     w[4] = 0.0f / 0.0f;
     stl_tri(c + 134, w);
-    write_file("stl_bin_nan/m.stl", c, sizeof(c));
+    tmp_write("stl_bin_nan/m.stl", c, sizeof(c));
   }
-  write_text("stl_flat/m.stl",
+  tmp_write_text("stl_flat/m.stl",
              "solid flat\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 0\n"
              "   vertex 0 1 0\n  endloop\n endfacet\n facet normal 0 0 1\n  outer loop\n"
              "   vertex 1 0 0\n   vertex 1 1 0\n   vertex 0 1 0\n  endloop\n endfacet\nendsolid\n");
@@ -258,7 +181,7 @@ static void make_fixtures(void) {
            "with h5py.File(T + '/fc_empty.hdf5', 'w') as f: f['x'] = 1\n"
            "EOF",
            src, g_tmp);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "fixture script failed:\n%s", out);
+  ck_assert_msg(sh_run_all(cmd, out, sizeof(out)) == 0, "fixture script failed:\n%s", out);
   (void)q;
 }
 
@@ -398,7 +321,7 @@ START_TEST(bad_input_table) {
     char timed[4200];
     // a hang is a failure too: timeout(1) ends it with 124
     snprintf(timed, sizeof(timed), "timeout 20 %s", cmd);
-    int rc = run(timed, out, sizeof(out));
+    int rc = sh_run_all(timed, out, sizeof(out));
     int ok = rc == kBad[k].code && strstr(out, frag) != NULL;
     if (ok && file_exists(tmp_path(o5, sizeof(o5), "o.h5"))) {
       ok = 0;
@@ -485,7 +408,7 @@ static void check_with_h5py(const char* f5, const char* ref, long* rows, long* w
            "print(rows, n, int(ok))\n"
            "EOF",
            f5, ref);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run_all(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "h5py could not read %s:\n%s", f5, out);
   int ok = 0;
   ck_assert_msg(sscanf(out, "%ld %ld %d", rows, written, &ok) == 3, "h5py said: %s", out);
@@ -499,7 +422,7 @@ START_TEST(sigkill_keeps_flushed_rows) {
   tmp_path(ref, sizeof(ref), "ref.h5");
   snprintf(cmd, sizeof(cmd), "%s run scenarios/solo12_stand.yaml --quiet --set "
            "integrator.duration=0.3 --out %s", csim_bin(), ref);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run_all(cmd, out, sizeof(out)), 0);
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   srand(seed);
   for (int trial = 0; trial < 2; trial++) {
@@ -532,7 +455,7 @@ START_TEST(write_error_exits_1) {
            "sh -c \"trap '' XFSZ; ulimit -f 4000; exec %s run " SLIDE " --quiet --set "
            "integrator.duration=100 --set output.flush_every=0 --out %s\"",
            csim_bin(), f5);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run_all(cmd, out, sizeof(out));
   ck_assert_msg(rc == 1, "exit %d (139 = the HDF5 crash):\n%s", rc, out);
   ck_assert_msg(strstr(out, f5) && strstr(out, "cannot write rows"), "message:\n%s", out);
   ck_assert_msg(strstr(out, "'/"), "no dataset named:\n%s", out);
@@ -540,7 +463,7 @@ START_TEST(write_error_exits_1) {
   snprintf(py, sizeof(py),
            PY " -c \"import h5py; f = h5py.File('%s', 'r'); n = int(f.attrs['steps_written']); "
            "print(n, f['/time'].shape[0] if n else 0, f.attrs['complete'])\"", f5);
-  rc = run(py, out, sizeof(out));
+  rc = sh_run_all(py, out, sizeof(out));
   ck_assert_msg(rc == 0, "h5py cannot open the file:\n%s", out);
   long n = -1, rows = -1, complete = -1;
   ck_assert_int_eq(sscanf(out, "%ld %ld %ld", &n, &rows, &complete), 3);
@@ -597,7 +520,7 @@ START_TEST(sigint_inside_long_solve) {
   snprintf(py, sizeof(py),
            PY " -c \"import h5py; f = h5py.File('%s', 'r'); print(f.attrs['complete'], "
            "f.attrs['failure'])\"", f5);
-  ck_assert_int_eq(run(py, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run_all(py, out, sizeof(out)), 0);
   ck_assert_msg(strncmp(out, "0 interrupted by SIGINT", 23) == 0, "attributes: %s", out);
 }
 END_TEST
@@ -615,7 +538,7 @@ END_TEST
 
 static void expect_corrupt(const char* cmd, int code, const char* file, const char* what) {
   char out[16384];
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run_all(cmd, out, sizeof(out));
   ck_assert_msg(rc == code, "%s\nexit %d (expected %d; -1: killed):\n%s", cmd, rc, code, out);
   ck_assert_msg(strstr(out, file) && strstr(out, what) && strstr(out, "corrupt"),
                 "%s\nmessage does not name %s and %s as corrupt:\n%s", cmd, file, what, out);
@@ -633,7 +556,7 @@ START_TEST(corrupt_vlen_strings_exit_2) {
   if (file_exists(SHARED_TOSS)) {
     tmp_path(a, sizeof(a), "toss.h5");
     snprintf(cmd, sizeof(cmd), CORRUPT " " SHARED_TOSS " %s cube", a);
-    ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+    ck_assert_int_eq(sh_run_all(cmd, out, sizeof(out)), 0);
     ck_assert_msg(atol(out) == 964, "the 'cube' index is at %s, not at byte 964", out);
     snprintf(cmd, sizeof(cmd), "%s validate cubetoss --data %s", csim_bin(), a);
     expect_corrupt(cmd, 2, a, "root attribute 'cube'");
@@ -648,15 +571,15 @@ START_TEST(corrupt_vlen_strings_exit_2) {
            PY " -c \"import h5py; f = h5py.File('%s', 'a'); f.create_dataset('/labels', "
            "data=['first', 'second'], dtype=h5py.string_dtype())\" && " CORRUPT " %s %s /labels",
            csim_bin(), a, a, b, b, b, c);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run_all(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(cmd, sizeof(cmd), "%s compare %s %s", csim_bin(), b, c);
   expect_corrupt(cmd, 2, c, "'/labels'");
   snprintf(cmd, sizeof(cmd), "%s compare %s %s", csim_bin(), b, b);  // the intact file compares
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run_all(cmd, out, sizeof(out)) == 0, "%s", out);
   // replay: the scenario_name attribute (needs three.js, `make deps`)
   tmp_path(c, sizeof(c), "name_bad.h5");
   snprintf(cmd, sizeof(cmd), CORRUPT " %s %s scenario_name", a, c);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run_all(cmd, out, sizeof(out)) == 0, "%s", out);
   if (file_exists(THREE_JS)) {
     snprintf(cmd, sizeof(cmd), "%s replay %s --out %s/r.html", csim_bin(), c, g_tmp);
     expect_corrupt(cmd, 2, c, "root attribute 'scenario_name'");
@@ -670,7 +593,7 @@ START_TEST(corrupt_vlen_strings_exit_2) {
            "{ make -s -C sw CSIM=%s; mv sw/out/0000_maxiterations-1.h5 f.h5 && "
            PY " %s/tests/fuzz/corrupt_vlen.py f.h5 sw/out/0000_maxiterations-1.h5 failure; }",
            g_tmp, root, bin, bin, root);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run_all(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(cmd, sizeof(cmd), "cd %s && %s merge sw --out -", g_tmp, bin);
   expect_corrupt(cmd, 1, "out/0000_maxiterations-1.h5", "root attribute 'failure'");
   // merge: a point file whose root symbol table crashes HDF5 inside H5Lexists (fclib finding)
@@ -697,9 +620,5 @@ static Suite* hardening_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(hardening_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(hardening_suite());
 }

@@ -18,6 +18,7 @@
 #include "core/sim.h"
 #include "io/compile.h"
 #include "core/spatial.h"
+#include "support.h"
 
 static char g_dir[256];
 
@@ -447,9 +448,5 @@ int main(void) {
   tcase_add_test(t, energy_audit_flags);
   tcase_add_test(t, energy_audit_silent);
   suite_add_tcase(su, t);
-  SRunner* r = srunner_create(su);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(su);
 }

@@ -13,6 +13,7 @@
 #include "tree_fixture.h"
 #include "io/model_build.h"
 #include "io/urdf.h"
+#include "support.h"
 
 //---------------------------------- hand-built URDF descriptions ------------------------------
 
@@ -358,9 +359,5 @@ static Suite* kinematics_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(kinematics_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(kinematics_suite());
 }

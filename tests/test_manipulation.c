@@ -13,24 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-
-// a dataset's values (at most max), as doubles or ints; returns the rows, *cols the columns
-static long read_ds(hid_t f, const char* name, double* out, int* ints, long max, long* cols) {
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  ck_assert_int_ge(d, 0);
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
-  int nd = H5Sget_simple_extent_dims(sp, dims, NULL);
-  long c = nd == 2 ? (long)dims[1] : 1;
-  ck_assert_int_le((long)dims[0] * c, max);
-  herr_t r = ints ? H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ints)
-                  : H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
-  ck_assert_int_ge(r, 0);
-  H5Sclose(sp);
-  H5Dclose(d);
-  if (cols) *cols = c;
-  return (long)dims[0];
-}
+#include "support.h"
 
 enum { ROWS = 300, NQ = 23, MUG = 16, MAXC = 64 * ROWS };
 
@@ -54,13 +37,13 @@ START_TEST(allegro_mug_stays_in_the_hand) {
   static double q[ROWS * NQ];
   static int count[ROWS], offset[ROWS], body[2 * MAXC], conv[ROWS];
   long cols = 0;
-  long n = read_ds(f, "/state/q", q, NULL, ROWS * NQ, &cols);
+  long n = h5_read(f, "/state/q", q, NULL, ROWS * NQ, &cols);
   ck_assert_int_eq(cols, NQ);
   ck_assert_int_ge(n, 280);
-  ck_assert_int_eq(read_ds(f, "/contacts/count", NULL, count, ROWS, NULL), n);
-  ck_assert_int_eq(read_ds(f, "/contacts/offset", NULL, offset, ROWS, NULL), n);
-  read_ds(f, "/contacts/body", NULL, body, 2 * MAXC, NULL);
-  ck_assert_int_eq(read_ds(f, "/compliant/newton_converged", NULL, conv, ROWS, NULL), n);
+  ck_assert_int_eq(h5_read(f, "/contacts/count", NULL, count, ROWS, NULL), n);
+  ck_assert_int_eq(h5_read(f, "/contacts/offset", NULL, offset, ROWS, NULL), n);
+  h5_read(f, "/contacts/body", NULL, body, 2 * MAXC, NULL);
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_converged", NULL, conv, ROWS, NULL), n);
   H5Fclose(f);
   unlink(out);
   int touched_by_finger = 0, touching = 0;
@@ -108,14 +91,14 @@ START_TEST(kuka_grasp_holds_the_bottle_through_a_shake) {
   static double q[KR * KQ], t[KR];
   static int count[KR], offset[KR], body[2 * KC], conv[KR];
   long cols = 0;
-  long n = read_ds(f, "/state/q", q, NULL, KR * KQ, &cols);
+  long n = h5_read(f, "/state/q", q, NULL, KR * KQ, &cols);
   ck_assert_int_eq(cols, KQ);  // 7 arm joints, 2 fingers, the bottle's 7
   ck_assert_int_ge(n, 320);
-  ck_assert_int_eq(read_ds(f, "/time", t, NULL, KR, NULL), n);
-  ck_assert_int_eq(read_ds(f, "/contacts/count", NULL, count, KR, NULL), n);
-  ck_assert_int_eq(read_ds(f, "/contacts/offset", NULL, offset, KR, NULL), n);
-  read_ds(f, "/contacts/body", NULL, body, 2 * KC, NULL);
-  ck_assert_int_eq(read_ds(f, "/compliant/newton_converged", NULL, conv, KR, NULL), n);
+  ck_assert_int_eq(h5_read(f, "/time", t, NULL, KR, NULL), n);
+  ck_assert_int_eq(h5_read(f, "/contacts/count", NULL, count, KR, NULL), n);
+  ck_assert_int_eq(h5_read(f, "/contacts/offset", NULL, offset, KR, NULL), n);
+  h5_read(f, "/contacts/body", NULL, body, 2 * KC, NULL);
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_converged", NULL, conv, KR, NULL), n);
   H5Fclose(f);
   unlink(out);
   double zmin = 1e9;
@@ -172,9 +155,5 @@ static Suite* manipulation_suite(void) {
 }
 
 int main(void) {
-  SRunner* r = srunner_create(manipulation_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(manipulation_suite());
 }

@@ -13,6 +13,7 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
+#include "support.h"
 
 // Drake: springs in series, dissipation weighted by the other stiffness, friction 2ab/(a+b)
 START_TEST(combine_closed_forms) {
@@ -275,9 +276,5 @@ static Suite* suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? 1 : 0;
+  return run_suite(suite());
 }

@@ -11,6 +11,7 @@
 
 #include "io/mesh_io.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOTS "../shared/data/robots/"
 
@@ -298,7 +299,7 @@ static char* write_binary_stl(const char* header, const float* tri, uint32_t n, 
 }
 
 // write text to a new temp file with the given extension; returns its path
-static char* write_text(const char* text, const char* ext) {
+static char* write_temp(const char* text, const char* ext) {
   char* path = malloc(64);
   snprintf(path, 64, P_tmpdir "/csim_mesh_XXXXXX%s", ext);
   int fd = mkstemps(path, (int)strlen(ext));
@@ -313,11 +314,8 @@ static char* write_text(const char* text, const char* ext) {
 static const float tet[36] = {0, 0, 0, 0, 3, 0, 2, 0, 0,  0, 0, 0, 2, 0, 0, 0, 0, 4,
                               0, 0, 0, 0, 0, 4, 0, 3, 0,  2, 0, 0, 0, 3, 0, 0, 0, 4};
 
-// binary STL whose header starts with "solid" is read as binary (size rule), exactly
-START_TEST(binary_stl) {
-  uint32_t one = 1;
-  ck_assert_int_eq(*(unsigned char*)&one, 1);  // little-endian host for write_binary_stl
-  char* path = write_binary_stl("solid looks like ascii", tet, 4, ".stl");
+// the STL at path reads as exactly the 4 triangles of tet
+static void expect_tet(const char* path) {
   double* tri;
   int ntri;
   csim_error e;
@@ -327,6 +325,17 @@ START_TEST(binary_stl) {
   for (int i = 0; i < 36; i++) differ += tri[i] != tet[i];
   ck_assert_int_eq(differ, 0);
   free(tri);
+}
+
+// binary STL whose header starts with "solid" is read as binary (size rule), exactly
+START_TEST(binary_stl) {
+  uint32_t one = 1;
+  ck_assert_int_eq(*(unsigned char*)&one, 1);  // little-endian host for write_binary_stl
+  char* path = write_binary_stl("solid looks like ascii", tet, 4, ".stl");
+  expect_tet(path);
+  double* tri;
+  int ntri;
+  csim_error e;
   // hull with scale: volume scales by the determinant's magnitude
   mesh_hull h;
   double scale[3] = {0.5, 2, 1};
@@ -408,16 +417,11 @@ START_TEST(ascii_stl) {
       " VERTEX 0 3. 0\r\n ENDLOOP\r\n ENDFACET\r\n"
       "facet normal .5 .5 .5\nouter loop\nvertex 2 0 0\nvertex 0 3 0\nvertex 0 0 +4\nendloop\n"
       "endfacet\nendsolid\n";
-  char* path = write_text(text, ".stl");
+  char* path = write_temp(text, ".stl");
+  expect_tet(path);
   double* tri;
   int ntri;
   csim_error e;
-  ck_assert_int_eq(mesh_read_stl(path, &tri, &ntri, &e), CSIM_OK);
-  ck_assert_int_eq(ntri, 4);
-  int differ = 0;
-  for (int i = 0; i < 36; i++) differ += tri[i] != tet[i];
-  ck_assert_int_eq(differ, 0);
-  free(tri);
   mesh_hull h;
   ck_assert_int_eq(mesh_load_hull(path, NULL, &h, &e), CSIM_OK);
   ck_assert_double_eq_tol(h.volume, 4, 1e-12);
@@ -439,7 +443,7 @@ START_TEST(ascii_stl) {
       {"solid x\nfacet normal 0 0 1 outer loop vertex 1e999 0 0", 2, "expected a number"},
   };
   for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-    path = write_text(bad[k].text, ".stl");
+    path = write_temp(bad[k].text, ".stl");
     ck_assert_int_eq(mesh_read_stl(path, &tri, &ntri, &e), CSIM_ERR_INPUT);
     ck_assert_str_eq(e.file, path);
     ck_assert_msg(e.line == bad[k].line, "case %zu: line %d (%s)", k, e.line, e.msg);
@@ -469,7 +473,7 @@ START_TEST(format_errors) {
                    CSIM_ERR_INPUT);
   ck_assert_ptr_nonnull(strstr(e.msg, "not an STL file"));
   // a COLLADA file renamed .stl
-  char* path = write_text("<?xml version=\"1.0\"?><COLLADA></COLLADA>", ".stl");
+  char* path = write_temp("<?xml version=\"1.0\"?><COLLADA></COLLADA>", ".stl");
   ck_assert_int_eq(mesh_load_hull(path, NULL, &h, &e), CSIM_ERR_INPUT);
   ck_assert_str_eq(e.file, path);
   unlink(path);
@@ -559,9 +563,5 @@ int main(void) {
   tcase_add_test(tc, solo12_meshes);
   tcase_add_test(tc, other_robot_meshes);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? 0 : 1;
+  return run_suite(s);
 }

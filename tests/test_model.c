@@ -13,6 +13,7 @@
 #include "tree_fixture.h"
 #include "io/model_build.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 
@@ -731,9 +732,5 @@ static Suite* model_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(model_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(model_suite());
 }

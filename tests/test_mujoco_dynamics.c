@@ -47,6 +47,7 @@
 #include "core/model.h"
 #include "io/model_build.h"
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOT_DIR "../shared/data/robots/"
 #define NSTATE 20        // random states per robot
@@ -893,9 +894,5 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, dynamics_match_mujoco, 0, NCASE);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

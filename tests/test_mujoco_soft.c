@@ -29,6 +29,7 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
+#include "support.h"
 
 #define HALF 0.0524
 #define MASS 0.37
@@ -222,9 +223,5 @@ static Suite* suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? 1 : 0;
+  return run_suite(suite());
 }

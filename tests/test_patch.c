@@ -14,38 +14,8 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
-
-typedef struct {
-  scn_config* cfg;
-  sim* s;
-} fixture;
-
-static fixture load_text(const char* yaml, const char* const* sets, int nset) {
-  fixture f = {NULL, NULL};
-  csim_error err;
-  err_clear(&err);
-  csim_status st = scn_load_string(yaml, "test_patch.yaml", sets, nset, &f.cfg, &err);
-  ck_assert_msg(st == CSIM_OK, "scenario: %s (key %s)", err.msg, err.key);
-  st = sim_create(f.cfg, &f.s, &err);
-  ck_assert_msg(st == CSIM_OK, "sim_create: %s (key %s)", err.msg, err.key);
-  return f;
-}
-
-static fixture load_file(const char* path, const char* const* sets, int nset) {
-  fixture f = {NULL, NULL};
-  csim_error err;
-  err_clear(&err);
-  csim_status st = scn_load(path, sets, nset, &f.cfg, &err);
-  ck_assert_msg(st == CSIM_OK, "scenario: %s (key %s)", err.msg, err.key);
-  st = sim_create(f.cfg, &f.s, &err);
-  ck_assert_msg(st == CSIM_OK, "sim_create: %s (key %s)", err.msg, err.key);
-  return f;
-}
-
-static void unload(fixture* f) {
-  sim_free(f->s);
-  scn_free(f->cfg);
-}
+#include "scene_fixture.h"
+#include "support.h"
 
 static sim_stepinfo step(fixture* f) {
   csim_error err;
@@ -86,7 +56,7 @@ START_TEST(box_rests_same_penetration) {
   char y[1024];
   cube_text(y, sizeof y, "[0, 0, 0.0499, 0, 0, 0, 1]");
   const char* off[] = {"contact.patch_angle=0"};
-  fixture f = load_text(y, NULL, 0), g = load_text(y, off, 1);
+  fixture f = fixture_text(y, "test_patch.yaml", NULL, 0), g = fixture_text(y, "test_patch.yaml", off, 1);
   for (int k = 0; k < 1000; k++) {
     step(&f);
     step(&g);
@@ -99,8 +69,8 @@ START_TEST(box_rests_same_penetration) {
                     k, i, d, g.s->con->con[i].depth);
     }
   }
-  unload(&f);
-  unload(&g);
+  fixture_free(&f);
+  fixture_free(&g);
 }
 END_TEST
 
@@ -110,7 +80,7 @@ END_TEST
 START_TEST(tilted_box_keeps_near_corners) {
   char y[1024];
   tilted_cube_text(y, sizeof y, 0.003);
-  fixture f = load_text(y, NULL, 0);
+  fixture f = fixture_text(y, "test_patch.yaml", NULL, 0);
   for (int k = 0; k < 500; k++) {
     step(&f);
     ck_assert_msg(f.s->con->ncon == 4, "step %d: %d contacts", k, f.s->con->ncon);
@@ -119,13 +89,13 @@ START_TEST(tilted_box_keeps_near_corners) {
   double tilt = 2 * asin(sqrt(q[3] * q[3] + q[4] * q[4]));
   ck_assert_msg(tilt < 1e-6, "tilt %g rad", tilt);
   ck_assert_msg(fabs(q[2] - 0.05) < 1e-3, "z = %.12g", q[2]);
-  unload(&f);
+  fixture_free(&f);
   // with an angle of 0.002 rad < 0.003 the near corners go: the low edge's 2 in the first step
   const char* tight[] = {"contact.patch_angle=0.002"};
-  f = load_text(y, tight, 1);
+  f = fixture_text(y, "test_patch.yaml", tight, 1);
   step(&f);
   ck_assert_int_eq(f.s->con->ncon, 2);
-  unload(&f);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -138,8 +108,8 @@ END_TEST
 START_TEST(solo12_stands_one_contact_per_foot) {
   const char* on[] = {"integrator.duration=0.5"};
   const char* off[] = {"integrator.duration=0.5", "contact.patch_angle=0"};
-  fixture a = load_file("scenarios/solo12_stand.yaml", on, 1);
-  fixture b = load_file("scenarios/solo12_stand.yaml", off, 2);
+  fixture a = fixture_file("scenarios/solo12_stand.yaml", on, 1);
+  fixture b = fixture_file("scenarios/solo12_stand.yaml", off, 2);
   for (int k = 0; k < 500; k++) {
     step(&a);
     step(&b);
@@ -152,8 +122,8 @@ START_TEST(solo12_stands_one_contact_per_foot) {
       ck_assert_msg(fabs(a.s->d->q[i] - b.s->d->q[i]) < 1e-9, "step %d: base[%d] %.12g vs %.12g", k,
                     i, a.s->d->q[i], b.s->d->q[i]);
   }
-  unload(&a);
-  unload(&b);
+  fixture_free(&a);
+  fixture_free(&b);
 }
 END_TEST
 
@@ -211,7 +181,7 @@ START_TEST(reduced_count_box_closed_form) {
   cube_text(y, sizeof y, "[0, 0, 0.0499, 0, 0, 0, 1]");
   const char* three[] = {"contact.patch_max=3"};
   const char* off[] = {"contact.patch_angle=0"};
-  fixture f = load_text(y, three, 1), g = load_text(y, off, 1), h = load_text(y, NULL, 0);
+  fixture f = fixture_text(y, "test_patch.yaml", three, 1), g = fixture_text(y, "test_patch.yaml", off, 1), h = fixture_text(y, "test_patch.yaml", NULL, 0);
   for (int k = 0; k < 300; k++) {
     int t0 = 0;
     ck_assert_int_eq(unreduced(&f, &t0), 4);
@@ -225,9 +195,9 @@ START_TEST(reduced_count_box_closed_form) {
     ck_assert_msg(c.ncon == 4 && c.nreduced == 0 && c.nreduced_touch == 0, "step %d: max 4: %d, %d",
                   k, c.ncon, c.nreduced);
   }
-  unload(&f);
-  unload(&g);
-  unload(&h);
+  fixture_free(&f);
+  fixture_free(&g);
+  fixture_free(&h);
 }
 END_TEST
 
@@ -240,22 +210,22 @@ START_TEST(reduced_count_tilted_near_corners) {
   char y[1024];
   tilted_cube_text(y, sizeof y, 0.003);
   const char* tight[] = {"contact.patch_angle=0.002"};
-  fixture f = load_text(y, tight, 1);
+  fixture f = fixture_text(y, "test_patch.yaml", tight, 1);
   sim_stepinfo in = step(&f);
   ck_assert_int_eq(in.ncon, 2);
   ck_assert_int_eq(in.nreduced, 2);
   ck_assert_int_eq(in.nreduced_touch, 0);
   check_counts(&f, 300, 0);
-  unload(&f);
+  fixture_free(&f);
   const char* comp[][4] = {
       {"contact.patch_angle=0.002", "contact.model=hunt_crossley", "solver.name=none",
        "integrator.scheme=tamsi"},
       {"contact.patch_angle=0.002", "contact.model=hunt_crossley", "solver.name=none",
        "integrator.scheme=implicit_euler"}};
   for (int k = 0; k < 2; k++) {
-    f = load_text(y, comp[k], 4);
+    f = fixture_text(y, "test_patch.yaml", comp[k], 4);
     ck_assert_msg(check_counts(&f, 100, k == 1) >= 2, "%s: nothing removed", comp[k][3]);
-    unload(&f);
+    fixture_free(&f);
   }
 }
 END_TEST
@@ -266,16 +236,16 @@ END_TEST
 START_TEST(reduced_count_solo12) {
   const char* on[] = {"integrator.duration=0.3"};
   const char* off[] = {"integrator.duration=0.3", "contact.patch_angle=0"};
-  fixture a = load_file("scenarios/solo12_stand.yaml", on, 1);
+  fixture a = fixture_file("scenarios/solo12_stand.yaml", on, 1);
   ck_assert_int_ge(check_counts(&a, 300, 0), 12 * 250);
-  unload(&a);
-  fixture b = load_file("scenarios/solo12_stand.yaml", off, 2);
+  fixture_free(&a);
+  fixture b = fixture_file("scenarios/solo12_stand.yaml", off, 2);
   for (int k = 0; k < 300; k++) {
     sim_stepinfo in = step(&b);
     ck_assert_msg(in.ncon == 16 && in.nreduced == 0 && in.nreduced_touch == 0,
                   "step %d: %d contacts, %d removed", k, in.ncon, in.nreduced);
   }
-  unload(&b);
+  fixture_free(&b);
 }
 END_TEST
 
@@ -294,9 +264,5 @@ static Suite* patch_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(patch_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(patch_suite());
 }

@@ -11,30 +11,9 @@
 #include <unistd.h>
 
 #include "out/record.h"
+#include "support.h"
 
 //---- helpers ----
-
-// a fresh temporary directory (in $TMPDIR, or out/ of the repository) for one test
-static void make_tmpdir(char* dir, size_t n) {
-  const char* t = getenv("TMPDIR");
-  snprintf(dir, n, "%s/csim_test_record_XXXXXX", t && t[0] ? t : "out");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-// remove a temporary directory and the plain files in it
-static void remove_tmpdir(const char* dir) {
-  DIR* d = opendir(dir);
-  if (!d) return;
-  struct dirent* e;
-  char p[1024];
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-    unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
 
 // dims of a dataset; returns its rank
 static int ds_dims(hid_t f, const char* path, hsize_t* dims) {
@@ -89,21 +68,6 @@ static double attr_double(hid_t f, const char* obj, const char* name) {
 // does an attribute exist on an object?
 static int attr_exists(hid_t f, const char* obj, const char* name) {
   return H5Aexists_by_name(f, obj, name, H5P_DEFAULT) > 0;
-}
-
-// the whole content of a file
-static unsigned char* slurp(const char* path, size_t* n) {
-  FILE* fp = fopen(path, "rb");
-  ck_assert_ptr_nonnull(fp);
-  fseek(fp, 0, SEEK_END);
-  long len = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  unsigned char* b = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(b);
-  ck_assert_uint_eq(fread(b, 1, (size_t)len, fp), (size_t)len);
-  fclose(fp);
-  *n = (size_t)len;
-  return b;
 }
 
 // the test data: q row i = i + j/10, time = i/1000, iterations = i % 17, converged = i % 3 == 0,
@@ -208,7 +172,7 @@ static void check_std(hid_t f, int n) {
 // 1000 rows through 256-row chunks (flush in the middle), read back value by value
 START_TEST(roundtrip_values_shapes_attributes) {
   char dir[512], path[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   snprintf(path, sizeof(path), "%s/run.h5", dir);
   rec_file* f = NULL;
   csim_error err;
@@ -283,14 +247,14 @@ START_TEST(roundtrip_values_shapes_attributes) {
   H5Tclose(t);
   H5Dclose(d);
   H5Fclose(h);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
 // automatic chunk sizes aim at ~64 KB, clamped to [64, 8192] rows
 START_TEST(automatic_chunk_rows) {
   char dir[512], path[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   snprintf(path, sizeof(path), "%s/chunks.h5", dir);
   rec_file* f = NULL;
   csim_error err;
@@ -326,14 +290,14 @@ START_TEST(automatic_chunk_rows) {
   H5Fclose(h);
   free(v);
   free(r);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
 // closed with success = 0: complete stays 0, failure says why, rows and steps_written kept
 START_TEST(failed_run_is_marked) {
   char dir[512], path[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   snprintf(path, sizeof(path), "%s/fail.h5", dir);
   rec_file* f = NULL;
   csim_error err;
@@ -360,14 +324,14 @@ START_TEST(failed_run_is_marked) {
   ck_assert_str_eq(buf, "run failed");
   ck_assert_double_eq(attr_double(h, "/", "complete"), 0);
   H5Fclose(h);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
 // a process that dies after rec_flush without closing leaves a readable, incomplete file
 START_TEST(abandoned_after_flush_is_readable) {
   char dir[512], path[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   snprintf(path, sizeof(path), "%s/killed.h5", dir);
   pid_t pid = fork();
   ck_assert_int_ge(pid, 0);
@@ -397,7 +361,7 @@ START_TEST(abandoned_after_flush_is_readable) {
   ck_assert_double_eq(attr_double(h, "/", "steps_written"), 300);
   ck_assert(!attr_exists(h, "/", "failure"));
   H5Fclose(h);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -405,7 +369,7 @@ END_TEST
 // for the same call sequence
 START_TEST(deterministic_output) {
   char dir[512], p[3][600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   for (int k = 0; k < 3; k++) {
     snprintf(p[k], sizeof(p[k]), "%s/det%d.h5", dir, k);
     rec_file* f = NULL;
@@ -443,20 +407,20 @@ START_TEST(deterministic_output) {
   H5Fclose(h0);
   // whole files: identical for the identical call sequence (no timestamps stored)
   size_t n0, n1;
-  unsigned char* b0 = slurp(p[0], &n0);
-  unsigned char* b1 = slurp(p[1], &n1);
+  unsigned char* b0 = (unsigned char*)slurp(p[0], &n0);
+  unsigned char* b1 = (unsigned char*)slurp(p[1], &n1);
   ck_assert_uint_eq(n0, n1);
   ck_assert_int_eq(memcmp(b0, b1, n0), 0);
   free(b0);
   free(b1);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
 // bad paths and bad declarations are errors with a message, never crashes
 START_TEST(bad_input_is_reported) {
   char dir[512], path[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   rec_file* f = (rec_file*)&f;  // non-NULL garbage must be reset to NULL
   csim_error err;
   // missing directory: named in the message
@@ -510,14 +474,14 @@ START_TEST(bad_input_is_reported) {
   ck_assert_int_eq(rec_append(NULL, NULL, &err), CSIM_ERR_INPUT);
   ck_assert_int_eq(rec_close(f, 1, NULL, &err), CSIM_OK);
   ck_assert_int_eq(rec_close(NULL, 1, NULL, &err), CSIM_OK);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
 // gzip level: the filter is set and the values survive
 START_TEST(compression_roundtrip) {
   char dir[512], path[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   snprintf(path, sizeof(path), "%s/gz.h5", dir);
   rec_file* f = NULL;
   csim_error err;
@@ -551,7 +515,7 @@ START_TEST(compression_roundtrip) {
   }
   free(v);
   H5Fclose(h);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -569,7 +533,7 @@ START_TEST(h5py_reads_the_file) {
     return;
   }
   char dir[512], path[600], script[600];
-  make_tmpdir(dir, sizeof(dir));
+  tmp_dir(dir, sizeof(dir), "record");
   snprintf(path, sizeof(path), "%s/py.h5", dir);
   snprintf(script, sizeof(script), "%s/check.py", dir);
   rec_file* f = NULL;
@@ -599,7 +563,7 @@ START_TEST(h5py_reads_the_file) {
   fclose(fp);
   snprintf(cmd, sizeof(cmd), "%s '%s' '%s'", py, script, path);
   ck_assert_int_eq(system(cmd), 0);
-  remove_tmpdir(dir);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -621,9 +585,5 @@ static Suite* record_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(record_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(record_suite());
 }

@@ -19,78 +19,16 @@
 #include <unistd.h>
 
 #include "io/scenario.h"
+#include "support.h"
 
 #define SLIDE "scenarios/cube_slide.yaml"   // 1 kg cube, mu 0.3, v0 1 m/s, 600 steps of 1 ms
 
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
 //---------------------------------- temporary directory ---------------------------------------
 
-static char g_tmp[64];
-
-// one directory for the test case, made and removed in the runner's process (an unchecked
-// fixture), so a failing test leaves nothing behind
-static void tmp_setup(void) {
-  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_run_XXXXXX");
-  if (!mkdtemp(g_tmp)) g_tmp[0] = '\0';
-}
-
-// remove the directory and what the tests put in it (files and empty directories, one level)
-static void tmp_teardown(void) {
-  if (!g_tmp[0] || strncmp(g_tmp, P_tmpdir "/csim_test_run_", 19) != 0) return;
-  DIR* d = opendir(g_tmp);
-  if (d) {
-    struct dirent* e;
-    char path[512];
-    while ((e = readdir(d)) != NULL) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      snprintf(path, sizeof(path), "%s/%s", g_tmp, e->d_name);
-      if (unlink(path) != 0) rmdir(path);
-    }
-    closedir(d);
-  }
-  rmdir(g_tmp);
-  g_tmp[0] = '\0';
-}
-
-// path of a file in the temporary directory
-static const char* tmp_path(char* buf, size_t n, const char* name) {
-  ck_assert_msg(g_tmp[0], "no temporary directory");
-  snprintf(buf, n, "%s/%s", g_tmp, name);
-  return buf;
-}
-
-static int file_exists(const char* path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
+// g_tmp and its fixture tmp_setup/tmp_teardown (an unchecked fixture: made and removed in
+// the runner's process, so a failing test leaves nothing behind), tmp_path: support.h
 
 //---------------------------------- running csim ----------------------------------------------
-
-// run a shell command with stderr merged into stdout; capture the output; return the exit code
-// (-1 when it did not exit normally)
-static int run(const char* cmd, char* out, size_t n) {
-  char full[4096];
-  snprintf(full, sizeof(full), "%s 2>&1", cmd);
-  FILE* p = popen(full, "r");
-  if (!p) return -1;
-  size_t k = 0;
-  if (out && n) out[0] = '\0';
-  char buf[4096];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof(buf), p)) > 0) {
-    if (out && k + got < n) {
-      memcpy(out + k, buf, got);
-      k += got;
-      out[k] = '\0';
-    }
-  }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 // csim run SCENARIO ARGS --out OUT --quiet; returns the exit code, output in out
 static int csim_run(const char* scenario, const char* args, const char* outfile, char* out,
@@ -98,7 +36,7 @@ static int csim_run(const char* scenario, const char* args, const char* outfile,
   char cmd[2048];
   snprintf(cmd, sizeof(cmd), "%s run %s %s --out '%s' --quiet", csim_bin(), scenario, args,
            outfile);
-  return run(cmd, out, n);
+  return sh_run2(cmd, out, n);
 }
 
 //---------------------------------- reading the HDF5 file -------------------------------------
@@ -247,8 +185,8 @@ START_TEST(output_file_complete) {
   ck_assert(attr_string(f, "/", "csim_version", s, sizeof(s)) && s[0]);
   char vcmd[512];
   snprintf(vcmd, sizeof(vcmd), "%s --version", csim_bin());
-  ck_assert_int_eq(run(vcmd, ver, sizeof(ver)), 0);
-  char want[300];
+  ck_assert_int_eq(sh_run2(vcmd, ver, sizeof(ver)), 0);
+  char want[8200];
   snprintf(want, sizeof(want), "csim %s\n", s);
   ck_assert_msg(strncmp(ver, want, strlen(want)) == 0, "version attribute '%s', --version:\n%s", s,
                 ver);
@@ -319,7 +257,7 @@ START_TEST(contacts_reduced_recorded) {
   tmp_path(off, sizeof(off), "red_off.h5");
   const char* solo = "scenarios/solo12_stand.yaml --set integrator.duration=0.1";
   snprintf(cmd, sizeof(cmd), "%s run %s --out '%s'", csim_bin(), solo, on);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   const char* line = strstr(out, "patch reduction dropped mean ");
   ck_assert_msg(line != NULL, "no patch reduction line:\n%s", out);
@@ -353,7 +291,7 @@ START_TEST(contacts_reduced_recorded) {
 
   snprintf(cmd, sizeof(cmd), "%s run %s --set contact.patch_angle=0 --out '%s'", csim_bin(), solo,
            off);
-  rc = run(cmd, out, sizeof(out));
+  rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
   ck_assert_msg(strstr(out, "patch reduction off (contact.patch_angle 0)") != NULL, "%s", out);
   f = open_h5(off);
@@ -435,10 +373,10 @@ START_TEST(runs_are_deterministic) {
   ck_assert_int_eq(csim_run(SLIDE, "", b, out, sizeof(out)), 0);
   ck_assert_int_eq(csim_run(SLIDE, "--set contact.friction=0.31", p, out, sizeof(out)), 0);
   snprintf(cmd, sizeof(cmd), "%s compare '%s' '%s'", csim_bin(), a, b);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "compare of two identical runs exited %d:\n%s", rc, out);
   snprintf(cmd, sizeof(cmd), "%s compare '%s' '%s'", csim_bin(), p, a);
-  rc = run(cmd, out, sizeof(out));
+  rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 1, "compare with friction 0.31 vs 0.3 exited %d:\n%s", rc, out);
   ck_assert_ptr_nonnull(strstr(out, "/state/q"));
 }
@@ -481,7 +419,7 @@ START_TEST(stopping_criterion) {
   ck_assert_msg(fails[0] > 100, "ccp under the NCP criterion: %ld non-converged steps", fails[0]);
   ck_assert_msg(fails[1] == 0, "ccp under its own criterion: %ld non-converged steps", fails[1]);
   snprintf(cmd, sizeof(cmd), "%s compare '%s' '%s'", csim_bin(), c, d);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 0, "ncp under both criteria differs (exit %d):\n%s", rc, out);
 }
 END_TEST
@@ -542,7 +480,7 @@ START_TEST(bad_input_exits_2) {
   // no scenario at all
   char cmd[512];
   snprintf(cmd, sizeof(cmd), "%s run", csim_bin());
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_ptr_nonnull(strstr(out, "SCENARIO"));
 }
 END_TEST
@@ -689,7 +627,7 @@ START_TEST(island_past_budget_exits_1) {
 }
 END_TEST
 
-static Suite* run_suite(void) {
+static Suite* make_suite(void) {
   Suite* s = suite_create("run");
   TCase* t = tcase_create("csim_run");
   tcase_set_timeout(t, 120);
@@ -709,9 +647,5 @@ static Suite* run_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(run_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(make_suite());
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "io/scenario.h"
+#include "support.h"
 
 #define DATA "tests/data/scenarios/"
 #define B "robots:\n  - urdf: a.urdf\n"   // smallest valid prefix of the inline cases
@@ -37,21 +38,6 @@ static scn_config* load_file_ok(const char* path, const char* const* ov, int nov
   err_format(&err, buf, sizeof(buf));
   ck_assert_msg(st == CSIM_OK, "unexpected error: %s", buf);
   return cfg;
-}
-
-// read a whole file into a malloc'd string
-static char* slurp(const char* path, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, f);
-  fclose(f);
-  s[got] = '\0';
-  if (len) *len = got;
-  return s;
 }
 
 // NULL-safe string equality
@@ -751,9 +737,5 @@ static Suite* scenario_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(scenario_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(scenario_suite());
 }

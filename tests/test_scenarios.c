@@ -11,25 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// read an int attribute of the root group; -1 when absent
-static int root_int_attr(const char* file, const char* name) {
-  hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) return -1;
-  int v = -1;
-  if (H5Aexists(f, name) > 0) {
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    if (H5Aread(a, H5T_NATIVE_INT, &v) < 0) v = -1;
-    H5Aclose(a);
-  }
-  H5Fclose(f);
-  return v;
-}
+#include "support.h"
 
 START_TEST(every_scenario_runs) {
   H5Eset_auto(H5E_DEFAULT, NULL, NULL);
@@ -54,7 +36,7 @@ START_TEST(every_scenario_runs) {
     int st = pclose(p);
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     ck_assert_msg(rc == 0, "%s exited %d:\n%s", g.gl_pathv[i], rc, log);
-    ck_assert_msg(root_int_attr(out, "complete") == 1, "%s: output not complete", g.gl_pathv[i]);
+    ck_assert_msg(h5_root_int(out, "complete") == 1, "%s: output not complete", g.gl_pathv[i]);
     unlink(out);
   }
   rmdir(dir);
@@ -68,9 +50,5 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, every_scenario_runs);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

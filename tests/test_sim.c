@@ -21,6 +21,8 @@
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
+#include "scene_fixture.h"
+#include "support.h"
 
 #define G 9.81
 #define CUBE_I (1.0 / 600.0)
@@ -148,29 +150,6 @@ size_t malloc_usable_size(void* p) {
 
 //---------------------------------- helpers ---------------------------------------------------
 
-// a loaded scenario and its simulation
-typedef struct {
-  scn_config* cfg;
-  sim* s;
-} fixture;
-
-// load inline YAML (name sets the directory relative paths resolve against) and build the sim
-static fixture load(const char* yaml, const char* name) {
-  fixture f = {NULL, NULL};
-  csim_error err;
-  err_clear(&err);
-  csim_status st = scn_load_string(yaml, name, NULL, 0, &f.cfg, &err);
-  ck_assert_msg(st == CSIM_OK, "scenario: %s (key %s, line %d)", err.msg, err.key, err.line);
-  st = sim_create(f.cfg, &f.s, &err);
-  ck_assert_msg(st == CSIM_OK, "sim_create: %s (key %s)", err.msg, err.key);
-  return f;
-}
-
-static void unload(fixture* f) {
-  sim_free(f->s);
-  scn_free(f->cfg);
-}
-
 // one step that must succeed
 static void step(fixture* f, sim_stepinfo* info) {
   csim_error err;
@@ -221,32 +200,6 @@ static double body_energy(const double* q, const double* v, double m, const doub
   return ke + m * g * q[2];
 }
 
-// temporary directory for generated URDFs, and a URDF file in it
-static char g_tmp[64];
-
-static void make_tmpdir(void) {
-  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_sim_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_tmp));
-}
-
-static void write_file(const char* name, const char* text) {
-  char path[256];
-  snprintf(path, sizeof(path), "%s/%s", g_tmp, name);
-  FILE* f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-static void remove_tmpdir(const char* const* names, int n) {
-  char path[256];
-  for (int k = 0; k < n; k++) {
-    snprintf(path, sizeof(path), "%s/%s", g_tmp, names[k]);
-    unlink(path);
-  }
-  rmdir(g_tmp);
-}
-
 // URDF of one free body: a box (a b c) or a sphere (radius a), with exact inertia about its centre
 static void body_urdf(char* buf, size_t n, const char* name, double mass, int sphere, double a,
                       double b, double c) {
@@ -290,7 +243,7 @@ START_TEST(slide_decelerates_at_mu_g) {
   char y[2048];
   cube_yaml(y, sizeof(y), "[0, 0, 0.05, 0, 0, 0, 1]", "[0, 1, 0, 0, 0, 0]",
             "friction: 0.3, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
-  fixture f = load(y, "test_sim.yaml");
+  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
   const double mu = 0.3, dt = 1e-3, v0 = 1;
   double vref = v0, yref = 0;
   int sliding_steps = 0, stop_step = -1;
@@ -329,7 +282,7 @@ START_TEST(slide_decelerates_at_mu_g) {
   ck_assert_msg(fabs(f.s->d->q[1] - d_cont) <= v0 * dt, "stopped at %.9g m, continuous %.9g m",
                 f.s->d->q[1], d_cont);
   ck_assert(fabs(f.s->d->v[1]) < 1e-9);
-  unload(&f);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -341,7 +294,7 @@ START_TEST(box_rests) {
   char y[2048];
   cube_yaml(y, sizeof(y), "[0, 0, 0.05, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
             "friction: 0.5, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
-  fixture f = load(y, "test_sim.yaml");
+  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
   const double dt = 1e-3, m = 1;
   sim_stepinfo info;
   double q0[7];
@@ -377,7 +330,7 @@ START_TEST(box_rests) {
                   f.s->d->q[i] - q0[i]);
   for (int i = 0; i < 6; i++) ck_assert_msg(fabs(f.s->d->v[i]) < 1e-9, "v[%d] = %g", i, f.s->d->v[i]);
   ck_assert_double_eq_tol(f.s->d->time, 1.0, 1e-12);
-  unload(&f);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -388,7 +341,7 @@ START_TEST(frictionless_slide_conserves_energy) {
   char y[2048];
   cube_yaml(y, sizeof(y), "[0, 0, 0.05, 0, 0, 0, 1]", "[0.6, 0.8, 0, 0, 0, 0]",
             "friction: 0, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 2);
-  fixture f = load(y, "test_sim.yaml");
+  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
   const double I[3] = {CUBE_I, CUBE_I, CUBE_I};
   double e0 = body_energy(f.s->d->q, f.s->d->v, 1, I, G);
   ck_assert_double_eq_tol(e0, 0.5 + G * 0.05, 1e-15);
@@ -405,7 +358,7 @@ START_TEST(frictionless_slide_conserves_energy) {
   // it went straight on at 1 m/s for 1 s
   ck_assert_double_eq_tol(f.s->d->q[0], 0.6, 1e-9);
   ck_assert_double_eq_tol(f.s->d->q[1], 0.8, 1e-9);
-  unload(&f);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -413,7 +366,7 @@ END_TEST
 // exponential), energy and world angular momentum conserved
 static void check_spin(const char* yaml, const char* name, const double I[3], const double w[3],
                        double m) {
-  fixture f = load(yaml, name);
+  fixture f = fixture_text(yaml, name, NULL, 0);
   const double dt = 1e-3;
   double L0[3], L[3], e0 = body_energy(f.s->d->q, f.s->d->v, m, I, 0);
   ang_momentum(f.s->d->q, f.s->d->v + 3, I, L0);
@@ -444,7 +397,7 @@ static void check_spin(const char* yaml, const char* name, const double I[3], co
     ck_assert_msg(fabs(sgn * f.s->d->q[3 + r] - qe[r]) < 1e-11, "quaternion[%d] %.17g, exact %.17g",
                   r, sgn * f.s->d->q[3 + r], qe[r]);
   for (int r = 0; r < 3; r++) ck_assert(fabs(f.s->d->q[r]) < 1e-15);
-  unload(&f);
+  fixture_free(&f);
 }
 
 START_TEST(free_spin_is_exact) {
@@ -464,10 +417,10 @@ START_TEST(free_spin_is_exact) {
   check_spin(cube, "test_sim.yaml", Ic, wc, 1);
 
   // an anisotropic box (0.3 x 0.2 x 0.1 m, 2 kg) about each of its principal axes
-  make_tmpdir();
-  char urdf[2048], yaml[1024], name[128];
+  tmp_setup();  // g_tmp, support.h
+  char urdf[2048], yaml[1024], name[300];
   body_urdf(urdf, sizeof(urdf), "slab", 2, 0, 0.3, 0.2, 0.1);
-  write_file("slab.urdf", urdf);
+  tmp_write_text("slab.urdf", urdf);
   const double Ib[3] = {2 * (0.04 + 0.01) / 12, 2 * (0.09 + 0.01) / 12, 2 * (0.09 + 0.04) / 12};
   snprintf(name, sizeof(name), "%s/spin.yaml", g_tmp);
   for (int axis = 0; axis < 3; axis++) {
@@ -485,8 +438,7 @@ START_TEST(free_spin_is_exact) {
              w[0], w[1], w[2]);
     check_spin(yaml, name, Ib, w, 2);
   }
-  const char* files[] = {"slab.urdf"};
-  remove_tmpdir(files, 1);
+  tmp_teardown();
 }
 END_TEST
 
@@ -523,7 +475,7 @@ START_TEST(inelastic_drop_comes_to_rest) {
   char y[2048];
   cube_yaml(y, sizeof(y), "[0, 0, 0.1, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
             "friction: 0.5, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
-  fixture f = load(y, "test_sim.yaml");
+  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
   double vi, va;
   int nimpact = drop(&f, &vi, &va);
   // fallen 5 cm: sqrt(2 g h) = 0.9905 m/s, to within the step's g dt
@@ -541,7 +493,7 @@ START_TEST(inelastic_drop_comes_to_rest) {
                     k, i, f.s->d->v[i]);
     ck_assert_msg(fabs(f.s->d->q[2] - 0.05) < 1e-9, "z = %.12g", f.s->d->q[2]);
   }
-  unload(&f);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -554,7 +506,7 @@ START_TEST(restitution_scales_rebound) {
     snprintf(c, sizeof(c), "friction: 0.5, restitution: %g, baumgarte: 0", es[t]);
     cube_yaml(y, sizeof(y), "[0, 0, 0.1, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]", c, 1e-12, 10000, 1,
               2);
-    fixture f = load(y, "test_sim.yaml");
+    fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
     double vi, va;
     drop(&f, &vi, &va);
     ck_assert_msg(fabs(va - es[t] * vi) <= G * 1e-3, "box e = %g: impact %g m/s, rebound %g m/s",
@@ -569,13 +521,13 @@ START_TEST(restitution_scales_rebound) {
                   es[t], va1, vi);
     ck_assert_msg(fabs(va - es[t] * vi) <= G * 1e-3, "box e = %g, 2nd: impact %g, rebound %g",
                   es[t], vi, va);
-    unload(&f);
+    fixture_free(&f);
   }
   // a ball of radius 5 cm dropped from 20 cm above the plane
-  make_tmpdir();
-  char urdf[2048], yaml[1024], name[128];
+  tmp_setup();  // g_tmp, support.h
+  char urdf[2048], yaml[1024], name[300];
   body_urdf(urdf, sizeof(urdf), "ball", 0.2, 1, 0.05, 0, 0);
-  write_file("ball.urdf", urdf);
+  tmp_write_text("ball.urdf", urdf);
   snprintf(name, sizeof(name), "%s/ball.yaml", g_tmp);
   for (int t = 0; t < 2; t++) {
     snprintf(yaml, sizeof(yaml),
@@ -589,16 +541,15 @@ START_TEST(restitution_scales_rebound) {
              "solver: {tolerance: 1.0e-12, max_iterations: 10000}\n"
              "integrator: {dt: 1.0e-3, duration: 2}\n",
              es[t]);
-    fixture f = load(yaml, name);
+    fixture f = fixture_text(yaml, name, NULL, 0);
     double vi, va;
     drop(&f, &vi, &va);
     ck_assert_msg(fabs(vi - sqrt(2 * G * 0.2)) <= G * 1e-3, "ball impact at %g m/s", vi);
     ck_assert_msg(fabs(va - es[t] * vi) <= G * 1e-3, "ball e = %g: impact %g, rebound %g", es[t],
                   vi, va);
-    unload(&f);
+    fixture_free(&f);
   }
-  const char* files[] = {"ball.urdf"};
-  remove_tmpdir(files, 1);
+  tmp_teardown();
 }
 END_TEST
 
@@ -622,7 +573,7 @@ static const char* kTumble =
 
 // hash of q, v and lambda over n steps of a fresh simulation
 static uint64_t run_hash(int n, int* ncontact_steps) {
-  fixture f = load(kTumble, "test_sim.yaml");
+  fixture f = fixture_text(kTumble, "test_sim.yaml", NULL, 0);
   uint64_t h = 1469598103934665603ull;
   sim_stepinfo info;
   *ncontact_steps = 0;
@@ -633,7 +584,7 @@ static uint64_t run_hash(int n, int* ncontact_steps) {
     h = fnv(h, f.s->con->lambda, sizeof(double) * 3 * (size_t)f.s->con->ncon);
     if (info.ncon > 0) (*ncontact_steps)++;
   }
-  unload(&f);
+  fixture_free(&f);
   return h;
 }
 
@@ -653,7 +604,7 @@ START_TEST(step_does_not_allocate) {
 #ifdef SIM_TEST_ASAN
   fprintf(stderr, "test_sim: step_does_not_allocate skipped under AddressSanitizer (it owns malloc)\n");
 #else
-  fixture f = load(kTumble, "test_sim.yaml");
+  fixture f = fixture_text(kTumble, "test_sim.yaml", NULL, 0);
   sim_stepinfo info;
   step(&f, &info);  // first step outside the count
   // no Check assertion inside the loop: Check's own bookkeeping allocates
@@ -674,7 +625,7 @@ START_TEST(step_does_not_allocate) {
   ck_assert_int_gt(ncon, 1000);
   ck_assert_msg(after == before, "%ld allocations in 1000 steps", after - before);
   ck_assert_int_eq(probe, after + 1);
-  unload(&f);
+  fixture_free(&f);
 #endif
 }
 END_TEST
@@ -687,7 +638,7 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
 #ifdef SIM_TEST_ASAN
   fprintf(stderr, "test_sim: buffer_bytes_are_what_is_allocated skipped under AddressSanitizer\n");
 #else
-  fixture f = load(kTumble, "test_sim.yaml");
+  fixture f = fixture_text(kTumble, "test_sim.yaml", NULL, 0);
   const char* y =
       "name: test_sim\n"
       "world: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
@@ -695,7 +646,7 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
       "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, 0.05, 0, 0, 0, 1]}\n"
       "contact: {model: hunt_crossley, friction: 0.5}\n"
       "integrator: {scheme: implicit_euler, dt: 1.0e-3, duration: 0.01}\n";
-  fixture g = load(y, "test_sim.yaml");
+  fixture g = fixture_text(y, "test_sim.yaml", NULL, 0);
   ck_assert_ptr_nonnull(g.s->cmpl);
   static const int sizes[3] = {1, 7, 40};
   long got[9], want[9];
@@ -768,8 +719,8 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
                   b1 - b0, (long)data_bytes(f.s->m, arenas[k]));
     data_free(d);
   }
-  unload(&g);
-  unload(&f);
+  fixture_free(&g);
+  fixture_free(&f);
 #endif
 }
 END_TEST
@@ -778,7 +729,7 @@ END_TEST
 
 // total sweeps and non-converged steps of a run
 static void sweeps(const char* yaml, long* total, int* nonconv) {
-  fixture f = load(yaml, "test_sim.yaml");
+  fixture f = fixture_text(yaml, "test_sim.yaml", NULL, 0);
   sim_stepinfo info;
   *total = 0;
   *nonconv = 0;
@@ -788,7 +739,7 @@ static void sweeps(const char* yaml, long* total, int* nonconv) {
     *total += info.solve.iterations;
     if (info.ncon > 0 && !info.solve.converged) (*nonconv)++;
   }
-  unload(&f);
+  fixture_free(&f);
 }
 
 // warm starting converges on every step and needs fewer sweeps than cold starting: the sliding
@@ -837,9 +788,5 @@ static Suite* sim_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(sim_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(sim_suite());
 }

@@ -9,23 +9,7 @@
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
 #include "two_islands.h"
-
-static double urand(unsigned* s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
-}
-
-// random well-conditioned SPD 3x3: A A' + 0.5 I
-static void random_spd(double G[9], unsigned* s) {
-  double A[9];
-  for (int i = 0; i < 9; i++) A[i] = urand(s);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double acc = i == j ? 0.5 : 0;
-      for (int k = 0; k < 3; k++) acc += A[3 * i + k] * A[3 * j + k];
-      G[3 * i + j] = acc;
-    }
-}
+#include "support.h"
 
 static solver* make_pgs(int maxc, double tol, int iters) {
   solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
@@ -41,7 +25,7 @@ START_TEST(cone_projection_properties) {
   unsigned s = 5;
   double mu = 0.4;
   for (int k = 0; k < 1000; k++) {
-    double x[3] = {urand(&s), urand(&s), urand(&s)}, p[3];
+    double x[3] = {urand_sym(&s), urand_sym(&s), urand_sym(&s)}, p[3];
     cone_project(p, x, mu);
     double tp = hypot(p[0], p[1]);
     ck_assert_double_le(tp, mu * p[2] + 1e-14);
@@ -94,36 +78,11 @@ START_TEST(single_contact_exact_solutions) {
   unsigned s = 17;
   solver* pgs = make_pgs(1, 1e-13, 5000);
   for (int k = 0; k < 300; k++) {
-    double G[9], mu = 0.2 + 0.3 * (urand(&s) + 1) / 2;
-    random_spd(G, &s);
-    double lam[3], c[3];
     int kind = k % 3;
-    if (kind == 0) {  // sticking
-      double r = mu * 0.9 * fabs(urand(&s)), th = 3 * urand(&s);
-      lam[2] = 1 + fabs(urand(&s));
-      lam[0] = r * lam[2] * cos(th);
-      lam[1] = r * lam[2] * sin(th);
-      c[0] = c[1] = c[2] = 0;
-    } else if (kind == 1) {  // sliding
-      double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
-      lam[2] = 1 + fabs(urand(&s));
-      c[0] = sp * cos(th);
-      c[1] = sp * sin(th);
-      c[2] = 0;
-      lam[0] = -mu * lam[2] * cos(th);
-      lam[1] = -mu * lam[2] * sin(th);
-    } else {  // take-off
-      lam[0] = lam[1] = lam[2] = 0;
-      c[0] = urand(&s);
-      c[1] = urand(&s);
-      c[2] = 0.1 + fabs(urand(&s));
-    }
-    double g[3];
-    for (int i = 0; i < 3; i++) g[i] = c[i] - (G[3 * i] * lam[0] + G[3 * i + 1] * lam[1] + G[3 * i + 2] * lam[2]);
-    solver_problem p = tdense(1, G, g, &mu, NULL);
-    double x[3] = {0, 0, 0};
-    solver_result res;
-    solver_solve(pgs, &p, x, &res);
+    double G[9], mu, lam[3], g[3];
+    ncp_contact_case(kind, &s, G, &mu, lam, g);
+    double x[3];
+    solver_result res = tsolve1(pgs, G, g, mu, x);
     // a unique solution exists for these well-conditioned blocks and small mu; a sliding case
     // can admit a second, sticking-like solution only for large mu, which is excluded here
     if (res.converged) {
@@ -162,36 +121,15 @@ END_TEST
 // the solution converges in zero sweeps; over-relaxation still converges
 START_TEST(multi_contact_convergence_and_warm_start) {
   unsigned s = 99;
-  int nc = 4, n = 12;
-  // G = J M^-1 J' for a free body with 4 corner contacts of a box: build J from geometry
-  double J[12 * 6];
-  memset(J, 0, sizeof(J));
-  double corners[4][2] = {{0.1, 0.1}, {-0.1, 0.1}, {0.1, -0.1}, {-0.1, -0.1}};
-  for (int i = 0; i < nc; i++) {
-    double r[3] = {corners[i][0], corners[i][1], -0.05};
-    // rows t1 = x, t2 = y, n = z of the point velocity v + w x r
-    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int a = 0; a < 3; a++) {
-      double* row = J + (3 * i + a) * 6;
-      for (int k = 0; k < 3; k++) row[k] = axes[a][k];
-      // (w x r) . e = w . (r x e)
-      row[3] = r[1] * axes[a][2] - r[2] * axes[a][1];
-      row[4] = r[2] * axes[a][0] - r[0] * axes[a][2];
-      row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
-    }
-  }
-  double minv[6] = {1, 1, 1, 1 / 0.004, 1 / 0.004, 1 / 0.006};
+  int nc = 4;
+  // G = J M^-1 J' for a free body (1 kg; 0.004, 0.004, 0.006 kg m^2) with 4 corner contacts of
+  // a box (0.2 x 0.2, 0.05 below the centre)
   double G[144];
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++) {
-      double acc = 0;
-      for (int k = 0; k < 6; k++) acc += J[a * 6 + k] * minv[k] * J[b * 6 + k];
-      G[a * n + b] = acc;
-    }
+  box_G(1, (double[]){0.004, 0.004, 0.006}, 0.1, 0.05, G);
   double g[12], mu[4] = {0.5, 0.5, 0.5, 0.5};
   for (int i = 0; i < nc; i++) {
-    g[3 * i] = 0.2 * urand(&s);
-    g[3 * i + 1] = 0.2 * urand(&s);
+    g[3 * i] = 0.2 * urand_sym(&s);
+    g[3 * i + 1] = 0.2 * urand_sym(&s);
     g[3 * i + 2] = -0.01;
   }
   solver_problem p = tdense(nc, G, g, mu, NULL);
@@ -363,9 +301,5 @@ static Suite* solver_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(solver_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(solver_suite());
 }

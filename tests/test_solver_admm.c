@@ -19,28 +19,12 @@
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
 #include "core/solvers/admm_impl.h"
+#include "support.h"
 
 #define GRAV 9.81
 #define DT 1e-3
 
 //---------------------------------- helpers ---------------------------------------------------
-
-static double urand(unsigned* s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
-}
-
-// random well-conditioned SPD 3x3: A A' + 0.5 I
-static void random_spd(double G[9], unsigned* s) {
-  double A[9];
-  for (int i = 0; i < 9; i++) A[i] = urand(s);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double acc = i == j ? 0.5 : 0;
-      for (int k = 0; k < 3; k++) acc += A[3 * i + k] * A[3 * j + k];
-      G[3 * i + j] = acc;
-    }
-}
 
 static solver* make(solver_model m, solver_kind k, int maxc, double tol, int iters, double omega) {
   solver_options o = {m, k, tol, iters, omega, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
@@ -187,19 +171,19 @@ START_TEST(ccp_single_contact_exact) {
                     : NULL;
   int nslide = 0;
   for (int k = 0; k < 300; k++) {
-    double G[9], mu = 0.2 + 0.6 * (urand(&s) + 1) / 2, lam[3], c[3];
-    random_spd(G, &s);
+    double G[9], mu = 0.2 + 0.6 * (urand_sym(&s) + 1) / 2, lam[3], c[3];
+    random_spd(3, G, &s);
     int kind = k % 3;
-    double th = 3 * urand(&s);
+    double th = 3 * urand_sym(&s);
     if (kind == 0) {  // sticking
-      double r = mu * 0.9 * fabs(urand(&s));
-      lam[2] = 1 + fabs(urand(&s));
+      double r = mu * 0.9 * fabs(urand_sym(&s));
+      lam[2] = 1 + fabs(urand_sym(&s));
       lam[0] = r * lam[2] * cos(th);
       lam[1] = r * lam[2] * sin(th);
       c[0] = c[1] = c[2] = 0;
     } else if (kind == 1) {  // sliding: c on the boundary of K*, orthogonal to lambda
-      double sp = 0.1 + fabs(urand(&s));
-      lam[2] = 1 + fabs(urand(&s));
+      double sp = 0.1 + fabs(urand_sym(&s));
+      lam[2] = 1 + fabs(urand_sym(&s));
       lam[0] = -mu * lam[2] * cos(th);
       lam[1] = -mu * lam[2] * sin(th);
       c[0] = sp * cos(th);
@@ -207,9 +191,9 @@ START_TEST(ccp_single_contact_exact) {
       c[2] = mu * sp;
     } else {  // take-off: c inside K* = K_{1/mu}
       lam[0] = lam[1] = lam[2] = 0;
-      c[0] = urand(&s);
-      c[1] = urand(&s);
-      c[2] = mu * hypot(c[0], c[1]) + 0.1 + fabs(urand(&s));
+      c[0] = urand_sym(&s);
+      c[1] = urand_sym(&s);
+      c[2] = mu * hypot(c[0], c[1]) + 0.1 + fabs(urand_sym(&s));
     }
     double g[3];
     for (int i = 0; i < 3; i++) g[i] = c[i] - (G[3 * i] * lam[0] + G[3 * i + 1] * lam[1] + G[3 * i + 2] * lam[2]);
@@ -254,35 +238,11 @@ START_TEST(ncp_single_contact_exact) {
     unsigned s = 17;
     solver* sv = make(SOLVER_MODEL_NCP, kinds[q], 1, 1e-12, 5000, 1);
     for (int k = 0; k < 300; k++) {
-      double G[9], mu = 0.2 + 0.3 * (urand(&s) + 1) / 2, lam[3], c[3];
-      random_spd(G, &s);
       int kind = k % 3;
-      if (kind == 0) {
-        double r = mu * 0.9 * fabs(urand(&s)), th = 3 * urand(&s);
-        lam[2] = 1 + fabs(urand(&s));
-        lam[0] = r * lam[2] * cos(th);
-        lam[1] = r * lam[2] * sin(th);
-        c[0] = c[1] = c[2] = 0;
-      } else if (kind == 1) {
-        double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
-        lam[2] = 1 + fabs(urand(&s));
-        c[0] = sp * cos(th);
-        c[1] = sp * sin(th);
-        c[2] = 0;
-        lam[0] = -mu * lam[2] * cos(th);
-        lam[1] = -mu * lam[2] * sin(th);
-      } else {
-        lam[0] = lam[1] = lam[2] = 0;
-        c[0] = urand(&s);
-        c[1] = urand(&s);
-        c[2] = 0.1 + fabs(urand(&s));
-      }
-      double g[3];
-      for (int i = 0; i < 3; i++) g[i] = c[i] - (G[3 * i] * lam[0] + G[3 * i + 1] * lam[1] + G[3 * i + 2] * lam[2]);
-      solver_problem p = tdense(1, G, g, &mu, NULL);
-      double x[3] = {0, 0, 0};
-      solver_result res;
-      solver_solve(sv, &p, x, &res);
+      double G[9], mu, lam[3], g[3];
+      ncp_contact_case(kind, &s, G, &mu, lam, g);
+      double x[3];
+      solver_result res = tsolve1(sv, G, g, mu, x);
       ck_assert_msg(res.converged, "%s case %d kind %d: eps %.3g after %d",
                     solver_kind_names[kinds[q]], k, kind, res.eps_abs, res.iterations);
       // eps_c = lambda_T.c_T + mu lambda_N |c_T| is quadratic in the angle between lambda_T and
@@ -358,7 +318,7 @@ START_TEST(box_on_plane_agreement) {
   solver* nstg = make(SOLVER_MODEL_NCP, SOLVER_STAGGERED, 4, 1e-10, 5000, 1);
   solver* npgs = make(SOLVER_MODEL_NCP, SOLVER_PGS, 4, 1e-10, 200000, 1);
   for (int trial = 0; trial < 10; trial++) {
-    double vx = 0.3 * urand(&s), vy = 0.3 * urand(&s), wz = 2 * urand(&s);
+    double vx = 0.3 * urand_sym(&s), vy = 0.3 * urand_sym(&s), wz = 2 * urand_sym(&s);
     double corners[4][2] = {{0.05, 0.05}, {-0.05, 0.05}, {0.05, -0.05}, {-0.05, -0.05}};
     for (int i = 0; i < 4; i++) {  // rigid free motion: v + w x r, plus a step of gravity
       g[3 * i] = vx - wz * corners[i][1];
@@ -815,7 +775,7 @@ START_TEST(random_problems) {
     for (int trial = 0; trial < 200; trial++) {
       int nc = 1 + trial % 6, n = 3 * nc, rank = 1 + (trial * 7) % n;
       double A[18 * 18], G[18 * 18], g[18], mu[6], R[18], x[18];
-      for (int a = 0; a < n * rank; a++) A[a] = urand(&s);
+      for (int a = 0; a < n * rank; a++) A[a] = urand_sym(&s);
       for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
           double acc = 0;
@@ -823,11 +783,11 @@ START_TEST(random_problems) {
           G[a * n + b] = acc;
         }
       for (int a = 0; a < n; a++) {
-        g[a] = 0.5 * urand(&s);
+        g[a] = 0.5 * urand_sym(&s);
         R[a] = 0.05 * G[a * n + a];
-        x[a] = trial % 4 == 0 ? urand(&s) : 0;
+        x[a] = trial % 4 == 0 ? urand_sym(&s) : 0;
       }
-      for (int i = 0; i < nc; i++) mu[i] = trial % 5 == 0 ? 0 : 0.75 * (1 + urand(&s));
+      for (int i = 0; i < nc; i++) mu[i] = trial % 5 == 0 ? 0 : 0.75 * (1 + urand_sym(&s));
       solver_problem p = tdense(nc, G, g, mu, trial % 2 ? R : NULL);
       solver_result res;
       solver_solve(sv, &p, x, &res);
@@ -1011,9 +971,5 @@ static Suite* admm_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(admm_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(admm_suite());
 }

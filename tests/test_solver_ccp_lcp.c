@@ -22,51 +22,9 @@
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
 #include "two_islands.h"
+#include "support.h"
 
 static const double kPi = 3.14159265358979323846;
-
-static double urand(unsigned* s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
-}
-
-// random well-conditioned SPD n x n: A A' + 0.5 I (n <= 24)
-static void random_spd(int n, double* G, unsigned* s) {
-  double A[24 * 24];
-  for (int i = 0; i < n * n; i++) A[i] = urand(s);
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double acc = i == j ? 0.5 : 0;
-      for (int k = 0; k < n; k++) acc += A[i * n + k] * A[j * n + k];
-      G[i * n + j] = acc;
-    }
-}
-
-// G = J M^-1 J' of a free box (mass m, inertia diag I) with 4 corner contacts at height -h:
-// rank 6 of 12 (hyperstatic), as tests/test_solver.c builds it
-static void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
-  double J[12 * 6];
-  memset(J, 0, sizeof(J));
-  double corners[4][2] = {{half, half}, {-half, half}, {half, -half}, {-half, -half}};
-  for (int i = 0; i < 4; i++) {
-    double r[3] = {corners[i][0], corners[i][1], -h};
-    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int a = 0; a < 3; a++) {
-      double* row = J + (3 * i + a) * 6;
-      for (int k = 0; k < 3; k++) row[k] = axes[a][k];
-      row[3] = r[1] * axes[a][2] - r[2] * axes[a][1];
-      row[4] = r[2] * axes[a][0] - r[0] * axes[a][2];
-      row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
-    }
-  }
-  double minv[6] = {1 / m, 1 / m, 1 / m, 1 / inertia[0], 1 / inertia[1], 1 / inertia[2]};
-  for (int a = 0; a < 12; a++)
-    for (int b = 0; b < 12; b++) {
-      double acc = 0;
-      for (int k = 0; k < 6; k++) acc += J[a * 6 + k] * minv[k] * J[b * 6 + k];
-      G[a * 12 + b] = acc;
-    }
-}
 
 static solver* make(solver_model model, solver_kind kind, int maxc, double tol, int iters,
                     double omega, int facets) {
@@ -112,28 +70,28 @@ START_TEST(ccp_single_contact_exact) {
   solver* pgs = make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-13, 20000, 1.0, 4);
   int nslide = 0;
   for (int k = 0; k < 300; k++) {
-    double G[9], mu = 0.2 + 0.6 * (urand(&s) + 1) / 2;
+    double G[9], mu = 0.2 + 0.6 * (urand_sym(&s) + 1) / 2;
     random_spd(3, G, &s);
     double lam[3], c[3];
     int kind = k % 3;
     if (kind == 0) {  // sticking
-      double r = mu * 0.9 * fabs(urand(&s)), th = 3 * urand(&s);
-      lam[2] = 1 + fabs(urand(&s));
+      double r = mu * 0.9 * fabs(urand_sym(&s)), th = 3 * urand_sym(&s);
+      lam[2] = 1 + fabs(urand_sym(&s));
       lam[0] = r * lam[2] * cos(th);
       lam[1] = r * lam[2] * sin(th);
       c[0] = c[1] = c[2] = 0;
     } else if (kind == 1) {  // sliding: c_N = mu |c_T|
-      double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
-      lam[2] = 1 + fabs(urand(&s));
+      double th = 3 * urand_sym(&s), sp = 0.1 + fabs(urand_sym(&s));
+      lam[2] = 1 + fabs(urand_sym(&s));
       c[0] = sp * cos(th);
       c[1] = sp * sin(th);
       c[2] = mu * sp;
       lam[0] = -mu * lam[2] * cos(th);
       lam[1] = -mu * lam[2] * sin(th);
     } else {  // take-off: c in K* = K_{1/mu}
-      double th = 3 * urand(&s), r = 0.9 * fabs(urand(&s));
+      double th = 3 * urand_sym(&s), r = 0.9 * fabs(urand_sym(&s));
       lam[0] = lam[1] = lam[2] = 0;
-      c[2] = 0.1 + fabs(urand(&s));
+      c[2] = 0.1 + fabs(urand_sym(&s));
       c[0] = r * c[2] / mu * cos(th);
       c[1] = r * c[2] / mu * sin(th);
     }
@@ -171,7 +129,7 @@ START_TEST(ccp_isotropic_closed_form_with_R) {
   for (int om = 0; om < 2; om++) {
     solver* pgs = make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-14, 1000, om ? 1.3 : 1.0, 4);
     for (int k = 0; k < 100; k++) {
-      double mu = 0.1 + (urand(&s) + 1) / 2, g[3] = {urand(&s), urand(&s), urand(&s) - 0.3};
+      double mu = 0.1 + (urand_sym(&s) + 1) / 2, g[3] = {urand_sym(&s), urand_sym(&s), urand_sym(&s) - 0.3};
       double a = (1 + alpha) / m, want[3] = {-g[0] / a, -g[1] / a, -g[2] / a};
       cone_project(want, want, mu);
       solver_problem p = tdense(1, G, g, &mu, R);
@@ -201,18 +159,18 @@ static void pyramid_single_contact(solver_kind kind, int facets, unsigned seed) 
   unsigned s = seed;
   solver* sv = make(SOLVER_MODEL_LCP, kind, 1, 1e-12, 20000, 1.0, facets);
   for (int k = 0; k < 150; k++) {
-    double G[9], mu = 0.1 + 0.2 * (urand(&s) + 1) / 2;
+    double G[9], mu = 0.1 + 0.2 * (urand_sym(&s) + 1) / 2;
     random_spd(3, G, &s);
     double lam[3], c[3];
     int type = k % 3;
     if (type == 0) {  // sticking: inside the inscribed disc, c = 0
-      double r = mu * 0.9 * fabs(urand(&s)), th = 3 * urand(&s);
-      lam[2] = 1 + fabs(urand(&s));
+      double r = mu * 0.9 * fabs(urand_sym(&s)), th = 3 * urand_sym(&s);
+      lam[2] = 1 + fabs(urand_sym(&s));
       lam[0] = r * lam[2] * cos(th);
       lam[1] = r * lam[2] * sin(th);
       c[0] = c[1] = c[2] = 0;
     } else if (type == 1) {  // sliding: the vertex maximizing <v_j, -c_T>
-      double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
+      double th = 3 * urand_sym(&s), sp = 0.1 + fabs(urand_sym(&s));
       c[0] = sp * cos(th);
       c[1] = sp * sin(th);
       c[2] = 0;
@@ -227,14 +185,14 @@ static void pyramid_single_contact(solver_kind kind, int facets, unsigned seed) 
         }
       }
       polygon_vertex(facets, best, v);
-      lam[2] = 1 + fabs(urand(&s));
+      lam[2] = 1 + fabs(urand_sym(&s));
       lam[0] = mu * lam[2] * v[0];
       lam[1] = mu * lam[2] * v[1];
     } else {  // take-off: lambda = 0, c_N > 0, any c_T
       lam[0] = lam[1] = lam[2] = 0;
-      c[0] = urand(&s);
-      c[1] = urand(&s);
-      c[2] = 0.1 + fabs(urand(&s));
+      c[0] = urand_sym(&s);
+      c[1] = urand_sym(&s);
+      c[2] = 0.1 + fabs(urand_sym(&s));
     }
     double g[3];
     backwards_g(3, G, NULL, lam, c, g);
@@ -309,7 +267,7 @@ START_TEST(lcp_diagonal_closed_form_with_R) {
   for (int kk = 0; kk < 2; kk++) {
     solver* sv = make(SOLVER_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
     for (int k = 0; k < 100; k++) {
-      double mu = 0.1 + (urand(&s) + 1) / 2, g[3] = {urand(&s), urand(&s), urand(&s) - 0.3};
+      double mu = 0.1 + (urand_sym(&s) + 1) / 2, g[3] = {urand_sym(&s), urand_sym(&s), urand_sym(&s) - 0.3};
       double want[3], a[3];
       for (int i = 0; i < 3; i++) a[i] = G[4 * i] + R[i];
       want[2] = -g[2] / a[2] > 0 ? -g[2] / a[2] : 0;
@@ -344,7 +302,7 @@ START_TEST(lemke_and_pgs_agree) {
       int nc = 2 + k % 5, n = 3 * nc;  // 2..6 contacts
       double G[18 * 18], g[18], mu[6];
       double A[18 * 18];
-      for (int i = 0; i < n * n; i++) A[i] = urand(&s);
+      for (int i = 0; i < n * n; i++) A[i] = urand_sym(&s);
       // diagonally dominant coupling: G = I + 0.3 A A' / n
       for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -353,10 +311,10 @@ START_TEST(lemke_and_pgs_agree) {
           G[i * n + j] = acc;
         }
       for (int i = 0; i < nc; i++) {
-        mu[i] = 0.1 + 0.2 * (urand(&s) + 1) / 2;
-        g[3 * i] = 0.5 * urand(&s);
-        g[3 * i + 1] = 0.5 * urand(&s);
-        g[3 * i + 2] = -0.2 + 0.1 * urand(&s);
+        mu[i] = 0.1 + 0.2 * (urand_sym(&s) + 1) / 2;
+        g[3 * i] = 0.5 * urand_sym(&s);
+        g[3 * i + 1] = 0.5 * urand_sym(&s);
+        g[3 * i + 2] = -0.2 + 0.1 * urand_sym(&s);
       }
       solver_problem p = tdense(nc, G, g, mu, NULL);
       double x[18] = {0}, y[18] = {0};
@@ -403,8 +361,8 @@ START_TEST(box_on_plane_all_pairs) {
       for (int push = 0; push < 4; push++) {
         double g[12];
         for (int i = 0; i < 4; i++) {
-          g[3 * i] = push ? 0.3 * urand(&s) : 0;
-          g[3 * i + 1] = push ? 0.3 * urand(&s) : 0;
+          g[3 * i] = push ? 0.3 * urand_sym(&s) : 0;
+          g[3 * i + 1] = push ? 0.3 * urand_sym(&s) : 0;
           g[3 * i + 2] = -grav * dt;
         }
         solver_problem p = tdense(4, G, g, mu, NULL);
@@ -490,32 +448,6 @@ END_TEST
 
 // ---- end to end -----------------------------------------------------------------------------
 
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// read a whole dataset as doubles (malloc'd), rows and columns (1 for 1-D)
-static double* read_ds(const char* path, const char* name, size_t* rows, size_t* cols) {
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  ck_assert_msg(f >= 0, "cannot open %s", path);
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  ck_assert_msg(d >= 0, "no dataset %s in %s", name, path);
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
-  int nd = H5Sget_simple_extent_ndims(sp);
-  H5Sget_simple_extent_dims(sp, dims, NULL);
-  *rows = dims[0];
-  *cols = nd > 1 ? dims[1] : 1;
-  double* out = malloc(sizeof(double) * (*rows * *cols + 1));
-  ck_assert(out != NULL);
-  if (*rows) ck_assert(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
-  H5Sclose(sp);
-  H5Dclose(d);
-  H5Fclose(f);
-  return out;
-}
-
 // run csim on a scenario with a model/solver pair (and extra --set), output in dir; exit code
 static int run_pair(const char* dir, const char* scenario, const char* model,
                     const char* solver_name, const char* extra, char* out, size_t nout) {
@@ -534,7 +466,7 @@ static int run_pair(const char* dir, const char* scenario, const char* model,
 // every step converged (steps with contacts)
 static void assert_all_converged(const char* path) {
   size_t n, c;
-  double* conv = read_ds(path, "/solver/converged", &n, &c);
+  double* conv = h5_read_file(path, "/solver/converged", &n, &c);
   ck_assert_int_gt((int)n, 0);
   int bad = 0;
   for (size_t i = 0; i < n; i++) bad += conv[i] == 0;
@@ -546,8 +478,8 @@ static void assert_all_converged(const char* path) {
 // cube_push_ramp needs ~2400 sweeps at the stick-to-slip step (t = 0.491 s; first-order
 // convergence near a degenerate solution), above the scenario's 2000: raised to 5000 there.
 START_TEST(end_to_end_all_pairs) {
-  char dir[] = P_tmpdir "/csim_ccplcp_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[256];
+  tmp_dir(dir, sizeof(dir), "ccplcp");
   const char* scen[3] = {"cube_slide", "cube_push_ramp", "solo12_stand"};
   const char* pairs[3][2] = {{"ccp", "pgs"}, {"lcp", "pgs"}, {"lcp", "lemke"}};
   char out[512];
@@ -558,7 +490,7 @@ START_TEST(end_to_end_all_pairs) {
       ck_assert_msg(rc == 0, "%s with %s/%s exited %d", scen[si], pairs[pi][0], pairs[pi][1], rc);
       assert_all_converged(out);
       size_t n, c;
-      double* q = read_ds(out, "/state/q", &n, &c);
+      double* q = h5_read_file(out, "/state/q", &n, &c);
       if (si == 2) {  // solo12 keeps standing: base height near its initial 0.235 m
         double z = q[(n - 1) * c + 2];
         ck_assert_msg(z > 0.2 && z < 0.25, "solo12 %s/%s base height %g", pairs[pi][0],
@@ -579,16 +511,16 @@ END_TEST
 // contact has c_N > 0, and those that push (lambda_N > 0) have c_N = mu |c_T| (eq. 18; to the
 // solver tolerance over lambda_N), read from /contacts/velocity and /contacts/force
 START_TEST(end_to_end_ccp_floats_while_sliding) {
-  char dir[] = P_tmpdir "/csim_ccplcp_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[256];
+  tmp_dir(dir, sizeof(dir), "ccplcp");
   char out[512];
   ck_assert_int_eq(run_pair(dir, "cube_slide", "ccp", "pgs", NULL, out, sizeof(out)), 0);
   size_t n, c, nv, cv, no, co;
-  double* t = read_ds(out, "/time", &n, &c);
-  double* cnt = read_ds(out, "/contacts/count", &n, &c);
-  double* off = read_ds(out, "/contacts/offset", &no, &co);
-  double* vel = read_ds(out, "/contacts/velocity", &nv, &cv);
-  double* frc = read_ds(out, "/contacts/force", &nv, &cv);
+  double* t = h5_read_file(out, "/time", &n, &c);
+  double* cnt = h5_read_file(out, "/contacts/count", &n, &c);
+  double* off = h5_read_file(out, "/contacts/offset", &no, &co);
+  double* vel = h5_read_file(out, "/contacts/velocity", &nv, &cv);
+  double* frc = h5_read_file(out, "/contacts/force", &nv, &cv);
   ck_assert_int_eq((int)cv, 3);
   double mu = 0.3;
   int checked = 0;
@@ -620,14 +552,14 @@ END_TEST
 // exactly mu m g and the cube stops after v0^2 / (2 mu g) = 0.16990 m (up to the discrete
 // time stepping: half a step of travel, v0 dt / 2 = 0.5 mm), without drifting sideways
 START_TEST(end_to_end_lcp_stopping_distance) {
-  char dir[] = P_tmpdir "/csim_ccplcp_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[256];
+  tmp_dir(dir, sizeof(dir), "ccplcp");
   const char* kinds[2] = {"pgs", "lemke"};
   for (int k = 0; k < 2; k++) {
     char out[512];
     ck_assert_int_eq(run_pair(dir, "cube_slide", "lcp", kinds[k], NULL, out, sizeof(out)), 0);
     size_t n, c;
-    double* q = read_ds(out, "/state/q", &n, &c);
+    double* q = h5_read_file(out, "/state/q", &n, &c);
     double d = q[(n - 1) * c + 1], want = 1.0 / (2 * 0.3 * 9.81);
     ck_assert_msg(fabs(d - want) <= 1e-3, "lcp/%s: stopped after %.5f m, expected %.5f",
                   kinds[k], d, want);
@@ -689,9 +621,5 @@ static Suite* ccp_lcp_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(ccp_lcp_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(ccp_lcp_suite());
 }

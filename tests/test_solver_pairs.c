@@ -16,6 +16,7 @@
 #include "core/solvers/cone.h"
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
+#include "support.h"
 
 #define GRAV 9.81
 #define DT 1e-3
@@ -44,11 +45,6 @@ static const char* pair_name(int pair, solver_criterion crit, char* buf, size_t 
   snprintf(buf, n, "%s/%s (criterion %s)", solver_model_names[kPairs[pair].model],
            solver_kind_names[kPairs[pair].kind], crit == SOLVER_STOP_NCP ? "ncp" : "model");
   return buf;
-}
-
-static double urand(unsigned* s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
 }
 
 // x = A^-1 b by Gaussian elimination with partial pivoting (A is n x n row-major, n <= 12,
@@ -200,7 +196,7 @@ static void limit_problem(double G[144]) {
   enum { NV = 8 };
   unsigned s = 12345;
   double A[NV * NV], M[NV * NV], Minv[NV * NV], J[12 * NV] = {0};
-  for (int k = 0; k < NV * NV; k++) A[k] = urand(&s);
+  for (int k = 0; k < NV * NV; k++) A[k] = urand_sym(&s);
   for (int a = 0; a < NV; a++)
     for (int b = 0; b < NV; b++) {
       double acc = a == b;
@@ -208,7 +204,7 @@ static void limit_problem(double G[144]) {
       M[a * NV + b] = acc;
     }
   for (int r = 0; r < 6; r++)
-    for (int k = 0; k < NV; k++) J[r * NV + k] = urand(&s);
+    for (int k = 0; k < NV; k++) J[r * NV + k] = urand_sym(&s);
   J[8 * NV + 5] = 1;    // contact 2: normal row of a lower limit on dof 5
   J[11 * NV + 6] = -1;  // contact 3: upper limit on dof 6
   for (int col = 0; col < NV; col++) {  // M^-1 column by column
@@ -287,7 +283,7 @@ static void check_all_pairs(const char* what, int nc, const double* G, const dou
         double x[12] = {0};
         unsigned seed = 7;
         if (warm)  // a previous step's impulses: the answer perturbed, tangents included
-          for (int k = 0; k < 3 * nc; k++) x[k] = expect[k] + 0.02 * urand(&seed);
+          for (int k = 0; k < 3 * nc; k++) x[k] = expect[k] + 0.02 * urand_sym(&seed);
         solver_problem p = tdense(nc, G, g, mu, NULL);
         solver_result res;
         solver_solve(s, &p, x, &res);
@@ -425,9 +421,5 @@ static Suite* pairs_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(pairs_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(pairs_suite());
 }

@@ -14,23 +14,7 @@
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
 #include "two_islands.h"
-
-static double urand(unsigned* s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
-}
-
-// random well-conditioned SPD 3x3 with normal/tangent coupling: A A' + 0.5 I
-static void random_spd(double G[9], unsigned* s) {
-  double A[9];
-  for (int i = 0; i < 9; i++) A[i] = urand(s);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double acc = i == j ? 0.5 : 0;
-      for (int k = 0; k < 3; k++) acc += A[3 * i + k] * A[3 * j + k];
-      G[3 * i + j] = acc;
-    }
-}
+#include "support.h"
 
 static solver* make(solver_model m, int maxc, double tol, int iters) {
   solver_options o = {m, SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
@@ -100,20 +84,20 @@ START_TEST(stick_and_takeoff_exact) {
   for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
     solver* slv = make((solver_model)model, 1, 1e-12, 200);
     for (int k = 0; k < 200; k++) {
-      double G[9], mu = 0.3 + 0.5 * fabs(urand(&s)), lam[3], g[3];
-      random_spd(G, &s);
+      double G[9], mu = 0.3 + 0.5 * fabs(urand_sym(&s)), lam[3], g[3];
+      random_spd(3, G, &s);
       int stick = k % 2 == 0;
       if (stick) {  // lambda* strictly inside the cone, c = 0
-        double rr = 0.9 * mu * fabs(urand(&s)), th = 3 * urand(&s);
-        lam[2] = 0.5 + fabs(urand(&s));
+        double rr = 0.9 * mu * fabs(urand_sym(&s)), th = 3 * urand_sym(&s);
+        lam[2] = 0.5 + fabs(urand_sym(&s));
         lam[0] = rr * lam[2] * cos(th);
         lam[1] = rr * lam[2] * sin(th);
         mul3(G, lam, g);
         for (int r = 0; r < 3; r++) g[r] = -g[r];
       } else {  // free velocity separating
-        g[0] = urand(&s);
-        g[1] = urand(&s);
-        g[2] = 0.05 + fabs(urand(&s));
+        g[0] = urand_sym(&s);
+        g[1] = urand_sym(&s);
+        g[2] = 0.05 + fabs(urand_sym(&s));
         lam[0] = lam[1] = lam[2] = 0;
       }
       solver_problem p = tdense(1, G, g, &mu, NULL);
@@ -145,11 +129,11 @@ START_TEST(raisim_sliding_exact_and_violates_mdp) {
   solver* slv = make(SOLVER_MODEL_RAISIM, 1, 1e-12, 200);
   int tested = 0, violated = 0;
   for (int k = 0; k < 300; k++) {
-    double G[9], mu = 0.2 + 0.6 * fabs(urand(&s)), g[3], v0[3];
-    random_spd(G, &s);
-    g[0] = 2 * urand(&s);
-    g[1] = 2 * urand(&s);
-    g[2] = -(0.1 + fabs(urand(&s)));
+    double G[9], mu = 0.2 + 0.6 * fabs(urand_sym(&s)), g[3], v0[3];
+    random_spd(3, G, &s);
+    g[0] = 2 * urand_sym(&s);
+    g[1] = 2 * urand_sym(&s);
+    g[2] = -(0.1 + fabs(urand_sym(&s)));
     solve3(G, g, v0);
     for (int r = 0; r < 3; r++) v0[r] = -v0[r];
     if (hypot(v0[0], v0[1]) <= mu * v0[2]) continue;  // sticking: covered above
@@ -262,10 +246,10 @@ START_TEST(ds_sliding_exact_ncp) {
   solver* rs = make(SOLVER_MODEL_RAISIM, 1, 1e-12, 2000);
   int rs_off = 0;
   for (int k = 0; k < 200; k++) {
-    double G[9], mu = 0.2 + 0.3 * fabs(urand(&s)), lam[3], c[3], g[3];
-    random_spd(G, &s);
-    double th = 3 * urand(&s), sp = 0.1 + fabs(urand(&s));
-    lam[2] = 0.5 + fabs(urand(&s));
+    double G[9], mu = 0.2 + 0.3 * fabs(urand_sym(&s)), lam[3], c[3], g[3];
+    random_spd(3, G, &s);
+    double th = 3 * urand_sym(&s), sp = 0.1 + fabs(urand_sym(&s));
+    lam[2] = 0.5 + fabs(urand_sym(&s));
     c[0] = sp * cos(th);
     c[1] = sp * sin(th);
     c[2] = 0;
@@ -709,9 +693,5 @@ static Suite* raisim_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(raisim_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(raisim_suite());
 }

@@ -4,11 +4,7 @@
 #include <stdlib.h>
 
 #include "core/spatial.h"
-
-static double urand(unsigned* s) {
-  *s = *s * 1103515245u + 12345u;
-  return ((*s >> 8) & 0xffffff) / (double)0xffffff * 2 - 1;
-}
+#include "support.h"
 
 static double maxdiff(const double* a, const double* b, int n) {
   double m = 0;
@@ -41,7 +37,7 @@ END_TEST
 START_TEST(quaternion_round_trip) {
   unsigned s = 7;
   for (int k = 0; k < 200; k++) {
-    double q[4] = {urand(&s), urand(&s), urand(&s), urand(&s)}, R[9], q2[4], R2[9];
+    double q[4] = {urand_sym(&s), urand_sym(&s), urand_sym(&s), urand_sym(&s)}, R[9], q2[4], R2[9];
     sp_normquat(q);
     sp_quat2mat(R, q);
     sp_mat2quat(q2, R);
@@ -51,14 +47,14 @@ START_TEST(quaternion_round_trip) {
     sp_mulmtm3(RtR, R, R);
     sp_eye3(I);
     ck_assert_double_le(maxdiff(RtR, I, 9), 1e-14);
-    double p[4] = {urand(&s), urand(&s), urand(&s), urand(&s)}, Rp[9], qp[4], Rqp[9], RRp[9];
+    double p[4] = {urand_sym(&s), urand_sym(&s), urand_sym(&s), urand_sym(&s)}, Rp[9], qp[4], Rqp[9], RRp[9];
     sp_normquat(p);
     sp_quat2mat(Rp, p);
     sp_mulquat(qp, q, p);
     sp_quat2mat(Rqp, qp);
     sp_mulmm3(RRp, R, Rp);
     ck_assert_double_le(maxdiff(Rqp, RRp, 9), 1e-14);
-    double v[3] = {urand(&s), urand(&s), urand(&s)}, r1[3], r2[3];
+    double v[3] = {urand_sym(&s), urand_sym(&s), urand_sym(&s)}, r1[3], r2[3];
     sp_rotquat(r1, q, v);
     sp_mulmv3(r2, R, v);
     ck_assert_double_le(maxdiff(r1, r2, 3), 1e-14);
@@ -75,7 +71,7 @@ START_TEST(so3_exp_log) {
   ck_assert_double_le(maxdiff(R, Rz, 9), 1e-15);
   unsigned s = 3;
   for (int k = 0; k < 200; k++) {
-    double a[3] = {3 * urand(&s), 3 * urand(&s), 3 * urand(&s)}, b[3];
+    double a[3] = {3 * urand_sym(&s), 3 * urand_sym(&s), 3 * urand_sym(&s)}, b[3];
     if (sp_norm3(a) >= M_PI) continue;
     sp_expquat(q, a);
     sp_logquat(b, q);
@@ -117,7 +113,7 @@ START_TEST(eigsym_reconstructs) {
   unsigned s = 11;
   for (int k = 0; k < 200; k++) {
     double B[9], A[9];
-    for (int i = 0; i < 9; i++) B[i] = urand(&s);
+    for (int i = 0; i < 9; i++) B[i] = urand_sym(&s);
     sp_mulmtm3(A, B, B);  // symmetric PSD
     if (k % 3 == 0) A[0] -= 2;  // indefinite cases too
     double w[3], V[9], VD[9], R[9];
@@ -150,9 +146,5 @@ static Suite* spatial_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(spatial_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(spatial_suite());
 }

@@ -17,58 +17,18 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "support.h"
 
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-static char g_tmp[128];
 static char g_csim[1024];   // absolute: the generated runners call it from other directories
 static char g_root[1024];   // the repository (tests run from its root)
 
-static void tmp_setup(void) {
-  snprintf(g_tmp, sizeof(g_tmp), P_tmpdir "/csim_test_sweep_XXXXXX");
-  if (!mkdtemp(g_tmp)) g_tmp[0] = '\0';
+// the test case's directory g_tmp (support.h) and the absolute paths the runners need
+static void sweep_setup(void) {
+  tmp_setup();
   char* r = realpath(csim_bin(), NULL);
   snprintf(g_csim, sizeof(g_csim), "%s", r ? r : csim_bin());
   free(r);
   if (!getcwd(g_root, sizeof(g_root))) g_root[0] = '\0';
-}
-
-static void tmp_teardown(void) {
-  if (!g_tmp[0] || strncmp(g_tmp, P_tmpdir "/csim_test_sweep_", 22) != 0) return;
-  char cmd[300];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_tmp);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
-  g_tmp[0] = '\0';
-}
-
-// run a shell command, capture stdout+stderr into out, return the exit code
-static int run(const char* cmd, char* out, size_t n) {
-  char full[8192];
-  snprintf(full, sizeof(full), "%s 2>&1", cmd);
-  FILE* p = popen(full, "r");
-  if (!p) return -1;
-  size_t k = 0, got;
-  char buf[4096];
-  if (out && n) out[0] = '\0';
-  while ((got = fread(buf, 1, sizeof(buf), p)) > 0) {
-    if (out && k + got < n) {
-      memcpy(out + k, buf, got);
-      k += got;
-      out[k] = '\0';
-    }
-  }
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_text(const char* path, const char* text) {
-  FILE* f = fopen(path, "w");
-  ck_assert_msg(f != NULL, "cannot write %s", path);
-  fputs(text, f);
-  fclose(f);
 }
 
 // whole file into buf ("" when absent)
@@ -172,21 +132,6 @@ static int h5_complete(const char* path) {
   return v;
 }
 
-// a 1-D dataset as doubles (malloc'd), n rows
-static double* h5_read(hid_t f, const char* name, size_t* n) {
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  ck_assert_msg(d >= 0, "no dataset %s", name);
-  hid_t s = H5Dget_space(d);
-  hsize_t dims[1] = {0};
-  H5Sget_simple_extent_dims(s, dims, NULL);
-  double* v = malloc(sizeof(double) * (dims[0] + 1));
-  if (dims[0]) H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-  H5Sclose(s);
-  H5Dclose(d);
-  *n = (size_t)dims[0];
-  return v;
-}
-
 //---------------------------------- tests -----------------------------------------------------
 
 // lists, linear and log ranges, product order, repeat: index.csv against hand-computed values
@@ -201,7 +146,7 @@ START_TEST(sweep_axes_product_ranges_repeat) {
              "chunk: 5\n");
   char cmd[8192], out[65536], idx[65536], path[4096];
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep grid.yaml --out sw", g_tmp, g_csim);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/sw/index.csv", g_tmp);
   read_text(path, idx, sizeof(idx));
   // 3 x 3 x 2 = 18 points; first axis slowest, repeat fastest
@@ -238,14 +183,14 @@ START_TEST(sweep_axes_product_ranges_repeat) {
   // the point file runs from anywhere (paths relative to itself)
   snprintf(cmd, sizeof(cmd), "cd / && %s run --quiet %s/sw/points/0016_friction-0.5_tolerance-1e-06_r0.yaml",
            g_csim, g_tmp);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/sw/out/0016_friction-0.5_tolerance-1e-06_r0.h5", g_tmp);
   ck_assert_int_eq(h5_complete(path), 1);
   // zip pairs the values instead
   write_spec("zip.yaml", "combine: zip\naxes:\n  contact.friction: [0.1, 0.2]\n"
                          "  contact.model: [ncp, ccp]\n");
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep zip.yaml --out zw", g_tmp, g_csim);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/zw/index.csv", g_tmp);
   read_text(path, idx, sizeof(idx));
   ck_assert_msg(strstr(idx, "\n0,0000_friction-0.1_model-ncp,0.1,ncp,") &&
@@ -253,9 +198,9 @@ START_TEST(sweep_axes_product_ranges_repeat) {
                 "%s", idx);
   // the same spec again into the same directory is fine; another sweep there is refused
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep zip.yaml --out zw", g_tmp, g_csim);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep grid.yaml --out zw", g_tmp, g_csim);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "holds another sweep") != NULL, "%s", out);
 }
 END_TEST
@@ -287,7 +232,7 @@ START_TEST(sweep_bad_points_exit_2) {
     write_spec("bad.yaml", cases[i].body);
     snprintf(dir, sizeof(dir), "%s/bad%zu", g_tmp, i);
     snprintf(cmd, sizeof(cmd), "cd %s && %s sweep bad.yaml --out %s", g_tmp, g_csim, dir);
-    int rc = run(cmd, out, sizeof(out));
+    int rc = sh_run2(cmd, out, sizeof(out));
     ck_assert_msg(rc == 2, "case %zu: exit %d\n%s", i, rc, out);
     for (int k = 0; k < 3; k++)
       ck_assert_msg(strstr(out, cases[i].want[k]) != NULL, "case %zu: '%s' not in:\n%s", i,
@@ -297,14 +242,14 @@ START_TEST(sweep_bad_points_exit_2) {
   // a directory path the runners could not hold unquoted
   write_spec("ok.yaml", "axes: {contact.friction: [0.1]}\n");
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep ok.yaml --out 'a b'", g_tmp, g_csim);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "holds ' '") != NULL, "%s", out);
   snprintf(dir, sizeof(dir), "%s/a b", g_tmp);
   ck_assert(!exists(dir));
   // the empty points/ of a sweep stopped while validating does not block the next one
   snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p st/points && %s sweep ok.yaml --out st", g_tmp,
            g_csim);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
 }
 END_TEST
 
@@ -329,7 +274,7 @@ START_TEST(run_many_scenarios_worst_status) {
   write_text(path, "# the last two\nbad.yaml\n\n  b.yaml\n");
   snprintf(cmd, sizeof(cmd), "cd %s && mkdir logs && %s run a.yaml fail.yaml --batch list.txt --log-dir logs",
            g_tmp, g_csim);
-  int rc = run(cmd, out, sizeof(out));
+  int rc = sh_run2(cmd, out, sizeof(out));
   ck_assert_msg(rc == 2, "exit %d\n%s", rc, out);
   for (int i = 0; i < 4; i++) {
     snprintf(path, sizeof(path), "%s/%s.h5", g_tmp, names[i]);
@@ -356,14 +301,14 @@ START_TEST(run_many_scenarios_worst_status) {
   snprintf(path, sizeof(path), "%s/a.h5", g_tmp);
   ck_assert_int_eq(stat(path, &before), 0);
   snprintf(cmd, sizeof(cmd), "cd %s && %s run --skip-complete a.yaml", g_tmp, g_csim);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 0);
   ck_assert_msg(strstr(out, "skipped") != NULL, "%s", out);
   ck_assert_int_eq(stat(path, &after), 0);
   ck_assert(before.st_ino == after.st_ino && before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
             before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
   // --out with several scenarios is ambiguous
   snprintf(cmd, sizeof(cmd), "cd %s && %s run a.yaml b.yaml --out x.h5", g_tmp, g_csim);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
 }
 END_TEST
 
@@ -393,7 +338,7 @@ START_TEST(make_interrupt_resume_merge) {
              "set: {integrator.duration: 40, output.every: 200, solver.on_failure: stop}\n");
   char cmd[8192], out[65536], path[4096], log[65536];
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep six.yaml --out six", g_tmp, g_csim);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
   char names[6][128], idx[8192];
   snprintf(path, sizeof(path), "%s/six/index.csv", g_tmp);
   read_text(path, idx, sizeof(idx));
@@ -445,7 +390,7 @@ START_TEST(make_interrupt_resume_merge) {
   ck_assert_int_eq(complete[4], 0);
   // the merge of the interrupted sweep: missing, interrupted and complete rows, exit 1
   snprintf(cmd, sizeof(cmd), "%s merge %s --out %s/mid.csv", g_csim, dir, g_tmp);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 1);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 1);
   char mid[65536], b[1024];
   snprintf(path, sizeof(path), "%s/mid.csv", g_tmp);
   read_text(path, mid, sizeof(mid));
@@ -470,7 +415,7 @@ START_TEST(make_interrupt_resume_merge) {
     nlog[p] = attempts(read_text(path, log, sizeof(log)), &skipped);
   }
   snprintf(cmd, sizeof(cmd), "make -s -C %s -j2", dir);
-  ck_assert_int_ne(run(cmd, out, sizeof(out)), 0);  // point 4 fails: make says so at the end
+  ck_assert_int_ne(sh_run2(cmd, out, sizeof(out)), 0);  // point 4 fails: make says so at the end
   int rerun = 0;
   for (int p = 0; p < 6; p++) {
     snprintf(path, sizeof(path), "%s/logs/%s.log", dir, names[p]);
@@ -492,7 +437,7 @@ START_TEST(make_interrupt_resume_merge) {
 
   // the final merge: 5 complete rows and the failed point with its exit code and message
   snprintf(cmd, sizeof(cmd), "%s merge %s", g_csim, dir);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 1);
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 1);
   ck_assert_msg(strstr(out, "5 of 6 points complete") != NULL, "%s", out);
   char m[65536];
   snprintf(path, sizeof(path), "%s/merged.csv", dir);
@@ -513,11 +458,11 @@ START_TEST(make_interrupt_resume_merge) {
   snprintf(path, sizeof(path), "%s/out/%s.h5", dir, names[0]);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert(f >= 0);
-  size_t n = 0, nd = 0, nit = 0, ne = 0;
-  double* eps = h5_read(f, "/solver/eps_abs", &n);
-  double* it = h5_read(f, "/solver/iterations", &nit);
-  double* et = h5_read(f, "/energy/total", &ne);
-  double* dep = h5_read(f, "/contacts/depth", &nd);
+  size_t n = 0, nd = 0, nit = 0, ne = 0, cols = 0;  // 1-D datasets
+  double* eps = h5_read_file(path, "/solver/eps_abs", &n, &cols);
+  double* it = h5_read_file(path, "/solver/iterations", &nit, &cols);
+  double* et = h5_read_file(path, "/energy/total", &ne, &cols);
+  double* dep = h5_read_file(path, "/contacts/depth", &nd, &cols);
   // injected energy: the root attribute energy_injected (final state) where this csim writes it,
   // else the last row of /energy/injected, else an empty cell
   double inj = NAN;
@@ -527,7 +472,7 @@ START_TEST(make_interrupt_resume_merge) {
     H5Aclose(a);
   } else if (H5Lexists(f, "/energy/injected", H5P_DEFAULT) > 0) {
     size_t ni = 0;
-    double* v = h5_read(f, "/energy/injected", &ni);
+    double* v = h5_read_file(path, "/energy/injected", &ni, &cols);
     ck_assert_int_eq((int)ni, 200);
     inj = v[ni - 1];
     free(v);
@@ -565,7 +510,7 @@ END_TEST
 // the same sweep with GNU parallel gives the Make path's table; the HDF5 table has the columns
 START_TEST(parallel_path_and_h5_merge) {
   char out[65536], cmd[8192];
-  ck_assert_msg(run("command -v parallel", out, sizeof(out)) == 0,
+  ck_assert_msg(sh_run2("command -v parallel", out, sizeof(out)) == 0,
                 "GNU parallel is needed (Debian package parallel: make deps)");
   write_spec("pm.yaml", "axes:\n  contact.friction: [0.2, 0.4]\n  contact.model: [ncp, lcp]\n"
                         "set: {integrator.duration: 0.2}\nchunk: 3\n");
@@ -573,7 +518,7 @@ START_TEST(parallel_path_and_h5_merge) {
            "cd %s && %s sweep pm.yaml --out mk && %s sweep pm.yaml --out pl && %s merge mk --out "
            "mk/nothing.csv",
            g_tmp, g_csim, g_csim, g_csim);
-  ck_assert_int_eq(run(cmd, out, sizeof(out)), 1);  // nothing has run: every row missing
+  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 1);  // nothing has run: every row missing
   char t[65536], b[256], path[4096];
   snprintf(path, sizeof(path), "%s/mk/nothing.csv", g_tmp);
   read_text(path, t, sizeof(t));
@@ -585,17 +530,17 @@ START_TEST(parallel_path_and_h5_merge) {
            g_tmp, g_csim, g_csim, g_csim);
   char bash[8400 + 16];
   snprintf(bash, sizeof(bash), "bash -c \"%s\"", cmd);
-  ck_assert_msg(run(bash, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(bash, out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/pl/m.h5", g_tmp);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert(f >= 0);
-  size_t n = 0;
-  double* fr = h5_read(f, "contact.friction", &n);  // numeric parameters are numbers
+  size_t n = 0, cols = 0;
+  double* fr = h5_read_file(path, "contact.friction", &n, &cols);  // numeric parameters are numbers
   ck_assert_int_eq((int)n, 4);
   ck_assert_double_eq(fr[0], 0.2);
   ck_assert_double_eq(fr[3], 0.4);
   free(fr);
-  double* c = h5_read(f, "complete", &n);
+  double* c = h5_read_file(path, "complete", &n, &cols);
   for (size_t i = 0; i < n; i++) ck_assert_double_eq(c[i], 1);
   free(c);
   ck_assert(H5Aexists(f, "columns") > 0);
@@ -632,7 +577,7 @@ START_TEST(merge_hand_made_output) {
   write_spec("one.yaml", "axes: {contact.friction: [0.25]}\n");
   char cmd[8192], out[16384], path[4096], m[16384], b[256];
   snprintf(cmd, sizeof(cmd), "cd %s && %s sweep one.yaml --out one", g_tmp, g_csim);
-  ck_assert_msg(run(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/one/out/0000_friction-0.25.h5", g_tmp);
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert(f >= 0);
@@ -648,7 +593,7 @@ START_TEST(merge_hand_made_output) {
   h5_put_int_attr(f, "every", 2);
   H5Fclose(f);
   snprintf(cmd, sizeof(cmd), "%s merge %s/one --out -", g_csim, g_tmp);
-  ck_assert_int_eq(run(cmd, m, sizeof(m)), 0);
+  ck_assert_int_eq(sh_run2(cmd, m, sizeof(m)), 0);
   const char* want[][2] = {{"status", "complete"}, {"complete", "1"}, {"exit_status", "-1"},
                            {"steps", "6"},  // 3 rows recorded every 2 steps
                            {"eps_abs_mean", "2"}, {"eps_abs_max", "3"}, {"iterations_mean", "3"},
@@ -667,7 +612,7 @@ END_TEST
 static Suite* sweep_suite(void) {
   Suite* s = suite_create("sweep");
   TCase* tc = tcase_create("sweep");
-  tcase_add_unchecked_fixture(tc, tmp_setup, tmp_teardown);  // in the runner: removed even on failure
+  tcase_add_unchecked_fixture(tc, sweep_setup, tmp_teardown);  // in the runner: removed even on failure
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, sweep_axes_product_ranges_repeat);
   tcase_add_test(tc, sweep_bad_points_exit_2);
@@ -681,9 +626,5 @@ static Suite* sweep_suite(void) {
 
 int main(void) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  SRunner* sr = srunner_create(sweep_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(sweep_suite());
 }

@@ -21,34 +21,15 @@
 
 #include "cli/cli.h"
 #include "io/scenario.h"
+#include "support.h"
 
 #define NHIST 64     // output.newton_history of these runs (> newton_max_iterations + 1 = 51)
 #define TOL 1e-10    // scenarios/stick_slip_box.yaml: integrator.newton_tolerance
 #define MAXROWS 256
 
 // a temporary output path unique to this process and tag
-static void tmp_path(char* out, size_t n, const char* tag) {
+static void out_path(char* out, size_t n, const char* tag) {
   snprintf(out, n, P_tmpdir "/csim_test_tals_%d_%s.h5", (int)getpid(), tag);
-}
-
-// read a whole dataset as doubles (or int32 when ints != NULL); returns its rows, *cols its
-// columns (1 for a 1-D dataset); -1 when the dataset does not exist
-static long read_ds(hid_t f, const char* path, double* out, int* ints, long max, long* cols) {
-  if (H5Lexists(f, path, H5P_DEFAULT) <= 0) return -1;
-  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  ck_assert_msg(d >= 0, "no dataset %s", path);
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
-  int nd = H5Sget_simple_extent_dims(sp, dims, NULL);
-  long c = nd == 2 ? (long)dims[1] : 1;
-  ck_assert_int_le((long)dims[0] * c, max);
-  herr_t r = ints ? H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ints)
-                  : H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
-  ck_assert_int_ge(r, 0);
-  H5Sclose(sp);
-  H5Dclose(d);
-  if (cols) *cols = c;
-  return (long)dims[0];
 }
 
 // the datasets of one stick-slip run
@@ -63,7 +44,7 @@ typedef struct {
 // t = 0.46 s) with the given line search and the residual history on; reads its datasets
 static void run_box(const char* line_search, run_data* r) {
   char out[160], ls[64], hist[64];
-  tmp_path(out, sizeof(out), line_search);
+  out_path(out, sizeof(out), line_search);
   snprintf(ls, sizeof(ls), "integrator.line_search=%s", line_search);
   snprintf(hist, sizeof(hist), "output.newton_history=%d", NHIST);
   char* argv[] = {"scenarios/stick_slip_box.yaml", "--set", "integrator.duration=0.6", "--set",
@@ -71,15 +52,15 @@ static void run_box(const char* line_search, run_data* r) {
   ck_assert_int_eq(cli_run(10, argv), 0);
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
-  r->n = read_ds(f, "/compliant/newton_iterations", NULL, r->it, MAXROWS, NULL);
+  r->n = h5_read(f, "/compliant/newton_iterations", NULL, r->it, MAXROWS, NULL);
   ck_assert_int_eq(r->n, 60);
-  ck_assert_int_eq(read_ds(f, "/compliant/substeps", NULL, r->sub, MAXROWS, NULL), r->n);
-  ck_assert_int_eq(read_ds(f, "/compliant/stiction_count", NULL, r->nstick, MAXROWS, NULL), r->n);
-  ck_assert_int_eq(read_ds(f, "/compliant/newton_converged", NULL, r->conv, MAXROWS, NULL), r->n);
+  ck_assert_int_eq(h5_read(f, "/compliant/substeps", NULL, r->sub, MAXROWS, NULL), r->n);
+  ck_assert_int_eq(h5_read(f, "/compliant/stiction_count", NULL, r->nstick, MAXROWS, NULL), r->n);
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_converged", NULL, r->conv, MAXROWS, NULL), r->n);
   long vc = 0;
-  ck_assert_int_eq(read_ds(f, "/state/v", r->v, NULL, MAXROWS * 6, &vc), r->n);
+  ck_assert_int_eq(h5_read(f, "/state/v", r->v, NULL, MAXROWS * 6, &vc), r->n);
   ck_assert_int_eq(vc, 6);
-  ck_assert_int_eq(read_ds(f, "/compliant/newton_history", r->hist, NULL, MAXROWS * NHIST,
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_history", r->hist, NULL, MAXROWS * NHIST,
                            &r->hcols), r->n);
   ck_assert_int_eq(r->hcols, NHIST);
   H5Fclose(f);
@@ -164,7 +145,7 @@ START_TEST(newton_history_records_the_first_solve) {
 
   // without output.newton_history there is no dataset
   char out[160];
-  tmp_path(out, sizeof(out), "nohist");
+  out_path(out, sizeof(out), "nohist");
   char* argv[] = {"scenarios/stick_slip_box.yaml", "--set", "integrator.duration=0.05",
                   "--out", out, "--quiet"};
   ck_assert_int_eq(cli_run(6, argv), 0);
@@ -179,7 +160,7 @@ END_TEST
 // a line search that is not one of the three names is an input error (exit 2)
 START_TEST(line_search_key_is_checked) {
   char out[160];
-  tmp_path(out, sizeof(out), "badkey");
+  out_path(out, sizeof(out), "badkey");
   char* argv[] = {"scenarios/stick_slip_box.yaml", "--set", "integrator.line_search=armijo",
                   "--out", out, "--quiet"};
   ck_assert_int_eq(cli_run(6, argv), 2);
@@ -202,13 +183,13 @@ static long gripper_v(const char* scheme, double h, double* v, long* cols) {
   snprintf(sch, sizeof(sch), "integrator.scheme=%s", scheme);
   snprintf(dt, sizeof(dt), "integrator.dt=%.17g", h);
   snprintf(ev, sizeof(ev), "output.every=%ld", lround(0.03 / h));
-  tmp_path(out, sizeof(out), "grip");
+  out_path(out, sizeof(out), "grip");
   char* argv[] = {"scenarios/gripper_mug.yaml", "--set", sch, "--set", dt, "--set", ev,
                   "--set", "integrator.duration=0.3", "--out", out, "--quiet"};
   ck_assert_int_eq(cli_run(12, argv), 0);
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert_int_ge(f, 0);
-  long n = read_ds(f, "/state/v", v, NULL, 64 * 16, cols);
+  long n = h5_read(f, "/state/v", v, NULL, 64 * 16, cols);
   H5Fclose(f);
   unlink(out);
   return n;
@@ -258,9 +239,5 @@ static Suite* tals_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(tals_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(tals_suite());
 }

@@ -16,6 +16,7 @@
 #include "io/compile.h"
 #include "core/spatial.h"
 #include "io/terrain.h"
+#include "support.h"
 
 static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 static const double ORIGIN[3] = {0, 0, 0};
@@ -456,9 +457,5 @@ static Suite* terrain_suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(terrain_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(terrain_suite());
 }

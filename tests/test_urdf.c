@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "io/urdf.h"
+#include "support.h"
 
 #define ROBOTS "../shared/data/robots/"
 #define FIX "tests/data/urdf/"
@@ -587,9 +588,5 @@ int main(void) {
   tcase_add_test(tc, truncation_sweep);
   tcase_add_test(tc, unreadable_inputs);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? 0 : 1;
+  return run_suite(s);
 }

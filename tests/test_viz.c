@@ -16,63 +16,28 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "support.h"
 
 #define ALL_PANELS "energy,eps,iterations,contacts,penetration,forces,slip,timing"
 
-static char g_dir[256];
-
-static const char* csim_bin(void) {
-  const char* c = getenv("CSIM");
-  return c && *c ? c : "./csim";
-}
-
-// Debian's python3 has h5py and matplotlib; a pyenv python3 earlier on PATH may not
-static const char* py(void) {
-  return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-// run `cmd` through the shell with stderr merged; output into out (n bytes); exit code
-static int sh(char* out, size_t n, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-static int sh(char* out, size_t n, const char* fmt, ...) {
-  char cmd[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof(cmd), fmt, ap);
-  va_end(ap);
-  char full[4200];
-  snprintf(full, sizeof(full), "{ %s ; } 2>&1", cmd);
-  FILE* p = popen(full, "r");
-  if (!p) return -1;
-  size_t k = fread(out, 1, n - 1, p);
-  out[k] = '\0';
-  while (fgetc(p) != EOF) {}
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
+// each test's directory g_tmp (support.h), made by a checked fixture
 static void setup(void) {
-  snprintf(g_dir, sizeof(g_dir), "%s/csim_viz_XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  tmp_setup();
+  ck_assert_msg(g_tmp[0], "no temporary directory");
 }
 
-static void teardown(void) {
-  char cmd[400];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
-}
-
-// run a scenario for `duration` seconds into g_dir/name.h5
+// run a scenario for `duration` seconds into g_tmp/name.h5
 static void run_scenario(const char* scen, const char* name, const char* extra) {
   static char log[16384];
-  int rc = sh(log, sizeof(log), "%s run '%s' --quiet --out '%s/%s.h5' %s", csim_bin(), scen,
-              g_dir, name, extra);
+  int rc = sh_fmt(log, sizeof(log), "%s run '%s' --quiet --out '%s/%s.h5' %s", csim_bin(), scen,
+              g_tmp, name, extra);
   ck_assert_msg(rc == 0, "%s exited %d:\n%s", scen, rc, log);
 }
 
 // 1 when the browser checks may run; 0 (skipped, with a message) only under CSIM_NO_CHROMIUM=1
 static int browser_available(void) {
   char out[256];
-  if (sh(out, sizeof(out), "command -v chromium") == 0) return 1;
+  if (sh_fmt(out, sizeof(out), "command -v chromium") == 0) return 1;
   const char* no = getenv("CSIM_NO_CHROMIUM");
   ck_assert_msg(no && !strcmp(no, "1"),
                 "chromium is not installed: `make deps` installs it (Debian package chromium); "
@@ -95,11 +60,11 @@ START_TEST(plot_every_scenario) {
              "--set integrator.duration=$(awk -v d=$(sed -nE 's/.*dt: *([0-9.eE+-]+).*/\\1/p' "
              "'%s' | head -1) 'BEGIN{print 50*(d?d:0.001)}')", g.gl_pathv[i]);
     run_scenario(g.gl_pathv[i], name, extra);
-    int rc = sh(out, sizeof(out), "%s plot %s/%s.h5 --out %s/%s.png --json %s/%s.json", csim_bin(),
-                g_dir, name, g_dir, name, g_dir, name);
+    int rc = sh_fmt(out, sizeof(out), "%s plot %s/%s.h5 --out %s/%s.png --json %s/%s.json", csim_bin(),
+                g_tmp, name, g_tmp, name, g_tmp, name);
     ck_assert_msg(rc == 0, "plot of %s exited %d:\n%s", g.gl_pathv[i], rc, out);
-    rc = sh(out, sizeof(out), "%s tests/check_plot.py %s/%s.json %s %s/%s.h5", py(), g_dir, name,
-            ALL_PANELS, g_dir, name);
+    rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/%s.json %s %s/%s.h5", python3(), g_tmp, name,
+            ALL_PANELS, g_tmp, name);
     ck_assert_msg(rc == 0, "%s:\n%s", g.gl_pathv[i], out);
   }
   globfree(&g);
@@ -112,25 +77,25 @@ START_TEST(plot_overlay_and_panels) {
   run_scenario("scenarios/cube_slide.yaml", "a", "--set integrator.duration=0.2");
   run_scenario("scenarios/cube_slide.yaml", "b",
                "--set integrator.duration=0.2 --set contact.model=ccp --set solver.name=admm");
-  int rc = sh(out, sizeof(out), "%s plot %s/a.h5 %s/b.h5 --out %s/ab.png --json %s/ab.json",
-              csim_bin(), g_dir, g_dir, g_dir, g_dir);
+  int rc = sh_fmt(out, sizeof(out), "%s plot %s/a.h5 %s/b.h5 --out %s/ab.png --json %s/ab.json",
+              csim_bin(), g_tmp, g_tmp, g_tmp, g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
-  rc = sh(out, sizeof(out), "%s tests/check_plot.py %s/ab.json %s %s/a.h5 %s/b.h5", py(), g_dir,
-          ALL_PANELS, g_dir, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/ab.json %s %s/a.h5 %s/b.h5", python3(), g_tmp,
+          ALL_PANELS, g_tmp, g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
   // same scenario name: the legend tells the runs apart by model/solver
-  rc = sh(out, sizeof(out), "grep -c 'cube_slide (ccp/admm)' %s/ab.json", g_dir);
+  rc = sh_fmt(out, sizeof(out), "grep -c 'cube_slide (ccp/admm)' %s/ab.json", g_tmp);
   ck_assert_msg(rc == 0 && atoi(out) > 0, "no legend entry for the ccp run: %s", out);
   // a subset of panels
-  rc = sh(out, sizeof(out), "%s plot %s/a.h5 --panels eps,contacts --out %s/p.png --json %s/p.json",
-          csim_bin(), g_dir, g_dir, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s plot %s/a.h5 --panels eps,contacts --out %s/p.png --json %s/p.json",
+          csim_bin(), g_tmp, g_tmp, g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
-  rc = sh(out, sizeof(out), "%s tests/check_plot.py %s/p.json eps,contacts %s/a.h5", py(), g_dir,
-          g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/p.json eps,contacts %s/a.h5", python3(), g_tmp,
+          g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
   // an unknown panel is bad input naming the valid ones
-  rc = sh(out, sizeof(out), "%s plot %s/a.h5 --panels eps,energi --out %s/q.png", csim_bin(),
-          g_dir, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s plot %s/a.h5 --panels eps,energi --out %s/q.png", csim_bin(),
+          g_tmp, g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "'energi'") && strstr(out, "penetration"), "%d: %s", rc,
                 out);
 }
@@ -140,72 +105,72 @@ END_TEST
 START_TEST(bad_input) {
   static char out[65536];
   char txt[300], h5[300];
-  snprintf(txt, sizeof(txt), "%s/notes.h5", g_dir);
+  snprintf(txt, sizeof(txt), "%s/notes.h5", g_tmp);
   FILE* f = fopen(txt, "w");
   ck_assert_ptr_nonnull(f);
   fputs("not an HDF5 file\n", f);
   fclose(f);
-  snprintf(h5, sizeof(h5), "%s/other.h5", g_dir);
+  snprintf(h5, sizeof(h5), "%s/other.h5", g_tmp);
   hid_t h = H5Fcreate(h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert_int_ge(h, 0);
   H5Fclose(h);
   const char* cmds[2] = {"plot", "replay"};
   for (int c = 0; c < 2; c++) {
-    int rc = sh(out, sizeof(out), "%s %s %s --out %s/x.out", csim_bin(), cmds[c], txt, g_dir);
+    int rc = sh_fmt(out, sizeof(out), "%s %s %s --out %s/x.out", csim_bin(), cmds[c], txt, g_tmp);
     ck_assert_msg(rc == 2 && strstr(out, "not an HDF5 file") && strstr(out, txt), "%s: %d: %s",
                   cmds[c], rc, out);
-    rc = sh(out, sizeof(out), "%s %s %s --out %s/x.out", csim_bin(), cmds[c], h5, g_dir);
+    rc = sh_fmt(out, sizeof(out), "%s %s %s --out %s/x.out", csim_bin(), cmds[c], h5, g_tmp);
     ck_assert_msg(rc == 2 && strstr(out, "not a csim output file"), "%s: %d: %s", cmds[c], rc,
                   out);
     char left[300];
-    snprintf(left, sizeof(left), "%s/x.out", g_dir);
+    snprintf(left, sizeof(left), "%s/x.out", g_tmp);
     ck_assert_msg(access(left, F_OK) != 0, "%s: an output was left behind", cmds[c]);
   }
   // truncated: plotted and replayed on the rows present, saying so
   run_scenario("scenarios/cube_drop.yaml", "full", "--set integrator.duration=0.35");
-  int rc = sh(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/cut.h5 300", py(), g_dir,
-              g_dir);
+  int rc = sh_fmt(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/cut.h5 300", python3(), g_tmp,
+              g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
-  rc = sh(out, sizeof(out), "%s plot %s/cut.h5 --json %s/cut.json", csim_bin(), g_dir, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s plot %s/cut.h5 --json %s/cut.json", csim_bin(), g_tmp, g_tmp);
   ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 rows"), "%s", out);
-  rc = sh(out, sizeof(out), "%s tests/check_plot.py %s/cut.json %s %s/cut.h5", py(), g_dir,
-          ALL_PANELS, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/cut.json %s %s/cut.h5", python3(), g_tmp,
+          ALL_PANELS, g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
   // a file without the energy audit datasets (older csim): the energy panel has three lines
-  rc = sh(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/old.h5 300 --drop-audit && "
+  rc = sh_fmt(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/old.h5 300 --drop-audit && "
           "%s plot %s/old.h5 --panels energy --json %s/old.json && "
           "%s tests/check_plot.py %s/old.json energy %s/old.h5 && grep -c work %s/old.json",
-          py(), g_dir, g_dir, csim_bin(), g_dir, g_dir, py(), g_dir, g_dir, g_dir);
+          python3(), g_tmp, g_tmp, csim_bin(), g_tmp, g_tmp, python3(), g_tmp, g_tmp, g_tmp);
   ck_assert_msg(rc == 1 && strstr(out, "check_plot: ok") && strstr(out, "\n0\n"), "%s", out);
-  rc = sh(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_tmp);
   ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 frames of 300 rows") &&
                     strstr(out, "1 contacts past the end"), "%s", out);
-  rc = sh(out, sizeof(out), "grep -c '\"complete\":0' %s/cut.html", g_dir);
+  rc = sh_fmt(out, sizeof(out), "grep -c '\"complete\":0' %s/cut.html", g_tmp);
   ck_assert_msg(rc == 0, "the page does not say the run is incomplete");
   if (browser_available()) {
-    rc = sh(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", py(), g_dir);
+    rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", python3(), g_tmp);
     ck_assert_msg(rc == 0, "%s", out);
   }
   // a run with no rows: the plot says there is no data, the replay refuses
   run_scenario("scenarios/cube_drop.yaml", "zero", "--set integrator.duration=0");
-  rc = sh(out, sizeof(out), "%s plot %s/zero.h5 --json %s/zero.json && "
-          "%s tests/check_plot.py %s/zero.json %s %s/zero.h5", csim_bin(), g_dir, g_dir, py(),
-          g_dir, ALL_PANELS, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s plot %s/zero.h5 --json %s/zero.json && "
+          "%s tests/check_plot.py %s/zero.json %s %s/zero.h5", csim_bin(), g_tmp, g_tmp, python3(),
+          g_tmp, ALL_PANELS, g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
-  rc = sh(out, sizeof(out), "%s replay %s/zero.h5", csim_bin(), g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s replay %s/zero.h5", csim_bin(), g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "no rows to replay"), "%d: %s", rc, out);
   // python without matplotlib / no python at all: a message saying what to install
   char wrap[300];
-  snprintf(wrap, sizeof(wrap), "%s/nosite.sh", g_dir);
+  snprintf(wrap, sizeof(wrap), "%s/nosite.sh", g_tmp);
   f = fopen(wrap, "w");
   ck_assert_ptr_nonnull(f);
   fputs("#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n", f);  // -S: no dist-packages
   fclose(f);
   chmod(wrap, 0755);
-  rc = sh(out, sizeof(out), "CSIM_PYTHON=%s %s plot %s/full.h5", wrap, csim_bin(), g_dir);
+  rc = sh_fmt(out, sizeof(out), "CSIM_PYTHON=%s %s plot %s/full.h5", wrap, csim_bin(), g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "python3-matplotlib"), "%d: %s", rc, out);
-  rc = sh(out, sizeof(out), "CSIM_PYTHON=/nonexistent/python3 %s plot %s/full.h5", csim_bin(),
-          g_dir);
+  rc = sh_fmt(out, sizeof(out), "CSIM_PYTHON=/nonexistent/python3 %s plot %s/full.h5", csim_bin(),
+          g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "cannot run /nonexistent/python3"), "%d: %s", rc, out);
 }
 END_TEST
@@ -214,13 +179,13 @@ END_TEST
 START_TEST(replay_cube_drop_in_browser) {
   static char out[16384];
   run_scenario("scenarios/cube_drop.yaml", "drop", "--set integrator.duration=0.3");
-  int rc = sh(out, sizeof(out), "%s replay %s/drop.h5 --out %s/drop.html", csim_bin(), g_dir,
-              g_dir);
+  int rc = sh_fmt(out, sizeof(out), "%s replay %s/drop.h5 --out %s/drop.html", csim_bin(), g_tmp,
+              g_tmp);
   ck_assert_msg(rc == 0 && strstr(out, "300 frames of 300 rows, 1 bodies"), "%s", out);
   if (!browser_available()) return;
   // free fall until ~0.215 s: at 0.2 s the cube is 0.196 m lower
-  rc = sh(out, sizeof(out), "%s tests/check_replay.py fall %s/drop.html %s/drop.h5 0 0.2", py(),
-          g_dir, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py fall %s/drop.html %s/drop.h5 0 0.2", python3(),
+          g_tmp, g_tmp);
   ck_assert_msg(rc == 0, "%s", out);
   printf("%s", out);
 }
@@ -230,21 +195,21 @@ END_TEST
 START_TEST(replay_solo12_bodies) {
   static char out[16384];
   run_scenario("scenarios/solo12_stand.yaml", "solo", "--set integrator.duration=0.04");
-  int rc = sh(out, sizeof(out), "%s replay %s/solo.h5 --every 3", csim_bin(), g_dir);
+  int rc = sh_fmt(out, sizeof(out), "%s replay %s/solo.h5 --every 3", csim_bin(), g_tmp);
   ck_assert_msg(rc == 0 && strstr(out, "14 frames of 40 rows, 13 bodies"), "%s", out);
   if (browser_available()) {
-    rc = sh(out, sizeof(out), "%s tests/check_replay.py bodies %s/solo.html 13", py(), g_dir);
+    rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py bodies %s/solo.html 13", python3(), g_tmp);
     ck_assert_msg(rc == 0, "%s", out);
   }
   // the model is rebuilt from the stored scenario: a wrong directory is a clear error
-  rc = sh(out, sizeof(out), "%s replay %s/solo.h5 --scenario-dir /nonexistent --out %s/z.html",
-          csim_bin(), g_dir, g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s replay %s/solo.h5 --scenario-dir /nonexistent --out %s/z.html",
+          csim_bin(), g_tmp, g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "cannot rebuild the model") && strstr(out, "/nonexistent"),
                 "%d: %s", rc, out);
   char z[300];
-  snprintf(z, sizeof(z), "%s/z.html", g_dir);
+  snprintf(z, sizeof(z), "%s/z.html", g_tmp);
   ck_assert_msg(access(z, F_OK) != 0, "a page was written despite the error");
-  rc = sh(out, sizeof(out), "%s replay %s/solo.h5 --every 0", csim_bin(), g_dir);
+  rc = sh_fmt(out, sizeof(out), "%s replay %s/solo.h5 --every 0", csim_bin(), g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "--every"), "%d: %s", rc, out);
 }
 END_TEST
@@ -252,15 +217,16 @@ END_TEST
 static Suite* suite(void) {
   Suite* s = suite_create("viz");
   TCase* t = tcase_create("plot");
-  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_add_checked_fixture(t, setup, tmp_teardown);
   tcase_set_timeout(t, 600);
   tcase_add_test(t, plot_every_scenario);
   tcase_add_test(t, plot_overlay_and_panels);
   tcase_add_test(t, bad_input);
   suite_add_tcase(s, t);
   TCase* r = tcase_create("replay");
-  tcase_add_checked_fixture(r, setup, teardown);
+  tcase_add_checked_fixture(r, setup, tmp_teardown);
   tcase_set_timeout(r, 600);
+  tcase_set_tags(r, "long");  // headless Chromium takes a minute: make test-long
   tcase_add_test(r, replay_cube_drop_in_browser);
   tcase_add_test(r, replay_solo12_bodies);
   suite_add_tcase(s, r);
@@ -268,9 +234,5 @@ static Suite* suite(void) {
 }
 
 int main(void) {
-  SRunner* sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(suite());
 }

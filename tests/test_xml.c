@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/xml.h"
+#include "support.h"
 
 // parse a NUL-terminated string
 static csim_status parse(const char* s, xml_doc** d, csim_error* e) {
@@ -184,19 +185,6 @@ START_TEST(deep_and_wide) {
 }
 END_TEST
 
-// read a file into memory
-static char* slurp(const char* path, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* b = malloc((size_t)n + 1);
-  *len = fread(b, 1, (size_t)n, f);
-  fclose(f);
-  return b;
-}
-
 // a real URDF parses; every truncation of it is an error (never a crash); garbage bytes too
 START_TEST(truncation_and_garbage_sweep) {
   const char* path = "../shared/data/robots/double_pendulum/double_pendulum.urdf";  // CRLF
@@ -265,9 +253,5 @@ int main(void) {
   tcase_add_test(tc, truncation_and_garbage_sweep);
   tcase_add_test(tc, missing_file);
   suite_add_tcase(s, tc);
-  SRunner* sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf == 0 ? 0 : 1;
+  return run_suite(s);
 }

@@ -55,7 +55,7 @@ static solver* create(const solver_options* o) {
 // solve island cons alone from 0 into the impulses of a whole-problem vector x (3 TI_NC)
 static solver_result alone(solver* s, const double* G, const double* g, const double* mu,
                            const int* cons, int n, double* x) {
-  double Gs[81], gs[9], mus[3], l[9] = {0};
+  double Gs[81] = {0}, gs[9] = {0}, mus[3] = {0}, l[9] = {0};  // zeroed: -O1 cannot see n >= 1
   solver_problem p = sub(G, g, mu, cons, n, Gs, gs, mus);
   solver_result r;
   solver_solve(s, &p, l, &r);

@@ -1,0 +1,88 @@
+// support.h — what the test programs share: running ./csim and shell commands, temporary
+// directories and files, reading HDF5 datasets, seeded random numbers, running a suite.
+// Linked into every test program (the Makefile links each non-test_*.c file of tests/).
+#ifndef CSIM_TEST_SUPPORT_H
+#define CSIM_TEST_SUPPORT_H
+
+#include <check.h>
+#include <hdf5.h>
+#include <stddef.h>
+
+//---- running csim and shell commands ----
+
+// the binary under test: $CSIM, default ./csim (tests run from the repository root)
+const char* csim_bin(void);
+
+// run `cmd` through the shell; its stdout into out (NUL-terminated, cut at n - 1 bytes; out may
+// be NULL), the rest drained; the exit code, -1 when it did not exit normally
+int sh_run(const char* cmd, char* out, size_t n);
+// the same with the last command's stderr merged ("CMD 2>&1")
+int sh_run2(const char* cmd, char* out, size_t n);
+// the same with every command's stderr merged ("{ CMD\n} 2>&1", for lists and pipelines)
+int sh_run_all(const char* cmd, char* out, size_t n);
+// sh_run_all of a formatted command
+int sh_fmt(char* out, size_t n, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// the Debian python3 (h5py, numpy, matplotlib), or python3 on PATH where it is missing
+const char* python3(void);
+
+//---- temporary directories and files ----
+
+// a fresh directory $TMPDIR/csim_test_<tag>_XXXXXX (P_tmpdir without TMPDIR) into buf
+void tmp_dir(char* buf, size_t n, const char* tag);
+// remove a tree made by tmp_dir (files, FIFOs, links, directories); other paths are left alone
+void tmp_remove(const char* dir);
+int file_exists(const char* path);
+// a whole file, NUL-terminated (malloc'd; *len its size when len is not NULL); NULL if unreadable
+char* read_file(const char* path, size_t* len);
+// the same, asserted readable
+char* slurp(const char* path, size_t* len);
+// write n bytes / a string to path (asserted)
+void write_bytes(const char* path, const void* data, size_t n);
+void write_text(const char* path, const char* text);
+
+// the temporary directory of the running test case: tmp_setup and tmp_teardown as a Check
+// fixture (or called by hand); g_tmp its path ("" when it could not be made)
+extern char g_tmp[256];
+void tmp_setup(void);
+void tmp_teardown(void);
+// the path of `name` in g_tmp (asserts that g_tmp exists)
+const char* tmp_path(char* buf, size_t n, const char* name);
+// a file `name` in g_tmp with n bytes / a string
+void tmp_write(const char* name, const void* data, size_t n);
+void tmp_write_text(const char* name, const char* text);
+
+//---- HDF5 ----
+
+// a whole 1-D or 2-D dataset of an open file as doubles (or int32 when ints != NULL), at most max
+// values (asserted); returns its rows, *cols its columns (1 for 1-D) when cols is not NULL
+long h5_read(hid_t f, const char* path, double* out, int* ints, long max, long* cols);
+// a whole dataset of file `path` as doubles (malloc'd), its rows and columns (1 for 1-D)
+double* h5_read_file(const char* path, const char* name, size_t* rows, size_t* cols);
+// an int attribute of the root group of file `path`; -1 when the file or attribute is missing
+int h5_root_int(const char* path, const char* name);
+
+//---- seeded random numbers (the same sequence on every platform) ----
+
+// an LCG in [-1, 1]
+double urand_sym(unsigned* s);
+// splitmix64 in [0, 1)
+double urand_splitmix(unsigned long long* state);
+// a random well-conditioned SPD n x n (n <= 24) from urand_sym: A A' + 0.5 I
+void random_spd(int n, double* spd, unsigned* s);
+
+// G = J M^-1 J' of a free box (mass m, inertia diag I) with its 4 bottom corners (+-half, +-half,
+// -h) in contact, rows [t1 t2 n] per contact: rank 6 of 12 (hyperstatic)
+void box_G(double m, const double inertia[3], double half, double h, double out[144]);
+// one contact's exact NCP solution built backwards (000 eq. 12), as ncp/pgs, ncp/admm and
+// ncp/staggered must recover it: mu in [0.2, 0.5], G = random_spd(3), then by kind 0 sticking
+// (lambda inside the cone, c = 0), 1 sliding (c_N = 0, lambda_T = -mu lambda_N c_T/|c_T|),
+// 2 take-off (lambda = 0, c_N > 0); g = c - G lambda
+void ncp_contact_case(int kind, unsigned* s, double blk[9], double* mu, double lam[3], double g[3]);
+
+//---- suites ----
+
+// run a suite (CK_NORMAL), free it; EXIT_SUCCESS when every test passed
+int run_suite(Suite* s);
+
+#endif
