@@ -237,11 +237,11 @@ START_TEST(solvers_sparse_vs_dense) {
   double* c1 = calloc((size_t)n3, sizeof(double));
   double* c2 = calloc((size_t)n3, sizeof(double));
   int npairs = 0;
-  for (int mo = 0; mo < SOLVER_NMODELS; mo++)
-    for (int k = 0; k < SOLVER_NKINDS; k++) {
-      if (!solver_pair_supported((solver_model)mo, (solver_kind)k, NULL, 0)) continue;
+  for (int mo = 0; mo < CSIM_NRIGID_MODELS; mo++)
+    for (int k = 0; k < CSIM_NRIGID_SOLVERS; k++) {
+      if (!solver_pair_supported((csim_model)mo, (csim_solver)k, NULL, 0)) continue;
       npairs++;
-      solver_options o = {(solver_model)mo, (solver_kind)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
+      solver_options o = {(csim_model)mo, (csim_solver)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
                           SOLVER_STOP_MODEL, 0, 0, 0};
       solver* sv = NULL;
       csim_error err;
@@ -253,9 +253,9 @@ START_TEST(solvers_sparse_vs_dense) {
       memcpy(c1, solver_velocity(sv), sizeof(double) * (size_t)n3);
       solver_solve(sv, &dp, l2, &r2);
       memcpy(c2, solver_velocity(sv), sizeof(double) * (size_t)n3);
-      const char* name = solver_kind_names[k];
+      const char* name = csim_solver_names[k];
       ck_assert_msg(r1.converged && r2.converged, "%s/%s: converged %d (sparse) %d (dense)",
-                    solver_model_names[mo], name, r1.converged, r2.converged);
+                    csim_model_names[mo], name, r1.converged, r2.converged);
       double dc = 0, cmax = 0;
       for (int a = 0; a < n3; a++) {
         dc = fmax(dc, fabs(c1[a] - c2[a]));
@@ -264,7 +264,7 @@ START_TEST(solvers_sparse_vs_dense) {
       // the contact velocity of either answer, to the solvers' tolerance (CCP/LCP velocities
       // are unique; the resting stacks' NCP answer is too)
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "%s/%s: |c_sparse - c_dense| = %g",
-                    solver_model_names[mo], name, dc);
+                    csim_model_names[mo], name, dc);
       // (the per-contact families stop island by island on the sparse problem and sweep
       // every contact together on the one-island problem: their sweep counts, hence their
       // impulses' last bits, differ; the velocity check above is what both must meet)
@@ -342,8 +342,8 @@ START_TEST(admm_dof_space) {
     double* l2 = calloc((size_t)n3, sizeof(double));
     double* c1 = calloc((size_t)n3, sizeof(double));
     for (int mo = 0; mo < 2; mo++) {
-      solver_model model = mo ? SOLVER_MODEL_CCP : SOLVER_MODEL_NCP;
-      solver_options od = {model, SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+      csim_model model = mo ? CSIM_MODEL_CCP : CSIM_MODEL_NCP;
+      solver_options od = {model, CSIM_SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
       solver_options oy = od;
       oy.nv = s->m->nv;
       oy.max_chain = contact_max_chain(s->m);
@@ -422,9 +422,9 @@ START_TEST(admm_banded) {
     c[k] = calloc((size_t)n3, sizeof(double));
   }
   for (int mo = 0; mo < 2; mo++) {
-    solver_model model = mo ? SOLVER_MODEL_CCP : SOLVER_MODEL_NCP;
+    csim_model model = mo ? CSIM_MODEL_CCP : CSIM_MODEL_NCP;
     // 0: banded dof space, 1: dense dof space, 2: contact space (nv = 0)
-    solver_options o = {model, SOLVER_ADMM, 1e-10, 20000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
+    solver_options o = {model, CSIM_SOLVER_ADMM, 1e-10, 20000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
                         s->m->nv, contact_max_chain(s->m), 0};
     solver_result r[3];
     for (int k = 0; k < 3; k++) {

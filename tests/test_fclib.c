@@ -287,10 +287,10 @@ static double manifest_number(const char* man, const char* collection, const cha
 }
 
 // ncp with this solver, tolerance and iteration cap; the other options at their defaults
-static solver_options ncp_options(solver_kind kind, double tol, int iters) {
+static solver_options ncp_options(csim_solver kind, double tol, int iters) {
   solver_options o;
   memset(&o, 0, sizeof(o));
-  o.model = SOLVER_MODEL_NCP;
+  o.model = CSIM_MODEL_NCP;
   o.kind = kind;
   o.tolerance = tol;
   o.max_iterations = iters;
@@ -912,7 +912,7 @@ START_TEST(solve_shared_problem) {
   fclib_problem* p = NULL;
   csim_error e;
   ck_assert_int_eq(fclib_read(DATA "siconos_dat_converted/Rover4144.hdf5", &p, &e), CSIM_OK);
-  solver_options o = ncp_options(SOLVER_PGS, 1e-10, 100000);
+  solver_options o = ncp_options(CSIM_SOLVER_PGS, 1e-10, 100000);
   solver* s = NULL;
   ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
   double lam[12] = {0};
@@ -947,7 +947,7 @@ START_TEST(solve_capsules_admm) {
   for (int i = 0; i < N; i++)
     for (int j = 0; j < i; j++) skew = fmax(skew, fabs(fclib_w(p, i, j) - fclib_w(p, j, i)));
   ck_assert_double_gt(skew, 0);  // the premise: the split into symmetric + skew parts is used
-  solver_options o = ncp_options(SOLVER_ADMM, 1e-8, 2000);
+  solver_options o = ncp_options(CSIM_SOLVER_ADMM, 1e-8, 2000);
   solver* s = NULL;
   ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
   double* lam = calloc((size_t)N, sizeof(double));
@@ -1044,7 +1044,7 @@ START_TEST(solve_tiny_scale_global) {
   solver_problem ps = fclib_scaled_problem(p, sblk, sg, sg + 12, &s_r, &s_u);
   ck_assert_double_eq_tol(s_u, qn, 1e-8 * qn);
   ck_assert_double_eq_tol(s_r, qn / (trace / 12), 1e-8 * s_r);
-  const solver_kind kinds[3] = {SOLVER_PGS, SOLVER_ADMM, SOLVER_STAGGERED};
+  const csim_solver kinds[3] = {CSIM_SOLVER_PGS, CSIM_SOLVER_ADMM, CSIM_SOLVER_STAGGERED};
   for (int k = 0; k < 3; k++) {
     solver_options o = ncp_options(kinds[k], 1e-8, 1000);
     o.criterion = SOLVER_STOP_NCP;
@@ -1054,10 +1054,10 @@ START_TEST(solve_tiny_scale_global) {
     solver_result res;
     solver_solve(s, &ps, lam, &res);
     ck_assert_msg(res.converged && res.iterations > 0, "%s: %d iterations, converged %d",
-                  solver_kind_names[kinds[k]], res.iterations, res.converged);
+                  csim_solver_names[kinds[k]], res.iterations, res.converged);
     for (int j = 0; j < 12; j++) rf[j] = s_r * lam[csim_index(j)];  // FCLib order, file units
     double rel = indep_siconos_rel(W, q, muf, 4, rf);
-    ck_assert_msg(rel <= 1e-6, "%s: Siconos relative error %.3g", solver_kind_names[kinds[k]],
+    ck_assert_msg(rel <= 1e-6, "%s: Siconos relative error %.3g", csim_solver_names[kinds[k]],
                   rel);
     for (int c = 0; c < 4; c++) ck_assert_double_gt(rf[3 * c], 0);  // every contact pushes
     solver_free(s);
@@ -1239,7 +1239,7 @@ START_TEST(dump_resolves) {
   for (int i = 0; i < 4; i++) ck_assert_double_eq(p->mu[i], 0.3);
   ck_assert_double_le(p->w_sym_err, 1e-12 * p->w_absmax);
   // solve again from zero with the run's settings
-  solver_options o = ncp_options(SOLVER_PGS, 1e-10, 5000);
+  solver_options o = ncp_options(CSIM_SOLVER_PGS, 1e-10, 5000);
   solver* s = NULL;
   ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
   double lam[12] = {0};

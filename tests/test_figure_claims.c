@@ -142,7 +142,7 @@ START_TEST(pyramid_bias_falls_with_facets) {
 }
 END_TEST
 
-static solver* make(solver_model model, solver_kind kind, double tol, int iters) {
+static solver* make(csim_model model, csim_solver kind, double tol, int iters) {
   solver_options o = {model, kind, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
@@ -165,8 +165,8 @@ START_TEST(raisim_dissipates_less_ds_equal) {
   double G[9] = {2.0, 0.3, 0.8, 0.3, 1.0, -0.4, 0.8, -0.4, 1.5};
   double g[3] = {1.0, 0.5, -0.3}, mu = 0.5;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  solver_model models[3] = {SOLVER_MODEL_RAISIM, SOLVER_MODEL_RAISIM_DS, SOLVER_MODEL_NCP};
-  solver_kind kinds[3] = {SOLVER_BISECTION, SOLVER_BISECTION, SOLVER_PGS};
+  csim_model models[3] = {CSIM_MODEL_RAISIM, CSIM_MODEL_RAISIM_DS, CSIM_MODEL_NCP};
+  csim_solver kinds[3] = {CSIM_SOLVER_BISECTION, CSIM_SOLVER_BISECTION, CSIM_SOLVER_PGS};
   double pw[3];
   for (int i = 0; i < 3; i++) {
     solver* s = make(models[i], kinds[i], 1e-13, 100000);

@@ -26,7 +26,7 @@
 
 //---------------------------------- helpers ---------------------------------------------------
 
-static solver* make(solver_model m, solver_kind k, int maxc, double tol, int iters, double omega) {
+static solver* make(csim_model m, csim_solver k, int maxc, double tol, int iters, double omega) {
   solver_options o = {m, k, tol, iters, omega, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
@@ -165,9 +165,9 @@ static double ccp_res(int nc, const double* x, const double* c, const double* mu
 // The QP (eq. 19) is strictly convex, so ccp/admm must recover lambda; ccp/pgs must agree.
 START_TEST(ccp_single_contact_exact) {
   unsigned s = 23;
-  solver* adm = make(SOLVER_MODEL_CCP, SOLVER_ADMM, 1, 1e-12, 5000, 1);
-  solver* pgs = solver_pair_supported(SOLVER_MODEL_CCP, SOLVER_PGS, NULL, 0)
-                    ? make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-12, 100000, 1)
+  solver* adm = make(CSIM_MODEL_CCP, CSIM_SOLVER_ADMM, 1, 1e-12, 5000, 1);
+  solver* pgs = solver_pair_supported(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, NULL, 0)
+                    ? make(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, 1, 1e-12, 100000, 1)
                     : NULL;
   int nslide = 0;
   for (int k = 0; k < 300; k++) {
@@ -233,10 +233,10 @@ END_TEST
 // ncp/admm and ncp/staggered must recover lambda (unique for these blocks and mu <= 0.5, as in
 // test_solver.c for ncp/pgs).
 START_TEST(ncp_single_contact_exact) {
-  solver_kind kinds[2] = {SOLVER_ADMM, SOLVER_STAGGERED};
+  csim_solver kinds[2] = {CSIM_SOLVER_ADMM, CSIM_SOLVER_STAGGERED};
   for (int q = 0; q < 2; q++) {
     unsigned s = 17;
-    solver* sv = make(SOLVER_MODEL_NCP, kinds[q], 1, 1e-12, 5000, 1);
+    solver* sv = make(CSIM_MODEL_NCP, kinds[q], 1, 1e-12, 5000, 1);
     for (int k = 0; k < 300; k++) {
       int kind = k % 3;
       double G[9], mu, lam[3], g[3];
@@ -244,13 +244,13 @@ START_TEST(ncp_single_contact_exact) {
       double x[3];
       solver_result res = tsolve1(sv, G, g, mu, x);
       ck_assert_msg(res.converged, "%s case %d kind %d: eps %.3g after %d",
-                    solver_kind_names[kinds[q]], k, kind, res.eps_abs, res.iterations);
+                    csim_solver_names[kinds[q]], k, kind, res.eps_abs, res.iterations);
       // eps_c = lambda_T.c_T + mu lambda_N |c_T| is quadratic in the angle between lambda_T and
       // -c_T, so a residual of 1e-12 pins the friction direction to ~1e-6 only
       for (int i = 0; i < 3; i++)
         ck_assert_msg(fabs(x[i] - lam[i]) <= 2e-6 * (1 + fabs(lam[i])),
                       "%s case %d kind %d: lambda[%d] = %.15g, exact %.15g",
-                      solver_kind_names[kinds[q]], k, kind, i, x[i], lam[i]);
+                      csim_solver_names[kinds[q]], k, kind, i, x[i], lam[i]);
       if (kind == 1) {  // Signorini (c_N = 0) and maximum dissipation hold
         double cc[3];
         velocity(3, G, g, NULL, x, cc);
@@ -272,9 +272,9 @@ START_TEST(sliding_block_closed_forms) {
   double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
   double g[3] = {v, 0, -GRAV * DT};
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  solver_kind kinds[2] = {SOLVER_ADMM, SOLVER_STAGGERED};
+  csim_solver kinds[2] = {CSIM_SOLVER_ADMM, CSIM_SOLVER_STAGGERED};
   for (int q = 0; q < 2; q++) {
-    solver* sv = make(SOLVER_MODEL_NCP, kinds[q], 1, 1e-14, 1000, 1);
+    solver* sv = make(CSIM_MODEL_NCP, kinds[q], 1, 1e-14, 1000, 1);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(sv, &p, x, &res);
@@ -284,7 +284,7 @@ START_TEST(sliding_block_closed_forms) {
     ck_assert_double_le(fabs(x[1]), 1e-13);
     solver_free(sv);
   }
-  solver* ccp = make(SOLVER_MODEL_CCP, SOLVER_ADMM, 1, 1e-14, 1000, 1);
+  solver* ccp = make(CSIM_MODEL_CCP, CSIM_SOLVER_ADMM, 1, 1e-14, 1000, 1);
   double x[3] = {0, 0, 0};
   solver_result res;
   solver_solve(ccp, &p, x, &res);
@@ -310,13 +310,13 @@ START_TEST(box_on_plane_agreement) {
   unsigned s = 7;
   // near-translations make degenerate CCPs (one corner unloaded at the solution): slow for every
   // first-order method (trial 6: ADMM 14k iterations, PGS 165k sweeps), hence the caps
-  solver* adm = make(SOLVER_MODEL_CCP, SOLVER_ADMM, 4, 1e-10, 50000, 1);
-  solver* cpgs = solver_pair_supported(SOLVER_MODEL_CCP, SOLVER_PGS, NULL, 0)
-                     ? make(SOLVER_MODEL_CCP, SOLVER_PGS, 4, 1e-10, 200000, 1)
+  solver* adm = make(CSIM_MODEL_CCP, CSIM_SOLVER_ADMM, 4, 1e-10, 50000, 1);
+  solver* cpgs = solver_pair_supported(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, NULL, 0)
+                     ? make(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, 4, 1e-10, 200000, 1)
                      : NULL;
-  solver* nadm = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 4, 1e-10, 5000, 1);
-  solver* nstg = make(SOLVER_MODEL_NCP, SOLVER_STAGGERED, 4, 1e-10, 5000, 1);
-  solver* npgs = make(SOLVER_MODEL_NCP, SOLVER_PGS, 4, 1e-10, 200000, 1);
+  solver* nadm = make(CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 4, 1e-10, 5000, 1);
+  solver* nstg = make(CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED, 4, 1e-10, 5000, 1);
+  solver* npgs = make(CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 4, 1e-10, 200000, 1);
   for (int trial = 0; trial < 10; trial++) {
     double vx = 0.3 * urand_sym(&s), vy = 0.3 * urand_sym(&s), wz = 2 * urand_sym(&s);
     double corners[4][2] = {{0.05, 0.05}, {-0.05, 0.05}, {0.05, -0.05}, {-0.05, -0.05}};
@@ -384,21 +384,21 @@ START_TEST(ill_conditioned_stack) {
   solver_problem p = tdense(8, G, g, mu, NULL);
   solver_result res;
   // PGS stalls
-  solver* pgs = make(SOLVER_MODEL_NCP, SOLVER_PGS, 8, 1e-8, 1000, 1);
+  solver* pgs = make(CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 8, 1e-8, 1000, 1);
   double y[24] = {0};
   solver_solve(pgs, &p, y, &res);
   ck_assert_msg(!res.converged && res.eps_abs > 1e-4, "ncp/pgs: eps %.3g", res.eps_abs);
   solver_free(pgs);
   // ADMM converges, from cold and from PGS's stalled answer
-  solver_model models[2] = {SOLVER_MODEL_NCP, SOLVER_MODEL_CCP};
+  csim_model models[2] = {CSIM_MODEL_NCP, CSIM_MODEL_CCP};
   for (int q = 0; q < 2; q++) {
-    solver* adm = make(models[q], SOLVER_ADMM, 8, 1e-8, 1000, 1);
+    solver* adm = make(models[q], CSIM_SOLVER_ADMM, 8, 1e-8, 1000, 1);
     for (int start = 0; start < 2; start++) {
       double x[24] = {0};
       if (start) memcpy(x, y, sizeof(x));
       solver_solve(adm, &p, x, &res);
       ck_assert_msg(res.converged, "%s/admm start %d: residual %.3g after %d",
-                    solver_model_names[models[q]], start, res.residual, res.iterations);
+                    csim_model_names[models[q]], start, res.residual, res.iterations);
       ck_assert_int_le(res.iterations, 200);
       ck_assert_double_le(res.eps_abs, 1e-8);  // sticking everywhere: the CCP answer is physical
       double ground = 0, top = 0;
@@ -425,11 +425,11 @@ START_TEST(spectral_rho_mass_ratio) {
   stack_problem(m1, m2, G, g);
   for (int i = 0; i < 8; i++) mu[i] = 0.5;
   solver_problem p = tdense(8, G, g, mu, NULL);
-  solver_model models[2] = {SOLVER_MODEL_NCP, SOLVER_MODEL_CCP};
+  csim_model models[2] = {CSIM_MODEL_NCP, CSIM_MODEL_CCP};
   for (int q = 0; q < 2; q++) {
     int its[2];
     for (int adaptive = 0; adaptive < 2; adaptive++) {
-      solver_options o = {models[q], SOLVER_ADMM, 1e-10, 300, 1, 4, 1.0, adaptive,
+      solver_options o = {models[q], CSIM_SOLVER_ADMM, 1e-10, 300, 1, 4, 1.0, adaptive,
                           SOLVER_STOP_MODEL, 0, 0, 0};
       solver* s = NULL;
       csim_error e;
@@ -439,7 +439,7 @@ START_TEST(spectral_rho_mass_ratio) {
       solver_solve(s, &p, x, &res);
       its[adaptive] = res.iterations;
       if (adaptive) {
-        ck_assert_msg(res.converged, "%s spectral: %.3g after %d", solver_model_names[models[q]],
+        ck_assert_msg(res.converged, "%s spectral: %.3g after %d", csim_model_names[models[q]],
                       res.residual, res.iterations);
         ck_assert_double_le(res.eps_abs, 1e-10);
         double ground = 0, top = 0;
@@ -450,7 +450,7 @@ START_TEST(spectral_rho_mass_ratio) {
         ck_assert_double_le(fabs(ground - (m1 + m2) * GRAV * DT), 1e-6);
         ck_assert_double_le(fabs(top - m2 * GRAV * DT), 1e-6);
       } else {
-        ck_assert_msg(!res.converged, "%s fixed rho converged in %d", solver_model_names[models[q]],
+        ck_assert_msg(!res.converged, "%s fixed rho converged in %d", csim_model_names[models[q]],
                       res.iterations);
       }
       solver_free(s);
@@ -468,7 +468,7 @@ START_TEST(compliant_single_contact_closed_form) {
   double a = 2, r = 0.5, mu = 0.4;
   double G[9] = {a, 0, 0, 0, a, 0, 0, 0, a}, R[3] = {r, r, r};
   double cases[3][3] = {{0.1, -0.05, -1}, {3, -1, -1}, {0.2, 0.1, 0.5}};
-  solver* s = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 1, 1e-12, 2000, 1);
+  solver* s = make(CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1, 1e-12, 2000, 1);
   for (int k = 0; k < 3; k++) {
     const double* g = cases[k];
     double ref[3];
@@ -507,10 +507,10 @@ START_TEST(warm_start) {
     for (int a = 0; a < 3; a++) g2[3 * i + a] = g[3 * i + a] * (a < 2 ? 0.995 : 1);
   }
   struct {
-    solver_model m;
-    solver_kind k;
-  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_ADMM}, {SOLVER_MODEL_NCP, SOLVER_ADMM},
-                {SOLVER_MODEL_NCP, SOLVER_STAGGERED}};
+    csim_model m;
+    csim_solver k;
+  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_ADMM}, {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM},
+                {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED}};
   for (int q = 0; q < 3; q++) {
     solver* sv = make(pairs[q].m, pairs[q].k, 4, 1e-10, 5000, 1);
     solver_problem p = tdense(4, G, g, mu, NULL), p2 = tdense(4, G, g2, mu, NULL);
@@ -519,12 +519,12 @@ START_TEST(warm_start) {
     solver_solve(sv, &p, x, &res);
     ck_assert(res.converged);
     ck_assert_int_gt(res.iterations, 0);
-    if (pairs[q].k == SOLVER_ADMM) ck_assert(solver_admm(sv)->rho > 0 && isfinite(solver_admm(sv)->rho));
+    if (pairs[q].k == CSIM_SOLVER_ADMM) ck_assert(solver_admm(sv)->rho > 0 && isfinite(solver_admm(sv)->rho));
     // from the solution
     solver_solve(sv, &p, x, &res);
     ck_assert(res.converged);
     ck_assert_msg(res.iterations == 0, "%s/%s: %d iterations from the solution",
-                  solver_model_names[pairs[q].m], solver_kind_names[pairs[q].k], res.iterations);
+                  csim_model_names[pairs[q].m], csim_solver_names[pairs[q].k], res.iterations);
     // next step: warm vs cold (same solver state otherwise)
     double w[12], cold[12] = {0};
     memcpy(w, x, sizeof(w));
@@ -534,7 +534,7 @@ START_TEST(warm_start) {
     solver_solve(sv, &p2, cold, &res);
     ck_assert(res.converged);
     ck_assert_msg(warm_it < res.iterations, "%s/%s: warm %d, cold %d iterations",
-                  solver_model_names[pairs[q].m], solver_kind_names[pairs[q].k], warm_it,
+                  csim_model_names[pairs[q].m], csim_solver_names[pairs[q].k], warm_it,
                   res.iterations);
     solver_free(sv);
   }
@@ -577,7 +577,7 @@ START_TEST(eig_reuse) {
     lmax = sqrt(nrm);
     for (int a = 0; a < N; a++) v[a] = w[a] / lmax;
   }
-  solver* sv = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 8, 1e-10, 5000, 1);
+  solver* sv = make(CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 8, 1e-10, 5000, 1);
   solver_result res;
   double x[N] = {0};
   solver_problem p = tdense(8, G, g, mu, NULL);
@@ -605,7 +605,7 @@ START_TEST(eig_reuse) {
   ck_assert_int_eq(solver_admm(sv)->eig_next, 3);
   ck_assert(solver_admm(sv)->eig[2].L != e.L);
   // G, another g: reused, and the answer is a fresh solver's
-  solver* sf = make(SOLVER_MODEL_NCP, SOLVER_ADMM, 8, 1e-10, 5000, 1);
+  solver* sf = make(CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 8, 1e-10, 5000, 1);
   solver_admm(sf)->rho = solver_admm(sv)->rho;
   double xf[N] = {0};
   memset(x, 0, sizeof(x));
@@ -657,10 +657,10 @@ START_TEST(compliance_honoured) {
   for (int i = 0; i < 4; i++)  // the premise: strictly inside the cones
     ck_assert_double_lt(hypot(ref[3 * i], ref[3 * i + 1]), 0.9 * mu[i] * ref[3 * i + 2]);
   struct {
-    solver_model m;
-    solver_kind k;
-  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_ADMM}, {SOLVER_MODEL_NCP, SOLVER_ADMM},
-                {SOLVER_MODEL_NCP, SOLVER_STAGGERED}};
+    csim_model m;
+    csim_solver k;
+  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_ADMM}, {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM},
+                {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED}};
   for (int q = 0; q < 3; q++) {
     solver* sv = make(pairs[q].m, pairs[q].k, 4, 1e-12, 5000, 1);
     solver_problem p = tdense(4, G, g, mu, R);
@@ -688,17 +688,17 @@ START_TEST(over_relaxation) {
     g[3 * i + 2] = -GRAV * DT;
   }
   solver_problem p = tdense(4, G, g, mu, NULL);
-  solver_model models[2] = {SOLVER_MODEL_CCP, SOLVER_MODEL_NCP};
+  csim_model models[2] = {CSIM_MODEL_CCP, CSIM_MODEL_NCP};
   for (int q = 0; q < 2; q++) {
     double ref[12] = {0}, cref[12];
-    solver* s1 = make(models[q], SOLVER_ADMM, 4, 1e-11, 5000, 1);
+    solver* s1 = make(models[q], CSIM_SOLVER_ADMM, 4, 1e-11, 5000, 1);
     solver_result res;
     solver_solve(s1, &p, ref, &res);
     ck_assert(res.converged);
     velocity(12, G, g, NULL, ref, cref);
     double omegas[3] = {0.6, 1.4, 1.8};
     for (int k = 0; k < 3; k++) {
-      solver* s2 = make(models[q], SOLVER_ADMM, 4, 1e-11, 5000, omegas[k]);
+      solver* s2 = make(models[q], CSIM_SOLVER_ADMM, 4, 1e-11, 5000, omegas[k]);
       double x[12] = {0}, cx[12];
       solver_solve(s2, &p, x, &res);
       ck_assert_msg(res.converged, "omega %g: %.3g", omegas[k], res.residual);
@@ -715,10 +715,10 @@ END_TEST
 // start; the answer is reported as not converged (or converged when the NaN was only the guess)
 START_TEST(bad_input) {
   struct {
-    solver_model m;
-    solver_kind k;
-  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_ADMM}, {SOLVER_MODEL_NCP, SOLVER_ADMM},
-                {SOLVER_MODEL_NCP, SOLVER_STAGGERED}};
+    csim_model m;
+    csim_solver k;
+  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_ADMM}, {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM},
+                {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED}};
   for (int q = 0; q < 3; q++) {
     solver* sv = make(pairs[q].m, pairs[q].k, 4, 1e-8, 200, 1);
     double G[144], g[12], mu[4] = {0.5, 0.5, 0.5, 0.5}, x[12];
@@ -764,10 +764,10 @@ END_TEST
 // convergence its own residual is below the tolerance
 START_TEST(random_problems) {
   struct {
-    solver_model m;
-    solver_kind k;
-  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_ADMM}, {SOLVER_MODEL_NCP, SOLVER_ADMM},
-                {SOLVER_MODEL_NCP, SOLVER_STAGGERED}};
+    csim_model m;
+    csim_solver k;
+  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_ADMM}, {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM},
+                {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED}};
   unsigned s = 4242;
   int nconv[3] = {0, 0, 0};
   for (int q = 0; q < 3; q++) {

@@ -26,7 +26,7 @@
 
 static const double kPi = 3.14159265358979323846;
 
-static solver* make(solver_model model, solver_kind kind, int maxc, double tol, int iters,
+static solver* make(csim_model model, csim_solver kind, int maxc, double tol, int iters,
                     double omega, int facets) {
   solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
@@ -67,7 +67,7 @@ END_TEST
 // the CCP a strictly convex QP, 000 eq. 19)
 START_TEST(ccp_single_contact_exact) {
   unsigned s = 23;
-  solver* pgs = make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-13, 20000, 1.0, 4);
+  solver* pgs = make(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, 1, 1e-13, 20000, 1.0, 4);
   int nslide = 0;
   for (int k = 0; k < 300; k++) {
     double G[9], mu = 0.2 + 0.6 * (urand_sym(&s) + 1) / 2;
@@ -127,7 +127,7 @@ START_TEST(ccp_isotropic_closed_form_with_R) {
   double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
   double R[3] = {alpha / m, alpha / m, alpha / m};
   for (int om = 0; om < 2; om++) {
-    solver* pgs = make(SOLVER_MODEL_CCP, SOLVER_PGS, 1, 1e-14, 1000, om ? 1.3 : 1.0, 4);
+    solver* pgs = make(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, 1, 1e-14, 1000, om ? 1.3 : 1.0, 4);
     for (int k = 0; k < 100; k++) {
       double mu = 0.1 + (urand_sym(&s) + 1) / 2, g[3] = {urand_sym(&s), urand_sym(&s), urand_sym(&s) - 0.3};
       double a = (1 + alpha) / m, want[3] = {-g[0] / a, -g[1] / a, -g[2] / a};
@@ -155,9 +155,9 @@ static void polygon_vertex(int m, int k, double v[2]) {
 
 // exact pyramid solutions built backwards for pair (kind, facets): sticking, take-off, and
 // sliding in random directions (lambda_T at the vertex of maximum dissipation, c_N = 0)
-static void pyramid_single_contact(solver_kind kind, int facets, unsigned seed) {
+static void pyramid_single_contact(csim_solver kind, int facets, unsigned seed) {
   unsigned s = seed;
-  solver* sv = make(SOLVER_MODEL_LCP, kind, 1, 1e-12, 20000, 1.0, facets);
+  solver* sv = make(CSIM_MODEL_LCP, kind, 1, 1e-12, 20000, 1.0, facets);
   for (int k = 0; k < 150; k++) {
     double G[9], mu = 0.1 + 0.2 * (urand_sym(&s) + 1) / 2;
     random_spd(3, G, &s);
@@ -201,28 +201,28 @@ static void pyramid_single_contact(solver_kind kind, int facets, unsigned seed) 
     solver_result res;
     solver_solve(sv, &p, x, &res);
     ck_assert_msg(res.converged, "%s facets %d case %d type %d: residual %.3g after %d",
-                  solver_kind_names[kind], facets, k, type, res.residual, res.iterations);
+                  csim_solver_names[kind], facets, k, type, res.residual, res.iterations);
     for (int i = 0; i < 3; i++)
       ck_assert_msg(fabs(x[i] - lam[i]) <= 1e-8 * (1 + fabs(lam[i])),
                     "%s facets %d case %d type %d: lambda[%d] = %.15g, exact %.15g",
-                    solver_kind_names[kind], facets, k, type, i, x[i], lam[i]);
+                    csim_solver_names[kind], facets, k, type, i, x[i], lam[i]);
   }
   solver_free(sv);
 }
 
 START_TEST(lcp_pgs_single_contact_exact) {
-  pyramid_single_contact(SOLVER_PGS, 4, 31);
-  pyramid_single_contact(SOLVER_PGS, 3, 32);
-  pyramid_single_contact(SOLVER_PGS, 6, 33);
-  pyramid_single_contact(SOLVER_PGS, 8, 34);
+  pyramid_single_contact(CSIM_SOLVER_PGS, 4, 31);
+  pyramid_single_contact(CSIM_SOLVER_PGS, 3, 32);
+  pyramid_single_contact(CSIM_SOLVER_PGS, 6, 33);
+  pyramid_single_contact(CSIM_SOLVER_PGS, 8, 34);
 }
 END_TEST
 
 START_TEST(lcp_lemke_single_contact_exact) {
-  pyramid_single_contact(SOLVER_LEMKE, 4, 41);
-  pyramid_single_contact(SOLVER_LEMKE, 3, 42);
-  pyramid_single_contact(SOLVER_LEMKE, 6, 43);
-  pyramid_single_contact(SOLVER_LEMKE, 8, 44);
+  pyramid_single_contact(CSIM_SOLVER_LEMKE, 4, 41);
+  pyramid_single_contact(CSIM_SOLVER_LEMKE, 3, 42);
+  pyramid_single_contact(CSIM_SOLVER_LEMKE, 6, 43);
+  pyramid_single_contact(CSIM_SOLVER_LEMKE, 8, 44);
 }
 END_TEST
 
@@ -233,9 +233,9 @@ END_TEST
 START_TEST(lcp_pyramid_corner_bias) {
   double m = 1, dt = 1e-3, grav = 9.81, mu = 0.3;
   double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
-  solver_kind kinds[2] = {SOLVER_PGS, SOLVER_LEMKE};
+  csim_solver kinds[2] = {CSIM_SOLVER_PGS, CSIM_SOLVER_LEMKE};
   for (int kk = 0; kk < 2; kk++) {
-    solver* sv = make(SOLVER_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
+    solver* sv = make(CSIM_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
     double angles[2] = {kPi / 4, kPi / 6};
     for (int a = 0; a < 2; a++) {
       double g[3] = {cos(angles[a]), sin(angles[a]), -grav * dt};
@@ -263,9 +263,9 @@ START_TEST(lcp_diagonal_closed_form_with_R) {
   unsigned s = 77;
   double G[9] = {0.5, 0, 0, 0, 0.8, 0, 0, 0, 0.6};
   double R[3] = {0.05, 0.08, 0.06};
-  solver_kind kinds[2] = {SOLVER_PGS, SOLVER_LEMKE};
+  csim_solver kinds[2] = {CSIM_SOLVER_PGS, CSIM_SOLVER_LEMKE};
   for (int kk = 0; kk < 2; kk++) {
-    solver* sv = make(SOLVER_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
+    solver* sv = make(CSIM_MODEL_LCP, kinds[kk], 1, 1e-14, 1000, 1.0, 4);
     for (int k = 0; k < 100; k++) {
       double mu = 0.1 + (urand_sym(&s) + 1) / 2, g[3] = {urand_sym(&s), urand_sym(&s), urand_sym(&s) - 0.3};
       double want[3], a[3];
@@ -279,10 +279,10 @@ START_TEST(lcp_diagonal_closed_form_with_R) {
       double x[3] = {0, 0, 0};
       solver_result res;
       solver_solve(sv, &p, x, &res);
-      ck_assert_msg(res.converged, "%s case %d", solver_kind_names[kinds[kk]], k);
+      ck_assert_msg(res.converged, "%s case %d", csim_solver_names[kinds[kk]], k);
       for (int i = 0; i < 3; i++)
         ck_assert_msg(fabs(x[i] - want[i]) <= 1e-12, "%s case %d: lambda[%d] %.15g want %.15g",
-                      solver_kind_names[kinds[kk]], k, i, x[i], want[i]);
+                      csim_solver_names[kinds[kk]], k, i, x[i], want[i]);
     }
     solver_free(sv);
   }
@@ -296,8 +296,8 @@ START_TEST(lemke_and_pgs_agree) {
   int compared = 0;
   for (int f = 0; f < 3; f++) {
     int facets = facets_list[f];
-    solver* lem = make(SOLVER_MODEL_LCP, SOLVER_LEMKE, 6, 1e-12, 1000, 1.0, facets);
-    solver* pgs = make(SOLVER_MODEL_LCP, SOLVER_PGS, 6, 1e-12, 200000, 1.0, facets);
+    solver* lem = make(CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE, 6, 1e-12, 1000, 1.0, facets);
+    solver* pgs = make(CSIM_MODEL_LCP, CSIM_SOLVER_PGS, 6, 1e-12, 200000, 1.0, facets);
     for (int k = 0; k < 40; k++) {
       int nc = 2 + k % 5, n = 3 * nc;  // 2..6 contacts
       double G[18 * 18], g[18], mu[6];
@@ -346,16 +346,16 @@ START_TEST(box_on_plane_all_pairs) {
   double G[144];
   box_G(m, I3, 0.05, 0.05, G);
   struct {
-    solver_model model;
-    solver_kind kind;
-  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_PGS},
-                {SOLVER_MODEL_LCP, SOLVER_PGS},
-                {SOLVER_MODEL_LCP, SOLVER_LEMKE}};
+    csim_model model;
+    csim_solver kind;
+  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
+                {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
+                {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   double mu[4] = {0.5, 0.5, 0.5, 0.5};
   unsigned s = 9;
   for (int pi = 0; pi < 3; pi++) {
     for (int om = 0; om < 2; om++) {
-      if (om && pairs[pi].kind != SOLVER_PGS) continue;
+      if (om && pairs[pi].kind != CSIM_SOLVER_PGS) continue;
       double omega = om ? 1.3 : 1.0;
       solver* sv = make(pairs[pi].model, pairs[pi].kind, 4, 1e-10, 100000, omega, 4);
       for (int push = 0; push < 4; push++) {
@@ -370,7 +370,7 @@ START_TEST(box_on_plane_all_pairs) {
         solver_result res;
         solver_solve(sv, &p, x, &res);
         ck_assert_msg(res.converged, "%s/%s omega %d push %d: residual %.3g after %d",
-                      solver_model_names[pairs[pi].model], solver_kind_names[pairs[pi].kind], om,
+                      csim_model_names[pairs[pi].model], csim_solver_names[pairs[pi].kind], om,
                       push, res.residual, res.iterations);
         if (!push) {
           double sum = x[2] + x[5] + x[8] + x[11];
@@ -398,11 +398,11 @@ START_TEST(failures_are_reported) {
   double G[9] = {0}, g[3] = {0, 0, -1}, mu = 0.5;
   solver_problem p = tdense(1, G, g, &mu, NULL);
   struct {
-    solver_model model;
-    solver_kind kind;
-  } pairs[3] = {{SOLVER_MODEL_CCP, SOLVER_PGS},
-                {SOLVER_MODEL_LCP, SOLVER_PGS},
-                {SOLVER_MODEL_LCP, SOLVER_LEMKE}};
+    csim_model model;
+    csim_solver kind;
+  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
+                {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
+                {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   for (int pi = 0; pi < 3; pi++) {
     solver* sv = make(pairs[pi].model, pairs[pi].kind, 1, 1e-8, 50, 1.0, 4);
     double x[3] = {0, 0, 0};
@@ -422,7 +422,7 @@ END_TEST
 // pyramids need 3..256 facets; a Lemke tableau beyond 1 GiB is refused at creation; the pairs
 // are listed as available
 START_TEST(bad_options_are_errors) {
-  solver_options o = {SOLVER_MODEL_LCP, SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_LCP, CSIM_SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 4, &s, &e), CSIM_ERR_INPUT);
@@ -430,17 +430,17 @@ START_TEST(bad_options_are_errors) {
   o.facets = 257;
   ck_assert_int_eq(solver_create(&o, 4, &s, &e), CSIM_ERR_INPUT);
   o.facets = 256;
-  o.kind = SOLVER_LEMKE;
+  o.kind = CSIM_SOLVER_LEMKE;
   ck_assert_int_eq(solver_create(&o, 256, &s, &e), CSIM_ERR_INPUT);
   ck_assert_ptr_nonnull(strstr(e.msg, "lemke"));
   o.facets = 8;
   ck_assert_int_eq(solver_create(&o, 64, &s, &e), CSIM_OK);
   solver_free(s);
   char msg[512];
-  ck_assert(solver_pair_supported(SOLVER_MODEL_CCP, SOLVER_PGS, msg, sizeof(msg)));
-  ck_assert(solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_PGS, msg, sizeof(msg)));
-  ck_assert(solver_pair_supported(SOLVER_MODEL_LCP, SOLVER_LEMKE, msg, sizeof(msg)));
-  ck_assert(!solver_pair_supported(SOLVER_MODEL_CCP, SOLVER_LEMKE, msg, sizeof(msg)));
+  ck_assert(solver_pair_supported(CSIM_MODEL_CCP, CSIM_SOLVER_PGS, msg, sizeof(msg)));
+  ck_assert(solver_pair_supported(CSIM_MODEL_LCP, CSIM_SOLVER_PGS, msg, sizeof(msg)));
+  ck_assert(solver_pair_supported(CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE, msg, sizeof(msg)));
+  ck_assert(!solver_pair_supported(CSIM_MODEL_CCP, CSIM_SOLVER_LEMKE, msg, sizeof(msg)));
   ck_assert_ptr_nonnull(strstr(msg, "lcp/lemke"));
   ck_assert_ptr_nonnull(strstr(msg, "ccp/pgs"));
 }
@@ -579,10 +579,10 @@ END_TEST
 // bit for bit, the easy island is not swept on while the hard one iterates, the sweeps reported
 // are the hard island's; a NaN island is never reported converged, nor spoils its neighbour
 START_TEST(islands_iterate_alone) {
-  solver_model models[2] = {SOLVER_MODEL_CCP, SOLVER_MODEL_LCP};
+  csim_model models[2] = {CSIM_MODEL_CCP, CSIM_MODEL_LCP};
   const char* names[2] = {"ccp/pgs", "lcp/pgs"};
   for (int k = 0; k < 2; k++) {
-    solver_options o = {models[k], SOLVER_PGS, TI_TOL, 1000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
+    solver_options o = {models[k], CSIM_SOLVER_PGS, TI_TOL, 1000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
                         0, 0, 0};
     ti_check(&o, 1, names[k]);
     ti_check_nan(&o, names[k]);

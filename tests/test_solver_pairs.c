@@ -22,14 +22,14 @@
 #define DT 1e-3
 
 static const struct {
-  solver_model model;
-  solver_kind kind;
+  csim_model model;
+  csim_solver kind;
 } kPairs[] = {
-    {SOLVER_MODEL_NCP, SOLVER_PGS},       {SOLVER_MODEL_NCP, SOLVER_STAGGERED},
-    {SOLVER_MODEL_NCP, SOLVER_ADMM},      {SOLVER_MODEL_CCP, SOLVER_PGS},
-    {SOLVER_MODEL_CCP, SOLVER_ADMM},      {SOLVER_MODEL_LCP, SOLVER_PGS},
-    {SOLVER_MODEL_LCP, SOLVER_LEMKE},     {SOLVER_MODEL_RAISIM, SOLVER_BISECTION},
-    {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION},
+    {CSIM_MODEL_NCP, CSIM_SOLVER_PGS},       {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED},
+    {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM},      {CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
+    {CSIM_MODEL_CCP, CSIM_SOLVER_ADMM},      {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
+    {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE},     {CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION},
+    {CSIM_MODEL_RAISIM_DS, CSIM_SOLVER_BISECTION},
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
@@ -42,8 +42,8 @@ static solver* make(int pair, solver_criterion crit, int maxc, double tol, int i
 }
 
 static const char* pair_name(int pair, solver_criterion crit, char* buf, size_t n) {
-  snprintf(buf, n, "%s/%s (criterion %s)", solver_model_names[kPairs[pair].model],
-           solver_kind_names[kPairs[pair].kind], crit == SOLVER_STOP_NCP ? "ncp" : "model");
+  snprintf(buf, n, "%s/%s (criterion %s)", csim_model_names[kPairs[pair].model],
+           csim_solver_names[kPairs[pair].kind], crit == SOLVER_STOP_NCP ? "ncp" : "model");
   return buf;
 }
 
@@ -146,9 +146,9 @@ START_TEST(sliding_cube_model_answers) {
     for (int crit = 0; crit < 2; crit++) {
       solver_criterion sc = crit ? SOLVER_STOP_NCP : SOLVER_STOP_MODEL;
       pair_name(pair, sc, name, sizeof(name));
-      solver_model md = kPairs[pair].model;
+      csim_model md = kPairs[pair].model;
       // the sliding answers of ccp, lcp, raisim never meet an NCP tolerance: a modest cap
-      int iters = md == SOLVER_MODEL_NCP || md == SOLVER_MODEL_RAISIM_DS ? 20000 : 3000;
+      int iters = md == CSIM_MODEL_NCP || md == CSIM_MODEL_RAISIM_DS ? 20000 : 3000;
       solver* s = make(pair, sc, 4, 1e-10, iters);
       for (int cs = 0; cs < 2; cs++)
         for (int warm = 0; warm < 2; warm++) {
@@ -166,7 +166,7 @@ START_TEST(sliding_cube_model_answers) {
           double sum = 0;
           for (int k = 0; k < 12; k++) ck_assert_msg(isfinite(x[k]), "%s: NaN", name);
           for (int i = 0; i < 4; i++) sum += x[3 * i + 2];
-          double expect = md == SOLVER_MODEL_CCP ? m * (mu * v - vz[cs]) / (1 + mu * mu)
+          double expect = md == CSIM_MODEL_CCP ? m * (mu * v - vz[cs]) / (1 + mu * mu)
                                                  : m * fmax(0, -vz[cs]);
           ck_assert_msg(fabs(sum - expect) <= 1e-7,
                         "%s, %s, %s start: sum lambda_N = %.9g, closed form %.9g (%d iterations)",
@@ -175,7 +175,7 @@ START_TEST(sliding_cube_model_answers) {
           // eps_abs is the NCP metric whatever the model: the CCP's sliding answer keeps its
           // complementarity residual mu lambda_N |c_T| (000 Sec. III), so it is not converged
           // under the NCP criterion
-          if (md == SOLVER_MODEL_CCP && sc == SOLVER_STOP_NCP)
+          if (md == CSIM_MODEL_CCP && sc == SOLVER_STOP_NCP)
             ck_assert_msg(!res.converged && res.eps_abs > 1e-4, "%s: eps_abs %.3g", name,
                           res.eps_abs);
         }

@@ -16,8 +16,8 @@
 #include "two_islands.h"
 #include "support.h"
 
-static solver* make(solver_model m, int maxc, double tol, int iters) {
-  solver_options o = {m, SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+static solver* make(csim_model m, int maxc, double tol, int iters) {
+  solver_options o = {m, CSIM_SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
@@ -81,8 +81,8 @@ static void raisim_reference(const double G[9], const double g[3], double mu, do
 // lambda = 0 when g_N >= 0), from a zero and from a random warm start
 START_TEST(stick_and_takeoff_exact) {
   unsigned s = 7;
-  for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
-    solver* slv = make((solver_model)model, 1, 1e-12, 200);
+  for (int model = CSIM_MODEL_RAISIM; model <= CSIM_MODEL_RAISIM_DS; model++) {
+    solver* slv = make((csim_model)model, 1, 1e-12, 200);
     for (int k = 0; k < 200; k++) {
       double G[9], mu = 0.3 + 0.5 * fabs(urand_sym(&s)), lam[3], g[3];
       random_spd(3, G, &s);
@@ -126,7 +126,7 @@ END_TEST
 // and therefore violates maximum dissipation whenever G_NT != 0: eps_c > 0
 START_TEST(raisim_sliding_exact_and_violates_mdp) {
   unsigned s = 11;
-  solver* slv = make(SOLVER_MODEL_RAISIM, 1, 1e-12, 200);
+  solver* slv = make(CSIM_MODEL_RAISIM, 1, 1e-12, 200);
   int tested = 0, violated = 0;
   for (int k = 0; k < 300; k++) {
     double G[9], mu = 0.2 + 0.6 * fabs(urand_sym(&s)), g[3], v0[3];
@@ -184,8 +184,8 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   solver_problem p = tdense(1, G, g, &mu, NULL);
   double xr[3] = {0}, xd[3] = {0};
   solver_result rr, rd;
-  solver* a = make(SOLVER_MODEL_RAISIM, 1, 1e-13, 500);
-  solver* b = make(SOLVER_MODEL_RAISIM_DS, 1, 1e-13, 500);
+  solver* a = make(CSIM_MODEL_RAISIM, 1, 1e-13, 500);
+  solver* b = make(CSIM_MODEL_RAISIM_DS, 1, 1e-13, 500);
   solver_solve(a, &p, xr, &rr);
   solver_solve(b, &p, xd, &rd);
   ck_assert(rr.converged);
@@ -209,7 +209,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   ck_assert_double_gt(rr.eps_abs, 1e-3);
   ck_assert_double_lt(rd.eps_abs, 1e-9);
   // RaiSim+DS agrees with the NCP solution of projected Gauss-Seidel
-  solver_options o = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* pg = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 1, &pg, &e), CSIM_OK);
@@ -221,7 +221,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   solver_free(pg);
   // under-relaxation (alpha_0 = solver.over_relaxation = 0.5) reaches the same fixed points
   for (int m = 0; m < 2; m++) {
-    solver_options uo = {m ? SOLVER_MODEL_RAISIM_DS : SOLVER_MODEL_RAISIM, SOLVER_BISECTION,
+    solver_options uo = {m ? CSIM_MODEL_RAISIM_DS : CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION,
                          1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
     solver* u = NULL;
     ck_assert_int_eq(solver_create(&uo, 1, &u, &e), CSIM_OK);
@@ -242,8 +242,8 @@ END_TEST
 // opposite to c_T, c_N = 0, g = c - G lambda), where RaiSim does not
 START_TEST(ds_sliding_exact_ncp) {
   unsigned s = 23;
-  solver* ds = make(SOLVER_MODEL_RAISIM_DS, 1, 1e-12, 2000);
-  solver* rs = make(SOLVER_MODEL_RAISIM, 1, 1e-12, 2000);
+  solver* ds = make(CSIM_MODEL_RAISIM_DS, 1, 1e-12, 2000);
+  solver* rs = make(CSIM_MODEL_RAISIM, 1, 1e-12, 2000);
   int rs_off = 0;
   for (int k = 0; k < 200; k++) {
     double G[9], mu = 0.2 + 0.3 * fabs(urand_sym(&s)), lam[3], c[3], g[3];
@@ -282,8 +282,8 @@ END_TEST
 START_TEST(degenerate_inputs) {
   double G[9] = {1, 0.2, 0.3, 0.2, 1, 0.1, 0.3, 0.1, 2}, g[3] = {1, 0, -1}, mu = 0;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
-    solver* slv = make((solver_model)model, 2, 1e-12, 50);
+  for (int model = CSIM_MODEL_RAISIM; model <= CSIM_MODEL_RAISIM_DS; model++) {
+    solver* slv = make((csim_model)model, 2, 1e-12, 50);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(slv, &p, x, &res);
@@ -309,7 +309,7 @@ START_TEST(degenerate_inputs) {
     double mi = INFINITY, xi[3] = {0}, gi[3] = {0.5, 0.2, -1};
     solver_problem pi = tdense(1, G, gi, &mi, NULL);
     solver_solve(slv, &pi, xi, &res);
-    if (model == SOLVER_MODEL_RAISIM) ck_assert(res.converged);
+    if (model == CSIM_MODEL_RAISIM) ck_assert(res.converged);
     double ci[3];
     mul3(G, xi, ci);
     for (int r = 0; r < 3; r++) ck_assert_double_le(fabs(ci[r] + gi[r]), 1e-12);
@@ -388,16 +388,16 @@ START_TEST(box_on_plane_convergence) {
   double vfs[3][6] = {{0, 0, -9.81 * dt, 0, 0, 0},           // resting
                       {0.3, 0.1, -9.81 * dt, 0, 0, 0.5},     // sliding and spinning
                       {0.01 * dt, 0, -9.81 * dt, 0, 0, 0}};  // nearly sticking
-  solver_options po = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+  solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   solver* pg = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&po, 4, &pg, &e), CSIM_OK);
   for (int c = 0; c < 3; c++) {
     box_g(J, vfs[c], g);
     solver_problem p = tdense(4, G, g, mu, NULL);
-    for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
-      double tol = model == SOLVER_MODEL_RAISIM ? 1e-10 : 1e-12;
-      solver* slv = make((solver_model)model, 4, tol, 20000);
+    for (int model = CSIM_MODEL_RAISIM; model <= CSIM_MODEL_RAISIM_DS; model++) {
+      double tol = model == CSIM_MODEL_RAISIM ? 1e-10 : 1e-12;
+      solver* slv = make((csim_model)model, 4, tol, 20000);
       double x[12] = {0};
       solver_result res;
       solver_solve(slv, &p, x, &res);
@@ -411,10 +411,10 @@ START_TEST(box_on_plane_convergence) {
         ck_assert_double_ge(cv[3 * i + 2], -1e-8);
         ck_assert_double_le(fabs(x[3 * i + 2] * cv[3 * i + 2]), 1e-9);
       }
-      if (model == SOLVER_MODEL_RAISIM_DS) {
+      if (model == CSIM_MODEL_RAISIM_DS) {
         ck_assert_double_le(chk.eps_abs, 1e-12);
       }
-      if (model == SOLVER_MODEL_RAISIM_DS && c != 1) {
+      if (model == CSIM_MODEL_RAISIM_DS && c != 1) {
         // same motion as the NCP solution of projected Gauss-Seidel (at rest: unique; the
         // sliding and spinning case has several NCP solutions with different velocities — PGS
         // leaves one corner unloaded, RaiSim+DS does not — so only its residual is checked)
@@ -429,7 +429,7 @@ START_TEST(box_on_plane_convergence) {
       // warm start from the solution
       solver_solve(slv, &p, x, &res);
       ck_assert(res.converged);
-      ck_assert_int_eq(res.iterations, model == SOLVER_MODEL_RAISIM ? 1 : 0);
+      ck_assert_int_eq(res.iterations, model == CSIM_MODEL_RAISIM ? 1 : 0);
       solver_free(slv);
     }
   }
@@ -446,8 +446,8 @@ START_TEST(compliance_honoured) {
   for (int k = 0; k < 12; k++) R[k] = 0.05 * G[13 * k];
   memcpy(GR, G, sizeof(GR));
   for (int k = 0; k < 12; k++) GR[13 * k] += R[k];
-  for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
-    solver* slv = make((solver_model)model, 4, 1e-12, 20000);
+  for (int model = CSIM_MODEL_RAISIM; model <= CSIM_MODEL_RAISIM_DS; model++) {
+    solver* slv = make((csim_model)model, 4, 1e-12, 20000);
     solver_problem pr = tdense(4, G, g, mu, R), pg = tdense(4, GR, g, mu, NULL), p0 = tdense(4, G, g, mu, NULL);
     double xr[12] = {0}, xg[12] = {0}, x0[12] = {0};
     solver_result a, b, c;
@@ -478,9 +478,9 @@ START_TEST(dragged_cube_002) {
   solver* sl[3];
   // RaiSim near the stick-slip transition converges slowly (alpha -> alpha_min = 0.1 damps the
   // internal-force mode of this hyperstatic problem): a looser tolerance and a large cap
-  sl[0] = make(SOLVER_MODEL_RAISIM, 4, 1e-8, 50000);
-  sl[1] = make(SOLVER_MODEL_RAISIM_DS, 4, 1e-10, 50000);
-  solver_options po = {SOLVER_MODEL_NCP, SOLVER_PGS, 1e-10, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+  sl[0] = make(CSIM_MODEL_RAISIM, 4, 1e-8, 50000);
+  sl[1] = make(CSIM_MODEL_RAISIM_DS, 4, 1e-10, 50000);
+  solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-10, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
   csim_error e;
   ck_assert_int_eq(solver_create(&po, 4, &sl[2], &e), CSIM_OK);
   double v[3][6] = {{0}}, lam[3][12] = {{0}};
@@ -656,11 +656,11 @@ END_TEST
 // island needs a second sweep to see that the first one (which moved it from 0) settled it;
 // RaiSim+DS tests the NCP residual after the first
 START_TEST(islands_iterate_alone) {
-  for (int model = SOLVER_MODEL_RAISIM; model <= SOLVER_MODEL_RAISIM_DS; model++) {
-    solver_options o = {(solver_model)model, SOLVER_BISECTION, TI_TOL, 20000, 1.0, 4, 1.0, 1,
+  for (int model = CSIM_MODEL_RAISIM; model <= CSIM_MODEL_RAISIM_DS; model++) {
+    solver_options o = {(csim_model)model, CSIM_SOLVER_BISECTION, TI_TOL, 20000, 1.0, 4, 1.0, 1,
                         SOLVER_STOP_MODEL, 0, 0, 0};
-    const char* name = model == SOLVER_MODEL_RAISIM ? "raisim" : "raisim_ds";
-    ti_check(&o, model == SOLVER_MODEL_RAISIM ? 2 : 1, name);
+    const char* name = model == CSIM_MODEL_RAISIM ? "raisim" : "raisim_ds";
+    ti_check(&o, model == CSIM_MODEL_RAISIM ? 2 : 1, name);
     ti_check_nan(&o, name);
   }
 }

@@ -286,27 +286,27 @@ int cli_solve(int argc, char** argv) {
 
   // model and solver: names, then a pair the solver table implements
   char names[512];
-  int mi = find_name(solver_model_names, SOLVER_NMODELS, mname);
-  int si = find_name(solver_kind_names, SOLVER_NKINDS, sname);
+  int mi = find_name(csim_model_names, CSIM_NRIGID_MODELS, mname);
+  int si = find_name(csim_solver_names, CSIM_NRIGID_SOLVERS, sname);
   if (mi < 0) {
-    join_names(names, sizeof(names), solver_model_names, SOLVER_NMODELS);
+    join_names(names, sizeof(names), csim_model_names, CSIM_NRIGID_MODELS);
     fprintf(stderr, "csim: error: solve: unknown model '%s' (expected one of: %s)\n", mname, names);
     return CSIM_ERR_INPUT;
   }
   if (si < 0) {
-    join_names(names, sizeof(names), solver_kind_names, SOLVER_NKINDS);
+    join_names(names, sizeof(names), csim_solver_names, CSIM_NRIGID_SOLVERS);
     fprintf(stderr, "csim: error: solve: unknown solver '%s' (expected one of: %s)\n", sname, names);
     return CSIM_ERR_INPUT;
   }
   char msg[1024];
-  if (!solver_pair_supported((solver_model)mi, (solver_kind)si, msg, sizeof(msg))) {
+  if (!solver_pair_supported((csim_model)mi, (csim_solver)si, msg, sizeof(msg))) {
     fprintf(stderr, "csim: error: solve: %s\n", msg);
     return CSIM_ERR_INPUT;
   }
   solver_options opt;
   memset(&opt, 0, sizeof(opt));
-  opt.model = (solver_model)mi;
-  opt.kind = (solver_kind)si;
+  opt.model = (csim_model)mi;
+  opt.kind = (csim_solver)si;
   opt.tolerance = tol;
   opt.max_iterations = (int)maxit;
   opt.over_relaxation = 1;

@@ -18,6 +18,8 @@ typedef enum {
 #undef CSIM_MODEL_ENUM
   CSIM_NMODELS
 } csim_model;
+// the rigid models are the first ones (a rigid solver's models, core/solvers/solver.h)
+#define CSIM_NRIGID_MODELS CSIM_MODEL_HUNT_CROSSLEY
 // the solvers: X(ID, name); "none" is a compliant law's (no rigid solver)
 #define CSIM_SOLVERS(X) \
   X(PGS, "pgs") X(LEMKE, "lemke") X(ADMM, "admm") X(STAGGERED, "staggered") \
@@ -28,6 +30,8 @@ typedef enum {
 #undef CSIM_SOLVER_ENUM
   CSIM_NSOLVERS
 } csim_solver;
+// the rigid solvers are all but the last ("none")
+#define CSIM_NRIGID_SOLVERS CSIM_SOLVER_NONE
 typedef enum { CSIM_SCHEME_SEMI_IMPLICIT, CSIM_SCHEME_TAMSI, CSIM_SCHEME_IMPLICIT_EULER, CSIM_NSCHEMES } csim_scheme;
 typedef enum { CSIM_FAIL_CONTINUE, CSIM_FAIL_STOP, CSIM_NFAIL } csim_on_failure;
 typedef enum { CSIM_ENERGY_WARN, CSIM_ENERGY_STOP, CSIM_NENERGY } csim_on_energy;

@@ -39,7 +39,7 @@ csim_status sim_island_overflow(const sim* s, const solver_result* r, csim_error
                  "contact.memory_budget %g MiB holds %d contacts' buffers and the island work "
                  "(%.1f MiB) and the simulation data (%.2g MiB), an island this large needs "
                  "about %.3g MiB: raise contact.memory_budget", s->step, s->d->time,
-                 r->unsolved_island, r->unsolved_rows, solver_kind_names[s->slv_opt.kind],
+                 r->unsolved_island, r->unsolved_rows, csim_solver_names[s->slv_opt.kind],
                  s->island_rows, s->island_rows_worst, s->opt.memory_budget, s->maxgeom,
                  (double)s->buffer_bytes / SIM_MIB, (double)s->data_bytes / SIM_MIB, need);
 }

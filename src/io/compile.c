@@ -60,16 +60,8 @@ csim_status compile_cmpl_params(const scn_config* cfg, cmpl_params* p, csim_erro
 }
 
 
-// scenario contact model and solver -> solver enums (rigid models only)
+// the rigid solver's options from the scenario (rigid models only)
 static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_error* err) {
-  static const int model_map[] = {
-      [CSIM_MODEL_NCP] = SOLVER_MODEL_NCP, [CSIM_MODEL_CCP] = SOLVER_MODEL_CCP,
-      [CSIM_MODEL_LCP] = SOLVER_MODEL_LCP, [CSIM_MODEL_RAISIM] = SOLVER_MODEL_RAISIM,
-      [CSIM_MODEL_RAISIM_DS] = SOLVER_MODEL_RAISIM_DS};
-  static const int kind_map[] = {[CSIM_SOLVER_PGS] = SOLVER_PGS, [CSIM_SOLVER_LEMKE] = SOLVER_LEMKE,
-                                 [CSIM_SOLVER_ADMM] = SOLVER_ADMM,
-                                 [CSIM_SOLVER_STAGGERED] = SOLVER_STAGGERED,
-                                 [CSIM_SOLVER_BISECTION] = SOLVER_BISECTION};
   if (cfg->model > CSIM_MODEL_RAISIM_DS)
     return scn_key_error(cfg, "contact.model", err,
                    "compliant contact model '%s' is not available in this version of csim "
@@ -84,8 +76,8 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
                    "rigid contact model '%s' needs a solver; 'none' is for compliant models",
                    csim_model_names[cfg->model]);
   memset(o, 0, sizeof(*o));
-  o->model = (solver_model)model_map[cfg->model];
-  o->kind = (solver_kind)kind_map[cfg->solver];
+  o->model = cfg->model;  // one enum from the scenario to the solver (core/options.h)
+  o->kind = cfg->solver;
   // force units (002 Sec. II: eps on lambda / dt): the impulse residual is held to tolerance * dt
   o->tolerance = cfg->tolerance * (cfg->tolerance_units == CSIM_TOL_FORCE ? cfg->dt : 1.0);
   o->max_iterations = cfg->max_iterations;

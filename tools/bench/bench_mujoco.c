@@ -340,8 +340,7 @@ static void robot_prefix(char* pre, size_t n, int nrobot, int r) {
 }
 
 // the merged URDF of every robot of the simulation (see the file comment); NULL with msg on error
-static char* merged_urdf(const sim* s, int balance, char* msg, size_t msgsz) {
-  const scn_config* cfg = s->cfg;
+static char* merged_urdf(const scn_config* cfg, int balance, char* msg, size_t msgsz) {
   sbuf b = {0};
   int bad = sb_str(&b, "<?xml version=\"1.0\"?>\n<robot name=\"csim_bench\">\n");
   bad |= sb_printf(&b,
@@ -350,18 +349,34 @@ static char* merged_urdf(const sim* s, int balance, char* msg, size_t msgsz) {
                    balance ? "true" : "false");
   bad |= sb_str(&b, "<link name=\"world\"/>\n");
   for (int r = 0; r < cfg->nrobots && !bad; r++) {
-    const urdf_robot* ur = s->urdf[r];
+    // the robot as csim's parser reads it (the simulation keeps only the model built from it)
+    const scn_robot* R = &cfg->robots[r];
+    const char** pk = calloc((size_t)R->npackage_paths + 1, sizeof(char*));
+    for (int k = 0; pk && k < R->npackage_paths; k++) pk[k] = R->package_paths[k];
+    urdf_options uo = urdf_default_options();
+    uo.package_paths = pk;
+    urdf_robot* ur = NULL;
+    csim_error uerr;
+    csim_status ust = pk ? urdf_load(R->urdf_path, &uo, &ur, &uerr) : CSIM_ERR_RUN;
+    free(pk);
+    if (ust != CSIM_OK) {
+      if (pk) err_format(&uerr, msg, msgsz); else snprintf(msg, msgsz, "out of memory");
+      free(b.p);
+      return NULL;
+    }
     char pre[32];
     robot_prefix(pre, sizeof pre, cfg->nrobots, r);
     char* text = read_text(cfg->robots[r].urdf_path);
     if (!text) {
       snprintf(msg, msgsz, "cannot read %s", cfg->robots[r].urdf_path);
+      urdf_free(ur);
       free(b.p);
       return NULL;
     }
     int st = urdf_edit(&b, text, ur, pre, msg, msgsz);
     free(text);
     if (st < 0) {
+      urdf_free(ur);
       free(b.p);
       return NULL;
     }
@@ -380,6 +395,7 @@ static char* merged_urdf(const sim* s, int balance, char* msg, size_t msgsz) {
                        "rpy=\"%.17g %.17g %.17g\"/></joint>\n",
                        pre, pre, root, x[0], x[1], x[2], a[0], a[1], a[2]);
     }
+    urdf_free(ur);
   }
   bad |= sb_str(&b, "</robot>\n");
   if (bad) {
@@ -469,13 +485,12 @@ static int mj_njmax(int nconmax) {
 
 // Build MuJoCo's model of the simulation s (URDF -> MJCF + ground), with options set from the
 // scenario (the solver is set per run). NULL with msg filled on failure.
-static mjModel* mj_build(const sim* s, char* msg, size_t msgsz) {
-  const scn_config* cfg = s->cfg;
+static mjModel* mj_build(const scn_config* cfg, const sim* s, char* msg, size_t msgsz) {
   char err[1024] = "";
   mjModel* m0 = NULL;
   // balanceinertia off first; on only when MuJoCo refuses the inertias
   for (int balance = 0; balance <= 1 && !m0; balance++) {
-    char* text = merged_urdf(s, balance, msg, msgsz);
+    char* text = merged_urdf(cfg, balance, msg, msgsz);
     if (!text) return NULL;
     m0 = mj_load_text(text, err, (int)sizeof err);
     free(text);
@@ -606,7 +621,8 @@ static void mj_set_stiff(mj_scene* ms, int stiff) {
 }
 
 // map csim joints to MuJoCo joints by name and convert the initial state; 0 or -1 with msg
-static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
+static int mj_scene_init(mj_scene* ms, const scn_config* cfg, const sim* s, char* msg,
+                         size_t msgsz) {
   const sim_model* cm = s->m;
   const sim_data* cd = s->d;
   mjModel* m = ms->m;
@@ -664,8 +680,8 @@ static int mj_scene_init(mj_scene* ms, const sim* s, char* msg, size_t msgsz) {
     }
   }
   // the actions MuJoCo can mirror
-  for (int a = 0; a < s->cfg->nactions; a++)
-    if (s->cfg->actions[a].type == ACT_FORCE) {
+  for (int a = 0; a < cfg->nactions; a++)
+    if (cfg->actions[a].type == ACT_FORCE) {
       snprintf(msg, msgsz, "action %d (force) is not mirrored in MuJoCo", a);
       return -1;
     }
@@ -1005,12 +1021,13 @@ static double csim_run(runner* u, const scene_src* src, const run_opts* o, int s
 static const char* const mj_solver_names[] = {"pgs", "cg", "newton"};
 
 // MuJoCo: one timed run of the scene ms (mirrored from the csim simulation s); us/step
-static double mj_run(runner* u, mj_scene* ms, const sim* s, const run_opts* o) {
+static double mj_run(runner* u, mj_scene* ms, const scn_config* cfg, const sim* s,
+                     const run_opts* o) {
   mjModel* m = ms->m;
   mjData* d = ms->d;
   m->opt.solver = u->sv;
   mj_set_stiff(ms, u->stiff);
-  int steps = scene_steps(s->cfg, o);
+  int steps = scene_steps(cfg, o);
   mj_scene_reset(ms);
   double t0 = now();
   for (int k = 0; k < steps; k++) {
@@ -1021,13 +1038,14 @@ static double mj_run(runner* u, mj_scene* ms, const sim* s, const run_opts* o) {
 }
 
 // MuJoCo: the untimed pass: contacts, iterations, warnings and (o->eps) the NCP residual
-static void mj_stats(runner* u, mj_scene* ms, const sim* s, const run_opts* o) {
+static void mj_stats(runner* u, mj_scene* ms, const scn_config* cfg, const sim* s,
+                     const run_opts* o) {
   mjModel* m = ms->m;
   mjData* d = ms->d;
   row* r = &u->r;
   m->opt.solver = u->sv;
   mj_set_stiff(ms, u->stiff);
-  int steps = scene_steps(s->cfg, o);
+  int steps = scene_steps(cfg, o);
   r->steps = steps;
   r->nv = m->nv;
   eps_work w = {0};
@@ -1126,11 +1144,11 @@ static int pair_registered(const char* pair) {
   if (!sl || (size_t)(sl - pair) >= sizeof model) return 0;
   memcpy(model, pair, (size_t)(sl - pair));
   int mi = -1, ki = -1;
-  for (int k = 0; k < SOLVER_NMODELS; k++)
-    if (!strcmp(solver_model_names[k], model)) mi = k;
-  for (int k = 0; k < SOLVER_NKINDS; k++)
-    if (!strcmp(solver_kind_names[k], sl + 1)) ki = k;
-  return mi >= 0 && ki >= 0 && solver_pair_supported((solver_model)mi, (solver_kind)ki, NULL, 0);
+  for (int k = 0; k < CSIM_NRIGID_MODELS; k++)
+    if (!strcmp(csim_model_names[k], model)) mi = k;
+  for (int k = 0; k < CSIM_NRIGID_SOLVERS; k++)
+    if (!strcmp(csim_solver_names[k], sl + 1)) ki = k;
+  return mi >= 0 && ki >= 0 && solver_pair_supported((csim_model)mi, (csim_solver)ki, NULL, 0);
 }
 
 // One scene: csim pairs (comma list; an extra override after '+', e.g.
@@ -1168,7 +1186,8 @@ static int bench_scene(const char* label, const scene_src* src, const char* csim
   if (mj_list && strcmp(mj_list, "none") != 0) {
     char msg[2048];
     if (csim_open(src, src->sets, src->nset, &cfg, &s, msg, sizeof msg) < 0 ||
-        !(ms.m = mj_build(s, msg, sizeof msg)) || mj_scene_init(&ms, s, msg, sizeof msg) < 0) {
+        !(ms.m = mj_build(cfg, s, msg, sizeof msg)) ||
+        mj_scene_init(&ms, cfg, s, msg, sizeof msg) < 0) {
       fprintf(stderr, "bench_mujoco: MuJoCo on %s: %s\n", label, msg);
       status = 1;
     } else {
@@ -1213,7 +1232,7 @@ static int bench_scene(const char* label, const scene_src* src, const char* csim
     for (int k = 0; k < n; k++) {
       runner* x = &u[(k + b) % n];
       if (x->failed) continue;
-      x->us[b] = x->is_mj ? mj_run(x, &ms, s, o) : csim_run(x, src, o, 0);
+      x->us[b] = x->is_mj ? mj_run(x, &ms, cfg, s, o) : csim_run(x, src, o, 0);
       if (isnan(x->us[b])) x->failed = 1;
     }
   // statistics, medians
@@ -1221,7 +1240,7 @@ static int bench_scene(const char* label, const scene_src* src, const char* csim
     runner* x = &u[i];
     if (!x->failed) {
       if (x->is_mj)
-        mj_stats(x, &ms, s, o);
+        mj_stats(x, &ms, cfg, s, o);
       else if (isnan(csim_run(x, src, o, 1)))
         x->failed = 1;
     }

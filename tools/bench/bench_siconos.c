@@ -344,16 +344,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     int mi = -1, ki = -1;
-    for (int m = 0; m < SOLVER_NMODELS; m++)
-      if (!strcmp(solver_model_names[m], model)) mi = m;
-    for (int m = 0; m < SOLVER_NKINDS; m++)
-      if (!strcmp(solver_kind_names[m], kind)) ki = m;
+    for (int m = 0; m < CSIM_NRIGID_MODELS; m++)
+      if (!strcmp(csim_model_names[m], model)) mi = m;
+    for (int m = 0; m < CSIM_NRIGID_SOLVERS; m++)
+      if (!strcmp(csim_solver_names[m], kind)) ki = m;
     char msg[512];
     if (mi < 0 || ki < 0) {
       fprintf(stderr, "bench_siconos: '%s' is not a csim model/solver\n", cs[k]);
       return 2;
     }
-    if (!solver_pair_supported((solver_model)mi, (solver_kind)ki, msg, 512)) {
+    if (!solver_pair_supported((csim_model)mi, (csim_solver)ki, msg, 512)) {
       fprintf(stderr, "bench_siconos: skipping %s: %s\n", cs[k], msg);  // not in this build
       for (int m = k; m + 1 < ncs; m++) cs[m] = cs[m + 1];
       ncs--;
@@ -361,8 +361,8 @@ int main(int argc, char** argv) {
       continue;
     }
     memset(&copts[k], 0, sizeof(copts[k]));
-    copts[k].model = (solver_model)mi;
-    copts[k].kind = (solver_kind)ki;
+    copts[k].model = (csim_model)mi;
+    copts[k].kind = (csim_solver)ki;
     copts[k].max_iterations = 100000000;
     copts[k].over_relaxation = 1;
     copts[k].facets = 4;

@@ -285,7 +285,7 @@ static csim_status lcp_work(const solver_options* opt, int maxc, size_t* nwork,
                    "expected between 3 and %d pyramid facets, got %d", SOLVER_MAX_FACETS,
                    opt->facets);
   size_t m = (size_t)opt->facets, nc = (size_t)(maxc > 0 ? maxc : 1), need = 4 * m + 64 + 3 * nc;
-  if (opt->kind == SOLVER_LEMKE) {
+  if (opt->kind == CSIM_SOLVER_LEMKE) {
     // polygon, B^-1 (N x N), x, y, q, the entering column, basis and candidates (N each), u (3nc)
     // for the largest island the work holds (solver_work_rows / 3 contacts: every contact, or
     // fewer under solver_options island_rows; Lemke is handed one island at a time, solver.c)

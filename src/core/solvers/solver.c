@@ -10,10 +10,6 @@
 #include "core/solvers/cone.h"
 #include "core/solvers/solver_impl.h"
 
-const char* const solver_model_names[SOLVER_NMODELS] = {"ncp", "ccp", "lcp", "raisim",
-                                                        "raisim_ds"};
-const char* const solver_kind_names[SOLVER_NKINDS] = {"pgs", "lemke", "admm", "staggered",
-                                                      "bisection"};
 
 // the per-contact families keep nothing of their own (no hook)
 static const solver_family kPlain = {0};
@@ -21,26 +17,26 @@ static const solver_family kPlain = {0};
 // the pairs of DESIGN.md's table that this build implements, one row each: the solve and the
 // family's hooks (solver_impl.h)
 static const struct {
-  solver_model model;
-  solver_kind kind;
+  csim_model model;
+  csim_solver kind;
   solver_fn fn;
   const solver_family* fam;
 } kPairs[] = {
-    {SOLVER_MODEL_NCP, SOLVER_PGS, solver_pgs, &kPlain},                 // 000 Alg. 5
-    {SOLVER_MODEL_CCP, SOLVER_PGS, solver_ccp_pgs, &kPlain},             // 000 Alg. 2
-    {SOLVER_MODEL_LCP, SOLVER_PGS, solver_lcp_pgs, &solver_family_lcp},  // 000 Alg. 1
-    {SOLVER_MODEL_LCP, SOLVER_LEMKE, solver_lcp_lemke, &solver_family_lemke},  // 000 Sec. III
-    {SOLVER_MODEL_RAISIM, SOLVER_BISECTION, solver_raisim, &kPlain},        // 000 Alg. 4
-    {SOLVER_MODEL_RAISIM_DS, SOLVER_BISECTION, solver_raisim_ds, &kPlain},  // 002 Alg. 1
-    {SOLVER_MODEL_CCP, SOLVER_ADMM, solver_ccp_admm, &solver_family_admm},  // 000 Alg. 3
+    {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, solver_pgs, &kPlain},                 // 000 Alg. 5
+    {CSIM_MODEL_CCP, CSIM_SOLVER_PGS, solver_ccp_pgs, &kPlain},             // 000 Alg. 2
+    {CSIM_MODEL_LCP, CSIM_SOLVER_PGS, solver_lcp_pgs, &solver_family_lcp},  // 000 Alg. 1
+    {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE, solver_lcp_lemke, &solver_family_lemke},  // 000 Sec. III
+    {CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION, solver_raisim, &kPlain},        // 000 Alg. 4
+    {CSIM_MODEL_RAISIM_DS, CSIM_SOLVER_BISECTION, solver_raisim_ds, &kPlain},  // 002 Alg. 1
+    {CSIM_MODEL_CCP, CSIM_SOLVER_ADMM, solver_ccp_admm, &solver_family_admm},  // 000 Alg. 3
     // 000 Sec. III, de Saxce fixed point
-    {SOLVER_MODEL_NCP, SOLVER_ADMM, solver_ncp_admm, &solver_family_admm},
-    {SOLVER_MODEL_NCP, SOLVER_STAGGERED, solver_ncp_staggered, &solver_family_staggered},  // Alg. 6
+    {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, solver_ncp_admm, &solver_family_admm},
+    {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED, solver_ncp_staggered, &solver_family_staggered},  // Alg. 6
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
 // the row of a pair, -1 when the pair is not in the table
-static int pair_row(solver_model model, solver_kind kind) {
+static int pair_row(csim_model model, csim_solver kind) {
   for (int k = 0; k < NPAIRS; k++)
     if (kPairs[k].model == model && kPairs[k].kind == kind) return k;
   return -1;
@@ -61,17 +57,17 @@ static csim_status work_doubles(const solver_options* opt, int maxc, size_t* nwo
   return (*fam)->work ? (*fam)->work(opt, maxc, nwork, err) : CSIM_OK;
 }
 
-int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n) {
-  if ((int)model < 0 || model >= SOLVER_NMODELS || (int)kind < 0 || kind >= SOLVER_NKINDS)
+int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n) {
+  if ((int)model < 0 || model >= CSIM_NRIGID_MODELS || (int)kind < 0 || kind >= CSIM_NRIGID_SOLVERS)
     return 0;
   if (pair_row(model, kind) >= 0) return 1;
   if (msg && n > 0) {
     int k = snprintf(msg, (size_t)n,
                      "model '%s' with solver '%s' is not available; valid model/solver pairs: ",
-                     solver_model_names[model], solver_kind_names[kind]);
+                     csim_model_names[model], csim_solver_names[kind]);
     for (int p = 0; p < NPAIRS && k < n; p++)
       k += snprintf(msg + k, (size_t)(n - k), "%s%s/%s", p ? ", " : "",
-                    solver_model_names[kPairs[p].model], solver_kind_names[kPairs[p].kind]);
+                    csim_model_names[kPairs[p].model], csim_solver_names[kPairs[p].kind]);
   }
   return 0;
 }
@@ -825,5 +821,5 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
 }
 
 int solver_reads_offdiag(const solver_options* o) {
-  return o->kind != SOLVER_ADMM;
+  return o->kind != CSIM_SOLVER_ADMM;
 }

@@ -46,24 +46,10 @@
 #define CSIM_SOLVER_H
 
 #include "core/error.h"
+#include "core/options.h"
 
-typedef enum {
-  SOLVER_MODEL_NCP = 0,    // exact Coulomb + Signorini + maximum dissipation (000 eq. 14)
-  SOLVER_MODEL_CCP,        // second-order cone, Signorini relaxed (000 eq. 15)
-  SOLVER_MODEL_LCP,        // pyramidal friction (000 Alg. 1)
-  SOLVER_MODEL_RAISIM,     // per-contact bisection (000 Alg. 4)
-  SOLVER_MODEL_RAISIM_DS,  // de Saxce-corrected RaiSim (002 Alg. 1)
-  SOLVER_NMODELS
-} solver_model;
-
-typedef enum {
-  SOLVER_PGS = 0,
-  SOLVER_LEMKE,
-  SOLVER_ADMM,
-  SOLVER_STAGGERED,
-  SOLVER_BISECTION,
-  SOLVER_NKINDS
-} solver_kind;
+// the model and the solver are options.h's enums (csim_model, csim_solver): the rigid models
+// are its first CSIM_NRIGID_MODELS values, the rigid solvers its first CSIM_NRIGID_SOLVERS
 
 // what stops a solver (solver.criterion): the model's own residual (each family's fixed point:
 // CCP residual, pyramid LCP residual, RaiSim's fixed-point change; for ncp and raisim_ds the NCP
@@ -79,8 +65,6 @@ typedef enum {
   SOLVER_NSTOPS
 } solver_criterion;
 
-extern const char* const solver_model_names[SOLVER_NMODELS];  // "ncp", "ccp", ...
-extern const char* const solver_kind_names[SOLVER_NKINDS];    // "pgs", "lemke", ...
 
 // G is block-sparse and symmetric: 3x3 blocks (i, j) only for contact pairs that share dofs
 // (contact.h), both triangles stored, CSR over block rows: row i holds blocks
@@ -192,8 +176,8 @@ void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* 
 void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, double* out);
 
 typedef struct {
-  solver_model model;
-  solver_kind kind;
+  csim_model model;
+  csim_solver kind;
   double tolerance;       // on eps_abs, > 0
   int max_iterations;     // >= 1
   double over_relaxation; // omega in (0, 2); 1 = none
@@ -238,7 +222,7 @@ typedef struct solver solver;
 
 // 1 when the model/solver pair is implemented; otherwise 0 and, if msg, a sentence naming the
 // valid pairs (for an exit-2 message)
-int solver_pair_supported(solver_model model, solver_kind kind, char* msg, int n);
+int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n);
 
 // 1 when the solver reads G's off-diagonal blocks; 0 when it works on the factored form
 // G = Y Y' + diag only (ADMM), so the contact problem may store the diagonal blocks alone

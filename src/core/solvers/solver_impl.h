@@ -63,7 +63,7 @@ extern const solver_family solver_family_staggered;  // staggered.c
 
 // the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
 static inline int solver_is_dense_family(const solver_options* o) {
-  return o->kind == SOLVER_ADMM || o->kind == SOLVER_STAGGERED || o->kind == SOLVER_LEMKE;
+  return o->kind == CSIM_SOLVER_ADMM || o->kind == CSIM_SOLVER_STAGGERED || o->kind == CSIM_SOLVER_LEMKE;
 }
 
 // ADMM given factored problems (o->nv > 0) factors an island in whichever space is smaller, so
@@ -71,7 +71,7 @@ static inline int solver_is_dense_family(const solver_options* o) {
 // island can hold every contact)
 static inline size_t solver_dense_rows(const solver_options* o, size_t n) {
   size_t n3 = 3 * n;
-  if (o->kind == SOLVER_ADMM && o->nv > 0 && (size_t)o->nv < n3) return (size_t)o->nv;
+  if (o->kind == CSIM_SOLVER_ADMM && o->nv > 0 && (size_t)o->nv < n3) return (size_t)o->nv;
   return n3;
 }
 
