@@ -12,26 +12,20 @@
 
 
 // the per-contact families keep nothing of their own (no hook)
-static const solver_family kPlain = {0};
+const solver_family solver_family_plain = {0};
 
-// the pairs of DESIGN.md's table that this build implements, one row each: the solve and the
-// family's hooks (solver_impl.h)
+// the pairs of DESIGN.md's table that this build implements (solver_impl.h SOLVER_PAIRS), one
+// row each: the solve and the family's hooks
 static const struct {
   csim_model model;
   csim_solver kind;
   solver_fn fn;
   const solver_family* fam;
 } kPairs[] = {
-    {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, solver_pgs, &kPlain},                 // 000 Alg. 5
-    {CSIM_MODEL_CCP, CSIM_SOLVER_PGS, solver_ccp_pgs, &kPlain},             // 000 Alg. 2
-    {CSIM_MODEL_LCP, CSIM_SOLVER_PGS, solver_lcp_pgs, &solver_family_lcp},  // 000 Alg. 1
-    {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE, solver_lcp_lemke, &solver_family_lemke},  // 000 Sec. III
-    {CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION, solver_raisim, &kPlain},        // 000 Alg. 4
-    {CSIM_MODEL_RAISIM_DS, CSIM_SOLVER_BISECTION, solver_raisim_ds, &kPlain},  // 002 Alg. 1
-    {CSIM_MODEL_CCP, CSIM_SOLVER_ADMM, solver_ccp_admm, &solver_family_admm},  // 000 Alg. 3
-    // 000 Sec. III, de Saxce fixed point
-    {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, solver_ncp_admm, &solver_family_admm},
-    {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED, solver_ncp_staggered, &solver_family_staggered},  // Alg. 6
+#define SOLVER_PAIR_ROW(model, kind, fn, fam, src) \
+  {CSIM_MODEL_##model, CSIM_SOLVER_##kind, fn, &fam},
+    SOLVER_PAIRS(SOLVER_PAIR_ROW)
+#undef SOLVER_PAIR_ROW
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
@@ -45,7 +39,7 @@ static int pair_row(csim_model model, csim_solver kind) {
 // the family of opt's pair (the plain one when the pair is not in the table)
 static const solver_family* family_of(const solver_options* opt) {
   int k = pair_row(opt->model, opt->kind);
-  return k >= 0 ? kPairs[k].fam : &kPlain;
+  return k >= 0 ? kPairs[k].fam : &solver_family_plain;
 }
 
 // the scratch doubles of a solver for opt and maxc contacts (the family's own need included),

@@ -56,6 +56,7 @@ typedef struct solver_family {
 } solver_family;
 #define SOLVER_CARRY_MAX 2
 
+extern const solver_family solver_family_plain;    // solver.c: no hook (per-contact families)
 extern const solver_family solver_family_lcp;      // lcp.c: the pyramid polygon's scratch
 extern const solver_family solver_family_lemke;    // lcp.c: the tableau
 extern const solver_family solver_family_admm;     // admm.c
@@ -212,29 +213,28 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
   solver_tally_finish(&tally, s, res, tol);
 }
 
-// projected Gauss-Seidel (000 Alg. 5 for the NCP)
-void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
-// CCP projected Gauss-Seidel (000 Alg. 2) (ccp.c)
-void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+// Every (model, solver) pair csim solves, one line each: X(model, solver, its solve function,
+// its family's hooks, the source). solver.c's pair table and the solve functions' prototypes
+// are generated from it; a family without private state uses solver_family_plain.
+#define SOLVER_PAIRS(X) \
+  X(NCP, PGS, solver_pgs, solver_family_plain, "000 Alg. 5: projected Gauss-Seidel") \
+  X(CCP, PGS, solver_ccp_pgs, solver_family_plain, "000 Alg. 2 (ccp.c)") \
+  X(LCP, PGS, solver_lcp_pgs, solver_family_lcp, "000 Alg. 1: pyramid (lcp.c)") \
+  X(LCP, LEMKE, solver_lcp_lemke, solver_family_lemke, "000 Sec. III: Lemke (lcp.c)") \
+  X(RAISIM, BISECTION, solver_raisim, solver_family_plain, "000 Alg. 4 (raisim.c)") \
+  X(RAISIM_DS, BISECTION, solver_raisim_ds, solver_family_plain, "002 Alg. 1 (raisim.c)") \
+  X(CCP, ADMM, solver_ccp_admm, solver_family_admm, "000 Alg. 3 (admm.c)") \
+  X(NCP, ADMM, solver_ncp_admm, solver_family_admm, "000 Sec. III, de Saxce (admm.c)") \
+  X(NCP, STAGGERED, solver_ncp_staggered, solver_family_staggered, "000 Alg. 6 (staggered.c)")
 
-// pyramidal LCP: projected Gauss-Seidel (000 Alg. 1) and Lemke's pivoting (lcp.c)
-void solver_lcp_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res);
-void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+#define SOLVER_PAIR_PROTO(model, kind, fn, fam, src) \
+  void fn(solver* s, const solver_problem* p, double* lambda, solver_result* res);
+SOLVER_PAIRS(SOLVER_PAIR_PROTO)
+#undef SOLVER_PAIR_PROTO
 
 // LCP pyramid facets accepted (contact.facets)
 #define SOLVER_MAX_FACETS 256
-
-// RaiSim per-contact bisection (000 Alg. 4) and RaiSim+DS (002 Alg. 1) (raisim.c)
-void solver_raisim(solver* s, const solver_problem* p, double* lambda, solver_result* res);
-void solver_raisim_ds(solver* s, const solver_problem* p, double* lambda, solver_result* res);
-
-// ADMM for the CCP (000 Alg. 3) and for the NCP through de Saxce's fixed point (admm.c)
-void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res);
-void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res);
-
-// staggered projections for the NCP (000 Alg. 6), sub-QPs by ADMM (staggered.c)
-void solver_ncp_staggered(solver* s, const solver_problem* p, double* lambda, solver_result* res);
 
 // x <- (L L')^-1 x for a column-major lower Cholesky factor L (n x n) (admm.c)
 void solver_chol_solve(int n, const double* L, double* x);
