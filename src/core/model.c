@@ -24,74 +24,14 @@ static void* take(unsigned char* base, size_t* off, size_t bytes) {
   return base ? (void*)(base + o) : NULL;
 }
 
-// place every array of m inside `base` (NULL: only measure); returns the bytes needed
+// place every array of m inside `base` (NULL: only measure), in MODEL_ARRAYS order; returns the
+// bytes needed
 static size_t model_layout(sim_model* m, unsigned char* base) {
-  size_t off = 0, nb = (size_t)m->nbody, nj = (size_t)m->njnt, nv = (size_t)m->nv;
-  size_t nl = (size_t)m->nlink, ng = (size_t)m->ngeom, nr = (size_t)m->nrobot;
-  size_t I = sizeof(int), D = sizeof(double), P = sizeof(char*);
-  // bodies
-  m->body_parent = take(base, &off, I * nb);
-  m->body_jnt = take(base, &off, I * nb);
-  m->body_robot = take(base, &off, I * nb);
-  m->body_link = take(base, &off, I * nb);
-  m->body_pos = take(base, &off, D * nb * 3);
-  m->body_quat = take(base, &off, D * nb * 4);
-  m->body_mass = take(base, &off, D * nb);
-  m->body_com = take(base, &off, D * nb * 3);
-  m->body_inertia = take(base, &off, D * nb * 9);
-  m->body_subtreemass = take(base, &off, D * nb);
-  m->body_cinert = take(base, &off, D * nb * 10);
-  m->body_dofadr = take(base, &off, I * nb);
-  m->body_dofnum = take(base, &off, I * nb);
-  m->body_geomadr = take(base, &off, I * nb);
-  m->body_geomnum = take(base, &off, I * nb);
-  // joints
-  m->jnt_type = take(base, &off, I * nj);
-  m->jnt_body = take(base, &off, I * nj);
-  m->jnt_qadr = take(base, &off, I * nj);
-  m->jnt_dofadr = take(base, &off, I * nj);
-  m->jnt_axis = take(base, &off, D * nj * 3);
-  m->jnt_limited = take(base, &off, I * nj);
-  m->jnt_range = take(base, &off, D * nj * 2);
-  m->jnt_effort = take(base, &off, D * nj);
-  m->jnt_mimic = take(base, &off, I * nj);
-  m->jnt_mimic_coef = take(base, &off, D * nj * 2);
-  m->jnt_name = take(base, &off, P * nj);
-  // dofs
-  m->dof_body = take(base, &off, I * nv);
-  m->dof_jnt = take(base, &off, I * nv);
-  m->dof_parent = take(base, &off, I * nv);
-  m->dof_Madr = take(base, &off, I * nv);
-  m->dof_motion = take(base, &off, D * nv * 6);
-  // links
-  m->link_body = take(base, &off, I * nl);
-  m->link_robot = take(base, &off, I * nl);
-  m->link_pos = take(base, &off, D * nl * 3);
-  m->link_quat = take(base, &off, D * nl * 4);
-  m->link_mass = take(base, &off, D * nl);
-  m->link_name = take(base, &off, P * nl);
-  // geoms and meshes
-  m->geom_type = take(base, &off, I * ng);
-  m->geom_body = take(base, &off, I * ng);
-  m->geom_link = take(base, &off, I * ng);
-  m->geom_pos = take(base, &off, D * ng * 3);
-  m->geom_quat = take(base, &off, D * ng * 4);
-  m->geom_size = take(base, &off, D * ng * 3);
-  m->geom_rbound = take(base, &off, D * ng);
-  m->geom_mesh = take(base, &off, I * ng);
-  m->mesh = take(base, &off, sizeof(mesh_hull) * (size_t)m->nmesh);
-  // robots
-  m->robot_name = take(base, &off, P * nr);
-  m->robot_base = take(base, &off, I * nr);
-  m->robot_bodyadr = take(base, &off, I * nr);
-  m->robot_nbody = take(base, &off, I * nr);
-  m->robot_qadr = take(base, &off, I * nr);
-  m->robot_nq = take(base, &off, I * nr);
-  m->robot_dofadr = take(base, &off, I * nr);
-  m->robot_nv = take(base, &off, I * nr);
-  m->robot_linkadr = take(base, &off, I * nr);
-  m->robot_nlink = take(base, &off, I * nr);
-  m->qpos0 = take(base, &off, D * (size_t)m->nq);
+  size_t off = 0;
+#define MODEL_TAKE(type, name, rows, cols, desc) \
+  m->name = take(base, &off, sizeof(type) * (size_t)(rows) * (size_t)(cols));
+  MODEL_ARRAYS(MODEL_TAKE)
+#undef MODEL_TAKE
   return off + 64;
 }
 

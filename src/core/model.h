@@ -73,6 +73,80 @@ extern const char* const model_geom_type_names[MODEL_NGEOM_TYPES];
 
 typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
 
+// Every array of sim_model, declared once: X(element type, name, rows, columns, description),
+// rows a size of the model. The struct's fields and model_alloc's placement in one buffer are
+// generated from this list (MuJoCo's mjxmacro.h); names (char*) point outside the buffer.
+#define MODEL_ARRAYS(X) \
+  /* bodies (nbody) */ \
+  X(int, body_parent, m->nbody, 1, "parent body (-1 for the world)") \
+  X(int, body_jnt, m->nbody, 1, "joint of the body (-1 for the world)") \
+  X(int, body_robot, m->nbody, 1, "robot index (-1 for the world)") \
+  X(int, body_link, m->nbody, 1, "URDF link the body frame belongs to (-1 for world)") \
+  X(double, body_pos, m->nbody, 3, "body frame origin in the parent frame at q=0") \
+  X(double, body_quat, m->nbody, 4, "body frame orientation in the parent frame") \
+  X(double, body_mass, m->nbody, 1, "kg, including merged fixed links") \
+  X(double, body_com, m->nbody, 3, "centre of mass in the body frame") \
+  X(double, body_inertia, m->nbody, 9, "rotational inertia about the com, body axes") \
+  X(double, body_subtreemass, m->nbody, 1, "mass of the body and all its descendants") \
+  X(double, body_cinert, m->nbody, 10, "spatial inertia about the body origin, compact: mass, first moment m*c " \
+    "(3), second moment xx yy zz xy xz yz") \
+  X(int, body_dofadr, m->nbody, 1, "first dof of the body's joint (-1 for the world)") \
+  X(int, body_dofnum, m->nbody, 1, "dofs of the body's joint (0 for the world)") \
+  X(int, body_geomadr, m->nbody, 1, "first geom of the body (geoms are grouped by body)") \
+  X(int, body_geomnum, m->nbody, 1, "geoms of the body") \
+  /* joints (njnt); joint j belongs to body jnt_body[j] */ \
+  X(int, jnt_type, m->njnt, 1, "model_joint_type") \
+  X(int, jnt_body, m->njnt, 1, "") \
+  X(int, jnt_qadr, m->njnt, 1, "first index in q") \
+  X(int, jnt_dofadr, m->njnt, 1, "first index in v") \
+  X(double, jnt_axis, m->njnt, 3, "unit axis in the body frame (1-dof joints)") \
+  X(int, jnt_limited, m->njnt, 1, "position limits given") \
+  X(double, jnt_range, m->njnt, 2, "lower, upper") \
+  X(double, jnt_effort, m->njnt, 1, "effort limit (0: none given)") \
+  X(int, jnt_mimic, m->njnt, 1, "mimicked joint (-1: none)") \
+  X(double, jnt_mimic_coef, m->njnt, 2, "multiplier, offset") \
+  X(char*, jnt_name, m->njnt, 1, "URDF joint name; free joints: \"<robot>/root\"") \
+  /* dofs (nv) */ \
+  X(int, dof_body, m->nv, 1, "") \
+  X(int, dof_jnt, m->nv, 1, "") \
+  X(int, dof_parent, m->nv, 1, "parent dof in the tree, -1 at a root; < own index") \
+  X(int, dof_Madr, m->nv, 1, "row of dof i in d->qM / d->qLD (MuJoCo's dof_Madr): entries (i,i), " \
+    "(i,par(i)), (i,par(par(i))), ... up to the root, contiguous from this " \
+    "address; rows in dof order") \
+  X(double, dof_motion, m->nv, 6, "motion subspace S of the dof in its body frame, [lin; ang]: revolute " \
+    "[0; axis], prismatic [axis; 0], free: unit vectors") \
+  /* links (nlink): every URDF link of every robot */ \
+  X(int, link_body, m->nlink, 1, "body the link is part of (0 when merged into the world)") \
+  X(int, link_robot, m->nlink, 1, "") \
+  X(double, link_pos, m->nlink, 3, "link frame in its body frame") \
+  X(double, link_quat, m->nlink, 4, "") \
+  X(double, link_mass, m->nlink, 1, "mass of the URDF link alone, kg") \
+  X(char*, link_name, m->nlink, 1, "URDF link name") \
+  /* geometries (ngeom) */ \
+  X(int, geom_type, m->ngeom, 1, "model_geom_type") \
+  X(int, geom_body, m->ngeom, 1, "") \
+  X(int, geom_link, m->ngeom, 1, "link it came from (-1: ground)") \
+  X(double, geom_pos, m->ngeom, 3, "frame in the body frame") \
+  X(double, geom_quat, m->ngeom, 4, "") \
+  X(double, geom_size, m->ngeom, 3, "per type, see model_geom_type") \
+  X(double, geom_rbound, m->ngeom, 1, "radius of a bounding sphere about geom_pos (inf for planes)") \
+  X(int, geom_mesh, m->ngeom, 1, "hull index (-1: not a mesh)") \
+  /* meshes (nmesh) */ \
+  X(mesh_hull, mesh, m->nmesh, 1, "") \
+  /* robots (nrobot) */ \
+  X(char*, robot_name, m->nrobot, 1, "") \
+  X(int, robot_base, m->nrobot, 1, "model_base_type") \
+  X(int, robot_bodyadr, m->nrobot, 1, "first body") \
+  X(int, robot_nbody, m->nrobot, 1, "") \
+  X(int, robot_qadr, m->nrobot, 1, "first q / v index and counts") \
+  X(int, robot_nq, m->nrobot, 1, "") \
+  X(int, robot_dofadr, m->nrobot, 1, "") \
+  X(int, robot_nv, m->nrobot, 1, "") \
+  X(int, robot_linkadr, m->nrobot, 1, "first link") \
+  X(int, robot_nlink, m->nrobot, 1, "") \
+  X(double, qpos0, m->nq, 1, "reference configuration: 0 for 1-dof joints, identity/origin pose for " \
+    "free joints")
+
 typedef struct sim_model {
   // sizes
   int nq;                   // configuration size
@@ -89,89 +163,19 @@ typedef struct sim_model {
 
   double gravity[3];        // m/s^2
 
-  // bodies (nbody)
-  int* body_parent;         // parent body (-1 for the world)              (nbody)
-  int* body_jnt;            // joint of the body (-1 for the world)        (nbody)
-  int* body_robot;          // robot index (-1 for the world)              (nbody)
-  int* body_link;           // URDF link the body frame belongs to (-1 for world) (nbody)
-  double* body_pos;         // body frame origin in the parent frame at q=0 (nbody x 3)
-  double* body_quat;        // body frame orientation in the parent frame  (nbody x 4)
-  double* body_mass;        // kg, including merged fixed links            (nbody)
-  double* body_com;         // centre of mass in the body frame            (nbody x 3)
-  double* body_inertia;     // rotational inertia about the com, body axes (nbody x 9)
-  double* body_subtreemass; // mass of the body and all its descendants    (nbody)
-  double* body_cinert;      // spatial inertia about the body origin, compact: mass, first
-                            // moment m*c (3), second moment xx yy zz xy xz yz (nbody x 10)
-  int* body_dofadr;         // first dof of the body's joint (-1 for the world) (nbody)
-  int* body_dofnum;         // dofs of the body's joint (0 for the world)  (nbody)
-  int* body_geomadr;        // first geom of the body (geoms are grouped by body) (nbody)
-  int* body_geomnum;        // geoms of the body                           (nbody)
-
-  // joints (njnt); joint j belongs to body jnt_body[j]
-  int* jnt_type;            // model_joint_type                            (njnt)
-  int* jnt_body;            //                                             (njnt)
-  int* jnt_qadr;            // first index in q                            (njnt)
-  int* jnt_dofadr;          // first index in v                            (njnt)
-  double* jnt_axis;         // unit axis in the body frame (1-dof joints)  (njnt x 3)
-  int* jnt_limited;         // position limits given                       (njnt)
-  double* jnt_range;        // lower, upper                                (njnt x 2)
-  double* jnt_effort;       // effort limit (0: none given)                (njnt)
-  int* jnt_mimic;           // mimicked joint (-1: none)                   (njnt)
-  double* jnt_mimic_coef;   // multiplier, offset                          (njnt x 2)
-  char** jnt_name;          // URDF joint name; free joints: "<robot>/root" (njnt)
-
-  // dofs (nv)
-  int* dof_body;            //                                             (nv)
-  int* dof_jnt;             //                                             (nv)
-  int* dof_parent;          // parent dof in the tree, -1 at a root; < own index (nv)
-  int* dof_Madr;            // row of dof i in d->qM / d->qLD (MuJoCo's dof_Madr): entries
-                            // (i,i), (i,par(i)), (i,par(par(i))), ... up to the root, contiguous
-                            // from this address; rows in dof order               (nv)
-  double* dof_motion;       // motion subspace S of the dof in its body frame, [lin; ang]:
-                            // revolute [0; axis], prismatic [axis; 0], free: unit vectors (nv x 6)
-
-  // links (nlink): every URDF link of every robot
-  int* link_body;           // body the link is part of (0 when merged into the world) (nlink)
-  int* link_robot;          //                                             (nlink)
-  double* link_pos;         // link frame in its body frame                (nlink x 3)
-  double* link_quat;        //                                             (nlink x 4)
-  double* link_mass;        // mass of the URDF link alone, kg             (nlink)
-  char** link_name;         // URDF link name                              (nlink)
-
-  // geometries (ngeom)
-  int* geom_type;           // model_geom_type                             (ngeom)
-  int* geom_body;           //                                             (ngeom)
-  int* geom_link;           // link it came from (-1: ground)              (ngeom)
-  double* geom_pos;         // frame in the body frame                     (ngeom x 3)
-  double* geom_quat;        //                                             (ngeom x 4)
-  double* geom_size;        // per type, see model_geom_type               (ngeom x 3)
-  double* geom_rbound;      // radius of a bounding sphere about geom_pos (inf for planes) (ngeom)
-  int* geom_mesh;           // hull index (-1: not a mesh)                 (ngeom)
   int ngeom_skipped;        // collision meshes left out (unresolved or unreadable while
                             // require_meshes = 0)
 
-  // height field (at most one, the ground; hfield_nx = 0 when none): see model_world_spec in io/model_build.h
+  // height field (at most one, the ground; hfield_nx = 0 when none): see model_world_spec in
+  // io/model_build.h
   int hfield_nx, hfield_ny;
   double hfield_size[2];    // extent x, y (m), centred on the geom's x, y
   double* hfield_data;      // heights above the geom's z, x fastest (hfield_nx x hfield_ny)
 
-  // meshes (nmesh)
-  mesh_hull* mesh;          //                                             (nmesh)
-
-  // robots (nrobot)
-  char** robot_name;        //                                             (nrobot)
-  int* robot_base;          // model_base_type                             (nrobot)
-  int* robot_bodyadr;       // first body                                  (nrobot)
-  int* robot_nbody;         //                                             (nrobot)
-  int* robot_qadr;          // first q / v index and counts                (nrobot)
-  int* robot_nq;
-  int* robot_dofadr;
-  int* robot_nv;
-  int* robot_linkadr;       // first link                                  (nrobot)
-  int* robot_nlink;
-
-  double* qpos0;            // reference configuration: 0 for 1-dof joints, identity/origin
-                            // pose for free joints                        (nq)
+  // the arrays of MODEL_ARRAYS
+#define MODEL_FIELD(type, name, rows, cols, desc) type* name;
+  MODEL_ARRAYS(MODEL_FIELD)
+#undef MODEL_FIELD
 
   void* buffer;             // one allocation holds the arrays above (names aside)
 } sim_model;
