@@ -409,6 +409,34 @@ START_TEST(energy_audit_flags) {
 }
 END_TEST
 
+// the audit runs at the same point of the one step outline for every model (core/sim.c): a run
+// stopped by it (integrator.on_energy_gain: stop) ends before the step whose starting state
+// gained, so the state is the flagged one. A compliant run used to take that step first.
+START_TEST(energy_stop_before_the_step) {
+  const char* hc[] = {"contact.model=hunt_crossley", "contact.stiffness=4944", "contact.damping=7.29",
+                      "contact.friction=0.182", "contact.stiction_velocity=1e-3",
+                      "integrator.dt=0.0045", "integrator.on_energy_gain=stop"};
+  scn_config* cfg = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_int_eq(scn_load("scenarios/cube_drop.yaml", hc, 7, &cfg, &err), CSIM_OK);
+  sim* s = NULL;
+  ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_OK);
+  long n = lround(cfg->duration / cfg->dt);
+  csim_status st = CSIM_OK;
+  for (long k = 0; k < n && st == CSIM_OK; k++) {
+    sim_stepinfo info;
+    st = sim_step(s, &info, &err);
+  }
+  ck_assert_int_eq(st, CSIM_ERR_RUN);
+  ck_assert(s->energy.flagged);
+  ck_assert_int_eq(s->step, s->energy.flag_step);
+  ck_assert_double_eq(s->d->time, s->energy.flag_time);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 // silent on the shipped scenarios with their own settings, except cube_stack_ill, whose PGS
 // (by design: 000 Fig. 12) does not converge and lets the 1 t cube sink into the 1 g one; with
 // ADMM, which converges there, it is silent too
@@ -446,6 +474,7 @@ int main(void) {
   tcase_add_test(t, compliant_limits);
   tcase_add_test(t, effort_limits_clamp);
   tcase_add_test(t, energy_audit_flags);
+  tcase_add_test(t, energy_stop_before_the_step);
   tcase_add_test(t, energy_audit_silent);
   suite_add_tcase(su, t);
   return run_suite(su);
