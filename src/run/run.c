@@ -137,6 +137,8 @@ typedef struct {
   sim* S;
   out_run o;
   run_stats r;
+  long nsteps;              // steps of integrator.duration
+  int progress;             // a progress line on stderr (not --quiet, a terminal): decided once
   char failure[2048];
 } run_ctx;
 
@@ -182,13 +184,10 @@ static int run_step(run_ctx* x, long k, double* q0, double* v0, double* last_flu
     }
   }
   if (stop_on_failure(cfg, S, &info, k, t, x->failure, sizeof(x->failure))) return CSIM_ERR_RUN;
-  if (!x->req->quiet && isatty(STDERR_FILENO)) {
-    long nsteps = (long)llround(cfg->duration / cfg->dt);
-    if (k % 200 == 0 || k + 1 == nsteps) {
-      fprintf(stderr, "\r  step %ld/%ld  t = %.3f s  contacts %d  eps %.2e   ", k + 1, nsteps,
-              S->d->time, info.ncon, info.ncon ? info.solve.eps_abs : 0);
-      fflush(stderr);
-    }
+  if (x->progress && (k % 200 == 0 || k + 1 == x->nsteps)) {
+    fprintf(stderr, "\r  step %ld/%ld  t = %.3f s  contacts %d  eps %.2e   ", k + 1, x->nsteps,
+            S->d->time, info.ncon, info.ncon ? info.solve.eps_abs : 0);
+    fflush(stderr);
   }
   return CSIM_OK;
 }
@@ -198,6 +197,8 @@ static int run_step(run_ctx* x, long k, double* q0, double* v0, double* last_flu
 static int run_loop(run_ctx* x) {
   const scn_config* cfg = x->cfg;
   long nsteps = (long)llround(cfg->duration / cfg->dt);
+  x->nsteps = nsteps;
+  x->progress = !x->req->quiet && isatty(STDERR_FILENO);
   double* q0 = calloc((size_t)x->S->m->nq + 1, sizeof(double));
   double* v0 = calloc((size_t)x->S->m->nv + 1, sizeof(double));
   int rc = CSIM_OK;
@@ -212,7 +213,7 @@ static int run_loop(run_ctx* x) {
     rc = run_step(x, k, q0, v0, &last_flush);
   }
   x->r.wall = wall() - w0;
-  if (!x->req->quiet && isatty(STDERR_FILENO)) fputc('\n', stderr);
+  if (x->progress) fputc('\n', stderr);
   intr_restore();
   csim_error err;
   err_clear(&err);
