@@ -1224,6 +1224,8 @@ START_TEST(broad_phase_pairs_and_detect) {
   coll_model* cm = NULL;
   csim_error err;
   ck_assert_int_eq(coll_create(&t.m, NULL, 0, &cm, &err), CSIM_OK);
+  coll_scratch* cs = NULL;
+  ck_assert_int_eq(coll_scratch_create(cm, &cs, &err), CSIM_OK);
   // ground with everything (4); robot 0: 1-3 (grandparent) allowed, 1-2 and 2-3 parent-child;
   // robot 1's box with all of robot 0 (3)
   ck_assert_int_eq(coll_npair(cm), 4 + 1 + 3);
@@ -1242,7 +1244,7 @@ START_TEST(broad_phase_pairs_and_detect) {
   for (int i = 0; i < 5; i++) memcpy(xmat + 9 * i, I3, sizeof I3);
   coll_contact out[64];
   int ncon = -1;
-  ck_assert_int_eq(coll_detect(cm, &t.m, xpos, xmat, out, 64, &ncon), 0);
+  ck_assert_int_eq(coll_detect(cm, cs, &t.m, xpos, xmat, out, 64, &ncon), 0);
   ck_assert_int_eq(ncon, 4);
   for (int i = 0; i < ncon; i++) {
     ck_assert_int_eq(out[i].geom1, 0);
@@ -1250,17 +1252,18 @@ START_TEST(broad_phase_pairs_and_detect) {
     ck_assert_double_eq_tol(out[i].depth, 0.01, 1e-15);
   }
   // a full buffer drops contacts and counts them, never overflows
-  ck_assert_int_eq(coll_detect(cm, &t.m, xpos, xmat, out, 3, &ncon), 1);
+  ck_assert_int_eq(coll_detect(cm, cs, &t.m, xpos, xmat, out, 3, &ncon), 1);
   ck_assert_int_eq(ncon, 3);
   // margin: the sphere 0.02 above the ground becomes a near contact
   xpos[6] = 0; xpos[7] = 3; xpos[8] = 0.12;
-  ck_assert_int_eq(coll_detect(cm, &t.m, xpos, xmat, out, 64, &ncon), 0);
+  ck_assert_int_eq(coll_detect(cm, cs, &t.m, xpos, xmat, out, 64, &ncon), 0);
   ck_assert_int_eq(ncon, 4);
   coll_set_margin(cm, 0.03);
-  coll_detect(cm, &t.m, xpos, xmat, out, 64, &ncon);
+  coll_detect(cm, cs, &t.m, xpos, xmat, out, 64, &ncon);
   ck_assert_int_eq(ncon, 5);
   ck_assert_int_eq(out[4].geom2, 2);
   ck_assert_double_eq_tol(out[4].depth, -0.02, 1e-15);
+  coll_scratch_free(cs);
   coll_free(cm);
   // excluded link pair (0, 3): boxes 1 and 4 never collide
   int ex[2] = {3, 0};
@@ -1310,6 +1313,8 @@ START_TEST(model_pairs_and_contacts) {
   ck_assert_int_eq(m->ngeom, 4);
   coll_model* cm = NULL;
   ck_assert_int_eq(coll_create(m, NULL, 0, &cm, &err), CSIM_OK);
+  coll_scratch* cs = NULL;
+  ck_assert_int_eq(coll_scratch_create(cm, &cs, &err), CSIM_OK);
   // ground with the 3 robot geoms, base with l2 (grandparent); no base-l1, l1-l2
   ck_assert_int_eq(coll_npair(cm), 4);
   int ground = -1, box = -1;
@@ -1333,7 +1338,7 @@ START_TEST(model_pairs_and_contacts) {
   coll_contact out[32];
   int ncon = 0;
   ck_assert_int_le(coll_max_contacts(cm), 32);
-  ck_assert_int_eq(coll_detect(cm, m, d->geom_xpos, d->geom_xmat, out, 32, &ncon), 0);
+  ck_assert_int_eq(coll_detect(cm, cs, m, d->geom_xpos, d->geom_xmat, out, 32, &ncon), 0);
   ck_assert_int_eq(ncon, 4);
   for (int i = 0; i < ncon; i++) {
     ck_assert_int_eq(out[i].geom1, ground);
@@ -1342,6 +1347,7 @@ START_TEST(model_pairs_and_contacts) {
     ck_assert_double_eq_tol(out[i].normal[2], 1, 1e-12);
   }
   data_free(d);
+  coll_scratch_free(cs);
   coll_free(cm);
   model_free(m);
   urdf_free(u);
@@ -1413,6 +1419,8 @@ START_TEST(broad_phase_matches_all_pairs) {
   m.body_parent = parent;
   coll_model* cm = NULL;
   ck_assert_int_eq(coll_create(&m, NULL, 0, &cm, &err), CSIM_OK);
+  coll_scratch* cs = NULL;
+  ck_assert_int_eq(coll_scratch_create(cm, &cs, &err), CSIM_OK);
   // every pair but the three world geoms among themselves
   ck_assert_int_eq(coll_npair(cm), BP_N * (BP_N - 1) / 2 - 3);
   int maxc = coll_max_contacts(cm);
@@ -1436,7 +1444,7 @@ START_TEST(broad_phase_matches_all_pairs) {
       }
     }
     int n = -1;
-    ck_assert_int_eq(coll_detect(cm, &m, xpos, xmat, out, maxc, &n), 0);
+    ck_assert_int_eq(coll_detect(cm, cs, &m, xpos, xmat, out, maxc, &n), 0);
     // reference: every candidate pair, in order
     int nr = 0;
     for (int p = 0; p < coll_npair(cm); p++) {
@@ -1470,6 +1478,7 @@ START_TEST(broad_phase_matches_all_pairs) {
   ck_assert_int_lt(pairs_hit, 40 * coll_npair(cm) / 10);
   free(out);
   free(ref);
+  coll_scratch_free(cs);
   coll_free(cm);
   coll_hull_free(&hull);
 }

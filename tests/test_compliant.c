@@ -84,7 +84,7 @@ static void step_ok(sim* s, sim_stepinfo* info) {
   err_clear(&err);
   memset(info, 0, sizeof(*info));
   csim_status st = sim_step(s, info, &err);
-  ck_assert_msg(st == CSIM_OK, "step %ld: %s", s->step, err.msg);
+  ck_assert_msg(st == CSIM_OK, "step %ld: %s", s->data.step, err.msg);
 }
 
 // the box of the stick-slip experiment resting on the plane, law and integrator given
@@ -319,9 +319,9 @@ START_TEST(ball_restitution_matches_hunt_crossley) {
     int touched = 0;
     for (long i = 0; i < n; i++) {
       step_ok(s, &info);
-      touched |= info.ncon > 0 && s->cmpl->pen_max > 0;
+      touched |= info.ncon > 0 && s->data.cmpl->pen_max > 0;
     }
-    double e = s->d->v[2] / 1.0;  // rebound speed over impact speed 1 m/s
+    double e = s->data.d->v[2] / 1.0;  // rebound speed over impact speed 1 m/s
     double want = ds[k] > 0 ? hc_rebound(ds[k], 1.0) : 1.0;
     ck_assert_msg(touched, "the ball never touched");
     ck_assert_msg(fabs(e - want) < 2e-3, "d = %g: restitution %.5f, analytic %.5f", ds[k], e, want);
@@ -368,10 +368,10 @@ START_TEST(box_settles_to_static_penetration) {
     ck_assert_int_eq(info.ncon, 4);
     double fn = 0;
     for (int i = 0; i < 4; i++) {
-      double dep = s->con->con[i].depth;
+      double dep = s->data.con->con[i].depth;
       ck_assert_msg(fabs(dep - want) < 1e-6 * want + 1e-12, "%s: depth %.9g, static %.9g",
                     laws[law], dep, want);
-      fn += s->con->lambda[3 * i + 2] / cfg->dt;
+      fn += s->data.con->lambda[3 * i + 2] / cfg->dt;
     }
     ck_assert_msg(fabs(fn - 4 * W4) < 1e-6 * W4, "%s: normal force %g, weight %g", laws[law], fn,
                   4 * W4);
@@ -401,10 +401,10 @@ START_TEST(bristle_state_holds_the_box) {
     sim* s = make_sim(y, &cfg);
     sim_stepinfo info;
     for (int i = 0; i < 1500; i++) step_ok(s, &info);
-    double x1 = s->d->q[0];
+    double x1 = s->data.d->q[0];
     for (int i = 0; i < 500; i++) step_ok(s, &info);
     double want = law == 0 ? F / (4 * 1e4) : F / (4 * 1e4 * sqrt(delta));
-    const cmpl_data* c = s->cmpl;
+    const cmpl_data* c = s->data.cmpl;
     ck_assert_int_eq(c->nprev, 4);
     ck_assert_int_eq(c->nstick, 4);
     for (int j = 0; j < 4; j++) {
@@ -412,8 +412,8 @@ START_TEST(bristle_state_holds_the_box) {
       ck_assert_msg(fabs(xw[0] - want) < 1e-3 * want && fabs(xw[1]) < 1e-9,
                     "law %d corner %d: deflection %g %g, expected %g", law, j, xw[0], xw[1], want);
     }
-    ck_assert_msg(fabs(s->d->q[0] - x1) < 1e-10, "law %d: box crept %g m in 1 s", law,
-                  s->d->q[0] - x1);
+    ck_assert_msg(fabs(s->data.d->q[0] - x1) < 1e-10, "law %d: box crept %g m in 1 s", law,
+                  s->data.d->q[0] - x1);
     free_sim(s, cfg);
   }
 }
@@ -458,18 +458,18 @@ static int run_stick_slip(double h, int tals, double* v, int* itmax) {
   sim* s = NULL;
   ck_assert_int_eq(scn_load("scenarios/stick_slip_box.yaml", sets, 1, &cfg, &err), CSIM_OK);
   ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_OK);
-  s->cmpl->tals = tals;
-  s->cmpl->backtrack = tals;
+  s->data.cmpl->tals = tals;
+  s->data.cmpl->backtrack = tals;
   long n = lround(2.0 / h), every = lround(0.01 / h);
   int bad = 0;
   *itmax = 0;
-  v[0] = s->d->v[0];
+  v[0] = s->data.d->v[0];
   sim_stepinfo info;
   for (long k = 1; k <= n; k++) {
     step_ok(s, &info);
-    if (s->cmpl->substeps > 1 || !s->cmpl->converged) bad++;
+    if (s->data.cmpl->substeps > 1 || !s->data.cmpl->converged) bad++;
     if (info.solve.iterations > *itmax) *itmax = info.solve.iterations;
-    if (k % every == 0) v[k / every] = s->d->v[0];
+    if (k % every == 0) v[k / every] = s->data.d->v[0];
   }
   free_sim(s, cfg);
   return bad;
@@ -524,19 +524,19 @@ START_TEST(gripper_holds_mug) {
   long n = lround(cfg->duration / cfg->dt);
   ck_assert_int_eq(n, 1667);
   sim_stepinfo info;
-  int jl = model_find_joint(s->m, "lift");
+  int jl = model_find_joint(s->model.m, "lift");
   ck_assert_int_ge(jl, 0);
-  int qlift = s->m->jnt_qadr[jl], qmug = s->m->robot_qadr[1];
+  int qlift = s->model.m->jnt_qadr[jl], qmug = s->model.m->robot_qadr[1];
   double lo = 1, hi = -1, slipmax = 0;
   for (long k = 0; k < n; k++) {
     step_ok(s, &info);
-    ck_assert_msg(s->cmpl->converged && s->cmpl->substeps == 1, "step %ld did not converge", k);
+    ck_assert_msg(s->data.cmpl->converged && s->data.cmpl->substeps == 1, "step %ld did not converge", k);
     ck_assert_int_eq(info.ncon, 4);
-    double rel = s->d->q[qmug + 2] - s->d->q[qlift];
+    double rel = s->data.d->q[qmug + 2] - s->data.d->q[qlift];
     if (rel < lo) lo = rel;
     if (rel > hi) hi = rel;
-    if (s->cmpl->nstick > 0 && s->cmpl->stick_slip_max > slipmax) slipmax = s->cmpl->stick_slip_max;
-    ck_assert_msg(fabs(s->d->q[qmug]) < 1e-3, "mug pushed sideways to x = %g", s->d->q[qmug]);
+    if (s->data.cmpl->nstick > 0 && s->data.cmpl->stick_slip_max > slipmax) slipmax = s->data.cmpl->stick_slip_max;
+    ck_assert_msg(fabs(s->data.d->q[qmug]) < 1e-3, "mug pushed sideways to x = %g", s->data.d->q[qmug]);
   }
   ck_assert_msg(lo > -0.02 && hi < 0.02, "mug slid %g .. %g m relative to the fingers", lo, hi);
   ck_assert_msg(hi - lo > 1e-3, "no slip at all (%g m): the test would not exercise transitions",
@@ -582,19 +582,19 @@ START_TEST(every_law_with_every_integrator) {
           csim_status st = sim_step(s, &info, &err);
           ck_assert_msg(st == CSIM_OK, "%s %s %s step %ld: %s", files[sc], laws[law], schemes[k],
                         i, err.msg);
-          nonconv += !s->cmpl->converged;
+          nonconv += !s->data.cmpl->converged;
         }
         ck_assert_msg(nonconv == 0, "%s %s %s: %d steps did not converge", files[sc], laws[law],
                       schemes[k], nonconv);
-        const double* q = s->d->q;
+        const double* q = s->data.d->q;
         if (sc == 0)
-          ck_assert_msg(fabs(q[1] - 0.170) < 0.008 && fabs(s->d->v[1]) < 0.03,
+          ck_assert_msg(fabs(q[1] - 0.170) < 0.008 && fabs(s->data.d->v[1]) < 0.03,
                         "%s %s: stopped at y = %g with v = %g", laws[law], schemes[k], q[1],
-                        s->d->v[1]);
+                        s->data.d->v[1]);
         if (sc == 1)
-          ck_assert_msg(fabs(q[2] - 0.05) < 0.01 && fabs(s->d->v[2]) < 0.05,
+          ck_assert_msg(fabs(q[2] - 0.05) < 0.01 && fabs(s->data.d->v[2]) < 0.05,
                         "%s %s: cube at z = %g, vz = %g", laws[law], schemes[k], q[2],
-                        s->d->v[2]);
+                        s->data.d->v[2]);
         if (sc == 2)
           ck_assert_msg(q[2] > 0.15, "%s %s: Solo-12 base at z = %g", laws[law], schemes[k],
                         q[2]);
@@ -668,8 +668,8 @@ START_TEST(nonsense_is_input_error) {
   ck_assert_int_eq(scn_load_string(y, "test_compliant.yaml", sets, 1, &cfg, &err), CSIM_OK);
   sim* s = NULL;
   ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_OK);
-  ck_assert_ptr_null(s->slv);
-  ck_assert_ptr_nonnull(s->cmpl);
+  ck_assert_ptr_null(s->data.slv);
+  ck_assert_ptr_nonnull(s->data.cmpl);
   free_sim(s, cfg);
 }
 END_TEST

@@ -40,7 +40,7 @@ START_TEST(warm_start_by_id) {
   ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "%s", err.msg);
   sim_stepinfo info;
   ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
-  contact_data* c = s->con;
+  contact_data* c = s->data.con;
   int n = c->ncon;
   ck_assert_int_eq(n, 64);
   // remember random impulses and duals (some duals NaN: none) for these contacts, stored in
@@ -72,7 +72,7 @@ START_TEST(warm_start_by_id) {
   }
   for (int i = 0; i < 6; i++) c->con[7 * i].feature += 100000;
   c->ncon = n - 4;
-  contact_build(s->m, s->d, c, &s->copt, s->vfree);
+  contact_build(s->model.m, s->data.d, c, &s->opt.contact, s->data.vfree);
   int matched = 0;
   for (int i = 0; i < c->ncon; i++) {
     int j = 0;

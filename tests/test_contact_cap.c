@@ -88,7 +88,7 @@ START_TEST(drop_256_cubes) {
   sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  ck_assert_int_ge(s->maxcon, 4 * NCUBE);
+  ck_assert_int_ge(s->model.maxcon, 4 * NCUBE);
   sim_stepinfo info;
   int nstep = (int)lround(cfg->duration / cfg->dt), maxseen = 0;
   for (int k = 0; k < nstep; k++) {
@@ -100,10 +100,10 @@ START_TEST(drop_256_cubes) {
   // at rest: 4 contacts per cube, every cube on the floor, upright, still
   ck_assert_int_eq(info.ncon, 4 * NCUBE);
   ck_assert_int_le(maxseen, 4 * NCUBE);
-  ck_assert_int_eq(s->con->ncon, 4 * NCUBE);
+  ck_assert_int_eq(s->data.con->ncon, 4 * NCUBE);
   for (int i = 0; i < NCUBE; i++) {
-    const double* q = s->d->q + 7 * i;
-    const double* v = s->d->v + 6 * i;
+    const double* q = s->data.d->q + 7 * i;
+    const double* v = s->data.d->v + 6 * i;
     ck_assert_msg(fabs(q[2] - HALF) < 1e-4, "cube %d at z = %.9g (floor at %.2f)", i, q[2], HALF);
     ck_assert_msg(fabs(v[2]) < 1e-3, "cube %d still moving down at %g m/s", i, v[2]);
   }
@@ -138,13 +138,13 @@ START_TEST(budget_too_small_on_landing) {
   sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  ck_assert_int_lt(s->maxcon, 4 * NCUBE);
+  ck_assert_int_lt(s->model.maxcon, 4 * NCUBE);
   sim_stepinfo info;
   csim_status st = CSIM_OK;
   int k = 0;
   for (; k < 200 && st == CSIM_OK; k++) {
     st = sim_step(s, &info, &err);
-    if (st == CSIM_OK) ck_assert_int_le(info.ncon, s->maxcon);
+    if (st == CSIM_OK) ck_assert_int_le(info.ncon, s->model.maxcon);
   }
   ck_assert_int_eq(st, CSIM_ERR_RUN);
   // a free fall of 1 cm less the 1 mm margin takes sqrt(2 * 0.009 / 9.81) = 43 ms
@@ -169,21 +169,21 @@ START_TEST(admm_island_work_cut_to_budget) {
   sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  solver_options worst = s->slv_opt;
+  solver_options worst = s->opt.solver;
   worst.island_rows = 0;
-  ck_assert_msg((double)(contact_bytes(s->m, 4 * NCUBE) + solver_bytes(&worst, 4 * NCUBE)) >
+  ck_assert_msg((double)(contact_bytes(s->model.m, 4 * NCUBE) + solver_bytes(&worst, 4 * NCUBE)) >
                     128 * SIM_MIB,
                 "the worst-case island work fits: the test no longer cuts it");
-  ck_assert_int_ge(s->maxgeom, 4 * NCUBE);
-  ck_assert_int_eq(s->island_rows_worst, 6 * NCUBE);
-  ck_assert_int_lt(s->island_rows, 6 * NCUBE);
-  ck_assert_int_ge(s->island_rows, 6);
-  ck_assert_int_eq(solver_island_rows(&s->slv_opt, s->maxcon), s->island_rows);
+  ck_assert_int_ge(s->model.maxgeom, 4 * NCUBE);
+  ck_assert_int_eq(s->model.island_rows_worst, 6 * NCUBE);
+  ck_assert_int_lt(s->model.island_rows, 6 * NCUBE);
+  ck_assert_int_ge(s->model.island_rows, 6);
+  ck_assert_int_eq(solver_island_rows(&s->opt.solver, s->model.maxcon), s->model.island_rows);
   // the budget holds the simulation data too (sim.h), counted as data_create allocates it
-  ck_assert_uint_eq(s->data_bytes, data_bytes(s->m, 0));
-  ck_assert_msg((double)(s->buffer_bytes + s->data_bytes) <= 128 * SIM_MIB,
-                "contact buffers %zu + data %zu bytes past the budget", s->buffer_bytes,
-                s->data_bytes);
+  ck_assert_uint_eq(s->model.data_bytes, data_bytes(s->model.m, 0));
+  ck_assert_msg((double)(s->model.buffer_bytes + s->model.data_bytes) <= 128 * SIM_MIB,
+                "contact buffers %zu + data %zu bytes past the budget", s->model.buffer_bytes,
+                s->model.data_bytes);
   sim_stepinfo info;
   int nstep = (int)lround(cfg->duration / cfg->dt);
   for (int k = 0; k < nstep; k++) {
@@ -195,7 +195,7 @@ START_TEST(admm_island_work_cut_to_budget) {
     ck_assert_msg(info.solve.converged, "step %d: eps %g", k, info.solve.eps_abs);
   }
   for (int i = 0; i < NCUBE; i++) {
-    const double* q = s->d->q + 7 * i;
+    const double* q = s->data.d->q + 7 * i;
     ck_assert_msg(fabs(q[2] - HALF) < 1e-4, "cube %d at z = %.9g (floor at %.2f)", i, q[2], HALF);
   }
   sim_free(s);
@@ -221,19 +221,19 @@ START_TEST(admm_island_past_reserve_stops) {
   sim* s = create_sim(y, &cfg);
   csim_error err;
   err_clear(&err);
-  int held = s->island_rows, c = held / 6 + 1;
+  int held = s->model.island_rows, c = held / 6 + 1;
   // the premise: the whole stack's island is past the reserve, and its contacts fit
-  ck_assert_int_eq(s->island_rows_worst, 6 * NSTACK);
-  ck_assert_msg(c <= NSTACK && s->maxgeom >= 4 * c + 4,
+  ck_assert_int_eq(s->model.island_rows_worst, 6 * NSTACK);
+  ck_assert_msg(c <= NSTACK && s->model.maxgeom >= 4 * c + 4,
                 "reserve %d rows, buffers %d contacts: the budget no longer sets up the test", held,
-                s->maxgeom);
+                s->model.maxgeom);
   sim_stepinfo info;
   csim_status st = CSIM_OK;
   int steps = 0;
   double t_before = 0;
   while (st == CSIM_OK && steps < 600) {
     memset(&info, 0, sizeof info);
-    t_before = s->d->time;
+    t_before = s->data.d->time;
     st = sim_step(s, &info, &err);
     if (st == CSIM_OK) {
       ck_assert_int_eq(info.solve.unsolved_island, 0);
@@ -252,7 +252,7 @@ START_TEST(admm_island_past_reserve_stops) {
                     strstr(err.msg, "raise contact.memory_budget"), "%s", err.msg);
   snprintf(want, sizeof want, "at step %d ", steps);
   ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
-  ck_assert(s->d->time == t_before);  // the failing step did not move the state
+  ck_assert(s->data.d->time == t_before);  // the failing step did not move the state
   // the first landing alone takes sqrt(2 * 0.01 / 9.81) = 45 ms
   ck_assert_int_ge(steps, 45);
   sim_free(s);

@@ -47,9 +47,9 @@ static sim* load_and_step(const char* text, const char* path, int nstep, scn_con
 // max |G_sparse - J M^-1 J'| / max |J M^-1 J'| for the contacts of the last step (the step's
 // kinematics and M are still in d: contact_build used them)
 static double g_error(sim* s, int* ncon_out) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
-  contact_data* c = s->con;
+  const sim_model* m = s->model.m;
+  sim_data* d = s->data.d;
+  contact_data* c = s->data.con;
   int nc = c->ncon, nv = m->nv, n3 = 3 * nc, mc = c->maxchain;
   *ncon_out = nc;
   double* M = calloc((size_t)nv * nv, sizeof(double));
@@ -133,7 +133,7 @@ START_TEST(g_branched_tree) {
   double e = g_error(s, &nc);
   ck_assert_int_ge(nc, 4);
   ck_assert_msg(e <= 1e-12, "Talos, %d contacts: relative error %g", nc, e);
-  ck_assert_int_eq(s->con->G->nisland, 1);  // one tree
+  ck_assert_int_eq(s->data.con->G->nisland, 1);  // one tree
   sim_free(s);
   scn_free(cfg);
 }
@@ -146,9 +146,9 @@ START_TEST(g_two_robots) {
   double e = g_error(s, &nc);
   ck_assert_int_ge(nc, 8);
   ck_assert_msg(e <= 1e-12, "two Solo-12, %d contacts: relative error %g", nc, e);
-  ck_assert_int_eq(s->con->G->nisland, 2);  // one per robot: the ground links nothing
+  ck_assert_int_eq(s->data.con->G->nisland, 2);  // one per robot: the ground links nothing
   // fewer blocks than dense: the robots' contacts do not couple
-  ck_assert_int_lt(s->con->G->nblocks, (long)nc * nc);
+  ck_assert_int_lt(s->data.con->G->nblocks, (long)nc * nc);
   sim_free(s);
   scn_free(cfg);
 }
@@ -161,7 +161,7 @@ START_TEST(g_robot_and_objects) {
   double e = g_error(s, &nc);
   ck_assert_int_ge(nc, 12);
   ck_assert_msg(e <= 1e-12, "Solo-12 and cubes, %d contacts: relative error %g", nc, e);
-  ck_assert_int_eq(s->con->G->nisland, 3);  // the robot, the 2-cube stack, the lone cube
+  ck_assert_int_eq(s->data.con->G->nisland, 3);  // the robot, the 2-cube stack, the lone cube
   sim_free(s);
   scn_free(cfg);
 }
@@ -175,9 +175,9 @@ static int uf_find(int* uf, int i) {
 START_TEST(islands_two_stacks) {
   scn_config* cfg = NULL;
   sim* s = load_and_step(kTwoStacks, NULL, 2, &cfg);
-  contact_data* c = s->con;
+  contact_data* c = s->data.con;
   const solver_blocks* B = c->G;
-  int nc = c->ncon, nb = s->m->nbody;
+  int nc = c->ncon, nb = s->model.m->nbody;
   ck_assert_int_ge(nc, 16);  // 4 corners on the ground or on the cube below, 5 cubes
   // oracle: bodies linked through contacts (world excluded)
   int uf[64];
@@ -221,7 +221,7 @@ END_TEST
 START_TEST(solvers_sparse_vs_dense) {
   scn_config* cfg = NULL;
   sim* s = load_and_step(kTwoStacks, NULL, 20, &cfg);
-  contact_data* c = s->con;
+  contact_data* c = s->data.con;
   solver_problem sp = contact_problem(c);
   int nc = sp.nc, n3 = 3 * nc;
   ck_assert_int_eq(sp.nisland, 2);
@@ -287,9 +287,9 @@ END_TEST
 START_TEST(block_bound) {
   scn_config* cfg = NULL;
   sim* s = load_and_step(kSoloCubes, NULL, 2, &cfg);
-  long bound = contact_max_blocks(s->m, s->con->ncon);
-  ck_assert_int_le(s->con->G->nblocks, bound);
-  ck_assert_int_le(bound, (long)s->con->ncon * s->con->ncon);
+  long bound = contact_max_blocks(s->model.m, s->data.con->ncon);
+  ck_assert_int_le(s->data.con->G->nblocks, bound);
+  ck_assert_int_le(bound, (long)s->data.con->ncon * s->data.con->ncon);
   sim_free(s);
   scn_free(cfg);
 }
@@ -333,7 +333,7 @@ START_TEST(admm_dof_space) {
   for (int sc = 0; sc < 3; sc++) {
     scn_config* cfg = NULL;
     sim* s = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 20, &cfg);
-    solver_problem sp = contact_problem(s->con);
+    solver_problem sp = contact_problem(s->data.con);
     int nc = sp.nc, n3 = 3 * nc;
     ck_assert_int_ge(nc, 4);
     double fe = factored_error(&sp);
@@ -345,8 +345,8 @@ START_TEST(admm_dof_space) {
       csim_model model = mo ? CSIM_MODEL_CCP : CSIM_MODEL_NCP;
       solver_options od = {model, CSIM_SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
       solver_options oy = od;
-      oy.nv = s->m->nv;
-      oy.max_chain = contact_max_chain(s->m);
+      oy.nv = s->model.m->nv;
+      oy.max_chain = contact_max_chain(s->model.m);
       solver *sd = NULL, *sy = NULL;
       csim_error err;
       ck_assert_msg(solver_create(&od, nc, &sd, &err) == CSIM_OK, "%s", err.msg);
@@ -411,7 +411,7 @@ START_TEST(admm_banded) {
   char* text = shuffled_stack();
   sim* s = load_and_step(text, NULL, 5, &cfg);
   free(text);
-  solver_problem sp = contact_problem(s->con);
+  solver_problem sp = contact_problem(s->data.con);
   int nc = sp.nc, n3 = 3 * nc;
   ck_assert_int_ge(nc, 48);  // 4 corners on the ground and on each cube below
   ck_assert_int_eq(sp.nisland, 1);
@@ -425,7 +425,7 @@ START_TEST(admm_banded) {
     csim_model model = mo ? CSIM_MODEL_CCP : CSIM_MODEL_NCP;
     // 0: banded dof space, 1: dense dof space, 2: contact space (nv = 0)
     solver_options o = {model, CSIM_SOLVER_ADMM, 1e-10, 20000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
-                        s->m->nv, contact_max_chain(s->m), 0};
+                        s->model.m->nv, contact_max_chain(s->model.m), 0};
     solver_result r[3];
     for (int k = 0; k < 3; k++) {
       solver_options ok = o;
@@ -478,11 +478,11 @@ static sim* panda_on_limits(scn_config** cfg) {
   sim* s = load_and_step(kLimitDrop, NULL, 0, cfg);
   sim_stepinfo info;
   csim_error err;
-  for (int k = 0; k < 400 && s->con->nlimit == 0; k++) {
+  for (int k = 0; k < 400 && s->data.con->nlimit == 0; k++) {
     ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
     ck_assert_msg(info.solve.converged, "Panda step %d", k);
   }
-  ck_assert_msg(s->con->nlimit > 0, "no joint limit became active in 400 steps");
+  ck_assert_msg(s->data.con->nlimit > 0, "no joint limit became active in 400 steps");
   return s;
 }
 
@@ -491,10 +491,10 @@ static sim* panda_on_limits(scn_config** cfg) {
 START_TEST(factored_form_limits) {
   scn_config* cfg = NULL;
   sim* s = panda_on_limits(&cfg);
-  contact_options o = s->copt;
+  contact_options o = s->opt.contact;
   o.diag_only = 0;
-  ck_assert_int_eq(contact_build(s->m, s->d, s->con, &o, s->vfree), 0);
-  solver_problem sp = contact_problem(s->con);
+  ck_assert_int_eq(contact_build(s->model.m, s->data.d, s->data.con, &o, s->data.vfree), 0);
+  solver_problem sp = contact_problem(s->data.con);
   ck_assert_int_eq(sp.diag_only, 0);
   ck_assert_ptr_nonnull(sp.ydiag);
   double fe = factored_error(&sp);
@@ -511,8 +511,8 @@ START_TEST(arena_too_small_is_reported) {
   sim* s = panda_on_limits(&cfg);
   sim_data* small = NULL;
   csim_error err;
-  ck_assert_int_eq(data_create(s->m, 64, &small, &err), CSIM_OK);
-  ck_assert_int_eq(contact_build(s->m, small, s->con, &s->copt, s->vfree), -2);
+  ck_assert_int_eq(data_create(s->model.m, 64, &small, &err), CSIM_OK);
+  ck_assert_int_eq(contact_build(s->model.m, small, s->data.con, &s->opt.contact, s->data.vfree), -2);
   ck_assert_int_eq((int)small->arena_top, 0);  // released
   data_free(small);
   sim_free(s);
@@ -526,10 +526,10 @@ END_TEST
 // G x, a row block of G x, a column block times d and single entries to 1e-12 of max |G|
 // (products through Y sum in another order). x is fixed pseudo-random data
 static void diag_only_check(sim* s, const char* what) {
-  contact_data* c = s->con;
-  contact_options o = s->copt;
+  contact_data* c = s->data.con;
+  contact_options o = s->opt.contact;
   o.diag_only = 0;
-  ck_assert_int_eq(contact_build(s->m, s->d, c, &o, s->vfree), 0);
+  ck_assert_int_eq(contact_build(s->model.m, s->data.d, c, &o, s->data.vfree), 0);
   int nc = c->ncon, n3 = 3 * nc, ni = c->G->nisland;
   ck_assert_int_ge(nc, 2);
   double* Gf = calloc((size_t)n3 * n3, sizeof(double));
@@ -562,7 +562,7 @@ static void diag_only_check(sim* s, const char* what) {
   memcpy(islc, c->G->island_con, sizeof(int) * (size_t)nc);
 
   o.diag_only = 1;
-  ck_assert_int_eq(contact_build(s->m, s->d, c, &o, s->vfree), 0);
+  ck_assert_int_eq(contact_build(s->model.m, s->data.d, c, &o, s->data.vfree), 0);
   solver_problem pd = contact_problem(c);
   ck_assert_int_eq(pd.diag_only, 1);
   ck_assert_int_eq(c->G->nblocks, nc);  // the diagonal blocks alone
@@ -621,7 +621,7 @@ START_TEST(diag_only_kernels) {
   // a Panda arm on its joint limits (ydiag rows); its ADMM run builds diag_only problems
   scn_config* cfg = NULL;
   sim* s = panda_on_limits(&cfg);
-  ck_assert_int_eq(s->copt.diag_only, 1);
+  ck_assert_int_eq(s->opt.contact.diag_only, 1);
   diag_only_check(s, "Panda on its limits");
   sim_free(s);
   scn_free(cfg);

@@ -67,18 +67,18 @@ static sim* make(const char* yaml, scn_config** cfg) {
 // world angular momentum about the com of a single free body: R Ic w
 static void world_L(const sim* s, double L[3]) {
   double R[9], Iw[3], Ic[9];
-  memcpy(Ic, s->m->body_inertia + 9, sizeof(Ic));
-  sp_quat2mat(R, s->d->q + 3);
-  sp_mulmv3(Iw, Ic, s->d->v + 3);
+  memcpy(Ic, s->model.m->body_inertia + 9, sizeof(Ic));
+  sp_quat2mat(R, s->data.d->q + 3);
+  sp_mulmv3(Iw, Ic, s->data.d->v + 3);
   sp_mulmv3(L, R, Iw);
 }
 
 // total energy of the current state (kinematics and M refreshed)
 static double energy(sim* s) {
-  kin_forward(s->m, s->d);
-  kin_velocity(s->m, s->d);
-  dyn_crba(s->m, s->d);
-  return dyn_kinetic(s->m, s->d) + dyn_potential(s->m, s->d);
+  kin_forward(s->model.m, s->data.d);
+  kin_velocity(s->model.m, s->data.d);
+  dyn_crba(s->model.m, s->data.d);
+  return dyn_kinetic(s->model.m, s->data.d) + dyn_potential(s->model.m, s->data.d);
 }
 
 // torque-free asymmetric body spun about its intermediate axis (plus a small perturbation, so it
@@ -146,18 +146,18 @@ START_TEST(offset_com_momentum) {
       "integrator: {dt: 1e-3, duration: 10}\n";
   scn_config* cfg;
   sim* s = make(yaml, &cfg);
-  kin_forward(s->m, s->d);
+  kin_forward(s->model.m, s->data.d);
   double c0[3], v0[3] = {0.3, -0.2, 0.1};
-  memcpy(c0, s->d->xcom + 3, sizeof(c0));
+  memcpy(c0, s->data.d->xcom + 3, sizeof(c0));
   csim_error err;
   for (int k = 0; k < 10000; k++) {
     sim_stepinfo info;
     ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
   }
-  kin_forward(s->m, s->d);
+  kin_forward(s->model.m, s->data.d);
   // momentum from the com's displacement over 10 s, and from the state
   for (int i = 0; i < 3; i++) {
-    double vavg = (s->d->xcom[3 + i] - c0[i]) / 10;
+    double vavg = (s->data.d->xcom[3 + i] - c0[i]) / 10;
     ck_assert_msg(fabs(vavg - v0[i]) <= 1e-9 * sp_norm3(v0), "com velocity %d: %.17g vs %.17g", i,
                   vavg, v0[i]);
   }
@@ -178,20 +178,20 @@ START_TEST(ballistic_parabola) {
              "integrator: {dt: %.17g, duration: 1}\n", dts[t]);
     scn_config* cfg;
     sim* s = make(yaml, &cfg);
-    kin_forward(s->m, s->d);
+    kin_forward(s->model.m, s->data.d);
     double c0[3];
-    memcpy(c0, s->d->xcom + 3, sizeof(c0));
+    memcpy(c0, s->data.d->xcom + 3, sizeof(c0));
     long n = lround(1 / dts[t]);
     csim_error err;
     for (long k = 0; k < n; k++) {
       sim_stepinfo info;
       ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
     }
-    kin_forward(s->m, s->d);
+    kin_forward(s->model.m, s->data.d);
     double T = (double)n * dts[t];
     double ex[3] = {c0[0] + T, c0[1] + 0.5 * T, c0[2] + 3 * T - 0.5 * 9.81 * T * T};
     double d2[3];
-    sp_sub3(d2, s->d->xcom + 3, ex);
+    sp_sub3(d2, s->data.d->xcom + 3, ex);
     printf("integrate: ballistic dt 1/%g: com off the parabola by %.2e m\n", 1 / dts[t],
            sp_norm3(d2));
     ck_assert_msg(sp_norm3(d2) <= 1e-9, "com off the parabola by %.3g m at dt %g", sp_norm3(d2),
@@ -232,9 +232,9 @@ START_TEST(floating_robots_energy) {
       scn_free(cfg);
       continue;
     }
-    for (int k = 0; k < s->m->nv; k++) {
+    for (int k = 0; k < s->model.m->nv; k++) {
       seed = seed * 1103515245u + 12345u;
-      s->d->v[k] = ((double)(seed >> 8) / (double)(1u << 24) - 0.5) * 2;
+      s->data.d->v[k] = ((double)(seed >> 8) / (double)(1u << 24) - 0.5) * 2;
     }
     double e0 = energy(s), emax = 0;
     for (int k = 0; k < 2000; k++) {
@@ -242,7 +242,7 @@ START_TEST(floating_robots_energy) {
       ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
       if (k % 100 == 99) emax = fmax(emax, fabs(energy(s) - e0) / e0);
     }
-    printf("integrate: %-48s nv %2d energy drift %.2e\n", file, s->m->nv, emax);
+    printf("integrate: %-48s nv %2d energy drift %.2e\n", file, s->model.m->nv, emax);
     ck_assert_msg(emax <= 1e-3, "%s: energy drift %.3g > 1e-3", file, emax);
     nrobots++;
     sim_free(s);
@@ -268,18 +268,18 @@ static void drop_case(const char* urdf, const char* contact, int limits, double*
            limits ? "true" : "false", strstr(contact, "hunt") ? ", scheme: tamsi" : "");
   scn_config* cfg;
   sim* s = make(yaml, &cfg);
-  const sim_model* m = s->m;
+  const sim_model* m = s->model.m;
   // start within the limits (q = 0 clamped into each range), lowest point of the collision
   // geometries (bounding spheres) 0.1 m above the ground
   for (int j = 0; j < m->njnt; j++)
     if (m->jnt_type[j] != MODEL_JOINT_FREE && m->jnt_limited[j])
-      s->d->q[m->jnt_qadr[j]] = fmin(fmax(0, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
-  kin_forward(m, s->d);
+      s->data.d->q[m->jnt_qadr[j]] = fmin(fmax(0, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
+  kin_forward(m, s->data.d);
   double low = INFINITY;
   for (int g = 0; g < m->ngeom; g++)
-    if (m->geom_body[g] > 0) low = fmin(low, s->d->geom_xpos[3 * g + 2] - m->geom_rbound[g]);
+    if (m->geom_body[g] > 0) low = fmin(low, s->data.d->geom_xpos[3 * g + 2] - m->geom_rbound[g]);
   ck_assert(isfinite(low));
-  s->d->q[2] += 0.1 - low;
+  s->data.d->q[2] += 0.1 - low;
   csim_error err;
   *worst = 0;
   *zmin = INFINITY;
@@ -288,10 +288,10 @@ static void drop_case(const char* urdf, const char* contact, int limits, double*
     ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
     for (int j = 0; j < m->njnt; j++) {
       if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
-      double q = s->d->q[m->jnt_qadr[j]];
+      double q = s->data.d->q[m->jnt_qadr[j]];
       *worst = fmax(*worst, fmax(m->jnt_range[2 * j] - q, q - m->jnt_range[2 * j + 1]));
     }
-    *zmin = fmin(*zmin, s->d->q[2]);
+    *zmin = fmin(*zmin, s->data.d->q[2]);
   }
   printf("integrate: %s dropped, limits %s: worst limit violation %.2e, lowest base %.3f m\n",
          urdf, limits ? "on" : "off", *worst, *zmin);
@@ -344,19 +344,19 @@ START_TEST(effort_limits_clamp) {
     ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
     double over = 0;
     int nlim = 0;
-    for (int j = 0; j < s->m->njnt; j++) {
-      double e = s->m->jnt_effort[j];
+    for (int j = 0; j < s->model.m->njnt; j++) {
+      double e = s->model.m->jnt_effort[j];
       if (!(e > 0)) continue;
       nlim++;
-      over = fmax(over, fabs(s->d->qfrc_applied[s->m->jnt_dofadr[j]]) - e);
+      over = fmax(over, fabs(s->data.d->qfrc_applied[s->model.m->jnt_dofadr[j]]) - e);
     }
     ck_assert_int_ge(nlim, 12);
     if (on) {
       ck_assert_msg(over <= 0, "a torque above its effort limit by %g", over);
-      ck_assert_int_eq(s->warnings[SIM_WARN_EFFORT], 1);
+      ck_assert_int_eq(s->data.warnings[SIM_WARN_EFFORT], 1);
     } else {
       ck_assert_msg(over > 0, "the 1e5 gain should exceed the effort limits");
-      ck_assert_int_eq(s->warnings[SIM_WARN_EFFORT], 0);
+      ck_assert_int_eq(s->data.warnings[SIM_WARN_EFFORT], 0);
     }
     sim_free(s);
     scn_free(cfg);
@@ -379,9 +379,9 @@ static int run_file(const char* path, const char* const* sets, int nset, int* fl
     st = sim_step(s, &info, &err);
   }
   if (st == CSIM_OK) st = sim_finish(s, &err);
-  *flagged = s->energy.flagged;
+  *flagged = s->data.energy.flagged;
   if (*flagged) printf("integrate: %s: energy gain %.3g J flagged at step %ld\n", path,
-                       s->energy.flag_gain, s->energy.flag_step);
+                       s->data.energy.flag_gain, s->data.energy.flag_step);
   sim_free(s);
   scn_free(cfg);
   return st;
@@ -429,9 +429,9 @@ START_TEST(energy_stop_before_the_step) {
     st = sim_step(s, &info, &err);
   }
   ck_assert_int_eq(st, CSIM_ERR_RUN);
-  ck_assert(s->energy.flagged);
-  ck_assert_int_eq(s->step, s->energy.flag_step);
-  ck_assert_double_eq(s->d->time, s->energy.flag_time);
+  ck_assert(s->data.energy.flagged);
+  ck_assert_int_eq(s->data.step, s->data.energy.flag_step);
+  ck_assert_double_eq(s->data.d->time, s->data.energy.flag_time);
   sim_free(s);
   scn_free(cfg);
 }

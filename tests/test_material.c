@@ -123,23 +123,23 @@ static void slide_two_d(const char* model, const char* materials, int steps, dou
     sim_stepinfo info;
     ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
     // friction of each object's contacts: one value per object
-    for (int i = 0; i < s->con->ncon; i++) {
-      int obj = s->con->body2[i] == 1 ? 0 : 1;
-      if (isnan(mu[obj])) mu[obj] = s->con->mu[i];
-      ck_assert_double_eq(s->con->mu[i], mu[obj]);
+    for (int i = 0; i < s->data.con->ncon; i++) {
+      int obj = s->data.con->body2[i] == 1 ? 0 : 1;
+      if (isnan(mu[obj])) mu[obj] = s->data.con->mu[i];
+      ck_assert_double_eq(s->data.con->mu[i], mu[obj]);
     }
   }
   int nd[2] = {0, 0};
   depth[0] = depth[1] = 0;
-  for (int i = 0; i < s->con->ncon; i++) {
-    int obj = s->con->body2[i] == 1 ? 0 : 1;
-    depth[obj] += s->con->con[i].depth;
+  for (int i = 0; i < s->data.con->ncon; i++) {
+    int obj = s->data.con->body2[i] == 1 ? 0 : 1;
+    depth[obj] += s->data.con->con[i].depth;
     nd[obj]++;
   }
   for (int o = 0; o < 2; o++) depth[o] /= nd[o] ? nd[o] : 1;
   // robot r's base body is body r + 1; its y is q[7 r + 1]
-  y[0] = s->d->q[1];
-  y[1] = s->d->q[8];
+  y[0] = s->data.d->q[1];
+  y[1] = s->data.d->q[8];
   sim_free(s);
   scn_free(cfg);
   unlink(g_block_path);

@@ -117,8 +117,8 @@ static double mj_pen(const mjData* d) {
 // deepest csim contact penetration
 static double cs_pen(const sim* s) {
   double p = 0;
-  for (int i = 0; i < s->con->ncon; i++)
-    if (s->con->con[i].depth > p) p = s->con->con[i].depth;
+  for (int i = 0; i < s->data.con->ncon; i++)
+    if (s->data.con->con[i].depth > p) p = s->data.con->con[i].depth;
   return p;
 }
 
@@ -151,7 +151,7 @@ START_TEST(rest_penetration_and_R) {
   double pm = mj_pen(md), pc = cs_pen(s), pf = rest_closed_form(c);
   printf("case %d: rest penetration MuJoCo %.9g csim %.9g closed form %.9g m\n", _i, pm, pc, pf);
   ck_assert_int_eq(md->ncon, 4);
-  ck_assert_int_eq(s->con->ncon, 4);
+  ck_assert_int_eq(s->data.con->ncon, 4);
   ck_assert_double_eq_tol(pc, pm, 1e-4 * pm);
   ck_assert_double_eq_tol(pc, pf, 1e-4 * pf);
   ck_assert_double_eq_tol(pm, pf, 1e-6 * pf);
@@ -160,9 +160,9 @@ START_TEST(rest_penetration_and_R) {
   double rm = 0, rc = 0;
   for (int i = 0; i < 4; i++) {
     rm += md->efc_R[3 * i] / 4;
-    rc += s->con->R[3 * i + 2] / 4;
+    rc += s->data.con->R[3 * i + 2] / 4;
     // friction rows: R_T = R_N (impratio 1)
-    ck_assert_double_eq_tol(s->con->R[3 * i], s->con->R[3 * i + 2], 1e-15 * s->con->R[3 * i + 2]);
+    ck_assert_double_eq_tol(s->data.con->R[3 * i], s->data.con->R[3 * i + 2], 1e-15 * s->data.con->R[3 * i + 2]);
     ck_assert_double_eq_tol(md->efc_R[3 * i + 1], md->efc_R[3 * i], 1e-12 * md->efc_R[3 * i]);
   }
   printf("case %d: R MuJoCo %.12g csim %.12g\n", _i, rm, rc);
@@ -201,9 +201,9 @@ START_TEST(drop) {
     if (cs_pen(s) > maxc) maxc = cs_pen(s);
   }
   printf("case %d: impact deepest penetration MuJoCo %.9g csim %.9g m; after 0.1 s vz MuJoCo %.9g csim %.9g m/s\n",
-         _i, maxm, maxc, md->qvel[2], s->d->v[2]);
+         _i, maxm, maxc, md->qvel[2], s->data.d->v[2]);
   ck_assert_double_eq_tol(maxc, maxm, 1e-6 * maxm);
-  ck_assert_double_eq_tol(s->d->v[2], md->qvel[2], 1e-6);
+  ck_assert_double_eq_tol(s->data.d->v[2], md->qvel[2], 1e-6);
   sim_free(s);
   scn_free(cfg);
   mj_deleteData(md);

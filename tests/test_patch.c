@@ -23,7 +23,7 @@ static sim_stepinfo step(fixture* f) {
   sim_stepinfo info;
   memset(&info, 0, sizeof info);
   csim_status st = sim_step(f->s, &info, &err);
-  ck_assert_msg(st == CSIM_OK, "sim_step %ld: %s", f->s->step, err.msg);
+  ck_assert_msg(st == CSIM_OK, "sim_step %ld: %s", f->s->data.step, err.msg);
   return info;
 }
 
@@ -60,13 +60,13 @@ START_TEST(box_rests_same_penetration) {
   for (int k = 0; k < 1000; k++) {
     step(&f);
     step(&g);
-    ck_assert_int_eq(f.s->con->ncon, 4);
-    ck_assert_int_eq(g.s->con->ncon, 4);
+    ck_assert_int_eq(f.s->data.con->ncon, 4);
+    ck_assert_int_eq(g.s->data.con->ncon, 4);
     for (int i = 0; i < 4; i++) {
-      double d = f.s->con->con[i].depth;
+      double d = f.s->data.con->con[i].depth;
       ck_assert_msg(d > 0 && d <= 1e-4 + 1e-15, "step %d contact %d depth %.12g", k, i, d);
-      ck_assert_msg(fabs(d - g.s->con->con[i].depth) < 1e-12, "step %d contact %d depth %.12g vs %.12g",
-                    k, i, d, g.s->con->con[i].depth);
+      ck_assert_msg(fabs(d - g.s->data.con->con[i].depth) < 1e-12, "step %d contact %d depth %.12g vs %.12g",
+                    k, i, d, g.s->data.con->con[i].depth);
     }
   }
   fixture_free(&f);
@@ -83,9 +83,9 @@ START_TEST(tilted_box_keeps_near_corners) {
   fixture f = fixture_text(y, "test_patch.yaml", NULL, 0);
   for (int k = 0; k < 500; k++) {
     step(&f);
-    ck_assert_msg(f.s->con->ncon == 4, "step %d: %d contacts", k, f.s->con->ncon);
+    ck_assert_msg(f.s->data.con->ncon == 4, "step %d: %d contacts", k, f.s->data.con->ncon);
   }
-  const double* q = f.s->d->q;
+  const double* q = f.s->data.d->q;
   double tilt = 2 * asin(sqrt(q[3] * q[3] + q[4] * q[4]));
   ck_assert_msg(tilt < 1e-6, "tilt %g rad", tilt);
   ck_assert_msg(fabs(q[2] - 0.05) < 1e-3, "z = %.12g", q[2]);
@@ -94,7 +94,7 @@ START_TEST(tilted_box_keeps_near_corners) {
   const char* tight[] = {"contact.patch_angle=0.002"};
   f = fixture_text(y, "test_patch.yaml", tight, 1);
   step(&f);
-  ck_assert_int_eq(f.s->con->ncon, 2);
+  ck_assert_int_eq(f.s->data.con->ncon, 2);
   fixture_free(&f);
 }
 END_TEST
@@ -113,14 +113,14 @@ START_TEST(solo12_stands_one_contact_per_foot) {
   for (int k = 0; k < 500; k++) {
     step(&a);
     step(&b);
-    ck_assert_msg(b.s->con->ncon == 16, "step %d: %d contacts unreduced", k, b.s->con->ncon);
-    ck_assert_msg(a.s->con->ncon == 4 || (k < 50 && a.s->con->ncon <= 8), "step %d: %d contacts", k,
-                  a.s->con->ncon);
-    double z = a.s->d->q[2];
+    ck_assert_msg(b.s->data.con->ncon == 16, "step %d: %d contacts unreduced", k, b.s->data.con->ncon);
+    ck_assert_msg(a.s->data.con->ncon == 4 || (k < 50 && a.s->data.con->ncon <= 8), "step %d: %d contacts", k,
+                  a.s->data.con->ncon);
+    double z = a.s->data.d->q[2];
     ck_assert_msg(fabs(z - 0.235) < 1e-2, "step %d: base height %.6f", k, z);
     for (int i = 0; i < 3; i++)
-      ck_assert_msg(fabs(a.s->d->q[i] - b.s->d->q[i]) < 1e-9, "step %d: base[%d] %.12g vs %.12g", k,
-                    i, a.s->d->q[i], b.s->d->q[i]);
+      ck_assert_msg(fabs(a.s->data.d->q[i] - b.s->data.d->q[i]) < 1e-9, "step %d: base[%d] %.12g vs %.12g", k,
+                    i, a.s->data.d->q[i], b.s->data.d->q[i]);
   }
   fixture_free(&a);
   fixture_free(&b);
@@ -142,11 +142,12 @@ static int touching(const coll_contact* con, int n) {
 static int unreduced(fixture* f, int* touch) {
   static coll_contact buf[256];
   sim* s = f->s;
-  kin_forward(s->m, s->d);
-  coll_set_patch(s->coll, 0, 4);
+  kin_forward(s->model.m, s->data.d);
+  coll_model* cm = (coll_model*)s->model.coll;  // the model's patch setting, off and back
+  coll_set_patch(cm, 0, 4);
   int n = 0;
-  ck_assert_int_eq(coll_detect(s->coll, s->m, s->d->geom_xpos, s->d->geom_xmat, buf, 256, &n), 0);
-  coll_set_patch(s->coll, f->cfg->patch_angle, f->cfg->patch_max);
+  ck_assert_int_eq(coll_detect(cm, s->data.coll, s->model.m, s->data.d->geom_xpos, s->data.d->geom_xmat, buf, 256, &n), 0);
+  coll_set_patch(cm, f->cfg->patch_angle, f->cfg->patch_max);
   *touch = touching(buf, n);
   return n;
 }
@@ -161,7 +162,7 @@ static long check_counts(fixture* f, int nsteps, int at_end) {
     int t0 = 0, n0 = at_end ? 0 : unreduced(f, &t0);
     sim_stepinfo in = step(f);
     if (at_end) n0 = unreduced(f, &t0);
-    int kept_touch = touching(f->s->con->con, in.ncon);
+    int kept_touch = touching(f->s->data.con->con, in.ncon);
     ck_assert_msg(in.nreduced == n0 - in.ncon, "step %d: %d recorded removed, %d found - %d kept", k,
                   in.nreduced, n0, in.ncon);
     ck_assert_msg(in.nreduced_touch == t0 - kept_touch,

@@ -156,7 +156,7 @@ static void step(fixture* f, sim_stepinfo* info) {
   err_clear(&err);
   memset(info, 0, sizeof(*info));
   csim_status st = sim_step(f->s, info, &err);
-  ck_assert_msg(st == CSIM_OK, "sim_step %ld: %s", f->s->step, err.msg);
+  ck_assert_msg(st == CSIM_OK, "sim_step %ld: %s", f->s->data.step, err.msg);
 }
 
 // a cube scenario on the ground plane; the caller fills the parts that vary
@@ -249,9 +249,9 @@ START_TEST(slide_decelerates_at_mu_g) {
   int sliding_steps = 0, stop_step = -1;
   sim_stepinfo info;
   for (int k = 0; k < 500; k++) {
-    double vk = f.s->d->v[1];
+    double vk = f.s->data.d->v[1];
     step(&f, &info);
-    double vk1 = f.s->d->v[1];
+    double vk1 = f.s->data.d->v[1];
     ck_assert_int_eq(info.ncon, 4);
     ck_assert_msg(info.solve.converged, "step %d: eps_abs %g", k, info.solve.eps_abs);
     // the reference recursion
@@ -266,22 +266,22 @@ START_TEST(slide_decelerates_at_mu_g) {
       stop_step = k;
     }
     ck_assert_msg(fabs(vk1 - vref) < 1e-9, "step %d: v = %.15g, expected %.15g", k, vk1, vref);
-    ck_assert_msg(fabs(f.s->d->q[1] - yref) < 1e-9, "step %d: y = %.15g, expected %.15g", k,
-                  f.s->d->q[1], yref);
+    ck_assert_msg(fabs(f.s->data.d->q[1] - yref) < 1e-9, "step %d: y = %.15g, expected %.15g", k,
+                  f.s->data.d->q[1], yref);
     // no lateral, vertical or rotational motion
-    ck_assert_msg(fabs(f.s->d->q[0]) < 1e-9 && fabs(f.s->d->q[2] - 0.05) < 1e-9,
-                  "step %d: x %g z %g", k, f.s->d->q[0], f.s->d->q[2]);
-    ck_assert_msg(fabs(f.s->d->q[3]) < 1e-9 && fabs(f.s->d->q[4]) < 1e-9 &&
-                      fabs(f.s->d->q[5]) < 1e-9,
+    ck_assert_msg(fabs(f.s->data.d->q[0]) < 1e-9 && fabs(f.s->data.d->q[2] - 0.05) < 1e-9,
+                  "step %d: x %g z %g", k, f.s->data.d->q[0], f.s->data.d->q[2]);
+    ck_assert_msg(fabs(f.s->data.d->q[3]) < 1e-9 && fabs(f.s->data.d->q[4]) < 1e-9 &&
+                      fabs(f.s->data.d->q[5]) < 1e-9,
                   "step %d: rotated", k);
   }
   // 1 / (0.3 9.81 0.001) = 339.8: 339 decelerating steps, then at rest
   ck_assert_int_eq(sliding_steps, 339);
   ck_assert_int_eq(stop_step, 339);
   double d_cont = v0 * v0 / (2 * mu * G);
-  ck_assert_msg(fabs(f.s->d->q[1] - d_cont) <= v0 * dt, "stopped at %.9g m, continuous %.9g m",
-                f.s->d->q[1], d_cont);
-  ck_assert(fabs(f.s->d->v[1]) < 1e-9);
+  ck_assert_msg(fabs(f.s->data.d->q[1] - d_cont) <= v0 * dt, "stopped at %.9g m, continuous %.9g m",
+                f.s->data.d->q[1], d_cont);
+  ck_assert(fabs(f.s->data.d->v[1]) < 1e-9);
   fixture_free(&f);
 }
 END_TEST
@@ -298,10 +298,10 @@ START_TEST(box_rests) {
   const double dt = 1e-3, m = 1;
   sim_stepinfo info;
   double q0[7];
-  memcpy(q0, f.s->d->q, sizeof(q0));
+  memcpy(q0, f.s->data.d->q, sizeof(q0));
   for (int k = 0; k < 1000; k++) {
     step(&f, &info);
-    const contact_data* c = f.s->con;
+    const contact_data* c = f.s->data.con;
     ck_assert_int_eq(c->ncon, 4);
     ck_assert_msg(info.solve.eps_abs <= f.cfg->tolerance, "step %d: eps_abs %g > %g", k,
                   info.solve.eps_abs, f.cfg->tolerance);
@@ -326,10 +326,10 @@ START_TEST(box_rests) {
                   k, sum_n, m * G * dt);
   }
   for (int i = 0; i < 7; i++)
-    ck_assert_msg(fabs(f.s->d->q[i] - q0[i]) < 1e-10, "q[%d] drifted by %g", i,
-                  f.s->d->q[i] - q0[i]);
-  for (int i = 0; i < 6; i++) ck_assert_msg(fabs(f.s->d->v[i]) < 1e-9, "v[%d] = %g", i, f.s->d->v[i]);
-  ck_assert_double_eq_tol(f.s->d->time, 1.0, 1e-12);
+    ck_assert_msg(fabs(f.s->data.d->q[i] - q0[i]) < 1e-10, "q[%d] drifted by %g", i,
+                  f.s->data.d->q[i] - q0[i]);
+  for (int i = 0; i < 6; i++) ck_assert_msg(fabs(f.s->data.d->v[i]) < 1e-9, "v[%d] = %g", i, f.s->data.d->v[i]);
+  ck_assert_double_eq_tol(f.s->data.d->time, 1.0, 1e-12);
   fixture_free(&f);
 }
 END_TEST
@@ -343,7 +343,7 @@ START_TEST(frictionless_slide_conserves_energy) {
             "friction: 0, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 2);
   fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
   const double I[3] = {CUBE_I, CUBE_I, CUBE_I};
-  double e0 = body_energy(f.s->d->q, f.s->d->v, 1, I, G);
+  double e0 = body_energy(f.s->data.d->q, f.s->data.d->v, 1, I, G);
   ck_assert_double_eq_tol(e0, 0.5 + G * 0.05, 1e-15);
   sim_stepinfo info;
   for (int k = 0; k < 1000; k++) {
@@ -352,12 +352,12 @@ START_TEST(frictionless_slide_conserves_energy) {
     // the energy the step reports (at the start of the step) agrees with the independent one
     ck_assert_msg(fabs(info.kinetic + info.potential - e0) <= 1e-9 * e0, "step %d: reported %.15g",
                   k, info.kinetic + info.potential);
-    double e = body_energy(f.s->d->q, f.s->d->v, 1, I, G);
+    double e = body_energy(f.s->data.d->q, f.s->data.d->v, 1, I, G);
     ck_assert_msg(fabs(e - e0) <= 1e-9 * e0, "step %d: energy %.15g, start %.15g", k, e, e0);
   }
   // it went straight on at 1 m/s for 1 s
-  ck_assert_double_eq_tol(f.s->d->q[0], 0.6, 1e-9);
-  ck_assert_double_eq_tol(f.s->d->q[1], 0.8, 1e-9);
+  ck_assert_double_eq_tol(f.s->data.d->q[0], 0.6, 1e-9);
+  ck_assert_double_eq_tol(f.s->data.d->q[1], 0.8, 1e-9);
   fixture_free(&f);
 }
 END_TEST
@@ -368,8 +368,8 @@ static void check_spin(const char* yaml, const char* name, const double I[3], co
                        double m) {
   fixture f = fixture_text(yaml, name, NULL, 0);
   const double dt = 1e-3;
-  double L0[3], L[3], e0 = body_energy(f.s->d->q, f.s->d->v, m, I, 0);
-  ang_momentum(f.s->d->q, f.s->d->v + 3, I, L0);
+  double L0[3], L[3], e0 = body_energy(f.s->data.d->q, f.s->data.d->v, m, I, 0);
+  ang_momentum(f.s->data.d->q, f.s->data.d->v + 3, I, L0);
   double nl0 = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
   sim_stepinfo info;
   int n = 1000;
@@ -377,11 +377,11 @@ static void check_spin(const char* yaml, const char* name, const double I[3], co
     step(&f, &info);
     ck_assert_int_eq(info.ncon, 0);
     for (int r = 0; r < 3; r++)
-      ck_assert_msg(fabs(f.s->d->v[3 + r] - w[r]) < 1e-12, "step %d: w[%d] = %.17g", k, r,
-                    f.s->d->v[3 + r]);
-    double e = body_energy(f.s->d->q, f.s->d->v, m, I, 0);
+      ck_assert_msg(fabs(f.s->data.d->v[3 + r] - w[r]) < 1e-12, "step %d: w[%d] = %.17g", k, r,
+                    f.s->data.d->v[3 + r]);
+    double e = body_energy(f.s->data.d->q, f.s->data.d->v, m, I, 0);
     ck_assert_msg(fabs(e - e0) <= 1e-12 * e0, "step %d: energy %.17g vs %.17g", k, e, e0);
-    ang_momentum(f.s->d->q, f.s->d->v + 3, I, L);
+    ang_momentum(f.s->data.d->q, f.s->data.d->v + 3, I, L);
     for (int r = 0; r < 3; r++)
       ck_assert_msg(fabs(L[r] - L0[r]) <= 1e-12 * nl0, "step %d: L[%d] %.17g vs %.17g", k, r,
                     L[r], L0[r]);
@@ -392,11 +392,11 @@ static void check_spin(const char* yaml, const char* name, const double I[3], co
   double nw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), th = 2 * atan(0.5 * nw * dt) * n;
   double qe[4] = {sin(th / 2) * w[0] / nw, sin(th / 2) * w[1] / nw, sin(th / 2) * w[2] / nw,
                   cos(th / 2)};
-  double sgn = qe[3] * f.s->d->q[6] < 0 ? -1 : 1;  // q and -q are the same rotation
+  double sgn = qe[3] * f.s->data.d->q[6] < 0 ? -1 : 1;  // q and -q are the same rotation
   for (int r = 0; r < 4; r++)
-    ck_assert_msg(fabs(sgn * f.s->d->q[3 + r] - qe[r]) < 1e-11, "quaternion[%d] %.17g, exact %.17g",
-                  r, sgn * f.s->d->q[3 + r], qe[r]);
-  for (int r = 0; r < 3; r++) ck_assert(fabs(f.s->d->q[r]) < 1e-15);
+    ck_assert_msg(fabs(sgn * f.s->data.d->q[3 + r] - qe[r]) < 1e-11, "quaternion[%d] %.17g, exact %.17g",
+                  r, sgn * f.s->data.d->q[3 + r], qe[r]);
+  for (int r = 0; r < 3; r++) ck_assert(fabs(f.s->data.d->q[r]) < 1e-15);
   fixture_free(&f);
 }
 
@@ -454,10 +454,10 @@ static int drop(fixture* f, double* v_impact, double* v_after) {
   int first = -1;
   for (int k = 0; k < 3000; k++) {
     step(f, &info);
-    ck_assert_msg(info.ncon == 0 || info.solve.converged, "step %ld: eps_abs %g", f->s->step,
+    ck_assert_msg(info.ncon == 0 || info.solve.converged, "step %ld: eps_abs %g", f->s->data.step,
                   info.solve.eps_abs);
-    double vz = f->s->d->v[2], ln = 0;
-    for (int i = 0; i < f->s->con->ncon; i++) ln += f->s->con->lambda[3 * i + 2];
+    double vz = f->s->data.d->v[2], ln = 0;
+    for (int i = 0; i < f->s->data.con->ncon; i++) ln += f->s->data.con->lambda[3 * i + 2];
     if (first < 0 && ln > 0) first = k;
     if (first < 0 && -vz > vmax) vmax = -vz;
     if (first >= 0 && vz > -1e-9) {
@@ -489,9 +489,9 @@ START_TEST(inelastic_drop_comes_to_rest) {
     ck_assert_int_eq(info.ncon, 4);
     // at rest: 1e-9 m/s, 1e-8 rad/s (5e-10 m/s at the corners)
     for (int i = 0; i < 6; i++)
-      ck_assert_msg(fabs(f.s->d->v[i]) < (i < 3 ? 1e-9 : 1e-8), "step %d after impact: v[%d] = %g",
-                    k, i, f.s->d->v[i]);
-    ck_assert_msg(fabs(f.s->d->q[2] - 0.05) < 1e-9, "z = %.12g", f.s->d->q[2]);
+      ck_assert_msg(fabs(f.s->data.d->v[i]) < (i < 3 ? 1e-9 : 1e-8), "step %d after impact: v[%d] = %g",
+                    k, i, f.s->data.d->v[i]);
+    ck_assert_msg(fabs(f.s->data.d->q[2] - 0.05) < 1e-9, "z = %.12g", f.s->data.d->q[2]);
   }
   fixture_free(&f);
 }
@@ -579,9 +579,9 @@ static uint64_t run_hash(int n, int* ncontact_steps) {
   *ncontact_steps = 0;
   for (int k = 0; k < n; k++) {
     step(&f, &info);
-    h = fnv(h, f.s->d->q, sizeof(double) * (size_t)f.s->m->nq);
-    h = fnv(h, f.s->d->v, sizeof(double) * (size_t)f.s->m->nv);
-    h = fnv(h, f.s->con->lambda, sizeof(double) * 3 * (size_t)f.s->con->ncon);
+    h = fnv(h, f.s->data.d->q, sizeof(double) * (size_t)f.s->model.m->nq);
+    h = fnv(h, f.s->data.d->v, sizeof(double) * (size_t)f.s->model.m->nv);
+    h = fnv(h, f.s->data.con->lambda, sizeof(double) * 3 * (size_t)f.s->data.con->ncon);
     if (info.ncon > 0) (*ncontact_steps)++;
   }
   fixture_free(&f);
@@ -647,7 +647,7 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
       "contact: {model: hunt_crossley, friction: 0.5}\n"
       "integrator: {scheme: implicit_euler, dt: 1.0e-3, duration: 0.01}\n";
   fixture g = fixture_text(y, "test_sim.yaml", NULL, 0);
-  ck_assert_ptr_nonnull(g.s->cmpl);
+  ck_assert_ptr_nonnull(g.s->data.cmpl);
   static const int sizes[3] = {1, 7, 40};
   long got[9], want[9];
   for (int k = 0; k < 3; k++) {
@@ -656,18 +656,18 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
     solver* sv = NULL;
     cmpl_data* cd = NULL;
     long b0 = atomic_load(&g_nbytes);
-    contact_create(f.s->m, sizes[k], &c, &err);
+    contact_create(f.s->model.m, sizes[k], &c, &err);
     long b1 = atomic_load(&g_nbytes);
-    solver_create(&f.s->slv_opt, sizes[k], &sv, &err);
+    solver_create(&f.s->opt.solver, sizes[k], &sv, &err);
     long b2 = atomic_load(&g_nbytes);
-    cmpl_create(&g.s->opt.cmpl, g.s->m, sizes[k], &cd, &err);
+    cmpl_create(&g.s->opt.cmpl, g.s->model.m, sizes[k], &cd, &err);
     long b3 = atomic_load(&g_nbytes);
     got[3 * k] = b1 - b0;
     got[3 * k + 1] = b2 - b1;
     got[3 * k + 2] = b3 - b2;
-    want[3 * k] = (long)contact_bytes(f.s->m, sizes[k]);
-    want[3 * k + 1] = (long)solver_bytes(&f.s->slv_opt, sizes[k]);
-    want[3 * k + 2] = (long)cmpl_bytes(&g.s->opt.cmpl, g.s->m, sizes[k]);
+    want[3 * k] = (long)contact_bytes(f.s->model.m, sizes[k]);
+    want[3 * k + 1] = (long)solver_bytes(&f.s->opt.solver, sizes[k]);
+    want[3 * k + 2] = (long)cmpl_bytes(&g.s->opt.cmpl, g.s->model.m, sizes[k]);
     ck_assert(c && sv && cd);
     contact_free(c);
     solver_free(sv);
@@ -705,18 +705,18 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
       solver_free(sv);
     }
   // the simulation data, with the default arena and with given ones; the sim counts it
-  ck_assert_uint_eq(f.s->data_bytes, data_bytes(f.s->m, 0));
+  ck_assert_uint_eq(f.s->model.data_bytes, data_bytes(f.s->model.m, 0));
   static const size_t arenas[3] = {0, 100, 4096};
   for (int k = 0; k < 3; k++) {
     csim_error err;
     sim_data* d = NULL;
     long b0 = atomic_load(&g_nbytes);
-    csim_status st = data_create(f.s->m, arenas[k], &d, &err);
+    csim_status st = data_create(f.s->model.m, arenas[k], &d, &err);
     long b1 = atomic_load(&g_nbytes);
     ck_assert(st == CSIM_OK);
-    ck_assert_msg(b1 - b0 == (long)data_bytes(f.s->m, arenas[k]),
+    ck_assert_msg(b1 - b0 == (long)data_bytes(f.s->model.m, arenas[k]),
                   "data_create (arena %zu): allocated %ld bytes, accounted %ld", arenas[k],
-                  b1 - b0, (long)data_bytes(f.s->m, arenas[k]));
+                  b1 - b0, (long)data_bytes(f.s->model.m, arenas[k]));
     data_free(d);
   }
   fixture_free(&g);

@@ -831,7 +831,7 @@ static void run(const char* path, const char* model, const char* solver_name, ru
   st->zmin[0] = st->zmin[1] = INFINITY;
   st->zmax[0] = st->zmax[1] = -INFINITY;
   long nsteps = lround(cfg->duration / cfg->dt);
-  int nq = s->m->nq;
+  int nq = s->model.m->nq;
   for (long k = 0; k < nsteps; k++) {
     sim_stepinfo info;
     csim_status stt = sim_step(s, &info, &err);
@@ -840,12 +840,12 @@ static void run(const char* path, const char* model, const char* solver_name, ru
     if (info.ncon > 0 && !info.solve.converged) st->nonconverged++;
     st->eps_max = fmax(st->eps_max, info.solve.eps_abs);
     for (int r = 0; r < 2 && 7 * r + 2 < nq; r++) {
-      st->zmin[r] = fmin(st->zmin[r], s->d->q[7 * r + 2]);
-      st->zmax[r] = fmax(st->zmax[r], s->d->q[7 * r + 2]);
+      st->zmin[r] = fmin(st->zmin[r], s->data.d->q[7 * r + 2]);
+      st->zmax[r] = fmax(st->zmax[r], s->data.d->q[7 * r + 2]);
     }
-    if (k == 449) st->x_at_045 = s->d->q[0];
+    if (k == 449) st->x_at_045 = s->data.d->q[0];
   }
-  for (int k = 0; k < nq && k < 64; k++) st->q[k] = s->d->q[k];
+  for (int k = 0; k < nq && k < 64; k++) st->q[k] = s->data.d->q[k];
   sim_free(s);
   scn_free(cfg);
 }

@@ -567,7 +567,7 @@ static void run_scenario(const char* path, const char* model, double duration, d
   ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "%s: %s", path, err.msg);
   memset(ri, 0, sizeof(*ri));
   int nsteps = (int)lround(cfg->duration / cfg->dt);
-  double x0 = s->d->q[0];
+  double x0 = s->data.d->q[0];
   for (int k = 0; k < nsteps; k++) {
     sim_stepinfo info;
     ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s step %d: %s", path, k, err.msg);
@@ -579,14 +579,14 @@ static void run_scenario(const char* path, const char* model, double duration, d
       ri->eps_mean += info.solve.eps_abs;
       ri->iters_mean += info.solve.iterations;
     }
-    if (s->d->time < t_stick && fabs(s->d->q[0] - x0) > ri->xmax) ri->xmax = fabs(s->d->q[0] - x0);
+    if (s->data.d->time < t_stick && fabs(s->data.d->q[0] - x0) > ri->xmax) ri->xmax = fabs(s->data.d->q[0] - x0);
   }
   if (ri->contact_steps) {
     ri->eps_mean /= ri->contact_steps;
     ri->iters_mean /= ri->contact_steps;
   }
-  for (int k = 0; k < s->m->nq && k < 64; k++) ri->q[k] = s->d->q[k];
-  for (int k = 0; k < s->m->nv && k < 64; k++) ri->v[k] = s->d->v[k];
+  for (int k = 0; k < s->model.m->nq && k < 64; k++) ri->q[k] = s->data.d->q[k];
+  for (int k = 0; k < s->model.m->nv && k < 64; k++) ri->v[k] = s->data.d->v[k];
   sim_free(s);
   scn_free(cfg);
 }

@@ -398,16 +398,16 @@ static void run_scenario(const char* path, const char* const* ov, int nov, doubl
   st = sim_create(cfg, &s, &err);
   err_format(&err, msg, sizeof(msg));
   ck_assert_msg(st == CSIM_OK, "%s", msg);
-  ck_assert_int_eq(s->m->nq, nq);
+  ck_assert_int_eq(s->model.m->nq, nq);
   long nsteps = lround(cfg->duration / cfg->dt);
   *zmin = INFINITY;
   for (long k = 0; k < nsteps; k++) {
     sim_stepinfo info;
     ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
-    *zmin = fmin(*zmin, s->d->q[2]);
-    if (x1s && k + 1 == lround(1.0 / cfg->dt)) *x1s = s->d->q[0];
+    *zmin = fmin(*zmin, s->data.d->q[2]);
+    if (x1s && k + 1 == lround(1.0 / cfg->dt)) *x1s = s->data.d->q[0];
   }
-  memcpy(q, s->d->q, sizeof(double) * (size_t)nq);
+  memcpy(q, s->data.d->q, sizeof(double) * (size_t)nq);
   sim_free(s);
   scn_free(cfg);
 }

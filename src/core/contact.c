@@ -100,6 +100,18 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   return CSIM_OK;
 }
 
+void contact_reset(contact_data* c) {
+  size_t n3 = 3 * (size_t)c->maxcon;
+  c->ncon = c->nlimit = c->nreduced = c->nreduced_touch = 0;
+  c->has_R = 0;
+  c->nprev = c->nwarm = 0;
+  double* zero[] = {c->g, c->lambda, c->cvel, c->R, c->prev_lambda, c->prev_dual, c->dual0};
+  for (size_t k = 0; k < sizeof(zero) / sizeof(zero[0]); k++)
+    memset(zero[k], 0, sizeof(double) * n3);
+  memset(c->cstar, 0, sizeof(double) * (size_t)c->maxcon);
+  memset(c->prev_id, 0, sizeof(int) * n3);
+}
+
 int contact_max_chain(const sim_model* m) {
   return 2 * (m->maxdepth > 0 ? m->maxdepth : 1);  // two bodies' root-to-leaf paths
 }

@@ -107,6 +107,10 @@ typedef struct {
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);
 void contact_free(contact_data* c);
 
+// back to what contact_create left: no contacts, no warm start memory, impulses and contact
+// velocities zero (a run's reset, state.h)
+void contact_reset(contact_data* c);
+
 // bytes contact_create allocates for maxcon contacts (G's blocks dominate: 76 bytes each,
 // contact_max_blocks)
 size_t contact_bytes(const sim_model* m, int maxcon);

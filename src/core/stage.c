@@ -23,47 +23,53 @@ double stage_clock(void) {
 
 //---------------------------------- positions, collision, mass --------------------------------
 
-void stage_positions(sim* s) {
-  kin_forward(s->m, s->d);
-  kin_velocity(s->m, s->d);
+void stage_positions(const step_model* sm, step_data* sd, const sim_options* o) {
+  (void)o;  // every stage takes (model, data, options); this one needs no option
+  kin_forward(sm->m, sd->d);
+  kin_velocity(sm->m, sd->d);
 }
 
 // mark the robot of body b as touching something
-static void touch(sim* s, int b) {
-  if (b >= s->m->nbody) return;
-  if (b > 0 && s->m->body_robot[b] >= 0) s->robot_touch[s->m->body_robot[b]] = 1;
+static void touch(const step_model* sm, step_data* sd, int b) {
+  if (b >= sm->m->nbody) return;
+  if (b > 0 && sm->m->body_robot[b] >= 0) sd->robot_touch[sm->m->body_robot[b]] = 1;
 }
 
-int stage_collision(sim* s) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+int stage_collision(const step_model* sm, step_data* sd, const sim_options* o) {
+  (void)o;  // the margin and the patch reduction are the collision model's
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   int n = 0;
-  int dropped = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, s->con->con, s->maxgeom, &n);
-  s->con->ncon = n;
-  s->con->nlimit = 0;
-  s->con->nreduced = coll_reduced(s->coll, &s->con->nreduced_touch);
-  memset(s->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
+  int dropped = coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, sd->con->con, sm->maxgeom, &n);
+  sd->con->ncon = n;
+  sd->con->nlimit = 0;
+  sd->con->nreduced = coll_reduced(sd->coll, &sd->con->nreduced_touch);
+  memset(sd->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
   for (int i = 0; i < n; i++) {
-    touch(s, m->geom_body[s->con->con[i].geom1]);
-    touch(s, m->geom_body[s->con->con[i].geom2]);
+    touch(sm, sd, m->geom_body[sd->con->con[i].geom1]);
+    touch(sm, sd, m->geom_body[sd->con->con[i].geom2]);
   }
   return dropped;
 }
 
-void stage_mass(sim* s, sim_stepinfo* info) {
-  dyn_crba(s->m, s->d);
-  dyn_factor(s->m, s->d);
-  info->kinetic = dyn_kinetic(s->m, s->d);
-  info->potential = dyn_potential(s->m, s->d);
+void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info) {
+  (void)o;
+  dyn_crba(sm->m, sd->d);
+  dyn_factor(sm->m, sd->d);
+  info->kinetic = dyn_kinetic(sm->m, sd->d);
+  info->potential = dyn_potential(sm->m, sd->d);
 }
 
 //---------------------------------- energy audit ----------------------------------------------
 
 // DESIGN.md "Integration and energy": injected = E - E0 - work; a rise of injected above its
 // lowest value so far is energy that appeared from nowhere (a passive model can only lose it)
-csim_status stage_audit(sim* s, long step, double time, double kinetic, double potential,
-                        sim_stepinfo* info, csim_error* err) {
-  sim_energy* e = &s->energy;
+csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* o, double kinetic,
+                        double potential, sim_stepinfo* info, csim_error* err) {
+  (void)sm;
+  long step = sd->step;
+  double time = sd->d->time;
+  sim_energy* e = &sd->energy;
   double E = kinetic + potential;
   if (!e->started) {
     memset(e, 0, sizeof(*e));
@@ -78,18 +84,18 @@ csim_status stage_audit(sim* s, long step, double time, double kinetic, double p
     double rise = e->injected - e->injected_min;
     if (rise > e->rise_max) e->rise_max = rise;
     double scale = fmax(fmax(e->scale, fabs(e->work)), 1e-12);
-    if (!e->flagged && rise > s->opt.energy_tol * scale) {
+    if (!e->flagged && rise > o->energy_tol * scale) {
       e->flagged = 1;
       e->flag_step = step;
       e->flag_time = time;
       e->flag_gain = rise;
-      s->warnings[SIM_WARN_ENERGY]++;
-      if (s->opt.energy_stop)
+      sd->warnings[SIM_WARN_ENERGY]++;
+      if (o->energy_stop)
         return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                        "energy audit: %.4g J gained beyond the work of actions by step %ld "
                        "(t = %.6g s), %.3g of the energy scale %.4g J > integrator."
                        "energy_tolerance %g (integrator.on_energy_gain: stop)",
-                       rise, step, time, rise / scale, scale, s->opt.energy_tol);
+                       rise, step, time, rise / scale, scale, o->energy_tol);
     }
   }
   e->work_step = 0;
@@ -101,44 +107,44 @@ csim_status stage_audit(sim* s, long step, double time, double kinetic, double p
   return CSIM_OK;
 }
 
-csim_status stage_audit_final(sim* s, csim_error* err) {
+csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_options* o, csim_error* err) {
   sim_stepinfo info;
   memset(&info, 0, sizeof(info));
-  stage_positions(s);
-  stage_mass(s, &info);
-  return stage_audit(s, s->step, s->d->time, info.kinetic, info.potential, &info, err);
+  stage_positions(sm, sd, o);
+  stage_mass(sm, sd, o, &info);
+  return stage_audit(sm, sd, o, info.kinetic, info.potential, &info, err);
 }
 
 //---------------------------------- solve (rigid models) -------------------------------------
 
-csim_status stage_solve(sim* s, double h, sim_stepinfo* info, csim_error* err) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, csim_error* err) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   for (int round = 0;; round++) {
-    int built = contact_build(m, d, s->con, &s->copt, s->vfree);
+    int built = contact_build(m, d, sd->con, &o->contact, sd->vfree);
     if (built == -2)
-      return err_set(err, CSIM_ERR_RUN, s->opt.file, 0, 0, NULL,
+      return err_set(err, CSIM_ERR_RUN, o->file, 0, 0, NULL,
                      "at step %ld the contact Jacobians' scratch does not fit the arena (%zu "
-                     "bytes, data_arena_default): a bug, please report", s->step,
+                     "bytes, data_arena_default): a bug, please report", sd->step,
                      d->arena_size);
     if (built != 0)
-      return err_set(err, CSIM_ERR_RUN, s->opt.file, 0, 0, "contact.memory_budget",
+      return err_set(err, CSIM_ERR_RUN, o->file, 0, 0, "contact.memory_budget",
                      "at step %ld the Delassus matrix needs more blocks than its bound "
-                     "(contact_max_blocks, %ld): a bug, please report", s->step,
-                     s->con->G->maxblocks);
-    solver_problem p = contact_problem(s->con);
-    solver_set_dual(s->slv, s->copt.warm_start && s->opt.warm_dual ? s->con->dual0 : NULL);
-    solver_solve(s->slv, &p, s->con->lambda, &info->solve);
+                     "(contact_max_blocks, %ld): a bug, please report", sd->step,
+                     sd->con->G->maxblocks);
+    solver_problem p = contact_problem(sd->con);
+    solver_set_dual(sd->slv, o->contact.warm_start && o->warm_dual ? sd->con->dual0 : NULL);
+    solver_solve(sd->slv, &p, sd->con->lambda, &info->solve);
     // an island past the reserved dense work was not solved: stop without applying that answer
     // (q and time stay at the start of the step; the step is not recorded)
-    if (info->solve.unsolved_island > 0) return sim_island_overflow(s, &info->solve, err);
-    memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
-    contact_apply(m, d, s->con, d->v);
-    if (round >= 2 || stage_limits_crossed(s, h) == 0) break;
+    if (info->solve.unsolved_island > 0) return sim_island_overflow(sm, sd, o, &info->solve, err);
+    memcpy(d->v, sd->vfree, sizeof(double) * (size_t)m->nv);
+    contact_apply(m, d, sd->con, d->v);
+    if (round >= 2 || stage_limits_crossed(sm, sd, o, h) == 0) break;
   }
   // contact velocities after the step (R excluded: the physical velocity)
-  memcpy(s->con->cvel, solver_velocity(s->slv), sizeof(double) * 3 * (size_t)s->con->ncon);
-  contact_store(s->con, solver_dual(s->slv));
+  memcpy(sd->con->cvel, solver_velocity(sd->slv), sizeof(double) * 3 * (size_t)sd->con->ncon);
+  contact_store(sd->con, solver_dual(sd->slv));
   return CSIM_OK;
 }
 
@@ -158,9 +164,9 @@ static double profile_value(const act_spec* A, double t) {
 }
 
 // a force action -> the body wrench at the body origin, world axes
-static void force_action(sim* s, const sim_action* act, double t) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+static void force_action(const step_model* sm, step_data* sd, const sim_action* act, double t) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   const act_spec* A = &act->a;
   int l = act->link, b = m->link_body[l];
   if (b <= 0) return;  // a link welded to the world does not move
@@ -189,9 +195,9 @@ static void force_action(sim* s, const sim_action* act, double t) {
 }
 
 // joint-space PD on a fixed target, or tracking a sine reference
-static void joint_action(sim* s, const sim_action* act, double t) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+static void joint_action(const step_model* sm, step_data* sd, const sim_action* act, double t) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   const act_spec* A = &act->a;
   if (t < A->start || t > A->stop) return;
   for (int k = 0; k < act->njnt; k++) {
@@ -212,21 +218,21 @@ static void joint_action(sim* s, const sim_action* act, double t) {
   }
 }
 
-void stage_actions(sim* s) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   int nv = m->nv;
   double t = d->time;
   memset(d->qfrc_applied, 0, sizeof(double) * (size_t)nv);
   memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
-  for (int a = 0; a < s->nact; a++) {
-    if (s->act[a].a.type == ACT_FORCE)
-      force_action(s, &s->act[a], t);
+  for (int a = 0; a < sm->nact; a++) {
+    if (sm->act[a].a.type == ACT_FORCE)
+      force_action(sm, sd, &sm->act[a], t);
     else
-      joint_action(s, &s->act[a], t);
+      joint_action(sm, sd, &sm->act[a], t);
   }
   // URDF effort limits on the joint torques of actions
-  if (s->opt.effort) {
+  if (o->effort) {
     int clamped = 0;
     for (int j = 0; j < m->njnt; j++) {
       double lim = m->jnt_effort[j];
@@ -235,24 +241,24 @@ void stage_actions(sim* s) {
       if (*u > lim) { *u = lim; clamped = 1; }
       if (*u < -lim) { *u = -lim; clamped = 1; }
     }
-    if (clamped) s->warnings[SIM_WARN_EFFORT]++;
+    if (clamped) sd->warnings[SIM_WARN_EFFORT]++;
   }
   // generalized applied force qfrc_applied + J'f_ext (RNEA at rest without gravity: -J'f_ext)
-  memcpy(s->qfrc_ext, d->qfrc_applied, sizeof(double) * (size_t)nv);
+  memcpy(sd->qfrc_ext, d->qfrc_applied, sizeof(double) * (size_t)nv);
   int any = 0;
   for (int k = 0; k < 6 * m->nbody && !any; k++) any = d->xfrc_applied[k] != 0;
   if (any) {
-    dyn_rnea_rest(m, d, d->xfrc_applied, 0, s->tau);
-    for (int k = 0; k < nv; k++) s->qfrc_ext[k] -= s->tau[k];
+    dyn_rnea_rest(m, d, d->xfrc_applied, 0, sd->tau);
+    for (int k = 0; k < nv; k++) sd->qfrc_ext[k] -= sd->tau[k];
   }
 }
 
-int stage_limit_springs(sim* s, double h) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
-  memset(s->qfrc_limit, 0, sizeof(double) * (size_t)m->nv);
-  if (!s->opt.limits) return 0;
-  double k = s->opt.limit_k, c = s->opt.limit_d;
+int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* o, double h) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
+  memset(sd->qfrc_limit, 0, sizeof(double) * (size_t)m->nv);
+  if (!o->limits) return 0;
+  double k = o->limit_k, c = o->limit_d;
   int n = 0;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
@@ -264,107 +270,107 @@ int stage_limit_springs(sim* s, double h) {
     else continue;
     // spring-damper beyond the limit, implicit in the step (backward Euler on this dof:
     // (M + h (c + h k) e e') dv = h (f - k (q - lim) - (c + h k) v)), so any stiffness is stable
-    s->qfrc_limit[dof] = -k * (q - lim) - (c + h * k) * v;
+    sd->qfrc_limit[dof] = -k * (q - lim) - (c + h * k) * v;
     if (h > 0) d->qM[m->dof_Madr[dof]] += h * (c + h * k);  // the diagonal, first in its row
-    touch(s, m->jnt_body[j]);
+    touch(sm, sd, m->jnt_body[j]);
     n++;
   }
   if (n && h > 0) dyn_factor(m, d);
   return n;
 }
 
-void stage_free_velocity(sim* s, double h) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options* o, double h) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   int nv = m->nv;
   if (nv == 0) return;
-  double* vm = s->vprev;
+  double* vm = sd->vprev;
   // actions, limit springs and gravity: position-dependent only, one RNEA at rest and one solve
-  dyn_rnea_rest(m, d, NULL, 1, s->tau);
-  for (int k = 0; k < nv; k++) s->aact[k] = s->qfrc_ext[k] + s->qfrc_limit[k] - s->tau[k];
-  dyn_solve(m, d, s->aact, 1);
+  dyn_rnea_rest(m, d, NULL, 1, sd->tau);
+  for (int k = 0; k < nv; k++) sd->aact[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] - sd->tau[k];
+  dyn_solve(m, d, sd->aact, 1);
   // velocity products C(q, vm) vm at the midpoint velocity, by fixed-point iteration from the
-  // previous step's (s->apas; zero at the first step), within O(h^2) of the answer: slow
+  // previous step's (sd->apas; zero at the first step), within O(h^2) of the answer: slow
   // motions converge at the first evaluation
   // (integrator.velocity_products: explicit evaluates them once at vm = v)
-  int expl = s->opt.explicit_vp;
+  int expl = o->explicit_vp;
   for (int k = 0; k < nv; k++) {
-    s->vfree[k] = d->v[k] + h * (s->aact[k] + s->apas[k]);
-    vm[k] = expl ? d->v[k] : 0.5 * (d->v[k] + s->vfree[k]);
+    sd->vfree[k] = d->v[k] + h * (sd->aact[k] + sd->apas[k]);
+    vm[k] = expl ? d->v[k] : 0.5 * (d->v[k] + sd->vfree[k]);
   }
   int converged = 0;
   for (int it = 0; it < MIDPOINT_MAX_IT; it++) {
-    dyn_rnea_full(m, d, vm, NULL, NULL, 0, s->apas);
-    for (int k = 0; k < nv; k++) s->apas[k] = -s->apas[k];
-    dyn_solve(m, d, s->apas, 1);
+    dyn_rnea_full(m, d, vm, NULL, NULL, 0, sd->apas);
+    for (int k = 0; k < nv; k++) sd->apas[k] = -sd->apas[k];
+    dyn_solve(m, d, sd->apas, 1);
     double change = 0, scale = 0;
     for (int k = 0; k < nv; k++) {
-      double vf = d->v[k] + h * (s->aact[k] + s->apas[k]);
-      change = fmax(change, fabs(vf - s->vfree[k]));
+      double vf = d->v[k] + h * (sd->aact[k] + sd->apas[k]);
+      change = fmax(change, fabs(vf - sd->vfree[k]));
       scale = fmax(scale, fabs(vf));
-      s->vfree[k] = vf;
+      sd->vfree[k] = vf;
       vm[k] = 0.5 * (d->v[k] + vf);
     }
-    s->midpoint_its++;
+    sd->midpoint_its++;
     if (expl || change <= MIDPOINT_TOL * (1 + scale)) {
       converged = 1;
       break;
     }
   }
-  if (!converged) s->warnings[SIM_WARN_MIDPOINT]++;
+  if (!converged) sd->warnings[SIM_WARN_MIDPOINT]++;
 }
 
 //---------------------------------- joint limits (rigid) --------------------------------------
 
 // write limit `side` of joint j at gap `gap` as contact entry n (contact.h); returns 1, or 0
 // when the buffer is full (sized for every limit: cannot happen, counted if it did)
-static int append_limit(sim* s, int n, int j, int side, double gap) {
-  if (n >= s->maxcon) {
-    s->warnings[SIM_WARN_CONTACTFULL]++;
+static int append_limit(const step_model* sm, step_data* sd, int n, int j, int side, double gap) {
+  if (n >= sm->maxcon) {
+    sd->warnings[SIM_WARN_CONTACTFULL]++;
     return 0;
   }
-  int b = s->m->jnt_body[j];
-  coll_contact* k = &s->con->con[n];
-  memcpy(k->pos, s->d->xpos + 3 * b, sizeof(k->pos));
+  int b = sm->m->jnt_body[j];
+  coll_contact* k = &sd->con->con[n];
+  memcpy(k->pos, sd->d->xpos + 3 * b, sizeof(k->pos));
   k->normal[0] = k->normal[1] = 0;
   k->normal[2] = 1;
   k->depth = -gap;
   k->geom1 = -1;
   k->geom2 = j;
   k->feature = side;
-  touch(s, b);
+  touch(sm, sd, b);
   return 1;
 }
 
-void stage_limits(sim* s, double h) {
-  const sim_model* m = s->m;
-  const sim_data* d = s->d;
-  contact_data* c = s->con;
-  if (!s->opt.limits) return;
+void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, double h) {
+  const sim_model* m = sm->m;
+  const sim_data* d = sd->d;
+  contact_data* c = sd->con;
+  if (!o->limits) return;
   int n = c->ncon;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
     const double* rg = m->jnt_range + 2 * j;
     int dof = m->jnt_dofadr[j];
-    double q = d->q[m->jnt_qadr[j]], vf = s->vfree[dof];
+    double q = d->q[m->jnt_qadr[j]], vf = sd->vfree[dof];
     for (int side = 0; side < 2; side++) {
       if (!isfinite(rg[side])) continue;
       // gap to the limit and the free approach speed towards it
       double gap = side == 0 ? q - rg[0] : rg[1] - q;
       double approach = side == 0 ? -vf : vf;
-      if (gap > s->opt.margin && gap - h * fmax(0, approach) > s->opt.margin) continue;
-      n += append_limit(s, n, j, side, gap);
+      if (gap > o->margin && gap - h * fmax(0, approach) > o->margin) continue;
+      n += append_limit(sm, sd, n, j, side, gap);
     }
   }
   c->nlimit = n - c->ncon;
   c->ncon = n;
 }
 
-int stage_limits_crossed(sim* s, double h) {
-  const sim_model* m = s->m;
-  const sim_data* d = s->d;
-  contact_data* c = s->con;
-  if (!s->opt.limits) return 0;
+int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options* o, double h) {
+  const sim_model* m = sm->m;
+  const sim_data* d = sd->d;
+  contact_data* c = sd->con;
+  if (!o->limits) return 0;
   int n = c->ncon, added = 0;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
@@ -380,7 +386,7 @@ int stage_limits_crossed(sim* s, double h) {
       for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
         present |= c->con[i].geom2 == j && c->con[i].feature == side;
       if (present) continue;
-      int a = append_limit(s, n, j, side, gap);
+      int a = append_limit(sm, sd, n, j, side, gap);
       n += a;
       added += a;
     }
@@ -392,31 +398,33 @@ int stage_limits_crossed(sim* s, double h) {
 
 //---------------------------------- integrate, check ------------------------------------------
 
-void stage_integrate(sim* s, const double* q, double h, double* q_out) {
-  const sim_model* m = s->m;
-  const sim_data* d = s->d;
+void stage_integrate(const step_model* sm, step_data* sd, const sim_options* o, const double* q,
+                     double h, double* q_out) {
+  (void)o;
+  const sim_model* m = sm->m;
+  const sim_data* d = sd->d;
   int nv = m->nv;
-  double* w = s->wpos;
+  double* w = sd->wpos;
   memcpy(w, d->v, sizeof(double) * (size_t)nv);
   // a robot is in contact when an impulse or a limit torque acted on it this step (a contact
   // reported within the margin that stayed open does not count)
-  const contact_data* c = s->con;
-  memset(s->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
+  const contact_data* c = sd->con;
+  memset(sd->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
   for (int i = 0; i < c->ncon; i++) {
     const double* l = c->lambda + 3 * i;
     if (l[0] == 0 && l[1] == 0 && l[2] == 0) continue;
-    touch(s, c->body1[i]);
-    touch(s, c->body2[i]);
+    touch(sm, sd, c->body1[i]);
+    touch(sm, sd, c->body2[i]);
   }
   for (int k = 0; k < nv; k++)
-    if (s->qfrc_limit[k] != 0) touch(s, m->dof_body[k]);
+    if (sd->qfrc_limit[k] != 0) touch(sm, sd, m->dof_body[k]);
   // free flight: trapezoidal in the passive forces, Cayley rotation of the base (stage.h). For a
   // free-floating robot uniform gravity accelerates its root's com by g and nothing else (every
   // body falls alike; model.h: the root's linear dofs are its com velocity in world axes)
   for (int r = 0; r < m->nrobot; r++) {
-    if (m->robot_base[r] != MODEL_BASE_FREE || s->robot_touch[r]) continue;
+    if (m->robot_base[r] != MODEL_BASE_FREE || sd->robot_touch[r]) continue;
     int a0 = m->robot_dofadr[r];
-    for (int k = a0; k < a0 + m->robot_nv[r]; k++) w[k] -= 0.5 * h * s->apas[k];
+    for (int k = a0; k < a0 + m->robot_nv[r]; k++) w[k] -= 0.5 * h * sd->apas[k];
     for (int k = 0; k < 3; k++) w[a0 + k] -= 0.5 * h * m->gravity[k];
     double* wa = w + a0 + 3;
     double n = sp_norm3(wa);
@@ -424,25 +432,25 @@ void stage_integrate(sim* s, const double* q, double h, double* q_out) {
   }
   // work of actions and external forces over the step
   double work = 0;
-  for (int k = 0; k < nv; k++) work += s->qfrc_ext[k] * w[k];
-  s->energy.work_step += h * work;
+  for (int k = 0; k < nv; k++) work += sd->qfrc_ext[k] * w[k];
+  sd->energy.work_step += h * work;
   kin_integrate(m, q, w, h, q_out);
 }
 
-csim_status stage_check(const sim* s, double h, csim_error* err) {
-  const sim_model* m = s->m;
-  const sim_data* d = s->d;
+csim_status stage_check(const step_model* sm, const step_data* sd, const sim_options* o, double h, csim_error* err) {
+  const sim_model* m = sm->m;
+  const sim_data* d = sd->d;
   for (int k = 0; k < m->nv; k++)
     if (!isfinite(d->v[k]) || fabs(d->v[k]) > SIM_VMAX)
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
-                     "diverged at step %ld (t = %.6g s): velocity %d is %g%s", s->step - 1,
+                     "diverged at step %ld (t = %.6g s): velocity %d is %g%s", sd->step - 1,
                      d->time - h, k, d->v[k],
-                     s->opt.rigid ? "" : " (compliant contact: a smaller integrator.dt or a "
+                     o->rigid ? "" : " (compliant contact: a smaller integrator.dt or a "
                                          "softer contact.stiffness may help)");
   for (int k = 0; k < m->nq; k++)
     if (!isfinite(d->q[k]))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                      "diverged at step %ld (t = %.6g s): configuration %d is not finite",
-                     s->step - 1, d->time - h, k);
+                     sd->step - 1, d->time - h, k);
   return CSIM_OK;
 }

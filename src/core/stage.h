@@ -3,7 +3,7 @@
 // fwdConstraint and Box2D's solver runs an enum of stages (DESIGN.md "The step as stages").
 //
 //   positions   stage_positions      kinematics at q: poses, motion subspaces, body velocities
-//   collision   stage_collision      contacts (ids) into s->con; which robots touch something
+//   collision   stage_collision      contacts (ids) into sd->con; which robots touch something
 //   mass        stage_mass           M(q), its tree-sparse factor, energies
 //   audit       stage_audit          energy audit of the state the step starts from
 //   forces      stage_actions        actions -> qfrc_applied, xfrc_applied (effort limits)
@@ -46,50 +46,49 @@
 double stage_clock(void);
 
 // kinematics at d->q, d->v: poses, d->cdof, d->cvel
-void stage_positions(sim* s);
+void stage_positions(const step_model* sm, step_data* sd, const sim_options* o);
 
-// collision into s->con (ncon, nlimit = 0, nreduced and nreduced_touch: what the patch reduction
+// collision into sd->con (ncon, nlimit = 0, nreduced and nreduced_touch: what the patch reduction
 // removed, coll_reduced) and the per-robot "touches something" flags;
 // returns the number of contacts that did not fit (0 unless the buffers are smaller than
 // collision's worst case, contact.memory_budget; the caller stops the run: sim_contact_overflow)
-int stage_collision(sim* s);
+int stage_collision(const step_model* sm, step_data* sd, const sim_options* o);
 
 // M, its factor and the energies of the current state (info->kinetic, info->potential)
-void stage_mass(sim* s, sim_stepinfo* info);
+void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info);
 
-// the energy audit of the state at the start of step `step` (time s) whose energies are given
-// (once per step): the
-// work of the step that led here, /energy/injected = E - E0 - work and the gain check
-// (s->energy, sim.h); info->work and info->injected receive the values at this state (info may
+// the energy audit of the state at the start of step sd->step (time sd->d->time) whose energies
+// are given (once per step): the work of the step that led here, /energy/injected = E - E0 -
+// work and the gain check (sd->energy, state.h); info->work and info->injected receive the values at this state (info may
 // be NULL). CSIM_ERR_RUN (err set) when it finds a gain above integrator.energy_tolerance and
 // integrator.on_energy_gain is stop.
-csim_status stage_audit(sim* s, long step, double time, double kinetic, double potential,
-                        sim_stepinfo* info, csim_error* err);
+csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* o, double kinetic,
+                        double potential, sim_stepinfo* info, csim_error* err);
 
 // actions at d->time and the current state -> d->qfrc_applied (clamped to the URDF effort
-// limits when limits.effort), d->xfrc_applied; s->qfrc_ext = qfrc_applied + J'f_ext
-void stage_actions(sim* s);
+// limits when limits.effort), d->xfrc_applied; sd->qfrc_ext = qfrc_applied + J'f_ext
+void stage_actions(const step_model* sm, step_data* sd, const sim_options* o);
 
-// compliant models: the limit spring-damper torques at the current state into s->qfrc_limit
+// compliant models: the limit spring-damper torques at the current state into sd->qfrc_limit
 // (zero elsewhere), for joints beyond a limit; with h > 0 the spring is made implicit in the
 // step by adding h (damping + h stiffness) to M's diagonal at those dofs and refactoring (call
 // after stage_mass); h = 0 only evaluates the torques (implicit_euler's Newton iterates on them).
 // Returns the number of joints beyond a limit.
-int stage_limit_springs(sim* s, double h);
+int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
-// s->vfree = v + h M^-1 (qfrc_ext + qfrc_limit - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
-// fixed-point iteration on the velocity products only (gravity does not depend on v); s->aact
-// receives M^-1 (qfrc_ext + qfrc_limit - g), s->apas the velocity-product part -M^-1 C vm
-void stage_free_velocity(sim* s, double h);
+// sd->vfree = v + h M^-1 (qfrc_ext + qfrc_limit - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
+// fixed-point iteration on the velocity products only (gravity does not depend on v); sd->aact
+// receives M^-1 (qfrc_ext + qfrc_limit - g), sd->apas the velocity-product part -M^-1 C vm
+void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
 // rigid models: the joint limits that are active this step (at or within contact.margin of a
-// limit, or reached within the step at the free velocity) appended to s->con after the
+// limit, or reached within the step at the free velocity) appended to sd->con after the
 // contacts as frictionless contacts with inert tangent rows (contact.h)
-void stage_limits(sim* s, double h);
+void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
 // rigid models, after a solve (d->v = v+): limits not yet in the problem that v+ would cross
 // within the step are appended (as stage_limits does); returns how many
-int stage_limits_crossed(sim* s, double h);
+int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
 // rigid models, after stage_limits: the contact problem (000 eqs. 5-14) at the free velocity,
 // solved; v+ = v_f + M^-1 J' lambda into d->v; a limit that the contact impulses drive a joint
@@ -97,16 +96,16 @@ int stage_limits_crossed(sim* s, double h);
 // contact velocities after the step (con->cvel) and the warm start kept. CSIM_ERR_RUN (the step
 // not applied) for an island past the dense solver work (sim_island_overflow) or a contact
 // problem past its bounds (a bug)
-csim_status stage_solve(sim* s, double h, sim_stepinfo* info, csim_error* err);
+csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, csim_error* err);
 
 // positions: q_out = q ⊕ w h with w as in the file comment (d->v is v+); adds the work of the
 // actions over the step to the energy audit
-void stage_integrate(sim* s, const double* q, double h, double* q_out);
+void stage_integrate(const step_model* sm, step_data* sd, const sim_options* o, const double* q, double h, double* q_out);
 
 // divergence check of the state after a step of size h ending at d->time
-csim_status stage_check(const sim* s, double h, csim_error* err);
+csim_status stage_check(const step_model* sm, const step_data* sd, const sim_options* o, double h, csim_error* err);
 
 // the energy audit once more for the final state (after the last step)
-csim_status stage_audit_final(sim* s, csim_error* err);
+csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_options* o, csim_error* err);
 
 #endif  // CSIM_STAGE_H

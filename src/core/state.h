@@ -1,7 +1,32 @@
-// state.h — the run state's one home: the compiled options, the compiled actions, the energy
-// audit, what one step did, and the struct every stage of the step works on (the model parts
-// constant during a run, beside the data a run writes). Built by io/compile.h (sim_create) from
-// a scenario; stepped by sim.h.
+// state.h — the run state's one home, in three parts with one owner each (MuJoCo's mjModel,
+// mjData and mjOption): the options compiled from the scenario (sim_options), the model constant
+// during a run (step_model), and everything a run writes (step_data). Built by io/compile.h
+// (sim_create) from a scenario; stepped by sim.h; every stage of stage.h takes
+// (const step_model*, step_data*, const sim_options*), so a stage cannot write the model or the
+// options (their pointers are to const), and sim_reset puts back everything a run writes.
+//
+//   sim_options  the scenario's choices, compiled once: dt, the model family, limits, the energy
+//                audit's rule, the contact options (contact.h), the rigid solver's options
+//                (solver.h), the compliant law and integrator (compliant.h). The step never
+//                reads the scenario.
+//   step_model   constant during a run: the tree (sim_model), the collision model's constant
+//                part (pairs, bounds, hulls, margin, patch settings), the contact materials, the
+//                compiled actions, the initial state a run starts from (q_init, v_init) and the
+//                capacities sized from contact.memory_budget (maxcon, maxgeom, island_rows,
+//                buffer_bytes, data_bytes).
+//   step_data    written by a run: the tree's state and arrays (sim_data: q, v, time, kinematics,
+//                dynamics), collision's scratch (the sweep order), the contacts and their warm
+//                start memory (contact_data), the rigid solver (its work, warm dual, ADMM's rho
+//                and eigenvalue cache), the compliant state (deflections, Newton counters), the
+//                step's work arrays, the step counter, midpoint iterations, warnings and the
+//                energy audit. step_data_reset (sim_reset) returns all of it to what sim_create
+//                left: a run after a reset repeats the first bit for bit.
+//
+// The names: sim_model and sim_data are the tree's (kinematics.h, dynamics.h take them, as
+// MuJoCo's functions take mjModel and mjData); step_model and step_data are the whole step's,
+// holding the tree's parts beside the contact, collision and solver parts. (cmpl_data keeps its
+// copies of the compliant options, set by cmpl_create and never written after: the law's
+// functions in compliant.c read them there.)
 //
 // Contact capacity (no fixed cap): the contact buffers hold every contact collision can produce
 // (coll_max_contacts: the sum over candidate pairs of each pair's most contacts), plus both
@@ -75,6 +100,8 @@ typedef struct {
   int energy_stop;          // integrator.on_energy_gain: stop
   double memory_budget;     // contact.memory_budget, MiB
   cmpl_options cmpl;        // compliant models: the law and its integrator
+  contact_options contact;  // the contact problem (contact.h)
+  solver_options solver;    // the rigid solver (rigid models; what data.slv was created with)
 } sim_options;
 
 // an action compiled once: the scenario's values and the names resolved to indices
@@ -103,59 +130,81 @@ typedef struct {
   double flag_gain;         // J, the gain then
 } sim_energy;
 
-typedef struct sim {
-  sim_options opt;
-  sim_model* m;
-  sim_data* d;
-  coll_model* coll;
-  contact_data* con;
-  solver* slv;
-  contact_options copt;
-  solver_options slv_opt;   // what slv was created with (rigid models)
+// the model side: constant during a run (the pointers are to const: a stage cannot write it)
+typedef struct {
+  const sim_model* m;       // the tree: bodies, joints, geoms (model.h)
+  const coll_model* coll;   // collision's constant part (collision.h)
+  const struct mat_table* mat;  // contact materials and MuJoCo softness (material.h); NULL when
+                            // the scenario has neither contact.materials nor contact.solref
+  const sim_action* act;    // the compiled actions (nact)
+  int nact;
+  const double* q_init;     // the state a run starts from (the scenario's q0, v0, joints) (nq)
+  const double* v_init;     //                                                           (nv)
   int maxcon;               // contact buffer size (geometric contacts + limits)
-  int maxgeom;              // of which geometric contacts (see size_contacts in sim.c)
+  int maxgeom;              // of which geometric contacts (see size_contacts in compile.c)
   int maxgeom_worst;        // every contact collision can produce (coll_max_contacts)
   size_t buffer_bytes;      // bytes of the contact buffers for maxcon
   size_t data_bytes;        // bytes of sim_data (data_bytes): contact.memory_budget holds them
                             // and the contact buffers
   int island_rows;          // dense families: rows of the largest island the solver's work
-                            // holds (slv_opt.island_rows, or the worst case); 0 otherwise
+                            // holds (opt.solver.island_rows, or the worst case); 0 otherwise
   int island_rows_worst;    // the rows an island of every contact could need (> island_rows:
                             // the island work was cut to fit contact.memory_budget)
-  sim_action* act;          // (nact)
-  int nact;
+} step_model;
+
+// the data side: everything a run writes (step_data_reset returns it to the start)
+typedef struct {
+  sim_data* d;              // the tree's state and arrays (data.h)
+  coll_scratch* coll;       // collision's scratch: the sweep order kept between steps
+  contact_data* con;        // this step's contacts and the warm start memory (contact.h)
+  solver* slv;              // rigid models: the solver's work, warm dual, penalties; else NULL
+  cmpl_data* cmpl;          // compliant models: deflections, Newton state (compliant.h); else NULL
   // per-step work arrays (sized once)
   double* vfree;            // free velocity                                     (nv)
   double* tau;              // RNEA output                                       (nv)
   double* qfrc_ext;         // qfrc_applied + J' f_ext                           (nv)
   double* qfrc_limit;       // compliant limit spring torques                    (nv)
   double* aact;             // M^-1 (qfrc_ext + qfrc_limit - g(q))               (nv)
-  double* apas;             // velocity-product acceleration -M^-1 C(q, vm) vm   (nv)
+  double* apas;             // velocity-product acceleration -M^-1 C(q, vm) vm   (nv); carried:
+                            // the next step's midpoint iteration starts from it
   double* wpos;             // the velocity positions move with                  (nv)
   double* vprev;            // previous midpoint iterate                         (nv)
   int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
-  // run state
+  // counters
   long step;                // steps done
   long midpoint_its;        // implicit-midpoint iterations of v_f, summed over steps
   int warnings[SIM_NWARN];
   sim_energy energy;
-  cmpl_data* cmpl;          // compliant contact state (compliant.h); NULL for rigid models
-  struct mat_table* mat;    // contact materials and MuJoCo softness (material.h); NULL when the
-                            // scenario has neither contact.materials nor contact.solref
+} step_data;
+
+// a simulation: options, model, data (sim_step(s) as MuJoCo's mj_step(m, d))
+typedef struct sim {
+  sim_options opt;
+  step_model model;
+  step_data data;
 } sim;
 
 void sim_free(sim* s);
 
+// everything a run writes back to what sim_create left (step_data above): the state to q_init,
+// v_init at time 0, inputs and work arrays zero, collision's sweep order, no contacts and no warm
+// start memory, the solver's penalties and caches, the compliant deflections and counters, the
+// step counter, midpoint iterations, warnings and the energy audit. Allocates nothing.
+void step_data_reset(const step_model* m, step_data* d, const sim_options* o);
+void sim_reset(sim* s);
+
 // the error for a step (status CSIM_ERR_RUN) or the initial state (CSIM_ERR_INPUT) where
 // collision found `found` contacts, more than the buffers hold; returns status
-csim_status sim_contact_overflow(const sim* s, int found, csim_status status, csim_error* err);
+csim_status sim_contact_overflow(const step_model* m, const step_data* d, const sim_options* o,
+                                 int found, csim_status status, csim_error* err);
 
 // the error for a step whose largest island needs more rows of dense solver work than the
 // island work holds (the rows in r: solver_result unsolved_*); status CSIM_ERR_RUN
-csim_status sim_island_overflow(const sim* s, const solver_result* r, csim_error* err);
+csim_status sim_island_overflow(const step_model* m, const step_data* d, const sim_options* o,
+                                const solver_result* r, csim_error* err);
 
 // bytes of the contact buffers for n contacts (contact problem plus the rigid solver so, or the
 // compliant state when so is NULL); SIZE_MAX when the solver cannot take n
-size_t sim_buffer_bytes(const sim* s, const solver_options* so, int n);
+size_t sim_buffer_bytes(const sim_model* m, const sim_options* o, const solver_options* so, int n);
 
 #endif  // CSIM_STATE_H

@@ -155,13 +155,14 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
 
 // compile the actions once: copy their values, resolve names to indices
 static csim_status resolve_actions(const scn_config* cfg, sim* s, csim_error* err) {
-  const sim_model* m = s->m;
-  s->nact = cfg->nactions;
-  s->act = calloc((size_t)(cfg->nactions > 0 ? cfg->nactions : 1), sizeof(sim_action));
-  if (!s->act) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  const sim_model* m = s->model.m;
+  sim_action* acts = calloc((size_t)(cfg->nactions > 0 ? cfg->nactions : 1), sizeof(sim_action));
+  if (!acts) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->model.act = acts;
+  s->model.nact = cfg->nactions;
   for (int a = 0; a < cfg->nactions; a++) {
     const act_spec* A = &cfg->actions[a];
-    sim_action* act = &s->act[a];
+    sim_action* act = &acts[a];
     act->a = *A;
     char key[64];
     snprintf(key, sizeof(key), "actions.%d", a);
@@ -210,7 +211,7 @@ static csim_status resolve_actions(const scn_config* cfg, sim* s, csim_error* er
                      "%d joints but %d %s values (expected %d or 1)", nj, ngiven,
                      A->type == ACT_PD ? "target" : "offset", nj);
     for (int k = 0; k < nj; k++)
-      ref[k] = given ? given[ngiven == 1 ? 0 : k] : s->d->q[m->jnt_qadr[jl[k]]];
+      ref[k] = given ? given[ngiven == 1 ? 0 : k] : s->data.d->q[m->jnt_qadr[jl[k]]];
     // trajectory lists: one value or one per joint
     if (A->type == ACT_TRAJECTORY) {
       const int lens[3] = {A->namp, A->nfreq, A->nphase};
@@ -228,7 +229,7 @@ static csim_status resolve_actions(const scn_config* cfg, sim* s, csim_error* er
 static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, int rows) {
   solver_options o = *so;
   o.island_rows = rows;
-  return sim_buffer_bytes(s, &o, n);
+  return sim_buffer_bytes(s->model.m, &s->opt, &o, n);
 }
 
 // share of contact.memory_budget the dense island work is held to while the contact buffers
@@ -248,16 +249,16 @@ static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, i
 static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* so,
                                  csim_error* err) {
   // the budget holds the simulation data too: the contact buffers get what it leaves
-  double budget = cfg->memory_budget * SIM_MIB - (double)s->data_bytes;
+  double budget = cfg->memory_budget * SIM_MIB - (double)s->model.data_bytes;
   int nlim = 0;
-  for (int j = 0; j < s->m->njnt; j++) nlim += 2 * (s->m->jnt_limited[j] != 0);
+  for (int j = 0; j < s->model.m->njnt; j++) nlim += 2 * (s->model.m->jnt_limited[j] != 0);
   if (!cfg->limits_enabled) nlim = 0;
-  int worst = coll_max_contacts(s->coll);
-  s->maxgeom_worst = worst;
+  int worst = coll_max_contacts(s->model.coll);
+  s->model.maxgeom_worst = worst;
   if (so) so->island_rows = 0;
   int rcap = 0;  // island rows the contact sizing assumes (0: the worst case)
-  if ((double)sim_buffer_bytes(s, so, worst + nlim) <= budget) {
-    s->maxgeom = worst;
+  if ((double)sim_buffer_bytes(s->model.m, &s->opt, so, worst + nlim) <= budget) {
+    s->model.maxgeom = worst;
   } else {
     int rworst = so ? solver_island_rows(so, worst + nlim) : 0;
     if (rworst > 0) {
@@ -280,7 +281,7 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
     int lo = -1, hi = worst;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap) : sim_buffer_bytes(s, NULL, mid + nlim);
+      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap) : sim_buffer_bytes(s->model.m, &s->opt, NULL, mid + nlim);
       if ((double)b <= budget) lo = mid; else hi = mid;
     }
     if (lo < 1)
@@ -289,39 +290,41 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
                      "(%.3g MiB) besides the simulation data (%.3g MiB)", cfg->memory_budget,
                      nlim,
                      (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
-                                 : sim_buffer_bytes(s, NULL, 1 + nlim)) / SIM_MIB,
-                     (double)s->data_bytes / SIM_MIB);
-    s->maxgeom = lo;
+                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, 1 + nlim)) / SIM_MIB,
+                     (double)s->model.data_bytes / SIM_MIB);
+    s->model.maxgeom = lo;
   }
-  s->maxcon = s->maxgeom + nlim;
-  if (s->maxcon < 1) s->maxcon = 1;
+  s->model.maxcon = s->model.maxgeom + nlim;
+  if (s->model.maxcon < 1) s->model.maxcon = 1;
   if (rcap > 0) {
     // the island work takes what the contact buffers leave: the largest rows in
     // [rcap, worst case for maxcon] whose buffers fit (rcap's do, by the bisection above)
-    int rmax = solver_island_rows(so, s->maxcon), lo = rcap < rmax ? rcap : rmax, hi = rmax + 1;
+    int rmax = solver_island_rows(so, s->model.maxcon), lo = rcap < rmax ? rcap : rmax, hi = rmax + 1;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      if ((double)buffer_bytes_rows(s, so, s->maxcon, mid) <= budget) lo = mid; else hi = mid;
+      if ((double)buffer_bytes_rows(s, so, s->model.maxcon, mid) <= budget) lo = mid; else hi = mid;
     }
     so->island_rows = lo < rmax ? lo : 0;  // 0: the worst case after all
   }
-  s->island_rows = so ? solver_island_rows(so, s->maxcon) : 0;
+  s->model.island_rows = so ? solver_island_rows(so, s->model.maxcon) : 0;
   if (so) {
     solver_options o = *so;
     o.island_rows = 0;
-    s->island_rows_worst = solver_island_rows(&o, s->maxcon);
+    s->model.island_rows_worst = solver_island_rows(&o, s->model.maxcon);
   }
-  s->buffer_bytes = sim_buffer_bytes(s, so, s->maxcon);
+  s->model.buffer_bytes = sim_buffer_bytes(s->model.m, &s->opt, so, s->model.maxcon);
   return CSIM_OK;
 }
 
 // the initial state's contacts must fit (exit 2 before the first step otherwise)
 static csim_status initial_contacts(sim* s, csim_error* err) {
   int n = 0;
-  kin_forward(s->m, s->d);
-  int dropped = coll_detect(s->coll, s->m, s->d->geom_xpos, s->d->geom_xmat, s->con->con,
-                            s->maxgeom, &n);
-  return dropped > 0 ? sim_contact_overflow(s, n + dropped, CSIM_ERR_INPUT, err) : CSIM_OK;
+  kin_forward(s->model.m, s->data.d);
+  int dropped = coll_detect(s->model.coll, s->data.coll, s->model.m, s->data.d->geom_xpos,
+                            s->data.d->geom_xmat, s->data.con->con, s->model.maxgeom, &n);
+  return dropped > 0 ? sim_contact_overflow(&s->model, &s->data, &s->opt, n + dropped,
+                                            CSIM_ERR_INPUT, err)
+                     : CSIM_OK;
 }
 
 // robots: each URDF read (urdf_text[r] when given, else robots.r.urdf) into specs[r]; the
@@ -402,7 +405,7 @@ static csim_status compile_model(const scn_config* cfg, const char* const* urdf_
 // collision pairs, without the scenario's excluded link pairs and, unless
 // contact.self_collision, without pairs of links of the same robot
 static csim_status compile_collision(const scn_config* cfg, sim* s, csim_error* err) {
-  const sim_model* m = s->m;
+  const sim_model* m = s->model.m;
   size_t nself = 0;
   if (!cfg->self_collision)
     for (int r = 0; r < m->nrobot; r++)
@@ -425,9 +428,14 @@ static csim_status compile_collision(const scn_config* cfg, sim* s, csim_error* 
         ex[k++] = b;
       }
   }
-  if (st == CSIM_OK) st = coll_create(m, ex, (int)nex, &s->coll, err);
-  if (st == CSIM_OK) coll_set_margin(s->coll, cfg->margin);
-  if (st == CSIM_OK) coll_set_patch(s->coll, cfg->patch_angle, cfg->patch_max);
+  coll_model* cm = NULL;
+  if (st == CSIM_OK) st = coll_create(m, ex, (int)nex, &cm, err);
+  if (st == CSIM_OK) {
+    coll_set_margin(cm, cfg->margin);
+    coll_set_patch(cm, cfg->patch_angle, cfg->patch_max);
+    s->model.coll = cm;
+    st = coll_scratch_create(cm, &s->data.coll, err);
+  }
   free(ex);
   return st;
 }
@@ -460,9 +468,11 @@ static csim_status compile_options(const scn_config* cfg, sim_options* o, csim_e
 // contact materials and MuJoCo softness (material.h): link names (and `ground`) resolved to
 // geometries; a name that is no link of the model is an input error at its key
 static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* err) {
-  const sim_model* m = s->m;
+  const sim_model* m = s->model.m;
   mat_props def = {cfg->friction, cfg->stiffness, cfg->damping, cfg->restitution};
-  csim_status st = mat_alloc(m, cfg->nmaterials, def, cfg->combine, &s->mat, err);
+  mat_table* mt = NULL;
+  csim_status st = mat_alloc(m, cfg->nmaterials, def, cfg->combine, &mt, err);
+  s->model.mat = mt;
   for (int i = 0; st == CSIM_OK && i < cfg->nmaterials; i++) {
     const scn_material* sm = &cfg->materials[i];
     char key[300];
@@ -476,9 +486,9 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
                            "robot, or 'ground' for the ground plane)", sm->name);
     mat_props p = {or_default(sm->friction, def.mu), or_default(sm->stiffness, def.k),
                    or_default(sm->damping, def.d), or_default(sm->restitution, def.e)};
-    mat_assign(s->mat, m, i, p, ground ? -1 : link);
+    mat_assign(mt, m, i, p, ground ? -1 : link);
   }
-  if (st == CSIM_OK && cfg->solref) mat_set_soft(s->mat, cfg->solref, cfg->solimp, m, s->d);
+  if (st == CSIM_OK && cfg->solref) mat_set_soft(mt, cfg->solref, cfg->solimp, m, s->data.d);
   return st;
 }
 
@@ -486,8 +496,8 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
 // the global key is (the law's damping sets the energy loss: compliant.h)
 static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* err) {
   csim_status st = compile_cmpl_params(cfg, &s->opt.cmpl.p, err);
-  if (st == CSIM_OK) st = cmpl_create(&s->opt.cmpl, s->m, s->maxcon, &s->cmpl, err);
-  if (st == CSIM_OK && s->cmpl) s->cmpl->mat = s->mat;
+  if (st == CSIM_OK) st = cmpl_create(&s->opt.cmpl, s->model.m, s->model.maxcon, &s->data.cmpl, err);
+  if (st == CSIM_OK && s->data.cmpl) s->data.cmpl->mat = s->model.mat;
   for (int i = 0; st == CSIM_OK && i < cfg->nmaterials; i++)
     if (cfg->materials[i].restitution > 0) {
       char key[300];
@@ -501,23 +511,23 @@ static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* 
 
 // the contact options (contact.h) and the step's per-step work arrays
 static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* err) {
-  s->copt.friction = cfg->friction;
-  s->copt.baumgarte = cfg->baumgarte;
-  s->copt.restitution = cfg->restitution;
-  s->copt.warm_start = cfg->warm_start;
-  s->copt.dt = cfg->dt;
-  s->copt.compliance = cfg->compliance;
-  s->copt.mat = s->mat;
+  s->opt.contact.friction = cfg->friction;
+  s->opt.contact.baumgarte = cfg->baumgarte;
+  s->opt.contact.restitution = cfg->restitution;
+  s->opt.contact.warm_start = cfg->warm_start;
+  s->opt.contact.dt = cfg->dt;
+  s->opt.contact.compliance = cfg->compliance;
+  s->opt.contact.mat = s->model.mat;
   // a solver on the factored form (ADMM): G's off-diagonal blocks would go unread (contact.h)
-  s->copt.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->slv_opt);
-  size_t nv1 = (size_t)s->m->nv + 1;
-  double** arrays[] = {&s->vfree, &s->tau, &s->qfrc_ext, &s->qfrc_limit, &s->aact, &s->apas,
-                       &s->wpos, &s->vprev};
+  s->opt.contact.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->opt.solver);
+  size_t nv1 = (size_t)s->model.m->nv + 1;
+  double** arrays[] = {&s->data.vfree, &s->data.tau, &s->data.qfrc_ext, &s->data.qfrc_limit, &s->data.aact, &s->data.apas,
+                       &s->data.wpos, &s->data.vprev};
   for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
     if (!(*arrays[k] = calloc(nv1, sizeof(double))))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  s->robot_touch = calloc((size_t)s->m->nrobot + 1, sizeof(int));
-  if (!s->robot_touch) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  s->data.robot_touch = calloc((size_t)s->model.m->nrobot + 1, sizeof(int));
+  if (!s->data.robot_touch) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   return CSIM_OK;
 }
 
@@ -528,14 +538,14 @@ static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* er
   int rigid = s->opt.rigid;
   csim_status st = rigid ? map_solver(cfg, &so, err) : CSIM_OK;
   if (st == CSIM_OK && rigid) {  // the contact problems carry their factored form
-    so.nv = s->m->nv;
-    so.max_chain = contact_max_chain(s->m);
+    so.nv = s->model.m->nv;
+    so.max_chain = contact_max_chain(s->model.m);
   }
   if (st == CSIM_OK) st = size_contacts(cfg, s, rigid ? &so : NULL, err);
-  if (st == CSIM_OK && rigid) s->slv_opt = so;  // (also sim_contact_overflow's estimate)
-  if (st == CSIM_OK) st = contact_create(s->m, s->maxcon, &s->con, err);
+  if (st == CSIM_OK && rigid) s->opt.solver = so;  // (also sim_contact_overflow's estimate)
+  if (st == CSIM_OK) st = contact_create(s->model.m, s->model.maxcon, &s->data.con, err);
   if (st == CSIM_OK) st = initial_contacts(s, err);
-  if (st == CSIM_OK && rigid) st = solver_create(&so, s->maxcon, &s->slv, err);
+  if (st == CSIM_OK && rigid) st = solver_create(&so, s->model.maxcon, &s->data.slv, err);
   return st;
 }
 
@@ -555,6 +565,19 @@ csim_status compile_model_data(const scn_config* cfg, sim_model** m, sim_data** 
   return st;
 }
 
+// the state a run starts from (step_model q_init, v_init: what sim_reset puts back)
+static csim_status keep_initial_state(sim* s, csim_error* err) {
+  const sim_model* m = s->model.m;
+  double* q = malloc(sizeof(double) * (size_t)(m->nq + 1));
+  double* v = malloc(sizeof(double) * (size_t)(m->nv + 1));
+  s->model.q_init = q;
+  s->model.v_init = v;
+  if (!q || !v) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  memcpy(q, s->data.d->q, sizeof(double) * (size_t)m->nq);
+  memcpy(v, s->data.d->v, sizeof(double) * (size_t)m->nv);
+  return CSIM_OK;
+}
+
 csim_status sim_create(const scn_config* cfg, sim** out, csim_error* err) {
   return sim_create_urdf(cfg, NULL, out, err);
 }
@@ -564,12 +587,15 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   *out = NULL;
   sim* s = calloc(1, sizeof(*s));
   if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  sim_model* m = NULL;
   csim_status st = compile_options(cfg, &s->opt, err);
-  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &s->m, err);
-  if (st == CSIM_OK) st = data_create(s->m, 0, &s->d, err);
-  if (st == CSIM_OK) s->data_bytes = data_bytes(s->m, 0);
+  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &m, err);
+  s->model.m = m;
+  if (st == CSIM_OK) st = data_create(m, 0, &s->data.d, err);
+  if (st == CSIM_OK) s->model.data_bytes = data_bytes(m, 0);
   for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++)
-    st = initial_state(cfg, s->m, s->d, r, err);
+    st = initial_state(cfg, m, s->data.d, r, err);
+  if (st == CSIM_OK) st = keep_initial_state(s, err);
   if (st == CSIM_OK) st = compile_collision(cfg, s, err);
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref)) st = compile_materials(cfg, s, err);
@@ -580,6 +606,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     sim_free(s);
     return st;
   }
+  sim_reset(s);  // the state a run starts from has one definition (state.h step_data_reset)
   *out = s;
   return CSIM_OK;
 }

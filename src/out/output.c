@@ -24,12 +24,12 @@ static const struct {
 
 // declare the datasets this run has, in table order
 static csim_status declare(out_run* o, const sim* S, csim_error* err) {
-  int nhist = S->cmpl ? S->cmpl->nhist : 0;
+  int nhist = S->data.cmpl ? S->data.cmpl->nhist : 0;
   for (int k = 0; k < OUT_NDATASETS; k++) {
     out_when w = kSets[k].when;
-    if ((w == OUT_COMPLIANT && !S->cmpl) || (w == OUT_HISTORY && nhist <= 0)) continue;
+    if ((w == OUT_COMPLIANT && !S->data.cmpl) || (w == OUT_HISTORY && nhist <= 0)) continue;
     int n = kSets[k].ncols;
-    size_t ncols = (size_t)(n == OUT_NQ ? S->m->nq : n == OUT_NV ? S->m->nv
+    size_t ncols = (size_t)(n == OUT_NQ ? S->model.m->nq : n == OUT_NV ? S->model.m->nv
                             : n == OUT_NHIST ? nhist : n);
     csim_status st = rec_add(o->f, kSets[k].path, kSets[k].type, ncols, kSets[k].units,
                              kSets[k].desc, &o->ds[k], err);
@@ -83,7 +83,7 @@ csim_status out_open(const char* path, const scn_config* cfg, const sim* S, long
   // a short run's datasets in one chunk each, not ~64 KB each (sweeps of short points: README)
   if (!st && rows_expected < 512)
     st = rec_set_chunk_rows(o->f, rows_expected < 64 ? 64 : (size_t)rows_expected, err);
-  if (!st) st = attributes(o->f, cfg, S->m, err);
+  if (!st) st = attributes(o->f, cfg, S->model.m, err);
   if (!st) st = declare(o, S, err);
   return st;
 }
@@ -94,7 +94,7 @@ csim_status out_open(const char* path, const scn_config* cfg, const sim* S, long
 // energies, joint limits and solver results of the row
 static csim_status row_state(out_run* o, const sim* S, const double* q0, const double* v0,
                              double t, const sim_stepinfo* info, csim_error* err) {
-  const contact_data* c = S->con;
+  const contact_data* c = S->data.con;
   double et = info->kinetic + info->potential;
   int32_t it = info->solve.iterations, nc = c->ncon - c->nlimit;
   int32_t nl = c->nlimit, loff = (int32_t)rec_rows(o->ds[OUT_L_GAP]);
@@ -121,7 +121,7 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
 // the contacts of the row (flat arrays, /contacts/offset and /contacts/count)
 static csim_status row_contacts(out_run* o, const sim* S, const sim_stepinfo* info,
                                 csim_error* err) {
-  const contact_data* c = S->con;
+  const contact_data* c = S->data.con;
   double dt = o->dt;
   int32_t nc = c->ncon - c->nlimit, off = (int32_t)rec_rows(o->ds[OUT_C_DEPTH]);
   int32_t nred = info->nreduced, nred_t = info->nreduced_touch;
@@ -141,7 +141,7 @@ static csim_status row_contacts(out_run* o, const sim* S, const sim_stepinfo* in
 
 // a compliant law's row (/compliant)
 static csim_status row_compliant(out_run* o, const sim* S, csim_error* err) {
-  const cmpl_data* c = S->cmpl;
+  const cmpl_data* c = S->data.cmpl;
   int32_t it = c->iterations, ns = c->nstick, sub = c->substeps;
   uint8_t cv = (uint8_t)(c->converged != 0);
   csim_status st = CSIM_OK;
@@ -149,7 +149,7 @@ static csim_status row_compliant(out_run* o, const sim* S, csim_error* err) {
   APPEND(CMPL_DS_CONV, &cv); APPEND(CMPL_DS_PMAX, &c->pen_max);
   APPEND(CMPL_DS_PMEAN, &c->pen_mean); APPEND(CMPL_DS_NSTICK, &ns);
   APPEND(CMPL_DS_SLIP, &c->stick_slip_max);
-  if (!st) st = rec_append_rows(o->ds[OUT_CMPL_DS_X], c->x1, (size_t)S->con->ncon, err);
+  if (!st) st = rec_append_rows(o->ds[OUT_CMPL_DS_X], c->x1, (size_t)S->data.con->ncon, err);
   if (!st && o->ds[OUT_CMPL_DS_HIST]) APPEND(CMPL_DS_HIST, c->hist);
   return st;
 }
@@ -160,14 +160,14 @@ csim_status out_row(out_run* o, const sim* S, const double* q0, const double* v0
                     const sim_stepinfo* info, csim_error* err) {
   csim_status st = row_state(o, S, q0, v0, t, info, err);
   if (!st) st = row_contacts(o, S, info, err);
-  if (!st && S->cmpl) st = row_compliant(o, S, err);
+  if (!st && S->data.cmpl) st = row_compliant(o, S, err);
   rec_step(o->f);
   return st;
 }
 
 csim_status out_close(out_run* o, const sim* S, const scn_config* cfg, int rc, long steps,
                       double wall, const char* failure) {
-  const sim_energy* e = &S->energy;
+  const sim_energy* e = &S->data.energy;
   rec_file* f = o->f;
   csim_error aerr;
   err_clear(&aerr);
@@ -209,8 +209,8 @@ csim_status out_dump_problem(const sim* S, const scn_config* cfg, const char* ou
            CSIM_VERSION, cfg->name, k, (double)k * cfg->dt,
            csim_model_names[cfg->model], csim_solver_names[cfg->solver],
            cfg->tolerance);
-  solver_problem p = contact_problem(S->con);
-  csim_status st = fclib_write_local(path, &p, S->con->lambda, FCLIB_CSR, "csim contact problem",
+  solver_problem p = contact_problem(S->data.con);
+  csim_status st = fclib_write_local(path, &p, S->data.con->lambda, FCLIB_CSR, "csim contact problem",
                                      desc, err);
   if (st == CSIM_OK && !quiet)
     printf("csim run: step %ld contact problem (%d contacts) written to %s\n", k, p.nc, path);

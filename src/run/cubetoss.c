@@ -460,9 +460,9 @@ static int run_toss(ct_pool* P, int j, double* simq, csim_error* err) {
     return -1;
   }
   double v[6];
-  ct_row_state(rows, S->d->q, v);
-  memcpy(S->d->v, v, sizeof(v));
-  memcpy(simq, S->d->q, 7 * sizeof(double));
+  ct_row_state(rows, S->data.d->q, v);
+  memcpy(S->data.d->v, v, sizeof(v));
+  memcpy(simq, S->data.d->q, 7 * sizeof(double));
   csim_error e2;
   for (int k = 1; k < T && !r->failed; k++) {
     for (int s = 0; s < P->substeps; s++) {
@@ -476,7 +476,7 @@ static int run_toss(ct_pool* P, int j, double* simq, csim_error* err) {
         break;
       }
     }
-    memcpy(simq + (size_t)k * 7, S->d->q, 7 * sizeof(double));
+    memcpy(simq + (size_t)k * 7, S->data.d->q, 7 * sizeof(double));
     for (int c = 0; c < 7; c++)
       if (!isfinite(simq[(size_t)k * 7 + c])) r->failed = 1;
   }

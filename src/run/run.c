@@ -40,12 +40,12 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g (%s)\n",
           csim_model_names[cfg->model], csim_solver_names[cfg->solver], cfg->dt,
           cfg->tolerance, csim_tolerance_units_names[cfg->tolerance_units]);
-  if (S->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
+  if (S->data.cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
             "in substeps %d (iterations below are Newton's)\n", csim_scheme_names[cfg->scheme],
-            cfg->newton_tolerance, cfg->newton_max_iterations, S->cmpl->nsubstepped);
-  fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", S->m->nq, S->m->nv,
-          S->m->nbody - 1, S->m->ngeom);
+            cfg->newton_tolerance, cfg->newton_max_iterations, S->data.cmpl->nsubstepped);
+  fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", S->model.m->nq, S->model.m->nv,
+          S->model.m->nbody - 1, S->model.m->ngeom);
   fprintf(f, "  steps %ld, simulated %.4g s, wall %.4g s, real-time factor %.1f, %.2f us/step\n",
           r->steps, simt, r->wall, r->wall > 0 ? simt / r->wall : 0,
           1e6 * r->wall / (double)n);
@@ -55,7 +55,7 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
           "implicit-midpoint iterations mean %.2f per step\n",
           r->con_sum / (double)n, r->con_max, r->lim_sum / (double)n, r->lim_max,
           cfg->limits_enabled ? "" : " (limits.enabled: false)",
-          (double)S->midpoint_its / (double)n);
+          (double)S->data.midpoint_its / (double)n);
   if (cfg->patch_angle > 0)  // the contacts collision found beyond those solved (never hidden)
     fprintf(f, "  patch reduction dropped mean %.2f, max %d contacts per step, of them touching mean "
             "%.2f, max %d (contact.patch_angle %g rad, patch_max %d)\n", r->red_sum / (double)n,
@@ -63,22 +63,22 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   else
     fprintf(f, "  patch reduction off (contact.patch_angle 0): no contact dropped\n");
   fprintf(f, "  contact buffers hold %d contacts (%.1f MiB, simulation data %.1f MiB; "
-          "contact.memory_budget %g MiB)\n", S->maxgeom, (double)S->buffer_bytes / SIM_MIB,
-          (double)S->data_bytes / SIM_MIB, cfg->memory_budget);
-  if (S->island_rows < S->island_rows_worst)  // the dense island work was cut to the budget
+          "contact.memory_budget %g MiB)\n", S->model.maxgeom, (double)S->model.buffer_bytes / SIM_MIB,
+          (double)S->model.data_bytes / SIM_MIB, cfg->memory_budget);
+  if (S->model.island_rows < S->model.island_rows_worst)  // the dense island work was cut to the budget
     fprintf(f, "  dense solver work holds islands of up to %d rows (3 per contact, or an ADMM "
-            "island's dofs); an island of every contact could need %d\n", S->island_rows,
-            S->island_rows_worst);
+            "island's dofs); an island of every contact could need %d\n", S->model.island_rows,
+            S->model.island_rows_worst);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
           "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
-          S->energy.work, S->energy.injected, S->energy.rise_max);
-  if (S->energy.flagged)
+          S->data.energy.work, S->data.energy.injected, S->data.energy.rise_max);
+  if (S->data.energy.flagged)
     fprintf(f, "  warning: energy gained from nowhere: %.4g J beyond the work of actions by step "
             "%ld (t = %.6g s), above integrator.energy_tolerance %g of the energy scale\n",
-            S->energy.flag_gain, S->energy.flag_step, S->energy.flag_time, cfg->energy_tolerance);
+            S->data.energy.flag_gain, S->data.energy.flag_step, S->data.energy.flag_time, cfg->energy_tolerance);
   for (int w = 0; w < SIM_NWARN; w++)
-    if (S->warnings[w]) fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], S->warnings[w]);
-  fprintf(f, "  arena peak %zu of %zu bytes\n", S->d->arena_peak, S->d->arena_size);
+    if (S->data.warnings[w]) fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], S->data.warnings[w]);
+  fprintf(f, "  arena peak %zu of %zu bytes\n", S->data.d->arena_peak, S->data.d->arena_size);
   fprintf(f, "  output: %s\n", out);
 }
 
@@ -109,7 +109,7 @@ static void stats_add(run_stats* r, const sim_stepinfo* info, long k) {
 static int stop_on_failure(const scn_config* cfg, const sim* S, const sim_stepinfo* info,
                            long k, double t, char* failure, size_t n) {
   if (!info->ncon || info->solve.converged || cfg->on_failure != CSIM_FAIL_STOP) return 0;
-  if (S->cmpl)  // compliant: the integrator's Newton iteration
+  if (S->data.cmpl)  // compliant: the integrator's Newton iteration
     snprintf(failure, n, "Newton did not converge at step %ld (t = %.6g s): residual %.3g > "
              "integrator.newton_tolerance %.3g after %d iterations (solver.on_failure: stop)",
              k, t, info->solve.residual, cfg->newton_tolerance, info->solve.iterations);
@@ -149,9 +149,9 @@ static int run_step(run_ctx* x, long k, double* q0, double* v0, double* last_flu
   const scn_config* cfg = x->cfg;
   csim_error err;
   err_clear(&err);
-  memcpy(q0, S->d->q, sizeof(double) * (size_t)S->m->nq);
-  memcpy(v0, S->d->v, sizeof(double) * (size_t)S->m->nv);
-  double t = S->d->time;
+  memcpy(q0, S->data.d->q, sizeof(double) * (size_t)S->model.m->nq);
+  memcpy(v0, S->data.d->v, sizeof(double) * (size_t)S->model.m->nv);
+  double t = S->data.d->time;
   sim_stepinfo info;
   memset(&info, 0, sizeof(info));
   if (sim_step(S, &info, &err) != CSIM_OK) {
@@ -186,7 +186,7 @@ static int run_step(run_ctx* x, long k, double* q0, double* v0, double* last_flu
   if (stop_on_failure(cfg, S, &info, k, t, x->failure, sizeof(x->failure))) return CSIM_ERR_RUN;
   if (x->progress && (k % 200 == 0 || k + 1 == x->nsteps)) {
     fprintf(stderr, "\r  step %ld/%ld  t = %.3f s  contacts %d  eps %.2e   ", k + 1, x->nsteps,
-            S->d->time, info.ncon, info.ncon ? info.solve.eps_abs : 0);
+            S->data.d->time, info.ncon, info.ncon ? info.solve.eps_abs : 0);
     fflush(stderr);
   }
   return CSIM_OK;
@@ -199,8 +199,8 @@ static int run_loop(run_ctx* x) {
   long nsteps = (long)llround(cfg->duration / cfg->dt);
   x->nsteps = nsteps;
   x->progress = !x->req->quiet && isatty(STDERR_FILENO);
-  double* q0 = calloc((size_t)x->S->m->nq + 1, sizeof(double));
-  double* v0 = calloc((size_t)x->S->m->nv + 1, sizeof(double));
+  double* q0 = calloc((size_t)x->S->model.m->nq + 1, sizeof(double));
+  double* v0 = calloc((size_t)x->S->model.m->nv + 1, sizeof(double));
   int rc = CSIM_OK;
   double w0 = wall(), last_flush = w0;
   for (long k = 0; k < nsteps && rc == CSIM_OK; k++) {
@@ -229,7 +229,7 @@ static int run_loop(run_ctx* x) {
 // a run that would write more than RUN_WARN_BYTES says so before it starts
 static void warn_size(const scn_config* cfg, const sim* S, const char* out) {
   double rows = floor(cfg->duration / cfg->dt / cfg->output_every) + 1;
-  double bytes = rows * (8.0 * (S->m->nq + S->m->nv) + 8 * 13 + 4 * 3 + 1);
+  double bytes = rows * (8.0 * (S->model.m->nq + S->model.m->nv) + 8 * 13 + 4 * 3 + 1);
   if (bytes > RUN_WARN_BYTES)  // also with --quiet: a warning is not progress
     fprintf(stderr, "csim: warning: %s: about %.3g GB of output (%.3g rows, contacts not "
             "counted): raise output.every or shorten integrator.duration if unintended\n",

@@ -565,7 +565,7 @@ static mjModel* mj_build(const scn_config* cfg, const sim* s, char* msg, size_t 
   int floor_id = mj_name2id(m, mjOBJ_GEOM, "csim_floor");
   int multibody = 0;
   for (int r = 0; r < cfg->nrobots; r++)
-    if (s->m->robot_nbody[r] > 1) multibody = 1;
+    if (s->model.m->robot_nbody[r] > 1) multibody = 1;
   if (!cfg->self_collision && multibody && cfg->nrobots > 30) {
     mj_deleteModel(m);
     snprintf(msg, msgsz, "more than 30 multi-body robots: collision filter not mirrored");
@@ -623,8 +623,8 @@ static void mj_set_stiff(mj_scene* ms, int stiff) {
 // map csim joints to MuJoCo joints by name and convert the initial state; 0 or -1 with msg
 static int mj_scene_init(mj_scene* ms, const scn_config* cfg, const sim* s, char* msg,
                          size_t msgsz) {
-  const sim_model* cm = s->m;
-  const sim_data* cd = s->d;
+  const sim_model* cm = s->model.m;
+  const sim_data* cd = s->data.d;
   mjModel* m = ms->m;
   ms->jmap = calloc((size_t)cm->njnt + 1, sizeof(int));
   ms->q0 = calloc((size_t)m->nq + 1, sizeof(double));
@@ -715,8 +715,8 @@ static void mj_actions(const mj_scene* ms, const sim* s) {
   mjData* d = ms->d;
   double t = d->time;
   memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
-  for (int a = 0; a < s->nact; a++) {
-    const sim_action* act = &s->act[a];
+  for (int a = 0; a < s->model.nact; a++) {
+    const sim_action* act = &s->model.act[a];
     const act_spec* A = &act->a;
     if (A->type == ACT_FORCE || t < A->start || t > A->stop) continue;
     for (int k = 0; k < act->njnt; k++) {
@@ -738,9 +738,9 @@ static void mj_actions(const mj_scene* ms, const sim* s) {
     }
   }
   if (s->opt.effort)
-    for (int j = 0; j < s->m->njnt; j++) {
-      double lim = s->m->jnt_effort[j];
-      if (s->m->jnt_type[j] == MODEL_JOINT_FREE || !(lim > 0) || !isfinite(lim)) continue;
+    for (int j = 0; j < s->model.m->njnt; j++) {
+      double lim = s->model.m->jnt_effort[j];
+      if (s->model.m->jnt_type[j] == MODEL_JOINT_FREE || !(lim > 0) || !isfinite(lim)) continue;
       double* u = d->qfrc_applied + m->jnt_dofadr[ms->jmap[j]];
       if (*u > lim) *u = lim;
       if (*u < -lim) *u = -lim;
@@ -971,7 +971,7 @@ static double csim_run(runner* u, const scene_src* src, const run_opts* o, int s
   }
   int steps = scene_steps(cfg, o), k;
   u->r.steps = steps;
-  u->r.nv = s->m->nv;
+  u->r.nv = s->model.m->nv;
   csim_error err;
   sim_stepinfo info;
   double se = 0, emax = 0, sc = 0, si = 0, tc = 0, td = 0, ts = 0;
@@ -1004,7 +1004,7 @@ static double csim_run(runner* u, const scene_src* src, const run_opts* o, int s
     r->iter_mean = si / steps;
     // sim_step counts SIM_WARN_NONCONVERGED for the compliant models only; the NCP solvers'
     // unconverged steps are counted here from the step's own solver result
-    if (nonconv < s->warnings[SIM_WARN_NONCONVERGED]) nonconv = s->warnings[SIM_WARN_NONCONVERGED];
+    if (nonconv < s->data.warnings[SIM_WARN_NONCONVERGED]) nonconv = s->data.warnings[SIM_WARN_NONCONVERGED];
     r->warnings = nonconv;
     if (nonconv)
       snprintf(r->note, sizeof r->note, "%d of %d steps not converged (iteration cap)", nonconv,
@@ -1193,7 +1193,7 @@ static int bench_scene(const char* label, const scene_src* src, const char* csim
     } else {
       // same physical model: total mass of both
       double mc = 0, mm = 0;
-      for (int b = 1; b < s->m->nbody; b++) mc += s->m->body_mass[b];
+      for (int b = 1; b < s->model.m->nbody; b++) mc += s->model.m->body_mass[b];
       for (int b = 1; b < ms.m->nbody; b++) mm += ms.m->body_mass[b];
       if (fabs(mc - mm) > 1e-4 * mc)
         fprintf(stderr, "bench_mujoco: %s: total mass csim %.9g kg, MuJoCo %.9g kg\n", label, mc,

@@ -672,20 +672,26 @@ struct coll_model {
   double margin;
   double patch_slope; // patch reduction: tan of the angle tolerance (0: off), most per patch
   int patch_max;
-  int nreduced;      // contacts the patch reduction removed in the last coll_detect call,
-  int nreduced_touch;// and of those the touching ones (depth >= 0)
   int nhull;
   coll_hull* hull;   // one per model mesh (nhull)
   coll_hfield hfield;// the model's height field (hfield.nx = 0: none)
-  // broad phase (sort and sweep on world AABBs; scratch written by coll_detect)
+  // broad phase (sort and sweep on world AABBs; its scratch is coll_scratch's)
   long* pkey;        // pair p's geoms (lower index i, higher j) as i * ngeom + j, ascending (npair)
   int nsweep;        // non-plane geoms
-  int* order;        // those geoms sorted by AABB min x, kept between steps (nsweep)
+  int* order0;       // those geoms in geom order: the sweep order a run starts from (nsweep)
   int nplane;
   int* plane;        // plane geoms (half-spaces: paired with every geom, no AABB) (nplane)
   int* plane_pair;   // pair of plane k and geom g at [k * ngeom + g], -1: none  (nplane x ngeom)
+};
+
+// what coll_detect writes (the run's data, state.h): the broad phase's scratch and the call's
+// patch reduction counts
+struct coll_scratch {
+  int* order;        // non-plane geoms sorted by AABB min x, kept between steps (nsweep)
   double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
   int* found;        // candidate pairs whose AABBs overlap this step             (npair)
+  int nreduced;      // contacts the patch reduction removed in the last coll_detect call,
+  int nreduced_touch;// and of those the touching ones (depth >= 0)
 };
 
 // bounding sphere (centre b[0..2] in the geom frame, radius b[3]) and local box half extents
@@ -741,11 +747,9 @@ void coll_free(coll_model* cm) {
   free(cm->pair);
   free(cm->bound);
   free(cm->pkey);
-  free(cm->order);
+  free(cm->order0);
   free(cm->plane);
   free(cm->plane_pair);
-  free(cm->aabb);
-  free(cm->found);
   free(cm);
 }
 
@@ -866,11 +870,9 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
       size_t np1 = (size_t)(np > 0 ? np : 1), ng1 = (size_t)(m->ngeom > 0 ? m->ngeom : 1);
       cm->pair = malloc(sizeof(int) * 2 * np1);
       cm->pkey = malloc(sizeof(long) * np1);
-      cm->found = malloc(sizeof(int) * np1);
-      cm->order = malloc(sizeof(int) * ng1);
+      cm->order0 = malloc(sizeof(int) * ng1);
       cm->plane = malloc(sizeof(int) * ng1);
-      cm->aabb = calloc(6 * ng1, sizeof(double));
-      if (!cm->pair || !cm->pkey || !cm->found || !cm->order || !cm->plane || !cm->aabb) {
+      if (!cm->pair || !cm->pkey || !cm->order0 || !cm->plane) {
         coll_free(cm);
         return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
       }
@@ -880,7 +882,7 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
   for (int i = 0; i < m->ngeom; i++) {
     if (m->geom_type[i] == MODEL_GEOM_PLANE || m->geom_type[i] == MODEL_GEOM_HFIELD)
       cm->plane[cm->nplane++] = i;
-    else cm->order[cm->nsweep++] = i;
+    else cm->order0[cm->nsweep++] = i;
   }
   cm->plane_pair = malloc(sizeof(int) * (size_t)(cm->nplane > 0 ? cm->nplane * m->ngeom : 1));
   if (!cm->plane_pair) {
@@ -986,9 +988,41 @@ int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max) {
   return m;
 }
 
-int coll_reduced(const coll_model* cm, int* touching) {
-  if (touching) *touching = cm ? cm->nreduced_touch : 0;
-  return cm ? cm->nreduced : 0;
+int coll_reduced(const coll_scratch* cs, int* touching) {
+  if (touching) *touching = cs ? cs->nreduced_touch : 0;
+  return cs ? cs->nreduced : 0;
+}
+
+csim_status coll_scratch_create(const coll_model* cm, coll_scratch** out, csim_error* err) {
+  *out = NULL;
+  coll_scratch* cs = calloc(1, sizeof(*cs));
+  size_t np1 = (size_t)(cm->npair > 0 ? cm->npair : 1), ng1 = (size_t)(cm->ngeom > 0 ? cm->ngeom : 1);
+  if (cs) {
+    cs->order = malloc(sizeof(int) * ng1);
+    cs->aabb = calloc(6 * ng1, sizeof(double));
+    cs->found = malloc(sizeof(int) * np1);
+  }
+  if (!cs || !cs->order || !cs->aabb || !cs->found) {
+    coll_scratch_free(cs);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+  }
+  coll_scratch_reset(cm, cs);
+  *out = cs;
+  return CSIM_OK;
+}
+
+void coll_scratch_reset(const coll_model* cm, coll_scratch* cs) {
+  memcpy(cs->order, cm->order0, sizeof(int) * (size_t)cm->nsweep);
+  memset(cs->aabb, 0, sizeof(double) * 6 * (size_t)(cm->ngeom > 0 ? cm->ngeom : 1));
+  cs->nreduced = cs->nreduced_touch = 0;
+}
+
+void coll_scratch_free(coll_scratch* cs) {
+  if (!cs) return;
+  free(cs->order);
+  free(cs->aabb);
+  free(cs->found);
+  free(cs);
 }
 
 // contacts with depth >= 0 (touching) among con[0..n)
@@ -1052,13 +1086,14 @@ static void sort_ints(int* a, int n) {
 // ascending pair order (the all-pairs order, so contacts come out the same); returns the count.
 // Cost O(n + k log k) for k overlapping pairs, plus the insertion sort's moves: few when geoms
 // move little between steps (the order is kept), O(n^2) at worst (the first step of a shuffle).
-static int broad_phase(coll_model* cm, const double* geom_xpos, const double* geom_xmat) {
+static int broad_phase(const coll_model* cm, coll_scratch* cs, const double* geom_xpos,
+                       const double* geom_xmat) {
   // pad beyond the margin: the exact tests in coll_detect decide, this only has to be conservative
   double pad = cm->margin + 1e-9;
   for (int k = 0; k < cm->nsweep; k++) {
-    int g = cm->order[k];
+    int g = cs->order[k];
     const double *R = geom_xmat + 9 * g, *b = cm->bound + 7 * g;
-    double c[3], *box = cm->aabb + 6 * g;
+    double c[3], *box = cs->aabb + 6 * g;
     sp_xform(c, R, geom_xpos + 3 * g, b);
     for (int a = 0; a < 3; a++) {
       double e = fabs(R[3 * a]) * b[4] + fabs(R[3 * a + 1]) * b[5] + fabs(R[3 * a + 2]) * b[6];
@@ -1067,8 +1102,8 @@ static int broad_phase(coll_model* cm, const double* geom_xpos, const double* ge
     }
   }
   // insertion sort on (lo x, index), from the previous step's order
-  int* ord = cm->order;
-  const double* bx = cm->aabb;
+  int* ord = cs->order;
+  const double* bx = cs->aabb;
   for (int k = 1; k < cm->nsweep; k++) {
     int g = ord[k], j = k - 1;
     double x = bx[6 * g];
@@ -1087,24 +1122,25 @@ static int broad_phase(coll_model* cm, const double* geom_xpos, const double* ge
       const double* B = bx + 6 * ord[l];
       if (B[1] > A[4] || A[1] > B[4] || B[2] > A[5] || A[2] > B[5]) continue;
       int p = find_pair(cm, g, ord[l]);
-      if (p >= 0) cm->found[nf++] = p;
+      if (p >= 0) cs->found[nf++] = p;
     }
   }
   // half-spaces: every geom is a candidate (the height test in coll_detect decides)
   for (int k = 0; k < cm->nplane * cm->ngeom; k++)
-    if (cm->plane_pair[k] >= 0) cm->found[nf++] = cm->plane_pair[k];
-  sort_ints(cm->found, nf);
+    if (cm->plane_pair[k] >= 0) cs->found[nf++] = cm->plane_pair[k];
+  sort_ints(cs->found, nf);
   return nf;
 }
 
-int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
-                const double* geom_xmat, coll_contact* out, int maxcon, int* ncon) {
+int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m,
+                const double* geom_xpos, const double* geom_xmat, coll_contact* out, int maxcon,
+                int* ncon) {
   int n = 0, dropped = 0;
   double margin = cm->margin;
-  cm->nreduced = cm->nreduced_touch = 0;
-  int nf = broad_phase(cm, geom_xpos, geom_xmat);
+  cs->nreduced = cs->nreduced_touch = 0;
+  int nf = broad_phase(cm, cs, geom_xpos, geom_xmat);
   for (int f = 0; f < nf; f++) {
-    int p = cm->found[f];
+    int p = cs->found[f];
     int i = cm->pair[2 * p], j = cm->pair[2 * p + 1];
     const double *xi = geom_xpos + 3 * i, *xj = geom_xpos + 3 * j;
     const double *Ri = geom_xmat + 9 * i, *Rj = geom_xmat + 9 * j;
@@ -1149,8 +1185,8 @@ int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
     if (k > 1 && cm->patch_slope > 0) {  // counted, never hidden (README "Contacts per patch")
       int t0 = count_touching(tmp, k);
       int kept = coll_reduce_patch(tmp, k, cm->patch_slope, cm->patch_max);
-      cm->nreduced += k - kept;
-      cm->nreduced_touch += t0 - count_touching(tmp, kept);
+      cs->nreduced += k - kept;
+      cs->nreduced_touch += t0 - count_touching(tmp, kept);
       k = kept;
     }
     for (int c = 0; c < k; c++) {

@@ -180,7 +180,11 @@ csim_status coll_hull_build(const mesh_hull* h, coll_hull* out, csim_error* err)
 void coll_hull_free(coll_hull* h);
 
 //---------------------------------- broad phase + driver -------------------------------------
+// coll_model: what is constant during a run (candidate pairs, bounds, hulls, the margin and the
+// patch settings); coll_scratch: what coll_detect writes (the sweep order kept between calls,
+// the world AABBs, the overlapping pairs, the reduction counts), the run's data (core/state.h)
 typedef struct coll_model coll_model;
+typedef struct coll_scratch coll_scratch;
 
 // list candidate pairs of model m; exclude_pairs holds nexclude pairs of URDF link indices
 // (flat, 2 x nexclude) whose geoms never collide; hulls are prepared for every mesh
@@ -199,11 +203,19 @@ void coll_set_patch(coll_model* cm, double angle, int patch_max);
 // returns n unchanged; patch_max is clamped to 1..4; returns the number kept, in their order
 int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max);
 
-// contacts the patch reduction removed in the last coll_detect call (0 with the reduction off),
-// and in *touching (may be NULL) how many of them were touching (depth >= 0; the others were
-// near contacts within the margin). Contacts dropped for a full buffer are not counted here
-// (coll_detect's return value).
-int coll_reduced(const coll_model* cm, int* touching);
+// contacts the patch reduction removed in the last coll_detect call with scratch cs (0 with the
+// reduction off), and in *touching (may be NULL) how many of them were touching (depth >= 0; the
+// others were near contacts within the margin). Contacts dropped for a full buffer are not
+// counted here (coll_detect's return value).
+int coll_reduced(const coll_scratch* cs, int* touching);
+
+// the scratch of coll_detect for model cm, in the state a run starts from (coll_scratch_reset)
+csim_status coll_scratch_create(const coll_model* cm, coll_scratch** out, csim_error* err);
+void coll_scratch_free(coll_scratch* cs);
+
+// back to the state a run starts from: the sweep order the geom order, counts zero (the contacts
+// found do not depend on the order, only the sort's moves do)
+void coll_scratch_reset(const coll_model* cm, coll_scratch* cs);
 
 // number of candidate pairs and the geoms of pair i (geom1 has the lower type)
 int coll_npair(const coll_model* cm);
@@ -214,10 +226,11 @@ int coll_max_contacts(const coll_model* cm);
 
 // all contacts for the geom poses given (data->geom_xpos, geom_xmat); writes at most maxcon
 // contacts into out and their count into *ncon; returns the number of contacts dropped because
-// out was full (0 normally; a warning counter for the caller). Never allocates. cm holds the
-// broad phase's scratch (world AABBs and the sweep order kept between calls) and the call's
-// patch reduction counts (coll_reduced).
-int coll_detect(coll_model* cm, const sim_model* m, const double* geom_xpos,
-                const double* geom_xmat, coll_contact* out, int maxcon, int* ncon);
+// out was full (0 normally; a warning counter for the caller). Never allocates. cs (created for
+// cm) receives the broad phase's scratch (world AABBs and the sweep order kept between calls)
+// and the call's patch reduction counts (coll_reduced).
+int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m,
+                const double* geom_xpos, const double* geom_xmat, coll_contact* out, int maxcon,
+                int* ncon);
 
 #endif  // CSIM_COLLISION_H

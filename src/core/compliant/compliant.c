@@ -302,6 +302,24 @@ void cmpl_free(cmpl_data* c) {
   free(c);
 }
 
+void cmpl_reset(cmpl_data* c) {
+  size_t mc = (size_t)c->maxcon, n3 = 3 * mc;
+  c->nprev = c->nprev_save = 0;
+  memset(c->prev_id, 0, sizeof(int) * n3);
+  memset(c->prev_x, 0, sizeof(double) * n3);
+  memset(c->x1, 0, sizeof(double) * n3);
+  memset(c->x0, 0, sizeof(double) * 2 * mc);
+  memset(c->stick, 0, sizeof(int) * mc);
+  memset(c->slip, 0, sizeof(double) * mc);
+  c->iterations = c->nfail = c->nsubstepped = c->nstick = 0;
+  c->substeps = c->converged = 1;
+  c->residual = c->pen_max = c->pen_mean = c->stick_slip_max = 0;
+  c->tsave = 0;
+  c->hist_on = 0;
+  for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
+  if (c->con_eval) contact_reset(c->con_eval);
+}
+
 void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, double x0[2]) {
   x0[0] = x0[1] = 0;
   if (!c->stateful) return;

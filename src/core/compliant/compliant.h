@@ -221,6 +221,10 @@ csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, c
                         csim_error* err);
 void cmpl_free(cmpl_data* c);
 
+// back to what cmpl_create left: no deflections, the last step's results and the counters
+// cleared, the Newton history NaN (a run's reset, state.h)
+void cmpl_reset(cmpl_data* c);
+
 // deflection at the start of the step for contact i of con (frame coordinates, from the previous
 // step's contact with the same id, zero when new) into x0 (2)
 void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, double x0[2]);

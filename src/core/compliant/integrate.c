@@ -126,13 +126,13 @@ static const cmpl_params* law_at(const cmpl_data* c, const contact_data* con, in
 }
 
 // the contact options of a compliant run: no Baumgarte or restitution target in c*
-static contact_options metric_options(const sim* s, double h) {
-  contact_options o = s->copt;
-  o.dt = h;
-  o.baumgarte = 0;
-  o.restitution = 0;
-  o.warm_start = 0;
-  return o;
+static contact_options metric_options(const sim_options* o, double h) {
+  contact_options co = o->contact;
+  co.dt = h;
+  co.baumgarte = 0;
+  co.restitution = 0;
+  co.warm_start = 0;
+  return co;
 }
 
 // evaluate the law at every contact for the contact velocities c->vc: forces c->f, Jacobian
@@ -197,10 +197,10 @@ static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double 
 }
 
 // semi_implicit / tamsi: Newton on (*) with TALS at frozen q0; fills con->lambda = h f
-static void solve_frozen(sim* s, double h) {
-  cmpl_data* c = s->cmpl;
-  contact_data* con = s->con;
-  const sim_data* d = s->d;
+static void solve_frozen(step_data* sd, double h) {
+  cmpl_data* c = sd->cmpl;
+  contact_data* con = sd->con;
+  const sim_data* d = sd->d;
   int nc = con->ncon, n3 = 3 * nc;
   int semi = c->scheme == CSIM_SCHEME_SEMI_IMPLICIT;
 
@@ -296,14 +296,14 @@ static void solve_frozen(sim* s, double h) {
 
 // implicit Euler: r(v) = v - v0 - h a(q0 ⊕ h v, v) at trial v (c->vk-sized); contacts, forces
 // (lambda = h f) and per-contact results of the evaluated configuration land in c->con_eval
-static void ie_residual(sim* s, double h, const double* v, double t_end, double* r,
+static void ie_residual(const step_model* sm, step_data* sd, const sim_options* o, double h, const double* v, double t_end, double* r,
                         int* dropped) {
-  cmpl_data* c = s->cmpl;
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
+  cmpl_data* c = sd->cmpl;
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
   contact_data* ce = c->con_eval;
   int nv = m->nv;
-  contact_options copt = metric_options(s, h);
+  contact_options copt = metric_options(o, h);
 
   // the end-of-step configuration and velocity
   kin_integrate(m, c->q0, v, h, d->q);
@@ -312,16 +312,16 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   kin_forward(m, d);
   kin_velocity(m, d);
   int ncon = 0;
-  int nd = coll_detect(s->coll, m, d->geom_xpos, d->geom_xmat, ce->con, s->maxgeom, &ncon);
+  int nd = coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, ce->con, sm->maxgeom, &ncon);
   if (nd > 0) *dropped = ncon + nd;  // contacts found (sim_contact_overflow)
   ce->ncon = ncon;
   ce->nlimit = 0;
-  ce->nreduced = coll_reduced(s->coll, &ce->nreduced_touch);
+  ce->nreduced = coll_reduced(sd->coll, &ce->nreduced_touch);
   dyn_crba(m, d);
   dyn_factor(m, d);
-  stage_actions(s);
-  stage_limit_springs(s, 0);
-  dyn_rnea(m, d, NULL, NULL, s->tau);
+  stage_actions(sm, sd, o);
+  stage_limit_springs(sm, sd, o, 0);
+  dyn_rnea(m, d, NULL, NULL, sd->tau);
   // G past its block bound (never for a true bound, contact.h): stop the run as an overflow
   if (contact_build(m, d, ce, &copt, v) != 0) {
     *dropped = ncon + 1;
@@ -349,7 +349,7 @@ static void ie_residual(sim* s, double h, const double* v, double t_end, double*
   }
 
   // r = v - v0 - h M^-1 (tau_applied + J'f_ext + tau_limit - b) - M^-1 J_c' (h f)
-  for (int k = 0; k < nv; k++) r[k] = s->qfrc_ext[k] + s->qfrc_limit[k] - s->tau[k];
+  for (int k = 0; k < nv; k++) r[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] - sd->tau[k];
   dyn_solve(m, d, r, 1);
   memset(c->tmp, 0, sizeof(double) * (size_t)nv);
   contact_apply(m, d, ce, c->tmp);
@@ -367,13 +367,13 @@ static double maxnorm(const double* x, int n) {
 }
 
 // implicit Euler step: Newton on r(v) with a forward-difference Jacobian and TALS; leaves d at
-// (q0 ⊕ h v+, v+), the end-of-step contacts in s->con (swapped with c->con_eval) with their
+// (q0 ⊕ h v+, v+), the end-of-step contacts in sd->con (swapped with c->con_eval) with their
 // impulses, and g rebuilt so that G lambda + g = J v+ - c* (the metric's velocity)
-static void solve_implicit(sim* s, double h, int* dropped) {
-  cmpl_data* c = s->cmpl;
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
-  contact_data* con0 = s->con;
+static void solve_implicit(const step_model* sm, step_data* sd, const sim_options* o, double h, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
+  contact_data* con0 = sd->con;
   int nv = m->nv, nc0 = con0->ncon;
   double t0 = d->time;
 
@@ -393,14 +393,14 @@ static void solve_implicit(sim* s, double h, int* dropped) {
   c->iterations = 0;
   c->converged = 0;
   for (int it = 0;; it++) {
-    ie_residual(s, h, c->vk, t0 + h, c->r, dropped);
+    ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r, dropped);
     double res = maxnorm(c->r, nv);
     if (newton_done(c, it, res)) break;
     // forward-difference Jacobian of r, column by column (Jr row-major nv x nv)
     for (int j = 0; j < nv; j++) {
       double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
       c->vk[j] = vj + eps;
-      ie_residual(s, h, c->vk, t0 + h, c->r2, dropped);
+      ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r2, dropped);
       c->vk[j] = vj;
       for (int i = 0; i < nv; i++) c->Jr[(size_t)i * nv + j] = (c->r2[i] - c->r[i]) / eps;
     }
@@ -429,7 +429,7 @@ static void solve_implicit(sim* s, double h, int* dropped) {
       for (int k = 0; k < nv; k++) phi0 += c->r[k] * c->r[k];
       for (int b = 0; b < CMPL_BACKTRACK; b++) {
         for (int k = 0; k < nv; k++) c->r2[k] = c->vk[k] + alpha * c->dv[k];
-        ie_residual(s, h, c->r2, t0 + h, c->tmp2, dropped);
+        ie_residual(sm, sd, o, h, c->r2, t0 + h, c->tmp2, dropped);
         phi = 0;
         for (int k = 0; k < nv; k++) phi += c->tmp2[k] * c->tmp2[k];
         if (isfinite(phi) && phi <= (1 - 1e-4 * alpha) * phi0) break;
@@ -449,7 +449,7 @@ static void solve_implicit(sim* s, double h, int* dropped) {
     contact_vel(ce, i, c->tmp, ce->g + 3 * i);
     ce->g[3 * i + 2] -= ce->cstar[i];
   }
-  s->con = ce;
+  sd->con = ce;
   c->con_eval = con0;
   memcpy(d->v, c->vk, sizeof(double) * (size_t)nv);
   d->time = t0;
@@ -478,26 +478,26 @@ static void statistics(cmpl_data* c, const contact_data* con) {
 }
 
 // the force law and its integrator for one (sub)step of size h (integrate.h)
-const double* cmpl_integrate(sim* s, double h, sim_stepinfo* info, int* dropped) {
-  const sim_model* m = s->m;
-  sim_data* d = s->d;
-  cmpl_data* c = s->cmpl;
+const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, int* dropped) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
+  cmpl_data* c = sd->cmpl;
 
   // contact problem at q0 (frames, J, G, g) and the integrator
-  contact_options copt = metric_options(s, h);
-  if (contact_build(m, d, s->con, &copt, s->vfree) != 0) {  // see eval_end (never expected)
-    *dropped = s->con->ncon + 1;
-    s->con->ncon = 0;
+  contact_options copt = metric_options(o, h);
+  if (contact_build(m, d, sd->con, &copt, sd->vfree) != 0) {  // see eval_end (never expected)
+    *dropped = sd->con->ncon + 1;
+    sd->con->ncon = 0;
   }
   if (c->scheme == CSIM_SCHEME_IMPLICIT_EULER) {
-    solve_implicit(s, h, dropped);
+    solve_implicit(sm, sd, o, h, dropped);
   } else {
-    solve_frozen(s, h);
+    solve_frozen(sd, h);
     // v+ = v_f + M^-1 J' lambda
-    memcpy(d->v, s->vfree, sizeof(double) * (size_t)m->nv);
-    contact_apply(m, d, s->con, d->v);
+    memcpy(d->v, sd->vfree, sizeof(double) * (size_t)m->nv);
+    contact_apply(m, d, sd->con, d->v);
   }
-  contact_data* con = s->con;
+  contact_data* con = sd->con;
 
   // the physical metric on the forces the law produced (000 eq. 14), as for rigid runs
   solver_problem p = contact_problem(con);
@@ -515,19 +515,19 @@ int cmpl_limit_springs_implicit(const cmpl_data* c) {
   return c->scheme != CSIM_SCHEME_IMPLICIT_EULER;
 }
 
-void cmpl_save_state(cmpl_data* c, const sim* s) {
-  memcpy(c->qsave, s->d->q, sizeof(double) * (size_t)s->m->nq);
-  memcpy(c->vsave, s->d->v, sizeof(double) * (size_t)s->m->nv);
-  c->tsave = s->d->time;
+void cmpl_save_state(cmpl_data* c, const sim_model* m, const sim_data* d) {
+  memcpy(c->qsave, d->q, sizeof(double) * (size_t)m->nq);
+  memcpy(c->vsave, d->v, sizeof(double) * (size_t)m->nv);
+  c->tsave = d->time;
   c->nprev_save = c->nprev;
   memcpy(c->prev_id_save, c->prev_id, sizeof(int) * 3 * (size_t)c->nprev);
   memcpy(c->prev_x_save, c->prev_x, sizeof(double) * 3 * (size_t)c->nprev);
 }
 
-void cmpl_restore_state(cmpl_data* c, sim* s) {
-  memcpy(s->d->q, c->qsave, sizeof(double) * (size_t)s->m->nq);
-  memcpy(s->d->v, c->vsave, sizeof(double) * (size_t)s->m->nv);
-  s->d->time = c->tsave;
+void cmpl_restore_state(cmpl_data* c, const sim_model* m, sim_data* d) {
+  memcpy(d->q, c->qsave, sizeof(double) * (size_t)m->nq);
+  memcpy(d->v, c->vsave, sizeof(double) * (size_t)m->nv);
+  d->time = c->tsave;
   c->nprev = c->nprev_save;
   memcpy(c->prev_id, c->prev_id_save, sizeof(int) * 3 * (size_t)c->nprev);
   memcpy(c->prev_x, c->prev_x_save, sizeof(double) * 3 * (size_t)c->nprev);

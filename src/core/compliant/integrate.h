@@ -6,13 +6,13 @@
 
 #include "core/state.h"
 
-// after the shared stages up to the free velocity (s->vfree) of a (sub)step of size h: the
+// after the shared stages up to the free velocity (sd->vfree) of a (sub)step of size h: the
 // contact problem at q0, the scheme's Newton iteration, v+ into d->v, the impulses into
 // con->lambda and the contact velocities into con->cvel, the metric (info->solve, info->ncon),
 // penetration and stiction statistics and the law's state (deflections). Returns the
 // configuration the positions integrate from (q0; implicit Euler's evaluations move d->q).
 // *dropped is set to the contacts found when a contact did not fit the buffers.
-const double* cmpl_integrate(sim* s, double h, sim_stepinfo* info, int* dropped);
+const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, int* dropped);
 
 // 1 when the limit springs are made implicit in the step by the mass matrix (stage.h
 // stage_limit_springs with h > 0): semi_implicit and tamsi; implicit Euler's Newton iterates on
@@ -21,7 +21,7 @@ int cmpl_limit_springs_implicit(const cmpl_data* c);
 
 // convergence control: the state a step starts from (q, v, time, the law's state), saved
 // before its first attempt and restored for each retry in substeps
-void cmpl_save_state(cmpl_data* c, const sim* s);
-void cmpl_restore_state(cmpl_data* c, sim* s);
+void cmpl_save_state(cmpl_data* c, const sim_model* m, const sim_data* d);
+void cmpl_restore_state(cmpl_data* c, const sim_model* m, sim_data* d);
 
 #endif  // CSIM_COMPLIANT_INTEGRATE_H

@@ -892,10 +892,20 @@ static double* admm_carry(solver* s, int* n) {
   return &solver_admm(s)->rho;
 }
 
+// the penalty's power and the eigenvalue cache back to create's (band_off, a test's setting,
+// stays)
+static void admm_reset(void* priv) {
+  admm_state* a = priv;
+  a->rho = 0;
+  memset(a->eig, 0, sizeof(a->eig));
+  a->eig_next = 0;
+}
+
 const solver_family solver_family_admm = {
     .bytes = admm_bytes,
     .create = admm_create,
     .destroy = admm_destroy,
     .island_form = island_in_dofs,
     .carry = admm_carry,
+    .reset = admm_reset,
 };

@@ -140,6 +140,15 @@ void solver_free(solver* s) {
   free(s);
 }
 
+void solver_reset(solver* s) {
+  size_t n3 = 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
+  s->dual_in = NULL;
+  s->c_fresh = 0;
+  memset(s->c, 0, sizeof(double) * n3);
+  memset(s->dual_out, 0, sizeof(double) * n3);
+  if (s->fam->reset) s->fam->reset(s->priv);
+}
+
 // out (3) += row i of the block-sparse G times x: the blocks of row i summed in storage order in
 // three registers, then added (the one order every product with the blocks uses)
 static inline void block_row_add(const solver_problem* p, int i, const double* x, double out[3]) {

@@ -235,6 +235,10 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
 
 void solver_free(solver* s);
 
+// back to what solver_create left: no warm dual, the penalties a family carries across solves
+// (ADMM's rho, staggered's) and its caches (ADMM's eigenvalues) cleared (a run's reset)
+void solver_reset(solver* s);
+
 // bytes solver_create allocates for max_contacts contacts (SIZE_MAX: more than the solver
 // takes, e.g. Lemke's tableau)
 size_t solver_bytes(const solver_options* opt, int max_contacts);

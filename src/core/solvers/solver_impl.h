@@ -53,6 +53,8 @@ typedef struct solver_family {
   // the penalties the family keeps across solves (at most SOLVER_CARRY_MAX), their count in *n:
   // every island of a solve starts from the same values, the largest island's are kept
   double* (*carry)(solver* s, int* n);
+  // back to the state create left (solver_reset: what the family keeps across solves)
+  void (*reset)(void* priv);
 } solver_family;
 #define SOLVER_CARRY_MAX 2
 

@@ -358,9 +358,14 @@ static double* stag_carry(solver* s, int* n) {
   return stag_of(s)->rho;
 }
 
+static void stag_reset(void* priv) {
+  memset(priv, 0, sizeof(stag_state));
+}
+
 const solver_family solver_family_staggered = {
     .bytes = stag_bytes,
     .create = stag_create,
     .destroy = free,
     .carry = stag_carry,
+    .reset = stag_reset,
 };
