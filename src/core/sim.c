@@ -12,8 +12,8 @@
 // solves its contact problem (stage_solve), a compliant law integrates its force
 // (cmpl_integrate). *dropped: the contacts found when a compliant evaluation overflowed the
 // buffers (the step goes on and sim_step reports it)
-static csim_status step_pass(const step_model* sm, step_data* sd, const sim_options* o, double h, int audit, sim_stepinfo* info, int* dropped,
-                             csim_error* err) {
+static csim_status step_pass(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                             int audit, sim_stepinfo* info, int* dropped, csim_error* err) {
   sim_data* d = sd->d;
   int rigid = o->rigid;
   csim_status st;
@@ -65,7 +65,8 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
 // substep converges. The recorded contacts, impulses (scaled to dt: /contacts/force stays the
 // force) and eps_abs are those of the last substep; iterations count every Newton update spent
 // on the step; the energies and the audit are the state's the step started from.
-static csim_status step_controlled(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info, csim_error* err) {
+static csim_status step_controlled(const step_model* sm, step_data* sd, const sim_options* o,
+                                   sim_stepinfo* info, csim_error* err) {
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;
   double dt = o->dt, kin0 = 0, pot0 = 0;
@@ -132,7 +133,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   int dropped = 0;
   info->t_collision = info->t_dynamics = info->t_solve = 0;
   csim_status st = o->rigid ? step_pass(sm, sd, o, o->dt, 1, info, &dropped, err)
-                                : step_controlled(sm, sd, o, info, err);
+                            : step_controlled(sm, sd, o, info, err);
   if (st != CSIM_OK) return st;
   sd->step++;
   if ((st = stage_check(sm, sd, o, o->dt, err)) != CSIM_OK) {

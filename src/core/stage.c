@@ -40,7 +40,8 @@ int stage_collision(const step_model* sm, step_data* sd, const sim_options* o) {
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
   int n = 0;
-  int dropped = coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, sd->con->con, sm->maxgeom, &n);
+  int dropped =
+      coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, sd->con->con, sm->maxgeom, &n);
   sd->con->ncon = n;
   sd->con->nlimit = 0;
   sd->con->nreduced = coll_reduced(sd->coll, &sd->con->nreduced_touch);
@@ -107,7 +108,8 @@ csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* 
   return CSIM_OK;
 }
 
-csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_options* o, csim_error* err) {
+csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_options* o,
+                              csim_error* err) {
   sim_stepinfo info;
   memset(&info, 0, sizeof(info));
   stage_positions(sm, sd, o);
@@ -117,7 +119,8 @@ csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_opt
 
 //---------------------------------- solve (rigid models) -------------------------------------
 
-csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, csim_error* err) {
+csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                        sim_stepinfo* info, csim_error* err) {
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
   for (int round = 0;; round++) {
@@ -125,13 +128,13 @@ csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* 
     if (built == -2)
       return err_set(err, CSIM_ERR_RUN, o->file, 0, 0, NULL,
                      "at step %ld the contact Jacobians' scratch does not fit the arena (%zu "
-                     "bytes, data_arena_default): a bug, please report", sd->step,
-                     d->arena_size);
+                     "bytes, data_arena_default): a bug, please report",
+                     sd->step, d->arena_size);
     if (built != 0)
       return err_set(err, CSIM_ERR_RUN, o->file, 0, 0, "contact.memory_budget",
                      "at step %ld the Delassus matrix needs more blocks than its bound "
-                     "(contact_max_blocks, %ld): a bug, please report", sd->step,
-                     sd->con->G->maxblocks);
+                     "(contact_max_blocks, %ld): a bug, please report",
+                     sd->step, sd->con->G->maxblocks);
     solver_problem p = contact_problem(sd->con);
     solver_set_dual(sd->slv, o->contact.warm_start && o->warm_dual ? sd->con->dual0 : NULL);
     solver_solve(sd->slv, &p, sd->con->lambda, &info->solve);
@@ -437,7 +440,8 @@ void stage_integrate(const step_model* sm, step_data* sd, const sim_options* o, 
   kin_integrate(m, q, w, h, q_out);
 }
 
-csim_status stage_check(const step_model* sm, const step_data* sd, const sim_options* o, double h, csim_error* err) {
+csim_status stage_check(const step_model* sm, const step_data* sd, const sim_options* o, double h,
+                        csim_error* err) {
   const sim_model* m = sm->m;
   const sim_data* d = sd->d;
   for (int k = 0; k < m->nv; k++)
@@ -445,8 +449,9 @@ csim_status stage_check(const step_model* sm, const step_data* sd, const sim_opt
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                      "diverged at step %ld (t = %.6g s): velocity %d is %g%s", sd->step - 1,
                      d->time - h, k, d->v[k],
-                     o->rigid ? "" : " (compliant contact: a smaller integrator.dt or a "
-                                         "softer contact.stiffness may help)");
+                     o->rigid ? ""
+                              : " (compliant contact: a smaller integrator.dt or a "
+                                "softer contact.stiffness may help)");
   for (int k = 0; k < m->nq; k++)
     if (!isfinite(d->q[k]))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,

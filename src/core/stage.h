@@ -59,9 +59,9 @@ void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_s
 
 // the energy audit of the state at the start of step sd->step (time sd->d->time) whose energies
 // are given (once per step): the work of the step that led here, /energy/injected = E - E0 -
-// work and the gain check (sd->energy, state.h); info->work and info->injected receive the values at this state (info may
-// be NULL). CSIM_ERR_RUN (err set) when it finds a gain above integrator.energy_tolerance and
-// integrator.on_energy_gain is stop.
+// work and the gain check (sd->energy, state.h); info->work and info->injected receive the values
+// at this state (info may be NULL). CSIM_ERR_RUN (err set) when it finds a gain above
+// integrator.energy_tolerance and integrator.on_energy_gain is stop.
 csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* o, double kinetic,
                         double potential, sim_stepinfo* info, csim_error* err);
 
@@ -96,16 +96,20 @@ int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options*
 // contact velocities after the step (con->cvel) and the warm start kept. CSIM_ERR_RUN (the step
 // not applied) for an island past the dense solver work (sim_island_overflow) or a contact
 // problem past its bounds (a bug)
-csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, csim_error* err);
+csim_status stage_solve(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                        sim_stepinfo* info, csim_error* err);
 
 // positions: q_out = q ⊕ w h with w as in the file comment (d->v is v+); adds the work of the
 // actions over the step to the energy audit
-void stage_integrate(const step_model* sm, step_data* sd, const sim_options* o, const double* q, double h, double* q_out);
+void stage_integrate(const step_model* sm, step_data* sd, const sim_options* o, const double* q,
+                     double h, double* q_out);
 
 // divergence check of the state after a step of size h ending at d->time
-csim_status stage_check(const step_model* sm, const step_data* sd, const sim_options* o, double h, csim_error* err);
+csim_status stage_check(const step_model* sm, const step_data* sd, const sim_options* o, double h,
+                        csim_error* err);
 
 // the energy audit once more for the final state (after the last step)
-csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_options* o, csim_error* err);
+csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_options* o,
+                              csim_error* err);
 
 #endif  // CSIM_STAGE_H

@@ -281,16 +281,18 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
     int lo = -1, hi = worst;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap) : sim_buffer_bytes(s->model.m, &s->opt, NULL, mid + nlim);
+      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap)
+                    : sim_buffer_bytes(s->model.m, &s->opt, NULL, mid + nlim);
       if ((double)b <= budget) lo = mid; else hi = mid;
     }
     if (lo < 1)
       return err_set(err, CSIM_ERR_INPUT, cfg->file, 0, 0, "contact.memory_budget",
                      "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
-                     "(%.3g MiB) besides the simulation data (%.3g MiB)", cfg->memory_budget,
-                     nlim,
+                     "(%.3g MiB) besides the simulation data (%.3g MiB)",
+                     cfg->memory_budget, nlim,
                      (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
-                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, 1 + nlim)) / SIM_MIB,
+                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, 1 + nlim)) /
+                         SIM_MIB,
                      (double)s->model.data_bytes / SIM_MIB);
     s->model.maxgeom = lo;
   }
@@ -299,10 +301,14 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
   if (rcap > 0) {
     // the island work takes what the contact buffers leave: the largest rows in
     // [rcap, worst case for maxcon] whose buffers fit (rcap's do, by the bisection above)
-    int rmax = solver_island_rows(so, s->model.maxcon), lo = rcap < rmax ? rcap : rmax, hi = rmax + 1;
+    int rmax = solver_island_rows(so, s->model.maxcon), lo = rcap < rmax ? rcap : rmax,
+        hi = rmax + 1;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      if ((double)buffer_bytes_rows(s, so, s->model.maxcon, mid) <= budget) lo = mid; else hi = mid;
+      if ((double)buffer_bytes_rows(s, so, s->model.maxcon, mid) <= budget)
+        lo = mid;
+      else
+        hi = mid;
     }
     so->island_rows = lo < rmax ? lo : 0;  // 0: the worst case after all
   }
@@ -322,9 +328,9 @@ static csim_status initial_contacts(sim* s, csim_error* err) {
   kin_forward(s->model.m, s->data.d);
   int dropped = coll_detect(s->model.coll, s->data.coll, s->model.m, s->data.d->geom_xpos,
                             s->data.d->geom_xmat, s->data.con->con, s->model.maxgeom, &n);
-  return dropped > 0 ? sim_contact_overflow(&s->model, &s->data, &s->opt, n + dropped,
-                                            CSIM_ERR_INPUT, err)
-                     : CSIM_OK;
+  return dropped > 0
+             ? sim_contact_overflow(&s->model, &s->data, &s->opt, n + dropped, CSIM_ERR_INPUT, err)
+             : CSIM_OK;
 }
 
 // robots: each URDF read (urdf_text[r] when given, else robots.r.urdf) into specs[r]; the
@@ -496,7 +502,8 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
 // the global key is (the law's damping sets the energy loss: compliant.h)
 static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* err) {
   csim_status st = compile_cmpl_params(cfg, &s->opt.cmpl.p, err);
-  if (st == CSIM_OK) st = cmpl_create(&s->opt.cmpl, s->model.m, s->model.maxcon, &s->data.cmpl, err);
+  if (st == CSIM_OK)
+    st = cmpl_create(&s->opt.cmpl, s->model.m, s->model.maxcon, &s->data.cmpl, err);
   if (st == CSIM_OK && s->data.cmpl) s->data.cmpl->mat = s->model.mat;
   for (int i = 0; st == CSIM_OK && i < cfg->nmaterials; i++)
     if (cfg->materials[i].restitution > 0) {
@@ -521,8 +528,8 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   // a solver on the factored form (ADMM): G's off-diagonal blocks would go unread (contact.h)
   s->opt.contact.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->opt.solver);
   size_t nv1 = (size_t)s->model.m->nv + 1;
-  double** arrays[] = {&s->data.vfree, &s->data.tau, &s->data.qfrc_ext, &s->data.qfrc_limit, &s->data.aact, &s->data.apas,
-                       &s->data.wpos, &s->data.vprev};
+  double** arrays[] = {&s->data.vfree, &s->data.tau,  &s->data.qfrc_ext, &s->data.qfrc_limit,
+                       &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev};
   for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
     if (!(*arrays[k] = calloc(nv1, sizeof(double))))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");

@@ -210,8 +210,8 @@ csim_status out_dump_problem(const sim* S, const scn_config* cfg, const char* ou
            csim_model_names[cfg->model], csim_solver_names[cfg->solver],
            cfg->tolerance);
   solver_problem p = contact_problem(S->data.con);
-  csim_status st = fclib_write_local(path, &p, S->data.con->lambda, FCLIB_CSR, "csim contact problem",
-                                     desc, err);
+  csim_status st = fclib_write_local(path, &p, S->data.con->lambda, FCLIB_CSR,
+                                     "csim contact problem", desc, err);
   if (st == CSIM_OK && !quiet)
     printf("csim run: step %ld contact problem (%d contacts) written to %s\n", k, p.nc, path);
   return st;

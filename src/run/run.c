@@ -35,17 +35,19 @@ typedef struct {
 static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const run_stats* r,
                           const char* out, const char* status) {
   double simt = (double)r->steps * cfg->dt;
+  const step_model* M = &S->model;
+  const step_data* D = &S->data;
   long n = r->steps > 0 ? r->steps : 1;
   fprintf(f, "csim run: %s — %s\n", cfg->name, status);
   fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g (%s)\n",
           csim_model_names[cfg->model], csim_solver_names[cfg->solver], cfg->dt,
           cfg->tolerance, csim_tolerance_units_names[cfg->tolerance_units]);
-  if (S->data.cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
+  if (D->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
             "in substeps %d (iterations below are Newton's)\n", csim_scheme_names[cfg->scheme],
-            cfg->newton_tolerance, cfg->newton_max_iterations, S->data.cmpl->nsubstepped);
-  fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", S->model.m->nq, S->model.m->nv,
-          S->model.m->nbody - 1, S->model.m->ngeom);
+            cfg->newton_tolerance, cfg->newton_max_iterations, D->cmpl->nsubstepped);
+  fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", M->m->nq, M->m->nv,
+          M->m->nbody - 1, M->m->ngeom);
   fprintf(f, "  steps %ld, simulated %.4g s, wall %.4g s, real-time factor %.1f, %.2f us/step\n",
           r->steps, simt, r->wall, r->wall > 0 ? simt / r->wall : 0,
           1e6 * r->wall / (double)n);
@@ -55,7 +57,7 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
           "implicit-midpoint iterations mean %.2f per step\n",
           r->con_sum / (double)n, r->con_max, r->lim_sum / (double)n, r->lim_max,
           cfg->limits_enabled ? "" : " (limits.enabled: false)",
-          (double)S->data.midpoint_its / (double)n);
+          (double)D->midpoint_its / (double)n);
   if (cfg->patch_angle > 0)  // the contacts collision found beyond those solved (never hidden)
     fprintf(f, "  patch reduction dropped mean %.2f, max %d contacts per step, of them touching mean "
             "%.2f, max %d (contact.patch_angle %g rad, patch_max %d)\n", r->red_sum / (double)n,
@@ -63,22 +65,23 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   else
     fprintf(f, "  patch reduction off (contact.patch_angle 0): no contact dropped\n");
   fprintf(f, "  contact buffers hold %d contacts (%.1f MiB, simulation data %.1f MiB; "
-          "contact.memory_budget %g MiB)\n", S->model.maxgeom, (double)S->model.buffer_bytes / SIM_MIB,
-          (double)S->model.data_bytes / SIM_MIB, cfg->memory_budget);
-  if (S->model.island_rows < S->model.island_rows_worst)  // the dense island work was cut to the budget
+          "contact.memory_budget %g MiB)\n", M->maxgeom, (double)M->buffer_bytes / SIM_MIB,
+          (double)M->data_bytes / SIM_MIB, cfg->memory_budget);
+  if (M->island_rows < M->island_rows_worst)  // the dense island work was cut to the budget
     fprintf(f, "  dense solver work holds islands of up to %d rows (3 per contact, or an ADMM "
-            "island's dofs); an island of every contact could need %d\n", S->model.island_rows,
-            S->model.island_rows_worst);
+            "island's dofs); an island of every contact could need %d\n", M->island_rows,
+            M->island_rows_worst);
   fprintf(f, "  energy: start %.6g J, end %.6g J, drift %.3g J; work of actions %.4g J, "
           "injected %.3g J (largest gain %.3g J)\n", r->e0, r->e1, r->e1 - r->e0,
-          S->data.energy.work, S->data.energy.injected, S->data.energy.rise_max);
-  if (S->data.energy.flagged)
+          D->energy.work, D->energy.injected, D->energy.rise_max);
+  if (D->energy.flagged)
     fprintf(f, "  warning: energy gained from nowhere: %.4g J beyond the work of actions by step "
             "%ld (t = %.6g s), above integrator.energy_tolerance %g of the energy scale\n",
-            S->data.energy.flag_gain, S->data.energy.flag_step, S->data.energy.flag_time, cfg->energy_tolerance);
+            D->energy.flag_gain, D->energy.flag_step, D->energy.flag_time, cfg->energy_tolerance);
   for (int w = 0; w < SIM_NWARN; w++)
-    if (S->data.warnings[w]) fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], S->data.warnings[w]);
-  fprintf(f, "  arena peak %zu of %zu bytes\n", S->data.d->arena_peak, S->data.d->arena_size);
+    if (D->warnings[w])
+      fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], D->warnings[w]);
+  fprintf(f, "  arena peak %zu of %zu bytes\n", D->d->arena_peak, D->d->arena_size);
   fprintf(f, "  output: %s\n", out);
 }
 

@@ -1004,7 +1004,8 @@ static double csim_run(runner* u, const scene_src* src, const run_opts* o, int s
     r->iter_mean = si / steps;
     // sim_step counts SIM_WARN_NONCONVERGED for the compliant models only; the NCP solvers'
     // unconverged steps are counted here from the step's own solver result
-    if (nonconv < s->data.warnings[SIM_WARN_NONCONVERGED]) nonconv = s->data.warnings[SIM_WARN_NONCONVERGED];
+    int nc = s->data.warnings[SIM_WARN_NONCONVERGED];
+    if (nonconv < nc) nonconv = nc;
     r->warnings = nonconv;
     if (nonconv)
       snprintf(r->note, sizeof r->note, "%d of %d steps not converged (iteration cap)", nonconv,

@@ -691,7 +691,7 @@ struct coll_scratch {
   double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
   int* found;        // candidate pairs whose AABBs overlap this step             (npair)
   int nreduced;      // contacts the patch reduction removed in the last coll_detect call,
-  int nreduced_touch;// and of those the touching ones (depth >= 0)
+  int nreduced_touch;  // and of those the touching ones (depth >= 0)
 };
 
 // bounding sphere (centre b[0..2] in the geom frame, radius b[3]) and local box half extents
@@ -882,7 +882,8 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
   for (int i = 0; i < m->ngeom; i++) {
     if (m->geom_type[i] == MODEL_GEOM_PLANE || m->geom_type[i] == MODEL_GEOM_HFIELD)
       cm->plane[cm->nplane++] = i;
-    else cm->order0[cm->nsweep++] = i;
+    else
+      cm->order0[cm->nsweep++] = i;
   }
   cm->plane_pair = malloc(sizeof(int) * (size_t)(cm->nplane > 0 ? cm->nplane * m->ngeom : 1));
   if (!cm->plane_pair) {
@@ -996,7 +997,8 @@ int coll_reduced(const coll_scratch* cs, int* touching) {
 csim_status coll_scratch_create(const coll_model* cm, coll_scratch** out, csim_error* err) {
   *out = NULL;
   coll_scratch* cs = calloc(1, sizeof(*cs));
-  size_t np1 = (size_t)(cm->npair > 0 ? cm->npair : 1), ng1 = (size_t)(cm->ngeom > 0 ? cm->ngeom : 1);
+  size_t np1 = (size_t)(cm->npair > 0 ? cm->npair : 1),
+         ng1 = (size_t)(cm->ngeom > 0 ? cm->ngeom : 1);
   if (cs) {
     cs->order = malloc(sizeof(int) * ng1);
     cs->aabb = calloc(6 * ng1, sizeof(double));
@@ -1132,9 +1134,8 @@ static int broad_phase(const coll_model* cm, coll_scratch* cs, const double* geo
   return nf;
 }
 
-int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m,
-                const double* geom_xpos, const double* geom_xmat, coll_contact* out, int maxcon,
-                int* ncon) {
+int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m, const double* geom_xpos,
+                const double* geom_xmat, coll_contact* out, int maxcon, int* ncon) {
   int n = 0, dropped = 0;
   double margin = cm->margin;
   cs->nreduced = cs->nreduced_touch = 0;

@@ -296,8 +296,8 @@ static void solve_frozen(step_data* sd, double h) {
 
 // implicit Euler: r(v) = v - v0 - h a(q0 ⊕ h v, v) at trial v (c->vk-sized); contacts, forces
 // (lambda = h f) and per-contact results of the evaluated configuration land in c->con_eval
-static void ie_residual(const step_model* sm, step_data* sd, const sim_options* o, double h, const double* v, double t_end, double* r,
-                        int* dropped) {
+static void ie_residual(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                        const double* v, double t_end, double* r, int* dropped) {
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
@@ -312,7 +312,8 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
   kin_forward(m, d);
   kin_velocity(m, d);
   int ncon = 0;
-  int nd = coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, ce->con, sm->maxgeom, &ncon);
+  int nd =
+      coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, ce->con, sm->maxgeom, &ncon);
   if (nd > 0) *dropped = ncon + nd;  // contacts found (sim_contact_overflow)
   ce->ncon = ncon;
   ce->nlimit = 0;
@@ -369,7 +370,8 @@ static double maxnorm(const double* x, int n) {
 // implicit Euler step: Newton on r(v) with a forward-difference Jacobian and TALS; leaves d at
 // (q0 ⊕ h v+, v+), the end-of-step contacts in sd->con (swapped with c->con_eval) with their
 // impulses, and g rebuilt so that G lambda + g = J v+ - c* (the metric's velocity)
-static void solve_implicit(const step_model* sm, step_data* sd, const sim_options* o, double h, int* dropped) {
+static void solve_implicit(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                           int* dropped) {
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
@@ -478,7 +480,8 @@ static void statistics(cmpl_data* c, const contact_data* con) {
 }
 
 // the force law and its integrator for one (sub)step of size h (integrate.h)
-const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, int* dropped) {
+const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                             sim_stepinfo* info, int* dropped) {
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;

@@ -12,7 +12,8 @@
 // penetration and stiction statistics and the law's state (deflections). Returns the
 // configuration the positions integrate from (q0; implicit Euler's evaluations move d->q).
 // *dropped is set to the contacts found when a contact did not fit the buffers.
-const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h, sim_stepinfo* info, int* dropped);
+const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                             sim_stepinfo* info, int* dropped);
 
 // 1 when the limit springs are made implicit in the step by the mass matrix (stage.h
 // stage_limit_springs with h > 0): semi_implicit and tamsi; implicit Euler's Newton iterates on
