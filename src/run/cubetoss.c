@@ -445,8 +445,10 @@ typedef struct {
   csim_error err;
 } ct_pool;
 
-// simulate one toss into res and traj (T x 7); 0, or -1 when the sim cannot be built
-static int run_toss(ct_pool* P, int j, double* simq, csim_error* err) {
+// simulate one toss into res and traj (T x 7) with the worker's sim *Sp (built on its first toss,
+// reset for each later one: the tosses share the scenario, and a reset sim runs as a new one,
+// core/state.h); 0, or -1 when the sim cannot be built
+static int run_toss(ct_pool* P, int j, sim** Sp, double* simq, csim_error* err) {
   ct_result* r = &P->res[j];
   memset(r, 0, sizeof(*r));
   r->eq = r->pos = r->rot = NAN;
@@ -454,11 +456,13 @@ static int run_toss(ct_pool* P, int j, double* simq, csim_error* err) {
   int T;
   const double* rows = ct_toss(P->d, P->idx[j], &T);
   const char* texts[1] = {P->urdf};
-  sim* S = NULL;
-  if (sim_create_urdf(P->cfg, texts, &S, err) != CSIM_OK) {
+  if (*Sp) {
+    sim_reset(*Sp);
+  } else if (sim_create_urdf(P->cfg, texts, Sp, err) != CSIM_OK) {
     r->failed = 1;
     return -1;
   }
+  sim* S = *Sp;
   double v[6];
   ct_row_state(rows, S->data.d->q, v);
   memcpy(S->data.d->v, v, sizeof(v));
@@ -481,7 +485,6 @@ static int run_toss(ct_pool* P, int j, double* simq, csim_error* err) {
       if (!isfinite(simq[(size_t)k * 7 + c])) r->failed = 1;
   }
   if (!r->failed) ct_score(rows, simq, T, P->d->side, r);
-  sim_free(S);
   r->t_total = wall() - t0;
   return 0;
 }
@@ -490,6 +493,7 @@ static void* worker(void* arg) {
   ct_pool* P = arg;
   double* own = NULL;
   size_t cap = 0;
+  sim* S = NULL;  // this worker's sim, reset between tosses
   for (;;) {
     int j = atomic_fetch_add(&P->next, 1);
     if (j >= P->n) break;
@@ -510,7 +514,7 @@ static void* worker(void* arg) {
     }
     csim_error e;
     err_clear(&e);
-    if (run_toss(P, j, simq, &e) < 0) {
+    if (run_toss(P, j, &S, simq, &e) < 0) {
       pthread_mutex_lock(&P->lock);
       if (P->err_job < 0 || j < P->err_job) {
         P->err_job = j;
@@ -520,6 +524,7 @@ static void* worker(void* arg) {
     }
   }
   free(own);
+  sim_free(S);
   return NULL;
 }
 
