@@ -16,8 +16,10 @@
 //   integrate   stage_integrate      q+ = q ⊕ w h, work done by actions
 //   check       stage_check          divergence (non-finite, |v| > 1e6)
 //
-// A stage reads the compiled options and actions of the sim (state.h), never the scenario, and
-// writes only what it owns. sim.c's outline calls the stages; no stage calls it.
+// Every stage takes (const step_model* sm, step_data* sd, const sim_options* o) (state.h), as
+// MuJoCo's mj_fwdPosition(m, d): it reads the model and the compiled options, never the
+// scenario, and writes only the data (the model's and options' pointers are to const). sim.c's
+// outline calls the stages; no stage calls it.
 //
 // Integration (DESIGN.md "Integration and energy"; the README documents it with measurements).
 // The velocity update is Moreau's velocity-level step (000 eqs. 2-5): v+ = v_f + M^-1 J' lambda.
