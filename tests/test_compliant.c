@@ -458,8 +458,7 @@ static int run_stick_slip(double h, int tals, double* v, int* itmax) {
   sim* s = NULL;
   ck_assert_int_eq(scn_load("scenarios/stick_slip_box.yaml", sets, 1, &cfg, &err), CSIM_OK);
   ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_OK);
-  s->data.cmpl->tals = tals;
-  s->data.cmpl->backtrack = tals;
+  s->opt.cmpl.line_search = tals ? CSIM_LS_TALS : CSIM_LS_NONE;  // TALS and backtracking, or none
   long n = lround(2.0 / h), every = lround(0.01 / h);
   int bad = 0;
   *itmax = 0;

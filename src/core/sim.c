@@ -32,7 +32,7 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
     return st;
   stage_actions(sm, sd, o);
   if (!rigid)
-    info->nlimit = stage_limit_springs(sm, sd, o, cmpl_limit_springs_implicit(sd->cmpl) ? h : 0);
+    info->nlimit = stage_limit_springs(sm, sd, o, cmpl_limit_springs_implicit(&o->cmpl) ? h : 0);
   stage_free_velocity(sm, sd, o, h);
   if (rigid) stage_limits(sm, sd, o, h);
   double t3 = stage_clock();

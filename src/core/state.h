@@ -24,9 +24,9 @@
 //
 // The names: sim_model and sim_data are the tree's (kinematics.h, dynamics.h take them, as
 // MuJoCo's functions take mjModel and mjData); step_model and step_data are the whole step's,
-// holding the tree's parts beside the contact, collision and solver parts. (cmpl_data keeps its
-// copies of the compliant options, set by cmpl_create and never written after: the law's
-// functions in compliant.c read them there.)
+// holding the tree's parts beside the contact, collision and solver parts. The one copy of an
+// option outside sim_options is the rigid solver's (solver_create keeps its solver_options, a
+// family's own configuration behind solver.h, equal to opt.solver).
 //
 // Contact capacity (no fixed cap): the contact buffers hold every contact collision can produce
 // (coll_max_contacts: the sum over candidate pairs of each pair's most contacts), plus both

@@ -504,7 +504,6 @@ static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* 
   csim_status st = compile_cmpl_params(cfg, &s->opt.cmpl.p, err);
   if (st == CSIM_OK)
     st = cmpl_create(&s->opt.cmpl, s->model.m, s->model.maxcon, &s->data.cmpl, err);
-  if (st == CSIM_OK && s->data.cmpl) s->data.cmpl->mat = s->model.mat;
   for (int i = 0; st == CSIM_OK && i < cfg->nmaterials; i++)
     if (cfg->materials[i].restitution > 0) {
       char key[300];

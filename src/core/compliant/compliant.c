@@ -210,18 +210,9 @@ size_t cmpl_bytes(const cmpl_options* o, const sim_model* m, int maxcon) {
 csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, cmpl_data** out,
                         csim_error* err) {
   *out = NULL;
-  cmpl_params p = o->p;
   csim_status st = CSIM_OK;
   cmpl_data* c = calloc(1, sizeof(*c));
   if (!c) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  c->p = p;
-  c->scheme = o->scheme;
-  c->tolerance = o->tolerance;
-  c->max_iterations = o->max_iterations;
-  // integrator.line_search: 001's comparisons with and without TALS (Figs. 4, 5, 7)
-  c->tals = o->line_search == CSIM_LS_TALS;
-  c->backtrack = o->line_search != CSIM_LS_NONE;
-  c->stateful = p.law == CSIM_MODEL_BRISTLE || p.law == CSIM_MODEL_SQRT_SPRING;
   if (maxcon < 1) maxcon = 1;
   c->maxcon = maxcon;
   c->nv = m->nv;
@@ -259,7 +250,7 @@ csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, c
     ok = c->hist != NULL;
     for (int j = 0; ok && j < c->nhist; j++) c->hist[j] = NAN;
   }
-  if (ok && c->scheme == CSIM_SCHEME_IMPLICIT_EULER) {
+  if (ok && o->scheme == CSIM_SCHEME_IMPLICIT_EULER) {
     c->q0 = calloc(nq, sizeof(double));
     c->v0 = calloc(nv, sizeof(double));
     c->vk = calloc(nv, sizeof(double));
@@ -320,9 +311,10 @@ void cmpl_reset(cmpl_data* c) {
   if (c->con_eval) contact_reset(c->con_eval);
 }
 
-void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, double x0[2]) {
+void cmpl_lookup_state(const cmpl_options* o, const cmpl_data* c, const contact_data* con, int i,
+                       double x0[2]) {
   x0[0] = x0[1] = 0;
-  if (!c->stateful) return;
+  if (!cmpl_stateful(o)) return;
   const coll_contact* k = &con->con[i];
   for (int j = 0; j < c->nprev; j++) {
     const int* id = c->prev_id + 3 * j;
@@ -337,9 +329,9 @@ void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, doubl
   }
 }
 
-void cmpl_store_state(cmpl_data* c, const contact_data* con) {
+void cmpl_store_state(const cmpl_options* o, cmpl_data* c, const contact_data* con) {
   c->nprev = 0;
-  if (!c->stateful) return;
+  if (!cmpl_stateful(o)) return;
   for (int i = 0; i < con->ncon; i++) {
     const double* F = con->frame + 9 * i;
     const double* x = c->x1 + 3 * i;

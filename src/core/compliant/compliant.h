@@ -149,16 +149,10 @@ double cmpl_tals_alpha(const double v[2], const double dv[2], double radius, dou
 
 //---- per-contact state and per-step results ----
 
+// what a compliant run writes (the run's data, core/state.h; its options are cmpl_options, its
+// materials the model's)
 typedef struct cmpl_data {
-  cmpl_params p;
-  const struct mat_table* mat;  // contact materials (material.h): per-pair mu, k, d; NULL: p for all
-  csim_scheme scheme;
-  double tolerance;        // Newton tolerance (integrator.newton_tolerance)
-  int max_iterations;      // integrator.newton_max_iterations
-  int tals;                // 1: TALS on (integrator.line_search tals, the default)
-  int backtrack;           // 1: residual backtracking after TALS (line_search tals, backtracking)
-  int stateful;            // the law has a deflection state
-  int maxcon, nv;
+  int maxcon, nv;          // sizes the buffers hold
 
   // deflection state carried by contact id: the previous step's contacts
   int nprev;
@@ -213,6 +207,20 @@ typedef struct cmpl_data {
 
 } cmpl_data;
 
+// the law has a deflection state (bristle, sqrt_spring)
+static inline int cmpl_stateful(const cmpl_options* o) {
+  return o->p.law == CSIM_MODEL_BRISTLE || o->p.law == CSIM_MODEL_SQRT_SPRING;
+}
+
+// integrator.line_search: TALS on (tals, the default); residual backtracking after it (tals,
+// backtracking); none: plain Newton (001's comparisons with and without TALS, Figs. 4, 5, 7)
+static inline int cmpl_tals_on(const cmpl_options* o) {
+  return o->line_search == CSIM_LS_TALS;
+}
+static inline int cmpl_backtrack_on(const cmpl_options* o) {
+  return o->line_search != CSIM_LS_NONE;
+}
+
 // bytes cmpl_create allocates for maxcon contacts
 size_t cmpl_bytes(const cmpl_options* o, const sim_model* m, int maxcon);
 
@@ -227,9 +235,10 @@ void cmpl_reset(cmpl_data* c);
 
 // deflection at the start of the step for contact i of con (frame coordinates, from the previous
 // step's contact with the same id, zero when new) into x0 (2)
-void cmpl_lookup_state(const cmpl_data* c, const contact_data* con, int i, double x0[2]);
+void cmpl_lookup_state(const cmpl_options* o, const cmpl_data* c, const contact_data* con, int i,
+                       double x0[2]);
 
 // remember the deflections x1 of con's contacts (world coordinates) for the next step
-void cmpl_store_state(cmpl_data* c, const contact_data* con);
+void cmpl_store_state(const cmpl_options* o, cmpl_data* c, const contact_data* con);
 
 #endif  // CSIM_COMPLIANT_H

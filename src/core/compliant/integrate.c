@@ -113,12 +113,19 @@ static void contact_vel(const contact_data* con, int i, const double* v, double 
   }
 }
 
+// what the law's evaluations read besides the data: the compliant options and the materials
+typedef struct {
+  const cmpl_options* o;
+  const mat_table* mat;  // NULL: o->p for every contact
+} law_ctx;
+
 // the law's parameters at contact i of con: mu, k, d of the pair's materials (material.h), or
 // the global ones
-static const cmpl_params* law_at(const cmpl_data* c, const contact_data* con, int i, cmpl_params* tmp) {
-  if (!c->mat || con->con[i].geom1 < 0) return &c->p;
-  mat_props mp = mat_pair(c->mat, con->con[i].geom1, con->con[i].geom2);
-  *tmp = c->p;
+static const cmpl_params* law_at(const law_ctx* L, const contact_data* con, int i,
+                                 cmpl_params* tmp) {
+  if (!L->mat || con->con[i].geom1 < 0) return &L->o->p;
+  mat_props mp = mat_pair(L->mat, con->con[i].geom1, con->con[i].geom2);
+  *tmp = L->o->p;
   tmp->mu = mp.mu;
   tmp->k = mp.k;
   tmp->d = mp.d;
@@ -137,10 +144,10 @@ static contact_options metric_options(const sim_options* o, double h) {
 
 // evaluate the law at every contact for the contact velocities c->vc: forces c->f, Jacobian
 // blocks c->A
-static void eval_all(cmpl_data* c, const contact_data* con, int nc) {
+static void eval_all(cmpl_data* c, const law_ctx* L, const contact_data* con, int nc) {
   for (int i = 0; i < nc; i++) {
     cmpl_params tmp;
-    cmpl_force(law_at(c, con, i, &tmp), &c->pt[i], c->vc + 3 * i, &c->ev[i]);
+    cmpl_force(law_at(L, con, i, &tmp), &c->pt[i], c->vc + 3 * i, &c->ev[i]);
     memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
     memcpy(c->A + 9 * i, c->ev[i].dfdv, 9 * sizeof(double));
   }
@@ -153,14 +160,14 @@ static void hist_put(cmpl_data* c, int it, double res) {
 
 // the stop test of both Newton loops at iterate `it` with residual max-norm res: converged
 // (res <= integrator.newton_tolerance), or the iteration cap, or a non-finite residual
-static int newton_done(cmpl_data* c, int it, double res) {
+static int newton_done(cmpl_data* c, const cmpl_options* o, int it, double res) {
   c->residual = res;
   hist_put(c, it, res);
-  if (res <= c->tolerance) {
+  if (res <= o->tolerance) {
     c->converged = 1;
     return 1;
   }
-  return it >= c->max_iterations || !isfinite(res);
+  return it >= o->max_iterations || !isfinite(res);
 }
 
 // TALS: the smallest alpha over contacts for the tangential parts of vc and its update dvc
@@ -176,11 +183,12 @@ static double tals(const cmpl_data* c, int nc, const double* vc, const double* d
 }
 
 // |R(vc)|^2 for trial contact velocities vc (forces evaluated into c->ev, c->f, c->A)
-static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double h,
+static double residual_sq(cmpl_data* c, const law_ctx* L, const contact_data* con, int nc,
+                          double h,
                           const double* vc) {
   for (int i = 0; i < nc; i++) {
     cmpl_params tmp;
-    cmpl_force(law_at(c, con, i, &tmp), &c->pt[i], vc + 3 * i, &c->ev[i]);
+    cmpl_force(law_at(L, con, i, &tmp), &c->pt[i], vc + 3 * i, &c->ev[i]);
     memcpy(c->f + 3 * i, c->ev[i].f, 3 * sizeof(double));
   }
   double phi = 0;
@@ -197,12 +205,12 @@ static double residual_sq(cmpl_data* c, const contact_data* con, int nc, double 
 }
 
 // semi_implicit / tamsi: Newton on (*) with TALS at frozen q0; fills con->lambda = h f
-static void solve_frozen(step_data* sd, double h) {
+static void solve_frozen(const law_ctx* L, step_data* sd, double h) {
   cmpl_data* c = sd->cmpl;
   contact_data* con = sd->con;
   const sim_data* d = sd->d;
   int nc = con->ncon, n3 = 3 * nc;
-  int semi = c->scheme == CSIM_SCHEME_SEMI_IMPLICIT;
+  int semi = L->o->scheme == CSIM_SCHEME_SEMI_IMPLICIT;
 
   // the law's view of each contact; initial guess vc = J v0 (the velocity before the step)
   for (int i = 0; i < nc; i++) {
@@ -215,11 +223,11 @@ static void solve_frozen(step_data* sd, double h) {
     if (semi) {
       pt->frozen = 1;
       cmpl_params tmp;
-      pt->pi0 = cmpl_normal(law_at(c, con, i, &tmp), pt->delta0, v0c[2], NULL, NULL);
+      pt->pi0 = cmpl_normal(law_at(L, con, i, &tmp), pt->delta0, v0c[2], NULL, NULL);
     } else {
       pt->hpen = h;
     }
-    cmpl_lookup_state(c, con, i, pt->x0);
+    cmpl_lookup_state(L->o, c, con, i, pt->x0);
     memcpy(c->x0 + 2 * i, pt->x0, 2 * sizeof(double));
     memcpy(c->vc + 3 * i, v0c, sizeof(v0c));
     // vc* = J v_f = g + c*
@@ -233,7 +241,7 @@ static void solve_frozen(step_data* sd, double h) {
   c->residual = 0;
   for (int it = 0;; it++) {
     // forces and residual R = vc - vc* - h G f at the current iterate
-    eval_all(c, con, nc);
+    eval_all(c, L, con, nc);
     double res = 0;
     solver_problem gp = contact_problem(con);
     for (int i = 0; i < nc; i++) {
@@ -246,7 +254,7 @@ static void solve_frozen(step_data* sd, double h) {
         else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
       }
     }
-    if (newton_done(c, it, res)) break;
+    if (newton_done(c, L->o, it, res)) break;
     // Newton matrix I - h G A (A block diagonal, 3x3 per contact)
     // (dense LU of its own; G's blocks give the nonzero 3x3 blocks of G A)
     memset(c->N, 0, sizeof(double) * (size_t)n3 * (size_t)n3);
@@ -266,15 +274,15 @@ static void solve_frozen(step_data* sd, double h) {
     if (!lu_factor(n3, c->N, c->piv)) break;
     for (int a = 0; a < n3; a++) c->dvc[a] = -c->R[a];
     lu_solve(n3, c->N, c->piv, c->dvc);
-    double alpha = c->tals ? tals(c, nc, c->vc, c->dvc) : 1;
+    double alpha = cmpl_tals_on(L->o) ? tals(c, nc, c->vc, c->dvc) : 1;
     // safeguard: backtrack from the TALS step until |R| decreases (Armijo on |R|^2; the Newton
     // direction always descends it), at most CMPL_BACKTRACK halvings
-    if (c->backtrack && it >= CMPL_BACKTRACK_AFTER) {
+    if (cmpl_backtrack_on(L->o) && it >= CMPL_BACKTRACK_AFTER) {
       double phi0 = 0;
       for (int a = 0; a < n3; a++) phi0 += c->R[a] * c->R[a];
       for (int k = 0; k < CMPL_BACKTRACK; k++) {
         for (int a = 0; a < n3; a++) c->vtry[a] = c->vc[a] + alpha * c->dvc[a];
-        if (residual_sq(c, con, nc, h, c->vtry) <= (1 - 1e-4 * alpha) * phi0) break;
+        if (residual_sq(c, L, con, nc, h, c->vtry) <= (1 - 1e-4 * alpha) * phi0) break;
         alpha *= 0.5;
       }
     }
@@ -298,6 +306,7 @@ static void solve_frozen(step_data* sd, double h) {
 // (lambda = h f) and per-contact results of the evaluated configuration land in c->con_eval
 static void ie_residual(const step_model* sm, step_data* sd, const sim_options* o, double h,
                         const double* v, double t_end, double* r, int* dropped) {
+  const law_ctx law = {&o->cmpl, sm->mat}, *L = &law;
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
@@ -337,10 +346,10 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
     memset(&pt, 0, sizeof(pt));
     pt.delta0 = ce->con[i].depth;
     pt.h = h;
-    cmpl_lookup_state(c, ce, i, pt.x0);
+    cmpl_lookup_state(L->o, c, ce, i, pt.x0);
     contact_vel(ce, i, v, vc);
     cmpl_params tmp;
-    cmpl_force(law_at(c, ce, i, &tmp), &pt, vc, &e);
+    cmpl_force(law_at(L, ce, i, &tmp), &pt, vc, &e);
     for (int k = 0; k < 3; k++) ce->lambda[3 * i + k] = h * e.f[k];
     c->x1[3 * i] = e.x1[0];
     c->x1[3 * i + 1] = e.x1[1];
@@ -372,6 +381,7 @@ static double maxnorm(const double* x, int n) {
 // impulses, and g rebuilt so that G lambda + g = J v+ - c* (the metric's velocity)
 static void solve_implicit(const step_model* sm, step_data* sd, const sim_options* o, double h,
                            int* dropped) {
+  const law_ctx law = {&o->cmpl, sm->mat}, *L = &law;
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
@@ -389,7 +399,7 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
     pt->delta0 = con0->con[i].depth;
     pt->hpen = h;
     pt->h = h;
-    cmpl_lookup_state(c, con0, i, pt->x0);
+    cmpl_lookup_state(L->o, c, con0, i, pt->x0);
   }
 
   c->iterations = 0;
@@ -397,7 +407,7 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
   for (int it = 0;; it++) {
     ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r, dropped);
     double res = maxnorm(c->r, nv);
-    if (newton_done(c, it, res)) break;
+    if (newton_done(c, L->o, it, res)) break;
     // forward-difference Jacobian of r, column by column (Jr row-major nv x nv)
     for (int j = 0; j < nv; j++) {
       double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
@@ -411,14 +421,14 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
     lu_solve(nv, c->Jr, c->piv, c->dv);
     // TALS on the start-of-step contacts' tangential velocities (J frozen at q0)
     double alpha = 1;
-    if (c->tals) {
+    if (cmpl_tals_on(L->o)) {
       for (int i = 0; i < nc0; i++) {
         double vc[3], dvc[3];
         cmpl_eval e;
         contact_vel(con0, i, c->vk, vc);
         contact_vel(con0, i, c->dv, dvc);
         cmpl_params tmp;
-        cmpl_force(law_at(c, con0, i, &tmp), &c->pt[i], vc, &e);
+        cmpl_force(law_at(L, con0, i, &tmp), &c->pt[i], vc, &e);
         double v[2] = {vc[0] - e.center[0], vc[1] - e.center[1]};
         double a = cmpl_tals_alpha(v, dvc, e.radius, CMPL_THETA_MAX);
         if (a < alpha) alpha = a;
@@ -426,7 +436,7 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
     }
     // safeguard: backtrack until |r| decreases (Armijo on |r|^2, as in solve_frozen); the
     // accepted trial is evaluated again at the top of the loop
-    if (c->backtrack) {
+    if (cmpl_backtrack_on(L->o)) {
       double phi0 = 0, phi = 0;
       for (int k = 0; k < nv; k++) phi0 += c->r[k] * c->r[k];
       for (int b = 0; b < CMPL_BACKTRACK; b++) {
@@ -482,6 +492,7 @@ static void statistics(cmpl_data* c, const contact_data* con) {
 // the force law and its integrator for one (sub)step of size h (integrate.h)
 const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h,
                              sim_stepinfo* info, int* dropped) {
+  const law_ctx L = {&o->cmpl, sm->mat};
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;
@@ -492,10 +503,10 @@ const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_opti
     *dropped = sd->con->ncon + 1;
     sd->con->ncon = 0;
   }
-  if (c->scheme == CSIM_SCHEME_IMPLICIT_EULER) {
+  if (o->cmpl.scheme == CSIM_SCHEME_IMPLICIT_EULER) {
     solve_implicit(sm, sd, o, h, dropped);
   } else {
-    solve_frozen(sd, h);
+    solve_frozen(&L, sd, h);
     // v+ = v_f + M^-1 J' lambda
     memcpy(d->v, sd->vfree, sizeof(double) * (size_t)m->nv);
     contact_apply(m, d, sd->con, d->v);
@@ -508,14 +519,14 @@ const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_opti
   solver_residuals(&p, con->lambda, con->cvel, &info->solve);
   if (con->ncon == 0) info->solve.eps_abs = 0;
   statistics(c, con);
-  cmpl_store_state(c, con);
+  cmpl_store_state(&o->cmpl, c, con);
   info->ncon = con->ncon;
   // q+ = q0 ⊕ h w (implicit Euler: from the saved q0; its evaluations moved d->q)
-  return c->scheme == CSIM_SCHEME_IMPLICIT_EULER ? c->q0 : d->q;
+  return o->cmpl.scheme == CSIM_SCHEME_IMPLICIT_EULER ? c->q0 : d->q;
 }
 
-int cmpl_limit_springs_implicit(const cmpl_data* c) {
-  return c->scheme != CSIM_SCHEME_IMPLICIT_EULER;
+int cmpl_limit_springs_implicit(const cmpl_options* o) {
+  return o->scheme != CSIM_SCHEME_IMPLICIT_EULER;
 }
 
 void cmpl_save_state(cmpl_data* c, const sim_model* m, const sim_data* d) {

@@ -18,7 +18,7 @@ const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_opti
 // 1 when the limit springs are made implicit in the step by the mass matrix (stage.h
 // stage_limit_springs with h > 0): semi_implicit and tamsi; implicit Euler's Newton iterates on
 // them instead
-int cmpl_limit_springs_implicit(const cmpl_data* c);
+int cmpl_limit_springs_implicit(const cmpl_options* o);
 
 // convergence control: the state a step starts from (q, v, time, the law's state), saved
 // before its first attempt and restored for each retry in substeps
