@@ -1,5 +1,5 @@
-// stage.h — the stages of one time step, shared by the rigid step (sim.c) and the compliant one
-// (sim_compliant.c), as MuJoCo's mj_step calls fwdPosition -> fwdVelocity -> fwdActuation ->
+// stage.h — the stages of one time step, called by the one outline of sim.c for rigid and
+// compliant models alike, as MuJoCo's mj_step calls fwdPosition -> fwdVelocity -> fwdActuation ->
 // fwdConstraint and Box2D's solver runs an enum of stages (DESIGN.md "The step as stages").
 //
 //   positions   stage_positions      kinematics at q: poses, motion subspaces, body velocities

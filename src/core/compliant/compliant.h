@@ -47,9 +47,9 @@
 // Scenario keys of a compliant run (decisions):
 //   integrator.line_search  tals (default): TALS, then residual backtracking as a safeguard;
 //                           backtracking: no TALS; none: plain Newton with full steps (001's
-//                           "without TALS" of Figs. 4, 5, 7), see sim_compliant.c.
+//                           "without TALS" of Figs. 4, 5, 7), see integrate.c.
 //   output.newton_history   K > 0 records /compliant/newton_history (cmpl_data.hist).
-//   integrator.scheme       semi_implicit | tamsi | implicit_euler (sim_compliant.c says how each
+//   integrator.scheme       semi_implicit | tamsi | implicit_euler (integrate.c says how each
 //                           works); integrator.newton_tolerance is on the max-norm of the Newton
 //                           residual in m/s (contact velocities for semi_implicit/tamsi,
 //                           generalized velocities for implicit_euler), newton_max_iterations caps
