@@ -246,6 +246,19 @@ static const bad_case kBad[] = {
      "--set:1:13: 'robots.0.q0': values 3-6 are the quaternion"},
     {"@C run " SLIDE " --set 'robots.0.q0=[0,0,0.05,0,0,1]'", 2, "--set:1:13: 'robots.0.q0'"},
     {"@C run " SLIDE " --set 'robots.0.v0=[1,2]'", 2, "'robots.0.v0': robot 'cube' has nv = 6"},
+    // initial states whose energies overflow (issue 26): exit 2 before the first step, naming
+    // the key; m g z of the 1 kg cube overflows at z > 1.8e308 / 9.81, 1/2 m v^2 at v > 1.9e154
+    {"@C run " SLIDE " --set 'robots.0.q0=[0,0,1.0e308,0,0,0,1]'", 2,
+     "--set:1:13: 'robots.0.q0': robot 'cube' starts with kinetic energy 0.5 J and potential "
+     "energy inf J"},
+    {"@C run " SLIDE " --set 'robots.0.q0=[0,0,5e307,0,0,0,1]' --set 'robots.0.v0=[0,0,0,0,0,0]'",
+     2, "--set:1:13: 'robots.0.q0': robot 'cube' starts with kinetic energy 0 J and potential "
+     "energy inf J"},
+    {"@C run " SLIDE " --set 'robots.0.v0=[0,1e155,0,0,0,0]'", 2,
+     "--set:1:13: 'robots.0.v0': robot 'cube' starts with kinetic energy inf J"},
+    // each energy finite, the audit's scale kinetic + |potential| not (1.5e308 + 9.8e307)
+    {"@C run " SLIDE " --set world.ground.type=none --set 'robots.0.q0=[0,0,-1e307,0,0,0,1]' "
+     "--set 'robots.0.v0=[0,1.732e154,0,0,0,0]'", 2, "--set:3:13: 'robots.0.v0'"},
     {"@C run " SLIDE " --set solver.name=lemke", 2, "--set:1:13: 'solver.name': model 'ncp'"},
     {"@C run " SLIDE " --set contact.model=lcp --set solver.name=bisection", 2,
      "--set:2:13: 'solver.name'"},

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/compliant/compliant.h"
+#include "core/dynamics.h"
 #include "core/kinematics.h"
 #include "core/material.h"
 #include "core/spatial.h"
@@ -151,6 +152,70 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
   for (int j = 0; j < m->njnt; j++)
     if (m->jnt_type[j] == MODEL_JOINT_FREE) sp_normquat(d->q + m->jnt_qadr[j] + 3);
   return CSIM_OK;
+}
+
+// robot r's kinetic and potential energy (stage_mass's dyn_kinetic and dyn_potential) in d after
+// kin_forward and dyn_crba, its velocity from v: M is block-diagonal by robot (each a tree of its
+// own), so the kinetic energy of v with the other robots' dofs zeroed is robot r's
+static void robot_energy(const sim_model* m, sim_data* d, const double* v, int r, double* T,
+                         double* V) {
+  memset(d->v, 0, sizeof(double) * (size_t)m->nv);
+  memcpy(d->v + m->robot_dofadr[r], v + m->robot_dofadr[r], sizeof(double) * (size_t)m->robot_nv[r]);
+  *T = dyn_kinetic(m, d);
+  *V = 0;
+  for (int b = m->robot_bodyadr[r]; b < m->robot_bodyadr[r] + m->robot_nbody[r]; b++)
+    *V -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+}
+
+// exit 2 naming robot r's key: its positions (q0, else joints, else position) when the potential
+// energy is the larger, else v0
+static csim_status energy_error(const scn_config* cfg, const sim_model* m, int r, double T,
+                                double V, csim_error* err) {
+  const scn_robot* R = &cfg->robots[r];
+  int pos = !(fabs(V) < T);  // an infinite or NaN potential blames the positions
+  const char* name = !pos ? "v0" : R->q0 ? "q0" : R->njoints > 0 ? "joints" : "position";
+  char rk[64];
+  return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, name), err,
+                       "robot '%s' starts with kinetic energy %g J and potential energy %g J: "
+                       "expected finite energies, their sum and the energy audit's scale "
+                       "(kinetic + |potential|), which the step and the audit derive from the "
+                       "initial state", m->robot_name[r], T, V);
+}
+
+// every energy the step and the energy audit derive from the initial state (stage_mass,
+// stage_audit: kinetic, potential, their sum, the scale kinetic + |potential|) must be finite
+// before the first step, else the run ends "complete" with energy inf and drift NaN (issue 26:
+// q0 z = 1e308 gives m g z = inf); computed on a scratch copy of the state, robot by robot, then
+// summed (an overflow of the sums blames the robot of the largest term)
+static csim_status initial_energies(const scn_config* cfg, const sim_model* m,
+                                    const sim_data* d0, csim_error* err) {
+  sim_data* d = NULL;
+  csim_status st = data_create(m, 0, &d, err);
+  if (st != CSIM_OK) return st;
+  memcpy(d->q, d0->q, sizeof(double) * (size_t)m->nq);
+  kin_forward(m, d);
+  dyn_crba(m, d);
+  double Ts = 0, Vs = 0, scale = 0, big = -1, Tb = 0, Vb = 0;
+  int rb = 0;
+  for (int r = 0; r < m->nrobot && st == CSIM_OK; r++) {
+    double T, V;
+    robot_energy(m, d, d0->v, r, &T, &V);
+    if (!isfinite(T) || !isfinite(V) || !isfinite(T + fabs(V)))
+      st = energy_error(cfg, m, r, T, V, err);
+    Ts += T;
+    Vs += V;
+    scale += T + fabs(V);
+    if (fmax(T, fabs(V)) > big) {
+      big = fmax(T, fabs(V));
+      rb = r;
+      Tb = T;
+      Vb = V;
+    }
+  }
+  if (st == CSIM_OK && (!isfinite(Ts + Vs) || !isfinite(scale)))
+    st = energy_error(cfg, m, rb, Tb, Vb, err);
+  data_free(d);
+  return st;
 }
 
 // compile the actions once: copy their values, resolve names to indices
@@ -601,6 +666,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK) s->model.data_bytes = data_bytes(m, 0);
   for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++)
     st = initial_state(cfg, m, s->data.d, r, err);
+  if (st == CSIM_OK) st = initial_energies(cfg, m, s->data.d, err);
   if (st == CSIM_OK) st = keep_initial_state(s, err);
   if (st == CSIM_OK) st = compile_collision(cfg, s, err);
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
