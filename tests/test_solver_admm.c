@@ -910,15 +910,15 @@ START_TEST(ccp_admm_cube_slide_exact) {
     int cap = f.cfg->max_iterations, ncap = 0, nair = 0, nhover = 0;
     long nsteps = lround(f.cfg->duration / f.cfg->dt);
     for (long k = 0; k < nsteps; k++) {
-      double vy = s->d->v[1], vz = s->d->v[2], phi = s->d->q[2] - 0.05, want[2];
+      double vy = s->data.d->v[1], vz = s->data.d->v[2], phi = s->data.d->q[2] - 0.05, want[2];
       sim_stepinfo info;
       csim_error err;
       ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
       ck_assert(info.ncon == 0 || info.ncon == 4);
       ccp_cube_step(vy, vz, phi, mu, info.ncon > 0, want);
-      ck_assert_msg(fabs(s->d->v[1] - want[0]) < 1e-5 && fabs(s->d->v[2] - want[1]) < 1e-5,
+      ck_assert_msg(fabs(s->data.d->v[1] - want[0]) < 1e-5 && fabs(s->data.d->v[2] - want[1]) < 1e-5,
                     "crit %d step %ld: v [%.9f %.9f], the CCP's [%.9f %.9f]", crit, k,
-                    s->d->v[1], s->d->v[2], want[0], want[1]);
+                    s->data.d->v[1], s->data.d->v[2], want[0], want[1]);
       double lamn = (want[1] - (vz - GRAV * DT)) / 4, compl = mu * lamn * fabs(want[0]);
       if (fabs(want[0]) > 1e-3 && lamn < 1e-9) nair++;
       if (fabs(want[0]) > 1e-3 && fabs(want[1] - vz) < 1e-5 && lamn > 0) nhover++;
