@@ -97,7 +97,38 @@ endif
 
 .PHONY: all deps test test-unit test-san run bench clean
 .PHONY: test-slurm print-opt
-all: $(CSIM_BIN) robots/iiwa_wsg.urdf
+all: $(CSIM_BIN) robots/iiwa_wsg.urdf plugins
+
+# controller plugins (core/plugin.h): the example users copy (tools/plugin_example) and the broken
+# ones tests/test_control.c loads; built against the header as it is installed, <csim/plugin.h>
+PLUGIN_DIR := $(BUILD)/plugins
+PLUGIN_INC := $(BUILD)/include/csim/plugin.h
+BAD_PLUGINS := abi null nostep nosym nan fail
+PLUGINS    := $(PLUGIN_DIR)/pd_plugin.so $(patsubst %,$(PLUGIN_DIR)/bad_%.so,$(BAD_PLUGINS))
+PLUGIN_CC  = $(CC) -std=c11 -O2 -fPIC -shared -Wall -Wextra -Werror -I$(BUILD)/include
+.PHONY: plugins install
+plugins: $(PLUGINS)
+$(PLUGIN_INC): src/core/plugin.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(PLUGIN_DIR)/pd_plugin.so: tools/plugin_example/pd_plugin.c $(PLUGIN_INC)
+	@mkdir -p $(dir $@)
+	$(PLUGIN_CC) -o $@ $< -lm
+$(PLUGIN_DIR)/bad_%.so: tests/plugins/bad_plugins.c $(PLUGIN_INC)
+	@mkdir -p $(dir $@)
+	$(PLUGIN_CC) -DBAD_$(shell echo $* | tr a-z A-Z) -o $@ $< -lm
+$(BUILD)/tests/test_control: TCFLAGS += -DPLUGIN_DIR='"$(PLUGIN_DIR)"'
+$(BUILD)/tests/test_control: | $(PLUGINS)
+
+# make install PREFIX=/usr/local: csim, the plugin header and csim-plugin.pc, so a plugin builds
+# outside the repository with `pkg-config --cflags csim-plugin`
+PREFIX ?= /usr/local
+install: $(CSIM_BIN)
+	install -D -m 755 $(CSIM_BIN) $(DESTDIR)$(PREFIX)/bin/csim
+	install -D -m 644 src/core/plugin.h $(DESTDIR)$(PREFIX)/include/csim/plugin.h
+	@mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nincludedir=$${prefix}/include\n\nName: csim-plugin\nDescription: csim controller plugin ABI (<csim/plugin.h>)\nVersion: 1\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/csim-plugin.pc
 
 # the optimization flags of this build (tools/bench/bench.sh records them beside the figures)
 print-opt:

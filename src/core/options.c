@@ -8,6 +8,7 @@
 #define CSIM_NAME(id, name) name,
 const char* const csim_model_names[] = {CSIM_MODELS(CSIM_NAME) NULL};
 const char* const csim_solver_names[] = {CSIM_SOLVERS(CSIM_NAME) NULL};
+const char* const csim_controller_names[] = {CSIM_CONTROLLERS(CSIM_NAME) NULL};
 #undef CSIM_NAME
 const char* const csim_scheme_names[] = {"semi_implicit", "tamsi", "implicit_euler", NULL};
 const char* const csim_on_failure_names[] = {"continue", "stop", NULL};

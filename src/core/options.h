@@ -32,6 +32,18 @@ typedef enum {
 } csim_solver;
 // the rigid solvers are all but the last ("none")
 #define CSIM_NRIGID_SOLVERS CSIM_SOLVER_NONE
+// controller types (controllers.N.type; core/control.h): built-in laws and plugins
+#define CSIM_CONTROLLERS(X) \
+  X(PD, "pd")               \
+  X(QUADRUPED_WALK, "quadruped_walk") \
+  X(PLUGIN, "plugin")
+typedef enum {
+#define CSIM_CONTROLLER_ENUM(id, name) CSIM_CONTROLLER_##id,
+  CSIM_CONTROLLERS(CSIM_CONTROLLER_ENUM)
+#undef CSIM_CONTROLLER_ENUM
+  CSIM_NCONTROLLERS
+} csim_controller;
+
 typedef enum { CSIM_SCHEME_SEMI_IMPLICIT, CSIM_SCHEME_TAMSI, CSIM_SCHEME_IMPLICIT_EULER, CSIM_NSCHEMES } csim_scheme;
 typedef enum { CSIM_FAIL_CONTINUE, CSIM_FAIL_STOP, CSIM_NFAIL } csim_on_failure;
 typedef enum { CSIM_ENERGY_WARN, CSIM_ENERGY_STOP, CSIM_NENERGY } csim_on_energy;
@@ -44,6 +56,7 @@ typedef enum { CSIM_LS_TALS, CSIM_LS_BACKTRACKING, CSIM_LS_NONE, CSIM_NLS } csim
 typedef enum { CSIM_COMBINE_DRAKE, CSIM_COMBINE_MUJOCO, CSIM_COMBINE_MEAN, CSIM_NCOMBINE } csim_combine;
 
 // each enum's names as the scenario spells them, indexed by value, NULL-terminated (options.c)
+extern const char* const csim_controller_names[];    // pd plugin
 extern const char* const csim_model_names[];          // ncp ccp lcp raisim raisim_ds
                                                       //   hunt_crossley spring_damper bristle
                                                       //   sqrt_spring

@@ -132,7 +132,9 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   double t0 = stage_clock();
   int dropped = 0;
   info->t_collision = info->t_dynamics = info->t_solve = 0;
-  csim_status st = o->rigid ? step_pass(sm, sd, o, o->dt, 1, info, &dropped, err)
+  csim_status st = stage_control(sm, sd, o, err);
+  if (st != CSIM_OK) return st;
+  st = o->rigid ? step_pass(sm, sd, o, o->dt, 1, info, &dropped, err)
                             : step_controlled(sm, sd, o, info, err);
   if (st != CSIM_OK) return st;
   sd->step++;

@@ -234,6 +234,7 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
     else
       joint_action(sm, sd, &sm->act[a], t);
   }
+  for (int c = 0; c < sm->nctl; c++) ctl_apply(m, &sm->ctl[c], &sd->ctl[c], d->qfrc_applied);
   // URDF effort limits on the joint torques of actions
   if (o->effort) {
     int clamped = 0;
@@ -254,6 +255,22 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
     dyn_rnea_rest(m, d, d->xfrc_applied, 0, sd->tau);
     for (int k = 0; k < nv; k++) sd->qfrc_ext[k] -= sd->tau[k];
   }
+}
+
+csim_status stage_control(const step_model* sm, step_data* sd, const sim_options* o,
+                          csim_error* err) {
+  if (!sm->nctl) return CSIM_OK;
+  const contact_data* c = sd->con;
+  kin_forward(sm->m, sd->d);
+  kin_velocity(sm->m, sd->d);
+  ctl_link_forces(sm->m, c->con, c->ncon - c->nlimit, c->frame, c->lambda, o->dt,
+                  sd->link_contact, sd->link_force);
+  for (int i = 0; i < sm->nctl; i++) {
+    csim_status st = ctl_update(sm->m, sd->d, &sm->ctl[i], &sd->ctl[i], sd->step,
+                                sd->link_contact, sd->link_force, err);
+    if (st != CSIM_OK) return st;
+  }
+  return CSIM_OK;
 }
 
 int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* o, double h) {

@@ -67,6 +67,13 @@ void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_s
 csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* o, double kinetic,
                         double potential, sim_stepinfo* info, csim_error* err);
 
+// controllers (control.h) at the start of step sd->step: kinematics at the current state, the
+// last step's contact forces per link, each controller's update (the torques due now held in
+// sd->ctl, added to the actions' by stage_actions); CSIM_ERR_RUN when a controller fails. Once
+// per step, before the outline (a compliant step's retries reuse the torques)
+csim_status stage_control(const step_model* sm, step_data* sd, const sim_options* o,
+                          csim_error* err);
+
 // actions at d->time and the current state -> d->qfrc_applied (clamped to the URDF effort
 // limits when limits.effort), d->xfrc_applied; sd->qfrc_ext = qfrc_applied + J'f_ext
 void stage_actions(const step_model* sm, step_data* sd, const sim_options* o);

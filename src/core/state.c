@@ -81,6 +81,9 @@ void step_data_reset(const step_model* m, step_data* d, const sim_options* o) {
   for (size_t k = 0; k < sizeof(work) / sizeof(work[0]); k++)
     memset(work[k], 0, sizeof(double) * nv1);
   memset(d->robot_touch, 0, sizeof(int) * ((size_t)t->nrobot + 1));
+  for (int i = 0; i < m->nctl; i++) ctl_reset(&m->ctl[i], &d->ctl[i]);
+  if (d->link_contact) memset(d->link_contact, 0, sizeof(int) * (size_t)t->nlink);
+  if (d->link_force) memset(d->link_force, 0, sizeof(double) * 3 * (size_t)t->nlink);
   d->step = 0;
   d->midpoint_its = 0;
   memset(d->warnings, 0, sizeof(d->warnings));
@@ -91,7 +94,9 @@ void sim_reset(sim* s) {
   step_data_reset(&s->model, &s->data, &s->opt);
 }
 
-static void step_data_free(step_data* d) {
+static void step_data_free(const step_model* m, step_data* d) {
+  for (int i = 0; d->ctl && i < m->nctl; i++) ctl_data_free(&m->ctl[i], &d->ctl[i]);
+  free(d->ctl); free(d->link_contact); free(d->link_force);
   free(d->vfree); free(d->tau); free(d->qfrc_ext); free(d->qfrc_limit); free(d->aact);
   free(d->apas); free(d->wpos); free(d->vprev); free(d->robot_touch);
   solver_free(d->slv);
@@ -103,6 +108,8 @@ static void step_data_free(step_data* d) {
 
 // the model's parts are const to the step; their owner (sim_create's sim) frees them here
 static void step_model_free(step_model* m) {
+  for (int i = 0; m->ctl && i < m->nctl; i++) ctl_model_free((ctl_model*)&m->ctl[i]);
+  free((void*)m->ctl);
   for (int a = 0; m->act && a < m->nact; a++) {
     free(m->act[a].jnt);
     free(m->act[a].ref);
@@ -117,7 +124,7 @@ static void step_model_free(step_model* m) {
 
 void sim_free(sim* s) {
   if (!s) return;
-  step_data_free(&s->data);
+  step_data_free(&s->model, &s->data);
   step_model_free(&s->model);
   free(s->opt.file);
   free(s);

@@ -50,6 +50,7 @@
 #include "core/collision/collision.h"
 #include "core/compliant/compliant.h"
 #include "core/contact.h"
+#include "core/control.h"
 #include "core/data.h"
 #include "core/model.h"
 #include "core/options.h"
@@ -138,6 +139,8 @@ typedef struct {
                             // the scenario has neither contact.materials nor contact.solref
   const sim_action* act;    // the compiled actions (nact)
   int nact;
+  const ctl_model* ctl;     // the controllers (control.h)                               (nctl)
+  int nctl;
   const double* q_init;     // the state a run starts from (the scenario's q0, v0, joints) (nq)
   const double* v_init;     //                                                           (nv)
   int maxcon;               // contact buffer size (geometric contacts + limits)
@@ -170,6 +173,11 @@ typedef struct {
   double* wpos;             // the velocity positions move with                  (nv)
   double* vprev;            // previous midpoint iterate                         (nv)
   int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
+  // controllers: what each writes (its state, held torques, delay line, noise generator), and
+  // the per-link contact forces of the last step they sense (model-wide)
+  ctl_data* ctl;            //                                                   (nctl)
+  int* link_contact;        //                                                   (nlink)
+  double* link_force;       //                                                   (nlink x 3)
   // counters
   long step;                // steps done
   long midpoint_its;        // implicit-midpoint iterations of v_f, summed over steps

@@ -13,6 +13,7 @@
 #include "core/kinematics.h"
 #include "core/material.h"
 #include "core/spatial.h"
+#include "io/compile_control.h"
 #include "io/model_build.h"
 #include "io/terrain.h"
 #include "io/urdf.h"
@@ -674,6 +675,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);
   if (st == CSIM_OK) st = resolve_actions(cfg, s, err);
+  if (st == CSIM_OK) st = compile_controllers(cfg, s, err);
   if (st != CSIM_OK) {
     sim_free(s);
     return st;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/control.h"
 #include "io/yamltree.h"
 
 //---------------------------------- name tables -----------------------------------------------
@@ -32,6 +33,7 @@ _Static_assert(sizeof(csim_solver) == sizeof(int), "enum size");
 _Static_assert(sizeof(csim_scheme) == sizeof(int), "enum size");
 _Static_assert(sizeof(act_profile) == sizeof(int), "enum size");
 _Static_assert(sizeof(act_type) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_controller) == sizeof(int), "enum size");
 _Static_assert(sizeof(csim_on_failure) == sizeof(int), "enum size");
 _Static_assert(sizeof(csim_line_search) == sizeof(int), "enum size");
 
@@ -61,6 +63,8 @@ typedef enum {
   K_PAIRS,    // list of [name, name] (char** flat, pair count at noff)
   K_JOINTS,   // "all" or a non-empty list of names (char**, count at noff; all -> NULL, -1)
   K_MATMAP,   // map name -> map of material keys (scn_material*, count at noff; keys at PATH.NAME.*)
+  K_STRMAP,   // map name -> scalar or list of scalars, as text (char** flat name, value pairs,
+              // pair count at noff; a list's items joined by spaces)
 } ktype;
 
 // key flags
@@ -76,12 +80,14 @@ enum {
 };
 
 // which struct a key is stored in
-enum { B_NONE, B_CFG, B_ROBOT, B_ACTION, B_MATERIAL, NBASES };
+enum { B_NONE, B_CFG, B_ROBOT, B_ACTION, B_MATERIAL, B_CONTROLLER, NBASES };
 
 // action-type masks
 #define A_FORCE (1u << ACT_FORCE)
 #define A_PD (1u << ACT_PD)
 #define A_TRAJ (1u << ACT_TRAJECTORY)
+// controller-type masks (keys under controllers.N: .acts holds controller types)
+#define C_PLUGIN (1u << CSIM_CONTROLLER_PLUGIN)
 
 // one key of the schema
 typedef struct {
@@ -105,6 +111,7 @@ typedef struct {
 #define RB(f) .base = B_ROBOT, .off = offsetof(scn_robot, f)
 #define AC(f) .base = B_ACTION, .off = offsetof(act_spec, f)
 #define MT(f) .base = B_MATERIAL, .off = offsetof(scn_material, f)
+#define CT(f) .base = B_CONTROLLER, .off = offsetof(scn_controller, f)
 #define GE0 .flags = F_LO, .lo = 0
 #define GT0 .flags = F_LO | F_LOX, .lo = 0
 
@@ -333,6 +340,31 @@ static const skey keys[] = {
      .acts = A_PD | A_TRAJ, AC(effort_limit), .units = "N m or N",
      .doc = "Joint torques are clamped to `[-effort_limit, effort_limit]`"},
     // output
+    // controllers
+    {.path = "controllers", .type = K_LIST, .def_doc = "none", CF(controllers),
+     .noff = offsetof(scn_config, ncontrollers), .elem = B_CONTROLLER,
+     .doc = "Closed-loop controllers: each reads a robot's sensors once per control period and writes its joint torques (held between control instants, added to those of actions, clamped to the effort limits)"},
+    {.path = "controllers.N.type", .type = K_ENUM, .flags = F_REQ, .names = csim_controller_names, CT(type),
+     .doc = "Controller: `pd` (built-in joint PD; params kp, kd, target), `plugin` (a shared library written against <csim/plugin.h>)"},
+    {.path = "controllers.N.name", .type = K_STR, .def_doc = "`<type><N>`", CT(name),
+     .doc = "Name in messages and outputs (`/control/<name>/...`); unique"},
+    {.path = "controllers.N.robot", .type = K_STR, .def_doc = "the first robot", CT(robot),
+     .doc = "Robot the controller senses and drives (its 1-dof joints, in model order)"},
+    {.path = "controllers.N.period", .type = K_NUM, GE0, .def = "0", CT(period), .units = "s",
+     .doc = "Control period, a multiple of integrator.dt; 0: every step. Torques are held between control instants (zero-order hold)"},
+    {.path = "controllers.N.delay", .type = K_NUM, GE0, .def = "0", CT(delay), .units = "s",
+     .doc = "Time from sensing to applying the torques, a multiple of integrator.dt (zero torque until the first torques are due)"},
+    {.path = "controllers.N.library", .type = K_PATH, .flags = F_REQ, .acts = C_PLUGIN, CT(library_text),
+     .off2 = offsetof(scn_controller, library),
+     .doc = "Shared library exporting csim_plugin_entry (tools/plugin_example/pd_plugin.c), relative to the scenario file's directory"},
+    {.path = "controllers.N.params", .type = K_STRMAP, .def_doc = "none", CT(params),
+     .noff = offsetof(scn_controller, nparams),
+     .doc = "Parameters passed to the controller as name/value text (a list's items joined by spaces)"},
+    {.path = "controllers.N.noise", .type = K_NUMMAP, .def_doc = "none", CT(noise),
+     .noff = offsetof(scn_controller, nnoise),
+     .doc = "Gaussian sensor noise, standard deviation per channel: q, v, base_pos, base_linvel, base_angvel, imu_acc, imu_gyro, link_force"},
+    {.path = "controllers.N.seed", .type = K_INT, GE0, .def = "0", CT(seed),
+     .doc = "Seed of the controller's noise generator (runs are deterministic)"},
     {.path = "output", .type = K_SECTION, .doc = "Output file"},
     {.path = "output.path", .type = K_PATH, .def_doc = "`out/<name>.h5` in the current directory",
      CF(output_path_text), .off2 = offsetof(scn_config, output_path),
@@ -738,9 +770,62 @@ static void* field(const skey* k, void** bases, size_t off) { return (char*)base
 static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const char* kpath, void** bases,
                            int act);
 
-// robots / actions: a list of maps, each walked with its own storage
+// the element kinds of the lists: a name for messages, the element size, and for lists whose
+// elements have a type (actions, controllers) the type key's path and the type names
+typedef struct {
+  int elem;
+  const char* what;
+  size_t size;
+  const char* type_path;
+  const char* const* type_names;
+} list_kind;
+
+static const list_kind list_kinds[] = {
+    {B_ROBOT, "robot", sizeof(scn_robot), NULL, NULL},
+    {B_ACTION, "action", sizeof(act_spec), "actions.N.type", act_type_names},
+    {B_CONTROLLER, "controller", sizeof(scn_controller), "controllers.N.type", csim_controller_names},
+};
+
+static const list_kind* kind_of(int elem) {
+  for (size_t i = 0; i < sizeof list_kinds / sizeof list_kinds[0]; i++)
+    if (list_kinds[i].elem == elem) return &list_kinds[i];
+  return &list_kinds[0];
+}
+
+// the list kind a key pattern lies in ("actions.N..." -> actions), NULL at other keys
+static const list_kind* kind_at(const char* pat) {
+  for (size_t i = 0; i < sizeof list_kinds / sizeof list_kinds[0]; i++) {
+    const char* tp = list_kinds[i].type_path;
+    if (tp && !strncmp(pat, tp, (size_t)(strchr(tp, '.') - tp)) && pat[strchr(tp, '.') - tp] == '.')
+      return &list_kinds[i];
+  }
+  return NULL;
+}
+
+// an element with a type: the type key is read first, since it decides which keys apply
+static csim_status read_type(vctx* c, const list_kind* lk, const ytree_node* item, const char* ip,
+                             void** sub, int* type) {
+  const ytree_entry* te = ytree_map_get(item, "type");
+  char tp[256];
+  join_path(tp, sizeof(tp), ip, "type");
+  if (!te) {
+    char allowed[128];
+    list_names(allowed, sizeof(allowed), lk->type_names);
+    return fail_node(c, item, tp, "missing required key 'type' (one of: %s)", allowed);
+  }
+  for (size_t r = 0; r < NKEYS; r++) {
+    if (strcmp(keys[r].path, lk->type_path) != 0) continue;
+    csim_status st = convert(c, &keys[r], te->value, tp, sub, -1);
+    if (st != CSIM_OK) return st;
+    *type = *(int*)field(&keys[r], sub, keys[r].off);
+  }
+  return CSIM_OK;
+}
+
+// robots / actions / controllers: a list of maps, each walked with its own storage
 static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, const char* kpath, void** bases) {
-  const char* what = k->elem == B_ROBOT ? "robot" : "action";
+  const list_kind* lk = kind_of(k->elem);
+  const char* what = lk->what;
   if (n->kind != YTREE_SEQ) {
     char exp[64];
     snprintf(exp, sizeof(exp), "a list of %ss (- key: value ...)", what);
@@ -748,7 +833,7 @@ static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, con
   }
   if ((k->flags & F_REQ) && n->n == 0)
     return fail_node(c, n, kpath, "expected at least one %s, found an empty list", what);
-  size_t esize = k->elem == B_ROBOT ? sizeof(scn_robot) : sizeof(act_spec);
+  size_t esize = lk->size;
   void* arr = xalloc((size_t)n->n, esize);
   // count first, so scn_free releases partially filled elements on error
   *(void**)field(k, bases, k->off) = arr;
@@ -766,28 +851,12 @@ static csim_status convert_list(vctx* c, const skey* k, const ytree_node* n, con
     memcpy(sub, bases, sizeof(sub));
     sub[k->elem] = (char*)arr + (size_t)i * esize;
     int act = -1;
-    if (k->elem == B_ROBOT) {
-      ((scn_robot*)sub[B_ROBOT])->line = item->line;
-    } else {
-      // an action's type decides which keys apply: read it first
-      act_spec* a = sub[B_ACTION];
-      a->line = item->line;
-      const ytree_entry* te = ytree_map_get(item, "type");
-      char tp[256];
-      join_path(tp, sizeof(tp), ip, "type");
-      if (!te) {
-        char allowed[128];
-        list_names(allowed, sizeof(allowed), act_type_names);
-        return fail_node(c, item, tp, "missing required key 'type' (one of: %s)", allowed);
-      }
-      for (size_t r = 0; r < NKEYS; r++) {
-        if (strcmp(keys[r].path, "actions.N.type") != 0) continue;
-        csim_status st = convert(c, &keys[r], te->value, tp, sub, -1);
-        if (st != CSIM_OK) return st;
-      }
-      act = (int)a->type;
-    }
-    csim_status st = walk_map(c, item, pat, ip, sub, act);
+    if (k->elem == B_ROBOT) ((scn_robot*)sub[B_ROBOT])->line = item->line;
+    if (k->elem == B_ACTION) ((act_spec*)sub[B_ACTION])->line = item->line;
+    if (k->elem == B_CONTROLLER) ((scn_controller*)sub[B_CONTROLLER])->line = item->line;
+    csim_status st = lk->type_path ? read_type(c, lk, item, ip, sub, &act) : CSIM_OK;
+    if (st != CSIM_OK) return st;
+    st = walk_map(c, item, pat, ip, sub, act);
     if (st != CSIM_OK) return st;
   }
   return CSIM_OK;
@@ -935,6 +1004,35 @@ static csim_status conv_nummap(vctx* c, const skey* k, const ytree_node* n, cons
   return CSIM_OK;
 }
 
+// map name -> a scalar or a list of scalars, kept as text (controller params): flat name, value
+static csim_status conv_strmap(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
+                               void** bases) {
+  if (n->kind != YTREE_MAP) return fail_type(c, n, kpath, "a map of name: value");
+  char** kv = xalloc(2 * (size_t)n->n + 1, sizeof(char*));
+  *(char***)field(k, bases, k->off) = kv;  // owned from here on (scn_free) even on error
+  *(int*)field(k, bases, k->noff) = n->n;
+  for (int i = 0; i < n->n; i++) {
+    const ytree_node* v = n->entries[i].value;
+    char ep[256];
+    join_path(ep, sizeof(ep), kpath, n->entries[i].key);
+    kv[2 * i] = xstrdup(n->entries[i].key);
+    if (v->kind == YTREE_SCALAR) {
+      kv[2 * i + 1] = xstrdup(v->text);
+      continue;
+    }
+    if (v->kind != YTREE_SEQ) return fail_type(c, v, ep, "a scalar or a list of scalars");
+    size_t len = 1;
+    for (int j = 0; j < v->n; j++) {
+      if (v->items[j]->kind != YTREE_SCALAR) return fail_type(c, v->items[j], ep, "a scalar");
+      len += strlen(v->items[j]->text) + 1;
+    }
+    char* t = xalloc(len, 1);
+    for (int j = 0; j < v->n; j++) strcat(strcat(t, j ? " " : ""), v->items[j]->text);
+    kv[2 * i + 1] = t;
+  }
+  return CSIM_OK;
+}
+
 // a list of [link, link] pairs
 static csim_status conv_pairs(vctx* c, const skey* k, const ytree_node* n, const char* kpath,
                               void** bases) {
@@ -1068,6 +1166,8 @@ static csim_status convert(vctx* c, const skey* k, const ytree_node* n, const ch
       return conv_matmap(c, k, n, kpath, bases, act);
     case K_JOINTS:
       return conv_joints(c, k, n, kpath, bases);
+    case K_STRMAP:
+      return conv_strmap(c, k, n, kpath, bases);
   }
   return fail_node(c, n, kpath, "internal error: unknown key type");
 }
@@ -1091,11 +1191,12 @@ static csim_status unknown_key(vctx* c, const ytree_entry* e, const char* pat, c
     if (!parent_is(&keys[r], pat) || strcmp(leaf_of(keys[r].path), e->key) != 0) continue;
     char types[64] = "";
     size_t t = 0;
-    for (int a = 0; a < ACT_NTYPES; a++)
+    const list_kind* lk = kind_at(pat);
+    for (int a = 0; lk && lk->type_names[a]; a++)
       if (keys[r].acts & (1u << a))
-        t += (size_t)snprintf(types + t, sizeof(types) - t, "%s%s", t ? ", " : "", act_type_names[a]);
-    return fail_entry(c, e, kpath, "key '%s' does not apply to actions of type '%s' (it applies to: %s)", e->key,
-                      act_type_names[act], types);
+        t += (size_t)snprintf(types + t, sizeof(types) - t, "%s%s", t ? ", " : "", lk->type_names[a]);
+    return fail_entry(c, e, kpath, "key '%s' does not apply to %ss of type '%s' (it applies to: %s)", e->key,
+                      lk ? lk->what : "?", lk ? lk->type_names[act] : "?", types);
   }
   // candidates: applicable sibling keys, without duplicates
   const char* cands[NKEYS];
@@ -1151,9 +1252,10 @@ static csim_status walk_map(vctx* c, const ytree_node* map, const char* pat, con
     join_path(cp, sizeof(cp), kpath, leaf_of(keys[r].path));
     if (keys[r].flags & F_REQ) {
       const char* l = leaf_of(keys[r].path);
-      if (act >= 0 && keys[r].acts)
-        return fail_node(c, map, cp, "missing required key '%s' (%s) for an action of type '%s'", l, keys[r].doc,
-                         act_type_names[act]);
+      const list_kind* lk = kind_at(pat);
+      if (act >= 0 && keys[r].acts && lk)
+        return fail_node(c, map, cp, "missing required key '%s' (%s) for %s %s of type '%s'", l, keys[r].doc,
+                         lk->elem == B_ACTION ? "an" : "a", lk->what, lk->type_names[act]);
       return fail_node(c, map, cp, "missing required key '%s' (%s)", l, keys[r].doc);
     }
     if ((st = apply_default(c, &keys[r], cp, bases, act)) != CSIM_OK) return st;
@@ -1228,6 +1330,43 @@ static csim_status check_soft(vctx* c, const ytree_node* root) {
 }
 
 // checks that involve several keys: robot names, action windows and per-joint list lengths
+// controllers: default names, names unique, noise channels known with standard deviations >= 0
+static csim_status check_controllers(vctx* c, const ytree_node* root) {
+  scn_config* cfg = c->cfg;
+  const ytree_node* list = value_of(root, "controllers");
+  char kp[300];
+  for (int i = 0; i < cfg->ncontrollers; i++) {
+    scn_controller* t = &cfg->controllers[i];
+    const ytree_node* item = list->items[i];
+    if (!t->name) {
+      snprintf(kp, sizeof(kp), "%s%d", csim_controller_names[t->type], i);
+      t->name = xstrdup(kp);
+    }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(t->name, cfg->controllers[j].name)) {
+        snprintf(kp, sizeof(kp), "controllers.%d.name", i);
+        return fail_node(c, value_of(item, "name") ? value_of(item, "name") : item, kp,
+                         "duplicate controller name '%s' (controller %d, line %d, has the same name)",
+                         t->name, j, cfg->controllers[j].line);
+      }
+    const ytree_node* noise = value_of(item, "noise");
+    for (int j = 0; j < t->nnoise; j++) {
+      snprintf(kp, sizeof(kp), "controllers.%d.noise.%.200s", i, t->noise[j].name);
+      if (scn_name_index(ctl_channel_names, t->noise[j].name) < 0) {
+        char dym[96], allowed[256];
+        did_you_mean(dym, sizeof(dym), t->noise[j].name, ctl_channel_names, CTL_NCHANNELS);
+        list_names(allowed, sizeof(allowed), ctl_channel_names);
+        return fail_entry(c, &noise->entries[j], kp, "unknown sensor channel '%s'%s (one of: %s)",
+                          t->noise[j].name, dym, allowed);
+      }
+      if (!(t->noise[j].value >= 0))
+        return fail_node(c, noise->entries[j].value, kp,
+                         "out of range: a standard deviation >= 0 expected, found %g", t->noise[j].value);
+    }
+  }
+  return CSIM_OK;
+}
+
 static csim_status check_cross(vctx* c, const ytree_node* root) {
   scn_config* cfg = c->cfg;
   csim_status st_soft;
@@ -1273,6 +1412,7 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
   }
   // MuJoCo softness: ccp only, lengths and MuJoCo's ranges (src/core/material.h)
   if ((st_soft = check_soft(c, root)) != CSIM_OK) return st_soft;
+  if ((st_soft = check_controllers(c, root)) != CSIM_OK) return st_soft;
   // explicit robot names are unique
   const ytree_node* robots = value_of(root, "robots");
   for (int i = 0; i < cfg->nrobots; i++)
@@ -1626,6 +1766,17 @@ void scn_free(scn_config* cfg) {
     free(a->offset);
   }
   free(cfg->actions);
+  for (int i = 0; cfg->controllers && i < cfg->ncontrollers; i++) {
+    scn_controller* t = &cfg->controllers[i];
+    free(t->name);
+    free(t->robot);
+    free(t->library);
+    free(t->library_text);
+    free_strs(t->params, 2 * t->nparams);
+    for (int j = 0; t->noise && j < t->nnoise; j++) free(t->noise[j].name);
+    free(t->noise);
+  }
+  free(cfg->controllers);
   free(cfg->ground_file);
   free(cfg->ground_file_text);
   free(cfg->ground_size);
@@ -1656,6 +1807,7 @@ static const char* type_doc(const skey* k) {
     case K_PAIRS: return "list of [link, link]";
     case K_JOINTS: return "`all` or list of names";
     case K_MATMAP: return "map name: {key: value}";
+    case K_STRMAP: return "map name: value";
   }
   return "?";
 }
@@ -1697,13 +1849,11 @@ void scn_print_schema_markdown(FILE* f) {
     if (k->type == K_NUMS && k->flags & F_BCAST)
       snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%slength 1 or one per joint",
                allowed[0] ? "; " : "");
-    // action types the key applies to
-    if (k->acts) {
-      size_t t = 0;
-      for (int a = 0; a < ACT_NTYPES; a++)
-        if (k->acts & (1u << a))
-          t += (size_t)snprintf(who + t, sizeof(who) - t, "%s%s", t ? ", " : "", act_type_names[a]);
-    }
+    // action or controller types the key applies to
+    const list_kind* lk = k->acts ? kind_at(k->path) : NULL;
+    for (int a = 0, t = 0; lk && lk->type_names[a]; a++)
+      if (k->acts & (1u << a))
+        t += snprintf(who + t, sizeof(who) - (size_t)t, "%s%s", t ? ", " : "", lk->type_names[a]);
     fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s%s%s |\n", k->path, type_doc(k), def, allowed[0] ? allowed : "-",
             k->units ? k->units : "-", who[0] ? "*" : "", who, who[0] ? ":* " : "", k->doc);
   }

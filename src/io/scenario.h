@@ -52,6 +52,22 @@ extern const char* const scn_frame_names[];          // world local  (index = ac
 
 typedef struct { char* name; double value; } scn_named_value;
 
+// one controller (controllers.N; core/control.h)
+typedef struct {
+  int line;              // line of this controller's entry
+  csim_controller type;  // 'type' (required)
+  char* name;            // 'name', NULL = "<type><N>"
+  char* robot;           // 'robot', NULL = the first robot
+  double period;         // 'period' s, 0 = the step (a multiple of integrator.dt)
+  double delay;          // 'delay' s, >= 0 (a multiple of integrator.dt)
+  char* library;         // plugin: 'library' resolved against the scenario's directory
+  char* library_text;    //   ... as written
+  char** params; int nparams;  // 'params': flat name, value pairs (values as text; a list's
+                               // items joined by spaces)
+  scn_named_value* noise; int nnoise;  // 'noise': sensor channel -> standard deviation
+  int seed;              // 'seed' of the noise generator
+} scn_controller;
+
 // one robot (robots.N)
 typedef struct {
   char* urdf;            // 'urdf' as written (required)
@@ -146,6 +162,8 @@ typedef struct {
   double limits_damping;    // 'limits.damping' >= 0, default 1e2 (compliant models)
   // actions
   act_spec* actions; int nactions;
+  // controllers
+  scn_controller* controllers; int ncontrollers;
   // output
   char* output_path;        // 'output.path' resolved; default "out/<name>.h5" (current directory)
   char* output_path_text;   // 'output.path' as written, NULL when absent

@@ -22,17 +22,65 @@ static const struct {
 #undef OUT_ROW
 };
 
+// the controllers' joints and log channels, summed
+static void control_sizes(const sim* S, int* nj, int* nlog) {
+  *nj = *nlog = 0;
+  for (int i = 0; i < S->model.nctl; i++) {
+    *nj += S->model.ctl[i].info.njoint;
+    *nlog += S->data.ctl[i].nlog;
+  }
+}
+
+// the columns attribute of /control/tau or /control/log: controller/name, comma separated
+static csim_status control_columns(out_run* o, const sim* S, int logs, csim_error* err) {
+  size_t n = 1;
+  for (int pass = 0; pass < 2; pass++) {
+    char* buf = pass ? calloc(n, 1) : NULL;
+    if (pass && !buf) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+    size_t k = 0;
+    for (int i = 0; i < S->model.nctl; i++) {
+      const ctl_model* cm = &S->model.ctl[i];
+      int m = logs ? S->data.ctl[i].nlog : cm->info.njoint;
+      for (int j = 0; j < m; j++) {
+        const char* name = logs ? S->data.ctl[i].log_names[j] : cm->info.joint_names[j];
+        size_t len = strlen(cm->info.controller) + strlen(name) + 3;
+        if (pass) snprintf(buf + k, n - k, "%s%s/%s", k ? ", " : "", cm->info.controller, name);
+        k += pass ? strlen(buf + k) : len;
+      }
+    }
+    if (!pass) {
+      n = k + 1;
+      continue;
+    }
+    csim_status st = rec_attr_string(o->f, logs ? "/control/log" : "/control/tau", "columns",
+                                     buf, err);
+    free(buf);
+    return st;
+  }
+  return CSIM_OK;
+}
+
 // declare the datasets this run has, in table order
 static csim_status declare(out_run* o, const sim* S, csim_error* err) {
-  int nhist = S->data.cmpl ? S->data.cmpl->nhist : 0;
+  int nhist = S->data.cmpl ? S->data.cmpl->nhist : 0, nctlj, nlog;
+  control_sizes(S, &nctlj, &nlog);
+  if (S->model.nctl) {
+    o->ctl_row = calloc((size_t)(nctlj > nlog ? nctlj : nlog) + 1, sizeof(double));
+    if (!o->ctl_row) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
   for (int k = 0; k < OUT_NDATASETS; k++) {
     out_when w = kSets[k].when;
-    if ((w == OUT_COMPLIANT && !S->data.cmpl) || (w == OUT_HISTORY && nhist <= 0)) continue;
+    if ((w == OUT_COMPLIANT && !S->data.cmpl) || (w == OUT_HISTORY && nhist <= 0) ||
+        (w == OUT_CONTROL && !S->model.nctl) || (w == OUT_CONTROL_LOG && nlog <= 0))
+      continue;
     int n = kSets[k].ncols;
     size_t ncols = (size_t)(n == OUT_NQ ? S->model.m->nq : n == OUT_NV ? S->model.m->nv
-                            : n == OUT_NHIST ? nhist : n);
+                            : n == OUT_NHIST ? nhist : n == OUT_NCTLJ ? nctlj
+                            : n == OUT_NCTLLOG ? nlog : n);
     csim_status st = rec_add(o->f, kSets[k].path, kSets[k].type, ncols, kSets[k].units,
                              kSets[k].desc, &o->ds[k], err);
+    if (st == CSIM_OK && (k == OUT_CTL_TAU || k == OUT_CTL_LOG))
+      st = control_columns(o, S, k == OUT_CTL_LOG, err);
     if (st != CSIM_OK) return st;
   }
   return CSIM_OK;
@@ -139,6 +187,23 @@ static csim_status row_contacts(out_run* o, const sim* S, const sim_stepinfo* in
   return st;
 }
 
+// the controllers' row (/control): each controller's held torques and log, concatenated
+static csim_status row_control(out_run* o, const sim* S, csim_error* err) {
+  csim_status st = CSIM_OK;
+  for (int logs = 0; logs < 2 && !st; logs++) {
+    size_t k = 0;
+    for (int i = 0; i < S->model.nctl; i++) {
+      const ctl_data* cd = &S->data.ctl[i];
+      size_t n = (size_t)(logs ? cd->nlog : S->model.ctl[i].info.njoint);
+      memcpy(o->ctl_row + k, logs ? cd->log : cd->tau, sizeof(double) * n);
+      k += n;
+    }
+    rec_dataset* ds = o->ds[logs ? OUT_CTL_LOG : OUT_CTL_TAU];
+    if (ds) st = rec_append(ds, o->ctl_row, err);
+  }
+  return st;
+}
+
 // a compliant law's row (/compliant)
 static csim_status row_compliant(out_run* o, const sim* S, csim_error* err) {
   const cmpl_data* c = S->data.cmpl;
@@ -161,6 +226,7 @@ csim_status out_row(out_run* o, const sim* S, const double* q0, const double* v0
   csim_status st = row_state(o, S, q0, v0, t, info, err);
   if (!st) st = row_contacts(o, S, info, err);
   if (!st && S->data.cmpl) st = row_compliant(o, S, err);
+  if (!st && S->model.nctl) st = row_control(o, S, err);
   rec_step(o->f);
   return st;
 }
@@ -188,6 +254,8 @@ csim_status out_close(out_run* o, const sim* S, const scn_config* cfg, int rc, l
     rec_attr_double(f, NULL, "wall_time", wall, &cerr);
   err_clear(&cerr);
   o->f = NULL;
+  free(o->ctl_row);
+  o->ctl_row = NULL;
   if (rec_close(f, rc == CSIM_OK, rc == CSIM_OK ? NULL : failure, &cerr) != CSIM_OK) {
     err_print(&cerr, stderr);
     return CSIM_ERR_RUN;

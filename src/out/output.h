@@ -16,12 +16,16 @@ typedef enum {
   OUT_ALL,         // every run
   OUT_COMPLIANT,   // compliant laws (/compliant)
   OUT_HISTORY,     // compliant laws with output.newton_history > 0
+  OUT_CONTROL,     // runs with controllers (/control)
+  OUT_CONTROL_LOG, // runs whose controllers log channels
 } out_when;
 
 // columns that depend on the run
 #define OUT_NQ (-1)     // the model's nq
 #define OUT_NV (-2)     // the model's nv
 #define OUT_NHIST (-3)  // output.newton_history
+#define OUT_NCTLJ (-4)  // the controllers' joints, summed
+#define OUT_NCTLLOG (-5)  // the controllers' log channels, summed
 
 // THE table of datasets: X(ID, path, type, columns (0: a scalar per row), units, when, description)
 #define OUT_DATASETS(X) \
@@ -100,6 +104,14 @@ typedef enum {
     "contact frame rows t1, t2, n in world coordinates") \
   X(C_ID, "/contacts/id", REC_I32, 3, "1", OUT_ALL, \
     "geom1, geom2, feature: matches across steps") \
+  X(CTL_TAU, "/control/tau", REC_F64, OUT_NCTLJ, "N m or N", OUT_CONTROL, \
+    "joint torques the controllers applied over the step (held between control instants, " \
+      "after their effort clamp): each controller's joints in model order, controllers in " \
+      "scenario order (attribute columns: controller/joint)") \
+  X(CTL_LOG, "/control/log", REC_F64, OUT_NCTLLOG, "per channel", OUT_CONTROL_LOG, \
+    "the controllers' log channels at their last control instant (attribute columns: " \
+      "controller/channel; quadruped_walk: commanded and measured base velocity, height, " \
+      "MPC iterations and residual, planned footholds)") \
   X(CMPL_DS_ITER, "/compliant/newton_iterations", REC_I32, 0, "1", OUT_COMPLIANT, \
     "Newton iterations of the compliant step (semi_implicit, tamsi: contact-space Newton with " \
       "TALS; implicit_euler: Newton on v with a finite-difference Jacobian and TALS)") \
@@ -143,6 +155,8 @@ typedef struct {
   rec_file* f;
   rec_dataset* ds[OUT_NDATASETS];  // NULL where the run does not have the dataset
   double dt;                       // s: impulses are recorded as forces (impulse / dt)
+  double* ctl_row;                 // a /control row being assembled (controllers' joints and
+                                   // log channels), sized at out_open; NULL without controllers
 } out_run;
 
 // create the file (only once the input is known to be good), its root attributes and every

@@ -1,0 +1,433 @@
+// test_control.c — controllers (core/control.h) around the ABI of core/plugin.h, before they are
+// wired into the step: control instants, zero-order hold and delay, effort clamping, error
+// paths, seeded noise, the IMU and the per-link contact forces.
+//
+// Oracles: arithmetic on the step numbers (which instant's torques are due at which step), the
+// closed form of free fall (an IMU in free fall reads zero proper acceleration), a resting
+// cube's weight (the contact forces carry m g), the normal distribution's variance.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/control.h"
+#include "core/kinematics.h"
+#include "core/sim.h"
+#include "core/spatial.h"
+#include "io/plugin_load.h"
+#include "scene_fixture.h"
+#include "support.h"
+
+// ---- a test controller: torque = the instant's time, one log channel = its call count -------
+
+typedef struct {
+  int calls;
+  double nan_at;  // return NaN from this time on (inf: never)
+} probe_state;
+
+static const char* const probe_logs[] = {"calls"};
+
+static int probe_init(const csim_plugin_info* in, void** state, int* nlog,
+                      const char* const** names, char msg[CSIM_PLUGIN_MSG]) {
+  (void)msg;
+  probe_state* p = calloc(1, sizeof *p);
+  p->nan_at = INFINITY;
+  for (int k = 0; k < in->nparam; k++)
+    if (!strcmp(in->param_keys[k], "nan_at")) p->nan_at = atof(in->param_values[k]);
+  *state = p;
+  *nlog = 1;
+  *names = probe_logs;
+  return CSIM_PLUGIN_OK;
+}
+
+static int probe_step(void* state, const csim_sensors* s, double* tau, double* log,
+                      char msg[CSIM_PLUGIN_MSG]) {
+  (void)msg;
+  probe_state* p = state;
+  log[0] = ++p->calls;
+  tau[0] = s->time >= p->nan_at ? NAN : 1 + s->time;  // under every effort limit
+  return CSIM_PLUGIN_OK;
+}
+
+static int failing_init(const csim_plugin_info* in, void** state, int* nlog,
+                        const char* const** names, char msg[CSIM_PLUGIN_MSG]) {
+  (void)in; (void)state; (void)nlog; (void)names;
+  snprintf(msg, CSIM_PLUGIN_MSG, "no gains given");
+  return CSIM_PLUGIN_ERROR;
+}
+
+static void probe_release(void* state) { free(state); }
+
+static const csim_plugin_api probe_api = {CSIM_PLUGIN_ABI, "probe", probe_init, probe_step,
+                                          probe_release};
+static const csim_plugin_api failing_api = {CSIM_PLUGIN_ABI, "failing", failing_init, probe_step,
+                                            probe_release};
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+// a controller on robot 0 of the fixture's model; params as key/value pairs
+static void ctl_setup(const sim* s, const csim_plugin_api* api, int every, int delay,
+                      const char* const* kv, int nparam, ctl_model* cm, ctl_data* cd) {
+  memset(cm, 0, sizeof *cm);
+  ck_assert_int_eq(ctl_model_init(s->model.m, 0, s->opt.dt, every, delay, cm), 0);
+  static const char* keys[8], *vals[8];
+  for (int k = 0; k < nparam; k++) {
+    keys[k] = kv[2 * k];
+    vals[k] = kv[2 * k + 1];
+  }
+  cm->api = api;
+  cm->info.controller = "c0";
+  cm->info.nparam = nparam;
+  cm->info.param_keys = keys;
+  cm->info.param_values = vals;
+  if (cd) {
+    csim_error err;
+    ck_assert_int_eq(ctl_data_init(cm, cd, &err), CSIM_OK);
+  }
+}
+
+static csim_status step_ctl(fixture* f, const ctl_model* cm, ctl_data* cd, long k,
+                            csim_error* err) {
+  return ctl_update(f->s->model.m, f->s->data.d, cm, cd, k, NULL, NULL, err);
+}
+
+// ---- tests -----------------------------------------------------------------------------------
+
+// every = 4 steps, delay = 6 steps: the torques due at step k were computed at the last instant
+// i (a multiple of 4) with i + 6 <= k, at time i dt; zero before step 6
+START_TEST(hold_and_delay) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  ctl_model cm;
+  ctl_data cd;
+  ctl_setup(f.s, &probe_api, 4, 6, NULL, 0, &cm, &cd);
+  ck_assert_int_gt(cm.info.njoint, 0);
+  double dt = f.s->opt.dt;
+  csim_error err;
+  for (long k = 0; k < 40; k++) {
+    f.s->data.d->time = k * dt;  // the controller sees time only: the state need not move
+    ck_assert_int_eq(step_ctl(&f, &cm, &cd, k, &err), CSIM_OK);
+    long i = k - 6 < 0 ? -1 : (k - 6) / 4 * 4;
+    double want = i < 0 ? 0 : 1 + i * dt;
+    ck_assert_msg(cd.tau[0] == want, "step %ld: tau %.17g, want %.17g", k, cd.tau[0], want);
+    for (int j = 1; j < cm.info.njoint; j++) ck_assert(cd.tau[j] == 0);
+    ck_assert_double_eq(cd.log[0], (double)(k / 4 + 1));  // calls so far
+  }
+  ck_assert_int_eq(cd.instant, 10);
+  // the torques enter the controlled joint's dof only
+  double* qfrc = calloc((size_t)f.s->model.m->nv, sizeof(double));
+  ctl_apply(f.s->model.m, &cm, &cd, qfrc);
+  ck_assert(qfrc[f.s->model.m->jnt_dofadr[cm.jnt[0]]] == cd.tau[0]);
+  free(qfrc);
+  ctl_data_free(&cm, &cd);
+  ctl_model_free(&cm);
+  fixture_free(&f);
+}
+END_TEST
+
+// a reset restarts the instants, the delay line and the controller's own state
+START_TEST(reset_restarts) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  ctl_model cm;
+  ctl_data cd;
+  ctl_setup(f.s, &probe_api, 2, 3, NULL, 0, &cm, &cd);
+  csim_error err;
+  double first[20], again[20];
+  for (int pass = 0; pass < 2; pass++) {
+    for (long k = 0; k < 20; k++) {
+      f.s->data.d->time = k * f.s->opt.dt;
+      ck_assert_int_eq(step_ctl(&f, &cm, &cd, k, &err), CSIM_OK);
+      (pass ? again : first)[k] = cd.tau[0] + 1e6 * cd.log[0];
+    }
+    ck_assert_int_eq(ctl_reset(&cm, &cd), CSIM_OK);
+    ck_assert_int_eq(cd.instant, 0);
+  }
+  for (int k = 0; k < 20; k++) ck_assert(first[k] == again[k]);
+  ctl_data_free(&cm, &cd);
+  ctl_model_free(&cm);
+  fixture_free(&f);
+}
+END_TEST
+
+START_TEST(nonfinite_torque_stops) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  ctl_model cm;
+  ctl_data cd;
+  static const char* const kv[] = {"nan_at", "0.0105"};
+  ctl_setup(f.s, &probe_api, 1, 0, kv, 1, &cm, &cd);
+  csim_error err;
+  csim_status st = CSIM_OK;
+  long k = 0;
+  for (; k < 100 && st == CSIM_OK; k++) {
+    f.s->data.d->time = k * 0.001;
+    st = step_ctl(&f, &cm, &cd, k, &err);
+  }
+  ck_assert_int_eq(st, CSIM_ERR_RUN);
+  ck_assert_int_eq(k, 12);  // t = 0.011 is the first instant at or past 0.0105
+  ck_assert_str_eq(err.key, "c0");
+  ck_assert_ptr_nonnull(strstr(err.msg, "non-finite torque"));
+  ck_assert_ptr_nonnull(strstr(err.msg, cm.info.joint_names[0]));
+  ctl_data_free(&cm, &cd);
+  ctl_model_free(&cm);
+  fixture_free(&f);
+}
+END_TEST
+
+// init failures name the controller and carry the controller's message; the PD's params checked
+START_TEST(init_errors) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  static const struct {
+    const csim_plugin_api* api;
+    const char* kv[4];
+    int n;
+    const char* msg;
+  } rows[] = {
+      {&failing_api, {0}, 0, "no gains given"},
+      {NULL, {0}, 0, "param 'kp' is required"},
+      {NULL, {"kp", "-3"}, 1, "param 'kp': expected a number > 0, got '-3'"},
+      {NULL, {"kp", "10", "kd", "x"}, 2, "param 'kd': expected a number >= 0, got 'x'"},
+      {NULL, {"kp", "10", "target", "1 2"}, 2, "param 'target': expected 1 or 9 numbers"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    ctl_model cm;
+    ctl_data cd;
+    ctl_setup(f.s, rows[r].api ? rows[r].api : ctl_builtin_pd(), 1, 0, rows[r].kv, rows[r].n,
+              &cm, NULL);
+    csim_error err;
+    ck_assert_int_eq(ctl_data_init(&cm, &cd, &err), CSIM_ERR_INPUT);
+    ck_assert_str_eq(err.key, "c0");
+    ck_assert_msg(strstr(err.msg, rows[r].msg), "row %zu: %s", r, err.msg);
+    ctl_data_free(&cm, &cd);
+    ctl_model_free(&cm);
+  }
+  fixture_free(&f);
+}
+END_TEST
+
+// the PD law against its closed form, with the torques clamped to the URDF's effort limits
+START_TEST(pd_clamped) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  ctl_model cm;
+  ctl_data cd;
+  static const char* const kv[] = {"kp", "100", "kd", "3", "target", "0.5"};
+  ctl_setup(f.s, ctl_builtin_pd(), 1, 0, kv, 3, &cm, &cd);
+  const sim_model* m = f.s->model.m;
+  csim_error err;
+  for (int k = 0; k < cm.info.njoint; k++) {
+    f.s->data.d->q[m->jnt_qadr[cm.jnt[k]]] = -20.0 * k;  // far from the target: some clamp
+    f.s->data.d->v[m->jnt_dofadr[cm.jnt[k]]] = 0.25 * k;
+  }
+  ck_assert_int_eq(step_ctl(&f, &cm, &cd, 0, &err), CSIM_OK);
+  int clamped = 0;
+  for (int k = 0; k < cm.info.njoint; k++) {
+    double want = 100 * (0.5 + 20.0 * k) - 3 * 0.25 * k, lim = cm.info.effort[k];
+    if (lim > 0 && want > lim) {
+      want = lim;
+      clamped = 1;
+    }
+    ck_assert_double_eq_tol(cd.tau[k], want, 1e-12 * fabs(want));
+  }
+  ck_assert_int_eq(clamped, 1);  // the kuka's URDF has effort limits
+  ck_assert_int_eq(cd.nclamped, 1);
+  ctl_data_free(&cm, &cd);
+  ctl_model_free(&cm);
+  fixture_free(&f);
+}
+END_TEST
+
+// noise: the same seed gives the same values; the sample standard deviation of 4000 draws is the
+// one asked within 6 % (its relative standard error is 1/sqrt(2 n) = 1.1 %: 5 sigma)
+START_TEST(noise_seeded) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  double sd = 0.02, sum[2] = {0, 0}, sq = 0;
+  int n = 4000;
+  for (int pass = 0; pass < 2; pass++) {
+    ctl_model cm;
+    ctl_data cd;
+    static const char* const kv[] = {"kp", "1"};
+    ctl_setup(f.s, ctl_builtin_pd(), 1, 0, kv, 1, &cm, NULL);
+    cm.noise[CTL_NOISE_q] = sd;
+    cm.seed = 42;
+    csim_error err;
+    ck_assert_int_eq(ctl_data_init(&cm, &cd, &err), CSIM_OK);
+    double q0 = f.s->data.d->q[f.s->model.m->jnt_qadr[cm.jnt[0]]];
+    for (long k = 0; k < n; k++) {
+      ck_assert_int_eq(step_ctl(&f, &cm, &cd, k, &err), CSIM_OK);
+      double e = cd.sensors.q[0] - q0;
+      sum[pass] += e;
+      if (pass == 0) sq += e * e;
+    }
+    ctl_data_free(&cm, &cd);
+    ctl_model_free(&cm);
+  }
+  ck_assert(sum[0] == sum[1]);
+  double mean = sum[0] / n, est = sqrt(sq / n - mean * mean);
+  ck_assert_double_eq_tol(est, sd, 0.06 * sd);
+  ck_assert_double_lt(fabs(mean), 5 * sd / sqrt(n));
+  fixture_free(&f);
+}
+END_TEST
+
+// the cube in free fall: the IMU reads no proper acceleration; resting on the ground it reads
+// -g (up, in world axes) and the contact forces on its link carry its weight (to 1 %: the
+// Baumgarte term of the scenario still pushes a resting cube by less than that)
+START_TEST(imu_and_contact_forces) {
+  fixture f = fixture_file("scenarios/cube_drop.yaml", NULL, 0);
+  sim* s = f.s;
+  ctl_model cm;
+  ctl_data cd;
+  ctl_setup(s, ctl_builtin_pd(), 1, 0, (const char* const[]){"kp", "1"}, 1, &cm, &cd);
+  ck_assert_int_eq(cm.info.njoint, 0);
+  ck_assert_int_eq(cm.info.floating, 1);
+  int nl = s->model.m->nlink, link = cm.link[0];
+  int* lc = calloc((size_t)nl, sizeof(int));
+  double* lf = calloc(3 * (size_t)nl, sizeof(double));
+  double w = model_robot_mass(s->model.m, 0) * fabs(s->model.m->gravity[2]);
+  csim_error err;
+  sim_stepinfo info;
+  for (long k = 0; k < 1500; k++) {
+    contact_data* c = s->data.con;
+    ctl_link_forces(s->model.m, c->con, c->ncon - c->nlimit, c->frame, c->lambda, s->opt.dt, lc, lf);
+    kin_forward(s->model.m, s->data.d);  // in the step the controller runs after stage_positions
+    kin_velocity(s->model.m, s->data.d);
+    ck_assert_int_eq(ctl_update(s->model.m, s->data.d, &cm, &cd, k, lc, lf, &err), CSIM_OK);
+    const double* a = cd.sensors.imu_acc;
+    if (k >= 1 && k < 100) {  // in the air (the cube falls 0.05 m before its corner touches)
+      ck_assert_int_eq(cd.sensors.link_contact[0], 0);
+      ck_assert_double_lt(fabs(a[0]) + fabs(a[1]) + fabs(a[2]), 1e-9);
+    }
+    ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+  }
+  const double* R = s->data.d->xmat + 9 * s->model.m->robot_bodyadr[0];
+  double aw[3];
+  sp_mulmv3(aw, R, cd.sensors.imu_acc);
+  ck_assert_int_eq(lc[link], 1);
+  ck_assert_double_eq_tol(aw[2], -s->model.m->gravity[2], 1e-2 * w);
+  ck_assert_double_eq_tol(lf[3 * link + 2], w, 1e-2 * w);
+  ck_assert_double_lt(fabs(lf[3 * link]) + fabs(lf[3 * link + 1]), 1e-2 * w);
+  free(lc);
+  free(lf);
+  ctl_data_free(&cm, &cd);
+  ctl_model_free(&cm);
+  fixture_free(&f);
+}
+END_TEST
+
+// ---- plugins from shared libraries ---------------------------------------------------------
+
+static void plugin_path(char* buf, size_t n, const char* name) {
+  snprintf(buf, n, "%s/%s.so", PLUGIN_DIR, name);
+}
+
+// every broken library is refused at load with its reason, naming the library and the key
+START_TEST(plugin_load_errors) {
+  static const struct {
+    const char* lib;
+    const char* msg;
+  } rows[] = {
+      {"no_such_plugin", "controller plugin"},
+      {"bad_abi", "ABI version 999, this csim needs 1"},
+      {"bad_null", "csim_plugin_entry() returned NULL"},
+      {"bad_nostep", "no init or no step"},
+      {"bad_nosym", "no symbol csim_plugin_entry"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    char path[512];
+    plugin_path(path, sizeof path, rows[r].lib);
+    plugin_lib lib;
+    csim_error err;
+    err_clear(&err);
+    csim_status st = plugin_load(path, "s.yaml", 7, 5, "controllers.0.library", &lib, &err);
+    ck_assert_int_eq(st, CSIM_ERR_INPUT);
+    ck_assert_ptr_null(lib.handle);
+    ck_assert_msg(strstr(err.msg, rows[r].msg), "%s: %s", rows[r].lib, err.msg);
+    ck_assert_msg(strstr(err.msg, rows[r].lib), "%s: %s", rows[r].lib, err.msg);
+    ck_assert_str_eq(err.key, "controllers.0.library");
+    ck_assert_int_eq(err.line, 7);
+  }
+}
+END_TEST
+
+// a plugin's NaN torque or reported error stops the run naming the controller and the plugin
+START_TEST(plugin_run_errors) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  const char* libs[] = {"bad_nan", "bad_fail"};
+  const char* msgs[] = {"non-finite torque", "step failed: lost track of the base"};
+  for (int r = 0; r < 2; r++) {
+    char path[512];
+    plugin_path(path, sizeof path, libs[r]);
+    plugin_lib lib;
+    csim_error err;
+    ck_assert_int_eq(plugin_load(path, NULL, 0, 0, NULL, &lib, &err), CSIM_OK);
+    ctl_model cm;
+    ctl_data cd;
+    ctl_setup(f.s, lib.api, 1, 0, NULL, 0, &cm, &cd);
+    csim_status st = CSIM_OK;
+    long k = 0;
+    for (; k < 50 && st == CSIM_OK; k++) {
+      f.s->data.d->time = k * 0.001;
+      st = step_ctl(&f, &cm, &cd, k, &err);
+    }
+    ck_assert_int_eq(st, CSIM_ERR_RUN);
+    ck_assert_int_eq(k, 11);  // t = 0.010 > 0.0095
+    ck_assert_msg(strstr(err.msg, msgs[r]) && strstr(err.msg, "(bad)"), "%s", err.msg);
+    ck_assert_str_eq(err.key, "c0");
+    ctl_data_free(&cm, &cd);
+    ctl_model_free(&cm);
+    plugin_unload(&lib);
+  }
+  fixture_free(&f);
+}
+END_TEST
+
+// the example plugin (tools/plugin_example) and the built-in pd give the same torques, bit for
+// bit, on the same sensor readings (random states of the arm, the target held from the first)
+START_TEST(plugin_equals_builtin) {
+  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  char path[512];
+  plugin_path(path, sizeof path, "pd_plugin");
+  plugin_lib lib;
+  csim_error err;
+  ck_assert_int_eq(plugin_load(path, NULL, 0, 0, NULL, &lib, &err), CSIM_OK);
+  static const char* const kv[] = {"kp", "37.5", "kd", "1.25"};
+  ctl_model cm[2];
+  ctl_data cd[2];
+  ctl_setup(f.s, ctl_builtin_pd(), 1, 0, kv, 2, &cm[0], &cd[0]);
+  ctl_setup(f.s, lib.api, 1, 0, kv, 2, &cm[1], &cd[1]);
+  ck_assert_int_eq(cd[1].nlog, 1);
+  const sim_model* m = f.s->model.m;
+  unsigned seed = 5;
+  for (long k = 0; k < 100; k++) {
+    for (int j = 0; j < cm[0].info.njoint; j++) {
+      f.s->data.d->q[m->jnt_qadr[cm[0].jnt[j]]] = urand_sym(&seed);
+      f.s->data.d->v[m->jnt_dofadr[cm[0].jnt[j]]] = urand_sym(&seed);
+    }
+    for (int i = 0; i < 2; i++) ck_assert_int_eq(step_ctl(&f, &cm[i], &cd[i], k, &err), CSIM_OK);
+    for (int j = 0; j < cm[0].info.njoint; j++) ck_assert(cd[0].tau[j] == cd[1].tau[j]);
+  }
+  for (int i = 0; i < 2; i++) {
+    ctl_data_free(&cm[i], &cd[i]);
+    ctl_model_free(&cm[i]);
+  }
+  plugin_unload(&lib);
+  fixture_free(&f);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("control");
+  TCase* tc = tcase_create("control");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, hold_and_delay);
+  tcase_add_test(tc, reset_restarts);
+  tcase_add_test(tc, nonfinite_torque_stops);
+  tcase_add_test(tc, init_errors);
+  tcase_add_test(tc, pd_clamped);
+  tcase_add_test(tc, noise_seeded);
+  tcase_add_test(tc, imu_and_contact_forces);
+  tcase_add_test(tc, plugin_load_errors);
+  tcase_add_test(tc, plugin_run_errors);
+  tcase_add_test(tc, plugin_equals_builtin);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
