@@ -46,13 +46,30 @@ static int browser_available(void) {
   return 0;
 }
 
-// every shipped scenario's output (50 steps) plots with the stated panels and data ranges
-START_TEST(plot_every_scenario) {
+// the scenarios plotted by make test: a rigid cube, the compliant gripper, a robot on mesh feet;
+// make test-long plots the other shipped scenarios (each costs a csim run and two python starts,
+// 3-5 s: all 18 were a minute and a half of make test's plain pass)
+static const char* const kQuickPlots[] = {"scenarios/cube_drop.yaml", "scenarios/gripper_mug.yaml",
+                                          "scenarios/solo12_stand.yaml"};
+#define NQUICK ((int)(sizeof(kQuickPlots) / sizeof(kQuickPlots[0])))
+
+static int is_quick_plot(const char* path) {
+  for (int k = 0; k < NQUICK; k++)
+    if (!strcmp(path, kQuickPlots[k])) return 1;
+  return 0;
+}
+
+// the shipped scenarios' outputs (50 steps each) plot with the stated panels and data ranges:
+// those of kQuickPlots (quick = 1) or all the others (quick = 0)
+static void plot_scenarios(int quick) {
   glob_t g;
   ck_assert_int_eq(glob("scenarios/*.yaml", 0, NULL, &g), 0);
   ck_assert_int_ge((int)g.gl_pathc, 9);
   static char out[65536];
+  int nplotted = 0;
   for (size_t i = 0; i < g.gl_pathc; i++) {
+    if (is_quick_plot(g.gl_pathv[i]) != quick) continue;
+    nplotted++;
     char name[32], extra[256];
     snprintf(name, sizeof(name), "s%zu", i);
     // 50 steps of the scenario's own dt
@@ -67,8 +84,18 @@ START_TEST(plot_every_scenario) {
             ALL_PANELS, g_tmp, name);
     ck_assert_msg(rc == 0, "%s:\n%s", g.gl_pathv[i], out);
   }
+  // every quick scenario is shipped; the others are the rest of the 9 or more
+  if (quick)
+    ck_assert_int_eq(nplotted, NQUICK);
+  else
+    ck_assert_int_eq(nplotted, (int)g.gl_pathc - NQUICK);
   globfree(&g);
 }
+
+START_TEST(plot_quick_scenarios) { plot_scenarios(1); }
+END_TEST
+
+START_TEST(plot_other_scenarios) { plot_scenarios(0); }
 END_TEST
 
 // two runs overlaid: both runs' lines in every panel, labelled by scenario name and model
@@ -219,16 +246,18 @@ static Suite* suite(void) {
   TCase* t = tcase_create("plot");
   tcase_add_checked_fixture(t, setup, tmp_teardown);
   tcase_set_timeout(t, 600);
-  tcase_add_test(t, plot_every_scenario);
+  tcase_add_test(t, plot_quick_scenarios);
   tcase_add_test(t, plot_overlay_and_panels);
   tcase_add_test(t, bad_input);
   suite_add_tcase(s, t);
   TCase* r = tcase_create("replay");
   tcase_add_checked_fixture(r, setup, tmp_teardown);
   tcase_set_timeout(r, 600);
-  tcase_set_tags(r, "long");  // headless Chromium takes a minute: make test-long
+  // headless Chromium takes a minute, the other scenarios' plots one more: make test-long
+  tcase_set_tags(r, "long");
   tcase_add_test(r, replay_cube_drop_in_browser);
   tcase_add_test(r, replay_solo12_bodies);
+  tcase_add_test(r, plot_other_scenarios);
   suite_add_tcase(s, r);
   return s;
 }
