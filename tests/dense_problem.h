@@ -18,4 +18,9 @@ solver_problem tdense_full(int nc, const double* G, const double* g, const doubl
 // solve one contact (G 3x3, g, mu) with sv from x = 0: x the answer, the result returned
 solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, double x[3]);
 
+// tsolve1, asserting convergence and |x_i - lam_i| <= tol (1 + |lam_i|) for each component
+// (lam the exact answer); `what` names the case in the failure messages
+solver_result tsolve1_expect(solver* sv, const double* G, const double* g, double mu,
+                             const double lam[3], double tol, double x[3], const char* what);
+
 #endif
