@@ -250,9 +250,8 @@ void random_spd(int n, double* G, unsigned* s) {
     }
 }
 
-void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
-  double J[12 * 6];
-  memset(J, 0, sizeof(J));
+void box_corner_J(double half, double h, double J[72]) {
+  memset(J, 0, sizeof(double) * 72);
   double corners[4][2] = {{half, half}, {-half, half}, {half, -half}, {-half, -half}};
   for (int i = 0; i < 4; i++) {
     double r[3] = {corners[i][0], corners[i][1], -h};
@@ -265,6 +264,11 @@ void box_G(double m, const double inertia[3], double half, double h, double G[14
       row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
     }
   }
+}
+
+void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
+  double J[12 * 6];
+  box_corner_J(half, h, J);
   double minv[6] = {1 / m, 1 / m, 1 / m, 1 / inertia[0], 1 / inertia[1], 1 / inertia[2]};
   for (int a = 0; a < 12; a++)
     for (int b = 0; b < 12; b++) {

@@ -85,6 +85,8 @@ void random_spd(int n, double* spd, unsigned* s);
 // G = J M^-1 J' of a free box (mass m, inertia diag I) with its 4 bottom corners (+-half, +-half,
 // -h) in contact, rows [t1 t2 n] per contact: rank 6 of 12 (hyperstatic)
 void box_G(double m, const double inertia[3], double half, double h, double out[144]);
+// the contact Jacobian of those corners, rows [e, r x e] for e = x, y, z per corner (12 x 6)
+void box_corner_J(double half, double h, double J[72]);
 // one contact's exact NCP solution built backwards (000 eq. 12), as ncp/pgs, ncp/admm and
 // ncp/staggered must recover it: mu in [0.2, 0.5], G = random_spd(3), then by kind 0 sticking
 // (lambda inside the cone, c = 0), 1 sliding (c_N = 0, lambda_T = -mu lambda_N c_T/|c_T|),

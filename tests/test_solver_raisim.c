@@ -322,19 +322,7 @@ END_TEST
 // (anisotropic) inertia, body frame aligned with the world; J rows [e, r x e] per direction e
 static void box_problem(double m, const double I[9], double a, double G[144], double J[72],
                         double Minv[36]) {
-  double corners[4][2] = {{a, a}, {-a, a}, {a, -a}, {-a, -a}};
-  memset(J, 0, sizeof(double) * 72);
-  for (int i = 0; i < 4; i++) {
-    double r[3] = {corners[i][0], corners[i][1], -a};
-    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int k = 0; k < 3; k++) {
-      double* row = J + (3 * i + k) * 6;
-      for (int d = 0; d < 3; d++) row[d] = axes[k][d];
-      row[3] = r[1] * axes[k][2] - r[2] * axes[k][1];
-      row[4] = r[2] * axes[k][0] - r[0] * axes[k][2];
-      row[5] = r[0] * axes[k][1] - r[1] * axes[k][0];
-    }
-  }
+  box_corner_J(a, a, J);
   double Iinv[9], e[3];
   for (int c = 0; c < 3; c++) {
     double b[3] = {c == 0, c == 1, c == 2};
