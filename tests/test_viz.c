@@ -128,6 +128,26 @@ START_TEST(plot_overlay_and_panels) {
 }
 END_TEST
 
+// g_tmp/full.h5: cube_drop for 0.35 s; g_tmp/cut.h5: its first 300 rows, as a run killed there
+// leaves them (tests/truncate_run.py)
+static void cut_run(void) {
+  static char out[16384];
+  run_scenario("scenarios/cube_drop.yaml", "full", "--set integrator.duration=0.35");
+  int rc = sh_fmt(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/cut.h5 300", python3(),
+                  g_tmp, g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
+}
+
+// cut.h5 replays on the rows present into cut.html, saying so on the terminal and in the page
+static void replay_cut_run(void) {
+  static char out[16384];
+  int rc = sh_fmt(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_tmp);
+  ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 frames of 300 rows") &&
+                    strstr(out, "1 contacts past the end"), "%s", out);
+  rc = sh_fmt(out, sizeof(out), "grep -c '\"complete\":0' %s/cut.html", g_tmp);
+  ck_assert_msg(rc == 0, "the page does not say the run is incomplete");
+}
+
 // not a csim file, a truncated file, missing python packages
 START_TEST(bad_input) {
   static char out[65536];
@@ -154,11 +174,8 @@ START_TEST(bad_input) {
     ck_assert_msg(access(left, F_OK) != 0, "%s: an output was left behind", cmds[c]);
   }
   // truncated: plotted and replayed on the rows present, saying so
-  run_scenario("scenarios/cube_drop.yaml", "full", "--set integrator.duration=0.35");
-  int rc = sh_fmt(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/cut.h5 300", python3(), g_tmp,
-              g_tmp);
-  ck_assert_msg(rc == 0, "%s", out);
-  rc = sh_fmt(out, sizeof(out), "%s plot %s/cut.h5 --json %s/cut.json", csim_bin(), g_tmp, g_tmp);
+  cut_run();
+  int rc = sh_fmt(out, sizeof(out), "%s plot %s/cut.h5 --json %s/cut.json", csim_bin(), g_tmp, g_tmp);
   ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 rows"), "%s", out);
   rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/cut.json %s %s/cut.h5", python3(), g_tmp,
           ALL_PANELS, g_tmp);
@@ -169,15 +186,7 @@ START_TEST(bad_input) {
           "%s tests/check_plot.py %s/old.json energy %s/old.h5 && grep -c work %s/old.json",
           python3(), g_tmp, g_tmp, csim_bin(), g_tmp, g_tmp, python3(), g_tmp, g_tmp, g_tmp);
   ck_assert_msg(rc == 1 && strstr(out, "check_plot: ok") && strstr(out, "\n0\n"), "%s", out);
-  rc = sh_fmt(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_tmp);
-  ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 frames of 300 rows") &&
-                    strstr(out, "1 contacts past the end"), "%s", out);
-  rc = sh_fmt(out, sizeof(out), "grep -c '\"complete\":0' %s/cut.html", g_tmp);
-  ck_assert_msg(rc == 0, "the page does not say the run is incomplete");
-  if (browser_available()) {
-    rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", python3(), g_tmp);
-    ck_assert_msg(rc == 0, "%s", out);
-  }
+  replay_cut_run();
   // a run with no rows: the plot says there is no data, the replay refuses
   run_scenario("scenarios/cube_drop.yaml", "zero", "--set integrator.duration=0");
   rc = sh_fmt(out, sizeof(out), "%s plot %s/zero.h5 --json %s/zero.json && "
@@ -199,6 +208,18 @@ START_TEST(bad_input) {
   rc = sh_fmt(out, sizeof(out), "CSIM_PYTHON=/nonexistent/python3 %s plot %s/full.h5", csim_bin(),
           g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "cannot run /nonexistent/python3"), "%d: %s", rc, out);
+}
+END_TEST
+
+// the truncated run's page draws its body in headless Chromium (the rest of bad_input without a
+// browser is make test's)
+START_TEST(replay_truncated_in_browser) {
+  if (!browser_available()) return;
+  cut_run();
+  replay_cut_run();
+  static char out[16384];
+  int rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", python3(), g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
 }
 END_TEST
 
@@ -257,6 +278,7 @@ static Suite* suite(void) {
   tcase_set_tags(r, "long");
   tcase_add_test(r, replay_cube_drop_in_browser);
   tcase_add_test(r, replay_solo12_bodies);
+  tcase_add_test(r, replay_truncated_in_browser);
   tcase_add_test(r, plot_other_scenarios);
   suite_add_tcase(s, r);
   return s;
