@@ -79,6 +79,12 @@ void tmp_dir(char* buf, size_t n, const char* tag) {
   ck_assert_msg(mkdtemp(buf) != NULL, "mkdtemp %s failed", buf);
 }
 
+void tmp_dir_path(char* dir, size_t dn, const char* tag, char* path, size_t pn, const char* name) {
+  tmp_dir(dir, dn, tag);
+  int len = snprintf(path, pn, "%s/%s", dir, name);
+  ck_assert_msg(len >= 0 && (size_t)len < pn, "path too long: %s/%s", dir, name);
+}
+
 static void rm_tree(const char* dir) {
   DIR* d = opendir(dir);
   if (d) {

@@ -41,6 +41,8 @@ const char* python3(void);
 
 // a fresh directory $TMPDIR/csim_test_<tag>_XXXXXX (P_tmpdir without TMPDIR) into buf
 void tmp_dir(char* buf, size_t n, const char* tag);
+// tmp_dir(dir, dn, tag), and into path the path of `name` in it (asserted to fit)
+void tmp_dir_path(char* dir, size_t dn, const char* tag, char* path, size_t pn, const char* name);
 // remove a tree made by tmp_dir (files, FIFOs, links, directories); other paths are left alone
 void tmp_remove(const char* dir);
 int file_exists(const char* path);

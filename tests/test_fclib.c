@@ -443,8 +443,7 @@ END_TEST
 // an empty problem (0 contacts) writes and reads back
 START_TEST(empty_problem) {
   char dir[64], path[256];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "empty.hdf5");
   double none = 0;
   solver_problem sp = tdense(0, &none, &none, &none, NULL);
   csim_error e;
@@ -820,8 +819,7 @@ static long copy_file(const char* src, const char* dst, long len, int flips, uns
 // corruption that spares everything read, a valid problem), never a crash or a hang
 START_TEST(truncated_and_corrupted) {
   char dir[64], path[256];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/missing.hdf5", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "missing.hdf5");
   expect_bad(path, NULL);
   expect_bad(dir, NULL);  // a directory
   snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
@@ -1075,8 +1073,7 @@ END_TEST
 START_TEST(cli_solve_directory) {
   char dir[64], path[256], cmd[1024];
   static char out[65536];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/sub", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "sub");
   ck_assert_int_eq(mkdir(path, 0700), 0);
   double Wf[HN * HN], qf[HN], mu[2];
   hand_problem(Wf, qf, mu);
@@ -1139,8 +1136,7 @@ END_TEST
 START_TEST(cli_solve_tiny_scale) {
   char dir[64], cmd[1024], path[256];
   static char out[16384];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/t.csv", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "t.csv");
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_global/LMGC_GFC3D-i00501-4-00000.hdf5 "
            "--solver pgs --csv %s", csim_bin(), path);
   int rc = sh_run2(cmd, out, sizeof(out));

@@ -173,8 +173,7 @@ static void check_std(hid_t f, int n) {
 // a fresh temporary directory (into dir, 512 bytes) and its file `name` (into path, 600 bytes),
 // opened for recording (asserted)
 static rec_file* open_in_tmp(char* dir, char* path, const char* name) {
-  tmp_dir(dir, 512, "record");
-  snprintf(path, 600, "%s/%s", dir, name);
+  tmp_dir_path(dir, 512, "record", path, 600, name);
   rec_file* f = NULL;
   csim_error err;
   ck_assert_int_eq(rec_open(path, &f, &err), CSIM_OK);
