@@ -324,6 +324,14 @@ END_TEST
 
 // ---- box on a plane (hyperstatic G of rank 6) ----------------------------------------------
 
+// the (model, solver) pairs of this file: ccp/pgs, lcp/pgs, lcp/lemke
+static const struct {
+  csim_model model;
+  csim_solver kind;
+} kPairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
+               {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
+               {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
+
 // every pair converges on a resting and on a pushed box; at rest the impulses carry the weight
 // exactly (sum lambda_N = m g dt, no net tangential impulse: the box stops); a warm start from
 // the solution converges in zero iterations; over-relaxation 1.3 converges for the PGS variants
@@ -331,19 +339,13 @@ START_TEST(box_on_plane_all_pairs) {
   double m = 1, I3[3] = {1.0 / 600, 1.0 / 600, 1.0 / 600}, dt = 1e-3, grav = 9.81;
   double G[144];
   box_G(m, I3, 0.05, 0.05, G);
-  struct {
-    csim_model model;
-    csim_solver kind;
-  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   double mu[4] = {0.5, 0.5, 0.5, 0.5};
   unsigned s = 9;
   for (int pi = 0; pi < 3; pi++) {
     for (int om = 0; om < 2; om++) {
-      if (om && pairs[pi].kind != CSIM_SOLVER_PGS) continue;
+      if (om && kPairs[pi].kind != CSIM_SOLVER_PGS) continue;
       double omega = om ? 1.3 : 1.0;
-      solver* sv = make(pairs[pi].model, pairs[pi].kind, 4, 1e-10, 100000, omega, 4);
+      solver* sv = make(kPairs[pi].model, kPairs[pi].kind, 4, 1e-10, 100000, omega, 4);
       for (int push = 0; push < 4; push++) {
         double g[12];
         for (int i = 0; i < 4; i++) {
@@ -356,7 +358,7 @@ START_TEST(box_on_plane_all_pairs) {
         solver_result res;
         solver_solve(sv, &p, x, &res);
         ck_assert_msg(res.converged, "%s/%s omega %d push %d: residual %.3g after %d",
-                      csim_model_names[pairs[pi].model], csim_solver_names[pairs[pi].kind], om,
+                      csim_model_names[kPairs[pi].model], csim_solver_names[kPairs[pi].kind], om,
                       push, res.residual, res.iterations);
         if (!push) {
           double sum = x[2] + x[5] + x[8] + x[11];
@@ -383,14 +385,8 @@ END_TEST
 START_TEST(failures_are_reported) {
   double G[9] = {0}, g[3] = {0, 0, -1}, mu = 0.5;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  struct {
-    csim_model model;
-    csim_solver kind;
-  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   for (int pi = 0; pi < 3; pi++) {
-    solver* sv = make(pairs[pi].model, pairs[pi].kind, 1, 1e-8, 50, 1.0, 4);
+    solver* sv = make(kPairs[pi].model, kPairs[pi].kind, 1, 1e-8, 50, 1.0, 4);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(sv, &p, x, &res);
