@@ -1,6 +1,8 @@
 // support.c — the helpers of support.h, one copy for every test program.
 #include "support.h"
 
+#include "cli/cli.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -227,6 +229,13 @@ int h5_root_int(const char* path, const char* name) {
   }
   H5Fclose(f);
   return v;
+}
+
+hid_t cli_run_open(int argc, char** argv, const char* out) {
+  ck_assert_int_eq(cli_run(argc, argv), 0);
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_msg(f >= 0, "cannot open %s", out);
+  return f;
 }
 
 //---- seeded random numbers ----

@@ -75,6 +75,10 @@ double* h5_read_file(const char* path, const char* name, size_t* rows, size_t* c
 // an int attribute of the root group of file `path`; -1 when the file or attribute is missing
 int h5_root_int(const char* path, const char* name);
 
+// `csim run` in this process (cli_run; argv without the program name) asserted to exit 0, and
+// its output file `out` opened read-only (asserted)
+hid_t cli_run_open(int argc, char** argv, const char* out);
+
 //---- seeded random numbers (the same sequence on every platform) ----
 
 // an LCG in [-1, 1]
