@@ -35,6 +35,19 @@ solver_problem tdense_full(int nc, const double* G, const double* g, const doubl
   return make(nc, G, g, mu, R, 1);
 }
 
+solver* tsolver_create(const solver_options* o, int maxc) {
+  solver* s = NULL;
+  csim_error e;
+  ck_assert_msg(solver_create(o, maxc, &s, &e) == CSIM_OK, "%s", e.msg);
+  return s;
+}
+
+solver* tsolver(csim_model model, csim_solver kind, int maxc, double tol, int iters, double omega,
+                int facets) {
+  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+  return tsolver_create(&o, maxc);
+}
+
 solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, double x[3]) {
   solver_problem p = tdense(1, G, g, &mu, NULL);
   x[0] = x[1] = x[2] = 0;

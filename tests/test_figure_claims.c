@@ -143,11 +143,7 @@ START_TEST(pyramid_bias_falls_with_facets) {
 END_TEST
 
 static solver* make(csim_model model, csim_solver kind, double tol, int iters) {
-  solver_options o = {model, kind, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(model, kind, 1, tol, iters, 1.0, 4);
 }
 
 // dissipated friction power -lambda_T . c_T of a single-contact answer (c = G lambda + g) as a

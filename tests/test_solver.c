@@ -12,11 +12,7 @@
 #include "support.h"
 
 static solver* make_pgs(int maxc, double tol, int iters) {
-  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(CSIM_MODEL_NCP, CSIM_SOLVER_PGS, maxc, tol, iters, 1.0, 4);
 }
 
 // projection onto the cone: fixed points inside, zero in the polar cone, boundary otherwise,

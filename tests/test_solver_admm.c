@@ -27,11 +27,7 @@
 //---------------------------------- helpers ---------------------------------------------------
 
 static solver* make(csim_model m, csim_solver k, int maxc, double tol, int iters, double omega) {
-  solver_options o = {m, k, tol, iters, omega, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(m, k, maxc, tol, iters, omega, 4);
 }
 
 // c = G x + g (+ R x)

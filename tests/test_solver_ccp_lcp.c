@@ -28,11 +28,7 @@ static const double kPi = 3.14159265358979323846;
 
 static solver* make(csim_model model, csim_solver kind, int maxc, double tol, int iters,
                     double omega, int facets) {
-  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(model, kind, maxc, tol, iters, omega, facets);
 }
 
 // g = c - (G + R) lambda for an n-row problem

@@ -17,11 +17,7 @@
 #include "support.h"
 
 static solver* make(csim_model m, int maxc, double tol, int iters) {
-  solver_options o = {m, CSIM_SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(m, CSIM_SOLVER_BISECTION, maxc, tol, iters, 1.0, 4);
 }
 
 // x = A^-1 b for a 3x3 (Cramer)
