@@ -911,8 +911,7 @@ START_TEST(solve_shared_problem) {
   csim_error e;
   ck_assert_int_eq(fclib_read(DATA "siconos_dat_converted/Rover4144.hdf5", &p, &e), CSIM_OK);
   solver_options o = ncp_options(CSIM_SOLVER_PGS, 1e-10, 100000);
-  solver* s = NULL;
-  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, p->nc);
   double lam[12] = {0};
   solver_problem sp = fclib_solver_problem(p);
   solver_result r;
@@ -946,8 +945,7 @@ START_TEST(solve_capsules_admm) {
     for (int j = 0; j < i; j++) skew = fmax(skew, fabs(fclib_w(p, i, j) - fclib_w(p, j, i)));
   ck_assert_double_gt(skew, 0);  // the premise: the split into symmetric + skew parts is used
   solver_options o = ncp_options(CSIM_SOLVER_ADMM, 1e-8, 2000);
-  solver* s = NULL;
-  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, p->nc);
   double* lam = calloc((size_t)N, sizeof(double));
   ck_assert_ptr_nonnull(lam);
   solver_problem sp = fclib_solver_problem(p);
@@ -1046,8 +1044,7 @@ START_TEST(solve_tiny_scale_global) {
   for (int k = 0; k < 3; k++) {
     solver_options o = ncp_options(kinds[k], 1e-8, 1000);
     o.criterion = SOLVER_STOP_NCP;
-    solver* s = NULL;
-    ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+    solver* s = tsolver_create(&o, p->nc);
     double lam[12] = {0}, rf[12];
     solver_result res;
     solver_solve(s, &ps, lam, &res);
@@ -1236,8 +1233,7 @@ START_TEST(dump_resolves) {
   ck_assert_double_le(p->w_sym_err, 1e-12 * p->w_absmax);
   // solve again from zero with the run's settings
   solver_options o = ncp_options(CSIM_SOLVER_PGS, 1e-10, 5000);
-  solver* s = NULL;
-  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, p->nc);
   double lam[12] = {0};
   solver_problem sp = fclib_solver_problem(p);
   solver_result r;

@@ -422,9 +422,7 @@ START_TEST(spectral_rho_mass_ratio) {
     for (int adaptive = 0; adaptive < 2; adaptive++) {
       solver_options o = {models[q], CSIM_SOLVER_ADMM, 1e-10, 300, 1, 4, 1.0, adaptive,
                           SOLVER_STOP_MODEL, 0, 0, 0};
-      solver* s = NULL;
-      csim_error e;
-      ck_assert_int_eq(solver_create(&o, 8, &s, &e), CSIM_OK);
+      solver* s = tsolver_create(&o, 8);
       double x[24] = {0};
       solver_result res;
       solver_solve(s, &p, x, &res);

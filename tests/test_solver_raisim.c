@@ -206,9 +206,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   ck_assert_double_lt(rd.eps_abs, 1e-9);
   // RaiSim+DS agrees with the NCP solution of projected Gauss-Seidel
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* pg = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, 1, &pg, &e), CSIM_OK);
+  solver* pg = tsolver_create(&o, 1);
   double xp[3] = {0};
   solver_result rp;
   solver_solve(pg, &p, xp, &rp);
@@ -219,8 +217,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   for (int m = 0; m < 2; m++) {
     solver_options uo = {m ? CSIM_MODEL_RAISIM_DS : CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION,
                          1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-    solver* u = NULL;
-    ck_assert_int_eq(solver_create(&uo, 1, &u, &e), CSIM_OK);
+    solver* u = tsolver_create(&uo, 1);
     double xu[3] = {0};
     solver_result ru;
     solver_solve(u, &p, xu, &ru);
@@ -373,9 +370,7 @@ START_TEST(box_on_plane_convergence) {
                       {0.3, 0.1, -9.81 * dt, 0, 0, 0.5},     // sliding and spinning
                       {0.01 * dt, 0, -9.81 * dt, 0, 0, 0}};  // nearly sticking
   solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* pg = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&po, 4, &pg, &e), CSIM_OK);
+  solver* pg = tsolver_create(&po, 4);
   for (int c = 0; c < 3; c++) {
     box_g(J, vfs[c], g);
     solver_problem p = tdense(4, G, g, mu, NULL);
