@@ -108,28 +108,27 @@ static int dset_dims(hid_t f, const char* path, hsize_t dims[2]) {
   return rank;
 }
 
-// a whole dataset as doubles (or ints), allocated; *rows, *cols set
-static double* read_f64(hid_t f, const char* path, hsize_t* rows, hsize_t* cols) {
+// a whole dataset as memory type `type` (elements of `size` bytes), allocated; *rows, *cols set
+static void* read_all(hid_t f, const char* path, hid_t type, size_t size, hsize_t* rows,
+                      hsize_t* cols) {
   hsize_t dims[2];
   ck_assert_msg(dset_dims(f, path, dims) >= 1, "%s missing", path);
   *rows = dims[0];
-  *cols = dims[1];
-  double* buf = calloc(dims[0] * dims[1] + 1, sizeof(double));
+  if (cols) *cols = dims[1];
+  void* buf = calloc(dims[0] * dims[1] + 1, size);
   hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+  ck_assert_int_ge(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
   H5Dclose(d);
   return buf;
 }
 
+// a whole dataset as doubles (or ints), allocated; *rows, *cols set
+static double* read_f64(hid_t f, const char* path, hsize_t* rows, hsize_t* cols) {
+  return read_all(f, path, H5T_NATIVE_DOUBLE, sizeof(double), rows, cols);
+}
+
 static int* read_int(hid_t f, const char* path, hsize_t* rows) {
-  hsize_t dims[2];
-  ck_assert_msg(dset_dims(f, path, dims) >= 1, "%s missing", path);
-  *rows = dims[0];
-  int* buf = calloc(dims[0] * dims[1] + 1, sizeof(int));
-  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
-  H5Dclose(d);
-  return buf;
+  return read_all(f, path, H5T_NATIVE_INT, sizeof(int), rows, NULL);
 }
 
 static hid_t open_h5(const char* path) {
