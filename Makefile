@@ -160,10 +160,11 @@ test:
 	@$(MAKE) --no-print-directory $(PAR) test-unit
 	@$(MAKE) --no-print-directory $(PAR) test-san
 
-# the slowest programs (their wall time, plain pass, 2 idle cores), started first on a fresh build;
-# later runs order by the times of the last run
-TEST_SLOW := test_hardening test_fclib test_cli test_sweep test_cubetoss test_figure_claims \
-             test_mesh test_contact_sparse test_compliant test_viz
+# the slowest programs (wall time, plain and ASan+UBSan passes, 2 cores), started first on a fresh
+# build; later runs order by the times of the last run (tests/run_tests.sh)
+TEST_SLOW := test_viz test_figure_claims test_sweep test_hardening test_cli test_cubetoss \
+             test_integrate test_solver_admm test_fclib test_mesh test_compliant test_dynamics \
+             test_scenario test_contact_sparse
 test-unit: $(CSIM_BIN) $(TEST_BIN)
 	@mkdir -p out
 	@CSIM=./$(CSIM_BIN) CK_EXCLUDE_TAGS=long JOBS=$(JOBS) TEST_SLOW="$(TEST_SLOW)" \
@@ -173,8 +174,9 @@ test-san:
 	@$(MAKE) --no-print-directory $(PAR) SANITIZE=1 test-unit
 
 # Checks that take minutes, kept out of make test and run by CI (.ci/run) after it: the test
-# cases tagged "long" (tcase_set_tags; today test_viz's csim replay in headless Chromium, 60-70 s
-# of the plain pass's 140 s of test programs), plain and then under ASan+UBSan like make test.
+# cases tagged "long" (tcase_set_tags; today test_viz's csim replay in headless Chromium and the
+# plots of 15 of the 18 shipped scenarios, docs/tests.md), plain and then under ASan+UBSan like
+# make test.
 TEST_LONG := $(addprefix $(BUILD)/tests/,$(notdir $(basename $(shell grep -l 'tcase_set_tags(.*"long")' tests/test_*.c 2>/dev/null))))
 .PHONY: test-long test-long-unit
 test-long:
