@@ -16,7 +16,7 @@
 PKGS      := yaml-0.1 ccd hdf5 lapacke
 DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
-             libmujoco-dev libsiconos-numerics-dev \
+             libmujoco-dev libmujoco-samples libsiconos-numerics-dev \
              slurm-wlm munge parallel
 # csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
 DEB_PKGS  += chromium python3-pil
@@ -222,7 +222,7 @@ test-figures: figures-run
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
 #   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz/fuzz.sh)
-FUZZ_TARGETS := scenario urdf stl fclib cubetoss
+FUZZ_TARGETS := scenario urdf mjcf stl fclib cubetoss
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
