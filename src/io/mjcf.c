@@ -366,6 +366,7 @@ static csim_status open_include(mj_ctx* c, const mj_node* inc, const char* file,
 }
 
 static csim_status expand(mj_ctx* c, mj_node* n, int depth);
+static csim_status splice_include(mj_ctx* c, mj_node* n, int* cap, const mj_node* inc, int depth);
 
 // append a child element (x, file) to n, expanded in turn
 static csim_status add_kid(mj_ctx* c, mj_node* n, int* cap, const xml_node* x, const char* file,
@@ -406,8 +407,14 @@ static csim_status splice_include(mj_ctx* c, mj_node* n, int* cap, const mj_node
                    doc->root->name, "root element of an included file is <%s>, expected <mujoco>",
                    doc->root->name);
   c->incstack[c->ninc++] = name;
-  for (const xml_node* x = doc->root->children; x && !st; x = x->next)
-    st = add_kid(c, n, cap, x, name, depth);
+  for (const xml_node* x = doc->root->children; x && !st; x = x->next) {
+    if (!strcmp(x->name, "include")) {
+      mj_node sub = {x, name, NULL, 0};
+      st = splice_include(c, n, cap, &sub, depth);
+    } else {
+      st = add_kid(c, n, cap, x, name, depth);
+    }
+  }
   c->ninc--;
   return st;
 }
