@@ -312,6 +312,29 @@ START_TEST(bad_input) {
 }
 END_TEST
 
+// end to end: csim info lists the bodies' masses (closed forms at density 1000), csim run takes
+// the file's time step and its plane, and refuses MuJoCo's humanoid naming what it cannot simulate
+START_TEST(cli_end_to_end) {
+  char out[16384], dir[256];
+  ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info robots/mjcf_pendulum.xml", csim_bin()), 0);
+  // capsule r 0.02, 0.5 long: (4/3 pi r^3 + pi r^2 0.5) 1000 = 0.661828852 kg
+  ck_assert_ptr_nonnull(strstr(out, "0.661828852"));
+  ck_assert_ptr_nonnull(strstr(out, "not supported yet (issue 25): 0"));
+  tmp_dir(dir, sizeof(dir), "mjcf_run");
+  ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s run tests/data/mjcf/mjcf_pendulum.yaml --out %s/p.h5",
+                          csim_bin(), dir), 0);
+  ck_assert_ptr_nonnull(strstr(out, "dt 0.002 s"));
+  ck_assert_ptr_nonnull(strstr(out, "steps 500"));
+  tmp_remove(dir);
+  const char* hum = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  if (file_exists(hum)) {
+    ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info %s", csim_bin(), hum), 2);
+    ck_assert_ptr_nonnull(strstr(out, "joint 'abdomen_z': armature 0.01"));
+    ck_assert_ptr_nonnull(strstr(out, "not supported yet (issue 25)"));
+  }
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mjcf");
   TCase* tc = tcase_create("core");
@@ -322,6 +345,7 @@ int main(void) {
   tcase_add_test(tc, includes);
   tcase_add_test(tc, contact_masks_condim_exclude);
   tcase_add_test(tc, joint_chain);
+  tcase_add_test(tc, cli_end_to_end);
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
   suite_add_tcase(s, tc);
   return run_suite(s);
