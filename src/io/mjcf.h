@@ -20,9 +20,10 @@
 // mesh; fromto; contype/conaffinity; friction; condim; solref/solimp/margin/gap), <asset><mesh>
 // (STL or OBJ, a convex hull for collision), <contact><exclude>, <actuator>.
 //
-// What csim cannot simulate yet (ball joints, ellipsoids, armature, joint springs, dampers and
-// dry friction, condim other than 3, per-geom solref/solimp/margin, contype/conaffinity filters
-// that split pairs, actuators, mesh inertia) is recorded in urdf_robot.unsupported with its
+// Joint armature goes onto the mass matrix's diagonal (model dof_armature). What csim cannot
+// simulate yet (ball joints, ellipsoids, joint springs, dampers and dry friction, condim other
+// than 3, per-geom solref/solimp/margin, contype/conaffinity filters that split pairs, actuators,
+// mesh inertia) is recorded in urdf_robot.unsupported with its
 // file:line:column, and model_create refuses the robot naming the first one ("not supported
 // yet (issue 25)"). Out-of-scope elements (tendon, equality, sensor, keyframe, composite,
 // plugin/extension, explicit contact pairs, ...) are errors naming the element and its line;

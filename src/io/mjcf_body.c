@@ -266,7 +266,8 @@ typedef struct {
   double damping, stiffness, springref, armature, frictionloss, ref;
 } mj_joint;
 
-// joint attributes that csim does not simulate yet: each non-zero one is recorded
+// joint attributes: armature kept (M's diagonal); those csim does not simulate yet are recorded
+// when non-zero
 static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint* J,
                                  const char* jname) {
   static const char* const kNames[] = {"damping", "stiffness", "armature", "frictionloss",
@@ -276,7 +277,9 @@ static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint*
   csim_status st = CSIM_OK;
   for (int k = 0; k < 6 && !st; k++) {
     st = mj_dnums(c, n, "joint", cls, kNames[k], 1, 1, dst[k], NULL);
-    if (!st && k < 5 && *dst[k] != 0)
+    if (!st && k == 2 && !(*dst[k] >= 0))
+      st = mj_fail(c, n, NULL, "joint '%s': armature %g (expected >= 0)", jname, *dst[k]);
+    else if (!st && k < 5 && k != 2 && *dst[k] != 0)
       st = mj_unsupported(c, n, NULL, "joint '%s': %s %g%s", jname, kNames[k], *dst[k],
                           k == 1 ? " (joint springs)" : "");
   }

@@ -217,9 +217,11 @@ static csim_status plan_children(const urdf_robot* u, const char* file, plan_wal
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                      "%s joints are not supported (joint '%s')",
                      urdf_joint_type_names[J->type], J->name ? J->name : "");
-    if (!all_finite(J->xyz, 3) || !all_finite(J->rpy, 3) || !all_finite(J->axis, 3))
+    if (!all_finite(J->xyz, 3) || !all_finite(J->rpy, 3) || !all_finite(J->axis, 3) ||
+        !(J->armature >= 0) || !isfinite(J->armature))
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
-                     "joint '%s' has a non-finite origin or axis", J->name ? J->name : "");
+                     "joint '%s' has a non-finite origin or axis, or a negative or non-finite "
+                     "armature", J->name ? J->name : "");
     if ((int)J->type < 0 || J->type >= URDF_NJOINT_TYPES)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "unknown joint type");
     w->cadr[J->parent + 1]++;
@@ -632,6 +634,7 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   m->jnt_dofadr[jid] = a->dof;
   if (!fill_joint(m, jid, r, u, uj >= 0 ? &u->joints[uj] : NULL, jmap)) return 0;
   fill_dofs(m, gb);
+  for (int k = 0; uj >= 0 && k < ndof; k++) m->dof_armature[a->dof + k] = u->joints[uj].armature;
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
   a->q += type == MODEL_JOINT_FREE ? 7 : 1;
   a->dof += ndof;

@@ -92,7 +92,8 @@ typedef struct {
   int mimic;                // index of the mimicked joint, -1 when none
   double mimic_multiplier, mimic_offset;
   // MJCF only (zero from the URDF reader): origin orientation as a quaternion, and the joint's
-  // passive properties as written (recorded; refused through urdf_robot's unsupported entries)
+  // passive properties as written (armature enters M's diagonal; the others are recorded and
+  // refused through urdf_robot's unsupported entries)
   int use_quat;             // 1: quat [x y z w] is the origin's orientation (rpy unused)
   double quat[4];
   double damping, stiffness, springref, armature, frictionloss, ref;
