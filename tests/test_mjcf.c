@@ -186,6 +186,12 @@ START_TEST(includes) {
   ck_assert_int_eq(r->has_timestep, 1);
   ck_assert_double_eq(r->timestep, 0.004);
   urdf_free(r);
+  // from a string, the main file's includes resolve from basedir
+  snprintf(p, sizeof(p), "%s/sub", dir);
+  ck_assert_int_eq(mjcf_load_string("<mujoco><include file='b.xml'/></mujoco>", "s.xml", p, NULL,
+                                    &r, &e), CSIM_OK);
+  ck_assert_double_eq(r->timestep, 0.004);
+  urdf_free(r);
   // a missing file names the include's position
   snprintf(p, sizeof(p), "%s/sub/b.xml", dir);
   remove(p);

@@ -342,7 +342,8 @@ static csim_status open_include(mj_ctx* c, const mj_node* inc, const char* file,
     if (!path) return mj_oom(c);
     st = xml_parse(text, strlen(text), path, doc, c->err);
   } else {
-    char* dir = dir_of(inc->file);
+    // the main file's includes resolve from its directory (mjcf_load_string's basedir)
+    char* dir = inc->file == c->mainfile ? mj_dup(c->maindir) : dir_of(inc->file);
     path = dir ? mj_join(strcmp(dir, ".") ? dir : NULL, file) : NULL;
     free(dir);
     if (!path) return mj_oom(c);
