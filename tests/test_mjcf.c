@@ -285,6 +285,22 @@ START_TEST(joint_chain) {
 }
 END_TEST
 
+// <option>: timestep and gravity kept; fluid density and <flag> switches recorded as unsupported;
+// visual elements counted for the note
+START_TEST(option_fields) {
+  urdf_robot* r = load("<mujoco><option timestep='0.01' gravity='0 0 -1' density='1.2' "
+                       "integrator='RK4'><flag contact='disable'/></option><visual/>"
+                       "<worldbody><light/><camera/></worldbody></mujoco>", NULL, 0);
+  ck_assert_double_eq(r->timestep, 0.01);
+  ck_assert_double_eq(r->gravity[2], -1);
+  ck_assert_int_eq(r->nunsupported, 2);
+  ck_assert_ptr_nonnull(strstr(r->unsupported[0].msg, "density 1.2"));
+  ck_assert_ptr_nonnull(strstr(r->unsupported[1].msg, "flag contact=\"disable\""));
+  ck_assert_int_eq(r->nvisual, 3);
+  urdf_free(r);
+}
+END_TEST
+
 // bad input: the message names file:line:column and what was expected
 typedef struct {
   const char* text;
@@ -352,6 +368,7 @@ int main(void) {
   tcase_add_test(tc, contact_masks_condim_exclude);
   tcase_add_test(tc, joint_chain);
   tcase_add_test(tc, cli_end_to_end);
+  tcase_add_test(tc, option_fields);
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -543,11 +543,20 @@ static csim_status read_option(mj_ctx* c, const mj_node* e) {
   }
   a = xml_attr_find(e->x, "gravity");
   if (!st && a && !(st = mj_nums(c, e, a, 3, 3, c->r->gravity, NULL))) c->r->has_gravity = 1;
+  // fluid forces change the dynamics: recorded when on
+  for (int k = 0; k < 2 && !st; k++) {
+    double v = 0;
+    a = xml_attr_find(e->x, k ? "viscosity" : "density");
+    if (a && !(st = mj_nums(c, e, a, 1, 1, &v, NULL)) && v != 0)
+      st = mj_unsupported(c, e, a, "option %s %g (fluid forces)", a->name, v);
+  }
+  // <flag> switches parts of MuJoCo's pipeline (gravity, contacts, limits...): recorded
   for (int i = 0; i < e->nkid && !st; i++) {
-    if (strcmp(e->kids[i].x->name, "flag"))
-      return mj_fail(c, &e->kids[i], NULL, "<%s> cannot be in <option> (expected <flag>)",
-                     e->kids[i].x->name);
-    c->r->nvisual++;
+    const mj_node* k = &e->kids[i];
+    if (strcmp(k->x->name, "flag"))
+      return mj_fail(c, k, NULL, "<%s> cannot be in <option> (expected <flag>)", k->x->name);
+    for (const xml_attr* f = k->x->attrs; f && !st; f = f->next)
+      st = mj_unsupported(c, k, f, "option flag %s=\"%s\"", f->name, f->value);
   }
   return st;
 }

@@ -111,8 +111,8 @@ csim_status mj_finish(mj_ctx* c);
 // quaternion [x y z w]; identity when none (mjcf_body.c)
 csim_status mj_orientation(mj_ctx* c, const mj_node* n, double q[4]);
 
-// mass, centre-of-mass-frame principal inertia (geom axes) and volume of a primitive geom of
-// MuJoCo type name semantics: size as MJCF half sizes (mjcf_body.c)
+// mass (density x volume) and principal moments about the centre (geom axes) of a primitive,
+// size as MJCF half sizes (mjcf_body.c)
 void mj_geom_inertia(urdf_geom_type type, const double size[3], double density, double* mass,
                      double I[3]);
 
