@@ -38,6 +38,18 @@ static csim_error load_err(const char* text, const mjcf_file* files, int nfiles)
   return e;
 }
 
+// the model of robot r alone (fixed base at the origin), the status of model_create
+static csim_status build(const urdf_robot* r, model_base_type base, sim_model** m, csim_error* e) {
+  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
+  model_robot_spec s;
+  memset(&s, 0, sizeof(s));
+  s.urdf = r;
+  s.base = base;
+  s.base_quat[3] = 1;
+  *m = NULL;
+  return model_create(&w, &s, 1, m, e);
+}
+
 // joint whose child is link `name`
 static const urdf_joint* joint_to(const urdf_robot* r, const char* name) {
   int l = urdf_find_link(r, name);
@@ -221,22 +233,17 @@ START_TEST(contact_masks_condim_exclude) {
   ck_assert_int_eq(r->exclude[0], a);
   ck_assert_int_eq(r->exclude[1], urdf_find_link(r, "b"));
   // the model: world plane (link -1), a's one colliding sphere, b's sphere; masses kept
-  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
-  model_robot_spec s;
-  memset(&s, 0, sizeof(s));
-  s.urdf = r;
-  s.base_quat[3] = 1;
   sim_model* m = NULL;
   csim_error e;
-  ck_assert_int_eq(model_create(&w, &s, 1, &m, &e), CSIM_OK);
+  ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_OK);
   ck_assert_int_eq(m->ngeom, 3);
   ck_assert_int_eq(m->geom_type[0], MODEL_GEOM_PLANE);
   ck_assert_int_eq(m->geom_link[0], -1);
   ck_assert_int_eq(m->nv, 12);
   ck_assert_double_eq_tol(m->body_mass[1], 2 * 1000 * 4.0 / 3 * M_PI * 1e-3, 1e-9);
   model_free(m);
-  s.base = MODEL_BASE_FREE;   // an MJCF world is a fixed base
-  ck_assert_int_eq(model_create(&w, &s, 1, &m, &e), CSIM_ERR_INPUT);
+  // an MJCF world is a fixed base
+  ck_assert_int_eq(build(r, MODEL_BASE_FREE, &m, &e), CSIM_ERR_INPUT);
   urdf_free(r);
   const char* refused[] = {
       "<geom size='.1' contype='1' conaffinity='2'/></body><body><freejoint/><geom size='.1' contype='1' conaffinity='2'/>",
@@ -249,9 +256,7 @@ START_TEST(contact_masks_condim_exclude) {
              "</mujoco>", k == 4 || k == 5 ? "" : "<freejoint/>", refused[k]);
     r = load(text, NULL, 0);
     ck_assert_int_ge(r->nunsupported, 1);
-    s.urdf = r;
-    s.base = MODEL_BASE_FIXED;
-    ck_assert_int_eq(model_create(&w, &s, 1, &m, &e), CSIM_ERR_INPUT);
+    ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_ERR_INPUT);
     ck_assert_msg(strstr(e.msg, "not supported yet (issue 25)") && e.line == 1 && e.column > 1,
                   "case %d: %d:%d %s", k, e.line, e.column, e.msg);
     urdf_free(r);
@@ -271,14 +276,9 @@ START_TEST(joint_chain) {
   ck_assert_double_eq_tol(h2->xyz[2], -0.3, 1e-15);
   ck_assert_int_eq(h2->parent, h1->child);
   ck_assert_double_eq_tol(joint_to(r, "b")->xyz[2], -0.2, 1e-15);
-  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
-  model_robot_spec s;
-  memset(&s, 0, sizeof(s));
-  s.urdf = r;
-  s.base_quat[3] = 1;
   sim_model* m = NULL;
   csim_error e;
-  ck_assert_int_eq(model_create(&w, &s, 1, &m, &e), CSIM_OK);
+  ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_OK);
   ck_assert_int_eq(m->nv, 2);
   model_free(m);
   urdf_free(r);

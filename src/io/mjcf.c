@@ -630,7 +630,7 @@ static void ctx_free(mj_ctx* c) {
   free(c->maindir);
 }
 
-// parse the main text and read the model into *out
+// parse the main text (text NULL: the file `name`) and read the model into *out
 static csim_status load_common(const char* text, size_t len, const char* name,
                                const char* basedir, const mjcf_options* opt, urdf_robot** out,
                                csim_error* err) {
@@ -650,7 +650,8 @@ static csim_status load_common(const char* text, size_t len, const char* name,
   c.maindir = mj_dup(basedir ? basedir : ".");
   xml_doc* doc = NULL;
   csim_status st = r && fname && c.maindir ? CSIM_OK : mj_oom(&c);
-  if (!st && (st = xml_parse(text, len, name, &doc, err)) == CSIM_OK && !keep_doc(&c, doc, fname)) {
+  if (!st) st = text ? xml_parse(text, len, name, &doc, err) : xml_parse_file(name, &doc, err);
+  if (!st && !keep_doc(&c, doc, fname)) {
     xml_free(doc);
     st = mj_oom(&c);
   } else if (!st) {
@@ -687,27 +688,10 @@ static csim_status load_common(const char* text, size_t len, const char* name,
 csim_status mjcf_load(const char* path, const mjcf_options* opt, urdf_robot** out,
                       csim_error* err) {
   *out = NULL;
-  csim_status st = err_check_input_file(path, "MJCF", err);
-  if (st) return st;
-  FILE* f = fopen(path, "rb");
-  if (!f) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open the MJCF file");
-  size_t cap = 1 << 16, len = 0;
-  char* buf = malloc(cap);
-  while (buf) {
-    len += fread(buf + len, 1, cap - len, f);
-    if (len < cap) break;
-    char* nb = realloc(buf, cap * 2);
-    if (!nb) free(buf);
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(f);
-  if (!buf) return err_set(err, CSIM_ERR_RUN, path, 0, 0, NULL, "out of memory");
   char* dir = dir_of(path);
-  st = dir ? load_common(buf, len, path, dir, opt, out, err)
-           : err_set(err, CSIM_ERR_RUN, path, 0, 0, NULL, "out of memory");
+  csim_status st = dir ? load_common(NULL, 0, path, dir, opt, out, err)
+                       : err_set(err, CSIM_ERR_RUN, path, 0, 0, NULL, "out of memory");
   free(dir);
-  free(buf);
   return st;
 }
 
