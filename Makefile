@@ -231,9 +231,10 @@ FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g $(WARN) $(FUZZ_SAN) $(PKG_CFLA
 FUZZ_OBJ     := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRC_LIB))
 FUZZ_BIN     := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
+# -MMD: a changed header (model.h's arrays) rebuilds the fuzz objects too, as it does the others
 $(FUZZ_DIR)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
@@ -246,6 +247,7 @@ fuzz: fuzz-build
 
 # the fuzz objects are kept between runs (not intermediates to delete)
 .SECONDARY: $(FUZZ_OBJ)
+-include $(wildcard $(FUZZ_OBJ:.o=.d))
 
 clean:
 	rm -rf build csim
