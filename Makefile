@@ -16,7 +16,7 @@
 PKGS      := yaml-0.1 ccd hdf5 lapacke
 DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
-             libmujoco-dev libsiconos-numerics-dev \
+             libmujoco-dev libmujoco-samples libsiconos-numerics-dev \
              slurm-wlm munge parallel
 # csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
 DEB_PKGS  += chromium python3-pil
@@ -224,7 +224,7 @@ test-figures: figures-run
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
 #   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz/fuzz.sh)
-FUZZ_TARGETS := scenario urdf stl fclib cubetoss
+FUZZ_TARGETS := scenario urdf mjcf stl fclib cubetoss
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
@@ -233,9 +233,10 @@ FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g $(WARN) $(FUZZ_SAN) $(PKG_CFLA
 FUZZ_OBJ     := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRC_LIB))
 FUZZ_BIN     := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
+# -MMD: a changed header (model.h's arrays) rebuilds the fuzz objects too, as it does the others
 $(FUZZ_DIR)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
@@ -248,6 +249,7 @@ fuzz: fuzz-build
 
 # the fuzz objects are kept between runs (not intermediates to delete)
 .SECONDARY: $(FUZZ_OBJ)
+-include $(wildcard $(FUZZ_OBJ:.o=.d))
 
 clean:
 	rm -rf build csim
