@@ -16,7 +16,7 @@
 PKGS      := yaml-0.1 ccd hdf5 lapacke
 DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
-             libmujoco-dev libsiconos-numerics-dev \
+             libmujoco-dev libmujoco-samples libsiconos-numerics-dev \
              slurm-wlm munge parallel
 # csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
 DEB_PKGS  += chromium python3-pil
@@ -191,10 +191,11 @@ test:
 	@$(MAKE) --no-print-directory $(PAR) test-unit
 	@$(MAKE) --no-print-directory $(PAR) test-san
 
-# the slowest programs (their wall time, plain pass, 2 idle cores), started first on a fresh build;
-# later runs order by the times of the last run
-TEST_SLOW := test_hardening test_fclib test_cli test_sweep test_cubetoss test_figure_claims \
-             test_mesh test_contact_sparse test_compliant test_viz
+# the slowest programs (wall time, plain and ASan+UBSan passes, 2 cores), started first on a fresh
+# build; later runs order by the times of the last run (tests/run_tests.sh)
+TEST_SLOW := test_viz test_figure_claims test_sweep test_hardening test_cli test_cubetoss \
+             test_integrate test_solver_admm test_fclib test_mesh test_compliant test_dynamics \
+             test_scenario test_contact_sparse
 test-unit: $(CSIM_BIN) $(TEST_BIN)
 	@mkdir -p out
 	@CSIM=./$(CSIM_BIN) CK_EXCLUDE_TAGS=long JOBS=$(JOBS) TEST_SLOW="$(TEST_SLOW)" \
@@ -204,8 +205,9 @@ test-san:
 	@$(MAKE) --no-print-directory $(PAR) SANITIZE=1 test-unit
 
 # Checks that take minutes, kept out of make test and run by CI (.ci/run) after it: the test
-# cases tagged "long" (tcase_set_tags; today test_viz's csim replay in headless Chromium, 60-70 s
-# of the plain pass's 140 s of test programs), plain and then under ASan+UBSan like make test.
+# cases tagged "long" (tcase_set_tags; today test_viz's csim replay in headless Chromium and the
+# plots of 15 of the 18 shipped scenarios, docs/tests.md), plain and then under ASan+UBSan like
+# make test.
 TEST_LONG := $(addprefix $(BUILD)/tests/,$(notdir $(basename $(shell grep -l 'tcase_set_tags(.*"long")' tests/test_*.c 2>/dev/null))))
 .PHONY: test-long test-long-unit
 test-long:
@@ -253,7 +255,7 @@ test-figures: figures-run
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c; clang + libclang-rt from Debian) under ASan+UBSan:
 #   make fuzz FUZZ_SECONDS=N   runs each target N seconds on seeds read in place (tools/fuzz/fuzz.sh)
-FUZZ_TARGETS := scenario urdf stl fclib cubetoss
+FUZZ_TARGETS := scenario urdf mjcf stl fclib cubetoss
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build/fuzz
@@ -262,9 +264,10 @@ FUZZ_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE -O1 -g $(WARN) $(FUZZ_SAN) $(PKG_CFLA
 FUZZ_OBJ     := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(SRC_LIB))
 FUZZ_BIN     := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
+# -MMD: a changed header (model.h's arrays) rebuilds the fuzz objects too, as it does the others
 $(FUZZ_DIR)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
@@ -277,6 +280,7 @@ fuzz: fuzz-build
 
 # the fuzz objects are kept between runs (not intermediates to delete)
 .SECONDARY: $(FUZZ_OBJ)
+-include $(wildcard $(FUZZ_OBJ:.o=.d))
 
 clean:
 	rm -rf build csim

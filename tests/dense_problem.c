@@ -1,6 +1,8 @@
 // dense_problem.c — see dense_problem.h.
 #include "dense_problem.h"
 
+#include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,10 +35,33 @@ solver_problem tdense_full(int nc, const double* G, const double* g, const doubl
   return make(nc, G, g, mu, R, 1);
 }
 
+solver* tsolver_create(const solver_options* o, int maxc) {
+  solver* s = NULL;
+  csim_error e;
+  ck_assert_msg(solver_create(o, maxc, &s, &e) == CSIM_OK, "%s", e.msg);
+  return s;
+}
+
+solver* tsolver(csim_model model, csim_solver kind, int maxc, double tol, int iters, double omega,
+                int facets) {
+  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
+  return tsolver_create(&o, maxc);
+}
+
 solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, double x[3]) {
   solver_problem p = tdense(1, G, g, &mu, NULL);
   x[0] = x[1] = x[2] = 0;
   solver_result res;
   solver_solve(sv, &p, x, &res);
+  return res;
+}
+
+solver_result tsolve1_expect(solver* sv, const double* G, const double* g, double mu,
+                             const double lam[3], double tol, double x[3], const char* what) {
+  solver_result res = tsolve1(sv, G, g, mu, x);
+  ck_assert_msg(res.converged, "%s: residual %.3g after %d", what, res.residual, res.iterations);
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(fabs(x[i] - lam[i]) <= tol * (1 + fabs(lam[i])),
+                  "%s: lambda[%d] = %.15g, exact %.15g", what, i, x[i], lam[i]);
   return res;
 }

@@ -15,7 +15,19 @@ solver_problem tdense(int nc, const double* G, const double* g, const double* mu
 solver_problem tdense_full(int nc, const double* G, const double* g, const double* mu,
                            const double* R);
 
+// a solver of options o for maxc contacts (asserted created, the message saying why not)
+solver* tsolver_create(const solver_options* o, int maxc);
+// a solver of (model, kind) for maxc contacts with tolerance tol, iteration cap iters,
+// over-relaxation omega and facets pyramid facets; rho 1, adaptive, the model's own stop criterion
+solver* tsolver(csim_model model, csim_solver kind, int maxc, double tol, int iters, double omega,
+                int facets);
+
 // solve one contact (G 3x3, g, mu) with sv from x = 0: x the answer, the result returned
 solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, double x[3]);
+
+// tsolve1, asserting convergence and |x_i - lam_i| <= tol (1 + |lam_i|) for each component
+// (lam the exact answer); `what` names the case in the failure messages
+solver_result tsolve1_expect(solver* sv, const double* G, const double* g, double mu,
+                             const double lam[3], double tol, double x[3], const char* what);
 
 #endif

@@ -1,6 +1,8 @@
 // support.c — the helpers of support.h, one copy for every test program.
 #include "support.h"
 
+#include "cli/cli.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -77,6 +79,12 @@ void tmp_dir(char* buf, size_t n, const char* tag) {
   const char* t = getenv("TMPDIR");
   snprintf(buf, n, "%s/csim_test_%s_XXXXXX", t && t[0] ? t : P_tmpdir, tag);
   ck_assert_msg(mkdtemp(buf) != NULL, "mkdtemp %s failed", buf);
+}
+
+void tmp_dir_path(char* dir, size_t dn, const char* tag, char* path, size_t pn, const char* name) {
+  tmp_dir(dir, dn, tag);
+  int len = snprintf(path, pn, "%s/%s", dir, name);
+  ck_assert_msg(len >= 0 && (size_t)len < pn, "path too long: %s/%s", dir, name);
 }
 
 static void rm_tree(const char* dir) {
@@ -223,6 +231,13 @@ int h5_root_int(const char* path, const char* name) {
   return v;
 }
 
+hid_t cli_run_open(int argc, char** argv, const char* out) {
+  ck_assert_int_eq(cli_run(argc, argv), 0);
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  ck_assert_msg(f >= 0, "cannot open %s", out);
+  return f;
+}
+
 //---- seeded random numbers ----
 
 double urand_sym(unsigned* s) {
@@ -250,9 +265,8 @@ void random_spd(int n, double* G, unsigned* s) {
     }
 }
 
-void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
-  double J[12 * 6];
-  memset(J, 0, sizeof(J));
+void box_corner_J(double half, double h, double J[72]) {
+  memset(J, 0, sizeof(double) * 72);
   double corners[4][2] = {{half, half}, {-half, half}, {half, -half}, {-half, -half}};
   for (int i = 0; i < 4; i++) {
     double r[3] = {corners[i][0], corners[i][1], -h};
@@ -265,6 +279,11 @@ void box_G(double m, const double inertia[3], double half, double h, double G[14
       row[5] = r[0] * axes[a][1] - r[1] * axes[a][0];
     }
   }
+}
+
+void box_G(double m, const double inertia[3], double half, double h, double G[144]) {
+  double J[12 * 6];
+  box_corner_J(half, h, J);
   double minv[6] = {1 / m, 1 / m, 1 / m, 1 / inertia[0], 1 / inertia[1], 1 / inertia[2]};
   for (int a = 0; a < 12; a++)
     for (int b = 0; b < 12; b++) {

@@ -90,6 +90,15 @@ static mesh_hull cube_mesh(double h) {
   return m;
 }
 
+// the convex hull of cube_mesh(h), asserted built (free it with coll_hull_free)
+static coll_hull cube_hull(double h) {
+  mesh_hull mh = cube_mesh(h);
+  coll_hull hl;
+  csim_error err;
+  ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+  return hl;
+}
+
 //---------------------------------- plane pairs ----------------------------------------------
 
 // sphere r = 0.1 at z = 0.05 over z = 0: depth 0.05, normal +z, midpoint z = -0.025
@@ -238,10 +247,7 @@ END_TEST
 
 // hull vertices below the plane: a resting cube gives its 4 bottom vertices
 START_TEST(plane_mesh_cube) {
-  mesh_hull mh = cube_mesh(0.1);
-  coll_hull hl;
-  csim_error err;
-  ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+  coll_hull hl = cube_hull(0.1);
   double sz[3] = {0}, pos[3] = {0.5, 0, 0.09}, R[9];
   coll_geom p = geom(MODEL_GEOM_PLANE, sz, ORIGIN, I3), m = geom(MODEL_GEOM_MESH, sz, pos, I3);
   m.hull = &hl;
@@ -826,10 +832,7 @@ START_TEST(convex_patches) {
     ck_assert_double_eq_tol(hypot(c[i].pos[0], c[i].pos[1] - 0.1), 0.1, 1e-12);
   }
   // cube hull (half 0.1) resting on the box
-  mesh_hull mh = cube_mesh(0.1);
-  coll_hull hl;
-  csim_error err;
-  ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+  coll_hull hl = cube_hull(0.1);
   double zs[3] = {0}, pm[3] = {0.2, -0.1, 0.195};
   coll_geom m = geom(MODEL_GEOM_MESH, zs, pm, I3);
   m.hull = &hl;
@@ -1064,10 +1067,7 @@ static int features(const coll_contact* c, int n, int* f) {
 
 // tiny motions keep the feature ids of box-plane, box-box, mesh-plane and mesh-box contacts
 START_TEST(features_stable) {
-  mesh_hull mh = cube_mesh(0.1);
-  coll_hull hl;
-  csim_error err;
-  ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+  coll_hull hl = cube_hull(0.1);
   double hs[3] = {0.1, 0.1, 0.1}, hb[3] = {0.5, 0.5, 0.1}, pz[3] = {0, 0, -0.1};
   coll_geom plane = geom(MODEL_GEOM_PLANE, hs, ORIGIN, I3), base = geom(MODEL_GEOM_BOX, hb, pz, I3);
   rng_state = 99;
@@ -1097,10 +1097,7 @@ END_TEST
 
 // the cube's 12 triangles merge into 6 squares; each vertex has 3 (+ diagonal) neighbours
 START_TEST(hull_build_cube) {
-  mesh_hull mh = cube_mesh(0.5);
-  coll_hull hl;
-  csim_error err;
-  ck_assert_int_eq(coll_hull_build(&mh, &hl, &err), CSIM_OK);
+  coll_hull hl = cube_hull(0.5);
   ck_assert_int_eq(hl.nvert, 8);
   ck_assert_int_eq(hl.npoly, 6);
   for (int f = 0; f < 6; f++) {
@@ -1127,6 +1124,7 @@ START_TEST(hull_build_cube) {
   ck_assert_int_eq(coll_hull_support(&hl, d), 1 | 0 | 4);
   coll_hull_free(&hl);
   // degenerate input is an error, never a crash
+  csim_error err;
   mesh_hull bad = cube_mesh(0.5);
   bad.nvert = 3;
   ck_assert_int_eq(coll_hull_build(&bad, &hl, &err), CSIM_ERR_INPUT);

@@ -243,9 +243,7 @@ START_TEST(solvers_sparse_vs_dense) {
       npairs++;
       solver_options o = {(csim_model)mo, (csim_solver)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
                           SOLVER_STOP_MODEL, 0, 0, 0};
-      solver* sv = NULL;
-      csim_error err;
-      ck_assert_msg(solver_create(&o, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
+      solver* sv = tsolver_create(&o, nc);
       solver_result r1, r2;
       memset(l1, 0, sizeof(double) * (size_t)n3);
       memset(l2, 0, sizeof(double) * (size_t)n3);
@@ -430,9 +428,7 @@ START_TEST(admm_banded) {
     for (int k = 0; k < 3; k++) {
       solver_options ok = o;
       if (k == 2) ok.nv = ok.max_chain = 0;
-      solver* sv = NULL;
-      csim_error err;
-      ck_assert_msg(solver_create(&ok, nc, &sv, &err) == CSIM_OK, "%s", err.msg);
+      solver* sv = tsolver_create(&ok, nc);
       solver_admm(sv)->band_off = k == 1;
       memset(l[k], 0, sizeof(double) * (size_t)n3);
       solver_solve(sv, &sp, l[k], &r[k]);

@@ -239,8 +239,8 @@ END_TEST
 
 // the CLI: a table line per model with e_q and its mean, per-toss CSV and HDF5
 START_TEST(cli_validate_prints_the_table_and_writes_results) {
-  char dir[] = "out/csim_ct_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[128];
+  tmp_dir(dir, sizeof(dir), "cubetoss");
   static char out[65536];
   char cmd[2048];
   snprintf(cmd, sizeof(cmd), "%s validate cubetoss --tosses 3 --model hunt_crossley --model ncp --jobs 2 --out %s",
@@ -260,15 +260,14 @@ START_TEST(cli_validate_prints_the_table_and_writes_results) {
   while (fgets(buf, sizeof(buf), f)) lines++;
   fclose(f);
   ck_assert_int_eq(lines, 1 + 2 * 3);
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  tmp_remove(dir);
 }
 END_TEST
 
 // identification on 5 tosses lowers mean e_q from its starting guess; its file is read back
 START_TEST(identification_on_five_tosses_lowers_eq) {
-  char dir[] = "out/csim_ct_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[128];
+  tmp_dir(dir, sizeof(dir), "cubetoss");
   static char out[65536];
   char cmd[2048];
   snprintf(cmd, sizeof(cmd), "%s identify cubetoss --tosses 5 --model hunt_crossley --max-evals 6 --jobs 2 "
@@ -285,8 +284,7 @@ START_TEST(identification_on_five_tosses_lowers_eq) {
            csim_bin(), dir, dir);
   ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 0);
   ck_assert_ptr_nonnull(strstr(out, "hunt_crossley  e_q "));
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -333,8 +331,8 @@ static void write_nan_file(const char* path) {
 
 // bad input: exit 2, a message naming the problem, nothing written
 START_TEST(bad_inputs_exit_2_and_write_nothing) {
-  char dir[] = "out/csim_ct_XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char dir[128];
+  tmp_dir(dir, sizeof(dir), "cubetoss");
   char nanfile[256], cmd[8192], res[256];
   snprintf(nanfile, sizeof(nanfile), "%s/nan.h5", dir);
   write_nan_file(nanfile);
@@ -384,8 +382,7 @@ START_TEST(bad_inputs_exit_2_and_write_nothing) {
   ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
   snprintf(cmd, sizeof(cmd), "%s/q.yaml", dir);
   ck_assert(stat(cmd, &sb) != 0);
-  snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  tmp_remove(dir);
 }
 END_TEST
 

@@ -317,11 +317,10 @@ static void check_robot_dynamics(const sim_model* m, sim_data* d, int nstate, do
 // random trees, fixed and free base
 START_TEST(random_trees_consistent) {
   for (int t = 0; t < 12; t++) {
-    hand_robot h;
-    random_tree(&h, 3 + 4 * t);
     sim_model* m;
     sim_data* d;
-    build(&h.r, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED, (double[]){0.5, 1, -9.81}, &m, &d);
+    build_random_tree(3 + 4 * t, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED,
+                      (double[]){0.5, 1, -9.81}, &m, &d);
     check_robot_dynamics(m, d, 3, 1e-11);
     data_free(d);
     model_free(m);
@@ -334,11 +333,10 @@ END_TEST
 // wrenches the value equals dyn_rnea_full at v = 0 (it only leaves out exact zeros)
 START_TEST(rnea_rest_is_potential_gradient) {
   for (int t = 0; t < 8; t++) {
-    hand_robot h;
-    random_tree(&h, 3 + 3 * t);
     sim_model* m;
     sim_data* d;
-    build(&h.r, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED, (double[]){0.5, 1, -9.81}, &m, &d);
+    build_random_tree(3 + 3 * t, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED,
+                      (double[]){0.5, 1, -9.81}, &m, &d);
     int nv = m->nv, nq = m->nq;
     double* q0 = calloc((size_t)nq, sizeof(double));
     double* v0 = calloc((size_t)nv, sizeof(double));
@@ -417,11 +415,10 @@ static void check_power(const sim_model* m, sim_data* d) {
 
 START_TEST(random_trees_power_balance) {
   for (int t = 0; t < 6; t++) {
-    hand_robot h;
-    random_tree(&h, 4 + 5 * t);
     sim_model* m;
     sim_data* d;
-    build(&h.r, t % 2 ? MODEL_BASE_FIXED : MODEL_BASE_FREE, (double[]){0, 0, 0}, &m, &d);
+    build_random_tree(4 + 5 * t, t % 2 ? MODEL_BASE_FIXED : MODEL_BASE_FREE,
+                      (double[]){0, 0, 0}, &m, &d);
     check_power(m, d);
     data_free(d);
     model_free(m);

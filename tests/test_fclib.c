@@ -443,8 +443,7 @@ END_TEST
 // an empty problem (0 contacts) writes and reads back
 START_TEST(empty_problem) {
   char dir[64], path[256];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "empty.hdf5");
   double none = 0;
   solver_problem sp = tdense(0, &none, &none, &none, NULL);
   csim_error e;
@@ -820,8 +819,7 @@ static long copy_file(const char* src, const char* dst, long len, int flips, uns
 // corruption that spares everything read, a valid problem), never a crash or a hang
 START_TEST(truncated_and_corrupted) {
   char dir[64], path[256];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/missing.hdf5", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "missing.hdf5");
   expect_bad(path, NULL);
   expect_bad(dir, NULL);  // a directory
   snprintf(path, sizeof(path), "%s/empty.hdf5", dir);
@@ -913,8 +911,7 @@ START_TEST(solve_shared_problem) {
   csim_error e;
   ck_assert_int_eq(fclib_read(DATA "siconos_dat_converted/Rover4144.hdf5", &p, &e), CSIM_OK);
   solver_options o = ncp_options(CSIM_SOLVER_PGS, 1e-10, 100000);
-  solver* s = NULL;
-  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, p->nc);
   double lam[12] = {0};
   solver_problem sp = fclib_solver_problem(p);
   solver_result r;
@@ -948,8 +945,7 @@ START_TEST(solve_capsules_admm) {
     for (int j = 0; j < i; j++) skew = fmax(skew, fabs(fclib_w(p, i, j) - fclib_w(p, j, i)));
   ck_assert_double_gt(skew, 0);  // the premise: the split into symmetric + skew parts is used
   solver_options o = ncp_options(CSIM_SOLVER_ADMM, 1e-8, 2000);
-  solver* s = NULL;
-  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, p->nc);
   double* lam = calloc((size_t)N, sizeof(double));
   ck_assert_ptr_nonnull(lam);
   solver_problem sp = fclib_solver_problem(p);
@@ -1048,8 +1044,7 @@ START_TEST(solve_tiny_scale_global) {
   for (int k = 0; k < 3; k++) {
     solver_options o = ncp_options(kinds[k], 1e-8, 1000);
     o.criterion = SOLVER_STOP_NCP;
-    solver* s = NULL;
-    ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+    solver* s = tsolver_create(&o, p->nc);
     double lam[12] = {0}, rf[12];
     solver_result res;
     solver_solve(s, &ps, lam, &res);
@@ -1075,8 +1070,7 @@ END_TEST
 START_TEST(cli_solve_directory) {
   char dir[64], path[256], cmd[1024];
   static char out[65536];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/sub", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "sub");
   ck_assert_int_eq(mkdir(path, 0700), 0);
   double Wf[HN * HN], qf[HN], mu[2];
   hand_problem(Wf, qf, mu);
@@ -1139,8 +1133,7 @@ END_TEST
 START_TEST(cli_solve_tiny_scale) {
   char dir[64], cmd[1024], path[256];
   static char out[16384];
-  tmp_dir(dir, sizeof(dir), "fclib");
-  snprintf(path, sizeof(path), "%s/t.csv", dir);
+  tmp_dir_path(dir, sizeof(dir), "fclib", path, sizeof(path), "t.csv");
   snprintf(cmd, sizeof(cmd), "%s solve " DATA "siconos_global/LMGC_GFC3D-i00501-4-00000.hdf5 "
            "--solver pgs --csv %s", csim_bin(), path);
   int rc = sh_run2(cmd, out, sizeof(out));
@@ -1240,8 +1233,7 @@ START_TEST(dump_resolves) {
   ck_assert_double_le(p->w_sym_err, 1e-12 * p->w_absmax);
   // solve again from zero with the run's settings
   solver_options o = ncp_options(CSIM_SOLVER_PGS, 1e-10, 5000);
-  solver* s = NULL;
-  ck_assert_int_eq(solver_create(&o, p->nc, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, p->nc);
   double lam[12] = {0};
   solver_problem sp = fclib_solver_problem(p);
   solver_result r;

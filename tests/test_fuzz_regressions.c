@@ -10,12 +10,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-// the four targets, each entry point renamed
+// the targets, each entry point renamed
 #define LLVMFuzzerTestOneInput fuzz_scenario_one
 #include "fuzz/fuzz_scenario.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_urdf_one
 #include "fuzz/fuzz_urdf.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_mjcf_one
+#include "fuzz/fuzz_mjcf.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_stl_one
 #include "fuzz/fuzz_stl.c"
@@ -87,6 +90,11 @@ START_TEST(urdf_regressions) {
 }
 END_TEST
 
+START_TEST(mjcf_regressions) {
+  replay_target("mjcf", fuzz_mjcf_one, "tests/fuzz/seeds/mjcf");
+}
+END_TEST
+
 START_TEST(stl_regressions) {
   replay_target("stl", fuzz_stl_one, "tests/data/urdf/meshes");
 }
@@ -108,6 +116,7 @@ static Suite* fuzz_suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, scenario_regressions);
   tcase_add_test(t, urdf_regressions);
+  tcase_add_test(t, mjcf_regressions);
   tcase_add_test(t, stl_regressions);
   tcase_add_test(t, fclib_regressions);
   tcase_add_test(t, cubetoss_regressions);

@@ -108,8 +108,7 @@ END_TEST
 START_TEST(golden_detects_perturbation) {
   char dir[64], out[256], cmd[1536];
   static char log[65536];
-  tmp_dir(dir, sizeof(dir), "golden");
-  snprintf(out, sizeof(out), "%s/cube_drop.h5", dir);
+  tmp_dir_path(dir, sizeof(dir), "golden", out, sizeof(out), "cube_drop.h5");
   run_scenario("cube_drop", "--set contact.friction=0.3", out);
   snprintf(cmd, sizeof(cmd),
            "%s compare '%s' tests/golden/cube_drop.h5 --rtol 1e-3 --atol 1e-6 --only /state 2>&1",

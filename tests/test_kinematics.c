@@ -173,11 +173,10 @@ static void check_jacobians(const sim_model* m, sim_data* d) {
 
 START_TEST(jacobians_match_finite_differences) {
   for (int t = 0; t < 10; t++) {
-    hand_robot h;
-    random_tree(&h, 3 + 3 * t);
     sim_model* m;
     sim_data* d;
-    build(&h.r, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED, (double[]){0, 0, -9.81}, &m, &d);
+    build_random_tree(3 + 3 * t, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED,
+                      (double[]){0, 0, -9.81}, &m, &d);
     check_jacobians(m, d);
     data_free(d);
     model_free(m);
@@ -189,11 +188,10 @@ END_TEST
 // finite differences of the poses along q ⊕ +-eps v
 START_TEST(body_velocities) {
   for (int t = 0; t < 8; t++) {
-    hand_robot h;
-    random_tree(&h, 4 + 3 * t);
     sim_model* m;
     sim_data* d;
-    build(&h.r, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED, (double[]){0, 0, -9.81}, &m, &d);
+    build_random_tree(4 + 3 * t, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED,
+                      (double[]){0, 0, -9.81}, &m, &d);
     int nq = m->nq, nv = m->nv;
     double* q0 = calloc((size_t)nq, sizeof(double));
     double* pos = calloc(2 * 3 * (size_t)m->nbody, sizeof(double));
@@ -236,11 +234,9 @@ END_TEST
 // q1 = q0 ⊕ v dt, then q1 ⊖ q0 = v dt (also for large rotations, |w dt| < pi)
 START_TEST(integrate_difference_round_trip) {
   for (int t = 0; t < 10; t++) {
-    hand_robot h;
-    random_tree(&h, 2 + 3 * t);
     sim_model* m;
     sim_data* d;
-    build(&h.r, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
+    build_random_tree(2 + 3 * t, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
     int nq = m->nq, nv = m->nv;
     double* q0 = calloc((size_t)nq, sizeof(double));
     double* q1 = calloc((size_t)nq, sizeof(double));

@@ -17,6 +17,18 @@
 
 enum { ROWS = 300, NQ = 23, MUG = 16, MAXC = 64 * ROWS };
 
+// the contact rows of a run's open file f (closed here): /contacts/count, /contacts/offset and
+// /compliant/newton_converged, n rows each (at most max, asserted), and /contacts/body (at most
+// maxb values)
+static void read_contact_rows(hid_t f, long n, long max, int* count, int* offset, int* body,
+                              long maxb, int* conv) {
+  ck_assert_int_eq(h5_read(f, "/contacts/count", NULL, count, max, NULL), n);
+  ck_assert_int_eq(h5_read(f, "/contacts/offset", NULL, offset, max, NULL), n);
+  h5_read(f, "/contacts/body", NULL, body, maxb, NULL);
+  ck_assert_int_eq(h5_read(f, "/compliant/newton_converged", NULL, conv, max, NULL), n);
+  H5Fclose(f);
+}
+
 // 0.2 s of the Allegro scene with TAMSI (286 steps of 0.7 ms, every step recorded). Bounds from the
 // geometry, not from a csim run: the mug (a cylinder, r = 4 cm, 10 cm tall) rests on the palm's
 // face (z = 0.3 + 0.0111 m), upright or tilted by the fingers onto its bottom rim, whose lowest
@@ -31,20 +43,14 @@ START_TEST(allegro_mug_stays_in_the_hand) {
   snprintf(out, sizeof(out), P_tmpdir "/csim_test_allegro_%d.h5", (int)getpid());
   char* argv[] = {"scenarios/allegro_mug.yaml", "--set", "integrator.duration=0.2",
                   "--set", "output.every=1", "--out", out, "--quiet"};
-  ck_assert_int_eq(cli_run(8, argv), 0);
-  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
-  ck_assert_int_ge(f, 0);
+  hid_t f = cli_run_open(8, argv, out);
   static double q[ROWS * NQ];
   static int count[ROWS], offset[ROWS], body[2 * MAXC], conv[ROWS];
   long cols = 0;
   long n = h5_read(f, "/state/q", q, NULL, ROWS * NQ, &cols);
   ck_assert_int_eq(cols, NQ);
   ck_assert_int_ge(n, 280);
-  ck_assert_int_eq(h5_read(f, "/contacts/count", NULL, count, ROWS, NULL), n);
-  ck_assert_int_eq(h5_read(f, "/contacts/offset", NULL, offset, ROWS, NULL), n);
-  h5_read(f, "/contacts/body", NULL, body, 2 * MAXC, NULL);
-  ck_assert_int_eq(h5_read(f, "/compliant/newton_converged", NULL, conv, ROWS, NULL), n);
-  H5Fclose(f);
+  read_contact_rows(f, n, ROWS, count, offset, body, 2 * MAXC, conv);
   unlink(out);
   int touched_by_finger = 0, touching = 0;
   for (long k = 0; k < n; k++) {
@@ -84,9 +90,7 @@ START_TEST(kuka_grasp_holds_the_bottle_through_a_shake) {
   snprintf(out, sizeof(out), P_tmpdir "/csim_test_kuka_%d.h5", (int)getpid());
   char* argv[] = {"scenarios/kuka_bottle.yaml", "--set", "integrator.duration=3.2",
                   "--out", out, "--quiet"};
-  ck_assert_int_eq(cli_run(6, argv), 0);
-  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
-  ck_assert_int_ge(f, 0);
+  hid_t f = cli_run_open(6, argv, out);
   enum { KR = 400, KQ = 16, KC = 32 * KR };
   static double q[KR * KQ], t[KR];
   static int count[KR], offset[KR], body[2 * KC], conv[KR];
@@ -95,11 +99,7 @@ START_TEST(kuka_grasp_holds_the_bottle_through_a_shake) {
   ck_assert_int_eq(cols, KQ);  // 7 arm joints, 2 fingers, the bottle's 7
   ck_assert_int_ge(n, 320);
   ck_assert_int_eq(h5_read(f, "/time", t, NULL, KR, NULL), n);
-  ck_assert_int_eq(h5_read(f, "/contacts/count", NULL, count, KR, NULL), n);
-  ck_assert_int_eq(h5_read(f, "/contacts/offset", NULL, offset, KR, NULL), n);
-  h5_read(f, "/contacts/body", NULL, body, 2 * KC, NULL);
-  ck_assert_int_eq(h5_read(f, "/compliant/newton_converged", NULL, conv, KR, NULL), n);
-  H5Fclose(f);
+  read_contact_rows(f, n, KR, count, offset, body, 2 * KC, conv);
   unlink(out);
   double zmin = 1e9;
   for (long k = 0; k < n; k++) {

@@ -170,13 +170,20 @@ static void check_std(hid_t f, int n) {
 //---- tests ----
 
 // 1000 rows through 256-row chunks (flush in the middle), read back value by value
-START_TEST(roundtrip_values_shapes_attributes) {
-  char dir[512], path[600];
-  tmp_dir(dir, sizeof(dir), "record");
-  snprintf(path, sizeof(path), "%s/run.h5", dir);
+// a fresh temporary directory (into dir, 512 bytes) and its file `name` (into path, 600 bytes),
+// opened for recording (asserted)
+static rec_file* open_in_tmp(char* dir, char* path, const char* name) {
+  tmp_dir_path(dir, 512, "record", path, 600, name);
   rec_file* f = NULL;
   csim_error err;
   ck_assert_int_eq(rec_open(path, &f, &err), CSIM_OK);
+  return f;
+}
+
+START_TEST(roundtrip_values_shapes_attributes) {
+  char dir[512], path[600];
+  rec_file* f = open_in_tmp(dir, path, "run.h5");
+  csim_error err;
   ck_assert_str_eq(rec_path(f), path);
   ck_assert_int_eq(rec_set_chunk_rows(f, 256, &err), CSIM_OK);
   std_sets s;
@@ -254,11 +261,8 @@ END_TEST
 // automatic chunk sizes aim at ~64 KB, clamped to [64, 8192] rows
 START_TEST(automatic_chunk_rows) {
   char dir[512], path[600];
-  tmp_dir(dir, sizeof(dir), "record");
-  snprintf(path, sizeof(path), "%s/chunks.h5", dir);
-  rec_file* f = NULL;
+  rec_file* f = open_in_tmp(dir, path, "chunks.h5");
   csim_error err;
-  ck_assert_int_eq(rec_open(path, &f, &err), CSIM_OK);
   rec_dataset *a, *b, *c, *u;
   ck_assert_int_eq(rec_add(f, "/a", REC_F64, 0, "s", "", &a, &err), CSIM_OK);
   ck_assert_int_eq(rec_add(f, "/b", REC_F64, 7, "", NULL, &b, &err), CSIM_OK);
@@ -297,11 +301,8 @@ END_TEST
 // closed with success = 0: complete stays 0, failure says why, rows and steps_written kept
 START_TEST(failed_run_is_marked) {
   char dir[512], path[600];
-  tmp_dir(dir, sizeof(dir), "record");
-  snprintf(path, sizeof(path), "%s/fail.h5", dir);
-  rec_file* f = NULL;
+  rec_file* f = open_in_tmp(dir, path, "fail.h5");
   csim_error err;
-  ck_assert_int_eq(rec_open(path, &f, &err), CSIM_OK);
   ck_assert_int_eq(rec_set_chunk_rows(f, 16, &err), CSIM_OK);
   std_sets s;
   add_std(f, &s);
@@ -481,11 +482,8 @@ END_TEST
 // gzip level: the filter is set and the values survive
 START_TEST(compression_roundtrip) {
   char dir[512], path[600];
-  tmp_dir(dir, sizeof(dir), "record");
-  snprintf(path, sizeof(path), "%s/gz.h5", dir);
-  rec_file* f = NULL;
+  rec_file* f = open_in_tmp(dir, path, "gz.h5");
   csim_error err;
-  ck_assert_int_eq(rec_open(path, &f, &err), CSIM_OK);
   rec_dataset *plain, *gz;
   ck_assert_int_eq(rec_add(f, "/plain", REC_F64, 3, "", "", &plain, &err), CSIM_OK);
   ck_assert_int_eq(rec_set_compression(f, 6, &err), CSIM_OK);
@@ -533,12 +531,9 @@ START_TEST(h5py_reads_the_file) {
     return;
   }
   char dir[512], path[600], script[600];
-  tmp_dir(dir, sizeof(dir), "record");
-  snprintf(path, sizeof(path), "%s/py.h5", dir);
+  rec_file* f = open_in_tmp(dir, path, "py.h5");
   snprintf(script, sizeof(script), "%s/check.py", dir);
-  rec_file* f = NULL;
   csim_error err;
-  ck_assert_int_eq(rec_open(path, &f, &err), CSIM_OK);
   ck_assert_int_eq(rec_set_chunk_rows(f, 256, &err), CSIM_OK);
   ck_assert_int_eq(rec_attr_string(f, NULL, "csim_version", "0.1.0", &err), CSIM_OK);
   std_sets s;

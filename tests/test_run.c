@@ -39,6 +39,14 @@ static int csim_run(const char* scenario, const char* args, const char* outfile,
   return sh_run2(cmd, out, n);
 }
 
+// csim_run into g_tmp/name (its path into f5, 256 bytes) asserted to exit `want`; output in out
+static void run_expect(const char* scenario, const char* args, const char* name, int want,
+                       char* f5, char* out, size_t n) {
+  tmp_path(f5, 256, name);
+  int rc = csim_run(scenario, args, f5, out, n);
+  ck_assert_msg(rc == want, "exit %d:\n%s", rc, out);
+}
+
 //---------------------------------- reading the HDF5 file -------------------------------------
 
 // the string attribute `name` of object `obj` ("/" for the root) into buf; 0 when absent
@@ -100,28 +108,27 @@ static int dset_dims(hid_t f, const char* path, hsize_t dims[2]) {
   return rank;
 }
 
-// a whole dataset as doubles (or ints), allocated; *rows, *cols set
-static double* read_f64(hid_t f, const char* path, hsize_t* rows, hsize_t* cols) {
+// a whole dataset as memory type `type` (elements of `size` bytes), allocated; *rows, *cols set
+static void* read_all(hid_t f, const char* path, hid_t type, size_t size, hsize_t* rows,
+                      hsize_t* cols) {
   hsize_t dims[2];
   ck_assert_msg(dset_dims(f, path, dims) >= 1, "%s missing", path);
   *rows = dims[0];
-  *cols = dims[1];
-  double* buf = calloc(dims[0] * dims[1] + 1, sizeof(double));
+  if (cols) *cols = dims[1];
+  void* buf = calloc(dims[0] * dims[1] + 1, size);
   hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+  ck_assert_int_ge(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
   H5Dclose(d);
   return buf;
 }
 
+// a whole dataset as doubles (or ints), allocated; *rows, *cols set
+static double* read_f64(hid_t f, const char* path, hsize_t* rows, hsize_t* cols) {
+  return read_all(f, path, H5T_NATIVE_DOUBLE, sizeof(double), rows, cols);
+}
+
 static int* read_int(hid_t f, const char* path, hsize_t* rows) {
-  hsize_t dims[2];
-  ck_assert_msg(dset_dims(f, path, dims) >= 1, "%s missing", path);
-  *rows = dims[0];
-  int* buf = calloc(dims[0] * dims[1] + 1, sizeof(int));
-  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
-  H5Dclose(d);
-  return buf;
+  return read_all(f, path, H5T_NATIVE_INT, sizeof(int), rows, NULL);
 }
 
 static hid_t open_h5(const char* path) {
@@ -147,9 +154,7 @@ static const char* const kDatasets[] = {
 // Coulomb's law while sliding
 START_TEST(output_file_complete) {
   char out[8192], f5[256];
-  tmp_path(f5, sizeof(f5), "a.h5");
-  int rc = csim_run(SLIDE, "", f5, out, sizeof(out));
-  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  run_expect(SLIDE, "", "a.h5", 0, f5, out, sizeof(out));
   hid_t f = open_h5(f5);
 
   // datasets and their attributes; rows per step datasets all have 600 rows
@@ -310,9 +315,7 @@ END_TEST
 // output.every = 10 keeps one row in ten
 START_TEST(output_every) {
   char out[8192], f5[256];
-  tmp_path(f5, sizeof(f5), "every.h5");
-  int rc = csim_run(SLIDE, "--set output.every=10", f5, out, sizeof(out));
-  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  run_expect(SLIDE, "--set output.every=10", "every.h5", 0, f5, out, sizeof(out));
   hid_t f = open_h5(f5);
   hsize_t r, c, dims[2];
   double* t = read_f64(f, "/time", &r, &c);
@@ -335,12 +338,8 @@ END_TEST
 // --set overrides are part of the 'scenario' attribute: it loads back with the new values
 START_TEST(overrides_in_scenario_attribute) {
   char out[8192], f5[256];
-  tmp_path(f5, sizeof(f5), "ov.h5");
-  int rc = csim_run(SLIDE,
-                    "--set contact.friction=0.25 --set solver.tolerance=1e-7 "
-                    "--set 'robots.0.v0=[0, 0.5, 0, 0, 0, 0]'",
-                    f5, out, sizeof(out));
-  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  run_expect(SLIDE, "--set contact.friction=0.25 --set solver.tolerance=1e-7 "
+             "--set 'robots.0.v0=[0, 0.5, 0, 0, 0, 0]'", "ov.h5", 0, f5, out, sizeof(out));
   hid_t f = open_h5(f5);
   static char text[65536];
   ck_assert(attr_string(f, "/", "scenario", text, sizeof(text)));
@@ -553,12 +552,8 @@ END_TEST
 // exit 1, a message naming the step, an incomplete file that says why
 START_TEST(divergence_exits_1) {
   char out[8192], f5[256];
-  tmp_path(f5, sizeof(f5), "div.h5");
-  int rc = csim_run(SLIDE,
-                    "--set 'actions=[{type: force, body: cube, direction: [0, 0, 1], "
-                    "profile: ramp, magnitude: 0, rate: 1e12}]'",
-                    f5, out, sizeof(out));
-  ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+  run_expect(SLIDE, "--set 'actions=[{type: force, body: cube, direction: [0, 0, 1], "
+             "profile: ramp, magnitude: 0, rate: 1e12}]'", "div.h5", 1, f5, out, sizeof(out));
   ck_assert_msg(strstr(out, "diverged at step ") != NULL, "no divergence message:\n%s", out);
   const char* at = strstr(out, "diverged at step ");
   int stepno = -1;
@@ -594,9 +589,7 @@ START_TEST(island_past_budget_exits_1) {
              "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
              "integrator: {dt: 1.0e-3, duration: 0.6}\n");
   fclose(y);
-  tmp_path(f5, sizeof(f5), "stack.h5");
-  int rc = csim_run(yaml, "", f5, out, sizeof(out));
-  ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+  run_expect(yaml, "", "stack.h5", 1, f5, out, sizeof(out));
   const char* at = strstr(out, "at step ");
   int stepno = -1, ncon = -1, rows = -1, held = -1;
   ck_assert_msg(at && sscanf(at, "at step %d", &stepno) == 1, "no step in:\n%s", out);

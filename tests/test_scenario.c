@@ -459,7 +459,8 @@ static const bad_case bad[] = {
      "expected one of: fixed, free"},
     // required keys and structure
     {"name: x\n", NULL, NULL, NULL, 1, 1, "robots", "missing required key 'robots'"},
-    {"robots:\n  - name: x\n", NULL, NULL, NULL, 2, 5, "robots.0.urdf", "missing required key 'urdf'"},
+    {"robots:\n  - name: x\n", NULL, NULL, NULL, 2, 5, "robots.0", "exactly one of 'urdf' and 'mjcf' (the robot's file), found neither"},
+    {"robots:\n  - {urdf: a.urdf, mjcf: a.xml}\n", NULL, NULL, NULL, 2, 5, "robots.0", "found both"},
     {"robots: {urdf: a}\n", NULL, NULL, NULL, 1, 9, "robots", "expected a list of robots"},
     {"robots: []\n", NULL, NULL, NULL, 1, 9, "robots", "expected at least one robot"},
     {"robots:\n  - a.urdf\n", NULL, NULL, NULL, 2, 5, "robots.0", "expected a map of robot keys, found 'a.urdf'"},

@@ -12,11 +12,7 @@
 #include "support.h"
 
 static solver* make_pgs(int maxc, double tol, int iters) {
-  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(CSIM_MODEL_NCP, CSIM_SOLVER_PGS, maxc, tol, iters, 1.0, 4);
 }
 
 // projection onto the cone: fixed points inside, zero in the polar cone, boundary otherwise,
@@ -191,9 +187,7 @@ START_TEST(dual_variable_round_trip) {
   double G[9] = {2, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 1}, g[3] = {0.4, -0.2, -1}, mu = 0.3;
   solver_problem p = tdense(1, G, g, &mu, NULL);
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, 1, &s, &e), CSIM_OK);
+  solver* s = tsolver_create(&o, 1);
   double x[3] = {0, 0, 0}, dual[3];
   solver_result r;
   solver_solve(s, &p, x, &r);
@@ -244,9 +238,7 @@ START_TEST(island_past_reserve_is_reported) {
     ck_assert_int_eq(solver_island_rows(&full, 3), 9);  // an island of all 3 contacts
     for (int pass = 0; pass < 2; pass++) {
       o.island_rows = pass == 0 ? 3 : 6;
-      solver* s = NULL;
-      csim_error e;
-      ck_assert_int_eq(solver_create(&o, 3, &s, &e), CSIM_OK);
+      solver* s = tsolver_create(&o, 3);
       solver_problem p = tdense(3, G, g, mu, NULL);
       ck_assert_int_eq(p.nisland, 2);
       double x[9], x0[9];

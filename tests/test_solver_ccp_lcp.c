@@ -28,11 +28,7 @@ static const double kPi = 3.14159265358979323846;
 
 static solver* make(csim_model model, csim_solver kind, int maxc, double tol, int iters,
                     double omega, int facets) {
-  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(model, kind, maxc, tol, iters, omega, facets);
 }
 
 // g = c - (G + R) lambda for an n-row problem
@@ -97,15 +93,10 @@ START_TEST(ccp_single_contact_exact) {
     }
     double g[3];
     backwards_g(3, G, NULL, lam, c, g);
-    solver_problem p = tdense(1, G, g, &mu, NULL);
-    double x[3] = {0, 0, 0};
-    solver_result res;
-    solver_solve(pgs, &p, x, &res);
-    ck_assert_msg(res.converged, "case %d kind %d: residual %.3g after %d", k, kind, res.residual,
-                  res.iterations);
-    for (int i = 0; i < 3; i++)
-      ck_assert_msg(fabs(x[i] - lam[i]) <= 1e-9 * (1 + fabs(lam[i])),
-                    "case %d kind %d: lambda[%d] = %.15g, exact %.15g", k, kind, i, x[i], lam[i]);
+    char what[64];
+    snprintf(what, sizeof(what), "case %d kind %d", k, kind);
+    double x[3];
+    solver_result res = tsolve1_expect(pgs, G, g, mu, lam, 1e-9, x, what);
     // the physical (NCP) metric sees the CCP's Signorini violation while sliding:
     // eps_c = mu lambda_N |c_T|
     if (kind == 1) {
@@ -196,34 +187,25 @@ static void pyramid_single_contact(csim_solver kind, int facets, unsigned seed) 
     }
     double g[3];
     backwards_g(3, G, NULL, lam, c, g);
-    solver_problem p = tdense(1, G, g, &mu, NULL);
-    double x[3] = {0, 0, 0};
-    solver_result res;
-    solver_solve(sv, &p, x, &res);
-    ck_assert_msg(res.converged, "%s facets %d case %d type %d: residual %.3g after %d",
-                  csim_solver_names[kind], facets, k, type, res.residual, res.iterations);
-    for (int i = 0; i < 3; i++)
-      ck_assert_msg(fabs(x[i] - lam[i]) <= 1e-8 * (1 + fabs(lam[i])),
-                    "%s facets %d case %d type %d: lambda[%d] = %.15g, exact %.15g",
-                    csim_solver_names[kind], facets, k, type, i, x[i], lam[i]);
+    char what[96];
+    snprintf(what, sizeof(what), "%s facets %d case %d type %d", csim_solver_names[kind], facets,
+             k, type);
+    double x[3];
+    tsolve1_expect(sv, G, g, mu, lam, 1e-8, x, what);
   }
   solver_free(sv);
 }
 
-START_TEST(lcp_pgs_single_contact_exact) {
-  pyramid_single_contact(CSIM_SOLVER_PGS, 4, 31);
-  pyramid_single_contact(CSIM_SOLVER_PGS, 3, 32);
-  pyramid_single_contact(CSIM_SOLVER_PGS, 6, 33);
-  pyramid_single_contact(CSIM_SOLVER_PGS, 8, 34);
+// 4, 3, 6 and 8 facets, seeds base + 1 .. base + 4
+static void pyramid_facet_cases(csim_solver kind, unsigned base) {
+  const int facets[4] = {4, 3, 6, 8};
+  for (int k = 0; k < 4; k++) pyramid_single_contact(kind, facets[k], base + 1 + (unsigned)k);
 }
+
+START_TEST(lcp_pgs_single_contact_exact) { pyramid_facet_cases(CSIM_SOLVER_PGS, 30); }
 END_TEST
 
-START_TEST(lcp_lemke_single_contact_exact) {
-  pyramid_single_contact(CSIM_SOLVER_LEMKE, 4, 41);
-  pyramid_single_contact(CSIM_SOLVER_LEMKE, 3, 42);
-  pyramid_single_contact(CSIM_SOLVER_LEMKE, 6, 43);
-  pyramid_single_contact(CSIM_SOLVER_LEMKE, 8, 44);
-}
+START_TEST(lcp_lemke_single_contact_exact) { pyramid_facet_cases(CSIM_SOLVER_LEMKE, 40); }
 END_TEST
 
 // the 4-facet pyramid biases friction to the corners (000 Fig. 6): a block sliding along 45
@@ -338,6 +320,14 @@ END_TEST
 
 // ---- box on a plane (hyperstatic G of rank 6) ----------------------------------------------
 
+// the (model, solver) pairs of this file: ccp/pgs, lcp/pgs, lcp/lemke
+static const struct {
+  csim_model model;
+  csim_solver kind;
+} kPairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
+               {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
+               {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
+
 // every pair converges on a resting and on a pushed box; at rest the impulses carry the weight
 // exactly (sum lambda_N = m g dt, no net tangential impulse: the box stops); a warm start from
 // the solution converges in zero iterations; over-relaxation 1.3 converges for the PGS variants
@@ -345,19 +335,13 @@ START_TEST(box_on_plane_all_pairs) {
   double m = 1, I3[3] = {1.0 / 600, 1.0 / 600, 1.0 / 600}, dt = 1e-3, grav = 9.81;
   double G[144];
   box_G(m, I3, 0.05, 0.05, G);
-  struct {
-    csim_model model;
-    csim_solver kind;
-  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   double mu[4] = {0.5, 0.5, 0.5, 0.5};
   unsigned s = 9;
   for (int pi = 0; pi < 3; pi++) {
     for (int om = 0; om < 2; om++) {
-      if (om && pairs[pi].kind != CSIM_SOLVER_PGS) continue;
+      if (om && kPairs[pi].kind != CSIM_SOLVER_PGS) continue;
       double omega = om ? 1.3 : 1.0;
-      solver* sv = make(pairs[pi].model, pairs[pi].kind, 4, 1e-10, 100000, omega, 4);
+      solver* sv = make(kPairs[pi].model, kPairs[pi].kind, 4, 1e-10, 100000, omega, 4);
       for (int push = 0; push < 4; push++) {
         double g[12];
         for (int i = 0; i < 4; i++) {
@@ -370,7 +354,7 @@ START_TEST(box_on_plane_all_pairs) {
         solver_result res;
         solver_solve(sv, &p, x, &res);
         ck_assert_msg(res.converged, "%s/%s omega %d push %d: residual %.3g after %d",
-                      csim_model_names[pairs[pi].model], csim_solver_names[pairs[pi].kind], om,
+                      csim_model_names[kPairs[pi].model], csim_solver_names[kPairs[pi].kind], om,
                       push, res.residual, res.iterations);
         if (!push) {
           double sum = x[2] + x[5] + x[8] + x[11];
@@ -397,14 +381,8 @@ END_TEST
 START_TEST(failures_are_reported) {
   double G[9] = {0}, g[3] = {0, 0, -1}, mu = 0.5;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  struct {
-    csim_model model;
-    csim_solver kind;
-  } pairs[3] = {{CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
-                {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   for (int pi = 0; pi < 3; pi++) {
-    solver* sv = make(pairs[pi].model, pairs[pi].kind, 1, 1e-8, 50, 1.0, 4);
+    solver* sv = make(kPairs[pi].model, kPairs[pi].kind, 1, 1e-8, 50, 1.0, 4);
     double x[3] = {0, 0, 0};
     solver_result res;
     solver_solve(sv, &p, x, &res);

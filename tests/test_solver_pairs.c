@@ -35,10 +35,7 @@ static const struct {
 
 static solver* make(int pair, solver_criterion crit, int maxc, double tol, int iters) {
   solver_options o = {kPairs[pair].model, kPairs[pair].kind, tol, iters, 1.0, 4, 1.0, 1, crit, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver_create(&o, maxc);
 }
 
 static const char* pair_name(int pair, solver_criterion crit, char* buf, size_t n) {

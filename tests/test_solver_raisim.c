@@ -17,11 +17,7 @@
 #include "support.h"
 
 static solver* make(csim_model m, int maxc, double tol, int iters) {
-  solver_options o = {m, CSIM_SOLVER_BISECTION, tol, iters, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* s = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, maxc, &s, &e), CSIM_OK);
-  return s;
+  return tsolver(m, CSIM_SOLVER_BISECTION, maxc, tol, iters, 1.0, 4);
 }
 
 // x = A^-1 b for a 3x3 (Cramer)
@@ -210,9 +206,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   ck_assert_double_lt(rd.eps_abs, 1e-9);
   // RaiSim+DS agrees with the NCP solution of projected Gauss-Seidel
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* pg = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&o, 1, &pg, &e), CSIM_OK);
+  solver* pg = tsolver_create(&o, 1);
   double xp[3] = {0};
   solver_result rp;
   solver_solve(pg, &p, xp, &rp);
@@ -223,8 +217,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   for (int m = 0; m < 2; m++) {
     solver_options uo = {m ? CSIM_MODEL_RAISIM_DS : CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION,
                          1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-    solver* u = NULL;
-    ck_assert_int_eq(solver_create(&uo, 1, &u, &e), CSIM_OK);
+    solver* u = tsolver_create(&uo, 1);
     double xu[3] = {0};
     solver_result ru;
     solver_solve(u, &p, xu, &ru);
@@ -322,19 +315,7 @@ END_TEST
 // (anisotropic) inertia, body frame aligned with the world; J rows [e, r x e] per direction e
 static void box_problem(double m, const double I[9], double a, double G[144], double J[72],
                         double Minv[36]) {
-  double corners[4][2] = {{a, a}, {-a, a}, {a, -a}, {-a, -a}};
-  memset(J, 0, sizeof(double) * 72);
-  for (int i = 0; i < 4; i++) {
-    double r[3] = {corners[i][0], corners[i][1], -a};
-    double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (int k = 0; k < 3; k++) {
-      double* row = J + (3 * i + k) * 6;
-      for (int d = 0; d < 3; d++) row[d] = axes[k][d];
-      row[3] = r[1] * axes[k][2] - r[2] * axes[k][1];
-      row[4] = r[2] * axes[k][0] - r[0] * axes[k][2];
-      row[5] = r[0] * axes[k][1] - r[1] * axes[k][0];
-    }
-  }
+  box_corner_J(a, a, J);
   double Iinv[9], e[3];
   for (int c = 0; c < 3; c++) {
     double b[3] = {c == 0, c == 1, c == 2};
@@ -389,9 +370,7 @@ START_TEST(box_on_plane_convergence) {
                       {0.3, 0.1, -9.81 * dt, 0, 0, 0.5},     // sliding and spinning
                       {0.01 * dt, 0, -9.81 * dt, 0, 0, 0}};  // nearly sticking
   solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0};
-  solver* pg = NULL;
-  csim_error e;
-  ck_assert_int_eq(solver_create(&po, 4, &pg, &e), CSIM_OK);
+  solver* pg = tsolver_create(&po, 4);
   for (int c = 0; c < 3; c++) {
     box_g(J, vfs[c], g);
     solver_problem p = tdense(4, G, g, mu, NULL);

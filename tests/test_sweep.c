@@ -135,6 +135,13 @@ static int h5_complete(const char* path) {
 //---------------------------------- tests -----------------------------------------------------
 
 // lists, linear and log ranges, product order, repeat: index.csv against hand-computed values
+// `csim sweep SPEC --out DIR` run in g_tmp: its exit status, its output (stderr merged) into out
+static int sweep(const char* spec, const char* dir, char* out, size_t n) {
+  char cmd[8192];
+  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep %s --out %s", g_tmp, g_csim, spec, dir);
+  return sh_run2(cmd, out, n);
+}
+
 START_TEST(sweep_axes_product_ranges_repeat) {
   write_spec("grid.yaml",
              "name: grid\n"
@@ -145,8 +152,7 @@ START_TEST(sweep_axes_product_ranges_repeat) {
              "set: {integrator.duration: 0.01}\n"
              "chunk: 5\n");
   char cmd[8192], out[65536], idx[65536], path[4096];
-  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep grid.yaml --out sw", g_tmp, g_csim);
-  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sweep("grid.yaml", "sw", out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/sw/index.csv", g_tmp);
   read_text(path, idx, sizeof(idx));
   // 3 x 3 x 2 = 18 points; first axis slowest, repeat fastest
@@ -189,18 +195,15 @@ START_TEST(sweep_axes_product_ranges_repeat) {
   // zip pairs the values instead
   write_spec("zip.yaml", "combine: zip\naxes:\n  contact.friction: [0.1, 0.2]\n"
                          "  contact.model: [ncp, ccp]\n");
-  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep zip.yaml --out zw", g_tmp, g_csim);
-  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sweep("zip.yaml", "zw", out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/zw/index.csv", g_tmp);
   read_text(path, idx, sizeof(idx));
   ck_assert_msg(strstr(idx, "\n0,0000_friction-0.1_model-ncp,0.1,ncp,") &&
                     strstr(idx, "\n1,0001_friction-0.2_model-ccp,0.2,ccp,") && !csv_line(idx, 3),
                 "%s", idx);
   // the same spec again into the same directory is fine; another sweep there is refused
-  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep zip.yaml --out zw", g_tmp, g_csim);
-  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
-  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep grid.yaml --out zw", g_tmp, g_csim);
-  ck_assert_int_eq(sh_run2(cmd, out, sizeof(out)), 2);
+  ck_assert_msg(sweep("zip.yaml", "zw", out, sizeof(out)) == 0, "%s", out);
+  ck_assert_int_eq(sweep("grid.yaml", "zw", out, sizeof(out)), 2);
   ck_assert_msg(strstr(out, "holds another sweep") != NULL, "%s", out);
 }
 END_TEST
@@ -231,8 +234,7 @@ START_TEST(sweep_bad_points_exit_2) {
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     write_spec("bad.yaml", cases[i].body);
     snprintf(dir, sizeof(dir), "%s/bad%zu", g_tmp, i);
-    snprintf(cmd, sizeof(cmd), "cd %s && %s sweep bad.yaml --out %s", g_tmp, g_csim, dir);
-    int rc = sh_run2(cmd, out, sizeof(out));
+    int rc = sweep("bad.yaml", dir, out, sizeof(out));
     ck_assert_msg(rc == 2, "case %zu: exit %d\n%s", i, rc, out);
     for (int k = 0; k < 3; k++)
       ck_assert_msg(strstr(out, cases[i].want[k]) != NULL, "case %zu: '%s' not in:\n%s", i,
@@ -337,8 +339,7 @@ START_TEST(make_interrupt_resume_merge) {
              "  solver.max_iterations: [2000, 2000, 2000, 2000, 1, 2000]\n"
              "set: {integrator.duration: 40, output.every: 200, solver.on_failure: stop}\n");
   char cmd[8192], out[65536], path[4096], log[65536];
-  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep six.yaml --out six", g_tmp, g_csim);
-  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sweep("six.yaml", "six", out, sizeof(out)) == 0, "%s", out);
   char names[6][128], idx[8192];
   snprintf(path, sizeof(path), "%s/six/index.csv", g_tmp);
   read_text(path, idx, sizeof(idx));
@@ -576,8 +577,7 @@ static void h5_put_int_attr(hid_t f, const char* name, int v) {
 START_TEST(merge_hand_made_output) {
   write_spec("one.yaml", "axes: {contact.friction: [0.25]}\n");
   char cmd[8192], out[16384], path[4096], m[16384], b[256];
-  snprintf(cmd, sizeof(cmd), "cd %s && %s sweep one.yaml --out one", g_tmp, g_csim);
-  ck_assert_msg(sh_run2(cmd, out, sizeof(out)) == 0, "%s", out);
+  ck_assert_msg(sweep("one.yaml", "one", out, sizeof(out)) == 0, "%s", out);
   snprintf(path, sizeof(path), "%s/one/out/0000_friction-0.25.h5", g_tmp);
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert(f >= 0);

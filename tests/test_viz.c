@@ -46,13 +46,30 @@ static int browser_available(void) {
   return 0;
 }
 
-// every shipped scenario's output (50 steps) plots with the stated panels and data ranges
-START_TEST(plot_every_scenario) {
+// the scenarios plotted by make test: a rigid cube, the compliant gripper, a robot on mesh feet;
+// make test-long plots the other shipped scenarios (each costs a csim run and two python starts,
+// 3-5 s: all 18 were a minute and a half of make test's plain pass)
+static const char* const kQuickPlots[] = {"scenarios/cube_drop.yaml", "scenarios/gripper_mug.yaml",
+                                          "scenarios/solo12_stand.yaml"};
+#define NQUICK ((int)(sizeof(kQuickPlots) / sizeof(kQuickPlots[0])))
+
+static int is_quick_plot(const char* path) {
+  for (int k = 0; k < NQUICK; k++)
+    if (!strcmp(path, kQuickPlots[k])) return 1;
+  return 0;
+}
+
+// the shipped scenarios' outputs (50 steps each) plot with the stated panels and data ranges:
+// those of kQuickPlots (quick = 1) or all the others (quick = 0)
+static void plot_scenarios(int quick) {
   glob_t g;
   ck_assert_int_eq(glob("scenarios/*.yaml", 0, NULL, &g), 0);
   ck_assert_int_ge((int)g.gl_pathc, 9);
   static char out[65536];
+  int nplotted = 0;
   for (size_t i = 0; i < g.gl_pathc; i++) {
+    if (is_quick_plot(g.gl_pathv[i]) != quick) continue;
+    nplotted++;
     char name[32], extra[256];
     snprintf(name, sizeof(name), "s%zu", i);
     // 50 steps of the scenario's own dt
@@ -67,8 +84,18 @@ START_TEST(plot_every_scenario) {
             ALL_PANELS, g_tmp, name);
     ck_assert_msg(rc == 0, "%s:\n%s", g.gl_pathv[i], out);
   }
+  // every quick scenario is shipped; the others are the rest of the 9 or more
+  if (quick)
+    ck_assert_int_eq(nplotted, NQUICK);
+  else
+    ck_assert_int_eq(nplotted, (int)g.gl_pathc - NQUICK);
   globfree(&g);
 }
+
+START_TEST(plot_quick_scenarios) { plot_scenarios(1); }
+END_TEST
+
+START_TEST(plot_other_scenarios) { plot_scenarios(0); }
 END_TEST
 
 // two runs overlaid: both runs' lines in every panel, labelled by scenario name and model
@@ -101,6 +128,26 @@ START_TEST(plot_overlay_and_panels) {
 }
 END_TEST
 
+// g_tmp/full.h5: cube_drop for 0.35 s; g_tmp/cut.h5: its first 300 rows, as a run killed there
+// leaves them (tests/truncate_run.py)
+static void cut_run(void) {
+  static char out[16384];
+  run_scenario("scenarios/cube_drop.yaml", "full", "--set integrator.duration=0.35");
+  int rc = sh_fmt(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/cut.h5 300", python3(),
+                  g_tmp, g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
+}
+
+// cut.h5 replays on the rows present into cut.html, saying so on the terminal and in the page
+static void replay_cut_run(void) {
+  static char out[16384];
+  int rc = sh_fmt(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_tmp);
+  ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 frames of 300 rows") &&
+                    strstr(out, "1 contacts past the end"), "%s", out);
+  rc = sh_fmt(out, sizeof(out), "grep -c '\"complete\":0' %s/cut.html", g_tmp);
+  ck_assert_msg(rc == 0, "the page does not say the run is incomplete");
+}
+
 // not a csim file, a truncated file, missing python packages
 START_TEST(bad_input) {
   static char out[65536];
@@ -127,11 +174,8 @@ START_TEST(bad_input) {
     ck_assert_msg(access(left, F_OK) != 0, "%s: an output was left behind", cmds[c]);
   }
   // truncated: plotted and replayed on the rows present, saying so
-  run_scenario("scenarios/cube_drop.yaml", "full", "--set integrator.duration=0.35");
-  int rc = sh_fmt(out, sizeof(out), "%s tests/truncate_run.py %s/full.h5 %s/cut.h5 300", python3(), g_tmp,
-              g_tmp);
-  ck_assert_msg(rc == 0, "%s", out);
-  rc = sh_fmt(out, sizeof(out), "%s plot %s/cut.h5 --json %s/cut.json", csim_bin(), g_tmp, g_tmp);
+  cut_run();
+  int rc = sh_fmt(out, sizeof(out), "%s plot %s/cut.h5 --json %s/cut.json", csim_bin(), g_tmp, g_tmp);
   ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 rows"), "%s", out);
   rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/cut.json %s %s/cut.h5", python3(), g_tmp,
           ALL_PANELS, g_tmp);
@@ -142,15 +186,7 @@ START_TEST(bad_input) {
           "%s tests/check_plot.py %s/old.json energy %s/old.h5 && grep -c work %s/old.json",
           python3(), g_tmp, g_tmp, csim_bin(), g_tmp, g_tmp, python3(), g_tmp, g_tmp, g_tmp);
   ck_assert_msg(rc == 1 && strstr(out, "check_plot: ok") && strstr(out, "\n0\n"), "%s", out);
-  rc = sh_fmt(out, sizeof(out), "%s replay %s/cut.h5", csim_bin(), g_tmp);
-  ck_assert_msg(rc == 0 && strstr(out, "incomplete run") && strstr(out, "300 frames of 300 rows") &&
-                    strstr(out, "1 contacts past the end"), "%s", out);
-  rc = sh_fmt(out, sizeof(out), "grep -c '\"complete\":0' %s/cut.html", g_tmp);
-  ck_assert_msg(rc == 0, "the page does not say the run is incomplete");
-  if (browser_available()) {
-    rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", python3(), g_tmp);
-    ck_assert_msg(rc == 0, "%s", out);
-  }
+  replay_cut_run();
   // a run with no rows: the plot says there is no data, the replay refuses
   run_scenario("scenarios/cube_drop.yaml", "zero", "--set integrator.duration=0");
   rc = sh_fmt(out, sizeof(out), "%s plot %s/zero.h5 --json %s/zero.json && "
@@ -172,6 +208,18 @@ START_TEST(bad_input) {
   rc = sh_fmt(out, sizeof(out), "CSIM_PYTHON=/nonexistent/python3 %s plot %s/full.h5", csim_bin(),
           g_tmp);
   ck_assert_msg(rc == 2 && strstr(out, "cannot run /nonexistent/python3"), "%d: %s", rc, out);
+}
+END_TEST
+
+// the truncated run's page draws its body in headless Chromium (the rest of bad_input without a
+// browser is make test's)
+START_TEST(replay_truncated_in_browser) {
+  if (!browser_available()) return;
+  cut_run();
+  replay_cut_run();
+  static char out[16384];
+  int rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py bodies %s/cut.html 1", python3(), g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
 }
 END_TEST
 
@@ -219,16 +267,19 @@ static Suite* suite(void) {
   TCase* t = tcase_create("plot");
   tcase_add_checked_fixture(t, setup, tmp_teardown);
   tcase_set_timeout(t, 600);
-  tcase_add_test(t, plot_every_scenario);
+  tcase_add_test(t, plot_quick_scenarios);
   tcase_add_test(t, plot_overlay_and_panels);
   tcase_add_test(t, bad_input);
   suite_add_tcase(s, t);
   TCase* r = tcase_create("replay");
   tcase_add_checked_fixture(r, setup, tmp_teardown);
   tcase_set_timeout(r, 600);
-  tcase_set_tags(r, "long");  // headless Chromium takes a minute: make test-long
+  // headless Chromium takes a minute, the other scenarios' plots one more: make test-long
+  tcase_set_tags(r, "long");
   tcase_add_test(r, replay_cube_drop_in_browser);
   tcase_add_test(r, replay_solo12_bodies);
+  tcase_add_test(r, replay_truncated_in_browser);
+  tcase_add_test(r, plot_other_scenarios);
   suite_add_tcase(s, r);
   return s;
 }

@@ -122,3 +122,10 @@ void random_tree(hand_robot* h, int n) {
                (double[]){3 * urand(), 1.5 * urand(), 3 * urand()}, ax);
   }
 }
+
+void build_random_tree(int n, model_base_type base, const double g[3], sim_model** m,
+                       sim_data** d) {
+  static hand_robot h;
+  random_tree(&h, n);
+  build(&h.r, base, g, m, d);
+}

@@ -39,5 +39,9 @@ void build(const urdf_robot* u, model_base_type base, const double g[3], sim_mod
 void random_state(const sim_model* m, double* q, double* v, double qscale, double vscale);
 // random tree of n links with every joint type and valid random inertias
 void random_tree(hand_robot* h, int n);
+// model and data of random_tree(n) with this base and gravity (asserted); the tree it builds them
+// from is kept until the next call
+void build_random_tree(int n, model_base_type base, const double g[3], sim_model** m,
+                       sim_data** d);
 
 #endif  // CSIM_TREE_FIXTURE_H

@@ -45,12 +45,7 @@ static solver_problem sub(const double* G, const double* g, const double* mu, co
   return tdense(n, Gs, gs, mus, NULL);
 }
 
-static solver* create(const solver_options* o) {
-  solver* s = NULL;
-  csim_error err;
-  ck_assert_msg(solver_create(o, TI_NC, &s, &err) == CSIM_OK, "%s", err.msg);
-  return s;
-}
+static solver* create(const solver_options* o) { return tsolver_create(o, TI_NC); }
 
 // solve island cons alone from 0 into the impulses of a whole-problem vector x (3 TI_NC)
 static solver_result alone(solver* s, const double* G, const double* g, const double* mu,

@@ -28,8 +28,8 @@ int cli_main(int argc, char** argv);
     "        [--csv FILE]\n" \
     "                         solve stored frictional contact problems (FCLib format)\n") \
   X(info, \
-    "  info ROBOT.urdf [--base fixed|free] [--package-path DIR]...\n" \
-    "                         print what the URDF parser understood\n") \
+    "  info ROBOT.urdf|MODEL.xml [--base fixed|free] [--package-path DIR]...\n" \
+    "                         print what the URDF or MJCF reader understood\n") \
   X(compare, \
     "  compare A.h5 B.h5 [--rtol R] [--atol A] [--only DATASET]...\n" \
     "                         golden-output check: exit 0 within tolerance, 1 not, 2 bad input\n") \

@@ -1,18 +1,22 @@
-// cli_info.c — `csim info ROBOT.urdf`: what the URDF parser and the model builder understood.
+// cli_info.c — `csim info ROBOT.urdf|MODEL.xml`: what the URDF or MJCF reader and the model
+// builder understood.
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/model.h"
+#include "io/mjcf.h"
 #include "io/model_build.h"
 #include "io/urdf.h"
 
 static const char* const kInfoUsage =
-    "usage: csim info ROBOT.urdf [--base fixed|free] [--package-path DIR]... [--joints]\n"
+    "usage: csim info ROBOT.urdf|MODEL.xml [--base fixed|free] [--package-path DIR]... [--joints]\n"
     "\n"
     "Prints links, joints by type, dofs (nq, nv), total mass, inertia problems found and what\n"
     "csim does about them, collision geometries by kind and meshes that cannot be used.\n"
+    "An MJCF file (.xml, .mjcf) also gets its bodies with their masses, its time step and\n"
+    "gravity, and every element csim cannot simulate yet (the model is refused then).\n"
     "  --base fixed|free    base used for the model summary (default fixed; both dof counts\n"
     "                       are printed either way)\n"
     "  --package-path DIR   where package:// URIs are searched (repeatable; also the\n"
@@ -97,6 +101,9 @@ static int mesh_issue(const urdf_issue* is) {
 // *nmesh
 static void print_urdf_summary(FILE* f, const urdf_robot* r, const char* path, int* nmesh) {
   int nj[URDF_NJOINT_TYPES] = {0}, nmimic = 0, ng[URDF_NGEOM_TYPES] = {0}, ngeom = 0;
+  // URDF's own kinds only (the MJCF ones, ball joints, planes and ellipsoids, after them)
+  int njt = r->world_root ? URDF_NJOINT_TYPES : URDF_JOINT_PLANAR + 1;
+  int ngt = r->world_root ? URDF_NGEOM_TYPES : URDF_GEOM_MESH + 1;
   for (int j = 0; j < r->njoint; j++) {
     nj[r->joints[j].type]++;
     if (r->joints[j].mimic >= 0) nmimic++;
@@ -110,13 +117,13 @@ static void print_urdf_summary(FILE* f, const urdf_robot* r, const char* path, i
   fprintf(f, "file: %s\n", path);
   fprintf(f, "links: %d (root: %s)\n", r->nlink, r->links[r->root].name);
   fprintf(f, "joints: %d (", r->njoint);
-  for (int t = 0; t < URDF_NJOINT_TYPES; t++)
+  for (int t = 0; t < njt; t++)
     fprintf(f, "%s%s %d", t ? ", " : "", urdf_joint_type_names[t], nj[t]);
   fprintf(f, ")\n");
   fprintf(f, "mimic joints: %d (simulated as independent joints)\n", nmimic);
   fprintf(f, "mass: %.6f kg (sum over %d links)\n", urdf_total_mass(r), r->nlink);
   fprintf(f, "collision geometries: %d (", ngeom);
-  for (int t = 0; t < URDF_NGEOM_TYPES; t++)
+  for (int t = 0; t < ngt; t++)
     fprintf(f, "%s%s %d", t ? ", " : "", urdf_geom_type_names[t], ng[t]);
   fprintf(f, ")\n");
   *nmesh = ng[URDF_GEOM_MESH];
@@ -146,6 +153,25 @@ static void print_issues(FILE* f, const urdf_robot* r, int nmesh) {
   }
 }
 
+// MJCF: time step, gravity, bodies with their masses, skipped visual elements, and what csim
+// cannot simulate yet (each with its position)
+static void print_mjcf(FILE* f, const urdf_robot* r) {
+  if (r->has_timestep) fprintf(f, "timestep: %g s (<option>)\n", r->timestep);
+  if (r->has_gravity)
+    fprintf(f, "gravity: [%g, %g, %g] m/s^2 (<option>)\n", r->gravity[0], r->gravity[1], r->gravity[2]);
+  fprintf(f, "bodies (mass, kg):\n");
+  for (int l = 1; l < r->nlink; l++)
+    if (r->links[l].has_inertial)
+      fprintf(f, "  %-32s %.9g\n", r->links[l].name, r->links[l].mass);
+  fprintf(f, "contact excludes: %d; actuators: %d\n", r->nexclude, r->nactuator);
+  if (r->nvisual) fprintf(f, "note: %d visual or non-physical elements skipped (lights, cameras, "
+                          "materials, sites, ...)\n", r->nvisual);
+  fprintf(f, "not supported yet (issue 25): %d\n", r->nunsupported);
+  for (int k = 0; k < r->nunsupported; k++)
+    fprintf(f, "  - %s:%d:%d: <%s> %s\n", r->unsupported[k].file, r->unsupported[k].line,
+            r->unsupported[k].column, r->unsupported[k].element, r->unsupported[k].msg);
+}
+
 // model-level summary: dofs for both bases, bodies, geometries and hulls for the chosen one;
 // CSIM_ERR_INPUT (the error printed) when that model cannot be built
 static int print_model_summary(FILE* f, const urdf_robot* r, model_base_type base) {
@@ -154,7 +180,7 @@ static int print_model_summary(FILE* f, const urdf_robot* r, model_base_type bas
   err_clear(&e1);
   err_clear(&e2);
   csim_status s1 = build_model(r, MODEL_BASE_FIXED, &mfix, &e1);
-  csim_status s2 = build_model(r, MODEL_BASE_FREE, &mfree, &e2);
+  csim_status s2 = r->world_root ? CSIM_ERR_INPUT : build_model(r, MODEL_BASE_FREE, &mfree, &e2);
   if (s1 == CSIM_OK) fprintf(f, "dofs (fixed base): nq %d, nv %d\n", mfix->nq, mfix->nv);
   if (s2 == CSIM_OK) fprintf(f, "dofs (free base): nq %d, nv %d\n", mfree->nq, mfree->nv);
   const sim_model* m = base == MODEL_BASE_FREE ? mfree : mfix;
@@ -211,7 +237,14 @@ int cli_info(int argc, char** argv) {
   urdf_options opt = urdf_default_options();
   opt.package_paths = a.pkg;
   urdf_robot* r = NULL;
-  if (urdf_load(a.path, &opt, &r, &err) != CSIM_OK) {
+  int mjcf = mjcf_is_mjcf_path(a.path);
+  if (mjcf && a.base == MODEL_BASE_FREE) {
+    fprintf(stderr, "csim: error: info: an MJCF model is a fixed base (its free joints make the "
+            "free bodies): drop --base free\n");
+    free(a.pkg);
+    return CSIM_ERR_INPUT;
+  }
+  if ((mjcf ? mjcf_load(a.path, NULL, &r, &err) : urdf_load(a.path, &opt, &r, &err)) != CSIM_OK) {
     err_print(&err, stderr);
     free(a.pkg);
     return CSIM_ERR_INPUT;
@@ -219,6 +252,7 @@ int cli_info(int argc, char** argv) {
   int nmesh = 0;
   print_urdf_summary(f, r, a.path, &nmesh);
   print_issues(f, r, nmesh);
+  if (mjcf) print_mjcf(f, r);
   int status = print_model_summary(f, r, a.base);
   if (a.list_joints) print_joints(f, r);
   urdf_free(r);

@@ -215,7 +215,8 @@ void dyn_bias(const sim_model* m, sim_data* d) {
 
 // RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
 // F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
-// (dof_Madr: the diagonal, then the ancestors in the order the chain is walked)
+// (dof_Madr: the diagonal, then the ancestors in the order the chain is walked); each dof's
+// armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints, so M is unchanged)
 void dyn_crba(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   // composite inertias, leaves first
@@ -230,7 +231,7 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     int b = m->dof_body[i], adr = m->dof_Madr[i];
     double F[6];
     inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
-    d->qM[adr++] = dot6(d->cdof + 6 * i, F);
+    d->qM[adr++] = dot6(d->cdof + 6 * i, F) + m->dof_armature[i];
     for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j], adr++) {
       // move F up to the body of dof j
       while (b != m->dof_body[j]) {

@@ -115,6 +115,8 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
     "address; rows in dof order") \
   X(double, dof_motion, m->nv, 6, "motion subspace S of the dof in its body frame, [lin; ang]: revolute " \
     "[0; axis], prismatic [axis; 0], free: unit vectors") \
+  X(double, dof_armature, m->nv, 1, "armature (rotor inertia reflected through the gear, kg m^2 or kg): " \
+    "added to M's diagonal as MuJoCo does; MJCF joint armature, 0 from URDF") \
   /* links (nlink): every URDF link of every robot */ \
   X(int, link_body, m->nlink, 1, "body the link is part of (0 when merged into the world)") \
   X(int, link_robot, m->nlink, 1, "") \

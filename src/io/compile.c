@@ -14,6 +14,7 @@
 #include "core/material.h"
 #include "core/spatial.h"
 #include "io/compile_control.h"
+#include "io/mjcf.h"
 #include "io/model_build.h"
 #include "io/terrain.h"
 #include "io/urdf.h"
@@ -399,6 +400,23 @@ static csim_status initial_contacts(sim* s, csim_error* err) {
              : CSIM_OK;
 }
 
+// what an MJCF file says about the world must agree with the scenario, not be dropped: its
+// <option gravity> with world.gravity, its <contact><exclude> pairs with contact.self_collision
+// false (every pair of one robot's links is excluded then)
+static csim_status check_mjcf_world(const scn_config* cfg, const urdf_robot* u, csim_error* err) {
+  if (u->has_gravity && (u->gravity[0] != cfg->gravity[0] || u->gravity[1] != cfg->gravity[1] ||
+                         u->gravity[2] != cfg->gravity[2]))
+    return err_set(err, CSIM_ERR_INPUT, u->file, 0, 0, "option",
+                   "the file's gravity [%g, %g, %g] differs from world.gravity [%g, %g, %g]: set "
+                   "world.gravity to the file's value", u->gravity[0], u->gravity[1],
+                   u->gravity[2], cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]);
+  if (u->nexclude > 0 && cfg->self_collision)
+    return err_set(err, CSIM_ERR_INPUT, u->file, 0, 0, "exclude",
+                   "<contact><exclude> with contact.self_collision true: not supported yet "
+                   "(issue 25; list the pairs in contact.exclude)");
+  return CSIM_OK;
+}
+
 // robots: each URDF read (urdf_text[r] when given, else robots.r.urdf) into specs[r]; the
 // parsed robots are returned in urdf (freed by the caller after the model is built)
 static csim_status load_robots(const scn_config* cfg, const char* const* urdf_text,
@@ -413,9 +431,12 @@ static csim_status load_robots(const scn_config* cfg, const char* const* urdf_te
     csim_status st;
     if (urdf_text && urdf_text[r])  // a URDF made in memory (csim validate's cube)
       st = urdf_load_string(urdf_text[r], R->urdf, cfg->dir, &uo, &urdf[r], err);
+    else if (R->mjcf)
+      st = mjcf_load(R->mjcf_path, NULL, &urdf[r], err);
     else
       st = urdf_load(R->urdf_path, &uo, &urdf[r], err);
     free(pk);
+    if (st == CSIM_OK && R->mjcf) st = check_mjcf_world(cfg, urdf[r], err);
     if (st != CSIM_OK) return st;
     specs[r].urdf = urdf[r];
     specs[r].name = R->name;

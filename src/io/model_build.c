@@ -37,6 +37,16 @@ static void pose_from_origin(double p[3], double q[4], const double xyz[3], cons
   sp_copy3(p, xyz);
 }
 
+// pose of an origin given as xyz with rpy, or (MJCF) with a quaternion
+static void pose_from(double p[3], double q[4], const double xyz[3], const double rpy[3],
+                      int use_quat, const double quat[4]) {
+  pose_from_origin(p, q, xyz, rpy);
+  if (use_quat) {
+    memcpy(q, quat, 4 * sizeof(double));
+    sp_normquat(q);
+  }
+}
+
 // identity pose
 static void pose_identity(double p[3], double q[4]) {
   p[0] = p[1] = p[2] = 0;
@@ -203,12 +213,15 @@ static csim_status plan_children(const urdf_robot* u, const char* file, plan_wal
     const urdf_joint* J = &u->joints[j];
     if (J->parent < 0 || J->parent >= nl || J->child < 0 || J->child >= nl)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "joint links out of range");
-    if (J->type == URDF_JOINT_PLANAR)
+    if (J->type == URDF_JOINT_PLANAR || J->type == URDF_JOINT_BALL)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
-                     "planar joints are not supported (joint '%s')", J->name ? J->name : "");
-    if (!all_finite(J->xyz, 3) || !all_finite(J->rpy, 3) || !all_finite(J->axis, 3))
+                     "%s joints are not supported (joint '%s')",
+                     urdf_joint_type_names[J->type], J->name ? J->name : "");
+    if (!all_finite(J->xyz, 3) || !all_finite(J->rpy, 3) || !all_finite(J->axis, 3) ||
+        !(J->armature >= 0) || !isfinite(J->armature))
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
-                     "joint '%s' has a non-finite origin or axis", J->name ? J->name : "");
+                     "joint '%s' has a non-finite origin or axis, or a negative or non-finite "
+                     "armature", J->name ? J->name : "");
     if ((int)J->type < 0 || J->type >= URDF_NJOINT_TYPES)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "unknown joint type");
     w->cadr[J->parent + 1]++;
@@ -247,7 +260,7 @@ static csim_status plan_link(const urdf_robot* u, const char* file, robot_plan* 
   const urdf_joint* J = &u->joints[j];
   int P = J->parent;
   double jp[3], jq[4], tp[3], tq[4];
-  pose_from_origin(jp, jq, J->xyz, J->rpy);
+  pose_from(jp, jq, J->xyz, J->rpy, J->use_quat, J->quat);
   pose_mul(tp, tq, p->lpos + 3 * P, p->lquat + 4 * P, jp, jq);
   if (J->type == URDF_JOINT_FIXED) {
     p->lbody[L] = p->lbody[P];
@@ -370,6 +383,14 @@ static csim_status plan_geoms(const model_robot_spec* spec, const char* file, ro
       if ((int)G->type < 0 || G->type >= URDF_NGEOM_TYPES)
         return err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "unknown geometry type");
+      if (G->nocollide) {
+        *slot = -2;   // MJCF contype = conaffinity = 0: collides with nothing
+        continue;
+      }
+      if (G->type == URDF_GEOM_ELLIPSOID || (G->type == URDF_GEOM_PLANE && l != u->root))
+        return err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
+                       "%s geometry of link '%s' is not supported", urdf_geom_type_names[G->type],
+                       Lk->name ? Lk->name : "");
       if (G->type != URDF_GEOM_MESH) {
         *slot = -1;
         p->ngeom++;
@@ -437,6 +458,25 @@ static double geom_bound(const sim_model* m, int g) {
 
 
 //---------------------------------- model_create ---------------------------------------------
+
+// what a description asks for that csim cannot simulate yet (MJCF: armature, springs, ...; the
+// reader lists them) is refused, naming the first; an MJCF world is placed as a fixed base
+static csim_status check_supported(const model_robot_spec* spec, csim_error* err) {
+  const urdf_robot* u = spec->urdf;
+  if (u->nunsupported > 0) {
+    const urdf_unsupported* x = &u->unsupported[0];
+    char more[96] = "";
+    if (u->nunsupported > 1)
+      snprintf(more, sizeof(more), " (and %d more: csim info lists them)", u->nunsupported - 1);
+    return err_set(err, CSIM_ERR_INPUT, x->file, x->line, x->column, x->element,
+                   "%s: not supported yet (issue 25)%s", x->msg, more);
+  }
+  if (u->world_root && spec->base == MODEL_BASE_FREE)
+    return err_set(err, CSIM_ERR_INPUT, robot_file(u), 0, 0, NULL,
+                   "an MJCF model is placed as a fixed base (its world body is the root; free "
+                   "bodies come from its own free joints)");
+  return CSIM_OK;
+}
 
 // strdup that accepts NULL (gives "")
 static char* dupstr(const char* s) {
@@ -594,6 +634,7 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   m->jnt_dofadr[jid] = a->dof;
   if (!fill_joint(m, jid, r, u, uj >= 0 ? &u->joints[uj] : NULL, jmap)) return 0;
   fill_dofs(m, gb);
+  for (int k = 0; uj >= 0 && k < ndof; k++) m->dof_armature[a->dof + k] = u->joints[uj].armature;
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
   a->q += type == MODEL_JOINT_FREE ? 7 : 1;
   a->dof += ndof;
@@ -782,14 +823,15 @@ static void fill_ground(sim_model* m, const model_world_spec* world) {
   m->geom_rbound[g] = INFINITY;
 }
 
-// geom g of body gb from URDF geom G of link gl; hm: its hull (-1: a primitive)
-static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, int hm) {
+// geom g of body gb from URDF geom G of link gl; hm: its hull (-1: a primitive); world: an MJCF
+// world body's geom, world geometry like the ground (geom_link -1)
+static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, int hm, int world) {
   double op[3], oq[4];
-  pose_from_origin(op, oq, G->xyz, G->rpy);
+  pose_from(op, oq, G->xyz, G->rpy, G->use_quat, G->quat);
   pose_mul(m->geom_pos + 3 * g, m->geom_quat + 4 * g, m->link_pos + 3 * gl,
            m->link_quat + 4 * gl, op, oq);
   m->geom_body[g] = gb;
-  m->geom_link[g] = gl;
+  m->geom_link[g] = world ? -1 : gl;
   m->geom_mesh[g] = -1;
   double* s = m->geom_size + 3 * g;
   switch (G->type) {
@@ -810,6 +852,9 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
       m->geom_type[g] = MODEL_GEOM_CAPSULE;
       s[0] = fabs(G->size[0]);
       s[1] = 0.5 * fabs(G->size[1]);
+      break;
+    case URDF_GEOM_PLANE:
+      m->geom_type[g] = MODEL_GEOM_PLANE;
       break;
     default:
       m->geom_type[g] = MODEL_GEOM_MESH;
@@ -835,7 +880,8 @@ static int fill_geoms(sim_model* m, const model_world_spec* world,
       for (int i = 0; i < Lk->ngeom; i++) {
         int hm = p->gmesh[p->goff[l] + i];
         if (hm == -2) continue;
-        fill_geom(m, m->body_geomadr[gb] + m->body_geomnum[gb]++, gb, gl, &Lk->geoms[i], hm);
+        fill_geom(m, m->body_geomadr[gb] + m->body_geomnum[gb]++, gb, gl, &Lk->geoms[i], hm,
+                  u->world_root && l == u->root);
       }
     }
   }
@@ -864,9 +910,12 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
   if (out) *out = NULL;
   if (!world || !out || nrobot < 0 || (nrobot > 0 && !robots))
     return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "model_create: invalid arguments");
-  for (int r = 0; r < nrobot; r++)
+  for (int r = 0; r < nrobot; r++) {
     if (!robots[r].urdf)
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "robot %d has no URDF description", r);
+    csim_status su = check_supported(&robots[r], err);
+    if (su != CSIM_OK) return su;
+  }
   csim_status st = check_world(world, err);
   if (st != CSIM_OK) return st;
   // pass 1: plan every robot

@@ -1,5 +1,8 @@
 // model_build.h — the compiler from URDF robots (io/urdf.h) to the simulation model
-// (core/model.h).
+// (core/model.h). MJCF files (io/mjcf.h) arrive in the same description: their world body's
+// geoms become world geometry (geom_link -1, planes included), contype = conaffinity = 0 geoms
+// are left out of collision, joint armature goes to dof_armature, and a robot whose reader
+// recorded unsupported features is refused naming the first ("not supported yet (issue 25)").
 //
 // Two passes: each URDF tree is walked depth-first to decide which links form which body (fixed
 // joints merge a link into its parent's body), where each link sits in its body frame, and which

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "core/control.h"
+#include "io/mjcf.h"
 #include "io/yamltree.h"
 
 //---------------------------------- name tables -----------------------------------------------
@@ -146,9 +147,13 @@ static const skey keys[] = {
     // robots
     {.path = "robots", .type = K_LIST, .flags = F_REQ, CF(robots), .noff = offsetof(scn_config, nrobots),
      .elem = B_ROBOT, .doc = "Robots to simulate, at least one"},
-    {.path = "robots.N.urdf", .type = K_PATH, .flags = F_REQ, RB(urdf), .off2 = offsetof(scn_robot, urdf_path),
-     .doc = "URDF file, relative to the scenario file's directory"},
-    {.path = "robots.N.name", .type = K_STR, .def_doc = "the URDF robot name", RB(name),
+    {.path = "robots.N.urdf", .type = K_PATH, .def_doc = "none", RB(urdf), .off2 = offsetof(scn_robot, urdf_path),
+     .doc = "URDF file, relative to the scenario file's directory (each robot has exactly one of `urdf` and `mjcf`)"},
+    {.path = "robots.N.mjcf", .type = K_PATH, .def_doc = "none", RB(mjcf), .off2 = offsetof(scn_robot, mjcf_path),
+     .doc = "MuJoCo MJCF file instead of a URDF (docs/urdf.md, \"MJCF\"): its world body is the robot's fixed base "
+            "(`base: fixed`), its free joints make free bodies; without `integrator.dt` the file's `<option timestep>` "
+            "is the time step"},
+    {.path = "robots.N.name", .type = K_STR, .def_doc = "the URDF robot name (MJCF: the model name)", RB(name),
      .doc = "Robot name (actions refer to it); explicit names must be unique"},
     {.path = "robots.N.base", .type = K_ENUM, .names = scn_base_names, .def = "fixed", RB(base),
      .doc = "fixed: root link welded to the world at position/rpy; free: 6-dof floating base"},
@@ -1329,6 +1334,37 @@ static csim_status check_soft(vctx* c, const ytree_node* root) {
   return CSIM_OK;
 }
 
+// each robot names exactly one file, URDF or MJCF; without integrator.dt, the first MJCF file
+// with an <option timestep> gives the time step (the file is read once more at compile time)
+static csim_status check_robot_files(vctx* c, const ytree_node* root) {
+  scn_config* cfg = c->cfg;
+  const ytree_node* robots = value_of(root, "robots");
+  const ytree_node* integ = value_of(root, "integrator");
+  int dt_given = integ && integ->kind == YTREE_MAP && value_of(integ, "dt");
+  for (int i = 0; i < cfg->nrobots; i++) {
+    const scn_robot* R = &cfg->robots[i];
+    char kp[64];
+    snprintf(kp, sizeof(kp), "robots.%d", i);
+    if (!R->urdf == !R->mjcf)
+      return fail_node(c, robots->items[i], kp, "expected exactly one of 'urdf' and 'mjcf' (the "
+                       "robot's file), found %s", R->urdf ? "both" : "neither");
+    if (!R->mjcf || dt_given) continue;
+    urdf_robot* u = NULL;
+    csim_error e;
+    err_clear(&e);
+    if (mjcf_load(R->mjcf_path, NULL, &u, &e) != CSIM_OK) {
+      *c->err = e;
+      return CSIM_ERR_INPUT;
+    }
+    if (u->has_timestep) {
+      cfg->dt = u->timestep;
+      dt_given = 1;
+    }
+    urdf_free(u);
+  }
+  return CSIM_OK;
+}
+
 // checks that involve several keys: robot names, action windows and per-joint list lengths
 // controllers: default names, names unique, noise channels known with standard deviations >= 0
 static csim_status check_controllers(vctx* c, const ytree_node* root) {
@@ -1374,6 +1410,8 @@ static csim_status check_cross(vctx* c, const ytree_node* root) {
   // run name: used in the default output file name
   if (strchr(cfg->name, '/'))
     return fail_node(c, value_of(root, "name"), "name", "the name must not contain '/', found '%s'", cfg->name);
+  csim_status st_file = check_robot_files(c, root);
+  if (st_file != CSIM_OK) return st_file;
   // step count: duration / dt bounded, so it never overflows nor runs for ever
   double nsteps = cfg->duration / cfg->dt;
   if (!(nsteps <= SCN_MAX_STEPS)) {
@@ -1739,6 +1777,8 @@ void scn_free(scn_config* cfg) {
     scn_robot* r = &cfg->robots[i];
     free(r->urdf);
     free(r->urdf_path);
+    free(r->mjcf);
+    free(r->mjcf_path);
     free(r->name);
     free(r->q0);
     free(r->v0);

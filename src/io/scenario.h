@@ -70,8 +70,10 @@ typedef struct {
 
 // one robot (robots.N)
 typedef struct {
-  char* urdf;            // 'urdf' as written (required)
+  char* urdf;            // 'urdf' as written (NULL when the robot is an MJCF file)
   char* urdf_path;       // resolved relative to the scenario file's directory
+  char* mjcf;            // 'mjcf' as written (NULL when the robot is a URDF file); exactly one
+  char* mjcf_path;       //   of urdf and mjcf is given
   char* name;            // 'name', NULL = use the URDF's robot name
   scn_base base;         // 'base': free|fixed, default fixed
   double pos[3];         // 'position': fixed base placement, default 0 0 0 (m)

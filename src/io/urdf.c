@@ -25,10 +25,10 @@
 #include "core/spatial.h"
 #include "io/xml.h"
 
-const char* const urdf_geom_type_names[URDF_NGEOM_TYPES] = {"box", "sphere", "cylinder",
-                                                            "capsule", "mesh"};
+const char* const urdf_geom_type_names[URDF_NGEOM_TYPES] = {
+    "box", "sphere", "cylinder", "capsule", "mesh", "plane", "ellipsoid"};
 const char* const urdf_joint_type_names[URDF_NJOINT_TYPES] = {
-    "revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
+    "revolute", "continuous", "prismatic", "fixed", "floating", "planar", "ball"};
 
 // principal moments count as non-positive below this fraction of the largest one (rounding of
 // the eigen-solver on rank-deficient inertias such as go1's all-1e-6 root)
@@ -988,6 +988,7 @@ void urdf_free(urdf_robot* r) {
     for (int g = 0; g < L->ngeom; g++) {
       free(L->geoms[g].uri);
       free(L->geoms[g].path);
+      free(L->geoms[g].name);
     }
     free(L->geoms);
     free(L->name);
@@ -997,6 +998,9 @@ void urdf_free(urdf_robot* r) {
   free(r->joints);
   free(r->link_parent_joint);
   free(r->issues);
+  for (int k = 0; k < r->nunsupported; k++) free(r->unsupported[k].file);
+  free(r->unsupported);
+  free(r->exclude);
   free(r->name);
   free(r->file);
   free(r);

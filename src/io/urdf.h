@@ -26,6 +26,8 @@ typedef enum {
   URDF_GEOM_CYLINDER,    // size[0] = radius, size[1] = length (along local z)
   URDF_GEOM_CAPSULE,     // size[0] = radius, size[1] = length of the cylinder part (local z)
   URDF_GEOM_MESH,        // filename/path/scale
+  URDF_GEOM_PLANE,       // MJCF only: normal +z of the geom frame; size as written (unused)
+  URDF_GEOM_ELLIPSOID,   // MJCF only: size = radii x, y, z (refused by model_create for now)
   URDF_NGEOM_TYPES
 } urdf_geom_type;
 
@@ -40,6 +42,16 @@ typedef struct {
   double scale[3];        // mesh scale (1 1 1 by default; may be negative: mirrored mesh)
   int line;               // line of the <collision> element
   int column;             // its column
+  // MJCF only (io/mjcf.h; zero from the URDF reader): orientation as a quaternion, contact
+  // parameters as written (recorded; those csim cannot use yet are listed in urdf_robot's
+  // unsupported entries by the reader)
+  int use_quat;           // 1: quat [x y z w] is the orientation (rpy unused)
+  double quat[4];
+  char* name;             // geom name (NULL when unnamed)
+  int nocollide;          // 1: contype = conaffinity = 0, the geom collides with nothing
+  int contype, conaffinity, condim;
+  double friction[3];     // sliding, torsional, rolling
+  double solref[2], solimp[5], margin, gap;
 } urdf_geom;
 
 typedef struct {
@@ -61,6 +73,7 @@ typedef enum {
   URDF_JOINT_FIXED,
   URDF_JOINT_FLOATING,
   URDF_JOINT_PLANAR,
+  URDF_JOINT_BALL,          // MJCF only (refused by model_create for now)
   URDF_NJOINT_TYPES
 } urdf_joint_type;
 
@@ -78,6 +91,12 @@ typedef struct {
   double lower, upper, effort, velocity;
   int mimic;                // index of the mimicked joint, -1 when none
   double mimic_multiplier, mimic_offset;
+  // MJCF only (zero from the URDF reader): origin orientation as a quaternion, and the joint's
+  // passive properties as written (armature enters M's diagonal; the others are recorded and
+  // refused through urdf_robot's unsupported entries)
+  int use_quat;             // 1: quat [x y z w] is the origin's orientation (rpy unused)
+  double quat[4];
+  double damping, stiffness, springref, armature, frictionloss, ref;
 } urdf_joint;
 
 typedef enum {
@@ -98,6 +117,15 @@ typedef struct {
   char msg[256];            // what was found and what csim does about it
 } urdf_issue;
 
+// an element or attribute the file uses that csim reads but cannot simulate yet (MJCF: armature,
+// joint springs, actuators, ...): model_create refuses a robot that has any, naming the first
+typedef struct {
+  char* file;               // file it is in (an included file's own name)
+  int line, column;
+  char element[64];         // element name ("joint", "motor", ...)
+  char msg[256];            // what it is: "joint 'knee': armature 0.01"
+} urdf_unsupported;
+
 typedef struct {
   char* name;               // <robot name>
   char* file;               // path read
@@ -108,6 +136,17 @@ typedef struct {
   int* link_parent_joint;   // (nlink) joint whose child is the link, -1 for the root
   int nissue;
   urdf_issue* issues;
+  // MJCF only (io/mjcf.h; zero from the URDF reader)
+  int world_root;           // 1: the root link is the file's world body: its geoms are world
+                            // geometry (geom_link -1) and the robot must be placed as a fixed base
+  int has_timestep, has_gravity;   // <option timestep/gravity> given
+  double timestep, gravity[3];
+  int nexclude;             // <contact><exclude>: link index pairs (2 x nexclude)
+  int* exclude;
+  int nactuator;            // actuators read (refused for now: listed in unsupported)
+  int nvisual;              // purely visual elements skipped (lights, cameras, materials, ...)
+  int nunsupported;
+  urdf_unsupported* unsupported;
 } urdf_robot;
 
 // Options of urdf_load.

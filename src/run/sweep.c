@@ -698,9 +698,10 @@ static csim_status make_point(const spec* s, long p, const char* name, const cha
   for (int r = 0; r < cfg->nrobots && prefix; r++) {
     const scn_robot* rb = &cfg->robots[r];
     sbuf b = {0};
-    if (rb->urdf[0] != '/') {
-      sb_add(&b, "robots.%d.urdf=", r);
-      char* j = rel_to(pts_abs, base_dir_abs, prefix, rb->urdf);
+    const char* file = rb->urdf ? rb->urdf : rb->mjcf;
+    if (file && file[0] != '/') {
+      sb_add(&b, "robots.%d.%s=", r, rb->urdf ? "urdf" : "mjcf");
+      char* j = rel_to(pts_abs, base_dir_abs, prefix, file);
       quoted(&b, j ? j : "");
       free(j);
       ov[n2++] = b.s;

@@ -18,6 +18,7 @@ seeds() {
   case $1 in
     scenario) echo "scenarios tests/data/scenarios" ;;
     urdf) echo "robots tests/data/urdf ../shared/data/robots" ;;
+    mjcf) echo "tests/fuzz/seeds/mjcf robots /usr/share/mujoco/model" ;;
     stl) echo "tests/data/urdf/meshes ../shared/data/robots" ;;
     fclib) echo "../shared/data/fclib" ;;
     cubetoss) echo "../shared/data/cubetoss" ;;

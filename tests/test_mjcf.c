@@ -1,0 +1,375 @@
+// test_mjcf.c — the MJCF reader (io/mjcf.h): defaults and childclass, every orientation form
+// against hand-computed quaternions, fromto, includes (memory image and disk), contact masks,
+// exclude, condim, masses and inertias of primitives against closed forms at density 1000, the
+// unsupported features refused by model_create, and bad input with file:line:column messages.
+// (test_mujoco_mjcf.c compares MuJoCo's own model files with mj_loadXML.)
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model.h"
+#include "io/mjcf.h"
+#include "io/model_build.h"
+#include "support.h"
+
+static const double S45 = 0.70710678118654752440;
+
+// read text (files: a memory image, may be NULL); fails the test on error
+static urdf_robot* load(const char* text, const mjcf_file* files, int nfiles) {
+  mjcf_options o = {files, nfiles};
+  urdf_robot* r = NULL;
+  csim_error e;
+  err_clear(&e);
+  csim_status st = mjcf_load_string(text, "t.xml", NULL, files ? &o : NULL, &r, &e);
+  ck_assert_msg(st == CSIM_OK, "load failed: %s:%d:%d %s", e.file, e.line, e.column, e.msg);
+  return r;
+}
+
+// the error of reading text
+static csim_error load_err(const char* text, const mjcf_file* files, int nfiles) {
+  mjcf_options o = {files, nfiles};
+  urdf_robot* r = NULL;
+  csim_error e;
+  err_clear(&e);
+  ck_assert_int_eq(mjcf_load_string(text, "t.xml", NULL, files ? &o : NULL, &r, &e), CSIM_ERR_INPUT);
+  ck_assert_ptr_null(r);
+  return e;
+}
+
+// the model of robot r alone (fixed base at the origin), the status of model_create
+static csim_status build(const urdf_robot* r, model_base_type base, sim_model** m, csim_error* e) {
+  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
+  model_robot_spec s;
+  memset(&s, 0, sizeof(s));
+  s.urdf = r;
+  s.base = base;
+  s.base_quat[3] = 1;
+  *m = NULL;
+  return model_create(&w, &s, 1, m, e);
+}
+
+// joint whose child is link `name`
+static const urdf_joint* joint_to(const urdf_robot* r, const char* name) {
+  int l = urdf_find_link(r, name);
+  ck_assert_msg(l >= 0, "no link %s", name);
+  return &r->joints[r->link_parent_joint[l]];
+}
+
+static void quat_eq(const double* q, double x, double y, double z, double w) {
+  double e = fmin(fabs(q[0] - x) + fabs(q[1] - y) + fabs(q[2] - z) + fabs(q[3] - w),
+                  fabs(q[0] + x) + fabs(q[1] + y) + fabs(q[2] + z) + fabs(q[3] + w));
+  ck_assert_msg(e < 1e-12, "quat [%g %g %g %g], expected [%g %g %g %g]", q[0], q[1], q[2], q[3],
+                x, y, z, w);
+}
+
+// every orientation form (degrees, eulerseq xyz) against hand-computed quaternions [x y z w]
+START_TEST(orientations_degree) {
+  urdf_robot* r = load(
+      "<mujoco><worldbody>"
+      "<body name='q' quat='0 1 0 0'/>"
+      "<body name='aa' axisangle='0 0 2 90'/>"
+      "<body name='ex' euler='90 0 0'/>"
+      "<body name='exy' euler='90 90 0'/>"
+      "<body name='xy' xyaxes='0 1 0 -1 0 0'/>"
+      "<body name='zx' zaxis='1 0 0'/>"
+      "<body name='zm' zaxis='0 0 -1'/>"
+      "</worldbody></mujoco>", NULL, 0);
+  quat_eq(joint_to(r, "q")->quat, 1, 0, 0, 0);
+  quat_eq(joint_to(r, "aa")->quat, 0, 0, S45, S45);
+  quat_eq(joint_to(r, "ex")->quat, S45, 0, 0, S45);
+  // rotating axes: qx(90) qy(90) = (w .5; v (.5, .5, .5))
+  quat_eq(joint_to(r, "exy")->quat, 0.5, 0.5, 0.5, 0.5);
+  quat_eq(joint_to(r, "xy")->quat, 0, 0, S45, S45);
+  quat_eq(joint_to(r, "zx")->quat, 0, S45, 0, S45);
+  quat_eq(joint_to(r, "zm")->quat, 1, 0, 0, 0);
+  urdf_free(r);
+  // fixed axes (upper case): qy(90) qx(90) = (w .5; v (.5, .5, -.5)); radians
+  r = load("<mujoco><compiler angle='radian' eulerseq='XYZ'/><worldbody>"
+           "<body name='e' euler='1.5707963267948966 1.5707963267948966 0'/>"
+           "<body name='a' axisangle='1 0 0 3.141592653589793'/>"
+           "</worldbody></mujoco>", NULL, 0);
+  quat_eq(joint_to(r, "e")->quat, 0.5, 0.5, -0.5, 0.5);
+  quat_eq(joint_to(r, "a")->quat, 1, 0, 0, 0);
+  urdf_free(r);
+}
+END_TEST
+
+// defaults: inheritance, childclass, class attribute, and a child class made before main gains an
+// attribute does not see it (MuJoCo copies the parent class when the child is created)
+START_TEST(defaults_childclass) {
+  urdf_robot* r = load(
+      "<mujoco><default><geom size='.3'/>"
+      "  <default class='a'><geom type='box' size='.1 .2 .3'/><joint damping='2'/>"
+      "    <default class='b'><joint damping='3' axis='1 0 0'/></default></default></default>"
+      "<default><geom contype='2' conaffinity='2'/></default>"
+      "<worldbody><body name='p' childclass='a'><joint name='j1'/><geom name='g1'/>"
+      "  <body name='c'><joint name='j2' class='b'/><geom name='g2' type='sphere' class='main'/></body>"
+      "</body></worldbody></mujoco>", NULL, 0);
+  const urdf_link* P = &r->links[urdf_find_link(r, "p")];
+  ck_assert_int_eq(P->geoms[0].type, URDF_GEOM_BOX);
+  ck_assert_double_eq_tol(P->geoms[0].size[1], 0.4, 1e-15);          // full extent
+  ck_assert_int_eq(P->geoms[0].contype, 1);   // class a was made before main's contype
+  ck_assert_double_eq(r->joints[urdf_find_joint(r, "j1")].damping, 2);
+  const urdf_joint* J2 = &r->joints[urdf_find_joint(r, "j2")];
+  ck_assert_double_eq(J2->damping, 3);
+  ck_assert_double_eq(J2->axis[0], 1);
+  const urdf_link* C = &r->links[urdf_find_link(r, "c")];
+  ck_assert_int_eq(C->geoms[0].type, URDF_GEOM_SPHERE);
+  ck_assert_double_eq(C->geoms[0].size[0], 0.3);
+  ck_assert_int_eq(C->geoms[0].contype, 2);   // main as it is at the end
+  // damping is recorded and refused
+  ck_assert_int_ge(r->nunsupported, 2);
+  ck_assert_ptr_nonnull(strstr(r->unsupported[0].msg, "damping 2"));
+  urdf_free(r);
+}
+END_TEST
+
+// fromto: midpoint, +z along the segment, half length; capsule and box
+START_TEST(fromto_geoms) {
+  urdf_robot* r = load(
+      "<mujoco><worldbody><body name='b'>"
+      "<geom type='capsule' fromto='0 0 0 0 0 2' size='.1'/>"
+      "<geom type='box' fromto='-1 0 0 1 0 0' size='.1 .2'/>"
+      "</body></worldbody></mujoco>", NULL, 0);
+  const urdf_link* B = &r->links[urdf_find_link(r, "b")];
+  ck_assert_double_eq_tol(B->geoms[0].xyz[2], 1, 1e-15);
+  quat_eq(B->geoms[0].quat, 0, 0, 0, 1);
+  ck_assert_double_eq_tol(B->geoms[0].size[1], 2, 1e-15);
+  ck_assert_double_eq_tol(B->geoms[1].xyz[0], 0, 1e-15);
+  quat_eq(B->geoms[1].quat, 0, S45, 0, S45);
+  ck_assert_double_eq_tol(B->geoms[1].size[2], 2, 1e-15);
+  urdf_free(r);
+}
+END_TEST
+
+// masses and inertias of primitives at density 1000 (closed forms written out here; the
+// capsule through its hemispheres' own centroidal moment 83/320 m r^2)
+START_TEST(primitive_masses) {
+  const char* kinds[] = {"type='sphere' size='.1'", "type='box' size='.1 .2 .3'",
+                         "type='cylinder' size='.1 .2'", "type='capsule' size='.1 .2'"};
+  for (int k = 0; k < 4; k++) {
+    char text[400];
+    snprintf(text, sizeof(text), "<mujoco><worldbody><body name='b'><freejoint/><geom %s/>"
+             "</body></worldbody></mujoco>", kinds[k]);
+    urdf_robot* r = load(text, NULL, 0);
+    const urdf_link* B = &r->links[urdf_find_link(r, "b")];
+    double rr = 0.1, h = 0.4, m, Ixx, Izz;
+    if (k == 0) m = 1000 * 4.0 / 3 * M_PI * 1e-3, Ixx = Izz = 0.4 * m * rr * rr;
+    else if (k == 1) m = 1000 * 0.2 * 0.4 * 0.6, Ixx = m * (0.16 + 0.36) / 12, Izz = m * (0.04 + 0.16) / 12;
+    else if (k == 2) m = 1000 * M_PI * rr * rr * h, Ixx = m * (3 * rr * rr + h * h) / 12, Izz = m * rr * rr / 2;
+    else {
+      double mc = 1000 * M_PI * rr * rr * h, mh = 1000 * 2.0 / 3 * M_PI * rr * rr * rr;
+      double d = h / 2 + 3 * rr / 8;
+      m = mc + 2 * mh;
+      Ixx = mc * (3 * rr * rr + h * h) / 12 + 2 * (83.0 / 320 * mh * rr * rr + mh * d * d);
+      Izz = mc * rr * rr / 2 + 2 * 0.4 * mh * rr * rr;
+    }
+    ck_assert_double_eq_tol(B->mass, m, 1e-12 * m);
+    ck_assert_double_eq_tol(B->inertia[0], Ixx, 1e-12 * Ixx);
+    ck_assert_double_eq_tol(B->inertia[5], Izz, 1e-12 * Izz);
+    urdf_free(r);
+  }
+}
+END_TEST
+
+// includes: a memory image (defaults from the included file apply), and files on disk relative
+// to the including file (sub/a.xml includes b.xml from sub/)
+START_TEST(includes) {
+  mjcf_file f[1] = {{"part.xml", "<mujoco><default><geom density='500'/></default></mujoco>"}};
+  urdf_robot* r = load("<mujoco><include file='part.xml'/><worldbody><body name='b'>"
+                       "<geom type='box' size='.5 .5 .5'/></body></worldbody></mujoco>", f, 1);
+  ck_assert_double_eq_tol(r->links[urdf_find_link(r, "b")].mass, 500, 1e-12);
+  urdf_free(r);
+  char dir[256], p[512];
+  tmp_dir(dir, sizeof(dir), "mjcf");
+  snprintf(p, sizeof(p), "mkdir -p %s/sub", dir);
+  ck_assert_int_eq(system(p), 0);
+  snprintf(p, sizeof(p), "%s/main.xml", dir);
+  write_text(p, "<mujoco>\n<include file='sub/a.xml'/>\n</mujoco>\n");
+  snprintf(p, sizeof(p), "%s/sub/a.xml", dir);
+  write_text(p, "<mujoco><include file='b.xml'/></mujoco>");
+  snprintf(p, sizeof(p), "%s/sub/b.xml", dir);
+  write_text(p, "<mujoco><option timestep='0.004'/></mujoco>");
+  snprintf(p, sizeof(p), "%s/main.xml", dir);
+  csim_error e;
+  ck_assert_msg(mjcf_load(p, NULL, &r, &e) == CSIM_OK, "%s:%d:%d %s", e.file, e.line, e.column, e.msg);
+  ck_assert_int_eq(r->has_timestep, 1);
+  ck_assert_double_eq(r->timestep, 0.004);
+  urdf_free(r);
+  // from a string, the main file's includes resolve from basedir
+  snprintf(p, sizeof(p), "%s/sub", dir);
+  ck_assert_int_eq(mjcf_load_string("<mujoco><include file='b.xml'/></mujoco>", "s.xml", p, NULL,
+                                    &r, &e), CSIM_OK);
+  ck_assert_double_eq(r->timestep, 0.004);
+  urdf_free(r);
+  // a missing file names the include's position
+  snprintf(p, sizeof(p), "%s/sub/b.xml", dir);
+  remove(p);
+  snprintf(p, sizeof(p), "%s/main.xml", dir);
+  ck_assert_int_eq(mjcf_load(p, NULL, &r, &e), CSIM_ERR_INPUT);
+  ck_assert_ptr_nonnull(strstr(e.file, "sub/a.xml"));
+  ck_assert_int_eq(e.line, 1);
+  ck_assert_int_eq(e.column, 18);
+  ck_assert_ptr_nonnull(strstr(e.msg, "b.xml"));
+  tmp_remove(dir);
+}
+END_TEST
+
+// contact masks: 0/0 collides with nothing; masks that split a pair are refused by the model
+// builder, as is condim 1; <exclude> is recorded as a link pair
+START_TEST(contact_masks_condim_exclude) {
+  urdf_robot* r = load(
+      "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
+      "<body name='a' pos='0 0 1'><freejoint/><geom size='.1' contype='0' conaffinity='0'/>"
+      "<geom size='.1' condim='3'/></body>"
+      "<body name='b' pos='1 0 1'><freejoint/><geom size='.1'/></body></worldbody>"
+      "<contact><exclude body1='a' body2='b'/></contact></mujoco>", NULL, 0);
+  ck_assert_int_eq(r->nunsupported, 0);
+  int a = urdf_find_link(r, "a");
+  ck_assert_int_eq(r->links[a].geoms[0].nocollide, 1);
+  ck_assert_int_eq(r->nexclude, 1);
+  ck_assert_int_eq(r->exclude[0], a);
+  ck_assert_int_eq(r->exclude[1], urdf_find_link(r, "b"));
+  // the model: world plane (link -1), a's one colliding sphere, b's sphere; masses kept
+  sim_model* m = NULL;
+  csim_error e;
+  ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_OK);
+  ck_assert_int_eq(m->ngeom, 3);
+  ck_assert_int_eq(m->geom_type[0], MODEL_GEOM_PLANE);
+  ck_assert_int_eq(m->geom_link[0], -1);
+  ck_assert_int_eq(m->nv, 12);
+  ck_assert_double_eq_tol(m->body_mass[1], 2 * 1000 * 4.0 / 3 * M_PI * 1e-3, 1e-9);
+  model_free(m);
+  // an MJCF world is a fixed base
+  ck_assert_int_eq(build(r, MODEL_BASE_FREE, &m, &e), CSIM_ERR_INPUT);
+  urdf_free(r);
+  const char* refused[] = {
+      "<geom size='.1' contype='1' conaffinity='2'/></body><body><freejoint/><geom size='.1' contype='1' conaffinity='2'/>",
+      "<geom size='.1' condim='1'/>", "<geom size='.1' condim='6'/>",
+      "<geom type='ellipsoid' size='.1 .2 .3'/>", "<joint type='ball'/><geom size='.1'/>",
+      "<joint damping='.01'/><geom size='.1'/>", "<geom size='.1' solref='.01 1'/>"};
+  for (int k = 0; k < 7; k++) {
+    char text[600];
+    snprintf(text, sizeof(text), "<mujoco><worldbody><body pos='0 0 1'>%s%s</body></worldbody>"
+             "</mujoco>", k == 4 || k == 5 ? "" : "<freejoint/>", refused[k]);
+    r = load(text, NULL, 0);
+    ck_assert_int_ge(r->nunsupported, 1);
+    ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "not supported yet (issue 25)") && e.line == 1 && e.column > 1,
+                  "case %d: %d:%d %s", k, e.line, e.column, e.msg);
+    urdf_free(r);
+  }
+}
+END_TEST
+
+// a body with two hinges: a chain through a massless frame at the first anchor
+START_TEST(joint_chain) {
+  urdf_robot* r = load(
+      "<mujoco><worldbody><body name='b' pos='0 0 1'>"
+      "<joint name='h1' pos='0 0 .5' axis='1 0 0'/><joint name='h2' pos='0 0 .2' axis='0 1 0'/>"
+      "<geom size='.1'/></body></worldbody></mujoco>", NULL, 0);
+  const urdf_joint* h1 = &r->joints[urdf_find_joint(r, "h1")];
+  const urdf_joint* h2 = &r->joints[urdf_find_joint(r, "h2")];
+  ck_assert_double_eq_tol(h1->xyz[2], 1.5, 1e-15);
+  ck_assert_double_eq_tol(h2->xyz[2], -0.3, 1e-15);
+  ck_assert_int_eq(h2->parent, h1->child);
+  ck_assert_double_eq_tol(joint_to(r, "b")->xyz[2], -0.2, 1e-15);
+  sim_model* m = NULL;
+  csim_error e;
+  ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_OK);
+  ck_assert_int_eq(m->nv, 2);
+  model_free(m);
+  urdf_free(r);
+}
+END_TEST
+
+// <option>: timestep and gravity kept; fluid density and <flag> switches recorded as unsupported;
+// visual elements counted for the note
+START_TEST(option_fields) {
+  urdf_robot* r = load("<mujoco><option timestep='0.01' gravity='0 0 -1' density='1.2' "
+                       "integrator='RK4'><flag contact='disable'/></option><visual/>"
+                       "<worldbody><light/><camera/></worldbody></mujoco>", NULL, 0);
+  ck_assert_double_eq(r->timestep, 0.01);
+  ck_assert_double_eq(r->gravity[2], -1);
+  ck_assert_int_eq(r->nunsupported, 2);
+  ck_assert_ptr_nonnull(strstr(r->unsupported[0].msg, "density 1.2"));
+  ck_assert_ptr_nonnull(strstr(r->unsupported[1].msg, "flag contact=\"disable\""));
+  ck_assert_int_eq(r->nvisual, 3);
+  urdf_free(r);
+}
+END_TEST
+
+// bad input: the message names file:line:column and what was expected
+typedef struct {
+  const char* text;
+  int line, column;
+  const char* needle;
+} bad_case;
+
+static const bad_case kBad[] = {
+    {"<mujoco>\n  <foo/>\n</mujoco>", 2, 3, "unknown element <foo>"},
+    {"<mujoco><worldbody>\n<geom size='a'/></worldbody></mujoco>", 2, 7, "not a finite decimal"},
+    {"<mujoco><worldbody>\n<geom type='blob'/></worldbody></mujoco>", 2, 7, "not one of"},
+    {"<mujoco><worldbody>\n<geom type='capsule' size='.1 0'/></worldbody></mujoco>", 2, 22, "zero or negative size"},
+    {"<mujoco><worldbody>\n<geom size='0'/></worldbody></mujoco>", 2, 7, "zero or negative size"},
+    {"<mujoco>\n <include file='nope.xml'/></mujoco>", 2, 11, "not in the model's file set"},
+    {"<mujoco>\n <include file='part.xml'/></mujoco>", 1, 18, "cyclic include"},
+    {"<mujoco><compiler\n coordinate='global'/></mujoco>", 2, 2, "global"},
+    {"<mujoco><worldbody><body>\n<tendon/></body></worldbody></mujoco>", 2, 1, "not supported"},
+    {"<mujoco><worldbody>\n<geom bogus='1'/></worldbody></mujoco>", 2, 7, "unknown attribute 'bogus'"},
+    {"<mujoco><worldbody><body>\n<geom class='x'/></body></worldbody></mujoco>", 2, 7, "class 'x'"},
+    {"<mujoco><worldbody><body><body>\n<freejoint/></body></body></worldbody></mujoco>", 2, 1, "top level"},
+    {"<robot/>", 1, 1, "expected <mujoco>"},
+};
+
+START_TEST(bad_input) {
+  mjcf_file f[1] = {{"part.xml", "<mujoco><include file='part.xml'/></mujoco>"}};
+  const bad_case* b = &kBad[_i];
+  csim_error e = load_err(b->text, f, 1);
+  ck_assert_msg(e.line == b->line && e.column == b->column && strstr(e.msg, b->needle),
+                "case %d: %s:%d:%d %s (expected %d:%d '%s')", _i, e.file, e.line, e.column, e.msg,
+                b->line, b->column, b->needle);
+}
+END_TEST
+
+// end to end: csim info lists the bodies' masses (closed forms at density 1000), csim run takes
+// the file's time step and its plane, and refuses MuJoCo's humanoid naming what it cannot simulate
+START_TEST(cli_end_to_end) {
+  char out[16384], dir[256];
+  ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info robots/mjcf_pendulum.xml", csim_bin()), 0);
+  // capsule r 0.02, 0.5 long: (4/3 pi r^3 + pi r^2 0.5) 1000 = 0.661828852 kg
+  ck_assert_ptr_nonnull(strstr(out, "0.661828852"));
+  ck_assert_ptr_nonnull(strstr(out, "not supported yet (issue 25): 0"));
+  tmp_dir(dir, sizeof(dir), "mjcf_run");
+  ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s run tests/data/mjcf/mjcf_pendulum.yaml --out %s/p.h5",
+                          csim_bin(), dir), 0);
+  ck_assert_ptr_nonnull(strstr(out, "dt 0.002 s"));
+  ck_assert_ptr_nonnull(strstr(out, "steps 500"));
+  tmp_remove(dir);
+  const char* hum = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  if (file_exists(hum)) {
+    ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info %s", csim_bin(), hum), 2);
+    ck_assert_ptr_nonnull(strstr(out, "joint 'abdomen_z': damping 5"));
+    ck_assert_ptr_nonnull(strstr(out, "not supported yet (issue 25)"));
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("mjcf");
+  TCase* tc = tcase_create("core");
+  tcase_add_test(tc, orientations_degree);
+  tcase_add_test(tc, defaults_childclass);
+  tcase_add_test(tc, fromto_geoms);
+  tcase_add_test(tc, primitive_masses);
+  tcase_add_test(tc, includes);
+  tcase_add_test(tc, contact_masks_condim_exclude);
+  tcase_add_test(tc, joint_chain);
+  tcase_add_test(tc, cli_end_to_end);
+  tcase_add_test(tc, option_fields);
+  tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
