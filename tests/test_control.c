@@ -414,6 +414,133 @@ START_TEST(plugin_equals_builtin) {
 }
 END_TEST
 
+// ---- controllers in a scenario ---------------------------------------------------------------
+
+// the Kuka arm alone, fixed base, ncp/pgs: dt and the controllers block given
+static void arm_scenario(const char* name, double dt, const char* controllers) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "name: arm\n"
+           "world: {gravity: [0, 0, -9.81], ground: {type: plane}}\n"
+           "robots:\n  - {urdf: %s/robots/iiwa_wsg.urdf, base: fixed, name: arm}\n"
+           "contact: {model: ncp, friction: 0.5}\n"
+           "solver: {name: pgs, tolerance: 1.0e-8, max_iterations: 200}\n"
+           "integrator: {dt: %g, duration: 0.2}\n"
+           "controllers:\n%s",
+           getenv("PWD") ? getenv("PWD") : ".", dt, controllers);
+  tmp_write_text(name, text);
+}
+
+static double* run_read(const char* yaml, const char* out, const char* ds, size_t* rows,
+                        size_t* cols) {
+  char y[512], o[512], buf[4096];
+  tmp_path(y, sizeof y, yaml);
+  tmp_path(o, sizeof o, out);
+  int rc = sh_fmt(buf, sizeof buf, "%s run %s --out %s --quiet", csim_bin(), y, o);
+  ck_assert_msg(rc == 0, "%s", buf);
+  return h5_read_file(o, ds, rows, cols);
+}
+
+// the example plugin (a shared library through the ABI) and the built-in pd drive the arm along
+// the same trajectory, bit for bit
+START_TEST(plugin_trajectory_equals_builtin) {
+  char ctl[512];
+  arm_scenario("builtin.yaml", 1e-3,
+               "  - {type: pd, robot: arm, params: {kp: 80, kd: 3, target: 0.4}}\n");
+  snprintf(ctl, sizeof ctl, "  - {type: plugin, robot: arm, library: %s/%s/pd_plugin.so, "
+           "params: {kp: 80, kd: 3, target: 0.4}}\n", getenv("PWD"), PLUGIN_DIR);
+  arm_scenario("plugin.yaml", 1e-3, ctl);
+  size_t r[2], c[2], rt, ct;
+  double* q[2] = {run_read("builtin.yaml", "b.h5", "/state/q", &r[0], &c[0]),
+                  run_read("plugin.yaml", "p.h5", "/state/q", &r[1], &c[1])};
+  ck_assert(r[0] == 200 && r[0] == r[1] && c[0] == c[1]);
+  ck_assert_int_eq(memcmp(q[0], q[1], sizeof(double) * r[0] * c[0]), 0);
+  // and the arm moved: the joints went from their initial positions toward the target
+  ck_assert_double_gt(fabs(q[0][(r[0] - 1) * c[0]] - q[0][0]), 0.05);
+  double* tau = run_read("plugin.yaml", "p.h5", "/control/tau", &rt, &ct);
+  ck_assert_int_eq(ct, 9);
+  free(tau);
+  free(q[0]);
+  free(q[1]);
+}
+END_TEST
+
+// a controller at 1 kHz on a 0.5 ms step holds its torques over the two steps of each period
+START_TEST(zero_order_hold) {
+  arm_scenario("zoh.yaml", 5e-4,
+               "  - {type: pd, robot: arm, period: 0.001, params: {kp: 80, kd: 3, target: 0.4}}\n");
+  size_t r, c;
+  double* tau = run_read("zoh.yaml", "z.h5", "/control/tau", &r, &c);
+  ck_assert_int_eq(r, 400);
+  int changed = 0;
+  for (size_t k = 0; k + 1 < r; k++)
+    for (size_t j = 0; j < c; j++) {
+      double a = tau[k * c + j], b = tau[(k + 1) * c + j];
+      if (k % 2 == 0) ck_assert_msg(a == b, "step %zu joint %zu: %g then %g", k, j, a, b);
+      else changed += a != b;
+    }
+  ck_assert_int_gt(changed, 100);  // and they do change at the instants
+  free(tau);
+}
+END_TEST
+
+// bad controllers: exit 2 (input) or 1 (run) naming the key or the controller
+START_TEST(scenario_errors) {
+  char bad_nan[512];
+  snprintf(bad_nan, sizeof bad_nan, "  - {type: plugin, name: wobbly, robot: arm, "
+           "library: %s/%s/bad_nan.so}\n", getenv("PWD"), PLUGIN_DIR);
+  const struct {
+    const char* ctl;
+    int rc;
+    const char* msg;
+  } rows[] = {
+      {"  - {type: pd, robot: leg, params: {kp: 1}}\n", 2, "'controllers.0.robot': no robot named 'leg'"},
+      {"  - {type: pd, period: 0.0015, params: {kp: 1}}\n", 2,
+       "'controllers.0.period': 0.0015 s is not a multiple of integrator.dt"},
+      {"  - {type: pd, delay: 0.0001, params: {kp: 1}}\n", 2, "'controllers.0.delay'"},
+      {"  - {type: plugin, library: nowhere.so}\n", 2, "cannot open controller plugin"},
+      {"  - {type: pd}\n", 2, "param 'kp' is required"},
+      {"  - {type: pd, params: {kp: 1}, noise: {q: -1}}\n", 2, "'controllers.0.noise.q'"},
+      {"  - {type: pd, params: {kp: 1}}\n  - {type: pd, params: {kp: 1}, name: pd0}\n", 2,
+       "duplicate controller name 'pd0'"},
+      {"  - {type: quadruped_walk}\n", 2, "quadruped_walk needs a free base"},
+      {bad_nan, 1, "'wobbly': controller (bad): non-finite torque"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    arm_scenario("bad.yaml", 1e-3, rows[i].ctl);
+    char y[512], o[512], buf[4096];
+    tmp_path(y, sizeof y, "bad.yaml");
+    tmp_path(o, sizeof o, "bad.h5");
+    int rc = sh_fmt(buf, sizeof buf, "%s run %s --out %s --quiet", csim_bin(), y, o);
+    ck_assert_msg(rc == rows[i].rc && strstr(buf, rows[i].msg), "row %zu: rc %d: %s", i, rc, buf);
+  }
+}
+END_TEST
+
+// scenarios/solo12_walk.yaml (issue 23's acceptance): over the last 5 s of 10 the base's mean
+// forward velocity is within 10 % of the commanded 0.3 m/s, and the base stays above 0.15 m
+// (a fall puts it on the ground, at about 0.05 m) throughout
+START_TEST(solo12_walks) {
+  char o[512], buf[4096];
+  tmp_path(o, sizeof o, "walk.h5");
+  int rc = sh_fmt(buf, sizeof buf, "%s run scenarios/solo12_walk.yaml --out %s --quiet",
+                  csim_bin(), o);
+  ck_assert_msg(rc == 0, "%s", buf);
+  size_t r, c, rt, ct;
+  double* q = h5_read_file(o, "/state/q", &r, &c);
+  double* t = h5_read_file(o, "/time", &rt, &ct);
+  ck_assert(r == rt && r > 10);
+  size_t i5 = 0;
+  while (i5 < r && t[i5] < 5.0) i5++;
+  double v = (q[(r - 1) * c] - q[i5 * c]) / (t[r - 1] - t[i5]);
+  ck_assert_msg(fabs(v - 0.3) <= 0.03, "mean forward velocity %g m/s over the last 5 s", v);
+  for (size_t k = 0; k < r; k++)
+    ck_assert_msg(q[k * c + 2] > 0.15, "base at %g m at t = %g s", q[k * c + 2], t[k]);
+  free(q);
+  free(t);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("control");
   TCase* tc = tcase_create("control");
@@ -428,6 +555,20 @@ int main(void) {
   tcase_add_test(tc, plugin_load_errors);
   tcase_add_test(tc, plugin_run_errors);
   tcase_add_test(tc, plugin_equals_builtin);
+  TCase* tr = tcase_create("scenarios");
+  tcase_add_checked_fixture(tr, tmp_setup, tmp_teardown);
+  tcase_set_timeout(tr, 120);
+  tcase_add_test(tr, plugin_trajectory_equals_builtin);
+  tcase_add_test(tr, zero_order_hold);
+  tcase_add_test(tr, scenario_errors);
+  suite_add_tcase(s, tr);
+  // 10 s of walking: about 30 s plain, minutes under the sanitizers (make test-long)
+  TCase* tl = tcase_create("walk");
+  tcase_add_checked_fixture(tl, tmp_setup, tmp_teardown);
+  tcase_set_timeout(tl, 1800);
+  tcase_set_tags(tl, "long");
+  tcase_add_test(tl, solo12_walks);
+  suite_add_tcase(s, tl);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -60,6 +60,14 @@
 #include "core/solvers/cone.h"
 #include "core/solvers/admm_impl.h"
 
+// One BLAS thread, set before any solve: OpenBLAS splits a large dense factorization (an
+// MPC's 192 x 192 problem, controllers/quadruped.c) over threads whose partial sums it adds in
+// an order that depends on the core count, so the same scenario gave different bits with 1 and
+// 2 threads (csim must write the same numbers on the same build). csim parallelizes across
+// runs (sweeps) instead.
+void openblas_set_num_threads(int n);
+__attribute__((constructor)) static void admm_one_blas_thread(void) { openblas_set_num_threads(1); }
+
 // spectral rule (CLM24; the constants are the defaults of the authors' open-source solver): act
 // when the primal and dual residuals differ by more than kRatio, by a factor cond^kPowerStep;
 // the first call starts from the power kPower0
