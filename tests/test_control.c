@@ -92,6 +92,23 @@ static csim_status step_ctl(fixture* f, const ctl_model* cm, ctl_data* cd, long 
   return ctl_update(f->s->model.m, f->s->data.d, cm, cd, k, NULL, NULL, err);
 }
 
+// control instants at t = k ms, k = 0, 1, ... until one fails (at most n); returns the status,
+// *k the instants tried
+static csim_status steps_until_fail(fixture* f, const ctl_model* cm, ctl_data* cd, long n,
+                                    long* k, csim_error* err) {
+  csim_status st = CSIM_OK;
+  for (*k = 0; *k < n && st == CSIM_OK; (*k)++) {
+    f->s->data.d->time = *k * 0.001;
+    st = step_ctl(f, cm, cd, *k, err);
+  }
+  return st;
+}
+
+static void ctl_done(ctl_model* cm, ctl_data* cd) {
+  ctl_data_free(cm, cd);
+  ctl_model_free(cm);
+}
+
 // ---- tests -----------------------------------------------------------------------------------
 
 // every = 4 steps, delay = 6 steps: the torques due at step k were computed at the last instant
@@ -119,8 +136,7 @@ START_TEST(hold_and_delay) {
   ctl_apply(f.s->model.m, &cm, &cd, qfrc);
   ck_assert(qfrc[f.s->model.m->jnt_dofadr[cm.jnt[0]]] == cd.tau[0]);
   free(qfrc);
-  ctl_data_free(&cm, &cd);
-  ctl_model_free(&cm);
+  ctl_done(&cm, &cd);
   fixture_free(&f);
 }
 END_TEST
@@ -143,8 +159,7 @@ START_TEST(reset_restarts) {
     ck_assert_int_eq(cd.instant, 0);
   }
   for (int k = 0; k < 20; k++) ck_assert(first[k] == again[k]);
-  ctl_data_free(&cm, &cd);
-  ctl_model_free(&cm);
+  ctl_done(&cm, &cd);
   fixture_free(&f);
 }
 END_TEST
@@ -156,19 +171,13 @@ START_TEST(nonfinite_torque_stops) {
   static const char* const kv[] = {"nan_at", "0.0105"};
   ctl_setup(f.s, &probe_api, 1, 0, kv, 1, &cm, &cd);
   csim_error err;
-  csim_status st = CSIM_OK;
-  long k = 0;
-  for (; k < 100 && st == CSIM_OK; k++) {
-    f.s->data.d->time = k * 0.001;
-    st = step_ctl(&f, &cm, &cd, k, &err);
-  }
-  ck_assert_int_eq(st, CSIM_ERR_RUN);
+  long k;
+  ck_assert_int_eq(steps_until_fail(&f, &cm, &cd, 100, &k, &err), CSIM_ERR_RUN);
   ck_assert_int_eq(k, 12);  // t = 0.011 is the first instant at or past 0.0105
   ck_assert_str_eq(err.key, "c0");
   ck_assert_ptr_nonnull(strstr(err.msg, "non-finite torque"));
   ck_assert_ptr_nonnull(strstr(err.msg, cm.info.joint_names[0]));
-  ctl_data_free(&cm, &cd);
-  ctl_model_free(&cm);
+  ctl_done(&cm, &cd);
   fixture_free(&f);
 }
 END_TEST
@@ -197,8 +206,7 @@ START_TEST(init_errors) {
     ck_assert_int_eq(ctl_data_init(&cm, &cd, &err), CSIM_ERR_INPUT);
     ck_assert_str_eq(err.key, "c0");
     ck_assert_msg(strstr(err.msg, rows[r].msg), "row %zu: %s", r, err.msg);
-    ctl_data_free(&cm, &cd);
-    ctl_model_free(&cm);
+    ctl_done(&cm, &cd);
   }
   fixture_free(&f);
 }
@@ -229,8 +237,7 @@ START_TEST(pd_clamped) {
   }
   ck_assert_int_eq(clamped, 1);  // the kuka's URDF has effort limits
   ck_assert_int_eq(cd.nclamped, 1);
-  ctl_data_free(&cm, &cd);
-  ctl_model_free(&cm);
+  ctl_done(&cm, &cd);
   fixture_free(&f);
 }
 END_TEST
@@ -257,8 +264,7 @@ START_TEST(noise_seeded) {
       sum[pass] += e;
       if (pass == 0) sq += e * e;
     }
-    ctl_data_free(&cm, &cd);
-    ctl_model_free(&cm);
+    ctl_done(&cm, &cd);
   }
   ck_assert(sum[0] == sum[1]);
   double mean = sum[0] / n, est = sqrt(sq / n - mean * mean);
@@ -307,8 +313,7 @@ START_TEST(imu_and_contact_forces) {
   ck_assert_double_lt(fabs(lf[3 * link]) + fabs(lf[3 * link + 1]), 1e-2 * w);
   free(lc);
   free(lf);
-  ctl_data_free(&cm, &cd);
-  ctl_model_free(&cm);
+  ctl_done(&cm, &cd);
   fixture_free(&f);
 }
 END_TEST
@@ -362,18 +367,12 @@ START_TEST(plugin_run_errors) {
     ctl_model cm;
     ctl_data cd;
     ctl_setup(f.s, lib.api, 1, 0, NULL, 0, &cm, &cd);
-    csim_status st = CSIM_OK;
-    long k = 0;
-    for (; k < 50 && st == CSIM_OK; k++) {
-      f.s->data.d->time = k * 0.001;
-      st = step_ctl(&f, &cm, &cd, k, &err);
-    }
-    ck_assert_int_eq(st, CSIM_ERR_RUN);
+    long k;
+    ck_assert_int_eq(steps_until_fail(&f, &cm, &cd, 50, &k, &err), CSIM_ERR_RUN);
     ck_assert_int_eq(k, 11);  // t = 0.010 > 0.0095
     ck_assert_msg(strstr(err.msg, msgs[r]) && strstr(err.msg, "(bad)"), "%s", err.msg);
     ck_assert_str_eq(err.key, "c0");
-    ctl_data_free(&cm, &cd);
-    ctl_model_free(&cm);
+    ctl_done(&cm, &cd);
     plugin_unload(&lib);
   }
   fixture_free(&f);
