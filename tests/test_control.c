@@ -109,12 +109,20 @@ static void ctl_done(ctl_model* cm, ctl_data* cd) {
   ctl_model_free(cm);
 }
 
+// the Kuka scene most cases drive (its arm and gripper: 9 joints with effort limits)
+static fixture kuka(void) { return fixture_file("scenarios/kuka_bottle.yaml", NULL, 0); }
+
+static void ctl_close(ctl_model* cm, ctl_data* cd, fixture* f) {
+  ctl_done(cm, cd);
+  fixture_free(f);
+}
+
 // ---- tests -----------------------------------------------------------------------------------
 
 // every = 4 steps, delay = 6 steps: the torques due at step k were computed at the last instant
 // i (a multiple of 4) with i + 6 <= k, at time i dt; zero before step 6
 START_TEST(hold_and_delay) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   ctl_model cm;
   ctl_data cd;
   ctl_setup(f.s, &probe_api, 4, 6, NULL, 0, &cm, &cd);
@@ -136,14 +144,13 @@ START_TEST(hold_and_delay) {
   ctl_apply(f.s->model.m, &cm, &cd, qfrc);
   ck_assert(qfrc[f.s->model.m->jnt_dofadr[cm.jnt[0]]] == cd.tau[0]);
   free(qfrc);
-  ctl_done(&cm, &cd);
-  fixture_free(&f);
+  ctl_close(&cm, &cd, &f);
 }
 END_TEST
 
 // a reset restarts the instants, the delay line and the controller's own state
 START_TEST(reset_restarts) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   ctl_model cm;
   ctl_data cd;
   ctl_setup(f.s, &probe_api, 2, 3, NULL, 0, &cm, &cd);
@@ -159,13 +166,12 @@ START_TEST(reset_restarts) {
     ck_assert_int_eq(cd.instant, 0);
   }
   for (int k = 0; k < 20; k++) ck_assert(first[k] == again[k]);
-  ctl_done(&cm, &cd);
-  fixture_free(&f);
+  ctl_close(&cm, &cd, &f);
 }
 END_TEST
 
 START_TEST(nonfinite_torque_stops) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   ctl_model cm;
   ctl_data cd;
   static const char* const kv[] = {"nan_at", "0.0105"};
@@ -177,14 +183,13 @@ START_TEST(nonfinite_torque_stops) {
   ck_assert_str_eq(err.key, "c0");
   ck_assert_ptr_nonnull(strstr(err.msg, "non-finite torque"));
   ck_assert_ptr_nonnull(strstr(err.msg, cm.info.joint_names[0]));
-  ctl_done(&cm, &cd);
-  fixture_free(&f);
+  ctl_close(&cm, &cd, &f);
 }
 END_TEST
 
 // init failures name the controller and carry the controller's message; the PD's params checked
 START_TEST(init_errors) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   static const struct {
     const csim_plugin_api* api;
     const char* kv[4];
@@ -214,7 +219,7 @@ END_TEST
 
 // the PD law against its closed form, with the torques clamped to the URDF's effort limits
 START_TEST(pd_clamped) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   ctl_model cm;
   ctl_data cd;
   static const char* const kv[] = {"kp", "100", "kd", "3", "target", "0.5"};
@@ -237,15 +242,14 @@ START_TEST(pd_clamped) {
   }
   ck_assert_int_eq(clamped, 1);  // the kuka's URDF has effort limits
   ck_assert_int_eq(cd.nclamped, 1);
-  ctl_done(&cm, &cd);
-  fixture_free(&f);
+  ctl_close(&cm, &cd, &f);
 }
 END_TEST
 
 // noise: the same seed gives the same values; the sample standard deviation of 4000 draws is the
 // one asked within 6 % (its relative standard error is 1/sqrt(2 n) = 1.1 %: 5 sigma)
 START_TEST(noise_seeded) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   double sd = 0.02, sum[2] = {0, 0}, sq = 0;
   int n = 4000;
   for (int pass = 0; pass < 2; pass++) {
@@ -313,8 +317,7 @@ START_TEST(imu_and_contact_forces) {
   ck_assert_double_lt(fabs(lf[3 * link]) + fabs(lf[3 * link + 1]), 1e-2 * w);
   free(lc);
   free(lf);
-  ctl_done(&cm, &cd);
-  fixture_free(&f);
+  ctl_close(&cm, &cd, &f);
 }
 END_TEST
 
@@ -355,7 +358,7 @@ END_TEST
 
 // a plugin's NaN torque or reported error stops the run naming the controller and the plugin
 START_TEST(plugin_run_errors) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   const char* libs[] = {"bad_nan", "bad_fail"};
   const char* msgs[] = {"non-finite torque", "step failed: lost track of the base"};
   for (int r = 0; r < 2; r++) {
@@ -382,7 +385,7 @@ END_TEST
 // the example plugin (tools/plugin_example) and the built-in pd give the same torques, bit for
 // bit, on the same sensor readings (random states of the arm, the target held from the first)
 START_TEST(plugin_equals_builtin) {
-  fixture f = fixture_file("scenarios/kuka_bottle.yaml", NULL, 0);
+  fixture f = kuka();
   char path[512];
   plugin_path(path, sizeof path, "pd_plugin");
   plugin_lib lib;
