@@ -65,7 +65,7 @@ csim_status compile_cmpl_params(const scn_config* cfg, cmpl_params* p, csim_erro
 
 // the rigid solver's options from the scenario (rigid models only)
 static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_error* err) {
-  if (cfg->model > CSIM_MODEL_RAISIM_DS)
+  if (csim_model_compliant(cfg->model))
     return scn_key_error(cfg, "contact.model", err,
                    "compliant contact model '%s' is not available in this version of csim "
                    "(rigid models only so far)", csim_model_names[cfg->model]);
