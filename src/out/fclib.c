@@ -729,6 +729,21 @@ static csim_status read_optional(const rd* c, const char* key, int N, double** o
   return CSIM_OK;
 }
 
+// HDF5's own error printing, off while csim reports the errors itself, then restored
+typedef struct {
+  H5E_auto2_t fn;
+  void* data;
+} h5_quiet;
+
+static h5_quiet h5_quiet_begin(void) {
+  h5_quiet q = {NULL, NULL};
+  H5Eget_auto2(H5E_DEFAULT, &q.fn, &q.data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  return q;
+}
+
+static void h5_quiet_end(const h5_quiet* q) { H5Eset_auto2(H5E_DEFAULT, q->fn, q->data); }
+
 // open, dispatch on /fclib_local or /fclib_global, then the optional datasets and W's figures
 // the reader itself; fclib_read runs it first in a probe child (h5guard_probe)
 static csim_status read_file(const char* path, fclib_problem** out, csim_error* err) {
@@ -742,11 +757,7 @@ static csim_status read_file(const char* path, fclib_problem** out, csim_error* 
   if (!fp) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
   fclose(fp);
 
-  // HDF5's own error printing is off during the call (restored at the end)
-  H5E_auto2_t old_fn = NULL;
-  void* old_data = NULL;
-  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  h5_quiet quiet = h5_quiet_begin();
   rd c = {path, -1, err};
   csim_status st = CSIM_OK;
   fclib_problem* p = NULL;
@@ -807,7 +818,7 @@ static csim_status read_file(const char* path, fclib_problem** out, csim_error* 
 restore:
   if (c.fid >= 0) H5Fclose(c.fid);
   H5Eclear2(H5E_DEFAULT);
-  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  h5_quiet_end(&quiet);
   if (st != CSIM_OK) {
     fclib_free(p);
     return st;
@@ -953,10 +964,7 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
     for (int k = 0; k < N; k++) q[k] = p->g[to_csim(k)];
   }
 
-  H5E_auto2_t old_fn = NULL;
-  void* old_data = NULL;
-  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  h5_quiet quiet = h5_quiet_begin();
   rd c = {path, -1, err};
   csim_status st = CSIM_OK;
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -1011,7 +1019,7 @@ csim_status fclib_write_local(const char* path, const solver_problem* p, const d
   h5close(H5Gclose, gl);
   if (f >= 0 && H5Fclose(f) < 0 && st == CSIM_OK) st = fail(&c, NULL, "cannot close the file");
   H5Eclear2(H5E_DEFAULT);
-  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  h5_quiet_end(&quiet);
   free(ptr);
   free(idx);
   free(val);
