@@ -182,6 +182,15 @@ static double tals(const cmpl_data* c, int nc, const double* vc, const double* d
   return alpha;
 }
 
+// contact i's rows of R = vc - vc* - h G f (the frozen step's residual, (*) above), with
+// (G f)_i over the blocks of row i
+static void residual_rows(const solver_problem* gp, int i, const double* f, const double* vc,
+                          const double* vstar, double h, double e[3]) {
+  double gf[3] = {0, 0, 0};
+  solver_grow_add(gp, i, f, gf);
+  for (int r = 0; r < 3; r++) e[r] = vc[3 * i + r] - vstar[3 * i + r] - h * gf[r];
+}
+
 // |R(vc)|^2 for trial contact velocities vc (forces evaluated into c->ev, c->f, c->A)
 static double residual_sq(cmpl_data* c, const law_ctx* L, const contact_data* con, int nc,
                           double h,
@@ -194,12 +203,9 @@ static double residual_sq(cmpl_data* c, const law_ctx* L, const contact_data* co
   double phi = 0;
   solver_problem gp = contact_problem(con);
   for (int i = 0; i < nc; i++) {
-    double gf[3] = {0, 0, 0};  // (G f)_i over the blocks of row i
-    solver_grow_add(&gp, i, c->f, gf);
-    for (int r = 0; r < 3; r++) {
-      double e = vc[3 * i + r] - c->vstar[3 * i + r] - h * gf[r];
-      phi += e * e;
-    }
+    double e[3];
+    residual_rows(&gp, i, c->f, vc, c->vstar, h, e);
+    for (int r = 0; r < 3; r++) phi += e[r] * e[r];
   }
   return isfinite(phi) ? phi : INFINITY;
 }
@@ -245,11 +251,9 @@ static void solve_frozen(const law_ctx* L, step_data* sd, double h) {
     double res = 0;
     solver_problem gp = contact_problem(con);
     for (int i = 0; i < nc; i++) {
-      double gf[3] = {0, 0, 0};  // (G f)_i over the blocks of row i
-      solver_grow_add(&gp, i, c->f, gf);
+      residual_rows(&gp, i, c->f, c->vc, c->vstar, h, c->R + 3 * i);
       for (int r = 0; r < 3; r++) {
         int a = 3 * i + r;
-        c->R[a] = c->vc[a] - c->vstar[a] - h * gf[r];
         if (!isfinite(c->R[a])) res = INFINITY;
         else if (fabs(c->R[a]) > res) res = fabs(c->R[a]);
       }
