@@ -126,13 +126,21 @@ static const char* kTwoStacks =
     "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
     "integrator: {dt: 1.0e-3, duration: 1}\n";
 
-START_TEST(g_branched_tree) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(NULL, "scenarios/talos_stand.yaml", 3, &cfg);
+// a scene stepped 3 times whose G matches J M^-1 J' (g_error) to 1e-12 with at least min_nc
+// contacts; its sim returned for the island checks
+static sim* g_checked(const char* text, const char* path, int min_nc, const char* what,
+                      scn_config** cfg) {
+  sim* s = load_and_step(text, path, 3, cfg);
   int nc;
   double e = g_error(s, &nc);
-  ck_assert_int_ge(nc, 4);
-  ck_assert_msg(e <= 1e-12, "Talos, %d contacts: relative error %g", nc, e);
+  ck_assert_int_ge(nc, min_nc);
+  ck_assert_msg(e <= 1e-12, "%s, %d contacts: relative error %g", what, nc, e);
+  return s;
+}
+
+START_TEST(g_branched_tree) {
+  scn_config* cfg = NULL;
+  sim* s = g_checked(NULL, "scenarios/talos_stand.yaml", 4, "Talos", &cfg);
   ck_assert_int_eq(s->data.con->G->nisland, 1);  // one tree
   sim_free(s);
   scn_free(cfg);
@@ -141,11 +149,8 @@ END_TEST
 
 START_TEST(g_two_robots) {
   scn_config* cfg = NULL;
-  sim* s = load_and_step(kTwoSolo, NULL, 3, &cfg);
-  int nc;
-  double e = g_error(s, &nc);
-  ck_assert_int_ge(nc, 8);
-  ck_assert_msg(e <= 1e-12, "two Solo-12, %d contacts: relative error %g", nc, e);
+  sim* s = g_checked(kTwoSolo, NULL, 8, "two Solo-12", &cfg);
+  int nc = s->data.con->ncon;
   ck_assert_int_eq(s->data.con->G->nisland, 2);  // one per robot: the ground links nothing
   // fewer blocks than dense: the robots' contacts do not couple
   ck_assert_int_lt(s->data.con->G->nblocks, (long)nc * nc);
@@ -156,16 +161,39 @@ END_TEST
 
 START_TEST(g_robot_and_objects) {
   scn_config* cfg = NULL;
-  sim* s = load_and_step(kSoloCubes, NULL, 3, &cfg);
-  int nc;
-  double e = g_error(s, &nc);
-  ck_assert_int_ge(nc, 12);
-  ck_assert_msg(e <= 1e-12, "Solo-12 and cubes, %d contacts: relative error %g", nc, e);
+  sim* s = g_checked(kSoloCubes, NULL, 12, "Solo-12 and cubes", &cfg);
   ck_assert_int_eq(s->data.con->G->nisland, 3);  // the robot, the 2-cube stack, the lone cube
   sim_free(s);
   scn_free(cfg);
 }
 END_TEST
+
+// the whole G of a problem as one dense 3nc x 3nc matrix (malloc'd; solver_gdense over every
+// contact)
+static double* g_dense_all(const solver_problem* p) {
+  int nc = p->nc;
+  double* G = calloc((size_t)9 * nc * nc, sizeof(double));
+  int* map = calloc((size_t)nc, sizeof(int));
+  int* all = calloc((size_t)nc, sizeof(int));
+  for (int i = 0; i < nc; i++) all[i] = i;
+  solver_gdense(p, all, nc, map, G);
+  free(map);
+  free(all);
+  return G;
+}
+
+// max |a - b| and max |a| over n entries
+static double max_absdiff(const double* a, const double* b, int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(a[k] - b[k]));
+  return m;
+}
+
+static double max_abs(const double* a, int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(a[k]));
+  return m;
+}
 
 static int uf_find(int* uf, int i) {
   while (uf[i] != i) i = uf[i];
@@ -225,11 +253,7 @@ START_TEST(solvers_sparse_vs_dense) {
   solver_problem sp = contact_problem(c);
   int nc = sp.nc, n3 = 3 * nc;
   ck_assert_int_eq(sp.nisland, 2);
-  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
-  int* map = calloc((size_t)nc, sizeof(int));
-  int* all = calloc((size_t)nc, sizeof(int));
-  for (int i = 0; i < nc; i++) all[i] = i;
-  solver_gdense(&sp, all, nc, map, Gd);
+  double* Gd = g_dense_all(&sp);
   solver_problem dp = tdense_full(nc, Gd, sp.g, sp.mu, NULL);
   ck_assert_int_eq(dp.nisland, 1);
   double* l1 = calloc((size_t)n3, sizeof(double));
@@ -254,11 +278,7 @@ START_TEST(solvers_sparse_vs_dense) {
       const char* name = csim_solver_names[k];
       ck_assert_msg(r1.converged && r2.converged, "%s/%s: converged %d (sparse) %d (dense)",
                     csim_model_names[mo], name, r1.converged, r2.converged);
-      double dc = 0, cmax = 0;
-      for (int a = 0; a < n3; a++) {
-        dc = fmax(dc, fabs(c1[a] - c2[a]));
-        cmax = fmax(cmax, fabs(c1[a]));
-      }
+      double dc = max_absdiff(c1, c2, n3), cmax = max_abs(c1, n3);
       // the contact velocity of either answer, to the solvers' tolerance (CCP/LCP velocities
       // are unique; the resting stacks' NCP answer is too)
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "%s/%s: |c_sparse - c_dense| = %g",
@@ -270,12 +290,7 @@ START_TEST(solvers_sparse_vs_dense) {
     }
   ck_assert_int_ge(npairs, 9);
   free(Gd);
-  free(map);
-  free(all);
-  free(l1);
-  free(l2);
-  free(c1);
-  free(c2);
+  free(l1); free(l2); free(c1); free(c2);
   sim_free(s);
   scn_free(cfg);
 }
@@ -297,13 +312,8 @@ END_TEST
 // here from the chain rows, equals the stored blocks entry by entry (to 1e-12 of max |G|)
 static double factored_error(const solver_problem* p) {
   int nc = p->nc, n3 = 3 * nc;
-  double* F = calloc((size_t)n3 * n3, sizeof(double));
-  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
+  double* Gd = g_dense_all(p);
   double* Yd = calloc((size_t)n3 * (size_t)p->nv, sizeof(double));
-  int* map = calloc((size_t)nc, sizeof(int));
-  int* all = calloc((size_t)nc, sizeof(int));
-  for (int i = 0; i < nc; i++) all[i] = i;
-  solver_gdense(p, all, nc, map, Gd);
   for (int i = 0; i < nc; i++)
     for (int r = 0; r < 3; r++)
       for (int k = 0; k < p->ynz[i]; k++)
@@ -317,7 +327,7 @@ static double factored_error(const solver_problem* p) {
       e = fmax(e, fabs(x - Gd[(size_t)a * n3 + b]));
       gmax = fmax(gmax, fabs(Gd[(size_t)a * n3 + b]));
     }
-  free(F); free(Gd); free(Yd); free(map); free(all);
+  free(Gd); free(Yd);
   return e / gmax;
 }
 
@@ -361,11 +371,7 @@ START_TEST(admm_dof_space) {
       ck_assert_int_eq(rd.dof_islands, 0);
       // the cube stacks (12 or 18 dofs, 24 or 36 rows) go through dof space
       if (sc < 2) ck_assert_int_ge(ry.dof_islands, 2);
-      double dc = 0, cmax = 0;
-      for (int a = 0; a < n3; a++) {
-        dc = fmax(dc, fabs(c1[a] - c2[a]));
-        cmax = fmax(cmax, fabs(c1[a]));
-      }
+      double dc = max_absdiff(c1, c2, n3), cmax = max_abs(c1, n3);
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "scene %d model %d: |c_dofs - c_dense| = %g", sc,
                     mo, dc);
       solver_free(sd);
@@ -444,12 +450,8 @@ START_TEST(admm_banded) {
     ck_assert_int_eq(r[2].dof_islands, 0);
     ck_assert_int_eq(r[2].band_islands, 0);
     for (int k = 1; k < 3; k++) {
-      double dc = 0, dl = 0, lmax = 0;
-      for (int a = 0; a < n3; a++) {
-        dc = fmax(dc, fabs(c[0][a] - c[k][a]));
-        dl = fmax(dl, fabs(l[0][a] - l[k][a]));
-        lmax = fmax(lmax, fabs(l[k][a]));
-      }
+      double dc = max_absdiff(c[0], c[k], n3), dl = max_absdiff(l[0], l[k], n3);
+      double lmax = max_abs(l[k], n3);
       ck_assert_msg(dc <= 10 * o.tolerance, "model %d: |c_band - c_%s| = %g", mo,
                     k == 1 ? "dense" : "contact", dc);
       // a resting stack's impulses are not unique (four corners per face): their sums are, and
@@ -528,7 +530,6 @@ static void diag_only_check(sim* s, const char* what) {
   ck_assert_int_eq(contact_build(s->model.m, s->data.d, c, &o, s->data.vfree), 0);
   int nc = c->ncon, n3 = 3 * nc, ni = c->G->nisland;
   ck_assert_int_ge(nc, 2);
-  double* Gf = calloc((size_t)n3 * n3, sizeof(double));
   double* Gd = calloc((size_t)n3 * n3, sizeof(double));
   double* x = calloc((size_t)n3, sizeof(double));
   double* yf = calloc((size_t)n3, sizeof(double));
@@ -538,8 +539,6 @@ static void diag_only_check(sim* s, const char* what) {
   int* isl = calloc((size_t)nc + 1, sizeof(int));
   int* islc = calloc((size_t)nc, sizeof(int));
   int* map = calloc((size_t)nc, sizeof(int));
-  int* all = calloc((size_t)nc, sizeof(int));
-  for (int i = 0; i < nc; i++) all[i] = i;
   unsigned r = 12345u;
   for (int a = 0; a < n3; a++) {
     r = r * 1103515245u + 12345u;
@@ -547,7 +546,7 @@ static void diag_only_check(sim* s, const char* what) {
   }
   solver_problem pf = contact_problem(c);
   ck_assert_int_eq(pf.diag_only, 0);
-  solver_gdense(&pf, all, nc, map, Gf);
+  double* Gf = g_dense_all(&pf);
   solver_gmul_add(&pf, x, yf);
   for (int i = 0; i < nc; i++) {
     solver_grow_add(&pf, i, x, rowf + 3 * i);
@@ -601,7 +600,7 @@ static void diag_only_check(sim* s, const char* what) {
                         <= tol, "%s: entry (%d, %d)", what, 3 * i + a % 3, a);
   }
   free(t); free(Gf); free(Gd); free(x); free(yf); free(yd); free(colf); free(rowf);
-  free(isl); free(islc); free(map); free(all);
+  free(isl); free(islc); free(map);
 }
 
 START_TEST(diag_only_kernels) {
