@@ -65,3 +65,21 @@ solver_result tsolve1_expect(solver* sv, const double* G, const double* g, doubl
                   "%s: lambda[%d] = %.15g, exact %.15g", what, i, x[i], lam[i]);
   return res;
 }
+
+void sliding_block(double m, double v, double grav, double dt, double G[9], double g[3]) {
+  for (int k = 0; k < 9; k++) G[k] = k % 4 == 0 ? 1 / m : 0;
+  g[0] = v;
+  g[1] = 0;
+  g[2] = -grav * dt;
+}
+
+void sliding_block_expect_ncp(solver* sv, double m, double mu, double v, double grav, double dt,
+                              double tol) {
+  double G[9], g[3], x[3];
+  sliding_block(m, v, grav, dt, G, g);
+  solver_result res = tsolve1(sv, G, g, mu, x);
+  ck_assert(res.converged);
+  ck_assert_double_le(fabs(x[2] - m * grav * dt), tol);
+  ck_assert_double_le(fabs(x[0] + mu * m * grav * dt), tol);
+  ck_assert_double_le(fabs(x[1]), tol);
+}

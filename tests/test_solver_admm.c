@@ -267,19 +267,13 @@ END_TEST
 // the block: c_N = mu (v - mu g dt) / (1 + mu^2) > 0 (000 eqs. 16-18, Fig. 10)
 START_TEST(sliding_block_closed_forms) {
   double m = 2, mu = 0.3, v = 1.0;
-  double G[9] = {1 / m, 0, 0, 0, 1 / m, 0, 0, 0, 1 / m};
-  double g[3] = {v, 0, -GRAV * DT};
+  double G[9], g[3];
+  sliding_block(m, v, GRAV, DT, G, g);
   solver_problem p = tdense(1, G, g, &mu, NULL);
   csim_solver kinds[2] = {CSIM_SOLVER_ADMM, CSIM_SOLVER_STAGGERED};
   for (int q = 0; q < 2; q++) {
     solver* sv = make(CSIM_MODEL_NCP, kinds[q], 1, 1e-14, 1000, 1);
-    double x[3] = {0, 0, 0};
-    solver_result res;
-    solver_solve(sv, &p, x, &res);
-    ck_assert(res.converged);
-    ck_assert_double_le(fabs(x[2] - m * GRAV * DT), 1e-13);
-    ck_assert_double_le(fabs(x[0] + mu * m * GRAV * DT), 1e-13);
-    ck_assert_double_le(fabs(x[1]), 1e-13);
+    sliding_block_expect_ncp(sv, m, mu, v, GRAV, DT, 1e-13);
     solver_free(sv);
   }
   solver* ccp = make(CSIM_MODEL_CCP, CSIM_SOLVER_ADMM, 1, 1e-14, 1000, 1);
