@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "support.h"
+
 #define NSLOT 32
 static solver_blocks* slot[NSLOT];
 static int next;
@@ -82,4 +84,17 @@ void sliding_block_expect_ncp(solver* sv, double m, double mu, double v, double 
   ck_assert_double_le(fabs(x[2] - m * grav * dt), tol);
   ck_assert_double_le(fabs(x[0] + mu * m * grav * dt), tol);
   ck_assert_double_le(fabs(x[1]), tol);
+}
+
+void ncp_cases_expect(solver* sv, double tol, const char* what, ncp_case_check* check) {
+  unsigned s = 17;
+  for (int k = 0; k < 300; k++) {
+    int kind = k % 3;
+    double G[9], mu, lam[3], g[3], x[3];
+    ncp_contact_case(kind, &s, G, &mu, lam, g);
+    char name[128];
+    snprintf(name, sizeof(name), "%s case %d kind %d", what, k, kind);
+    tsolve1_expect(sv, G, g, mu, lam, tol, x, name);
+    if (check) check(kind, G, g, mu, x);
+  }
 }
