@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "support.h"
+
 #define NSLOT 32
 static solver_blocks* slot[NSLOT];
 static int next;
@@ -64,4 +66,35 @@ solver_result tsolve1_expect(solver* sv, const double* G, const double* g, doubl
     ck_assert_msg(fabs(x[i] - lam[i]) <= tol * (1 + fabs(lam[i])),
                   "%s: lambda[%d] = %.15g, exact %.15g", what, i, x[i], lam[i]);
   return res;
+}
+
+void sliding_block(double m, double v, double grav, double dt, double G[9], double g[3]) {
+  for (int k = 0; k < 9; k++) G[k] = k % 4 == 0 ? 1 / m : 0;
+  g[0] = v;
+  g[1] = 0;
+  g[2] = -grav * dt;
+}
+
+void sliding_block_expect_ncp(solver* sv, double m, double mu, double v, double grav, double dt,
+                              double tol) {
+  double G[9], g[3], x[3];
+  sliding_block(m, v, grav, dt, G, g);
+  solver_result res = tsolve1(sv, G, g, mu, x);
+  ck_assert(res.converged);
+  ck_assert_double_le(fabs(x[2] - m * grav * dt), tol);
+  ck_assert_double_le(fabs(x[0] + mu * m * grav * dt), tol);
+  ck_assert_double_le(fabs(x[1]), tol);
+}
+
+void ncp_cases_expect(solver* sv, double tol, const char* what, ncp_case_check* check) {
+  unsigned s = 17;
+  for (int k = 0; k < 300; k++) {
+    int kind = k % 3;
+    double G[9], mu, lam[3], g[3], x[3];
+    ncp_contact_case(kind, &s, G, &mu, lam, g);
+    char name[128];
+    snprintf(name, sizeof(name), "%s case %d kind %d", what, k, kind);
+    tsolve1_expect(sv, G, g, mu, lam, tol, x, name);
+    if (check) check(kind, G, g, mu, x);
+  }
 }

@@ -30,4 +30,19 @@ solver_result tsolve1(solver* sv, const double* G, const double* g, double mu, d
 solver_result tsolve1_expect(solver* sv, const double* G, const double* g, double mu,
                              const double lam[3], double tol, double x[3], const char* what);
 
+// the 300 single-contact NCP cases of ncp_contact_case (seed 17, sticking, sliding and take-off
+// in turn) solved by sv: each tsolve1_expect'ed (converged, within tol (1 + |lambda|) of the exact
+// answer), then handed to check when it is not NULL; `what` names the solver in the messages
+typedef void ncp_case_check(int kind, const double G[9], const double g[3], double mu,
+                            const double x[3]);
+void ncp_cases_expect(solver* sv, double tol, const char* what, ncp_case_check* check);
+
+// a block of mass m sliding at v along x on a plane, after a step of gravity (000 eqs. 16-18):
+// isotropic G = I/m (3x3), g = [v, 0, -grav dt]
+void sliding_block(double m, double v, double grav, double dt, double G[9], double g[3]);
+// sv's answer to sliding_block (friction mu) from x = 0, asserted converged and within tol
+// (absolute) of the NCP closed form lambda_N = m grav dt, lambda_T = [-mu lambda_N, 0]
+void sliding_block_expect_ncp(solver* sv, double m, double mu, double v, double grav, double dt,
+                              double tol);
+
 #endif

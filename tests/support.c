@@ -4,13 +4,16 @@
 #include "cli/cli.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 //---- running csim and shell commands ----
@@ -236,6 +239,53 @@ hid_t cli_run_open(int argc, char** argv, const char* out) {
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
   ck_assert_msg(f >= 0, "cannot open %s", out);
   return f;
+}
+
+//---- child processes ----
+
+pid_t spawn_logged(const char* const* argv, const char* log) {
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execv(argv[0], (char* const*)argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+void sleep_s(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&t, NULL);
+}
+
+int wait_file(const char* path, double limit) {
+  for (int k = 0; k < (int)(limit / 0.01) && !file_exists(path); k++) sleep_s(0.01);
+  return file_exists(path);
+}
+
+int wait_exit(pid_t pid, double limit, int* status) {
+  for (int k = 0; k < (int)(limit / 0.01); k++) {
+    if (waitpid(pid, status, WNOHANG) == pid) return 0;
+    sleep_s(0.01);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, status, 0);
+  return -1;
+}
+
+void read_log(const char* log, char* text, size_t n) {
+  text[0] = '\0';
+  FILE* f = fopen(log, "r");
+  if (!f) return;
+  size_t got = fread(text, 1, n - 1, f);
+  text[got] = '\0';
+  fclose(f);
 }
 
 //---- seeded random numbers ----

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <hdf5.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 // Check's ck_assert_msg (behind every ck_assert_*) reports each PASSING assertion's file:line to
 // the runner with a write(2) (_mark_point), so an assertion inside a loop over a matrix costs a
@@ -78,6 +79,20 @@ int h5_root_int(const char* path, const char* name);
 // `csim run` in this process (cli_run; argv without the program name) asserted to exit 0, and
 // its output file `out` opened read-only (asserted)
 hid_t cli_run_open(int argc, char** argv, const char* out);
+
+//---- child processes ----
+
+// start argv[0] with argv (NULL-terminated), its stdout and stderr to the file `log`; its pid
+// (the fork asserted)
+pid_t spawn_logged(const char* const* argv, const char* log);
+void sleep_s(double s);
+// wait up to `limit` seconds for `path` to exist, polling every 10 ms; whether it does
+int wait_file(const char* path, double limit);
+// wait up to `limit` seconds for pid to exit (*status its status); -1 if still running (then
+// killed with SIGKILL and reaped)
+int wait_exit(pid_t pid, double limit, int* status);
+// the start of a text file (n - 1 bytes at most) into text, NUL-terminated; "" if unreadable
+void read_log(const char* log, char* text, size_t n);
 
 //---- seeded random numbers (the same sequence on every platform) ----
 

@@ -69,25 +69,28 @@ static scn_config* load_cfg(const char* yaml) {
   return cfg;
 }
 
-// the scenario of yaml (freed here) and its sim, created successfully
-static sim* create_sim(char* yaml, scn_config** cfg) {
+// the scenario of yaml (freed here) and its sim, created successfully; err cleared for the steps
+static sim* create_sim(char* yaml, scn_config** cfg, csim_error* err) {
   *cfg = load_cfg(yaml);
   free(yaml);
   sim* s = NULL;
-  csim_error err;
-  err_clear(&err);
-  ck_assert_msg(sim_create(*cfg, &s, &err) == CSIM_OK, "sim_create: %s", err.msg);
+  err_clear(err);
+  ck_assert_msg(sim_create(*cfg, &s, err) == CSIM_OK, "sim_create: %s", err->msg);
   return s;
+}
+
+// create_sim of the cube grid (grid_yaml_solver)
+static sim* grid_sim(double z, const char* extra, double duration, const char* solver_name,
+                     scn_config** cfg, csim_error* err) {
+  return create_sim(grid_yaml_solver(z, extra, duration, solver_name), cfg, err);
 }
 
 // 256 cubes dropped from 1 cm: every cube ends on the floor (none below it) with its 4 corner
 // contacts, 1024 in all, more than the 256 the old fixed cap held
 START_TEST(drop_256_cubes) {
-  char* y = grid_yaml(HALF + 0.01, "", 0.09);
   scn_config* cfg = NULL;
-  sim* s = create_sim(y, &cfg);
   csim_error err;
-  err_clear(&err);
+  sim* s = grid_sim(HALF + 0.01, "", 0.09, "pgs", &cfg, &err);
   ck_assert_int_ge(s->model.maxcon, 4 * NCUBE);
   sim_stepinfo info;
   int nstep = (int)lround(cfg->duration / cfg->dt), maxseen = 0;
@@ -133,14 +136,12 @@ END_TEST
 // cubes in the air with a 4 MiB budget: the steps before landing run, the landing step stops
 // the run (CSIM_ERR_RUN) naming the contacts found; no step ever solves a truncated problem
 START_TEST(budget_too_small_on_landing) {
-  char* y = grid_yaml(HALF + 0.01, ", memory_budget: 4", 0.2);
   scn_config* cfg = NULL;
-  sim* s = create_sim(y, &cfg);
   csim_error err;
-  err_clear(&err);
+  sim* s = grid_sim(HALF + 0.01, ", memory_budget: 4", 0.2, "pgs", &cfg, &err);
   ck_assert_int_lt(s->model.maxcon, 4 * NCUBE);
-  sim_stepinfo info;
   csim_status st = CSIM_OK;
+  sim_stepinfo info;
   int k = 0;
   for (; k < 200 && st == CSIM_OK; k++) {
     st = sim_step(s, &info, &err);
@@ -164,11 +165,9 @@ END_TEST
 // what the contact buffers leave; every island here is one cube (6 rows), so the run goes on:
 // 1024 contacts, every step converged, every cube at rest on the floor
 START_TEST(admm_island_work_cut_to_budget) {
-  char* y = grid_yaml_solver(HALF, ", memory_budget: 128", 0.01, "admm");
   scn_config* cfg = NULL;
-  sim* s = create_sim(y, &cfg);
   csim_error err;
-  err_clear(&err);
+  sim* s = grid_sim(HALF, ", memory_budget: 128", 0.01, "admm", &cfg, &err);
   solver_options worst = s->opt.solver;
   worst.island_rows = 0;
   ck_assert_msg((double)(contact_bytes(s->model.m, 4 * NCUBE) + solver_bytes(&worst, 4 * NCUBE)) >
@@ -218,9 +217,8 @@ START_TEST(admm_island_past_reserve_stops) {
                        "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
                        "integrator: {dt: 1.0e-3, duration: 0.6}\n");
   scn_config* cfg = NULL;
-  sim* s = create_sim(y, &cfg);
   csim_error err;
-  err_clear(&err);
+  sim* s = create_sim(y, &cfg, &err);
   int held = s->model.island_rows, c = held / 6 + 1;
   // the premise: the whole stack's island is past the reserve, and its contacts fit
   ck_assert_int_eq(s->model.island_rows_worst, 6 * NSTACK);

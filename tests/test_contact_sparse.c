@@ -29,19 +29,19 @@
 #include "core/sim.h"
 #include "io/compile.h"
 #include "core/solvers/admm_impl.h"  // admm_state.band_off: the dense dof-space reference
+#include "scene_fixture.h"
 #include "support.h"
 
-static sim* load_and_step(const char* text, const char* path, int nstep, scn_config** cfg) {
-  sim* s = NULL;
+// the scenario of YAML text (or of the file path when text is NULL) stepped nstep times
+static fixture load_and_step(const char* text, const char* path, int nstep) {
+  fixture f = text ? fixture_text(text, "test_contact_sparse.yaml", NULL, 0)
+                   : fixture_file(path, NULL, 0);
   csim_error err;
   err_clear(&err);
-  csim_status st = text ? scn_load_string(text, "test_contact_sparse.yaml", NULL, 0, cfg, &err)
-                        : scn_load(path, NULL, 0, cfg, &err);
-  ck_assert_msg(st == CSIM_OK, "%s", err.msg);
-  ck_assert_msg(sim_create(*cfg, &s, &err) == CSIM_OK, "%s", err.msg);
   sim_stepinfo info;
-  for (int k = 0; k < nstep; k++) ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
-  return s;
+  for (int k = 0; k < nstep; k++)
+    ck_assert_msg(sim_step(f.s, &info, &err) == CSIM_OK, "%s", err.msg);
+  return f;
 }
 
 // max |G_sparse - J M^-1 J'| / max |J M^-1 J'| for the contacts of the last step (the step's
@@ -126,46 +126,70 @@ static const char* kTwoStacks =
     "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
     "integrator: {dt: 1.0e-3, duration: 1}\n";
 
-START_TEST(g_branched_tree) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(NULL, "scenarios/talos_stand.yaml", 3, &cfg);
+// a scene stepped 3 times whose G matches J M^-1 J' (g_error) to 1e-12 with at least min_nc
+// contacts; its sim returned for the island checks
+static fixture g_checked(const char* text, const char* path, int min_nc, const char* what) {
+  fixture f = load_and_step(text, path, 3);
   int nc;
-  double e = g_error(s, &nc);
-  ck_assert_int_ge(nc, 4);
-  ck_assert_msg(e <= 1e-12, "Talos, %d contacts: relative error %g", nc, e);
+  double e = g_error(f.s, &nc);
+  ck_assert_int_ge(nc, min_nc);
+  ck_assert_msg(e <= 1e-12, "%s, %d contacts: relative error %g", what, nc, e);
+  return f;
+}
+
+START_TEST(g_branched_tree) {
+  fixture f = g_checked(NULL, "scenarios/talos_stand.yaml", 4, "Talos");
+  sim* s = f.s;
   ck_assert_int_eq(s->data.con->G->nisland, 1);  // one tree
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
 START_TEST(g_two_robots) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(kTwoSolo, NULL, 3, &cfg);
-  int nc;
-  double e = g_error(s, &nc);
-  ck_assert_int_ge(nc, 8);
-  ck_assert_msg(e <= 1e-12, "two Solo-12, %d contacts: relative error %g", nc, e);
+  fixture f = g_checked(kTwoSolo, NULL, 8, "two Solo-12");
+  sim* s = f.s;
+  int nc = s->data.con->ncon;
   ck_assert_int_eq(s->data.con->G->nisland, 2);  // one per robot: the ground links nothing
   // fewer blocks than dense: the robots' contacts do not couple
   ck_assert_int_lt(s->data.con->G->nblocks, (long)nc * nc);
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
 START_TEST(g_robot_and_objects) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(kSoloCubes, NULL, 3, &cfg);
-  int nc;
-  double e = g_error(s, &nc);
-  ck_assert_int_ge(nc, 12);
-  ck_assert_msg(e <= 1e-12, "Solo-12 and cubes, %d contacts: relative error %g", nc, e);
+  fixture f = g_checked(kSoloCubes, NULL, 12, "Solo-12 and cubes");
+  sim* s = f.s;
   ck_assert_int_eq(s->data.con->G->nisland, 3);  // the robot, the 2-cube stack, the lone cube
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
+
+// the whole G of a problem as one dense 3nc x 3nc matrix (malloc'd; solver_gdense over every
+// contact)
+static double* g_dense_all(const solver_problem* p) {
+  int nc = p->nc;
+  double* G = calloc((size_t)9 * nc * nc, sizeof(double));
+  int* map = calloc((size_t)nc, sizeof(int));
+  int* all = calloc((size_t)nc, sizeof(int));
+  for (int i = 0; i < nc; i++) all[i] = i;
+  solver_gdense(p, all, nc, map, G);
+  free(map);
+  free(all);
+  return G;
+}
+
+// max |a - b| and max |a| over n entries
+static double max_absdiff(const double* a, const double* b, int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(a[k] - b[k]));
+  return m;
+}
+
+static double max_abs(const double* a, int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(a[k]));
+  return m;
+}
 
 static int uf_find(int* uf, int i) {
   while (uf[i] != i) i = uf[i];
@@ -173,8 +197,8 @@ static int uf_find(int* uf, int i) {
 }
 
 START_TEST(islands_two_stacks) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(kTwoStacks, NULL, 2, &cfg);
+  fixture f = load_and_step(kTwoStacks, NULL, 2);
+  sim* s = f.s;
   contact_data* c = s->data.con;
   const solver_blocks* B = c->G;
   int nc = c->ncon, nb = s->model.m->nbody;
@@ -212,24 +236,19 @@ START_TEST(islands_two_stacks) {
     n1 += uf_find(uf, b) == seen[1];
   }
   ck_assert((n0 == 2 && n1 == 3) || (n0 == 3 && n1 == 2));
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
 // every pair: the block-sparse problem (per island) and the all-blocks one (one island) agree
 START_TEST(solvers_sparse_vs_dense) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(kTwoStacks, NULL, 20, &cfg);
+  fixture f = load_and_step(kTwoStacks, NULL, 20);
+  sim* s = f.s;
   contact_data* c = s->data.con;
   solver_problem sp = contact_problem(c);
   int nc = sp.nc, n3 = 3 * nc;
   ck_assert_int_eq(sp.nisland, 2);
-  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
-  int* map = calloc((size_t)nc, sizeof(int));
-  int* all = calloc((size_t)nc, sizeof(int));
-  for (int i = 0; i < nc; i++) all[i] = i;
-  solver_gdense(&sp, all, nc, map, Gd);
+  double* Gd = g_dense_all(&sp);
   solver_problem dp = tdense_full(nc, Gd, sp.g, sp.mu, NULL);
   ck_assert_int_eq(dp.nisland, 1);
   double* l1 = calloc((size_t)n3, sizeof(double));
@@ -254,11 +273,7 @@ START_TEST(solvers_sparse_vs_dense) {
       const char* name = csim_solver_names[k];
       ck_assert_msg(r1.converged && r2.converged, "%s/%s: converged %d (sparse) %d (dense)",
                     csim_model_names[mo], name, r1.converged, r2.converged);
-      double dc = 0, cmax = 0;
-      for (int a = 0; a < n3; a++) {
-        dc = fmax(dc, fabs(c1[a] - c2[a]));
-        cmax = fmax(cmax, fabs(c1[a]));
-      }
+      double dc = max_absdiff(c1, c2, n3), cmax = max_abs(c1, n3);
       // the contact velocity of either answer, to the solvers' tolerance (CCP/LCP velocities
       // are unique; the resting stacks' NCP answer is too)
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "%s/%s: |c_sparse - c_dense| = %g",
@@ -270,26 +285,19 @@ START_TEST(solvers_sparse_vs_dense) {
     }
   ck_assert_int_ge(npairs, 9);
   free(Gd);
-  free(map);
-  free(all);
-  free(l1);
-  free(l2);
-  free(c1);
-  free(c2);
-  sim_free(s);
-  scn_free(cfg);
+  free(l1); free(l2); free(c1); free(c2);
+  fixture_free(&f);
 }
 END_TEST
 
 // the bound of contact_max_blocks holds on a scene whose trees take many contacts
 START_TEST(block_bound) {
-  scn_config* cfg = NULL;
-  sim* s = load_and_step(kSoloCubes, NULL, 2, &cfg);
+  fixture f = load_and_step(kSoloCubes, NULL, 2);
+  sim* s = f.s;
   long bound = contact_max_blocks(s->model.m, s->data.con->ncon);
   ck_assert_int_le(s->data.con->G->nblocks, bound);
   ck_assert_int_le(bound, (long)s->data.con->ncon * s->data.con->ncon);
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -297,13 +305,8 @@ END_TEST
 // here from the chain rows, equals the stored blocks entry by entry (to 1e-12 of max |G|)
 static double factored_error(const solver_problem* p) {
   int nc = p->nc, n3 = 3 * nc;
-  double* F = calloc((size_t)n3 * n3, sizeof(double));
-  double* Gd = calloc((size_t)n3 * n3, sizeof(double));
+  double* Gd = g_dense_all(p);
   double* Yd = calloc((size_t)n3 * (size_t)p->nv, sizeof(double));
-  int* map = calloc((size_t)nc, sizeof(int));
-  int* all = calloc((size_t)nc, sizeof(int));
-  for (int i = 0; i < nc; i++) all[i] = i;
-  solver_gdense(p, all, nc, map, Gd);
   for (int i = 0; i < nc; i++)
     for (int r = 0; r < 3; r++)
       for (int k = 0; k < p->ynz[i]; k++)
@@ -317,7 +320,7 @@ static double factored_error(const solver_problem* p) {
       e = fmax(e, fabs(x - Gd[(size_t)a * n3 + b]));
       gmax = fmax(gmax, fabs(Gd[(size_t)a * n3 + b]));
     }
-  free(F); free(Gd); free(Yd); free(map); free(all);
+  free(Gd); free(Yd);
   return e / gmax;
 }
 
@@ -329,8 +332,8 @@ static double factored_error(const solver_problem* p) {
 START_TEST(admm_dof_space) {
   const char* scenes[] = {kTwoStacks, kSoloCubes, NULL};
   for (int sc = 0; sc < 3; sc++) {
-    scn_config* cfg = NULL;
-    sim* s = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 20, &cfg);
+    fixture f = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 20);
+    sim* s = f.s;
     solver_problem sp = contact_problem(s->data.con);
     int nc = sp.nc, n3 = 3 * nc;
     ck_assert_int_ge(nc, 4);
@@ -361,19 +364,14 @@ START_TEST(admm_dof_space) {
       ck_assert_int_eq(rd.dof_islands, 0);
       // the cube stacks (12 or 18 dofs, 24 or 36 rows) go through dof space
       if (sc < 2) ck_assert_int_ge(ry.dof_islands, 2);
-      double dc = 0, cmax = 0;
-      for (int a = 0; a < n3; a++) {
-        dc = fmax(dc, fabs(c1[a] - c2[a]));
-        cmax = fmax(cmax, fabs(c1[a]));
-      }
+      double dc = max_absdiff(c1, c2, n3), cmax = max_abs(c1, n3);
       ck_assert_msg(dc <= 1e-6 * fmax(1, cmax), "scene %d model %d: |c_dofs - c_dense| = %g", sc,
                     mo, dc);
       solver_free(sd);
       solver_free(sy);
     }
     free(l1); free(l2); free(c1);
-    sim_free(s);
-    scn_free(cfg);
+    fixture_free(&f);
   }
 }
 END_TEST
@@ -405,9 +403,9 @@ static char* shuffled_stack(void) {
 // largest against the dense dof path. A band computed too narrow drops entries of
 // I + Y' A^-1 Y, and the iteration no longer converges
 START_TEST(admm_banded) {
-  scn_config* cfg = NULL;
   char* text = shuffled_stack();
-  sim* s = load_and_step(text, NULL, 5, &cfg);
+  fixture f = load_and_step(text, NULL, 5);
+  sim* s = f.s;
   free(text);
   solver_problem sp = contact_problem(s->data.con);
   int nc = sp.nc, n3 = 3 * nc;
@@ -444,12 +442,8 @@ START_TEST(admm_banded) {
     ck_assert_int_eq(r[2].dof_islands, 0);
     ck_assert_int_eq(r[2].band_islands, 0);
     for (int k = 1; k < 3; k++) {
-      double dc = 0, dl = 0, lmax = 0;
-      for (int a = 0; a < n3; a++) {
-        dc = fmax(dc, fabs(c[0][a] - c[k][a]));
-        dl = fmax(dl, fabs(l[0][a] - l[k][a]));
-        lmax = fmax(lmax, fabs(l[k][a]));
-      }
+      double dc = max_absdiff(c[0], c[k], n3), dl = max_absdiff(l[0], l[k], n3);
+      double lmax = max_abs(l[k], n3);
       ck_assert_msg(dc <= 10 * o.tolerance, "model %d: |c_band - c_%s| = %g", mo,
                     k == 1 ? "dense" : "contact", dc);
       // a resting stack's impulses are not unique (four corners per face): their sums are, and
@@ -464,14 +458,14 @@ START_TEST(admm_banded) {
     free(l[k]);
     free(c[k]);
   }
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
 // kLimitDrop stepped until a joint limit is active (every step converged), its sim returned
-static sim* panda_on_limits(scn_config** cfg) {
-  sim* s = load_and_step(kLimitDrop, NULL, 0, cfg);
+static fixture panda_on_limits(void) {
+  fixture f = load_and_step(kLimitDrop, NULL, 0);
+  sim* s = f.s;
   sim_stepinfo info;
   csim_error err;
   for (int k = 0; k < 400 && s->data.con->nlimit == 0; k++) {
@@ -479,14 +473,14 @@ static sim* panda_on_limits(scn_config** cfg) {
     ck_assert_msg(info.solve.converged, "Panda step %d", k);
   }
   ck_assert_msg(s->data.con->nlimit > 0, "no joint limit became active in 400 steps");
-  return s;
+  return f;
 }
 
 // a joint limit's rows in the factored form: zero Y tangent rows, G_NN on ydiag (solver.h),
 // against every block (the ADMM run's own problem holds the diagonal ones only: rebuilt)
 START_TEST(factored_form_limits) {
-  scn_config* cfg = NULL;
-  sim* s = panda_on_limits(&cfg);
+  fixture f = panda_on_limits();
+  sim* s = f.s;
   contact_options o = s->opt.contact;
   o.diag_only = 0;
   ck_assert_int_eq(contact_build(s->model.m, s->data.d, s->data.con, &o, s->data.vfree), 0);
@@ -495,24 +489,22 @@ START_TEST(factored_form_limits) {
   ck_assert_ptr_nonnull(sp.ydiag);
   double fe = factored_error(&sp);
   ck_assert_msg(fe <= 1e-12, "limits: |Y Y' + diag - G| / |G| = %g", fe);
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
 // an arena too small for contact_build's scratch is reported (-2), not written past: data whose
 // arena holds one 64-byte block cannot take both the chain's dofs and its Jacobian rows
 START_TEST(arena_too_small_is_reported) {
-  scn_config* cfg = NULL;
-  sim* s = panda_on_limits(&cfg);
+  fixture f = panda_on_limits();
+  sim* s = f.s;
   sim_data* small = NULL;
   csim_error err;
   ck_assert_int_eq(data_create(s->model.m, 64, &small, &err), CSIM_OK);
   ck_assert_int_eq(contact_build(s->model.m, small, s->data.con, &s->opt.contact, s->data.vfree), -2);
   ck_assert_int_eq((int)small->arena_top, 0);  // released
   data_free(small);
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -528,7 +520,6 @@ static void diag_only_check(sim* s, const char* what) {
   ck_assert_int_eq(contact_build(s->model.m, s->data.d, c, &o, s->data.vfree), 0);
   int nc = c->ncon, n3 = 3 * nc, ni = c->G->nisland;
   ck_assert_int_ge(nc, 2);
-  double* Gf = calloc((size_t)n3 * n3, sizeof(double));
   double* Gd = calloc((size_t)n3 * n3, sizeof(double));
   double* x = calloc((size_t)n3, sizeof(double));
   double* yf = calloc((size_t)n3, sizeof(double));
@@ -538,8 +529,6 @@ static void diag_only_check(sim* s, const char* what) {
   int* isl = calloc((size_t)nc + 1, sizeof(int));
   int* islc = calloc((size_t)nc, sizeof(int));
   int* map = calloc((size_t)nc, sizeof(int));
-  int* all = calloc((size_t)nc, sizeof(int));
-  for (int i = 0; i < nc; i++) all[i] = i;
   unsigned r = 12345u;
   for (int a = 0; a < n3; a++) {
     r = r * 1103515245u + 12345u;
@@ -547,7 +536,7 @@ static void diag_only_check(sim* s, const char* what) {
   }
   solver_problem pf = contact_problem(c);
   ck_assert_int_eq(pf.diag_only, 0);
-  solver_gdense(&pf, all, nc, map, Gf);
+  double* Gf = g_dense_all(&pf);
   solver_gmul_add(&pf, x, yf);
   for (int i = 0; i < nc; i++) {
     solver_grow_add(&pf, i, x, rowf + 3 * i);
@@ -601,26 +590,24 @@ static void diag_only_check(sim* s, const char* what) {
                         <= tol, "%s: entry (%d, %d)", what, 3 * i + a % 3, a);
   }
   free(t); free(Gf); free(Gd); free(x); free(yf); free(yd); free(colf); free(rowf);
-  free(isl); free(islc); free(map); free(all);
+  free(isl); free(islc); free(map);
 }
 
 START_TEST(diag_only_kernels) {
   const char* scenes[] = {kTwoStacks, kSoloCubes, NULL};
   const char* names[] = {"two stacks", "Solo-12 and cubes", "Talos"};
   for (int sc = 0; sc < 3; sc++) {
-    scn_config* cfg = NULL;
-    sim* s = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 5, &cfg);
+    fixture f = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 5);
+    sim* s = f.s;
     diag_only_check(s, names[sc]);
-    sim_free(s);
-    scn_free(cfg);
+    fixture_free(&f);
   }
   // a Panda arm on its joint limits (ydiag rows); its ADMM run builds diag_only problems
-  scn_config* cfg = NULL;
-  sim* s = panda_on_limits(&cfg);
+  fixture f = panda_on_limits();
+  sim* s = f.s;
   ck_assert_int_eq(s->opt.contact.diag_only, 1);
   diag_only_check(s, "Panda on its limits");
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 

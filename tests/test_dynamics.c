@@ -17,7 +17,6 @@
 #include "io/urdf.h"
 #include "support.h"
 
-#define ROBOT_DIR "../shared/data/robots/"
 
 //---------------------------------- hand-built URDF descriptions ------------------------------
 
@@ -428,57 +427,19 @@ END_TEST
 
 //---------------------------------- shared robot files ------------------------------------------
 
-// every shared URDF: legged robots with a free base, arms, hands and pendulums fixed
-typedef struct {
-  const char* file;
-  model_base_type base;
-} robot_file_case;
-
-static const robot_file_case k_robots[] = {
-    {"solo12/solo12.urdf", MODEL_BASE_FREE},
-    {"talos/talos_reduced.urdf", MODEL_BASE_FREE},
-    {"panda/panda.urdf", MODEL_BASE_FIXED},
-    {"talos/talos_full_v2.urdf", MODEL_BASE_FREE},
-    {"talos/talos_reduced_box.urdf", MODEL_BASE_FREE},
-    {"allegro/allegro_right_hand.urdf", MODEL_BASE_FIXED},
-    {"allegro/allegro_left_hand.urdf", MODEL_BASE_FIXED},
-    {"allegro/allegro_hand_description_right.urdf", MODEL_BASE_FIXED},
-    {"ur5/ur5_robot.urdf", MODEL_BASE_FIXED},
-    {"anymal_c/anymal.urdf", MODEL_BASE_FREE},
-    {"go1/go1.urdf", MODEL_BASE_FREE},
-    {"a1/a1.urdf", MODEL_BASE_FREE},
-    {"hyq/hyq_no_sensors.urdf", MODEL_BASE_FREE},
-    {"double_pendulum/double_pendulum_simple.urdf", MODEL_BASE_FIXED},
-    {"double_pendulum/double_pendulum.urdf", MODEL_BASE_FIXED},
-    {"double_pendulum/double_pendulum_continuous.urdf", MODEL_BASE_FIXED},
-    {"iiwa/iiwa14_primitive_collision.urdf", MODEL_BASE_FIXED},
-    {"iiwa/iiwa14_spheres_collision.urdf", MODEL_BASE_FIXED},
-    {"wsg50/wsg_50_mesh_collision.urdf", MODEL_BASE_FIXED},
-    {"cassie/cassie_v2.urdf", MODEL_BASE_FREE},
-    {"cassie/cassie_v4.urdf", MODEL_BASE_FREE},
+// the power balance cases of k_robots
+static const robot_file_case k_power[] = {
+    {.file = "solo12/solo12.urdf", .base = MODEL_BASE_FREE},
+    {.file = "talos/talos_reduced.urdf", .base = MODEL_BASE_FREE},
+    {.file = "panda/panda.urdf", .base = MODEL_BASE_FIXED},
 };
-
-// read a shared URDF (meshes are not needed for dynamics)
-static urdf_robot* load_robot(const char* rel) {
-  char path[512];
-  snprintf(path, sizeof(path), ROBOT_DIR "%s", rel);
-  urdf_options opt = urdf_default_options();
-  opt.use_env = 0;
-  urdf_robot* u = NULL;
-  csim_error err;
-  csim_status st = urdf_load(path, &opt, &u, &err);
-  char msg[2048];
-  err_format(&err, msg, sizeof(msg));
-  ck_assert_msg(st == CSIM_OK, "urdf_load %s: %s", rel, msg);
-  return u;
-}
 
 // every robot that loads: M symmetric positive definite (dpotrf) at 10 random states, equal to
 // the RNEA columns, RNEA(q, v, a) == M a + b to 1e-10 relative, dyn_solve == dposv to 1e-12
 // relative, Y'Y == J M^-1 J'
 START_TEST(shared_robots_dynamics) {
   const robot_file_case* c = &k_robots[_i];
-  urdf_robot* u = load_robot(c->file);
+  urdf_robot* u = load_robot(c->file, 0);
   sim_model* m;
   sim_data* d;
   build(u, c->base, (double[]){0, 0, -9.81}, &m, &d);
@@ -491,8 +452,8 @@ END_TEST
 
 // energy balance d/dt KE = v'tau on solo12 (free), talos_reduced (free), panda (fixed)
 START_TEST(shared_robots_power_balance) {
-  const robot_file_case* c = &k_robots[_i];
-  urdf_robot* u = load_robot(c->file);
+  const robot_file_case* c = &k_power[_i];
+  urdf_robot* u = load_robot(c->file, 0);
   sim_model* m;
   sim_data* d;
   build(u, c->base, (double[]){0, 0, 0}, &m, &d);
@@ -581,8 +542,9 @@ static Suite* dynamics_suite(void) {
   suite_add_tcase(s, tr);
   TCase* tf = tcase_create("files");
   tcase_set_timeout(tf, 120);
-  tcase_add_loop_test(tf, shared_robots_dynamics, 0, (int)(sizeof(k_robots) / sizeof(k_robots[0])));
-  tcase_add_loop_test(tf, shared_robots_power_balance, 0, 3);
+  tcase_add_loop_test(tf, shared_robots_dynamics, 0, k_nrobots);
+  tcase_add_loop_test(tf, shared_robots_power_balance, 0,
+                      (int)(sizeof(k_power) / sizeof(k_power[0])));
   tcase_add_test(tf, double_pendulum_from_urdf_text);
   suite_add_tcase(s, tf);
   return s;

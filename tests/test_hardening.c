@@ -9,7 +9,6 @@
 // names of keys, elements and datasets), not copies of whatever the program printed.
 #include <check.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <hdf5.h>
 #include <signal.h>
 #include <stdio.h>
@@ -354,48 +353,6 @@ END_TEST
 
 //---------------------------------- kill, full disk, removal, SIGINT -------------------------
 
-// spawn csim with argv, stdout/stderr to log; returns the pid
-static pid_t spawn(const char* const* argv, const char* log) {
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    execv(argv[0], (char* const*)argv);
-    _exit(127);
-  }
-  return pid;
-}
-
-static void sleep_s(double s) {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&t, NULL);
-}
-
-// wait up to `limit` seconds; -1 if still running (then killed)
-static int wait_exit(pid_t pid, double limit, int* status) {
-  for (int k = 0; k < (int)(limit / 0.01); k++) {
-    if (waitpid(pid, status, WNOHANG) == pid) return 0;
-    sleep_s(0.01);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, status, 0);
-  return -1;
-}
-
-static void read_log(const char* log, char* text, size_t n) {
-  text[0] = '\0';
-  FILE* f = fopen(log, "r");
-  if (!f) return;
-  size_t got = fread(text, 1, n - 1, f);
-  text[got] = '\0';
-  fclose(f);
-}
-
 // h5py's view of a killed run's file: "rows steps_written complete ok" where ok = 1 when every
 // dataset has at least steps_written rows, /time is k dt, and the rows equal those of the
 // reference run (a complete run of the same scenario, shorter)
@@ -444,9 +401,8 @@ START_TEST(sigkill_keeps_flushed_rows) {
     const char* argv[] = {csim_bin(), "run", "scenarios/solo12_stand.yaml", "--quiet", "--set",
                           "integrator.duration=1000", "--set", "output.flush_every=0.02",
                           "--out", f5, NULL};
-    pid_t pid = spawn(argv, log);
-    for (int k = 0; k < 3000 && !file_exists(f5); k++) sleep_s(0.01);
-    ck_assert_msg(file_exists(f5), "no output file within 30 s");
+    pid_t pid = spawn_logged(argv, log);
+    ck_assert_msg(wait_file(f5, 30), "no output file within 30 s");
     double at = 0.2 + 0.6 * (double)rand() / RAND_MAX;  // a random step
     sleep_s(at);
     ck_assert_int_eq(kill(pid, SIGKILL), 0);
@@ -495,9 +451,8 @@ START_TEST(output_removed_exits_1) {
   tmp_path(log, sizeof(log), "rm.log");
   const char* argv[] = {csim_bin(), "run", SLIDE, "--quiet", "--set", "integrator.duration=1000",
                         "--set", "output.flush_every=0.05", "--out", f5, NULL};
-  pid_t pid = spawn(argv, log);
-  for (int k = 0; k < 3000 && !file_exists(f5); k++) sleep_s(0.01);
-  ck_assert(file_exists(f5));
+  pid_t pid = spawn_logged(argv, log);
+  ck_assert(wait_file(f5, 30));
   sleep_s(0.2);
   ck_assert_int_eq(unlink(f5), 0);
   ck_assert_int_eq(rmdir(dir), 0);
@@ -520,9 +475,8 @@ START_TEST(sigint_inside_long_solve) {
   const char* argv[] = {csim_bin(), "run", "scenarios/cube_stack_ill.yaml", "--quiet", "--set",
                         "solver.max_iterations=1000000", "--set", "solver.tolerance=1e-300",
                         "--set", "integrator.duration=0.001", "--out", f5, NULL};
-  pid_t pid = spawn(argv, log);
-  for (int k = 0; k < 3000 && !file_exists(f5); k++) sleep_s(0.01);
-  ck_assert(file_exists(f5));
+  pid_t pid = spawn_logged(argv, log);
+  ck_assert(wait_file(f5, 30));
   sleep_s(0.1);
   ck_assert_int_eq(kill(pid, SIGINT), 0);
   int st = 0;

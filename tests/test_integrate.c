@@ -18,6 +18,7 @@
 #include "core/sim.h"
 #include "io/compile.h"
 #include "core/spatial.h"
+#include "scene_fixture.h"
 #include "support.h"
 
 static char g_dir[256];
@@ -62,6 +63,17 @@ static sim* make(const char* yaml, scn_config** cfg) {
   if (sim_create(*cfg, &s, &err) != CSIM_OK) err_print(&err, stderr);
   ck_assert_ptr_nonnull(s);
   return s;
+}
+
+// make() of one robot of the shared data (urdf relative to its robots/ folder, by absolute path:
+// the scenario directory is g_dir) with the given base, and the rest of the scenario after it
+static sim* make_robot(const char* urdf, const char* base, const char* rest, scn_config** cfg) {
+  char yaml[2048], cwd[1024];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+  int n = snprintf(yaml, sizeof(yaml), "robots: [{urdf: %s/../shared/data/robots/%s, base: %s}]\n%s",
+                   cwd, urdf, base, rest);
+  ck_assert_int_lt(n, (int)sizeof(yaml));
+  return make(yaml, cfg);
 }
 
 // world angular momentum about the com of a single free body: R Ic w
@@ -257,17 +269,15 @@ END_TEST
 // joint limit and the lowest base height over the run
 static void drop_case(const char* urdf, const char* contact, int limits, double* worst,
                       double* zmin) {
-  char yaml[2048], cwd[1024];
-  ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-  snprintf(yaml, sizeof(yaml),
-           "robots: [{urdf: %s/../shared/data/robots/%s, base: free}]\n"
+  char rest[1024];
+  snprintf(rest, sizeof(rest),
            "contact: %s\n"
            "solver: {name: pgs, tolerance: 1e-6, max_iterations: 500}\n"
            "limits: {enabled: %s}\n"
-           "integrator: {dt: 1e-3, duration: 1.5%s}\n", cwd, urdf, contact,
+           "integrator: {dt: 1e-3, duration: 1.5%s}\n", contact,
            limits ? "true" : "false", strstr(contact, "hunt") ? ", scheme: tamsi" : "");
   scn_config* cfg;
-  sim* s = make(yaml, &cfg);
+  sim* s = make_robot(urdf, "free", rest, &cfg);
   const sim_model* m = s->model.m;
   // start within the limits (q = 0 clamped into each range), lowest point of the collision
   // geometries (bounding spheres) 0.1 m above the ground
@@ -330,15 +340,13 @@ END_TEST
 // URDF effort limits clamp the torques of actions (counted); off, they do not
 START_TEST(effort_limits_clamp) {
   for (int on = 1; on >= 0; on--) {
-    char yaml[2048], cwd[1024];
-    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-    snprintf(yaml, sizeof(yaml),
-             "robots: [{urdf: %s/../shared/data/robots/a1/a1.urdf, base: fixed}]\n"
+    char rest[512];
+    snprintf(rest, sizeof(rest),
              "limits: {effort: %s}\n"
              "actions: [{type: pd, kp: 1e5, target: [0.5]}]\n"
-             "integrator: {dt: 1e-3, duration: 0.01}\n", cwd, on ? "true" : "false");
+             "integrator: {dt: 1e-3, duration: 0.01}\n", on ? "true" : "false");
     scn_config* cfg;
-    sim* s = make(yaml, &cfg);
+    sim* s = make_robot("a1/a1.urdf", "fixed", rest, &cfg);
     csim_error err;
     sim_stepinfo info;
     ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
@@ -364,39 +372,45 @@ START_TEST(effort_limits_clamp) {
 }
 END_TEST
 
-// run a scenario file with overrides; returns the step status and the audit's flag
-static int run_file(const char* path, const char* const* sets, int nset, int* flagged) {
-  scn_config* cfg = NULL;
-  csim_error err;
-  err_clear(&err);
-  ck_assert_int_eq(scn_load(path, sets, nset, &cfg, &err), CSIM_OK);
-  sim* s = NULL;
-  ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_OK);
-  long n = lround(cfg->duration / cfg->dt);
+// step a scenario's sim to its duration or its first failing step; that step's status
+static csim_status step_to_end(fixture* f, csim_error* err) {
+  long n = lround(f->cfg->duration / f->cfg->dt);
   csim_status st = CSIM_OK;
+  err_clear(err);
   for (long k = 0; k < n && st == CSIM_OK; k++) {
     sim_stepinfo info;
-    st = sim_step(s, &info, &err);
+    st = sim_step(f->s, &info, err);
   }
-  if (st == CSIM_OK) st = sim_finish(s, &err);
-  *flagged = s->data.energy.flagged;
-  if (*flagged) printf("integrate: %s: energy gain %.3g J flagged at step %ld\n", path,
-                       s->data.energy.flag_gain, s->data.energy.flag_step);
-  sim_free(s);
-  scn_free(cfg);
   return st;
 }
+
+// run a scenario file with overrides; returns the step status and the audit's flag
+static int run_file(const char* path, const char* const* sets, int nset, int* flagged) {
+  fixture f = fixture_file(path, sets, nset);
+  csim_error err;
+  csim_status st = step_to_end(&f, &err);
+  if (st == CSIM_OK) st = sim_finish(f.s, &err);
+  *flagged = f.s->data.energy.flagged;
+  if (*flagged) printf("integrate: %s: energy gain %.3g J flagged at step %ld\n", path,
+                       f.s->data.energy.flag_gain, f.s->data.energy.flag_step);
+  fixture_free(&f);
+  return st;
+}
+
+// cube_drop under a Hunt-Crossley law integrated with too large a step (the audit stops the
+// run; the first 6 alone: it warns)
+static const char* const kHcStop[7] = {
+    "contact.model=hunt_crossley", "contact.stiffness=4944", "contact.damping=7.29",
+    "contact.friction=0.182", "contact.stiction_velocity=1e-3", "integrator.dt=0.0045",
+    "integrator.on_energy_gain=stop"};
 
 // the energy audit: flags a compliant law integrated with too large a step, and a 1000 m/s
 // impact at dt = 0.1 s; stops the run when asked (exit 1)
 START_TEST(energy_audit_flags) {
-  const char* hc[] = {"contact.model=hunt_crossley", "contact.stiffness=4944", "contact.damping=7.29",
-                      "contact.friction=0.182", "contact.stiction_velocity=1e-3",
-                      "integrator.dt=0.0045", "integrator.on_energy_gain=stop"};
   int flagged = 0;
-  ck_assert_int_eq(run_file("scenarios/cube_drop.yaml", hc, 7, &flagged), CSIM_ERR_RUN);
+  ck_assert_int_eq(run_file("scenarios/cube_drop.yaml", kHcStop, 7, &flagged), CSIM_ERR_RUN);
   ck_assert_int_eq(flagged, 1);
-  ck_assert_int_eq(run_file("scenarios/cube_drop.yaml", hc, 6, &flagged), CSIM_OK);  // warn
+  ck_assert_int_eq(run_file("scenarios/cube_drop.yaml", kHcStop, 6, &flagged), CSIM_OK);  // warn
   ck_assert_int_eq(flagged, 1);
   // 1000 m/s into the ground with the same law at dt = 0.1 s: the run fails (divergence) and the
   // audit records the gain
@@ -413,27 +427,14 @@ END_TEST
 // stopped by it (integrator.on_energy_gain: stop) ends before the step whose starting state
 // gained, so the state is the flagged one. A compliant run used to take that step first.
 START_TEST(energy_stop_before_the_step) {
-  const char* hc[] = {"contact.model=hunt_crossley", "contact.stiffness=4944", "contact.damping=7.29",
-                      "contact.friction=0.182", "contact.stiction_velocity=1e-3",
-                      "integrator.dt=0.0045", "integrator.on_energy_gain=stop"};
-  scn_config* cfg = NULL;
+  fixture f = fixture_file("scenarios/cube_drop.yaml", kHcStop, 7);
   csim_error err;
-  err_clear(&err);
-  ck_assert_int_eq(scn_load("scenarios/cube_drop.yaml", hc, 7, &cfg, &err), CSIM_OK);
-  sim* s = NULL;
-  ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_OK);
-  long n = lround(cfg->duration / cfg->dt);
-  csim_status st = CSIM_OK;
-  for (long k = 0; k < n && st == CSIM_OK; k++) {
-    sim_stepinfo info;
-    st = sim_step(s, &info, &err);
-  }
-  ck_assert_int_eq(st, CSIM_ERR_RUN);
+  ck_assert_int_eq(step_to_end(&f, &err), CSIM_ERR_RUN);
+  const sim* s = f.s;
   ck_assert(s->data.energy.flagged);
   ck_assert_int_eq(s->data.step, s->data.energy.flag_step);
   ck_assert_double_eq(s->data.d->time, s->data.energy.flag_time);
-  sim_free(s);
-  scn_free(cfg);
+  fixture_free(&f);
 }
 END_TEST
 

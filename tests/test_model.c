@@ -15,7 +15,6 @@
 #include "io/urdf.h"
 #include "support.h"
 
-#define ROBOT_DIR "../shared/data/robots/"
 
 //---------------------------------- hand-built URDF descriptions ------------------------------
 
@@ -539,54 +538,6 @@ END_TEST
 
 //---------------------------------- shared robot files ------------------------------------------
 
-// one shared URDF: path under ROBOT_DIR, base, README total mass (kg, 3 decimals)
-typedef struct {
-  const char* file;
-  model_base_type base;
-  double mass;
-} robot_file_case;
-
-static const robot_file_case k_robots[] = {
-    {"solo12/solo12.urdf", MODEL_BASE_FREE, 2.500},
-    {"talos/talos_reduced.urdf", MODEL_BASE_FREE, 90.272},
-    {"talos/talos_full_v2.urdf", MODEL_BASE_FREE, 93.336},
-    {"talos/talos_reduced_box.urdf", MODEL_BASE_FREE, 90.272},
-    {"allegro/allegro_right_hand.urdf", MODEL_BASE_FIXED, 0.955},
-    {"allegro/allegro_left_hand.urdf", MODEL_BASE_FIXED, 0.955},
-    {"allegro/allegro_hand_description_right.urdf", MODEL_BASE_FIXED, 0.955},
-    {"ur5/ur5_robot.urdf", MODEL_BASE_FIXED, 20.994},
-    {"panda/panda.urdf", MODEL_BASE_FIXED, 17.452},
-    {"anymal_c/anymal.urdf", MODEL_BASE_FREE, 52.135},
-    {"go1/go1.urdf", MODEL_BASE_FREE, 13.101},
-    {"a1/a1.urdf", MODEL_BASE_FREE, 13.741},
-    {"hyq/hyq_no_sensors.urdf", MODEL_BASE_FREE, 86.774},
-    {"double_pendulum/double_pendulum_simple.urdf", MODEL_BASE_FIXED, 0.600},
-    {"double_pendulum/double_pendulum.urdf", MODEL_BASE_FIXED, 0.701},
-    {"double_pendulum/double_pendulum_continuous.urdf", MODEL_BASE_FIXED, 0.701},
-    {"iiwa/iiwa14_primitive_collision.urdf", MODEL_BASE_FIXED, 30.610},
-    {"iiwa/iiwa14_spheres_collision.urdf", MODEL_BASE_FIXED, 30.610},
-    {"wsg50/wsg_50_mesh_collision.urdf", MODEL_BASE_FIXED, 1.600},
-    {"cassie/cassie_v2.urdf", MODEL_BASE_FREE, 33.005},
-    {"cassie/cassie_v4.urdf", MODEL_BASE_FREE, 34.677},
-};
-
-// read a shared URDF with meshes resolved from ROBOT_DIR/meshes
-static urdf_robot* load_robot(const char* rel) {
-  char path[512];
-  snprintf(path, sizeof(path), ROBOT_DIR "%s", rel);
-  const char* pkg[] = {ROBOT_DIR "meshes", NULL};
-  urdf_options opt = urdf_default_options();
-  opt.package_paths = pkg;
-  opt.use_env = 0;
-  urdf_robot* u = NULL;
-  csim_error err;
-  csim_status st = urdf_load(path, &opt, &u, &err);
-  char msg[2048];
-  err_format(&err, msg, sizeof(msg));
-  ck_assert_msg(st == CSIM_OK, "urdf_load %s: %s", rel, msg);
-  return u;
-}
-
 // model of one shared robot (require_meshes given)
 static sim_model* robot_model(const urdf_robot* u, model_base_type base, int require_meshes) {
   model_world_spec world = {{0, 0, -9.81}, 1, 0, 0, 0, {0, 0}, NULL};
@@ -604,7 +555,7 @@ static sim_model* robot_model(const urdf_robot* u, model_base_type base, int req
 // the bodies carry all of it (free base) or all but the world-merged links (fixed base)
 START_TEST(shared_robots_load) {
   const robot_file_case* c = &k_robots[_i];
-  urdf_robot* u = load_robot(c->file);
+  urdf_robot* u = load_robot(c->file, 1);
   sim_model* m = robot_model(u, c->base, 0);
   check_invariants(m);
   ck_assert_int_eq(m->nlink, u->nlink);
@@ -631,7 +582,7 @@ END_TEST
 // sizes named in the task: solo12 free (19, 18, 13 bodies), panda fixed (9, 9), talos_reduced
 // free (nv 38), ur5's mass 20.994 kg; meshes loaded as convex hulls when required
 START_TEST(shared_robot_sizes) {
-  urdf_robot* u = load_robot("solo12/solo12.urdf");
+  urdf_robot* u = load_robot("solo12/solo12.urdf", 1);
   sim_model* m = robot_model(u, MODEL_BASE_FREE, 1);
   ck_assert_int_eq(m->nq, 19);
   ck_assert_int_eq(m->nv, 18);
@@ -659,7 +610,7 @@ START_TEST(shared_robot_sizes) {
   }
   model_free(m);
   urdf_free(u);
-  u = load_robot("panda/panda.urdf");
+  u = load_robot("panda/panda.urdf", 1);
   m = robot_model(u, MODEL_BASE_FIXED, 1);
   ck_assert_int_eq(m->nq, 9);
   ck_assert_int_eq(m->nv, 9);
@@ -672,7 +623,7 @@ START_TEST(shared_robot_sizes) {
   ck_assert_int_eq(m->jnt_type[j1], MODEL_JOINT_PRISMATIC);
   model_free(m);
   urdf_free(u);
-  u = load_robot("talos/talos_reduced.urdf");
+  u = load_robot("talos/talos_reduced.urdf", 1);
   m = robot_model(u, MODEL_BASE_FREE, 1);
   ck_assert_int_eq(m->nv, 38);
   ck_assert_int_eq(m->nq, 39);
@@ -680,7 +631,7 @@ START_TEST(shared_robot_sizes) {
   ck_assert_int_lt(m->nM, m->nv * m->nv / 2);
   model_free(m);
   urdf_free(u);
-  u = load_robot("ur5/ur5_robot.urdf");
+  u = load_robot("ur5/ur5_robot.urdf", 1);
   m = robot_model(u, MODEL_BASE_FIXED, 1);
   ck_assert_double_eq_tol(model_robot_mass(m, 0), 20.994, 5e-4);
   ck_assert_int_eq(m->nv, 6);
@@ -692,7 +643,7 @@ END_TEST
 
 // hyq's collision meshes are COLLADA: an error when meshes are required, skipped otherwise
 START_TEST(unreadable_meshes) {
-  urdf_robot* u = load_robot("hyq/hyq_no_sensors.urdf");
+  urdf_robot* u = load_robot("hyq/hyq_no_sensors.urdf", 1);
   model_world_spec world = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
   model_robot_spec spec = {u, NULL, MODEL_BASE_FREE, {0, 0, 0}, {0, 0, 0, 1}, 1};
   sim_model* m = NULL;
@@ -724,7 +675,7 @@ static Suite* model_suite(void) {
   suite_add_tcase(s, tc);
   TCase* tf = tcase_create("files");
   tcase_set_timeout(tf, 120);
-  tcase_add_loop_test(tf, shared_robots_load, 0, (int)(sizeof(k_robots) / sizeof(k_robots[0])));
+  tcase_add_loop_test(tf, shared_robots_load, 0, k_nrobots);
   tcase_add_test(tf, shared_robot_sizes);
   tcase_add_test(tf, unreadable_meshes);
   suite_add_tcase(s, tf);

@@ -106,6 +106,41 @@ static sim* csim_sim(const soft_case* c, double z0, double gz, double vz, scn_co
   return s;
 }
 
+// the case in both simulators, started alike (cube centre at z0, gravity gz, vertical velocity
+// vz), stepped in lockstep
+typedef struct {
+  mjModel* m;
+  mjData* md;
+  scn_config* cfg;
+  sim* s;
+} twin;
+
+static twin twin_make(const soft_case* c, double z0, double gz, double vz) {
+  twin t;
+  t.m = mj_model(c, z0, gz);
+  t.md = mj_makeData(t.m);
+  if (vz != 0) t.md->qvel[2] = vz;
+  t.cfg = NULL;
+  t.s = csim_sim(c, z0, gz, vz, &t.cfg);
+  return t;
+}
+
+// one step of each (csim's asserted)
+static void twin_step(twin* t) {
+  csim_error err;
+  err_clear(&err);
+  mj_step(t->m, t->md);
+  sim_stepinfo info;
+  ck_assert_msg(sim_step(t->s, &info, &err) == CSIM_OK, "%s", err.msg);
+}
+
+static void twin_free(twin* t) {
+  sim_free(t->s);
+  scn_free(t->cfg);
+  mj_deleteData(t->md);
+  mj_deleteModel(t->m);
+}
+
 // deepest MuJoCo contact penetration (m, > 0 when overlapping)
 static double mj_pen(const mjData* d) {
   double p = 0;
@@ -135,19 +170,12 @@ static double rest_closed_form(const soft_case* c) {
 
 START_TEST(rest_penetration_and_R) {
   const soft_case* c = &k_cases[_i];
-  mjModel* m = mj_model(c, HALF, -9.81);
-  mjData* md = mj_makeData(m);
-  scn_config* cfg = NULL;
-  sim* s = csim_sim(c, HALF, -9.81, 0, &cfg);
+  twin t = twin_make(c, HALF, -9.81, 0);
+  mjData* md = t.md;
+  const sim* s = t.s;
   int n = (int)lround(1.0 / c->dt);
-  csim_error err;
-  err_clear(&err);
-  for (int k = 0; k < n; k++) {
-    mj_step(m, md);
-    sim_stepinfo info;
-    ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
-  }
-  mj_forward(m, md);
+  for (int k = 0; k < n; k++) twin_step(&t);
+  mj_forward(t.m, md);
   double pm = mj_pen(md), pc = cs_pen(s), pf = rest_closed_form(c);
   printf("case %d: rest penetration MuJoCo %.9g csim %.9g closed form %.9g m\n", _i, pm, pc, pf);
   ck_assert_int_eq(md->ncon, 4);
@@ -173,30 +201,21 @@ START_TEST(rest_penetration_and_R) {
   ck_assert_double_eq_tol(md->efc_KBIP[0], K, 1e-9 * K);
   ck_assert_double_eq_tol(md->efc_KBIP[1], B, 1e-12 * B);
   ck_assert_double_eq_tol(md->efc_KBIP[2], mat_impedance(c->solimp, md->efc_pos[0]), 1e-12);
-  sim_free(s);
-  scn_free(cfg);
-  mj_deleteData(md);
-  mj_deleteModel(m);
+  twin_free(&t);
 }
 END_TEST
 
 START_TEST(drop) {
   const soft_case* c = &k_cases[_i];
   double z0 = HALF + 0.0105;
-  mjModel* m = mj_model(c, z0, 0);
-  mjData* md = mj_makeData(m);
-  md->qvel[2] = -1;
-  scn_config* cfg = NULL;
-  sim* s = csim_sim(c, z0, 0, -1, &cfg);
+  twin t = twin_make(c, z0, 0, -1);
+  mjData* md = t.md;
+  const sim* s = t.s;
   int n = (int)lround(0.1 / c->dt);
   double maxm = 0, maxc = 0;
-  csim_error err;
-  err_clear(&err);
   for (int k = 0; k < n; k++) {
-    mj_step(m, md);
-    sim_stepinfo info;
-    ck_assert_msg(sim_step(s, &info, &err) == CSIM_OK, "%s", err.msg);
-    mj_forward(m, md);
+    twin_step(&t);
+    mj_forward(t.m, md);
     if (mj_pen(md) > maxm) maxm = mj_pen(md);
     if (cs_pen(s) > maxc) maxc = cs_pen(s);
   }
@@ -204,10 +223,7 @@ START_TEST(drop) {
          _i, maxm, maxc, md->qvel[2], s->data.d->v[2]);
   ck_assert_double_eq_tol(maxc, maxm, 1e-6 * maxm);
   ck_assert_double_eq_tol(s->data.d->v[2], md->qvel[2], 1e-6);
-  sim_free(s);
-  scn_free(cfg);
-  mj_deleteData(md);
-  mj_deleteModel(m);
+  twin_free(&t);
 }
 END_TEST
 

@@ -6,7 +6,6 @@
 // removed afterwards; nothing is written into the repository.
 #include <check.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <signal.h>
@@ -492,43 +491,21 @@ START_TEST(sigint_leaves_incomplete_file) {
   char f5[256], log[256];
   tmp_path(f5, sizeof(f5), "sig.h5");
   tmp_path(log, sizeof(log), "sig.log");
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    execl(csim_bin(), csim_bin(), "run", SLIDE, "--set", "integrator.duration=1000", "--out", f5,
-          "--quiet", (char*)NULL);
-    _exit(127);
-  }
+  const char* argv[] = {csim_bin(), "run", SLIDE, "--set", "integrator.duration=1000", "--out",
+                        f5, "--quiet", NULL};
+  pid_t pid = spawn_logged(argv, log);
   // the output file appears once the input is validated (the handler is installed right after);
   // then let it run 0.5 s
-  struct timespec ms = {0, 10 * 1000 * 1000};
-  for (int k = 0; k < 3000 && !file_exists(f5); k++) nanosleep(&ms, NULL);
-  ck_assert_msg(file_exists(f5), "the run did not create its output within 30 s");
-  struct timespec half = {0, 500 * 1000 * 1000};
-  nanosleep(&half, NULL);
+  ck_assert_msg(wait_file(f5, 30), "the run did not create its output within 30 s");
+  sleep_s(0.5);
   ck_assert_int_eq(kill(pid, SIGINT), 0);
   int st = 0;
-  pid_t w = 0;
-  for (int k = 0; k < 3000 && (w = waitpid(pid, &st, WNOHANG)) == 0; k++) nanosleep(&ms, NULL);
-  if (w == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    ck_abort_msg("csim did not stop within 30 s of SIGINT");
-  }
+  ck_assert_msg(wait_exit(pid, 30, &st) == 0, "csim did not stop within 30 s of SIGINT");
   ck_assert_msg(WIFEXITED(st), "csim was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   ck_assert_int_eq(WEXITSTATUS(st), 1);
-  char text[4096] = "";
-  FILE* fl = fopen(log, "r");
-  ck_assert_ptr_nonnull(fl);
-  size_t got = fread(text, 1, sizeof(text) - 1, fl);
-  text[got] = '\0';
-  fclose(fl);
+  char text[4096];
+  ck_assert(file_exists(log));
+  read_log(log, text, sizeof(text));
   ck_assert_msg(strstr(text, "SIGINT") != NULL, "no SIGINT message:\n%s", text);
 
   hid_t f = open_h5(f5);

@@ -177,6 +177,14 @@ static void cube_yaml(char* buf, size_t n, const char* q0, const char* v0, const
            q0, v0, contact, tol, maxit, warm ? "true" : "false", duration);
 }
 
+// the sim of cube_yaml's scenario
+static fixture cube_fixture(const char* q0, const char* v0, const char* contact, double tol,
+                            int maxit, int warm, double duration) {
+  char y[2048];
+  cube_yaml(y, sizeof(y), q0, v0, contact, tol, maxit, warm, duration);
+  return fixture_text(y, "test_sim.yaml", NULL, 0);
+}
+
 // rotation matrix (row-major) of a unit quaternion [x y z w]
 static void quat_to_mat(const double* q, double R[9]) {
   double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -240,10 +248,8 @@ static uint64_t fnv(uint64_t h, const void* p, size_t n) {
 // v_{k+1} = max(v_k - mu g dt, 0), y_{k+1} = y_k + v_{k+1} dt (semi-implicit Euler); the step
 // must reproduce them to rounding, and the stop lies within v0 dt of v0^2 / (2 mu g)
 START_TEST(slide_decelerates_at_mu_g) {
-  char y[2048];
-  cube_yaml(y, sizeof(y), "[0, 0, 0.05, 0, 0, 0, 1]", "[0, 1, 0, 0, 0, 0]",
-            "friction: 0.3, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
-  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
+  fixture f = cube_fixture("[0, 0, 0.05, 0, 0, 0, 1]", "[0, 1, 0, 0, 0, 0]",
+                           "friction: 0.3, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
   const double mu = 0.3, dt = 1e-3, v0 = 1;
   double vref = v0, yref = 0;
   int sliding_steps = 0, stop_step = -1;
@@ -291,10 +297,8 @@ END_TEST
 // a cube at rest on the plane for 1 s: no net friction impulse, normal impulses carry the
 // weight, every solve converged, no drift
 START_TEST(box_rests) {
-  char y[2048];
-  cube_yaml(y, sizeof(y), "[0, 0, 0.05, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
-            "friction: 0.5, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
-  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
+  fixture f = cube_fixture("[0, 0, 0.05, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
+                           "friction: 0.5, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
   const double dt = 1e-3, m = 1;
   sim_stepinfo info;
   double q0[7];
@@ -338,10 +342,8 @@ END_TEST
 
 // frictionless sliding: kinetic plus potential energy constant over 1000 steps
 START_TEST(frictionless_slide_conserves_energy) {
-  char y[2048];
-  cube_yaml(y, sizeof(y), "[0, 0, 0.05, 0, 0, 0, 1]", "[0.6, 0.8, 0, 0, 0, 0]",
-            "friction: 0, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 2);
-  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
+  fixture f = cube_fixture("[0, 0, 0.05, 0, 0, 0, 1]", "[0.6, 0.8, 0, 0, 0, 0]",
+                           "friction: 0, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 2);
   const double I[3] = {CUBE_I, CUBE_I, CUBE_I};
   double e0 = body_energy(f.s->data.d->q, f.s->data.d->v, 1, I, G);
   ck_assert_double_eq_tol(e0, 0.5 + G * 0.05, 1e-15);
@@ -472,10 +474,8 @@ static int drop(fixture* f, double* v_impact, double* v_after) {
 
 // restitution 0: the box stops at the impact and stays at rest on the plane
 START_TEST(inelastic_drop_comes_to_rest) {
-  char y[2048];
-  cube_yaml(y, sizeof(y), "[0, 0, 0.1, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
-            "friction: 0.5, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
-  fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
+  fixture f = cube_fixture("[0, 0, 0.1, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
+                           "friction: 0.5, restitution: 0, baumgarte: 0", 1e-12, 10000, 1, 1);
   double vi, va;
   int nimpact = drop(&f, &vi, &va);
   // fallen 5 cm: sqrt(2 g h) = 0.9905 m/s, to within the step's g dt
@@ -502,11 +502,10 @@ END_TEST
 START_TEST(restitution_scales_rebound) {
   const double es[2] = {0.5, 0.8};
   for (int t = 0; t < 2; t++) {
-    char y[2048], c[128];
+    char c[128];
     snprintf(c, sizeof(c), "friction: 0.5, restitution: %g, baumgarte: 0", es[t]);
-    cube_yaml(y, sizeof(y), "[0, 0, 0.1, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]", c, 1e-12, 10000, 1,
-              2);
-    fixture f = fixture_text(y, "test_sim.yaml", NULL, 0);
+    fixture f = cube_fixture("[0, 0, 0.1, 0, 0, 0, 1]", "[0, 0, 0, 0, 0, 0]",
+                             c, 1e-12, 10000, 1, 2);
     double vi, va;
     drop(&f, &vi, &va);
     ck_assert_msg(fabs(va - es[t] * vi) <= G * 1e-3, "box e = %g: impact %g m/s, rebound %g m/s",

@@ -129,3 +129,44 @@ void build_random_tree(int n, model_base_type base, const double g[3], sim_model
   random_tree(&h, n);
   build(&h.r, base, g, m, d);
 }
+
+const robot_file_case k_robots[] = {
+    {"solo12/solo12.urdf", MODEL_BASE_FREE, 2.500},
+    {"talos/talos_reduced.urdf", MODEL_BASE_FREE, 90.272},
+    {"talos/talos_full_v2.urdf", MODEL_BASE_FREE, 93.336},
+    {"talos/talos_reduced_box.urdf", MODEL_BASE_FREE, 90.272},
+    {"allegro/allegro_right_hand.urdf", MODEL_BASE_FIXED, 0.955},
+    {"allegro/allegro_left_hand.urdf", MODEL_BASE_FIXED, 0.955},
+    {"allegro/allegro_hand_description_right.urdf", MODEL_BASE_FIXED, 0.955},
+    {"ur5/ur5_robot.urdf", MODEL_BASE_FIXED, 20.994},
+    {"panda/panda.urdf", MODEL_BASE_FIXED, 17.452},
+    {"anymal_c/anymal.urdf", MODEL_BASE_FREE, 52.135},
+    {"go1/go1.urdf", MODEL_BASE_FREE, 13.101},
+    {"a1/a1.urdf", MODEL_BASE_FREE, 13.741},
+    {"hyq/hyq_no_sensors.urdf", MODEL_BASE_FREE, 86.774},
+    {"double_pendulum/double_pendulum_simple.urdf", MODEL_BASE_FIXED, 0.600},
+    {"double_pendulum/double_pendulum.urdf", MODEL_BASE_FIXED, 0.701},
+    {"double_pendulum/double_pendulum_continuous.urdf", MODEL_BASE_FIXED, 0.701},
+    {"iiwa/iiwa14_primitive_collision.urdf", MODEL_BASE_FIXED, 30.610},
+    {"iiwa/iiwa14_spheres_collision.urdf", MODEL_BASE_FIXED, 30.610},
+    {"wsg50/wsg_50_mesh_collision.urdf", MODEL_BASE_FIXED, 1.600},
+    {"cassie/cassie_v2.urdf", MODEL_BASE_FREE, 33.005},
+    {"cassie/cassie_v4.urdf", MODEL_BASE_FREE, 34.677},
+};
+const int k_nrobots = (int)(sizeof(k_robots) / sizeof(k_robots[0]));
+
+urdf_robot* load_robot(const char* rel, int meshes) {
+  char path[512];
+  snprintf(path, sizeof(path), ROBOT_DIR "%s", rel);
+  const char* pkg[] = {ROBOT_DIR "meshes", NULL};
+  urdf_options opt = urdf_default_options();
+  if (meshes) opt.package_paths = pkg;
+  opt.use_env = 0;
+  urdf_robot* u = NULL;
+  csim_error err;
+  csim_status st = urdf_load(path, &opt, &u, &err);
+  char msg[2048];
+  err_format(&err, msg, sizeof(msg));
+  ck_assert_msg(st == CSIM_OK, "urdf_load %s: %s", rel, msg);
+  return u;
+}

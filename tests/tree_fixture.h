@@ -44,4 +44,18 @@ void random_tree(hand_robot* h, int n);
 void build_random_tree(int n, model_base_type base, const double g[3], sim_model** m,
                        sim_data** d);
 
+// the shared URDFs: legged robots and Cassie with a free base, arms, hands, the gripper and
+// pendulums fixed; each with its README total mass (kg, 3 decimals)
+#define ROBOT_DIR "../shared/data/robots/"
+typedef struct {
+  const char* file;  // under ROBOT_DIR
+  model_base_type base;
+  double mass;
+} robot_file_case;
+extern const robot_file_case k_robots[];
+extern const int k_nrobots;
+// read a shared URDF (path under ROBOT_DIR), asserted; meshes resolved from ROBOT_DIR/meshes when
+// `meshes` is set (dynamics does not need them)
+urdf_robot* load_robot(const char* rel, int meshes);
+
 #endif  // CSIM_TREE_FIXTURE_H
