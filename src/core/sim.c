@@ -20,6 +20,9 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
 
   // positions and collision at the current state
   stage_positions(sm, sd, o);
+  // controllers once per step (the first pass, which also audits), before collision replaces
+  // the last step's contacts they sense
+  if (audit && (st = stage_control(sm, sd, o, err)) != CSIM_OK) return st;
   double t1 = stage_clock();
   int nd = stage_collision(sm, sd, o);
   if (nd) return sim_contact_overflow(sm, sd, o, sd->con->ncon + nd, CSIM_ERR_RUN, err);
@@ -132,9 +135,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   double t0 = stage_clock();
   int dropped = 0;
   info->t_collision = info->t_dynamics = info->t_solve = 0;
-  csim_status st = stage_control(sm, sd, o, err);
-  if (st != CSIM_OK) return st;
-  st = o->rigid ? step_pass(sm, sd, o, o->dt, 1, info, &dropped, err)
+  csim_status st = o->rigid ? step_pass(sm, sd, o, o->dt, 1, info, &dropped, err)
                             : step_controlled(sm, sd, o, info, err);
   if (st != CSIM_OK) return st;
   sd->step++;

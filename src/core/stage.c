@@ -261,8 +261,6 @@ csim_status stage_control(const step_model* sm, step_data* sd, const sim_options
                           csim_error* err) {
   if (!sm->nctl) return CSIM_OK;
   const contact_data* c = sd->con;
-  kin_forward(sm->m, sd->d);
-  kin_velocity(sm->m, sd->d);
   ctl_link_forces(sm->m, c->con, c->ncon - c->nlimit, c->frame, c->lambda, o->dt,
                   sd->link_contact, sd->link_force);
   for (int i = 0; i < sm->nctl; i++) {

@@ -67,10 +67,11 @@ void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_s
 csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* o, double kinetic,
                         double potential, sim_stepinfo* info, csim_error* err);
 
-// controllers (control.h) at the start of step sd->step: kinematics at the current state, the
-// last step's contact forces per link, each controller's update (the torques due now held in
-// sd->ctl, added to the actions' by stage_actions); CSIM_ERR_RUN when a controller fails. Once
-// per step, before the outline (a compliant step's retries reuse the torques)
+// controllers (control.h) at the start of step sd->step, after stage_positions (kinematics and
+// body velocities at the current state) and before collision (sd->con still holds the last
+// step's contacts): the last step's contact forces per link, each controller's update (the
+// torques due now held in sd->ctl, added to the actions' by stage_actions); CSIM_ERR_RUN when a
+// controller fails. Once per step, on its first pass (a compliant step's retries reuse them)
 csim_status stage_control(const step_model* sm, step_data* sd, const sim_options* o,
                           csim_error* err);
 
