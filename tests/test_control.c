@@ -486,6 +486,22 @@ START_TEST(zero_order_hold) {
 }
 END_TEST
 
+// the summary names each controller with its instants and warns when the effort limits clamped
+// its torques (kp 1e5 toward 2 rad on every joint, at least 0.7 rad from any of the arm's
+// positions in 0.2 s: 7e4 N m against the Kuka's limits of at most 320 N m, every instant clamps)
+START_TEST(summary_counts_clamps) {
+  arm_scenario("clamp.yaml", 1e-3, "  - {type: pd, name: stiff, robot: arm, params: {kp: 1.0e5, target: 2}}\n");
+  char y[512], o[512], buf[8192];
+  tmp_path(y, sizeof y, "clamp.yaml");
+  tmp_path(o, sizeof o, "clamp.h5");
+  int rc = sh_fmt(buf, sizeof buf, "%s run %s --out %s", csim_bin(), y, o);
+  ck_assert_msg(rc == 0, "%s", buf);
+  ck_assert_msg(strstr(buf, "controller stiff (pd): 200 control instants"), "%s", buf);
+  ck_assert_msg(strstr(buf, "warning: controller stiff: torques clamped to the effort limits at "
+                            "200 instants"), "%s", buf);
+}
+END_TEST
+
 // bad controllers: exit 2 (input) or 1 (run) naming the key or the controller
 START_TEST(scenario_errors) {
   char bad_nan[512];
@@ -563,6 +579,7 @@ int main(void) {
   tcase_add_test(tr, plugin_trajectory_equals_builtin);
   tcase_add_test(tr, zero_order_hold);
   tcase_add_test(tr, scenario_errors);
+  tcase_add_test(tr, summary_counts_clamps);
   suite_add_tcase(s, tr);
   // 10 s of walking: about 30 s plain, minutes under the sanitizers (make test-long)
   TCase* tl = tcase_create("walk");

@@ -78,6 +78,14 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
     fprintf(f, "  warning: energy gained from nowhere: %.4g J beyond the work of actions by step "
             "%ld (t = %.6g s), above integrator.energy_tolerance %g of the energy scale\n",
             D->energy.flag_gain, D->energy.flag_step, D->energy.flag_time, cfg->energy_tolerance);
+  // controllers: instants run, and those whose torques the effort limits clamped (control.h)
+  for (int i = 0; i < M->nctl; i++) {
+    fprintf(f, "  controller %s (%s): %ld control instants\n", M->ctl[i].info.controller,
+            M->ctl[i].api->name, D->ctl[i].instant);
+    if (D->ctl[i].nclamped)
+      fprintf(f, "  warning: controller %s: torques clamped to the effort limits at %ld instants\n",
+              M->ctl[i].info.controller, D->ctl[i].nclamped);
+  }
   for (int w = 0; w < SIM_NWARN; w++)
     if (D->warnings[w])
       fprintf(f, "  warning: %s on %d steps\n", sim_warning_names[w], D->warnings[w]);
