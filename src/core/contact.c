@@ -432,6 +432,19 @@ static void bucket_by_root(contact_data* c, int nv) {
 // islands: every block (full_blocks), or under diag_only the diagonal blocks alone (the solver
 // works on Y, solver.h) with the islands from the buckets. -1 (G emptied) when the blocks pass
 // the buffers' bound
+// solver.name auto (contact_options auto_split): 1 when an island of B's (from the buckets)
+// couples bodies, i.e. holds a contact between two trees (a stack, a grasp: 000 Fig. 12's
+// per-contact stall) or more than CONTACT_AUTO_MAX_CONTACTS contacts (a chain lying down)
+static int any_coupled(const contact_data* c, const solver_blocks* B) {
+  for (int k = 0; k < B->nisland; k++) {
+    int a = B->island_ptr[k], b = B->island_ptr[k + 1];
+    if (b - a > CONTACT_AUTO_MAX_CONTACTS) return 1;
+    for (int q = a; q < b; q++)
+      if (c->key[2 * B->island_con[q] + 1] >= 0) return 1;
+  }
+  return 0;
+}
+
 static int assemble_g(contact_data* c, const contact_options* opt, int nv) {
   int nc = c->ncon, *bp = c->bucket_ptr;
   solver_problem yp = {0};
@@ -441,9 +454,14 @@ static int assemble_g(contact_data* c, const contact_options* opt, int nv) {
   yp.Y = c->Y;
   solver_blocks* B = c->G;
   B->nc = nc;
-  B->diag_only = opt->diag_only;
+  int diag = opt->diag_only;
+  if (opt->auto_split) {  // the islands first (the same from the buckets as from the blocks)
+    solver_blocks_islands_grouped(B, bp, c->bucket, nv);
+    diag = any_coupled(c, B);
+  }
+  B->diag_only = diag;
   long nb = nc;
-  if (opt->diag_only) {
+  if (diag) {
     for (int i = 0; i < nc; i++) {
       B->rowptr[i] = B->diag[i] = B->col[i] = i;
       solver_yblock(&yp, i, i, B->blk + 9 * (size_t)i);
@@ -454,7 +472,8 @@ static int assemble_g(contact_data* c, const contact_options* opt, int nv) {
     return -1;
   }
   B->nblocks = nb;
-  if (opt->diag_only) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
+  if (opt->auto_split) return 0;  // islands done above
+  if (diag) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
   else solver_blocks_islands(B);
   return 0;
 }

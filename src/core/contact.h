@@ -102,7 +102,16 @@ typedef struct {
   // problem is then diag_only (solver.h) and its other entries come from Y. Islands are the
   // same (from the root-dof buckets). 0: every block of contacts that share dofs
   int diag_only;
+  // solver.name auto with a factoring second solver (solver_auto_splits): diag_only decided per
+  // step instead: set when an island is coupled (contact_coupled), so that its factoring solver
+  // takes the step without the O(nc^2) blocks per-contact sweeps would need
+  int auto_split;
 } contact_options;
+
+// solver.name auto: contacts in one island past which per-contact sweeps cost more than a
+// factoring solver (measured, callgrind, ncp/pgs vs ncp/admm over 300 steps: Talos standing,
+// 8 contacts, PGS 0.53x ADMM's instructions; a 5-link chain lying down, 20 contacts, 2.1x)
+#define CONTACT_AUTO_MAX_CONTACTS 12
 
 csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, csim_error* err);
 void contact_free(contact_data* c);

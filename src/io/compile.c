@@ -613,6 +613,7 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   s->opt.contact.mat = s->model.mat;
   // a solver on the factored form (ADMM): G's off-diagonal blocks would go unread (contact.h)
   s->opt.contact.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->opt.solver);
+  s->opt.contact.auto_split = s->opt.rigid && solver_auto_splits(&s->opt.solver);
   size_t nv1 = (size_t)s->model.m->nv + 1;
   double** arrays[] = {&s->data.vfree, &s->data.tau,  &s->data.qfrc_ext, &s->data.qfrc_limit,
                        &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev};

@@ -71,7 +71,8 @@ static csim_status declare(out_run* o, const sim* S, csim_error* err) {
   for (int k = 0; k < OUT_NDATASETS; k++) {
     out_when w = kSets[k].when;
     if ((w == OUT_COMPLIANT && !S->data.cmpl) || (w == OUT_HISTORY && nhist <= 0) ||
-        (w == OUT_CONTROL && !S->model.nctl) || (w == OUT_CONTROL_LOG && nlog <= 0))
+        (w == OUT_CONTROL && !S->model.nctl) || (w == OUT_CONTROL_LOG && nlog <= 0) ||
+        (w == OUT_AUTO && (!S->opt.rigid || S->opt.solver.kind != CSIM_SOLVER_AUTO)))
       continue;
     int n = kSets[k].ncols;
     size_t ncols = (size_t)(n == OUT_NQ ? S->model.m->nq : n == OUT_NV ? S->model.m->nv
@@ -161,6 +162,10 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   APPEND(EPS, &info->solve.eps_abs); APPEND(PRIMAL, &info->solve.eps_p);
   APPEND(DUAL, &info->solve.eps_d); APPEND(COMPL, &info->solve.eps_c);
   APPEND(ITERS, &it); APPEND(CONV, &cv);
+  if (o->ds[OUT_SWITCHED]) {
+    int32_t ni = info->solve.islands, ns = info->solve.switched;
+    APPEND(ISLANDS, &ni); APPEND(SWITCHED, &ns);
+  }
   APPEND(T_STEP, &info->t_step); APPEND(T_COLL, &info->t_collision);
   APPEND(T_DYN, &info->t_dynamics); APPEND(T_SOLVE, &info->t_solve);
   return st;

@@ -18,6 +18,7 @@ typedef enum {
   OUT_HISTORY,     // compliant laws with output.newton_history > 0
   OUT_CONTROL,     // runs with controllers (/control)
   OUT_CONTROL_LOG, // runs whose controllers log channels
+  OUT_AUTO,        // rigid runs with solver.name auto
 } out_when;
 
 // columns that depend on the run
@@ -70,6 +71,12 @@ typedef enum {
     "solver iterations (sweeps)") \
   X(CONV, "/solver/converged", REC_U8, 0, "1", OUT_ALL, \
     "1 when eps_abs <= tolerance") \
+  X(ISLANDS, "/solver/islands", REC_I32, 0, "1", OUT_AUTO, \
+    "islands of the contact problem at this step (contacts coupled through shared dofs)") \
+  X(SWITCHED, "/solver/switched", REC_I32, 0, "1", OUT_AUTO, \
+    "solver.name auto: islands solved by the model's second solver (ADMM; Lemke for lcp) at " \
+      "this step: every island of a step with a coupled island, else those PGS stalled on; " \
+      "the others by PGS (docs/solvers.md)") \
   X(T_STEP, "/timing/step", REC_F64, 0, "s", OUT_ALL, \
     "wall time of the whole step") \
   X(T_COLL, "/timing/collision", REC_F64, 0, "s", OUT_ALL, \

@@ -11,6 +11,7 @@
 
 #include "core/interrupt.h"
 #include "core/sim.h"
+#include "core/solvers/solver.h"
 #include "io/compile.h"
 #include "io/scenario.h"
 #include "out/merge.h"
@@ -27,7 +28,7 @@ static double wall(void) {
 
 // running statistics for the summary
 typedef struct {
-  long steps, nonconv;
+  long steps, nonconv, isl_sum, sw_sum, sw_steps;
   double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall, lim_sum, red_sum, redt_sum;
   int it_max, con_max, lim_max, red_max, redt_max;
 } run_stats;
@@ -42,6 +43,11 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g (%s)\n",
           csim_model_names[cfg->model], csim_solver_names[cfg->solver], cfg->dt,
           cfg->tolerance, csim_tolerance_units_names[cfg->tolerance_units]);
+  if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO)  // what auto chose (auto.c, /solver/switched)
+    fprintf(f, "  auto: %s solved %ld islands, %s %ld (on %ld steps: a coupled island, or "
+            "%s stalled)\n", csim_solver_names[solver_model_kind(cfg->model, 0)],
+            r->isl_sum - r->sw_sum, csim_solver_names[solver_model_kind(cfg->model, 1)],
+            r->sw_sum, r->sw_steps, csim_solver_names[solver_model_kind(cfg->model, 0)]);
   if (D->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
             "in substeps %d (iterations below are Newton's)\n", csim_scheme_names[cfg->scheme],
@@ -113,6 +119,9 @@ static void stats_add(run_stats* r, const sim_stepinfo* info, long k) {
   r->lim_sum += info->nlimit;
   if (info->nlimit > r->lim_max) r->lim_max = info->nlimit;
   if (info->ncon && !info->solve.converged) r->nonconv++;
+  r->isl_sum += info->solve.islands;
+  r->sw_sum += info->solve.switched;
+  r->sw_steps += info->solve.switched > 0;
 }
 
 // solver.on_failure: stop ends the run at a step whose solve (or compliant Newton iteration)

@@ -89,6 +89,7 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
     solver_residuals_on(p, lambda, c, cons, n, &r);
+    double ref[2] = {r.eps_abs, r.eps_abs};
     int it = 0;
     while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
       for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
@@ -99,7 +100,9 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
         solver_crows(p, lambda, c, cons, n);
         solver_residuals_on(p, lambda, c, cons, n, &r);
       }
+      if (r.eps_abs > s->opt.tolerance && solver_stalled(s, it, r.eps_abs, ref)) break;
     }
+    solver_island_done(s, k, r.eps_abs);
     // c is exact when no sweep ran or the last test recomputed it
     solver_tally_add(&tally, it, r.eps_abs, it == 0 || r.eps_abs <= s->opt.tolerance);
   }

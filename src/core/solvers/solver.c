@@ -51,6 +51,23 @@ static csim_status work_doubles(const solver_options* opt, int maxc, size_t* nwo
   return (*fam)->work ? (*fam)->work(opt, maxc, nwork, err) : CSIM_OK;
 }
 
+csim_solver solver_model_kind(csim_model model, int dense) {
+  for (int k = 0; k < NPAIRS; k++) {
+    solver_options o = {.kind = kPairs[k].kind};
+    if (kPairs[k].model == model && o.kind != CSIM_SOLVER_AUTO &&
+        solver_is_dense_family(&o) == dense)
+      return o.kind;
+  }
+  return CSIM_SOLVER_NONE;
+}
+
+// solver.name auto sizes its island work as its dense solver does (auto.c)
+static solver_options island_opt(const solver_options* opt) {
+  solver_options o = *opt;
+  if (o.kind == CSIM_SOLVER_AUTO) o.kind = solver_model_kind(o.model, 1);
+  return o;
+}
+
 int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n) {
   if ((int)model < 0 || model >= CSIM_NRIGID_MODELS || (int)kind < 0 || kind >= CSIM_NRIGID_SOLVERS)
     return 0;
@@ -117,10 +134,13 @@ size_t solver_bytes(const solver_options* opt, int max_contacts) {
 }
 
 int solver_island_rows(const solver_options* opt, int max_contacts) {
-  return (int)solver_work_rows(opt, (size_t)(max_contacts > 0 ? max_contacts : 1));
+  solver_options o = island_opt(opt);
+  return (int)solver_work_rows(&o, (size_t)(max_contacts > 0 ? max_contacts : 1));
 }
 
-size_t solver_island_bytes(const solver_options* opt, int rows) {
+size_t solver_island_bytes(const solver_options* opt_in, int rows) {
+  solver_options o = island_opt(opt_in);
+  const solver_options* opt = &o;
   if (!solver_is_dense_family(opt) || rows <= 0) return 0;
   size_t r = (size_t)rows, d = 3 * r * r;  // the work's two matrices and the island's G
   const solver_family* fam = family_of(opt);
@@ -328,10 +348,13 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
 // warm start and warm dual, solved as a problem of its own, its answer and dual scattered back.
 // Islands are independent, so this is the whole problem's answer up to float order; iterations
 // are the most any island took, converged only when every island did, the residual the largest
-static void solve_islands(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+void solver_islands(solver* s, const solver_problem* p, const unsigned char* pick,
+                    double* lambda, solver_result* res) {
   if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
     size_t need = p->dense ? 3 * (size_t)p->nc : (size_t)p->nv;
     memset(res, 0, sizeof(*res));
+    res->converged = 1;
+    if (pick && !pick[0]) return;
     if (need > s->rows) island_unsolved(res, p->nc, need);
     else s->fn(s, p, lambda, res);
     return;
@@ -347,6 +370,10 @@ static void solve_islands(solver* s, const solver_problem* p, double* lambda, so
   for (int j = 0; j < nk; j++) keep0[j] = keep1[j] = carry[j];
   for (int k = 0; k < p->nisland; k++) {
     int n = p->island_ptr[k + 1] - p->island_ptr[k];
+    if (pick && !pick[k]) {  // left as it is: its rows of the family's c are not set
+      fresh = 0;
+      continue;
+    }
     for (int j = 0; j < nk; j++) carry[j] = keep0[j];
     int st = solve_island(s, p, k, lambda, &out);
     if (st <= 0) fresh = 0;
@@ -374,7 +401,7 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   }
   for (int k = 0; k < 3 * p->nc; k++) s->dual_out[k] = NAN;  // families with a dual fill it
   s->c_fresh = 0;
-  if (solver_is_dense_family(&s->opt)) solve_islands(s, p, lambda, res);
+  if (solver_is_dense_family(&s->opt)) solver_islands(s, p, NULL, lambda, res);
   else s->fn(s, p, lambda, res);
   s->dual_in = NULL;  // a warm dual serves one solve
   // c = (G + R) lambda + g at the answer, computed once and shared by the NCP criterion and the

@@ -216,6 +216,10 @@ typedef struct {
   int unsolved_rows;    // the rows that island needed
   int band_islands;     // of those, the islands factored banded (admm.c; an island whose warm
                         // start already converged is never factored, so not counted)
+  // solver.name auto (auto.c): the islands of the problem, and those its first (per-contact)
+  // solver stalled on and handed to its second (dense) solver; 0 for every other solver
+  int islands;
+  int switched;
 } solver_result;
 
 typedef struct solver solver;
@@ -228,6 +232,15 @@ int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n);
 // G = Y Y' + diag only (ADMM), so the contact problem may store the diagonal blocks alone
 // (contact_options.diag_only)
 int solver_reads_offdiag(const solver_options* o);
+
+// solver.name auto's two solvers for a model (auto.c): its first pair in SOLVER_PAIRS order that
+// is per-contact (dense 0) or factors (dense 1), auto excluded; CSIM_SOLVER_NONE when none
+csim_solver solver_model_kind(csim_model model, int dense);
+
+// 1 when o is solver.name auto with a factoring second solver (auto.c: ncp, ccp, lcp): the
+// caller may then pass a step's problem diag_only (contact_options auto_split), which auto
+// solves with that solver on every island; 0 otherwise
+int solver_auto_splits(const solver_options* o);
 
 // create a solver for problems of at most max_contacts contacts
 csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,

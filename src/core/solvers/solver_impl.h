@@ -31,6 +31,11 @@ struct solver {
   int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
   const struct solver_family* fam;  // the family's hooks (below)
   void* priv;      // the family's private state (fam->create), NULL when it has none
+  // set on the first solver of solver.name auto (auto.c) only: a per-contact family then stops
+  // an island it stalls on (solver_stalled: stall sweeps a window, 0 never) and leaves each
+  // island's stopping residual in island_res (islands of solver_sweep_islands; NULL: not kept)
+  int stall;
+  double* island_res;
 };
 
 // A solver family's hooks: what solver.c needs to size, create and run a family without knowing
@@ -63,6 +68,7 @@ extern const solver_family solver_family_lcp;      // lcp.c: the pyramid polygon
 extern const solver_family solver_family_lemke;    // lcp.c: the tableau
 extern const solver_family solver_family_admm;     // admm.c
 extern const solver_family solver_family_staggered;  // staggered.c
+extern const solver_family solver_family_auto;     // auto.c: its two solvers
 
 // the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
 static inline int solver_is_dense_family(const solver_options* o) {
@@ -142,6 +148,28 @@ static inline const int* solver_sweep_island(const solver_problem* p, int k, int
   return p->island_con + p->island_ptr[k];
 }
 
+// solver.name auto (auto.c): Gauss-Seidel converges linearly (000 Alg. 5), so every `stall`
+// sweeps the rate over the last window, and the mean rate since the island's first sweep, each
+// project the sweeps still needed to reach the tolerance; the island has stalled when the
+// residual did not fall over the window (rate >= 1, or NaN) or when both projections pass the
+// iteration cap (the window alone misjudges a slow stretch of a solve that then speeds up):
+// the second solver then takes it, so no island ends at the cap while another solver of the
+// model converges. ref[0]: the residual a window ago, ref[1] the island's first (the caller sets
+// both to it); 0 always when s->stall is 0
+static inline int solver_stalled(const solver* s, int it, double r, double ref[2]) {
+  if (!s->stall || it % s->stall) return 0;
+  double rate = r / ref[0], mean = pow(r / ref[1], 1.0 / it);
+  ref[0] = r;
+  if (!(rate < 1)) return 1;
+  double left = log(s->opt.tolerance / r), cap = (double)(s->opt.max_iterations - it);
+  return (double)s->stall * left / log(rate) > cap && left / log(mean) > cap;
+}
+
+// island k of a per-contact family done at stopping residual r: kept for solver.name auto
+static inline void solver_island_done(const solver* s, int k, double r) {
+  if (s->island_res) s->island_res[k] = r;
+}
+
 // what the islands' sweeps add up to: iterations the most any island took, residual the largest
 // (a NaN island's NaN stays), c exact only when every island left its rows exact
 typedef struct {
@@ -197,7 +225,7 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
-    double r = stop(ctx, cons, n, lambda, c);
+    double r = stop(ctx, cons, n, lambda, c), ref[2] = {r, r};
     int it = 0;
     while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
       sweep(ctx, cons, n, lambda, c);
@@ -208,8 +236,10 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
         solver_crows(p, lambda, c, cons, n);
         r = stop(ctx, cons, n, lambda, c);
       }
+      if (r > tol && solver_stalled(s, it, r, ref)) break;
     }
     // the island's c is exact when no sweep ran or its last test recomputed it
+    solver_island_done(s, k, r);
     solver_tally_add(&tally, it, r, it == 0 || r <= tol);
   }
   solver_tally_finish(&tally, s, res, tol);
@@ -228,7 +258,12 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
   X(RAISIM_DS, BISECTION, solver_raisim_ds, solver_family_plain, "002 Alg. 1 (raisim.c)") \
   X(CCP, ADMM, solver_ccp_admm, solver_family_admm, "000 Alg. 3 (admm.c)") \
   X(NCP, ADMM, solver_ncp_admm, solver_family_admm, "000 Sec. III, de Saxce (admm.c)") \
-  X(NCP, STAGGERED, solver_ncp_staggered, solver_family_staggered, "000 Alg. 6 (staggered.c)")
+  X(NCP, STAGGERED, solver_ncp_staggered, solver_family_staggered, "000 Alg. 6 (staggered.c)") \
+  X(NCP, AUTO, solver_auto, solver_family_auto, "PGS, ADMM where PGS stalls (auto.c)") \
+  X(CCP, AUTO, solver_auto, solver_family_auto, "PGS, ADMM where PGS stalls (auto.c)") \
+  X(LCP, AUTO, solver_auto, solver_family_auto, "PGS, Lemke where PGS stalls (auto.c)") \
+  X(RAISIM, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)") \
+  X(RAISIM_DS, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)")
 
 #define SOLVER_PAIR_PROTO(model, kind, fn, fam, src) \
   void fn(solver* s, const solver_problem* p, double* lambda, solver_result* res);
@@ -237,6 +272,12 @@ SOLVER_PAIRS(SOLVER_PAIR_PROTO)
 
 // LCP pyramid facets accepted (contact.facets)
 #define SOLVER_MAX_FACETS 256
+
+// a dense family's island loop (solver.c: each island's G exported densely or in the family's
+// own form and solved as a problem of its own) over the islands k with pick[k] set only (every
+// island when pick is NULL); the others' lambda is left as it is
+void solver_islands(solver* s, const solver_problem* p, const unsigned char* pick,
+                    double* lambda, solver_result* res);
 
 // x <- (L L')^-1 x for a column-major lower Cholesky factor L (n x n) (admm.c)
 void solver_chol_solve(int n, const double* L, double* x);

@@ -1,0 +1,157 @@
+// auto.c — solver.name auto: per island and per step, the model's cheap solver first, its
+// factoring solver where the cheap one stalls (issue 26).
+//
+// Per-contact Gauss-Seidel (PGS, 000 Alg. 5; RaiSim's bisection) is the cheapest solver on an
+// island of one body or of loosely coupled contacts: a sweep costs the island's blocks and a few
+// sweeps converge from a warm start. Where contacts couple through shared bodies, or mass ratios
+// are large (a stack, a chain, a pile, a grasp), its linear rate falls towards 1 (000 Sec. IV-B,
+// Fig. 12: a 1000 kg cube on a 1 g cube is "not solvable via per-contact algorithms") and it ends
+// at the iteration cap; ADMM (000 Alg. 3; de Saxce for the NCP) factors the island and converges
+// in tens of iterations whatever the conditioning. So auto sweeps every island with the first
+// solver, which watches its own rate (solver_impl.h solver_stalled: every AUTO_WINDOW sweeps it
+// projects the sweeps still needed; an island that would pass the cap, or stopped falling, is
+// stalled) and stops a stalled island early; the second solver then takes those islands only,
+// warm-started from the first solver's iterate. The pair is the model's own (solver_model_kind:
+// its first per-contact and first factoring pair in SOLVER_PAIRS order): ncp and ccp PGS then
+// ADMM, lcp PGS then Lemke, raisim and raisim_ds bisection alone (no second solver: auto is then
+// bisection). The choice depends on the problem only, so reruns choose alike (deterministic), and
+// it is recorded per step (solver_result islands, switched: /solver/switched).
+// An island too large for the second solver's dense work (solver.h island_rows) keeps the first
+// solver's iterate, reported not converged.
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/solvers/solver_impl.h"
+
+// sweeps between two rate estimates of the first solver: long enough that one estimate is not
+// a transient of the warm start, short against a cap of hundreds
+#define AUTO_WINDOW 10
+
+typedef struct {
+  solver* first;          // per-contact: PGS or bisection
+  solver* second;         // factoring: ADMM or Lemke, NULL when the model has none
+  double* island_res;     // (maxc) the first solver's stopping residual per island
+  unsigned char* pick;    // (maxc) islands the second solver takes
+} auto_state;
+
+// the options of one of the two solvers (dense 0: the first)
+static solver_options sub_options(const solver_options* o, int dense) {
+  solver_options so = *o;
+  so.kind = solver_model_kind(o->model, dense);
+  return so;
+}
+
+static void auto_destroy(void* priv) {
+  auto_state* a = priv;
+  if (!a) return;
+  solver_free(a->first);
+  solver_free(a->second);
+  free(a->island_res);
+  free(a->pick);
+  free(a);
+}
+
+static void* auto_create(const solver_options* o, int maxc) {
+  auto_state* a = calloc(1, sizeof(*a));
+  if (!a) return NULL;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1);
+  solver_options f = sub_options(o, 0), d = sub_options(o, 1);
+  csim_error err;
+  int bad = solver_create(&f, maxc, &a->first, &err) != CSIM_OK;
+  if (!bad && d.kind != CSIM_SOLVER_NONE) bad = solver_create(&d, maxc, &a->second, &err) != CSIM_OK;
+  a->island_res = calloc(mc, sizeof(double));
+  a->pick = calloc(mc, 1);
+  if (bad || !a->island_res || !a->pick) {
+    auto_destroy(a);
+    return NULL;
+  }
+  a->first->island_res = a->island_res;
+  a->first->stall = a->second ? AUTO_WINDOW : 0;  // no second solver: the first runs to the cap
+  return a;
+}
+
+static size_t auto_bytes(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1);
+  solver_options f = sub_options(o, 0), d = sub_options(o, 1);
+  size_t b = sizeof(auto_state) + mc * (sizeof(double) + 1), bf = solver_bytes(&f, maxc);
+  size_t bd = d.kind != CSIM_SOLVER_NONE ? solver_bytes(&d, maxc) : 0;
+  return bf == SIZE_MAX || bd == SIZE_MAX ? SIZE_MAX : b + bf + bd;
+}
+
+static void auto_reset(void* priv) {
+  auto_state* a = priv;
+  solver_reset(a->first);
+  if (a->second) solver_reset(a->second);
+}
+
+const solver_family solver_family_auto = {
+    .bytes = auto_bytes, .create = auto_create, .destroy = auto_destroy, .reset = auto_reset};
+
+// the islands the first solver left above the tolerance, marked in a->pick; their count
+static int stalled_islands(const solver* s, auto_state* a, int nis) {
+  int n = 0;
+  for (int k = 0; k < nis; k++) {
+    a->pick[k] = !(a->island_res[k] <= s->opt.tolerance);
+    n += a->pick[k];
+  }
+  return n;
+}
+
+// the second solver on the picked islands, from the first's iterate; res combined: converged
+// when every island is, the residual the largest island's (a picked island the second solver's
+// work could not hold keeps the first's iterate and residual)
+static void second_pass(solver* s, auto_state* a, const solver_problem* p, int nis,
+                        double* lambda, solver_result* res) {
+  solver* d = a->second;
+  int n3 = 3 * p->nc;
+  d->dual_in = s->dual_in;
+  for (int k = 0; k < n3; k++) d->dual_out[k] = NAN;
+  d->c_fresh = 0;
+  solver_result rd;
+  solver_islands(d, p, a->pick, lambda, &rd);
+  d->dual_in = NULL;
+  memcpy(s->dual_out, d->dual_out, sizeof(double) * (size_t)n3);
+  double worst = rd.unsolved_island ? 0 : rd.residual;
+  for (int k = 0; k < nis; k++)
+    if (!a->pick[k] || rd.unsolved_island) {
+      double r = a->island_res[k];
+      if (isnan(r) || (!isnan(worst) && r > worst)) worst = r;
+    }
+  res->residual = worst;
+  res->converged = worst <= s->opt.tolerance && !rd.unsolved_island;
+  if (rd.iterations > res->iterations) res->iterations = rd.iterations;
+  res->dof_islands = rd.dof_islands;
+  res->band_islands = rd.band_islands;
+  // every island the second solver's, its c exact (solver_islands): no product in solver_solve
+  s->c_fresh = d->c_fresh;
+  if (d->c_fresh) memcpy(s->c, d->c, sizeof(double) * (size_t)n3);
+}
+
+int solver_auto_splits(const solver_options* o) {
+  return o->kind == CSIM_SOLVER_AUTO && solver_model_kind(o->model, 1) != CSIM_SOLVER_NONE;
+}
+
+void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  auto_state* a = s->priv;
+  solver* f = a->first;
+  int nis = solver_sweep_islands(p);
+  if (p->diag_only && a->second) {  // a coupled step (contact.h auto_split): the second solver
+    memset(res, 0, sizeof(*res));
+    memset(a->pick, 1, (size_t)nis);
+    second_pass(s, a, p, nis, lambda, res);
+    res->islands = res->switched = nis;
+    return;
+  }
+  f->c_fresh = 0;
+  f->fn(f, p, lambda, res);
+  res->islands = nis;
+  res->switched = a->second ? stalled_islands(s, a, nis) : 0;
+  if (res->switched) {
+    second_pass(s, a, p, nis, lambda, res);
+    return;
+  }
+  if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * 3 * (size_t)p->nc);
+  s->c_fresh = f->c_fresh;
+}

@@ -1,0 +1,154 @@
+// test_solver_auto.c — solver.name auto (core/solvers/auto.c): per island, PGS first and the
+// model's factoring solver where PGS stalls or an island is coupled. The expected values come
+// from runs of the fixed solvers it chooses between (ncp/pgs, ncp/admm), never from auto's own:
+// - a lone cube sliding (one island, one body: PGS converges) is ncp/pgs bit for bit, with no
+//   island handed over;
+// - a stack of 6 cubes (contacts between two bodies: coupled) is ncp/admm bit for bit, and
+//   ncp/pgs ends at the iteration cap on those steps while auto converges on every one;
+// - Talos standing (one tree, 8 contacts: PGS) where ncp/pgs ends some steps at the cap 500:
+//   auto ends none, and still solves most islands with PGS;
+// - the choice is the same on a rerun (deterministic).
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sim.h"
+#include "scene_fixture.h"
+#include "support.h"
+
+// what a run of nstep steps gave
+typedef struct {
+  int nq, steps, capped, nonconv;
+  long islands, switched;
+  double* q;  // (nstep x nq) after each step
+} trace;
+
+static trace run(fixture* f, int nstep) {
+  trace t = {.nq = f->s->model.m->nq, .steps = nstep};
+  t.q = calloc((size_t)nstep * (size_t)t.nq, sizeof(double));
+  ck_assert(t.q);
+  int cap = f->s->opt.solver.max_iterations;
+  for (int k = 0; k < nstep; k++) {
+    sim_stepinfo info;
+    memset(&info, 0, sizeof(info));
+    csim_error err;
+    ck_assert_msg(sim_step(f->s, &info, &err) == CSIM_OK, "step %d: %s", k, err.msg);
+    memcpy(t.q + (size_t)k * (size_t)t.nq, f->s->data.d->q, sizeof(double) * (size_t)t.nq);
+    t.capped += info.ncon > 0 && info.solve.iterations >= cap;
+    t.nonconv += info.ncon > 0 && !info.solve.converged;
+    t.islands += info.solve.islands;
+    t.switched += info.solve.switched;
+  }
+  return t;
+}
+
+// scenario `path` (with sets) under solver `name`, nstep steps
+static trace run_file(const char* path, const char* name, const char* const* sets, int nset,
+                      int nstep) {
+  const char* all[8];
+  char sv[64];
+  snprintf(sv, sizeof(sv), "solver.name=%s", name);
+  all[0] = sv;
+  for (int i = 0; i < nset && i < 7; i++) all[i + 1] = sets[i];
+  fixture f = fixture_file(path, all, nset + 1);
+  trace t = run(&f, nstep);
+  fixture_free(&f);
+  return t;
+}
+
+static int same_q(const trace* a, const trace* b) {
+  return a->nq == b->nq && a->steps == b->steps &&
+         memcmp(a->q, b->q, sizeof(double) * (size_t)a->steps * (size_t)a->nq) == 0;
+}
+
+START_TEST(lone_cube_is_pgs) {
+  trace p = run_file("scenarios/cube_slide.yaml", "pgs", NULL, 0, 400);
+  trace a = run_file("scenarios/cube_slide.yaml", "auto", NULL, 0, 400);
+  ck_assert_int_eq(a.switched, 0);
+  ck_assert_msg(a.islands > 0, "the cube touches the ground");
+  ck_assert_msg(same_q(&a, &p), "auto on one cube differs from ncp/pgs");
+  free(p.q);
+  free(a.q);
+}
+END_TEST
+
+// six 10 cm cubes stacked exactly touching (tools/bench/bench_scenes.py stack_yaml)
+static const char* stack_path(char* buf, size_t n) {
+  char yaml[4096], cube[4096];
+  ck_assert(realpath("robots/cube.urdf", cube));
+  int k = snprintf(yaml, sizeof(yaml),
+                   "name: stack6\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+                   "robots:\n");
+  for (int i = 0; i < 6; i++)
+    k += snprintf(yaml + k, sizeof(yaml) - (size_t)k,
+                  "  - {urdf: %s, base: free, q0: [0, 0, %.3f, 0, 0, 0, 1]}\n", cube,
+                  0.05 + 0.1 * i);
+  snprintf(yaml + k, sizeof(yaml) - (size_t)k,
+           "contact: {model: ncp, friction: 0.5, baumgarte: 0}\n"
+           "solver: {name: pgs, tolerance: 1.0e-6, max_iterations: 300, warm_start: true}\n"
+           "integrator: {dt: 1.0e-3, duration: 1.0}\n");
+  tmp_write_text("stack6.yaml", yaml);
+  return tmp_path(buf, n, "stack6.yaml");
+}
+
+START_TEST(stack_is_admm_and_converges) {
+  char path[512];
+  stack_path(path, sizeof(path));
+  trace p = run_file(path, "pgs", NULL, 0, 60);
+  trace d = run_file(path, "admm", NULL, 0, 60);
+  trace a = run_file(path, "auto", NULL, 0, 60);
+  ck_assert_msg(p.capped > 30, "precondition: ncp/pgs ends %d of 60 steps at the cap", p.capped);
+  ck_assert_int_eq(d.nonconv, 0);
+  ck_assert_int_eq(a.nonconv, 0);
+  ck_assert_int_eq(a.capped, 0);
+  ck_assert_int_eq(a.switched, a.islands);  // every island of a coupled step: the second solver
+  ck_assert_msg(same_q(&a, &d), "auto on the stack differs from ncp/admm");
+  free(p.q);
+  free(d.q);
+  free(a.q);
+}
+END_TEST
+
+START_TEST(talos_never_at_cap) {
+  trace p = run_file("scenarios/talos_stand.yaml", "pgs", NULL, 0, 2000);
+  trace a = run_file("scenarios/talos_stand.yaml", "auto", NULL, 0, 2000);
+  ck_assert_msg(p.capped > 0, "precondition: ncp/pgs ends some step at the cap (%d)", p.capped);
+  ck_assert_int_eq(a.capped, 0);
+  ck_assert_int_eq(a.nonconv, 0);
+  ck_assert_msg(a.switched > 0 && 10 * a.switched < a.islands,
+                "PGS should keep most islands: %ld of %ld handed over", a.switched, a.islands);
+  trace b = run_file("scenarios/talos_stand.yaml", "auto", NULL, 0, 2000);
+  ck_assert_int_eq(b.switched, a.switched);
+  ck_assert_msg(same_q(&a, &b), "auto is not deterministic");
+  free(p.q);
+  free(a.q);
+  free(b.q);
+}
+END_TEST
+
+// raisim has one solver: auto is bisection
+START_TEST(raisim_auto_is_bisection) {
+  const char* sets[] = {"contact.model=raisim"};
+  trace b = run_file("scenarios/cube_slide.yaml", "bisection", sets, 1, 200);
+  trace a = run_file("scenarios/cube_slide.yaml", "auto", sets, 1, 200);
+  ck_assert_int_eq(a.switched, 0);
+  ck_assert_msg(same_q(&a, &b), "raisim auto differs from raisim/bisection");
+  free(a.q);
+  free(b.q);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("solver_auto");
+  TCase* tc = tcase_create("auto");
+  tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, talos_never_at_cap);
+  tcase_add_test(tc, stack_is_admm_and_converges);
+  tcase_add_test(tc, lone_cube_is_pgs);
+  tcase_add_test(tc, raisim_auto_is_bisection);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
