@@ -43,7 +43,11 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   fprintf(f, "  model %s, solver %s, dt %g s, tolerance %g (%s)\n",
           csim_model_names[cfg->model], csim_solver_names[cfg->solver], cfg->dt,
           cfg->tolerance, csim_tolerance_units_names[cfg->tolerance_units]);
-  if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO)  // what auto chose (auto.c, /solver/switched)
+  if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO &&
+      solver_model_kind(cfg->model, 1) == CSIM_SOLVER_NONE)
+    fprintf(f, "  auto: %s, the model's only solver\n",
+            csim_solver_names[solver_model_kind(cfg->model, 0)]);
+  else if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO)  // what auto chose (auto.c)
     fprintf(f, "  auto: %s solved %ld islands, %s %ld (on %ld steps: a coupled island, or "
             "%s stalled)\n", csim_solver_names[solver_model_kind(cfg->model, 0)],
             r->isl_sum - r->sw_sum, csim_solver_names[solver_model_kind(cfg->model, 1)],
