@@ -102,8 +102,8 @@ void ctl_spline(const double* t, const double* y, int n, double* M, double* w) {
 // value, first and second derivative at time x of the spline (t, y, M) of n knots
 void ctl_spline_eval(const double* t, const double* y, const double* M, int n, double x,
                      double out[3]) {
-  if (x <= t[0] || x >= t[n - 1]) {
-    out[0] = x <= t[0] ? y[0] : y[n - 1];
+  if (x < t[0] || x > t[n - 1]) {
+    out[0] = x < t[0] ? y[0] : y[n - 1];
     out[1] = out[2] = 0;
     return;
   }
