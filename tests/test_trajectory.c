@@ -150,10 +150,10 @@ START_TEST(bad_files) {
       {"when, hinge\n0, 0\n", P, "traj.csv:1:1: expected the header's first column 'time'"},
       {"time, hinge\n0, 0\n", P, "traj.csv: expected a header (time, joint names) and at least "
        "two rows, found 1 row(s)"},
-      {"time, hinge\n0, 0\n1, 1\n", "file: traj.csv, kp: -1", "param 'kp': expected 1 or 1 "
-       "numbers > 0"},
+      {"time, hinge\n0, 0\n1, 1\n", "file: traj.csv, kp: -1", "param 'kp': expected a number "
+       "> 0, got '-1'"},
       {"time, hinge\n0, 0\n1, 1\n", "file: traj.csv, kp: 1, kd: [1, 2]", "param 'kd': expected "
-       "1 or 1 numbers >= 0"},
+       "a number >= 0, got '1 2'"},
       {"time, hinge\n0, 0\n1, 1\n", P ", feedforward: inverse", "param 'feedforward': expected "
        "one of rnea, gravity, none; got 'inverse'"},
       {"time, hinge\n0, 0\n1, 1\n", "file: missing.csv, kp: 1", "param 'file': cannot open"},

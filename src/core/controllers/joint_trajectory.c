@@ -301,8 +301,10 @@ static int jt_gain(const csim_plugin_info* in, const char* key, double lo, int s
     s = end;
   }
   if (bad || (k != 1 && k != n)) {
-    snprintf(msg, CSIM_PLUGIN_MSG, "param '%s': expected 1 or %d numbers %s %g (one per joint "
-             "column of the file), got '%s'", key, n, strict ? ">" : ">=", lo, v);
+    char count[48] = "a number";
+    if (n > 1) snprintf(count, sizeof count, "1 or %d numbers (one per joint column)", n);
+    snprintf(msg, CSIM_PLUGIN_MSG, "param '%s': expected %s %s %g, got '%s'", key, count,
+             strict ? ">" : ">=", lo, v);
     return CSIM_PLUGIN_ERROR;
   }
   for (int c = k; c < n; c++) out[c] = out[0];
