@@ -135,4 +135,15 @@ const csim_plugin_api* ctl_builtin_pd(void);
 // the info it is given: &ctl_model.info
 const csim_plugin_api* ctl_builtin_quadruped_walk(void);
 
+// the built-in joint trajectory tracker (controllers/joint_trajectory.c): a CSV of time and joint
+// values (params file, resolved by the scenario compiler), a not-a-knot cubic spline per joint,
+// tau = RNEA(q, qd_des, qdd_des) + kp e + kd e' (params kp, kd, feedforward rnea|gravity|none)
+const csim_plugin_api* ctl_builtin_joint_trajectory(void);
+// its spline: the second derivatives M (n) of the not-a-knot cubic through (t, y) (n >= 2, t
+// increasing; w: n doubles of scratch), and value, first and second derivative at x (the end
+// knots held outside [t0, tn-1])
+void ctl_spline(const double* t, const double* y, int n, double* M, double* w);
+void ctl_spline_eval(const double* t, const double* y, const double* M, int n, double x,
+                     double out[3]);
+
 #endif  // CSIM_CONTROL_H

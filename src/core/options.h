@@ -36,7 +36,8 @@ typedef enum {
 #define CSIM_CONTROLLERS(X) \
   X(PD, "pd")               \
   X(QUADRUPED_WALK, "quadruped_walk") \
-  X(PLUGIN, "plugin")
+  X(PLUGIN, "plugin") \
+  X(JOINT_TRAJECTORY, "joint_trajectory")
 typedef enum {
 #define CSIM_CONTROLLER_ENUM(id, name) CSIM_CONTROLLER_##id,
   CSIM_CONTROLLERS(CSIM_CONTROLLER_ENUM)

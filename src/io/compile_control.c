@@ -25,6 +25,7 @@ static csim_status controller_api(const scn_config* cfg, const scn_controller* t
   switch (t->type) {
     case CSIM_CONTROLLER_PD: cm->api = ctl_builtin_pd(); return CSIM_OK;
     case CSIM_CONTROLLER_QUADRUPED_WALK: cm->api = ctl_builtin_quadruped_walk(); return CSIM_OK;
+    case CSIM_CONTROLLER_JOINT_TRAJECTORY: cm->api = ctl_builtin_joint_trajectory(); return CSIM_OK;
     case CSIM_CONTROLLER_PLUGIN: break;
     case CSIM_NCONTROLLERS: return err_set(err, CSIM_ERR_INPUT, cfg->file, t->line, 0, NULL,
                                            "internal error: controller type");
@@ -38,6 +39,35 @@ static csim_status controller_api(const scn_config* cfg, const scn_controller* t
   cm->lib = lib.handle;
   cm->lib_close = close_lib;
   return CSIM_OK;
+}
+
+// the scenario's flat name, value pairs as the ABI's two arrays (one block, cm->params). A
+// built-in's file param (joint_trajectory's 'file') relative to the scenario's directory is
+// resolved against it, as robots.N.urdf is; the resolved text lives at the block's end
+static int controller_params(const scn_config* cfg, const scn_controller* t, ctl_model* cm) {
+  int n = t->nparams, fk = -1;
+  size_t ptrs = sizeof(char*) * (2 * (size_t)n + 1), extra = 0;
+  for (int k = 0; k < n && t->type == CSIM_CONTROLLER_JOINT_TRAJECTORY; k++)
+    if (!strcmp(t->params[2 * k], "file") && t->params[2 * k + 1][0] != '/' &&
+        cfg->dir[0] && strcmp(cfg->dir, ".")) {
+      fk = k;
+      extra = strlen(cfg->dir) + strlen(t->params[2 * k + 1]) + 2;
+    }
+  cm->params = calloc(1, ptrs + extra);
+  if (!cm->params) return -1;
+  for (int k = 0; k < n; k++) {
+    cm->params[k] = t->params[2 * k];
+    cm->params[n + k] = t->params[2 * k + 1];
+  }
+  if (fk >= 0) {
+    char* path = (char*)cm->params + ptrs;
+    snprintf(path, extra, "%s/%s", cfg->dir, t->params[2 * fk + 1]);
+    cm->params[n + fk] = path;
+  }
+  cm->info.nparam = n;
+  cm->info.param_keys = cm->params;
+  cm->info.param_values = cm->params + n;
+  return 0;
 }
 
 // robot, timing, noise, params and the table of controller i
@@ -69,16 +99,8 @@ static csim_status compile_one(const scn_config* cfg, const sim* s, int i, ctl_m
   cm->name = strdup(t->name);
   if (!cm->name) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   cm->info.controller = cm->name;
-  // the scenario's flat name, value pairs as the ABI's two arrays
-  cm->params = calloc(2 * (size_t)t->nparams + 1, sizeof(char*));
-  if (!cm->params) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  for (int k = 0; k < t->nparams; k++) {
-    cm->params[k] = t->params[2 * k];
-    cm->params[t->nparams + k] = t->params[2 * k + 1];
-  }
-  cm->info.nparam = t->nparams;
-  cm->info.param_keys = cm->params;
-  cm->info.param_values = cm->params + t->nparams;
+  if (controller_params(cfg, t, cm) != 0)
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   return controller_api(cfg, t, i, cm, err);
 }
 

@@ -112,6 +112,33 @@ def urdf():
     return re.sub(r"^<\?xml[^>]*>\n", lambda m: m.group(0) + head, src)
 
 
+def scene(name, q0, bx, by, duration):
+    """The scenario's scene (name to integrator) as kuka_bottle.yaml has it: also
+    tools/figures/kuka_pick_place.py's. q0: the arm's 7 angles as text."""
+    return """name: %s
+world: {gravity: [0, 0, -9.81], ground: {type: plane}}
+robots:
+  - urdf: ../robots/iiwa_wsg.urdf
+    base: fixed
+    q0: [%s, 0.05, 0.05]
+  - urdf: ../robots/bottle.urdf
+    base: free
+    q0: [%g, %g, 0.1, 0, 0, 0, 1]
+contact:
+  model: hunt_crossley
+  friction: 0.8
+  stiffness: 2.0e+4
+  damping: 1.0
+  stiction_velocity: 1.0e-3
+solver: {name: none}
+integrator:
+  scheme: tamsi
+  dt: 1.0e-3
+  duration: %g
+  newton_tolerance: 1.0e-8
+  newton_max_iterations: 50""" % (name, q0, bx, by, duration)
+
+
 def main():
     with open(os.path.join(ROOT, "robots", "iiwa_wsg.urdf"), "w") as f:
         f.write(urdf())
@@ -165,28 +192,7 @@ def main():
 # What the stand-in tests: TAMSI keeps a frictional grasp (mu = 0.8, hunt_crossley) through fast
 # stick-slip-stick of the fingers on the bottle while the arm accelerates it, and the bottle-ground
 # contacts at pick and place.
-name: kuka_bottle
-world: {gravity: [0, 0, -9.81], ground: {type: plane}}
-robots:
-  - urdf: ../robots/iiwa_wsg.urdf
-    base: fixed
-    q0: [%s, 0.05, 0.05]
-  - urdf: ../robots/bottle.urdf
-    base: free
-    q0: [%g, %g, 0.1, 0, 0, 0, 1]
-contact:
-  model: hunt_crossley
-  friction: 0.8
-  stiffness: 2.0e+4
-  damping: 1.0
-  stiction_velocity: 1.0e-3
-solver: {name: none}
-integrator:
-  scheme: tamsi
-  dt: 1.0e-3
-  duration: 7.5
-  newton_tolerance: 1.0e-8
-  newton_max_iterations: 50
+%s
 actions:
 %s
   - {type: pd, robot: iiwa14, joints: [wsg_left_finger_joint, wsg_right_finger_joint], kp: 200,
@@ -198,7 +204,7 @@ actions:
   - {type: pd, robot: iiwa14, joints: [wsg_left_finger_joint, wsg_right_finger_joint], kp: 200,
      kd: 2, target: [0.05, 0.05], start: 6.6}
 output: {path: ../out/kuka_bottle.h5, every: 10}
-""" % (BX, BY, PX, PY, q0, BX, BY, "\n".join(out))
+""" % (BX, BY, PX, PY, scene("kuka_bottle", q0, BX, BY, 7.5), "\n".join(out))
     with open(os.path.join(ROOT, "scenarios", "kuka_bottle.yaml"), "w") as f:
         f.write(y)
     print("wrote robots/iiwa_wsg.urdf, scenarios/kuka_bottle.yaml")
