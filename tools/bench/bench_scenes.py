@@ -2,8 +2,9 @@
 """tools/bench/bench_scenes.py — csim against MuJoCo 2.2.2 on matched scenes (part of `make bench`).
 
 Every figure is measured in this run; nothing is quoted. Per scene, csim with each solver of
-CSIM_SOLVERS (default "ncp/pgs ncp/admm": per-contact PGS is cheapest on few, loosely coupled
-contacts; ADMM factors each island in dof space, cheapest on stacks and chains) and MuJoCo
+CSIM_SOLVERS (default "ncp/pgs ncp/admm ncp/auto": per-contact PGS is cheapest on few, loosely
+coupled contacts; ADMM factors each island in dof space, cheapest on stacks and chains; auto
+chooses between them per island, docs/models_and_solvers.md) and MuJoCo
 (Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
 run the same robot description through build/bench_mujoco (tools/bench/bench_mujoco.c says how the
 models are matched):
@@ -54,7 +55,7 @@ QUICK = os.environ.get("QUICK", "0") == "1"
 BATCHES = int(os.environ.get("BATCHES", "3" if QUICK else "7"))
 CUBE = os.path.join(ROOT, "robots", "cube.urdf")
 # csim's model/solver pairs, each measured on every scene
-SOLVERS = os.environ.get("CSIM_SOLVERS", "ncp/pgs ncp/admm").split()
+SOLVERS = os.environ.get("CSIM_SOLVERS", "ncp/pgs ncp/admm ncp/auto").split()
 
 
 def skey(pair):
