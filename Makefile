@@ -4,7 +4,7 @@
 #   make test      Check suites, then the same suites under ASan+UBSan (parallel; JOBS=N)
 #   make test-long the checks that need minutes (csim replay in headless Chromium); CI runs it
 #   make run       deps + build + run the showcase scenario
-#   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
+#   make bench     csim vs MuJoCo, Bullet, ODE and Siconos, all measured in the run (QUICK=1: a subset)
 #   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
 #   make figures   every experiment of tools/figures/figures.list, then out/figures/REPORT.md and
 #                  docs/figures.md
