@@ -86,6 +86,12 @@ TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 ifneq ($(HAVE_MUJOCO),1)
 TEST_SRC  := $(filter-out tests/test_mujoco%,$(TEST_SRC))
 endif
+# Bullet and ODE (the measured peers, below) likewise: tests/test_peers.c only when one is present
+HAVE_ODE    := $(shell pkg-config --exists ode 2>/dev/null && echo 1)
+HAVE_BULLET := $(shell pkg-config --exists bullet-float64 2>/dev/null && echo 1)
+ifeq ($(HAVE_ODE)$(HAVE_BULLET),)
+TEST_SRC  := $(filter-out tests/test_peers.c,$(TEST_SRC))
+endif
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 TEST_HOBJ := $(patsubst tests/%.c,$(BUILD)/tobj/%.o,$(TEST_HELP))
@@ -166,8 +172,6 @@ $(BUILD)/tests/test_mujoco%: tests/test_mujoco%.c $(TEST_HOBJ) $(LIB)
 # Bullet 3.24 and ODE 0.16 as measured peers (tools/bench/bench_bullet.cpp, bench_ode.c, the shared
 # scenes and residual in peer_common.c; make bench and tests/test_peers.c run them): each is built
 # only when its package is present (make deps installs them); `make peers` says which it skips
-HAVE_ODE    := $(shell pkg-config --exists ode 2>/dev/null && echo 1)
-HAVE_BULLET := $(shell pkg-config --exists bullet-float64 2>/dev/null && echo 1)
 PEER_BINS   := $(if $(HAVE_ODE),$(BUILD)/bench_ode) $(if $(HAVE_BULLET),$(BUILD)/bench_bullet)
 PEER_OBJ    := $(BUILD)/peer/peer_common.o
 PEER_CFLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -Itools/bench
@@ -175,6 +179,9 @@ PEER_CFLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -Itools/bench
 peers: $(PEER_BINS)
 	@test -n "$(HAVE_ODE)" || echo "peers: SKIP bench_ode (libode-dev not installed: make deps)"
 	@test -n "$(HAVE_BULLET)" || echo "peers: SKIP bench_bullet (libbullet-dev not installed: make deps)"
+$(BUILD)/tests/test_peers: private TCFLAGS += $(if $(HAVE_ODE),-DPEER_ODE='"$(BUILD)/bench_ode"') \
+                                       $(if $(HAVE_BULLET),-DPEER_BULLET='"$(BUILD)/bench_bullet"')
+$(BUILD)/tests/test_peers: | $(PEER_BINS)
 $(PEER_OBJ): tools/bench/peer_common.c tools/bench/peer_common.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PEER_CFLAGS) -c -o $@ $<
