@@ -172,7 +172,8 @@ $(BUILD)/tests/test_mujoco%: tests/test_mujoco%.c $(TEST_HOBJ) $(LIB)
 # Bullet 3.24 and ODE 0.16 as measured peers (tools/bench/bench_bullet.cpp, bench_ode.c, the shared
 # scenes and residual in peer_common.c; make bench and tests/test_peers.c run them): each is built
 # only when its package is present (make deps installs them); `make peers` says which it skips
-PEER_BINS   := $(if $(HAVE_ODE),$(BUILD)/bench_ode) $(if $(HAVE_BULLET),$(BUILD)/bench_bullet)
+PEER_BINS   := $(if $(HAVE_ODE),$(BUILD)/bench_ode) \
+               $(if $(HAVE_BULLET),$(BUILD)/bench_bullet $(BUILD)/cubetoss_bullet)
 PEER_OBJ    := $(BUILD)/peer/peer_common.o
 PEER_CFLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -Itools/bench
 .PHONY: peers
@@ -182,7 +183,7 @@ peers: $(PEER_BINS)
 $(BUILD)/tests/test_peers: private TCFLAGS += $(if $(HAVE_ODE),-DPEER_ODE='"$(BUILD)/bench_ode"') \
                                        $(if $(HAVE_BULLET),-DPEER_BULLET='"$(BUILD)/bench_bullet"')
 $(BUILD)/tests/test_peers: | $(PEER_BINS)
-$(PEER_OBJ): tools/bench/peer_common.c tools/bench/peer_common.h
+$(BUILD)/peer/%.o: tools/bench/%.c tools/bench/%.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PEER_CFLAGS) -c -o $@ $<
 $(BUILD)/bench_ode: tools/bench/bench_ode.c $(PEER_OBJ) $(LIB)
@@ -193,6 +194,12 @@ $(BUILD)/bench_bullet: tools/bench/bench_bullet.cpp $(PEER_OBJ) $(LIB)
 	$(CXX) -std=c++17 $(OPT) $(LTO) -Wall -Wextra -Werror $(SANFLAGS) \
 	  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags bullet-float64 2>/dev/null)) -Itools/bench \
 	  $(LDFLAGS) -o $@ $< $(PEER_OBJ) $(LIB) $(LDLIBS) $(shell pkg-config --libs bullet-float64 2>/dev/null)
+# seed 003's Bullet row: the recorded cube tosses replayed in Bullet, scored by csim's e_q code
+$(BUILD)/cubetoss_bullet: tools/bench/cubetoss_bullet.cpp $(BUILD)/peer/peer_cubetoss.o $(LIB)
+	$(CXX) -std=c++17 $(OPT) $(LTO) -Wall -Wextra -Werror $(SANFLAGS) \
+	  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags bullet-float64 2>/dev/null)) -Itools/bench \
+	  $(LDFLAGS) -o $@ $< $(BUILD)/peer/peer_cubetoss.o $(LIB) $(LDLIBS) \
+	  $(shell pkg-config --libs bullet-float64 2>/dev/null)
 
 # Install every Debian package csim, its tests and its benchmarks need. Quiet when all are present.
 deps:
