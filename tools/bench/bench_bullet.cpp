@@ -135,46 +135,31 @@ static int stats(const peer_scene* s, int mode, int steps, int eps, peer_row* r)
   peer_eps w;
   int maxc = 8 * s->nb + 8;
   if (peer_eps_alloc(&w, maxc) < 0) return -1;
-  double sc = 0, se = 0;
   for (int k = 0; k < steps; k++) {
     bw.state(x0, v0, w0);
     bullet_step(&bw.world, s->h);
     bw.state(x1, v1, w1);
-    int nc = bw.contacts(con, &r->pn_last);
-    sc += nc;
-    r->con_last = nc;
-    if (eps) {
-      double mm = 0;
-      double e = peer_residual(&w, con.data(), nc, s->mu, s->h, x0, v0, w0, v1, w1, &mm);
-      se += e;
-      r->eps_max = std::fmax(r->eps_max, e);
-      r->mismatch = std::fmax(r->mismatch, mm);
-    }
+    double pn, mm = 0, e = 0;
+    int nc = bw.contacts(con, &pn);
+    if (eps) e = peer_residual(&w, con.data(), nc, s->mu, s->h, x0, v0, w0, v1, w1, &mm);
+    peer_account(r, nc, pn, e, mm);
   }
-  r->con_mean = sc / steps;
-  r->eps_mean = eps ? se / steps : NAN;
-  if (!eps) r->eps_max = r->mismatch = NAN;
-  peer_turn(s, x1[0], &r->turn, &r->dist);
+  peer_close(r, s, steps, eps, x1[0]);
   peer_eps_free(&w);
   return 0;
 }
 
 int main(int argc, char** argv) {
+  static const char* const names[] = {"default", "2dir", "pyramid"};
+  static const int modes[] = {
+      0, SOLVER_USE_2_FRICTION_DIRECTIONS,
+      SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION};
   peer_opts opt;
-  if (peer_parse(argc, argv, &opt, "bullet", "default|2dir|pyramid")) return 2;
-  const char* sv = opt.solver ? opt.solver : "default";
-  int mode = -1;
-  if (!strcmp(sv, "default")) mode = 0;
-  if (!strcmp(sv, "2dir")) mode = SOLVER_USE_2_FRICTION_DIRECTIONS;
-  if (!strcmp(sv, "pyramid"))
-    mode = SOLVER_USE_2_FRICTION_DIRECTIONS | SOLVER_DISABLE_VELOCITY_DEPENDENT_FRICTION_DIRECTION;
-  if (mode < 0) {
-    std::fprintf(stderr, "bench_bullet: unknown solver '%s' (default, 2dir, pyramid)\n", sv);
-    return 2;
-  }
   peer_scene s;
-  if (peer_scene_make(opt.scene, opt.angle, &s) < 0) return 2;
-  int steps = opt.steps ? opt.steps : s.steps;
+  int which;
+  if (peer_setup(argc, argv, "bullet", names, 3, &opt, &s, &which)) return 2;
+  const char* sv = opt.solver;
+  int steps = opt.steps, mode = modes[which];
   double us[64];
   for (int b = 0; b < opt.batches; b++) {
     bt_world bw(&s, mode);

@@ -130,33 +130,23 @@ static int stats(const peer_scene* s, int kind, int iters, int steps, int eps, p
   double(*w0)[3] = calloc((size_t)nb, sizeof *w0), (*x1)[3] = calloc((size_t)nb, sizeof *x1);
   double(*v1)[3] = calloc((size_t)nb, sizeof *v1), (*w1)[3] = calloc((size_t)nb, sizeof *w1);
   if (peer_eps_alloc(&w, maxc) < 0 || !x0 || !v0 || !w0 || !x1 || !v1 || !w1) return -1;
-  double sc = 0, se = 0;
   for (int k = 0; k < steps; k++) {
     state(&o, x0, v0, w0);
     ode_step(&o, kind);
     state(&o, x1, v1, w1);
-    double pn = 0, mm = 0;
+    double pn = 0, mm = 0, e = 0;
     for (int i = 0; i < o.nc; i++) {
       peer_contact* c = &o.con[i];
       for (int a = 0; a < 3; a++) c->P[a] = s->h * o.fb[i].f1[a];
       pn += c->P[0] * c->n[0] + c->P[1] * c->n[1] + c->P[2] * c->n[2];
     }
-    sc += o.nc;
-    r->con_last = o.nc;
-    r->pn_last = pn;
-    if (eps) {
-      double e = peer_residual(&w, o.con, o.nc, s->mu, s->h, (const double(*)[3])x0,
-                               (const double(*)[3])v0, (const double(*)[3])w0,
-                               (const double(*)[3])v1, (const double(*)[3])w1, &mm);
-      se += e;
-      if (e > r->eps_max) r->eps_max = e;
-      if (mm > r->mismatch) r->mismatch = mm;
-    }
+    if (eps)
+      e = peer_residual(&w, o.con, o.nc, s->mu, s->h, (const double(*)[3])x0,
+                        (const double(*)[3])v0, (const double(*)[3])w0, (const double(*)[3])v1,
+                        (const double(*)[3])w1, &mm);
+    peer_account(r, o.nc, pn, e, mm);
   }
-  r->con_mean = sc / steps;
-  r->eps_mean = eps ? se / steps : NAN;
-  if (!eps) r->eps_max = r->mismatch = NAN;
-  peer_turn(s, x1[0], &r->turn, &r->dist);
+  peer_close(r, s, steps, eps, x1[0]);
   peer_eps_free(&w);
   free(x0), free(v0), free(w0), free(x1), free(v1), free(w1);
   ode_free(&o);
@@ -164,18 +154,15 @@ static int stats(const peer_scene* s, int kind, int iters, int steps, int eps, p
 }
 
 int main(int argc, char** argv) {
+  // kind: 1 dWorldQuickStep, 2 dWorldStep; iterations of the quick step (20: ODE's default)
+  static const char* const names[] = {"quick", "quick1k", "dantzig"};
+  static const int kinds[] = {1, 1, 2}, its[] = {20, 1000, 20};
   peer_opts opt;
-  if (peer_parse(argc, argv, &opt, "ode", "quick|quick1k|dantzig")) return 2;
-  const char* sv = opt.solver ? opt.solver : "quick";
-  int kind = !strcmp(sv, "quick") ? 1 : !strcmp(sv, "quick1k") ? 3 : !strcmp(sv, "dantzig") ? 2 : 0;
-  if (!kind) {
-    fprintf(stderr, "bench_ode: unknown solver '%s' (quick, quick1k, dantzig)\n", sv);
-    return 2;
-  }
-  int iters = kind == 3 ? 1000 : 20;  // 20: ODE's default
   peer_scene s;
-  if (peer_scene_make(opt.scene, opt.angle, &s) < 0) return 2;
-  int steps = opt.steps ? opt.steps : s.steps;
+  int which;
+  if (peer_setup(argc, argv, "ode", names, 3, &opt, &s, &which)) return 2;
+  const char* sv = opt.solver;
+  int steps = opt.steps, kind = kinds[which], iters = its[which];
   dInitODE2(0);
   double us[64];
   for (int b = 0; b < opt.batches; b++) {

@@ -93,6 +93,16 @@ def cell(s):
     return str(s).replace("|", "/").replace("\n", " ")
 
 
+def table(L, header, data, cells):
+    """append a table to L: header, separator, one row of cells(r) per record (or "not run")"""
+    L += [header, sep(header)]
+    if data is None:
+        L.append(not_run(header))
+        return
+    for r in data:
+        L.append("| " + " | ".join(cell(c) for c in cells(r)) + " |")
+
+
 def render(mj, sl, si, meta, pe=None):
     """the lines of the block (without the markers)"""
     keys = csv_keys(mj)
@@ -127,27 +137,18 @@ def render(mj, sl, si, meta, pe=None):
                 + [r["note"] or ""])) + " |")
     L += ["", "**csim vs MuJoCo 2.2.2, matched scenes: time per step** (median of interleaved "
           "batches, every csim solver and MuJoCo in turn; wall time on a shared machine, noisier "
-          "than Ir)", "", hu, sep(hu)]
-    if mj is None:
-        L.append(not_run(hu))
-    else:
-        for r in mj:
-            L.append("| " + " | ".join(cell(c) for c in (
-                [r["scene"]] + [g(r.get("us_csim_" + k)) for k in keys] + [g(r["us_mujoco"])]
-                + [g(r.get("ratio_us_" + k), "%.2f") for k in keys]
-                + [g(r.get("iters_csim_" + k)) for k in keys] + [g(r.get("iters_mujoco"))])) + " |")
+          "than Ir)", ""]
+    table(L, hu, mj, lambda r: (
+        [r["scene"]] + [g(r.get("us_csim_" + k)) for k in keys] + [g(r["us_mujoco"])]
+        + [g(r.get("ratio_us_" + k), "%.2f") for k in keys]
+        + [g(r.get("iters_csim_" + k)) for k in keys] + [g(r.get("iters_mujoco"))]))
     L += ["", "**Bullet 3.24 and ODE 0.16 beside csim and MuJoCo on the cube scenes** (tools/bench/"
           "bench_peers.py: batches interleaved round by round; ε_abs of each engine's impulses by "
           "csim's residual code; the last column checks the impulses against the engine's own next "
-          "velocity, round-off when frames and signs are read right)", "", H_PE, sep(H_PE)]
-    if pe is None:
-        L.append(not_run(H_PE))
-    else:
-        for r in pe:
-            L.append("| " + " | ".join(cell(c) for c in (
-                r["scene"], r["engine"], r["nv"], g(r["contacts_mean"]), g(r["us_per_step"]),
-                g(r["ir_per_step"], "%.4g"), g(r["eps_abs_mean"], "%.1e"),
-                g(r["mismatch_max"], "%.0e"))) + " |")
+          "velocity, round-off when frames and signs are read right)", ""]
+    table(L, H_PE, pe, lambda r: (
+        r["scene"], r["engine"], r["nv"], g(r["contacts_mean"]), g(r["us_per_step"]),
+        g(r["ir_per_step"], "%.4g"), g(r["eps_abs_mean"], "%.1e"), g(r["mismatch_max"], "%.0e")))
     L += ["", "**Cost growth: log-log slope of cost per step (1 = linear), per engine and solver**",
           "", H_SL, sep(H_SL)]
     if sl is None:

@@ -49,6 +49,24 @@ int peer_parse(int argc, char** argv, peer_opts* o, const char* engine, const ch
   return 0;
 }
 
+int peer_setup(int argc, char** argv, const char* engine, const char* const* names, int n,
+               peer_opts* o, peer_scene* s, int* which) {
+  char list[256] = "";
+  for (int k = 0; k < n; k++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? "|" : "", names[k]);
+  if (peer_parse(argc, argv, o, engine, list)) return 2;
+  if (!o->solver) o->solver = names[0];
+  for (*which = 0; *which < n && strcmp(o->solver, names[*which]) != 0; ++*which) {
+  }
+  if (*which == n) {
+    fprintf(stderr, "bench_%s: unknown solver '%s' (%s)\n", engine, o->solver, list);
+    return 2;
+  }
+  if (peer_scene_make(o->scene, o->angle, s) < 0) return 2;
+  if (!o->steps) o->steps = s->steps;
+  return 0;
+}
+
 // the size N of "prefix_N", or 0
 static int scene_size(const char* name, const char* prefix) {
   size_t k = strlen(prefix);
@@ -113,18 +131,35 @@ int peer_eps_alloc(peer_eps* w, int maxc) {
   memset(w, 0, sizeof *w);
   w->maxc = maxc;
   size_t n3 = 3 * (size_t)maxc;
-  w->G = calloc(n3 * n3, sizeof(double));
-  w->g = calloc(n3, sizeof(double));
-  w->lambda = calloc(n3, sizeof(double));
-  w->mu = calloc((size_t)maxc, sizeof(double));
-  w->c = calloc(n3, sizeof(double));
-  w->Jv = calloc(n3, sizeof(double));
-  w->frame = calloc(3 * n3, sizeof(double));
-  return w->G && w->g && w->lambda && w->mu && w->c && w->Jv && w->frame ? 0 : -1;
+  // one block: G (n3 x n3), g, lambda, c, Jv (n3 each), frames (3 n3), mu (maxc)
+  double* b = calloc(n3 * n3 + 7 * n3 + (size_t)maxc, sizeof(double));
+  if (!b) return -1;
+  w->G = b;
+  w->g = w->G + n3 * n3;
+  w->lambda = w->g + n3;
+  w->c = w->lambda + n3;
+  w->Jv = w->c + n3;
+  w->frame = w->Jv + n3;
+  w->mu = w->frame + 3 * n3;
+  return 0;
 }
 
-void peer_eps_free(peer_eps* w) {
-  free(w->G), free(w->g), free(w->lambda), free(w->mu), free(w->c), free(w->Jv), free(w->frame);
+void peer_eps_free(peer_eps* w) { free(w->G); }
+
+void peer_account(peer_row* r, int nc, double pn, double eps, double mismatch) {
+  r->con_mean += nc;  // a sum until peer_close
+  r->con_last = nc;
+  r->pn_last = pn;
+  r->eps_mean += eps;
+  if (eps > r->eps_max) r->eps_max = eps;
+  if (mismatch > r->mismatch) r->mismatch = mismatch;
+}
+
+void peer_close(peer_row* r, const peer_scene* s, int steps, int eps, const double* x_end) {
+  r->con_mean /= steps;
+  r->eps_mean = eps ? r->eps_mean / steps : NAN;
+  if (!eps) r->eps_max = r->mismatch = NAN;
+  peer_turn(s, x_end, &r->turn, &r->dist);
 }
 
 static double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }

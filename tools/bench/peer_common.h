@@ -66,6 +66,12 @@ typedef struct {
 
 // parse argv into o (defaults first); 0, or 2 after a usage message naming the engine's solvers
 int peer_parse(int argc, char** argv, peer_opts* o, const char* engine, const char* solvers);
+
+// peer_parse; then o->solver (default names[0]) must be one of the engine's n solver names
+// (*which: its index), the scene is built and o->steps set (the scene's when not given); 0, or 2
+// after a message
+int peer_setup(int argc, char** argv, const char* engine, const char* const* names, int n,
+               peer_opts* o, peer_scene* s, int* which);
 // build a scene; 0, or -1 with a message on stderr
 int peer_scene_make(const char* name, double angle, peer_scene* s);
 void peer_scene_free(peer_scene* s);
@@ -78,6 +84,10 @@ void peer_eps_free(peer_eps* w);
 double peer_residual(peer_eps* w, const peer_contact* con, int nc, double mu, double h,
                      const double (*x0)[3], const double (*v0)[3], const double (*w0)[3],
                      const double (*v1)[3], const double (*w1)[3], double* mismatch);
+// the statistics pass: add one step (contacts, sum of normal impulses, residual, mismatch; 0 for
+// the last two without the residual pass), then turn the sums into means after `steps` steps
+void peer_account(peer_row* r, int nc, double pn, double eps, double mismatch);
+void peer_close(peer_row* r, const peer_scene* s, int steps, int eps, const double* x_end);
 // monotonic wall clock, s; the median of n values (sorted in place)
 double peer_now(void);
 double peer_median(double* x, int n);
