@@ -4,7 +4,7 @@
 #   make test      Check suites, then the same suites under ASan+UBSan (parallel; JOBS=N)
 #   make test-long the checks that need minutes (csim replay in headless Chromium); CI runs it
 #   make run       deps + build + run the showcase scenario
-#   make bench     csim vs MuJoCo and Siconos, all measured in the run (QUICK=1: a subset)
+#   make bench     csim vs MuJoCo, Bullet, ODE and Siconos, all measured in the run (QUICK=1: a subset)
 #   make test-slurm  a one-node SLURM cluster on localhost runs a sweep as a job array (root)
 #   make figures   every experiment of tools/figures/figures.list, then out/figures/REPORT.md and
 #                  docs/figures.md
@@ -17,6 +17,7 @@ PKGS      := yaml-0.1 ccd hdf5 lapacke
 DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
              libmujoco-dev libmujoco-samples libsiconos-numerics-dev \
+             libbullet-dev libode-dev g++ \
              slurm-wlm munge parallel
 # csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
 DEB_PKGS  += chromium python3-pil
@@ -84,6 +85,12 @@ HAVE_MUJOCO := $(shell test -f /usr/include/mujoco/mujoco.h && echo 1)
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 ifneq ($(HAVE_MUJOCO),1)
 TEST_SRC  := $(filter-out tests/test_mujoco%,$(TEST_SRC))
+endif
+# Bullet and ODE (the measured peers, below) likewise: tests/test_peers.c only when one is present
+HAVE_ODE    := $(shell pkg-config --exists ode 2>/dev/null && echo 1)
+HAVE_BULLET := $(shell pkg-config --exists bullet-float64 2>/dev/null && echo 1)
+ifeq ($(HAVE_ODE)$(HAVE_BULLET),)
+TEST_SRC  := $(filter-out tests/test_peers.c,$(TEST_SRC))
 endif
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
@@ -161,6 +168,38 @@ $(BUILD)/tests/%: tests/%.c $(TEST_HOBJ) $(LIB)
 $(BUILD)/tests/test_mujoco%: tests/test_mujoco%.c $(TEST_HOBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS) -lmujoco
+
+# Bullet 3.24 and ODE 0.16 as measured peers (tools/bench/bench_bullet.cpp, bench_ode.c, the shared
+# scenes and residual in peer_common.c; make bench and tests/test_peers.c run them): each is built
+# only when its package is present (make deps installs them); `make peers` says which it skips
+PEER_BINS   := $(if $(HAVE_ODE),$(BUILD)/bench_ode) \
+               $(if $(HAVE_BULLET),$(BUILD)/bench_bullet $(BUILD)/cubetoss_bullet)
+PEER_OBJ    := $(BUILD)/peer/peer_common.o
+PEER_CFLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -Itools/bench
+.PHONY: peers
+peers: $(PEER_BINS)
+	@test -n "$(HAVE_ODE)" || echo "peers: SKIP bench_ode (libode-dev not installed: make deps)"
+	@test -n "$(HAVE_BULLET)" || echo "peers: SKIP bench_bullet (libbullet-dev not installed: make deps)"
+$(BUILD)/tests/test_peers: private TCFLAGS += $(if $(HAVE_ODE),-DPEER_ODE='"$(BUILD)/bench_ode"') \
+                                       $(if $(HAVE_BULLET),-DPEER_BULLET='"$(BUILD)/bench_bullet"')
+$(BUILD)/tests/test_peers: | $(PEER_BINS)
+$(BUILD)/peer/%.o: tools/bench/%.c tools/bench/%.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PEER_CFLAGS) -c -o $@ $<
+$(BUILD)/bench_ode: tools/bench/bench_ode.c $(PEER_OBJ) $(LIB)
+	$(CC) $(PEER_CFLAGS) $(shell pkg-config --cflags ode 2>/dev/null) $(LDFLAGS) -o $@ $< $(PEER_OBJ) \
+	  $(LIB) $(LDLIBS) $(shell pkg-config --libs ode 2>/dev/null)
+# Bullet is C++; its headers as system headers (their unused parameters are not csim's warnings)
+$(BUILD)/bench_bullet: tools/bench/bench_bullet.cpp $(PEER_OBJ) $(LIB)
+	$(CXX) -std=c++17 $(OPT) $(LTO) -Wall -Wextra -Werror $(SANFLAGS) \
+	  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags bullet-float64 2>/dev/null)) -Itools/bench \
+	  $(LDFLAGS) -o $@ $< $(PEER_OBJ) $(LIB) $(LDLIBS) $(shell pkg-config --libs bullet-float64 2>/dev/null)
+# seed 003's Bullet row: the recorded cube tosses replayed in Bullet, scored by csim's e_q code
+$(BUILD)/cubetoss_bullet: tools/bench/cubetoss_bullet.cpp $(BUILD)/peer/peer_cubetoss.o $(LIB)
+	$(CXX) -std=c++17 $(OPT) $(LTO) -Wall -Wextra -Werror $(SANFLAGS) \
+	  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags bullet-float64 2>/dev/null)) -Itools/bench \
+	  $(LDFLAGS) -o $@ $< $(BUILD)/peer/peer_cubetoss.o $(LIB) $(LDLIBS) \
+	  $(shell pkg-config --libs bullet-float64 2>/dev/null)
 
 # Install every Debian package csim, its tests and its benchmarks need. Quiet when all are present.
 deps:

@@ -160,6 +160,17 @@ if [ "${MUJOCO:-1}" = 1 ]; then
     echo "MuJoCo comparison: SKIP (libmujoco-dev not installed: make deps)"
   fi
 fi
+# Bullet 3.24 and ODE 0.16 beside csim (ncp/pgs, lcp/pgs) and MuJoCo on the cube scenes, batches
+# interleaved round by round, callgrind instructions per step and eps_abs of each engine's impulses
+# by csim's residual code (tools/bench/bench_peers.py -> out/bench/peers.csv); PEERS=0 skips it
+if [ "${PEERS:-1}" = 1 ]; then
+  echo
+  if [ -f /usr/include/mujoco/mujoco.h ] && { pkg-config --exists ode || pkg-config --exists bullet-float64; }; then
+    tools/bench/bench_peers.py || status=1
+  else
+    echo "Bullet/ODE comparison: SKIP (libbullet-dev, libode-dev or libmujoco-dev not installed: make deps)"
+  fi
+fi
 # csim vs Siconos numerics 4.4 on the FCLib problems of ../shared/data/fclib, one accuracy
 # criterion for every answer (tools/bench/bench_siconos.sh -> out/bench/siconos.csv; QUICK=1: the 8
 # smallest files); SICONOS=0 skips it

@@ -2,7 +2,7 @@
 """tools/bench/bench_table.py — the Markdown table of one `make bench` run, from out/bench/*.csv.
 
   tools/bench/bench_table.py              print the table (out/bench/mujoco.csv, slopes.csv,
-                                        siconos.csv, meta.txt; a missing file gives a "not run" row)
+                                        peers.csv, siconos.csv, meta.txt; a missing file gives a "not run" row)
   tools/bench/bench_table.py --doc        also write it into docs/benchmarks.md between the markers
                                         <!-- bench:begin --> and <!-- bench:end -->
   tools/bench/bench_table.py --check FILE exit 0 when FILE's block has the generated form: the same
@@ -30,6 +30,7 @@ DEFAULT_KEYS = ("pgs", "admm")
 H_SI = ("| FCLib files | criterion | csim best converged | Siconos best converged "
         "| median csim/Siconos | files ratioed |")
 H_SL = "| family | cost vs | engine | Ir/step | µs/step | points |"
+H_PE = "| scene | engine | nv | contacts | µs/step | Ir/step | ε_abs | max abs(G λ + g − J v+) |"
 
 
 def h_ir(keys):
@@ -48,7 +49,7 @@ def h_us(keys):
 
 
 def headers(keys):
-    return (h_ir(keys), h_us(keys), H_SL, H_SI)
+    return (h_ir(keys), h_us(keys), H_PE, H_SL, H_SI)
 
 
 def sep(header):
@@ -92,7 +93,17 @@ def cell(s):
     return str(s).replace("|", "/").replace("\n", " ")
 
 
-def render(mj, sl, si, meta):
+def table(L, header, data, cells):
+    """append a table to L: header, separator, one row of cells(r) per record (or "not run")"""
+    L += [header, sep(header)]
+    if data is None:
+        L.append(not_run(header))
+        return
+    for r in data:
+        L.append("| " + " | ".join(cell(c) for c in cells(r)) + " |")
+
+
+def render(mj, sl, si, meta, pe=None):
     """the lines of the block (without the markers)"""
     keys = csv_keys(mj)
     hi, hu = h_ir(keys), h_us(keys)
@@ -126,15 +137,18 @@ def render(mj, sl, si, meta):
                 + [r["note"] or ""])) + " |")
     L += ["", "**csim vs MuJoCo 2.2.2, matched scenes: time per step** (median of interleaved "
           "batches, every csim solver and MuJoCo in turn; wall time on a shared machine, noisier "
-          "than Ir)", "", hu, sep(hu)]
-    if mj is None:
-        L.append(not_run(hu))
-    else:
-        for r in mj:
-            L.append("| " + " | ".join(cell(c) for c in (
-                [r["scene"]] + [g(r.get("us_csim_" + k)) for k in keys] + [g(r["us_mujoco"])]
-                + [g(r.get("ratio_us_" + k), "%.2f") for k in keys]
-                + [g(r.get("iters_csim_" + k)) for k in keys] + [g(r.get("iters_mujoco"))])) + " |")
+          "than Ir)", ""]
+    table(L, hu, mj, lambda r: (
+        [r["scene"]] + [g(r.get("us_csim_" + k)) for k in keys] + [g(r["us_mujoco"])]
+        + [g(r.get("ratio_us_" + k), "%.2f") for k in keys]
+        + [g(r.get("iters_csim_" + k)) for k in keys] + [g(r.get("iters_mujoco"))]))
+    L += ["", "**Bullet 3.24 and ODE 0.16 beside csim and MuJoCo on the cube scenes** (tools/bench/"
+          "bench_peers.py: batches interleaved round by round; ε_abs of each engine's impulses by "
+          "csim's residual code; the last column checks the impulses against the engine's own next "
+          "velocity, round-off when frames and signs are read right)", ""]
+    table(L, H_PE, pe, lambda r: (
+        r["scene"], r["engine"], r["nv"], g(r["contacts_mean"]), g(r["us_per_step"]),
+        g(r["ir_per_step"], "%.4g"), g(r["eps_abs_mean"], "%.1e"), g(r["mismatch_max"], "%.0e")))
     L += ["", "**Cost growth: log-log slope of cost per step (1 = linear), per engine and solver**",
           "", H_SL, sep(H_SL)]
     if sl is None:
@@ -213,7 +227,7 @@ def main(argv):
     if os.path.exists(mp):
         with open(mp) as f:
             meta = " ".join(f.read().split())
-    lines = render(read("mujoco.csv"), read("slopes.csv"), read("siconos.csv"), meta)
+    lines = render(read("mujoco.csv"), read("slopes.csv"), read("siconos.csv"), meta, read("peers.csv"))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(OUT, "bench.md") if os.path.isdir(OUT) else os.devnull, "w") as f:
         f.write(text)

@@ -5,7 +5,8 @@ usage: /usr/bin/python3 tools/figures/cubetoss_report.py RESULTS.h5 OUTDIR [--da
                                                  [--extra "LABEL=OTHER.h5:MODEL"]...
 
 --extra adds a row per other validation run (e.g. seed 003's own parameters entered through
-contact materials or solref) to a second table.
+contact materials or solref, or the real Bullet's run by tools/figures/cubetoss_bullet.py, model
+`bullet`) to a second table.
 
 Every figure comes from csim's output (RESULTS.h5: per-model e_q, errors, simulated q) and the
 recorded data it was scored against; this script only averages, ranks and plots. Seed 003's
@@ -198,7 +199,7 @@ def main():
     extras = [sys.argv[k + 1] for k in range(len(sys.argv) - 1) if sys.argv[k] == "--extra"]
     if extras:
         md.append("## Seed 003's own parameters in csim\n")
-        md.append("| run | csim model | e_q ± σ (all) | median | train | held out | position err ± σ (% side) | "
+        md.append("| run | model | e_q ± σ (all) | median | train | held out | position err ± σ (% side) | "
                   "rotation err ± σ (deg) | failures | µs/step | parameters |")
         md.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for e in extras:
@@ -222,7 +223,9 @@ def main():
                   "Table II values: Drake's taken literally as one law for the pair, or as the table's "
                   "material combined (contact.combine: drake) with Drake's default material on the cube "
                   "(μ = 1, k = 7259.4 N/m, d = 10.096 s/m: see docs/validation.md); MuJoCo's as ccp with "
-                  "solref [−k, −b] and MuJoCo's default solimp.\n")
+                  "solref [−k, −b] and MuJoCo's default solimp. A row of model `bullet` is not csim: "
+                  "it is the real Bullet 3.24 with Table II's parameters on the same tosses "
+                  "(tools/figures/cubetoss_bullet.py), scored by csim's e_q code.\n")
     with open(os.path.join(outdir, "cubetoss_report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
