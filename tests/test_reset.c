@@ -165,6 +165,18 @@ START_TEST(rigid_pgs_warm_start) {
 }
 END_TEST
 
+// solver.name auto: both of its solvers' state (PGS's warm start, ADMM's rho and caches) reset
+// with it; Solo-12 trotting with a cap of 20 sweeps hands islands to ADMM from step 70 on
+START_TEST(rigid_auto_warm_start) {
+  const char* sets[] = {"solver.name=auto", "solver.max_iterations=20"};
+  long contacts, iterations;
+  int warnings;
+  run_twice("scenarios/solo12_trot.yaml", sets, 2, &contacts, &iterations, &warnings);
+  ck_assert_int_gt(contacts, NSTEP);
+  ck_assert_int_gt(iterations, NSTEP);
+}
+END_TEST
+
 // a compliant law with a state: the bristle deflection of the stick-slip box, carried between
 // steps by contact id, and TAMSI's Newton iteration. The box starts sliding and turning about
 // a tilted axis (v0): an initial state that is not the model's reference one, and gyroscopic
@@ -249,6 +261,7 @@ static Suite* reset_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, rigid_admm_warm_start);
   tcase_add_test(tc, rigid_pgs_warm_start);
+  tcase_add_test(tc, rigid_auto_warm_start);
   tcase_add_test(tc, compliant_bristle_state);
   tcase_add_test(tc, compliant_counters_and_warnings);
   tcase_add_test(tc, solver_reset_admm);

@@ -432,20 +432,29 @@ static void bucket_by_root(contact_data* c, int nv) {
 // islands: every block (full_blocks), or under diag_only the diagonal blocks alone (the solver
 // works on Y, solver.h) with the islands from the buckets. -1 (G emptied) when the blocks pass
 // the buffers' bound
+// a root dof of a free joint (a floating body or robot base)
+static int free_root(const sim_model* m, int dof) {
+  return dof >= 0 && m->jnt_type[m->dof_jnt[dof]] == MODEL_JOINT_FREE;
+}
+
 // solver.name auto (contact_options auto_split): 1 when an island of B's (from the buckets)
-// couples bodies, i.e. holds a contact between two trees (a stack, a grasp: 000 Fig. 12's
-// per-contact stall) or more than CONTACT_AUTO_MAX_CONTACTS contacts (a chain lying down)
-static int any_coupled(const contact_data* c, const solver_blocks* B) {
+// couples bodies, i.e. holds a contact between two free-floating trees (a stack, a pile: 000
+// Fig. 12's per-contact stall; a fixed-base arm pushing an object stays with PGS and its stall
+// test) or more than CONTACT_AUTO_MAX_CONTACTS contacts (a chain lying down)
+static int any_coupled(const sim_model* m, const contact_data* c, const solver_blocks* B) {
   for (int k = 0; k < B->nisland; k++) {
     int a = B->island_ptr[k], b = B->island_ptr[k + 1];
     if (b - a > CONTACT_AUTO_MAX_CONTACTS) return 1;
-    for (int q = a; q < b; q++)
-      if (c->key[2 * B->island_con[q] + 1] >= 0) return 1;
+    for (int q = a; q < b; q++) {
+      const int* key = c->key + 2 * B->island_con[q];
+      if (free_root(m, key[0]) && free_root(m, key[1])) return 1;
+    }
   }
   return 0;
 }
 
-static int assemble_g(contact_data* c, const contact_options* opt, int nv) {
+static int assemble_g(const sim_model* m, contact_data* c, const contact_options* opt) {
+  int nv = m->nv;
   int nc = c->ncon, *bp = c->bucket_ptr;
   solver_problem yp = {0};
   yp.ystride = c->maxchain;
@@ -457,7 +466,7 @@ static int assemble_g(contact_data* c, const contact_options* opt, int nv) {
   int diag = opt->diag_only;
   if (opt->auto_split) {  // the islands first (the same from the buckets as from the blocks)
     solver_blocks_islands_grouped(B, bp, c->bucket, nv);
-    diag = any_coupled(c, B);
+    diag = any_coupled(m, c, B);
   }
   B->diag_only = diag;
   long nb = nc;
@@ -621,7 +630,7 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   build_jacobians(m, d, c, opt, tmpdofs, tmpjac);
   build_y(m, d, c);
   bucket_by_root(c, m->nv);
-  if (assemble_g(c, opt, m->nv) < 0) {
+  if (assemble_g(m, c, opt) < 0) {
     data_stack_free(d, mark);
     return -1;
   }

@@ -11,7 +11,7 @@
 // solver, which watches its own rate (solver_impl.h solver_stalled: every AUTO_WINDOW sweeps it
 // projects the sweeps still needed; an island that would pass the cap, or stopped falling, is
 // stalled) and stops a stalled island early; the second solver then takes those islands only,
-// warm-started from the first solver's iterate. The pair is the model's own (solver_model_kind:
+// from the warm start the first was given. The pair is the model's own (solver_model_kind:
 // its first per-contact and first factoring pair in SOLVER_PAIRS order): ncp and ccp PGS then
 // ADMM, lcp PGS then Lemke, raisim and raisim_ds bisection alone (no second solver: auto is then
 // bisection). The choice depends on the problem only, so reruns choose alike (deterministic), and
@@ -34,6 +34,7 @@ typedef struct {
   solver* second;         // factoring: ADMM or Lemke, NULL when the model has none
   double* island_res;     // (maxc) the first solver's stopping residual per island
   unsigned char* pick;    // (maxc) islands the second solver takes
+  double* lambda0;        // (3 maxc) the warm start the first solver was given
 } auto_state;
 
 // the options of one of the two solvers (dense 0: the first)
@@ -50,6 +51,7 @@ static void auto_destroy(void* priv) {
   solver_free(a->second);
   free(a->island_res);
   free(a->pick);
+  free(a->lambda0);
   free(a);
 }
 
@@ -63,7 +65,8 @@ static void* auto_create(const solver_options* o, int maxc) {
   if (!bad && d.kind != CSIM_SOLVER_NONE) bad = solver_create(&d, maxc, &a->second, &err) != CSIM_OK;
   a->island_res = calloc(mc, sizeof(double));
   a->pick = calloc(mc, 1);
-  if (bad || !a->island_res || !a->pick) {
+  a->lambda0 = calloc(3 * mc, sizeof(double));
+  if (bad || !a->island_res || !a->pick || !a->lambda0) {
     auto_destroy(a);
     return NULL;
   }
@@ -75,7 +78,7 @@ static void* auto_create(const solver_options* o, int maxc) {
 static size_t auto_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1);
   solver_options f = sub_options(o, 0), d = sub_options(o, 1);
-  size_t b = sizeof(auto_state) + mc * (sizeof(double) + 1), bf = solver_bytes(&f, maxc);
+  size_t b = sizeof(auto_state) + mc * (4 * sizeof(double) + 1), bf = solver_bytes(&f, maxc);
   size_t bd = d.kind != CSIM_SOLVER_NONE ? solver_bytes(&d, maxc) : 0;
   return bf == SIZE_MAX || bd == SIZE_MAX ? SIZE_MAX : b + bf + bd;
 }
@@ -89,17 +92,25 @@ static void auto_reset(void* priv) {
 const solver_family solver_family_auto = {
     .bytes = auto_bytes, .create = auto_create, .destroy = auto_destroy, .reset = auto_reset};
 
-// the islands the first solver left above the tolerance, marked in a->pick; their count
-static int stalled_islands(const solver* s, auto_state* a, int nis) {
+// the islands the first solver left above the tolerance, marked in a->pick and given back
+// their warm start (measured on panda_push_cube: from PGS's stalled iterate ADMM ran 2 steps to
+// the cap, from the warm start 1); their count
+static int stalled_islands(const solver* s, auto_state* a, const solver_problem* p, int nis,
+                           double* lambda) {
   int n = 0;
   for (int k = 0; k < nis; k++) {
     a->pick[k] = !(a->island_res[k] <= s->opt.tolerance);
     n += a->pick[k];
+    if (!a->pick[k]) continue;
+    int m;
+    const int* cons = solver_sweep_island(p, k, &m);
+    for (int q = 0; q < m; q++)
+      for (int r = 0, i = cons ? cons[q] : q; r < 3; r++) lambda[3 * i + r] = a->lambda0[3 * i + r];
   }
   return n;
 }
 
-// the second solver on the picked islands, from the first's iterate; res combined: converged
+// the second solver on the picked islands, from their warm start; res combined: converged
 // when every island is, the residual the largest island's (a picked island the second solver's
 // work could not hold keeps the first's iterate and residual)
 static void second_pass(solver* s, auto_state* a, const solver_problem* p, int nis,
@@ -145,9 +156,10 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
     return;
   }
   f->c_fresh = 0;
+  if (a->second) memcpy(a->lambda0, lambda, sizeof(double) * 3 * (size_t)p->nc);
   f->fn(f, p, lambda, res);
   res->islands = nis;
-  res->switched = a->second ? stalled_islands(s, a, nis) : 0;
+  res->switched = a->second ? stalled_islands(s, a, p, nis, lambda) : 0;
   if (res->switched) {
     second_pass(s, a, p, nis, lambda, res);
     return;
