@@ -261,7 +261,7 @@ static const bad_case kBad[] = {
     {"@C run " SLIDE " --set solver.name=lemke", 2, "--set:1:13: 'solver.name': model 'ncp'"},
     {"@C run " SLIDE " --set contact.model=lcp --set solver.name=bisection", 2,
      "--set:2:13: 'solver.name'"},
-    {"@C run " SLIDE " --set contact.model=raisim", 2, "cube_slide.yaml:11:"},
+    {"@C run scenarios/cube_stack_ill.yaml --set contact.model=raisim", 2, "cube_stack_ill.yaml:13:"},
     {"@C run " SLIDE " --set 'actions=[{type: force, body: nope}]'", 2,
      "'actions.0.body': no link named 'nope'"},
     {"@C run " SLIDE " --set robots.0.urdf=@T/fifo", 2, "not a regular file"},

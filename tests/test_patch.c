@@ -106,10 +106,11 @@ END_TEST
 // initial height 0.235 m, and it matches the unreduced run to 1e-9 m at every step (the dropped
 // near contacts carry no force: the same problem up to rows of zeros)
 START_TEST(solo12_stands_one_contact_per_foot) {
-  const char* on[] = {"integrator.duration=0.5"};
-  const char* off[] = {"integrator.duration=0.5", "contact.patch_angle=0"};
-  fixture a = fixture_file("scenarios/solo12_stand.yaml", on, 1);
-  fixture b = fixture_file("scenarios/solo12_stand.yaml", off, 2);
+  // one solver for both (solver.name auto may hand a stalled island to ADMM in one run only)
+  const char* on[] = {"integrator.duration=0.5", "solver.name=pgs"};
+  const char* off[] = {"integrator.duration=0.5", "contact.patch_angle=0", "solver.name=pgs"};
+  fixture a = fixture_file("scenarios/solo12_stand.yaml", on, 2);
+  fixture b = fixture_file("scenarios/solo12_stand.yaml", off, 3);
   for (int k = 0; k < 500; k++) {
     step(&a);
     step(&b);

@@ -199,7 +199,7 @@ START_TEST(output_file_complete) {
   ck_assert(attr_string(f, "/", "contact_model", s, sizeof(s)));
   ck_assert_str_eq(s, "ncp");
   ck_assert(attr_string(f, "/", "solver", s, sizeof(s)));
-  ck_assert_str_eq(s, "pgs");
+  ck_assert_str_eq(s, "auto");
   ck_assert(attr_string(f, "/", "integrator", s, sizeof(s)));
   ck_assert_str_eq(s, "semi_implicit");
   ck_assert(attr_string(f, "/", "conventions", s, sizeof(s)));

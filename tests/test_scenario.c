@@ -234,7 +234,7 @@ START_TEST(test_defaults) {
   ck_assert(c->stiffness == 1e5 && c->damping == 0 && c->stiction_velocity == 1e-4);
   ck_assert(c->friction_stiffness == 1e4 && c->friction_damping == 1e2 && c->margin == 1e-3);
   ck_assert(c->exclude == NULL && c->nexclude == 0);
-  ck_assert_int_eq(c->solver, CSIM_SOLVER_PGS);
+  ck_assert_int_eq(c->solver, CSIM_SOLVER_AUTO);
   ck_assert(c->tolerance == 1e-8 && c->over_relaxation == 1 && c->rho == 1);
   ck_assert_int_eq(c->max_iterations, 1000);
   ck_assert(c->warm_start == 1 && c->rho_adaptive == 1);

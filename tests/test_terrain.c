@@ -415,11 +415,13 @@ static void run_scenario(const char* path, const char* const* ov, int nov, doubl
 // Solo-12 (mesh feet) standing on a flat height field moves exactly as on the plane
 START_TEST(solo_on_flat_field_matches_plane) {
   double qa[19], qb[19], za, zb;
-  const char* ov_plane[] = {"integrator.duration=0.3"};
+  // one solver for both (solver.name auto may hand a stalled island to ADMM in one run only)
+  const char* ov_plane[] = {"integrator.duration=0.3", "solver.name=pgs"};
   const char* ov_hf[] = {"integrator.duration=0.3", "world.ground.type=heightfield",
-                         "world.ground.amplitude=0", "world.ground.resolution=0.07"};
-  run_scenario("scenarios/solo12_stand.yaml", ov_plane, 1, qa, 19, &za, NULL);
-  run_scenario("scenarios/solo12_stand.yaml", ov_hf, 4, qb, 19, &zb, NULL);
+                         "world.ground.amplitude=0", "world.ground.resolution=0.07",
+                         "solver.name=pgs"};
+  run_scenario("scenarios/solo12_stand.yaml", ov_plane, 2, qa, 19, &za, NULL);
+  run_scenario("scenarios/solo12_stand.yaml", ov_hf, 5, qb, 19, &zb, NULL);
   for (int i = 0; i < 19; i++) ck_assert_double_eq_tol(qa[i], qb[i], 1e-9);
 }
 END_TEST

@@ -466,7 +466,7 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   int diag = opt->diag_only;
   if (opt->auto_split) {  // the islands first (the same from the buckets as from the blocks)
     solver_blocks_islands_grouped(B, bp, c->bucket, nv);
-    diag = any_coupled(m, c, B);
+    diag = diag || any_coupled(m, c, B);
   }
   B->diag_only = diag;
   long nb = nc;

@@ -237,7 +237,7 @@ static const skey keys[] = {
             "in [0.0001, 0.9999], width >= 0, midpoint in [0.0001, 0.9999], power >= 1"},
     // solver
     {.path = "solver", .type = K_SECTION, .doc = "Rigid contact solver"},
-    {.path = "solver.name", .type = K_ENUM, .names = csim_solver_names, .def = "pgs", CF(solver),
+    {.path = "solver.name", .type = K_ENUM, .names = csim_solver_names, .def = "auto", CF(solver),
      .doc = "Solver (pairing with contact.model is checked when the run starts)"},
     {.path = "solver.tolerance", .type = K_NUM, GT0, .def = "1e-8", CF(tolerance),
      .doc = "Stopping tolerance on eps_abs"},
