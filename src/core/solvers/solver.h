@@ -216,6 +216,8 @@ typedef struct {
   int unsolved_rows;    // the rows that island needed
   int band_islands;     // of those, the islands factored banded (admm.c; an island whose warm
                         // start already converged is never factored, so not counted)
+  int sparse_islands;   // the islands ADMM factored sparse (CHOLMOD, admm.c: dof or contact
+                        // space), counted as band_islands
 } solver_result;
 
 typedef struct solver solver;
