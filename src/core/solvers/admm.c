@@ -999,6 +999,22 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   res->converged = a.r <= a.tol;
 }
 
+int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma, double* x) {
+  admm_run a;
+  admm_state* st = solver_admm(s);
+  int keep = st->fact;
+  admm_setup(s, p, 1, &a);
+  admm_skew(&a);
+  st->fact = fact;
+  int got = admm_band(s, &a) ? ADMM_FACT_BAND
+            : admm_sparse(s, &a) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
+  st->fact = keep;
+  if (got != fact) return -1;
+  if (factor(&a.op, sigma, a.L)) return 1;
+  xsolve(&a.op, a.L, x);
+  return 0;
+}
+
 void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   admm(s, p, lambda, res, 0);
 }

@@ -42,4 +42,10 @@ static inline admm_state* solver_admm(const solver* s) {
   return (admm_state*)s->priv;
 }
 
+// the x-step's solve on one island problem p as ADMM receives it (dense G, or the factored form
+// Y in the island's dofs): x := (G~ + sigma I)^-1 x (G~'s symmetric part) with the factor `fact`
+// forced (ADMM_FACT_DENSE, _BAND, _SPARSE), for tests. 0 on success, 1 when the factor failed,
+// -1 when that factor does not apply to p (no band, too large for the work)
+int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma, double* x);
+
 #endif  // CSIM_ADMM_IMPL_H
