@@ -67,7 +67,7 @@ endif
 
 # CHOLMOD (SuiteSparse 5.12, ADMM's sparse island factor): Debian ships no cholmod.pc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -isystem /usr/include/suitesparse
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcholmod -lopenblas
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcholmod -lsuitesparseconfig -lopenblas
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN      := -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes -Wvla -Wshadow $(SANWARN)

@@ -4,6 +4,7 @@
 // form Y Y' + diag) and solved by LAPACK dposv. Islands: a pile of 16 boxes and Talos lying on
 // the ground (dof space, Woodbury through Y, and contact space), two FCLib piles (contact space).
 // Also: same input, same bits (the kept analysis and a fresh one), and the auto rule's choice.
+#include <SuiteSparse_config.h>
 #include <check.h>
 #include <lapacke.h>
 #include <math.h>
@@ -57,6 +58,21 @@ static void island_dense(const solver_problem* p, double* M) {
   for (int a = 0; a < n && p->R; a++) M[(size_t)a * n + a] += p->R[a];
 }
 
+// CHOLMOD's allocations, counted through SuiteSparse's memory hooks
+static long g_allocs;
+static void* count_malloc(size_t n) {
+  g_allocs++;
+  return malloc(n);
+}
+static void* count_calloc(size_t n, size_t k) {
+  g_allocs++;
+  return calloc(n, k);
+}
+static void* count_realloc(void* p, size_t n) {
+  g_allocs++;
+  return realloc(p, n);
+}
+
 // the sparse x-step solve of island p equals LAPACK's dense solve of G~ + sigma I to 1e-12
 // relative (sigma a tenth of G~'s largest diagonal entry, a rho of ADMM's range, so that the
 // system is well conditioned and both answers are exact to ~1e-14); the same bits on a second
@@ -84,8 +100,21 @@ static void check_island(const solver_options* o, const solver_problem* p, const
     m = fmax(m, fabs(ref[a]));
   }
   ck_assert_msg(e <= 1e-12 * m, "%s: |x_sparse - x_lapack| = %g of %g", what, e, m);
-  memcpy(x2, rhs, sizeof(double) * (size_t)n);  // the analysis kept
+  memcpy(x2, rhs, sizeof(double) * (size_t)n);  // the analysis kept: no allocation
+  void* (*m0)(size_t) = SuiteSparse_config.malloc_func;
+  void* (*c0)(size_t, size_t) = SuiteSparse_config.calloc_func;
+  void* (*r0)(void*, size_t) = SuiteSparse_config.realloc_func;
+  SuiteSparse_config.malloc_func = count_malloc;
+  SuiteSparse_config.calloc_func = count_calloc;
+  SuiteSparse_config.realloc_func = count_realloc;
+  g_allocs = 0;
+  ck_assert_int_eq(admm_island_solve(sv, p, ADMM_FACT_SPARSE, 2 * sigma, x2), 0);
+  memcpy(x2, rhs, sizeof(double) * (size_t)n);
   ck_assert_int_eq(admm_island_solve(sv, p, ADMM_FACT_SPARSE, sigma, x2), 0);
+  SuiteSparse_config.malloc_func = m0;
+  SuiteSparse_config.calloc_func = c0;
+  SuiteSparse_config.realloc_func = r0;
+  ck_assert_msg(g_allocs == 0, "%s: %ld allocations on a kept pattern", what, g_allocs);
   ck_assert_msg(memcmp(x, x2, sizeof(double) * (size_t)n) == 0, "%s: not the same bits", what);
   solver_free(sv);
   sv = tsolver_create(o, p->nc);  // analysed anew

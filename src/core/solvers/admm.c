@@ -118,7 +118,7 @@ typedef struct {
   // (contact space), the entry of the island's pattern in the solver's cache; NULL otherwise
   chol_cache* cc;
   chol_entry* ce;
-  int symm;    // contact space, sparse, G exactly symmetric: products with G~ over the pattern
+  const int* smap;  // dof space, sparse: sparse_map's entries
 } admm_op;
 
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
@@ -157,22 +157,39 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   out[2] = a2;
 }
 
-// y += G~ x over the sparse factor's pattern (the lower triangle of a symmetric G, contacts that
-// share no dofs have zero blocks): O(nnz) instead of the dense row's O(n^2)
+// y += G~ x over the sparse factor's pattern (the lower triangle of the island's block pattern,
+// which holds both (a, b) and (b, a): contacts that share no dofs have zero blocks), G row-major
+// and not necessarily symmetric: O(nnz) instead of the dense rows' O(n^2)
 static void velocity_pattern(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
   const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  const double* G = p->dense;
   size_t n = (size_t)o->n;
   for (int j = 0; j < o->n; j++) {
-    const double* Gj = p->dense + (size_t)j * n;  // row j = column j
+    const double* Gj = G + (size_t)j * n;  // row j
     double acc = (Gj[j] + (p->R ? p->R[j] : 0)) * x[j], xj = x[j];
-    for (int k = cp[j] + 1; k < cp[j + 1]; k++) {  // rows below the diagonal (first)
+    for (int k = cp[j] + 1; k < cp[j + 1]; k++) {  // rows i below the diagonal (first)
       int i = ri[k];
       acc += Gj[i] * x[i];
-      y[i] += Gj[i] * xj;
+      y[i] += G[(size_t)i * n + j] * xj;
     }
     y[j] += acc;
   }
+}
+
+// kx = Ks x, Ks = (G - G')/2 the skew part, over the sparse factor's pattern (velocity_pattern)
+static void skew_pattern(const admm_op* o, const double* x, double* kx) {
+  const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  const double* G = o->p->dense;
+  size_t n = (size_t)o->n;
+  memset(kx, 0, sizeof(double) * n);
+  for (int j = 0; j < o->n; j++)
+    for (int k = cp[j] + 1; k < cp[j + 1]; k++) {
+      int i = ri[k];
+      double sk = 0.5 * (G[(size_t)i * n + j] - G[(size_t)j * n + i]);  // Ks(i, j)
+      kx[i] += sk * x[j];
+      kx[j] -= sk * x[i];
+    }
 }
 
 // y += G~ x (R on the diagonal when present)
@@ -189,7 +206,7 @@ static void velocity_h(const admm_op* o, const double* x, double* y) {
     }
     return;
   }
-  if (o->symm) {
+  if (o->ce) {
     velocity_pattern(o, x, y);
     return;
   }
@@ -370,48 +387,43 @@ static int csc_find(const int* cp, const int* ri, int col, int row) {
   return lo;
 }
 
+// the sparse factor's values of I (nd columns): zeros, the diagonal (each column's first) 1
+static void sparse_clear(chol_entry* e, int nd) {
+  const int* cp = chol_colp(e);
+  double* v = chol_values(e);
+  memset(v, 0, sizeof(double) * (size_t)cp[nd]);
+  for (int k = 0; k < nd; k++) v[cp[k]] = 1;
+}
+
 // contact i's terms of I + Y' A^-1 Y (ia = 1 / its three A) into the sparse factor's values,
-// the lower triangle of the island's local dofs
-static void sparse_add(const admm_op* o, int i, const double ia[3], double* v) {
+// the lower triangle of the island's local dofs, at the entries *m lists (sparse_map), advanced
+static void sparse_add(const admm_op* o, int i, const double ia[3], double* v, const int** m) {
   const solver_problem* p = o->p;
   int ws = p->ystride, nz = p->ynz[i];
   const int* d = p->ydof + (size_t)i * ws;
   const double* y0 = p->Y + 3 * (size_t)i * ws;
   const double* y1 = y0 + ws;
   const double* y2 = y1 + ws;
-  const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  const int* mk = *m;
   for (int u = 0; u < nz; u++) {
     double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
     for (int w = 0; w < nz; w++)
-      if (d[w] >= d[u]) v[csc_find(cp, ri, d[u], d[w])] += u0 * y0[w] + u1 * y1[w] + u2 * y2[w];
+      if (d[w] >= d[u]) v[*mk++] += u0 * y0[w] + u1 * y1[w] + u2 * y2[w];
   }
+  *m = mk;
 }
 
-// contact i's terms of I + Y' A^-1 Y into L: dense (the lower triangle, ld = nd) or banded in
-// band order (column j holds rows j..j+kd at L + j kd, rows by position)
-static void dense_add(const admm_op* o, int i, const double ia[3], double* L) {
+// the entry of the sparse pattern each term of sparse_add goes to, in its order, into map
+// (admm_state.smap: sum over contacts of nz (nz + 1) / 2); per solve, so that a factorization
+// (one per rho change) looks nothing up
+static void sparse_map(const admm_op* o, int* map) {
   const solver_problem* p = o->p;
-  int ws = p->ystride, nz = p->ynz[i], kd = o->kd;
-  const int* d = p->ydof + (size_t)i * ws;
-  const double* y0 = p->Y + 3 * (size_t)i * ws;
-  const double* y1 = y0 + ws;
-  const double* y2 = y1 + ws;
-  for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
-    double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
-    double* col = L + (size_t)d[u] * (size_t)o->nd;  // column d[u]
-    for (int v = 0; v < nz; v++)
-      if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
-  }
-  if (kd < 0) return;
-  const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;  // entries u <= v by position
-  for (int a = 0; a < nz; a++) {
-    int u = ck[a];
-    double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
-    double* col = L + (size_t)pm[d[u]] * (size_t)kd;  // column pm[d[u]], row e at col[e]
-    for (int b = a; b < nz; b++) {
-      int v = ck[b];
-      col[pm[d[v]]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
-    }
+  const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  for (int i = 0; i < p->nc; i++) {
+    const int* d = p->ydof + (size_t)i * p->ystride;
+    for (int u = 0; u < p->ynz[i]; u++)
+      for (int w = 0; w < p->ynz[i]; w++)
+        if (d[w] >= d[u]) *map++ = csc_find(cp, ri, d[u], d[w]);
   }
 }
 
@@ -422,18 +434,19 @@ static void dense_add(const admm_op* o, int i, const double ia[3], double* L) {
 // on the kept analysis of the island's pattern). 0 on success
 static int factor_dofs(const admm_op* o, double sigma, double* L) {
   const solver_problem* p = o->p;
-  int nd = o->nd, kd = o->kd;
+  int nd = o->nd, ws = p->ystride, kd = o->kd;
+  // column d of the matrix starts at L + d ld and row e of it sits at e - d below (band,
+  // ld = kd + 1) or at e (dense, ld = nd): the lower triangle only, the one dpbtrf / dpotrf
+  // and solver_chol_solve read
   size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
-  double* v = o->ce ? chol_values(o->ce) : NULL;
-  if (v) {
-    const int* cp = chol_colp(o->ce);
-    memset(v, 0, sizeof(double) * (size_t)cp[nd]);
-    for (int k = 0; k < nd; k++) v[cp[k]] = 1;  // the diagonal leads each column
-  } else {
-    memset(L, 0, sizeof(double) * (size_t)nd * ld);
-    for (int k = 0; k < nd; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
-  }
+  double* sv = o->ce ? chol_values(o->ce) : NULL;
+  const int* sm = o->smap;
+  if (sv) sparse_clear(o->ce, nd);
+  else memset(L, 0, sizeof(double) * (size_t)nd * ld);
+  for (int k = 0; k < nd && !sv; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
   for (int i = 0; i < p->nc; i++) {  // a contact's three rows together
+    const int* d = p->ydof + (size_t)i * ws;
+    int nz = p->ynz[i];
     double ia[3];
     for (int r = 0; r < 3; r++) {
       int j = 3 * i + r;
@@ -442,10 +455,33 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
       o->A[j] = a;
       ia[r] = 1 / a;
     }
-    if (v) sparse_add(o, i, ia, v);
-    else dense_add(o, i, ia, L);
+    if (sv) {
+      sparse_add(o, i, ia, sv, &sm);
+      continue;
+    }
+    const double* y0 = p->Y + 3 * (size_t)i * ws;
+    const double* y1 = y0 + ws;
+    const double* y2 = y1 + ws;
+    for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
+      double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+      double* col = L + (size_t)d[u] * ld;  // column d[u]
+      for (int v = 0; v < nz; v++)
+        if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+    }
+    if (kd >= 0) {  // in band order, the lower triangle: entries u <= v by position
+      const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;
+      for (int a = 0; a < nz; a++) {
+        int u = ck[a];
+        double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+        double* col = L + (size_t)pm[d[u]] * (size_t)kd;  // column pm[d[u]], row e at col[e]
+        for (int b = a; b < nz; b++) {
+          int v = ck[b];
+          col[pm[d[v]]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+        }
+      }
+    }
   }
-  if (v) return chol_factor(o->cc, o->ce);
+  if (sv) return chol_factor(o->cc, o->ce);
   lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
   if (info != 0) return 1;
@@ -602,7 +638,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
-                    NULL, NULL, 0};
+                    NULL, NULL, NULL};
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -792,7 +828,8 @@ static int admm_sparse(solver* s, admm_run* a) {
   if (!st->chol || fact == ADMM_FACT_DENSE || fact == ADMM_FACT_BAND || st->band_off ||
       (fact == ADMM_FACT_AUTO && dim < kSparseMin))
     return 0;
-  if (nd > 0 && (!st->yord || p->nv > s->opt.nv || p->ystride > s->opt.max_chain)) return 0;
+  if (nd > 0 && (!st->yord || !st->smap || p->nv > s->opt.nv || p->ystride > s->opt.max_chain))
+    return 0;
   if (nd > 0 ? dof_pattern(p, st->yord, st->chol) : contact_pattern(p, st->chol)) return 0;
   int analysed;
   chol_entry* e = chol_lookup(st->chol, dim, &analysed);
@@ -803,7 +840,10 @@ static int admm_sparse(solver* s, admm_run* a) {
     return 0;
   op->cc = st->chol;
   op->ce = e;
-  op->symm = nd == 0 && !a->skew;
+  if (nd > 0) {
+    sparse_map(op, st->smap);
+    op->smap = st->smap;
+  }
   return 1;
 }
 
@@ -873,7 +913,10 @@ static void admm_xstep(admm_run* a) {
   if (a->ncp)
     for (int i = 0; i < a->nc; i++) sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
   for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
-  if (a->skew) {
+  if (a->skew && a->op.ce) {
+    skew_pattern(&a->op, xp, a->kx);
+    for (int k = 0; k < n; k++) x[k] -= a->kx[k];
+  } else if (a->skew) {
     for (int r = 0; r < n; r++) {
       const double* Kr = a->Ks + (size_t)r * n;
       double acc = 0;
@@ -1041,7 +1084,7 @@ static size_t admm_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         admm_y_ord_ints(o, maxc) * sizeof(int);
+         admm_y_ord_ints(o, maxc) * sizeof(int) + mc * (w * (w + 1) / 2) * sizeof(int);
 }
 
 static void admm_destroy(void* priv) {
@@ -1053,6 +1096,7 @@ static void admm_destroy(void* priv) {
   free(a->ye);
   free(a->dofmap);
   free(a->yord);
+  free(a->smap);
   chol_free(a->chol);
   free(a);
 }
@@ -1065,6 +1109,7 @@ static void* admm_create(const solver_options* o, int maxc) {
     free(a);
     return NULL;
   }
+  if (getenv("CSIM_ADMM_FACT")) a->fact = atoi(getenv("CSIM_ADMM_FACT"));  // TEMP measure
   if (o->nv <= 0) return a;
   size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   a->yl = calloc(3 * n * w, sizeof(double));
@@ -1073,7 +1118,8 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->ye = calloc(3 * n, sizeof(double));
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
-  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord) {
+  a->smap = malloc(sizeof(int) * n * (w * (w + 1) / 2));
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->smap) {
     admm_destroy(a);
     return NULL;
   }

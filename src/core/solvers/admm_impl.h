@@ -33,6 +33,8 @@ typedef struct {
   double* ye;    // (3 maxc) ydiag of the island
   int* dofmap;   // (nv) global dof -> local, -1 outside the island (restored after use)
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
+  int* smap;     // (maxc max_chain (max_chain + 1) / 2) the sparse factor's entry of each term
+                 // of I + Y' A^-1 Y (admm.c, sparse_map)
 } admm_state;
 
 enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };

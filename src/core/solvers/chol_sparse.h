@@ -3,8 +3,10 @@
 // sparsity pattern: ADMM's island factor (admm.c) for islands that are neither small nor a band.
 //
 // Ordering: CHOLMOD's AMD only (Common.nmethods = 1, no METIS, no trial of several orders),
-// postordered; simplicial or supernodal as CHOLMOD's own rule picks (flops / nnz(L) against
-// supernodal_switch), both deterministic with one BLAS thread (admm.c sets it).
+// postordered, applied once per pattern (the matrix factored is P A P', upper triangle, natural
+// order); the factorization is CHOLMOD's simplicial LDL' (no BLAS, no threads: the same bits
+// for the same input, whether the analysis was kept or made anew), the triangular solves are
+// written here (chol_solve).
 //
 // A cache holds the analyses of the last CHOL_CACHE patterns (a step's islands are solved one
 // after the other, and a resting scene's islands keep their pattern over many steps): the
@@ -14,11 +16,11 @@
 // (chol_values, in the pattern's order), chol_factor (numeric refactorization on the kept
 // analysis), chol_solve any number of times.
 //
-// Allocation: CHOLMOD allocates the analysis (the permutation, the symbolic factor), the numeric
-// factor's arrays and its own workspace (Common) when a pattern is analysed and on the first
-// numeric factorization and solve of it; the pattern scratch grows when a larger pattern than any
-// before arrives. On a kept pattern a refactorization and a solve allocate nothing
-// (chol_solve goes through cholmod_solve2 with its reused X, Y, E workspace).
+// Allocation: on a pattern not kept, the analysis allocates (the matrix, AMD's order, the
+// symbolic factor, CHOLMOD's workspace in its Common) and so does the first numeric
+// factorization of it (the factor's values); the pattern scratch grows when a larger pattern
+// than any before arrives. On a kept pattern a refactorization and a solve allocate nothing
+// (tests/test_admm_sparse.c counts CHOLMOD's allocations through SuiteSparse's hooks).
 #ifndef CSIM_CHOL_SPARSE_H
 #define CSIM_CHOL_SPARSE_H
 
