@@ -130,6 +130,39 @@ static void check_island(const solver_options* o, const solver_problem* p, const
   free(rhs);
 }
 
+// a whole ADMM solve (ncp) of p with the factor the rule picks, which must be sparse on at least
+// one island, against the dense factors (admm_state.band_off): both converge and their contact
+// velocities agree to 10 times the tolerance (the products with G over the sparse pattern, the
+// skew part of a G that is not symmetric and the refactorizations as rho changes included)
+static void check_admm(const solver_options* o, const solver_problem* p, const char* what) {
+  int n3 = 3 * p->nc;
+  double* l[2];
+  double* c[2];
+  solver_result r[2];
+  for (int k = 0; k < 2; k++) {
+    l[k] = calloc((size_t)n3, sizeof(double));
+    c[k] = malloc(sizeof(double) * (size_t)n3);
+    solver* sv = tsolver_create(o, p->nc);
+    solver_admm(sv)->band_off = k;
+    solver_solve(sv, p, l[k], &r[k]);
+    memcpy(c[k], solver_velocity(sv), sizeof(double) * (size_t)n3);
+    solver_free(sv);
+    ck_assert_msg(r[k].converged, "%s, %s: not converged (residual %g)", what,
+                  k ? "dense" : "sparse", r[k].residual);
+  }
+  ck_assert_int_ge(r[0].sparse_islands, 1);
+  ck_assert_int_eq(r[1].sparse_islands, 0);
+  double d = 0;
+  for (int a = 0; a < n3; a++) d = fmax(d, fabs(c[0][a] - c[1][a]));
+  ck_assert_msg(d <= 10 * o->tolerance, "%s: |c_sparse - c_dense| = %g", what, d);
+  printf("%s: ADMM sparse %d iterations, dense %d, |c_sparse - c_dense| = %.1e\n", what,
+         r[0].iterations, r[1].iterations, d);
+  for (int k = 0; k < 2; k++) {
+    free(l[k]);
+    free(c[k]);
+  }
+}
+
 // the largest island of the last step of s, in contact space (dense G, solver_gdense) and, when
 // the island has fewer dofs than contact rows, in the island's dofs (admm's island form);
 // both checked (check_island). Returns the island's contacts
@@ -200,6 +233,10 @@ START_TEST(pile_of_16_boxes) {
   int n = check_scene(f.s, "pile of 16 boxes", &dofs);
   ck_assert_int_ge(n, 40);       // 4 corners of each box on the ground or on the boxes below
   ck_assert_int_eq(dofs, 96);    // the island holds the 16 boxes (6 dofs each)
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 5000, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, f.s->model.m->nv, contact_max_chain(f.s->model.m), 0};
+  solver_problem p = contact_problem(f.s->data.con);
+  check_admm(&o, &p, "pile of 16 boxes, dof space");
   fixture_free(&f);
 }
 END_TEST
@@ -250,6 +287,16 @@ static void check_fclib(const char* file, int min_nc) {
   check_island(&o, &d, file);
   free(G);
   free(map);
+  // the whole problem in its own units (csim solve's view, fclib_scaled_problem)
+  double* blk = malloc(sizeof(double) * 9 * (size_t)fp->blocks->nblocks);
+  double* g = malloc(sizeof(double) * 6 * (size_t)p.nc);
+  double s_r, s_u;
+  solver_problem ps = fclib_scaled_problem(fp, blk, g, g + 3 * p.nc, &s_r, &s_u);
+  o.tolerance = 1e-10;
+  o.max_iterations = 5000;
+  check_admm(&o, &ps, file);
+  free(blk);
+  free(g);
   fclib_free(fp);
 }
 

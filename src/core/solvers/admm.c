@@ -17,6 +17,15 @@
 // with s = 0 that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] the NCP (eq. 14
 // through de Saxce's bipotential, eq. 13); -gamma_T = c_T there, so CLM24's change of variable
 // (the shift taken from the dual every iteration) costs no product with G.
+// Allocation: none in a solve, except the sparse factor's on an island pattern none of the last
+// CHOL_CACHE patterns matches (chol_sparse.h): CHOLMOD then analyses the pattern (AMD, the
+// symbolic factor) and allocates what the analysis and the pattern's first numeric factor need.
+// Acceptable: the fill, so the factor's size, is known only once the pattern is ordered (it
+// cannot be sized at solver_create short of the dense n^2 per island); a new pattern means the
+// contact set changed between bodies, which on a resting or slowly moving scene is a small
+// fraction of steps, and the analysis then costs more than its allocations; every iteration and
+// every rho refactorization on a kept pattern allocates nothing (tests/test_admm_sparse.c).
+//
 // A G that is not symmetric (FCLib's Capsules W: skew part 1e-3 of the largest entry) is split
 // into its symmetric part, factored, and its skew part, applied at l_prev on the right-hand side,
 // so the fixed point is the NCP of G itself (factoring G's upper triangle instead settled on the
@@ -30,7 +39,9 @@
 // (rho = sqrt(L m) cond^p, p kept in the solver, so it carries across islands and scales). When
 // the primal residual |l - z| exceeds kRatio times the dual one |rho dz + prox dl|, rho is
 // multiplied by cond^kPowerStep, the converse divides it, and G~ + (rho + prox) I is refactored
-// only then (per island: dense, LAPACK dpotrf, or in dof space banded, dpbtrf). Our departures,
+// only then (per island: dense, LAPACK dpotrf, in dof space banded, dpbtrf, or sparse, CHOLMOD:
+// admm_sparse below; the sparse factor's symbolic analysis is made once per island pattern and
+// kept, each refactorization is numeric only). Our departures,
 // measured on FCLib (README): the primal residual is compared in velocity units, L |l - z|, when
 // L < 1 (the paper's absolute comparison assumes a unit Delassus scale: on LMGC_PerioBox,
 // L = 1e-4, it drove rho 1e3-fold up and never converged); the proximal weight of the x-step is
@@ -89,12 +100,17 @@ static const double kEigReuse = 1e-6;
 // (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
 // instructions per step)
 static const int kBandRatio = 2;
-// the sparse factor (CHOLMOD, admm_sparse) of an island that is not banded: from kSparseMin rows
-// (dofs in dof space, 3 per contact in contact space) on, when CHOLMOD's flop count times
-// kSparseFlops is below the dense n^3 / 3 and nnz(L) times kSparseNnz below n^2 / 2 (the
-// constants: a sparse flop and a solve entry cost more instructions than LAPACK's, measured in
-// the commit that set them)
-static const int kSparseMin = 24;
+// the island factor (admm_sparse, admm_band): sparse (CHOLMOD) from kSparseMin rows (dofs in dof
+// space, 3 per contact in contact space) on, when CHOLMOD's flop count times kSparseFlops is
+// below the dense n^3 / 3 and nnz(L) times kSparseNnz below n^2 / 2; else banded when the band
+// is narrow (kBandRatio), else dense. Measured (callgrind, instructions in solver_solve over 10
+// steps of 200 ADMM iterations each, so that every factor does the same work): stack of 4
+// (nd = 24) dense 50.5M, sparse 52.5M, banded 56.7M; stack of 8 (48) sparse 108.6M, dense
+// 113.8M, banded 115.0M; stack of 16 (96) sparse 220.6M, banded 231.6M, dense 272.0M; pile of
+// 16 boxes (96) sparse 432.7M, dense 450.8M, banded 460.3M. The band, which once beat dense by
+// 3% on a 4-cube stack, no longer wins against the better of the two once the island is large
+// enough for the sparse factor; it is kept for islands the sparse factor is not taken for
+static const int kSparseMin = 32;
 static const double kSparseFlops = 4, kSparseNnz = 2;
 // bounds on rho relative to L (a safeguard on the rule):
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
@@ -1026,8 +1042,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     return;
   }
   admm_skew(&a);
-  res->band_islands = admm_band(s, &a);
-  if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a);
+  res->sparse_islands = admm_sparse(s, &a);
+  if (!res->sparse_islands) res->band_islands = admm_band(s, &a);
   admm_spectrum(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
@@ -1049,8 +1065,8 @@ int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma
   admm_setup(s, p, 1, &a);
   admm_skew(&a);
   st->fact = fact;
-  int got = admm_band(s, &a) ? ADMM_FACT_BAND
-            : admm_sparse(s, &a) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
+  int got = admm_sparse(s, &a) ? ADMM_FACT_SPARSE
+            : admm_band(s, &a) ? ADMM_FACT_BAND : ADMM_FACT_DENSE;
   st->fact = keep;
   if (got != fact) return -1;
   if (factor(&a.op, sigma, a.L)) return 1;
