@@ -22,17 +22,6 @@
 
 #define DATA "../shared/data/fclib/"
 
-// the scenario of YAML text stepped nstep times
-static fixture stepped(const char* text, int nstep) {
-  fixture f = fixture_text(text, "test_admm_sparse.yaml", NULL, 0);
-  csim_error err;
-  err_clear(&err);
-  sim_stepinfo info;
-  for (int k = 0; k < nstep; k++)
-    ck_assert_msg(sim_step(f.s, &info, &err) == CSIM_OK, "%s", err.msg);
-  return f;
-}
-
 // G~ of the island problem p (n = 3 nc rows) densely, row-major: the symmetric part of p->dense
 // plus R, or Y Y' + diag(ydiag) + R from the factored form
 static void island_dense(const solver_problem* p, double* M) {
@@ -203,31 +192,18 @@ static int check_scene(sim* s, const char* what, int* dofs) {
 // 16 boxes (10 cm cubes) in three layers: 5 x 2 on the ground 1 cm apart, 4 on them (each on
 // 4 boxes), 2 on those (each on 2): one branched island, no chain of trees
 static char* pile16(void) {
-  size_t cap = 8192, k = 0;
-  char* t = malloc(cap);
-  k += (size_t)snprintf(t + k, cap - k,
-                        "name: pile\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, "
-                        "height: 0}}\nrobots:\n");
-  double pos[16][3];
+  double pos[48];
   int m = 0;
   for (int i = 0; i < 5; i++)
-    for (int j = 0; j < 2; j++) pos[m][0] = 0.11 * i, pos[m][1] = 0.11 * j, pos[m++][2] = 0.05;
-  for (int i = 0; i < 4; i++) pos[m][0] = 0.055 + 0.11 * i, pos[m][1] = 0.055, pos[m++][2] = 0.15;
-  for (int i = 0; i < 2; i++) pos[m][0] = 0.11 + 0.22 * i, pos[m][1] = 0.055, pos[m++][2] = 0.25;
-  for (int r = 0; r < 16; r++)
-    k += (size_t)snprintf(t + k, cap - k,
-                          "  - {urdf: robots/cube.urdf, base: free, q0: [%.3f, %.3f, %.3f, 0, "
-                          "0, 0, 1]}\n",
-                          pos[r][0], pos[r][1], pos[r][2]);
-  snprintf(t + k, cap - k,
-           "contact: {model: ncp, friction: 0.5}\nsolver: {name: admm, tolerance: 1.0e-8}\n"
-           "integrator: {dt: 1.0e-3, duration: 1}\n");
-  return t;
+    for (int j = 0; j < 2; j++) pos[m++] = 0.11 * i, pos[m++] = 0.11 * j, pos[m++] = 0.05;
+  for (int i = 0; i < 4; i++) pos[m++] = 0.055 + 0.11 * i, pos[m++] = 0.055, pos[m++] = 0.15;
+  for (int i = 0; i < 2; i++) pos[m++] = 0.11 + 0.22 * i, pos[m++] = 0.055, pos[m++] = 0.25;
+  return fixture_cubes(16, pos, "{name: admm, tolerance: 1.0e-8}");
 }
 
 START_TEST(pile_of_16_boxes) {
   char* text = pile16();
-  fixture f = stepped(text, 5);
+  fixture f = fixture_steps(text, NULL, 5);
   free(text);
   int dofs;
   int n = check_scene(f.s, "pile of 16 boxes", &dofs);
@@ -254,7 +230,7 @@ static const char* kTalosLying =
     "integrator: {dt: 1.0e-3, duration: 1}\n";
 
 START_TEST(humanoid_lying) {
-  fixture f = stepped(kTalosLying, 300);
+  fixture f = fixture_steps(kTalosLying, NULL, 300);
   int dofs;
   int n = check_scene(f.s, "Talos lying", &dofs);
   ck_assert_int_ge(n, 12);
