@@ -405,7 +405,6 @@ START_TEST(admm_banded) {
       if (k == 2) ok.nv = ok.max_chain = 0;
       solver* sv = tsolver_create(&ok, nc);
       solver_admm(sv)->band_off = k == 1;
-      if (k == 0) solver_admm(sv)->fact = ADMM_FACT_BAND;  // auto takes the sparse factor here
       memset(l[k], 0, sizeof(double) * (size_t)n3);
       solver_solve(sv, &sp, l[k], &r[k]);
       memcpy(c[k], solver_velocity(sv), sizeof(double) * (size_t)n3);

@@ -100,17 +100,21 @@ static const double kEigReuse = 1e-6;
 // (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
 // instructions per step)
 static const int kBandRatio = 2;
-// the island factor (admm_sparse, admm_band): sparse (CHOLMOD) from kSparseMin rows (dofs in dof
-// space, 3 per contact in contact space) on, when CHOLMOD's flop count times kSparseFlops is
-// below the dense n^3 / 3 and nnz(L) times kSparseNnz below n^2 / 2; else banded when the band
-// is narrow (kBandRatio), else dense. Measured (callgrind, instructions in solver_solve over 10
-// steps of 200 ADMM iterations each, so that every factor does the same work): stack of 4
-// (nd = 24) dense 50.5M, sparse 52.5M, banded 56.7M; stack of 8 (48) sparse 108.6M, dense
-// 113.8M, banded 115.0M; stack of 16 (96) sparse 220.6M, banded 231.6M, dense 272.0M; pile of
-// 16 boxes (96) sparse 432.7M, dense 450.8M, banded 460.3M. The band, which once beat dense by
-// 3% on a 4-cube stack, no longer wins against the better of the two once the island is large
-// enough for the sparse factor; it is kept for islands the sparse factor is not taken for
-static const int kSparseMin = 32;
+// the island factor (admm_band, then admm_sparse): banded when the band is narrow, kd <= nd /
+// kBandRatio, and, on an island of at least kSparseMin rows, also kd <= nd / kBandWide (a chain
+// of trees: a stack's kd is two bodies' dofs whatever its height); else sparse (CHOLMOD) from
+// kSparseMin rows (dofs in dof space, 3 per contact in contact space) on when CHOLMOD's flop
+// count times kSparseFlops is below the dense n^3 / 3 and nnz(L) times kSparseNnz below n^2 / 2;
+// else dense. Measured with callgrind (instructions in solver_solve). With the work fixed (10
+// steps of 200 ADMM iterations, so each factor is refactored and solved as often): stack of 4
+// (nd 24, kd 11) dense 50.5M, sparse 52.5M, banded 56.7M; stack of 8 (48, 11) sparse 108.6M,
+// dense 113.8M, banded 115.0M; stack of 16 (96, 11) sparse 220.6M, banded 231.6M, dense 272.0M;
+// pile of 16 boxes (96, kd 29) sparse 432.6M, dense 450.8M, banded 460.3M. On whole runs a
+// resting stack converges in under one iteration per step on average, so the set-up and the
+// factorization count, not the solves: stack of 8, 300 steps, banded 48.3M against sparse
+// 88.8M (the sparse pattern, its entry map and CHOLMOD's numeric LDL' against dpbtrf). Hence the
+// band stays on chains and the sparse factor takes the wide bands (the pile) and what has none
+static const int kSparseMin = 32, kBandWide = 4;
 static const double kSparseFlops = 4, kSparseNnz = 2;
 // bounds on rho relative to L (a safeguard on the rule):
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
@@ -392,17 +396,6 @@ static int band_order(const solver_problem* p, int* iw, int* perm, const int** c
   return kd;
 }
 
-// the index of entry (row, col), row >= col, of a sparse factor's pattern (CSC, rows ascending)
-static int csc_find(const int* cp, const int* ri, int col, int row) {
-  int lo = cp[col], hi = cp[col + 1] - 1;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (ri[mid] < row) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 // the sparse factor's values of I (nd columns): zeros, the diagonal (each column's first) 1
 static void sparse_clear(chol_entry* e, int nd) {
   const int* cp = chol_colp(e);
@@ -431,15 +424,19 @@ static void sparse_add(const admm_op* o, int i, const double ia[3], double* v, c
 
 // the entry of the sparse pattern each term of sparse_add goes to, in its order, into map
 // (admm_state.smap: sum over contacts of nz (nz + 1) / 2); per solve, so that a factorization
-// (one per rho change) looks nothing up
-static void sparse_map(const admm_op* o, int* map) {
+// (one per rho change) looks nothing up. pos is scratch of nd x nd ints (the dense factor's
+// work, unused by a sparse solve): each pattern entry's index at (column, row), O(nnz) to fill
+static void sparse_map(const admm_op* o, int* pos, int* map) {
   const solver_problem* p = o->p;
   const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  size_t nd = (size_t)o->nd;
+  for (int j = 0; j < o->nd; j++)
+    for (int k = cp[j]; k < cp[j + 1]; k++) pos[(size_t)j * nd + (size_t)ri[k]] = k;
   for (int i = 0; i < p->nc; i++) {
     const int* d = p->ydof + (size_t)i * p->ystride;
     for (int u = 0; u < p->ynz[i]; u++)
       for (int w = 0; w < p->ynz[i]; w++)
-        if (d[w] >= d[u]) *map++ = csc_find(cp, ri, d[u], d[w]);
+        if (d[w] >= d[u]) *map++ = pos[(size_t)d[u] * nd + (size_t)d[w]];
   }
 }
 
@@ -741,7 +738,11 @@ static int admm_band(const solver* s, admm_run* a) {
       p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd) {
     const int* cord;
     int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
-    if (kBandRatio * kd <= op->nd) {
+    // auto: a band wider than nd / kBandWide on an island the sparse factor may take is left
+    // to it (kBandWide above)
+    int wide = fact == ADMM_FACT_AUTO && st->chol && op->nd >= kSparseMin &&
+               kBandWide * kd > op->nd;
+    if (kBandRatio * kd <= op->nd && !wide) {
       op->kd = kd;
       op->perm = st->yord;
       op->cord = cord;
@@ -857,7 +858,7 @@ static int admm_sparse(solver* s, admm_run* a) {
   op->cc = st->chol;
   op->ce = e;
   if (nd > 0) {
-    sparse_map(op, st->smap);
+    sparse_map(op, (int*)(void*)a->L, st->smap);
     op->smap = st->smap;
   }
   return 1;
@@ -1042,8 +1043,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     return;
   }
   admm_skew(&a);
-  res->sparse_islands = admm_sparse(s, &a);
-  if (!res->sparse_islands) res->band_islands = admm_band(s, &a);
+  res->band_islands = admm_band(s, &a);
+  if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a);
   admm_spectrum(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
@@ -1065,8 +1066,8 @@ int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma
   admm_setup(s, p, 1, &a);
   admm_skew(&a);
   st->fact = fact;
-  int got = admm_sparse(s, &a) ? ADMM_FACT_SPARSE
-            : admm_band(s, &a) ? ADMM_FACT_BAND : ADMM_FACT_DENSE;
+  int got = admm_band(s, &a) ? ADMM_FACT_BAND
+            : admm_sparse(s, &a) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
   st->fact = keep;
   if (got != fact) return -1;
   if (factor(&a.op, sigma, a.L)) return 1;
@@ -1125,7 +1126,6 @@ static void* admm_create(const solver_options* o, int maxc) {
     free(a);
     return NULL;
   }
-  if (getenv("CSIM_ADMM_FACT")) a->fact = atoi(getenv("CSIM_ADMM_FACT"));  // TEMP measure
   if (o->nv <= 0) return a;
   size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   a->yl = calloc(3 * n * w, sizeof(double));
