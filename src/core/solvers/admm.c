@@ -19,7 +19,8 @@
 // (the shift taken from the dual every iteration) costs no product with G.
 // Allocation: none in a solve, except the sparse factor's on an island pattern none of the last
 // CHOL_CACHE patterns matches (chol_sparse.h): CHOLMOD then analyses the pattern (AMD, the
-// symbolic factor) and allocates what the analysis and the pattern's first numeric factor need.
+// symbolic factor) and allocates what the analysis and the pattern's first numeric factor need
+// (the first analysis of a solver also makes the cache itself, ~3 KB).
 // Acceptable: the fill, so the factor's size, is known only once the pattern is ordered (it
 // cannot be sized at solver_create short of the dense n^2 per island); a new pattern means the
 // contact set changed between bodies, which on a resting or slowly moving scene is a small
@@ -138,7 +139,7 @@ typedef struct {
   // (contact space), the entry of the island's pattern in the solver's cache; NULL otherwise
   chol_cache* cc;
   chol_entry* ce;
-  const int* smap;  // dof space, sparse: sparse_map's entries
+  const int* pos;  // dof space, sparse: the pattern entry of each (column, row) (sparse_pos)
 } admm_op;
 
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
@@ -405,39 +406,31 @@ static void sparse_clear(chol_entry* e, int nd) {
 }
 
 // contact i's terms of I + Y' A^-1 Y (ia = 1 / its three A) into the sparse factor's values,
-// the lower triangle of the island's local dofs, at the entries *m lists (sparse_map), advanced
-static void sparse_add(const admm_op* o, int i, const double ia[3], double* v, const int** m) {
+// the lower triangle of the island's local dofs, at the entries o->pos gives (sparse_pos)
+static void sparse_add(const admm_op* o, int i, const double ia[3], double* v) {
   const solver_problem* p = o->p;
   int ws = p->ystride, nz = p->ynz[i];
+  size_t nd = (size_t)o->nd;
   const int* d = p->ydof + (size_t)i * ws;
   const double* y0 = p->Y + 3 * (size_t)i * ws;
   const double* y1 = y0 + ws;
   const double* y2 = y1 + ws;
-  const int* mk = *m;
   for (int u = 0; u < nz; u++) {
     double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+    const int* col = o->pos + (size_t)d[u] * nd;  // column d[u]
     for (int w = 0; w < nz; w++)
-      if (d[w] >= d[u]) v[*mk++] += u0 * y0[w] + u1 * y1[w] + u2 * y2[w];
+      if (d[w] >= d[u]) v[col[d[w]]] += u0 * y0[w] + u1 * y1[w] + u2 * y2[w];
   }
-  *m = mk;
 }
 
-// the entry of the sparse pattern each term of sparse_add goes to, in its order, into map
-// (admm_state.smap: sum over contacts of nz (nz + 1) / 2); per solve, so that a factorization
-// (one per rho change) looks nothing up. pos is scratch of nd x nd ints (the dense factor's
-// work, unused by a sparse solve): each pattern entry's index at (column, row), O(nnz) to fill
-static void sparse_map(const admm_op* o, int* pos, int* map) {
-  const solver_problem* p = o->p;
+// each sparse pattern entry's index at (column, row) of pos (nd x nd ints: the dense factor's
+// work, which a sparse solve does not use), once per solve (O(nnz)), so that a factorization
+// (one per rho change) searches nothing
+static void sparse_pos(const admm_op* o, int* pos) {
   const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
   size_t nd = (size_t)o->nd;
   for (int j = 0; j < o->nd; j++)
     for (int k = cp[j]; k < cp[j + 1]; k++) pos[(size_t)j * nd + (size_t)ri[k]] = k;
-  for (int i = 0; i < p->nc; i++) {
-    const int* d = p->ydof + (size_t)i * p->ystride;
-    for (int u = 0; u < p->ynz[i]; u++)
-      for (int w = 0; w < p->ynz[i]; w++)
-        if (d[w] >= d[u]) *map++ = pos[(size_t)d[u] * nd + (size_t)d[w]];
-  }
 }
 
 // factored form: A = sigma + R + ydiag (diagonal) and the factor of I + Y' A^-1 Y (nd x nd),
@@ -453,7 +446,6 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
   // and solver_chol_solve read
   size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
   double* sv = o->ce ? chol_values(o->ce) : NULL;
-  const int* sm = o->smap;
   if (sv) sparse_clear(o->ce, nd);
   else memset(L, 0, sizeof(double) * (size_t)nd * ld);
   for (int k = 0; k < nd && !sv; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
@@ -469,7 +461,7 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
       ia[r] = 1 / a;
     }
     if (sv) {
-      sparse_add(o, i, ia, sv, &sm);
+      sparse_add(o, i, ia, sv);
       continue;
     }
     const double* y0 = p->Y + 3 * (size_t)i * ws;
@@ -740,7 +732,7 @@ static int admm_band(const solver* s, admm_run* a) {
     int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
     // auto: a band wider than nd / kBandWide on an island the sparse factor may take is left
     // to it (kBandWide above)
-    int wide = fact == ADMM_FACT_AUTO && st->chol && op->nd >= kSparseMin &&
+    int wide = fact == ADMM_FACT_AUTO && op->nd >= kSparseMin &&
                kBandWide * kd > op->nd;
     if (kBandRatio * kd <= op->nd && !wide) {
       op->kd = kd;
@@ -842,11 +834,13 @@ static int admm_sparse(solver* s, admm_run* a) {
   admm_op* op = &a->op;
   admm_state* st = solver_admm(s);
   int nd = op->nd, dim = nd > 0 ? nd : a->n, fact = st->fact;
-  if (!st->chol || fact == ADMM_FACT_DENSE || fact == ADMM_FACT_BAND || st->band_off ||
+  if (fact == ADMM_FACT_DENSE || fact == ADMM_FACT_BAND || st->band_off ||
       (fact == ADMM_FACT_AUTO && dim < kSparseMin))
     return 0;
-  if (nd > 0 && (!st->yord || !st->smap || p->nv > s->opt.nv || p->ystride > s->opt.max_chain))
-    return 0;
+  // CHOLMOD's cache is made with the first analysis, which allocates anyway (chol_sparse.h), so
+  // a solver that never factors sparse holds none of it
+  if (!st->chol && !(st->chol = chol_create())) return 0;
+  if (nd > 0 && (!st->yord || p->nv > s->opt.nv || p->ystride > s->opt.max_chain)) return 0;
   if (nd > 0 ? dof_pattern(p, st->yord, st->chol) : contact_pattern(p, st->chol)) return 0;
   int analysed;
   chol_entry* e = chol_lookup(st->chol, dim, &analysed);
@@ -858,8 +852,8 @@ static int admm_sparse(solver* s, admm_run* a) {
   op->cc = st->chol;
   op->ce = e;
   if (nd > 0) {
-    sparse_map(op, (int*)(void*)a->L, st->smap);
-    op->smap = st->smap;
+    sparse_pos(op, (int*)(void*)a->L);
+    op->pos = (const int*)(void*)a->L;
   }
   return 1;
 }
@@ -1101,7 +1095,7 @@ static size_t admm_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         admm_y_ord_ints(o, maxc) * sizeof(int) + mc * (w * (w + 1) / 2) * sizeof(int);
+         admm_y_ord_ints(o, maxc) * sizeof(int);
 }
 
 static void admm_destroy(void* priv) {
@@ -1113,20 +1107,13 @@ static void admm_destroy(void* priv) {
   free(a->ye);
   free(a->dofmap);
   free(a->yord);
-  free(a->smap);
   chol_free(a->chol);
   free(a);
 }
 
 static void* admm_create(const solver_options* o, int maxc) {
   admm_state* a = calloc(1, sizeof(*a));
-  if (!a) return NULL;
-  a->chol = chol_create();  // CHOLMOD's common: the analyses are made on the first islands
-  if (!a->chol) {
-    free(a);
-    return NULL;
-  }
-  if (o->nv <= 0) return a;
+  if (!a || o->nv <= 0) return a;
   size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   a->yl = calloc(3 * n * w, sizeof(double));
   a->yi = calloc(n * w, sizeof(int));
@@ -1134,8 +1121,7 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->ye = calloc(3 * n, sizeof(double));
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
-  a->smap = malloc(sizeof(int) * n * (w * (w + 1) / 2));
-  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->smap) {
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord) {
     admm_destroy(a);
     return NULL;
   }

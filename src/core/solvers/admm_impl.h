@@ -25,7 +25,7 @@ typedef struct {
                  // path tests compare the banded factor with), 0 by default
   int fact;      // the island factor: ADMM_FACT_AUTO (admm.c's rule) by default; the others
                  // force one for tests and measurements (a band only where one is found)
-  chol_cache* chol;  // the sparse factors' analyses, per island pattern (NULL: none)
+  chol_cache* chol;  // the sparse factors' analyses, per island pattern (NULL until the first)
   // with factored problems (solver_options nv > 0): one island's Y in local dofs
   double* yl;    // (3 maxc x max_chain) its rows
   int* yi;       // (maxc x max_chain) local dof of each entry
@@ -33,8 +33,6 @@ typedef struct {
   double* ye;    // (3 maxc) ydiag of the island
   int* dofmap;   // (nv) global dof -> local, -1 outside the island (restored after use)
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
-  int* smap;     // (maxc max_chain (max_chain + 1) / 2) the sparse factor's entry of each term
-                 // of I + Y' A^-1 Y (admm.c, sparse_map)
 } admm_state;
 
 enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };
