@@ -103,6 +103,23 @@ static int entry_amd(chol_cache* c, chol_entry* e, int n) {
   return 0;
 }
 
+// the pattern of A's transpose: row r's entries are A's (r, ti[q]), A's entry tk[q], for q in
+// tp[r]..tp[r + 1] - 1 (tp zeroed, n + 1)
+static void transpose_pattern(const cholmod_sparse* A, int* tp, int* ti, int* tk) {
+  int n = (int)A->ncol;
+  const int *ap = A->p, *ai = A->i;
+  for (int k = 0; k < ap[n]; k++) tp[ai[k] + 1]++;
+  for (int r = 0; r < n; r++) tp[r + 1] += tp[r];
+  for (int j = 0; j < n; j++)
+    for (int k = ap[j]; k < ap[j + 1]; k++) {
+      int q = tp[ai[k]]++;
+      ti[q] = j;
+      tk[q] = k;
+    }
+  for (int r = n; r > 0; r--) tp[r] = tp[r - 1];
+  tp[0] = 0;
+}
+
 // B = P A P' in its upper triangle, rows ascending in each column, and the map of A's entries
 // into B's. An entry (i, j) of A lands at row min and column max of its new indices; B's rows
 // are filled in ascending order r = 0..n-1 (the entries of A's row and column perm[r] whose
@@ -138,16 +155,7 @@ static int entry_permute(chol_cache* c, chol_entry* e, int n) {
     free(tk);
     return 1;
   }
-  for (size_t k = 0; k < nz; k++) tp[ai[k] + 1]++;
-  for (int r = 0; r < n; r++) tp[r + 1] += tp[r];
-  for (int j = 0; j < n; j++)
-    for (int k = ap[j]; k < ap[j + 1]; k++) {
-      int q = tp[ai[k]]++;
-      ti[q] = j;
-      tk[q] = k;
-    }
-  for (int r = n; r > 0; r--) tp[r] = tp[r - 1];
-  tp[0] = 0;
+  transpose_pattern(e->A, tp, ti, tk);
   for (int r = 0; r < n; r++) {  // B's row r: A's entries with min(new index) = r
     int o = e->perm[r];          // A's index of row/column r
     for (int k = ap[o]; k < ap[o + 1]; k++)  // A's column o: entries (ai[k], o)
