@@ -18,7 +18,7 @@ DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapac
              libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
              libmujoco-dev libmujoco-samples libsiconos-numerics-dev \
              libbullet-dev libode-dev g++ \
-             slurm-wlm munge parallel
+             slurm-wlm munge parallel libsuitesparse-dev
 # csim replay's browser tests (headless Chromium) and the plot checker (Pillow reads the PNG)
 DEB_PKGS  += chromium python3-pil
 DEB_PKGS  += clang libclang-rt-dev
@@ -66,8 +66,9 @@ ifeq ($(VALIDATE),1)
 DEFS      += -DCSIM_VALIDATE=1
 endif
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lopenblas
+# CHOLMOD (SuiteSparse 5.12, ADMM's sparse island factor): Debian ships no cholmod.pc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -isystem /usr/include/suitesparse
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcholmod -lsuitesparseconfig -lopenblas
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN      := -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes -Wvla -Wshadow $(SANWARN)

@@ -16,4 +16,13 @@ fixture fixture_text(const char* yaml, const char* name, const char* const* sets
 fixture fixture_file(const char* path, const char* const* sets, int nset);
 void fixture_free(fixture* f);
 
+// YAML text of n free 10 cm cubes (robots/cube.urdf) centred at pos (x, y, z each) above a ground
+// plane, ncp with friction 0.5, the given solver mapping (e.g. "{name: pgs, tolerance: 1.0e-10}"),
+// dt 1 ms; malloc'd
+char* fixture_cubes(int n, const double* pos, const char* solver_yaml);
+
+// the scenario of YAML text (or of the file path when text is NULL) stepped nstep times, each
+// step asserted
+fixture fixture_steps(const char* text, const char* path, int nstep);
+
 #endif

@@ -32,18 +32,6 @@
 #include "scene_fixture.h"
 #include "support.h"
 
-// the scenario of YAML text (or of the file path when text is NULL) stepped nstep times
-static fixture load_and_step(const char* text, const char* path, int nstep) {
-  fixture f = text ? fixture_text(text, "test_contact_sparse.yaml", NULL, 0)
-                   : fixture_file(path, NULL, 0);
-  csim_error err;
-  err_clear(&err);
-  sim_stepinfo info;
-  for (int k = 0; k < nstep; k++)
-    ck_assert_msg(sim_step(f.s, &info, &err) == CSIM_OK, "%s", err.msg);
-  return f;
-}
-
 // max |G_sparse - J M^-1 J'| / max |J M^-1 J'| for the contacts of the last step (the step's
 // kinematics and M are still in d: contact_build used them)
 static double g_error(sim* s, int* ncon_out) {
@@ -129,7 +117,7 @@ static const char* kTwoStacks =
 // a scene stepped 3 times whose G matches J M^-1 J' (g_error) to 1e-12 with at least min_nc
 // contacts; its sim returned for the island checks
 static fixture g_checked(const char* text, const char* path, int min_nc, const char* what) {
-  fixture f = load_and_step(text, path, 3);
+  fixture f = fixture_steps(text, path, 3);
   int nc;
   double e = g_error(f.s, &nc);
   ck_assert_int_ge(nc, min_nc);
@@ -197,7 +185,7 @@ static int uf_find(int* uf, int i) {
 }
 
 START_TEST(islands_two_stacks) {
-  fixture f = load_and_step(kTwoStacks, NULL, 2);
+  fixture f = fixture_steps(kTwoStacks, NULL, 2);
   sim* s = f.s;
   contact_data* c = s->data.con;
   const solver_blocks* B = c->G;
@@ -242,7 +230,7 @@ END_TEST
 
 // every pair: the block-sparse problem (per island) and the all-blocks one (one island) agree
 START_TEST(solvers_sparse_vs_dense) {
-  fixture f = load_and_step(kTwoStacks, NULL, 20);
+  fixture f = fixture_steps(kTwoStacks, NULL, 20);
   sim* s = f.s;
   contact_data* c = s->data.con;
   solver_problem sp = contact_problem(c);
@@ -292,7 +280,7 @@ END_TEST
 
 // the bound of contact_max_blocks holds on a scene whose trees take many contacts
 START_TEST(block_bound) {
-  fixture f = load_and_step(kSoloCubes, NULL, 2);
+  fixture f = fixture_steps(kSoloCubes, NULL, 2);
   sim* s = f.s;
   long bound = contact_max_blocks(s->model.m, s->data.con->ncon);
   ck_assert_int_le(s->data.con->G->nblocks, bound);
@@ -332,7 +320,7 @@ static double factored_error(const solver_problem* p) {
 START_TEST(admm_dof_space) {
   const char* scenes[] = {kTwoStacks, kSoloCubes, NULL};
   for (int sc = 0; sc < 3; sc++) {
-    fixture f = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 20);
+    fixture f = fixture_steps(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 20);
     sim* s = f.s;
     solver_problem sp = contact_problem(s->data.con);
     int nc = sp.nc, n3 = 3 * nc;
@@ -380,20 +368,9 @@ END_TEST
 // that the robots' dofs are not in the stack's order
 static char* shuffled_stack(void) {
   static const int order[12] = {7, 2, 10, 0, 5, 11, 3, 8, 1, 6, 9, 4};
-  size_t cap = 4096, k = 0;
-  char* t = malloc(cap);
-  k += (size_t)snprintf(t + k, cap - k,
-                        "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: "
-                        "0}}\nrobots:\n");
-  for (int r = 0; r < 12; r++)
-    k += (size_t)snprintf(t + k, cap - k,
-                          "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, %.2f, 0, 0, 0, "
-                          "1]}\n",
-                          0.05 + 0.1 * order[r]);
-  snprintf(t + k, cap - k,
-           "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
-           "integrator: {dt: 1.0e-3, duration: 1}\n");
-  return t;
+  double pos[36] = {0};
+  for (int r = 0; r < 12; r++) pos[3 * r + 2] = 0.05 + 0.1 * order[r];
+  return fixture_cubes(12, pos, "{name: pgs, tolerance: 1.0e-10}");
 }
 
 // the banded dof-space factor (admm.c: dofs in Cuthill-McKee order, LAPACK dpbtrf) on a tall
@@ -404,7 +381,7 @@ static char* shuffled_stack(void) {
 // I + Y' A^-1 Y, and the iteration no longer converges
 START_TEST(admm_banded) {
   char* text = shuffled_stack();
-  fixture f = load_and_step(text, NULL, 5);
+  fixture f = fixture_steps(text, NULL, 5);
   sim* s = f.s;
   free(text);
   solver_problem sp = contact_problem(s->data.con);
@@ -464,7 +441,7 @@ END_TEST
 
 // kLimitDrop stepped until a joint limit is active (every step converged), its sim returned
 static fixture panda_on_limits(void) {
-  fixture f = load_and_step(kLimitDrop, NULL, 0);
+  fixture f = fixture_steps(kLimitDrop, NULL, 0);
   sim* s = f.s;
   sim_stepinfo info;
   csim_error err;
@@ -599,7 +576,7 @@ START_TEST(diag_only_kernels) {
   const char* scenes[] = {kTwoStacks, kSoloCubes, NULL};
   const char* names[] = {"two stacks", "Solo-12 and cubes", "Talos"};
   for (int sc = 0; sc < 3; sc++) {
-    fixture f = load_and_step(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 5);
+    fixture f = fixture_steps(scenes[sc], sc == 2 ? "scenarios/talos_stand.yaml" : NULL, 5);
     sim* s = f.s;
     diag_only_check(s, names[sc]);
     fixture_free(&f);

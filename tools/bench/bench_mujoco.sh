@@ -25,7 +25,7 @@ fi
 PKGS="yaml-0.1 ccd hdf5 lapacke"
 CFLAGS="-std=c11 -D_DEFAULT_SOURCE -O3 -g -flto=auto -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes
         -Wvla -Wshadow $(pkg-config --cflags $PKGS) -Isrc"
-LIBS="$(pkg-config --libs $PKGS) -lopenblas -lmujoco -lm"
+LIBS="$(pkg-config --libs $PKGS) -lcholmod -lopenblas -lmujoco -lm"
 if [ ! -x "$BIN" ] || [ "$BIN" -ot tools/bench/bench_mujoco.c ] || [ "$BIN" -ot "$LIB" ]; then
   # shellcheck disable=SC2086
   ${CC:-cc} $CFLAGS -o "$BIN" tools/bench/bench_mujoco.c "$LIB" $LIBS || exit 2

@@ -37,7 +37,7 @@ PKGS="hdf5 lapacke"
 if ! cc -std=c11 -D_DEFAULT_SOURCE -O3 -g -flto=auto -Wall -Wextra -Werror -Wmissing-prototypes -Wvla -Wshadow \
      -Isrc -isystem /usr/include/siconos $(pkg-config --cflags $PKGS) \
      -o "$BIN" tools/bench/bench_siconos.c "$LIB" -lsiconos_numerics \
-     $(pkg-config --libs $PKGS) -lopenblas -lm; then
+     $(pkg-config --libs $PKGS) -lcholmod -lopenblas -lm; then
   echo "bench_siconos: could not build $BIN" >&2
   exit 2
 fi

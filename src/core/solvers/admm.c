@@ -17,6 +17,16 @@
 // with s = 0 that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] the NCP (eq. 14
 // through de Saxce's bipotential, eq. 13); -gamma_T = c_T there, so CLM24's change of variable
 // (the shift taken from the dual every iteration) costs no product with G.
+// Allocation: none in a solve, except the sparse factor's on an island pattern none of the last
+// CHOL_CACHE patterns matches (chol_sparse.h): CHOLMOD then analyses the pattern (AMD, the
+// symbolic factor) and allocates what the analysis and the pattern's first numeric factor need
+// (the first analysis of a solver also makes the cache itself, ~3 KB).
+// Acceptable: the fill, so the factor's size, is known only once the pattern is ordered (it
+// cannot be sized at solver_create short of the dense n^2 per island); a new pattern means the
+// contact set changed between bodies, which on a resting or slowly moving scene is a small
+// fraction of steps, and the analysis then costs more than its allocations; every iteration and
+// every rho refactorization on a kept pattern allocates nothing (tests/test_admm_sparse.c).
+//
 // A G that is not symmetric (FCLib's Capsules W: skew part 1e-3 of the largest entry) is split
 // into its symmetric part, factored, and its skew part, applied at l_prev on the right-hand side,
 // so the fixed point is the NCP of G itself (factoring G's upper triangle instead settled on the
@@ -30,7 +40,9 @@
 // (rho = sqrt(L m) cond^p, p kept in the solver, so it carries across islands and scales). When
 // the primal residual |l - z| exceeds kRatio times the dual one |rho dz + prox dl|, rho is
 // multiplied by cond^kPowerStep, the converse divides it, and G~ + (rho + prox) I is refactored
-// only then (per island: dense, LAPACK dpotrf, or in dof space banded, dpbtrf). Our departures,
+// only then (per island: dense, LAPACK dpotrf, in dof space banded, dpbtrf, or sparse, CHOLMOD:
+// admm_sparse below; the sparse factor's symbolic analysis is made once per island pattern and
+// kept, each refactorization is numeric only). Our departures,
 // measured on FCLib (README): the primal residual is compared in velocity units, L |l - z|, when
 // L < 1 (the paper's absolute comparison assumes a unit Delassus scale: on LMGC_PerioBox,
 // L = 1e-4, it drove rho 1e3-fold up and never converged); the proximal weight of the x-step is
@@ -89,6 +101,22 @@ static const double kEigReuse = 1e-6;
 // (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
 // instructions per step)
 static const int kBandRatio = 2;
+// the island factor (admm_band, then admm_sparse): banded when the band is narrow, kd <= nd /
+// kBandRatio, and, on an island of at least kSparseMin rows, also kd <= nd / kBandWide (a chain
+// of trees: a stack's kd is two bodies' dofs whatever its height); else sparse (CHOLMOD) from
+// kSparseMin rows (dofs in dof space, 3 per contact in contact space) on when CHOLMOD's flop
+// count times kSparseFlops is below the dense n^3 / 3 and nnz(L) times kSparseNnz below n^2 / 2;
+// else dense. Measured with callgrind (instructions in solver_solve). With the work fixed (10
+// steps of 200 ADMM iterations, so each factor is refactored and solved as often): stack of 4
+// (nd 24, kd 11) dense 50.5M, sparse 52.5M, banded 56.7M; stack of 8 (48, 11) sparse 108.6M,
+// dense 113.8M, banded 115.0M; stack of 16 (96, 11) sparse 220.6M, banded 231.6M, dense 272.0M;
+// pile of 16 boxes (96, kd 29) sparse 432.6M, dense 450.8M, banded 460.3M. On whole runs a
+// resting stack converges in under one iteration per step on average, so the set-up and the
+// factorization count, not the solves: stack of 8, 300 steps, banded 48.3M against sparse
+// 88.8M (the sparse pattern, its entry map and CHOLMOD's numeric LDL' against dpbtrf). Hence the
+// band stays on chains and the sparse factor takes the wide bands (the pile) and what has none
+static const int kSparseMin = 32, kBandWide = 4;
+static const double kSparseFlops = 4, kSparseNnz = 2;
 // bounds on rho relative to L (a safeguard on the rule):
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
@@ -107,6 +135,11 @@ typedef struct {
   double* A;   // (n) factored form: sigma + R + ydiag of the current factor
   double* w;   // (nd) scratch
   double* t;   // (nd) scratch
+  // sparse (admm_sparse): the CHOLMOD factor of I + Y' A^-1 Y (dof space) or of S~ + sigma I
+  // (contact space), the entry of the island's pattern in the solver's cache; NULL otherwise
+  chol_cache* cc;
+  chol_entry* ce;
+  const int* pos;  // dof space, sparse: the pattern entry of each (column, row) (sparse_pos)
 } admm_op;
 
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
@@ -145,6 +178,41 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   out[2] = a2;
 }
 
+// y += G~ x over the sparse factor's pattern (the lower triangle of the island's block pattern,
+// which holds both (a, b) and (b, a): contacts that share no dofs have zero blocks), G row-major
+// and not necessarily symmetric: O(nnz) instead of the dense rows' O(n^2)
+static void velocity_pattern(const admm_op* o, const double* x, double* y) {
+  const solver_problem* p = o->p;
+  const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  const double* G = p->dense;
+  size_t n = (size_t)o->n;
+  for (int j = 0; j < o->n; j++) {
+    const double* Gj = G + (size_t)j * n;  // row j
+    double acc = (Gj[j] + (p->R ? p->R[j] : 0)) * x[j], xj = x[j];
+    for (int k = cp[j] + 1; k < cp[j + 1]; k++) {  // rows i below the diagonal (first)
+      int i = ri[k];
+      acc += Gj[i] * x[i];
+      y[i] += G[(size_t)i * n + j] * xj;
+    }
+    y[j] += acc;
+  }
+}
+
+// kx = Ks x, Ks = (G - G')/2 the skew part, over the sparse factor's pattern (velocity_pattern)
+static void skew_pattern(const admm_op* o, const double* x, double* kx) {
+  const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  const double* G = o->p->dense;
+  size_t n = (size_t)o->n;
+  memset(kx, 0, sizeof(double) * n);
+  for (int j = 0; j < o->n; j++)
+    for (int k = cp[j] + 1; k < cp[j + 1]; k++) {
+      int i = ri[k];
+      double sk = 0.5 * (G[(size_t)i * n + j] - G[(size_t)j * n + i]);  // Ks(i, j)
+      kx[i] += sk * x[j];
+      kx[j] -= sk * x[i];
+    }
+}
+
 // y += G~ x (R on the diagonal when present)
 static void velocity_h(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
@@ -157,6 +225,10 @@ static void velocity_h(const admm_op* o, const double* x, double* y) {
       for (int r = 0, j = 3 * i; r < 3; r++, j++)
         y[j] += yw[r] + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
     }
+    return;
+  }
+  if (o->ce) {
+    velocity_pattern(o, x, y);
     return;
   }
   for (int r = 0; r < n; r++) {
@@ -325,65 +397,124 @@ static int band_order(const solver_problem* p, int* iw, int* perm, const int** c
   return kd;
 }
 
-// the factor of G~ + sigma I. Dense: L = chol(S~ + sigma I) with S the symmetric part (G + G')/2
-// of G (G itself when symmetric, so its row-major copy is its column-major copy), column-major
-// lower. Factored form: A = sigma + R + ydiag (diagonal) and L = chol(I + Y' A^-1 Y) (nd x nd),
-// the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
-// (built from the nonzeros of Y: O(sum over rows of nnz^2)), dense (LAPACK dpotrf, O(nd^3)) or,
-// when o->kd >= 0, in band storage with the dofs in band order (column j holds rows j..j+kd,
-// dpbtrf, O(nd kd^2)). 0 on success
-static int factor(const admm_op* o, double sigma, double* L) {
+// the sparse factor's values of I (nd columns): zeros, the diagonal (each column's first) 1
+static void sparse_clear(chol_entry* e, int nd) {
+  const int* cp = chol_colp(e);
+  double* v = chol_values(e);
+  memset(v, 0, sizeof(double) * (size_t)cp[nd]);
+  for (int k = 0; k < nd; k++) v[cp[k]] = 1;
+}
+
+// contact i's terms of I + Y' A^-1 Y (ia = 1 / its three A) into the sparse factor's values,
+// the lower triangle of the island's local dofs, at the entries o->pos gives (sparse_pos)
+static void sparse_add(const admm_op* o, int i, const double ia[3], double* v) {
   const solver_problem* p = o->p;
-  int n = o->n;
-  if (o->nd > 0) {
-    int nd = o->nd, ws = p->ystride, kd = o->kd;
-    // column d of the matrix starts at L + d ld and row e of it sits at e - d below (band,
-    // ld = kd + 1) or at e (dense, ld = nd): the lower triangle only, the one dpbtrf / dpotrf
-    // and solver_chol_solve read
-    size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
-    memset(L, 0, sizeof(double) * (size_t)nd * ld);
-    for (int k = 0; k < nd; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
-    for (int i = 0; i < p->nc; i++) {  // a contact's three rows together
-      const int* d = p->ydof + (size_t)i * ws;
-      int nz = p->ynz[i];
-      double ia[3];
-      for (int r = 0; r < 3; r++) {
-        int j = 3 * i + r;
-        double a = sigma + (p->R ? p->R[j] : 0) + (p->ydiag ? p->ydiag[j] : 0);
-        if (!(a > 0) || !isfinite(a)) return 1;
-        o->A[j] = a;
-        ia[r] = 1 / a;
-      }
-      const double* y0 = p->Y + 3 * (size_t)i * ws;
-      const double* y1 = y0 + ws;
-      const double* y2 = y1 + ws;
-      for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
+  int ws = p->ystride, nz = p->ynz[i];
+  size_t nd = (size_t)o->nd;
+  const int* d = p->ydof + (size_t)i * ws;
+  const double* y0 = p->Y + 3 * (size_t)i * ws;
+  const double* y1 = y0 + ws;
+  const double* y2 = y1 + ws;
+  for (int u = 0; u < nz; u++) {
+    double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+    const int* col = o->pos + (size_t)d[u] * nd;  // column d[u]
+    for (int w = 0; w < nz; w++)
+      if (d[w] >= d[u]) v[col[d[w]]] += u0 * y0[w] + u1 * y1[w] + u2 * y2[w];
+  }
+}
+
+// each sparse pattern entry's index at (column, row) of pos (nd x nd ints: the dense factor's
+// work, which a sparse solve does not use), once per solve (O(nnz)), so that a factorization
+// (one per rho change) searches nothing
+static void sparse_pos(const admm_op* o, int* pos) {
+  const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+  size_t nd = (size_t)o->nd;
+  for (int j = 0; j < o->nd; j++)
+    for (int k = cp[j]; k < cp[j + 1]; k++) pos[(size_t)j * nd + (size_t)ri[k]] = k;
+}
+
+// factored form: A = sigma + R + ydiag (diagonal) and the factor of I + Y' A^-1 Y (nd x nd),
+// the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
+// (built from the nonzeros of Y: O(sum over rows of nnz^2)): dense (LAPACK dpotrf, O(nd^3)),
+// banded when o->kd >= 0 (dofs in band order, dpbtrf, O(nd kd^2)) or sparse when o->ce (CHOLMOD
+// on the kept analysis of the island's pattern). 0 on success
+static int factor_dofs(const admm_op* o, double sigma, double* L) {
+  const solver_problem* p = o->p;
+  int nd = o->nd, ws = p->ystride, kd = o->kd;
+  // column d of the matrix starts at L + d ld and row e of it sits at e - d below (band,
+  // ld = kd + 1) or at e (dense, ld = nd): the lower triangle only, the one dpbtrf / dpotrf
+  // and solver_chol_solve read
+  size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
+  double* sv = o->ce ? chol_values(o->ce) : NULL;
+  if (sv) sparse_clear(o->ce, nd);
+  else memset(L, 0, sizeof(double) * (size_t)nd * ld);
+  for (int k = 0; k < nd && !sv; k++) L[(size_t)k * ld + diag * (size_t)k] = 1;
+  for (int i = 0; i < p->nc; i++) {  // a contact's three rows together
+    const int* d = p->ydof + (size_t)i * ws;
+    int nz = p->ynz[i];
+    double ia[3];
+    for (int r = 0; r < 3; r++) {
+      int j = 3 * i + r;
+      double a = sigma + (p->R ? p->R[j] : 0) + (p->ydiag ? p->ydiag[j] : 0);
+      if (!(a > 0) || !isfinite(a)) return 1;
+      o->A[j] = a;
+      ia[r] = 1 / a;
+    }
+    if (sv) {
+      sparse_add(o, i, ia, sv);
+      continue;
+    }
+    const double* y0 = p->Y + 3 * (size_t)i * ws;
+    const double* y1 = y0 + ws;
+    const double* y2 = y1 + ws;
+    for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
+      double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
+      double* col = L + (size_t)d[u] * ld;  // column d[u]
+      for (int v = 0; v < nz; v++)
+        if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+    }
+    if (kd >= 0) {  // in band order, the lower triangle: entries u <= v by position
+      const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;
+      for (int a = 0; a < nz; a++) {
+        int u = ck[a];
         double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
-        double* col = L + (size_t)d[u] * ld;  // column d[u]
-        for (int v = 0; v < nz; v++)
-          if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
-      }
-      if (kd >= 0) {  // in band order, the lower triangle: entries u <= v by position
-        const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;
-        for (int a = 0; a < nz; a++) {
-          int u = ck[a];
-          double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
-          double* col = L + (size_t)pm[d[u]] * (size_t)kd;  // column pm[d[u]], row e at col[e]
-          for (int b = a; b < nz; b++) {
-            int v = ck[b];
-            col[pm[d[v]]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
-          }
+        double* col = L + (size_t)pm[d[u]] * (size_t)kd;  // column pm[d[u]], row e at col[e]
+        for (int b = a; b < nz; b++) {
+          int v = ck[b];
+          col[pm[d[v]]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
         }
       }
     }
-    lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
-                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
-    if (info != 0) return 1;
-    for (int k = 0; k < nd; k++)
-      if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
-    return 0;
   }
+  if (sv) return chol_factor(o->cc, o->ce);
+  lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
+                            : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
+  if (info != 0) return 1;
+  for (int k = 0; k < nd; k++)
+    if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
+  return 0;
+}
+
+// the factor of G~ + sigma I. Dense: L = chol(S~ + sigma I) with S the symmetric part (G + G')/2
+// of G (G itself when symmetric, so its row-major copy is its column-major copy), column-major
+// lower; sparse (o->ce): the same matrix over the island's block pattern, CHOLMOD. Factored form:
+// factor_dofs. 0 on success
+static int factor(const admm_op* o, double sigma, double* L) {
+  const solver_problem* p = o->p;
+  int n = o->n;
+  if (o->nd > 0) return factor_dofs(o, sigma, L);
   const double* G = p->dense;
+  if (o->ce) {
+    const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+    double* v = chol_values(o->ce);
+    for (int j = 0; j < n; j++)
+      for (int k = cp[j]; k < cp[j + 1]; k++) {
+        int r = ri[k];
+        v[k] = 0.5 * (G[(size_t)r * n + j] + G[(size_t)j * n + r]);
+      }
+    for (int j = 0; j < n; j++) v[cp[j]] += sigma + (p->R ? p->R[j] : 0);
+    return chol_factor(o->cc, o->ce);
+  }
   for (int r = 0; r < n; r++)
     for (int k = 0; k < n; k++)
       L[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] + G[(size_t)k * n + r]);
@@ -417,12 +548,15 @@ void solver_chol_solve(int n, const double* L, double* x) {
 // Woodbury: u = A^-1 x, t = (I + Y' A^-1 Y)^-1 Y' u, x = u - A^-1 Y t
 static void xsolve(const admm_op* o, const double* L, double* x) {
   if (o->nd == 0) {
-    solver_chol_solve(o->n, L, x);
+    if (o->ce) chol_solve(o->cc, o->ce, x);
+    else solver_chol_solve(o->n, L, x);
     return;
   }
   for (int k = 0; k < o->n; k++) x[k] /= o->A[k];
   yt_mul(o, x, o->t);
-  if (o->kd >= 0) {  // in band order (o->w is free here), LAPACK dpbtrs on dpbtrf's factor
+  if (o->ce) {
+    chol_solve(o->cc, o->ce, o->t);
+  } else if (o->kd >= 0) {  // in band order (o->w is free here), LAPACK dpbtrs on dpbtrf's factor
     for (int k = 0; k < o->nd; k++) o->w[o->perm[k]] = o->t[k];
     LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', o->nd, o->kd, 1, L, o->kd + 1, o->w, o->nd);
     for (int k = 0; k < o->nd; k++) o->t[k] = o->w[o->perm[k]];
@@ -508,7 +642,8 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->twice = !ncp && solver_stop_ncp(s);
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
-  a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL};
+  a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
+                    NULL, NULL, NULL};
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -589,17 +724,138 @@ static int admm_band(const solver* s, admm_run* a) {
   for (int i = 0; i < p->nc && op->nd > 0; i++)
     if (p->ynz[i] > nzmax) nzmax = p->ynz[i];
   const admm_state* st = solver_admm(s);
-  if (op->nd > 0 && !st->band_off && st->yord && p->nv <= s->opt.nv &&
+  int fact = st->fact;
+  if (op->nd > 0 && !st->band_off && (fact == ADMM_FACT_AUTO || fact == ADMM_FACT_BAND) &&
+      st->yord && p->nv <= s->opt.nv &&
       p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd) {
     const int* cord;
     int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
-    if (kBandRatio * kd <= op->nd) {
+    // auto: a band wider than nd / kBandWide on an island the sparse factor may take is left
+    // to it (kBandWide above)
+    int wide = fact == ADMM_FACT_AUTO && op->nd >= kSparseMin &&
+               kBandWide * kd > op->nd;
+    if (kBandRatio * kd <= op->nd && !wide) {
       op->kd = kd;
       op->perm = st->yord;
       op->cord = cord;
     }
   }
   return op->kd >= 0;
+}
+
+// the pattern of I + Y' A^-1 Y in the island's local dofs into the cache's scratch: entry (a, b)
+// when one contact holds both dofs (zero or not: the pattern is structural, so it stays while
+// the contacts hold the same dofs), the lower triangle by columns, rows ascending, the diagonal
+// first. iw is scratch (admm_y_ord_ints: nd + 1 starts, nc ystride contacts, nd stamps).
+// 0 on success
+static int dof_pattern(const solver_problem* p, int* iw, chol_cache* cc) {
+  int nd = p->nv, nc = p->nc, ws = p->ystride;
+  int *dstart = iw, *stamp = iw + nd + 1, *dcon = stamp + nd;
+  memset(dstart, 0, sizeof(int) * (size_t)(nd + 1));
+  size_t bound = (size_t)nd;
+  for (int i = 0; i < nc; i++) {
+    bound += (size_t)p->ynz[i] * (size_t)(p->ynz[i] - 1) / 2;
+    for (int k = 0; k < p->ynz[i]; k++) dstart[p->ydof[(size_t)i * ws + k] + 1]++;
+  }
+  if (bound > (size_t)nd * (size_t)(nd + 1) / 2) bound = (size_t)nd * (size_t)(nd + 1) / 2;
+  for (int t = 0; t < nd; t++) dstart[t + 1] += dstart[t];
+  memcpy(stamp, dstart, sizeof(int) * (size_t)nd);  // a fill cursor per dof first
+  for (int i = 0; i < nc; i++)
+    for (int k = 0; k < p->ynz[i]; k++) dcon[stamp[p->ydof[(size_t)i * ws + k]]++] = i;
+  int *cp, *ri;
+  if (chol_reserve(cc, nd, bound, &cp, &ri)) return 1;
+  for (int t = 0; t < nd; t++) stamp[t] = -1;
+  int cnt = 0;
+  for (int j = 0; j < nd; j++) {
+    cp[j] = cnt;
+    ri[cnt++] = j;
+    stamp[j] = j;
+    for (int e = dstart[j]; e < dstart[j + 1]; e++) {
+      const int* d = p->ydof + (size_t)dcon[e] * ws;
+      for (int k = 0; k < p->ynz[dcon[e]]; k++)
+        if (d[k] > j && stamp[d[k]] != j) {
+          stamp[d[k]] = j;
+          int q = cnt++;  // insertion by row
+          for (; q > cp[j] + 1 && ri[q - 1] > d[k]; q--) ri[q] = ri[q - 1];
+          ri[q] = d[k];
+        }
+    }
+  }
+  cp[nd] = cnt;
+  return 0;
+}
+
+// 1 when contacts a and b share dofs: a nonzero entry in block (a, b) or (b, a) of G (n x n)
+static int block_nonzero(const double* G, size_t n, int a, int b) {
+  for (int r = 0; r < 3; r++)
+    for (int t = 0; t < 3; t++)
+      if (G[(3 * (size_t)a + r) * n + 3 * (size_t)b + t] != 0 ||
+          G[(3 * (size_t)b + t) * n + 3 * (size_t)a + r] != 0)
+        return 1;
+  return 0;
+}
+
+// the pattern of G~'s lower triangle in contact space into the cache's scratch: whole 3x3 blocks
+// of the contact pairs whose block is not zero (a block is zero exactly when the two contacts
+// share no dofs, solver_gdense), the diagonal blocks always; by columns, rows ascending. Two
+// passes over the block pattern (count, then fill): O(n^2) reads, one dense product's.
+// 0 on success
+static int contact_pattern(const solver_problem* p, chol_cache* cc) {
+  int nc = p->nc, n = 3 * nc;
+  size_t blocks = 0;
+  for (int b = 0; b < nc; b++)
+    for (int a = b; a < nc; a++) blocks += a == b || block_nonzero(p->dense, (size_t)n, a, b);
+  int *cp, *ri;
+  if (chol_reserve(cc, n, 9 * blocks, &cp, &ri)) return 1;
+  int cnt = 0;
+  for (int b = 0; b < nc; b++) {
+    int start = cnt;
+    for (int a = b; a < nc; a++)
+      if (a == b || block_nonzero(p->dense, (size_t)n, a, b))
+        for (int r = 0; r < 3; r++) ri[cnt++] = 3 * a + r;
+    int len = cnt - start;  // column 3b + t holds these rows from row 3b + t on
+    for (int t = 0; t < 3; t++) {
+      cp[3 * b + t] = t == 0 ? start : cp[3 * b + t - 1] + len - (t - 1);
+      if (t > 0) memcpy(ri + cp[3 * b + t], ri + start + t, sizeof(int) * (size_t)(len - t));
+    }
+    cnt = cp[3 * b + 2] + len - 2;
+  }
+  cp[n] = cnt;
+  return 0;
+}
+
+// the sparse factor (CHOLMOD, chol_sparse.h) for an island not factored banded: its pattern
+// (dof_pattern or contact_pattern), the kept analysis of it or a new one (AMD), then the rule:
+// sparse when the island has at least kSparseMin rows and the analysis's flop count and nnz(L)
+// beat the dense factor's n^3 / 3 and n^2 / 2 by kSparseFlops and kSparseNnz (the iteration
+// does one solve per step and a factorization per rho change). 1 when sparse
+static int admm_sparse(solver* s, admm_run* a) {
+  const solver_problem* p = a->p;
+  admm_op* op = &a->op;
+  admm_state* st = solver_admm(s);
+  int nd = op->nd, dim = nd > 0 ? nd : a->n, fact = st->fact;
+  if (fact == ADMM_FACT_DENSE || fact == ADMM_FACT_BAND || st->band_off ||
+      (fact == ADMM_FACT_AUTO && dim < kSparseMin))
+    return 0;
+  // CHOLMOD's cache is made with the first analysis, which allocates anyway (chol_sparse.h), so
+  // a solver that never factors sparse holds none of it
+  if (!st->chol && !(st->chol = chol_create())) return 0;
+  if (nd > 0 && (!st->yord || p->nv > s->opt.nv || p->ystride > s->opt.max_chain)) return 0;
+  if (nd > 0 ? dof_pattern(p, st->yord, st->chol) : contact_pattern(p, st->chol)) return 0;
+  int analysed;
+  chol_entry* e = chol_lookup(st->chol, dim, &analysed);
+  if (!e) return 0;
+  double dn = dim;
+  if (fact == ADMM_FACT_AUTO && !(kSparseFlops * chol_flops(e) < dn * dn * dn / 3 &&
+                                  kSparseNnz * chol_lnz(e) < dn * dn / 2))
+    return 0;
+  op->cc = st->chol;
+  op->ce = e;
+  if (nd > 0) {
+    sparse_pos(op, (int*)(void*)a->L);
+    op->pos = (const int*)(void*)a->L;
+  }
+  return 1;
 }
 
 // spectral penalty (CLM24): L the largest eigenvalue of G~, m = prox + min R its
@@ -668,7 +924,10 @@ static void admm_xstep(admm_run* a) {
   if (a->ncp)
     for (int i = 0; i < a->nc; i++) sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
   for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
-  if (a->skew) {
+  if (a->skew && a->op.ce) {
+    skew_pattern(&a->op, xp, a->kx);
+    for (int k = 0; k < n; k++) x[k] -= a->kx[k];
+  } else if (a->skew) {
     for (int r = 0; r < n; r++) {
       const double* Kr = a->Ks + (size_t)r * n;
       double acc = 0;
@@ -779,6 +1038,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   admm_skew(&a);
   res->band_islands = admm_band(s, &a);
+  if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a);
   admm_spectrum(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
@@ -791,6 +1051,22 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   res->iterations = it;
   res->residual = a.r;
   res->converged = a.r <= a.tol;
+}
+
+int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma, double* x) {
+  admm_run a;
+  admm_state* st = solver_admm(s);
+  int keep = st->fact;
+  admm_setup(s, p, 1, &a);
+  admm_skew(&a);
+  st->fact = fact;
+  int got = admm_band(s, &a) ? ADMM_FACT_BAND
+            : admm_sparse(s, &a) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
+  st->fact = keep;
+  if (got != fact) return -1;
+  if (factor(&a.op, sigma, a.L)) return 1;
+  xsolve(&a.op, a.L, x);
+  return 0;
 }
 
 void solver_ccp_admm(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
@@ -831,6 +1107,7 @@ static void admm_destroy(void* priv) {
   free(a->ye);
   free(a->dofmap);
   free(a->yord);
+  chol_free(a->chol);
   free(a);
 }
 

@@ -2,6 +2,7 @@
 #ifndef CSIM_ADMM_IMPL_H
 #define CSIM_ADMM_IMPL_H
 
+#include "core/solvers/chol_sparse.h"
 #include "core/solvers/solver_impl.h"
 
 // the power iteration's estimate L of the largest eigenvalue of an island's G~, kept with what
@@ -22,6 +23,9 @@ typedef struct {
   int eig_next;  // the entry replaced next (round robin)
   int band_off;  // 1 factors dof-space islands densely even when a band would do (the reference
                  // path tests compare the banded factor with), 0 by default
+  int fact;      // the island factor: ADMM_FACT_AUTO (admm.c's rule) by default; the others
+                 // force one for tests and measurements (a band only where one is found)
+  chol_cache* chol;  // the sparse factors' analyses, per island pattern (NULL until the first)
   // with factored problems (solver_options nv > 0): one island's Y in local dofs
   double* yl;    // (3 maxc x max_chain) its rows
   int* yi;       // (maxc x max_chain) local dof of each entry
@@ -31,9 +35,17 @@ typedef struct {
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
 } admm_state;
 
+enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };
+
 // the ADMM state of a solver created for an ADMM pair (solver_create)
 static inline admm_state* solver_admm(const solver* s) {
   return (admm_state*)s->priv;
 }
+
+// the x-step's solve on one island problem p as ADMM receives it (dense G, or the factored form
+// Y in the island's dofs): x := (G~ + sigma I)^-1 x (G~'s symmetric part) with the factor `fact`
+// forced (ADMM_FACT_DENSE, _BAND, _SPARSE), for tests. 0 on success, 1 when the factor failed,
+// -1 when that factor does not apply to p (no band, too large for the work)
+int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma, double* x);
 
 #endif  // CSIM_ADMM_IMPL_H

@@ -336,6 +336,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   s->dual_out = dual_out;
   island_scatter(cons, n, &b, s->c_fresh, lambda, dual_out, c_all);
   out->band_islands += r.band_islands;
+  out->sparse_islands += r.sparse_islands;
   if (r.iterations > out->iterations) out->iterations = r.iterations;
   if (!r.converged) out->converged = 0;
   if (isnan(r.residual) || r.residual > out->residual) out->residual = r.residual;

@@ -39,9 +39,13 @@
 // space instead: (G~ + s I)^-1 by Woodbury through the nd x nd matrix I + Y' A^-1 Y (nd the
 // island's dofs, A diagonal), its dofs in Cuthill-McKee order so that a chain of trees (a stack)
 // gives a band: banded Cholesky (LAPACK dpbtrf, O(nd kd^2)) when the bandwidth kd is at most
-// half of nd, dense dpotrf otherwise; its products with G go through Y (O(nnz Y)). c = G lambda
-// + g at the answer is computed once (or taken from the family when it is exact) and shared by
-// the NCP criterion and the eps metrics.
+// half of nd, dense dpotrf otherwise; its products with G go through Y (O(nnz Y)). An island
+// that is not banded, in dof space or in contact space, is factored sparse (CHOLMOD, AMD order,
+// the symbolic analysis kept per island pattern, chol_sparse.h) when it is large enough and
+// CHOLMOD's flop count and fill beat the dense factor's (admm.c, admm_sparse); in contact space
+// its products with G then go over the same block pattern. c = G lambda + g at the answer is
+// computed once (or taken from the family when it is exact) and shared by the NCP criterion and
+// the eps metrics.
 #ifndef CSIM_SOLVER_H
 #define CSIM_SOLVER_H
 
@@ -216,6 +220,8 @@ typedef struct {
   int unsolved_rows;    // the rows that island needed
   int band_islands;     // of those, the islands factored banded (admm.c; an island whose warm
                         // start already converged is never factored, so not counted)
+  int sparse_islands;   // the islands ADMM factored sparse (CHOLMOD, admm.c: dof or contact
+                        // space), counted as band_islands
   // solver.name auto (auto.c): the islands of the problem, and those its first (per-contact)
   // solver stalled on and handed to its second (dense) solver; 0 for every other solver
   int islands;
