@@ -117,6 +117,11 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
     "[0; axis], prismatic [axis; 0], free: unit vectors") \
   X(double, dof_armature, m->nv, 1, "armature (rotor inertia reflected through the gear, kg m^2 or kg): " \
     "added to M's diagonal as MuJoCo does; MJCF joint armature, 0 from URDF") \
+  X(double, dof_damping, m->nv, 1, "viscous joint damping D (N m s/rad or N s/m): passive torque -D v, " \
+    "implicit in the step (stage_passive); MJCF joint damping, 0 from URDF") \
+  X(double, jnt_stiffness, m->njnt, 1, "joint spring k (1-dof joints): passive torque -k (q - springref), its " \
+    "potential 1/2 k (q - springref)^2 in the energy audit; MJCF joint stiffness") \
+  X(double, jnt_springref, m->njnt, 1, "spring rest position (MuJoCo's qpos_spring; MJCF springref)") \
   /* links (nlink): every URDF link of every robot */ \
   X(int, link_body, m->nlink, 1, "body the link is part of (0 when merged into the world)") \
   X(int, link_robot, m->nlink, 1, "") \

@@ -164,9 +164,7 @@ static void robot_energy(const sim_model* m, sim_data* d, const double* v, int r
   memset(d->v, 0, sizeof(double) * (size_t)m->nv);
   memcpy(d->v + m->robot_dofadr[r], v + m->robot_dofadr[r], sizeof(double) * (size_t)m->robot_nv[r]);
   *T = dyn_kinetic(m, d);
-  *V = 0;
-  for (int b = m->robot_bodyadr[r]; b < m->robot_bodyadr[r] + m->robot_nbody[r]; b++)
-    *V -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+  *V = dyn_potential_bodies(m, d, m->robot_bodyadr[r], m->robot_bodyadr[r] + m->robot_nbody[r]);
 }
 
 // exit 2 naming robot r's key: its positions (q0, else joints, else position) when the potential
@@ -615,7 +613,8 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   s->opt.contact.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->opt.solver);
   size_t nv1 = (size_t)s->model.m->nv + 1;
   double** arrays[] = {&s->data.vfree, &s->data.tau,  &s->data.qfrc_ext, &s->data.qfrc_limit,
-                       &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev};
+                       &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev,
+                       &s->data.qfrc_passive};
   for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
     if (!(*arrays[k] = calloc(nv1, sizeof(double))))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");

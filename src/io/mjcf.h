@@ -20,8 +20,10 @@
 // mesh; fromto; contype/conaffinity; friction; condim; solref/solimp/margin/gap), <asset><mesh>
 // (STL or OBJ, a convex hull for collision), <contact><exclude>, <actuator>.
 //
-// Joint armature goes onto the mass matrix's diagonal (model dof_armature). What csim cannot
-// simulate yet (ball joints, ellipsoids, joint springs, dampers and dry friction, condim other
+// Joint armature goes onto the mass matrix's diagonal (model dof_armature); joint stiffness
+// with springref (degrees on hinges when angle="degree", as MuJoCo's) and damping become the
+// model's passive springs and dampers (jnt_stiffness, jnt_springref, dof_damping). What csim cannot
+// simulate yet (ball joints, ellipsoids, joint dry friction and ref, condim other
 // than 3, per-geom solref/solimp/margin, contype/conaffinity filters that split pairs, actuators,
 // mesh inertia) is recorded in urdf_robot.unsupported with its
 // file:line:column, and model_create refuses the robot naming the first one ("not supported

@@ -266,8 +266,9 @@ typedef struct {
   double damping, stiffness, springref, armature, frictionloss, ref;
 } mj_joint;
 
-// joint attributes: armature kept (M's diagonal); those csim does not simulate yet are recorded
-// when non-zero
+// joint attributes: armature (M's diagonal), damping, stiffness and springref (model.h: passive
+// springs and dampers) kept; frictionloss and ref, which csim does not simulate yet, are
+// recorded when non-zero
 static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint* J,
                                  const char* jname) {
   static const char* const kNames[] = {"damping", "stiffness", "armature", "frictionloss",
@@ -277,11 +278,10 @@ static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint*
   csim_status st = CSIM_OK;
   for (int k = 0; k < 6 && !st; k++) {
     st = mj_dnums(c, n, "joint", cls, kNames[k], 1, 1, dst[k], NULL);
-    if (!st && k == 2 && !(*dst[k] >= 0))
-      st = mj_fail(c, n, NULL, "joint '%s': armature %g (expected >= 0)", jname, *dst[k]);
-    else if (!st && k < 5 && k != 2 && *dst[k] != 0)
-      st = mj_unsupported(c, n, NULL, "joint '%s': %s %g%s", jname, kNames[k], *dst[k],
-                          k == 1 ? " (joint springs)" : "");
+    if (!st && k <= 2 && !(*dst[k] >= 0))
+      st = mj_fail(c, n, NULL, "joint '%s': %s %g (expected >= 0)", jname, kNames[k], *dst[k]);
+    else if (!st && (k == 3 || k == 4) && *dst[k] != 0)
+      st = mj_unsupported(c, n, NULL, "joint '%s': %s %g", jname, kNames[k], *dst[k]);
   }
   static const char* const kSoft[] = {"solreflimit", "solimplimit", "solreffriction",
                                       "solimpfriction", "margin", "springdamper", NULL};
@@ -329,6 +329,7 @@ static csim_status read_joint(mj_ctx* c, const mj_node* n, int cc, mj_joint* J,
                    jname, J->range[0], J->range[1]);
   if (J->type == 1) st = mj_unsupported(c, n, NULL, "joint '%s': ball joint", jname);
   if (!st) st = joint_passive(c, n, cls, J, jname);
+  if (J->type == 3 && c->degree) J->springref *= M_PI / 180;  // as the range (mjCJoint)
   return st;
 }
 

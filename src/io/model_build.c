@@ -204,6 +204,24 @@ static void walk_free(plan_walk* w) {
   free(w->cadr); free(w->cjnt); free(w->fill); free(w->stack); free(w->pjoint); free(w->seen);
 }
 
+// a joint's spring and damper: finite, non-negative; on 1-dof joints only (csim's free joint
+// velocity is at the centre of mass, so MuJoCo's free-joint damping would not carry over)
+static csim_status check_passive(const urdf_joint* J, const char* file, csim_error* err) {
+  const char* nm = J->name ? J->name : "";
+  if (!(J->damping >= 0) || !(J->stiffness >= 0) || !isfinite(J->damping) ||
+      !isfinite(J->stiffness) || !isfinite(J->springref))
+    return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
+                   "joint '%s': damping %g, stiffness %g, springref %g (expected finite, damping "
+                   "and stiffness >= 0)", nm, J->damping, J->stiffness, J->springref);
+  int one_dof = J->type == URDF_JOINT_REVOLUTE || J->type == URDF_JOINT_CONTINUOUS ||
+                J->type == URDF_JOINT_PRISMATIC;
+  if (!one_dof && J->type != URDF_JOINT_FIXED && (J->damping != 0 || J->stiffness != 0))
+    return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
+                   "joint '%s': damping or stiffness on a %s joint (csim has joint springs and "
+                   "dampers on hinge and slide joints only)", nm, urdf_joint_type_names[J->type]);
+  return CSIM_OK;
+}
+
 // check every joint (links in range, supported type, finite origin and axis) and list each
 // link's child joints in joint order
 static csim_status plan_children(const urdf_robot* u, const char* file, plan_walk* w,
@@ -222,6 +240,8 @@ static csim_status plan_children(const urdf_robot* u, const char* file, plan_wal
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                      "joint '%s' has a non-finite origin or axis, or a negative or non-finite "
                      "armature", J->name ? J->name : "");
+    csim_status st = check_passive(J, file, err);
+    if (st != CSIM_OK) return st;
     if ((int)J->type < 0 || J->type >= URDF_NJOINT_TYPES)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "unknown joint type");
     w->cadr[J->parent + 1]++;
@@ -634,7 +654,14 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   m->jnt_dofadr[jid] = a->dof;
   if (!fill_joint(m, jid, r, u, uj >= 0 ? &u->joints[uj] : NULL, jmap)) return 0;
   fill_dofs(m, gb);
-  for (int k = 0; uj >= 0 && k < ndof; k++) m->dof_armature[a->dof + k] = u->joints[uj].armature;
+  for (int k = 0; uj >= 0 && k < ndof; k++) {
+    m->dof_armature[a->dof + k] = u->joints[uj].armature;
+    m->dof_damping[a->dof + k] = u->joints[uj].damping;
+  }
+  if (uj >= 0) {
+    m->jnt_stiffness[jid] = u->joints[uj].stiffness;
+    m->jnt_springref[jid] = u->joints[uj].springref;
+  }
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
   a->q += type == MODEL_JOINT_FREE ? 7 : 1;
   a->dof += ndof;
