@@ -493,12 +493,12 @@ static int build_compliance(contact_data* c, const contact_options* opt) {
 // MuJoCo softness (material.h) for contact i, whose g holds J v_free: R = (1-imp)/imp w and
 // c* = J v + h aref on all three rows (sK, sB: mat_soft_kb's stiffness and damping)
 static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* opt, int i,
-                     double sK, double sB) {
+                     const double solimp[5], double sK, double sB) {
   int mc = c->maxchain;
   const int* chain = c->chain + (size_t)i * mc;
   const double* J = c->J + (size_t)i * 3 * mc;
   double depth = c->con[i].depth;
-  double vb[3] = {0, 0, 0}, imp = mat_impedance(opt->mat->solimp, -depth);
+  double vb[3] = {0, 0, 0}, imp = mat_impedance(solimp, -depth);
   for (int r = 0; r < 3; r++)
     for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
   double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
@@ -550,8 +550,6 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
 static void build_rhs(const sim_data* d, contact_data* c, const contact_options* opt,
                       const double* vfree, int soft) {
   int mc = c->maxchain;
-  double sK = 0, sB = 0;
-  if (soft) mat_soft_kb(opt->mat->solref, opt->mat->solimp, opt->dt, &sK, &sB);
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
@@ -563,7 +561,11 @@ static void build_rhs(const sim_data* d, contact_data* c, const contact_options*
     }
     for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
     if (soft && c->con[i].geom1 >= 0) {
-      rhs_soft(d, c, opt, i, sK, sB);
+      // the pair's solref and solimp (material.h: global, or its MJCF geoms' mixed)
+      double solref[2], solimp[5], sK, sB;
+      mat_pair_soft(opt->mat, c->con[i].geom1, c->con[i].geom2, solref, solimp);
+      mat_soft_kb(solref, solimp, opt->dt, &sK, &sB);
+      rhs_soft(d, c, opt, i, solimp, sK, sB);
       continue;
     }
     double cs = target_normal(c, opt, i, cn_before);

@@ -39,12 +39,37 @@ mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   return r;
 }
 
+// MuJoCo's condim of a pair: the larger of the two (a geom that is not MJCF's counts as 3)
+static int pair_condim(const mat_table* t, int g1, int g2) {
+  int a = t->geom_condim[g1] > 0 ? t->geom_condim[g1] : 3;
+  int b = t->geom_condim[g2] > 0 ? t->geom_condim[g2] : 3;
+  return a > b ? a : b;
+}
+
 mat_props mat_pair(const mat_table* t, int g1, int g2) {
   if (!t || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return t ? t->def : (mat_props){0, 0, 0, 0};
   int a = t->geom_mat[g1], b = t->geom_mat[g2];
   // two default sides: the global keys as they are
-  if (a < 0 && b < 0) return t->def;
-  return mat_combine(t->combine, a < 0 ? t->def : t->mat[a], b < 0 ? t->def : t->mat[b]);
+  mat_props r = a < 0 && b < 0 ? t->def
+                               : mat_combine(t->combine, a < 0 ? t->def : t->mat[a],
+                                             b < 0 ? t->def : t->mat[b]);
+  if (t->geom_condim && pair_condim(t, g1, g2) == 1) r.mu = 0;
+  return r;
+}
+
+void mat_pair_soft(const mat_table* t, int g1, int g2, double solref[2], double solimp[5]) {
+  static const double kRef[2] = {0.02, 1};   // MuJoCo's default geom solref
+  memcpy(solref, t->solref, sizeof(t->solref));
+  memcpy(solimp, t->solimp, sizeof(t->solimp));
+  if (t->soft_global || !t->geom_condim || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom)
+    return;
+  const double* r1 = t->geom_condim[g1] > 0 ? t->geom_solref + 2 * g1 : kRef;
+  const double* r2 = t->geom_condim[g2] > 0 ? t->geom_solref + 2 * g2 : kRef;
+  const double* i1 = t->geom_condim[g1] > 0 ? t->geom_solimp + 5 * g1 : mat_default_solimp;
+  const double* i2 = t->geom_condim[g2] > 0 ? t->geom_solimp + 5 * g2 : mat_default_solimp;
+  for (int k = 0; k < 2; k++)
+    solref[k] = r1[0] > 0 && r2[0] > 0 ? 0.5 * r1[k] + 0.5 * r2[k] : fmin(r1[k], r2[k]);
+  for (int k = 0; k < 5; k++) solimp[k] = 0.5 * i1[k] + 0.5 * i2[k];
 }
 
 double mat_impedance(const double solimp[5], double r) {
@@ -147,9 +172,26 @@ void mat_assign(mat_table* t, const sim_model* m, int i, mat_props p, int link) 
 void mat_set_soft(mat_table* t, const double solref[2], const double* solimp, const sim_model* m,
                   sim_data* d) {
   t->soft = 1;
+  t->soft_global = 1;
   memcpy(t->solref, solref, sizeof(t->solref));
   memcpy(t->solimp, solimp ? solimp : mat_default_solimp, sizeof(t->solimp));
   body_invweights(m, d, t->body_invweight);
+}
+
+int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d) {
+  int any = 0;
+  for (int g = 0; g < m->ngeom; g++) any |= m->geom_condim[g] > 0;
+  if (!any) return 0;
+  t->geom_condim = m->geom_condim;
+  t->geom_solref = m->geom_solref;
+  t->geom_solimp = m->geom_solimp;
+  if (soft && !t->soft) {
+    t->soft = 1;
+    t->solref[0] = 0.02, t->solref[1] = 1;
+    memcpy(t->solimp, mat_default_solimp, sizeof(t->solimp));
+    body_invweights(m, d, t->body_invweight);
+  }
+  return 1;
 }
 
 void mat_free(mat_table* t) {

@@ -138,6 +138,10 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(double, geom_size, m->ngeom, 3, "per type, see model_geom_type") \
   X(double, geom_rbound, m->ngeom, 1, "radius of a bounding sphere about geom_pos (inf for planes)") \
   X(int, geom_mesh, m->ngeom, 1, "hull index (-1: not a mesh)") \
+  X(int, geom_condim, m->ngeom, 1, "MJCF condim (1 frictionless, 3); 0: not an MJCF geom (URDF, the " \
+    "scenario's ground): no contact parameters of its own (material.h)") \
+  X(double, geom_solref, m->ngeom, 2, "MJCF solref (MuJoCo softness of the ccp model; condim > 0 only)") \
+  X(double, geom_solimp, m->ngeom, 5, "MJCF solimp") \
   /* meshes (nmesh) */ \
   X(mesh_hull, mesh, m->nmesh, 1, "") \
   /* robots (nrobot) */ \

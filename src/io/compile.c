@@ -580,7 +580,18 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
     mat_assign(mt, m, i, p, ground ? -1 : link);
   }
   if (st == CSIM_OK && cfg->solref) mat_set_soft(mt, cfg->solref, cfg->solimp, m, s->data.d);
+  // MJCF geoms: condim 1 pairs frictionless; under ccp (without contact.compliance) their own
+  // solref/solimp are its MuJoCo softness (material.h)
+  if (st == CSIM_OK)
+    mat_set_geoms(mt, m, cfg->model == CSIM_MODEL_CCP && !(cfg->compliance > 0), s->data.d);
   return st;
+}
+
+// a geometry of an MJCF file (its own contact parameters: material.h mat_set_geoms)
+static int has_mjcf_geoms(const sim_model* m) {
+  for (int g = 0; g < m->ngeom; g++)
+    if (m->geom_condim[g] > 0) return 1;
+  return 0;
 }
 
 // a compliant law: its parameters checked, its state; a material's restitution is an error as
@@ -691,7 +702,8 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK) st = keep_initial_state(s, err);
   if (st == CSIM_OK) st = compile_collision(cfg, s, err);
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
-  if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref)) st = compile_materials(cfg, s, err);
+  if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
+    st = compile_materials(cfg, s, err);
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);
   if (st == CSIM_OK) st = resolve_actions(cfg, s, err);

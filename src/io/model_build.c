@@ -860,6 +860,9 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
   m->geom_body[g] = gb;
   m->geom_link[g] = world ? -1 : gl;
   m->geom_mesh[g] = -1;
+  m->geom_condim[g] = G->condim;  // 0 from the URDF reader
+  memcpy(m->geom_solref + 2 * g, G->solref, 2 * sizeof(double));
+  memcpy(m->geom_solimp + 5 * g, G->solimp, 5 * sizeof(double));
   double* s = m->geom_size + 3 * g;
   switch (G->type) {
     case URDF_GEOM_BOX:
