@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kinematics.h"
 #include "core/material.h"
 #include "core/model.h"
 #include "core/sim.h"
@@ -371,12 +372,14 @@ START_TEST(geom_contact_parameters) {
       "solimp='.8 .9 .01 .4 3'/></body>"
       "<body name='b' pos='1 0 1'><freejoint/><geom size='.1' condim='1'/></body>"
       "<body name='c' pos='2 0 1'><freejoint/><geom size='.1' solref='-1000 -10'/></body>"
-      "</worldbody></mujoco>", NULL, 0);
+      "<body name='d' pos='3 0 1'><joint name='h' axis='0 1 0' range='-10 10' "
+      "solreflimit='.05 2' solimplimit='.5 .8 .02'/><geom size='.1' pos='.5 0 0' mass='2' "
+      "contype='0' conaffinity='0'/></body></worldbody></mujoco>", NULL, 0);
   ck_assert_int_eq(r->nunsupported, 0);
   sim_model* m = NULL;
   csim_error e;
   ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_OK);
-  ck_assert_int_eq(m->ngeom, 4);   // plane, a, b, c in order
+  ck_assert_int_eq(m->ngeom, 4);   // plane, a, b, c in order (d collides with nothing)
   ck_assert_int_eq(m->geom_condim[1], 1);
   ck_assert_int_eq(m->geom_condim[3], 3);
   mat_table* t = NULL;
@@ -384,6 +387,7 @@ START_TEST(geom_contact_parameters) {
   ck_assert_int_eq(mat_alloc(m, 0, def, CSIM_COMBINE_MUJOCO, &t, &e), CSIM_OK);
   sim_data* d = NULL;
   ck_assert_int_eq(data_create(m, 0, &d, &e), CSIM_OK);
+  kin_forward(m, d);
   ck_assert_int_eq(mat_set_geoms(t, m, 1, d), 1);
   ck_assert_double_eq(mat_pair(t, 1, 2).mu, 0);     // condim 1 with condim 1
   ck_assert_double_eq(mat_pair(t, 0, 1).mu, 0.7);   // the plane is condim 3
@@ -399,6 +403,17 @@ START_TEST(geom_contact_parameters) {
   ck_assert_double_eq(ref[1], -10);
   mat_pair_soft(t, -1, 3, ref, imp);                // a joint limit: the table's (defaults)
   ck_assert_double_eq(ref[0], 0.02);
+  // the hinge's soft limit: its solreflimit, solimplimit (the rest MuJoCo's defaults) and its
+  // dof's inverse weight 1/I, I = 2 (0.4 0.1^2 + 0.5^2) about the hinge
+  int h = model_find_joint(m, "h");
+  const double *lr, *li;
+  double w;
+  ck_assert_int_eq(mat_limit_soft(t, m, h, &lr, &li, &w), 1);
+  ck_assert_double_eq(lr[1], 2);
+  ck_assert_double_eq(li[2], 0.02);
+  ck_assert_double_eq(li[4], 2);
+  ck_assert_double_eq_tol(w, 1 / 0.508, 1e-12);
+  ck_assert_int_eq(mat_limit_soft(t, m, 0, &lr, &li, &w), 0);   // a free joint has none
   mat_free(t);
   data_free(d);
   model_free(m);

@@ -493,7 +493,7 @@ static int build_compliance(contact_data* c, const contact_options* opt) {
 // MuJoCo softness (material.h) for contact i, whose g holds J v_free: R = (1-imp)/imp w and
 // c* = J v + h aref on all three rows (sK, sB: mat_soft_kb's stiffness and damping)
 static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* opt, int i,
-                     const double solimp[5], double sK, double sB) {
+                     const double solimp[5], double w, double sK, double sB) {
   int mc = c->maxchain;
   const int* chain = c->chain + (size_t)i * mc;
   const double* J = c->J + (size_t)i * 3 * mc;
@@ -501,7 +501,6 @@ static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* 
   double vb[3] = {0, 0, 0}, imp = mat_impedance(solimp, -depth);
   for (int r = 0; r < 3; r++)
     for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
-  double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
   double rv = (1 - imp) * w / imp;
   for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
   for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
@@ -547,8 +546,8 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
 }
 
 // g = J v_free - c* (000 Sec. II): c* from target_normal, or the soft rows (rhs_soft)
-static void build_rhs(const sim_data* d, contact_data* c, const contact_options* opt,
-                      const double* vfree, int soft) {
+static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
+                      const contact_options* opt, const double* vfree, int soft) {
   int mc = c->maxchain;
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
@@ -565,7 +564,17 @@ static void build_rhs(const sim_data* d, contact_data* c, const contact_options*
       double solref[2], solimp[5], sK, sB;
       mat_pair_soft(opt->mat, c->con[i].geom1, c->con[i].geom2, solref, solimp);
       mat_soft_kb(solref, solimp, opt->dt, &sK, &sB);
-      rhs_soft(d, c, opt, i, solimp, sK, sB);
+      double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
+      rhs_soft(d, c, opt, i, solimp, w, sK, sB);
+      continue;
+    }
+    const double *lref, *limp;
+    double w;
+    if (soft && mat_limit_soft(opt->mat, m, c->con[i].geom2, &lref, &limp, &w)) {
+      // an MJCF joint's soft limit: its solreflimit/solimplimit, its dof's inverse weight
+      double sK, sB;
+      mat_soft_kb(lref, limp, opt->dt, &sK, &sB);
+      rhs_soft(d, c, opt, i, limp, w, sK, sB);
       continue;
     }
     double cs = target_normal(c, opt, i, cn_before);
@@ -610,7 +619,7 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   }
   limit_rows(c);
   int soft = build_compliance(c, opt);
-  build_rhs(d, c, opt, vfree, soft);
+  build_rhs(m, d, c, opt, vfree, soft);
   warm_start(c, opt);
   data_stack_free(d, mark);
   return 0;

@@ -139,6 +139,18 @@ static void body_invweights(const sim_model* m, sim_data* d, double* w) {
   free(x);
 }
 
+// the diagonal of M^-1 at d's configuration (after body_invweights: M factored there)
+static void dof_invweights(const sim_model* m, sim_data* d, double* w) {
+  double* x = calloc((size_t)m->nv + 1, sizeof(double));
+  for (int i = 0; i < m->nv && x; i++) {
+    memset(x, 0, sizeof(double) * (size_t)m->nv);
+    x[i] = 1;
+    dyn_solve(m, d, x, 1);
+    w[i] = x[i];
+  }
+  free(x);
+}
+
 csim_status mat_alloc(const sim_model* m, int nmat, mat_props def, csim_combine rule,
                       mat_table** out, csim_error* err) {
   *out = NULL;
@@ -190,7 +202,22 @@ int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d) {
     t->solref[0] = 0.02, t->solref[1] = 1;
     memcpy(t->solimp, mat_default_solimp, sizeof(t->solimp));
     body_invweights(m, d, t->body_invweight);
+    t->dof_invweight = calloc((size_t)m->nv + 1, sizeof(double));
+    if (t->dof_invweight) {
+      t->jnt_solref = m->jnt_solref;
+      t->jnt_solimp = m->jnt_solimp;
+      dof_invweights(m, d, t->dof_invweight);
+    }
   }
+  return 1;
+}
+
+int mat_limit_soft(const mat_table* t, const sim_model* m, int j, const double** solref,
+                   const double** solimp, double* w) {
+  if (!t || !t->jnt_solref || j < 0 || j >= m->njnt || t->jnt_solref[2 * j] == 0) return 0;
+  *solref = t->jnt_solref + 2 * j;
+  *solimp = t->jnt_solimp + 5 * j;
+  *w = t->dof_invweight[m->jnt_dofadr[j]];
   return 1;
 }
 
@@ -199,5 +226,6 @@ void mat_free(mat_table* t) {
   free(t->geom_mat);
   free(t->mat);
   free(t->body_invweight);
+  free(t->dof_invweight);
   free(t);
 }

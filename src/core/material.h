@@ -71,6 +71,12 @@ typedef struct mat_table {
   const int* geom_condim;
   const double* geom_solref;
   const double* geom_solimp;
+  // MJCF joints' soft limits (mat_set_geoms with soft; NULL when none): the model's jnt_solref,
+  // jnt_solimp, and each dof's inverse weight diag(M^-1) at the initial configuration (MuJoCo's
+  // dof_invweight0 for hinges and slides)
+  const double* jnt_solref;
+  const double* jnt_solimp;
+  double* dof_invweight;    // (nv)
   int nbody;
   double* body_invweight; // translational inverse weight (1/kg) per body, 0 for the world (nbody)
 } mat_table;
@@ -96,9 +102,15 @@ void mat_free(mat_table* t);
 // the model's MJCF geoms' contact parameters (model.h geom_condim, geom_solref, geom_solimp)
 // into t: a pair whose larger condim is 1 (MuJoCo's rule: condim = max of the two) has mu = 0
 // whatever the materials say; with soft (ccp without contact.solref) each pair gets MuJoCo
-// softness from its geoms' solref/solimp (the body inverse weights from d, as mat_set_soft).
+// softness from its geoms' solref/solimp (the body inverse weights from d, as mat_set_soft), and
+// each MJCF joint's limits from its solreflimit/solimplimit.
 // Without MJCF geoms (no geom_condim > 0) nothing changes; returns whether there are any
 int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d);
+
+// MuJoCo softness of joint j's limit (its MJCF solreflimit, solimplimit) and the inverse weight
+// of its dof; 0 when the limit is rigid (no soft table, a URDF joint)
+int mat_limit_soft(const mat_table* t, const sim_model* m, int j, const double** solref,
+                   const double** solimp, double* w);
 
 // MuJoCo softness of the pair g1, g2 (g1 < 0: a joint limit): contact.solref/solimp when given,
 // else the MJCF geoms' mixed 1:1 (solmix 1: standard solref and solimp the mean, direct solref

@@ -106,6 +106,9 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, jnt_mimic, m->njnt, 1, "mimicked joint (-1: none)") \
   X(double, jnt_mimic_coef, m->njnt, 2, "multiplier, offset") \
   X(char*, jnt_name, m->njnt, 1, "URDF joint name; free joints: \"<robot>/root\"") \
+  X(double, jnt_solref, m->njnt, 2, "MJCF solreflimit: MuJoCo softness of the joint's limits under ccp " \
+    "(material.h); 0 0: none (URDF), the limit is rigid") \
+  X(double, jnt_solimp, m->njnt, 5, "MJCF solimplimit") \
   /* dofs (nv) */ \
   X(int, dof_body, m->nv, 1, "") \
   X(int, dof_jnt, m->nv, 1, "") \

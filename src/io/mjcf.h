@@ -24,9 +24,8 @@
 // with springref (degrees on hinges when angle="degree", as MuJoCo's) and damping become the
 // model's passive springs and dampers (jnt_stiffness, jnt_springref, dof_damping). What csim cannot
 // Geom condim 1 makes its pairs frictionless (the pair's condim is the larger, as MuJoCo's);
-// geom solref/solimp give the ccp model MuJoCo's softness per pair (material.h). Joint
-// solreflimit/solimplimit are read and not used: csim's joint limits are hard (MuJoCo's soft
-// limit as dmax -> 1). What csim cannot
+// geom solref/solimp give the ccp model MuJoCo's softness per pair, joint solreflimit/solimplimit
+// its soft limits (material.h); other models keep hard limits. What csim cannot
 // simulate yet (ball joints, ellipsoids, joint dry friction, ref and margin, condim 4 and 6,
 // per-geom margin/gap/priority/solmix, contype/conaffinity filters that split pairs, actuators
 // other than motors, mesh inertia) is recorded in urdf_robot.unsupported with its

@@ -264,6 +264,7 @@ typedef struct {
   int limited;
   double range[2];
   double damping, stiffness, springref, armature, frictionloss, ref;
+  double solreflimit[2], solimplimit[5];
 } mj_joint;
 
 // joint attributes: armature (M's diagonal), damping, stiffness and springref (model.h: passive
@@ -283,9 +284,20 @@ static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint*
     else if (!st && (k == 3 || k == 4) && *dst[k] != 0)
       st = mj_unsupported(c, n, NULL, "joint '%s': %s %g", jname, kNames[k], *dst[k]);
   }
-  // solreflimit/solimplimit (and the friction pair, which acts only with frictionloss) are
-  // accepted and not used: csim's joint limits are hard constraints, MuJoCo's soft limit as its
-  // impedance goes to 1 (mjcf.h); a joint margin and springdamper are not simulated
+  // solreflimit/solimplimit: MuJoCo softness of the limits under ccp (material.h; MuJoCo's
+  // defaults when not given); the friction pair acts only with frictionloss (refused); a joint
+  // margin and springdamper are not simulated
+  static const double kRef[2] = {0.02, 1}, kImp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  memcpy(J->solreflimit, kRef, sizeof(kRef));
+  memcpy(J->solimplimit, kImp, sizeof(kImp));
+  if (!st) st = mj_dnums(c, n, "joint", cls, "solreflimit", 1, 2, J->solreflimit, NULL);
+  if (!st) st = mj_dnums(c, n, "joint", cls, "solimplimit", 1, 5, J->solimplimit, NULL);
+  const double* si = J->solimplimit;
+  if (!st && !(J->solreflimit[0] != 0 && si[0] >= 0 && si[0] < 1 && si[1] > 0 && si[1] < 1 &&
+               si[2] >= 0 && si[3] >= 0 && si[3] <= 1 && si[4] >= 1))
+    st = mj_fail(c, n, NULL, "joint '%s': solreflimit or solimplimit out of range (expected a "
+                 "non-zero time constant, 0 <= dmin < 1, 0 < dmax < 1, width >= 0, 0 <= midpoint "
+                 "<= 1, power >= 1)", jname);
   static const char* const kSoft[] = {"margin", "springdamper", NULL};
   for (int k = 0; kSoft[k] && !st; k++) {
     const mj_node* w;
@@ -385,6 +397,8 @@ static csim_status make_chain(mj_ctx* c, const mj_node* body, int pl, int B, con
     U->upper = K->range[1];
     U->damping = K->damping, U->stiffness = K->stiffness, U->springref = K->springref;
     U->armature = K->armature, U->frictionloss = K->frictionloss, U->ref = K->ref;
+    memcpy(U->solreflimit, K->solreflimit, sizeof(U->solreflimit));
+    memcpy(U->solimplimit, K->solimplimit, sizeof(U->solimplimit));
     prev = child;
   }
   if (prev != B) {

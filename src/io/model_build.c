@@ -659,8 +659,11 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
     m->dof_damping[a->dof + k] = u->joints[uj].damping;
   }
   if (uj >= 0) {
-    m->jnt_stiffness[jid] = u->joints[uj].stiffness;
-    m->jnt_springref[jid] = u->joints[uj].springref;
+    const urdf_joint* J = &u->joints[uj];
+    m->jnt_stiffness[jid] = J->stiffness;
+    m->jnt_springref[jid] = J->springref;
+    memcpy(m->jnt_solref + 2 * jid, J->solreflimit, sizeof(J->solreflimit));
+    memcpy(m->jnt_solimp + 5 * jid, J->solimplimit, sizeof(J->solimplimit));
   }
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
   a->q += type == MODEL_JOINT_FREE ? 7 : 1;

@@ -97,6 +97,7 @@ typedef struct {
   int use_quat;             // 1: quat [x y z w] is the origin's orientation (rpy unused)
   double quat[4];
   double damping, stiffness, springref, armature, frictionloss, ref;
+  double solreflimit[2], solimplimit[5];   // MuJoCo's soft limit (0 0 from the URDF reader)
 } urdf_joint;
 
 typedef enum {
