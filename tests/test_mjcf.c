@@ -253,7 +253,7 @@ START_TEST(contact_masks_condim_exclude) {
   const char* refused[] = {
       "<geom size='.1' contype='1' conaffinity='2'/></body><body><freejoint/><geom size='.1' contype='1' conaffinity='2'/>",
       "<geom size='.1' condim='4'/>", "<geom size='.1' condim='6'/>",
-      "<geom type='ellipsoid' size='.1 .2 .3'/>", "<joint type='ball'/><geom size='.1'/>",
+      "<geom size='.1' gap='.01'/>", "<joint type='ball'/><geom size='.1'/>",
       "<joint frictionloss='.01'/><geom size='.1'/>", "<geom size='.1' margin='.01'/>"};
   for (int k = 0; k < 7; k++) {
     char text[600];
@@ -458,6 +458,31 @@ START_TEST(motors) {
 }
 END_TEST
 
+// an MJCF ellipsoid (radii .3 .2 .1) dropped flat on the file's plane comes to rest on its
+// shortest radius: centre at 0.1 m
+START_TEST(ellipsoid_drop) {
+  char dir[256], xml[512], yaml[512];
+  tmp_dir(dir, sizeof(dir), "mjcf_ell");
+  snprintf(xml, sizeof(xml), "%s/e.xml", dir);
+  write_text(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='1 1 1'/>"
+             "<body pos='0 0 0.3'><freejoint/><geom type='ellipsoid' size='.3 .2 .1'/></body>"
+             "</worldbody></mujoco>");
+  snprintf(yaml, sizeof(yaml), "%s/e.yaml", dir);
+  write_text(yaml, "name: e\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: e.xml\n"
+             "contact: {model: ncp, friction: 0.5, baumgarte: 5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
+             "integrator: {duration: 1}\noutput: {path: o.h5}\n");
+  fixture f = fixture_file(yaml, NULL, 0);
+  sim_stepinfo info;
+  csim_error e;
+  for (int n = 0; n < 500; n++) ck_assert_int_eq(sim_step(f.s, &info, &e), CSIM_OK);
+  double z = f.s->data.d->q[2] + f.s->model.m->body_pos[3 * f.s->model.m->jnt_body[0] + 2];
+  ck_assert_msg(fabs(z - 0.1) < 1e-3, "ellipsoid at rest at %g m (expected 0.1)", z);
+  ck_assert_int_eq(f.s->model.m->geom_type[1], MODEL_GEOM_ELLIPSOID);
+  fixture_free(&f);
+  tmp_remove(dir);
+}
+END_TEST
+
 // scenarios/mujoco_humanoid.yaml for 0.5 s with every rigid model: finite state, the torso
 // (the free joint's body) above the floor less 5 cm
 START_TEST(humanoid_every_rigid_model) {
@@ -502,6 +527,7 @@ int main(void) {
   tcase_add_test(tc, option_fields);
   tcase_add_test(tc, geom_contact_parameters);
   tcase_add_test(tc, motors);
+  tcase_add_test(tc, ellipsoid_drop);
   tcase_add_loop_test(tc, humanoid_every_rigid_model, 0, 5);
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
   suite_add_tcase(s, tc);

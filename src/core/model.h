@@ -66,6 +66,7 @@ typedef enum {
   MODEL_GEOM_CAPSULE,     // size[0] = radius, size[1] = half length of the segment along local z
   MODEL_GEOM_MESH,        // geom_mesh = index of its convex hull; size = the URDF mesh scale
                           // (informational: the hull vertices are already scaled)
+  MODEL_GEOM_ELLIPSOID,   // size = radii along local x, y, z (MJCF; the convex support path)
   MODEL_NGEOM_TYPES
 } model_geom_type;
 

@@ -26,7 +26,7 @@
 // Geom condim 1 makes its pairs frictionless (the pair's condim is the larger, as MuJoCo's);
 // geom solref/solimp give the ccp model MuJoCo's softness per pair, joint solreflimit/solimplimit
 // its soft limits (material.h); other models keep hard limits. What csim cannot
-// simulate yet (ball joints, ellipsoids, joint dry friction, ref and margin, condim 4 and 6,
+// simulate yet (ball joints, joint dry friction, ref and margin, condim 4 and 6,
 // per-geom margin/gap/priority/solmix, contype/conaffinity filters that split pairs, actuators
 // other than motors, mesh inertia) is recorded in urdf_robot.unsupported with its
 // file:line:column, and model_create refuses the robot naming the first one ("not supported

@@ -632,8 +632,6 @@ static csim_status read_geom(mj_ctx* c, const mj_node* n, int cc, int link, mass
   if (!st && a) st = geom_fromto(c, n, w, a, G, hs, pos, q);
   if (!st && G->type != URDF_GEOM_MESH) st = geom_size_ok(c, n, G->type, hs, 0);
   if (!st && G->type == URDF_GEOM_MESH) st = geom_mesh(c, n, cls, link, G);
-  if (!st && G->type == URDF_GEOM_ELLIPSOID)
-    st = mj_unsupported(c, n, NULL, "geom '%s': ellipsoid", gname);
   if (!st) st = geom_contact(c, n, cls, G, gname);
   if (!st) st = geom_mass(c, n, cls, G, hs, pos, q, part, has);
   if (st) return st;

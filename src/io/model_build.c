@@ -407,7 +407,7 @@ static csim_status plan_geoms(const model_robot_spec* spec, const char* file, ro
         *slot = -2;   // MJCF contype = conaffinity = 0: collides with nothing
         continue;
       }
-      if (G->type == URDF_GEOM_ELLIPSOID || (G->type == URDF_GEOM_PLANE && l != u->root))
+      if (G->type == URDF_GEOM_PLANE && l != u->root)
         return err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "%s geometry of link '%s' is not supported", urdf_geom_type_names[G->type],
                        Lk->name ? Lk->name : "");
@@ -466,6 +466,7 @@ static double geom_bound(const sim_model* m, int g) {
     case MODEL_GEOM_SPHERE: return s[0];
     case MODEL_GEOM_CYLINDER: return sqrt(s[0] * s[0] + s[1] * s[1]);
     case MODEL_GEOM_CAPSULE: return s[0] + s[1];
+    case MODEL_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
     case MODEL_GEOM_MESH: {
       const mesh_hull* h = &m->mesh[m->geom_mesh[g]];
       double r = 0;
@@ -495,6 +496,20 @@ static csim_status check_supported(const model_robot_spec* spec, csim_error* err
     return err_set(err, CSIM_ERR_INPUT, robot_file(u), 0, 0, NULL,
                    "an MJCF model is placed as a fixed base (its world body is the root; free "
                    "bodies come from its own free joints)");
+  return CSIM_OK;
+}
+
+// a height field collides with no ellipsoid yet (collision.c's table): refused by name
+static csim_status check_no_ellipsoid(const urdf_robot* u, csim_error* err) {
+  for (int l = 0; l < u->nlink; l++)
+    for (int g = 0; g < u->links[l].ngeom; g++) {
+      const urdf_geom* G = &u->links[l].geoms[g];
+      if (G->type == URDF_GEOM_ELLIPSOID && !G->nocollide)
+        return err_set(err, CSIM_ERR_INPUT, robot_file(u), G->line, G->column, "geom",
+                       "ellipsoid of link '%s' on a height-field ground (world.ground.type "
+                       "heightfield): csim collides ellipsoids with planes and convex shapes only",
+                       u->links[l].name ? u->links[l].name : "");
+    }
   return CSIM_OK;
 }
 
@@ -889,6 +904,10 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
     case URDF_GEOM_PLANE:
       m->geom_type[g] = MODEL_GEOM_PLANE;
       break;
+    case URDF_GEOM_ELLIPSOID:
+      m->geom_type[g] = MODEL_GEOM_ELLIPSOID;
+      for (int c = 0; c < 3; c++) s[c] = fabs(G->size[c]);
+      break;
     default:
       m->geom_type[g] = MODEL_GEOM_MESH;
       m->geom_mesh[g] = hm;
@@ -947,6 +966,7 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
     if (!robots[r].urdf)
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "robot %d has no URDF description", r);
     csim_status su = check_supported(&robots[r], err);
+    if (su == CSIM_OK && world->ground == 2) su = check_no_ellipsoid(robots[r].urdf, err);
     if (su != CSIM_OK) return su;
   }
   csim_status st = check_world(world, err);
