@@ -451,6 +451,29 @@ START_TEST(motors) {
     ck_assert_msg(r->nunsupported == 1, "case %d", k);
     urdf_free(r);
   }
+  // end to end: a pd action far from its target is clamped to the motor's gear x ctrlrange = 2;
+  // the joint without a motor and without an action gets no torque
+  char dir[256], xml[700], yaml[512];
+  tmp_dir(dir, sizeof(dir), "mjcf_motor");
+  snprintf(xml, sizeof(xml), "%s/m.xml", dir);
+  write_text(xml, "<mujoco><option gravity='0 0 0'/><worldbody><body pos='0 0 1'>"
+             "<joint name='h' axis='0 1 0'/><geom size='.1' pos='.3 0 0'/>"
+             "<body pos='.3 0 0'><joint name='k' axis='0 1 0'/><geom size='.1' pos='.3 0 0'/>"
+             "</body></body></worldbody><actuator><motor joint='h' gear='2' ctrlrange='-1 1' "
+             "ctrllimited='true'/></actuator></mujoco>");
+  snprintf(yaml, sizeof(yaml), "%s/m.yaml", dir);
+  write_text(yaml, "name: m\nworld: {gravity: [0, 0, 0], ground: {type: none}}\nrobots:\n"
+             "  - mjcf: m.xml\nactions:\n  - {type: pd, joints: [h], target: 1, kp: 1000}\n"
+             "integrator: {dt: 0.001, duration: 1}\noutput: {path: o.h5}\n");
+  fixture f = fixture_file(yaml, NULL, 0);
+  sim_stepinfo info;
+  ck_assert_int_eq(sim_step(f.s, &info, &e), CSIM_OK);
+  const sim_model* fm = f.s->model.m;
+  ck_assert_double_eq(f.s->data.d->qfrc_applied[fm->jnt_dofadr[model_find_joint(fm, "h")]], 2);
+  ck_assert_double_eq(f.s->data.d->qfrc_applied[fm->jnt_dofadr[model_find_joint(fm, "k")]], 0);
+  ck_assert_int_gt(f.s->data.warnings[SIM_WARN_EFFORT], 0);
+  fixture_free(&f);
+  tmp_remove(dir);
   csim_error be = load_err("<mujoco><worldbody/><actuator>\n<motor joint='x'/></actuator></mujoco>",
                            NULL, 0);
   ck_assert_ptr_nonnull(strstr(be.msg, "no joint named 'x'"));
