@@ -12,6 +12,8 @@ const double mat_default_solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
 
 // MuJoCo's bounds (mjmodel.h: mjMINIMP, mjMAXIMP; mjtnum.h: mjMINVAL)
 #define MAT_MINVAL 1e-15
+#define MAT_MINIMP 0.0001
+#define MAT_MAXIMP 0.9999
 
 mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   mat_props r;
@@ -72,8 +74,15 @@ void mat_pair_soft(const mat_table* t, int g1, int g2, double solref[2], double 
   for (int k = 0; k < 5; k++) solimp[k] = 0.5 * i1[k] + 0.5 * i2[k];
 }
 
+// MuJoCo clamps dmin and dmax into [mjMINIMP, mjMAXIMP] (getsolparam): an impedance of 0 (the
+// humanoid's solimplimit "0 .99 .01") would make R infinite
+static double clamp_imp(double x) {
+  return x < MAT_MINIMP ? MAT_MINIMP : x > MAT_MAXIMP ? MAT_MAXIMP : x;
+}
+
 double mat_impedance(const double solimp[5], double r) {
-  double dmin = solimp[0], dmax = solimp[1], width = solimp[2], mid = solimp[3], p = solimp[4];
+  double dmin = clamp_imp(solimp[0]), dmax = clamp_imp(solimp[1]), width = solimp[2];
+  double mid = solimp[3], p = solimp[4];
   // flat function
   if (dmin == dmax || width <= MAT_MINVAL) return 0.5 * (dmin + dmax);
   double x = fabs(r / width);
@@ -91,7 +100,7 @@ double mat_impedance(const double solimp[5], double r) {
 }
 
 void mat_soft_kb(const double solref[2], const double solimp[5], double dt, double* K, double* B) {
-  double dmax = solimp[1];
+  double dmax = clamp_imp(solimp[1]);
   if (solref[0] > 0) {
     // standard [timeconst, dampratio], timeconst at least 2 dt (MuJoCo's refsafe)
     double tc = solref[0] > 2 * dt ? solref[0] : 2 * dt, z = solref[1];

@@ -24,7 +24,8 @@
 // MuJoCo softness (MuJoCo 2.2.2, engine_core_constraint.c: getsolparam, getimpedance,
 // mj_makeImpedance, mj_referenceConstraint). For a contact at distance r = -depth:
 //   imp = d(r) from solimp [dmin, dmax, width, midpoint, power] (x = |r|/width; y(x) = a x^p up to
-//         the midpoint, 1 - b (1-x)^p beyond; imp = dmin + y (dmax - dmin); dmin, dmax beyond)
+//         the midpoint, 1 - b (1-x)^p beyond; imp = dmin + y (dmax - dmin); dmin, dmax beyond;
+//         dmin and dmax clamped to [0.0001, 0.9999] first, as getsolparam does)
 //   standard solref [tc, zeta]: tc = max(tc, 2 dt) (MuJoCo's refsafe), K = 1/(dmax^2 tc^2 zeta^2),
 //         B = 2/(dmax tc); direct [-k, -b]: K = k/dmax^2, B = b/dmax
 //   R = (1-imp)/imp * w on all three rows, w = the translational inverse weight of the two bodies

@@ -293,10 +293,11 @@ static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint*
   if (!st) st = mj_dnums(c, n, "joint", cls, "solreflimit", 1, 2, J->solreflimit, NULL);
   if (!st) st = mj_dnums(c, n, "joint", cls, "solimplimit", 1, 5, J->solimplimit, NULL);
   const double* si = J->solimplimit;
-  if (!st && !(J->solreflimit[0] != 0 && si[0] >= 0 && si[0] < 1 && si[1] > 0 && si[1] < 1 &&
+  if (!st && !(J->solreflimit[0] != 0 && si[0] >= 0 && si[0] <= 1 && si[1] >= 0 && si[1] <= 1 &&
                si[2] >= 0 && si[3] >= 0 && si[3] <= 1 && si[4] >= 1))
     st = mj_fail(c, n, NULL, "joint '%s': solreflimit or solimplimit out of range (expected a "
-                 "non-zero time constant, 0 <= dmin < 1, 0 < dmax < 1, width >= 0, 0 <= midpoint "
+                 "non-zero time constant, 0 <= dmin, dmax <= 1 (clamped to [1e-4, 0.9999] as "
+                 "MuJoCo's), width >= 0, 0 <= midpoint "
                  "<= 1, power >= 1)", jname);
   static const char* const kSoft[] = {"margin", "springdamper", NULL};
   for (int k = 0; kSoft[k] && !st; k++) {
@@ -549,9 +550,9 @@ static csim_status geom_contact(mj_ctx* c, const mj_node* n, int cls, urdf_geom*
     if (!st && k == 0 && given && !(tmp[0] != 0 && isfinite(tmp[0]) && isfinite(tmp[1])))
       st = mj_fail(c, n, NULL, "geom '%s': solref '%g %g' (expected a non-zero time constant "
                    "or stiffness)", gname, tmp[0], tmp[1]);
-    if (!st && k == 1 && given && !(tmp[0] > 0 && tmp[0] < 1 && tmp[1] > 0 && tmp[1] < 1 &&
+    if (!st && k == 1 && given && !(tmp[0] >= 0 && tmp[0] <= 1 && tmp[1] >= 0 && tmp[1] <= 1 &&
                                      tmp[2] >= 0 && tmp[3] >= 0 && tmp[3] <= 1 && tmp[4] >= 1))
-      st = mj_fail(c, n, NULL, "geom '%s': solimp '%g %g %g %g %g' (expected 0 < dmin, dmax < 1, "
+      st = mj_fail(c, n, NULL, "geom '%s': solimp '%g %g %g %g %g' (expected 0 <= dmin, dmax <= 1, "
                    "width >= 0, 0 <= midpoint <= 1, power >= 1)", gname, tmp[0], tmp[1], tmp[2],
                    tmp[3], tmp[4]);
   }
