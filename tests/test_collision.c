@@ -629,6 +629,55 @@ START_TEST(sphere_sphere_exact) {
 }
 END_TEST
 
+// ellipsoids: on a plane, the lowest point at sqrt(z' R D^2 R' z) below the centre (D = radii)
+// for random orientations; through the convex path, against a sphere off each axis (depth
+// radius + r - distance) and, as a sphere of equal radii, against boxes at random poses where
+// coll_box_sphere is exact
+START_TEST(ellipsoid_plane_and_convex) {
+  double sz[3] = {0.3, 0.2, 0.1}, R[9], pos[3], zero[3] = {0, 0, 0};
+  coll_contact c[COLL_MAX_PAIR_CONTACTS];
+  rng_state = 41;
+  coll_geom p = geom(MODEL_GEOM_PLANE, sz, ORIGIN, I3);
+  for (int t = 0; t < 50; t++) {
+    rand_rot(R);
+    double u[3] = {R[6], R[7], R[8]}, low = 0;   // R' z
+    for (int k = 0; k < 3; k++) low += sz[k] * sz[k] * u[k] * u[k];
+    low = sqrt(low);
+    pos[0] = urange(-1, 1), pos[1] = urange(-1, 1), pos[2] = low - urange(0.001, 0.05);
+    coll_geom e = geom(MODEL_GEOM_ELLIPSOID, sz, pos, R);
+    ck_assert_int_eq(coll_collide(&p, &e, c), 1);
+    ck_assert_double_eq_tol(c[0].depth, low - pos[2], 1e-14);
+    ck_assert_double_eq_tol(c[0].normal[2], 1, 1e-15);
+    pos[2] = low + 0.01;
+    ck_assert_int_eq(coll_collide(&p, &e, c), 0);
+  }
+  coll_geom e0 = geom(MODEL_GEOM_ELLIPSOID, sz, zero, I3);
+  double rs[3] = {0.05}, worst = 0;
+  for (int ax = 0; ax < 3; ax++) {
+    double q[3] = {0, 0, 0};
+    q[ax] = sz[ax] + 0.05 - 0.02;
+    coll_geom s = geom(MODEL_GEOM_SPHERE, rs, q, I3);
+    ck_assert_int_eq(coll_collide(&e0, &s, c), 1);
+    worst = fmax(worst, fabs(c[0].depth - 0.02));
+    ck_assert_double_eq_tol(fabs(c[0].normal[ax]), 1, 1e-6);
+  }
+  double r3[3] = {0.1, 0.1, 0.1}, hb[3] = {0.2, 0.15, 0.1}, Rb[9], pb[3];
+  for (int t = 0; t < 50; t++) {
+    rand_rot(Rb);
+    rand_unit(pb);
+    for (int k = 0; k < 3; k++) pb[k] *= 0.25;
+    coll_geom b = geom(MODEL_GEOM_BOX, hb, pb, Rb), e = geom(MODEL_GEOM_ELLIPSOID, r3, zero, I3);
+    coll_geom s = geom(MODEL_GEOM_SPHERE, r3, zero, I3);
+    coll_contact cs[COLL_MAX_PAIR_CONTACTS];
+    int ns = coll_collide(&b, &s, cs), ne = coll_collide(&b, &e, c);
+    ck_assert_int_eq(ne, ns);
+    if (ns) worst = fmax(worst, fabs(c[0].depth - cs[0].depth));
+  }
+  fprintf(stderr, "ellipsoid through GJK/EPA: depth within %.2g of the closed forms\n", worst);
+  ck_assert_msg(worst < 1e-6, "ellipsoid depth off by %g", worst);
+}
+END_TEST
+
 START_TEST(sphere_capsule_and_capsule_capsule) {
   double ss[3] = {0.1}, cs[3] = {0.05, 0.3}, ps[3] = {0.2, 0.0, 0.14}, pc[3] = {0, 0, 0}, R[9];
   rot(R, 0, 1, 0, PI / 2);  // capsule along x
@@ -1486,6 +1535,7 @@ static Suite* collision_suite(void) {
   Suite* s = suite_create("collision");
   TCase* tc = tcase_create("analytic");
   tcase_add_test(tc, plane_sphere_exact);
+  tcase_add_test(tc, ellipsoid_plane_and_convex);
   tcase_add_test(tc, plane_box_flat_and_tilted);
   tcase_add_test(tc, plane_capsule_lying_standing);
   tcase_add_test(tc, plane_cylinder_cases);

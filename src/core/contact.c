@@ -521,15 +521,14 @@ static int build_compliance(contact_data* c, const contact_options* opt) {
 // MuJoCo softness (material.h) for contact i, whose g holds J v_free: R = (1-imp)/imp w and
 // c* = J v + h aref on all three rows (sK, sB: mat_soft_kb's stiffness and damping)
 static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* opt, int i,
-                     double sK, double sB) {
+                     const double solimp[5], double w, double sK, double sB) {
   int mc = c->maxchain;
   const int* chain = c->chain + (size_t)i * mc;
   const double* J = c->J + (size_t)i * 3 * mc;
   double depth = c->con[i].depth;
-  double vb[3] = {0, 0, 0}, imp = mat_impedance(opt->mat->solimp, -depth);
+  double vb[3] = {0, 0, 0}, imp = mat_impedance(solimp, -depth);
   for (int r = 0; r < 3; r++)
     for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
-  double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
   double rv = (1 - imp) * w / imp;
   for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
   for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
@@ -575,11 +574,9 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
 }
 
 // g = J v_free - c* (000 Sec. II): c* from target_normal, or the soft rows (rhs_soft)
-static void build_rhs(const sim_data* d, contact_data* c, const contact_options* opt,
-                      const double* vfree, int soft) {
+static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
+                      const contact_options* opt, const double* vfree, int soft) {
   int mc = c->maxchain;
-  double sK = 0, sB = 0;
-  if (soft) mat_soft_kb(opt->mat->solref, opt->mat->solimp, opt->dt, &sK, &sB);
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
@@ -591,7 +588,21 @@ static void build_rhs(const sim_data* d, contact_data* c, const contact_options*
     }
     for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
     if (soft && c->con[i].geom1 >= 0) {
-      rhs_soft(d, c, opt, i, sK, sB);
+      // the pair's solref and solimp (material.h: global, or its MJCF geoms' mixed)
+      double solref[2], solimp[5], sK, sB;
+      mat_pair_soft(opt->mat, c->con[i].geom1, c->con[i].geom2, solref, solimp);
+      mat_soft_kb(solref, solimp, opt->dt, &sK, &sB);
+      double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
+      rhs_soft(d, c, opt, i, solimp, w, sK, sB);
+      continue;
+    }
+    const double *lref, *limp;
+    double w;
+    if (soft && mat_limit_soft(opt->mat, m, c->con[i].geom2, &lref, &limp, &w)) {
+      // an MJCF joint's soft limit: its solreflimit/solimplimit, its dof's inverse weight
+      double sK, sB;
+      mat_soft_kb(lref, limp, opt->dt, &sK, &sB);
+      rhs_soft(d, c, opt, i, limp, w, sK, sB);
       continue;
     }
     double cs = target_normal(c, opt, i, cn_before);
@@ -636,7 +647,7 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   }
   limit_rows(c);
   int soft = build_compliance(c, opt);
-  build_rhs(d, c, opt, vfree, soft);
+  build_rhs(m, d, c, opt, vfree, soft);
   warm_start(c, opt);
   data_stack_free(d, mark);
   return 0;

@@ -373,9 +373,34 @@ double dyn_kinetic(const sim_model* m, const sim_data* d) {
   return s;
 }
 
-// -sum m_b g.xcom_b over moving bodies
-double dyn_potential(const sim_model* m, const sim_data* d) {
+// -sum m_b g.xcom_b over bodies b0..b1-1, plus the springs of their joints
+double dyn_potential_bodies(const sim_model* m, const sim_data* d, int b0, int b1) {
   double s = 0;
-  for (int b = 1; b < m->nbody; b++) s -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+  for (int b = b0; b < b1; b++) s -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+  for (int b = b0; b < b1; b++) {
+    int j = m->body_jnt[b];
+    if (j < 0 || m->jnt_stiffness[j] == 0) continue;
+    double x = d->q[m->jnt_qadr[j]] - m->jnt_springref[j];
+    s += 0.5 * m->jnt_stiffness[j] * x * x;
+  }
   return s;
+}
+
+double dyn_potential(const sim_model* m, const sim_data* d) {
+  return dyn_potential_bodies(m, d, 1, m->nbody);
+}
+
+int dyn_passive(const sim_model* m, const sim_data* d, double* qfrc) {
+  int n = 0;
+  for (int i = 0; i < m->nv; i++) {
+    double f = 0;
+    if (m->dof_damping[i] != 0) f -= m->dof_damping[i] * d->v[i], n++;
+    qfrc[i] = f;
+  }
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_stiffness[j] == 0) continue;  // 1-dof joints only (model_build refuses others)
+    qfrc[m->jnt_dofadr[j]] -= m->jnt_stiffness[j] * (d->q[m->jnt_qadr[j]] - m->jnt_springref[j]);
+    n++;
+  }
+  return n;
 }

@@ -57,5 +57,13 @@ void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y)
 // kinetic energy 1/2 v'Mv (needs dyn_crba) and potential energy -sum m_i g.c_i (needs kin_forward)
 double dyn_kinetic(const sim_model* m, const sim_data* d);
 double dyn_potential(const sim_model* m, const sim_data* d);
+// the same over bodies b0..b1-1 (a robot's): gravity, and the joint springs 1/2 k (q - springref)^2
+// of their joints (dyn_potential includes them too: the energy audit counts the springs)
+double dyn_potential_bodies(const sim_model* m, const sim_data* d, int b0, int b1);
+
+// passive joint forces at d->q, d->v into qfrc (nv, every entry written): springs
+// -k (q - springref) and dampers -D v (model.h jnt_stiffness, dof_damping); returns the number of
+// spring and damper terms (0: qfrc is all zero)
+int dyn_passive(const sim_model* m, const sim_data* d, double* qfrc);
 
 #endif  // CSIM_DYNAMICS_H

@@ -12,6 +12,8 @@ const double mat_default_solimp[5] = {0.9, 0.95, 0.001, 0.5, 2};
 
 // MuJoCo's bounds (mjmodel.h: mjMINIMP, mjMAXIMP; mjtnum.h: mjMINVAL)
 #define MAT_MINVAL 1e-15
+#define MAT_MINIMP 0.0001
+#define MAT_MAXIMP 0.9999
 
 mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   mat_props r;
@@ -39,16 +41,48 @@ mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   return r;
 }
 
+// MuJoCo's condim of a pair: the larger of the two (a geom that is not MJCF's counts as 3)
+static int pair_condim(const mat_table* t, int g1, int g2) {
+  int a = t->geom_condim[g1] > 0 ? t->geom_condim[g1] : 3;
+  int b = t->geom_condim[g2] > 0 ? t->geom_condim[g2] : 3;
+  return a > b ? a : b;
+}
+
 mat_props mat_pair(const mat_table* t, int g1, int g2) {
   if (!t || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return t ? t->def : (mat_props){0, 0, 0, 0};
   int a = t->geom_mat[g1], b = t->geom_mat[g2];
   // two default sides: the global keys as they are
-  if (a < 0 && b < 0) return t->def;
-  return mat_combine(t->combine, a < 0 ? t->def : t->mat[a], b < 0 ? t->def : t->mat[b]);
+  mat_props r = a < 0 && b < 0 ? t->def
+                               : mat_combine(t->combine, a < 0 ? t->def : t->mat[a],
+                                             b < 0 ? t->def : t->mat[b]);
+  if (t->geom_condim && pair_condim(t, g1, g2) == 1) r.mu = 0;
+  return r;
+}
+
+void mat_pair_soft(const mat_table* t, int g1, int g2, double solref[2], double solimp[5]) {
+  static const double kRef[2] = {0.02, 1};   // MuJoCo's default geom solref
+  memcpy(solref, t->solref, sizeof(t->solref));
+  memcpy(solimp, t->solimp, sizeof(t->solimp));
+  if (t->soft_global || !t->geom_condim || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom)
+    return;
+  const double* r1 = t->geom_condim[g1] > 0 ? t->geom_solref + 2 * g1 : kRef;
+  const double* r2 = t->geom_condim[g2] > 0 ? t->geom_solref + 2 * g2 : kRef;
+  const double* i1 = t->geom_condim[g1] > 0 ? t->geom_solimp + 5 * g1 : mat_default_solimp;
+  const double* i2 = t->geom_condim[g2] > 0 ? t->geom_solimp + 5 * g2 : mat_default_solimp;
+  for (int k = 0; k < 2; k++)
+    solref[k] = r1[0] > 0 && r2[0] > 0 ? 0.5 * r1[k] + 0.5 * r2[k] : fmin(r1[k], r2[k]);
+  for (int k = 0; k < 5; k++) solimp[k] = 0.5 * i1[k] + 0.5 * i2[k];
+}
+
+// MuJoCo clamps dmin and dmax into [mjMINIMP, mjMAXIMP] (getsolparam): an impedance of 0 (the
+// humanoid's solimplimit "0 .99 .01") would make R infinite
+static double clamp_imp(double x) {
+  return x < MAT_MINIMP ? MAT_MINIMP : x > MAT_MAXIMP ? MAT_MAXIMP : x;
 }
 
 double mat_impedance(const double solimp[5], double r) {
-  double dmin = solimp[0], dmax = solimp[1], width = solimp[2], mid = solimp[3], p = solimp[4];
+  double dmin = clamp_imp(solimp[0]), dmax = clamp_imp(solimp[1]), width = solimp[2];
+  double mid = solimp[3], p = solimp[4];
   // flat function
   if (dmin == dmax || width <= MAT_MINVAL) return 0.5 * (dmin + dmax);
   double x = fabs(r / width);
@@ -66,7 +100,7 @@ double mat_impedance(const double solimp[5], double r) {
 }
 
 void mat_soft_kb(const double solref[2], const double solimp[5], double dt, double* K, double* B) {
-  double dmax = solimp[1];
+  double dmax = clamp_imp(solimp[1]);
   if (solref[0] > 0) {
     // standard [timeconst, dampratio], timeconst at least 2 dt (MuJoCo's refsafe)
     double tc = solref[0] > 2 * dt ? solref[0] : 2 * dt, z = solref[1];
@@ -114,6 +148,18 @@ static void body_invweights(const sim_model* m, sim_data* d, double* w) {
   free(x);
 }
 
+// the diagonal of M^-1 at d's configuration (after body_invweights: M factored there)
+static void dof_invweights(const sim_model* m, sim_data* d, double* w) {
+  double* x = calloc((size_t)m->nv + 1, sizeof(double));
+  for (int i = 0; i < m->nv && x; i++) {
+    memset(x, 0, sizeof(double) * (size_t)m->nv);
+    x[i] = 1;
+    dyn_solve(m, d, x, 1);
+    w[i] = x[i];
+  }
+  free(x);
+}
+
 csim_status mat_alloc(const sim_model* m, int nmat, mat_props def, csim_combine rule,
                       mat_table** out, csim_error* err) {
   *out = NULL;
@@ -147,9 +193,41 @@ void mat_assign(mat_table* t, const sim_model* m, int i, mat_props p, int link) 
 void mat_set_soft(mat_table* t, const double solref[2], const double* solimp, const sim_model* m,
                   sim_data* d) {
   t->soft = 1;
+  t->soft_global = 1;
   memcpy(t->solref, solref, sizeof(t->solref));
   memcpy(t->solimp, solimp ? solimp : mat_default_solimp, sizeof(t->solimp));
   body_invweights(m, d, t->body_invweight);
+}
+
+int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d) {
+  int any = 0;
+  for (int g = 0; g < m->ngeom; g++) any |= m->geom_condim[g] > 0;
+  if (!any) return 0;
+  t->geom_condim = m->geom_condim;
+  t->geom_solref = m->geom_solref;
+  t->geom_solimp = m->geom_solimp;
+  if (soft && !t->soft) {
+    t->soft = 1;
+    t->solref[0] = 0.02, t->solref[1] = 1;
+    memcpy(t->solimp, mat_default_solimp, sizeof(t->solimp));
+    body_invweights(m, d, t->body_invweight);
+    t->dof_invweight = calloc((size_t)m->nv + 1, sizeof(double));
+    if (t->dof_invweight) {
+      t->jnt_solref = m->jnt_solref;
+      t->jnt_solimp = m->jnt_solimp;
+      dof_invweights(m, d, t->dof_invweight);
+    }
+  }
+  return 1;
+}
+
+int mat_limit_soft(const mat_table* t, const sim_model* m, int j, const double** solref,
+                   const double** solimp, double* w) {
+  if (!t || !t->jnt_solref || j < 0 || j >= m->njnt || t->jnt_solref[2 * j] == 0) return 0;
+  *solref = t->jnt_solref + 2 * j;
+  *solimp = t->jnt_solimp + 5 * j;
+  *w = t->dof_invweight[m->jnt_dofadr[j]];
+  return 1;
 }
 
 void mat_free(mat_table* t) {
@@ -157,5 +235,6 @@ void mat_free(mat_table* t) {
   free(t->geom_mat);
   free(t->mat);
   free(t->body_invweight);
+  free(t->dof_invweight);
   free(t);
 }

@@ -1,6 +1,11 @@
 // material.h — contact materials per link and their combination for a pair, and MuJoCo-style
 // contact softness (solref, solimp) for the ccp model.
 //
+// MJCF geoms (mat_set_geoms): condim 1 on both sides makes the pair frictionless (mu = 0 after
+// the combination above); their solref/solimp give ccp its MuJoCo softness per pair when the
+// scenario gives no contact.solref. Their friction coefficients are not used: mu comes from the
+// scenario (contact.friction, contact.materials) as for URDF links.
+//
 // Materials. `contact.materials` gives a link (all its collision geometries) or the ground plane
 // (`ground`) its own friction mu, stiffness k, damping d and restitution e; a property left out,
 // and every geometry of a link without a material, takes the global contact key (the "default
@@ -19,7 +24,8 @@
 // MuJoCo softness (MuJoCo 2.2.2, engine_core_constraint.c: getsolparam, getimpedance,
 // mj_makeImpedance, mj_referenceConstraint). For a contact at distance r = -depth:
 //   imp = d(r) from solimp [dmin, dmax, width, midpoint, power] (x = |r|/width; y(x) = a x^p up to
-//         the midpoint, 1 - b (1-x)^p beyond; imp = dmin + y (dmax - dmin); dmin, dmax beyond)
+//         the midpoint, 1 - b (1-x)^p beyond; imp = dmin + y (dmax - dmin); dmin, dmax beyond;
+//         dmin and dmax clamped to [0.0001, 0.9999] first, as getsolparam does)
 //   standard solref [tc, zeta]: tc = max(tc, 2 dt) (MuJoCo's refsafe), K = 1/(dmax^2 tc^2 zeta^2),
 //         B = 2/(dmax tc); direct [-k, -b]: K = k/dmax^2, B = b/dmax
 //   R = (1-imp)/imp * w on all three rows, w = the translational inverse weight of the two bodies
@@ -56,9 +62,22 @@ typedef struct mat_table {
   int* geom_mat;          // material of each geometry, -1: the default   (ngeom)
   mat_props* mat;         // the materials given                          (nmat)
   int nmat;
-  // MuJoCo softness (ccp); soft = 0 when contact.solref is not given
+  // MuJoCo softness (ccp); soft = 0 when contact.solref is not given and no MJCF geom brings its
+  // own (mat_set_geoms)
   int soft;
   double solref[2], solimp[5];
+  int soft_global;        // contact.solref given: solref, solimp for every pair
+  // MJCF geoms' own contact parameters (mat_set_geoms; borrowed from the model, NULL when none):
+  // condim 1 makes a pair frictionless, solref/solimp mix per pair as MuJoCo's mj_contactParam
+  const int* geom_condim;
+  const double* geom_solref;
+  const double* geom_solimp;
+  // MJCF joints' soft limits (mat_set_geoms with soft; NULL when none): the model's jnt_solref,
+  // jnt_solimp, and each dof's inverse weight diag(M^-1) at the initial configuration (MuJoCo's
+  // dof_invweight0 for hinges and slides)
+  const double* jnt_solref;
+  const double* jnt_solimp;
+  double* dof_invweight;    // (nv)
   int nbody;
   double* body_invweight; // translational inverse weight (1/kg) per body, 0 for the world (nbody)
 } mat_table;
@@ -80,6 +99,24 @@ void mat_assign(mat_table* t, const sim_model* m, int i, mat_props p, int link);
 void mat_set_soft(mat_table* t, const double solref[2], const double* solimp, const sim_model* m,
                   sim_data* d);
 void mat_free(mat_table* t);
+
+// the model's MJCF geoms' contact parameters (model.h geom_condim, geom_solref, geom_solimp)
+// into t: a pair whose larger condim is 1 (MuJoCo's rule: condim = max of the two) has mu = 0
+// whatever the materials say; with soft (ccp without contact.solref) each pair gets MuJoCo
+// softness from its geoms' solref/solimp (the body inverse weights from d, as mat_set_soft), and
+// each MJCF joint's limits from its solreflimit/solimplimit.
+// Without MJCF geoms (no geom_condim > 0) nothing changes; returns whether there are any
+int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d);
+
+// MuJoCo softness of joint j's limit (its MJCF solreflimit, solimplimit) and the inverse weight
+// of its dof; 0 when the limit is rigid (no soft table, a URDF joint)
+int mat_limit_soft(const mat_table* t, const sim_model* m, int j, const double** solref,
+                   const double** solimp, double* w);
+
+// MuJoCo softness of the pair g1, g2 (g1 < 0: a joint limit): contact.solref/solimp when given,
+// else the MJCF geoms' mixed 1:1 (solmix 1: standard solref and solimp the mean, direct solref
+// the smaller, as mj_contactParam); a side that is no MJCF geom counts with MuJoCo's defaults
+void mat_pair_soft(const mat_table* t, int g1, int g2, double solref[2], double solimp[5]);
 
 // the combination of two materials under rule `rule` (see the top of this file)
 mat_props mat_combine(csim_combine rule, mat_props a, mat_props b);

@@ -14,7 +14,7 @@ const char* const model_joint_type_names[MODEL_NJOINT_TYPES] = {"free", "revolut
 
 const char* const model_geom_type_names[MODEL_NGEOM_TYPES] = {"plane",    "hfield",  "box",
                                                               "sphere",   "cylinder", "capsule",
-                                                              "mesh"};
+                                                              "mesh",     "ellipsoid"};
 
 
 // reserve `bytes` at the next 64-byte boundary of the buffer; NULL pointers while only measuring

@@ -66,6 +66,7 @@ typedef enum {
   MODEL_GEOM_CAPSULE,     // size[0] = radius, size[1] = half length of the segment along local z
   MODEL_GEOM_MESH,        // geom_mesh = index of its convex hull; size = the URDF mesh scale
                           // (informational: the hull vertices are already scaled)
+  MODEL_GEOM_ELLIPSOID,   // size = radii along local x, y, z (MJCF; the convex support path)
   MODEL_NGEOM_TYPES
 } model_geom_type;
 
@@ -106,6 +107,9 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, jnt_mimic, m->njnt, 1, "mimicked joint (-1: none)") \
   X(double, jnt_mimic_coef, m->njnt, 2, "multiplier, offset") \
   X(char*, jnt_name, m->njnt, 1, "URDF joint name; free joints: \"<robot>/root\"") \
+  X(double, jnt_solref, m->njnt, 2, "MJCF solreflimit: MuJoCo softness of the joint's limits under ccp " \
+    "(material.h); 0 0: none (URDF), the limit is rigid") \
+  X(double, jnt_solimp, m->njnt, 5, "MJCF solimplimit") \
   /* dofs (nv) */ \
   X(int, dof_body, m->nv, 1, "") \
   X(int, dof_jnt, m->nv, 1, "") \
@@ -117,6 +121,11 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
     "[0; axis], prismatic [axis; 0], free: unit vectors") \
   X(double, dof_armature, m->nv, 1, "armature (rotor inertia reflected through the gear, kg m^2 or kg): " \
     "added to M's diagonal as MuJoCo does; MJCF joint armature, 0 from URDF") \
+  X(double, dof_damping, m->nv, 1, "viscous joint damping D (N m s/rad or N s/m): passive torque -D v, " \
+    "implicit in the step (stage_passive); MJCF joint damping, 0 from URDF") \
+  X(double, jnt_stiffness, m->njnt, 1, "joint spring k (1-dof joints): passive torque -k (q - springref), its " \
+    "potential 1/2 k (q - springref)^2 in the energy audit; MJCF joint stiffness") \
+  X(double, jnt_springref, m->njnt, 1, "spring rest position (MuJoCo's qpos_spring; MJCF springref)") \
   /* links (nlink): every URDF link of every robot */ \
   X(int, link_body, m->nlink, 1, "body the link is part of (0 when merged into the world)") \
   X(int, link_robot, m->nlink, 1, "") \
@@ -133,6 +142,10 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(double, geom_size, m->ngeom, 3, "per type, see model_geom_type") \
   X(double, geom_rbound, m->ngeom, 1, "radius of a bounding sphere about geom_pos (inf for planes)") \
   X(int, geom_mesh, m->ngeom, 1, "hull index (-1: not a mesh)") \
+  X(int, geom_condim, m->ngeom, 1, "MJCF condim (1 frictionless, 3); 0: not an MJCF geom (URDF, the " \
+    "scenario's ground): no contact parameters of its own (material.h)") \
+  X(double, geom_solref, m->ngeom, 2, "MJCF solref (MuJoCo softness of the ccp model; condim > 0 only)") \
+  X(double, geom_solimp, m->ngeom, 5, "MJCF solimp") \
   /* meshes (nmesh) */ \
   X(mesh_hull, mesh, m->nmesh, 1, "") \
   /* robots (nrobot) */ \

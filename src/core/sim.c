@@ -34,6 +34,7 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   if (audit && (st = stage_audit(sm, sd, o, info->kinetic, info->potential, info, err)) != CSIM_OK)
     return st;
   stage_actions(sm, sd, o);
+  stage_passive(sm, sd, o, h);
   if (!rigid)
     info->nlimit = stage_limit_springs(sm, sd, o, cmpl_limit_springs_implicit(&o->cmpl) ? h : 0);
   stage_free_velocity(sm, sd, o, h);

@@ -297,6 +297,19 @@ int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* 
   return n;
 }
 
+int stage_passive(const step_model* sm, step_data* sd, const sim_options* o, double h) {
+  (void)o;  // springs and dampers are the model's
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
+  int n = dyn_passive(m, d, sd->qfrc_passive);
+  if (n == 0 || h <= 0) return n;
+  int any = 0;
+  for (int i = 0; i < m->nv; i++)
+    if (m->dof_damping[i] != 0) d->qM[m->dof_Madr[i]] += h * m->dof_damping[i], any = 1;
+  if (any) dyn_factor(m, d);
+  return n;
+}
+
 void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options* o, double h) {
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
@@ -305,7 +318,8 @@ void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options*
   double* vm = sd->vprev;
   // actions, limit springs and gravity: position-dependent only, one RNEA at rest and one solve
   dyn_rnea_rest(m, d, NULL, 1, sd->tau);
-  for (int k = 0; k < nv; k++) sd->aact[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] - sd->tau[k];
+  for (int k = 0; k < nv; k++)
+    sd->aact[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] + sd->qfrc_passive[k] - sd->tau[k];
   dyn_solve(m, d, sd->aact, 1);
   // velocity products C(q, vm) vm at the midpoint velocity, by fixed-point iteration from the
   // previous step's (sd->apas; zero at the first step), within O(h^2) of the answer: slow

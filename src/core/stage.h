@@ -7,6 +7,7 @@
 //   mass        stage_mass           M(q), its tree-sparse factor, energies
 //   audit       stage_audit          energy audit of the state the step starts from
 //   forces      stage_actions        actions -> qfrc_applied, xfrc_applied (effort limits)
+//               stage_passive        joint springs and dampers (the damping implicit)
 //               stage_free_velocity  v_f = v + h M^-1 (tau - b) with the velocity-product terms
 //                                    at the midpoint velocity (implicit midpoint, see below)
 //   limits      stage_limits         active joint limits appended to the contact problem (rigid)
@@ -86,7 +87,15 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o);
 // Returns the number of joints beyond a limit.
 int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
-// sd->vfree = v + h M^-1 (qfrc_ext + qfrc_limit - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
+// joint springs and dampers (dyn_passive) at the current state into sd->qfrc_passive; with
+// h > 0 the damping is made implicit in the step by adding h D to M's diagonal and refactoring
+// (call after stage_mass): (M + h D)(v+ - v) = h (f - D v) is M (v+ - v) = h (f - D v+), backward
+// Euler in the damper, stable for any D (MuJoCo's Euler adds h D to M as well, mj_Euler). The
+// springs stay explicit (symplectic Euler, as MuJoCo's). h = 0 only evaluates the forces
+// (implicit_euler's Newton iterates on them). Returns the number of spring and damper terms
+int stage_passive(const step_model* sm, step_data* sd, const sim_options* o, double h);
+
+// sd->vfree = v + h M^-1 (qfrc_ext + qfrc_limit + qfrc_passive - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
 // fixed-point iteration on the velocity products only (gravity does not depend on v); sd->aact
 // receives M^-1 (qfrc_ext + qfrc_limit - g), sd->apas the velocity-product part -M^-1 C vm
 void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options* o, double h);

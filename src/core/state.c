@@ -77,7 +77,7 @@ void step_data_reset(const step_model* m, step_data* d, const sim_options* o) {
   if (d->slv) solver_reset(d->slv);
   if (d->cmpl) cmpl_reset(d->cmpl);
   double* work[] = {d->vfree, d->tau, d->qfrc_ext, d->qfrc_limit, d->aact, d->apas, d->wpos,
-                    d->vprev};
+                    d->vprev, d->qfrc_passive};
   for (size_t k = 0; k < sizeof(work) / sizeof(work[0]); k++)
     memset(work[k], 0, sizeof(double) * nv1);
   memset(d->robot_touch, 0, sizeof(int) * ((size_t)t->nrobot + 1));
@@ -98,7 +98,7 @@ static void step_data_free(const step_model* m, step_data* d) {
   for (int i = 0; d->ctl && i < m->nctl; i++) ctl_data_free(&m->ctl[i], &d->ctl[i]);
   free(d->ctl); free(d->link_contact); free(d->link_force);
   free(d->vfree); free(d->tau); free(d->qfrc_ext); free(d->qfrc_limit); free(d->aact);
-  free(d->apas); free(d->wpos); free(d->vprev); free(d->robot_touch);
+  free(d->apas); free(d->wpos); free(d->vprev); free(d->qfrc_passive); free(d->robot_touch);
   solver_free(d->slv);
   cmpl_free(d->cmpl);
   contact_free(d->con);

@@ -167,7 +167,8 @@ typedef struct {
   double* tau;              // RNEA output                                       (nv)
   double* qfrc_ext;         // qfrc_applied + J' f_ext                           (nv)
   double* qfrc_limit;       // compliant limit spring torques                    (nv)
-  double* aact;             // M^-1 (qfrc_ext + qfrc_limit - g(q))               (nv)
+  double* qfrc_passive;     // joint springs and dampers (stage_passive)          (nv)
+  double* aact;             // M^-1 (qfrc_ext + qfrc_limit + qfrc_passive - g(q)) (nv)
   double* apas;             // velocity-product acceleration -M^-1 C(q, vm) vm   (nv); carried:
                             // the next step's midpoint iteration starts from it
   double* wpos;             // the velocity positions move with                  (nv)

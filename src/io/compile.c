@@ -164,9 +164,7 @@ static void robot_energy(const sim_model* m, sim_data* d, const double* v, int r
   memset(d->v, 0, sizeof(double) * (size_t)m->nv);
   memcpy(d->v + m->robot_dofadr[r], v + m->robot_dofadr[r], sizeof(double) * (size_t)m->robot_nv[r]);
   *T = dyn_kinetic(m, d);
-  *V = 0;
-  for (int b = m->robot_bodyadr[r]; b < m->robot_bodyadr[r] + m->robot_nbody[r]; b++)
-    *V -= m->body_mass[b] * sp_dot3(m->gravity, d->xcom + 3 * b);
+  *V = dyn_potential_bodies(m, d, m->robot_bodyadr[r], m->robot_bodyadr[r] + m->robot_nbody[r]);
 }
 
 // exit 2 naming robot r's key: its positions (q0, else joints, else position) when the potential
@@ -582,7 +580,18 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
     mat_assign(mt, m, i, p, ground ? -1 : link);
   }
   if (st == CSIM_OK && cfg->solref) mat_set_soft(mt, cfg->solref, cfg->solimp, m, s->data.d);
+  // MJCF geoms: condim 1 pairs frictionless; under ccp (without contact.compliance) their own
+  // solref/solimp are its MuJoCo softness (material.h)
+  if (st == CSIM_OK)
+    mat_set_geoms(mt, m, cfg->model == CSIM_MODEL_CCP && !(cfg->compliance > 0), s->data.d);
   return st;
+}
+
+// a geometry of an MJCF file (its own contact parameters: material.h mat_set_geoms)
+static int has_mjcf_geoms(const sim_model* m) {
+  for (int g = 0; g < m->ngeom; g++)
+    if (m->geom_condim[g] > 0) return 1;
+  return 0;
 }
 
 // a compliant law: its parameters checked, its state; a material's restitution is an error as
@@ -616,7 +625,8 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   s->opt.contact.auto_split = s->opt.rigid && solver_auto_splits(&s->opt.solver);
   size_t nv1 = (size_t)s->model.m->nv + 1;
   double** arrays[] = {&s->data.vfree, &s->data.tau,  &s->data.qfrc_ext, &s->data.qfrc_limit,
-                       &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev};
+                       &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev,
+                       &s->data.qfrc_passive};
   for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
     if (!(*arrays[k] = calloc(nv1, sizeof(double))))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
@@ -693,7 +703,8 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK) st = keep_initial_state(s, err);
   if (st == CSIM_OK) st = compile_collision(cfg, s, err);
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
-  if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref)) st = compile_materials(cfg, s, err);
+  if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
+    st = compile_materials(cfg, s, err);
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);
   if (st == CSIM_OK) st = resolve_actions(cfg, s, err);

@@ -264,10 +264,12 @@ typedef struct {
   int limited;
   double range[2];
   double damping, stiffness, springref, armature, frictionloss, ref;
+  double solreflimit[2], solimplimit[5];
 } mj_joint;
 
-// joint attributes: armature kept (M's diagonal); those csim does not simulate yet are recorded
-// when non-zero
+// joint attributes: armature (M's diagonal), damping, stiffness and springref (model.h: passive
+// springs and dampers) kept; frictionloss and ref, which csim does not simulate yet, are
+// recorded when non-zero
 static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint* J,
                                  const char* jname) {
   static const char* const kNames[] = {"damping", "stiffness", "armature", "frictionloss",
@@ -277,19 +279,31 @@ static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint*
   csim_status st = CSIM_OK;
   for (int k = 0; k < 6 && !st; k++) {
     st = mj_dnums(c, n, "joint", cls, kNames[k], 1, 1, dst[k], NULL);
-    if (!st && k == 2 && !(*dst[k] >= 0))
-      st = mj_fail(c, n, NULL, "joint '%s': armature %g (expected >= 0)", jname, *dst[k]);
-    else if (!st && k < 5 && k != 2 && *dst[k] != 0)
-      st = mj_unsupported(c, n, NULL, "joint '%s': %s %g%s", jname, kNames[k], *dst[k],
-                          k == 1 ? " (joint springs)" : "");
+    if (!st && k <= 2 && !(*dst[k] >= 0))
+      st = mj_fail(c, n, NULL, "joint '%s': %s %g (expected >= 0)", jname, kNames[k], *dst[k]);
+    else if (!st && (k == 3 || k == 4) && *dst[k] != 0)
+      st = mj_unsupported(c, n, NULL, "joint '%s': %s %g", jname, kNames[k], *dst[k]);
   }
-  static const char* const kSoft[] = {"solreflimit", "solimplimit", "solreffriction",
-                                      "solimpfriction", "margin", "springdamper", NULL};
+  // solreflimit/solimplimit: MuJoCo softness of the limits under ccp (material.h; MuJoCo's
+  // defaults when not given); the friction pair acts only with frictionloss (refused); a joint
+  // margin and springdamper are not simulated
+  static const double kRef[2] = {0.02, 1}, kImp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  memcpy(J->solreflimit, kRef, sizeof(kRef));
+  memcpy(J->solimplimit, kImp, sizeof(kImp));
+  if (!st) st = mj_dnums(c, n, "joint", cls, "solreflimit", 1, 2, J->solreflimit, NULL);
+  if (!st) st = mj_dnums(c, n, "joint", cls, "solimplimit", 1, 5, J->solimplimit, NULL);
+  const double* si = J->solimplimit;
+  if (!st && !(J->solreflimit[0] != 0 && si[0] >= 0 && si[0] <= 1 && si[1] >= 0 && si[1] <= 1 &&
+               si[2] >= 0 && si[3] >= 0 && si[3] <= 1 && si[4] >= 1))
+    st = mj_fail(c, n, NULL, "joint '%s': solreflimit or solimplimit out of range (expected a "
+                 "non-zero time constant, 0 <= dmin, dmax <= 1 (clamped to [1e-4, 0.9999] as "
+                 "MuJoCo's), width >= 0, 0 <= midpoint "
+                 "<= 1, power >= 1)", jname);
+  static const char* const kSoft[] = {"margin", "springdamper", NULL};
   for (int k = 0; kSoft[k] && !st; k++) {
     const mj_node* w;
     if (mj_attr(c, n, "joint", cls, kSoft[k], &w))
-      st = mj_unsupported(c, n, NULL, "joint '%s': %s (MuJoCo's soft joint limits and "
-                          "friction; csim's limits are hard)", jname, kSoft[k]);
+      st = mj_unsupported(c, n, NULL, "joint '%s': %s", jname, kSoft[k]);
   }
   return st;
 }
@@ -329,6 +343,7 @@ static csim_status read_joint(mj_ctx* c, const mj_node* n, int cc, mj_joint* J,
                    jname, J->range[0], J->range[1]);
   if (J->type == 1) st = mj_unsupported(c, n, NULL, "joint '%s': ball joint", jname);
   if (!st) st = joint_passive(c, n, cls, J, jname);
+  if (J->type == 3 && c->degree) J->springref *= M_PI / 180;  // as the range (mjCJoint)
   return st;
 }
 
@@ -383,6 +398,8 @@ static csim_status make_chain(mj_ctx* c, const mj_node* body, int pl, int B, con
     U->upper = K->range[1];
     U->damping = K->damping, U->stiffness = K->stiffness, U->springref = K->springref;
     U->armature = K->armature, U->frictionloss = K->frictionloss, U->ref = K->ref;
+    memcpy(U->solreflimit, K->solreflimit, sizeof(U->solreflimit));
+    memcpy(U->solimplimit, K->solimplimit, sizeof(U->solimplimit));
     prev = child;
   }
   if (prev != B) {
@@ -511,21 +528,33 @@ static csim_status geom_contact(mj_ctx* c, const mj_node* n, int cls, urdf_geom*
     return mj_fail(c, n, NULL, "geom '%s': condim %g (expected 1, 3, 4 or 6)", gname, cd);
   G->contype = (int)ct, G->conaffinity = (int)ca, G->condim = (int)cd;
   G->nocollide = G->contype == 0 && G->conaffinity == 0;
-  if (G->condim != 3 && !G->nocollide)
-    st = mj_unsupported(c, n, NULL, "geom '%s': condim %d (csim's contacts are condim 3 with "
-                        "the scenario's friction)", gname, G->condim);
+  if (G->condim != 3 && G->condim != 1 && !G->nocollide)
+    st = mj_unsupported(c, n, NULL, "geom '%s': condim %d (csim's contacts are condim 3, or 1: "
+                        "frictionless)", gname, G->condim);
   static const char* const kSoft[] = {"solref", "solimp", "margin", "gap", "priority", "solmix", NULL};
   for (int k = 0; kSoft[k] && !st; k++) {
     const mj_node* w;
     int given = 0;
-    double tmp[5];
-    st = mj_dnums(c, n, "geom", cls, kSoft[k], 1, 5, tmp, &given);
+    double tmp[5] = {0};
+    if (k == 0) memcpy(tmp, G->solref, sizeof(G->solref));  // values not given keep defaults
+    if (k == 1) memcpy(tmp, G->solimp, sizeof(G->solimp));
+    st = mj_dnums(c, n, "geom", cls, kSoft[k], 1, k == 0 ? 2 : 5, tmp, &given);
     if (!st && k == 0 && given) memcpy(G->solref, tmp, sizeof(G->solref));
     if (!st && k == 1 && given) memcpy(G->solimp, tmp, sizeof(G->solimp));
     if (!st && k == 2 && given) G->margin = tmp[0];
     if (!st && k == 3 && given) G->gap = tmp[0];
-    if (!st && given && !G->nocollide && mj_attr(c, n, "geom", cls, kSoft[k], &w))
+    // solref and solimp are ccp's MuJoCo softness per pair (material.h); a margin or gap (csim's
+    // collision margin is the scenario's contact.margin), priority and solmix are not used yet
+    if (!st && k >= 2 && given && !G->nocollide && mj_attr(c, n, "geom", cls, kSoft[k], &w))
       st = mj_unsupported(c, n, NULL, "geom '%s': per-geom %s", gname, kSoft[k]);
+    if (!st && k == 0 && given && !(tmp[0] != 0 && isfinite(tmp[0]) && isfinite(tmp[1])))
+      st = mj_fail(c, n, NULL, "geom '%s': solref '%g %g' (expected a non-zero time constant "
+                   "or stiffness)", gname, tmp[0], tmp[1]);
+    if (!st && k == 1 && given && !(tmp[0] >= 0 && tmp[0] <= 1 && tmp[1] >= 0 && tmp[1] <= 1 &&
+                                     tmp[2] >= 0 && tmp[3] >= 0 && tmp[3] <= 1 && tmp[4] >= 1))
+      st = mj_fail(c, n, NULL, "geom '%s': solimp '%g %g %g %g %g' (expected 0 <= dmin, dmax <= 1, "
+                   "width >= 0, 0 <= midpoint <= 1, power >= 1)", gname, tmp[0], tmp[1], tmp[2],
+                   tmp[3], tmp[4]);
   }
   return st;
 }
@@ -604,8 +633,6 @@ static csim_status read_geom(mj_ctx* c, const mj_node* n, int cc, int link, mass
   if (!st && a) st = geom_fromto(c, n, w, a, G, hs, pos, q);
   if (!st && G->type != URDF_GEOM_MESH) st = geom_size_ok(c, n, G->type, hs, 0);
   if (!st && G->type == URDF_GEOM_MESH) st = geom_mesh(c, n, cls, link, G);
-  if (!st && G->type == URDF_GEOM_ELLIPSOID)
-    st = mj_unsupported(c, n, NULL, "geom '%s': ellipsoid", gname);
   if (!st) st = geom_contact(c, n, cls, G, gname);
   if (!st) st = geom_mass(c, n, cls, G, hs, pos, q, part, has);
   if (st) return st;
@@ -763,7 +790,52 @@ csim_status mj_read_contact(mj_ctx* c, const mj_node* e) {
   return st;
 }
 
-// <actuator>: every actuator is recorded as not supported yet (csim's actions drive joints)
+// a <motor> on a hinge or slide joint: the scenario's actions drive that joint with torques
+// (N m or N); the motor's torque range gear x ctrlrange (ctrllimited) becomes the joint's effort
+// limit, which clamps them (limits.effort). A motor with no action gives no torque
+static csim_status read_motor(mj_ctx* c, const mj_node* k) {
+  csim_status st = mj_check_attrs(c, k, "name class group joint gear ctrlrange ctrllimited "
+                                  "forcerange forcelimited user");
+  int cls = 0, lim = -1, has_range = 0;
+  double gear[6] = {1, 0, 0, 0, 0, 0}, range[2] = {0, 0};
+  if (!st) st = mj_class_of(c, k, 0, &cls);
+  if (!st) st = mj_dnums(c, k, "motor", cls, "gear", 1, 6, gear, NULL);
+  if (!st) st = mj_dnums(c, k, "motor", cls, "ctrlrange", 2, 2, range, &has_range);
+  static const char* const kLim[] = {"false", "true", "auto", NULL};
+  const mj_node* w;
+  const xml_attr* a = mj_attr(c, k, "motor", cls, "ctrllimited", &w);
+  if (!st && a) st = mj_word(c, w, a, kLim, &lim);
+  if (st) return st;
+  const char* jn = xml_attr_get(k->x, "joint");
+  const char* nm = xml_attr_get(k->x, "name");
+  if (!jn) return mj_fail(c, k, NULL, "<motor> '%s' without a 'joint' (csim's motors drive "
+                          "joints)", nm ? nm : "");
+  int j = urdf_find_joint(c->r, jn);
+  if (j < 0) return mj_fail(c, k, NULL, "<motor>: no joint named '%s'", jn);
+  urdf_joint* J = &c->r->joints[j];
+  int limited = lim == 1 || (lim != 0 && c->autolimits && has_range);
+  if (limited && !(range[0] < range[1]))
+    return mj_fail(c, k, NULL, "<motor> '%s': ctrlrange [%g, %g] (expected lower < upper)",
+                   nm ? nm : "", range[0], range[1]);
+  if (J->type != URDF_JOINT_REVOLUTE && J->type != URDF_JOINT_PRISMATIC)
+    return mj_unsupported(c, k, NULL, "<motor> on joint '%s', which is not a hinge or slide", jn);
+  if (J->has_limit)
+    return mj_unsupported(c, k, NULL, "a second motor on joint '%s'", jn);
+  if (gear[1] || gear[2] || gear[3] || gear[4] || gear[5] || gear[0] == 0 ||
+      (limited && range[0] != -range[1]))
+    return mj_unsupported(c, k, NULL, "<motor> '%s': gear '%g ...' or ctrlrange [%g, %g] (csim "
+                          "takes a scalar non-zero gear and a symmetric ctrlrange: the torque "
+                          "bound of the joint's actions)", nm ? nm : "", gear[0], range[0],
+                          range[1]);
+  a = mj_attr(c, k, "motor", cls, "forcelimited", &w);
+  if (a && strcmp(a->value, "false"))
+    return mj_unsupported(c, k, NULL, "<motor> '%s': forcelimited", nm ? nm : "");
+  J->has_limit = 1;
+  J->effort = limited ? fabs(gear[0]) * range[1] : 0;  // 0: no bound
+  return CSIM_OK;
+}
+
+// <actuator>: motors (read_motor); every other actuator is recorded as not supported yet
 csim_status mj_read_actuator(mj_ctx* c, const mj_node* e) {
   static const char* const kAct[] = {"general", "motor", "position", "velocity", "cylinder",
                                      "muscle", "adhesion", "intvelocity", "damper", NULL};
@@ -775,6 +847,10 @@ csim_status mj_read_actuator(mj_ctx* c, const mj_node* e) {
     const char* nm = xml_attr_get(k->x, "name");
     const char* jn = xml_attr_get(k->x, "joint");
     c->r->nactuator++;
+    if (!strcmp(k->x->name, "motor")) {
+      st = read_motor(c, k);
+      continue;
+    }
     st = mj_unsupported(c, k, NULL, "actuator <%s> '%s' on joint '%s' (csim drives joints "
                         "through the scenario's actions)", k->x->name, nm ? nm : "",
                         jn ? jn : "");

@@ -204,6 +204,24 @@ static void walk_free(plan_walk* w) {
   free(w->cadr); free(w->cjnt); free(w->fill); free(w->stack); free(w->pjoint); free(w->seen);
 }
 
+// a joint's spring and damper: finite, non-negative; on 1-dof joints only (csim's free joint
+// velocity is at the centre of mass, so MuJoCo's free-joint damping would not carry over)
+static csim_status check_passive(const urdf_joint* J, const char* file, csim_error* err) {
+  const char* nm = J->name ? J->name : "";
+  if (!(J->damping >= 0) || !(J->stiffness >= 0) || !isfinite(J->damping) ||
+      !isfinite(J->stiffness) || !isfinite(J->springref))
+    return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
+                   "joint '%s': damping %g, stiffness %g, springref %g (expected finite, damping "
+                   "and stiffness >= 0)", nm, J->damping, J->stiffness, J->springref);
+  int one_dof = J->type == URDF_JOINT_REVOLUTE || J->type == URDF_JOINT_CONTINUOUS ||
+                J->type == URDF_JOINT_PRISMATIC;
+  if (!one_dof && J->type != URDF_JOINT_FIXED && (J->damping != 0 || J->stiffness != 0))
+    return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
+                   "joint '%s': damping or stiffness on a %s joint (csim has joint springs and "
+                   "dampers on hinge and slide joints only)", nm, urdf_joint_type_names[J->type]);
+  return CSIM_OK;
+}
+
 // check every joint (links in range, supported type, finite origin and axis) and list each
 // link's child joints in joint order
 static csim_status plan_children(const urdf_robot* u, const char* file, plan_walk* w,
@@ -222,6 +240,8 @@ static csim_status plan_children(const urdf_robot* u, const char* file, plan_wal
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                      "joint '%s' has a non-finite origin or axis, or a negative or non-finite "
                      "armature", J->name ? J->name : "");
+    csim_status st = check_passive(J, file, err);
+    if (st != CSIM_OK) return st;
     if ((int)J->type < 0 || J->type >= URDF_NJOINT_TYPES)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "unknown joint type");
     w->cadr[J->parent + 1]++;
@@ -387,7 +407,7 @@ static csim_status plan_geoms(const model_robot_spec* spec, const char* file, ro
         *slot = -2;   // MJCF contype = conaffinity = 0: collides with nothing
         continue;
       }
-      if (G->type == URDF_GEOM_ELLIPSOID || (G->type == URDF_GEOM_PLANE && l != u->root))
+      if (G->type == URDF_GEOM_PLANE && l != u->root)
         return err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "%s geometry of link '%s' is not supported", urdf_geom_type_names[G->type],
                        Lk->name ? Lk->name : "");
@@ -446,6 +466,7 @@ static double geom_bound(const sim_model* m, int g) {
     case MODEL_GEOM_SPHERE: return s[0];
     case MODEL_GEOM_CYLINDER: return sqrt(s[0] * s[0] + s[1] * s[1]);
     case MODEL_GEOM_CAPSULE: return s[0] + s[1];
+    case MODEL_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
     case MODEL_GEOM_MESH: {
       const mesh_hull* h = &m->mesh[m->geom_mesh[g]];
       double r = 0;
@@ -475,6 +496,20 @@ static csim_status check_supported(const model_robot_spec* spec, csim_error* err
     return err_set(err, CSIM_ERR_INPUT, robot_file(u), 0, 0, NULL,
                    "an MJCF model is placed as a fixed base (its world body is the root; free "
                    "bodies come from its own free joints)");
+  return CSIM_OK;
+}
+
+// a height field collides with no ellipsoid yet (collision.c's table): refused by name
+static csim_status check_no_ellipsoid(const urdf_robot* u, csim_error* err) {
+  for (int l = 0; l < u->nlink; l++)
+    for (int g = 0; g < u->links[l].ngeom; g++) {
+      const urdf_geom* G = &u->links[l].geoms[g];
+      if (G->type == URDF_GEOM_ELLIPSOID && !G->nocollide)
+        return err_set(err, CSIM_ERR_INPUT, robot_file(u), G->line, G->column, "geom",
+                       "ellipsoid of link '%s' on a height-field ground (world.ground.type "
+                       "heightfield): csim collides ellipsoids with planes and convex shapes only",
+                       u->links[l].name ? u->links[l].name : "");
+    }
   return CSIM_OK;
 }
 
@@ -634,7 +669,17 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   m->jnt_dofadr[jid] = a->dof;
   if (!fill_joint(m, jid, r, u, uj >= 0 ? &u->joints[uj] : NULL, jmap)) return 0;
   fill_dofs(m, gb);
-  for (int k = 0; uj >= 0 && k < ndof; k++) m->dof_armature[a->dof + k] = u->joints[uj].armature;
+  for (int k = 0; uj >= 0 && k < ndof; k++) {
+    m->dof_armature[a->dof + k] = u->joints[uj].armature;
+    m->dof_damping[a->dof + k] = u->joints[uj].damping;
+  }
+  if (uj >= 0) {
+    const urdf_joint* J = &u->joints[uj];
+    m->jnt_stiffness[jid] = J->stiffness;
+    m->jnt_springref[jid] = J->springref;
+    memcpy(m->jnt_solref + 2 * jid, J->solreflimit, sizeof(J->solreflimit));
+    memcpy(m->jnt_solimp + 5 * jid, J->solimplimit, sizeof(J->solimplimit));
+  }
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
   a->q += type == MODEL_JOINT_FREE ? 7 : 1;
   a->dof += ndof;
@@ -833,6 +878,9 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
   m->geom_body[g] = gb;
   m->geom_link[g] = world ? -1 : gl;
   m->geom_mesh[g] = -1;
+  m->geom_condim[g] = G->condim;  // 0 from the URDF reader
+  memcpy(m->geom_solref + 2 * g, G->solref, 2 * sizeof(double));
+  memcpy(m->geom_solimp + 5 * g, G->solimp, 5 * sizeof(double));
   double* s = m->geom_size + 3 * g;
   switch (G->type) {
     case URDF_GEOM_BOX:
@@ -855,6 +903,10 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
       break;
     case URDF_GEOM_PLANE:
       m->geom_type[g] = MODEL_GEOM_PLANE;
+      break;
+    case URDF_GEOM_ELLIPSOID:
+      m->geom_type[g] = MODEL_GEOM_ELLIPSOID;
+      for (int c = 0; c < 3; c++) s[c] = fabs(G->size[c]);
       break;
     default:
       m->geom_type[g] = MODEL_GEOM_MESH;
@@ -914,6 +966,7 @@ csim_status model_create(const model_world_spec* world, const model_robot_spec* 
     if (!robots[r].urdf)
       return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "robot %d has no URDF description", r);
     csim_status su = check_supported(&robots[r], err);
+    if (su == CSIM_OK && world->ground == 2) su = check_no_ellipsoid(robots[r].urdf, err);
     if (su != CSIM_OK) return su;
   }
   csim_status st = check_world(world, err);

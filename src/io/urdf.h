@@ -27,7 +27,7 @@ typedef enum {
   URDF_GEOM_CAPSULE,     // size[0] = radius, size[1] = length of the cylinder part (local z)
   URDF_GEOM_MESH,        // filename/path/scale
   URDF_GEOM_PLANE,       // MJCF only: normal +z of the geom frame; size as written (unused)
-  URDF_GEOM_ELLIPSOID,   // MJCF only: size = radii x, y, z (refused by model_create for now)
+  URDF_GEOM_ELLIPSOID,   // MJCF only: size = radii x, y, z
   URDF_NGEOM_TYPES
 } urdf_geom_type;
 
@@ -97,6 +97,7 @@ typedef struct {
   int use_quat;             // 1: quat [x y z w] is the origin's orientation (rpy unused)
   double quat[4];
   double damping, stiffness, springref, armature, frictionloss, ref;
+  double solreflimit[2], solimplimit[5];   // MuJoCo's soft limit (0 0 from the URDF reader)
 } urdf_joint;
 
 typedef enum {

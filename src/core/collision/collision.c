@@ -16,7 +16,8 @@ const coll_pair_fn coll_pair_table[MODEL_NGEOM_TYPES][MODEL_NGEOM_TYPES] = {
                           [MODEL_GEOM_SPHERE] = coll_plane_sphere,
                           [MODEL_GEOM_CYLINDER] = coll_plane_cylinder,
                           [MODEL_GEOM_CAPSULE] = coll_plane_capsule,
-                          [MODEL_GEOM_MESH] = coll_plane_mesh},
+                          [MODEL_GEOM_MESH] = coll_plane_mesh,
+                          [MODEL_GEOM_ELLIPSOID] = coll_plane_ellipsoid},
     [MODEL_GEOM_HFIELD] = {[MODEL_GEOM_BOX] = coll_hfield_box,
                            [MODEL_GEOM_SPHERE] = coll_hfield_sphere,
                            [MODEL_GEOM_CYLINDER] = coll_hfield_cylinder,
@@ -26,23 +27,31 @@ const coll_pair_fn coll_pair_table[MODEL_NGEOM_TYPES][MODEL_NGEOM_TYPES] = {
                         [MODEL_GEOM_SPHERE] = coll_box_sphere,
                         [MODEL_GEOM_CYLINDER] = coll_convex,
                         [MODEL_GEOM_CAPSULE] = coll_convex,
-                        [MODEL_GEOM_MESH] = coll_convex},
+                        [MODEL_GEOM_MESH] = coll_convex,
+                        [MODEL_GEOM_ELLIPSOID] = coll_convex},
     [MODEL_GEOM_SPHERE] = {[MODEL_GEOM_SPHERE] = coll_sphere_sphere,
                            [MODEL_GEOM_CYLINDER] = coll_convex,
                            [MODEL_GEOM_CAPSULE] = coll_sphere_capsule,
-                           [MODEL_GEOM_MESH] = coll_convex},
+                           [MODEL_GEOM_MESH] = coll_convex,
+                           [MODEL_GEOM_ELLIPSOID] = coll_convex},
     [MODEL_GEOM_CYLINDER] = {[MODEL_GEOM_CYLINDER] = coll_convex,
                              [MODEL_GEOM_CAPSULE] = coll_convex,
-                             [MODEL_GEOM_MESH] = coll_convex},
+                             [MODEL_GEOM_MESH] = coll_convex,
+                             [MODEL_GEOM_ELLIPSOID] = coll_convex},
     [MODEL_GEOM_CAPSULE] = {[MODEL_GEOM_CAPSULE] = coll_capsule_capsule,
-                            [MODEL_GEOM_MESH] = coll_convex},
-    [MODEL_GEOM_MESH] = {[MODEL_GEOM_MESH] = coll_convex},
+                            [MODEL_GEOM_MESH] = coll_convex,
+                            [MODEL_GEOM_ELLIPSOID] = coll_convex},
+    [MODEL_GEOM_MESH] = {[MODEL_GEOM_MESH] = coll_convex,
+                         [MODEL_GEOM_ELLIPSOID] = coll_convex},
+    [MODEL_GEOM_ELLIPSOID] = {[MODEL_GEOM_ELLIPSOID] = coll_convex},
 };
 
 int coll_pair_max_contacts(int t1, int t2) {
   if (t1 < 0 || t2 < 0 || t1 >= MODEL_NGEOM_TYPES || t2 >= MODEL_NGEOM_TYPES) return 0;
   if (t1 > t2) { int t = t1; t1 = t2; t2 = t; }
   if (!coll_pair_table[t1][t2]) return 0;
+  // an ellipsoid is strictly convex and smooth: one point with anything
+  if (t2 == MODEL_GEOM_ELLIPSOID) return 1;
   // plane pairs: per-shape point sets
   if (t1 == MODEL_GEOM_PLANE) {
     if (t2 == MODEL_GEOM_SPHERE) return 1;
@@ -712,6 +721,9 @@ static void geom_bounds(int type, const double* sz, const coll_hull* h, double b
       break;
     case MODEL_GEOM_CYLINDER:
       b[3] = sqrt(r * r + hl * hl); b[4] = b[5] = r; b[6] = hl;
+      break;
+    case MODEL_GEOM_ELLIPSOID:
+      b[3] = fmax(sz[0], fmax(sz[1], sz[2])); b[4] = sz[0]; b[5] = sz[1]; b[6] = sz[2];
       break;
     case MODEL_GEOM_MESH: {
       double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

@@ -122,6 +122,9 @@ static void core_support(cshape* sh, const double dir[3], double out[3]) {
       loc[2] = dl[2] >= 0 ? s[1] : -s[1];
       break;
     }
+    case MODEL_GEOM_ELLIPSOID:
+      coll_ellipsoid_support(g, dir, out);
+      return;
     case MODEL_GEOM_MESH:
       if (g->hull && g->hull->nvert > 0) {
         sh->hint = hull_climb(g->hull, dl, sh->hint);
@@ -778,7 +781,8 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
   // is only close to n (an edge or a cylinder rim nearly parallel to a face) would report other
   // depths along another normal; keep the single point then. EPA is exact on polytopes (cores
   // without cylinders): a tight tolerance; on cylinders it stops at a small gap.
-  int curved = g1->type == MODEL_GEOM_CYLINDER || g2->type == MODEL_GEOM_CYLINDER;
+  int curved = g1->type == MODEL_GEOM_CYLINDER || g2->type == MODEL_GEOM_CYLINDER ||
+               g1->type == MODEL_GEOM_ELLIPSOID || g2->type == MODEL_GEOM_ELLIPSOID;
   double tol = 1e-10 + (curved ? 1e-4 : 1e-9) * fabs(depth), pmax = -DBL_MAX;
   for (int i = 0; i < k; i++)
     if (patch[i].depth > pmax) pmax = patch[i].depth;

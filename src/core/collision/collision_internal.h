@@ -47,6 +47,11 @@ void coll_box_face(const coll_geom* g, int k, int s, double out[12]);
 //---------------------------------- primitive pair functions --------------------------------
 int coll_plane_sphere(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con);
 int coll_plane_box(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con);
+// plane-ellipsoid: one contact at the ellipsoid's lowest point
+int coll_plane_ellipsoid(const coll_geom* g1, const coll_geom* g2, double margin,
+                         coll_contact* con);
+// the point of ellipsoid g (radii size[0..2]) farthest along world direction d
+void coll_ellipsoid_support(const coll_geom* g, const double d[3], double out[3]);
 int coll_plane_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
                        coll_contact* con);
 int coll_plane_cylinder(const coll_geom* g1, const coll_geom* g2, double margin,

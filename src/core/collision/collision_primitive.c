@@ -160,6 +160,31 @@ int coll_plane_box(const coll_geom* g1, const coll_geom* g2, double margin, coll
   return nc;
 }
 
+void coll_ellipsoid_support(const coll_geom* g, const double d[3], double out[3]) {
+  // x = D^2 u / |D u| (u = d in the geom frame, D = diag(radii)): the maximizer of u.x on
+  // x' D^-2 x = 1
+  double u[3], loc[3], n2 = 0;
+  sp_mulmtv3(u, g->mat, d);
+  for (int k = 0; k < 3; k++) n2 += g->size[k] * g->size[k] * u[k] * u[k];
+  double inv = n2 > 0 ? 1 / sqrt(n2) : 0;
+  for (int k = 0; k < 3; k++) loc[k] = g->size[k] * g->size[k] * u[k] * inv;
+  sp_xform(out, g->mat, g->pos, loc);
+}
+
+int coll_plane_ellipsoid(const coll_geom* g1, const coll_geom* g2, double margin,
+                         coll_contact* con) {
+  double n[3], mn[3], p1[3], p2[3], d[3];
+  plane_frame(g1, n);
+  sp_scale3(mn, n, -1);
+  coll_ellipsoid_support(g2, mn, p2);
+  sp_sub3(d, p2, g1->pos);
+  double dist = sp_dot3(n, d);
+  if (dist > margin) return 0;
+  sp_madd3(p1, p2, n, -dist);
+  cset(con, p1, p2, n, -dist, 0);
+  return 1;
+}
+
 // plane-capsule: the two segment ends as spheres; feature 0 (-z end) and 1 (+z end)
 int coll_plane_capsule(const coll_geom* g1, const coll_geom* g2, double margin,
                        coll_contact* con) {

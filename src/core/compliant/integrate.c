@@ -335,6 +335,7 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
   dyn_factor(m, d);
   stage_actions(sm, sd, o);
   stage_limit_springs(sm, sd, o, 0);
+  stage_passive(sm, sd, o, 0);
   dyn_rnea(m, d, NULL, NULL, sd->tau);
   // G past its block bound (never for a true bound, contact.h): stop the run as an overflow
   if (contact_build(m, d, ce, &copt, v) != 0) {
@@ -363,7 +364,8 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
   }
 
   // r = v - v0 - h M^-1 (tau_applied + J'f_ext + tau_limit - b) - M^-1 J_c' (h f)
-  for (int k = 0; k < nv; k++) r[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] - sd->tau[k];
+  for (int k = 0; k < nv; k++)
+    r[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] + sd->qfrc_passive[k] - sd->tau[k];
   dyn_solve(m, d, r, 1);
   memset(c->tmp, 0, sizeof(double) * (size_t)nv);
   contact_apply(m, d, ce, c->tmp);
