@@ -8,10 +8,11 @@ usage: check_replay.py fall HTML RUN.h5 T0 T1   the page at #t=T0 and #t=T1: scr
                                                 base pose of /state/q; the last row's
                                                 contact and slip counts are the file's
        check_replay.py bodies HTML N            the page draws N moving bodies, without error
-       check_replay.py control HTML RUN.h5 T    the page's footholds and commanded velocity are
-                                                /control/log's (read by column name), at #t=T it
-                                                draws every foothold and the command arrow along
-                                                the yaw-rotated command (yaw from /state/q)
+       check_replay.py control HTML RUN.h5 [T]  the page's footholds and commanded velocity are
+                                                /control/log's (read by column name); with T, in
+                                                chromium: at #t=T the page draws every foothold
+                                                and the command arrow along the yaw-rotated
+                                                command (yaw from /state/q)
 
 Exit 0 when all hold, 1 with a message when not, 3 when chromium is not installed.
 """
@@ -130,6 +131,10 @@ def control(html, run, t):
     wcmd = np.stack([col("vx_cmd"), col("vy_cmd"), col("wz_cmd")], axis=1)
     if np.abs(cmd - wcmd).max() > 1e-6:
         fail("commanded velocity differs from /control/log by %.3g" % np.abs(cmd - wcmd).max())
+    if t is None:
+        print("check_replay: ok: %d footholds and the command over %d frames match /control/log"
+              % (nfoot, fr))
+        return
     st = status(html, t)
     s = st.get("control", [{}])[0]
     i = int(st["frame"])
@@ -190,7 +195,7 @@ def main():
                                                                          st.get("nbody"), n))
         print("check_replay: ok: %d bodies drawn, %d frames" % (n, st["frames"]))
     elif mode == "control":
-        control(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+        control(sys.argv[2], sys.argv[3], float(sys.argv[4]) if len(sys.argv) > 4 else None)
     else:
         fail("unknown mode %s" % mode)
 
