@@ -3,7 +3,9 @@
 
 usage: check_plot.py SIDECAR.json PANELS RUN.h5 [RUN.h5...]
 
-PANELS is the comma-separated list asked for. Checks: the PNG's size (read with Pillow)
+PANELS is the comma-separated list asked for; the eight base panels in their order stand for the
+default, which adds the control panels for which a run has data (/control/tau; /control/log
+channels named vx_cmd/vx/vy_cmd/vy/wz_cmd/wz, *iterations, *eps*/*residual). Checks: the PNG's size (read with Pillow)
 is the sidecar's; the panels are the ones asked for, in order; every panel's box in the PNG holds
 drawn pixels (not blank); every series' min/max equals what this script computes from the file
 with its own vectorised code (numpy reduceat over /contacts/offset, not plot_run.py's loop);
@@ -78,7 +80,37 @@ def expected(path):
          "forces": [per_row(f, rows, force[:, 2], np.add), per_row(f, rows, ft, np.add)],
          "slip": [per_row(f, rows, vt, np.maximum)],
          "timing": [g("/timing/step") * 1e6]}
+    e.update(control_expected(f, rows))
     return e, rows, int(f.attrs["complete"]) == 1
+
+
+BASE = ["energy", "eps", "iterations", "contacts", "penetration", "forces", "slip", "timing"]
+AXES = ["vx", "vy", "wz"]
+
+
+def control_expected(f, rows):
+    """the control panels' series from /control, by channel name (commanded before measured)"""
+    e = {}
+    if "/control/log" in f:
+        log = f["/control/log"]
+        a = log.attrs["columns"]
+        names = [c.strip().split("/")[-1] for c in (a.decode() if isinstance(a, bytes)
+                                                    else a).split(",")]
+        n = min(rows, log.shape[0])
+        col = {c: log[:n, j].astype(float) for j, c in enumerate(names)}
+        vel = [col[c] for ax in AXES for c in (ax + "_cmd", ax) if c in col]
+        it = [col[c] for c in names if c.endswith("iterations")]
+        res = [col[c] for c in names if ("eps" in c or "residual" in c)
+               and not c.endswith("iterations")]
+        for k, v in (("control_velocity", vel), ("control_iterations", it),
+                     ("control_residual", res)):
+            if v:
+                e[k] = v
+    if "/control/tau" in f:
+        tau = f["/control/tau"]
+        n = min(rows, tau.shape[0])
+        e["control_tau"] = [tau[:n, j].astype(float) for j in range(tau.shape[1])]
+    return e
 
 
 def close(a, b):
@@ -93,6 +125,12 @@ def main():
     w, h, img = png_rgb(rec["png"])
     if [w, h] != rec["size"]:
         fail("PNG is %dx%d, sidecar says %s" % (w, h, rec["size"]))
+    if panels == BASE:  # the default: and the control panels the runs have data for
+        have = set()
+        for path in runs:
+            have |= set(control_expected(h5py.File(path, "r"), 1 << 62))
+        panels = panels + [p for p in ("control_velocity", "control_iterations",
+                                       "control_residual", "control_tau") if p in have]
     got = [p["name"] for p in rec["panels"]]
     if got != panels:
         fail("panels %s, asked for %s" % (got, panels))
@@ -107,7 +145,7 @@ def main():
         if not complete and "incomplete" not in r["label"]:
             fail("%s: incomplete run not labelled so: %r" % (path, r["label"]))
         for p in rec["panels"]:
-            want = e[p["name"]]
+            want = e.get(p["name"], [])
             per_run = len(p["lines"]) // len(runs)
             if per_run != len(want):
                 fail("panel %s: %d lines per run, expected %d" % (p["name"], per_run, len(want)))

@@ -8,6 +8,11 @@ usage: check_replay.py fall HTML RUN.h5 T0 T1   the page at #t=T0 and #t=T1: scr
                                                 base pose of /state/q; the last row's
                                                 contact and slip counts are the file's
        check_replay.py bodies HTML N            the page draws N moving bodies, without error
+       check_replay.py control HTML RUN.h5 [T]  the page's footholds and commanded velocity are
+                                                /control/log's (read by column name); with T, in
+                                                chromium: at #t=T the page draws every foothold
+                                                and the command arrow along the yaw-rotated
+                                                command (yaw from /state/q)
 
 Exit 0 when all hold, 1 with a message when not, 3 when chromium is not installed.
 """
@@ -102,6 +107,50 @@ def page_data(html):
     return json.loads(m.group(1))
 
 
+def control(html, run, t):
+    """the controllers' data in the page against /control/log, and what the page draws at t"""
+    import h5py
+    d = page_data(html)
+    f = h5py.File(run, "r")
+    log = f["/control/log"]
+    cols = [c.strip() for c in (log.attrs["columns"].decode() if isinstance(log.attrs["columns"], bytes)
+                                else str(log.attrs["columns"])).split(",")]
+    ctl = d.get("control")
+    if not ctl or len(ctl) != 1:
+        fail("the page has no controller data (control: %r)" % (ctl,))
+    c = ctl[0]
+    name, nfoot, fr, ev = c["name"], c["nfoot"], d["frames"], d["every"]
+    rows = log[::ev][:fr]
+    col = lambda ch: rows[:, cols.index("%s/%s" % (name, ch))]
+    want = np.stack([col("foothold_%d_%s" % (l, a)) for l in range(nfoot) for a in "xy"], axis=1)
+    got = np.frombuffer(base64.b64decode(c["footholds"]), "<f4").reshape(fr, 2 * nfoot)
+    if nfoot != 4 or np.abs(got - want).max() > 1e-5 * max(1, np.abs(want).max()):
+        fail("footholds differ from /control/log: nfoot %d, max diff %.3g" % (nfoot,
+                                                                            np.abs(got - want).max()))
+    cmd = np.frombuffer(base64.b64decode(c["cmd"]), "<f4").reshape(fr, 3)
+    wcmd = np.stack([col("vx_cmd"), col("vy_cmd"), col("wz_cmd")], axis=1)
+    if np.abs(cmd - wcmd).max() > 1e-6:
+        fail("commanded velocity differs from /control/log by %.3g" % np.abs(cmd - wcmd).max())
+    if t is None:
+        print("check_replay: ok: %d footholds and the command over %d frames match /control/log"
+              % (nfoot, fr))
+        return
+    st = status(html, t)
+    s = st.get("control", [{}])[0]
+    i = int(st["frame"])
+    q = f["/state/q"][i * ev]
+    x, y, z, w = q[3:7]  # csim's free base quaternion [x y z w]
+    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    vx, vy = wcmd[i, 0], wcmd[i, 1]
+    arrow = [np.cos(yaw) * vx - np.sin(yaw) * vy, np.sin(yaw) * vx + np.cos(yaw) * vy]
+    if s.get("footholds") != nfoot or not s.get("cmd") or \
+            np.abs(np.array(s["cmd"]) - arrow).max() > 1e-4:
+        fail("at t = %g the page draws %s, expected %d footholds and the arrow %s"
+             % (t, s, nfoot, arrow))
+    print("check_replay: ok: %d footholds over %d frames match /control/log; at t = %g the "
+          "command arrow is (%.3f, %.3f) m/s" % (nfoot, fr, t, arrow[0], arrow[1]))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "fall":
@@ -145,6 +194,8 @@ def main():
             fail("the page draws %s bodies (model: %s), expected %d" % (st.get("bodies"),
                                                                          st.get("nbody"), n))
         print("check_replay: ok: %d bodies drawn, %d frames" % (n, st["frames"]))
+    elif mode == "control":
+        control(sys.argv[2], sys.argv[3], float(sys.argv[4]) if len(sys.argv) > 4 else None)
     else:
         fail("unknown mode %s" % mode)
 

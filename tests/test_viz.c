@@ -262,6 +262,72 @@ START_TEST(replay_solo12_bodies) {
 }
 END_TEST
 
+// solo12_walk (quadruped_walk) for 0.2 s into g_tmp/walk.h5, replayed into g_tmp/walk.html
+static void walk_run_and_replay(void) {
+  static char out[16384];
+  run_scenario("scenarios/solo12_walk.yaml", "walk", "--set integrator.duration=0.2");
+  int rc = sh_fmt(out, sizeof(out), "%s replay %s/walk.h5", csim_bin(), g_tmp);
+  ck_assert_msg(rc == 0 && strstr(out, "controllers: 4 planned footholds, 1 commanded velocities"),
+                "%d: %s", rc, out);
+}
+
+// a controlled run plots the control panels, their series being /control's (check_plot.py reads
+// them by channel name); a run without /control keeps the eight panels
+START_TEST(plot_controlled_run) {
+  static char out[65536];
+  run_scenario("scenarios/solo12_walk.yaml", "walk", "--set integrator.duration=0.2");
+  int rc = sh_fmt(out, sizeof(out), "%s plot %s/walk.h5 --json %s/walk.json", csim_bin(), g_tmp,
+                  g_tmp);
+  ck_assert_msg(rc == 0 && strstr(out, "12 panels") &&
+                    strstr(out, "control_velocity, control_iterations, control_residual, "
+                                "control_tau"), "%d: %s", rc, out);
+  rc = sh_fmt(out, sizeof(out), "%s tests/check_plot.py %s/walk.json %s %s/walk.h5", python3(),
+              g_tmp, ALL_PANELS, g_tmp);
+  ck_assert_msg(rc == 0 && strstr(out, "12 panels"), "%s", out);
+  // labelled from the columns attribute: controller/channel, commanded and measured
+  rc = sh_fmt(out, sizeof(out), "grep -c -e '\"walk/vx_cmd\"' -e '\"walk/vx\"' -e "
+              "'\"walk/mpc_iterations\"' -e '\"walk/FL_KFE\"' %s/walk.json", g_tmp);
+  ck_assert_msg(rc == 0 && atoi(out) == 4, "labels: %s", out);
+  // only the panels asked for; a control panel asked of a run without /control says so
+  run_scenario("scenarios/cube_drop.yaml", "cube", "--set integrator.duration=0.05");
+  rc = sh_fmt(out, sizeof(out), "%s plot %s/cube.h5 --json %s/cube.json", csim_bin(), g_tmp, g_tmp);
+  ck_assert_msg(rc == 0 && strstr(out, "8 panels") && !strstr(out, "control"), "%d: %s", rc, out);
+  rc = sh_fmt(out, sizeof(out), "%s plot %s/cube.h5 --panels control_tau --json %s/ct.json && "
+              "%s tests/check_plot.py %s/ct.json control_tau %s/cube.h5", csim_bin(), g_tmp, g_tmp,
+              python3(), g_tmp, g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
+}
+END_TEST
+
+// the replay of a controlled run carries its planned footholds and commanded velocity, equal to
+// /control/log's; a run without /control writes no controller data
+START_TEST(replay_controlled_run_data) {
+  static char out[16384];
+  walk_run_and_replay();
+  int rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py control %s/walk.html %s/walk.h5",
+                  python3(), g_tmp, g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
+  run_scenario("scenarios/cube_drop.yaml", "cube", "--set integrator.duration=0.05");
+  rc = sh_fmt(out, sizeof(out), "%s replay %s/cube.h5 && grep -c '\"control\":' %s/cube.html",
+              csim_bin(), g_tmp, g_tmp);
+  ck_assert_msg(rc == 1 && !strstr(out, "controllers:") && strstr(out, "\n0\n"), "%d: %s", rc,
+                out);
+}
+END_TEST
+
+// in headless Chromium the walking run's page draws the four footholds and the command arrow
+// along the yaw-rotated command
+START_TEST(replay_controlled_run_in_browser) {
+  if (!browser_available()) return;
+  walk_run_and_replay();
+  static char out[16384];
+  int rc = sh_fmt(out, sizeof(out), "%s tests/check_replay.py control %s/walk.html %s/walk.h5 0.15",
+                  python3(), g_tmp, g_tmp);
+  ck_assert_msg(rc == 0, "%s", out);
+  printf("%s", out);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("viz");
   TCase* t = tcase_create("plot");
@@ -270,6 +336,8 @@ static Suite* suite(void) {
   tcase_add_test(t, plot_quick_scenarios);
   tcase_add_test(t, plot_overlay_and_panels);
   tcase_add_test(t, bad_input);
+  tcase_add_test(t, plot_controlled_run);
+  tcase_add_test(t, replay_controlled_run_data);
   suite_add_tcase(s, t);
   TCase* r = tcase_create("replay");
   tcase_add_checked_fixture(r, setup, tmp_teardown);
@@ -279,6 +347,7 @@ static Suite* suite(void) {
   tcase_add_test(r, replay_cube_drop_in_browser);
   tcase_add_test(r, replay_solo12_bodies);
   tcase_add_test(r, replay_truncated_in_browser);
+  tcase_add_test(r, replay_controlled_run_in_browser);
   tcase_add_test(r, plot_other_scenarios);
   suite_add_tcase(s, r);
   return s;

@@ -95,6 +95,9 @@ int cli_replay(int argc, char** argv) {
   printf("csim replay: %s: %ld frames of %ld rows, %d bodies, %d geometries, %ld contacts, "
          "%.1f kB in %.2f s\n", out, info.frames, info.rows, info.bodies, info.geoms,
          info.contacts, (double)info.bytes / 1024.0, secs);
+  if (info.ctl_footholds || info.ctl_commands)
+    printf("  controllers: %d planned footholds, %d commanded velocities drawn\n",
+           info.ctl_footholds, info.ctl_commands);
   if (info.bytes > 50L * 1024 * 1024)  // browsers slow down on pages this large
     printf("  the page is %.0f MB: --every K keeps every K-th row\n",
            (double)info.bytes / (1024.0 * 1024.0));

@@ -189,12 +189,32 @@ typedef struct {
   double *time, *q, *ek, *ep, *et, *eps, *work, *injected;  // (rows), q (rows x nq)
   int32_t *iters, *count, *offset;   // (rows)
   double *cpoint, *cframe, *cforce, *cvel;   // (nflat x 3 / 9)
+  double* clog;                      // /control/log (rows x nlog), NULL when the run has none
+  int nlog;
+  char* ccols;                       // its columns attribute ("controller/channel, ...")
 } run_rows;
 
 static void rows_free(run_rows* r) {
   free(r->time); free(r->q); free(r->ek); free(r->ep); free(r->et); free(r->eps);
   free(r->work); free(r->injected); free(r->iters); free(r->count); free(r->offset);
   free(r->cpoint); free(r->cframe); free(r->cforce); free(r->cvel);
+  free(r->clog); free(r->ccols);
+}
+
+// /control/log and its columns, when the run has them for every row kept (a file without, or
+// with fewer rows, replays without the controllers' markers); 0 only when a read fails
+static int control_read(hid_t f, run_rows* r) {
+  int nc = 0;
+  long nr = ds_shape(f, "/control/log", &nc);
+  if (nr < r->rows || nc < 1) return 1;
+  hid_t d = H5Dopen2(f, "/control/log", H5P_DEFAULT);
+  if (d < 0) return 1;
+  r->ccols = attr_string(d, "columns", NULL, 0);
+  H5Dclose(d);
+  if (!r->ccols) return 1;
+  r->nlog = nc;
+  r->clog = calloc((size_t)(r->rows + 1) * (size_t)nc, 8);
+  return r->clog && ds_read(f, "/control/log", r->rows, nc, H5T_NATIVE_DOUBLE, r->clog);
 }
 
 // read every per-row dataset up to the shortest one, and the flat contact arrays
@@ -256,6 +276,7 @@ static csim_status rows_read(hid_t f, const char* path, run_rows* r, csim_error*
     *dst[k] = calloc(n, 8);
     ok = *dst[k] && ds_read(f, opt[k], rows, 1, D, *dst[k]);
   }
+  ok = ok && control_read(f, r);
   if (!ok) return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL, "could not read the datasets");
   return CSIM_OK;
 }
@@ -291,9 +312,130 @@ static const char* find_ci(const char* s, const char* pat) {
   return NULL;
 }
 
+//---------------------------------- what the controllers computed ----------------------------
+
+#define REPLAY_MAX_CTL 16
+#define REPLAY_MAX_FEET 8
+
+// one controller's columns of /control/log that the page draws (-1: the log has no such channel)
+typedef struct {
+  char name[64];
+  int cmd[3];                       // vx_cmd, vy_cmd, wz_cmd (yaw frame, as quadruped_walk logs)
+  int vel[2];                       // vx, vy measured (yaw frame)
+  int foot[REPLAY_MAX_FEET][2];     // foothold_K_x, foothold_K_y (world)
+  int nfoot;
+} ctl_cols;
+
+// the channel `ch` (column col) of controller c
+static void ctl_col_channel(ctl_cols* c, const char* ch, int col) {
+  static const char* const cmd[3] = {"vx_cmd", "vy_cmd", "wz_cmd"};
+  static const char* const vel[2] = {"vx", "vy"};
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(ch, cmd[i])) c->cmd[i] = col;
+  for (int i = 0; i < 2; i++)
+    if (!strcmp(ch, vel[i])) c->vel[i] = col;
+  int k = -1;
+  char axis = 0, tail = 0;
+  if (sscanf(ch, "foothold_%d_%c%c", &k, &axis, &tail) == 2 && k >= 0 && k < REPLAY_MAX_FEET &&
+      (axis == 'x' || axis == 'y')) {
+    c->foot[k][axis == 'y'] = col;
+    if (k + 1 > c->nfoot) c->nfoot = k + 1;
+  }
+}
+
+// the controllers of the columns attribute ("controller/channel, ..."), in their order
+static int ctl_cols_parse(const char* cols, int ncol, ctl_cols* c) {
+  int n = 0;
+  const char* p = cols;
+  for (int col = 0; col < ncol && *p; col++) {
+    while (*p == ' ') p++;
+    const char* e = p;
+    while (*e && *e != ',') e++;
+    const char* sl = memchr(p, '/', (size_t)(e - p));
+    if (sl) {
+      char ctl[64], ch[64];
+      snprintf(ctl, sizeof(ctl), "%.*s", (int)(sl - p), p);
+      snprintf(ch, sizeof(ch), "%.*s", (int)(e - sl - 1), sl + 1);
+      for (size_t z = strlen(ch); z > 0 && ch[z - 1] == ' '; z--) ch[z - 1] = '\0';
+      int k = 0;
+      while (k < n && strcmp(c[k].name, ctl)) k++;
+      if (k == n && n < REPLAY_MAX_CTL) {
+        memset(&c[n], 0xff, sizeof(c[n]));  // every column -1
+        snprintf(c[n].name, sizeof(c[n].name), "%s", ctl);
+        c[n++].nfoot = 0;
+      }
+      if (k < n) ctl_col_channel(&c[k], ch, col);
+    }
+    p = *e ? e + 1 : e;
+  }
+  return n;
+}
+
+// the first body of the robot the controller `name` drives (the scenario's controllers; the
+// first robot when the name is not found, as for a controller named by default)
+static int ctl_base_body(const sim_model* m, const scn_config* cfg, const char* name) {
+  int robot = 0;
+  for (int i = 0; i < cfg->ncontrollers; i++)
+    if (cfg->controllers[i].name && !strcmp(cfg->controllers[i].name, name) &&
+        cfg->controllers[i].robot)
+      for (int k = 0; k < m->nrobot; k++)
+        if (m->robot_name[k] && !strcmp(m->robot_name[k], cfg->controllers[i].robot)) robot = k;
+  for (int b = 1; b < m->nbody; b++)
+    if (m->body_robot[b] == robot) return b;
+  return m->nbody > 1 ? 1 : 0;
+}
+
+// columns cols (n of them) of the kept rows, as base64 float32 (frames x n)
+static int ctl_cols_series(FILE* o, const run_rows* r, long frames, int every, const int* cols, int n) {
+  double* v = calloc((size_t)frames * (size_t)n + 1, sizeof(double));
+  if (!v) return 0;
+  for (long i = 0; i < frames; i++)
+    for (int j = 0; j < n; j++)
+      v[i * n + j] = cols[j] >= 0 ? r->clog[i * every * r->nlog + cols[j]] : 0;
+  int ok = json_reals(o, v, (size_t)frames * (size_t)n, 1);
+  free(v);
+  return ok;
+}
+
+// "control": per controller whose log has footholds or a commanded velocity, the kept rows of
+// them (nothing is written for a run without such channels: its page is as before)
+static int write_control(FILE* o, const sim_model* m, const scn_config* cfg, const run_rows* r,
+                         long frames, int every, replay_info* info) {
+  if (!r->clog) return 1;
+  ctl_cols c[REPLAY_MAX_CTL];
+  int n = ctl_cols_parse(r->ccols, r->nlog, c), any = 0, ok = 1;
+  for (int k = 0; k < n && ok; k++) {
+    int nfoot = 0;
+    while (nfoot < c[k].nfoot && c[k].foot[nfoot][0] >= 0 && c[k].foot[nfoot][1] >= 0) nfoot++;
+    int cmd = c[k].cmd[0] >= 0 && c[k].cmd[1] >= 0, vel = c[k].vel[0] >= 0 && c[k].vel[1] >= 0;
+    if (!nfoot && !cmd) continue;
+    fputs(any++ ? "," : ",\"control\":[", o);
+    fputs("{\"name\":", o);
+    json_str(o, c[k].name);
+    fprintf(o, ",\"base\":%d,\"nfoot\":%d", ctl_base_body(m, cfg, c[k].name), nfoot);
+    if (nfoot) {
+      fputs(",\"footholds\":", o);
+      ok = ctl_cols_series(o, r, frames, every, &c[k].foot[0][0], 2 * nfoot);
+    }
+    if (ok && cmd) {
+      fputs(",\"cmd\":", o);
+      ok = ctl_cols_series(o, r, frames, every, c[k].cmd, 3);
+    }
+    if (ok && cmd && vel) {
+      fputs(",\"vel\":", o);
+      ok = ctl_cols_series(o, r, frames, every, c[k].vel, 2);
+    }
+    fputc('}', o);
+    info->ctl_footholds += nfoot;
+    info->ctl_commands += cmd;
+  }
+  if (any) fputc(']', o);
+  return ok;
+}
+
 // write the JSON data block: model geometry, per-frame poses, series, contacts
-static int write_data(FILE* o, const sim_model* m, sim_data* d, const run_rows* r, hid_t f,
-                      int every, double slip_v, int complete, const char* failure, replay_info* info) {
+static int write_data(FILE* o, const sim_model* m, const scn_config* cfg, sim_data* d,
+                      const run_rows* r, hid_t f, int every, double slip_v, int complete, const char* failure, replay_info* info) {
   long frames = (r->rows + every - 1) / every;
   int nb = m->nbody - 1;
   char* name = attr_string(f, "scenario_name", NULL, 0);
@@ -421,6 +563,7 @@ static int write_data(FILE* o, const sim_model* m, sim_data* d, const run_rows* 
   if (ok) { fputs(",\"cpoint\":", o); ok = json_reals(o, cp, 3 * (size_t)nc, 1); }
   if (ok) { fputs(",\"cforce\":", o); ok = json_reals(o, cf, 3 * (size_t)nc, 1); }
   if (ok) { fputs(",\"cslip\":", o); json_b64(o, cs, (size_t)nc); }
+  ok = ok && write_control(o, m, cfg, r, frames, every, info);
   fputc('}', o);
   free(cp); free(cf); free(cs);
   info->frames = frames;
@@ -556,7 +699,7 @@ csim_status replay_write(const char* run, const char* out, const replay_options*
     fwrite(three, 1, nthree, o);
     m1 += strlen("@@THREE@@");
     fwrite(m1, 1, (size_t)(m2 - m1), o);
-    int ok = write_data(o, M, D, &r, f, every, slip_v, info->complete, info->failure, info);
+    int ok = write_data(o, M, cfg, D, &r, f, every, slip_v, info->complete, info->failure, info);
     m2 += strlen("@@DATA@@");
     fputs(m2, o);
     info->bytes = ftell(o);

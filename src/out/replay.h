@@ -50,6 +50,8 @@ typedef struct {
   int complete;               // the file's complete attribute
   char failure[512];          // the file's failure attribute ("" when none)
   long bytes;                 // size of the page written
+  int ctl_footholds;          // planned footholds drawn (legs, over the controllers that log them)
+  int ctl_commands;           // controllers whose commanded velocity is drawn as an arrow
 } replay_info;
 
 // write the replay page of the run file `run` to `out`

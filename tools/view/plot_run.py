@@ -3,7 +3,12 @@
 
 usage: plot_run.py RUN.h5 [more.h5...] [--out FILE.png] [--panels LIST] [--json FILE]
 
-Panels: energy, eps, iterations, contacts, penetration, forces, slip, timing. Several runs are
+Panels: energy, eps, iterations, contacts, penetration, forces, slip, timing; for runs with
+controllers (/control) also control_velocity (commanded vs measured base velocity: the log's
+vx_cmd, vx, vy_cmd, vy, wz_cmd, wz channels), control_iterations and control_residual (the
+log's *iterations and *eps* / *residual channels, e.g. quadruped_walk's MPC) and control_tau (the
+applied joint torques, /control/tau), each drawn when a run has its data and labelled from the
+datasets' columns attribute ("controller/channel"). Several runs are
 overlaid with a legend from their scenario_name attribute. Axis units come from the datasets'
 "units" attributes. A truncated run (complete = 0, datasets of unequal length) is plotted on the
 rows present and said so on stderr and in the legend. --json writes what was drawn: every
@@ -28,6 +33,9 @@ except ImportError as e:  # say what to install, not a traceback
     sys.exit(2)
 
 PANELS = ["energy", "eps", "iterations", "contacts", "penetration", "forces", "slip", "timing"]
+CONTROL_PANELS = ["control_velocity", "control_iterations", "control_residual", "control_tau"]
+# commanded and measured base velocity as quadruped_walk logs them (yaw frame), in this order
+VELOCITY = ["vx_cmd", "vx", "vy_cmd", "vy", "wz_cmd", "wz"]
 PER_ROW = ["/time", "/energy/kinetic", "/energy/potential", "/energy/total", "/solver/eps_abs",
            "/solver/primal", "/solver/dual", "/solver/complementarity", "/solver/iterations",
            "/solver/converged", "/contacts/count", "/contacts/offset", "/timing/step"]
@@ -74,6 +82,7 @@ class Run:
         self.d = {p: f[p][: self.rows] for p in PER_ROW + optional}
         self.flat = {p: f[p][: self.nflat] for p in FLAT}
         self.t = self.d["/time"]
+        self.ctl = control_series(f, self.rows)
 
     def per_contact(self, reduce, values):
         """reduce(values of the row's contacts) per row; NaN for rows without contacts."""
@@ -84,6 +93,41 @@ class Run:
             if n > 0 and a >= 0 and a + n <= self.nflat:
                 out[i] = reduce(values[a:a + n])
         return out
+
+
+def columns(ds):
+    """a dataset's columns attribute ("controller/channel, ...") as a list"""
+    c = ds.attrs.get("columns", "")
+    c = c.decode() if isinstance(c, bytes) else str(c)
+    return [x.strip() for x in c.split(",")] if c else []
+
+
+def control_series(f, rows):
+    """panel -> [(label, values, style)] of the controllers' datasets, on the rows present"""
+    out = {}
+    if "/control/log" in f:
+        log = f["/control/log"]
+        cols = columns(log)
+        n = min(rows, log.shape[0])
+        for j, c in enumerate(cols[: log.shape[1]]):
+            ch = c.split("/")[-1]
+            if ch in VELOCITY:
+                panel = "control_velocity"
+            elif ch.endswith("iterations"):
+                panel = "control_iterations"
+            elif "eps" in ch or "residual" in ch:
+                panel = "control_residual"
+            else:
+                continue
+            out.setdefault(panel, []).append((c, log[:n, j], "--" if ch.endswith("_cmd") else "-"))
+        if "control_velocity" in out:  # commanded next to measured, axis by axis
+            out["control_velocity"].sort(key=lambda s: VELOCITY.index(s[0].split("/")[-1]))
+    if "/control/tau" in f:
+        tau = f["/control/tau"]
+        n = min(rows, tau.shape[0])
+        cols = columns(tau) or ["tau %d" % j for j in range(tau.shape[1])]
+        out["control_tau"] = [(c, tau[:n, j], "-") for j, c in enumerate(cols[: tau.shape[1]])]
+    return out
 
 
 def labels(runs):
@@ -103,7 +147,7 @@ def labels(runs):
 
 
 def main(argv):
-    files, out, panels, side = [], None, list(PANELS), None
+    files, out, panels, side = [], None, None, None
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -118,10 +162,11 @@ def main(argv):
                 side = v
             else:
                 panels = [p.strip() for p in v.split(",") if p.strip()]
-                bad = [p for p in panels if p not in PANELS]
+                bad = [p for p in panels if p not in PANELS + CONTROL_PANELS]
                 if bad or not panels:
                     fail("--panels: unknown panel %s; expected a comma-separated list of %s"
-                         % (", ".join(repr(b) for b in bad) or "(none)", ", ".join(PANELS)))
+                         % (", ".join(repr(b) for b in bad) or "(none)",
+                            ", ".join(PANELS + CONTROL_PANELS)))
             continue
         if a.startswith("-"):
             fail("unexpected argument '%s'" % a)
@@ -130,6 +175,8 @@ def main(argv):
     if not files:
         fail("missing RUN.h5")
     runs = [Run(p) for p in files]
+    if panels is None:  # all, and the control panels some run has data for
+        panels = PANELS + [p for p in CONTROL_PANELS if any(p in r.ctl for r in runs)]
     for r in runs:
         if not r.complete:
             sys.stderr.write("csim plot: warning: %s is an incomplete run (complete = 0%s): plotting "
@@ -206,13 +253,28 @@ def main(argv):
                 line(ax, r, k, t, d["/timing/step"] * 1e6, "step")
                 ax.set_ylabel("time per step (µs)" if units(r.f, "/timing/step") == "s"
                               else "time per step (%s)" % units(r.f, "/timing/step"))
+            elif name in CONTROL_PANELS:
+                for w, y, style in r.ctl.get(name, []):
+                    kw = {}
+                    if name == "control_velocity" and len(runs) == 1:  # one colour per axis
+                        kw["color"] = colors[VELOCITY.index(w.split("/")[-1]) // 2]
+                    line(ax, r, k, t[: len(y)], y, w, style, **kw)
+                if name == "control_residual" and r.ctl.get(name):
+                    ax.set_yscale("log", nonpositive="mask")
+                ax.set_ylabel({"control_velocity": "velocity (m/s, rad/s)",
+                               "control_iterations": "iterations",
+                               "control_residual": "residual",
+                               "control_tau": "torque (N m)"}[name])
         ax.grid(alpha=0.3)
         nl = len(ax.get_lines())
-        ax.legend(fontsize=6.5 if nl > 4 else 7, loc="best", ncol=2 if nl > 4 else 1,
-                  framealpha=0.7)
+        ax.legend(fontsize=5.5 if nl > 8 else 6.5 if nl > 4 else 7, loc="best",
+                  ncol=3 if nl > 8 else 2 if nl > 4 else 1, framealpha=0.7)
         if not any(np.isfinite(np.asarray(ln.get_ydata(), dtype=float)).any()
                    for ln in ax.get_lines()):
-            ax.text(0.5, 0.5, "no data in these rows (no contacts)", transform=ax.transAxes,
+            ax.text(0.5, 0.5, "no data in these rows (%s)" % ("no such controller channels"
+                                                              if name in CONTROL_PANELS
+                                                              else "no contacts"),
+                    transform=ax.transAxes,
                     ha="center", va="center", fontsize=10, color="0.3")
     for n in range(len(panels), nrow * ncol):
         axes[n // ncol][n % ncol].set_visible(False)
