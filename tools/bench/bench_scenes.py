@@ -8,12 +8,22 @@ chooses between them per island, docs/models_and_solvers.md) and MuJoCo
 (Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
 run the same robot description through build/bench_mujoco (tools/bench/bench_mujoco.c says how the
 models are matched):
+  horizon    every figure covers the scene's whole run (duration / dt: 600 steps for the cubes,
+             2000 for Solo-12 and Talos, 1000 for the generated scenes), but where a whole run
+             under callgrind would take hours: COUNT_HORIZON (grid_256, grid_1024, stack_32,
+             stack_64: their first N steps) and TIME_HORIZON (grid_1024); the CSV's steps_run,
+             steps_time and steps_counted say which;
   time       us/step, the median over BATCHES interleaved batches (batch b of every csim solver
              and MuJoCo in turn, one bench_mujoco run), wall time of the step loop only;
   Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
-             bench_csim_step (sim_step's caller) or mj_step only, so set-up and the residual pass are not counted), over
-             the first COUNT steps, one callgrind run per csim solver and one for MuJoCo;
-             noise-free, the figure to compare on a shared machine;
+             bench_csim_step (sim_step's caller) or mj_step only, so set-up and the residual pass
+             are not counted), one callgrind run per csim solver and one for MuJoCo; noise-free,
+             the figure to compare on a shared machine; where the run settles (SETTLE) the default
+             pair and MuJoCo are counted again over the settling window alone;
+  default    DEFAULT (ncp/auto, csim's default solver): ratio_ir_default / ratio_us_default and
+             issue 26's targets met or missed (target_ir: Ir ratio <= 0.5, target_us: time ratio
+             <= 0.6, target_cap: no step at the iteration cap over the timed horizon); cap_csim_<k>
+             counts the steps that ended at the cap per csim solver;
   contacts   mean contacts per step on each side (MuJoCo: active contacts);
   eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
              engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
