@@ -47,7 +47,7 @@ def h_us(keys):
     return ("| scene | " + "".join("µs/step csim %s | " % k for k in keys) + "µs/step MuJoCo | "
             + "".join("ratio µs %s | " % k for k in keys) + "ratio µs default | time horizon | "
             + "".join("iterations csim %s | " % k for k in keys) + "iterations MuJoCo | "
-            + "".join("steps at cap csim %s | " % k for k in keys))
+            + "".join("steps at cap csim %s | " % k for k in keys)).rstrip()
 
 
 # the targets of issue 26 for the default pair (bench_scenes.py TARGET_IR, TARGET_US)
