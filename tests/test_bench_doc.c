@@ -1,9 +1,10 @@
 // test_bench_doc.c — docs/benchmarks.md's block has the form tools/bench/bench_table.py generates
-// (headings, notes, table headers in order, with columns for csim ncp/pgs and ncp/admm; data rows
-// with as many cells as their header). The numbers are not checked: they are one run's
+// (headings, notes, table headers in order, with columns for csim ncp/pgs, ncp/admm and ncp/auto,
+// the default's ratio, the horizons and the targets table; data rows with as many cells as their
+// header). The numbers are not checked: they are one run's
 // measurements and change per machine. Also checks that the check can fail: a copy of the page
-// with a header changed, one with a solver's column dropped, and one with a short data row, are
-// rejected. Runs from the repo root (python3 is a dependency: make deps).
+// with a header changed, one with a solver's column dropped, one without the default's ratio, one
+// without the targets table's cap column, and one with a short data row, are rejected. Runs from the repo root (python3 is a dependency: make deps).
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,34 +36,38 @@ static void mutate(const char* readme, const char* from, const char* to, char* p
   fclose(f);
 }
 
+// the check rejects the page with the first `from` replaced by `to`
+static void rejects(const char* readme, const char* from, const char* to) {
+  char path[256];
+  mutate(readme, from, to, path, sizeof path);
+  ck_assert_msg(check(path) == 1, "the check accepted the page with \"%s\" -> \"%s\"", from, to);
+  unlink(path);
+}
+
 START_TEST(readme_block_has_generated_form) {
   ck_assert_int_eq(check("docs/benchmarks.md"), 0);
   char* readme = slurp("docs/benchmarks.md", NULL);
   ck_assert_ptr_nonnull(readme);
-  char path[256];
   // a renamed column
-  mutate(readme, "| ratio Ir admm |", "| ratio Ir admm (quoted) |", path, sizeof path);
-  ck_assert_int_eq(check(path), 1);
-  unlink(path);
+  rejects(readme, "| ratio Ir admm |", "| ratio Ir admm (quoted) |");
   // a csim solver's column dropped from the time table
-  mutate(readme, "| µs/step csim admm |", "|", path, sizeof path);
-  ck_assert_int_eq(check(path), 1);
-  unlink(path);
-  // a data row with a cell missing (the first data row of the instructions table: 15 columns,
-  // scene, nv, then contacts, Ir/step, ratio Ir and ε_abs of csim pgs, csim admm (and MuJoCo,
-  // but for the ratios), the best csim solver and the note)
-  const char* sep15 = "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  const char* sep = strstr(readme, sep15);
+  rejects(readme, "| µs/step csim admm |", "|");
+  // the default solver's ratio column renamed (the column the targets are read from)
+  rejects(readme, "| ratio Ir default |", "| ratio Ir best |");
+  // the targets table without its iteration-cap column
+  rejects(readme, "| no step at the cap |", "|");
+  // a data row with a cell missing (the first data row of the instructions table: 21 columns,
+  // scene, nv, then contacts, Ir/step and ε_abs of csim pgs, admm, auto and MuJoCo, the ratios
+  // Ir of the three csim solvers, of the default, the best csim solver, the Ir horizon, the
+  // settling ratio and the note)
+  const char* sep21 = "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const char* sep = strstr(readme, sep21);
   ck_assert_ptr_nonnull(sep);
-  const char* row = sep + strlen(sep15);
+  const char* row = sep + strlen(sep21);
   ck_assert_msg(row[0] == '|', "no data row after the MuJoCo table header");
-  mutate(readme, row, "| short | row |\n", path, sizeof path);
-  ck_assert_int_eq(check(path), 1);
-  unlink(path);
+  rejects(readme, row, "| short | row |\n");
   // no block at all
-  mutate(readme, "<!-- bench:begin -->", "<!-- bench -->", path, sizeof path);
-  ck_assert_int_eq(check(path), 1);
-  unlink(path);
+  rejects(readme, "<!-- bench:begin -->", "<!-- bench -->");
   free(readme);
 }
 END_TEST

@@ -144,8 +144,9 @@ else
   done
 fi
 
-# csim and MuJoCo 2.2.2 on matched scenes with instruction counts and cost slopes
-# (tools/bench/bench_scenes.py -> out/bench/mujoco.csv, slopes.csv) and, in full mode, csim's solver
+# csim (ncp/pgs, ncp/admm and the default ncp/auto) and MuJoCo 2.2.2 on matched scenes over whole
+# runs (stated shorter callgrind horizons on the biggest), with instruction counts, the default's
+# targets met or missed, and cost slopes (tools/bench/bench_scenes.py -> out/bench/mujoco.csv, slopes.csv) and, in full mode, csim's solver
 # pairs against MuJoCo's PGS/CG/Newton on the four small scenes (tools/bench/bench_mujoco.sh ->
 # out/bench/mujoco_solvers.csv); MUJOCO=0 skips both
 if [ "${MUJOCO:-1}" = 1 ]; then

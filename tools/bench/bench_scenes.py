@@ -8,12 +8,22 @@ chooses between them per island, docs/models_and_solvers.md) and MuJoCo
 (Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
 run the same robot description through build/bench_mujoco (tools/bench/bench_mujoco.c says how the
 models are matched):
+  horizon    every figure covers the scene's whole run (duration / dt: 600 steps for the cubes,
+             2000 for Solo-12 and Talos, 1000 for the generated scenes), but where a whole run
+             under callgrind would take hours: COUNT_HORIZON (grid_256, grid_1024, stack_32,
+             stack_64: their first N steps) and TIME_HORIZON (grid_1024); the CSV's steps_run,
+             steps_time and steps_counted say which;
   time       us/step, the median over BATCHES interleaved batches (batch b of every csim solver
              and MuJoCo in turn, one bench_mujoco run), wall time of the step loop only;
   Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
-             bench_csim_step (sim_step's caller) or mj_step only, so set-up and the residual pass are not counted), over
-             the first COUNT steps, one callgrind run per csim solver and one for MuJoCo;
-             noise-free, the figure to compare on a shared machine;
+             bench_csim_step (sim_step's caller) or mj_step only, so set-up and the residual pass
+             are not counted), one callgrind run per csim solver and one for MuJoCo; noise-free,
+             the figure to compare on a shared machine; where the run settles (SETTLE) the default
+             pair and MuJoCo are counted again over the settling window alone;
+  default    DEFAULT (ncp/auto, csim's default solver): ratio_ir_default / ratio_us_default and
+             issue 26's targets met or missed (target_ir: Ir ratio <= 0.5, target_us: time ratio
+             <= 0.6, target_cap: no step at the iteration cap over the timed horizon); cap_csim_<k>
+             counts the steps that ended at the cap per csim solver;
   contacts   mean contacts per step on each side (MuJoCo: active contacts);
   eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
              engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
@@ -56,6 +66,10 @@ BATCHES = int(os.environ.get("BATCHES", "3" if QUICK else "7"))
 CUBE = os.path.join(ROOT, "robots", "cube.urdf")
 # csim's model/solver pairs, each measured on every scene
 SOLVERS = os.environ.get("CSIM_SOLVERS", "ncp/pgs ncp/admm ncp/auto").split()
+# csim's default pair (solver.name defaults to auto): the `ratio` columns and the targets are its
+DEFAULT = os.environ.get("CSIM_DEFAULT", "ncp/auto")
+# issue 26's targets for the default pair against MuJoCo, whole runs: instructions and time per step
+TARGET_IR, TARGET_US = 0.5, 0.6
 
 
 def skey(pair):
@@ -115,19 +129,38 @@ def chain_yaml(n, urdf):
             "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, urdf, q0, SOLVER))
 
 
+# the big scenes' callgrind horizon: the first N steps of their 1000 (a whole run under callgrind
+# would take hours there); every other scene is counted over its whole run
+COUNT_HORIZON = {"grid_256": 100, "grid_1024": 10, "stack_32": 300, "stack_64": 200}
+# and their timed horizon where a whole run does not fit (MuJoCo alone, 1024 cubes: minutes a batch)
+TIME_HORIZON = {"grid_1024": 100}
+# the settling window, counted separately (default solver and MuJoCo) where it differs from the
+# run: a slide coming to rest, a stack or a robot settling onto its contacts
+SETTLE = {"cube_slide": 200, "cube_stack2": 200, "solo12_stand": 100, "talos_stand": 50,
+          "stack_2": 60, "stack_4": 60, "stack_8": 60, "stack_16": 60}
+
+
+def scene(label, fam, size, path, sets, run, eps=True):
+    """(label, family, size, path, sets, steps of the whole run, timed steps, counted steps,
+    settling steps or None, residual pass)"""
+    return (label, fam, size, path, sets, run, min(run, TIME_HORIZON.get(label, run)),
+            min(run, COUNT_HORIZON.get(label, run)), SETTLE.get(label), eps)
+
+
 def scenes(tmp):
-    """(label, family, size, path, sets, time steps, counted steps, residual pass)"""
     sc = os.path.join(ROOT, "scenarios")
     stack2 = os.path.join(tmp, "cube_stack2.yaml")
     with open(stack2, "w") as f:
         f.write(stack_yaml(2).replace("stack_2", "cube_stack2").replace(
             "max_iterations: 500", "max_iterations: 1000").replace("1.0e-6", "1.0e-8"))
-    out = [("cube_rest", "cube", 1, os.path.join(sc, "cube_slide.yaml"),
-            ["name=cube_rest", "robots.0.v0=[0, 0, 0, 0, 0, 0]"], 1000, 200, True),
-           ("cube_slide", "cube", 1, os.path.join(sc, "cube_slide.yaml"), [], 1000, 200, True),
-           ("cube_stack2", "cube", 2, stack2, [], 1000, 200, True),
-           ("solo12_stand", "robot", 18, os.path.join(sc, "solo12_stand.yaml"), [], 500, 100, True),
-           ("talos_stand", "robot", 39, os.path.join(sc, "talos_stand.yaml"), [], 300, 50, True)]
+    # whole runs: the scenario's duration / dt (cube_slide.yaml 0.6 s, solo12 and talos 2 s,
+    # the generated scenes 1 s)
+    out = [scene("cube_rest", "cube", 1, os.path.join(sc, "cube_slide.yaml"),
+                 ["name=cube_rest", "robots.0.v0=[0, 0, 0, 0, 0, 0]"], 600),
+           scene("cube_slide", "cube", 1, os.path.join(sc, "cube_slide.yaml"), [], 600),
+           scene("cube_stack2", "cube", 2, stack2, [], 1000),
+           scene("solo12_stand", "robot", 18, os.path.join(sc, "solo12_stand.yaml"), [], 2000),
+           scene("talos_stand", "robot", 39, os.path.join(sc, "talos_stand.yaml"), [], 2000)]
     grids = [1, 16, 64] if QUICK else [1, 16, 64, 256, 1024]
     stacks = [2, 4, 8] if QUICK else [2, 4, 8, 16, 32, 64]
     chains = [5, 10, 20] if QUICK else [5, 10, 20, 40]
@@ -135,14 +168,12 @@ def scenes(tmp):
         p = os.path.join(tmp, "grid_%d.yaml" % n)
         with open(p, "w") as f:
             f.write(grid_yaml(n))
-        steps = 300 if n <= 16 else 100 if n <= 64 else 30 if n <= 256 else 10
-        out.append(("grid_%d" % n, "grid", n, p, [], steps, max(steps // 5, 4), n <= 256))
+        out.append(scene("grid_%d" % n, "grid", n, p, [], 1000, n <= 256))
     for n in stacks:
         p = os.path.join(tmp, "stack_%d.yaml" % n)
         with open(p, "w") as f:
             f.write(stack_yaml(n))
-        steps = 300 if n <= 16 else 100
-        out.append(("stack_%d" % n, "stack", n, p, [], steps, max(steps // 5, 10), True))
+        out.append(scene("stack_%d" % n, "stack", n, p, [], 1000))
     for n in chains:
         u = os.path.join(tmp, "chain_%d.urdf" % n)
         with open(u, "w") as f:
@@ -150,7 +181,7 @@ def scenes(tmp):
         p = os.path.join(tmp, "chain_%d.yaml" % n)
         with open(p, "w") as f:
             f.write(chain_yaml(n, u))
-        out.append(("chain_%d" % n, "chain", n, p, [], 300, 60, True))
+        out.append(scene("chain_%d" % n, "chain", n, p, [], 1000))
     only = os.environ.get("SCENES")
     if only:
         keep = set(only.split())
@@ -174,7 +205,7 @@ MJ_ALONE_BUDGET = "contact.memory_budget=8192"
 def timing(s, tmp, alone=False):
     """bench_mujoco's interleaved batches of every csim solver and MuJoCo: {csim pair or "mujoco":
     row dict}, stderr text; alone: MuJoCo only"""
-    label, _, _, path, sets, steps, _, eps = s
+    label, path, sets, steps, eps = s[0], s[3], s[4], s[6], s[9]
     csvp = os.path.join(tmp, label + ".csv")
     if os.path.exists(csvp):
         os.remove(csvp)
@@ -195,13 +226,14 @@ def timing(s, tmp, alone=False):
     return rows, r.stderr
 
 
-def count(s, engine, tmp, alone=False):
+def count(s, engine, tmp, alone=False, steps=None):
     """instructions per step inside sim_step (engine: a csim pair) / mj_step (engine "mujoco")
-    (callgrind), or None"""
-    label, _, _, path, sets, _, steps, _ = s
+    (callgrind) over the scene's counted horizon (or the first `steps`), or None"""
+    label, path, sets = s[0], s[3], s[4]
+    steps = steps or s[7]
     if alone:
         sets = sets + [MJ_ALONE_BUDGET]
-    out = os.path.join(tmp, "cg.%s.%s" % (label, engine.replace("/", "_")))
+    out = os.path.join(tmp, "cg.%s.%s.%d" % (label, engine.replace("/", "_"), steps))
     fn = "mj_step" if engine == "mujoco" else "bench_csim_step"
     lists = ["--csim", engine, "--mujoco", "none"] if engine != "mujoco" else \
             ["--csim", "none", "--mujoco", "newton"]
@@ -267,11 +299,56 @@ def merge(results, path):
             r = dict(row)
             for k in list(r):
                 if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim",
-                             "csim_solvers"):
+                             "csim_solvers", "csim_default", "target_ir", "target_us", "target_cap"):
                     r[k] = num(r[k])
             r["n"] = int(r["n"] or 0)
             out.append(r)
     return out + [r for r in results if r["scene"] in new]
+
+
+def horizon(r):
+    """the counted and timed horizons of a row: "whole" (the run's every step) or the first N
+    steps of the run"""
+    run = num(r.get("steps_run"))
+    def one(k):
+        n = num(r.get(k))
+        if n is None:
+            return "-"
+        return "whole" if run is not None and n >= run else "%d/%s" % (n, "%d" % run if run else "?")
+    return "%s, %s" % (one("steps_counted"), one("steps_time"))
+
+
+def met(ok):
+    return "-" if ok is None else "met" if ok else "missed"
+
+
+def default_and_targets(res, s, tmp, alone, have_vg):
+    """the default pair's ratios (ratio_ir_default, ratio_us_default), its ratio over the settling
+    window (a second callgrind run of it and of MuJoCo, where the scene has one) and the targets
+    met or missed; nothing when the default pair is not among SOLVERS"""
+    res["csim_default"] = DEFAULT if DEFAULT in SOLVERS else ""
+    for k in ("ratio_ir_default", "ratio_us_default", "eps_csim_default", "cap_csim_default",
+              "ir_settle_csim_default", "ir_settle_mujoco", "ratio_ir_settle_default"):
+        res[k] = None
+    for k in ("target_ir", "target_us", "target_cap"):
+        res[k] = "-"
+    if not res["csim_default"]:
+        return
+    k = skey(DEFAULT)
+    res["ratio_ir_default"] = res["ratio_ir_" + k]
+    res["ratio_us_default"] = res["ratio_us_" + k]
+    res["eps_csim_default"] = res["eps_csim_" + k]
+    res["cap_csim_default"] = res["cap_csim_" + k]
+    settle = s[8]
+    if have_vg and settle and settle < s[7] and res["ir_csim_" + k] and res["ir_mujoco"]:
+        ic = count(s, DEFAULT, tmp, steps=settle)
+        im = count(s, "mujoco", tmp, alone, steps=settle)
+        res["ir_settle_csim_default"], res["ir_settle_mujoco"] = ic, im
+        res["ratio_ir_settle_default"] = ic / im if ic and im else None
+    ri, ru, cap = res["ratio_ir_default"], res["ratio_us_default"], res["cap_csim_default"]
+    res["target_ir"] = met(None if ri is None else ri <= TARGET_IR)
+    res["target_us"] = met(None if ru is None else ru <= TARGET_US)
+    res["target_cap"] = met(None if cap is None else cap == 0)
 
 
 def fmt(v, f="%.3g"):
@@ -299,8 +376,8 @@ def main():
                 rows2, err2 = timing(s, tmp, alone=True)
                 rows.update({k: v for k, v in rows2.items() if k == "mujoco"})
                 err += err2
-            res = {"scene": label, "family": fam, "n": size, "steps_time": s[5], "steps_counted": s[6],
-                   "batches": BATCHES}
+            res = {"scene": label, "family": fam, "n": size, "steps_run": s[5], "steps_time": s[6],
+                   "steps_counted": s[7], "steps_settle": s[8] or "", "batches": BATCHES}
             notes = []
             res["nv_csim"] = ""
             for eng in SOLVERS + ["mujoco"]:
@@ -317,6 +394,8 @@ def main():
                 res["contacts_" + key] = num(row.get("contacts_mean")) if ran else None
                 res["eps_" + key] = num(row.get("eps_abs_mean")) if ran else None
                 res["iters_" + key] = num(row.get("iterations_mean")) if ran else None
+                # csim: steps that ended at the iteration cap over the timed horizon
+                res["cap_" + key] = int(row.get("warnings") or 0) if ran and eng != "mujoco" else None
                 ir = count(s, eng, tmp, alone and eng == "mujoco") if (have_vg and ran) else None
                 res["ir_" + key] = ir
                 name = "MuJoCo" if eng == "mujoco" else "csim " + eng
@@ -348,6 +427,7 @@ def main():
             res["best_csim"] = best or ""
             res["ir_csim_best"] = res["ir_csim_" + skey(best)] if best else None
             res["ratio_ir_best"] = res["ratio_ir_" + skey(best)] if best else None
+            default_and_targets(res, s, tmp, alone, have_vg)
             res["csim_solvers"] = " ".join(SOLVERS)  # the pairs behind the <what>_csim_<key> columns
             res["note"] = "; ".join(notes)
             results.append(res)
@@ -363,12 +443,15 @@ def main():
         results = merge(results, os.path.join(ROOT, "out", "bench", "mujoco.csv"))
     keys = ["csim_" + skey(e) for e in SOLVERS] + ["mujoco"]
     cols = ["scene", "family", "n", "nv_csim", "nv_mujoco"]
-    for what in ("contacts", "us", "ir", "eps", "iters"):
+    for what in ("contacts", "us", "ir", "eps", "iters", "cap"):
         cols += [what + "_" + k for k in keys]
     for what in ("us", "ir"):
         cols += ["ratio_%s_%s" % (what, skey(e)) for e in SOLVERS]
-    cols += ["best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_time", "batches",
-             "steps_counted", "note"]
+    cols += ["csim_default", "ratio_ir_default", "ratio_us_default", "eps_csim_default",
+             "cap_csim_default", "ir_settle_csim_default", "ir_settle_mujoco", "ratio_ir_settle_default",
+             "target_ir", "target_us", "target_cap",
+             "best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_run", "steps_time",
+             "batches", "steps_counted", "steps_settle", "note"]
     with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -411,6 +494,17 @@ def main():
                          fmt(r.get("ratio_ir_" + rk)) if rk else "", fmt(r.get("eps_" + k), "%.2e"),
                          fmt(r.get("iters_" + k)),
                          ("best csim: %s; %s" % (r.get("best_csim") or "-", r["note"])) if e == "mujoco" else ""))
+    print("\ndefault csim pair %s against MuJoCo (targets: Ir ratio <= %g, time ratio <= %g, no step "
+          "at the iteration cap):" % (DEFAULT if DEFAULT in SOLVERS else "(not measured)", TARGET_IR, TARGET_US))
+    thdr = "%-13s %-17s %8s %-6s %8s %-6s %6s %-6s %9s %9s %8s"
+    print(thdr % ("scene", "horizon Ir/time", "ratio Ir", "", "ratio us", "", "at cap", "",
+                  "eps csim", "eps MuJoCo", "Ir settle"))
+    for r in results:
+        print(thdr % (r["scene"], horizon(r), fmt(r.get("ratio_ir_default"), "%.2f"), r.get("target_ir", "-"),
+                      fmt(r.get("ratio_us_default"), "%.2f"), r.get("target_us", "-"),
+                      fmt(r.get("cap_csim_default"), "%d"), r.get("target_cap", "-"),
+                      fmt(r.get("eps_csim_default"), "%.2e"), fmt(r.get("eps_mujoco"), "%.2e"),
+                      fmt(r.get("ratio_ir_settle_default"), "%.2f")))
     print("\nlog-log slopes of cost per step (1 = linear):")
     for fam, xname, eng, cost, sl, npts in fits:
         if npts >= 2:
