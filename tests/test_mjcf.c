@@ -423,6 +423,18 @@ END_TEST
 
 // <motor>: the joint's effort limit is gear x ctrlrange (the default class's ctrlrange), none
 // without ctrllimited; a motor on a free joint or with an asymmetric range is refused by name
+// a scene of an MJCF file m.xml and a scenario naming it, in a fresh directory (dir) as `tag`
+static fixture mjcf_scene(char* dir, size_t n, const char* tag, const char* xml_text,
+                          const char* yaml_text) {
+  char xml[512], yaml[512];
+  tmp_dir(dir, n, tag);
+  snprintf(xml, sizeof(xml), "%s/m.xml", dir);
+  write_text(xml, xml_text);
+  snprintf(yaml, sizeof(yaml), "%s/s.yaml", dir);
+  write_text(yaml, yaml_text);
+  return fixture_file(yaml, NULL, 0);
+}
+
 START_TEST(motors) {
   urdf_robot* r = load(
       "<mujoco><default><motor ctrlrange='-1 1' ctrllimited='true'/></default><worldbody>"
@@ -453,19 +465,16 @@ START_TEST(motors) {
   }
   // end to end: a pd action far from its target is clamped to the motor's gear x ctrlrange = 2;
   // the joint without a motor and without an action gets no torque
-  char dir[256], xml[700], yaml[512];
-  tmp_dir(dir, sizeof(dir), "mjcf_motor");
-  snprintf(xml, sizeof(xml), "%s/m.xml", dir);
-  write_text(xml, "<mujoco><option gravity='0 0 0'/><worldbody><body pos='0 0 1'>"
+  char dir[256];
+  fixture f = mjcf_scene(dir, sizeof(dir), "mjcf_motor",
+             "<mujoco><option gravity='0 0 0'/><worldbody><body pos='0 0 1'>"
              "<joint name='h' axis='0 1 0'/><geom size='.1' pos='.3 0 0'/>"
              "<body pos='.3 0 0'><joint name='k' axis='0 1 0'/><geom size='.1' pos='.3 0 0'/>"
              "</body></body></worldbody><actuator><motor joint='h' gear='2' ctrlrange='-1 1' "
-             "ctrllimited='true'/></actuator></mujoco>");
-  snprintf(yaml, sizeof(yaml), "%s/m.yaml", dir);
-  write_text(yaml, "name: m\nworld: {gravity: [0, 0, 0], ground: {type: none}}\nrobots:\n"
+             "ctrllimited='true'/></actuator></mujoco>",
+             "name: m\nworld: {gravity: [0, 0, 0], ground: {type: none}}\nrobots:\n"
              "  - mjcf: m.xml\nactions:\n  - {type: pd, joints: [h], target: 1, kp: 1000}\n"
              "integrator: {dt: 0.001, duration: 1}\noutput: {path: o.h5}\n");
-  fixture f = fixture_file(yaml, NULL, 0);
   sim_stepinfo info;
   ck_assert_int_eq(sim_step(f.s, &info, &e), CSIM_OK);
   const sim_model* fm = f.s->model.m;
@@ -484,17 +493,14 @@ END_TEST
 // an MJCF ellipsoid (radii .3 .2 .1) dropped flat on the file's plane comes to rest on its
 // shortest radius: centre at 0.1 m
 START_TEST(ellipsoid_drop) {
-  char dir[256], xml[512], yaml[512];
-  tmp_dir(dir, sizeof(dir), "mjcf_ell");
-  snprintf(xml, sizeof(xml), "%s/e.xml", dir);
-  write_text(xml, "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='1 1 1'/>"
+  char dir[256];
+  fixture f = mjcf_scene(dir, sizeof(dir), "mjcf_ell",
+             "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='1 1 1'/>"
              "<body pos='0 0 0.3'><freejoint/><geom type='ellipsoid' size='.3 .2 .1'/></body>"
-             "</worldbody></mujoco>");
-  snprintf(yaml, sizeof(yaml), "%s/e.yaml", dir);
-  write_text(yaml, "name: e\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: e.xml\n"
+             "</worldbody></mujoco>",
+             "name: e\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: m.xml\n"
              "contact: {model: ncp, friction: 0.5, baumgarte: 5}\nsolver: {name: pgs, tolerance: 1.0e-10}\n"
              "integrator: {duration: 1}\noutput: {path: o.h5}\n");
-  fixture f = fixture_file(yaml, NULL, 0);
   sim_stepinfo info;
   csim_error e;
   for (int n = 0; n < 500; n++) ck_assert_int_eq(sim_step(f.s, &info, &e), CSIM_OK);
