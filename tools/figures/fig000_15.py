@@ -97,7 +97,7 @@ def body(F):
     F.claim("CCP/PGS's energy is \"spectacularly impacted\" (Fig. 15, CCP panel).",
             "CCP/PGS largest energy gap at 1e-2 over that at 1e-8", gap["CCP/PGS"][1e-2] / gap["CCP/PGS"][1e-8],
             False,
-            "Partly reproduced: csim's CCP/PGS is %.2f J off the analytic energy at every tolerance (1e-2: %.3f J, "
+            "Not reproduced as a tolerance effect: csim's CCP/PGS is %.2f J off the analytic energy at every tolerance (1e-2: %.3f J, "
             "1e-8: %.3f J; ContactBench rule at 1e-2: %.3f J), so the error is the CCP model's, not the stopping "
             "criterion's: its fixed point gives a separating normal velocity mu |v_T| while sliding (000 Sec. II, "
             "the CCP relaxation), so the cube hops (up to %.1f mm) and no friction acts while it is airborne: at the "
