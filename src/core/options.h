@@ -49,7 +49,7 @@ typedef enum { CSIM_SCHEME_SEMI_IMPLICIT, CSIM_SCHEME_TAMSI, CSIM_SCHEME_IMPLICI
 typedef enum { CSIM_FAIL_CONTINUE, CSIM_FAIL_STOP, CSIM_NFAIL } csim_on_failure;
 typedef enum { CSIM_ENERGY_WARN, CSIM_ENERGY_STOP, CSIM_NENERGY } csim_on_energy;
 typedef enum { CSIM_VP_MIDPOINT, CSIM_VP_EXPLICIT, CSIM_NVP } csim_vproducts;
-typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_NCRIT } csim_criterion;
+typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_NCRIT } csim_criterion;
 // units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
 // applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
 typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_NTOLU } csim_tolerance_units;
@@ -66,7 +66,7 @@ extern const char* const csim_scheme_names[];         // semi_implicit tamsi imp
 extern const char* const csim_on_failure_names[];     // continue stop
 extern const char* const csim_on_energy_names[];      // warn stop
 extern const char* const csim_vproduct_names[];       // midpoint explicit
-extern const char* const csim_criterion_names[];      // ncp model
+extern const char* const csim_criterion_names[];      // ncp model relative
 extern const char* const csim_tolerance_units_names[];  // impulse force
 extern const char* const csim_line_search_names[];    // tals backtracking none
 extern const char* const csim_combine_names[];        // drake mujoco mean

@@ -88,10 +88,16 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   o->facets = cfg->facets;
   o->rho = cfg->rho;
   o->rho_adaptive = cfg->rho_adaptive;
-  o->criterion = cfg->criterion == CSIM_CRIT_MODEL ? SOLVER_STOP_MODEL : SOLVER_STOP_NCP;
+  o->criterion = cfg->criterion == CSIM_CRIT_MODEL      ? SOLVER_STOP_MODEL
+                  : cfg->criterion == CSIM_CRIT_RELATIVE ? SOLVER_STOP_RELATIVE
+                                                          : SOLVER_STOP_NCP;
+  // the relative change is unitless: the tolerance as given, whatever tolerance_units says
+  if (o->criterion == SOLVER_STOP_RELATIVE) o->rel_tolerance = cfg->tolerance;
   char msg[512];
   if (!solver_pair_supported(o->model, o->kind, msg, sizeof(msg)))
     return scn_key_error(cfg, "solver.name", err, "%s", msg);
+  if (o->criterion == SOLVER_STOP_RELATIVE && !solver_relative_supported(o, msg, sizeof(msg)))
+    return scn_key_error(cfg, "solver.criterion", err, "%s", msg);
   return CSIM_OK;
 }
 

@@ -138,7 +138,7 @@ typedef struct {
   // solver
   csim_solver solver;        // 'solver.name' default pgs
   double tolerance;         // > 0, default 1e-8
-  csim_criterion criterion;  // 'solver.criterion': ncp|model, default ncp
+  csim_criterion criterion;  // 'solver.criterion': ncp|model|relative, default ncp
   csim_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force, default impulse
   int max_iterations;       // >= 1, default 1000
   int warm_start;           // bool, default true

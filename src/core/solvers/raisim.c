@@ -337,6 +337,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     int it = 0;
     while (!(resid <= tol) && it < s->opt.max_iterations && !intr_requested()) {
       double fp = 0;  // fixed-point residual of this sweep
+      solver_rel_keep(s, lambda, cons, n);
       for (int q = 0; q < n; q++) {
         int i = cons ? cons[q] : q;
         double* li = lambda + 3 * i;
@@ -369,6 +370,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
         exact = 1;
         if (ds || (!isnan(fp) && !(r.eps_abs <= fp))) resid = r.eps_abs;
       }
+      resid = solver_rel_stop(s, lambda, cons, n, resid);
     }
     solver_tally_add(&tally, it, resid, exact);
   }

@@ -66,6 +66,11 @@
 typedef enum {
   SOLVER_STOP_MODEL = 0,   // the model's own residual
   SOLVER_STOP_NCP = 1,     // the model's own residual and the NCP residual (000 eq. 14)
+  // ContactBench's rule (solvers.hxx, every solver's solve: stop_ < th_stop_ || rel_stop_ <
+  // rel_th_stop_): the residual of SOLVER_STOP_NCP below the tolerance, or the relative change of
+  // the island's impulses over the last sweep, ||lambda_k - lambda_k-1||_2 / ||lambda_k-1||_2,
+  // below rel_tolerance; per-contact families only (solver_create refuses the others)
+  SOLVER_STOP_RELATIVE = 2,
   SOLVER_NSTOPS
 } solver_criterion;
 
@@ -201,7 +206,14 @@ typedef struct {
   // 0: the worst case. A caller short of memory (sim.c: contact.memory_budget) sets it; an island
   // past it is left unsolved and reported (solver_result unsolved_island)
   int island_rows;
+  // solver.criterion: relative only: the bound on the relative change of successive iterates
+  // (unitless, > 0; solver.tolerance as given, not scaled by tolerance_units)
+  double rel_tolerance;
 } solver_options;
+
+// 1 when solver.criterion: relative applies to o's solver (pgs, bisection; rel_tolerance > 0),
+// else 0 and why in msg (n bytes)
+int solver_relative_supported(const solver_options* o, char* msg, int n);
 
 typedef struct {
   int iterations;       // sweeps or outer iterations done

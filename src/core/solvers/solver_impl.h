@@ -126,6 +126,41 @@ int solver_stop_ncp(const solver* s);
 double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
                       const double* c, const int* cons, int n, double q);
 
+// solver.criterion: relative (solver.h): the island's impulses before a sweep, kept at the work's
+// end (work_doubles reserves 3 maxc there); nothing under the other criteria
+static inline void solver_rel_keep(const solver* s, const double* lambda, const int* cons, int n) {
+  if (s->opt.criterion != SOLVER_STOP_RELATIVE) return;
+  double* z = s->work + s->nwork - 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    for (int u = 0; u < 3; u++) z[3 * q + u] = lambda[3 * i + u];
+  }
+}
+
+// the stopping residual r after a sweep under solver.criterion: relative: ContactBench stops when
+// the absolute residual is below th_stop_ OR the relative change below rel_th_stop_ (solvers.hxx),
+// so the change ||lambda - kept||_2 / ||kept||_2 over the island (infinite from a zero iterate,
+// where ContactBench divides by 0) is scaled by tolerance / rel_tolerance and the smaller of the
+// two returned: one number against the tolerance. r itself under the other criteria; NaN stays
+static inline double solver_rel_stop(const solver* s, const double* lambda, const int* cons, int n,
+                                     double r) {
+  if (s->opt.criterion != SOLVER_STOP_RELATIVE || isnan(r)) return r;
+  const double* z = s->work + s->nwork - 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
+  double d2 = 0, p2 = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    for (int u = 0; u < 3; u++) {
+      double d = lambda[3 * i + u] - z[3 * q + u];
+      d2 += d * d;
+      p2 += z[3 * q + u] * z[3 * q + u];
+    }
+  }
+  double rel = p2 > 0 ? sqrt(d2 / p2) : INFINITY;
+  if (isnan(rel)) return NAN;
+  double scaled = rel * (s->opt.tolerance / s->opt.rel_tolerance);
+  return scaled < r ? scaled : r;
+}
+
 // Per-contact families (PGS for ncp/ccp/lcp, RaiSim) sweep island by island (solver.h): each
 // island iterates until its own contacts meet the tolerance, so a converged island costs nothing
 // while another still iterates. Islands share no block, so this is the whole problem's
@@ -228,13 +263,14 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
     double r = stop(ctx, cons, n, lambda, c), ref[2] = {r, r};
     int it = 0;
     while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
+      solver_rel_keep(s, lambda, cons, n);
       sweep(ctx, cons, n, lambda, c);
       it++;
       if (it % refresh == 0) solver_crows(p, lambda, c, cons, n);
-      r = stop(ctx, cons, n, lambda, c);
+      r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c));
       if (r <= tol) {  // confirm on an exact c
         solver_crows(p, lambda, c, cons, n);
-        r = stop(ctx, cons, n, lambda, c);
+        r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c));
       }
       if (r > tol && solver_stalled(s, it, r, ref)) break;
     }
