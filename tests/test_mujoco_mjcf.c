@@ -26,7 +26,7 @@
 #define MODELS "/usr/share/mujoco/model/"
 
 static const char* const kFiles[] = {"humanoid/humanoid.xml", "humanoid/22_humanoids.xml",
-                                     "humanoid100/humanoid100.xml"};
+                                     "humanoid100/humanoid100.xml", "mug/mug.xml"};
 
 // ascending order of three values
 static void sort3(double v[3]) {
