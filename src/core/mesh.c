@@ -850,7 +850,12 @@ csim_status mesh_mass_props(const double* tri, int ntri, const double scale[3], 
   memset(mm, 0, sizeof(*mm));
   float* v = malloc((size_t)ntri * 9 * sizeof(float));
   if (!v) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory (mesh inertia)");
-  for (int i = 0; i < 9 * ntri; i++) v[i] = (float)((double)(float)tri[i] * scale[i % 3]);
+  // a mirroring scale: MuJoCo swaps each face's last two corners (which changes only rounding)
+  int swap = scale[0] * scale[1] * scale[2] < 0;
+  for (int i = 0; i < 9 * ntri; i++) {
+    int corner = (i % 9) / 3, src = swap && corner ? i + (corner == 1 ? 3 : -3) : i;
+    v[i] = (float)((double)(float)tri[src] * scale[i % 3]);
+  }
   // area-weighted centroid of the faces: the pyramids' apex
   double fc[3] = {0, 0, 0}, area = 0, nrm[3], cen[3], vol = 0, com[3] = {0, 0, 0};
   for (int t = 0; t < ntri; t++) {
