@@ -3,7 +3,8 @@
 // moments of inertia as read by io/mjcf.h (inertia from geoms, MuJoCo's rule) against
 // mj_loadXML's m->body_mass, body_ipos and body_inertia, to 1e-9 relative. Bodies are matched in
 // document order (csim's joint-frame links carry no inertial and are skipped). Files missing
-// (libmujoco-samples not installed) are skipped with a note.
+// (libmujoco-samples not installed) are skipped with a note. mug.xml's body holds an OBJ mesh
+// geom (MuJoCo's mesh inertia rule: core/mesh.h mesh_mass_props), as does a file written here.
 //
 // And the joint-space mass matrix M(q) of an MJCF chain written here (hinges and slides, several
 // joints in one body with their own anchors, armature on M's diagonal) built by csim's model
@@ -87,9 +88,8 @@ START_TEST(masses_match_mujoco) {
 }
 END_TEST
 
-// mesh geoms (OBJ, and the same cube as STL written here): scaled, mirrored, placed off the body
-// origin and turned, a given mass, a given density, beside a primitive; each geom's body against
-// MuJoCo 2.2.2
+// mesh geoms (an OBJ wedge written here): scaled, mirrored, placed off the body origin and
+// turned, a given mass, a given density, beside a primitive; each body against MuJoCo 2.2.2
 START_TEST(mesh_geoms_match_mujoco) {
   char dir[256], path[512], obj[4096];
   tmp_dir(dir, sizeof(dir), "mjcf_mesh");

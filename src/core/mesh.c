@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/spatial.h"
+
 // grid resolution of the exact predicates: coordinates snap to a power-of-two step of about
 // 2^-HULL_BITS times the extent (40 keeps every determinant below 2^127)
 #define HULL_BITS 40
@@ -809,10 +811,8 @@ static double ftriangle(double nrm[3], double cen[3], const float* a, const floa
   for (int i = 0; i < 3; i++) cen[i] = (a[i] + b[i] + c[i]) / 3;
   double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   double f[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  nrm[0] = e[1] * f[2] - e[2] * f[1];
-  nrm[1] = e[2] * f[0] - e[0] * f[2];
-  nrm[2] = e[0] * f[1] - e[1] * f[0];
-  double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+  sp_cross3(nrm, e, f);
+  double len = sp_norm3(nrm);
   if (len < MESH_MINVAL) return 0;
   for (int i = 0; i < 3; i++) nrm[i] /= len;
   return len / 2;
@@ -823,7 +823,7 @@ static double pyramid(const float* v, int t, const double o[3], double cen[3]) {
   double nrm[3];
   double a = ftriangle(nrm, cen, v + 9 * t, v + 9 * t + 3, v + 9 * t + 6);
   double d[3] = {cen[0] - o[0], cen[1] - o[1], cen[2] - o[2]};
-  return fabs((d[0] * nrm[0] + d[1] * nrm[1] + d[2] * nrm[2]) * a / 3);
+  return fabs(sp_dot3(d, nrm) * a / 3);
 }
 
 // products of inertia sum over the pyramids from the origin (float terms as in MuJoCo)

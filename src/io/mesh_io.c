@@ -443,11 +443,9 @@ csim_status mesh_parse_obj(const char* name, const char* text, size_t len, doubl
 csim_status mesh_read_obj(const char* path, double** tri, int* ntri, csim_error* err) {
   unsigned char* b = NULL;
   size_t len = 0;
-  *tri = NULL;
-  *ntri = 0;
   csim_status st = read_file(path, &b, &len, err);
-  if (st) return st;
-  st = mesh_parse_obj(path, (const char*)b, len, tri, ntri, err);
+  if (st) *tri = NULL, *ntri = 0;
+  else st = mesh_parse_obj(path, (const char*)b, len, tri, ntri, err);
   free(b);
   return st;
 }
