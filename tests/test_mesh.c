@@ -460,13 +460,11 @@ START_TEST(format_errors) {
   csim_error e;
   double* tri;
   int ntri;
-  // an OBJ file is refused by extension by mesh_load_hull
-  ck_assert_int_eq(mesh_load_hull(ROBOTS "meshes/robots/solo_description/meshes/cube.obj", NULL,
-                                  &h, &e),
-                   CSIM_ERR_INPUT);
-  ck_assert_ptr_nonnull(strstr(e.file, "cube.obj"));
-  ck_assert_ptr_nonnull(strstr(e.msg, "'.obj'"));
-  ck_assert_ptr_nonnull(strstr(e.msg, "STL"));
+  // a format csim does not read is refused by extension
+  ck_assert_int_eq(mesh_load_hull("/nonexistent/part.dae", NULL, &h, &e), CSIM_ERR_INPUT);
+  ck_assert_ptr_nonnull(strstr(e.file, "part.dae"));
+  ck_assert_ptr_nonnull(strstr(e.msg, "'.dae'"));
+  ck_assert_ptr_nonnull(strstr(e.msg, "STL and OBJ"));
   // ... and by content by mesh_read_stl
   ck_assert_int_eq(mesh_read_stl(ROBOTS "meshes/robots/solo_description/meshes/cube.obj", &tri,
                                  &ntri, &e),
@@ -548,6 +546,104 @@ START_TEST(other_robot_meshes) {
 END_TEST
 
 // run the mesh suite
+//---------------------------------- OBJ ------------------------------------------------------
+
+#define CUBE_OBJ ROBOTS "meshes/robots/solo_description/meshes/cube.obj"
+
+// OBJ reader table: good inputs (triangle count, and the corners of the last triangle) and bad
+// ones (line, column, a piece of the message)
+typedef struct {
+  const char* text;
+  int ntri;              // > 0: accepted with this many triangles
+  double last[9];        // the last triangle's corners
+  int line, column;      // bad: where
+  const char* msg;       // bad: in the message
+} obj_row;
+
+#define TRI3 "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
+static const obj_row kObj[] = {
+    {TRI3 "f 1 2 3\n", 1, {0, 0, 0, 1, 0, 0, 0, 1, 0}, 0, 0, NULL},
+    {TRI3 "f 1/1 2/2 3/3", 1, {0, 0, 0, 1, 0, 0, 0, 1, 0}, 0, 0, NULL},
+    {TRI3 "f 3//1 2//2 1//3\n", 1, {0, 1, 0, 1, 0, 0, 0, 0, 0}, 0, 0, NULL},
+    {TRI3 "f 1/4/2 2/5/6 3/7/8\n", 1, {0, 0, 0, 1, 0, 0, 0, 1, 0}, 0, 0, NULL},
+    {TRI3 "f -1 -3 -2\n", 1, {0, 1, 0, 0, 0, 0, 1, 0, 0}, 0, 0, NULL},
+    // a pentagon fanned from its first corner: (1 2 3) (1 3 4) (1 4 5)
+    {TRI3 "v 1 1 0\nv 2 2 2\nf 1 2 3 4 5\n", 3, {0, 0, 0, 1, 1, 0, 2, 2, 2}, 0, 0, NULL},
+    // everything but v and f skipped; CRLF, tabs, comments, a w coordinate
+    {"# c\r\nmtllib m.mtl\r\no Box\r\ng x\r\nvn 0 0 1\r\nvt 0 0\r\nusemtl m\r\ns off\r\n"
+     "v\t0 0 0 1\r\nv 2e0 0 0\r\nv 0 .5 0\r\nl 1 2\r\nf 1 2 3\r\n", 1, {0, 0, 0, 2, 0, 0, 0, 0.5, 0},
+     0, 0, NULL},
+    {"v 0 x 0\n", 0, {0}, 1, 5, "expected a vertex coordinate"},
+    {"v 0 0\nf 1 1 1\n", 0, {0}, 1, 6, "expected a vertex coordinate"},
+    {"v 1e999 0 0\n", 0, {0}, 1, 3, "finite number"},
+    {TRI3 "f 1 2 4\n", 0, {0}, 4, 7, "vertex index out of range (3 vertices so far)"},
+    {TRI3 "f 0 1 2\n", 0, {0}, 4, 3, "out of range"},
+    {TRI3 "f -4 -1 -2\n", 0, {0}, 4, 3, "out of range"},
+    {TRI3 "f 1 2 99999999999\n", 0, {0}, 4, 7, "expected a face vertex"},
+    {TRI3 "f 1 a 3\n", 0, {0}, 4, 5, "expected a face vertex"},
+    {TRI3 "f 1 2/ 3 -\n", 0, {0}, 4, 10, "expected a face vertex"},  // ("2/": no texture index)
+    {TRI3 "\nf 1 2\n", 0, {0}, 5, 1, "3 or more vertices (this one has 2)"},
+    {TRI3, 0, {0}, 3, 0, "no faces (3 vertices)"},
+    {"", 0, {0}, 0, 0, "no faces (0 vertices)"},
+};
+
+START_TEST(obj_reader_table) {
+  const obj_row* r = &kObj[_i];
+  double* tri = NULL;
+  int ntri = -1;
+  csim_error e;
+  memset(&e, 0, sizeof(e));
+  csim_status st = mesh_parse_obj("t.obj", r->text, strlen(r->text), &tri, &ntri, &e);
+  if (r->ntri > 0) {
+    ck_assert_msg(st == CSIM_OK, "row %d: %s:%d:%d: %s", _i, e.file, e.line, e.column, e.msg);
+    ck_assert_int_eq(ntri, r->ntri);
+    for (int k = 0; k < 9; k++) ck_assert_double_eq(tri[9 * (ntri - 1) + k], r->last[k]);
+    free(tri);
+    return;
+  }
+  ck_assert_int_eq(st, CSIM_ERR_INPUT);
+  ck_assert_ptr_null(tri);
+  ck_assert_str_eq(e.file, "t.obj");
+  ck_assert_msg(e.line == r->line && e.column == r->column, "row %d: at %d:%d, expected %d:%d (%s)",
+                _i, e.line, e.column, r->line, r->column, e.msg);
+  ck_assert_msg(strstr(e.msg, r->msg) != NULL, "row %d: '%s' lacks '%s'", _i, e.msg, r->msg);
+}
+END_TEST
+
+// the unit cube of solo12's cube.obj, scaled to a 2 x 3 x 4 box: the hull has 8 corners and the
+// box's volume, and mesh_mass_props (MuJoCo's legacy rule: exact for a convex closed mesh) the
+// closed forms of a box of sides a b c: V = abc, I_xx = V (b^2 + c^2) / 12, no products
+START_TEST(obj_cube_mass) {
+  csim_error e;
+  const double s[3] = {2, 3, 4};
+  mesh_hull h;
+  ck_assert_msg(mesh_load_hull(CUBE_OBJ, s, &h, &e) == CSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(h.nvert, 8);
+  ck_assert_double_eq_tol(h.volume, 24, 1e-12);
+  mesh_hull_free(&h);
+  double* tri = NULL;
+  int ntri = 0;
+  ck_assert_int_eq(mesh_read(CUBE_OBJ, &tri, &ntri, &e), CSIM_OK);
+  ck_assert_int_eq(ntri, 12);
+  mesh_mass mm;
+  ck_assert_int_eq(mesh_mass_props(tri, ntri, s, &mm, &e), CSIM_OK);
+  ck_assert_double_eq_tol(mm.volume, 24, 24e-14);
+  for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(mm.com[k], 0, 1e-14);
+  const double I[6] = {24 * (9 + 16) / 12.0, 24 * (4 + 16) / 12.0, 24 * (4 + 9) / 12.0, 0, 0, 0};
+  for (int k = 0; k < 6; k++) ck_assert_double_eq_tol(mm.inertia[k], I[k], 1e-13 * I[0]);
+  // the unit cube: V = 1, I = 1/6
+  const double one[3] = {1, 1, 1};
+  ck_assert_int_eq(mesh_mass_props(tri, ntri, one, &mm, &e), CSIM_OK);
+  ck_assert_double_eq_tol(mm.volume, 1, 1e-14);
+  for (int k = 0; k < 3; k++) ck_assert_double_eq_tol(mm.inertia[k], 1.0 / 6, 1e-14);
+  // a flat mesh has no volume: an error
+  const double flat[3] = {1, 1, 0};
+  ck_assert_int_eq(mesh_mass_props(tri, ntri, flat, &mm, &e), CSIM_ERR_INPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "too small"));
+  free(tri);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mesh");
   TCase* tc = tcase_create("core");
@@ -560,6 +656,8 @@ int main(void) {
   tcase_add_test(tc, mirrored_scale);
   tcase_add_test(tc, ascii_stl);
   tcase_add_test(tc, format_errors);
+  tcase_add_loop_test(tc, obj_reader_table, 0, (int)(sizeof(kObj) / sizeof(kObj[0])));
+  tcase_add_test(tc, obj_cube_mass);
   tcase_add_test(tc, solo12_meshes);
   tcase_add_test(tc, other_robot_meshes);
   suite_add_tcase(s, tc);

@@ -3,7 +3,8 @@
 // moments of inertia as read by io/mjcf.h (inertia from geoms, MuJoCo's rule) against
 // mj_loadXML's m->body_mass, body_ipos and body_inertia, to 1e-9 relative. Bodies are matched in
 // document order (csim's joint-frame links carry no inertial and are skipped). Files missing
-// (libmujoco-samples not installed) are skipped with a note.
+// (libmujoco-samples not installed) are skipped with a note. mug.xml's body holds an OBJ mesh
+// geom (MuJoCo's mesh inertia rule: core/mesh.h mesh_mass_props), as does a file written here.
 //
 // And the joint-space mass matrix M(q) of an MJCF chain written here (hinges and slides, several
 // joints in one body with their own anchors, armature on M's diagonal) built by csim's model
@@ -26,7 +27,7 @@
 #define MODELS "/usr/share/mujoco/model/"
 
 static const char* const kFiles[] = {"humanoid/humanoid.xml", "humanoid/22_humanoids.xml",
-                                     "humanoid100/humanoid100.xml"};
+                                     "humanoid100/humanoid100.xml", "mug/mug.xml"};
 
 // ascending order of three values
 static void sort3(double v[3]) {
@@ -39,13 +40,8 @@ static void sort3(double v[3]) {
       }
 }
 
-START_TEST(masses_match_mujoco) {
-  char path[512];
-  snprintf(path, sizeof(path), MODELS "%s", kFiles[_i]);
-  if (!file_exists(path)) {
-    fprintf(stderr, "skipped: %s not installed (make deps installs libmujoco-samples)\n", path);
-    return;
-  }
+// every body's mass, centre of mass and principal moments of the file at path: csim vs MuJoCo
+static void compare_bodies(const char* path, const char* label) {
   char msg[1000];
   mjModel* m = mj_loadXML(path, NULL, msg, sizeof(msg));
   ck_assert_msg(m != NULL, "MuJoCo: %s", msg);
@@ -70,15 +66,51 @@ START_TEST(masses_match_mujoco) {
       err = fmax(err, fabs(L->com_xyz[i] - m->body_ipos[3 * b + i]) / 0.1);  // m, bodies ~0.1 m
     }
     ck_assert_msg(err < 1e-9, "%s body %d (%s): mass %.15g vs %.15g, moments %g %g %g vs %g %g %g",
-                  kFiles[_i], b, L->name, L->mass, m->body_mass[b], w[0], w[1], w[2], mi[0], mi[1],
+                  label, b, L->name, L->mass, m->body_mass[b], w[0], w[1], w[2], mi[0], mi[1],
                   mi[2]);
     worst = fmax(worst, err);
     b++;
   }
   ck_assert_int_eq(b, m->nbody);
-  fprintf(stderr, "%s: %d bodies, largest relative difference %.2g\n", kFiles[_i], b - 1, worst);
+  fprintf(stderr, "%s: %d bodies, largest relative difference %.2g\n", label, b - 1, worst);
   urdf_free(r);
   mj_deleteModel(m);
+}
+
+START_TEST(masses_match_mujoco) {
+  char path[512];
+  snprintf(path, sizeof(path), MODELS "%s", kFiles[_i]);
+  if (!file_exists(path)) {
+    fprintf(stderr, "skipped: %s not installed (make deps installs libmujoco-samples)\n", path);
+    return;
+  }
+  compare_bodies(path, kFiles[_i]);
+}
+END_TEST
+
+// mesh geoms (an OBJ wedge written here): scaled, mirrored, placed off the body origin and
+// turned, a given mass, a given density, beside a primitive; each body against MuJoCo 2.2.2
+START_TEST(mesh_geoms_match_mujoco) {
+  char dir[256], path[512], obj[4096];
+  tmp_dir(dir, sizeof(dir), "mjcf_mesh");
+  // a wedge (non-symmetric: its principal axes are not the mesh axes) as OBJ, quads fanned
+  snprintf(path, sizeof(path), "%s/wedge.obj", dir);
+  write_text(path, "v 0 0 0\nv 2 0 0\nv 0 1 0\nv 0 0 0.5\nv 2 0 0.5\nv 0 1 0.5\n"
+             "f 1 3 2\nf 4 5 6\nf 1 2 5 4\nf 2 3 6 5\nf 3 1 4 6\n");
+  snprintf(obj, sizeof(obj),
+           "<mujoco><asset><mesh name='w' file='wedge.obj' scale='0.1 0.2 0.3'/>"
+           "<mesh name='m' file='wedge.obj' scale='0.1 -0.1 0.1'/></asset><worldbody>"
+           "<body name='a' pos='0 0 1'><freejoint/><geom type='mesh' mesh='w'/></body>"
+           "<body name='b' pos='1 0 1' euler='10 20 30'><freejoint/>"
+           "<geom type='mesh' mesh='w' pos='0.1 0.2 0.3' euler='30 -40 50' mass='2.5'/>"
+           "<geom type='box' size='0.1 0.05 0.02' pos='-0.1 0 0'/></body>"
+           "<body name='c' pos='2 0 1'><freejoint/>"
+           "<geom type='mesh' mesh='m' density='300' quat='0.5 0.5 0.5 0.5'/></body>"
+           "</worldbody></mujoco>");
+  snprintf(path, sizeof(path), "%s/mesh.xml", dir);
+  write_text(path, obj);
+  compare_bodies(path, "mesh geoms (wedge.obj)");
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -151,6 +183,7 @@ int main(void) {
   TCase* tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, masses_match_mujoco, 0, (int)(sizeof(kFiles) / sizeof(kFiles[0])));
+  tcase_add_test(tc, mesh_geoms_match_mujoco);
   tcase_add_test(tc, mass_matrix_matches_mujoco);
   suite_add_tcase(s, tc);
   return run_suite(s);

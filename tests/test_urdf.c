@@ -20,7 +20,7 @@ typedef struct {
   double mass;
   int box, sphere, cyl, mesh;   // collision geometries
   int notpd, triangle, point;   // inertia issues
-  int resolved, unresolved, format;  // collision meshes: found STL, not found, not STL
+  int resolved, unresolved, format;  // collision meshes: found STL/OBJ, not found, other format
 } robot_row;
 
 // README tables of ../shared/data/robots; inertia issue counts as the README states them
@@ -53,9 +53,9 @@ static const robot_row robots[] = {
     {"double_pendulum/double_pendulum.urdf", 3, 2, 0, 0, 0, 0.701, 0, 0, 0, 3, 0, 0, 0, 0, 3, 0},
     {"double_pendulum/double_pendulum_continuous.urdf", 3, 0, 2, 0, 0, 0.701, 0, 0, 0, 3, 0, 0, 0,
      0, 3, 0},
-    {"iiwa/iiwa14_primitive_collision.urdf", 11, 7, 0, 0, 3, 30.610, 0, 0, 6, 2, 0, 0, 0, 0, 0, 2},
+    {"iiwa/iiwa14_primitive_collision.urdf", 11, 7, 0, 0, 3, 30.610, 0, 0, 6, 2, 0, 0, 0, 0, 2, 0},  // OBJ meshes (not shipped): not found
     {"iiwa/iiwa14_spheres_collision.urdf", 11, 7, 0, 0, 3, 30.610, 0, 12, 1, 0, 0, 0, 0, 0, 0, 0},
-    {"wsg50/wsg_50_mesh_collision.urdf", 6, 0, 0, 2, 3, 1.600, 0, 0, 0, 5, 0, 0, 0, 0, 0, 5},
+    {"wsg50/wsg_50_mesh_collision.urdf", 6, 0, 0, 2, 3, 1.600, 0, 0, 0, 5, 0, 0, 0, 0, 5, 0},  // OBJ meshes (not shipped): not found
     // cassie_v2: 4 point-mass links; cassie_v4: its 17 STL meshes are not provided
     {"cassie/cassie_v2.urdf", 23, 16, 0, 0, 6, 33.005, 0, 4, 0, 0, 0, 0, 4, 0, 0, 0},
     {"cassie/cassie_v4.urdf", 17, 16, 0, 0, 0, 34.677, 0, 0, 0, 17, 0, 0, 0, 0, 17, 0},
@@ -365,7 +365,7 @@ START_TEST(quirks_fixture) {
         ck_assert_ptr_nonnull(strstr(m, "package://missingpkg/x.stl"));
         break;
       case URDF_ISSUE_MESH_FORMAT:
-        ck_assert_ptr_nonnull(strstr(m, "meshes/part.obj"));
+        ck_assert_ptr_nonnull(strstr(m, "meshes/part.dae"));
         break;
       case URDF_ISSUE_INERTIA_TRIANGLE:
         ck_assert_ptr_nonnull(strstr(m, "80.0%"));

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/spatial.h"
+
 // grid resolution of the exact predicates: coordinates snap to a power-of-two step of about
 // 2^-HULL_BITS times the extent (40 keeps every determinant below 2^127)
 #define HULL_BITS 40
@@ -795,4 +797,94 @@ void mesh_hull_free(mesh_hull* hull) {
   hull->vert = NULL;
   hull->face = NULL;
   hull->nvert = hull->nface = 0;
+}
+
+//---------------------------------- mass properties (MuJoCo's) ------------------------------
+
+// MuJoCo's mjMINVAL: smaller faces and volumes count as none
+#define MESH_MINVAL 1e-15
+
+// area, unit normal and centre of a float triangle, with MuJoCo's operations and precisions
+// (the centre and the edge vectors are computed in float as there); 0 for a degenerate face
+static double ftriangle(double nrm[3], double cen[3], const float* a, const float* b,
+                        const float* c) {
+  for (int i = 0; i < 3; i++) cen[i] = (a[i] + b[i] + c[i]) / 3;
+  double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  double f[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  sp_cross3(nrm, e, f);
+  double len = sp_norm3(nrm);
+  if (len < MESH_MINVAL) return 0;
+  for (int i = 0; i < 3; i++) nrm[i] /= len;
+  return len / 2;
+}
+
+// |pyramid volume| of face t from apex o (legacy: always positive)
+static double pyramid(const float* v, int t, const double o[3], double cen[3]) {
+  double nrm[3];
+  double a = ftriangle(nrm, cen, v + 9 * t, v + 9 * t + 3, v + 9 * t + 6);
+  double d[3] = {cen[0] - o[0], cen[1] - o[1], cen[2] - o[2]};
+  return fabs(sp_dot3(d, nrm) * a / 3);
+}
+
+// products of inertia sum over the pyramids from the origin (float terms as in MuJoCo)
+static double mass_products(const float* v, int ntri, double P[6]) {
+  static const int k[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  const double o[3] = {0, 0, 0};
+  double vol = 0, cen[3];
+  for (int t = 0; t < ntri; t++) {
+    const float *D = v + 9 * t, *E = D + 3, *F = D + 6;
+    double pv = pyramid(v, t, o, cen);
+    vol += pv;
+    for (int j = 0; j < 6; j++) {
+      int p = k[j][0], q = k[j][1];
+      float s = 2 * (D[p] * D[q] + E[p] * E[q] + F[p] * F[q]) + D[p] * E[q] + D[q] * E[p] +
+                D[p] * F[q] + D[q] * F[p] + E[p] * F[q] + E[q] * F[p];
+      P[j] += pv / 20 * s;
+    }
+  }
+  return vol;
+}
+
+csim_status mesh_mass_props(const double* tri, int ntri, const double scale[3], mesh_mass* mm,
+                            csim_error* err) {
+  memset(mm, 0, sizeof(*mm));
+  float* v = malloc((size_t)ntri * 9 * sizeof(float));
+  if (!v) return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL, "out of memory (mesh inertia)");
+  // a mirroring scale: MuJoCo swaps each face's last two corners (which changes only rounding)
+  int swap = scale[0] * scale[1] * scale[2] < 0;
+  for (int i = 0; i < 9 * ntri; i++) {
+    int corner = (i % 9) / 3, src = swap && corner ? i + (corner == 1 ? 3 : -3) : i;
+    v[i] = (float)((double)(float)tri[src] * scale[i % 3]);
+  }
+  // area-weighted centroid of the faces: the pyramids' apex
+  double fc[3] = {0, 0, 0}, area = 0, nrm[3], cen[3], vol = 0, com[3] = {0, 0, 0};
+  for (int t = 0; t < ntri; t++) {
+    double a = ftriangle(nrm, cen, v + 9 * t, v + 9 * t + 3, v + 9 * t + 6);
+    for (int j = 0; j < 3; j++) fc[j] += a * cen[j];
+    area += a;
+  }
+  if (area >= MESH_MINVAL)
+    for (int j = 0; j < 3; j++) fc[j] /= area;
+  for (int t = 0; t < ntri && area >= MESH_MINVAL; t++) {
+    double pv = pyramid(v, t, fc, cen);
+    vol += pv;
+    for (int j = 0; j < 3; j++) com[j] += pv * (cen[j] * 3.0 / 4.0 + fc[j] / 4.0);
+  }
+  if (vol < MESH_MINVAL) {
+    free(v);
+    return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, NULL,
+                   "mesh volume %g m^3 is too small to give the geom a mass (MuJoCo's rule)", vol);
+  }
+  for (int j = 0; j < 3; j++) com[j] /= vol;
+  // re-centre at the centre of mass (in float, as MuJoCo), then the second moments about it
+  for (int i = 0; i < 9 * ntri; i++) v[i] = (float)(v[i] - com[i % 3]);
+  double P[6] = {0, 0, 0, 0, 0, 0};
+  mm->volume = mass_products(v, ntri, P);
+  free(v);
+  memcpy(mm->com, com, sizeof(com));
+  mm->inertia[0] = P[1] + P[2];
+  mm->inertia[1] = P[0] + P[2];
+  mm->inertia[2] = P[0] + P[1];
+  for (int j = 3; j < 6; j++) mm->inertia[j] = -P[j];
+  return CSIM_OK;
 }

@@ -23,4 +23,20 @@ csim_status mesh_hull_points(const double* pts, int n, mesh_hull* hull, csim_err
 
 void mesh_hull_free(mesh_hull* hull);
 
+// volume, centre of mass and inertia of a triangle mesh per unit density, as MuJoCo 2.2.2 computes
+// them for a mesh geom (user_mesh.cc, mjCMesh::Process with the default exactmeshinertia="false"):
+// of the mesh's own triangles (not the hull), as pyramids from the area-weighted face centroid
+// whose volumes count positive whatever the face orientation; then about the centre of mass.
+// MuJoCo keeps vertices in single precision: each coordinate is rounded to float, scaled and
+// rounded again, and re-centred in float, as there, so the figures agree to rounding.
+typedef struct {
+  double volume;      // m^3 (mass = density x volume)
+  double com[3];      // centre of mass in the mesh frame (scaled)
+  double inertia[6];  // per unit density about com, mesh axes: xx yy zz xy xz yz
+} mesh_mass;
+
+// tri: ntri x 9 unscaled vertex coordinates; a mesh of no volume (< 1e-15) is an error
+csim_status mesh_mass_props(const double* tri, int ntri, const double scale[3], mesh_mass* mm,
+                            csim_error* err);
+
 #endif  // CSIM_MESH_H

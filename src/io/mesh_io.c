@@ -1,4 +1,4 @@
-// mesh_io.c — collision mesh files: STL reader (binary and ASCII) and file -> convex hull
+// mesh_io.c — collision mesh files: STL (binary and ASCII) and OBJ readers, file -> convex hull
 // (see mesh_io.h; the hull itself is core/mesh.c).
 #include "io/mesh_io.h"
 
@@ -283,29 +283,210 @@ csim_status mesh_read_stl(const char* path, double** tri, int* ntri, csim_error*
   return st;
 }
 
-// does path end with ".stl" (any case)?
-static int has_stl_ext(const char* path) {
-  size_t n = strlen(path);
-  if (n < 4 || path[n - 4] != '.') return 0;
-  const char* e = path + n - 3;
-  return (e[0] == 's' || e[0] == 'S') && (e[1] == 't' || e[1] == 'T') &&
-         (e[2] == 'l' || e[2] == 'L');
+//---------------------------------- OBJ reader -----------------------------------------------
+
+// growable triangle list
+typedef struct {
+  double* t;
+  size_t n, cap;
+} tri_buf;
+
+static int tri_push(tri_buf* b, const double* v, int i0, int i1, int i2) {
+  if (b->n == b->cap) {
+    size_t nc = b->cap ? 2 * b->cap : 256;
+    if (nc > (size_t)INT32_MAX / 9) return 0;
+    double* nt = realloc(b->t, nc * 9 * sizeof(double));
+    if (!nt) return 0;
+    b->t = nt;
+    b->cap = nc;
+  }
+  memcpy(b->t + 9 * b->n, v + 3 * (size_t)i0, 3 * sizeof(double));
+  memcpy(b->t + 9 * b->n + 3, v + 3 * (size_t)i1, 3 * sizeof(double));
+  memcpy(b->t + 9 * b->n + 6, v + 3 * (size_t)i2, 3 * sizeof(double));
+  b->n++;
+  return 1;
 }
 
-// check the extension, read the STL, scale the vertices, build the hull
+// state of the OBJ line parser
+typedef struct {
+  const char* path;
+  const char* s;   // current line (not NUL-terminated: ends at e)
+  const char* e;
+  const char* p;   // cursor in the line
+  int line;
+  double* v;       // vertices so far (nv x 3)
+  int nv, capv;
+  tri_buf tri;
+  csim_error* err;
+} obj_ctx;
+
+// error at the cursor's column, quoting the token there
+static csim_status obj_fail(obj_ctx* c, const char* tok, size_t tlen, const char* what) {
+  return err_set(c->err, CSIM_ERR_INPUT, c->path, c->line, (int)(tok - c->s) + 1, NULL,
+                 "OBJ: %s, found '%.*s'", what, tlen ? (int)(tlen > 40 ? 40 : tlen) : 11,
+                 tlen ? tok : "end of line");
+}
+
+// next token of the line (white space separated); its length, 0 at the end of the line
+static size_t obj_token(obj_ctx* c, const char** tok) {
+  while (c->p < c->e && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r')) c->p++;
+  *tok = c->p;
+  while (c->p < c->e && *c->p != ' ' && *c->p != '\t' && *c->p != '\r') c->p++;
+  return (size_t)(c->p - *tok);
+}
+
+// "v x y z [w]": three finite numbers (w, a rational-curve weight, is ignored)
+static csim_status obj_vertex(obj_ctx* c) {
+  if (c->nv == c->capv) {
+    int nc = c->capv ? 2 * c->capv : 256;
+    double* nv = nc <= INT32_MAX / 6 ? realloc(c->v, (size_t)nc * 3 * sizeof(double)) : NULL;
+    if (!nv) return err_set(c->err, CSIM_ERR_INPUT, c->path, c->line, 0, NULL, "OBJ too large");
+    c->v = nv;
+    c->capv = nc;
+  }
+  for (int k = 0; k < 3; k++) {
+    const char* tok;
+    size_t n = obj_token(c, &tok);
+    char buf[64], *end = NULL;
+    double x = 0;
+    if (n && n < sizeof(buf)) {
+      memcpy(buf, tok, n);
+      buf[n] = '\0';
+      x = strtod(buf, &end);
+    }
+    if (!n || n >= sizeof(buf) || end != buf + n || !isfinite(x))
+      return obj_fail(c, tok, n, "expected a vertex coordinate (a finite number)");
+    c->v[3 * c->nv + k] = x;
+  }
+  c->nv++;
+  return CSIM_OK;
+}
+
+// one face corner "i", "i/t", "i//n" or "i/t/n": the 0-based vertex index (negative i counts
+// back from the last vertex read so far)
+static csim_status obj_corner(obj_ctx* c, const char* tok, size_t n, int* idx) {
+  size_t k = 0;
+  int neg = n > 0 && tok[0] == '-';
+  long long x = 0;
+  for (k = (size_t)neg; k < n && tok[k] >= '0' && tok[k] <= '9'; k++)
+    if ((x = 10 * x + (tok[k] - '0')) > INT32_MAX) break;
+  if (k == (size_t)neg || (k < n && tok[k] != '/'))
+    return obj_fail(c, tok, n, "expected a face vertex 'i', 'i/t', 'i//n' or 'i/t/n'");
+  long long i = neg ? c->nv - x : x - 1;
+  if (x == 0 || i < 0 || i >= c->nv) {
+    char what[96];
+    snprintf(what, sizeof(what), "vertex index out of range (%d vertices so far)", c->nv);
+    return obj_fail(c, tok, n, what);
+  }
+  *idx = (int)i;
+  return CSIM_OK;
+}
+
+// "f a b c ...": a polygon, fanned into triangles (a b c), (a c d), ...
+static csim_status obj_face(obj_ctx* c, const char* kw) {
+  int first = 0, prev = 0, count = 0, idx = 0;
+  const char* tok;
+  size_t n;
+  while ((n = obj_token(c, &tok)) > 0) {
+    csim_status st = obj_corner(c, tok, n, &idx);
+    if (st) return st;
+    if (count == 0) first = idx;
+    if (count >= 2 && !tri_push(&c->tri, c->v, first, prev, idx))
+      return err_set(c->err, CSIM_ERR_INPUT, c->path, c->line, 0, NULL, "OBJ too large");
+    prev = idx;
+    count++;
+  }
+  if (count < 3) {
+    char what[64];
+    snprintf(what, sizeof(what), "a face needs 3 or more vertices (this one has %d)", count);
+    return obj_fail(c, kw, 1, what);
+  }
+  return CSIM_OK;
+}
+
+// parse OBJ text: 'v' and 'f' lines; every other statement (vt, vn, o, g, s, usemtl, ...) skipped
+static csim_status parse_obj(obj_ctx* c, const char* s, size_t len) {
+  csim_status st = CSIM_OK;
+  const char* end = s + len;
+  for (const char* l = s; !st && l < end; c->line++) {
+    const char* nl = memchr(l, '\n', (size_t)(end - l));
+    c->s = c->p = l;
+    c->e = nl ? nl : end;
+    l = nl ? nl + 1 : end;
+    const char* kw;
+    size_t n = obj_token(c, &kw);
+    if (n == 1 && kw[0] == 'v') st = obj_vertex(c);
+    else if (n == 1 && kw[0] == 'f') st = obj_face(c, kw);
+  }
+  if (!st && c->tri.n == 0)
+    st = err_set(c->err, CSIM_ERR_INPUT, c->path, c->line - 1, 0, NULL,
+                 "OBJ with no faces (%d vertices): an empty mesh", c->nv);
+  return st;
+}
+
+csim_status mesh_parse_obj(const char* name, const char* text, size_t len, double** tri,
+                           int* ntri, csim_error* err) {
+  *tri = NULL;
+  *ntri = 0;
+  obj_ctx c = {.path = name, .line = 1, .err = err};
+  csim_status st = parse_obj(&c, text, len);
+  free(c.v);
+  if (st) {
+    free(c.tri.t);
+    return st;
+  }
+  *tri = c.tri.t;
+  *ntri = (int)c.tri.n;
+  return CSIM_OK;
+}
+
+csim_status mesh_read_obj(const char* path, double** tri, int* ntri, csim_error* err) {
+  unsigned char* b = NULL;
+  size_t len = 0;
+  csim_status st = read_file(path, &b, &len, err);
+  if (st) *tri = NULL, *ntri = 0;
+  else st = mesh_parse_obj(path, (const char*)b, len, tri, ntri, err);
+  free(b);
+  return st;
+}
+
+//---------------------------------- by extension ---------------------------------------------
+
+// does path end with ext (".stl", ".obj"; any case)?
+static int has_ext(const char* path, const char* ext) {
+  size_t n = strlen(path), k = strlen(ext);
+  if (n < k) return 0;
+  for (size_t i = 0; i < k; i++) {
+    char ch = path[n - k + i];
+    if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+    if (ch != ext[i]) return 0;
+  }
+  return 1;
+}
+
+int mesh_format_supported(const char* path) {
+  return has_ext(path, ".stl") || has_ext(path, ".obj");
+}
+
+csim_status mesh_read(const char* path, double** tri, int* ntri, csim_error* err) {
+  *tri = NULL;
+  *ntri = 0;
+  if (has_ext(path, ".obj")) return mesh_read_obj(path, tri, ntri, err);
+  if (has_ext(path, ".stl")) return mesh_read_stl(path, tri, ntri, err);
+  const char* dot = strrchr(path, '.');
+  const char* slash = strrchr(path, '/');
+  return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
+                 "unsupported mesh format '%s': csim reads STL and OBJ meshes (.stl, .obj)",
+                 dot && (!slash || dot > slash) ? dot : "(no extension)");
+}
+
+// read the mesh (format by extension), scale the vertices, build the hull
 csim_status mesh_load_hull(const char* path, const double scale[3], mesh_hull* hull,
                            csim_error* err) {
   memset(hull, 0, sizeof(*hull));
-  if (!has_stl_ext(path)) {
-    const char* dot = strrchr(path, '.');
-    const char* slash = strrchr(path, '/');
-    return err_set(err, CSIM_ERR_INPUT, path, 0, 0, NULL,
-                   "unsupported mesh format '%s': csim reads STL meshes only (.stl/.STL)",
-                   dot && (!slash || dot > slash) ? dot : "(no extension)");
-  }
   double* tri = NULL;
   int ntri = 0;
-  csim_status st = mesh_read_stl(path, &tri, &ntri, err);
+  csim_status st = mesh_read(path, &tri, &ntri, err);
   if (st) return st;
   double s[3] = {1, 1, 1};
   if (scale) memcpy(s, scale, sizeof(s));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/spatial.h"
+#include "io/mesh_io.h"
 #include "io/mjcf_impl.h"
 
 //---------------------------------- orientations ---------------------------------------------
@@ -151,6 +152,8 @@ void mj_geom_inertia(urdf_geom_type type, const double size[3], double density, 
 // one geom's share of its body's mass: mass m at p, principal inertia I in the frame q
 typedef struct {
   double m, p[3], q[4], I[3];
+  int full;     // a mesh's: F is its full inertia in the frame q (I unused)
+  double F[9];
 } mass_part;
 
 // the link's inertial from its geoms' parts: total mass, com c = sum m p / M, and about it
@@ -166,7 +169,7 @@ static void parts_to_link(const mass_part* P, int n, urdf_link* L) {
   for (int k = 0; k < n; k++) {
     double R[9], D[9] = {P[k].I[0], 0, 0, 0, P[k].I[1], 0, 0, 0, P[k].I[2]}, T[9], B[9], d[3];
     sp_quat2mat(R, P[k].q);
-    sp_mulmm3(T, R, D);
+    sp_mulmm3(T, R, P[k].full ? P[k].F : D);
     sp_mulmmt3(B, T, R);
     sp_sub3(d, P[k].p, c);
     double d2 = sp_dot3(d, d);
@@ -453,8 +456,7 @@ static csim_status geom_mesh(mj_ctx* c, const mj_node* n, int cls, int link, urd
   free(dir);
   if (!G->uri || !G->path) return mj_oom(c);
   char msg[256];
-  size_t len = strlen(file);
-  int stl = len >= 4 && (!strcmp(file + len - 4, ".stl") || !strcmp(file + len - 4, ".STL"));
+  int stl = mesh_format_supported(file);
   csim_error ferr;
   if (c->opt && c->opt->files) {
     free(G->path);
@@ -464,8 +466,8 @@ static csim_status geom_mesh(mj_ctx* c, const mj_node* n, int cls, int link, urd
     G->path = NULL;
   }
   if (!stl) {
-    snprintf(msg, sizeof(msg), "mesh '%s' is not STL: csim reads STL collision meshes only",
-             file);
+    snprintf(msg, sizeof(msg), "mesh '%s' is neither STL nor OBJ: csim reads STL and OBJ "
+             "collision meshes only", file);
     return mesh_issue(c, URDF_ISSUE_MESH_FORMAT, link, n->x->line, msg);
   }
   if (!G->path) {
@@ -559,6 +561,48 @@ static csim_status geom_contact(mj_ctx* c, const mj_node* n, int cls, urdf_geom*
   return st;
 }
 
+// a mesh geom's share of its body's mass (mass < 0: density x volume), as MuJoCo 2.2.2 has it.
+// MuJoCo re-frames a mesh geom at the mesh's centre of mass and principal axes and gives it the
+// inertia of the box of equal principal moments per unit mass (mjCMesh boxsz): the geom's
+// volume is that box's, 8 b0 b1 b2, not the mesh's (mug.obj: 0.3785 kg, not the mesh's 0.6283),
+// and its moments per unit mass are the mesh's. The same distribution here: the mesh's full
+// inertia about its centre of mass scaled to the geom's mass, at pos + R(q) com in the frame q.
+static csim_status geom_mesh_mass(mj_ctx* c, const mj_node* n, const urdf_geom* G,
+                                  double density, double mass, const double pos[3],
+                                  const double q[4], mass_part* part, int* has) {
+  if (!G->path)
+    return mj_fail(c, n, NULL, "mesh geom '%s': its mass and inertia need the mesh file, which "
+                   "csim cannot read (see the mesh note)", G->uri ? G->uri : "");
+  double* tri = NULL;
+  int ntri = 0;
+  mesh_mass mm;
+  csim_error e;
+  csim_status st = mesh_read(G->path, &tri, &ntri, &e);
+  if (!st) st = mesh_mass_props(tri, ntri, G->scale, &mm, &e);
+  free(tri);
+  if (st) return mj_fail(c, n, NULL, "mesh geom '%s': %s", G->uri, e.msg);
+  const double* v = mm.inertia;
+  double F[9] = {v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2]}, w[3], V[9], box = 8;
+  sp_eigsym3(w, V, F);
+  for (int i = 0; i < 3; i++) {
+    double d = w[(i + 1) % 3] + w[(i + 2) % 3] - w[i];  // MuJoCo's triangle-inequality check
+    if (w[0] <= 0 || d < 0)
+      return mj_fail(c, n, NULL, "mesh geom '%s': its inertia's principal moments %g %g %g are "
+                     "not those of a body (MuJoCo refuses it too)", G->uri, w[0], w[1], w[2]);
+    box *= sqrt(6 * d / mm.volume) / 2;
+  }
+  if (mass < 0) mass = density * box;
+  for (int i = 0; i < 9; i++) part->F[i] = mass / mm.volume * F[i];
+  part->full = 1;
+  part->m = mass;
+  double d[3];
+  sp_rotquat(d, q, mm.com);
+  for (int i = 0; i < 3; i++) part->p[i] = pos[i] + d[i];
+  memcpy(part->q, q, 4 * sizeof(double));
+  *has = 1;
+  return CSIM_OK;
+}
+
 // the geom's share of its body's mass (mass attribute, else density x volume); 0 when it has
 // none (a plane, a group outside inertiagrouprange)
 static csim_status geom_mass(mj_ctx* c, const mj_node* n, int cls, const urdf_geom* G,
@@ -575,8 +619,7 @@ static csim_status geom_mass(mj_ctx* c, const mj_node* n, int cls, const urdf_ge
   if (density < 0 || mass < 0)
     return mj_fail(c, n, NULL, "geom: negative mass or density");
   if (G->type == URDF_GEOM_MESH)
-    return mj_unsupported(c, n, NULL, "inertia of mesh geom '%s' (csim computes geom inertias "
-                          "for primitives only)", G->uri ? G->uri : "");
+    return geom_mesh_mass(c, n, G, density, given ? mass : -1, pos, q, part, has);
   double vol = geom_volume(G->type, s);
   if (given) density = vol > 0 ? mass / vol : 0;
   mj_geom_inertia(G->type, s, density, &part->m, part->I);
@@ -661,7 +704,8 @@ static csim_status read_inertial(mj_ctx* c, const mj_node* n, urdf_link* L) {
   if (st) return st;
   if (hd == hf) return mj_fail(c, n, NULL, "<inertial> needs one of 'diaginertia' and 'fullinertia'");
   if (L->mass < 0) return mj_fail(c, n, ma, "negative mass %g", L->mass);
-  mass_part p = {L->mass, {pos[0], pos[1], pos[2]}, {q[0], q[1], q[2], q[3]}, {d[0], d[1], d[2]}};
+  mass_part p = {L->mass, {pos[0], pos[1], pos[2]}, {q[0], q[1], q[2], q[3]}, {d[0], d[1], d[2]},
+                 0, {0}};
   parts_to_link(&p, 1, L);
   if (hf) {
     // fullinertia is ixx iyy izz ixy ixz iyz in the body frame (no orientation with it)

@@ -5,9 +5,9 @@
 // specification is silent (an <inertial> needs <mass> and <inertia>; <limit> without lower/upper
 // means 0/0 in urdfdom, here has_position_limit = 0).
 //
-// Collision meshes: a URI whose extension is not .stl gets URDF_ISSUE_MESH_FORMAT whether or not
+// Collision meshes: a URI whose extension is not .stl or .obj gets URDF_ISSUE_MESH_FORMAT whether or not
 // the file exists (hyq's .dae files are not provided, yet the format is what stops csim);
-// an .stl that is not found gets URDF_ISSUE_MESH_UNRESOLVED. package://PKG/rest (package:///
+// an .stl/.obj that is not found gets URDF_ISSUE_MESH_UNRESOLVED. package://PKG/rest (package:///
 // too) is searched in: each options dir as DIR/PKG/rest then DIR/rest; the same for each
 // CSIM_PACKAGE_PATH entry (when use_env); an ancestor directory of the URDF named PKG; and
 // <URDF dir>/../meshes (the ../shared/data/robots layout). Found paths are lexically normalised.
@@ -23,6 +23,7 @@
 
 #include "core/model.h"
 #include "core/spatial.h"
+#include "io/mesh_io.h"
 #include "io/xml.h"
 
 const char* const urdf_geom_type_names[URDF_NGEOM_TYPES] = {
@@ -385,12 +386,6 @@ static char* resolve_uri(ctx* c, const char* uri, int* ntried) {
   return try_path(base, uri, NULL, ntried);
 }
 
-// does the name end with .stl (any case)?
-static int is_stl(const char* s) {
-  size_t n = strlen(s);
-  return n >= 4 && s[n - 4] == '.' && tolower((unsigned char)s[n - 3]) == 's' &&
-         tolower((unsigned char)s[n - 2]) == 't' && tolower((unsigned char)s[n - 1]) == 'l';
-}
 
 //---------------------------------- links ----------------------------------------------------
 
@@ -419,13 +414,13 @@ static csim_status check_mesh(ctx* c, int li, urdf_geom* g) {
   int ntried = 0;
   g->path = resolve_uri(c, g->uri, &ntried);
   const char* lname = c->r->links[li].name;
-  if (!is_stl(g->uri)) {
+  if (!mesh_format_supported(g->uri)) {
     const char* dot = strrchr(g->uri, '.');
     const char* sl = strrchr(g->uri, '/');
     const char* ext = dot && (!sl || dot > sl) ? dot : "(none)";
     if (!add_issue(c, URDF_ISSUE_MESH_FORMAT, li, g->line,
-                   "link '%s': collision mesh '%s' is not STL (extension %s%s): csim reads STL "
-                   "only and leaves this geometry out", lname, g->uri, ext,
+                   "link '%s': collision mesh '%s' is neither STL nor OBJ (extension %s%s): csim "
+                   "reads STL and OBJ only and leaves this geometry out", lname, g->uri, ext,
                    g->path ? "" : "; file not found either"))
       return oom(c);
   } else if (!g->path) {
