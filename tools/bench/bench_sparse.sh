@@ -8,7 +8,7 @@
 # fixed-work rows follow) and both again with the work fixed (tolerance 1e-30, 200 iterations, 10
 # steps: every factor is refactored and solved as often).
 #   tools/bench/bench_sparse.sh
-#   BEFORE=/tmp/csim_main tools/bench/bench_sparse.sh
+#   BEFORE=../csim_other/csim tools/bench/bench_sparse.sh   (another build to compare with)
 # Exit status: 0 done, 2 no csim, no valgrind or no data.
 set -u
 CSIM=${CSIM:-./csim}
