@@ -24,6 +24,9 @@ models are matched):
              issue 26's targets met or missed (target_ir: Ir ratio <= 0.5, target_us: time ratio
              <= 0.6, target_cap: no step at the iteration cap over the timed horizon); cap_csim_<k>
              counts the steps that ended at the cap per csim solver;
+  profile    the default pair's and MuJoCo's top functions by their own instructions over the
+             counted horizon (callgrind_annotate of the same runs): where the instructions go,
+             shown in the table for every scene where the default misses a target;
   contacts   mean contacts per step on each side (MuJoCo: active contacts);
   eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
              engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
@@ -245,8 +248,33 @@ def count(s, engine, tmp, alone=False, steps=None):
         return None
     with open(out) as f:
         m = re.search(r"^totals:\s*(\d+)", f.read(), re.M)
+    if m and steps == s[7] and engine in (DEFAULT, "mujoco"):
+        PROFILES[(label, engine)] = profile(out)
     # bench_mujoco steps the scene twice: one timed batch and the statistics pass
     return int(m.group(1)) / (2.0 * steps) if m else None
+
+
+# where the instructions go: (scene, engine) -> the top functions by self cost, from the
+# callgrind run of the counted horizon (the default pair's and MuJoCo's)
+PROFILES = {}
+PROFILE_TOP = 6
+
+
+def profile(out):
+    """the PROFILE_TOP functions with the most instructions of their own (inlined callees
+    included, as the compiler laid them out) in a callgrind file: "fn 26%; fn2 8%; ...", or "" """
+    r = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out],
+                       capture_output=True, text=True)
+    top = []
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\s*[\d,]+ \(\s*([\d.]+)%\)\s+(\S+)", line)
+        if not m or "PROGRAM TOTALS" in line:
+            continue
+        fn = m.group(2).rsplit(":", 1)[-1].split(".")[0]  # file:function.constprop.0 -> function
+        top.append("%s %.0f%%" % (fn, float(m.group(1))))
+        if len(top) == PROFILE_TOP:
+            break
+    return "; ".join(top)
 
 
 def num(x):
@@ -428,6 +456,8 @@ def main():
             res["ir_csim_best"] = res["ir_csim_" + skey(best)] if best else None
             res["ratio_ir_best"] = res["ratio_ir_" + skey(best)] if best else None
             default_and_targets(res, s, tmp, alone, have_vg)
+            res["profile_csim_default"] = PROFILES.get((label, DEFAULT), "")
+            res["profile_mujoco"] = PROFILES.get((label, "mujoco"), "")
             res["csim_solvers"] = " ".join(SOLVERS)  # the pairs behind the <what>_csim_<key> columns
             res["note"] = "; ".join(notes)
             results.append(res)
@@ -449,7 +479,7 @@ def main():
         cols += ["ratio_%s_%s" % (what, skey(e)) for e in SOLVERS]
     cols += ["csim_default", "ratio_ir_default", "ratio_us_default", "eps_csim_default",
              "cap_csim_default", "ir_settle_csim_default", "ir_settle_mujoco", "ratio_ir_settle_default",
-             "target_ir", "target_us", "target_cap",
+             "target_ir", "target_us", "target_cap", "profile_csim_default", "profile_mujoco",
              "best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_run", "steps_time",
              "batches", "steps_counted", "steps_settle", "note"]
     with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:

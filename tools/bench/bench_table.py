@@ -56,8 +56,19 @@ H_TG = ("| scene | Ir horizon | ratio Ir default | Ir/step ≤ 0.5 × MuJoCo | r
         "| ε_abs default | ε_abs MuJoCo |")
 
 
+# the scenes where the default misses a target: where its instructions go, and MuJoCo's
+H_PR = ("| scene | targets missed | csim default: top functions by own Ir (share of the step) "
+        "| MuJoCo: top functions by own Ir |")
+
+
+def missed(r):
+    """the targets the default pair missed on a scene ("Ir, µs, cap"), or "" """
+    return ", ".join(n for n, k in (("Ir", "target_ir"), ("µs", "target_us"), ("cap", "target_cap"))
+                     if r.get(k) == "missed")
+
+
 def headers(keys):
-    return (h_ir(keys), h_us(keys), H_TG, H_PE, H_SL, H_SI)
+    return (h_ir(keys), h_us(keys), H_TG, H_PR, H_PE, H_SL, H_SI)
 
 
 def horizon(r, k):
@@ -182,6 +193,11 @@ def render(mj, sl, si, meta, pe=None):
         g(r.get("ratio_us_default"), "%.2f"), r.get("target_us") or "-",
         g(r.get("cap_csim_default"), "%.0f"), r.get("target_cap") or "-",
         g(r.get("eps_csim_default"), "%.1e"), g(r.get("eps_mujoco"), "%.1e")))
+    L += ["", "**Where the instructions go on each miss** (callgrind over the counted horizon above, "
+          "instructions inside the step: the functions with the most instructions of their own, "
+          "their inlined callees included, as a share of the step)", ""]
+    table(L, H_PR, None if mj is None else [r for r in mj if missed(r)], lambda r: (
+        r["scene"], missed(r), r.get("profile_csim_default") or "-", r.get("profile_mujoco") or "-"))
     L += ["", "**Bullet 3.24 and ODE 0.16 beside csim and MuJoCo on the cube scenes** (tools/bench/"
           "bench_peers.py: batches interleaved round by round; ε_abs of each engine's impulses by "
           "csim's residual code; the last column checks the impulses against the engine's own next "
