@@ -380,10 +380,10 @@ START_TEST(runs_are_deterministic) {
 }
 END_TEST
 
-// solver.criterion: with the default (ncp) every model stops on the NCP residual eps_abs, so a
-// CCP answer to the sliding cube (lift-off, complementarity mu lambda_N |c_T| > 0) runs to the
-// iteration cap while sliding; with 'model' CCP stops on its own residual. For ncp both
-// criteria are the same: the two runs are identical.
+// solver.criterion: with ncp every model stops on the NCP residual eps_abs, so a CCP answer to
+// the sliding cube (lift-off, complementarity mu lambda_N |c_T| > 0) runs to the iteration cap
+// while sliding; with the default (auto: the model's own for ccp) CCP stops on its own
+// residual. For ncp both criteria are the same: the two runs are identical.
 START_TEST(stopping_criterion) {
   char out[16384], a[256], b[256], c[256], d[256], cmd[1024];
   tmp_path(a, sizeof(a), "ccp_ncp.h5");
@@ -392,9 +392,9 @@ START_TEST(stopping_criterion) {
   tmp_path(d, sizeof(d), "ncp_model.h5");
   const char* ccp = "--set contact.model=ccp --set solver.max_iterations=200";
   char args[256];
-  ck_assert_int_eq(csim_run(SLIDE, ccp, a, out, sizeof(out)), 0);
-  snprintf(args, sizeof(args), "%s --set solver.criterion=model", ccp);
-  ck_assert_int_eq(csim_run(SLIDE, args, b, out, sizeof(out)), 0);
+  snprintf(args, sizeof(args), "%s --set solver.criterion=ncp", ccp);
+  ck_assert_int_eq(csim_run(SLIDE, args, a, out, sizeof(out)), 0);
+  ck_assert_int_eq(csim_run(SLIDE, ccp, b, out, sizeof(out)), 0);
   ck_assert_int_eq(csim_run(SLIDE, "", c, out, sizeof(out)), 0);
   ck_assert_int_eq(csim_run(SLIDE, "--set solver.criterion=model", d, out, sizeof(out)), 0);
   // converged flags: count the failures in each CCP run

@@ -865,14 +865,15 @@ static void ccp_cube_step(double vy, double vz, double phi, double mu, int conta
 // 2.45e-3 N s per corner leaves c_N errors up to 4.1e-6 m/s (measured: 4.1e-6 at rest); the
 // rotation the rank-deficient four-contact iterates leave (< 1e-5 rad/s) moves the corners by
 // less than 1e-6 m/s.
-// With solver.criterion: model no step is at the cap; with the default ncp the steps at the cap
-// are exactly those whose answer is not an NCP solution: a contact pushing (lambda_N = m dvz / 4
-// each) while sliding, complementarity mu lambda_N |c_T| > the tolerance (000 eq. 14)
+// With the default solver.criterion (auto: the CCP's own residual) no step is at the cap (issue
+// 26: 284 of 600 were, when the default held the CCP to the NCP residual); with criterion ncp
+// the steps at the cap are exactly those whose answer is not an NCP solution: a contact pushing
+// (lambda_N = m dvz / 4 each) while sliding, complementarity mu lambda_N |c_T| > the tolerance
+// (000 eq. 14)
 START_TEST(ccp_admm_cube_slide_exact) {
   for (int crit = 0; crit < 2; crit++) {
-    const char* sets[3] = {"contact.model=ccp", "solver.name=admm",
-                           crit ? "solver.criterion=ncp" : "solver.criterion=model"};
-    fixture f = fixture_file("scenarios/cube_slide.yaml", sets, 3);
+    const char* sets[3] = {"contact.model=ccp", "solver.name=admm", "solver.criterion=ncp"};
+    fixture f = fixture_file("scenarios/cube_slide.yaml", sets, crit ? 3 : 2);
     sim* s = f.s;
     double tol = f.cfg->tolerance, mu = 0.3;
     int cap = f.cfg->max_iterations, ncap = 0, nair = 0, nhover = 0;
@@ -901,6 +902,55 @@ START_TEST(ccp_admm_cube_slide_exact) {
     ck_assert_int_ge(nhover, 200);   // then the hover carrying m g h
     fixture_free(&f);
   }
+}
+END_TEST
+
+// a chain of 10 links (0.1 kg, 0.1 m) lying flat, 40 contacts on 15 dofs (G of rank 15, the
+// links' end contacts doubled): ccp/admm converges on every one of its 1000 steps (issue 26: the
+// spectral rho rule alternated between two values and ended 91 steps at the cap), and the
+// contacts carry the chain's weight, sum lambda_N = m g h per step on average (to 1 %: the CCP
+// lets the chain rock by its mu |c_T| lift, 000 Sec. II)
+START_TEST(ccp_admm_flat_chain) {
+  char urdf[8192] = "<robot name=\"chain\">\n", path[512], yaml[1024];
+  for (int k = 1; k <= 10; k++) {
+    size_t n = strlen(urdf);
+    snprintf(urdf + n, sizeof(urdf) - n,
+             "<link name=\"l%d\"><inertial><origin xyz=\"0 0 -0.05\"/><mass value=\"0.1\"/>"
+             "<inertia ixx=\"8.6667e-05\" ixy=\"0\" ixz=\"0\" iyy=\"8.6667e-05\" iyz=\"0\" "
+             "izz=\"6.6667e-06\"/></inertial><collision><origin xyz=\"0 0 -0.05\"/><geometry>"
+             "<box size=\"0.02 0.02 0.1\"/></geometry></collision></link>\n", k);
+    n = strlen(urdf);
+    if (k > 1)
+      snprintf(urdf + n, sizeof(urdf) - n,
+               "<joint name=\"j%d\" type=\"revolute\"><parent link=\"l%d\"/><child link=\"l%d\"/>"
+               "<origin xyz=\"0 0 -0.1\"/><axis xyz=\"0 1 0\"/><limit lower=\"-3.14\" "
+               "upper=\"3.14\" effort=\"100\" velocity=\"100\"/></joint>\n", k, k - 1, k);
+  }
+  strcat(urdf, "</robot>\n");
+  tmp_write_text("chain10.urdf", urdf);
+  snprintf(yaml, sizeof(yaml),
+           "name: chain10\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+           "robots:\n  - {urdf: %s, base: free, q0: [0, 0, 0.01, 0, -0.7071067811865476, 0, "
+           "0.7071067811865476, 0, 0, 0, 0, 0, 0, 0, 0, 0]}\n"
+           "contact: {model: ccp, friction: 0.5, baumgarte: 0}\n"
+           "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
+           "integrator: {dt: 1.0e-3, duration: 1.0}\n", tmp_path(path, sizeof(path), "chain10.urdf"));
+  tmp_write_text("chain10.yaml", yaml);
+  fixture f = fixture_file(tmp_path(path, sizeof(path), "chain10.yaml"), NULL, 0);
+  int nonconv = 0, nsteps = 1000;
+  double carried = 0;
+  for (int k = 0; k < nsteps; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    nonconv += info.ncon > 0 && !info.solve.converged;
+    for (int i = 0; i < info.ncon; i++) carried += f.s->data.con->lambda[3 * i + 2];  // [t1 t2 n]
+  }
+  ck_assert_int_eq(nonconv, 0);
+  double weight = 1.0 * GRAV * DT * nsteps;  // 10 links of 0.1 kg
+  ck_assert_msg(fabs(carried / weight - 1) < 0.01, "normal impulses carry %.4f of the weight",
+                carried / weight);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -993,8 +1043,10 @@ static Suite* admm_suite(void) {
   suite_add_tcase(s, tc);
   TCase* te = tcase_create("end_to_end");
   tcase_set_timeout(te, 600);
+  tcase_add_checked_fixture(te, tmp_setup, tmp_teardown);
   tcase_add_test(te, e2e_cube_slide);
   tcase_add_test(te, ccp_admm_cube_slide_exact);
+  tcase_add_test(te, ccp_admm_flat_chain);
   tcase_add_test(te, e2e_cube_push_ramp);
   tcase_add_test(te, e2e_solo12_stand);
   tcase_add_test(te, e2e_solo12_admm_vs_pgs);

@@ -49,7 +49,9 @@ typedef enum { CSIM_SCHEME_SEMI_IMPLICIT, CSIM_SCHEME_TAMSI, CSIM_SCHEME_IMPLICI
 typedef enum { CSIM_FAIL_CONTINUE, CSIM_FAIL_STOP, CSIM_NFAIL } csim_on_failure;
 typedef enum { CSIM_ENERGY_WARN, CSIM_ENERGY_STOP, CSIM_NENERGY } csim_on_energy;
 typedef enum { CSIM_VP_MIDPOINT, CSIM_VP_EXPLICIT, CSIM_NVP } csim_vproducts;
-typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_NCRIT } csim_criterion;
+// solver.criterion; auto (the default): ncp for the ncp model, model for the relaxed ones, whose
+// answers cannot meet the NCP residual where they slide (issue 26: ccp ran to the cap there)
+typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_CRIT_AUTO, CSIM_NCRIT } csim_criterion;
 // units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
 // applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
 typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_NTOLU } csim_tolerance_units;

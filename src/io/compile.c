@@ -88,9 +88,13 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   o->facets = cfg->facets;
   o->rho = cfg->rho;
   o->rho_adaptive = cfg->rho_adaptive;
-  o->criterion = cfg->criterion == CSIM_CRIT_MODEL      ? SOLVER_STOP_MODEL
-                  : cfg->criterion == CSIM_CRIT_RELATIVE ? SOLVER_STOP_RELATIVE
-                                                          : SOLVER_STOP_NCP;
+  // auto: a relaxed model (ccp, lcp, raisim) stops at its own fixed point, which is not the NCP's
+  // where contacts slide (000 Sec. II): held to the NCP residual it would run to the cap there
+  csim_criterion crit = cfg->criterion;
+  if (crit == CSIM_CRIT_AUTO) crit = cfg->model == CSIM_MODEL_NCP ? CSIM_CRIT_NCP : CSIM_CRIT_MODEL;
+  o->criterion = crit == CSIM_CRIT_MODEL      ? SOLVER_STOP_MODEL
+                  : crit == CSIM_CRIT_RELATIVE ? SOLVER_STOP_RELATIVE
+                                               : SOLVER_STOP_NCP;
   // the relative change is unitless: the tolerance as given, whatever tolerance_units says
   if (o->criterion == SOLVER_STOP_RELATIVE) o->rel_tolerance = cfg->tolerance;
   char msg[512];
