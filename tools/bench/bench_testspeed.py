@@ -22,8 +22,10 @@ humanoid100/humanoid100.xml):
              --toggle-collect=mj_step, csim through build/bench_mujoco with
              --toggle-collect=bench_csim_step (as tools/bench/bench_scenes.py), over NSTEP_IR
              steps;
-  ε_abs      csim's; MuJoCo's answer's is "-": bench_mujoco's residual pass reads an elliptic
-             cone's efc_force, and these files use MuJoCo's default pyramidal cone.
+  ε_abs      csim's; MuJoCo's answer's is "-": bench_mujoco's residual pass rebuilds MuJoCo's
+             problem from its contacts alone with a semi-implicit Euler step, which is not the
+             problem MuJoCo solves on these files (joint-limit rows in the same solve, implicit
+             joint damping in its step; and the pyramidal cone's edge forces to decode).
 A side that cannot run a file says why in the note (csim's own error message, e.g.
 humanoid100.xml's condim 4 geoms). Writes out/bench/testspeed.csv, prints the table.
   tools/bench/bench_testspeed.py            # NSTEP 2000 / 500 / 500, 5 rounds
