@@ -324,6 +324,7 @@ static const bad_case kBad[] = {
     {"<mujoco>\n <include file='nope.xml'/></mujoco>", 2, 11, "not in the model's file set"},
     {"<mujoco>\n <include file='part.xml'/></mujoco>", 1, 18, "cyclic include"},
     {"<mujoco><compiler\n coordinate='global'/></mujoco>", 2, 2, "global"},
+    {"<mujoco><contact>\n <pair geom1='a' geom2='b'/></contact></mujoco>", 2, 2, "<pair> in <contact>"},
     {"<mujoco><worldbody><body>\n<tendon/></body></worldbody></mujoco>", 2, 1, "not supported"},
     {"<mujoco><worldbody>\n<geom bogus='1'/></worldbody></mujoco>", 2, 7, "unknown attribute 'bogus'"},
     {"<mujoco><worldbody><body>\n<geom class='x'/></body></worldbody></mujoco>", 2, 7, "class 'x'"},
