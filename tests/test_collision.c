@@ -1221,7 +1221,7 @@ typedef struct {
   sim_model m;
   int geom_type[6], geom_body[6], geom_link[6], geom_mesh[6];
   double geom_size[18], geom_rbound[6];
-  int body_parent[5], link_robot[4];
+  int body_parent[5], link_robot[4], contype[6];
 } toy_model;
 
 static void toy_init(toy_model* t) {
@@ -1252,7 +1252,10 @@ static void toy_init(toy_model* t) {
   m->geom_size = t->geom_size;
   m->geom_rbound = t->geom_rbound;
   m->body_parent = t->body_parent;
+  m->body_filterparent = t->body_parent;   // URDF's parent filter
   m->link_robot = t->link_robot;
+  for (int i = 0; i < 6; i++) t->contype[i] = 1;
+  m->geom_contype = m->geom_conaffinity = t->contype;
 }
 
 // the pair (a, b) in either order is a candidate
@@ -1318,6 +1321,14 @@ START_TEST(broad_phase_pairs_and_detect) {
   ck_assert_int_eq(coll_npair(cm), 7);
   ck_assert(!has_pair(cm, 1, 4));
   coll_free(cm);
+  // MuJoCo's contype/conaffinity rule: robot 1's box of type 2 and affinity 2 meets none of the
+  // type-1, affinity-1 geoms (ground 0-4 and robot 0's 1-4, 2-4, 3-4 go: 8 - 4 pairs)
+  t.contype[4] = 2;
+  ck_assert_int_eq(coll_create(&t.m, NULL, 0, &cm, &err), CSIM_OK);
+  ck_assert_int_eq(coll_npair(cm), 4);
+  ck_assert(!has_pair(cm, 0, 4) && !has_pair(cm, 1, 4) && has_pair(cm, 1, 3));
+  coll_free(cm);
+  t.contype[4] = 1;
   // bad exclusion index: an error naming it
   ex[0] = 9;
   ck_assert_int_eq(coll_create(&t.m, ex, 1, &cm, &err), CSIM_ERR_INPUT);
@@ -1463,7 +1474,10 @@ START_TEST(broad_phase_matches_all_pairs) {
   m.geom_mesh = gmesh;
   m.geom_size = size;
   m.geom_rbound = rb;
-  m.body_parent = parent;
+  m.body_parent = m.body_filterparent = parent;
+  int ones[BP_N];
+  for (int i = 0; i < BP_N; i++) ones[i] = 1;
+  m.geom_contype = m.geom_conaffinity = ones;
   coll_model* cm = NULL;
   ck_assert_int_eq(coll_create(&m, NULL, 0, &cm, &err), CSIM_OK);
   coll_scratch* cs = NULL;

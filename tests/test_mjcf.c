@@ -222,14 +222,15 @@ START_TEST(includes) {
 }
 END_TEST
 
-// contact masks: 0/0 collides with nothing; masks that split a pair are refused by the model
-// builder, as is condim 1; <exclude> is recorded as a link pair
+// contact masks: 0/0 collides with nothing, others reach the model (the pairs they split:
+// test_mujoco_filter.c); <exclude> is recorded as a link pair
 START_TEST(contact_masks_condim_exclude) {
   urdf_robot* r = load(
       "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
       "<body name='a' pos='0 0 1'><freejoint/><geom size='.1' contype='0' conaffinity='0'/>"
       "<geom size='.1' condim='3'/></body>"
-      "<body name='b' pos='1 0 1'><freejoint/><geom size='.1'/></body></worldbody>"
+      "<body name='b' pos='1 0 1'><freejoint/><geom size='.1' contype='6' conaffinity='5'/>"
+      "</body></worldbody>"
       "<contact><exclude body1='a' body2='b'/></contact></mujoco>", NULL, 0);
   ck_assert_int_eq(r->nunsupported, 0);
   int a = urdf_find_link(r, "a");
@@ -246,19 +247,20 @@ START_TEST(contact_masks_condim_exclude) {
   ck_assert_int_eq(m->geom_link[0], -1);
   ck_assert_int_eq(m->nv, 12);
   ck_assert_double_eq_tol(m->body_mass[1], 2 * 1000 * 4.0 / 3 * M_PI * 1e-3, 1e-9);
+  ck_assert(m->geom_contype[1] == 1 && m->geom_conaffinity[1] == 1);
+  ck_assert(m->geom_contype[2] == 6 && m->geom_conaffinity[2] == 5);
   model_free(m);
   // an MJCF world is a fixed base
   ck_assert_int_eq(build(r, MODEL_BASE_FREE, &m, &e), CSIM_ERR_INPUT);
   urdf_free(r);
   const char* refused[] = {
-      "<geom size='.1' contype='1' conaffinity='2'/></body><body><freejoint/><geom size='.1' contype='1' conaffinity='2'/>",
       "<geom size='.1' condim='4'/>", "<geom size='.1' condim='6'/>",
       "<geom size='.1' gap='.01'/>", "<joint type='ball'/><geom size='.1'/>",
       "<joint frictionloss='.01'/><geom size='.1'/>", "<geom size='.1' margin='.01'/>"};
-  for (int k = 0; k < 7; k++) {
+  for (int k = 0; k < 6; k++) {
     char text[600];
     snprintf(text, sizeof(text), "<mujoco><worldbody><body pos='0 0 1'>%s%s</body></worldbody>"
-             "</mujoco>", k == 4 || k == 5 ? "" : "<freejoint/>", refused[k]);
+             "</mujoco>", k == 3 || k == 4 ? "" : "<freejoint/>", refused[k]);
     r = load(text, NULL, 0);
     ck_assert_int_ge(r->nunsupported, 1);
     ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_ERR_INPUT);
@@ -322,6 +324,7 @@ static const bad_case kBad[] = {
     {"<mujoco>\n <include file='nope.xml'/></mujoco>", 2, 11, "not in the model's file set"},
     {"<mujoco>\n <include file='part.xml'/></mujoco>", 1, 18, "cyclic include"},
     {"<mujoco><compiler\n coordinate='global'/></mujoco>", 2, 2, "global"},
+    {"<mujoco><contact>\n <pair geom1='a' geom2='b'/></contact></mujoco>", 2, 2, "<pair> in <contact>"},
     {"<mujoco><worldbody><body>\n<tendon/></body></worldbody></mujoco>", 2, 1, "not supported"},
     {"<mujoco><worldbody>\n<geom bogus='1'/></worldbody></mujoco>", 2, 7, "unknown attribute 'bogus'"},
     {"<mujoco><worldbody><body>\n<geom class='x'/></body></worldbody></mujoco>", 2, 7, "class 'x'"},

@@ -44,6 +44,7 @@ csim_status model_alloc(sim_model* m, csim_error* err) {
   unsigned char* base = (unsigned char*)(((uintptr_t)m->buffer + 63) & ~(uintptr_t)63);
   model_layout(m, base);
   m->body_parent[0] = -1;
+  m->body_filterparent[0] = -1;
   m->body_jnt[0] = -1;
   m->body_robot[0] = -1;
   m->body_link[0] = -1;

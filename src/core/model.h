@@ -95,6 +95,10 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, body_dofnum, m->nbody, 1, "dofs of the body's joint (0 for the world)") \
   X(int, body_geomadr, m->nbody, 1, "first geom of the body (geoms are grouped by body)") \
   X(int, body_geomnum, m->nbody, 1, "geoms of the body") \
+  X(int, body_filterparent, m->nbody, 1, "body whose geoms never touch this body's when both are links of one " \
+    "robot (the parent filter, collision.h): body_parent for URDF; for MJCF MuJoCo's weld parent, " \
+    "the nearest ancestor holding an MJCF body (joint-chain frames skipped), -1 when the world " \
+    "(MuJoCo's filterparent spares the world)") \
   /* joints (njnt); joint j belongs to body jnt_body[j] */ \
   X(int, jnt_type, m->njnt, 1, "model_joint_type") \
   X(int, jnt_body, m->njnt, 1, "") \
@@ -146,6 +150,9 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
     "scenario's ground): no contact parameters of its own (material.h)") \
   X(double, geom_solref, m->ngeom, 2, "MJCF solref (MuJoCo softness of the ccp model; condim > 0 only)") \
   X(double, geom_solimp, m->ngeom, 5, "MJCF solimp") \
+  X(int, geom_contype, m->ngeom, 1, "MJCF contype (1 for URDF geoms and the scenario's ground): geoms i and j " \
+    "may touch only when (contype_i & conaffinity_j) || (contype_j & conaffinity_i), MuJoCo's rule") \
+  X(int, geom_conaffinity, m->ngeom, 1, "MJCF conaffinity (1 for URDF geoms and the ground)") \
   /* meshes (nmesh) */ \
   X(mesh_hull, mesh, m->nmesh, 1, "") \
   /* robots (nrobot) */ \

@@ -409,8 +409,7 @@ static csim_status initial_contacts(sim* s, csim_error* err) {
 }
 
 // what an MJCF file says about the world must agree with the scenario, not be dropped: its
-// <option gravity> with world.gravity, its <contact><exclude> pairs with contact.self_collision
-// false (every pair of one robot's links is excluded then)
+// <option gravity> with world.gravity
 static csim_status check_mjcf_world(const scn_config* cfg, const urdf_robot* u, csim_error* err) {
   if (u->has_gravity && (u->gravity[0] != cfg->gravity[0] || u->gravity[1] != cfg->gravity[1] ||
                          u->gravity[2] != cfg->gravity[2]))
@@ -418,10 +417,6 @@ static csim_status check_mjcf_world(const scn_config* cfg, const urdf_robot* u, 
                    "the file's gravity [%g, %g, %g] differs from world.gravity [%g, %g, %g]: set "
                    "world.gravity to the file's value", u->gravity[0], u->gravity[1],
                    u->gravity[2], cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]);
-  if (u->nexclude > 0 && cfg->self_collision)
-    return err_set(err, CSIM_ERR_INPUT, u->file, 0, 0, "exclude",
-                   "<contact><exclude> with contact.self_collision true: not supported yet "
-                   "(issue 25; list the pairs in contact.exclude)");
   return CSIM_OK;
 }
 
@@ -489,29 +484,54 @@ static csim_status build_model(const scn_config* cfg, const model_robot_spec* sp
   return st;
 }
 
-// URDFs -> model; the parsed URDFs are not kept (the model holds what it needs)
+// link pairs (model link indices, 2 x n) that never collide
+typedef struct {
+  int* pair;
+  int n;
+} link_pairs;
+
+// the MJCF files' <contact><exclude> pairs in the model's link indices (MuJoCo excludes by body:
+// an MJCF body is a link)
+static csim_status mjcf_excludes(const sim_model* m, urdf_robot* const* urdf, int nrobot,
+                                 link_pairs* ex, csim_error* err) {
+  int n = 0;
+  for (int r = 0; r < nrobot; r++) n += urdf[r]->nexclude;
+  ex->pair = malloc(sizeof(int) * (2 * (size_t)n + 1));
+  if (!ex->pair) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  for (int r = 0; r < nrobot; r++)
+    for (int k = 0; k < 2 * urdf[r]->nexclude; k++)
+      ex->pair[2 * ex->n + k] = m->robot_linkadr[r] + urdf[r]->exclude[k];
+  ex->n = n;
+  return CSIM_OK;
+}
+
+// URDFs -> model; the parsed URDFs are not kept (the model holds what it needs; the MJCF
+// <exclude> pairs go to *ex when ex is not NULL, freed by the caller)
 static csim_status compile_model(const scn_config* cfg, const char* const* urdf_text,
-                                 sim_model** m, csim_error* err) {
+                                 sim_model** m, link_pairs* ex, csim_error* err) {
   model_robot_spec* specs = calloc((size_t)cfg->nrobots + 1, sizeof(*specs));
   urdf_robot** urdf = calloc((size_t)cfg->nrobots + 1, sizeof(urdf_robot*));
   csim_status st = specs && urdf ? load_robots(cfg, urdf_text, specs, urdf, err)
                                  : err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   if (st == CSIM_OK) st = build_model(cfg, specs, m, err);
+  if (st == CSIM_OK && ex) st = mjcf_excludes(*m, urdf, cfg->nrobots, ex, err);
   for (int r = 0; urdf && r < cfg->nrobots; r++) urdf_free(urdf[r]);
   free(urdf);
   free(specs);
   return st;
 }
 
-// collision pairs, without the scenario's excluded link pairs and, unless
-// contact.self_collision, without pairs of links of the same robot
-static csim_status compile_collision(const scn_config* cfg, sim* s, csim_error* err) {
+// collision pairs, without the scenario's excluded link pairs and the MJCF files' (fx) and,
+// unless contact.self_collision, without pairs of links of the same URDF robot (an MJCF robot
+// follows its file: contype/conaffinity, MuJoCo's parent filter and <exclude>, collision.h)
+static csim_status compile_collision(const scn_config* cfg, sim* s, const link_pairs* fx,
+                                     csim_error* err) {
   const sim_model* m = s->model.m;
   size_t nself = 0;
-  if (!cfg->self_collision)
-    for (int r = 0; r < m->nrobot; r++)
+  for (int r = 0; !cfg->self_collision && r < m->nrobot; r++)
+    if (!cfg->robots[r].mjcf)
       nself += (size_t)m->robot_nlink[r] * (size_t)(m->robot_nlink[r] - 1) / 2;
-  size_t nex = (size_t)cfg->nexclude + nself;
+  size_t nex = (size_t)cfg->nexclude + (size_t)fx->n + nself;
   int* ex = calloc(2 * nex + 1, sizeof(int));
   csim_status st = ex ? CSIM_OK : err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   for (int k = 0; st == CSIM_OK && k < 2 * cfg->nexclude; k++) {
@@ -521,7 +541,10 @@ static csim_status compile_collision(const scn_config* cfg, sim* s, csim_error* 
                          cfg->exclude[k]);
   }
   size_t k = 2 * (size_t)cfg->nexclude;
+  if (st == CSIM_OK && fx->n > 0) memcpy(ex + k, fx->pair, sizeof(int) * 2 * (size_t)fx->n);
+  k += 2 * (size_t)fx->n;
   for (int r = 0; st == CSIM_OK && !cfg->self_collision && r < m->nrobot; r++) {
+    if (cfg->robots[r].mjcf) continue;
     int a0 = m->robot_linkadr[r], na = m->robot_nlink[r];
     for (int a = a0; a < a0 + na; a++)
       for (int b = a + 1; b < a0 + na; b++) {
@@ -667,7 +690,7 @@ csim_status compile_model_data(const scn_config* cfg, sim_model** m, sim_data** 
                                csim_error* err) {
   *m = NULL;
   *d = NULL;
-  csim_status st = compile_model(cfg, NULL, m, err);
+  csim_status st = compile_model(cfg, NULL, m, NULL, err);
   if (st == CSIM_OK) st = data_create(*m, 0, d, err);
   for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++) st = initial_state(cfg, *m, *d, r, err);
   if (st != CSIM_OK) {
@@ -702,8 +725,9 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   sim* s = calloc(1, sizeof(*s));
   if (!s) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   sim_model* m = NULL;
+  link_pairs fx = {NULL, 0};
   csim_status st = compile_options(cfg, &s->opt, err);
-  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &m, err);
+  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &m, &fx, err);
   s->model.m = m;
   if (st == CSIM_OK) st = data_create(m, 0, &s->data.d, err);
   if (st == CSIM_OK) s->model.data_bytes = data_bytes(m, 0);
@@ -711,7 +735,8 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
     st = initial_state(cfg, m, s->data.d, r, err);
   if (st == CSIM_OK) st = initial_energies(cfg, m, s->data.d, err);
   if (st == CSIM_OK) st = keep_initial_state(s, err);
-  if (st == CSIM_OK) st = compile_collision(cfg, s, err);
+  if (st == CSIM_OK) st = compile_collision(cfg, s, &fx, err);
+  free(fx.pair);
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
     st = compile_materials(cfg, s, err);

@@ -27,7 +27,7 @@
 // geom solref/solimp give the ccp model MuJoCo's softness per pair, joint solreflimit/solimplimit
 // its soft limits (material.h); other models keep hard limits. What csim cannot
 // simulate yet (ball joints, joint dry friction, ref and margin, condim 4 and 6,
-// per-geom margin/gap/priority/solmix, contype/conaffinity filters that split pairs, actuators
+// per-geom margin/gap/priority/solmix, actuators
 // other than motors, mesh inertia) is recorded in urdf_robot.unsupported with its
 // file:line:column, and model_create refuses the robot naming the first one ("not supported
 // yet (issue 25)"). Out-of-scope elements (tendon, equality, sensor, keyframe, composite,

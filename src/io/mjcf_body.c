@@ -381,6 +381,7 @@ static csim_status make_chain(mj_ctx* c, const mj_node* body, int pl, int B, con
       char fn[1300];
       snprintf(fn, sizeof(fn), "%s/%s", bname, nm);
       if ((child = new_link(c, fn, K->n)) < 0) return mj_oom(c);
+      c->r->links[child].frame = 1;
     }
     int j = new_joint(c, nm, K->n, prev, child);
     if (j < 0) return mj_oom(c);
@@ -902,28 +903,6 @@ csim_status mj_read_actuator(mj_ctx* c, const mj_node* e) {
   return st;
 }
 
-// geoms that collide with something must all pass MuJoCo's contype/conaffinity test pairwise
-// (csim has no per-geom filter yet); the first pair that would not is recorded
-static csim_status check_filters(mj_ctx* c) {
-  const urdf_robot* r = c->r;
-  for (int l1 = 0; l1 < r->nlink; l1++)
-    for (int g1 = 0; g1 < r->links[l1].ngeom; g1++) {
-      const urdf_geom* A = &r->links[l1].geoms[g1];
-      if (A->nocollide) continue;
-      for (int l2 = l1 + 1; l2 < r->nlink; l2++)
-        for (int g2 = 0; g2 < r->links[l2].ngeom; g2++) {
-          const urdf_geom* B = &r->links[l2].geoms[g2];
-          if (B->nocollide || (A->contype & B->conaffinity) || (B->contype & A->conaffinity))
-            continue;
-          return mj_unsupported_at(c, r->file, B->line, B->column, "geom", "contype/conaffinity that keep geom '%s' (line "
-                                "%d) from colliding with geom '%s' (csim filters pairs by "
-                                "link only)", A->name ? A->name : "", A->line,
-                                B->name ? B->name : "");
-        }
-    }
-  return CSIM_OK;
-}
-
 static int cmp_str(const void* a, const void* b) {
   return strcmp(*(const char* const*)a, *(const char* const*)b);
 }
@@ -966,6 +945,5 @@ csim_status mj_finish(mj_ctx* c) {
   if (!r->link_parent_joint) return mj_oom(c);
   for (int l = 0; l < r->nlink; l++) r->link_parent_joint[l] = -1;
   for (int j = 0; j < r->njoint; j++) r->link_parent_joint[r->joints[j].child] = j;
-  csim_status st = check_names(c);
-  return st ? st : check_filters(c);
+  return check_names(c);
 }

@@ -866,6 +866,7 @@ static void fill_ground(sim_model* m, const model_world_spec* world) {
   m->geom_quat[4 * g + 3] = 1;
   m->geom_mesh[g] = -1;
   m->geom_rbound[g] = INFINITY;
+  m->geom_contype[g] = m->geom_conaffinity[g] = 1;
 }
 
 // geom g of body gb from URDF geom G of link gl; hm: its hull (-1: a primitive); world: an MJCF
@@ -879,6 +880,8 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
   m->geom_link[g] = world ? -1 : gl;
   m->geom_mesh[g] = -1;
   m->geom_condim[g] = G->condim;  // 0 from the URDF reader
+  m->geom_contype[g] = G->condim ? G->contype : 1;   // URDF geoms collide with everything
+  m->geom_conaffinity[g] = G->condim ? G->conaffinity : 1;
   memcpy(m->geom_solref + 2 * g, G->solref, 2 * sizeof(double));
   memcpy(m->geom_solimp + 5 * g, G->solimp, 5 * sizeof(double));
   double* s = m->geom_size + 3 * g;
@@ -940,6 +943,28 @@ static int fill_geoms(sim_model* m, const model_world_spec* world,
   return 1;
 }
 
+// the parent filter's body of each body (model.h body_filterparent): URDF its parent; MJCF
+// MuJoCo's weld parent, the nearest ancestor holding an MJCF body (a body whose joints are a
+// chain of frame links is one MuJoCo body), none (-1) when that is the world; 0 when out of memory
+static int fill_filter(sim_model* m, const model_robot_spec* robots) {
+  char* mjbody = calloc((size_t)m->nbody, 1);
+  if (!mjbody) return 0;
+  for (int l = 0; l < m->nlink; l++) {
+    const urdf_robot* u = robots[m->link_robot[l]].urdf;
+    if (!u->links[l - m->robot_linkadr[m->link_robot[l]]].frame) mjbody[m->link_body[l]] = 1;
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    int p = m->body_parent[b];
+    if (robots[m->body_robot[b]].urdf->world_root) {
+      while (p > 0 && !mjbody[p]) p = m->body_parent[p];
+      if (p == 0) p = -1;
+    }
+    m->body_filterparent[b] = p;
+  }
+  free(mjbody);
+  return 1;
+}
+
 // pass 2 into the allocated model: bodies, joints, dofs, links, inertias, mass tree, geoms
 static csim_status fill_model(sim_model* m, const model_world_spec* world,
                               const model_robot_spec* robots, const robot_plan* plans,
@@ -951,7 +976,7 @@ static csim_status fill_model(sim_model* m, const model_world_spec* world,
   csim_status st = fill_inertias(m, robots, plans, nrobot, err);
   if (st == CSIM_OK) st = fill_subtree_mass(m, robots, err);
   if (st == CSIM_OK) st = fill_dof_tree(m, err);
-  if (st == CSIM_OK && !fill_geoms(m, world, robots, plans, nrobot))
+  if (st == CSIM_OK && (!fill_geoms(m, world, robots, plans, nrobot) || !fill_filter(m, robots)))
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   return st;
 }

@@ -64,6 +64,8 @@ typedef struct {
   double inertia[6];      // ixx ixy ixz iyy iyz izz, in the inertia frame
   int ngeom;
   urdf_geom* geoms;       // collision geometries
+  int frame;              // MJCF only: 1 for a massless frame link of a body's joint chain (not
+                          // an MJCF body; MuJoCo's parent filter looks through it)
 } urdf_link;
 
 typedef enum {

@@ -172,6 +172,13 @@ if [ "${PEERS:-1}" = 1 ]; then
     echo "Bullet/ODE comparison: SKIP (libbullet-dev, libode-dev or libmujoco-dev not installed: make deps)"
   fi
 fi
+# MuJoCo's own timing tool (mujoco-testspeed, libmujoco-samples) and csim on MuJoCo's model files
+# humanoid, 22_humanoids and humanoid100, rounds interleaved, callgrind instructions inside each
+# step (tools/bench/bench_testspeed.py -> out/bench/testspeed.csv); TESTSPEED=0 skips it
+if [ "${TESTSPEED:-1}" = 1 ]; then
+  echo
+  tools/bench/bench_testspeed.py || status=1
+fi
 # csim vs Siconos numerics 4.4 on the FCLib problems of ../shared/data/fclib, one accuracy
 # criterion for every answer (tools/bench/bench_siconos.sh -> out/bench/siconos.csv; QUICK=1: the 8
 # smallest files); SICONOS=0 skips it

@@ -2,7 +2,8 @@
 """tools/bench/bench_table.py — the Markdown table of one `make bench` run, from out/bench/*.csv.
 
   tools/bench/bench_table.py              print the table (out/bench/mujoco.csv, slopes.csv,
-                                        peers.csv, siconos.csv, meta.txt; a missing file gives a "not run" row)
+                                        peers.csv, testspeed.csv, siconos.csv, meta.txt; a missing
+                                        file gives a "not run" row)
   tools/bench/bench_table.py --doc        also write it into docs/benchmarks.md between the markers
                                         <!-- bench:begin --> and <!-- bench:end -->
   tools/bench/bench_table.py --check FILE exit 0 when FILE's block has the generated form: the same
@@ -31,6 +32,8 @@ H_SI = ("| FCLib files | criterion | csim best converged | Siconos best converge
         "| median csim/Siconos | files ratioed |")
 H_SL = "| family | cost vs | engine | Ir/step | µs/step | points |"
 H_PE = "| scene | engine | nv | contacts | µs/step | Ir/step | ε_abs | max abs(G λ + g − J v+) |"
+H_TS = ("| model | engine | nv | steps timed / counted | contacts | µs/step | ratio µs | Ir/step "
+        "| ratio Ir | ε_abs | note |")
 
 
 def h_ir(keys):
@@ -68,7 +71,7 @@ def missed(r):
 
 
 def headers(keys):
-    return (h_ir(keys), h_us(keys), H_TG, H_PR, H_PE, H_SL, H_SI)
+    return (h_ir(keys), h_us(keys), H_TG, H_PR, H_PE, H_TS, H_SL, H_SI)
 
 
 def horizon(r, k):
@@ -138,7 +141,7 @@ def settle(r):
     return "-" if v is None else "%.2f (first %s)" % (v, r.get("steps_settle") or "?")
 
 
-def render(mj, sl, si, meta, pe=None):
+def render(mj, sl, si, meta, pe=None, ts=None):
     """the lines of the block (without the markers)"""
     keys = csv_keys(mj)
     hi, hu = h_ir(keys), h_us(keys)
@@ -205,6 +208,17 @@ def render(mj, sl, si, meta, pe=None):
     table(L, H_PE, pe, lambda r: (
         r["scene"], r["engine"], r["nv"], g(r["contacts_mean"]), g(r["us_per_step"]),
         g(r["ir_per_step"], "%.4g"), g(r["eps_abs_mean"], "%.1e"), g(r["mismatch_max"], "%.0e")))
+    L += ["", "**MuJoCo's own testspeed beside csim on MuJoCo's model files** (tools/bench/"
+          "bench_testspeed.py: `mujoco-testspeed FILE NSTEP 1 0` and `csim run` on the same file, "
+          "same steps, median of interleaved rounds; csim ccp/pgs is csim's model matching MuJoCo's "
+          "(the file's solref/solimp; ccp's cone, csim has no pyramidal one), csim default is "
+          "ncp/auto; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
+          "steps; ε_abs of MuJoCo's answer not computed: its contact-only residual pass is not MuJoCo's problem on these files, which solve joint limits with the contacts and damp joints implicitly)", ""]
+    table(L, H_TS, ts, lambda r: (
+        r["model"], r["engine"], r["nv"] or "-", "%s / %s" % (r["steps"], r.get("steps_ir") or "-"),
+        g(r["contacts_mean"]), g(r["us_per_step"], "%.4g"), g(r["ratio_us"], "%.2f"),
+        g(r["ir_per_step"], "%.4g"), g(r["ratio_ir"], "%.2f"), g(r["eps_abs_mean"], "%.1e"),
+        r["note"] or ""))
     L += ["", "**Cost growth: log-log slope of cost per step (1 = linear), per engine and solver**",
           "", H_SL, sep(H_SL)]
     if sl is None:
@@ -283,7 +297,8 @@ def main(argv):
     if os.path.exists(mp):
         with open(mp) as f:
             meta = " ".join(f.read().split())
-    lines = render(read("mujoco.csv"), read("slopes.csv"), read("siconos.csv"), meta, read("peers.csv"))
+    lines = render(read("mujoco.csv"), read("slopes.csv"), read("siconos.csv"), meta, read("peers.csv"),
+                   read("testspeed.csv"))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(OUT, "bench.md") if os.path.isdir(OUT) else os.devnull, "w") as f:
         f.write(text)

@@ -767,20 +767,76 @@ void coll_free(coll_model* cm) {
 
 static int find_pair(const coll_model* cm, int a, int b);
 
-// whether geoms i and j may touch: not the same body, not a parent-child pair of bodies of one
-// robot (the ground and other robots always collide), not an excluded link pair
-static int pair_allowed(const sim_model* m, int i, int j, const int* ex, int nex) {
+static int cmp_long(const void* a, const void* b) {
+  long x = *(const long*)a, y = *(const long*)b;
+  return (x > y) - (x < y);
+}
+
+// excluded link pairs as sorted keys min * nlink + max (a binary search per geom pair: the
+// pairs of a large robot without self-collision are many); NULL when out of memory
+static long* exclude_keys(const sim_model* m, const int* ex, int nex) {
+  long* key = malloc(sizeof(long) * (size_t)(nex > 0 ? nex : 1));
+  if (!key) return NULL;
+  for (int k = 0; k < nex; k++) {
+    long a = ex[2 * k], b = ex[2 * k + 1];
+    key[k] = a < b ? a * m->nlink + b : b * m->nlink + a;
+  }
+  qsort(key, (size_t)nex, sizeof(long), cmp_long);
+  return key;
+}
+
+// whether geoms i and j may touch: not the same body; MuJoCo's contype/conaffinity test; not a
+// body and its filter parent of the same robot (the ground and other robots always collide;
+// model.h body_filterparent: the parent for URDF, MuJoCo's weld parent for MJCF); not an
+// excluded link pair (key: sorted, from exclude_keys)
+static int pair_allowed(const sim_model* m, int i, int j, const long* key, int nex) {
   int bi = m->geom_body[i], bj = m->geom_body[j];
   if (bi == bj) return 0;
+  if (!(m->geom_contype[i] & m->geom_conaffinity[j]) &&
+      !(m->geom_contype[j] & m->geom_conaffinity[i]))
+    return 0;
   int li = m->geom_link[i], lj = m->geom_link[j];
-  if (li >= 0 && lj >= 0 && m->link_robot[li] == m->link_robot[lj]) {
-    if (m->body_parent[bi] == bj || m->body_parent[bj] == bi) return 0;
+  if (li < 0 || lj < 0) return 1;
+  if (m->link_robot[li] == m->link_robot[lj] &&
+      (m->body_filterparent[bi] == bj || m->body_filterparent[bj] == bi))
+    return 0;
+  long k = li < lj ? (long)li * m->nlink + lj : (long)lj * m->nlink + li;
+  return !bsearch(&k, key, (size_t)nex, sizeof(long), cmp_long);
+}
+
+// the candidate pairs of m (pair_allowed): counted, then listed in the all-pairs order with
+// their most contacts; also allocates the sweep's per-geom lists; 0 when out of memory
+static int list_pairs(coll_model* cm, const sim_model* m, const int* ex, int nex) {
+  long* key = exclude_keys(m, ex, nex);
+  if (!key) return 0;
+  for (int pass = 0; pass < 2; pass++) {
+    int np = 0, mc = 0;
+    for (int i = 0; i < m->ngeom; i++)
+      for (int j = i + 1; j < m->ngeom; j++) {
+        int a = i, b = j;
+        if (m->geom_type[a] > m->geom_type[b]) { a = j; b = i; }
+        int mx = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
+        if (mx == 0 || !pair_allowed(m, a, b, key, nex)) continue;
+        if (pass == 1) {
+          cm->pair[2 * np] = a;
+          cm->pair[2 * np + 1] = b;
+          cm->pkey[np] = (long)i * m->ngeom + j;  // ascending: (i, j) run in order
+        }
+        np++;
+        mc += mx;
+      }
+    if (pass == 1) break;
+    cm->npair = np;
+    cm->maxcon = mc;
+    size_t np1 = (size_t)(np > 0 ? np : 1), ng1 = (size_t)(m->ngeom > 0 ? m->ngeom : 1);
+    cm->pair = malloc(sizeof(int) * 2 * np1);
+    cm->pkey = malloc(sizeof(long) * np1);
+    cm->order0 = malloc(sizeof(int) * ng1);
+    cm->plane = malloc(sizeof(int) * ng1);
+    if (!cm->pair || !cm->pkey || !cm->order0 || !cm->plane) break;
   }
-  for (int k = 0; k < nex; k++) {
-    int a = ex[2 * k], b = ex[2 * k + 1];
-    if ((li == a && lj == b) || (li == b && lj == a)) return 0;
-  }
-  return 1;
+  free(key);
+  return cm->pair && cm->pkey && cm->order0 && cm->plane;
 }
 
 csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclude,
@@ -860,35 +916,9 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
                 m->geom_type[i] == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[i]] : NULL,
                 cm->bound + 7 * i);
   // candidate pairs: count, then fill
-  for (int pass = 0; pass < 2; pass++) {
-    int np = 0, mc = 0;
-    for (int i = 0; i < m->ngeom; i++)
-      for (int j = i + 1; j < m->ngeom; j++) {
-        int a = i, b = j;
-        if (m->geom_type[a] > m->geom_type[b]) { a = j; b = i; }
-        int mx = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
-        if (mx == 0 || !pair_allowed(m, a, b, exclude_pairs, nexclude)) continue;
-        if (pass == 1) {
-          cm->pair[2 * np] = a;
-          cm->pair[2 * np + 1] = b;
-          cm->pkey[np] = (long)i * m->ngeom + j;  // ascending: (i, j) run in order
-        }
-        np++;
-        mc += mx;
-      }
-    if (pass == 0) {
-      cm->npair = np;
-      cm->maxcon = mc;
-      size_t np1 = (size_t)(np > 0 ? np : 1), ng1 = (size_t)(m->ngeom > 0 ? m->ngeom : 1);
-      cm->pair = malloc(sizeof(int) * 2 * np1);
-      cm->pkey = malloc(sizeof(long) * np1);
-      cm->order0 = malloc(sizeof(int) * ng1);
-      cm->plane = malloc(sizeof(int) * ng1);
-      if (!cm->pair || !cm->pkey || !cm->order0 || !cm->plane) {
-        coll_free(cm);
-        return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
-      }
-    }
+  if (!list_pairs(cm, m, exclude_pairs, nexclude)) {
+    coll_free(cm);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
   }
   // sweep order starts as the geom order; planes apart
   for (int i = 0; i < m->ngeom; i++) {

@@ -50,8 +50,10 @@
 // geom x +- size[0], y +- size[1] at heights geom z + h; outside it the ground is the plane
 // z = geom z. At most COLL_HFIELD_MAX contacts per pair, ids stable as a shape crosses cells.
 //
-// Broad phase: candidate pairs are listed once by coll_create (not on the same body, not a
-// parent-child pair of bodies of the same robot, not both in the world, not an excluded link
+// Broad phase: candidate pairs are listed once by coll_create (not on the same body, passing
+// MuJoCo's contype/conaffinity test, not a body and its filter parent of the same robot (model.h
+// body_filterparent: the parent body for URDF, MuJoCo 2.2.2's weld parent for MJCF, none when
+// that is the world, as MuJoCo's filterparent), not both in the world, not an excluded link
 // pair); each step a sort and sweep on world AABBs (grown by the margin; the order along x is
 // kept between steps, so the insertion sort is near linear when geoms move little) picks the
 // candidate pairs whose boxes overlap, in the all-pairs order; planes (half-spaces) pair with
@@ -186,7 +188,7 @@ void coll_hull_free(coll_hull* h);
 typedef struct coll_model coll_model;
 typedef struct coll_scratch coll_scratch;
 
-// list candidate pairs of model m; exclude_pairs holds nexclude pairs of URDF link indices
+// list candidate pairs of model m; exclude_pairs holds nexclude pairs of model link indices
 // (flat, 2 x nexclude) whose geoms never collide; hulls are prepared for every mesh
 csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclude,
                         coll_model** out, csim_error* err);
