@@ -7,8 +7,9 @@
 //  - over 200 steps every generalized position agrees to 1e-9, MuJoCo's [w x y z] quaternions
 //    read in csim's [x y z w] order (a quaternion and its negative are the same rotation; both
 //    sides keep the sign they integrate, so they are compared as they are).
-// Also the cone limit (range "0 30" in degrees): MuJoCo's constraint row at a pose beyond it
-// (distance and Jacobian) against csim's limit row (stage_limits, contact.c).
+// Also the cone limit (range "0 20" in degrees): MuJoCo's constraint row at a pose beyond it
+// (distance and Jacobian) against csim's limit row (stage_limits, contact.c), and the soft
+// limit under ccp with MuJoCo's softness stepped against MuJoCo's.
 #include <check.h>
 #include <math.h>
 #include <mujoco/mujoco.h>
@@ -182,6 +183,64 @@ START_TEST(ball_cone_limit_row_matches_mujoco) {
 }
 END_TEST
 
+// the chain with a soft cone limit on its first joint (MuJoCo's solreflimit/solimplimit
+// defaults) and no dampers, started beyond it: csim's ccp with MuJoCo's softness (material.h;
+// the limit's R from the mean inverse weight of the ball's dofs) against MuJoCo, step by step
+// while both have the same limit rows (csim brings a limit in when the step would cross it,
+// MuJoCo once it is crossed: they part when the joint leaves the limit and comes back). With
+// dampers they would part at once: csim solves the rows with M + h D (its implicit damper),
+// MuJoCo's Euler step with M and applies the damper after
+START_TEST(ball_soft_limit_matches_mujoco) {
+  char path[512];
+  char text[2048];
+  snprintf(text, sizeof(text), "%s", kChain);
+  char* at = strstr(text, "<joint name='b1'/>");
+  const char* lim = "<joint name='b1' range='0 20' limited='true'/>";
+  memmove(at + strlen(lim), at + strlen("<joint name='b1'/>"),
+          strlen(at + strlen("<joint name='b1'/>")) + 1);
+  memcpy(at, lim, strlen(lim));
+  // collidable geoms make csim's ccp take MuJoCo's softness (their condim; no two links of one
+  // robot collide in csim, MuJoCo's contacts are disabled)
+  char* g = strstr(text, " contype='0' conaffinity='0'");
+  ck_assert_ptr_nonnull(g);
+  memmove(g, g + strlen(" contype='0' conaffinity='0'"),
+          strlen(g + strlen(" contype='0' conaffinity='0'")) + 1);
+  char* dmp = strstr(text, "damping='0.05'");
+  ck_assert_ptr_nonnull(dmp);
+  dmp[12] = '0';   // damping='0.00'
+  mjModel* mm = mujoco_model(text, path, sizeof(path));
+  mm->opt.disableflags |= mjDSBL_CONTACT;
+  mm->opt.tolerance = 0;   // MuJoCo's Newton solver to convergence
+  mjData* md = mj_makeData(mm);
+  fixture f = chain_fixture(path, "ccp", "true");
+  sim* s = f.s;
+  set_state(s, mm, md);
+  sim_stepinfo info;
+  csim_error e;
+  double worst = 0;
+  int n = 0, engaged = 0;
+  for (; n < 200; n++) {
+    mj_step(mm, md);
+    ck_assert_int_eq(sim_step(s, &info, &e), CSIM_OK);
+    if (md->nefc != s->data.con->nlimit) break;
+    engaged += md->nefc;
+    for (int k = 0; k < 3; k++) {
+      const double* qc = s->data.d->q + 4 * k;
+      const double* qm = md->qpos + 4 * k;
+      double qr[4] = {qm[1], qm[2], qm[3], qm[0]};
+      for (int i = 0; i < 4; i++) worst = fmax(worst, fabs(qc[i] - qr[i]));
+    }
+  }
+  fprintf(stderr, "ball soft cone limit under ccp: %d steps with the same limit rows (%d engaged), "
+          "max |q - q_MuJoCo| = %.3g\n", n, engaged, worst);
+  ck_assert_int_ge(engaged, 10);
+  ck_assert_msg(worst < 1e-9, "positions differ from MuJoCo's by %g", worst);
+  fixture_free(&f);
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mujoco_ball");
   TCase* tc = tcase_create("core");
@@ -189,6 +248,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, ball_chain_matches_mujoco);
   tcase_add_test(tc, ball_cone_limit_row_matches_mujoco);
+  tcase_add_test(tc, ball_soft_limit_matches_mujoco);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
