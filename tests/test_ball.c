@@ -147,11 +147,12 @@ START_TEST(spherical_pendulum_conserves_energy_and_vertical_momentum) {
 END_TEST
 
 // the pendulum with a 25-degree cone limit, released at 20 degrees swinging outwards at 3 rad/s:
-// the largest angle over 1 s; every rigid pair and the compliant law
+// the largest angle over 1 s; every rigid pair and the compliant law (its geoms collide with
+// nothing, so ccp's limit is rigid here: no MJCF softness)
 static const char* const kPairs[][3] = {
     {"contact.model=ncp", "solver.name=pgs", ""},
     {"contact.model=ncp", "solver.name=admm", ""},
-    {"contact.model=ccp", "solver.name=pgs", ""},
+    {"contact.model=ccp", "solver.name=pgs", "soft"},   // MJCF geoms: MuJoCo's softness
     {"contact.model=lcp", "solver.name=lemke", ""},
     {"contact.model=raisim", "solver.name=bisection", ""},
     {"contact.model=hunt_crossley", "integrator.scheme=tamsi", "compliant"}};
@@ -184,9 +185,50 @@ START_TEST(cone_limit_holds) {
   // rigid rows: the cone's curvature lets each step along the boundary past it at second order
   // (h^2 |w|^2, closed the next step: contact.c; 0.08 degrees at the impact here, 1.2 when it
   // accumulated); the compliant spring lets it in by a fraction of a degree
-  ck_assert_msg(over < (kPairs[_i][2][0] ? 1.0 : 0.15), "%s %s: %g degrees past the limit",
+  ck_assert_msg(over < (!strcmp(kPairs[_i][2], "compliant") ? 1.0 : 0.15), "%s %s: %g degrees past the limit",
                 sets[0], sets[1], over);
   ck_assert_double_gt(amax * 180 / M_PI, 24);  // it did reach the limit
+  fixture_free(&f);
+}
+END_TEST
+
+// a ball pendulum too long for its pivot height swings into the ground plane and comes to rest
+// on it (contact Jacobians through the ball's dofs): every rigid pair and the compliant law, the
+// capsule's lowest point over 1 s (rigid: penetration within the solvers' slop; ccp with the
+// MJCF geoms' MuJoCo softness and the compliant law: their static deflection)
+START_TEST(ball_pendulum_rests_on_ground) {
+  static const char* const kLong =
+      "<mujoco><option timestep='0.002'/><worldbody><body pos='0 0 0.45'><joint type='ball'/>"
+      "<geom type='capsule' fromto='0 0 0 0.05 0 -0.5' size='0.04'/></body></worldbody></mujoco>";
+  char yaml[1024], path[512], name[512];
+  tmp_write_text("long.xml", kLong);
+  tmp_path(path, sizeof(path), "long.xml");
+  snprintf(yaml, sizeof(yaml),
+           "name: long\nworld: {gravity: [0, 0, -9.81]}\nrobots:\n  - mjcf: %s\n"
+           "contact: {model: ccp, friction: 0.5}\nintegrator: {duration: 1}\n"
+           "output: {path: out.h5}\n", path);
+  const char* sets[2] = {kPairs[_i][0], kPairs[_i][1]};
+  fixture f = fixture_text(yaml, tmp_path(name, sizeof(name), "long.yaml"), sets, 2);
+  sim* s = f.s;
+  sim_data* d = s->data.d;
+  double ax[3] = {1.0, 0, 0}, R[9], tip[3], end[3] = {0.05, 0, -0.5};
+  sp_expquat(d->q, ax);
+  sim_stepinfo info;
+  csim_error e;
+  double zmin = INFINITY;
+  int touched = 0;
+  for (int n = 0; n < 500; n++) {
+    ck_assert_msg(sim_step(s, &info, &e) == CSIM_OK, "%s %s: %s", sets[0], sets[1], e.msg);
+    sp_quat2mat(R, d->q);
+    sp_mulmv3(tip, R, end);
+    zmin = fmin(zmin, 0.45 + tip[2] - 0.04);
+    touched |= info.ncon > 0;
+  }
+  fprintf(stderr, "ball pendulum on the ground, %s %s: lowest point %.5f m\n", sets[0], sets[1],
+          zmin);
+  ck_assert(touched);
+  ck_assert_msg(zmin > (kPairs[_i][2][0] ? -0.01 : -0.001), "%s %s: %g m into the ground",
+                sets[0], sets[1], zmin);
   fixture_free(&f);
 }
 END_TEST
@@ -315,6 +357,7 @@ int main(void) {
   tcase_add_test(tc, spin_about_com_is_euler_rigid_body);
   tcase_add_test(tc, spherical_pendulum_conserves_energy_and_vertical_momentum);
   tcase_add_loop_test(tc, cone_limit_holds, 0, (int)(sizeof(kPairs) / sizeof(kPairs[0])));
+  tcase_add_loop_test(tc, ball_pendulum_rests_on_ground, 0, (int)(sizeof(kPairs) / sizeof(kPairs[0])));
   tcase_add_test(tc, mjcf_ball_from_default);
   tcase_add_test(tc, mjcf_motor_on_ball_refused);
   tcase_add_test(tc, scenario_q0_and_joints);
