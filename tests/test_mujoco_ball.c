@@ -50,6 +50,20 @@ static const char* const kChain =
     "  </worldbody>\n"
     "</mujoco>\n";
 
+// replace the first occurrence of `what` in s (asserted present, room for the growth assumed)
+static void replace_once(char* s, const char* what, const char* with) {
+  char* at = strstr(s, what);
+  ck_assert_msg(at != NULL, "'%s' not in the model text", what);
+  memmove(at + strlen(with), at + strlen(what), strlen(at + strlen(what)) + 1);
+  memcpy(at, with, strlen(with));
+}
+
+// the chain with a cone limit of 20 degrees on its first joint
+static void limited_chain(char* text, size_t n) {
+  snprintf(text, n, "%s", kChain);
+  replace_once(text, "<joint name='b1'/>", "<joint name='b1' range='0 20' limited='true'/>");
+}
+
 // csim's fixture for the MJCF file at path (no ground of its own, the file's time step,
 // MuJoCo's Euler velocity products)
 static fixture chain_fixture(const char* path, const char* model, const char* limits) {
@@ -146,13 +160,7 @@ END_TEST
 START_TEST(ball_cone_limit_row_matches_mujoco) {
   char path[512];
   char text[2048];
-  snprintf(text, sizeof(text), "%s", kChain);
-  char* at = strstr(text, "<joint name='b1'/>");
-  ck_assert_ptr_nonnull(at);
-  const char* lim = "<joint name='b1' range='0 20' limited='true'/>";
-  memmove(at + strlen(lim), at + strlen("<joint name='b1'/>"),
-          strlen(at + strlen("<joint name='b1'/>")) + 1);
-  memcpy(at, lim, strlen(lim));
+  limited_chain(text, sizeof(text));
   mjModel* mm = mujoco_model(text, path, sizeof(path));
   mm->opt.disableflags |= mjDSBL_CONTACT;
   mjData* md = mj_makeData(mm);
@@ -193,21 +201,11 @@ END_TEST
 START_TEST(ball_soft_limit_matches_mujoco) {
   char path[512];
   char text[2048];
-  snprintf(text, sizeof(text), "%s", kChain);
-  char* at = strstr(text, "<joint name='b1'/>");
-  const char* lim = "<joint name='b1' range='0 20' limited='true'/>";
-  memmove(at + strlen(lim), at + strlen("<joint name='b1'/>"),
-          strlen(at + strlen("<joint name='b1'/>")) + 1);
-  memcpy(at, lim, strlen(lim));
+  limited_chain(text, sizeof(text));
   // collidable geoms make csim's ccp take MuJoCo's softness (their condim; no two links of one
   // robot collide in csim, MuJoCo's contacts are disabled)
-  char* g = strstr(text, " contype='0' conaffinity='0'");
-  ck_assert_ptr_nonnull(g);
-  memmove(g, g + strlen(" contype='0' conaffinity='0'"),
-          strlen(g + strlen(" contype='0' conaffinity='0'")) + 1);
-  char* dmp = strstr(text, "damping='0.05'");
-  ck_assert_ptr_nonnull(dmp);
-  dmp[12] = '0';   // damping='0.00'
+  replace_once(text, " contype='0' conaffinity='0'", "");
+  replace_once(text, "damping='0.05'", "damping='0'");
   mjModel* mm = mujoco_model(text, path, sizeof(path));
   mm->opt.disableflags |= mjDSBL_CONTACT;
   mm->opt.tolerance = 0;   // MuJoCo's Newton solver to convergence
