@@ -255,7 +255,7 @@ START_TEST(contact_masks_condim_exclude) {
   urdf_free(r);
   const char* refused[] = {
       "<geom size='.1' condim='4'/>", "<geom size='.1' condim='6'/>",
-      "<geom size='.1' gap='.01'/>", "<joint type='ball'/><geom size='.1'/>",
+      "<geom size='.1' gap='.01'/>", "<joint ref='.1'/><geom size='.1'/>",
       "<joint frictionloss='.01'/><geom size='.1'/>", "<geom size='.1' margin='.01'/>"};
   for (int k = 0; k < 6; k++) {
     char text[600];
@@ -329,6 +329,10 @@ static const bad_case kBad[] = {
     {"<mujoco><worldbody>\n<geom bogus='1'/></worldbody></mujoco>", 2, 7, "unknown attribute 'bogus'"},
     {"<mujoco><worldbody><body>\n<geom class='x'/></body></worldbody></mujoco>", 2, 7, "class 'x'"},
     {"<mujoco><worldbody><body><body>\n<freejoint/></body></body></worldbody></mujoco>", 2, 1, "top level"},
+    {"<mujoco><worldbody><body>\n<joint type='ball' range='10 30' limited='true'/></body>"
+     "</worldbody></mujoco>", 2, 1, "expected 0 and the largest rotation angle"},
+    {"<mujoco><default><joint type='ball' range='0 -5'/></default><worldbody><body>\n"
+     "  <joint limited='true'/></body></worldbody></mujoco>", 2, 3, "ball joint '(unnamed)': limited with range [0, -0.08"},
     {"<robot/>", 1, 1, "expected <mujoco>"},
 };
 

@@ -28,7 +28,10 @@
 // same eps metrics cover them: entry i is a limit when con[i].geom1 < 0, with con[i].geom2 the
 // joint, con[i].feature the side (0 lower, 1 upper) and con[i].depth = -gap (> 0 beyond the
 // limit). It is a frictionless contact (mu = 0) on the joint's dof: normal row +1 at the lower
-// limit, -1 at the upper, so lambda_N >= 0 pushes the joint back inside its range. Its two
+// limit, -1 at the upper, so lambda_N >= 0 pushes the joint back inside its range. A ball
+// joint's cone limit (side 1, depth = angle - range[1]) has the row -axis on its three dofs, the
+// rotation's axis in body axes held in con[i].normal (MuJoCo's row), and closes its penetration
+// within the step (contact.c build_rhs). Its two
 // tangent rows are inert: J_t = 0, G_tt = G_nn (so every 3x3 diagonal block stays invertible),
 // no coupling to any other row, g_t = 0; with mu = 0 every solver gives lambda_t = 0 there.
 #ifndef CSIM_CONTACT_H

@@ -17,9 +17,9 @@ const char* const ctl_channel_names[CTL_NCHANNELS + 1] = {
 
 // ---- model side ------------------------------------------------------------------------------
 
+// the 1-dof joints (free and ball joints are not controlled)
 static int controlled_joint(const sim_model* m, int j, int robot) {
-  int t = m->jnt_type[j];
-  return m->body_robot[m->jnt_body[j]] == robot && t != MODEL_JOINT_FREE && m->jnt_mimic[j] < 0;
+  return m->body_robot[m->jnt_body[j]] == robot && model_jnt_1dof(m, j) && m->jnt_mimic[j] < 0;
 }
 
 int ctl_model_init(const sim_model* m, int robot, double dt, int every, int delay_steps,

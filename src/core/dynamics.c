@@ -154,7 +154,8 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     }
     for (int i = 0; i < 6; i++) v[i] += vj[i];
     double t1[3], t2[3];
-    // c_J = (d/dt S) qdot in body coordinates (RBDA eq. 4.37): zero for 1-dof joints; for a
+    // c_J = (d/dt S) qdot in body coordinates (RBDA eq. 4.37): zero for 1-dof and ball joints
+    // (S constant in body axes); for a
     // free joint the linear columns Rq' e_k turn with the body: -w_J x (Rq' v_lin), where
     // Rq' v_lin = v_J,lin - c x w_J
     if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE) {
@@ -380,6 +381,14 @@ double dyn_potential_bodies(const sim_model* m, const sim_data* d, int b0, int b
   for (int b = b0; b < b1; b++) {
     int j = m->body_jnt[b];
     if (j < 0 || m->jnt_stiffness[j] == 0) continue;
+    if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+      // the deflection x = log(q) from the identity (MuJoCo's mju_subQuat against qpos_spring,
+      // the identity for ball joints); its gradient in the body-axes velocity is x itself
+      double x[3];
+      kin_ball_rotation(m, d->q, j, x);
+      s += 0.5 * m->jnt_stiffness[j] * sp_dot3(x, x);
+      continue;
+    }
     double x = d->q[m->jnt_qadr[j]] - m->jnt_springref[j];
     s += 0.5 * m->jnt_stiffness[j] * x * x;
   }
@@ -398,7 +407,14 @@ int dyn_passive(const sim_model* m, const sim_data* d, double* qfrc) {
     qfrc[i] = f;
   }
   for (int j = 0; j < m->njnt; j++) {
-    if (m->jnt_stiffness[j] == 0) continue;  // 1-dof joints only (model_build refuses others)
+    if (m->jnt_stiffness[j] == 0) continue;  // 1-dof and ball joints (model_build refuses free)
+    if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+      double x[3];
+      kin_ball_rotation(m, d->q, j, x);
+      for (int k = 0; k < 3; k++) qfrc[m->jnt_dofadr[j] + k] -= m->jnt_stiffness[j] * x[k];
+      n++;
+      continue;
+    }
     qfrc[m->jnt_dofadr[j]] -= m->jnt_stiffness[j] * (d->q[m->jnt_qadr[j]] - m->jnt_springref[j]);
     n++;
   }

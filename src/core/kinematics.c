@@ -21,6 +21,15 @@ static void axis_angle_mat(double R[9], const double u[3], double a) {
   R[6] = t * x * z - s * y; R[7] = t * y * z + s * x; R[8] = c + t * z * z;
 }
 
+// R = R0 Rot(qj), qj a quaternion [x y z w] of q (normalized when read): a free or ball joint's
+// orientation in its parent
+static void quat_rot(double R[9], const double R0[9], const double* qj) {
+  double qu[4] = {qj[0], qj[1], qj[2], qj[3]}, Rq[9];
+  sp_normquat(qu);
+  sp_quat2mat(Rq, qu);
+  sp_mulmm3(R, R0, Rq);
+}
+
 // pose of body b in its parent body frame at configuration q
 static void local_pose(const sim_model* m, int b, const double* q, double R[9], double p[3]) {
   int j = m->body_jnt[b];
@@ -46,12 +55,14 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
       sp_xform(p, R0, p0, t);
       break;
     }
+    case MODEL_JOINT_BALL:
+      // R = R0 Rot(quat(q)), p = p0 (the joint turns the body about its origin)
+      quat_rot(R, R0, qj);
+      sp_copy3(p, p0);
+      break;
     default: {
-      // free: (R, p) = placement * (quat(q), pos(q)); the quaternion is normalized when read
-      double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
-      sp_normquat(qu);
-      sp_quat2mat(Rq, qu);
-      sp_mulmm3(R, R0, Rq);
+      // free: (R, p) = placement * (quat(q), pos(q))
+      quat_rot(R, R0, qj + 3);
       sp_xform(p, R0, p0, qj);
       break;
     }
@@ -169,30 +180,44 @@ int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double 
   return n;
 }
 
+// qu <- qu exp(dt w) for a unit qu: the body-axes rotation update of free and ball joints (004
+// "q(t) = q0 * exp(t v)"), normalized after (MuJoCo's mju_quatIntegrate)
+static void quat_step(double qu[4], const double w[3], double dt) {
+  double ang[3], dq[4];
+  sp_scale3(ang, w, dt);
+  sp_expquat(dq, ang);
+  sp_mulquat(qu, qu, dq);
+  sp_normquat(qu);
+}
+
 // q_out = q ⊕ v dt. Free joints (model.h): the com moves along a straight line in the joint's
 // placement frame, c+ = c + dt v_lin, and the orientation through the exponential map of SO(3),
-// Rq+ = Rq exp(dt w) (body axes; 004 "q(t) = q0 * exp(t v)"); the origin follows from the com:
-// p+ = c+ - Rq+ c_body. Translating the com rather than the origin makes torque-free ballistic
-// motion exact whatever the spin (an SE(3) screw through the origin would curve it). 1-dof
-// joints by addition.
+// Rq+ = Rq exp(dt w) (body axes); the origin follows from the com: p+ = c+ - Rq+ c_body.
+// Translating the com rather than the origin makes torque-free ballistic motion exact whatever
+// the spin (an SE(3) screw through the origin would curve it). Ball joints turn by the same
+// exponential map; 1-dof joints by addition.
 void kin_integrate(const sim_model* m, const double* q, const double* v, double dt, double* q_out) {
   for (int j = 0; j < m->njnt; j++) {
     int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
+    if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+      double qu[4] = {q[qa], q[qa + 1], q[qa + 2], q[qa + 3]};
+      sp_normquat(qu);
+      quat_step(qu, v + va, dt);
+      for (int i = 0; i < 4; i++) q_out[qa + i] = qu[i];
+      continue;
+    }
     if (m->jnt_type[j] != MODEL_JOINT_FREE) {
       q_out[qa] = q[qa] + v[va] * dt;
       continue;
     }
     const double* cb = m->body_com + 3 * m->jnt_body[j];
     double qu[4] = {q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6]};
-    double R[9], com[3], ang[3], dq[4], rc[3];
+    double R[9], com[3], rc[3];
     sp_normquat(qu);
     sp_quat2mat(R, qu);
     sp_xform(com, R, q + qa, cb);
     sp_addscl3(com, v + va, dt);
-    sp_scale3(ang, v + va + 3, dt);
-    sp_expquat(dq, ang);
-    sp_mulquat(qu, qu, dq);
-    sp_normquat(qu);
+    quat_step(qu, v + va + 3, dt);
     sp_quat2mat(R, qu);
     sp_mulmv3(rc, R, cb);
     for (int i = 0; i < 3; i++) q_out[qa + i] = com[i] - rc[i];
@@ -200,10 +225,33 @@ void kin_integrate(const sim_model* m, const double* q, const double* v, double 
   }
 }
 
-// v = q1 ⊖ q0 per unit time: free joints [com displacement; log(Rq0' Rq1)], q1 - q0 otherwise
+void kin_ball_rotation(const sim_model* m, const double* q, int j, double x[3]) {
+  const double* qj = q + m->jnt_qadr[j];
+  double qu[4] = {qj[0], qj[1], qj[2], qj[3]};
+  sp_normquat(qu);
+  sp_logquat(x, qu);
+}
+
+// w = log(a^-1 b) for unit quaternions a, b [x y z w]: the body-axes rotation from a to b
+static void quat_diff(double w[3], const double a[4], const double b[4]) {
+  double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4];
+  sp_mulquat(dq, ac, b);
+  sp_logquat(w, dq);
+}
+
+// v = q1 ⊖ q0 per unit time: free joints [com displacement; log(Rq0' Rq1)], ball joints
+// log(Rq0' Rq1), q1 - q0 otherwise
 void kin_difference(const sim_model* m, const double* q0, const double* q1, double* v) {
   for (int j = 0; j < m->njnt; j++) {
     int qa = m->jnt_qadr[j], va = m->jnt_dofadr[j];
+    if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+      double a[4] = {q0[qa], q0[qa + 1], q0[qa + 2], q0[qa + 3]};
+      double b[4] = {q1[qa], q1[qa + 1], q1[qa + 2], q1[qa + 3]};
+      sp_normquat(a);
+      sp_normquat(b);
+      quat_diff(v + va, a, b);
+      continue;
+    }
     if (m->jnt_type[j] != MODEL_JOINT_FREE) {
       v[va] = q1[qa] - q0[qa];
       continue;
@@ -213,13 +261,12 @@ void kin_difference(const sim_model* m, const double* q0, const double* q1, doub
     double b[4] = {q1[qa + 3], q1[qa + 4], q1[qa + 5], q1[qa + 6]};
     sp_normquat(a);
     sp_normquat(b);
-    double ac[4] = {-a[0], -a[1], -a[2], a[3]}, dq[4], Ra[9], Rb[9], ca[3], cbw[3];
-    sp_mulquat(dq, ac, b);
+    double Ra[9], Rb[9], ca[3], cbw[3];
     sp_quat2mat(Ra, a);
     sp_quat2mat(Rb, b);
     sp_xform(ca, Ra, q0 + qa, cb);
     sp_xform(cbw, Rb, q1 + qa, cb);
     sp_sub3(v + va, cbw, ca);
-    sp_logquat(v + va + 3, dq);
+    quat_diff(v + va + 3, a, b);
   }
 }

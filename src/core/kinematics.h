@@ -40,9 +40,13 @@ int kin_jac_point(const sim_model* m, const sim_data* d, int body, const double 
                   int* dofs, double* jacp, double* jacr);
 
 // configuration integration on the manifold: q_out = q ⊕ v*dt (free joints: the com on a
-// straight line, the orientation through the SO(3) exponential map, 000 eq. 4 / 004; 1-dof
-// joints by addition); q_out may alias q
+// straight line, the orientation through the SO(3) exponential map, 000 eq. 4 / 004; ball
+// joints through the same map; 1-dof joints by addition); q_out may alias q
 void kin_integrate(const sim_model* m, const double* q, const double* v, double dt, double* q_out);
+
+// rotation vector log(q) of ball joint j at configuration q (body axes, |x| <= pi): the spring's
+// deflection and the cone limit's angle and axis
+void kin_ball_rotation(const sim_model* m, const double* q, int j, double x[3]);
 
 // v = q1 ⊖ q0 per unit time (the inverse of kin_integrate with dt = 1)
 void kin_difference(const sim_model* m, const double* q0, const double* q1, double* v);

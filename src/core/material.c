@@ -148,7 +148,8 @@ static void body_invweights(const sim_model* m, sim_data* d, double* w) {
   free(x);
 }
 
-// the diagonal of M^-1 at d's configuration (after body_invweights: M factored there)
+// the diagonal of M^-1 at d's configuration (after body_invweights: M factored there); a ball
+// joint's three dofs share their mean (MuJoCo's dof_invweight0, which its cone limit uses)
 static void dof_invweights(const sim_model* m, sim_data* d, double* w) {
   double* x = calloc((size_t)m->nv + 1, sizeof(double));
   for (int i = 0; i < m->nv && x; i++) {
@@ -158,6 +159,11 @@ static void dof_invweights(const sim_model* m, sim_data* d, double* w) {
     w[i] = x[i];
   }
   free(x);
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] != MODEL_JOINT_BALL) continue;
+    double* wj = w + m->jnt_dofadr[j];
+    wj[0] = wj[1] = wj[2] = (wj[0] + wj[1] + wj[2]) / 3;
+  }
 }
 
 csim_status mat_alloc(const sim_model* m, int nmat, mat_props def, csim_combine rule,

@@ -10,7 +10,10 @@
 #include "core/spatial.h"
 
 
-const char* const model_joint_type_names[MODEL_NJOINT_TYPES] = {"free", "revolute", "prismatic"};
+const char* const model_joint_type_names[MODEL_NJOINT_TYPES] = {"free", "revolute", "prismatic",
+                                                                "ball"};
+const int model_joint_nq[MODEL_NJOINT_TYPES] = {7, 1, 1, 4};
+const int model_joint_nv[MODEL_NJOINT_TYPES] = {6, 1, 1, 3};
 
 const char* const model_geom_type_names[MODEL_NGEOM_TYPES] = {"plane",    "hfield",  "box",
                                                               "sphere",   "cylinder", "capsule",

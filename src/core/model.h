@@ -5,7 +5,7 @@
 // code sees only this struct: no URDF type reaches it (names are copied into the model).
 //
 // Tree: body 0 is the world. Every other body has exactly one moving joint to its parent body
-// (free, revolute or prismatic). URDF links joined by fixed joints are merged into the body of
+// (free, revolute, prismatic or ball). URDF links joined by fixed joints are merged into the body of
 // their parent (mass, inertia and geometries re-expressed in that body's frame); the link keeps a
 // record (link_body, link_pos, link_quat) so actions and outputs can name any URDF link. A
 // fixed-base robot's root link is merged into the world at the scenario's base pose; a free-base
@@ -22,7 +22,12 @@
 // joint, taken at the com instead of the origin: the translation then has no velocity-product
 // term, so torque-free ballistic motion is exact; stage.h). Its motion subspace therefore
 // depends on the orientation (d->cdof, kinematics.c). Revolute and prismatic joints have one q
-// and one v. Continuous joints are revolute without limits. Spatial vectors everywhere in csim
+// and one v. Continuous joints are revolute without limits. A ball joint (MJCF only: a spherical
+// joint at the body origin) has q = [qx qy qz qw], the body orientation in its placement frame
+// in the free joint's quaternion order, and v = [wx wy wz], the angular velocity relative to the
+// parent in body axes (MuJoCo's ball joint, whose qpos is [w x y z]); its motion subspace is
+// constant ([0; e_k], the velocity-product term c_J is zero) and its rotation is integrated
+// through the SO(3) exponential map exactly as the free joint's (kin_integrate). Spatial vectors everywhere in csim
 // are [linear; angular]. A URDF 'floating' joint becomes a free joint inside the tree: its q is
 // the body pose relative to the joint placement frame (body_pos, body_quat) in the parent body,
 // its v the com velocity relative to the parent in the placement frame's axes and the relative
@@ -50,10 +55,13 @@ typedef enum {
   MODEL_JOINT_FREE = 0,   // 7 q, 6 v
   MODEL_JOINT_REVOLUTE,   // 1 q, 1 v (revolute and continuous)
   MODEL_JOINT_PRISMATIC,  // 1 q, 1 v
+  MODEL_JOINT_BALL,       // 4 q (quaternion [x y z w]), 3 v (angular velocity, body axes)
   MODEL_NJOINT_TYPES
 } model_joint_type;
 
 extern const char* const model_joint_type_names[MODEL_NJOINT_TYPES];
+extern const int model_joint_nq[MODEL_NJOINT_TYPES];  // 7 1 1 4
+extern const int model_joint_nv[MODEL_NJOINT_TYPES];  // 6 1 1 3
 
 typedef enum {
   MODEL_GEOM_PLANE = 0,   // world ground plane: normal +z of its frame; size unused
@@ -106,7 +114,8 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, jnt_dofadr, m->njnt, 1, "first index in v") \
   X(double, jnt_axis, m->njnt, 3, "unit axis in the body frame (1-dof joints)") \
   X(int, jnt_limited, m->njnt, 1, "position limits given") \
-  X(double, jnt_range, m->njnt, 2, "lower, upper") \
+  X(double, jnt_range, m->njnt, 2, "lower, upper; ball joints: 0, the largest rotation angle (MuJoCo's " \
+    "cone limit)") \
   X(double, jnt_effort, m->njnt, 1, "effort limit (0: none given)") \
   X(int, jnt_mimic, m->njnt, 1, "mimicked joint (-1: none)") \
   X(double, jnt_mimic_coef, m->njnt, 2, "multiplier, offset") \
@@ -122,14 +131,16 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
     "(i,par(i)), (i,par(par(i))), ... up to the root, contiguous from this " \
     "address; rows in dof order") \
   X(double, dof_motion, m->nv, 6, "motion subspace S of the dof in its body frame, [lin; ang]: revolute " \
-    "[0; axis], prismatic [axis; 0], free: unit vectors") \
+    "[0; axis], prismatic [axis; 0], free and ball: unit vectors") \
   X(double, dof_armature, m->nv, 1, "armature (rotor inertia reflected through the gear, kg m^2 or kg): " \
     "added to M's diagonal as MuJoCo does; MJCF joint armature, 0 from URDF") \
   X(double, dof_damping, m->nv, 1, "viscous joint damping D (N m s/rad or N s/m): passive torque -D v, " \
     "implicit in the step (stage_passive); MJCF joint damping, 0 from URDF") \
-  X(double, jnt_stiffness, m->njnt, 1, "joint spring k (1-dof joints): passive torque -k (q - springref), its " \
-    "potential 1/2 k (q - springref)^2 in the energy audit; MJCF joint stiffness") \
-  X(double, jnt_springref, m->njnt, 1, "spring rest position (MuJoCo's qpos_spring; MJCF springref)") \
+  X(double, jnt_stiffness, m->njnt, 1, "joint spring k: passive torque -k (q - springref), its potential " \
+    "1/2 k (q - springref)^2 in the energy audit; ball joints -k log(q) and 1/2 k |log(q)|^2 (the " \
+    "rest is the identity, as MuJoCo's qpos_spring); MJCF joint stiffness") \
+  X(double, jnt_springref, m->njnt, 1, "spring rest position (MuJoCo's qpos_spring; MJCF springref; 0 for " \
+    "ball joints)") \
   /* links (nlink): every URDF link of every robot */ \
   X(int, link_body, m->nlink, 1, "body the link is part of (0 when merged into the world)") \
   X(int, link_robot, m->nlink, 1, "") \
@@ -167,7 +178,7 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, robot_linkadr, m->nrobot, 1, "first link") \
   X(int, robot_nlink, m->nrobot, 1, "") \
   X(double, qpos0, m->nq, 1, "reference configuration: 0 for 1-dof joints, identity/origin pose for " \
-    "free joints")
+    "free joints, identity for ball joints")
 
 typedef struct sim_model {
   // sizes
@@ -221,6 +232,17 @@ int model_find_link(const sim_model* m, const char* name);
 #define MODEL_FIX_NOT_PD 2
 #define MODEL_FIX_TRIANGLE 4
 int model_fix_inertia(double mass, double inertia[9]);
+
+// 1 for joints with one q and one v (revolute, prismatic): the joints scenario `joints`, pd and
+// trajectory actions, controllers and interval limits address
+static inline int model_jnt_1dof(const sim_model* m, int j) {
+  return m->jnt_type[j] == MODEL_JOINT_REVOLUTE || m->jnt_type[j] == MODEL_JOINT_PRISMATIC;
+}
+
+// offset in q (from jnt_qadr) of joint j's unit quaternion [x y z w]: 3 (free), 0 (ball), -1
+static inline int model_jnt_quat(const sim_model* m, int j) {
+  return m->jnt_type[j] == MODEL_JOINT_FREE ? 3 : m->jnt_type[j] == MODEL_JOINT_BALL ? 0 : -1;
+}
 
 // total mass of robot r (all its bodies; for fixed bases the root link's merged mass included)
 double model_robot_mass(const sim_model* m, int r);

@@ -240,7 +240,7 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
     int clamped = 0;
     for (int j = 0; j < m->njnt; j++) {
       double lim = m->jnt_effort[j];
-      if (m->jnt_type[j] == MODEL_JOINT_FREE || !(lim > 0)) continue;
+      if (!model_jnt_1dof(m, j) || !(lim > 0)) continue;
       double* u = d->qfrc_applied + m->jnt_dofadr[j];
       if (*u > lim) { *u = lim; clamped = 1; }
       if (*u < -lim) { *u = -lim; clamped = 1; }
@@ -271,6 +271,29 @@ csim_status stage_control(const step_model* sm, step_data* sd, const sim_options
   return CSIM_OK;
 }
 
+// a ball joint beyond its cone limit (angle > range[1]), compliant: the spring-damper of
+// stage_limit_springs along the rotation axis a (body axes), -k (angle - lim) a - (c + h k)
+// (a.v) a, with its damping implicit: h (c + h k) a a' added to M's 3 x 3 block of the joint
+// (rows dof..dof+2, each from the diagonal towards the root). Returns 1 when active
+static int ball_limit_spring(const step_model* sm, step_data* sd, const sim_options* o, int j,
+                             double h) {
+  const sim_model* m = sm->m;
+  sim_data* d = sd->d;
+  double a[3], k = o->limit_k, c = o->limit_d;
+  kin_ball_rotation(m, d->q, j, a);
+  double angle = sp_normalize3(a), lim = m->jnt_range[2 * j + 1];
+  if (!(angle > lim)) return 0;
+  int dof = m->jnt_dofadr[j];
+  double f = -k * (angle - lim) - (c + h * k) * sp_dot3(a, d->v + dof);
+  for (int r = 0; r < 3; r++) {
+    sd->qfrc_limit[dof + r] = f * a[r];
+    for (int t = 0; t <= r && h > 0; t++)
+      d->qM[m->dof_Madr[dof + r] + t] += h * (c + h * k) * a[r] * a[r - t];
+  }
+  touch(sm, sd, m->jnt_body[j]);
+  return 1;
+}
+
 int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* o, double h) {
   const sim_model* m = sm->m;
   sim_data* d = sd->d;
@@ -280,6 +303,10 @@ int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* 
   int n = 0;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
+    if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+      n += ball_limit_spring(sm, sd, o, j, h);
+      continue;
+    }
     const double* rg = m->jnt_range + 2 * j;
     int dof = m->jnt_dofadr[j];
     double q = d->q[m->jnt_qadr[j]], v = d->v[dof], lim;
@@ -354,9 +381,12 @@ void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options*
 
 //---------------------------------- joint limits (rigid) --------------------------------------
 
-// write limit `side` of joint j at gap `gap` as contact entry n (contact.h); returns 1, or 0
-// when the buffer is full (sized for every limit: cannot happen, counted if it did)
-static int append_limit(const step_model* sm, step_data* sd, int n, int j, int side, double gap) {
+// write limit `side` of joint j at gap `gap` as contact entry n (contact.h); a ball joint's cone
+// limit (side 1) carries its rotation axis in the normal (body axes; contact.c's Jacobian row
+// -axis); returns 1, or 0 when the buffer is full (sized for every limit: cannot happen, counted
+// if it did)
+static int append_limit(const step_model* sm, step_data* sd, int n, int j, int side, double gap,
+                        const double* axis) {
   if (n >= sm->maxcon) {
     sd->warnings[SIM_WARN_CONTACTFULL]++;
     return 0;
@@ -366,12 +396,34 @@ static int append_limit(const step_model* sm, step_data* sd, int n, int j, int s
   memcpy(k->pos, sd->d->xpos + 3 * b, sizeof(k->pos));
   k->normal[0] = k->normal[1] = 0;
   k->normal[2] = 1;
+  if (axis) sp_copy3(k->normal, axis);
   k->depth = -gap;
   k->geom1 = -1;
   k->geom2 = j;
   k->feature = side;
   touch(sm, sd, b);
   return 1;
+}
+
+// the limits of joint j at velocity v: for each side present (bit s of the result; 0 lower, 1
+// upper) the gap and its rate of change. A ball joint has one side, MuJoCo's cone limit: gap =
+// range[1] - angle, rate -axis.v (the rotation's angle and axis, body axes: d angle/dt = axis.w)
+static int limit_sides(const sim_model* m, const sim_data* d, int j, const double* v,
+                       double gap[2], double rate[2], double axis[3]) {
+  const double* rg = m->jnt_range + 2 * j;
+  int dof = m->jnt_dofadr[j];
+  if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+    kin_ball_rotation(m, d->q, j, axis);
+    gap[1] = rg[1] - sp_normalize3(axis);
+    rate[1] = -sp_dot3(axis, v + dof);
+    return 2;
+  }
+  double q = d->q[m->jnt_qadr[j]];
+  gap[0] = q - rg[0];
+  gap[1] = rg[1] - q;
+  rate[0] = v[dof];
+  rate[1] = -v[dof];
+  return (isfinite(rg[0]) ? 1 : 0) | (isfinite(rg[1]) ? 2 : 0);
 }
 
 void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, double h) {
@@ -382,16 +434,14 @@ void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, dou
   int n = c->ncon;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
-    const double* rg = m->jnt_range + 2 * j;
-    int dof = m->jnt_dofadr[j];
-    double q = d->q[m->jnt_qadr[j]], vf = sd->vfree[dof];
+    double gap[2], rate[2], axis[3];
+    int sides = limit_sides(m, d, j, sd->vfree, gap, rate, axis);
+    const double* ax = m->jnt_type[j] == MODEL_JOINT_BALL ? axis : NULL;
     for (int side = 0; side < 2; side++) {
-      if (!isfinite(rg[side])) continue;
+      if (!(sides >> side & 1)) continue;
       // gap to the limit and the free approach speed towards it
-      double gap = side == 0 ? q - rg[0] : rg[1] - q;
-      double approach = side == 0 ? -vf : vf;
-      if (gap > o->margin && gap - h * fmax(0, approach) > o->margin) continue;
-      n += append_limit(sm, sd, n, j, side, gap);
+      if (gap[side] > o->margin && gap[side] - h * fmax(0, -rate[side]) > o->margin) continue;
+      n += append_limit(sm, sd, n, j, side, gap[side], ax);
     }
   }
   c->nlimit = n - c->ncon;
@@ -406,19 +456,18 @@ int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options*
   int n = c->ncon, added = 0;
   for (int j = 0; j < m->njnt; j++) {
     if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
-    const double* rg = m->jnt_range + 2 * j;
-    int dof = m->jnt_dofadr[j];
-    double q = d->q[m->jnt_qadr[j]], v = d->v[dof];
+    double gap[2], rate[2], axis[3];
+    int sides = limit_sides(m, d, j, d->v, gap, rate, axis);
+    const double* ax = m->jnt_type[j] == MODEL_JOINT_BALL ? axis : NULL;
     for (int side = 0; side < 2; side++) {
-      if (!isfinite(rg[side])) continue;
-      double gap = side == 0 ? q - rg[0] : rg[1] - q;
-      double gap1 = gap + h * (side == 0 ? v : -v);
-      if (gap1 >= 0 || gap < 0) continue;  // not crossed, or already beyond (then in the problem)
+      if (!(sides >> side & 1)) continue;
+      double gap1 = gap[side] + h * rate[side];
+      if (gap1 >= 0 || gap[side] < 0) continue;  // not crossed, or already beyond (then in the problem)
       int present = 0;
       for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
         present |= c->con[i].geom2 == j && c->con[i].feature == side;
       if (present) continue;
-      int a = append_limit(sm, sd, n, j, side, gap);
+      int a = append_limit(sm, sd, n, j, side, gap[side], ax);
       n += a;
       added += a;
     }

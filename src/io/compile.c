@@ -132,37 +132,42 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
   }
   for (int k = 0; k < R->njoints; k++) {
     int j = model_find_joint(m, R->joints[k].name);
-    if (j < 0 || m->body_robot[m->jnt_body[j]] != r || m->jnt_type[j] == MODEL_JOINT_FREE)
+    if (j < 0 || m->body_robot[m->jnt_body[j]] != r || !model_jnt_1dof(m, j))
       return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "joints"), err,
                      "robot '%s' has no 1-dof joint named '%s'", m->robot_name[r],
                      R->joints[k].name);
     d->q[m->jnt_qadr[j]] = R->joints[k].value;
   }
-  // a q0 quaternion must be non-zero (no orientation); off unit length by more than 1e-3 (more
-  // than rounding of hand-written values) it is normalised with a warning: a typo is not silent
+  // a q0 quaternion (free and ball joints) must be non-zero (no orientation); off unit length by
+  // more than 1e-3 (more than rounding of hand-written values) it is normalised with a warning: a
+  // typo is not silent
   for (int j = 0; R->q0 && j < m->njnt; j++) {
-    if (m->jnt_type[j] != MODEL_JOINT_FREE || m->body_robot[m->jnt_body[j]] != r) continue;
-    int a = m->jnt_qadr[j] + 3 - m->robot_qadr[r];
+    if (model_jnt_quat(m, j) < 0 || m->body_robot[m->jnt_body[j]] != r) continue;
+    int a = m->jnt_qadr[j] + model_jnt_quat(m, j) - m->robot_qadr[r];
+    const char* what = m->jnt_type[j] == MODEL_JOINT_FREE ? "the free base" : "ball joint";
+    const char* jn = m->jnt_type[j] == MODEL_JOINT_FREE ? "" : m->jnt_name[j];
     const double* qq = R->q0 + a;
     double nrm = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
     if (!(nrm > 1e-9))
       return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), err,
-                           "values %d-%d are the quaternion [qx qy qz qw] of the free base: "
+                           "values %d-%d are the quaternion [qx qy qz qw] of %s%s%s%s: "
                            "expected a unit quaternion, found [%g, %g, %g, %g]",
-                           a, a + 3, qq[0], qq[1], qq[2], qq[3]);
+                           a, a + 3, what, jn[0] ? " '" : "", jn, jn[0] ? "'" : "", qq[0], qq[1],
+                           qq[2], qq[3]);
     if (fabs(nrm - 1) > 1e-3) {
       csim_error w;
       scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), &w,
-                    "the free-base quaternion (values %d-%d) has norm %.9g: normalised", a, a + 3,
+                    "the %s quaternion (values %d-%d) has norm %.9g: normalised",
+                    m->jnt_type[j] == MODEL_JOINT_FREE ? "free-base" : "ball-joint", a, a + 3,
                     nrm);
       char buf[2048];
       err_format(&w, buf, sizeof(buf));
       fprintf(stderr, "csim: warning: %s\n", buf);
     }
   }
-  // free-joint quaternions given by hand are normalised once here
+  // free- and ball-joint quaternions given by hand are normalised once here
   for (int j = 0; j < m->njnt; j++)
-    if (m->jnt_type[j] == MODEL_JOINT_FREE) sp_normquat(d->q + m->jnt_qadr[j] + 3);
+    if (model_jnt_quat(m, j) >= 0) sp_normquat(d->q + m->jnt_qadr[j] + model_jnt_quat(m, j));
   return CSIM_OK;
 }
 
@@ -264,11 +269,11 @@ static csim_status resolve_actions(const scn_config* cfg, sim* s, csim_error* er
     act->jnt = jl;
     if (A->njoint_names < 0) {
       for (int j = 0; j < m->njnt; j++)
-        if (m->body_robot[m->jnt_body[j]] == r && m->jnt_type[j] != MODEL_JOINT_FREE) jl[nj++] = j;
+        if (m->body_robot[m->jnt_body[j]] == r && model_jnt_1dof(m, j)) jl[nj++] = j;
     } else {
       for (int k = 0; k < A->njoint_names; k++) {
         int j = model_find_joint(m, A->joint_names[k]);
-        if (j < 0 || m->jnt_type[j] == MODEL_JOINT_FREE)
+        if (j < 0 || !model_jnt_1dof(m, j))
           return scn_key_error(cfg, strcat(key, ".joints"), err, "no 1-dof joint named '%s'",
                                A->joint_names[k]);
         jl[nj++] = j;

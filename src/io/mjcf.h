@@ -20,13 +20,17 @@
 // mesh; fromto; contype/conaffinity; friction; condim; solref/solimp/margin/gap), <asset><mesh>
 // (STL or OBJ, a convex hull for collision), <contact><exclude>, <actuator>.
 //
+// Ball joints (type="ball", in defaults too) are spherical joints (model.h MODEL_JOINT_BALL: a
+// quaternion, the angular velocity in body axes); a limited one's range is MuJoCo's cone limit
+// "0 angle" (range[0] must be 0), its stiffness pulls towards the identity (springref does not
+// apply, as in MuJoCo), damping and armature act per dof.
 // Joint armature goes onto the mass matrix's diagonal (model dof_armature); joint stiffness
 // with springref (degrees on hinges when angle="degree", as MuJoCo's) and damping become the
 // model's passive springs and dampers (jnt_stiffness, jnt_springref, dof_damping). What csim cannot
 // Geom condim 1 makes its pairs frictionless (the pair's condim is the larger, as MuJoCo's);
 // geom solref/solimp give the ccp model MuJoCo's softness per pair, joint solreflimit/solimplimit
 // its soft limits (material.h); other models keep hard limits. What csim cannot
-// simulate yet (ball joints, joint dry friction, ref and margin, condim 4 and 6,
+// simulate yet (joint dry friction, ref and margin, condim 4 and 6,
 // per-geom margin/gap/priority/solmix, actuators
 // other than motors, mesh inertia) is recorded in urdf_robot.unsupported with its
 // file:line:column, and model_create refuses the robot naming the first one ("not supported

@@ -340,18 +340,24 @@ static csim_status read_joint(mj_ctx* c, const mj_node* n, int cc, mj_joint* J,
   if (!st && a) st = mj_word(c, w, a, kLim, &lim);
   if (st) return st;
   J->limited = lim == 1 || (lim != 0 && c->autolimits && has_range);
-  if (J->type == 3 && c->degree) J->range[0] *= M_PI / 180, J->range[1] *= M_PI / 180;
+  if ((J->type == 3 || J->type == 1) && c->degree)
+    J->range[0] *= M_PI / 180, J->range[1] *= M_PI / 180;
   if (J->limited && J->type >= 2 && !(J->range[0] < J->range[1]))
     return mj_fail(c, n, NULL, "joint '%s': limited with range [%g, %g] (expected lower < upper)",
                    jname, J->range[0], J->range[1]);
-  if (J->type == 1) st = mj_unsupported(c, n, NULL, "joint '%s': ball joint", jname);
-  if (!st) st = joint_passive(c, n, cls, J, jname);
+  // a ball joint's range is MuJoCo's cone limit on the rotation angle: "0 angle"
+  if (J->limited && J->type == 1 && !(J->range[0] == 0 && J->range[1] > 0))
+    return mj_fail(c, n, NULL, "ball joint '%s': limited with range [%g, %g] (expected 0 and the "
+                   "largest rotation angle > 0: MuJoCo's cone limit)", jname, J->range[0],
+                   J->range[1]);
+  st = joint_passive(c, n, cls, J, jname);
   if (J->type == 3 && c->degree) J->springref *= M_PI / 180;  // as the range (mjCJoint)
   return st;
 }
 
 // the joint chain of body link B (pose P, Q in parent link pl): a fixed joint when there is no
-// joint; a floating joint for a free one; else hinge/slide joints through massless frame links
+// joint; a floating joint for a free one; else hinge, slide and ball joints through massless
+// frame links
 // at each joint's anchor (MuJoCo composes a body's joints in order, each about its own anchor)
 static csim_status make_chain(mj_ctx* c, const mj_node* body, int pl, int B, const double P[3],
                               const double Q[4], const mj_joint* J, int nj) {
@@ -397,7 +403,7 @@ static csim_status make_chain(mj_ctx* c, const mj_node* body, int pl, int B, con
     U->type = K->type == 0 ? URDF_JOINT_FLOATING : K->type == 1 ? URDF_JOINT_BALL
               : K->type == 2 ? URDF_JOINT_PRISMATIC : URDF_JOINT_REVOLUTE;
     sp_copy3(U->axis, K->axis);
-    U->has_position_limit = K->limited && K->type >= 2;
+    U->has_position_limit = K->limited && K->type >= 1;   // ball: the cone limit [0, angle]
     U->lower = K->range[0];
     U->upper = K->range[1];
     U->damping = K->damping, U->stiffness = K->stiffness, U->springref = K->springref;

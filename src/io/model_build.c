@@ -204,8 +204,9 @@ static void walk_free(plan_walk* w) {
   free(w->cadr); free(w->cjnt); free(w->fill); free(w->stack); free(w->pjoint); free(w->seen);
 }
 
-// a joint's spring and damper: finite, non-negative; on 1-dof joints only (csim's free joint
-// velocity is at the centre of mass, so MuJoCo's free-joint damping would not carry over)
+// a joint's spring and damper: finite, non-negative; on 1-dof and ball joints only (csim's free
+// joint velocity is at the centre of mass, so MuJoCo's free-joint damping would not carry over;
+// a ball joint's spring pulls towards the identity, MuJoCo's qpos_spring for it)
 static csim_status check_passive(const urdf_joint* J, const char* file, csim_error* err) {
   const char* nm = J->name ? J->name : "";
   if (!(J->damping >= 0) || !(J->stiffness >= 0) || !isfinite(J->damping) ||
@@ -213,12 +214,13 @@ static csim_status check_passive(const urdf_joint* J, const char* file, csim_err
     return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                    "joint '%s': damping %g, stiffness %g, springref %g (expected finite, damping "
                    "and stiffness >= 0)", nm, J->damping, J->stiffness, J->springref);
-  int one_dof = J->type == URDF_JOINT_REVOLUTE || J->type == URDF_JOINT_CONTINUOUS ||
-                J->type == URDF_JOINT_PRISMATIC;
-  if (!one_dof && J->type != URDF_JOINT_FIXED && (J->damping != 0 || J->stiffness != 0))
+  int has_springs = J->type == URDF_JOINT_REVOLUTE || J->type == URDF_JOINT_CONTINUOUS ||
+                J->type == URDF_JOINT_PRISMATIC || J->type == URDF_JOINT_BALL;
+  if (!has_springs && J->type != URDF_JOINT_FIXED && (J->damping != 0 || J->stiffness != 0))
     return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                    "joint '%s': damping or stiffness on a %s joint (csim has joint springs and "
-                   "dampers on hinge and slide joints only)", nm, urdf_joint_type_names[J->type]);
+                   "dampers on hinge, slide and ball joints only)", nm,
+                   urdf_joint_type_names[J->type]);
   return CSIM_OK;
 }
 
@@ -231,7 +233,7 @@ static csim_status plan_children(const urdf_robot* u, const char* file, plan_wal
     const urdf_joint* J = &u->joints[j];
     if (J->parent < 0 || J->parent >= nl || J->child < 0 || J->child >= nl)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name, "joint links out of range");
-    if (J->type == URDF_JOINT_PLANAR || J->type == URDF_JOINT_BALL)
+    if (J->type == URDF_JOINT_PLANAR)
       return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                      "%s joints are not supported (joint '%s')",
                      urdf_joint_type_names[J->type], J->name ? J->name : "");
@@ -294,12 +296,13 @@ static csim_status plan_link(const urdf_robot* u, const char* file, robot_plan* 
   p->bparent[b] = p->lbody[P];
   p->btype[b] = J->type == URDF_JOINT_PRISMATIC  ? MODEL_JOINT_PRISMATIC
                 : J->type == URDF_JOINT_FLOATING ? MODEL_JOINT_FREE
+                : J->type == URDF_JOINT_BALL     ? MODEL_JOINT_BALL
                                                  : MODEL_JOINT_REVOLUTE;
   sp_copy3(p->bpos + 3 * b, tp);
   memcpy(p->bquat + 4 * b, tq, sizeof(tq));
   p->lbody[L] = b;
   pose_identity(p->lpos + 3 * L, p->lquat + 4 * L);
-  if (p->btype[b] != MODEL_JOINT_FREE && !(sp_norm3(J->axis) > 0))
+  if (model_joint_nv[p->btype[b]] == 1 && !(sp_norm3(J->axis) > 0))
     return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
                    "moving joint '%s' has a zero axis", J->name ? J->name : "");
   return CSIM_OK;
@@ -444,8 +447,8 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
   if (st == CSIM_OK) st = plan_tree(spec, file, p, &w, err);
   if (st == CSIM_OK) {
     for (int b = 0; b < p->nbody; b++) {
-      p->nq += p->btype[b] == MODEL_JOINT_FREE ? 7 : 1;
-      p->nv += p->btype[b] == MODEL_JOINT_FREE ? 6 : 1;
+      p->nq += model_joint_nq[p->btype[b]];
+      p->nv += model_joint_nv[p->btype[b]];
     }
     st = plan_geoms(spec, file, p, hs, nskipped, err);
   }
@@ -612,7 +615,7 @@ static int fill_joint(sim_model* m, int jid, int r, const urdf_robot* u, const u
     if (sp_normalize3(ax) == 0) ax[0] = 1;
     sp_copy3(m->jnt_axis + 3 * jid, ax);
     m->jnt_limited[jid] = type != MODEL_JOINT_FREE && J->type != URDF_JOINT_CONTINUOUS &&
-                          J->has_position_limit;
+                          J->has_position_limit;  // ball: the cone limit, [0, angle] (MJCF)
     m->jnt_range[2 * jid] = J->lower;
     m->jnt_range[2 * jid + 1] = J->upper;
     m->jnt_effort[jid] = J->has_limit ? J->effort : 0;
@@ -633,7 +636,7 @@ static int fill_joint(sim_model* m, int jid, int r, const urdf_robot* u, const u
 }
 
 // the dofs of body gb's joint: parent is the last dof of the nearest ancestor body, chained
-// inside a free joint; motion subspaces from the joint axis
+// inside a free or ball joint; motion subspaces from the joint axis
 static void fill_dofs(sim_model* m, int gb) {
   int jid = m->body_jnt[gb], type = m->jnt_type[jid], dofadr = m->body_dofadr[gb];
   int pb = m->body_parent[gb];
@@ -645,6 +648,7 @@ static void fill_dofs(sim_model* m, int gb) {
     m->dof_parent[dof] = k == 0 ? pdof : dof - 1;
     double* S = m->dof_motion + 6 * dof;
     if (type == MODEL_JOINT_FREE) S[k] = 1;
+    else if (type == MODEL_JOINT_BALL) S[3 + k] = 1;   // turns about the body axes
     else if (type == MODEL_JOINT_REVOLUTE) sp_copy3(S + 3, m->jnt_axis + 3 * jid);
     else sp_copy3(S, m->jnt_axis + 3 * jid);
   }
@@ -660,7 +664,7 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   m->body_link[gb] = a->link + p->blink[b];
   sp_copy3(m->body_pos + 3 * gb, p->bpos + 3 * b);
   memcpy(m->body_quat + 4 * gb, p->bquat + 4 * b, 4 * sizeof(double));
-  int ndof = type == MODEL_JOINT_FREE ? 6 : 1;
+  int ndof = model_joint_nv[type];
   m->body_dofadr[gb] = a->dof;
   m->body_dofnum[gb] = ndof;
   m->jnt_type[jid] = type;
@@ -676,12 +680,13 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   if (uj >= 0) {
     const urdf_joint* J = &u->joints[uj];
     m->jnt_stiffness[jid] = J->stiffness;
-    m->jnt_springref[jid] = J->springref;
+    m->jnt_springref[jid] = type == MODEL_JOINT_BALL ? 0 : J->springref;  // ball: the identity
     memcpy(m->jnt_solref + 2 * jid, J->solreflimit, sizeof(J->solreflimit));
     memcpy(m->jnt_solimp + 5 * jid, J->solimplimit, sizeof(J->solimplimit));
   }
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
-  a->q += type == MODEL_JOINT_FREE ? 7 : 1;
+  if (type == MODEL_JOINT_BALL) m->qpos0[a->q + 3] = 1;
+  a->q += model_joint_nq[type];
   a->dof += ndof;
   return 1;
 }

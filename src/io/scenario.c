@@ -162,7 +162,7 @@ static const skey keys[] = {
     {.path = "robots.N.rpy", .type = K_VEC3, .def = "[0, 0, 0]", RB(rpy), .units = "rad",
      .doc = "Fixed base: root link roll, pitch, yaw (about fixed x, y, z, as in URDF)"},
     {.path = "robots.N.q0", .type = K_NUMS, .def_doc = "model default", RB(q0), .noff = offsetof(scn_robot, nq0),
-     .units = "m, rad", .doc = "Full initial configuration (free base: x y z qx qy qz qw first); length nq"},
+     .units = "m, rad", .doc = "Full initial configuration (free base: x y z qx qy qz qw first; a ball joint: qx qy qz qw); length nq"},
     {.path = "robots.N.v0", .type = K_NUMS, .def_doc = "zero", RB(v0), .noff = offsetof(scn_robot, nv0),
      .units = "m/s, rad/s", .doc = "Full initial velocity (free base: com velocity in world axes, then angular velocity in body axes); length nv"},
     {.path = "robots.N.joints", .type = K_NUMMAP, .def_doc = "none", RB(joints), .noff = offsetof(scn_robot, njoints),

@@ -75,7 +75,7 @@ typedef enum {
   URDF_JOINT_FIXED,
   URDF_JOINT_FLOATING,
   URDF_JOINT_PLANAR,
-  URDF_JOINT_BALL,          // MJCF only (refused by model_create for now)
+  URDF_JOINT_BALL,          // MJCF only: a spherical joint (model.h MODEL_JOINT_BALL)
   URDF_NJOINT_TYPES
 } urdf_joint_type;
 
