@@ -40,7 +40,7 @@ def h_ir(keys):
     """header of the instructions table"""
     return ("| scene | nv | " + "".join("contacts csim %s | " % k for k in keys) + "contacts MuJoCo | "
             + "".join("Ir/step csim %s | " % k for k in keys) + "Ir/step MuJoCo | "
-            + "".join("ratio Ir %s | " % k for k in keys) + "ratio Ir default | best csim (fewest Ir) | "
+            + "".join("ratio Ir %s | " % k for k in keys) + "ratio Ir default | best csim (smallest Ir ratio) | "
             + "Ir horizon | ratio Ir settling (default) | "
             + "".join("ε_abs csim %s | " % k for k in keys) + "ε_abs MuJoCo | note |")
 
@@ -82,6 +82,14 @@ def horizon(r, k):
     if run is None:
         return "first %d" % n
     return "whole (%d)" % run if n >= run else "first %d of %d" % (n, run)
+
+
+def ir_horizon(r):
+    """the instructions' horizon: the default pair's and MuJoCo's, and the other pairs' where
+    they are counted over fewer steps (bench_scenes.py FIXED_COUNT)"""
+    h = horizon(r, "counted")
+    n, c = num(r.get("steps_counted_fixed")), num(r.get("steps_counted"))
+    return h if n is None or c is None or n >= c else "%s; other pairs: first %d" % (h, n)
 
 
 def sep(header):
@@ -153,8 +161,10 @@ def render(mj, sl, si, meta, pe=None, ts=None):
          "measured in that one `make bench` run (csim with each of its solvers on every scene (%s) "
          "vs MuJoCo Newton, elliptic cone, same dt, tolerance and iteration cap; Ir = instructions "
          "inside the step, callgrind; ratios are csim / MuJoCo, < 1: csim cheaper; ratio default: "
-         "csim's default solver (%s) over MuJoCo; best csim: the csim solver with the fewest Ir/step "
-         "on the scene; horizons: whole runs, or the first N steps of the run where stated; the "
+         "csim's default solver (%s) over MuJoCo; best csim: the csim solver with the smallest Ir ratio "
+         "on the scene; horizons: whole runs, or the first N steps of the run where stated (the "
+         "default and MuJoCo over the whole run, the other pairs over its first steps where their "
+         "ratio is taken against MuJoCo's over the same steps); the "
          "settling column counts the first steps alone where the run settles). Numbers change per "
          "machine._" % (names, dflt),
          "",
@@ -175,7 +185,7 @@ def render(mj, sl, si, meta, pe=None, ts=None):
                 + [g(r.get("contacts_csim_" + k)) for k in keys] + [g(r["contacts_mujoco"])]
                 + [g(r.get("ir_csim_" + k), "%.4g") for k in keys] + [g(r["ir_mujoco"], "%.4g")]
                 + [g(r.get("ratio_ir_" + k), "%.2f") for k in keys]
-                + [g(r.get("ratio_ir_default"), "%.2f"), best, horizon(r, "counted"),
+                + [g(r.get("ratio_ir_default"), "%.2f"), best, ir_horizon(r),
                    settle(r)]
                 + [g(r.get("eps_csim_" + k), "%.1e") for k in keys] + [g(r["eps_mujoco"], "%.1e")]
                 + [r["note"] or ""])) + " |")
