@@ -138,17 +138,18 @@ def main():
             "error-controlled implicit Euler with quasi-Newton at a = 0.01 m/s)",
             "csim: wall time of the faster fixed-step implicit_euler run / TAMSI's over the first "
             "%.1f s (timing)" % HORIZON, x_ie,
-            J.judge(x_ie, 7.8, {"rel": 0.5}, direction={"lo": 1.0}),
+            J.judge(x_ie, 7.8, {"rel": 0.5}, direction={"lo": 1.0}, noise=2),
             "TAMSI is %.0fx faster than csim's faster implicit Euler (%s)." % (
                 x_ie, "with TALS" if ie_better else "without TALS"),
             paper=7.8, tol={"rel": 0.5},
             reason="a ratio of two wall times of one run: between this machine and the CI "
-                   "machine such ratios moved by up to 1.4x (001 Fig. 7: 12.7 vs 17.4), so +-50 %",
+                   "machine such ratios moved by up to 1.4x (001 Fig. 7: 12.7 vs 17.4; here 1582 "
+                   "vs 2160), so +-50 %, the noise band a factor 2",
             why="not the paper's baseline: csim's implicit Euler is fixed-step with full Newton, the "
                 "paper's is error-controlled with quasi-Newton (a = 0.01 m/s, 001 Sec. VI-B), which "
                 "csim does not have (issue 24 item 3); a fixed step of 0.7 ms makes implicit Euler "
                 "fail and substep (table), so only the direction (TAMSI faster) is measured",
-            rel=0.5, timing=True),
+            noise=2),
         J.claim_record(
             "TALS does not improve implicit Euler here: as q changes, the tangent space reorients "
             "and TALS cannot control the transitions into stiction",
@@ -171,16 +172,17 @@ def main():
         J.claim_record(
             "TAMSI completes 15 s of simulated time in 7.0 s of wall-clock time (2.14x real time)",
             "csim's real-time factor of TAMSI over 15 s (sum of step times; timing)", rt,
-            J.judge(rt, 2.14, {"rel": 0.5}, direction={"lo": 1.0}),
+            J.judge(rt, 2.14, {"rel": 0.5}, direction={"lo": 1.0}, noise=10),
             "TAMSI runs 15 s in %.2f s of step time (%.1fx real time) with %d failed steps." % (
                 tfull_step, rt, (full["conv"] == 0).sum()),
             paper=2.14, tol={"rel": 0.5},
-            reason="an absolute wall time compares only on like hardware and scenes; +-50 %, the "
-                   "band of a ratio of two runs' wall times (first claim)",
+            reason="an absolute wall time compares only on like hardware and scenes; +-50 % as "
+                   "the first claim; the noise band a factor 10 (4.7x real time on this loaded "
+                   "machine, 37.7x on the CI machine)",
             why="a different CPU (the paper's i7-6900K) and a smaller scene (box fingers, a "
                 "cylinder mug instead of the paper's meshes): the factor is not comparable; "
                 "csim is faster than real time as the paper's TAMSI is",
-            rel=0.9, timing=True),
+            noise=10),
         J.claim_record(
             "the hand holds the mug while reorienting it periodically (Fig. 9: multiple "
             "simultaneous contacts secure the grasp)",

@@ -77,13 +77,35 @@ def within(x, paper, tol):
     return abs(x - paper) <= tol.get("abs", 0.0) + tol.get("rel", 0.0) * abs(paper)
 
 
+# the interval [lo, hi] of csim values a tolerance accepts
+def _interval(paper, tol):
+    if "lo" in tol or "hi" in tol:
+        lo, hi = tol.get("lo"), tol.get("hi")
+        return (-math.inf if lo is None else lo, math.inf if hi is None else hi)
+    w = tol.get("abs", 0.0) + tol.get("rel", 0.0) * abs(paper)
+    return (paper - w, paper + w)
+
+
 # the verdict by rule: in tolerance -> reproduced (a paper number) or qualitative (none); else
-# partly when csim meets `direction` (the claim's sign or ordering, same form as tol), else not
-def judge(value, paper, tol, direction=None):
-    if within(value, paper, tol):
+# partly when csim meets `direction` (the claim's sign or ordering, same form as tol), else not.
+# A timing value with noise factor F stands for [value / F, value * F]: reproduced/qualitative
+# only when all of it is in tolerance, partly when part of it is, so that a rerun within the
+# noise band rarely changes the verdict
+def judge(value, paper, tol, direction=None, noise=None):
+    if not _isnum(value):
+        return "not reproduced"
+    lo, hi = (value / noise, value * noise) if noise else (value, value)
+    if lo > hi:
+        lo, hi = hi, lo
+    a, b = _interval(paper, tol) if (_isnum(paper) or "lo" in tol or "hi" in tol) else (1, 0)
+    if a <= lo and hi <= b:
         return "reproduced" if _isnum(paper) else "qualitative"
-    if direction is not None and within(value, None, direction):
+    if noise and lo <= b and a <= hi:
         return "partly"
+    if direction is not None:
+        c, d = _interval(None, direction)
+        if c <= lo and hi <= d:
+            return "partly"
     return "not reproduced"
 
 
@@ -140,8 +162,12 @@ def check_claim(c):
 
 # one claim record (see the module docstring); raises ValueError when it is malformed, so a
 # figure script cannot write a claim without a tolerance reason or with a verdict of its own
+# noise=F: a timing claim (a ratio of wall times of the run), drift band a factor F
 def claim_record(claim, measure, value, verdict, sentence, paper, tol, reason, why="", rel=0.1,
-                 abs_=1e-12, timing=False):
+                 abs_=1e-12, noise=None):
+    timing = noise is not None
+    if timing:
+        rel = 1.0 - 1.0 / noise
     c = {"claim": claim, "measure": measure, "value": num(value), "verdict": verdict,
          "sentence": sentence, "paper": num(paper) if paper != QUAL else QUAL, "tolerance": tol,
          "reason": reason, "why": why, "drift": {"rel": rel, "abs": abs_}, "timing": bool(timing)}
