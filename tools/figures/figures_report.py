@@ -43,6 +43,8 @@ SEEDS = {"000": "Contact Models in Robotics: a Comparative Analysis (Le Lidec et
 CLAIM = re.compile(r" = (\S+) (?:\(timing, noise band a factor \S+\) )?<!-- claim (timing )?rel=(\S+) "
                    r"abs=(\S+) -->$")
 VERDICT = re.compile(r"^- \*\*[a-z ]+\*\*")
+EXP_VERDICT = re.compile(r"(?<=^Claims \(verdict: )[a-z ]+(?=\):$)|"
+                         r"(?<= \| )(?:reproduced|qualitative|partly|not reproduced)(?= \| \d+/\d+/\d+/\d+ \|)")
 NUM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")  # "1." is a number and a period
 
 
@@ -323,21 +325,139 @@ def compare(old, new):
                         rel))
                 elif mc.group(2) and mo.group(2):
                     # a timing value within its noise band: a verdict across it is noise
-                    x, y = VERDICT.sub("**#**", x), VERDICT.sub("**#**", y)
                     skip = 1
             elif mo.group(1) != mc.group(1):
                 msgs.append("%s: claim value '%s' committed, '%s' fresh" % (where, mo.group(1), mc.group(1)))
             x, y = x[:mo.start()], y[:mc.start()]
+            if skip:
+                x, y = VERDICT.sub("- **#**", x), VERDICT.sub("- **#**", y)
+        # an experiment's verdict follows from its claims', which are compared one by one (a timing
+        # claim's within its noise band)
+        x, y = EXP_VERDICT.sub("#", x), EXP_VERDICT.sub("#", y)
         if _mask(x) != _mask(y):
             msgs.append("%s: text differs (numbers masked):\n  committed: %s\n  fresh:     %s" % (where, x, y))
     return msgs
 
 
+# ---- the page's own check (no records needed) ------------------------------------------------
+
+HEADLINE = re.compile(r"^Verdicts: (\d+) reproduced to the number, (\d+) qualitative, (\d+) partly, "
+                      r"(\d+) not reproduced \(of (\d+) experiments\)$")
+SUMMARY = re.compile(r"^\| (\S+) \| \d{3} \| .* \| (reproduced|qualitative|partly|not reproduced) \| "
+                     r"(\d+)/(\d+)/(\d+)/(\d+) \| [\d.]+ \|$")
+CLAIM_LINE = re.compile(r"^- \*\*(reproduced|qualitative|partly|not reproduced)\*\*\. Paper: (.+?) Paper's number: "
+                        r"(no number: qualitative|\S+); tolerance: (.+?) \((.{10,})\)\. Measured: (.+) = (\S+) "
+                        r"(?:\(timing, noise band a factor \S+\) )?<!-- claim (?:timing )?rel=\S+ abs=\S+ -->$")
+
+
+# the tolerance text of tol_text back as (lo, hi) around the paper's number p; None if unreadable
+def _tol_interval(text, p):
+    m = re.match(r"^\+-(\S+) %(?: \+- (\S+))?$", text)
+    if m and p is not None:
+        w = float(m.group(1)) / 100 * abs(p) + (float(m.group(2)) if m.group(2) else 0.0)
+        return (p - w, p + w)
+    m = re.match(r"^\+-(\S+)$", text)
+    if m and p is not None:
+        return (p - float(m.group(1)), p + float(m.group(1)))
+    m = re.match(r"^csim (>=|<=) (\S+)$", text)
+    if m:
+        return (float(m.group(2)), math.inf) if m.group(1) == ">=" else (-math.inf, float(m.group(2)))
+    m = re.match(r"^csim in \[(\S+), (\S+)\]$", text)
+    if m:
+        return (float(m.group(1)), float(m.group(2)))
+    return None
+
+
+# problems of one claim line (and the sentence line after it)
+def _claim_problems(where, line, nxt):
+    m = CLAIM_LINE.match(line)
+    if not m:
+        return ["%s: a claim without its verdict (one of %s), the paper's number, a tolerance and its "
+                "reason, and csim's number: %s" % (where, ", ".join(figjson.VERDICTS), line[:120])]
+    verdict, paper, tol, value = m.group(1), m.group(3), m.group(4), m.group(7)
+    msgs = []
+    p = _num(paper) if paper != figjson.QUAL else None
+    if paper != figjson.QUAL and p is None:
+        msgs.append("%s: paper's number '%s' is neither a number nor '%s'" % (where, paper, figjson.QUAL))
+    if verdict in ("partly", "not reproduced") and " Differs: " not in nxt:
+        msgs.append("%s: '%s' without 'Differs:' (what differs and why) on the next line" % (where, verdict))
+    if verdict == "reproduced" and p is None:
+        msgs.append("%s: 'reproduced' without a paper number" % where)
+    if verdict == "qualitative" and paper != figjson.QUAL:
+        msgs.append("%s: 'qualitative' with a paper number" % where)
+    if verdict in ("reproduced", "qualitative"):
+        iv, v = _tol_interval(tol, p), _num(value)
+        if iv is None:
+            msgs.append("%s: tolerance '%s' unreadable" % (where, tol))
+        elif v is None or not iv[0] - 5e-3 * abs(v) <= v <= iv[1] + 5e-3 * abs(v):  # 3 printed digits
+            msgs.append("%s: '%s' but csim's %s is outside %s" % (where, verdict, value, tol))
+    return msgs
+
+
+# check a generated page: claims well formed, experiments' verdicts by the rule, headline counts
+def validate(text):
+    lines = text.splitlines()
+    msgs, summary, heads, exps, cur = [], {}, [], {}, None
+    for i, x in enumerate(lines):
+        where = "line %d" % (i + 1)
+        if HEADLINE.match(x):
+            heads.append([int(g) for g in HEADLINE.match(x).groups()])
+        m = SUMMARY.match(x)
+        if m:
+            summary[m.group(1)] = (m.group(2), [int(g) for g in m.groups()[2:]])
+        m = re.match(r"^`make fig-\S+` \(id `(\S+)`\)", x)
+        if m:
+            cur = m.group(1)
+            exps[cur] = {"claims": [], "stated": None}
+        m = re.match(r"^Claims \(verdict: ([a-z ]+)\):$", x)
+        if m and cur:
+            exps[cur]["stated"] = m.group(1)
+        if x.startswith("- **") and cur:
+            msgs += _claim_problems(where, x, lines[i + 1] if i + 1 < len(lines) else "")
+            m = CLAIM_LINE.match(x)
+            if m:
+                exps[cur]["claims"].append({"verdict": m.group(1)})
+    if len(heads) != 1:
+        msgs.append("%d headline lines 'Verdicts: R reproduced to the number, ...', expected one" % len(heads))
+    if set(summary) != set(exps):
+        msgs.append("the summary lists %s, the sections %s" % (sorted(summary), sorted(exps)))
+    tally = {v: 0 for v in figjson.VERDICTS}
+    for fid, e in exps.items():
+        v = exp_verdict(e["claims"])
+        tally[v] += 1
+        counts = [sum(1 for c in e["claims"] if c["verdict"] == k) for k in figjson.VERDICTS]
+        if fid in summary and (summary[fid][0] != v or summary[fid][1] != counts):
+            msgs.append("%s: summary says %s %s, its claims give %s %s" % (fid, summary[fid][0], summary[fid][1],
+                                                                         v, counts))
+        if e["stated"] != v:
+            msgs.append("%s: 'Claims (verdict: %s)', its claims give %s" % (fid, e["stated"], v))
+        if not e["claims"]:
+            msgs.append("%s: no claims" % fid)
+    if len(heads) == 1 and heads[0] != [tally[v] for v in figjson.VERDICTS] + [len(exps)]:
+        msgs.append("headline counts %s, the experiments give %s of %d" % (
+            heads[0], [tally[v] for v in figjson.VERDICTS], len(exps)))
+    return msgs
+
+
 def main(argv):
+    if argv[1:2] == ["--validate"]:
+        path = argv[2] if len(argv) > 2 else DOC
+        try:
+            with open(path) as f:
+                msgs = validate(f.read())
+        except OSError as e:
+            sys.stderr.write("figures_report: %s\n" % e)
+            return 2
+        for m in msgs[:40]:
+            sys.stderr.write("figures_report: %s: %s\n" % (path, m))
+        if not msgs:
+            print("%s: every claim states its verdict, the paper's number, a tolerance and its reason; "
+                  "the verdicts and the headline follow the rule" % path)
+        return 1 if msgs else 0
     check = "--check" in argv[1:]
     unknown = [a for a in argv[1:] if a != "--check"]
     if unknown:
-        sys.stderr.write("usage: tools/figures/figures_report.py [--check]\n")
+        sys.stderr.write("usage: tools/figures/figures_report.py [--check | --validate [PAGE]]\n")
         return 2
     try:
         recs = [read_record(fid) for fid in read_list()]
