@@ -55,12 +55,15 @@ def body(F):
     rat = [errs[l][d] / S.PAPER3[l][d] for l in S.PAPER_LABELS for d in S.PAPER3[l]]
     e10 = [errs[l][1e-2] for l in S.PAPER_LABELS]
     spread = max(e10) / min(e10)
-    rn = [errs[l][d] / S.PAPER3[l][d] for l in ("RaiSim", "NCP/PGS") for d in S.PAPER3[l]]
     p10 = [S.PAPER3[l][1e-2] for l in S.PAPER_LABELS]
+    rn = [errs[l][d] / S.PAPER3[l][d] for l in ("RaiSim", "NCP/PGS") for d in S.PAPER3[l]]
+    # in part: the rigid models (RaiSim, NCP/PGS) alone within the tolerance of each other
+    rn_ok = J.within(max(e10[1:]) / min(e10[1:]), max(p10[1:]) / min(p10[1:]), {"abs": 0.07}) and not J.within(
+        spread, max(p10) / min(p10), {"abs": 0.07})
     F.claim("\"The sensitivities with respect to the time-step are similar for the various solvers\" "
             "(Tab. III at 10 ms: CCP/PGS 1.7e-2, RaiSim 1.6e-2, NCP/PGS 1.6e-2).",
             "largest / smallest error across CCP/PGS, RaiSim, NCP/PGS at dt = 10 ms", spread,
-            J.judge(spread, max(p10) / min(p10), {"abs": 0.07}),
+            J.judge(spread, max(p10) / min(p10), {"abs": 0.07}) if not rn_ok else "partly",
             "At 10 ms csim's errors are CCP/PGS %.2g, RaiSim %.2g, NCP/PGS %.2g m s. The horizon (%.1f s; the paper "
             "prints none) was chosen so that csim's levels meet the paper's: the absolute cells are fitted, not "
             "reproduced, and over the nine printed cells csim / paper is %.2f to %.2f." % (
