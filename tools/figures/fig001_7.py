@@ -112,29 +112,30 @@ def main():
         J.claim_record(
             "IE+FN with TALS is 25x slower than TAMSI",
             "csim implicit_euler + TALS step time / TAMSI step time", xi,
-            J.judge(xi, 25, {"rel": 0.5}, direction={"lo": 1.0}, noise=2),
+            J.judge(xi, 25, {"rel": 0.5}, direction={"lo": 1.0}, noise=3),
             "csim's implicit Euler with TALS is %.1fx slower than TAMSI." % xi,
             paper=25, tol={"rel": 0.5},
             reason="a ratio of two implementations' step costs (Drake's and csim's) on different CPUs: +-50 %; "
-                   "the noise band a factor 2 (12.7 here, 17.4 on the CI machine)",
+                   "the noise band a factor 3: these ratios of separate runs' wall times moved by up to 2.1x "
+                   "between runs (without TALS 65x on the CI machine, 78x and 135x on this loaded one)",
             why="the ratio's noise band reaches outside +-50 %% of the paper's 25x (csim %.1fx); a step's cost "
                 "ratio depends on each implementation's cost per Newton iteration as well as on the iterations "
                 "(table), and csim's implicit Euler is fixed-step with convergence-control substeps, not "
                 "Drake's error-controlled one" % xi,
-            noise=2),
+            noise=3),
         J.claim_record(
             "IE+FN without TALS is 55x slower than TAMSI; without TALS the integrator slows down since it takes "
             "smaller step sizes for convergence control (plateaus in Fig. 7)",
             "csim implicit_euler without TALS step time / TAMSI step time", xn,
-            J.judge(xn, 55, {"rel": 0.5}, direction={"lo": 1.0}, noise=2) if rn > ri and sub_n > sub_t
+            J.judge(xn, 55, {"rel": 0.5}, direction={"lo": 1.0}, noise=3) if rn > ri and sub_n > sub_t
             else "not reproduced",
             "Without TALS csim's implicit Euler is %.1fx slower than TAMSI (%.1fx slower than with TALS) and "
             "retakes %d steps in substeps against %d with TALS." % (xn, rn / ri, sub_n, sub_t),
             paper=55, tol={"rel": 0.5},
-            reason="as the previous claim: +-50 %, the noise band a factor 2",
+            reason="as the previous claim: +-50 %, the noise band a factor 3",
             why="the ratio's noise band reaches outside +-50 %% of the paper's 55x (csim %.1fx), for the "
                 "reasons of the previous claim; the direction (slower without TALS, more substeps) holds" % xn,
-            noise=2),
+            noise=3),
     ]
     setup = ("scenarios/gripper_mug.yaml (a parallel-jaw gripper holds a 100 g mug with mu = 0.1 "
              "and 10 N per finger while shaken +-15 cm at 2 Hz, hunt_crossley k = 1e4 N/m, "
