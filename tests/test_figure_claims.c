@@ -297,25 +297,41 @@ START_TEST(tolerance_units_force) {
 END_TEST
 
 // one experiment record of the figure convention (tools/figures/figjson.py) in dir/figs/fig999_1.json
-static void write_record(const char* dir, double csim, double seconds, const char* word, int reproduced) {
+// with the given claims (a JSON array)
+static void write_raw(const char* dir, double csim, const char* claims) {
   char path[512];
   snprintf(path, sizeof(path), "%s/figs/fig999_1.json", dir);
   FILE* f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
   fprintf(f,
           "{\"id\": \"999-1\", \"seed\": \"000\", \"item\": \"Fig. 0\", \"title\": \"test\", "
-          "\"command\": \"make fig-999-1\", \"seconds\": %.17g, \"setup\": \"a setup.\", "
+          "\"command\": \"make fig-999-1\", \"seconds\": 5.0, \"setup\": \"a setup.\", "
           "\"images\": [\"fig999_1.png\"], \"tables\": [{\"caption\": \"c\", "
           "\"columns\": [\"row\", \"paper\", \"csim\", \"ratio\", \"wall (s)\"], "
-          "\"rows\": [[\"a\", 2.0, %.17g, %.17g, %.17g], [\"b\", null, 3.0, null, 1.0]], "
+          "\"rows\": [[\"a\", 2.0, %.17g, %.17g, 5.0], [\"b\", null, 3.0, null, 1.0]], "
           "\"timing_columns\": [4], \"tolerance\": {\"rel\": 0.05, \"abs\": 1e-12}}], "
-          "\"claims\": [{\"claim\": \"q\", \"measure\": \"m\", \"value\": %.17g, \"reproduced\": %s, "
-          "\"sentence\": \"csim %s %.3g.\", \"tolerance\": {\"rel\": 0.1, \"abs\": 1e-12}}, "
-          "{\"claim\": \"fast\", \"measure\": \"wall time\", \"value\": %.17g, \"reproduced\": %s, "
-          "\"sentence\": \"%s in %.3g s.\", \"timing\": true}]}\n",
-          seconds, csim, csim / 2, seconds, csim, reproduced ? "true" : "false", word, csim, seconds,
-          seconds < 10 ? "true" : "false", seconds < 10 ? "Fast" : "Slow", seconds);
+          "\"claims\": %s}\n",
+          csim, csim / 2, claims);
   fclose(f);
+}
+
+// a claim to the paper's number 1 (tolerance +-50 %) with csim's value and verdict, and a timing
+// claim (a ratio of wall times, qualitative below 3, noise band a factor 2) with its value and verdict
+static void write_record(const char* dir, double csim, double ratio, const char* word, const char* verdict,
+                         const char* tverdict) {
+  char claims[2048];
+  snprintf(claims, sizeof(claims),
+           "[{\"claim\": \"q\", \"measure\": \"m\", \"value\": %.17g, \"verdict\": \"%s\", "
+           "\"sentence\": \"csim %s %.3g.\", \"paper\": 1.0, \"tolerance\": {\"rel\": 0.5}, "
+           "\"reason\": \"the paper prints one digit\", \"why\": \"differs for a reason of the test\", "
+           "\"drift\": {\"rel\": 0.1, \"abs\": 1e-12}, \"timing\": false}, "
+           "{\"claim\": \"fast\", \"measure\": \"wall-time ratio\", \"value\": %.17g, \"verdict\": \"%s\", "
+           "\"sentence\": \"a ratio of %.3g.\", \"paper\": \"no number: qualitative\", "
+           "\"tolerance\": {\"hi\": 3.0}, \"reason\": \"a ratio below three\", "
+           "\"why\": \"the noise band straddles three\", \"drift\": {\"rel\": 0.5, \"abs\": 1e-12}, "
+           "\"timing\": true}]",
+           csim, verdict, word, csim, ratio, tverdict, ratio);
+  write_raw(dir, csim, claims);
 }
 
 // exit status of tools/figures/figures_report.py [--check] on the records, list and page under dir
@@ -329,34 +345,113 @@ static int report(const char* dir, int check) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// the drift check of `make test-figures` (tools/figures/figures_report.py --check): a table number within
-// its tolerance, any wall time and any claim marked "timing" may move; a number beyond its
-// tolerance, a changed word, a flipped verdict fail (exit 1); a listed experiment without its
-// record is exit 2
-START_TEST(report_drift_check) {
+// exit status of tools/figures/figures_report.py --validate on a page
+static int validate(const char* page) {
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "/usr/bin/python3 tools/figures/figures_report.py --validate '%s' > /dev/null 2>&1",
+           page);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char* report_dir(void) {
   char* dir = tmpdir();
   char cmd[1024];
   snprintf(cmd, sizeof(cmd), "mkdir -p %s/figs %s/docs && echo 999-1 > %s/figures.list && "
            "/usr/bin/python3 -c \"from PIL import Image; Image.new('RGB', (8, 8)).save('%s/figs/fig999_1.png')\"",
            dir, dir, dir, dir);
   ck_assert_int_eq(system(cmd), 0);
-  write_record(dir, 1.0, 5.0, "measured", 1);
+  return dir;
+}
+
+// the drift check of `make test-figures` (tools/figures/figures_report.py --check): a table number within
+// its tolerance, any wall time, and a timing claim within its noise band (even when its verdict moves)
+// pass; a number beyond its tolerance, a timing ratio beyond its noise band, a changed word, a flipped
+// verdict fail (exit 1); a listed experiment without its record is exit 2
+START_TEST(report_drift_check) {
+  char* dir = report_dir();
+  char cmd[1024];
+  write_record(dir, 1.0, 2.0, "measured", "reproduced", "qualitative");
   ck_assert_int_eq(report(dir, 0), 0);  // writes dir/docs/figures.md and its image
   snprintf(cmd, sizeof(cmd), "test -s %s/docs/figures.md && test -s %s/docs/images/figures/fig999_1.png", dir, dir);
   ck_assert_int_eq(system(cmd), 0);
   ck_assert_int_eq(report(dir, 1), 0);
-  // 3 % (tolerance 5 %); wall times tenfold, which flips the timing claim's verdict and words
-  write_record(dir, 1.03, 50.0, "measured", 1);
+  // 3 % (tolerance 5 %); the timing ratio 2 -> 3.5 is within its noise band (a factor 2), so its
+  // verdict may move from qualitative to partly
+  write_record(dir, 1.03, 3.5, "measured", "reproduced", "partly");
   ck_assert_int_eq(report(dir, 1), 0);
-  write_record(dir, 1.2, 5.0, "measured", 1);  // 20 %: beyond the table's tolerance
+  write_record(dir, 1.03, 5.0, "measured", "reproduced", "partly");  // 2 -> 5: beyond the noise band
   ck_assert_int_eq(report(dir, 1), 1);
-  write_record(dir, 1.0, 5.0, "found", 1);  // a changed word
+  write_record(dir, 1.2, 2.0, "measured", "reproduced", "qualitative");  // 20 %: beyond the table's
   ck_assert_int_eq(report(dir, 1), 1);
-  write_record(dir, 1.0, 5.0, "measured", 0);  // the verdict flipped
+  write_record(dir, 1.0, 2.0, "found", "reproduced", "qualitative");  // a changed word
+  ck_assert_int_eq(report(dir, 1), 1);
+  write_record(dir, 1.0, 2.0, "measured", "partly", "qualitative");  // the verdict flipped
   ck_assert_int_eq(report(dir, 1), 1);
   snprintf(cmd, sizeof(cmd), "%s/figs/fig999_1.json", dir);
   ck_assert_int_eq(unlink(cmd), 0);
   ck_assert_int_eq(report(dir, 1), 2);
+  tmp_remove(dir);
+}
+END_TEST
+
+// a claim record (tools/figures/figjson.py check_claim) without a tolerance reason, without the paper's
+// value, with a verdict outside the four classes, "reproduced" outside its tolerance, "qualitative"
+// with a paper number, or "partly" without saying what differs, is refused (exit 2)
+START_TEST(report_rejects_bad_claims) {
+  char* dir = report_dir();
+  const char* ok = "\"claim\": \"q\", \"measure\": \"m\", \"value\": 1.2, \"sentence\": \"s.\", "
+                   "\"drift\": {\"rel\": 0.1, \"abs\": 1e-12}, \"why\": \"what differs and why\"";
+  const char* bad[] = {
+      "\"verdict\": \"reproduced\", \"paper\": 1.0, \"tolerance\": {\"rel\": 0.5}",  // no reason
+      "\"verdict\": \"reproduced\", \"paper\": 1.0, \"tolerance\": {\"rel\": 0.5}, \"reason\": \"\"",
+      "\"verdict\": \"reproduced\", \"tolerance\": {\"rel\": 0.5}, \"reason\": \"printed to 1 digit\"",
+      "\"verdict\": \"reproduced\", \"paper\": \"about one\", \"tolerance\": {\"rel\": 0.5}, "
+      "\"reason\": \"printed to 1 digit\"",
+      "\"verdict\": \"mostly\", \"paper\": 1.0, \"tolerance\": {\"rel\": 0.5}, \"reason\": \"printed to 1 digit\"",
+      "\"verdict\": \"reproduced\", \"paper\": 1.0, \"tolerance\": {\"rel\": 0.1}, \"reason\": \"printed to 2 digits\"",
+      "\"verdict\": \"qualitative\", \"paper\": 1.0, \"tolerance\": {\"lo\": 1}, \"reason\": \"a ratio above one\"",
+      "\"verdict\": \"reproduced\", \"paper\": 1.0, \"reason\": \"printed to 1 digit\"",  // no tolerance
+  };
+  char claims[1024];
+  snprintf(claims, sizeof(claims), "[{%s, \"verdict\": \"reproduced\", \"paper\": 1.0, "
+           "\"tolerance\": {\"rel\": 0.5}, \"reason\": \"printed to 1 digit\"}]", ok);
+  write_raw(dir, 1.0, claims);
+  ck_assert_int_eq(report(dir, 0), 0);  // the well-formed record passes
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    snprintf(claims, sizeof(claims), "[{%s, %s}]", ok, bad[i]);
+    write_raw(dir, 1.0, claims);
+    ck_assert_msg(report(dir, 0) == 2, "accepted: %s", bad[i]);
+  }
+  // "partly" without what differs
+  snprintf(claims, sizeof(claims), "[{\"claim\": \"q\", \"measure\": \"m\", \"value\": 3, \"sentence\": \"s.\", "
+           "\"drift\": {\"rel\": 0.1, \"abs\": 1e-12}, \"verdict\": \"partly\", \"paper\": 1.0, "
+           "\"tolerance\": {\"rel\": 0.5}, \"reason\": \"printed to 1 digit\"}]");
+  write_raw(dir, 1.0, claims);
+  ck_assert_int_eq(report(dir, 0), 2);
+  tmp_remove(dir);
+}
+END_TEST
+
+// the committed docs/figures.md (tools/figures/figures_report.py --validate): every claim of every
+// experiment states its verdict, the paper's number, a tolerance and its reason, and the headline
+// counts the experiments' verdicts; a page with a claim missing its reason or a wrong headline fails
+START_TEST(committed_page_verdicts) {
+  ck_assert_int_eq(validate("docs/figures.md"), 0);
+  char* dir = report_dir();
+  write_record(dir, 1.0, 2.0, "measured", "reproduced", "qualitative");
+  ck_assert_int_eq(report(dir, 0), 0);
+  char page[512], cmd[2048];
+  snprintf(page, sizeof(page), "%s/docs/figures.md", dir);
+  ck_assert_int_eq(validate(page), 0);
+  snprintf(cmd, sizeof(cmd), "sed 's/ (the paper prints one digit)//' %s > %s/bad.md", page, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(page, sizeof(page), "%s/bad.md", dir);
+  ck_assert_int_eq(validate(page), 1);
+  snprintf(cmd, sizeof(cmd), "sed 's/^Verdicts: 1 reproduced/Verdicts: 0 reproduced/' %s/docs/figures.md > %s",
+           dir, page);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(validate(page), 1);
   tmp_remove(dir);
 }
 END_TEST
@@ -374,6 +469,8 @@ static Suite* claims_suite(void) {
   tcase_add_test(tc, tab3_error_first_order_in_dt);
   tcase_add_test(tc, tolerance_units_force);
   tcase_add_test(tc, report_drift_check);
+  tcase_add_test(tc, report_rejects_bad_claims);
+  tcase_add_test(tc, committed_page_verdicts);
   suite_add_tcase(s, tc);
   return s;
 }

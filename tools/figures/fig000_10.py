@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 PAIRS = [("raisim", "bisection", "RaiSim"), ("raisim_ds", "bisection", "RaiSim+DS"),
          ("ncp", "pgs", "NCP/PGS"), ("ccp", "pgs", "CCP/PGS")]
@@ -140,21 +141,30 @@ def body(F):
             ["pair", "cube_slide power ratio", "cube_slide max angle", "push_ramp power ratio",
              "push_ramp max angle", "max abs(E - E_an) (J)"], rows, rel=0.1, abs_=1e-6)
     rai = res[("cube_slide", "RaiSim")][1]
+    med = float(np.nanmedian(rai))
     F.claim("RaiSim \"dissipates less power than expected, as it does not enforce the MDP\" (Fig. 10).",
-            "median friction power / maximal power, RaiSim on cube_slide", float(np.nanmedian(rai)),
-            np.nanmedian(rai) < 0.999,
-            "Reproduced in kind: RaiSim dissipates %.3f of the maximal power on cube_slide and %.3f on "
-            "cube_push_ramp, while RaiSim+DS and NCP/PGS dissipate 1.000; the deficit is small because "
-            "csim converges the bisection tightly." % (np.nanmedian(rai),
-                                                      np.nanmedian(res[("cube_push_ramp", "RaiSim")][1])))
+            "median friction power / maximal power, RaiSim on cube_slide", med, J.judge(med, J.QUAL, {"hi": 0.999}),
+            "RaiSim dissipates %.3f of the maximal power on cube_slide and %.3f on cube_push_ramp, while "
+            "RaiSim+DS and NCP/PGS dissipate 1.000; the deficit is small because csim converges the bisection "
+            "tightly." % (med, np.nanmedian(res[("cube_push_ramp", "RaiSim")][1])),
+            paper=J.QUAL, tol={"hi": 0.999},
+            reason="Fig. 10 gives curves only; the MDP-satisfying pairs (RaiSim+DS, NCP/PGS) read 1.000 to three "
+                   "digits, so a deficit of 0.1 % or more is RaiSim's",
+            why="RaiSim dissipates the maximal power to within 0.1 %")
     best = min(emax, key=emax.get)
+    ccp_gap = emax["CCP/PGS"] > 100 * emax["NCP/PGS"]
     F.claim("\"The NCP formulation, solved using the PGS solver, is the only formulation which closely matches "
             "the expected analytical behavior\"; CCP shows a significant gap.",
             "max abs(E - E_an) of NCP/PGS on cube_slide (J)", emax["NCP/PGS"],
-            emax["NCP/PGS"] < 1e-5 and emax["CCP/PGS"] > 100 * emax["NCP/PGS"],
-            "Reproduced: NCP/PGS stays within %.1e J of the analytic energy, RaiSim+DS %.1e J, RaiSim %.1e J "
+            J.judge(emax["NCP/PGS"], J.QUAL, {"hi": 1e-5}) if ccp_gap else "partly",
+            "NCP/PGS stays within %.1e J of the analytic energy, RaiSim+DS %.1e J, RaiSim %.1e J "
             "and CCP/PGS %.2f J (it takes off and lands); the closest is %s." % (
-                emax["NCP/PGS"], emax["RaiSim+DS"], emax["RaiSim"], emax["CCP/PGS"], best))
+                emax["NCP/PGS"], emax["RaiSim+DS"], emax["RaiSim"], emax["CCP/PGS"], best),
+            paper=J.QUAL, tol={"hi": 1e-5},
+            reason="Fig. 10 gives curves only; 1e-5 J is 2e-5 of the cube's 0.5 J kinetic energy, far below what "
+                   "the figure's energy axis resolves; CCP's gap must be 100 times NCP's",
+            why="NCP/PGS departs from the analytic energy by more than 1e-5 J, or CCP's gap is not 100 times "
+                "NCP's")
     F.setup = ("scenarios/cube_slide.yaml (1 kg cube, v0 = 1 m/s along y, mu = 0.3, dt = 1 ms, 0.6 s) and "
                "scenarios/cube_push_ramp.yaml (force 10 t N along x, mu = 0.5, 1 s), each with RaiSim, "
                "RaiSim+DS (002's de Saxce correction), NCP/PGS and CCP/PGS. Forces and slip velocities are "

@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 MU, MASS, G, RATE = 0.5, 1.0, 9.81, 10.0
 T_SLIP = MU * MASS * G / RATE  # 0.4905 s: the push reaches mu m g
@@ -173,21 +174,38 @@ def body(F):
     mx = max(res[l][2]["spread_stick"] for l in glob)
     F.claim("Per-contact methods (PGS, RaiSim) show spurious internal forces at stiction; \"ADMM avoids "
             "injecting spurious internal forces even at stiction\".",
-            "smallest stiction internal force of the per-contact methods (N)", mn, mn > 0.5 and mx < 1e-2,
-            "Reproduced: every per-contact method leaves %.2f N or more of internal force at stiction, the "
-            "global methods (ADMM, Staggered, Lemke) at most %.3f N." % (mn, mx))
+            "smallest stiction internal force of the per-contact methods (N)", mn,
+            J.judge(mn, J.QUAL, {"lo": 0.5}) if mx < 1e-2 else "partly",
+            "Every per-contact method leaves %.2f N or more of internal force at stiction, the global methods "
+            "(ADMM, Staggered, Lemke) at most %.3g N." % (mn, mx),
+            paper=J.QUAL, tol={"lo": 0.5},
+            reason="Fig. 11 gives curves only; the global methods leave below 1e-2 N and the cube weighs 9.81 N, "
+                   "so 0.5 N (5 % of the weight) is an internal force, not a solver residue",
+            why="a per-contact method leaves less than 0.5 N, or a global one 1e-2 N or more")
     rs = res["RaiSim"][2]
+    vr = rs["v_end"] / res["NCP/PGS"][2]["v_end"]
     F.claim("RaiSim \"violates the MDP leading to contact points sliding faster than in the case of NCP\" "
             "and internal forces persist while sliding.",
-            "RaiSim v(1 s) / NCP/PGS v(1 s)", rs["v_end"] / res["NCP/PGS"][2]["v_end"],
-            rs["v_end"] > res["NCP/PGS"][2]["v_end"] and rs["lat_slide"] > 0.01,
-            "Reproduced: RaiSim reaches %.3f m/s at 1 s against NCP/PGS's %.3f m/s (analytic %.3f), with "
+            "RaiSim v(1 s) / NCP/PGS v(1 s)", vr,
+            J.judge(vr, J.QUAL, {"lo": 1.01}) if rs["lat_slide"] > 0.01 else "partly",
+            "RaiSim reaches %.3f m/s at 1 s against NCP/PGS's %.3f m/s (analytic %.3f), with "
             "%.2f N of internal force and friction up to %.1f deg off the slip while sliding." % (
-                rs["v_end"], res["NCP/PGS"][2]["v_end"], v_an, rs["lat_slide"], rs["angle"]))
+                rs["v_end"], res["NCP/PGS"][2]["v_end"], v_an, rs["lat_slide"], rs["angle"]),
+            paper=J.QUAL, tol={"lo": 1.01},
+            reason="Fig. 11 gives curves only; the MDP-satisfying pairs agree on v(1 s) to 0.1 % (table), so 1 % "
+                   "faster is RaiSim's; its internal force while sliding must exceed 0.01 N",
+            why="RaiSim is not 1 % faster than NCP/PGS, or keeps no internal force while sliding")
+    ts = res["NCP/PGS"][2]["t_slip"]
     F.claim("The cube sticks \"before it starts sliding after approximately 0.25 s\".",
-            "NCP/PGS slip onset (s)", res["NCP/PGS"][2]["t_slip"], False,
-            "Not comparable: the paper gives neither its force rate nor mu; csim slips at mu m g / rate = "
-            "%.4f s as the analytic answer says (the 1 mm/s threshold adds 14 ms)." % T_SLIP)
+            "NCP/PGS slip onset (s)", ts, J.judge(ts, 0.25, {"abs": 0.05}),
+            "csim slips at mu m g / rate = %.4f s as the analytic answer says (the 1 mm/s threshold adds "
+            "14 ms)." % T_SLIP,
+            paper=0.25, tol={"abs": 0.05},
+            reason="'approximately 0.25 s' as printed: one digit after the point, +-0.05 s",
+            why="the onset is set by the scene, not by the contact model: every pair slips between %.3f and "
+                "%.3f s, at the analytic mu m g / rate of csim's scene (1 kg, mu = 0.5, 10 t N); the paper "
+                "publishes neither its force rate nor its mu or mass, so csim's scene was not fitted to 0.25 s" % (
+                    min(v[2]["t_slip"] for v in res.values()), max(v[2]["t_slip"] for v in res.values())))
     F.setup = ("scenarios/cube_push_ramp.yaml: a 1 kg, 10 cm cube, mu = 0.5, a horizontal force 10 t N at the "
                "centre of mass, dt = 1 ms, tolerance 1e-8, 1 s, run with all nine model/solver pairs. The "
                "paper's rate, mass and mu are not published; these are chosen so the slip comes at 0.49 s.")

@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 ALPHAS = [0.0, 1e-3, 1e-2, 1e-1, 1.0]
 
@@ -84,24 +85,36 @@ def body(F):
     sl = float(np.polyfit(np.log(pos[:3]), np.log(np.maximum(extra[:3], 1e-15)), 1)[0])
     F.claim("\"The normal forces vary linearly with the compliance parameter R\": compliance relaxes the "
             "Signorini condition (the feet sink in proportion to R).",
-            "log-log slope of the extra depth against alpha (1e-3 to 1e-1)", sl, 0.7 <= sl <= 1.3,
-            "%s: the extra depth grows with slope %.2f in alpha from 1e-3 to 1e-1 (%.1e m at alpha = 1e-2); at alpha = 1 "
-            "it saturates at %.1e m as the robot sags." % (
-                "Reproduced" if 0.7 <= sl <= 1.3 else "Not reproduced", sl, extra[1], extra[-1]), rel=0.1)
+            "log-log slope of the extra depth against alpha (1e-3 to 1e-1)", sl,
+            J.judge(sl, J.QUAL, {"lo": 0.9, "hi": 1.1}),
+            "The extra depth grows with slope %.2f in alpha from 1e-3 to 1e-1 (%.1e m at alpha = 1e-2); at alpha = 1 "
+            "it saturates at %.1e m as the robot sags." % (sl, extra[1], extra[-1]),
+            paper=J.QUAL, tol={"lo": 0.9, "hi": 1.1},
+            reason="Fig. 13 gives curves only; 'linearly' is a log-log slope of 1, +-0.1 keeps it apart from the "
+                   "next simple laws (slopes 0.5 and 2)",
+            why="the depth does not grow linearly with alpha", rel=0.1)
     r = res[1e-1]["vt"] / max(res[0.0]["vt"], 1e-300)
     F.claim("\"Adding compliance to the tangential components induces the vanishing of dry frictions, "
             "resulting in tangential oscillations instead of a null velocity\".",
-            "rms tangential contact velocity at alpha = 0.1 / at alpha = 0", r, r > 10,
-            "%s: the feet's rms slip velocity is %.1e m/s at alpha = 0.1 against %.1e m/s on rigid contact." % (
-                "Reproduced" if r > 10 else "Not reproduced", res[1e-1]["vt"], res[0.0]["vt"]), rel=0.3)
+            "rms tangential contact velocity at alpha = 0.1 / at alpha = 0", r, J.judge(r, J.QUAL, {"lo": 10.0}),
+            "The feet's rms slip velocity is %.1e m/s at alpha = 0.1 against %.1e m/s on rigid contact." % (
+                res[1e-1]["vt"], res[0.0]["vt"]),
+            paper=J.QUAL, tol={"lo": 10.0},
+            reason="Fig. 13 gives curves only; rigid contact's slip is the solver's residue, so an order of "
+                   "magnitude above it is a motion",
+            why="the slip velocity does not grow tenfold with compliance", rel=0.3)
     rr = res[1.0]["internal"] / max(res[0.0]["internal"], 1e-300)
-    ok = rr < 0.1
     F.claim("\"Compliance also regularizes the problem, removing the spurious internal forces in "
-            "under-determined cases\".", "mean internal force at alpha = 1 / at alpha = 0", rr, ok,
-            "%s: the internal tangential force is %.3f N at alpha = 0, %.3f N at alpha = 0.1 and %.3f N at "
-            "alpha = 1: compliance lowers it but does not remove it on this standing robot." % (
-                "Reproduced" if ok else "Partly reproduced", res[0.0]["internal"], res[1e-1]["internal"],
-                res[1.0]["internal"]), rel=0.3)
+            "under-determined cases\".", "mean internal force at alpha = 1 / at alpha = 0", rr,
+            J.judge(rr, J.QUAL, {"hi": 0.1}, direction={"hi": 0.9}),
+            "The internal tangential force is %.3f N at alpha = 0, %.3f N at alpha = 0.1 and %.3f N at "
+            "alpha = 1." % (res[0.0]["internal"], res[1e-1]["internal"], res[1.0]["internal"]),
+            paper=J.QUAL, tol={"hi": 0.1},
+            reason="Fig. 13 right gives curves only; 'removing' read as at most a tenth of the rigid contact's "
+                   "internal force left",
+            why="compliance lowers the internal force (by %.0f %% at alpha = 1) but does not remove it on this "
+                "standing robot; why the regularized answer keeps this share was not analysed" % (100 * (1 - rr)),
+            rel=0.3)
     F.setup = ("scenarios/solo12_compliance.yaml: Solo-12 standing under joint PD control (kp 6, kd 0.3), "
                "mu = 0.9, CCP contact (MuJoCo's model) solved by ADMM to 1e-6, dt = 1 ms, 1 s; "
                "contact.compliance alpha sets R = alpha diag(G). The paper's compliance values are not given.")

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import fig000_selfcons as S  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 DURATION = 1.0
 
@@ -44,14 +45,18 @@ def body(F):
             "shows curves only.", ["solver"] + ["dt = %g ms" % (d * 1e3) for d in S.DTS],
             [[l] + [gap[l][d] for d in S.DTS] for _, _, l in models], rel=0.2, abs_=1e-6)
     n = max(gap["NCP/PGS"][d] for d in S.DTS[:4])
+    g = gap["CCP/PGS"][1e-2] / max(gap["NCP/PGS"][1e-2], 1e-300)
     F.claim("\"The energy evolution of the system simulated via NCP and RaiSim models is only a little affected "
             "when increasing dt. On the contrary, the CCP relaxes the Signorini condition, which results in the "
             "cube taking off\" and an inconsistent energy.",
-            "CCP/PGS energy gap at dt = 10 ms / NCP/PGS's (J/J)", gap["CCP/PGS"][1e-2] / max(gap["NCP/PGS"][1e-2], 1e-300),
-            gap["CCP/PGS"][1e-2] > 10 * gap["NCP/PGS"][1e-2],
-            "Reproduced: up to 10 ms NCP/PGS stays within %.1e J and RaiSim within %.1e J of the analytic energy, "
+            "CCP/PGS energy gap at dt = 10 ms / NCP/PGS's (J/J)", g, J.judge(g, J.QUAL, {"lo": 10.0}),
+            "Up to 10 ms NCP/PGS stays within %.1e J and RaiSim within %.1e J of the analytic energy, "
             "CCP/PGS departs by %.2f J at 10 ms and %.2f J at 100 ms (the first large step throws it up)." % (
-                n, max(gap["RaiSim"][d] for d in S.DTS[:4]), gap["CCP/PGS"][1e-2], gap["CCP/PGS"][1e-1]), rel=0.5)
+                n, max(gap["RaiSim"][d] for d in S.DTS[:4]), gap["CCP/PGS"][1e-2], gap["CCP/PGS"][1e-1]),
+            paper=J.QUAL, tol={"lo": 10.0},
+            reason="Fig. 14 gives curves only; 'a little affected' against 'inconsistent' read as an order of "
+                   "magnitude between CCP's energy gap and NCP's",
+            why="CCP's energy gap is not ten times NCP's", rel=0.5)
     F.setup = ("scenarios/cube_slide.yaml for %.1f s, dt in {1, 2, 5, 10, 100} ms, tolerance 1e-8 (impulse units), "
                "cap 2000, models CCP/PGS, RaiSim, NCP/PGS, RaiSim+DS; the energy is csim's /energy/total. At "
                "100 ms csim's 1 mm collision margin cannot catch the CCP cube falling back 8 cm in one step, so "

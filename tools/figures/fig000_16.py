@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figjson as J  # noqa: E402
 import fig_loco as L  # noqa: E402
 
 FID = "000-16"
@@ -85,28 +86,47 @@ def main():
     gap_warm = [us(s, "NCP/ADMM", "true") / us(s, "NCP/PGS", "true") for s, _ in SCENES]
     it_ratio = [r[4] for r in rows if r[4] is not None]
     t_ratio = [r[8] / r[7] for r in rows if r[7] > 0]
+    NOISE = "the noise band a factor 6: the solve times come from separate runs on shared cores, and the same ratios moved by up to 5.5x between this machine and the CI machine (cold ADMM/PGS 1.61 vs 6.44, warm/cold 4.38 vs 0.79)"
+    gc, itr = float(np.median(gap_cold)), float(np.median(it_ratio))
+    gw = float(np.median(np.array(gap_warm) / np.array(gap_cold)))
     claims = [
-        {"claim": "Cold started, second-order methods like ADMM are less efficient than PGS and "
-                  "its cheap per-contact iterations (000 Fig. 16 left)",
-         "measure": "NCP/ADMM over NCP/PGS solve time per step, cold, median over the 3 scenes "
-                    "(timing)", "value": float(np.median(gap_cold)),
-         "reproduced": bool(np.median(gap_cold) > 1), "timing": True,
-         "sentence": "Cold, NCP/ADMM takes %s times NCP/PGS's solve time (Solo-12, Talos, "
-                     "Allegro)." % ", ".join("%.1f" % g for g in gap_cold)},
-        {"claim": "Warm starting with the previous step's solution leads to significant "
-                  "improvements in the computational timings (Fig. 16 right)",
-         "measure": "median over scenes and pairs of warm/cold mean iterations per step "
-                    "(deterministic; the wall-time median is in the sentence)",
-         "value": float(np.median(it_ratio)), "reproduced": bool(np.median(it_ratio) < 0.8),
-         "sentence": "Warm start needs a median %.2f of the cold iterations per step (%.2f of the "
-                     "solve time on this machine)." % (np.median(it_ratio), np.median(t_ratio))},
-        {"claim": "Warm starting reduces the gap between ADMM and PGS (Fig. 16)",
-         "measure": "median over the 3 scenes of the NCP/ADMM over NCP/PGS time ratio, warm "
-                    "divided by cold (timing)",
-         "value": float(np.median(np.array(gap_warm) / np.array(gap_cold))),
-         "reproduced": bool(np.median(np.array(gap_warm) / np.array(gap_cold)) < 1), "timing": True,
-         "sentence": "NCP/ADMM over NCP/PGS goes from %s cold to %s warm." %
-                     ("/".join("%.1f" % g for g in gap_cold), "/".join("%.1f" % g for g in gap_warm))},
+        J.claim_record(
+            "Cold started, second-order methods like ADMM are less efficient than PGS and its cheap "
+            "per-contact iterations (000 Fig. 16 left)",
+            "NCP/ADMM over NCP/PGS solve time per step, cold, median over the 3 scenes", gc,
+            J.judge(gc, J.QUAL, {"lo": 1.0}, noise=6),
+            "Cold, NCP/ADMM takes %s times NCP/PGS's solve time (Solo-12, Talos, Allegro)." %
+            ", ".join("%.1f" % g for g in gap_cold),
+            paper=J.QUAL, tol={"lo": 1.0},
+            reason="Fig. 16 is a bar chart without printed numbers; 'less efficient' is a ratio above 1 over the "
+                   "whole noise band; " + NOISE,
+            why="the ratio's noise band straddles 1, so this run cannot decide it; the times are for runs "
+                "stopped at the 500-iteration cap or the tolerance, not the paper's time to a fixed accuracy",
+            noise=6),
+        J.claim_record(
+            "Warm starting with the previous step's solution leads to significant improvements in the "
+            "computational timings (Fig. 16 right)",
+            "median over scenes and pairs of warm/cold mean iterations per step (deterministic; the "
+            "wall-time median is in the sentence)", itr, J.judge(itr, J.QUAL, {"hi": 0.8}),
+            "Warm start needs a median %.2f of the cold iterations per step (%.2f of the solve time on this "
+            "machine)." % (itr, np.median(t_ratio)),
+            paper=J.QUAL, tol={"hi": 0.8},
+            reason="Fig. 16 is a bar chart without printed numbers; 'significant improvements' read as at least "
+                   "a fifth fewer iterations (iteration counts are deterministic: no noise band)",
+            why="warm start saves less than a fifth of the iterations"),
+        J.claim_record(
+            "Warm starting reduces the gap between ADMM and PGS (Fig. 16)",
+            "median over the 3 scenes of the NCP/ADMM over NCP/PGS time ratio, warm divided by cold", gw,
+            J.judge(gw, J.QUAL, {"hi": 1.0}, noise=6),
+            "NCP/ADMM over NCP/PGS goes from %s cold to %s warm." % (
+                "/".join("%.1f" % g for g in gap_cold), "/".join("%.1f" % g for g in gap_warm)),
+            paper=J.QUAL, tol={"hi": 1.0},
+            reason="Fig. 16 is a bar chart without printed numbers; 'reduces the gap' is a ratio below 1 over "
+                   "the whole noise band; " + NOISE,
+            why="the ratio of two ratios of wall times from four runs has a noise band that straddles 1 here, "
+                "so this run cannot decide it; the iteration counts (table) are deterministic but the paper's "
+                "claim is on time to a fixed accuracy, which csim's capped runs do not measure",
+            noise=6),
     ]
     setup = ("Scenes scenarios/solo12_push.yaml, talos_push.yaml, allegro_ball.yaml (0.6 s, dt 1 ms), "
              "every model/solver pair, solver.warm_start false and true, solver.criterion model, "

@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 ANGLES = [0, 5, 10, 15, 20, 25, 30, 35, 40, 45]
 WINDOW = 0.01
@@ -71,14 +72,20 @@ def body(F):
             [[a] + [res[(c[3], a)] for c in CONFIGS] for a in ANGLES], rel=0.05, abs_=0.05)
     worst = {c[3]: max(res[(c[3], a)] for a in ANGLES) for c in CONFIGS}
     falls = worst["LCP 4 facets"] > worst["LCP 8 facets"] > worst["LCP 16 facets"] > worst["NCP (exact cone)"]
+    w4 = worst["LCP 4 facets"] if falls else 0.0
     F.claim("\"Linearizing the friction cone induces a bias on the direction of friction forces. The MDP tends to "
             "push tangential forces toward the corners of the pyramid\"; more facets mitigate it.",
-            "largest bias with 4 facets (deg)", worst["LCP 4 facets"], falls and worst["LCP 4 facets"] > 10,
-            "%s: the largest bias is %.1f deg with 4 facets, %.1f with 8, %.1f with 16 and %.2f on the exact cone; "
-            "at 10 and 30 degrees from a facet the 4-facet friction is %.1f and %.1f deg off the slip." % (
-                "Reproduced" if falls else "Not reproduced", worst["LCP 4 facets"], worst["LCP 8 facets"],
-                worst["LCP 16 facets"], worst["NCP (exact cone)"], res[("LCP 4 facets", 10)],
-                res[("LCP 4 facets", 30)]), rel=0.05)
+            "largest bias with 4 facets (deg; 0 unless the bias falls 4 > 8 > 16 facets > exact cone)", w4,
+            J.judge(w4, J.QUAL, {"lo": 1.0}),
+            "The largest bias is %.1f deg with 4 facets, %.1f with 8, %.1f with 16 and %.2g on the exact cone; "
+            "at 10 and 30 degrees from a facet the 4-facet friction is %.1f and %.1f deg off the slip (a "
+            "friction at the pyramid's corner, 45 deg from the facets, would be 35 and 15 deg off)." % (
+                worst["LCP 4 facets"], worst["LCP 8 facets"], worst["LCP 16 facets"], worst["NCP (exact cone)"],
+                res[("LCP 4 facets", 10)], res[("LCP 4 facets", 30)]),
+            paper=J.QUAL, tol={"lo": 1.0},
+            reason="Fig. 6 is a sketch without numbers; the exact cone's bias is below 1e-6 deg (table), so a "
+                   "bias of 1 deg or more is the pyramid's and not the solver's",
+            why="the bias does not fall with the facet count or stays below 1 deg", rel=0.05)
     F.setup = ("scenarios/cube_slide_oblique.yaml (cube_slide launched off the y axis, which is a facet direction "
                "of csim's pyramids) for 20 ms, launch angle set with robots.0.v0, contact.facets 4/8/16 with "
                "LCP/Lemke, and NCP/PGS; the bias is averaged over the first 10 ms, before the path turns.")

@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 ANGLES = [0, 10, 30]
 CONFIGS = [("lcp", "lemke", 4, "LCP 4 facets"), ("lcp", "lemke", 8, "LCP 8 facets"),
@@ -62,13 +63,18 @@ def body(F):
             [[c[3], a, res[(c[3], a)][0], res[(c[3], a)][1]] for c in CONFIGS for a in ANGLES], rel=0.05, abs_=0.05)
     l10, l30 = res[("LCP 4 facets", 10)][0], res[("LCP 4 facets", 30)][0]
     n = max(abs(res[("NCP", a)][0]) for a in ANGLES)
+    turn = min(abs(l10), abs(l30)) if n < 0.5 else 0.0
     F.claim("\"The bias of friction forces (Fig. 6) introduces a tangential velocity along the x-axis, which "
             "deviates the cube from the expected straight-line trajectory\".",
-            "turn of the 4-facet LCP path launched 10 deg off a facet (deg)", l10,
-            min(abs(l10), abs(l30)) > 5 and n < 0.5,
-            "Reproduced off axis: the 4-facet LCP path turns %.1f deg (launch 10 deg) and %.1f deg (30 deg), the NCP "
+            "smaller turn of the 4-facet LCP path launched 10 or 30 deg off a facet (deg; 0 when the NCP path "
+            "turns 0.5 deg or more)", turn, J.judge(turn, J.QUAL, {"lo": 1.0}),
+            "Off axis the 4-facet LCP path turns %.1f deg (launch 10 deg) and %.1f deg (30 deg), the NCP "
             "path at most %.2f deg; launched along a facet (0 deg) the LCP path turns %.2f deg, which is why the "
-            "shipped cube_slide shows no drift." % (l10, l30, n, res[("LCP 4 facets", 0)][0]), rel=0.05)
+            "shipped cube_slide shows no drift." % (l10, l30, n, res[("LCP 4 facets", 0)][0]),
+            paper=J.QUAL, tol={"lo": 1.0},
+            reason="Fig. 9 shows the deviated path without a number; the exact-cone (NCP) path turns less than "
+                   "0.5 deg, so a turn of 1 deg or more is the pyramid's",
+            why="the LCP path does not turn by 1 deg more than the NCP one", rel=0.05)
     F.setup = ("scenarios/cube_slide_oblique.yaml (1 kg cube, 1 m/s, mu = 0.3, dt = 1 ms, 0.6 s), launch direction "
                "set with robots.0.v0 at 0, 10 and 30 degrees from the y axis; the paper launches along y with an "
                "unstated pyramid orientation, so csim's launch along a facet would show no drift at all.")
@@ -128,14 +134,14 @@ def engines(F):
               for e, v in pyr for a in ANGLES if a)
     same = all(np.sign(peers[(e, v, a)][0]) == np.sign(csim[a][0]) for e, v in pyr for a in ANGLES if a)
     bd = [peers[("bullet", "default", a)][0] for a in ANGLES if ("bullet", "default", a) in peers]
+    ok = same and dev <= 0.01
     F.claim("csim's lcp/pgs models the PGS/pyramid friction of Bullet and ODE (seed 000 Sec. II-C: \"the PGS "
-            "algorithm ... was widely adopted by modern physics engines, such as in Bullet [30], ..., ODE [29]\"); "
-            "no number in the paper: the real engines must drift the way csim's lcp/pgs does.",
+            "algorithm ... was widely adopted by modern physics engines, such as in Bullet [30], ..., ODE [29]\"): "
+            "the real engines must drift the way csim's lcp/pgs does.",
             "largest turn difference, real pyramid engines vs csim lcp/pgs, relative to the turn", dev,
-            same and dev < 0.01,
+            "qualitative" if ok else "not reproduced",
             "At 10 and 30 deg csim's lcp/pgs turns %.3f and %.3f deg; ODE (Dantzig) %s; Bullet with fixed "
-            "friction rows %s; largest relative difference %.2g (tolerance 1 %%: the engines solve the same "
-            "4-facet LCP, ODE exactly and Bullet with 10 unconverged sweeps, so only their stopping differs). "
+            "friction rows %s; largest relative difference %.2g. "
             "Bullet's default friction row follows the sliding velocity, so it turns at most %.2f deg: the drift "
             "is a property of fixed pyramid axes, not of Bullet as shipped." % (
                 csim[10][0], csim[30][0],
@@ -143,7 +149,12 @@ def engines(F):
                 if ("ode", "dantzig", 30) in peers else "not built",
                 " and ".join("%.3f" % peers[("bullet", "pyramid", a)][0] for a in (10, 30))
                 if ("bullet", "pyramid", 30) in peers else "not built",
-                dev, max(abs(t) for t in bd) if bd else float("nan")), rel=0.05, abs_=0.05)
+                dev, max(abs(t) for t in bd) if bd else float("nan")),
+            paper=J.QUAL, tol={"hi": 0.01},
+            reason="the engines solve the same 4-facet LCP, ODE exactly and Bullet with 10 unconverged sweeps, so "
+                   "only their stopping differs: 1 % of the turn",
+            why="a real engine turns the other way or more than 1 % differently from csim's lcp/pgs",
+            rel=0.05, abs_=0.05)
 
 
 def main():

@@ -5,6 +5,7 @@ cube_slide (1 kg cube, v0 = 1 m/s, mu = 0.3) for 3.5 s, dt in {1, 2, 5, 10, 100}
 dt = 0.1 ms reference, tolerance 1e-8; and the same table on Solo-12 standing under PD control
 (the paper's robot systems), 1 s, dt in {1, 2, 5, 10} ms. Usage: make fig-000-tab3.
 """
+import math
 import os
 import sys
 
@@ -16,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import fig000_selfcons as S  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 
 def body(F):
@@ -51,20 +53,43 @@ def body(F):
             "against dt = 0.1 ms (the paper prints no robot rows)." % S.SOLO_DURATION,
             ["solver", "dt (ms)", "paper", "csim", "csim / paper"], rows, rel=0.05, abs_=1e-9)
     rat = [errs[l][d] / S.PAPER3[l][d] for l in S.PAPER_LABELS for d in S.PAPER3[l]]
+    e10 = [errs[l][1e-2] for l in S.PAPER_LABELS]
+    spread = max(e10) / min(e10)
+    p10 = [S.PAPER3[l][1e-2] for l in S.PAPER_LABELS]
+    rn = [errs[l][d] / S.PAPER3[l][d] for l in ("RaiSim", "NCP/PGS") for d in S.PAPER3[l]]
+    # in part: the rigid models (RaiSim, NCP/PGS) alone within the tolerance of each other
+    rn_ok = J.within(max(e10[1:]) / min(e10[1:]), max(p10[1:]) / min(p10[1:]), {"abs": 0.07}) and not J.within(
+        spread, max(p10) / min(p10), {"abs": 0.07})
     F.claim("\"The sensitivities with respect to the time-step are similar for the various solvers\" "
-            "(Tab. III: 1.5-1.6e-3 at 1 ms, 1.6-1.7e-2 at 10 ms, 1.5-1.6e-1 at 100 ms).",
-            "largest / smallest error across CCP/PGS, RaiSim, NCP/PGS at dt = 10 ms",
-            max(errs[l][1e-2] for l in S.PAPER_LABELS) / min(errs[l][1e-2] for l in S.PAPER_LABELS),
-            max(errs[l][1e-2] for l in S.PAPER_LABELS) < 2 * min(errs[l][1e-2] for l in S.PAPER_LABELS),
-            "Reproduced: at %.1f s the three solvers' errors lie within a factor %.2f of each other at 10 ms, and "
-            "csim / paper ranges from %.2f to %.2f over the nine printed cells." % (
-                S.HORIZON, max(errs[l][1e-2] for l in S.PAPER_LABELS) / min(errs[l][1e-2] for l in S.PAPER_LABELS),
-                min(rat), max(rat)))
-    sl = S.loglog_slope(S.DTS[:4], [errs["NCP/PGS"][d] for d in S.DTS[:4]])
-    F.claim("The error grows about tenfold per tenfold dt (first order).",
-            "fitted log-log slope of NCP/PGS's error over dt = 1-10 ms", sl, 0.8 <= sl <= 1.2,
-            "Reproduced: the slope is %.2f on the cube and %.2f on Solo-12 (NCP/PGS)." % (
-                sl, S.loglog_slope(S.SOLO_DTS, [solo["NCP/PGS"][d] for d in S.SOLO_DTS])))
+            "(Tab. III at 10 ms: CCP/PGS 1.7e-2, RaiSim 1.6e-2, NCP/PGS 1.6e-2).",
+            "largest / smallest error across CCP/PGS, RaiSim, NCP/PGS at dt = 10 ms", spread,
+            J.judge(spread, max(p10) / min(p10), {"abs": 0.07}) if not rn_ok else "partly",
+            "At 10 ms csim's errors are CCP/PGS %.2g, RaiSim %.2g, NCP/PGS %.2g m s. The horizon (%.1f s; the paper "
+            "prints none) was chosen so that csim's levels meet the paper's: the absolute cells are fitted, not "
+            "reproduced, and over the nine printed cells csim / paper is %.2f to %.2f." % (
+                e10[0], e10[1], e10[2], S.HORIZON, min(rat), max(rat)),
+            paper=max(p10) / min(p10), tol={"abs": 0.07},
+            reason="the cells are printed to 2 significant digits, so the paper's 1.7/1.6 lies between 1.65/1.65 "
+                   "and 1.75/1.55: 1.00 to 1.13",
+            why="csim's RaiSim and NCP/PGS errors match each other (and, at the fitted horizon, the paper's cells "
+                "to %.2f-%.2f) but its CCP/PGS error is %.2f of theirs at 10 ms; the CCP cube hops while sliding "
+                "(000 Fig. 14 and 15), a different trajectory from the rigid models', and why its deviation from "
+                "its own 0.1 ms reference is smaller than the paper's CCP was not analysed" % (
+                    min(rn), max(rn), e10[0] / min(e10[1:])))
+    sl = math.log10(errs["NCP/PGS"][1e-2] / errs["NCP/PGS"][1e-3])
+    psl = math.log10(S.PAPER3["NCP/PGS"][1e-2] / S.PAPER3["NCP/PGS"][1e-3])
+    F.claim("The error grows about tenfold per tenfold dt (first order; Tab. III, NCP/PGS: 1.5e-3 at 1 ms, "
+            "1.6e-2 at 10 ms).",
+            "log10 of NCP/PGS's error at 10 ms over that at 1 ms (the slope over one decade)", sl,
+            J.judge(sl, psl, {"abs": 0.03}),
+            "The slope is %.2f on the cube (%.2f fitted over 1, 2, 5 and 10 ms) and %.2f on Solo-12 (NCP/PGS); "
+            "a ratio of errors at the same horizon does not depend on the horizon chosen." % (
+                sl, S.loglog_slope(S.DTS[:4], [errs["NCP/PGS"][d] for d in S.DTS[:4]]),
+                S.loglog_slope(S.SOLO_DTS, [solo["NCP/PGS"][d] for d in S.SOLO_DTS])),
+            paper=psl, tol={"abs": 0.03},
+            reason="the cells are printed to 2 significant digits: log10(1.6e-2 / 1.5e-3) = 1.03 is known to "
+                   "+-0.03",
+            why="csim's error does not grow as the paper's over the decade")
     F.setup = ("scenarios/cube_slide.yaml with integrator.duration = %.1f s: the paper does not print its horizon, "
                "and at %.1f s csim's errors meet the paper's at every dt (the shipped 0.6 s gives errors 7-9 times "
                "smaller, since the error keeps accumulating after the cube stops at 0.34 s). Tolerance 1e-8 "

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import fig000_selfcons as S  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 TOLS = [1e-2, 1e-4, 1e-6, 1e-8]
 
@@ -75,41 +76,42 @@ def body(F):
     F.claim("\"Trajectories generated via the RaiSim and CCP contact models are significantly modified when "
             "eps_abs is increased\"; NCP/PGS is the most robust (Tab. IV at 1e-2: NCP 5.3e-6, RaiSim 7.0e-4, "
             "CCP 4.8e-2).", "NCP/PGS error at tolerance 1e-2, force units (m s)", e2["NCP/PGS"],
-            best == "NCP/PGS",
-            "%s: in force units at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s (impulse units: "
-            "%.1e, %.1e, %.1e); %s. RaiSim stays at %.1e m s at 1e-2 also when it stops on its own fixed-point "
-            "change (solver.criterion model), so csim does not show the paper's uncontained RaiSim error at loose "
-            "tolerances; the next claim shows why (one warm sweep of RaiSim's per-contact solves, each bisected to a "
-            "tenth of the tolerance, already leaves eps_abs below the tolerance)." % (
-                "Reproduced" if best == "NCP/PGS" else "Partly reproduced (CCP is the least robust, as in the paper)",
+            J.judge(e2["NCP/PGS"], 5.3e-6, {"rel": 0.5}) if best == "NCP/PGS" else "not reproduced",
+            "In force units at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s (impulse units: "
+            "%.1e, %.1e, %.1e: the force-unit tolerance is dt = 1e-3 times the impulse one, 002 Sec. II); the most "
+            "robust is %s. RaiSim stays at %.1e m s at 1e-2 also when it stops on its own fixed-point change "
+            "(solver.criterion model)." % (
                 e2["CCP/PGS"], e2["RaiSim"], e2["NCP/PGS"], imp["CCP/PGS"][1e-2], imp["RaiSim"][1e-2],
-                imp["NCP/PGS"][1e-2], "NCP/PGS is the most robust" if best == "NCP/PGS" else
-                "the most robust is " + best, own["RaiSim"][1e-2]), rel=0.5)
+                imp["NCP/PGS"][1e-2], best, own["RaiSim"][1e-2]),
+            paper=5.3e-6, tol={"rel": 0.5},
+            reason="the paper does not print its horizon: at the 3.5 s that Tab. III's levels were fitted to, "
+                   "csim's cells are 0.50-1.03 of the paper's, so +-50 %; the ranking must be the paper's",
+            why="the ranking is %s: csim's most robust is %s and its NCP/PGS error is %.0f times the paper's. One "
+                "warm sweep of RaiSim's per-contact solves, each bisected to a tenth of the tolerance, already "
+                "leaves eps_abs below the tolerance (next claim), so a loose tolerance does not stop RaiSim early; "
+                "why csim's NCP/PGS drifts more than the paper's at 1e-2 was not analysed" % (
+                    "the paper's" if best == "NCP/PGS" else "not the paper's", best, e2["NCP/PGS"] / 5.3e-6),
+            rel=0.5)
     rel2 = {l: rel[l][1e-2] for l in S.PAPER_LABELS}
     rbest = min(rel2, key=rel2.get)
     rs = relruns["RaiSim"][1e-2]
     slide = rs.t < 0.3  # the cube slides until 0.34 s
     its, epsf = float(rs.iters[slide].mean()), float(np.median(rs.eps[slide])) / rs.dt
-    F.claim("The same ranking with the authors' own stopping rule (ContactBench solvers.hxx: every solver stops "
-            "when its absolute residual < th_stop_ or ||lambda_k - lambda_k-1|| / ||lambda_k-1|| < rel_th_stop_; "
-            "seed 002: RaiSim has only the relative one that matters): at 1e-2 NCP 5.3e-6, RaiSim 7.0e-4, "
-            "CCP 4.8e-2 (m s).", "RaiSim error at 1e-2 with ContactBench's rule (m s)", rel2["RaiSim"],
-            rbest == "NCP/PGS",
-            "%s: with solver.criterion relative at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s "
-            "(most robust: %s). The rule cannot make csim's RaiSim stop early: while the cube slides it takes "
-            "%.1f sweeps per step on average from the warm start, and its eps_abs after them is %.1e N (median), "
-            "already below the 1e-2 N tolerance, so neither the absolute nor the relative test ever decides "
-            "against a converged iterate. csim's RaiSim fixed point on this scene nearly satisfies the MDP (eps_abs "
-            "%.1e N against about 2.45 N normal force per corner), so the paper's uncontained RaiSim error is not a matter of "
-            "the stopping rule here." % (
-                "Reproduced" if rbest == "NCP/PGS" else "Not reproduced", rel2["CCP/PGS"], rel2["RaiSim"],
-                rel2["NCP/PGS"], rbest, its, epsf, epsf), rel=0.5)
-    F.claim("(002 Sec. II) The authors measure eps_abs on forces lambda / dt, so a tolerance in their units is "
-            "dt times tighter than the same number on csim's impulses.",
-            "NCP/PGS error at 1e-2: impulse units / force units", imp["NCP/PGS"][1e-2] / force["NCP/PGS"][1e-2],
-            imp["NCP/PGS"][1e-2] > force["NCP/PGS"][1e-2],
-            "Reproduced: the force-unit tolerance is dt = 1e-3 times the impulse one, and NCP/PGS's error at 1e-2 "
-            "falls from %.1e to %.1e m s." % (imp["NCP/PGS"][1e-2], force["NCP/PGS"][1e-2]), rel=0.5)
+    F.claim("With the authors' own stopping rule (ContactBench solvers.hxx: every solver stops when its absolute "
+            "residual < th_stop_ or ||lambda_k - lambda_k-1|| / ||lambda_k-1|| < rel_th_stop_; seed 002: RaiSim "
+            "has only the relative one that matters) RaiSim's error at 1e-2 is 7.0e-4 m s (Tab. IV).",
+            "RaiSim error at 1e-2 with ContactBench's rule (m s)", rel2["RaiSim"],
+            J.judge(rel2["RaiSim"], 7.0e-4, {"rel": 0.5}),
+            "With solver.criterion relative at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s "
+            "(most robust: %s)." % (rel2["CCP/PGS"], rel2["RaiSim"], rel2["NCP/PGS"], rbest),
+            paper=7.0e-4, tol={"rel": 0.5},
+            reason="as the previous claim: +-50 % for the unprinted horizon",
+            why="the rule cannot make csim's RaiSim stop early: while the cube slides it takes %.1f sweeps per "
+                "step on average from the warm start, and its eps_abs after them is %.1e N (median), already "
+                "below the 1e-2 N tolerance, so neither the absolute nor the relative test ever decides against a "
+                "converged iterate; csim's RaiSim fixed point on this scene nearly satisfies the MDP (eps_abs "
+                "%.1e N against about 2.45 N normal force per corner), so the paper's uncontained RaiSim error is "
+                "not a matter of the stopping rule here" % (its, epsf, epsf), rel=0.5)
     F.setup = ("scenarios/cube_slide.yaml for %.1f s (as Tab. III), dt = 1 ms, solver.criterion ncp (every solver "
                "stops on the NCP residual of 000 eq. 14), cap 2000 iterations, warm start, "
                "solver.tolerance_units: force (the solver stops at eps_abs <= tolerance x dt: primal and "

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figjson as J  # noqa: E402
 import fig001_common as C  # noqa: E402
 
 REPS = 3
@@ -94,27 +95,47 @@ def main():
                "tolerance": {"rel": 0.05, "abs": 1e-9}}]
     rt, rn, ri = (res[k]["step"].sum() for k in ("tamsi", "ie_none", "ie_tals"))
     sub_n, sub_t = (int((res[k]["sub"] > 1).sum()) for k in ("ie_none", "ie_tals"))
+    rtf, xi, xn = TSIM / rt, ri / rt, rn / rt
     claims = [
-        {"claim": "TAMSI is the fastest (Fig. 7); 5 s in 123 ms, 40x real time",
-         "measure": "csim TAMSI real-time rate (5 s / summed step time)", "timing": True,
-         "value": TSIM / rt, "reproduced": bool(rt < min(rn, ri)),
-         "sentence": "Reproduced: csim's TAMSI takes %.0f ms (%.0fx real time), the fastest of "
-                     "the runs." % (1e3 * rt, TSIM / rt)},
-        {"claim": "IE+FN with TALS is 25x slower than TAMSI",
-         "measure": "csim implicit_euler + TALS step time / TAMSI step time", "timing": True,
-         "value": ri / rt, "reproduced": bool(12.5 <= ri / rt <= 50),
-         "sentence": "%s: csim's implicit Euler with TALS is %.1fx slower than TAMSI (paper "
-                     "25x; reproduced means within a factor of 2, and single runs on this "
-                     "shared machine vary by about 30%%)."
-                     % ("Reproduced" if 12.5 <= ri / rt <= 50 else "Not reproduced", ri / rt)},
-        {"claim": "IE+FN without TALS is 55x slower than TAMSI; without TALS the integrator "
-                  "slows down since it takes smaller step sizes for convergence control "
-                  "(plateaus in Fig. 7)",
-         "measure": "csim implicit_euler without TALS step time / TAMSI step time", "timing": True,
-         "value": rn / rt, "reproduced": bool(rn > ri and sub_n > sub_t),
-         "sentence": "Reproduced in direction: without TALS csim's implicit Euler is %.1fx "
-                     "slower than TAMSI (%.1fx slower than with TALS) and retakes %d steps in "
-                     "substeps against %d with TALS." % (rn / rt, rn / ri, sub_n, sub_t)},
+        J.claim_record(
+            "TAMSI is the fastest (Fig. 7); 5 s in 123 ms, 40x real time",
+            "csim TAMSI real-time rate (5 s / summed step time)", rtf,
+            J.judge(rtf, 40, {"rel": 0.5}, noise=10) if rt < min(rn, ri) else "not reproduced",
+            "csim's TAMSI takes %.0f ms (%.0fx real time), %s of the runs." % (
+                1e3 * rt, rtf, "the fastest" if rt < min(rn, ri) else "not the fastest"),
+            paper=40, tol={"rel": 0.5},
+            reason="an absolute rate compares only on like CPUs: +-50 %; the noise band a factor 10 (37x real "
+                   "time on this loaded machine, 226x on the CI machine)",
+            why="an absolute wall time on another CPU (the paper's i7-6900K) and a loaded shared one: the band "
+                "of csim's rate covers the paper's 40x, so only the ordering (TAMSI fastest) is measured",
+            noise=10),
+        J.claim_record(
+            "IE+FN with TALS is 25x slower than TAMSI",
+            "csim implicit_euler + TALS step time / TAMSI step time", xi,
+            J.judge(xi, 25, {"rel": 0.5}, direction={"lo": 1.0}, noise=3),
+            "csim's implicit Euler with TALS is %.1fx slower than TAMSI." % xi,
+            paper=25, tol={"rel": 0.5},
+            reason="a ratio of two implementations' step costs (Drake's and csim's) on different CPUs: +-50 %; "
+                   "the noise band a factor 3: these ratios of separate runs' wall times moved by up to 2.1x "
+                   "between runs (without TALS 65x on the CI machine, 78x and 135x on this loaded one)",
+            why="the ratio's noise band reaches outside +-50 %% of the paper's 25x (csim %.1fx); a step's cost "
+                "ratio depends on each implementation's cost per Newton iteration as well as on the iterations "
+                "(table), and csim's implicit Euler is fixed-step with convergence-control substeps, not "
+                "Drake's error-controlled one" % xi,
+            noise=3),
+        J.claim_record(
+            "IE+FN without TALS is 55x slower than TAMSI; without TALS the integrator slows down since it takes "
+            "smaller step sizes for convergence control (plateaus in Fig. 7)",
+            "csim implicit_euler without TALS step time / TAMSI step time", xn,
+            J.judge(xn, 55, {"rel": 0.5}, direction={"lo": 1.0}, noise=3) if rn > ri and sub_n > sub_t
+            else "not reproduced",
+            "Without TALS csim's implicit Euler is %.1fx slower than TAMSI (%.1fx slower than with TALS) and "
+            "retakes %d steps in substeps against %d with TALS." % (xn, rn / ri, sub_n, sub_t),
+            paper=55, tol={"rel": 0.5},
+            reason="as the previous claim: +-50 %, the noise band a factor 3",
+            why="the ratio's noise band reaches outside +-50 %% of the paper's 55x (csim %.1fx), for the "
+                "reasons of the previous claim; the direction (slower without TALS, more substeps) holds" % xn,
+            noise=3),
     ]
     setup = ("scenarios/gripper_mug.yaml (a parallel-jaw gripper holds a 100 g mug with mu = 0.1 "
              "and 10 N per finger while shaken +-15 cm at 2 Hz, hunt_crossley k = 1e4 N/m, "

@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figjson as J  # noqa: E402
 import fig001_common as C  # noqa: E402
 
 SCN = os.path.join(C.ROOT, "scenarios", "allegro_mug.yaml")
@@ -128,47 +129,75 @@ def main():
     m = ff["/state/q"][:, MUG:MUG + 3]   # the mug's centre stays over the palm box, near its face
     kept = bool(((m[:, 0] > 0) & (m[:, 0] < 0.095) & (np.abs(m[:, 1]) < 0.0565) &
                  (m[:, 2] > 0.33) & (m[:, 2] < 0.40)).all())
+    it_ratio = float(c["ie"]["it"].mean() / c["ie_plain"]["it"].mean())
+    turn = float(full["rot"].max()) if kept else 0.0
+    rt = TFULL / tfull_step
     claims = [
-        {"claim": "TAMSI at h = 0.7 ms runs 7.8x faster than the fastest implicit-Euler setup",
-         "measure": "csim: wall time of the faster implicit_euler run / TAMSI's over the first "
-                    "%.1f s (timing)" % HORIZON,
-         "value": x_ie, "reproduced": bool(x_ie > 1.0), "timing": True,
-         "sentence": "%s: TAMSI is %.0fx faster than csim's faster implicit Euler (fixed step, "
-                     "full Newton, not the paper's error-controlled quasi-Newton one, so the "
-                     "factor is not comparable)." % ("Reproduced in direction" if x_ie > 1
-                                                    else "Not reproduced", x_ie)},
-        {"claim": "TALS does not improve implicit Euler here: as q changes, the tangent space "
-                  "reorients and TALS cannot control the transitions into stiction",
-         "measure": "mean Newton iterations, implicit_euler + TALS / without TALS",
-         "value": float(c["ie"]["it"].mean() / c["ie_plain"]["it"].mean()),
-         "reproduced": bool(c["ie"]["it"].mean() >= 0.8 * c["ie_plain"]["it"].mean()),
-         "sentence": "Implicit Euler with TALS takes %.1f Newton iterations per step on average "
-                     "(%d failed steps), without TALS %.1f (%d failed); TALS %s."
-                     % (c["ie"]["it"].mean(), (c["ie"]["conv"] == 0).sum(),
-                        c["ie_plain"]["it"].mean(), (c["ie_plain"]["conv"] == 0).sum(),
-                        "does not reduce them (as the paper)" if
-                        c["ie"]["it"].mean() >= 0.8 * c["ie_plain"]["it"].mean()
-                        else "reduces them (unlike the paper)")
-                     + (" It is %s in wall time." % ("faster" if ie_better else "slower"))},
-        {"claim": "TAMSI completes 15 s of simulated time in 7.0 s of wall-clock time "
-                  "(2.14x real time)",
-         "measure": "csim's real-time factor of TAMSI over 15 s (sum of step times; timing)",
-         "value": TFULL / tfull_step, "reproduced": bool(TFULL / tfull_step > 2.14),
-         "timing": True,
-         "sentence": "TAMSI runs 15 s in %.2f s of step time (%.0fx real time) with %d failed "
-                     "steps; the scene is smaller than the paper's (box fingers, a cylinder "
-                     "mug)." % (tfull_step, TFULL / tfull_step, (full["conv"] == 0).sum())},
-        {"claim": "the hand holds the mug while reorienting it (multiple simultaneous contacts "
-                  "secure the grasp)",
-         "measure": "largest mug-centre to palm-centre distance over 15 s with TAMSI [m]",
-         "value": float(full["dist"].max()), "reproduced": kept and full["rot"].max() > 30,
-         "sentence": ("The mug stays on the palm" if kept else "The mug leaves the palm") +
-                     " (at most %.1f mm from the palm box's centre) but the "
-                     "open-loop fingers turn it only %.1f deg (largest %.1f deg) and then leave "
-                     "it resting against the thumb's base: the stand-in does not reproduce a "
-                     "periodic reorientation; finger swings large enough to roll it threw it "
-                     "off the palm." % (1e3 * full["dist"].max(), full["rot"][-1],
-                                         full["rot"].max())},
+        J.claim_record(
+            "TAMSI at h = 0.7 ms runs 7.8x faster than the fastest implicit-Euler setup (the "
+            "error-controlled implicit Euler with quasi-Newton at a = 0.01 m/s)",
+            "csim: wall time of the faster fixed-step implicit_euler run / TAMSI's over the first "
+            "%.1f s (timing)" % HORIZON, x_ie,
+            J.judge(x_ie, 7.8, {"rel": 0.5}, direction={"lo": 1.0}, noise=3),
+            "TAMSI is %.0fx faster than csim's faster implicit Euler (%s)." % (
+                x_ie, "with TALS" if ie_better else "without TALS"),
+            paper=7.8, tol={"rel": 0.5},
+            reason="a ratio of two runs' wall times: +-50 %; the noise band a factor 3, as 001 "
+                   "Fig. 7's ratios, which moved by up to 2.1x between runs (here 1582x on one "
+                   "run, 2160x on the CI machine)",
+            why="not the paper's baseline: csim's implicit Euler is fixed-step with full Newton, the "
+                "paper's is error-controlled with quasi-Newton (a = 0.01 m/s, 001 Sec. VI-B), which "
+                "csim does not have (issue 24 item 3); a fixed step of 0.7 ms makes implicit Euler "
+                "fail and substep (table), so only the direction (TAMSI faster) is measured",
+            noise=3),
+        J.claim_record(
+            "TALS does not improve implicit Euler here: as q changes, the tangent space reorients "
+            "and TALS cannot control the transitions into stiction",
+            "mean Newton iterations, implicit_euler + TALS / without TALS", it_ratio,
+            J.judge(it_ratio, J.QUAL, {"lo": 1.0}),
+            "Implicit Euler with TALS takes %.1f Newton iterations per step on average (%d failed "
+            "steps), without TALS %.1f (%d failed)." % (
+                c["ie"]["it"].mean(), (c["ie"]["conv"] == 0).sum(), c["ie_plain"]["it"].mean(),
+                (c["ie_plain"]["conv"] == 0).sum()),
+            paper=J.QUAL, tol={"lo": 1.0},
+            reason="'does not improve' read strictly: with TALS at least as many Newton "
+                   "iterations as without (iteration counts are deterministic: no noise band)",
+            why="TALS cuts csim's mean iterations to %.2f of plain Newton's and the failed steps "
+                "from %d to %d. The paper's explanation needs the configuration to change while "
+                "contacts go into stiction; in csim's stand-in the mug turns by %.0f deg at most "
+                "over 15 s and then rests (grasp claim), so that motion is small here, but whether "
+                "it is the cause was not tested" % (
+                    it_ratio, (c["ie_plain"]["conv"] == 0).sum(), (c["ie"]["conv"] == 0).sum(),
+                    float(full["rot"].max()))),
+        J.claim_record(
+            "TAMSI completes 15 s of simulated time in 7.0 s of wall-clock time (2.14x real time)",
+            "csim's real-time factor of TAMSI over 15 s (sum of step times; timing)", rt,
+            J.judge(rt, 2.14, {"rel": 0.5}, direction={"lo": 1.0}, noise=10),
+            "TAMSI runs 15 s in %.2f s of step time (%.1fx real time) with %d failed steps." % (
+                tfull_step, rt, (full["conv"] == 0).sum()),
+            paper=2.14, tol={"rel": 0.5},
+            reason="an absolute wall time compares only on like hardware and scenes; +-50 % as "
+                   "the first claim; the noise band a factor 10 (4.7x real time on this loaded "
+                   "machine, 37.7x on the CI machine)",
+            why="a different CPU (the paper's i7-6900K) and a smaller scene (box fingers, a "
+                "cylinder mug instead of the paper's meshes): the factor is not comparable; "
+                "csim is faster than real time as the paper's TAMSI is",
+            noise=10),
+        J.claim_record(
+            "the hand holds the mug while reorienting it periodically (Fig. 9: multiple "
+            "simultaneous contacts secure the grasp)",
+            "largest mug rotation over 15 s with TAMSI while the mug stays on the palm (deg; 0 if "
+            "it leaves)", turn, J.judge(turn, J.QUAL, {"lo": 90.0}, direction={"lo": 1e-9}),
+            ("The mug stays on the palm" if kept else "The mug leaves the palm") +
+            " (at most %.1f mm from the palm box's centre); it turns by %.1f deg at most and ends "
+            "at %.1f deg." % (1e3 * full["dist"].max(), full["rot"].max(), full["rot"][-1]),
+            paper=J.QUAL, tol={"lo": 90.0},
+            reason="the paper gives no angle: a periodic reorientation is read as a turn of at "
+                   "least a quarter turn (90 deg), well above what a mug settling against the "
+                   "fingers turns",
+            why="the grasp holds but the open-loop finger sines (the paper's trajectories are not "
+                "published) turn the mug only once and leave it resting against the thumb's base; "
+                "finger swings large enough to roll it threw it off the palm"),
     ]
     setup = ("scenarios/allegro_mug.yaml: the Allegro right hand (../shared/data/robots/allegro, "
              "box and sphere collisions, fixed base, palm up), a 100 g cylinder mug (r = 4 cm, "

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import fig002_common as D  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 MU = 0.3
 
@@ -71,18 +72,26 @@ def body(F):
             ["run", "analytic distance", "distance", "drift", "max angle", "power ratio", "max energy gap",
              "max eps_abs"], rows, rel=0.1, abs_=1e-6)
     r1, d1 = res[(1, "raisim")], res[(1, "raisim_ds")]
+    eg = r1["de"] / max(d1["de"], 1e-300)
     F.claim("\"Because RaiSim's contact model violates the MDP, the dissipated energy decreases more slowly "
             "than expected\"; with de Saxce's corrective term \"the contact model recovers the expected "
-            "evolution\".", "RaiSim max energy gap / RaiSim+DS max energy gap (v0 = 1 m/s)",
-            r1["de"] / max(d1["de"], 1e-300), r1["de"] > 10 * d1["de"] and r1["pr"] < d1["pr"],
-            "Reproduced: RaiSim dissipates %.4f of the maximal power and its kinetic energy departs from the "
-            "analytic curve by up to %.1e J; RaiSim+DS dissipates %.4f and stays within %.1e J." % (
-                r1["pr"], r1["de"], d1["pr"], d1["de"]), rel=0.5)
+            "evolution\".", "RaiSim max energy gap / RaiSim+DS max energy gap (v0 = 1 m/s)", eg,
+            J.judge(eg, J.QUAL, {"lo": 10.0}) if r1["pr"] < d1["pr"] else "not reproduced",
+            "RaiSim dissipates %.4f of the maximal power and its kinetic energy departs from the analytic curve "
+            "by up to %.1e J; RaiSim+DS dissipates %.4f and stays within %.1e J." % (
+                r1["pr"], r1["de"], d1["pr"], d1["de"]),
+            paper=J.QUAL, tol={"lo": 10.0},
+            reason="002 Fig. 3 gives curves only; 'more slowly' against 'recovers' read as RaiSim's energy gap "
+                   "an order of magnitude above RaiSim+DS's, with less power dissipated",
+            why="RaiSim's energy gap is not ten times RaiSim+DS's, or it dissipates no less power", rel=0.5)
     F.claim("RaiSim's friction is not opposite to the slip (002 eq. 10); the correction makes it so.",
             "largest angle between -F_T and c_T, RaiSim, v0 = 1 m/s (deg)", r1["ang"],
-            r1["ang"] > 1 and d1["ang"] < 0.1,
-            "Reproduced: RaiSim's friction is up to %.1f deg off the slip, RaiSim+DS's %.2g deg." % (
-                r1["ang"], d1["ang"]), rel=0.2)
+            J.judge(r1["ang"], J.QUAL, {"lo": 1.0}) if d1["ang"] < 0.1 else "partly",
+            "RaiSim's friction is up to %.1f deg off the slip, RaiSim+DS's %.2g deg." % (r1["ang"], d1["ang"]),
+            paper=J.QUAL, tol={"lo": 1.0},
+            reason="the paper gives no angle; RaiSim+DS and NCP/PGS keep the friction within 0.1 deg of the slip "
+                   "(table), so 1 deg or more is RaiSim's, and RaiSim+DS must stay within 0.1 deg",
+            why="RaiSim's friction is within 1 deg of the slip, or RaiSim+DS's is not within 0.1 deg", rel=0.2)
     F.setup = ("scenarios/cube_slide.yaml (1 kg, 10 cm cube, mu = 0.3, dt = 1 ms, tolerance 1e-8, cap 2000 "
                "iterations), v0 = 1 m/s for 0.6 s and v0 = 3 m/s for 1.2 s (--set robots.0.v0, "
                "integrator.duration), models raisim and raisim_ds (solver bisection) and ncp (pgs). Power and "

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig000_common as C  # noqa: E402
 import fig002_common as D  # noqa: E402
 import figjson  # noqa: E402
+import figjson as J  # noqa: E402
 
 MU, RATE = 0.5, 10.0
 
@@ -69,20 +70,31 @@ def body(F):
     r, d = res["raisim"], res["raisim_ds"]
     F.claim("\"RaiSim exhibits some remaining internal forces while our de Saxce correction results in zero "
             "internal forces\".", "largest internal y-force while sliding, RaiSim (N)", r["fy"],
-            r["fy"] > 0.01 and d["fy"] < 1e-3,
-            "Reproduced: RaiSim keeps up to %.3f N across the drag while sliding, RaiSim+DS %.1e N." % (
-                r["fy"], d["fy"]), rel=0.3)
+            J.judge(r["fy"], J.QUAL, {"lo": 0.01}) if d["fy"] < 1e-3 else "partly",
+            "RaiSim keeps up to %.3f N across the drag while sliding, RaiSim+DS %.1e N." % (r["fy"], d["fy"]),
+            paper=J.QUAL, tol={"lo": 0.01},
+            reason="002 Fig. 4 gives curves only; 'zero' read as below 1e-3 N (NCP/PGS, converged to 1e-8, "
+                   "leaves 1e-4 N: table) and 'some remaining' as ten times that bound",
+            why="RaiSim keeps less than 0.01 N, or RaiSim+DS 1e-3 N or more", rel=0.3)
+    dv = r["v"] - res["ncp"]["v"]
     F.claim("\"The velocity simulated by RaiSim grows faster than what is obtained by our approach or a more "
-            "classical PGS algorithm\".", "RaiSim v_x(1 s) - NCP/PGS v_x(1 s) (m/s)", r["v"] - res["ncp"]["v"],
-            r["v"] > res["ncp"]["v"] and r["v"] > d["v"],
-            "Reproduced: %.3f m/s (RaiSim) against %.3f (RaiSim+DS) and %.3f (NCP/PGS); analytic %.3f." % (
-                r["v"], d["v"], res["ncp"]["v"], v_an), rel=0.3)
+            "classical PGS algorithm\".", "RaiSim v_x(1 s) - NCP/PGS v_x(1 s) (m/s)", dv,
+            J.judge(dv, J.QUAL, {"lo": 0.01}) if r["v"] - d["v"] > 0.01 else "partly",
+            "%.3f m/s (RaiSim) against %.3f (RaiSim+DS) and %.3f (NCP/PGS); analytic %.3f." % (
+                r["v"], d["v"], res["ncp"]["v"], v_an),
+            paper=J.QUAL, tol={"lo": 0.01},
+            reason="002 Fig. 4 gives curves only; RaiSim+DS and NCP/PGS agree on v_x(1 s) to 1e-3 m/s (table), "
+                   "so RaiSim faster by 0.01 m/s than both is RaiSim's",
+            why="RaiSim is not 0.01 m/s faster than both", rel=0.3)
+    er = r["eps_mean"] / max(d["eps_mean"], 1e-300)
     F.claim("\"A jump of the NCP criterion eps_abs when the cube is sliding, while the proposed correction keeps "
-            "this criterion at a relatively low level\".", "mean eps_abs while sliding, RaiSim / RaiSim+DS",
-            r["eps_mean"] / max(d["eps_mean"], 1e-300), r["eps_mean"] > 10 * d["eps_mean"],
-            "Reproduced: RaiSim's eps_abs while sliding averages %.1e, RaiSim+DS's %.1e; %d RaiSim steps end at "
-            "the iteration cap (NCP criterion), %d RaiSim+DS steps." % (r["eps_mean"], d["eps_mean"], r["cap"],
-                                                                       d["cap"]), rel=1.0)
+            "this criterion at a relatively low level\".", "mean eps_abs while sliding, RaiSim / RaiSim+DS", er,
+            J.judge(er, J.QUAL, {"lo": 10.0}),
+            "RaiSim's eps_abs while sliding averages %.1e, RaiSim+DS's %.1e; %d RaiSim steps end at the iteration "
+            "cap (NCP criterion), %d RaiSim+DS steps." % (r["eps_mean"], d["eps_mean"], r["cap"], d["cap"]),
+            paper=J.QUAL, tol={"lo": 10.0},
+            reason="002 Fig. 4 gives curves on a log axis only; 'a jump' read as an order of magnitude",
+            why="RaiSim's residual while sliding is not ten times RaiSim+DS's", rel=1.0)
     F.setup = ("scenarios/cube_push_ramp.yaml (1 kg, 10 cm cube, mu = 0.5, force 10 t N along x, dt = 1 ms, "
                "tolerance 1e-8 with solver.criterion ncp, cap 2000 iterations, 1 s), models raisim and "
                "raisim_ds (bisection) and ncp (pgs).")

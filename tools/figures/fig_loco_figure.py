@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig_loco as L  # noqa: E402
+import figjson as J  # noqa: E402
 
 FIXED_ITERS = 100   # 002-3: iterations per step for every solver
 
@@ -131,22 +132,30 @@ def claims17(M):
     eps_ncp = max(M[k]["eps_mean"] for k in ("NCP/PGS", "NCP/ADMM", "NCP/Staggered"))
     eps_relax = min(M[k]["eps_mean"] for k in ("CCP/PGS", "CCP/ADMM", "RaiSim"))
     return [
-        {"claim": "On flat, barely slippery ground (mu = 0.9) the choice of simulator hardly "
-                  "affects the base velocity (000 Sec. IV-D, Fig. 17 top right)",
-         "measure": "largest relative difference of the 3 s forward distance from NCP/PGS's, "
-                    "over all pairs", "value": spread, "reproduced": bool(spread < 0.25),
-         "sentence": "All nine pairs walk the open-loop trot forward; their distances differ from "
-                     "NCP/PGS's by at most %.0f%%%s." % (100 * spread,
-                     "" if spread < 0.25 else ", more than 'hardly' (the open loop has no "
-                     "controller to correct a slip)")},
-        {"claim": "The simulators do not equally respect the contact complementarity criterion "
-                  "(Fig. 17 bottom left)",
-         "measure": "smallest mean eps_abs among CCP/PGS, CCP/ADMM, RaiSim over the largest among "
-                    "the NCP solvers", "value": eps_relax / eps_ncp,
-         "reproduced": bool(eps_relax > 10 * eps_ncp),
-         "sentence": "The relaxed models' mean eps_abs is at least %.3g times the NCP solvers' even "
-                     "on sticking ground: the trot's foot touchdowns and lift-offs slide." %
-                     (eps_relax / eps_ncp)},
+        J.claim_record(
+            "On flat, barely slippery ground (mu = 0.9) the choice of simulator hardly affects the base "
+            "velocity (000 Sec. IV-D, Fig. 17 top right)",
+            "largest relative difference of the 3 s forward distance from NCP/PGS's, over all pairs", spread,
+            J.judge(spread, J.QUAL, {"hi": 0.05}, direction={"hi": 0.25}),
+            "All nine pairs walk the open-loop trot forward; their distances differ from NCP/PGS's by at most "
+            "%.1f%%." % (100 * spread),
+            paper=J.QUAL, tol={"hi": 0.05},
+            reason="the paper's velocity curves carry no number; 'hardly affects' is read, before measuring, as "
+                   "within 5 % of the distance walked (one twentieth), not the earlier 25 %",
+            why="the pairs stay within 25 %% but not 5 %% (%.1f %%); csim's trot is open loop, the paper's "
+                "MPC tracks a commanded velocity, so a pair's slip is not corrected here; whether a "
+                "controller brings the pairs within 5 %% is not tested (the closed-loop issue)" % (
+                    100 * spread)),
+        J.claim_record(
+            "The simulators do not equally respect the contact complementarity criterion (Fig. 17 bottom left)",
+            "smallest mean eps_abs among CCP/PGS, CCP/ADMM, RaiSim over the largest among the NCP solvers",
+            eps_relax / eps_ncp, J.judge(eps_relax / eps_ncp, J.QUAL, {"lo": 10.0}),
+            "The relaxed models' mean eps_abs is at least %.3g times the NCP solvers' even on sticking ground: "
+            "the trot's foot touchdowns and lift-offs slide." % (eps_relax / eps_ncp),
+            paper=J.QUAL, tol={"lo": 10.0},
+            reason="the paper's eps_abs curves are on a log axis without printed values; 'not equally' read as "
+                   "an order of magnitude",
+            why="the relaxed models' residual is not ten times the NCP solvers'"),
     ]
 
 
@@ -155,60 +164,88 @@ def claims18(M):
     eps_relax = min(M[k]["eps_mean"] for k in ("CCP/PGS", "CCP/ADMM", "RaiSim"))
     d_relax = max(abs(M[k]["dx"] - M["NCP/PGS"]["dx"]) for k in ("CCP/PGS", "CCP/ADMM", "RaiSim"))
     d_ncp = max(abs(M[k]["dx"] - M["NCP/PGS"]["dx"]) for k in ("NCP/ADMM", "NCP/Staggered"))
+    dr = d_relax / max(d_ncp, 1e-12)
+    it = M["RaiSim"]["it_mean"] / M["NCP/PGS"]["it_mean"]
     return [
-        {"claim": "On bumpy slippery ground (mu = 0.3) slipping contacts violate the complementarity "
-                  "criterion for the RaiSim and CCP models (000 Fig. 18 bottom left)",
-         "measure": "smallest mean eps_abs among CCP/PGS, CCP/ADMM, RaiSim over the largest among "
-                    "NCP/PGS, NCP/ADMM, NCP/Staggered", "value": eps_relax / eps_ncp,
-         "reproduced": bool(eps_relax > 10 * eps_ncp),
-         "sentence": "Reproduced: CCP and RaiSim leave eps_abs %.3g times above the NCP solvers' "
-                     "(which converge to 1e-6)." % (eps_relax / eps_ncp)},
-        {"claim": "The tracked base velocity quickly differs depending on the simulator (Fig. 18 "
-                  "top right); RaiSim and CCP deviate from NCP",
-         "measure": "largest |dx - dx(NCP/PGS)| over CCP/PGS, CCP/ADMM, RaiSim divided by the same "
-                    "over NCP/ADMM, NCP/Staggered", "value": d_relax / max(d_ncp, 1e-12),
-         "reproduced": bool(d_relax > 2 * d_ncp),
-         "sentence": "%s: the walked distances differ between simulators (%.3f to %.3f m), but "
-                     "the NCP solvers also disagree among themselves by up to %.3f m against %.3f m "
-                     "for CCP and RaiSim: without a controller the bumpy trot is chaotic, so the "
-                     "relaxed models' deviation does not stand out from solver-to-solver spread." %
-                     ("Reproduced" if d_relax > 2 * d_ncp else "Not reproduced",
-                      min(m["dx"] for m in M.values()), max(m["dx"] for m in M.values()), d_ncp,
-                      d_relax)},
-        {"claim": "The complexity of contacts increases solver effort, particularly for RaiSim "
-                  "(Fig. 18 bottom right)",
-         "measure": "RaiSim mean iterations per step over NCP/PGS's", "value":
-             M["RaiSim"]["it_mean"] / M["NCP/PGS"]["it_mean"],
-         "reproduced": bool(M["RaiSim"]["it_mean"] > 2 * M["NCP/PGS"]["it_mean"]),
-         "sentence": "RaiSim needs %.1f iterations per step against NCP/PGS's %.1f (it cannot meet "
-                     "the NCP criterion while sliding and runs to the cap)." %
-                     (M["RaiSim"]["it_mean"], M["NCP/PGS"]["it_mean"])},
+        J.claim_record(
+            "On bumpy slippery ground (mu = 0.3) slipping contacts violate the complementarity criterion for "
+            "the RaiSim and CCP models (000 Fig. 18 bottom left)",
+            "smallest mean eps_abs among CCP/PGS, CCP/ADMM, RaiSim over the largest among NCP/PGS, NCP/ADMM, "
+            "NCP/Staggered", eps_relax / eps_ncp, J.judge(eps_relax / eps_ncp, J.QUAL, {"lo": 10.0}),
+            "CCP and RaiSim leave eps_abs %.3g times above the NCP solvers' (which converge to 1e-6)." %
+            (eps_relax / eps_ncp),
+            paper=J.QUAL, tol={"lo": 10.0},
+            reason="the paper's eps_abs curves are on a log axis without printed values; a violation read as "
+                   "an order of magnitude above the NCP solvers'",
+            why="the relaxed models' residual is not ten times the NCP solvers'"),
+        J.claim_record(
+            "The tracked base velocity quickly differs depending on the simulator (Fig. 18 top right); RaiSim "
+            "and CCP deviate from NCP",
+            "largest |dx - dx(NCP/PGS)| over CCP/PGS, CCP/ADMM, RaiSim divided by the same over NCP/ADMM, "
+            "NCP/Staggered", dr, J.judge(dr, J.QUAL, {"lo": 2.0}),
+            "The walked distances differ between simulators (%.3f to %.3f m); the NCP solvers disagree among "
+            "themselves by up to %.3f m, CCP and RaiSim by %.3f m." % (
+                min(m["dx"] for m in M.values()), max(m["dx"] for m in M.values()), d_ncp, d_relax),
+            paper=J.QUAL, tol={"lo": 2.0},
+            reason="a deviation of the relaxed models counts when it stands out of the spread among solvers of "
+                   "the same model (NCP): at least twice it; the same rule as 002 Fig. 5's trajectories",
+            why="without a controller the bumpy trot is chaotic: the NCP solvers, which solve the same model, "
+                "already disagree by a comparable distance, so the relaxed models' deviation does not stand out "
+                "of solver-to-solver spread"),
+        J.claim_record(
+            "The complexity of contacts increases solver effort, particularly for RaiSim (Fig. 18 bottom right)",
+            "RaiSim mean iterations per step over NCP/PGS's", it, J.judge(it, J.QUAL, {"lo": 2.0}),
+            "RaiSim needs %.1f iterations per step against NCP/PGS's %.1f (it cannot meet the NCP criterion "
+            "while sliding and runs to the cap)." % (M["RaiSim"]["it_mean"], M["NCP/PGS"]["it_mean"]),
+            paper=J.QUAL, tol={"lo": 2.0},
+            reason="the paper's iteration bars carry no printed values; 'particularly for RaiSim' read as at least "
+                   "twice NCP/PGS's iterations (iteration counts are deterministic)",
+            why="RaiSim needs less than twice NCP/PGS's iterations"),
     ]
 
 
 def claims002(M):
-    r, ds = M["RaiSim"], M["RaiSim+DS"]
+    r, ds, ncp = M["RaiSim"], M["RaiSim+DS"], M["NCP/PGS"]
+    er = r["eps_mean"] / ds["eps_mean"]
+    d_mdp = abs(ds["dx"] - ncp["dx"])               # the two MDP models among themselves
+    d_r = min(abs(r["dx"] - ds["dx"]), abs(r["dx"] - ncp["dx"]))
+    dr = d_r / max(d_mdp, 1e-12)
+    tr = ds["solve_us"] / r["solve_us"]
     return [
-        {"claim": "With de Saxce's correction the contact complementarity error eps_abs is kept "
-                  "lower than with the original RaiSim solver (002 Fig. 5 left)",
-         "measure": "mean eps_abs RaiSim over RaiSim+DS at %d iterations per step" % FIXED_ITERS,
-         "value": r["eps_mean"] / ds["eps_mean"], "reproduced": bool(r["eps_mean"] > ds["eps_mean"]),
-         "sentence": "%s: RaiSim's mean eps_abs is %.3g, RaiSim+DS's %.3g (NCP/PGS %.3g), %.1f "
-                     "times lower." % ("Reproduced" if r["eps_mean"] > ds["eps_mean"] else
-                                       "Not reproduced", r["eps_mean"], ds["eps_mean"],
-                                       M["NCP/PGS"]["eps_mean"], r["eps_mean"] / ds["eps_mean"])},
-        {"claim": "The correction leads to very different trajectories (002 Fig. 5 center)",
-         "measure": "|dx(RaiSim) - dx(RaiSim+DS)| over 3 s (m)",
-         "value": abs(r["dx"] - ds["dx"]), "reproduced": bool(abs(r["dx"] - ds["dx"]) > 0.02),
-         "sentence": "The base walks %.3f m with RaiSim and %.3f m with RaiSim+DS (NCP/PGS: %.3f m)."
-                     % (r["dx"], ds["dx"], M["NCP/PGS"]["dx"])},
-        {"claim": "The additional computational burden of the correction remains limited (002 "
-                  "Fig. 5 right)",
-         "measure": "solve wall time per step RaiSim+DS over RaiSim (timing: this machine, "
-                    "reported, not compared)", "value": ds["solve_us"] / r["solve_us"],
-         "reproduced": bool(ds["solve_us"] < 2 * r["solve_us"]),
-         "sentence": "At the same iteration count a RaiSim+DS step costs %.2f times a RaiSim step."
-                     % (ds["solve_us"] / r["solve_us"]), "timing": True},
+        J.claim_record(
+            "With de Saxce's correction the contact complementarity error eps_abs is kept lower than with the "
+            "original RaiSim solver (002 Fig. 5 left)",
+            "mean eps_abs RaiSim over RaiSim+DS at %d iterations per step" % FIXED_ITERS, er,
+            J.judge(er, J.QUAL, {"lo": 1.0}),
+            "RaiSim's mean eps_abs is %.3g, RaiSim+DS's %.3g (NCP/PGS %.3g), %.1f times lower." % (
+                r["eps_mean"], ds["eps_mean"], ncp["eps_mean"], er),
+            paper=J.QUAL, tol={"lo": 1.0},
+            reason="002 Fig. 5 gives curves on a log axis only; at a fixed iteration count the runs are "
+                   "deterministic, so any ratio above 1 is 'lower'",
+            why="RaiSim+DS's residual is not lower than RaiSim's"),
+        J.claim_record(
+            "The correction leads to very different trajectories (002 Fig. 5 center)",
+            "|dx(RaiSim) - dx of the nearer MDP model (RaiSim+DS, NCP/PGS)| over |dx(RaiSim+DS) - dx(NCP/PGS)|",
+            dr, J.judge(dr, J.QUAL, {"lo": 2.0}, direction={"lo": 1.0}),
+            "The base walks %.3f m with RaiSim, %.3f m with RaiSim+DS and %.3f m with NCP/PGS." % (
+                r["dx"], ds["dx"], ncp["dx"]),
+            paper=J.QUAL, tol={"lo": 2.0},
+            reason="a trajectory difference counts when it stands out of the spread between two solvers of the "
+                   "same physics (here RaiSim+DS and NCP/PGS, both on the MDP): at least twice it, the rule "
+                   "000 Fig. 18 applies (the earlier 2 cm threshold ignored that spread)",
+            why="the two MDP models already differ by %.3f m over 3 s of the open-loop bumpy trot (chaotic, as "
+                "000 Fig. 18 shows), and RaiSim's nearer MDP model is %.3f m away, %.1f times that spread: "
+                "RaiSim differs, but not beyond the chaos the same physics shows" % (d_mdp, d_r, dr)),
+        J.claim_record(
+            "The additional computational burden of the correction remains limited (002 Fig. 5 right)",
+            "solve wall time per step RaiSim+DS over RaiSim", tr, J.judge(tr, J.QUAL, {"hi": 2.0}, noise=2),
+            "At the same iteration count a RaiSim+DS step costs %.2f times a RaiSim step." % tr,
+            paper=J.QUAL, tol={"hi": 2.0},
+            reason="002 Fig. 5 gives timing curves only; 'limited' read as less than twice RaiSim's time over the "
+                   "whole noise band; the noise band a factor 2 (0.93 to 1.63 in this page's history, 1.30 on "
+                   "the CI machine)",
+            why="the ratio's noise band straddles 2, so this run cannot decide it",
+            noise=2),
     ]
 
 
