@@ -186,8 +186,10 @@ static inline const int* solver_sweep_island(const solver_problem* p, int k, int
 // solver.name auto (auto.c): Gauss-Seidel converges linearly (000 Alg. 5), so every `stall`
 // sweeps the rate over the last window, and the mean rate since the island's first sweep, each
 // project the sweeps still needed to reach the tolerance; the island has stalled when the
-// residual did not fall over the window (rate >= 1, or NaN) or when both projections pass the
-// iteration cap (the window alone misjudges a slow stretch of a solve that then speeds up):
+// residual has not fallen since its first sweep, or when the mean rate's projection passes the
+// iteration cap and the window did not fall (rate >= 1, or NaN) or projects past it too (one
+// window alone misjudges a stretch of a solve that then speeds up: Gauss-Seidel's residual rises
+// for a few sweeps while contacts settle, and Talos handed islands PGS converges to ADMM):
 // the second solver then takes it, so no island ends at the cap while another solver of the
 // model converges. ref[0]: the residual a window ago, ref[1] the island's first (the caller sets
 // both to it); 0 always when s->stall is 0
@@ -195,9 +197,10 @@ static inline int solver_stalled(const solver* s, int it, double r, double ref[2
   if (!s->stall || it % s->stall) return 0;
   double rate = r / ref[0], mean = pow(r / ref[1], 1.0 / it);
   ref[0] = r;
-  if (!(rate < 1)) return 1;
+  if (!(mean < 1)) return 1;  // no progress since the island's first sweep
   double left = log(s->opt.tolerance / r), cap = (double)(s->opt.max_iterations - it);
-  return (double)s->stall * left / log(rate) > cap && left / log(mean) > cap;
+  int window = !(rate < 1) || (double)s->stall * left / log(rate) > cap;
+  return window && left / log(mean) > cap;
 }
 
 // island k of a per-contact family done at stopping residual r: kept for solver.name auto
