@@ -72,6 +72,9 @@ typedef struct {
   const char* const* log_names;
   long instant;                 // control instants done
   long nclamped;                // instants with a torque clamped to its effort limit
+  double solve_time;            // s, wall time of the last instant's step call (the
+                                // controller's own computation, not the sensing)
+  double solve_time_sum;        // s, summed over the instants done
   int nring;                    // delay line: torques of the last nring instants
   int ring_head;                // slot of the newest entry
   int ring_count;               // entries filled
