@@ -61,6 +61,8 @@ typedef struct {
   int stand;                     // gait 'stand': every leg in stance throughout
   int rough;                     // terrain: 1 = rough ground (qw_rough below), 0 = flat
   double descend;                // rough: m/s a late foot keeps descending at to find ground
+  double mpc_tol;                // the MPC solver's tolerance (model residual, scaled QP)
+  int mpc_maxit;                 // and its iteration cap
   // MPC work, sized for every leg in stance over the horizon
   solver* slv;
   solver_blocks* blk;
@@ -82,6 +84,8 @@ typedef struct {
   double plane[5];               // ground plane fitted to the touch points: z = plane[0] +
                                  // plane[1] (x - plane[3]) + plane[2] (y - plane[4]), world
   double hrel;                   // base height above that plane (rough), m
+  double yaw_ref;                // rough: the commanded heading (yaw_rate integrated, kept
+                                 // within 0.3 rad of the yaw), the MPC's yaw reference
   double liftoff[QW_LEGS][3];    // swing start
   double foothold[QW_LEGS][3];   // swing target (world)
   double mpc_s, mpc_eps;
@@ -141,7 +145,8 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
   w->k_fb = 0.03;
   w->alpha = 1e-5;
   w->descend = 0.3;
-  double hz = 16;
+  w->mpc_tol = 1e-6;
+  double hz = 16, maxit = 5000;
   if (qw_nums(in, "velocity", 3, -INFINITY, w->vcmd, msg) ||
       qw_nums(in, "gait_period", 1, 1e-3, &w->gait_period, msg) ||
       qw_nums(in, "step_height", 1, 0, &w->step_height, msg) ||
@@ -154,9 +159,12 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
       qw_nums(in, "k_feedback", 1, 0, &w->k_fb, msg) ||
       qw_nums(in, "weights", QW_NX, 0, w->Qw, msg) ||
       qw_nums(in, "force_weight", 1, 1e-12, &w->alpha, msg) ||
-      qw_nums(in, "descend", 1, 0, &w->descend, msg))
+      qw_nums(in, "descend", 1, 0, &w->descend, msg) ||
+      qw_nums(in, "mpc_tolerance", 1, 1e-300, &w->mpc_tol, msg) ||
+      qw_nums(in, "mpc_iterations", 1, 1, &maxit, msg))
     return CSIM_PLUGIN_ERROR;
   w->horizon = (int)hz;
+  w->mpc_maxit = (int)fmin(maxit, 1e6);
   const char* gait = qw_param(in, "gait");
   if (gait && strcmp(gait, "trot") && strcmp(gait, "stand")) {
     snprintf(msg, CSIM_PLUGIN_MSG, "param 'gait': expected trot or stand, got '%s'", gait);
@@ -293,8 +301,13 @@ static double qw_phase(const qw* w, int l, double t) {
   return p - floor(p);
 }
 
+// the MPC's heading: the sensed yaw on flat ground (as Léziart et al.), the commanded heading on
+// rough ground, where slipping feet turn the robot and a heading that follows the yaw lets it
+// wander off (a terrain seed turned it around in 10 s)
+static double qw_heading(const qw* w) { return w->rough ? w->yaw_ref : w->rpy[2]; }
+
 static void qw_cmd_world(const qw* w, double v[3]) {
-  double c = cos(w->rpy[2]), s = sin(w->rpy[2]);
+  double c = cos(qw_heading(w)), s = sin(qw_heading(w));
   v[0] = c * w->vcmd[0] - s * w->vcmd[1];
   v[1] = s * w->vcmd[0] + c * w->vcmd[1];
   v[2] = 0;
@@ -401,7 +414,7 @@ static void qw_xref(const qw* w, int k, double x[QW_NX]) {
   double vc[3];
   qw_cmd_world(w, vc);
   double t = k * w->mpc_dt;
-  double r[QW_NX] = {0, 0, w->rpy[2] + w->vcmd[2] * t, w->path[0] + vc[0] * t,
+  double r[QW_NX] = {0, 0, qw_heading(w) + w->vcmd[2] * t, w->path[0] + vc[0] * t,
                      w->path[1] + vc[1] * t, w->height, 0, 0, w->vcmd[2], vc[0], vc[1], 0};
   // rough ground: hrel above the feet's plane where the reference will be (the trunk is kept
   // level: on bumps the plane through four feet tilts with each step, not with the terrain)
@@ -654,6 +667,7 @@ static void qw_start(qw* w, const ctl_model* cm, const csim_sensors* s) {
   w->t0 = w->rough ? INFINITY : s->time;
   w->path[0] = w->com[0];
   w->path[1] = w->com[1];
+  w->yaw_ref = w->rpy[2];
   w->started = 1;
   w->since_mpc = 0;
 }
@@ -671,6 +685,10 @@ static void qw_path(qw* w) {
   double n = hypot(e[0], e[1]);
   if (n > lead)
     for (int i = 0; i < 2; i++) w->path[i] = w->com[i] + e[i] * lead / n;
+  if (w->rough) {
+    double ey = remainder(w->yaw_ref + w->vcmd[2] * w->cm_info->period - w->rpy[2], 2 * M_PI);
+    w->yaw_ref = w->rpy[2] + fmax(-0.3, fmin(0.3, ey));
+  }
 }
 
 static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
@@ -713,8 +731,8 @@ static void qw_release(void* state) {
 static int qw_alloc(qw* w, char msg[CSIM_PLUGIN_MSG]) {
   int mv = QW_LEGS * w->horizon, mc = 3 * mv;
   csim_error err;
-  solver_options so = {.model = CSIM_MODEL_CCP, .kind = CSIM_SOLVER_ADMM, .tolerance = 1e-6,
-                       .max_iterations = 5000, .over_relaxation = 1, .facets = 4, .rho = 1,
+  solver_options so = {.model = CSIM_MODEL_CCP, .kind = CSIM_SOLVER_ADMM, .tolerance = w->mpc_tol,
+                       .max_iterations = w->mpc_maxit, .over_relaxation = 1, .facets = 4, .rho = 1,
                        .rho_adaptive = 1, .criterion = SOLVER_STOP_MODEL};
   w->maxvar = mv;
   w->H = calloc((size_t)mc * mc, sizeof(double));
