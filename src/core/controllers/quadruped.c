@@ -306,10 +306,11 @@ static double qw_phase(const qw* w, int l, double t) {
 // wander off (a terrain seed turned it around in 10 s)
 static double qw_heading(const qw* w) { return w->rough ? w->yaw_ref : w->rpy[2]; }
 
+// the commanded velocity in world axes (zero while a rough-ground robot still stands up)
 static void qw_cmd_world(const qw* w, double v[3]) {
-  double c = cos(qw_heading(w)), s = sin(qw_heading(w));
-  v[0] = c * w->vcmd[0] - s * w->vcmd[1];
-  v[1] = s * w->vcmd[0] + c * w->vcmd[1];
+  double c = cos(qw_heading(w)), s = sin(qw_heading(w)), k = isinf(w->t0) ? 0 : 1;
+  v[0] = k * (c * w->vcmd[0] - s * w->vcmd[1]);
+  v[1] = k * (s * w->vcmd[0] + c * w->vcmd[1]);
   v[2] = 0;
 }
 
@@ -398,6 +399,7 @@ static int qw_vars(qw* w, double t, double ground, double* rpos) {
     for (int l = 0; l < QW_LEGS; l++) {
       double tj = t + j * w->mpc_dt, ph = qw_phase(w, l, tj);
       if (ph >= 0.5) continue;
+      if (w->rough && j == 0 && !w->landed[l]) continue;  // not touching yet: no force now
       // still in the stance it is in now: no touchdown between now and tj
       double since_td = ph * w->gait_period;
       if (w->stance[l] && since_td >= j * w->mpc_dt - 1e-12) sp_copy3(rpos + 3 * n, w->foot[l]);
