@@ -72,6 +72,7 @@ typedef struct {
   // run state
   int started, mpc_every, since_mpc;
   double t0;
+  double t_start, t_now;         // the first instant's time, this instant's
   double f_des[QW_LEGS][3];      // world ground reaction forces of the stance legs
   double path[2];                // the commanded path's point now (xy): the commanded velocity
                                  // integrated, kept within path_lead of the com (the MPC's
@@ -571,7 +572,7 @@ static void qw_swing_force(qw* w, int l, double ph, double ground, double F[3]) 
 
 // rough ground, leg l off its schedule: a foot that touched down early (in the last half of
 // its swing) is held where it is with a light push down (a tenth of its share of the weight);
-// a foot still in the air when its stance began (or before the first touch) reaches down to
+// a foot still in the air when its stance began (or while standing up) reaches down to
 // the base's height above the ground below the base, and then on at `descend` (up to 8 cm
 // more) until it touches: the step where the ground is lower than planned
 static void qw_rough_force(qw* w, int l, double ph, double F[3]) {
@@ -581,7 +582,8 @@ static void qw_rough_force(qw* w, int l, double ph, double F[3]) {
     F[2] -= push;
     return;
   }
-  double since = ph * w->gait_period, z = w->com[2] - w->hrel - fmin(w->descend * since, 0.08);
+  // standing up (before the gait starts) every foot's stance began at the first instant
+  double since = isinf(w->t0) ? w->t_now - w->t_start : ph * w->gait_period, z = w->com[2] - w->hrel - fmin(w->descend * since, 0.08);
   double p[3] = {w->foothold[l][0], w->foothold[l][1], z};
   double v[3] = {0, 0, w->vcom[2] - (w->descend * since < 0.08 ? w->descend : 0)};
   for (int i = 0; i < 3; i++)
@@ -667,6 +669,7 @@ static void qw_start(qw* w, const ctl_model* cm, const csim_sensors* s) {
   // rough ground: every leg stands until all four feet have touched (a robot put down on
   // bumps lands unevenly), then the gait starts after a settling of one gait period
   w->t0 = w->rough ? INFINITY : s->time;
+  w->t_start = s->time;
   w->path[0] = w->com[0];
   w->path[1] = w->com[1];
   w->yaw_ref = w->rpy[2];
@@ -698,6 +701,7 @@ static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
   qw* w = state;
   const ctl_model* cm = (const ctl_model*)((const char*)w->cm_info - offsetof(ctl_model, info));
   if (!w->started) qw_start(w, cm, s);
+  w->t_now = s->time;
   qw_state_in(w, cm, s);
   qw_feet(w, cm);
   if (w->rough) {
@@ -706,7 +710,8 @@ static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
     qw_plane(w);
     int all = 1;
     for (int l = 0; l < QW_LEGS; l++) all &= w->landed[l];
-    if (all && isinf(w->t0)) w->t0 = s->time + w->gait_period;
+    // (or after a second of standing, when a foot finds no ground within reach)
+    if ((all || s->time >= w->t_start + 1) && isinf(w->t0)) w->t0 = s->time + w->gait_period;
   }
   double ground = w->rough ? w->plane[0] : qw_ground(w, w->foothold[0][2]);
   qw_path(w);
