@@ -85,8 +85,7 @@ typedef struct {
   double plane[5];               // ground plane fitted to the touch points: z = plane[0] +
                                  // plane[1] (x - plane[3]) + plane[2] (y - plane[4]), world
   double hrel;                   // base height above that plane (rough), m
-  double yaw_ref;                // rough: the commanded heading (yaw_rate integrated, kept
-                                 // within 0.3 rad of the yaw), the MPC's yaw reference
+  double yaw_ref;                // rough: the commanded heading (yaw_rate integrated)
   double liftoff[QW_LEGS][3];    // swing start
   double foothold[QW_LEGS][3];   // swing target (world)
   double mpc_s, mpc_eps;
@@ -302,14 +301,19 @@ static double qw_phase(const qw* w, int l, double t) {
   return p - floor(p);
 }
 
-// the MPC's heading: the sensed yaw on flat ground (as Léziart et al.), the commanded heading on
-// rough ground, where slipping feet turn the robot and a heading that follows the yaw lets it
-// wander off (a terrain seed turned it around in 10 s)
-static double qw_heading(const qw* w) { return w->rough ? w->yaw_ref : w->rpy[2]; }
+// the MPC's heading: the sensed yaw on flat ground (as Léziart et al.); on rough ground, where
+// slipping feet turn the robot and a heading that follows the yaw lets it wander off (a terrain
+// seed turned it around in 10 s), the commanded heading, at most 0.3 rad from the yaw (a robot
+// turned around by a fall turns back at the MPC's pace)
+static double qw_heading(const qw* w) {
+  if (!w->rough) return w->rpy[2];
+  return w->rpy[2] + fmax(-0.3, fmin(0.3, remainder(w->yaw_ref - w->rpy[2], 2 * M_PI)));
+}
 
 // the commanded velocity in world axes (zero while a rough-ground robot still stands up)
 static void qw_cmd_world(const qw* w, double v[3]) {
-  double c = cos(qw_heading(w)), s = sin(qw_heading(w)), k = isinf(w->t0) ? 0 : 1;
+  double h = w->rough ? w->yaw_ref : w->rpy[2];  // travel along the commanded heading
+  double c = cos(h), s = sin(h), k = isinf(w->t0) ? 0 : 1;
   v[0] = k * (c * w->vcmd[0] - s * w->vcmd[1]);
   v[1] = k * (s * w->vcmd[0] + c * w->vcmd[1]);
   v[2] = 0;
@@ -690,10 +694,7 @@ static void qw_path(qw* w) {
   double n = hypot(e[0], e[1]);
   if (n > lead)
     for (int i = 0; i < 2; i++) w->path[i] = w->com[i] + e[i] * lead / n;
-  if (w->rough) {
-    double ey = remainder(w->yaw_ref + w->vcmd[2] * w->cm_info->period - w->rpy[2], 2 * M_PI);
-    w->yaw_ref = w->rpy[2] + fmax(-0.3, fmin(0.3, ey));
-  }
+  if (w->rough) w->yaw_ref += w->vcmd[2] * w->cm_info->period;
 }
 
 static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
