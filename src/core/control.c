@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/spatial.h"
 
@@ -118,6 +119,7 @@ static void ctl_clear(const ctl_model* cm, ctl_data* cd) {
   int nj = cm->info.njoint;
   cd->instant = 0;
   cd->nclamped = 0;
+  cd->solve_time = cd->solve_time_sum = 0;
   cd->ring_head = -1;
   cd->ring_count = 0;
   memset(cd->tau, 0, sizeof(double) * (size_t)nj);
@@ -262,15 +264,27 @@ static void sense(const sim_model* m, const sim_data* d, const ctl_model* cm, ct
 
 // ---- control instants ------------------------------------------------------------------------
 
-// call the controller; the torques checked, clamped and pushed into the delay line
+// monotonic wall clock (s): the controller's solve time (core/stage.h has one too, but
+// control.h is below it: stage.h includes state.h, which includes control.h)
+static double ctl_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// call the controller (timed: its solve time); the torques checked, clamped and pushed into the
+// delay line
 static csim_status ctl_instant(const ctl_model* cm, ctl_data* cd, long step, csim_error* err) {
   int nj = cm->info.njoint;
   int slot = (cd->ring_head + 1) % cd->nring;
   double* tau = cd->ring_tau + (size_t)slot * (size_t)nj;
   char msg[CSIM_PLUGIN_MSG] = "";
   memset(tau, 0, sizeof(double) * (size_t)nj);
-  if (cm->api->step(cd->state, &cd->sensors, tau, cd->log, msg) != CSIM_PLUGIN_OK)
-    return ctl_fail(cm, CSIM_ERR_RUN, "step failed", msg, err);
+  double t0 = ctl_clock();
+  int rc = cm->api->step(cd->state, &cd->sensors, tau, cd->log, msg);
+  cd->solve_time = ctl_clock() - t0;
+  cd->solve_time_sum += cd->solve_time;
+  if (rc != CSIM_PLUGIN_OK) return ctl_fail(cm, CSIM_ERR_RUN, "step failed", msg, err);
   int clamped = 0;
   for (int k = 0; k < nj; k++) {
     if (!isfinite(tau[k]))

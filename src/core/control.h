@@ -72,6 +72,9 @@ typedef struct {
   const char* const* log_names;
   long instant;                 // control instants done
   long nclamped;                // instants with a torque clamped to its effort limit
+  double solve_time;            // s, wall time of the last instant's step call (the
+                                // controller's own computation, not the sensing)
+  double solve_time_sum;        // s, summed over the instants done
   int nring;                    // delay line: torques of the last nring instants
   int ring_head;                // slot of the newest entry
   int ring_count;               // entries filled
@@ -131,7 +134,8 @@ const csim_plugin_api* ctl_builtin_pd(void);
 // the built-in quadruped walking controller (controllers/quadruped.c: gait, Raibert footholds,
 // convex MPC solved by csim's ccp/admm, Jacobian-transpose legs); params velocity "vx vy wz"
 // (base frame), gait_period, step_height, height, mpc_dt, horizon, mu, kp_swing, kd_swing,
-// k_feedback, weights (12), force_weight. A built-in may read its ctl_model (model, robot) from
+// k_feedback, weights (12), force_weight, mpc_tolerance, mpc_iterations, terrain flat|rough,
+// descend. A built-in may read its ctl_model (model, robot) from
 // the info it is given: &ctl_model.info
 const csim_plugin_api* ctl_builtin_quadruped_walk(void);
 

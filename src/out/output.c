@@ -31,8 +31,12 @@ static void control_sizes(const sim* S, int* nj, int* nlog) {
   }
 }
 
-// the columns attribute of /control/tau or /control/log: controller/name, comma separated
-static csim_status control_columns(out_run* o, const sim* S, int logs, csim_error* err) {
+// the columns attribute of /control/tau or /control/log (controller/name, comma separated) or
+// /timing/control (controller names)
+typedef enum { COLS_TAU, COLS_LOG, COLS_TIMING } ctl_cols;
+
+static csim_status control_columns(out_run* o, const sim* S, ctl_cols which, csim_error* err) {
+  static const char* const paths[] = {"/control/tau", "/control/log", "/timing/control"};
   size_t n = 1;
   for (int pass = 0; pass < 2; pass++) {
     char* buf = pass ? calloc(n, 1) : NULL;
@@ -40,11 +44,15 @@ static csim_status control_columns(out_run* o, const sim* S, int logs, csim_erro
     size_t k = 0;
     for (int i = 0; i < S->model.nctl; i++) {
       const ctl_model* cm = &S->model.ctl[i];
-      int m = logs ? S->data.ctl[i].nlog : cm->info.njoint;
+      int m = which == COLS_LOG ? S->data.ctl[i].nlog
+              : which == COLS_TAU ? cm->info.njoint : 1;
       for (int j = 0; j < m; j++) {
-        const char* name = logs ? S->data.ctl[i].log_names[j] : cm->info.joint_names[j];
+        const char* name = which == COLS_LOG ? S->data.ctl[i].log_names[j]
+                           : which == COLS_TAU ? cm->info.joint_names[j] : "";
         size_t len = strlen(cm->info.controller) + strlen(name) + 3;
-        if (pass) snprintf(buf + k, n - k, "%s%s/%s", k ? ", " : "", cm->info.controller, name);
+        if (pass)
+          snprintf(buf + k, n - k, "%s%s%s%s", k ? ", " : "", cm->info.controller,
+                   *name ? "/" : "", name);
         k += pass ? strlen(buf + k) : len;
       }
     }
@@ -52,8 +60,7 @@ static csim_status control_columns(out_run* o, const sim* S, int logs, csim_erro
       n = k + 1;
       continue;
     }
-    csim_status st = rec_attr_string(o->f, logs ? "/control/log" : "/control/tau", "columns",
-                                     buf, err);
+    csim_status st = rec_attr_string(o->f, paths[which], "columns", buf, err);
     free(buf);
     return st;
   }
@@ -65,7 +72,8 @@ static csim_status declare(out_run* o, const sim* S, csim_error* err) {
   int nhist = S->data.cmpl ? S->data.cmpl->nhist : 0, nctlj, nlog;
   control_sizes(S, &nctlj, &nlog);
   if (S->model.nctl) {
-    o->ctl_row = calloc((size_t)(nctlj > nlog ? nctlj : nlog) + 1, sizeof(double));
+    int n = nctlj > nlog ? nctlj : nlog;
+    o->ctl_row = calloc((size_t)(n > S->model.nctl ? n : S->model.nctl) + 1, sizeof(double));
     if (!o->ctl_row) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
   for (int k = 0; k < OUT_NDATASETS; k++) {
@@ -77,11 +85,12 @@ static csim_status declare(out_run* o, const sim* S, csim_error* err) {
     int n = kSets[k].ncols;
     size_t ncols = (size_t)(n == OUT_NQ ? S->model.m->nq : n == OUT_NV ? S->model.m->nv
                             : n == OUT_NHIST ? nhist : n == OUT_NCTLJ ? nctlj
-                            : n == OUT_NCTLLOG ? nlog : n);
+                            : n == OUT_NCTLLOG ? nlog : n == OUT_NCTL ? S->model.nctl : n);
     csim_status st = rec_add(o->f, kSets[k].path, kSets[k].type, ncols, kSets[k].units,
                              kSets[k].desc, &o->ds[k], err);
-    if (st == CSIM_OK && (k == OUT_CTL_TAU || k == OUT_CTL_LOG))
-      st = control_columns(o, S, k == OUT_CTL_LOG, err);
+    if (st == CSIM_OK && (k == OUT_CTL_TAU || k == OUT_CTL_LOG || k == OUT_T_CTL))
+      st = control_columns(o, S, k == OUT_CTL_LOG ? COLS_LOG : k == OUT_CTL_TAU ? COLS_TAU
+                                 : COLS_TIMING, err);
     if (st != CSIM_OK) return st;
   }
   return CSIM_OK;
@@ -206,6 +215,8 @@ static csim_status row_control(out_run* o, const sim* S, csim_error* err) {
     rec_dataset* ds = o->ds[logs ? OUT_CTL_LOG : OUT_CTL_TAU];
     if (ds) st = rec_append(ds, o->ctl_row, err);
   }
+  for (int i = 0; i < S->model.nctl; i++) o->ctl_row[i] = S->data.ctl[i].solve_time;
+  if (!st) st = rec_append(o->ds[OUT_T_CTL], o->ctl_row, err);
   return st;
 }
 

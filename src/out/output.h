@@ -27,6 +27,7 @@ typedef enum {
 #define OUT_NHIST (-3)  // output.newton_history
 #define OUT_NCTLJ (-4)  // the controllers' joints, summed
 #define OUT_NCTLLOG (-5)  // the controllers' log channels, summed
+#define OUT_NCTL (-6)   // the controllers
 
 // THE table of datasets: X(ID, path, type, columns (0: a scalar per row), units, when, description)
 #define OUT_DATASETS(X) \
@@ -85,6 +86,10 @@ typedef enum {
     "wall time of M, its factor, bias, actions") \
   X(T_SOLVE, "/timing/solve", REC_F64, 0, "s", OUT_ALL, \
     "wall time of the contact problem build and solve") \
+  X(T_CTL, "/timing/control", REC_F64, OUT_NCTL, "s", OUT_CONTROL, \
+    "wall time of each controller's own computation (its step call) at its last control " \
+      "instant, controllers in scenario order (attribute columns); under /timing, as it differs " \
+      "between runs") \
   X(C_COUNT, "/contacts/count", REC_I32, 0, "1", OUT_ALL, \
     "contacts at this step") \
   X(C_REDUCED, "/contacts/reduced", REC_I32, 0, "1", OUT_ALL, \

@@ -90,8 +90,10 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
             D->energy.flag_gain, D->energy.flag_step, D->energy.flag_time, cfg->energy_tolerance);
   // controllers: instants run, and those whose torques the effort limits clamped (control.h)
   for (int i = 0; i < M->nctl; i++) {
-    fprintf(f, "  controller %s (%s): %ld control instants\n", M->ctl[i].info.controller,
-            M->ctl[i].api->name, D->ctl[i].instant);
+    const ctl_data* cd = &D->ctl[i];
+    fprintf(f, "  controller %s (%s): %ld control instants, solve time mean %.3g us\n",
+            M->ctl[i].info.controller, M->ctl[i].api->name, cd->instant,
+            cd->instant ? 1e6 * cd->solve_time_sum / (double)cd->instant : 0.0);
     if (D->ctl[i].nclamped)
       fprintf(f, "  warning: controller %s: torques clamped to the effort limits at %ld instants\n",
               M->ctl[i].info.controller, D->ctl[i].nclamped);

@@ -49,6 +49,7 @@ typedef struct {
   double inertia[9];             // about the com, base axes, at the first instant
   int leg_jnt[QW_LEGS][3];       // controlled-joint indices of each leg, hip to knee
   int foot_body[QW_LEGS];
+  int foot_link[QW_LEGS];        // the foot's link among the sensed links (contact flags)
   double foot_local[QW_LEGS][3]; // foot point in its body frame
   double hip[QW_LEGS][3];        // the foot under the hip: base frame, at the first instant
   double offset[QW_LEGS];        // gait phase offset (trot: diagonal pairs)
@@ -58,6 +59,10 @@ typedef struct {
   double Qw[QW_NX];
   int horizon;
   int stand;                     // gait 'stand': every leg in stance throughout
+  int rough;                     // terrain: 1 = rough ground (qw_rough below), 0 = flat
+  double descend;                // rough: m/s a late foot keeps descending at to find ground
+  double mpc_tol;                // the MPC solver's tolerance (model residual, scaled QP)
+  int mpc_maxit;                 // and its iteration cap
   // MPC work, sized for every leg in stance over the horizon
   solver* slv;
   solver_blocks* blk;
@@ -67,11 +72,20 @@ typedef struct {
   // run state
   int started, mpc_every, since_mpc;
   double t0;
+  double t_start, t_now;         // the first instant's time, this instant's
   double f_des[QW_LEGS][3];      // world ground reaction forces of the stance legs
   double path[2];                // the commanded path's point now (xy): the commanded velocity
                                  // integrated, kept within path_lead of the com (the MPC's
                                  // position reference: it removes the steady velocity error)
   int stance[QW_LEGS];
+  // rough ground: contact sensed, touched down in this stance (or early, late in the swing),
+  // and the height where each foot last touched the ground
+  int contact[QW_LEGS], landed[QW_LEGS];
+  double touch[QW_LEGS][3];
+  double plane[5];               // ground plane fitted to the touch points: z = plane[0] +
+                                 // plane[1] (x - plane[3]) + plane[2] (y - plane[4]), world
+  double hrel;                   // base height above that plane (rough), m
+  double yaw_ref;                // rough: the commanded heading (yaw_rate integrated)
   double liftoff[QW_LEGS][3];    // swing start
   double foothold[QW_LEGS][3];   // swing target (world)
   double mpc_s, mpc_eps;
@@ -130,7 +144,9 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
   w->kd_stance = 0;
   w->k_fb = 0.03;
   w->alpha = 1e-5;
-  double hz = 16;
+  w->descend = 0.3;
+  w->mpc_tol = 1e-6;
+  double hz = 16, maxit = 5000;
   if (qw_nums(in, "velocity", 3, -INFINITY, w->vcmd, msg) ||
       qw_nums(in, "gait_period", 1, 1e-3, &w->gait_period, msg) ||
       qw_nums(in, "step_height", 1, 0, &w->step_height, msg) ||
@@ -142,15 +158,25 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
       qw_nums(in, "kd_stance", 1, 0, &w->kd_stance, msg) ||
       qw_nums(in, "k_feedback", 1, 0, &w->k_fb, msg) ||
       qw_nums(in, "weights", QW_NX, 0, w->Qw, msg) ||
-      qw_nums(in, "force_weight", 1, 1e-12, &w->alpha, msg))
+      qw_nums(in, "force_weight", 1, 1e-12, &w->alpha, msg) ||
+      qw_nums(in, "descend", 1, 0, &w->descend, msg) ||
+      qw_nums(in, "mpc_tolerance", 1, 1e-300, &w->mpc_tol, msg) ||
+      qw_nums(in, "mpc_iterations", 1, 1, &maxit, msg))
     return CSIM_PLUGIN_ERROR;
   w->horizon = (int)hz;
+  w->mpc_maxit = (int)fmin(maxit, 1e6);
   const char* gait = qw_param(in, "gait");
   if (gait && strcmp(gait, "trot") && strcmp(gait, "stand")) {
     snprintf(msg, CSIM_PLUGIN_MSG, "param 'gait': expected trot or stand, got '%s'", gait);
     return CSIM_PLUGIN_ERROR;
   }
   w->stand = gait && !strcmp(gait, "stand");
+  const char* terrain = qw_param(in, "terrain");
+  if (terrain && strcmp(terrain, "flat") && strcmp(terrain, "rough")) {
+    snprintf(msg, CSIM_PLUGIN_MSG, "param 'terrain': expected flat or rough, got '%s'", terrain);
+    return CSIM_PLUGIN_ERROR;
+  }
+  w->rough = terrain && !strcmp(terrain, "rough");
   if (w->horizon != hz || w->horizon > 200) {
     snprintf(msg, CSIM_PLUGIN_MSG, "param 'horizon': expected an integer in [1, 200], got %g", hz);
     return CSIM_PLUGIN_ERROR;
@@ -197,11 +223,13 @@ static int qw_legs(qw* w, const ctl_model* cm, char msg[CSIM_PLUGIN_MSG]) {
     int b = m->jnt_body[cm->jnt[w->leg_jnt[l][2]]];
     double best = -1;
     w->foot_body[l] = b;
+    w->foot_link[l] = -1;
     for (int k = 0; k < cm->info.nlink; k++) {
       int ln = cm->link[k];
       double r = sp_norm3(m->link_pos + 3 * ln);
       if (m->link_body[ln] == b && r > best) {
         best = r;
+        w->foot_link[l] = k;
         sp_copy3(w->foot_local[l], m->link_pos + 3 * ln);
       }
     }
@@ -268,16 +296,32 @@ static void qw_feet(qw* w, const ctl_model* cm) {
 
 // gait phase of leg l at time t in [0, 1): stance in [0, 1/2), swing in [1/2, 1)
 static double qw_phase(const qw* w, int l, double t) {
-  if (w->stand) return 0;
+  if (w->stand || t < w->t0) return 0;
   double p = (t - w->t0) / w->gait_period + w->offset[l];
   return p - floor(p);
 }
 
+// the MPC's heading: the sensed yaw on flat ground (as Léziart et al.); on rough ground, where
+// slipping feet turn the robot and a heading that follows the yaw lets it wander off (a terrain
+// seed turned it around in 10 s), the commanded heading, at most 0.3 rad from the yaw (a robot
+// turned around by a fall turns back at the MPC's pace)
+static double qw_heading(const qw* w) {
+  if (!w->rough) return w->rpy[2];
+  return w->rpy[2] + fmax(-0.3, fmin(0.3, remainder(w->yaw_ref - w->rpy[2], 2 * M_PI)));
+}
+
+// the commanded velocity in world axes (zero while a rough-ground robot still stands up)
 static void qw_cmd_world(const qw* w, double v[3]) {
-  double c = cos(w->rpy[2]), s = sin(w->rpy[2]);
-  v[0] = c * w->vcmd[0] - s * w->vcmd[1];
-  v[1] = s * w->vcmd[0] + c * w->vcmd[1];
+  double h = w->rough ? w->yaw_ref : w->rpy[2];  // travel along the commanded heading
+  double c = cos(h), s = sin(h), k = isinf(w->t0) ? 0 : 1;
+  v[0] = k * (c * w->vcmd[0] - s * w->vcmd[1]);
+  v[1] = k * (s * w->vcmd[0] + c * w->vcmd[1]);
   v[2] = 0;
+}
+
+// the fitted ground plane's height at p's xy (rough ground)
+static double qw_plane_z(const qw* w, const double p[3]) {
+  return w->plane[0] + w->plane[1] * (p[0] - w->plane[3]) + w->plane[2] * (p[1] - w->plane[4]);
 }
 
 // Raibert's foothold for leg l touching down `ttd` s from now: the hip carried there by the
@@ -291,7 +335,7 @@ static void qw_foothold(const qw* w, int l, double ttd, double ground, double p[
     double hw = i == 0 ? c * h[0] - s * h[1] : s * h[0] + c * h[1];
     p[i] = w->com[i] + hw + vc[i] * ttd + tst / 2 * w->vcom[i] + w->k_fb * (w->vcom[i] - vc[i]);
   }
-  p[2] = ground;
+  p[2] = w->rough ? qw_plane_z(w, p) : ground;
 }
 
 // the ground height the feet stand on: the mean of the stance feet (the first instant's when
@@ -316,8 +360,38 @@ static void qw_swing_ref(const qw* w, int l, double u, double tsw, double p[3], 
     p[i] = w->liftoff[l][i] + (w->foothold[l][i] - w->liftoff[l][i]) * s;
     v[i] = (w->foothold[l][i] - w->liftoff[l][i]) * ds;
   }
-  p[2] += w->step_height * b;
-  v[2] += w->step_height * db;
+  if (!w->rough) {
+    p[2] += w->step_height * b;
+    v[2] += w->step_height * db;
+    return;
+  }
+  // rough ground: up to step_height above the higher of lift-off and foothold by mid-swing,
+  // then down, so the foot clears a bump between them as high as the step (the apex of
+  // Léziart et al.'s swing is likewise a height above the ground, not above the chord)
+  double z0 = w->liftoff[l][2], z1 = w->foothold[l][2];
+  double apex = fmax(z0, z1) + w->step_height, x = u < 0.5 ? 2 * u : 2 * u - 1;
+  double a = u < 0.5 ? z0 : apex, e = u < 0.5 ? apex : z1;
+  p[2] = a + (e - a) * x * x * (3 - 2 * x);
+  v[2] = (e - a) * 6 * x * (1 - x) * 2 / tsw;
+}
+
+// rough ground: the plane z = z0 + a (x - xm) + b (y - ym) fitted to the feet's last touch
+// points (least squares; a small ridge keeps it defined when the feet are nearly in line)
+static void qw_plane(qw* w) {
+  double xm = 0, ym = 0, zm = 0, sxx = 1e-4, sxy = 0, syy = 1e-4, sxz = 0, syz = 0;
+  for (int l = 0; l < QW_LEGS; l++) {
+    xm += w->touch[l][0] / QW_LEGS;
+    ym += w->touch[l][1] / QW_LEGS;
+    zm += w->touch[l][2] / QW_LEGS;
+  }
+  for (int l = 0; l < QW_LEGS; l++) {
+    double x = w->touch[l][0] - xm, y = w->touch[l][1] - ym, z = w->touch[l][2] - zm;
+    sxx += x * x; sxy += x * y; syy += y * y; sxz += x * z; syz += y * z;
+  }
+  double det = sxx * syy - sxy * sxy;
+  double a = (syy * sxz - sxy * syz) / det, b = (sxx * syz - sxy * sxz) / det;
+  double r[5] = {zm, fmax(-0.5, fmin(0.5, a)), fmax(-0.5, fmin(0.5, b)), xm, ym};
+  memcpy(w->plane, r, sizeof r);
 }
 
 // ---- the MPC -------------------------------------------------------------------------------------
@@ -330,6 +404,7 @@ static int qw_vars(qw* w, double t, double ground, double* rpos) {
     for (int l = 0; l < QW_LEGS; l++) {
       double tj = t + j * w->mpc_dt, ph = qw_phase(w, l, tj);
       if (ph >= 0.5) continue;
+      if (w->rough && j == 0 && !w->landed[l]) continue;  // not touching yet: no force now
       // still in the stance it is in now: no touchdown between now and tj
       double since_td = ph * w->gait_period;
       if (w->stance[l] && since_td >= j * w->mpc_dt - 1e-12) sp_copy3(rpos + 3 * n, w->foot[l]);
@@ -346,8 +421,11 @@ static void qw_xref(const qw* w, int k, double x[QW_NX]) {
   double vc[3];
   qw_cmd_world(w, vc);
   double t = k * w->mpc_dt;
-  double r[QW_NX] = {0, 0, w->rpy[2] + w->vcmd[2] * t, w->path[0] + vc[0] * t,
+  double r[QW_NX] = {0, 0, qw_heading(w) + w->vcmd[2] * t, w->path[0] + vc[0] * t,
                      w->path[1] + vc[1] * t, w->height, 0, 0, w->vcmd[2], vc[0], vc[1], 0};
+  // rough ground: hrel above the feet's plane where the reference will be (the trunk is kept
+  // level: on bumps the plane through four feet tilts with each step, not with the terrain)
+  if (w->rough) r[5] = qw_plane_z(w, r + 3) + w->hrel;
   memcpy(x, r, sizeof r);
 }
 
@@ -487,25 +565,59 @@ static int qw_mpc(qw* w, double t, double ground, char msg[CSIM_PLUGIN_MSG]) {
 
 // ---- torques -------------------------------------------------------------------------------------
 
+// swing: a Cartesian PD on the swing path toward the foothold, updated as the leg swings
+static void qw_swing_force(qw* w, int l, double ph, double ground, double F[3]) {
+  double p[3], v[3];
+  qw_foothold(w, l, (1 - ph) * w->gait_period, ground, w->foothold[l]);
+  qw_swing_ref(w, l, (ph - 0.5) * 2, w->gait_period / 2, p, v);
+  for (int i = 0; i < 3; i++)
+    F[i] = w->kp_swing * (p[i] - w->foot[l][i]) + w->kd_swing * (v[i] - w->vfoot[l][i]);
+}
+
+// rough ground, leg l off its schedule: a foot that touched down early (in the last half of
+// its swing) is held where it is with a light push down (a tenth of its share of the weight);
+// a foot still in the air when its stance began (or while standing up) reaches down to
+// the base's height above the ground below the base, and then on at `descend` (up to 8 cm
+// more) until it touches: the step where the ground is lower than planned
+static void qw_rough_force(qw* w, int l, double ph, double F[3]) {
+  if (ph >= 0.5) {
+    double push = 0.1 * w->mass * 9.81 / 2;
+    for (int i = 0; i < 3; i++) F[i] = -w->kd_swing * w->vfoot[l][i];
+    F[2] -= push;
+    return;
+  }
+  // standing up (before the gait starts) every foot's stance began at the first instant
+  double since = isinf(w->t0) ? w->t_now - w->t_start : ph * w->gait_period, z = w->com[2] - w->hrel - fmin(w->descend * since, 0.08);
+  double p[3] = {w->foothold[l][0], w->foothold[l][1], z};
+  double v[3] = {0, 0, w->vcom[2] - (w->descend * since < 0.08 ? w->descend : 0)};
+  for (int i = 0; i < 3; i++)
+    F[i] = w->kp_swing * (p[i] - w->foot[l][i]) + w->kd_swing * (v[i] - w->vfoot[l][i]);
+}
+
 // stance legs: tau = -J' f (the foot pushes the ground with -f); swing legs: a Cartesian PD on
-// the swing path; lift-off and foothold are updated as legs change phase
+// the swing path; lift-off and foothold are updated as legs change phase. On rough ground a
+// leg's stance starts when its foot's contact flag says so (qw_rough_force until then)
 static void qw_torques(qw* w, double t, double ground, double* tau) {
-  double tsw = w->gait_period / 2;
   for (int l = 0; l < QW_LEGS; l++) {
     double ph = qw_phase(w, l, t), F[3];
     int stance = ph < 0.5;
-    if (!stance && w->stance[l]) sp_copy3(w->liftoff[l], w->foot[l]);  // lifts off now
+    if (!stance && w->stance[l]) {  // lifts off now
+      sp_copy3(w->liftoff[l], w->foot[l]);
+      w->landed[l] = 0;
+    }
     w->stance[l] = stance;
-    if (stance) {
+    if (w->rough && w->contact[l] && (stance || ph >= 0.75)) {
+      w->landed[l] = 1;
+      sp_copy3(w->touch[l], w->foot[l]);
+    }
+    if (stance && (!w->rough || w->landed[l])) {
       // the MPC's force, and damping of the foot's velocity: a stance foot should not move,
       // and the single-body model has no term for the legs' own dynamics
       for (int i = 0; i < 3; i++) F[i] = -w->f_des[l][i] - w->kd_stance * w->vfoot[l][i];
+    } else if (!w->rough || (!stance && !w->landed[l])) {
+      qw_swing_force(w, l, ph, ground, F);
     } else {
-      double p[3], v[3];
-      qw_foothold(w, l, (1 - ph) * w->gait_period, ground, w->foothold[l]);
-      qw_swing_ref(w, l, (ph - 0.5) * 2, tsw, p, v);
-      for (int i = 0; i < 3; i++)
-        F[i] = w->kp_swing * (p[i] - w->foot[l][i]) + w->kd_swing * (v[i] - w->vfoot[l][i]);
+      qw_rough_force(w, l, ph, F);
     }
     for (int c = 0; c < 3; c++)
       tau[w->leg_jnt[l][c]] =
@@ -546,15 +658,25 @@ static void qw_start(qw* w, const ctl_model* cm, const csim_sensors* s) {
     w->hip[l][1] = -sn * r[0] + c * r[1];
     w->hip[l][2] = 0;
     w->stance[l] = 1;
+    w->landed[l] = 0;
+    sp_copy3(w->touch[l], w->foot[l]);
     sp_copy3(w->liftoff[l], w->foot[l]);
     sp_copy3(w->foothold[l], w->foot[l]);
   }
   for (int l = 0; l < QW_LEGS; l++)
     w->offset[l] = (w->hip[l][0] > 0) == (w->hip[l][1] > 0) ? 0 : 0.5;
+  // rough ground: the base height is kept above the feet's plane (by `height` when given, else
+  // by the first instant's height above the feet)
+  qw_plane(w);
+  w->hrel = w->height > 0 ? w->height : w->com[2] - w->plane[0];
   if (w->height == 0) w->height = w->com[2];
-  w->t0 = s->time;
+  // rough ground: every leg stands until all four feet have touched (a robot put down on
+  // bumps lands unevenly), then the gait starts after a settling of one gait period
+  w->t0 = w->rough ? INFINITY : s->time;
+  w->t_start = s->time;
   w->path[0] = w->com[0];
   w->path[1] = w->com[1];
+  w->yaw_ref = w->rpy[2];
   w->started = 1;
   w->since_mpc = 0;
 }
@@ -572,6 +694,7 @@ static void qw_path(qw* w) {
   double n = hypot(e[0], e[1]);
   if (n > lead)
     for (int i = 0; i < 2; i++) w->path[i] = w->com[i] + e[i] * lead / n;
+  if (w->rough) w->yaw_ref += w->vcmd[2] * w->cm_info->period;
 }
 
 static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
@@ -579,9 +702,19 @@ static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
   qw* w = state;
   const ctl_model* cm = (const ctl_model*)((const char*)w->cm_info - offsetof(ctl_model, info));
   if (!w->started) qw_start(w, cm, s);
+  w->t_now = s->time;
   qw_state_in(w, cm, s);
   qw_feet(w, cm);
-  double ground = qw_ground(w, w->foothold[0][2]);
+  if (w->rough) {
+    for (int l = 0; l < QW_LEGS; l++)
+      w->contact[l] = s->link_contact && w->foot_link[l] >= 0 && s->link_contact[w->foot_link[l]];
+    qw_plane(w);
+    int all = 1;
+    for (int l = 0; l < QW_LEGS; l++) all &= w->landed[l];
+    // (or after a second of standing, when a foot finds no ground within reach)
+    if ((all || s->time >= w->t_start + 1) && isinf(w->t0)) w->t0 = s->time + w->gait_period;
+  }
+  double ground = w->rough ? w->plane[0] : qw_ground(w, w->foothold[0][2]);
   qw_path(w);
   if (w->since_mpc == 0 && qw_mpc(w, s->time, ground, msg) != CSIM_PLUGIN_OK)
     return CSIM_PLUGIN_ERROR;
@@ -606,8 +739,8 @@ static void qw_release(void* state) {
 static int qw_alloc(qw* w, char msg[CSIM_PLUGIN_MSG]) {
   int mv = QW_LEGS * w->horizon, mc = 3 * mv;
   csim_error err;
-  solver_options so = {.model = CSIM_MODEL_CCP, .kind = CSIM_SOLVER_ADMM, .tolerance = 1e-6,
-                       .max_iterations = 5000, .over_relaxation = 1, .facets = 4, .rho = 1,
+  solver_options so = {.model = CSIM_MODEL_CCP, .kind = CSIM_SOLVER_ADMM, .tolerance = w->mpc_tol,
+                       .max_iterations = w->mpc_maxit, .over_relaxation = 1, .facets = 4, .rho = 1,
                        .rho_adaptive = 1, .criterion = SOLVER_STOP_MODEL};
   w->maxvar = mv;
   w->H = calloc((size_t)mc * mc, sizeof(double));
