@@ -21,6 +21,7 @@ import numpy as np
 
 # the repository root, csim, the figure folder and every model/solver pair with its plot label
 from fig000_common import CSIM, FIGDIR, PAIRS, ROOT  # noqa: E402,F401
+import fig000_common as C  # noqa: E402
 
 
 def start(fid):
@@ -37,6 +38,7 @@ def start(fid):
 def run(scenario, out, sets):
     """csim run scenarios/SCENARIO.yaml --set k=v ... --out OUT --quiet; exits on failure."""
     cmd = [CSIM, "run", os.path.join(ROOT, "scenarios", scenario + ".yaml"), "--quiet", "--out", out]
+    sets = C.with_criterion(sets)  # the papers' NCP criterion (fig000_common.PAPER_CRITERION)
     for k, v in sets:
         cmd += ["--set", "%s=%s" % (k, v)]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
