@@ -9,6 +9,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+// CSIM_TEST_ASAN: defined when the test is built under AddressSanitizer (SANITIZE=1), for the
+// checks a sanitized process cannot make (its own malloc) or that take too long there
+#if defined(__SANITIZE_ADDRESS__)
+#define CSIM_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CSIM_TEST_ASAN 1
+#endif
+#endif
+
 // Check's ck_assert_msg (behind every ck_assert_*) reports each PASSING assertion's file:line to
 // the runner with a write(2) (_mark_point), so an assertion inside a loop over a matrix costs a
 // system call per entry: 3.5 million in test_fclib, 20 of its 26 s (plain build; 200 s under

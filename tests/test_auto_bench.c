@@ -12,16 +12,9 @@
 
 #include "support.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define AUTO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define AUTO_TEST_ASAN 1
-#endif
-#endif
 
 START_TEST(auto_within_ten_percent_of_the_cheaper) {
-#ifdef AUTO_TEST_ASAN
+#ifdef CSIM_TEST_ASAN
   printf("test_auto_bench: skipped under the sanitizers (the plain pass runs it)\n");
   return;
 #endif

@@ -27,15 +27,8 @@
 // wrappers around glibc's own entry points (__libc_malloc...; free stays glibc's, which owns the
 // blocks). Under AddressSanitizer the sanitizer owns malloc: the wrappers are left out and that
 // one check is skipped.
-#if defined(__SANITIZE_ADDRESS__)
-#define CMPL_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CMPL_TEST_ASAN 1
-#endif
-#endif
 
-#ifndef CMPL_TEST_ASAN
+#ifndef CSIM_TEST_ASAN
 extern void* __libc_malloc(size_t n);
 extern void* __libc_calloc(size_t a, size_t b);
 extern void* __libc_realloc(void* p, size_t n);
@@ -604,7 +597,7 @@ END_TEST
 
 // sim_step allocates nothing with any integrator, with the stateful bristle law, once running
 START_TEST(step_does_not_allocate) {
-#ifdef CMPL_TEST_ASAN
+#ifdef CSIM_TEST_ASAN
   fprintf(stderr, "step_does_not_allocate: skipped under AddressSanitizer (it owns malloc)\n");
 #else
   const char* schemes[] = {"integrator.scheme=semi_implicit", "integrator.scheme=tamsi",

@@ -625,15 +625,8 @@ END_TEST
 // message counts them, docs/controllers.md states it)
 // Plain build only: 100 s of walking under ASan+UBSan would take about an hour of CI (the
 // sanitizers run the 2.5 s case, solo12_bumpy_short, in make test)
-#if defined(__SANITIZE_ADDRESS__)
-#define CTL_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CTL_TEST_ASAN 1
-#endif
-#endif
 START_TEST(solo12_bumpy_seeds) {
-#ifdef CTL_TEST_ASAN
+#ifdef CSIM_TEST_ASAN
   printf("solo12_bumpy_seeds: skipped under the sanitizers (the plain pass checks the 10 seeds)\n");
   return;
 #endif

@@ -34,15 +34,8 @@
 // allocation anywhere in the process is counted, including a malloc immediately freed again
 // (which mallinfo2 before/after would not see). Under AddressSanitizer the sanitizer owns
 // malloc, so the replacement is left out and that one check is skipped with a note.
-#if defined(__SANITIZE_ADDRESS__)
-#define SIM_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SIM_TEST_ASAN 1
-#endif
-#endif
 
-#ifndef SIM_TEST_ASAN
+#ifndef CSIM_TEST_ASAN
 #include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
@@ -600,7 +593,7 @@ END_TEST
 
 // sim_step allocates nothing: 1000 steps with impacts, contacts and an action
 START_TEST(step_does_not_allocate) {
-#ifdef SIM_TEST_ASAN
+#ifdef CSIM_TEST_ASAN
   fprintf(stderr, "test_sim: step_does_not_allocate skipped under AddressSanitizer (it owns malloc)\n");
 #else
   fixture f = fixture_text(kTumble, "test_sim.yaml", NULL, 0);
@@ -634,7 +627,7 @@ END_TEST
 // own contact_data too) and data_create really ask the allocator for, byte for byte, at several
 // sizes
 START_TEST(buffer_bytes_are_what_is_allocated) {
-#ifdef SIM_TEST_ASAN
+#ifdef CSIM_TEST_ASAN
   fprintf(stderr, "test_sim: buffer_bytes_are_what_is_allocated skipped under AddressSanitizer\n");
 #else
   fixture f = fixture_text(kTumble, "test_sim.yaml", NULL, 0);
