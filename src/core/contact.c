@@ -162,8 +162,7 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
   int* chain = c->chain + (size_t)i * mc;
   double* J = c->J + (size_t)i * 3 * mc;
   double *J0 = J, *J1 = J + mc, *J2 = J + 2 * mc;
-  int n = 0;
-  memset(J, 0, sizeof(double) * 3 * (size_t)mc);
+  int n = 0;  // the merge writes each entry it keeps: no entry past nchain is read (no memset)
   for (int side = 0; side < 2; side++) {
     int b = side == 0 ? c->body2[i] : c->body1[i];
     double sgn = side == 0 ? 1.0 : -1.0;
@@ -356,7 +355,7 @@ static void build_jacobians(const sim_model* m, const sim_data* d, contact_data*
       c->mu[i] = 0;
       int n = kin_chain(m, m->jnt_body[j], chain);
       c->nchain[i] = n;
-      memset(J, 0, sizeof(double) * 3 * (size_t)mc0);
+      for (int r = 0; r < 3; r++) memset(J + (size_t)r * mc0, 0, sizeof(double) * (size_t)n);
       int ball = m->jnt_type[j] == MODEL_JOINT_BALL;
       for (int k = 0; k < n; k++) {
         if (ball && chain[k] >= dof && chain[k] < dof + 3)
@@ -388,7 +387,8 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
     double* Y = c->Y + (size_t)i * 3 * mc;
-    memcpy(Y, c->J + (size_t)i * 3 * mc, sizeof(double) * 3 * (size_t)mc);
+    for (int r = 0; r < 3; r++)  // the rows' first n entries: nothing reads past nchain
+      memcpy(Y + (size_t)r * mc, c->J + ((size_t)i * 3 + r) * mc, sizeof(double) * (size_t)n);
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
     for (int k = n - 1; k >= 0; k--) {
