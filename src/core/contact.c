@@ -86,10 +86,10 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->fill = calloc(mc, sizeof(int));
   c->ywork = calloc((size_t)(nv > 0 ? nv : 1), sizeof(double));
   c->box = calloc(mc, 1);
-  if (!c->box || !c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
-      !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
-      !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda || !c->pos ||
-      !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
+  if (!c->box || !c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain ||
+      !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
+      !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
+      !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                    "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
@@ -343,13 +343,11 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
   return nb;
 }
 
-// frames, bodies, friction and Jacobians of the contacts; a joint limit acts on its one dof
-// (its chain is its body's, ancestor-closed as G's assembly needs: L^-T spreads the row over
-// the ancestors; J is zero but at the joint's own dof; see contact.h); a ball joint's cone limit
-// on its three dofs, -axis (MuJoCo's row; the axis in the entry's normal, stage.c)
-// a joint entry's Jacobian (contact.h): a limit's normal row (+1 lower, -1 upper; a ball
-// joint's cone limit -axis on its three dofs), or a dry friction row's t1 row +1 on its dof
-// (the box as a contact of mu 1 with its normal pinned)
+// a joint entry's frame, bodies, friction and Jacobian (contact.h): it acts on its own dofs (its
+// chain is its body's, ancestor-closed as G's assembly needs: L^-T spreads the row over the
+// ancestors; J is zero but there): a limit's normal row +1 (lower) or -1 (upper) on the dof, a
+// ball joint's cone limit -axis on its three dofs (MuJoCo's row; the axis in the entry's normal,
+// stage.c), a dry friction row's t1 row +1 on its dof (the box: mu 1, the normal pinned)
 static void joint_jacobian(const sim_model* m, contact_data* c, int i) {
   int j = c->con[i].geom2, dof = m->jnt_dofadr[j], mc0 = c->maxchain;
   double* J = c->J + (size_t)i * 3 * mc0;
@@ -375,6 +373,7 @@ static void joint_jacobian(const sim_model* m, contact_data* c, int i) {
   }
 }
 
+// frames, bodies, friction and Jacobians of the contacts and the joint entries
 static void build_jacobians(const sim_model* m, const sim_data* d, contact_data* c,
                             const contact_options* opt, int* tmpdofs, double* tmpjac) {
   for (int i = 0; i < c->ncon; i++) {

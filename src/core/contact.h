@@ -22,7 +22,8 @@
 //
 // Memory: at most min(maxcon^2, maxcon + sum over trees r of min(n_r, maxcon)^2) blocks, n_r the
 // contacts collision can make on tree r (every geom pair's most contacts, an upper bound that
-// ignores collision filters) plus both limits of each joint of r (contact_max_blocks).
+// ignores collision filters) plus both limits of each joint of r and its dry friction rows
+// (contact_max_blocks).
 //
 // Joint limits (stage.h) enter the same problem after the contacts, so the same solvers and the
 // same eps metrics cover them: entry i is a limit when con[i].geom1 < 0, with con[i].geom2 the
