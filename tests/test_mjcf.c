@@ -256,7 +256,7 @@ START_TEST(contact_masks_condim_exclude) {
   const char* refused[] = {
       "<geom size='.1' condim='4'/>", "<geom size='.1' condim='6'/>",
       "<geom size='.1' gap='.01'/>", "<joint ref='.1'/><geom size='.1'/>",
-      "<joint frictionloss='.01'/><geom size='.1'/>", "<geom size='.1' margin='.01'/>"};
+      "<joint springdamper='.1 1'/><geom size='.1'/>", "<geom size='.1' margin='.01'/>"};
   for (int k = 0; k < 6; k++) {
     char text[600];
     snprintf(text, sizeof(text), "<mujoco><worldbody><body pos='0 0 1'>%s%s</body></worldbody>"
@@ -333,6 +333,8 @@ static const bad_case kBad[] = {
      "</worldbody></mujoco>", 2, 1, "expected 0 and the largest rotation angle"},
     {"<mujoco><default><joint type='ball' range='0 -5'/></default><worldbody><body>\n"
      "  <joint limited='true'/></body></worldbody></mujoco>", 2, 3, "ball joint '(unnamed)': limited with range [0, -0.08"},
+    {"<mujoco><worldbody><body>\n<joint name='j' frictionloss='-0.5'/></body></worldbody>"
+     "</mujoco>", 2, 1, "joint 'j': frictionloss -0.5 (expected >= 0)"},
     {"<robot/>", 1, 1, "expected <mujoco>"},
 };
 

@@ -42,6 +42,8 @@ long contact_max_blocks(const sim_model* m, int maxcon) {
     }
     for (int j = 0; j < m->njnt; j++)
       if (m->jnt_limited[j] && body_root_dof(m, m->jnt_body[j]) == r) cap += 2;
+    for (int i = 0; i < m->nv; i++)  // dry joint friction rows
+      if (m->dof_frictionloss[i] > 0 && body_root_dof(m, m->dof_body[i]) == r) cap++;
     long n = cap < mc ? cap : mc;
     sum += n * n;
   }
@@ -83,10 +85,11 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->bucket = calloc(2 * mc, sizeof(int));
   c->fill = calloc(mc, sizeof(int));
   c->ywork = calloc((size_t)(nv > 0 ? nv : 1), sizeof(double));
-  if (!c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain || !c->chain ||
-      !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel || !c->cstar || !c->R ||
-      !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda || !c->pos ||
-      !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
+  c->box = calloc(mc, 1);
+  if (!c->box || !c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain ||
+      !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
+      !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
+      !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                    "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
@@ -102,7 +105,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
 
 void contact_reset(contact_data* c) {
   size_t n3 = 3 * (size_t)c->maxcon;
-  c->ncon = c->nlimit = c->nreduced = c->nreduced_touch = 0;
+  c->ncon = c->nlimit = c->nfric = c->nreduced = c->nreduced_touch = 0;
   c->has_R = 0;
   c->nprev = c->nwarm = 0;
   double* zero[] = {c->g, c->lambda, c->cvel, c->R, c->prev_lambda, c->prev_dual, c->dual0};
@@ -123,7 +126,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
-         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
@@ -133,6 +136,7 @@ void contact_free(contact_data* c) {
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
+  free(c->box);
   free(c->fill); free(c->ywork);
   solver_blocks_free(c->G);
   free(c);
@@ -338,32 +342,45 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
   return nb;
 }
 
-// frames, bodies, friction and Jacobians of the contacts; a joint limit acts on its one dof
-// (its chain is its body's, ancestor-closed as G's assembly needs: L^-T spreads the row over
-// the ancestors; J is zero but at the joint's own dof; see contact.h); a ball joint's cone limit
-// on its three dofs, -axis (MuJoCo's row; the axis in the entry's normal, stage.c)
+// a joint entry's frame, bodies, friction and Jacobian (contact.h): it acts on its own dofs (its
+// chain is its body's, ancestor-closed as G's assembly needs: L^-T spreads the row over the
+// ancestors; J is zero but there): a limit's normal row +1 (lower) or -1 (upper) on the dof, a
+// ball joint's cone limit -axis on its three dofs (MuJoCo's row; the axis in the entry's normal,
+// stage.c), a dry friction row's t1 row +1 on its dof (the box: mu 1, the normal pinned)
+static void joint_jacobian(const sim_model* m, contact_data* c, int i) {
+  int j = c->con[i].geom2, dof = m->jnt_dofadr[j], mc0 = c->maxchain;
+  double* J = c->J + (size_t)i * 3 * mc0;
+  int* chain = c->chain + (size_t)i * mc0;
+  int fric = c->con[i].geom1 == CONTACT_JOINT_FRICTION;
+  c->body1[i] = 0;
+  c->body2[i] = m->jnt_body[j];
+  sp_eye3(c->frame + 9 * i);
+  c->mu[i] = fric ? 1 : 0;
+  c->box[i] = (unsigned char)fric;
+  int n = kin_chain(m, m->jnt_body[j], chain);
+  c->nchain[i] = n;
+  for (int r = 0; r < 3; r++) memset(J + (size_t)r * mc0, 0, sizeof(double) * (size_t)n);
+  int ball = m->jnt_type[j] == MODEL_JOINT_BALL;
+  for (int k = 0; k < n; k++) {
+    if (fric) {
+      if (chain[k] == dof + c->con[i].feature - 2) J[k] = 1.0;
+    } else if (ball && chain[k] >= dof && chain[k] < dof + 3) {
+      J[2 * mc0 + k] = -c->con[i].normal[chain[k] - dof];
+    } else if (chain[k] == dof) {
+      J[2 * mc0 + k] = c->con[i].feature == 0 ? 1.0 : -1.0;
+    }
+  }
+}
+
+// frames, bodies, friction and Jacobians of the contacts and the joint entries
 static void build_jacobians(const sim_model* m, const sim_data* d, contact_data* c,
                             const contact_options* opt, int* tmpdofs, double* tmpjac) {
   for (int i = 0; i < c->ncon; i++) {
     if (c->con[i].geom1 < 0) {
-      int j = c->con[i].geom2, dof = m->jnt_dofadr[j], mc0 = c->maxchain;
-      double* J = c->J + (size_t)i * 3 * mc0;
-      int* chain = c->chain + (size_t)i * mc0;
-      c->body1[i] = 0;
-      c->body2[i] = m->jnt_body[j];
-      sp_eye3(c->frame + 9 * i);
-      c->mu[i] = 0;
-      int n = kin_chain(m, m->jnt_body[j], chain);
-      c->nchain[i] = n;
-      for (int r = 0; r < 3; r++) memset(J + (size_t)r * mc0, 0, sizeof(double) * (size_t)n);
-      int ball = m->jnt_type[j] == MODEL_JOINT_BALL;
-      for (int k = 0; k < n; k++) {
-        if (ball && chain[k] >= dof && chain[k] < dof + 3)
-          J[2 * mc0 + k] = -c->con[i].normal[chain[k] - dof];
-        else if (chain[k] == dof) J[2 * mc0 + k] = c->con[i].feature == 0 ? 1.0 : -1.0;
-      }
+      joint_jacobian(m, c, i);
       continue;
     }
+    c->box[i] = 0;
     c->body1[i] = m->geom_body[c->con[i].geom1];
     c->body2[i] = m->geom_body[c->con[i].geom2];
     make_frame(c->frame + 9 * i, c->con[i].normal);
@@ -493,13 +510,20 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
 }
 
 // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
-// (and the factored form's ydiag carries the same, since their Y rows are zero)
+// (and the factored form's ydiag carries the same, since their Y rows are zero); a dry friction
+// row's inert t2 and n rows likewise take its G_t1t1
 static void limit_rows(contact_data* c) {
   int nc = c->ncon;
   solver_blocks* B = c->G;
   if (c->nlimit > 0) memset(c->ydiag, 0, sizeof(double) * 3 * (size_t)(nc - c->nlimit));
   for (int i = nc - c->nlimit; i < nc; i++) {
     double* D = B->blk + 9 * (size_t)B->diag[i];
+    if (c->box[i]) {
+      D[4] = D[8] = D[0];
+      c->ydiag[3 * i] = 0;
+      c->ydiag[3 * i + 1] = c->ydiag[3 * i + 2] = D[0];
+      continue;
+    }
     D[0] = D[4] = D[8];
     c->ydiag[3 * i] = c->ydiag[3 * i + 1] = D[8];
     c->ydiag[3 * i + 2] = 0;
@@ -592,6 +616,13 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
       c->g[3 * i + r] = acc;
     }
     for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
+    if (c->box[i]) {  // the pinned normal: lambda_N = b = frictionloss h (contact.h)
+      int dof = m->jnt_dofadr[c->con[i].geom2] + c->con[i].feature - 2;
+      double gnn = c->G->blk[9 * (size_t)c->G->diag[i] + 8];
+      c->cstar[i] = gnn * m->dof_frictionloss[dof] * opt->dt;
+      c->g[3 * i + 2] -= c->cstar[i];
+      continue;
+    }
     if (soft && c->con[i].geom1 >= 0) {
       // the pair's solref and solimp (material.h: global, or its MJCF geoms' mixed)
       double solref[2], solimp[5], sK, sB;
@@ -703,6 +734,7 @@ solver_problem contact_problem(const contact_data* c) {
   p.ydof = c->chain;
   p.Y = c->Y;
   p.ydiag = c->nlimit > 0 ? c->ydiag : NULL;
+  p.box = c->nfric > 0 ? c->box : NULL;
   p.ywork = c->ywork;  // diag_only's scratch (set by solver_blocks_problem from G)
   return p;
 }

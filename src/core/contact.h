@@ -22,7 +22,8 @@
 //
 // Memory: at most min(maxcon^2, maxcon + sum over trees r of min(n_r, maxcon)^2) blocks, n_r the
 // contacts collision can make on tree r (every geom pair's most contacts, an upper bound that
-// ignores collision filters) plus both limits of each joint of r (contact_max_blocks).
+// ignores collision filters) plus both limits of each joint of r and its dry friction rows
+// (contact_max_blocks).
 //
 // Joint limits (stage.h) enter the same problem after the contacts, so the same solvers and the
 // same eps metrics cover them: entry i is a limit when con[i].geom1 < 0, with con[i].geom2 the
@@ -34,6 +35,21 @@
 // within the step (contact.c build_rhs). Its two
 // tangent rows are inert: J_t = 0, G_tt = G_nn (so every 3x3 diagonal block stays invertible),
 // no coupling to any other row, g_t = 0; with mu = 0 every solver gives lambda_t = 0 there.
+//
+// Dry joint friction (model.h dof_frictionloss, MuJoCo's frictionloss: mj_instantiateFriction's
+// one row per dof, |f| <= frictionloss) enters the same tail, after the limits
+// (stage_joint_friction): entry i is a friction row when con[i].geom1 == CONTACT_JOINT_FRICTION,
+// con[i].geom2 the joint, con[i].feature 2 + the dof's index within the joint. Its row t1 is +1
+// on the dof; t2 and n are inert (zero Jacobian, G_t2t2 = G_nn = G_t1t1 in ydiag). The box
+// |lambda_t1| <= b, b = frictionloss h (an impulse over the step), is written as a contact of
+// mu = 1 whose normal impulse is pinned at b: g_N = -G_nn b, so the normal row's own
+// complementarity (c_N = G_nn (lambda_N - b) >= 0, lambda_N c_N = 0) gives lambda_N = b exactly
+// and the disc |lambda_t| <= mu lambda_N is the box. The pinned normal is a bookkeeping variable
+// (J_n = 0: it moves nothing). So every NCP solver takes the row unchanged, and 000 eq. 14's
+// residuals on it are the box's own: eps_p its bound, eps_d 0, eps_c = |lambda c + b |c|| (maximum
+// dissipation: the friction opposes the dof's velocity at the bound, or the dof sticks). The CCP
+// (no de Saxce term) would lift lambda_N with the slip (c_N = |c_t|), so solver_problem.box marks
+// these entries and the ccp solvers project them as boxes (solver.h).
 #ifndef CSIM_CONTACT_H
 #define CSIM_CONTACT_H
 
@@ -48,7 +64,8 @@ typedef struct {
   int nv;
   int maxchain;       // dofs a contact's two chains can touch
   int ncon;           // contacts this step, joint limits included (they come last)
-  int nlimit;         // of which joint limits
+  int nlimit;         // of which joint entries: limits and dry friction rows (they come last)
+  int nfric;          // of those, dry joint friction rows
   int nreduced;       // contacts the patch reduction removed in the collision that filled con
   int nreduced_touch; // of which touching (depth >= 0); coll_reduced, set by the caller
 
@@ -64,6 +81,7 @@ typedef struct {
   double* Y;          // D^-1/2 L^-T J' rows on the chain dofs              (maxcon x 3 x maxchain)
   double* ydiag;      // G's diagonal beyond Y Y' (limits' tangent rows)  (3 maxcon)
   int* key;           // root dofs of the chain's trees, -1 when none      (maxcon x 2)
+  unsigned char* box; // 1 for a dry friction row (solver_problem.box)       (maxcon)
 
   // the problem (3 ncon rows)
   solver_blocks* G;   // Delassus matrix, block-sparse, with its islands
@@ -110,6 +128,9 @@ typedef struct {
   // takes the step without the O(nc^2) blocks per-contact sweeps would need
   int auto_split;
 } contact_options;
+
+// con[i].geom1 of a dry joint friction row (joint limits have -1)
+#define CONTACT_JOINT_FRICTION (-2)
 
 // solver.name auto: contacts in one island past which per-contact sweeps cost more than a
 // factoring solver (measured, callgrind, ncp/pgs vs ncp/admm over 300 steps: Talos standing,

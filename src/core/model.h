@@ -136,6 +136,9 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
     "added to M's diagonal as MuJoCo does; MJCF joint armature, 0 from URDF") \
   X(double, dof_damping, m->nv, 1, "viscous joint damping D (N m s/rad or N s/m): passive torque -D v, " \
     "implicit in the step (stage_passive); MJCF joint damping, 0 from URDF") \
+  X(double, dof_frictionloss, m->nv, 1, "dry joint friction (N m or N): |f| <= frictionloss, a box " \
+    "row of the rigid contact problem (contact.h; stage_joint_friction); MJCF joint frictionloss " \
+    "on hinge, slide and ball joints, 0 from URDF") \
   X(double, jnt_stiffness, m->njnt, 1, "joint spring k: passive torque -k (q - springref), its potential " \
     "1/2 k (q - springref)^2 in the energy audit; ball joints -k log(q) and 1/2 k |log(q)|^2 (the " \
     "rest is the identity, as MuJoCo's qpos_spring); MJCF joint stiffness") \
@@ -235,6 +238,13 @@ int model_fix_inertia(double mass, double inertia[9]);
 
 // 1 for joints with one q and one v (revolute, prismatic): the joints scenario `joints`, pd and
 // trajectory actions, controllers and interval limits address
+// dofs with dry joint friction (dof_frictionloss > 0): the rigid problem's friction rows
+static inline int model_nfriction(const sim_model* m) {
+  int n = 0;
+  for (int i = 0; i < m->nv; i++) n += m->dof_frictionloss[i] > 0;
+  return n;
+}
+
 static inline int model_jnt_1dof(const sim_model* m, int j) {
   return m->jnt_type[j] == MODEL_JOINT_REVOLUTE || m->jnt_type[j] == MODEL_JOINT_PRISMATIC;
 }

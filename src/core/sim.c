@@ -38,14 +38,17 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   if (!rigid)
     info->nlimit = stage_limit_springs(sm, sd, o, cmpl_limit_springs_implicit(&o->cmpl) ? h : 0);
   stage_free_velocity(sm, sd, o, h);
-  if (rigid) stage_limits(sm, sd, o, h);
+  if (rigid) {
+    stage_limits(sm, sd, o, h);
+    stage_joint_friction(sm, sd, o);
+  }
   double t3 = stage_clock();
 
   // solve or force law: v+ into d->v, impulses and contact velocities into sd->con
   const double* q0 = d->q;
   if (rigid) {
     if ((st = stage_solve(sm, sd, o, h, info, err)) != CSIM_OK) return st;
-    info->nlimit = sd->con->nlimit;
+    info->nlimit = sd->con->nlimit - sd->con->nfric;  // limits (friction rows are always there)
   } else {
     q0 = cmpl_integrate(sm, sd, o, h, info, dropped);
   }

@@ -43,7 +43,7 @@ int stage_collision(const step_model* sm, step_data* sd, const sim_options* o) {
   int dropped =
       coll_detect(sm->coll, sd->coll, m, d->geom_xpos, d->geom_xmat, sd->con->con, sm->maxgeom, &n);
   sd->con->ncon = n;
-  sd->con->nlimit = 0;
+  sd->con->nlimit = sd->con->nfric = 0;
   sd->con->nreduced = coll_reduced(sd->coll, &sd->con->nreduced_touch);
   memset(sd->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
   for (int i = 0; i < n; i++) {
@@ -448,6 +448,32 @@ void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, dou
   c->ncon = n;
 }
 
+void stage_joint_friction(const step_model* sm, step_data* sd, const sim_options* o) {
+  (void)o;  // the bounds are the model's (dof_frictionloss); the step's h enters in contact.c
+  const sim_model* m = sm->m;
+  contact_data* c = sd->con;
+  int n = c->ncon, added = 0;
+  for (int i = 0; i < m->nv; i++) {
+    if (!(m->dof_frictionloss[i] > 0)) continue;
+    if (n >= sm->maxcon) {  // sized for every row (compile.c): cannot happen, counted if it did
+      sd->warnings[SIM_WARN_CONTACTFULL]++;
+      break;
+    }
+    int j = m->dof_jnt[i], b = m->jnt_body[j];
+    coll_contact* k = &c->con[n++];
+    memset(k, 0, sizeof(*k));
+    memcpy(k->pos, sd->d->xpos + 3 * b, sizeof(k->pos));
+    k->normal[2] = 1;
+    k->geom1 = CONTACT_JOINT_FRICTION;
+    k->geom2 = j;
+    k->feature = 2 + i - m->jnt_dofadr[j];
+    added++;
+  }
+  c->nlimit += added;
+  c->nfric = added;
+  c->ncon = n;
+}
+
 int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options* o, double h) {
   const sim_model* m = sm->m;
   const sim_data* d = sd->d;
@@ -493,7 +519,9 @@ void stage_integrate(const step_model* sm, step_data* sd, const sim_options* o, 
   memset(sd->robot_touch, 0, sizeof(int) * (size_t)(m->nrobot > 0 ? m->nrobot : 1));
   for (int i = 0; i < c->ncon; i++) {
     const double* l = c->lambda + 3 * i;
-    if (l[0] == 0 && l[1] == 0 && l[2] == 0) continue;
+    // a dry friction row's normal is its pinned bound (contact.h): it acts through t1 alone
+    int fric = c->con[i].geom1 == CONTACT_JOINT_FRICTION;
+    if (l[0] == 0 && (fric || (l[1] == 0 && l[2] == 0))) continue;
     touch(sm, sd, c->body1[i]);
     touch(sm, sd, c->body2[i]);
   }

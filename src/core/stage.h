@@ -12,6 +12,7 @@
 //                                    at the midpoint velocity (implicit midpoint, see below)
 //   limits      stage_limits         active joint limits appended to the contact problem (rigid)
 //                                    or a stiff spring-damper torque (compliant)
+//               stage_joint_friction dry joint friction rows appended after them (rigid)
 //   solve       stage_solve          rigid models: the contact problem (contact.h) solved
 //                                    (solver.h); compliant laws: compliant/integrate.h instead
 //   integrate   stage_integrate      q+ = q ⊕ w h, work done by actions
@@ -104,6 +105,12 @@ void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options*
 // limit, or reached within the step at the free velocity) appended to sd->con after the
 // contacts as frictionless contacts with inert tangent rows (contact.h)
 void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, double h);
+
+// rigid models, after stage_limits: a dry friction row for every dof with frictionloss
+// (model.h dof_frictionloss; MuJoCo's mj_instantiateFriction, every step) appended after the
+// limits (contact.h: |lambda| <= frictionloss h, a box written as a contact of mu 1 with a
+// pinned normal)
+void stage_joint_friction(const step_model* sm, step_data* sd, const sim_options* o);
 
 // rigid models, after a solve (d->v = v+): limits not yet in the problem that v+ would cross
 // within the step are appended (as stage_limits does); returns how many

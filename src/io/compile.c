@@ -333,6 +333,7 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
   int nlim = 0;
   for (int j = 0; j < s->model.m->njnt; j++) nlim += 2 * (s->model.m->jnt_limited[j] != 0);
   if (!cfg->limits_enabled) nlim = 0;
+  nlim += model_nfriction(s->model.m);  // dry joint friction rows (rigid models, contact.h)
   int worst = coll_max_contacts(s->model.coll);
   s->model.maxgeom_worst = worst;
   if (so) so->island_rows = 0;
@@ -635,6 +636,12 @@ static int has_mjcf_geoms(const sim_model* m) {
 // a compliant law: its parameters checked, its state; a material's restitution is an error as
 // the global key is (the law's damping sets the energy loss: compliant.h)
 static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* err) {
+  if (model_nfriction(s->model.m) > 0)
+    return scn_key_error(cfg, "contact.model", err, "the model has dry joint friction "
+                         "(frictionloss on %d dofs), which csim simulates with the rigid models "
+                         "only (a box row of the contact problem); compliant law '%s' has none: "
+                         "choose a rigid model or remove frictionloss",
+                         model_nfriction(s->model.m), csim_model_names[cfg->model]);
   csim_status st = compile_cmpl_params(cfg, &s->opt.cmpl.p, err);
   if (st == CSIM_OK)
     st = cmpl_create(&s->opt.cmpl, s->model.m, s->model.maxcon, &s->data.cmpl, err);

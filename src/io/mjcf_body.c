@@ -271,8 +271,8 @@ typedef struct {
 } mj_joint;
 
 // joint attributes: armature (M's diagonal), damping, stiffness and springref (model.h: passive
-// springs and dampers) kept; frictionloss and ref, which csim does not simulate yet, are
-// recorded when non-zero
+// springs and dampers) and frictionloss (model.h: dry joint friction, rigid models) kept; ref,
+// which csim does not simulate yet, is recorded when non-zero
 static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint* J,
                                  const char* jname) {
   static const char* const kNames[] = {"damping", "stiffness", "armature", "frictionloss",
@@ -282,13 +282,14 @@ static csim_status joint_passive(mj_ctx* c, const mj_node* n, int cls, mj_joint*
   csim_status st = CSIM_OK;
   for (int k = 0; k < 6 && !st; k++) {
     st = mj_dnums(c, n, "joint", cls, kNames[k], 1, 1, dst[k], NULL);
-    if (!st && k <= 2 && !(*dst[k] >= 0))
+    if (!st && k <= 3 && !(*dst[k] >= 0))
       st = mj_fail(c, n, NULL, "joint '%s': %s %g (expected >= 0)", jname, kNames[k], *dst[k]);
-    else if (!st && (k == 3 || k == 4) && *dst[k] != 0)
+    else if (!st && k == 4 && *dst[k] != 0)
       st = mj_unsupported(c, n, NULL, "joint '%s': %s %g", jname, kNames[k], *dst[k]);
   }
   // solreflimit/solimplimit: MuJoCo softness of the limits under ccp (material.h; MuJoCo's
-  // defaults when not given); the friction pair acts only with frictionloss (refused); a joint
+  // defaults when not given); the friction pair (solreffriction, solimpfriction) is
+  // read by MuJoCo only: csim's dry friction rows are rigid (docs/models_and_solvers.md); a joint
   // margin and springdamper are not simulated
   static const double kRef[2] = {0.02, 1}, kImp[5] = {0.9, 0.95, 0.001, 0.5, 2};
   memcpy(J->solreflimit, kRef, sizeof(kRef));

@@ -204,9 +204,9 @@ static void walk_free(plan_walk* w) {
   free(w->cadr); free(w->cjnt); free(w->fill); free(w->stack); free(w->pjoint); free(w->seen);
 }
 
-// a joint's spring and damper: finite, non-negative; on 1-dof and ball joints only (csim's free
-// joint velocity is at the centre of mass, so MuJoCo's free-joint damping would not carry over;
-// a ball joint's spring pulls towards the identity, MuJoCo's qpos_spring for it)
+// a joint's spring, damper and dry friction: finite, non-negative; on 1-dof and ball joints only
+// (csim's free joint velocity is at the centre of mass, so MuJoCo's free-joint damping would not
+// carry over; a ball joint's spring pulls towards the identity, MuJoCo's qpos_spring for it)
 static csim_status check_passive(const urdf_joint* J, const char* file, csim_error* err) {
   const char* nm = J->name ? J->name : "";
   if (!(J->damping >= 0) || !(J->stiffness >= 0) || !isfinite(J->damping) ||
@@ -221,6 +221,14 @@ static csim_status check_passive(const urdf_joint* J, const char* file, csim_err
                    "joint '%s': damping or stiffness on a %s joint (csim has joint springs and "
                    "dampers on hinge, slide and ball joints only)", nm,
                    urdf_joint_type_names[J->type]);
+  if (!(J->frictionloss >= 0) || !isfinite(J->frictionloss))
+    return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
+                   "joint '%s': frictionloss %g (expected finite and >= 0)", nm, J->frictionloss);
+  if (!has_springs && J->type != URDF_JOINT_FIXED && J->frictionloss != 0)
+    return err_set(err, CSIM_ERR_INPUT, file, J->line, J->column, J->name,
+                   "joint '%s': frictionloss on a %s joint (csim has dry joint friction on "
+                   "hinge, slide and ball joints only: its free joint's velocity is at the "
+                   "centre of mass, not MuJoCo's)", nm, urdf_joint_type_names[J->type]);
   return CSIM_OK;
 }
 
@@ -676,6 +684,7 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   for (int k = 0; uj >= 0 && k < ndof; k++) {
     m->dof_armature[a->dof + k] = u->joints[uj].armature;
     m->dof_damping[a->dof + k] = u->joints[uj].damping;
+    m->dof_frictionloss[a->dof + k] = u->joints[uj].frictionloss;
   }
   if (uj >= 0) {
     const urdf_joint* J = &u->joints[uj];

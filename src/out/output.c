@@ -164,8 +164,10 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   APPEND(L_COUNT, &nl); APPEND(L_OFFSET, &loff);
   for (int i = nc; i < c->ncon && !st; i++) {
     const coll_contact* k = &c->con[i];
+    // a dry friction row (contact.h): side 2 + the dof within the joint, its force along t1
+    int fric = k->geom1 == CONTACT_JOINT_FRICTION;
     int32_t jnt = k->geom2, side = k->feature;
-    double gap = -k->depth, fl = c->lambda[3 * i + 2] / o->dt;
+    double gap = fric ? 0 : -k->depth, fl = c->lambda[3 * i + (fric ? 0 : 2)] / o->dt;
     APPEND(L_JOINT, &jnt); APPEND(L_SIDE, &side); APPEND(L_GAP, &gap); APPEND(L_FORCE, &fl);
   }
   APPEND(EPS, &info->solve.eps_abs); APPEND(PRIMAL, &info->solve.eps_p);

@@ -267,7 +267,7 @@ static double residual(const solver_problem* p, int ncp, const double* z, const 
   for (int i = 0; i < p->nc; i++) {
     double ci[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + (sh ? sh[3 * i + 2] : 0)};
     double a, b, d;
-    if (ncp)
+    if (ncp || (p->box && p->box[i]))  // a box entry is measured as the NCP (solver.h)
       cone_residuals(z + 3 * i, ci, p->mu[i], &a, &b, &d);
     else
       cone_residuals_ccp(z + 3 * i, ci, p->mu[i], &a, &b, &d);
@@ -279,12 +279,15 @@ static double residual(const solver_problem* p, int ncp, const double* z, const 
   return m;
 }
 
-// de Saxce's shift s = Gamma(c) = [0, 0, mu |c_T|] per contact (000 eq. 13)
-static void desaxce_shift(const solver_problem* p, const double* c, double* sh) {
+// de Saxce's shift s = Gamma(c) = [0, 0, mu |c_T|] per contact (000 eq. 13): on every contact
+// for the NCP, on the box entries only for the CCP (solver.h: a box is the NCP's on its pinned
+// normal), zero elsewhere
+static void desaxce_shift(const solver_problem* p, int ncp, const double* c, double* sh) {
   for (int i = 0; i < p->nc; i++) {
     const double* ci = c + 3 * i;
+    int on = ncp || (p->box && p->box[i]);
     sh[3 * i] = sh[3 * i + 1] = 0;
-    sh[3 * i + 2] = p->mu[i] * sqrt(ci[0] * ci[0] + ci[1] * ci[1]);
+    sh[3 * i + 2] = on ? p->mu[i] * sqrt(ci[0] * ci[0] + ci[1] * ci[1]) : 0;
   }
 }
 
@@ -900,10 +903,7 @@ static void admm_spectrum(solver* s, admm_run* a) {
 // same contact (matched by id by the caller) when given; the proximal centre at z
 static void admm_dual_start(const solver* s, admm_run* a) {
   const solver_problem* p = a->p;
-  if (a->ncp)
-    desaxce_shift(p, a->c, a->sh);
-  else
-    memset(a->sh, 0, a->vb);
+  desaxce_shift(p, a->ncp, a->c, a->sh);
   for (int i = 0; i < a->nc; i++) {
     const double *c = a->c, *sh = a->sh;
     double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
@@ -923,8 +923,8 @@ static void admm_xstep(admm_run* a) {
   int n = a->n;
   double rho = a->rho, prox = a->prox;
   double *x = a->x, *z = a->z, *xp = a->xp, *gam = a->gam, *sh = a->sh;
-  if (a->ncp)
-    for (int i = 0; i < a->nc; i++) sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
+  for (int i = 0; i < a->nc; i++)
+    if (a->ncp || (p->box && p->box[i])) sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
   for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
   if (a->skew && a->op.ce) {
     skew_pattern(&a->op, xp, a->kx);

@@ -59,7 +59,10 @@ static double ccp_residual(const solver_problem* p, const double* lambda, const 
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     double a, b, d;
-    cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (p->box && p->box[i])  // a box entry (solver.h): its own complementarity is the NCP's
+      cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    else
+      cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
     if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // never report NaN as converged
     if (a > worst) worst = a;
     if (b > worst) worst = b;
@@ -84,6 +87,16 @@ static double stop_residual(const void* ctx, const int* cons, int n, const doubl
   return solver_stop_of(x->s, x->p, lambda, c, cons, n, ccp_residual(x->p, lambda, c, cons, n));
 }
 
+// a box entry (solver.h): the tangent onto the disc of radius b (mu 1), the normal pinned at b
+static void box_project(double y[3], double b) {
+  double t = sqrt(y[0] * y[0] + y[1] * y[1]);
+  if (t > b) {
+    y[0] *= b / t;
+    y[1] *= b / t;
+  }
+  y[2] = b;
+}
+
 // one sweep: per contact a gradient step and projection onto K_mu (Alg. 2 lines 3-4)
 static void ccp_sweep(const void* ctx, const int* cons, int n, double* lambda, double* c) {
   const ccp_ctx* x = ctx;
@@ -94,7 +107,10 @@ static void ccp_sweep(const void* ctx, const int* cons, int n, double* lambda, d
     double* li = lambda + 3 * i;
     double st = tinv[4 * i];
     double y[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1], li[2] - st * c[3 * i + 2]};
-    cone_project(y, y, p->mu[i]);
+    if (p->box && p->box[i])
+      box_project(y, tinv[4 * i + 1]);
+    else
+      cone_project(y, y, p->mu[i]);
     double d[3] = {y[0] - li[0], y[1] - li[1], y[2] - li[2]};
     if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
     li[0] = y[0];
@@ -119,6 +135,8 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
     double st = tr > 0 ? 3 / tr : 0;
     if (big > 0 && st * big > STEP_CAP) st = STEP_CAP / big;
     s->tinv[4 * i] = omega * st;
+    // a box entry's bound b, its pinned normal impulse: g_N = -G_NN b (contact.h)
+    s->tinv[4 * i + 1] = p->box && p->box[i] && B[8] > 0 ? -p->g[3 * i + 2] / B[8] : 0;
   }
 
   // start from the warm start projected onto the cones

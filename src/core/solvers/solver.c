@@ -132,8 +132,9 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->rows = solver_work_rows(opt, n3 / 3);
   s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
   s->map = calloc(n3 / 3, sizeof(int));
+  s->box = calloc(n3 / 3, 1);
   if (s->fam->create) s->priv = s->fam->create(opt, max_contacts);
-  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map ||
+  if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map || !s->box ||
       (s->fam->create && !s->priv)) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
@@ -147,9 +148,9 @@ size_t solver_bytes(const solver_options* opt, int max_contacts) {
   const solver_family* fam;
   if (work_doubles(opt, (int)mc, &nwork, &fam, NULL) != CSIM_OK)
     return SIZE_MAX;  // past a family's own limit (Lemke's tableau)
-  // the callocs of solver_create: c, tinv, work, dual_out, isl, map, the family's state
+  // the callocs of solver_create: c, tinv, work, dual_out, isl, map, box, the family's state
   return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
-         sizeof(double) + mc * sizeof(int) + (fam->bytes ? fam->bytes(opt, (int)mc) : 0);
+         sizeof(double) + mc * sizeof(int) + mc + (fam->bytes ? fam->bytes(opt, (int)mc) : 0);
 }
 
 int solver_island_rows(const solver_options* opt, int max_contacts) {
@@ -175,6 +176,7 @@ void solver_free(solver* s) {
   free(s->dual_out);
   free(s->isl);
   free(s->map);
+  free(s->box);
   if (s->fam && s->fam->destroy) s->fam->destroy(s->priv);
   free(s);
 }
@@ -275,12 +277,15 @@ static island_buf island_buffers(const solver* s, int n) {
   return b;
 }
 
-// island cons[0..n)'s g, mu, R, warm start and warm dual gathered into b, and sub pointed at them
+// island cons[0..n)'s g, mu, R, box marks (into box, n), warm start and warm dual gathered into
+// b, and sub pointed at them
 static void island_gather(const solver_problem* p, const int* cons, int n, const double* lambda,
-                          const double* dual_in, const island_buf* b, solver_problem* sub) {
+                          const double* dual_in, const island_buf* b, unsigned char* box,
+                          solver_problem* sub) {
   for (int q = 0; q < n; q++) {
     int i = cons[q];
     b->mu[q] = p->mu[i];
+    box[q] = p->box ? p->box[i] : 0;
     for (int r = 0; r < 3; r++) {
       b->g[3 * q + r] = p->g[3 * i + r];
       b->R[3 * q + r] = p->R ? p->R[3 * i + r] : 0;
@@ -292,6 +297,7 @@ static void island_gather(const solver_problem* p, const int* cons, int n, const
   sub->g = b->g;
   sub->mu = b->mu;
   sub->R = p->R ? b->R : NULL;
+  sub->box = p->box ? box : NULL;
 }
 
 // the island's answer and dual scattered back (and its c when the family left it exact)
@@ -343,7 +349,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   }
   const double* dual_in = s->dual_in;
   double *dual_out = s->dual_out, *c_all = s->c;
-  island_gather(p, cons, n, lambda, dual_in, &b, &sub);
+  island_gather(p, cons, n, lambda, dual_in, &b, s->box, &sub);
   s->dual_in = dual_in ? b.din : NULL;
   s->dual_out = b.dout;
   s->c = b.c;

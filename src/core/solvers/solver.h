@@ -97,6 +97,11 @@ typedef struct {
   const double* g;      // (3nc)
   const double* mu;     // (nc)
   const double* R;      // (3nc) diagonal compliance, or NULL
+  // (nc) 1 for a box entry (contact.h: a joint's dry friction, |lambda_t1| <= b written as a
+  // contact of mu 1 whose normal impulse is pinned at b by its inert normal row), or NULL: none.
+  // The NCP families need no mark (the normal row's Signorini condition pins it); the CCP ones
+  // (no de Saxce term) project such an entry as the box and measure it by the NCP residual
+  const unsigned char* box;
   // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
   // chain): G = Y Y' + diag(ydiag). Contact i's three rows hold ynz[i] entries at dofs
   // ydof[i ystride ..], row r's values at Y[(3 i + r) ystride ..]; ydiag (3nc, or NULL: zero)
