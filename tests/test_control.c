@@ -538,7 +538,8 @@ END_TEST
 
 // scenarios/solo12_walk.yaml (issue 23's acceptance): over the last 5 s of 10 the base's mean
 // forward velocity is within 10 % of the commanded 0.3 m/s, and the base stays above 0.15 m
-// (a fall puts it on the ground, at about 0.05 m) throughout
+// (a fall puts it on the ground, at about 0.05 m) and tilted less than 60 degrees (its up axis'
+// world z component above cos 60 = 0.5: the figures' definition of a fall) throughout
 START_TEST(solo12_walks) {
   char o[512], buf[4096];
   tmp_path(o, sizeof o, "walk.h5");
@@ -553,8 +554,12 @@ START_TEST(solo12_walks) {
   while (i5 < r && t[i5] < 5.0) i5++;
   double v = (q[(r - 1) * c] - q[i5 * c]) / (t[r - 1] - t[i5]);
   ck_assert_msg(fabs(v - 0.3) <= 0.03, "mean forward velocity %g m/s over the last 5 s", v);
-  for (size_t k = 0; k < r; k++)
-    ck_assert_msg(q[k * c + 2] > 0.15, "base at %g m at t = %g s", q[k * c + 2], t[k]);
+  for (size_t k = 0; k < r; k++) {
+    const double* x = q + k * c;  // base quaternion [x y z w] at 3..6: R[2][2]
+    double up = 1 - 2 * (x[3] * x[3] + x[4] * x[4]);
+    ck_assert_msg(x[2] > 0.15, "base at %g m at t = %g s", x[2], t[k]);
+    ck_assert_msg(up > 0.5, "base tilted: up axis z %g at t = %g s", up, t[k]);
+  }
   free(q);
   free(t);
 }
@@ -621,8 +626,10 @@ END_TEST
 
 // issue 23's acceptance on the bumps: with NCP, at least 1.5 m walked in 10 s, and standing
 // upright at the end, on at least 8 of terrain seeds 1-10. Not required: staying upright
-// throughout (the controller rolls the robot over and back onto its feet on some seeds; the
-// message counts them, docs/controllers.md states it)
+// throughout: the controller still rolls the robot over and back onto its feet on 5 of the 10
+// seeds (docs/controllers.md). Falls (tilted past 60 degrees or base below 0.10 m at any
+// instant, tools/figures/fig_walk.py's definition) are counted, and more than 5 fails: a
+// guard against the walk getting worse, not the issue's goal of none
 // Plain build only: 100 s of walking under ASan+UBSan would take about an hour of CI (the
 // sanitizers run the 2.5 s case, solo12_bumpy_short, in make test)
 START_TEST(solo12_bumpy_seeds) {
@@ -630,17 +637,20 @@ START_TEST(solo12_bumpy_seeds) {
   printf("solo12_bumpy_seeds: skipped under the sanitizers (the plain pass checks the 10 seeds)\n");
   return;
 #endif
-  int ok = 0;
+  int ok = 0, falls = 0;
   char report[2048] = "", buf[8192];
   for (int seed = 1; seed <= 10; seed++) {
     walk_path p = bumpy_walk(seed, 10.0, " --quiet", buf, sizeof buf);
-    int good = p.dist >= 1.5 && p.upend > 0.5;
+    int good = p.dist >= 1.5 && p.upend > 0.5, fell = p.upmin <= 0.5 || p.zmin < 0.10;
     ok += good;
+    falls += fell;
     size_t k = strlen(report);
     snprintf(report + k, sizeof report - k, " seed %d: %.2f m, z min %.3f m, up min %.2f, end "
-             "%.2f%s;", seed, p.dist, p.zmin, p.upmin, p.upend, good ? "" : " (FAIL)");
+             "%.2f%s%s;", seed, p.dist, p.zmin, p.upmin, p.upend, fell ? " (fell)" : "",
+             good ? "" : " (FAIL)");
   }
   ck_assert_msg(ok >= 8, "%d of 10 seeds walked 1.5 m:%s", ok, report);
+  ck_assert_msg(falls <= 5, "%d of 10 seeds fell:%s", falls, report);
   printf("solo12_walk_bumpy, 10 terrain seeds:%s\n", report);
 }
 END_TEST
@@ -667,8 +677,8 @@ int main(void) {
   tcase_add_test(tr, scenario_errors);
   tcase_add_test(tr, summary_counts_clamps);
   suite_add_tcase(s, tr);
-  // 10 s of walking: about 30 s plain, minutes under the sanitizers (make test-long); the
-  // bumps' 10 seeds of 10 s: about 10 minutes plain
+  // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 5
+  // minutes plain (the MPC needs about 900 ADMM iterations per solve there, 50 on flat ground)
   TCase* tl = tcase_create("walk");
   tcase_add_checked_fixture(tl, tmp_setup, tmp_teardown);
   tcase_set_timeout(tl, 7200);

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Seed 000 Fig. 17: Solo-12 locomotion on flat ground (mu = 0.9), every model/solver pair.
 
-The paper runs an MPC controller; csim runs the open-loop trot of scenarios/solo12_trot.yaml
-(tools/figures/fig_loco.py says why). Writes out/figures/fig000_17.png and fig000_17.json.
+Solo-12 walks closed loop under csim's quadruped_walk controller over 10 seeds
+(tools/figures/fig_loco_figure.py, fig_walk.py). Writes out/figures/fig000_17.png and fig000_17.json.
 """
 import sys
 import os

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Seed 002 Experiment 3 (Fig. 5): RaiSim vs RaiSim+DS on bumpy, slippery ground.
 
-The paper runs an MPC controller; csim runs the open-loop trot of scenarios/solo12_trot_bumpy.yaml
-(tools/figures/fig_loco.py says why). Writes out/figures/fig002_3.png and fig002_3.json.
+Solo-12 walks closed loop under csim's quadruped_walk controller over 10 seeds
+(tools/figures/fig_loco_figure.py, fig_walk.py). Writes out/figures/fig002_3.png and fig002_3.json.
 """
 import sys
 import os
