@@ -140,7 +140,8 @@ def plot(res):
             a.errorbar(j + 0.3, m, yerr=h, fmt="s", color=col, capsize=4,
                        label="%s: %.3g +- %.2g" % (lab, m, h))
         a.set_xticks(range(len(RUNS)))
-        a.set_xticklabels([lab.split(",")[0] for _, _, _, lab, _ in RUNS], fontsize=8)
+        a.set_xticklabels(["tamsi", "implicit_euler + TALS", "implicit_euler, no TALS"],
+                          fontsize=8)
         a.set_ylabel(ylab)
         a.legend(fontsize=8)
     ax[1, 0].set_title("(c) where the bottle is placed: each start, mean and 95 % interval",
