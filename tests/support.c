@@ -182,6 +182,21 @@ void tmp_write_text(const char* name, const char* text) {
   tmp_write(name, text, strlen(text));
 }
 
+int tmp_run_controller(const char* urdf, const char* robot, const char* type, const char* params,
+                       char* out, size_t n) {
+  char y[2048], path[512], h5[512];
+  snprintf(y, sizeof y,
+           "name: %s\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\n"
+           "robots:\n  - {urdf: %s, base: fixed, name: %s}\n"
+           "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs}\n"
+           "integrator: {dt: 0.001, duration: 0.01}\ncontrollers:\n"
+           "  - {type: %s, robot: %s, params: {%s}}\n", robot, urdf, robot, type, robot, params);
+  tmp_write_text("bad.yaml", y);
+  tmp_path(path, sizeof path, "bad.yaml");
+  tmp_path(h5, sizeof h5, "bad.h5");
+  return sh_fmt(out, n, "%s run %s --out %s --quiet", csim_bin(), path, h5);
+}
+
 //---- HDF5 ----
 
 long h5_read(hid_t f, const char* path, double* out, int* ints, long max, long* cols) {

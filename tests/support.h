@@ -75,6 +75,11 @@ const char* tmp_path(char* buf, size_t n, const char* name);
 // a file `name` in g_tmp with n bytes / a string
 void tmp_write(const char* name, const void* data, size_t n);
 void tmp_write_text(const char* name, const char* text);
+// write bad.yaml in the temporary directory (a fixed-base robot from urdf named robot, no ground,
+// 10 steps, the controller "{type: type, robot: robot, params: {params}}" on line 9), run it
+// and return csim's exit code, its output in out: the controllers' bad-params tables
+int tmp_run_controller(const char* urdf, const char* robot, const char* type, const char* params,
+                       char* out, size_t n);
 
 //---- HDF5 ----
 

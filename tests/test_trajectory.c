@@ -162,18 +162,10 @@ START_TEST(bad_files) {
 #undef P
   tmp_write_text("pend.urdf", pend_urdf);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    char y[1024], path[512], out[512], buf[4096];
+    char buf[4096];
     tmp_write_text("traj.csv", rows[i].csv);
-    snprintf(y, sizeof y,
-             "name: pend\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\n"
-             "robots:\n  - {urdf: pend.urdf, base: fixed, name: pend}\n"
-             "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs}\n"
-             "integrator: {dt: 0.001, duration: 0.01}\ncontrollers:\n"
-             "  - {type: joint_trajectory, robot: pend, params: {%s}}\n", rows[i].params);
-    tmp_write_text("bad.yaml", y);
-    tmp_path(path, sizeof path, "bad.yaml");
-    tmp_path(out, sizeof out, "bad.h5");
-    int rc = sh_fmt(buf, sizeof buf, "%s run %s --out %s --quiet", csim_bin(), path, out);
+    int rc = tmp_run_controller("pend.urdf", "pend", "joint_trajectory", rows[i].params, buf,
+                                sizeof buf);
     ck_assert_msg(rc == 2 && strstr(buf, rows[i].msg), "row %zu: rc %d: %s", i, rc, buf);
   }
 }

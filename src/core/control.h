@@ -19,6 +19,7 @@
 #ifndef CSIM_CONTROL_H
 #define CSIM_CONTROL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/collision/collision.h"
@@ -143,11 +144,55 @@ const csim_plugin_api* ctl_builtin_quadruped_walk(void);
 // values (params file, resolved by the scenario compiler), a not-a-knot cubic spline per joint,
 // tau = RNEA(q, qd_des, qdd_des) + kp e + kd e' (params kp, kd, feedforward rnea|gravity|none)
 const csim_plugin_api* ctl_builtin_joint_trajectory(void);
-// its spline: the second derivatives M (n) of the not-a-knot cubic through (t, y) (n >= 2, t
+// the built-in inverse-dynamics (computed-torque) controller (controllers/inverse_dynamics.c): an
+// end-effector frame (params link, offset, rpy) tracks Cartesian keyframes (a CSV of time, x, y,
+// z, roll, pitch, yaw and an optional gripper column) with the resolved-acceleration law and a
+// null-space posture term through csim's own RNEA and Jacobians; gripper joints position
+// controlled (params gripper, kp_gripper, kd_gripper)
+const csim_plugin_api* ctl_builtin_inverse_dynamics(void);
+
+// ---- keyframe files (controllers/keyframes.c), shared by the trajectory built-ins ------------
+
+// the not-a-knot cubic spline: the second derivatives M (n) through (t, y) (n >= 2, t
 // increasing; w: n doubles of scratch), and value, first and second derivative at x (the end
 // knots held outside [t0, tn-1])
 void ctl_spline(const double* t, const double* y, int n, double* M, double* w);
 void ctl_spline_eval(const double* t, const double* y, const double* M, int n, double x,
                      double out[3]);
+
+// a keyframe file read: knot times t (nrow), values y and the splines' M column-major (column c
+// at y + c nrow; ncol x nrow)
+typedef struct {
+  int ncol, nrow;
+  double* t, *y, *M;
+} ctl_keyframes;
+
+// which columns a keyframe file may have after 'time': names and one describe them in messages
+// ("joint names", "joint"); columns (NULL: any count) checks their count n and column the c-th
+// name (0-based), each returning 0 or nonzero with what is wrong in what (the reader adds
+// file:line:column)
+typedef struct {
+  const char* names;
+  const char* one;
+  int (*columns)(void* ctx, int n, char* what, size_t nwhat);
+  int (*column)(void* ctx, int c, const char* name, char* what, size_t nwhat);
+  void* ctx;
+} ctl_csv_spec;
+
+// read path (blank lines and lines starting with '#' skipped, the header, then at least two rows
+// with increasing times) and prepare the splines; CSIM_PLUGIN_ERROR with "path:line:column: ..."
+// in msg. k is zeroed first, and ctl_keyframes_free releases it either way
+int ctl_keyframes_read(const char* path, const ctl_csv_spec* spec, ctl_keyframes* k,
+                       char msg[CSIM_PLUGIN_MSG]);
+// value, first and second derivative of column c at time x
+void ctl_keyframes_eval(const ctl_keyframes* k, int c, double x, double out[3]);
+void ctl_keyframes_free(ctl_keyframes* k);
+
+// the value of param key (NULL: absent)
+const char* ctl_param(const csim_plugin_info* in, const char* key);
+// param key as n numbers: one (broadcast) or n ("one per <per>" in the message), each >= lo (> lo
+// when strict; lo -inf: any); absent: def everywhere (NAN: required). CSIM_PLUGIN_ERROR with msg
+int ctl_param_nums(const csim_plugin_info* in, const char* key, double lo, int strict, double def,
+                   double* out, int n, const char* per, char msg[CSIM_PLUGIN_MSG]);
 
 #endif  // CSIM_CONTROL_H

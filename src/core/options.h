@@ -37,7 +37,8 @@ typedef enum {
   X(PD, "pd")               \
   X(QUADRUPED_WALK, "quadruped_walk") \
   X(PLUGIN, "plugin") \
-  X(JOINT_TRAJECTORY, "joint_trajectory")
+  X(JOINT_TRAJECTORY, "joint_trajectory") \
+  X(INVERSE_DYNAMICS, "inverse_dynamics")
 typedef enum {
 #define CSIM_CONTROLLER_ENUM(id, name) CSIM_CONTROLLER_##id,
   CSIM_CONTROLLERS(CSIM_CONTROLLER_ENUM)

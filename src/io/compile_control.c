@@ -26,6 +26,7 @@ static csim_status controller_api(const scn_config* cfg, const scn_controller* t
     case CSIM_CONTROLLER_PD: cm->api = ctl_builtin_pd(); return CSIM_OK;
     case CSIM_CONTROLLER_QUADRUPED_WALK: cm->api = ctl_builtin_quadruped_walk(); return CSIM_OK;
     case CSIM_CONTROLLER_JOINT_TRAJECTORY: cm->api = ctl_builtin_joint_trajectory(); return CSIM_OK;
+    case CSIM_CONTROLLER_INVERSE_DYNAMICS: cm->api = ctl_builtin_inverse_dynamics(); return CSIM_OK;
     case CSIM_CONTROLLER_PLUGIN: break;
     case CSIM_NCONTROLLERS: return err_set(err, CSIM_ERR_INPUT, cfg->file, t->line, 0, NULL,
                                            "internal error: controller type");
@@ -42,12 +43,14 @@ static csim_status controller_api(const scn_config* cfg, const scn_controller* t
 }
 
 // the scenario's flat name, value pairs as the ABI's two arrays (one block, cm->params). A
-// built-in's file param (joint_trajectory's 'file') relative to the scenario's directory is
+// built-in's file param (joint_trajectory's and inverse_dynamics' 'file') relative to the scenario's directory is
 // resolved against it, as robots.N.urdf is; the resolved text lives at the block's end
 static int controller_params(const scn_config* cfg, const scn_controller* t, ctl_model* cm) {
   int n = t->nparams, fk = -1;
   size_t ptrs = sizeof(char*) * (2 * (size_t)n + 1), extra = 0;
-  for (int k = 0; k < n && t->type == CSIM_CONTROLLER_JOINT_TRAJECTORY; k++)
+  int has_file = t->type == CSIM_CONTROLLER_JOINT_TRAJECTORY ||
+                 t->type == CSIM_CONTROLLER_INVERSE_DYNAMICS;
+  for (int k = 0; k < n && has_file; k++)
     if (!strcmp(t->params[2 * k], "file") && t->params[2 * k + 1][0] != '/' &&
         cfg->dir[0] && strcmp(cfg->dir, ".")) {
       fk = k;

@@ -350,7 +350,7 @@ static const skey keys[] = {
      .noff = offsetof(scn_config, ncontrollers), .elem = B_CONTROLLER,
      .doc = "Closed-loop controllers: each reads a robot's sensors once per control period and writes its joint torques (held between control instants, added to those of actions, clamped to the effort limits)"},
     {.path = "controllers.N.type", .type = K_ENUM, .flags = F_REQ, .names = csim_controller_names, CT(type),
-     .doc = "Controller: `pd` (built-in joint PD; params kp, kd, target), `quadruped_walk` (built-in trot with Raibert footholds and a convex MPC; params velocity, gait_period, ...: docs/controllers.md), `joint_trajectory` (built-in keyframe tracker: params file, kp, kd, feedforward: docs/controllers.md), `plugin` (a shared library written against <csim/plugin.h>)"},
+     .doc = "Controller: `pd` (built-in joint PD; params kp, kd, target), `quadruped_walk` (built-in trot with Raibert footholds and a convex MPC; params velocity, gait_period, ...: docs/controllers.md), `joint_trajectory` (built-in keyframe tracker: params file, kp, kd, feedforward: docs/controllers.md), `inverse_dynamics` (built-in computed-torque tracker of Cartesian keyframes with a gripper: params file, link, offset, kp, kd, gripper, ...: docs/controllers.md), `plugin` (a shared library written against <csim/plugin.h>)"},
     {.path = "controllers.N.name", .type = K_STR, .def_doc = "`<type><N>`", CT(name),
      .doc = "Name in messages and in the columns of `/control/tau` and `/control/log`; unique"},
     {.path = "controllers.N.robot", .type = K_STR, .def_doc = "the first robot", CT(robot),

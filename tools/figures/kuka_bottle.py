@@ -51,6 +51,19 @@ def fk(q):
     return p + R @ np.array([0, 0, TIP]), R
 
 
+def fk_rows(Q):
+    """fk of every row of Q (n x 7) at once: finger centres (n x 3) and rotations (n x 3 x 3)."""
+    n = len(Q)
+    R, p = np.broadcast_to(np.eye(3), (n, 3, 3)), np.zeros((n, 3))
+    for (xyz, Ro), qi in zip(JOINTS, np.asarray(Q)[:, :7].T):
+        c, s = np.cos(qi), np.sin(qi)
+        Rz = np.zeros((n, 3, 3))
+        Rz[:, 0, 0], Rz[:, 0, 1], Rz[:, 1, 0], Rz[:, 1, 1], Rz[:, 2, 2] = c, -s, s, c, 1
+        p = p + R @ xyz
+        R = (R @ Ro) @ Rz
+    return p + R[:, :, 2] * TIP, R
+
+
 def ik(target, q0):
     q = np.array(q0, float)
     qn = q.copy()
