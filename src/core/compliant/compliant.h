@@ -54,6 +54,9 @@
 //                           residual in m/s (contact velocities for semi_implicit/tamsi,
 //                           generalized velocities for implicit_euler), newton_max_iterations caps
 //                           the updates of one (sub)step.
+//   integrator.accuracy     > 0: error control, variable substeps inside each dt by step
+//                           doubling (sim.c step_error_controlled; any scheme); absent: fixed dt
+//   integrator.jacobian     full | quasi_newton: implicit_euler's Jacobian reuse (integrate.c)
 //   solver.name             ignored: a compliant law needs no rigid solver, so any value is
 //                           accepted ('none' is the natural spelling) and the HDF5 attribute
 //                           'solver' says "none"; solver.tolerance/max_iterations/warm_start are
