@@ -220,6 +220,108 @@ START_TEST(bad_keys_name_file_line_column) {
 }
 END_TEST
 
+//---------------------------------- the box sliding to a stop --------------------------------
+// robots/box_slider.urdf: the 0.33 kg box of 001 Sec. IV-A on prismatic x and z joints (it cannot
+// pitch; a 1 g carriage rides the x joint), resting at its equilibrium depth on four Hunt-Crossley
+// corners (d = 0), launched at v0 = 0.5 m/s with mu = 0.5 and no force. Its normal force stays
+// m g, so with csim's regularized friction mu~(s) = mu min(s, 1) (001 eq. 7) the closed form is
+//   v = v0 - A t, x = v0 t - A t^2 / 2                  until v = vs (t1 = (v0 - vs) / A),
+//   v = vs e^(-A (t - t1) / vs), x = x1 + vs^2 / A (1 - e^(-A (t - t1) / vs))    after,
+// A = mu g m / (m + m_c): a constant deceleration, then the stiff stiction decay (time vs / A).
+#define SL_M 0.33
+#define SL_MX 0.331
+#define SL_MU 0.5
+#define SL_V0 0.5
+#define SL_VS 1.0e-4
+
+static void slider_exact(double t, double* x, double* v) {
+  double A = SL_MU * G98 * SL_M / SL_MX, t1 = (SL_V0 - SL_VS) / A;
+  if (t <= t1) {
+    *v = SL_V0 - A * t;
+    *x = SL_V0 * t - 0.5 * A * t * t;
+    return;
+  }
+  double e = exp(-A * (t - t1) / SL_VS);
+  *v = SL_VS * e;
+  *x = SL_V0 * t1 - 0.5 * A * t1 * t1 + SL_VS * SL_VS / A * (1 - e);
+}
+
+static fixture slider(const char* integrator) {
+  char y[2048];
+  snprintf(y, sizeof(y),
+           "name: t\n"
+           "world: {gravity: [0, 0, %g], ground: {type: plane, height: 0}}\n"
+           "robots:\n"
+           "  - urdf: robots/box_slider.urdf\n"
+           "    base: fixed\n"
+           "    q0: [0, %.17g]\n"
+           "    v0: [%g, 0]\n"
+           "contact: {model: hunt_crossley, stiffness: 1.0e+5, damping: 0, friction: %g,\n"
+           "          stiction_velocity: %g}\n"
+           "solver: {name: none}\n"
+           "integrator: {scheme: implicit_euler, newton_tolerance: 1.0e-12, %s}\n",
+           -G98, 0.02 - SL_M * G98 / 4e5, SL_V0, SL_MU, SL_VS, integrator);
+  return fixture_text(y, "test_error_control.yaml", NULL, 0);
+}
+
+// the slider's error against the closed form at time t (max-norm over q and v, z static)
+static double slider_error(const sim* s, double t) {
+  double x, v;
+  slider_exact(t, &x, &v);
+  const double* q = s->data.d->q;
+  const double* w = s->data.d->v;
+  double z = 0.02 - SL_M * G98 / 4e5;
+  return fmax(fmax(fabs(q[0] - x), fabs(w[0] - v)), fmax(fabs(q[1] - z), fabs(w[1])));
+}
+
+// (a) while the box slides the velocity is exact under implicit Euler (a constant deceleration)
+// and the position errs A h^2 / 2 per step; the halves err A h^2 / 4, which is also the
+// difference between full and halves: the estimate equals the true error
+START_TEST(sliding_box_estimate_matches_true_error) {
+  const double hs[] = {1e-3, 4e-3, 1.6e-2};
+  for (int i = 0; i < 3; i++) {
+    char integ[256];
+    snprintf(integ, sizeof(integ), "dt: %g, duration: %g, accuracy: 1.0", hs[i], hs[i]);
+    fixture f = slider(integ);
+    step_ok(&f);
+    const cmpl_data* c = f.s->data.cmpl;
+    ck_assert_int_eq(c->substeps, 1);
+    double est = c->est_max, tru = slider_error(f.s, hs[i]);
+    double A = SL_MU * G98 * SL_M / SL_MX;
+    fprintf(stderr, "slider h %g: estimate %.4g, true %.4g (A h^2 / 4 = %.4g)\n", hs[i], est, tru,
+            0.25 * A * hs[i] * hs[i]);
+    ck_assert_msg(est / tru >= 0.5 && est / tru <= 2, "h %g: estimate/true = %g", hs[i],
+                  est / tru);
+    fixture_free(&f);
+  }
+}
+END_TEST
+
+// (b) through the stop (the stiff stiction decay included), the global error against the closed
+// form scales with the accuracy as a^(1/2) (per-step control of a first-order scheme)
+START_TEST(sliding_box_global_error_scales_with_accuracy) {
+  const double acc[] = {1e-4, 1e-5, 1e-6};
+  double e[3];
+  for (int i = 0; i < 3; i++) {
+    char integ[256];
+    snprintf(integ, sizeof(integ), "dt: 0.01, duration: 0.2, accuracy: %g", acc[i]);
+    fixture f = slider(integ);
+    e[i] = 0;
+    for (int k = 1; k <= 20; k++) {
+      step_ok(&f);
+      e[i] = fmax(e[i], slider_error(f.s, 0.01 * k));
+    }
+    fprintf(stderr, "slider accuracy %g: global error %.4g, %ld dynamics evaluations\n", acc[i],
+            e[i], f.s->data.cmpl->work[0]);
+    fixture_free(&f);
+  }
+  for (int i = 0; i + 1 < 3; i++)
+    ck_assert_msg(e[i] / e[i + 1] >= 2 && e[i] / e[i + 1] <= 5,
+                  "accuracy %g -> %g: error ratio %g (expected ~3.16)", acc[i], acc[i + 1],
+                  e[i] / e[i + 1]);
+}
+END_TEST
+
 static Suite* error_control_suite(void) {
   Suite* s = suite_create("error_control");
   TCase* t = tcase_create("ball");
@@ -229,7 +331,12 @@ static Suite* error_control_suite(void) {
   tcase_add_test(t, quasi_newton_same_answer_fewer_jacobians);
   tcase_add_test(t, unreachable_accuracy_stops_with_message);
   tcase_add_test(t, bad_keys_name_file_line_column);
+  TCase* b = tcase_create("sliding box");
+  tcase_set_timeout(b, 120);
+  tcase_add_test(b, sliding_box_estimate_matches_true_error);
+  tcase_add_test(b, sliding_box_global_error_scales_with_accuracy);
   suite_add_tcase(s, t);
+  suite_add_tcase(s, b);
   return s;
 }
 
