@@ -322,6 +322,41 @@ START_TEST(sliding_box_global_error_scales_with_accuracy) {
 }
 END_TEST
 
+// the energy audit under error control: the work of the actions over the run equals the
+// quadrature of f(t) v(t) along the run's own velocities (trapezoid at every output step of
+// 1 ms, good to well under 1 % here): the substeps rejected and the full steps of step doubling
+// add no work (a full step's work left in the count doubled it)
+START_TEST(error_control_counts_the_work_once) {
+  char y[2048];  // the slider from rest, pushed by 4 sin(2 pi t) N as in 001 Sec. IV-A
+  snprintf(y, sizeof(y),
+           "name: t\nworld: {gravity: [0, 0, %g], ground: {type: plane, height: 0}}\n"
+           "robots:\n  - urdf: robots/box_slider.urdf\n    base: fixed\n"
+           "    q0: [0, %.17g]\n"
+           "contact: {model: hunt_crossley, stiffness: 1.0e+5, damping: 0, friction: 1.0}\n"
+           "solver: {name: none}\n"
+           "integrator: {scheme: implicit_euler, dt: 1.0e-3, duration: 0.5, accuracy: 1.0e-6}\n"
+           "actions:\n  - {type: force, body: box, direction: [1, 0, 0], point: [0, 0, -0.02],\n"
+           "     profile: sine, amplitude: 4.0, frequency: 1.0}\n",
+           -G98, 0.02 - SL_M * G98 / 4e5);
+  fixture f = fixture_text(y, "test_error_control.yaml", NULL, 0);
+  double quad = 0, p_prev = 0;
+  for (int k = 1; k <= 500; k++) {
+    step_ok(&f);
+    double t = 1e-3 * k, p = 4 * sin(2 * M_PI * t) * f.s->data.d->v[0];
+    quad += 0.5 * 1e-3 * (p + p_prev);
+    p_prev = p;
+  }
+  const sim_energy* e = &f.s->data.energy;
+  double work = e->work + e->work_step;
+  fprintf(stderr, "work of the action: audit %.6g J, quadrature of f v %.6g J, %ld rejected\n",
+          work, quad, f.s->data.cmpl->nrejected);
+  ck_assert_double_gt(quad, 0.05);
+  ck_assert_int_gt(f.s->data.cmpl->nrejected, 0);
+  ck_assert_double_eq_tol(work, quad, 0.01 * quad);
+  fixture_free(&f);
+}
+END_TEST
+
 static Suite* error_control_suite(void) {
   Suite* s = suite_create("error_control");
   TCase* t = tcase_create("ball");
@@ -335,6 +370,7 @@ static Suite* error_control_suite(void) {
   tcase_set_timeout(b, 120);
   tcase_add_test(b, sliding_box_estimate_matches_true_error);
   tcase_add_test(b, sliding_box_global_error_scales_with_accuracy);
+  tcase_add_test(b, error_control_counts_the_work_once);
   suite_add_tcase(s, t);
   suite_add_tcase(s, b);
   return s;

@@ -63,14 +63,13 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   return CSIM_OK;
 }
 
-// the end of a compliant step: its totals into c and info, the energies of the state it started
+// the end of a compliant step: its totals into info, the energies of the state it started
 // from (kin0, pot0), the last pass's impulses scaled to dt by `scale` (= dt / that pass's size:
 // /contacts/force stays the force), a non-converged step counted
 static csim_status step_close(const step_model* sm, step_data* sd, const sim_options* o,
                               sim_stepinfo* info, const double ekp[2], double scale, int dropped,
                               csim_error* err) {
   cmpl_data* c = sd->cmpl;
-  if (c->substeps > 1) c->nsubstepped++;
   info->kinetic = ekp[0];
   info->potential = ekp[1];
   if (scale != 1)
@@ -134,6 +133,7 @@ static csim_status step_controlled(const step_model* sm, step_data* sd, const si
     }
   }
   c->substeps = n;
+  if (n > 1) c->nsubstepped++;
   c->iterations = total_it;
   return step_close(sm, sd, o, info, ekp, (double)n, dropped, err);
 }
@@ -164,7 +164,8 @@ static csim_status ec_attempt(const step_model* sm, step_data* sd, const sim_opt
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
-  double w0 = sd->energy.work_step, ha[3] = {h, 0.5 * h, h - 0.5 * h};
+  // the work the halves restart from: the audit of the output step's first pass clears it
+  double w0 = *audit ? 0 : sd->energy.work_step, ha[3] = {h, 0.5 * h, h - 0.5 * h};
   int conv = 1;
   for (int k = 0; k < 3; k++) {
     if (k == 1) {  // the full step's result kept, back to the substep's start
@@ -243,10 +244,11 @@ static csim_status step_error_controlled(const step_model* sm, step_data* sd,
   for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
   while (!last) {
     double h = ec_substep(c, d->time, t_end, &last), est, hn;
-    double w0 = sd->energy.work_step;
+    double w0 = audit ? 0 : sd->energy.work_step;  // (the first pass's audit clears it)
     cmpl_save_state(c, sm->m, d);
     c->hist_on = audit;  // the history is the output step's first solve
-    csim_status st = ec_attempt(sm, sd, o, h, &audit, ekp, info, &dropped, &its, &resmax, &est, err);
+    csim_status st =
+        ec_attempt(sm, sd, o, h, &audit, ekp, info, &dropped, &its, &resmax, &est, err);
     c->hist_on = 0;
     if (st != CSIM_OK) return st;
     int ok = ec_adjust(o->cmpl.accuracy, h, est, &hn);
