@@ -17,4 +17,5 @@ const char* const csim_vproduct_names[] = {"midpoint", "explicit", NULL};
 const char* const csim_criterion_names[] = {"ncp", "model", "relative", "auto", NULL};
 const char* const csim_tolerance_units_names[] = {"impulse", "force", NULL};
 const char* const csim_line_search_names[] = {"tals", "backtracking", "none", NULL};
+const char* const csim_jacobian_names[] = {"full", "quasi_newton", NULL};
 const char* const csim_combine_names[] = {"drake", "mujoco", "mean", NULL};

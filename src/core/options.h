@@ -57,6 +57,9 @@ typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_CRIT_AUT
 // applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
 typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_NTOLU } csim_tolerance_units;
 typedef enum { CSIM_LS_TALS, CSIM_LS_BACKTRACKING, CSIM_LS_NONE, CSIM_NLS } csim_line_search;
+// integrator.jacobian (implicit_euler): a fresh Jacobian every Newton iteration, or one reused
+// across iterations and steps until convergence slows (compliant/integrate.c)
+typedef enum { CSIM_JAC_FULL, CSIM_JAC_QUASI_NEWTON, CSIM_NJAC } csim_jacobian;
 typedef enum { CSIM_COMBINE_DRAKE, CSIM_COMBINE_MUJOCO, CSIM_COMBINE_MEAN, CSIM_NCOMBINE } csim_combine;
 
 // each enum's names as the scenario spells them, indexed by value, NULL-terminated (options.c)
@@ -72,6 +75,7 @@ extern const char* const csim_vproduct_names[];       // midpoint explicit
 extern const char* const csim_criterion_names[];      // ncp model relative
 extern const char* const csim_tolerance_units_names[];  // impulse force
 extern const char* const csim_line_search_names[];    // tals backtracking none
+extern const char* const csim_jacobian_names[];       // full quasi_newton
 extern const char* const csim_combine_names[];        // drake mujoco mean
 
 // 1 when m is one of the compliant force laws (no rigid solver)

@@ -66,6 +66,28 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   return CSIM_OK;
 }
 
+// the end of a compliant step: its totals into info, the energies of the state it started
+// from (kin0, pot0), the last pass's impulses scaled to dt by `scale` (= dt / that pass's size:
+// /contacts/force stays the force), a non-converged step counted
+static csim_status step_close(const step_model* sm, step_data* sd, const sim_options* o,
+                              sim_stepinfo* info, const double ekp[2], double scale, int dropped,
+                              csim_error* err) {
+  cmpl_data* c = sd->cmpl;
+  info->kinetic = ekp[0];
+  info->potential = ekp[1];
+  if (scale != 1)
+    for (int a = 0; a < 3 * sd->con->ncon; a++) sd->con->lambda[a] *= scale;
+  info->solve.iterations = c->iterations;
+  info->solve.converged = c->converged;
+  info->solve.residual = c->residual;
+  if (!c->converged) {
+    c->nfail++;
+    sd->warnings[SIM_WARN_NONCONVERGED]++;
+  }
+  if (dropped) return sim_contact_overflow(sm, sd, o, dropped, CSIM_ERR_RUN, err);
+  return CSIM_OK;
+}
+
 // a compliant step with convergence control (001 Sec. III-B: fixed-step integrators retry
 // smaller steps when Newton fails): the step is taken whole; if Newton did not converge it is
 // retaken from the same state as 2, 4, ... up to 2^CMPL_MAX_HALVINGS equal substeps until every
@@ -76,7 +98,7 @@ static csim_status step_controlled(const step_model* sm, step_data* sd, const si
                                    sim_stepinfo* info, csim_error* err) {
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;
-  double dt = o->dt, kin0 = 0, pot0 = 0;
+  double dt = o->dt, ekp[2] = {0, 0};
   int dropped = 0, total_it = 0, n = 1;
   csim_status st;
 
@@ -97,8 +119,8 @@ static csim_status step_controlled(const step_model* sm, step_data* sd, const si
       c->hist_on = 0;
       if (st != CSIM_OK) return st;
       if (level == 0 && k == 0) {
-        kin0 = info->kinetic;
-        pot0 = info->potential;
+        ekp[0] = info->kinetic;
+        ekp[1] = info->potential;
       }
       total_it += c->iterations;
       if (c->residual > resmax || !isfinite(c->residual)) resmax = c->residual;
@@ -116,20 +138,146 @@ static csim_status step_controlled(const step_model* sm, step_data* sd, const si
   c->substeps = n;
   if (n > 1) c->nsubstepped++;
   c->iterations = total_it;
-  info->kinetic = kin0;
-  info->potential = pot0;
-  // impulses of a substep h -> impulses at the same force over dt
-  if (n > 1)
-    for (int a = 0; a < 3 * sd->con->ncon; a++) sd->con->lambda[a] *= (double)n;
-  info->solve.iterations = total_it;
-  info->solve.converged = c->converged;
-  info->solve.residual = c->residual;
-  if (!c->converged) {
-    c->nfail++;
-    sd->warnings[SIM_WARN_NONCONVERGED]++;
+  return step_close(sm, sd, o, info, ekp, (double)n, dropped, err);
+}
+
+// max-norm of a - b over n entries (infinity for a non-finite difference)
+static double diff_norm(const double* a, const double* b, int n) {
+  double e = 0;
+  for (int k = 0; k < n; k++) {
+    double x = fabs(a[k] - b[k]);
+    if (!isfinite(x)) return INFINITY;
+    if (x > e) e = x;
   }
-  if (dropped) return sim_contact_overflow(sm, sd, o, dropped, CSIM_ERR_RUN, err);
+  return e;
+}
+
+// error control, one attempt at a substep of size h from the saved state (step doubling): a
+// step of h, then two of h/2 from the same state. The estimate *est is the max-norm of the
+// difference of q and v between the two results: a first-order scheme's full step errs about
+// twice as much as the two half steps (local error C h^2 against 2 C (h/2)^2), so the difference
+// estimates the half steps' local error, and the half steps are the result kept (the state is
+// left there). *est is infinite when a Newton solve failed. *audit: the output step's first
+// pass audits the energy (its energies into ekp) and runs the controllers (then cleared); *its,
+// *resmax accumulate
+static csim_status ec_attempt(const step_model* sm, step_data* sd, const sim_options* o,
+                              double h, int* audit, double ekp[2], sim_stepinfo* info,
+                              int* dropped, int* its, double* resmax, double* est,
+                              csim_error* err) {
+  sim_data* d = sd->d;
+  cmpl_data* c = sd->cmpl;
+  const sim_model* m = sm->m;
+  // the work the halves restart from: the audit of the output step's first pass clears it
+  double w0 = *audit ? 0 : sd->energy.work_step, ha[3] = {h, 0.5 * h, h - 0.5 * h};
+  int conv = 1;
+  for (int k = 0; k < 3; k++) {
+    if (k == 1) {  // the full step's result kept, back to the substep's start
+      memcpy(c->qfull, d->q, sizeof(double) * (size_t)m->nq);
+      memcpy(c->vfull, d->v, sizeof(double) * (size_t)m->nv);
+      cmpl_restore_state(c, m, d);
+      sd->energy.work_step = w0;
+    }
+    csim_status st = step_pass(sm, sd, o, ha[k], *audit, info, dropped, err);
+    if (st != CSIM_OK) return st;
+    if (*audit) {  // the energies of the state the output step starts from
+      ekp[0] = info->kinetic;
+      ekp[1] = info->potential;
+    }
+    *audit = 0;
+    c->hist_on = 0;  // the history is the first solve's
+    *its += c->iterations;
+    conv = conv && c->converged;
+    if (c->residual > *resmax || !isfinite(c->residual)) *resmax = c->residual;
+  }
+  double eq = diff_norm(d->q, c->qfull, m->nq), ev = diff_norm(d->v, c->vfull, m->nv);
+  *est = conv ? fmax(eq, ev) : INFINITY;
   return CSIM_OK;
+}
+// the next substep after one of size h with error estimate est against accuracy a (Drake's
+// IntegratorBase::CalcAdjustedStepSize, error order 2 for a first-order scheme): 0.9 h (a /
+// est)^(1/2), no growth under 1.2 h, no shrink of an accepted step, a rejected one shrunk to at
+// most 0.9 h, within [0.1 h, 5 h]. Returns 1 when the substep is accepted (est <= a)
+static int ec_adjust(double a, double h, double est, double* h_new) {
+  int ok = est <= a;
+  double hn;
+  if (est == 0) hn = CMPL_EC_MAX_GROW * h;
+  else if (!isfinite(est)) hn = CMPL_EC_MIN_SHRINK * h;
+  else hn = CMPL_EC_SAFETY * h * sqrt(a / est);
+  if (hn > h && hn < CMPL_EC_HYST_HIGH * h) hn = h;
+  if (hn < h) hn = ok ? h : fmin(hn, CMPL_EC_HYST_LOW * h);
+  *h_new = fmax(fmin(hn, CMPL_EC_MAX_GROW * h), CMPL_EC_MIN_SHRINK * h);
+  return ok;
+}
+
+// the run stops when error control needs a substep below CMPL_EC_MIN_STEP
+static csim_status ec_too_small(const sim_options* o, const sim_data* d, double h, double est,
+                                csim_error* err) {
+  return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
+                 "integrator.accuracy %g not reached at t = %.9g s: error control asked for a "
+                 "substep of %.3g s, below the smallest allowed (%g s); the last local error "
+                 "estimate was %.3g%s. Loosen integrator.accuracy, or check the model (a stiff "
+                 "contact, a small contact.stiction_velocity)", o->cmpl.accuracy, d->time, h,
+                 CMPL_EC_MIN_STEP, est, isfinite(est) ? "" : " (Newton did not converge)");
+}
+
+// the substep to take from time t toward t_end: the one error control asks for, stretched to
+// t_end when it would leave less than 1 % of itself (*last set), so output times are hit exactly
+static double ec_substep(const cmpl_data* c, double t, double t_end, int* last) {
+  double rem = t_end - t;
+  *last = c->h_next >= 0.99 * rem;
+  return *last ? rem : c->h_next;
+}
+
+// a compliant step under error control (integrator.accuracy = a > 0; 001 Sec. III-B, Drake's
+// error-controlled integrators): the output step dt is crossed in variable substeps, each
+// step-doubled (ec_attempt) and accepted when the estimate is <= a; a rejected substep (or one
+// whose Newton failed) is retaken from its start, smaller (ec_adjust). The substep size carries
+// over to the next output step. The recorded contacts are the last half step's (impulses scaled
+// to dt), iterations count every Newton update, /compliant/substeps the accepted substeps
+static csim_status step_error_controlled(const step_model* sm, step_data* sd,
+                                         const sim_options* o, sim_stepinfo* info,
+                                         csim_error* err) {
+  sim_data* d = sd->d;
+  cmpl_data* c = sd->cmpl;
+  double t_end = d->time + o->dt, ekp[2] = {0, 0}, resmax = 0, hlast = o->dt;
+  int audit = 1, dropped = 0, its = 0, last = 0;
+  c->substeps = c->rejected = 0;
+  c->est_max = 0;
+  if (!(c->h_next > 0)) c->h_next = o->dt;
+  for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
+  while (!last) {
+    double h = ec_substep(c, d->time, t_end, &last), est, hn;
+    double w0 = audit ? 0 : sd->energy.work_step;  // (the first pass's audit clears it)
+    cmpl_save_state(c, sm->m, d);
+    c->hist_on = audit;  // the history is the output step's first solve
+    csim_status st =
+        ec_attempt(sm, sd, o, h, &audit, ekp, info, &dropped, &its, &resmax, &est, err);
+    c->hist_on = 0;
+    if (st != CSIM_OK) return st;
+    int ok = ec_adjust(o->cmpl.accuracy, h, est, &hn);
+    if (!isfinite(est)) hn = CMPL_EC_NEWTON_SHRINK * h;
+    if (ok) {
+      c->substeps++;
+      c->est_max = fmax(c->est_max, est);
+      hlast = h - 0.5 * h;
+      c->h_min = c->h_min > 0 ? fmin(c->h_min, h) : h;
+      c->h_max = fmax(c->h_max, h);
+      c->h_next = last && h < c->h_next ? fmax(c->h_next, hn) : hn;  // a stretched or cut
+      continue;                                                         // last substep
+    }
+    cmpl_restore_state(c, sm->m, d);
+    sd->energy.work_step = w0;
+    c->rejected++;
+    c->nrejected++;
+    last = 0;
+    if (hn < CMPL_EC_MIN_STEP) return ec_too_small(o, d, hn, est, err);
+    c->h_next = hn;
+  }
+  d->time = t_end;  // the last substep ends at t_end (rounding)
+  c->iterations = its;
+  c->converged = 1;  // accepted substeps converged
+  c->residual = resmax;
+  return step_close(sm, sd, o, info, ekp, o->dt / hlast, dropped, err);
 }
 
 csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
@@ -139,8 +287,14 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   double t0 = stage_clock();
   int dropped = 0;
   info->t_collision = info->t_dynamics = info->t_solve = 0;
+  cmpl_data* c = sd->cmpl;
+  long w0[3] = {0, 0, 0};
+  if (c) memcpy(w0, c->work, sizeof(w0));
   csim_status st = o->rigid ? step_pass(sm, sd, o, o->dt, 1, info, &dropped, err)
-                            : step_controlled(sm, sd, o, info, err);
+                   : o->cmpl.accuracy > 0 ? step_error_controlled(sm, sd, o, info, err)
+                                          : step_controlled(sm, sd, o, info, err);
+  if (c)
+    for (int k = 0; k < 3; k++) c->work_step[k] = c->work[k] - w0[k];
   if (st != CSIM_OK) return st;
   sd->step++;
   if ((st = stage_check(sm, sd, o, o->dt, err)) != CSIM_OK) {

@@ -570,6 +570,23 @@ static csim_status compile_collision(const scn_config* cfg, sim* s, const link_p
   return st;
 }
 
+// integrator.accuracy and integrator.jacobian: the compliant integrators' (compliant/integrate.c)
+static csim_status check_error_control(const scn_config* cfg, csim_error* err) {
+  if (cfg->accuracy > 0 && !csim_model_compliant(cfg->model))
+    return scn_key_error(cfg, "integrator.accuracy", err,
+                         "error control applies to the compliant laws (hunt_crossley, "
+                         "spring_damper, bristle, sqrt_spring); rigid model '%s' steps at "
+                         "integrator.dt: remove integrator.accuracy",
+                         csim_model_names[cfg->model]);
+  if (cfg->jacobian == CSIM_JAC_QUASI_NEWTON && cfg->scheme != CSIM_SCHEME_IMPLICIT_EULER)
+    return scn_key_error(cfg, "integrator.jacobian", err,
+                         "quasi_newton applies to integrator.scheme implicit_euler (%s assembles "
+                         "its contact-space Newton matrix at every iteration): set "
+                         "integrator.jacobian: full or integrator.scheme: implicit_euler",
+                         csim_scheme_names[cfg->scheme]);
+  return CSIM_OK;
+}
+
 // the step's options (state.h sim_options, and the compliant law's: its parameters are checked
 // later, compile_compliant, in the order errors have always been reported)
 static csim_status compile_options(const scn_config* cfg, sim_options* o, csim_error* err) {
@@ -592,7 +609,9 @@ static csim_status compile_options(const scn_config* cfg, sim_options* o, csim_e
   o->cmpl.max_iterations = cfg->newton_max_iterations;
   o->cmpl.line_search = cfg->line_search;
   o->cmpl.newton_history = cfg->newton_history;
-  return CSIM_OK;
+  o->cmpl.accuracy = cfg->accuracy;
+  o->cmpl.jacobian = cfg->jacobian;
+  return check_error_control(cfg, err);
 }
 
 // contact materials and MuJoCo softness (material.h): link names (and `ground`) resolved to

@@ -154,6 +154,8 @@ typedef struct {
   double newton_tolerance;  // > 0, default 1e-10
   int newton_max_iterations;// >= 1, default 50
   csim_line_search line_search; // 'integrator.line_search' tals|backtracking|none, default tals
+  double accuracy;          // 'integrator.accuracy' > 0: error control (compliant laws); 0 = absent
+  csim_jacobian jacobian;   // 'integrator.jacobian' full|quasi_newton, default full
   csim_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
   double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
   csim_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn

@@ -78,7 +78,10 @@ static csim_status declare(out_run* o, const sim* S, csim_error* err) {
   }
   for (int k = 0; k < OUT_NDATASETS; k++) {
     out_when w = kSets[k].when;
+    int work = S->data.cmpl && (S->opt.cmpl.accuracy > 0 ||
+                                S->opt.cmpl.jacobian == CSIM_JAC_QUASI_NEWTON);
     if ((w == OUT_COMPLIANT && !S->data.cmpl) || (w == OUT_HISTORY && nhist <= 0) ||
+        (w == OUT_WORK && !work) ||
         (w == OUT_CONTROL && !S->model.nctl) || (w == OUT_CONTROL_LOG && nlog <= 0) ||
         (w == OUT_AUTO && (!S->opt.rigid || S->opt.solver.kind != CSIM_SOLVER_AUTO)))
       continue;
@@ -234,6 +237,12 @@ static csim_status row_compliant(out_run* o, const sim* S, csim_error* err) {
   APPEND(CMPL_DS_SLIP, &c->stick_slip_max);
   if (!st) st = rec_append_rows(o->ds[OUT_CMPL_DS_X], c->x1, (size_t)S->data.con->ncon, err);
   if (!st && o->ds[OUT_CMPL_DS_HIST]) APPEND(CMPL_DS_HIST, c->hist);
+  int32_t w[4] = {(int32_t)c->work_step[0], (int32_t)c->work_step[1], (int32_t)c->work_step[2],
+                  c->rejected};
+  if (!st && o->ds[OUT_CMPL_DS_DYN]) {
+    APPEND(CMPL_DS_DYN, &w[0]); APPEND(CMPL_DS_JAC, &w[1]); APPEND(CMPL_DS_FACT, &w[2]);
+    APPEND(CMPL_DS_REJ, &w[3]); APPEND(CMPL_DS_EST, &c->est_max);
+  }
   return st;
 }
 
@@ -262,6 +271,11 @@ csim_status out_close(out_run* o, const sim* S, const scn_config* cfg, int rc, l
   if (!ast) ast = rec_attr_double(f, NULL, "energy_work", e->work, &aerr);
   if (!ast) ast = rec_attr_double(f, NULL, "energy_injected", e->injected, &aerr);
   if (!ast) ast = rec_attr_double(f, NULL, "energy_tolerance", cfg->energy_tolerance, &aerr);
+  const cmpl_data* c = S->data.cmpl;  // compliant: the run's work (001 Sec. IV-A)
+  if (!ast && c) ast = rec_attr_double(f, NULL, "work_dynamics_evaluations", (double)c->work[0], &aerr);
+  if (!ast && c) ast = rec_attr_double(f, NULL, "work_jacobian_evaluations", (double)c->work[1], &aerr);
+  if (!ast && c) ast = rec_attr_double(f, NULL, "work_factorizations", (double)c->work[2], &aerr);
+  if (!ast && c) ast = rec_attr_double(f, NULL, "rejected_substeps", (double)c->nrejected, &aerr);
   if (ast) err_print(&aerr, stderr);
   // for csim merge: the run's exit status, step count and wall time (best effort: a failed
   // attribute write is reported by rec_close's flush below)

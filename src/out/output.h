@@ -16,6 +16,7 @@ typedef enum {
   OUT_ALL,         // every run
   OUT_COMPLIANT,   // compliant laws (/compliant)
   OUT_HISTORY,     // compliant laws with output.newton_history > 0
+  OUT_WORK,        // compliant laws with integrator.accuracy or integrator.jacobian: quasi_newton
   OUT_CONTROL,     // runs with controllers (/control)
   OUT_CONTROL_LOG, // runs whose controllers log channels
   OUT_AUTO,        // rigid runs with solver.name auto
@@ -149,6 +150,24 @@ typedef enum {
     "per contact (rows aligned with /contacts: /contacts/offset, /contacts/count): deflection " \
       "state after the step in the contact frame [t1 t2 n] (bristle, sqrt_spring; zeros for " \
       "stateless laws), carried between steps by contact id") \
+  X(CMPL_DS_DYN, "/compliant/dynamics_evaluations", REC_I32, 0, "1", OUT_WORK, \
+    "dynamics evaluations of the step, 001 Sec. IV-A's measure of work: one per pass (the " \
+      "start-of-step kinematics, collision, mass matrix and forces; semi_implicit and tamsi " \
+      "need no other) plus, for implicit_euler, one per residual evaluation, those of the " \
+      "forward-difference Jacobians (nv each) included; every attempt of the step counts") \
+  X(CMPL_DS_JAC, "/compliant/jacobian_evaluations", REC_I32, 0, "1", OUT_WORK, \
+    "Newton Jacobians computed in the step (implicit_euler: finite-difference ones; " \
+      "semi_implicit, tamsi: the analytic contact-space matrix, one per iteration)") \
+  X(CMPL_DS_FACT, "/compliant/factorizations", REC_I32, 0, "1", OUT_WORK, \
+    "LU factorizations of the Newton matrix in the step") \
+  X(CMPL_DS_REJ, "/compliant/rejected_substeps", REC_I32, 0, "1", OUT_WORK, \
+    "integrator.accuracy: substeps rejected in the step (local error estimate above the " \
+      "accuracy, or Newton failed) and retaken smaller; /compliant/substeps counts the " \
+      "accepted ones, each a step of h and two of h/2 (step doubling)") \
+  X(CMPL_DS_EST, "/compliant/error_estimate", REC_F64, 0, "m/s, m", OUT_WORK, \
+    "integrator.accuracy: the largest local error estimate among the step's accepted " \
+      "substeps (max-norm of the difference in q and v between a step of h and two of h/2; " \
+      "0 without error control)") \
   X(CMPL_DS_HIST, "/compliant/newton_history", REC_F64, OUT_NHIST, "m/s", OUT_HISTORY, \
     "Newton residual (max-norm, as /compliant/newton_residual) at iterate j = 0, " \
       "1, ... of the step's first solve (the whole step, before convergence-control " \

@@ -56,6 +56,13 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
             "in substeps %d (iterations below are Newton's)\n", csim_scheme_names[cfg->scheme],
             cfg->newton_tolerance, cfg->newton_max_iterations, D->cmpl->nsubstepped);
+  if (D->cmpl)  // work as 001 Sec. IV-A counts it
+    fprintf(f, "  work: dynamics evaluations %ld, Jacobian evaluations %ld, factorizations %ld "
+            "(jacobian %s)\n", D->cmpl->work[0], D->cmpl->work[1], D->cmpl->work[2],
+            csim_jacobian_names[cfg->jacobian]);
+  if (D->cmpl && cfg->accuracy > 0)
+    fprintf(f, "  error control: accuracy %g, substeps %.3g to %.3g s, rejected %ld\n",
+            cfg->accuracy, D->cmpl->h_min, D->cmpl->h_max, D->cmpl->nrejected);
   fprintf(f, "  dofs nq %d, nv %d; bodies %d; geometries %d\n", M->m->nq, M->m->nv,
           M->m->nbody - 1, M->m->ngeom);
   fprintf(f, "  steps %ld, simulated %.4g s, wall %.4g s, real-time factor %.1f, %.2f us/step\n",

@@ -119,3 +119,56 @@ def friction_x(f):
             frc[s:s + n, 2] * frm[s:s + n, 6]
         out[k] = fx.sum()
     return out
+
+
+# 001 Sec. IV-A's localized global error. The solution under test is sampled at t^m = m dw (rows of
+# times t, states x: one row each, x 1-D or 2-D); the reference of window m starts from the test
+# solution's own state, x_r^m = flow(x^(m-1), t^(m-1), dw), integrated far more accurately than
+# the errors measured (001: a 3rd-order Runge-Kutta at h = 1e-7 s); the error is the L2 norm over
+# windows of x^m - x_r^m ("the L2-norm of the difference between the solution {v^m} and the
+# reference solution {v_r^m}", with dw = 25 ms). Restarting every window from the test solution
+# removes the drift a first-order method accumulates over long times. flow takes arrays (one
+# entry per window) and returns the states at the window ends. rms: the L2 norm divided by the
+# square root of the number of windows (a per-window error, comparable with v_s and independent
+# of the run's length). Returns (error, per-window errors)
+def localized_error(t, x, flow, dw=0.025, rms=False):
+    t = np.asarray(t, float)
+    x = np.asarray(x, float)
+    m = np.round(t / dw)
+    on = np.abs(t - m * dw) <= 1e-9 * max(dw, 1.0)
+    tm, xm = t[on], x[on]
+    if len(tm) < 2 or np.any(np.abs(np.diff(tm) - dw) > 1e-9):
+        raise ValueError("localized_error: the rows must include every multiple of dw = %g s" % dw)
+    xr = flow(xm[:-1], tm[:-1], dw)
+    d = np.abs(xm[1:] - xr)
+    if d.ndim > 1:
+        d = np.sqrt((d * d).sum(axis=1))
+    e = float(np.sqrt((d * d).sum()))
+    return (e / np.sqrt(len(d)) if rms else e), d
+
+
+# flow of 001 Sec. IV-A's box, mx dv/dt = f(t) - mu~(|v| / vs) m g sgn(v) with mu~(s) = mu min(s, 1)
+# (001 eq. 7, csim's hunt_crossley friction), f(t) = amp sin(2 pi freq t) and mx the moving mass
+# (m, or m plus robots/box_slider.urdf's carriage): the velocities v0
+# (array) at times t0 advanced by dw with Kutta's 3rd-order Runge-Kutta at step h, all windows at
+# once. h = 1e-6 s is 1/10 of the stiction time scale vs / (mu g) = 1e-5 s (001's reference used
+# 1e-7 s; fig001_5 checks the two agree on the error it measures)
+def box_flow(m=0.33, mx=None, mu=1.0, g=9.8, vs=1e-4, amp=4.0, freq=1.0, h=1e-6):
+    mx = m if mx is None else mx
+
+    def acc(t, v):
+        return (amp * np.sin(2 * np.pi * freq * t) - mu * np.minimum(np.abs(v) / vs, 1.0) * m * g *
+                np.sign(v)) / mx
+
+    def flow(v0, t0, dw):
+        v, t = np.array(v0, float), np.array(t0, float)
+        n = int(round(dw / h))
+        hh = dw / n
+        for _ in range(n):
+            k1 = acc(t, v)
+            k2 = acc(t + 0.5 * hh, v + 0.5 * hh * k1)
+            k3 = acc(t + hh, v - hh * k1 + 2 * hh * k2)
+            v = v + hh * (k1 + 4 * k2 + k3) / 6
+            t = t + hh
+        return v
+    return flow

@@ -204,6 +204,8 @@ size_t cmpl_bytes(const cmpl_options* o, const sim_model* m, int maxcon) {
   b += (size_t)(o->newton_history > 0 ? o->newton_history : 0) * D;  // hist
   if (o->scheme == CSIM_SCHEME_IMPLICIT_EULER)
     b += nq * D + 7 * nv * D + nv * nv * D + contact_bytes(m, maxcon);
+  if (o->jacobian == CSIM_JAC_QUASI_NEWTON) b += nv * nv * D;  // Jd
+  if (o->accuracy > 0) b += nq * D + nv * D;                    // qfull, vfull
   return b;
 }
 
@@ -269,6 +271,13 @@ csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, c
       }
     }
   }
+  if (ok && o->jacobian == CSIM_JAC_QUASI_NEWTON)
+    ok = (c->Jd = calloc(nv * nv, sizeof(double))) != NULL;
+  if (ok && o->accuracy > 0) {
+    c->qfull = calloc(nq, sizeof(double));
+    c->vfull = calloc(nv, sizeof(double));
+    ok = c->qfull && c->vfull;
+  }
   if (!ok) {
     cmpl_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
@@ -287,7 +296,7 @@ void cmpl_free(cmpl_data* c) {
   free(c->piv); free(c->pt); free(c->ev);
   free(c->qsave); free(c->vsave); free(c->prev_id_save); free(c->prev_x_save);
   free(c->q0); free(c->v0); free(c->vk); free(c->r); free(c->r2); free(c->dv); free(c->tmp);
-  free(c->tmp2); free(c->Jr);
+  free(c->tmp2); free(c->Jr); free(c->Jd); free(c->qfull); free(c->vfull);
   free(c->hist);
   contact_free(c->con_eval);
   free(c);
@@ -307,6 +316,13 @@ void cmpl_reset(cmpl_data* c) {
   c->residual = c->pen_max = c->pen_mean = c->stick_slip_max = 0;
   c->tsave = 0;
   c->hist_on = 0;
+  memset(c->work, 0, sizeof(c->work));
+  memset(c->work_step, 0, sizeof(c->work_step));
+  c->rejected = 0;
+  c->est_max = 0;
+  c->nrejected = 0;
+  c->h_next = c->h_min = c->h_max = 0;
+  c->jac_ok = c->fact_ok = 0;
   for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
   if (c->con_eval) contact_reset(c->con_eval);
 }

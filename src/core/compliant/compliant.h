@@ -54,6 +54,9 @@
 //                           residual in m/s (contact velocities for semi_implicit/tamsi,
 //                           generalized velocities for implicit_euler), newton_max_iterations caps
 //                           the updates of one (sub)step.
+//   integrator.accuracy     > 0: error control, variable substeps inside each dt by step
+//                           doubling (sim.c step_error_controlled; any scheme); absent: fixed dt
+//   integrator.jacobian     full | quasi_newton: implicit_euler's Jacobian reuse (integrate.c)
 //   solver.name             ignored: a compliant law needs no rigid solver, so any value is
 //                           accepted ('none' is the natural spelling) and the HDF5 attribute
 //                           'solver' says "none"; solver.tolerance/max_iterations/warm_start are
@@ -85,6 +88,16 @@
 #define CMPL_MAX_HALVINGS 5       // convergence control: at most 2^5 substeps per step
 #define CMPL_BACKTRACK 10         // most residual-backtracking halvings per Newton step
 #define CMPL_BACKTRACK_AFTER 10   // tamsi, semi_implicit: backtrack only from this iteration on
+// error control (integrator.accuracy; sim.c) and quasi-Newton (integrate.c)
+#define CMPL_EC_SAFETY 0.9        // Drake's IntegratorBase step-size rule: safety factor,
+#define CMPL_EC_MIN_SHRINK 0.1    //   largest shrink and growth per step,
+#define CMPL_EC_MAX_GROW 5.0
+#define CMPL_EC_HYST_HIGH 1.2     //   no growth below 1.2 h, shrink to at most 0.9 h
+#define CMPL_EC_HYST_LOW 0.9
+#define CMPL_EC_NEWTON_SHRINK 0.5 // a substep whose Newton failed is retried at half the size
+#define CMPL_EC_MIN_STEP 1e-9     // s: smaller substeps stop the run (001 Sec. I saw 1e-7 s)
+#define CMPL_QN_RATE 0.1          // quasi-Newton: a fresh Jacobian when an iteration shrinks
+                                  // the residual by less than this factor
 #define CMPL_THETA_MAX 1.0471975511965976  // pi/3: TALS largest direction change (001 Sec. III-A)
 
 typedef struct {
@@ -130,6 +143,8 @@ typedef struct {
   int max_iterations;      // integrator.newton_max_iterations
   csim_line_search line_search;  // integrator.line_search
   int newton_history;      // output.newton_history (0: not kept)
+  double accuracy;         // integrator.accuracy (> 0: error control, sim.c; 0: fixed step)
+  csim_jacobian jacobian;  // integrator.jacobian (implicit_euler)
 } cmpl_options;
 
 // normal force pi(delta, vn) >= 0 and its partial derivatives (either pointer may be NULL)
@@ -175,6 +190,15 @@ typedef struct cmpl_data {
   double pen_max, pen_mean;// penetration over the overlapping contacts of the step, m
   int nstick;              // contacts in stiction
   double stick_slip_max;   // largest |v_t| among them, m/s
+  // work (001 Sec. IV-A: dynamics evaluations, counting those of the finite-difference
+  // Jacobians): running totals over the run, and the last step's (sim.c)
+  long work[3];            // dynamics evaluations, Jacobian evaluations, factorizations
+  long work_step[3];
+  int rejected;            // error control: substeps rejected in the last step
+  double est_max;          // error control: largest local error estimate accepted in it
+  long nrejected;          // ... in the run
+  double h_next;           // error control: the substep to try next (0: integrator.dt)
+  double h_min, h_max;     // error control: smallest and largest accepted substep of the run
 
   // workspace (sized once)
   double* vc;              // (3 maxcon) contact velocities
@@ -191,6 +215,13 @@ typedef struct cmpl_data {
   // implicit Euler
   contact_data* con_eval;  // contacts of the evaluated configurations (swapped with the sim's)
   double *q0, *v0, *vk, *r, *r2, *dv, *Jr, *tmp, *tmp2;  // (nq / nv / nv x nv)
+  // quasi-Newton (integrator.jacobian: quasi_newton): Jd = da/dv (nv x nv, from the last fresh
+  // finite-difference Jacobian J_r: (I - J_r) / h), Jr then holds the factors of I - h_fact Jd
+  double* Jd;
+  int jac_ok, fact_ok;     // Jd holds a Jacobian; Jr holds the factors of I - h_fact Jd
+  double h_fact;
+  // error control: the full step's result, compared with the two half steps' (nq), (nv)
+  double *qfull, *vfull;
   // convergence control: the state the step started from
   double *qsave, *vsave, tsave;  // (nq), (nv)
   int nprev_save;

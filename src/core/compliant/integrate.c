@@ -42,6 +42,10 @@
 // state in 2, 4, ... 2^CMPL_MAX_HALVINGS equal substeps (convergence control, 001 Sec. III-B);
 // if even those fail the last iterate is kept, the step is counted (SIM_WARN_NONCONVERGED) and
 // reported through info->solve.converged, which solver.on_failure acts on (stop: exit 1).
+// With integrator.accuracy the step is error-controlled instead (sim.c: variable substeps, step
+// doubling, Drake's step-size rule); integrator.jacobian: quasi_newton reuses implicit_euler's
+// Jacobian (ie_newton_matrix). Work (dynamics evaluations, Jacobians, factorizations) is counted
+// in cmpl_data.work.
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -275,6 +279,8 @@ static void solve_frozen(const law_ctx* L, step_data* sd, double h) {
         }
       }
     for (int a = 0; a < n3; a++) c->N[(size_t)a * n3 + a] += 1;
+    c->work[1]++;  // an analytic Jacobian and its factorization per iteration
+    c->work[2]++;
     if (!lu_factor(n3, c->N, c->piv)) break;
     for (int a = 0; a < n3; a++) c->dvc[a] = -c->R[a];
     lu_solve(n3, c->N, c->piv, c->dvc);
@@ -317,6 +323,7 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
   contact_data* ce = c->con_eval;
   int nv = m->nv;
   contact_options copt = metric_options(o, h);
+  c->work[0]++;
 
   // the end-of-step configuration and velocity
   kin_integrate(m, c->q0, v, h, d->q);
@@ -382,6 +389,59 @@ static double maxnorm(const double* x, int n) {
   return r;
 }
 
+// forward-difference Jacobian of r at c->vk (c->r = r(vk)) into Jr (row-major nv x nv), column
+// by column: nv dynamics evaluations, which 001 Sec. IV-A counts as work
+static void ie_fd_jacobian(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                           double t_end, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  int nv = sm->m->nv;
+  for (int j = 0; j < nv; j++) {
+    double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
+    c->vk[j] = vj + eps;
+    ie_residual(sm, sd, o, h, c->vk, t_end, c->r2, dropped);
+    c->vk[j] = vj;
+    for (int i = 0; i < nv; i++) c->Jr[(size_t)i * nv + j] = (c->r2[i] - c->r[i]) / eps;
+  }
+  c->work[1]++;
+}
+
+// the factors of the Newton matrix in Jr at iterate `it` of the step ending at t_end (res, res_prev: the residual max-norms
+// of this iterate and the previous one). full: a fresh Jacobian every iteration. quasi_newton
+// (001 Sec. III-B, Hairer-Wanner IV.8, as Drake's implicit integrators): the Jacobian of the
+// acceleration Jd = (I - J_r) / h is kept across iterations and steps, the matrix I - h Jd is
+// refactored only when h changes, and a fresh Jacobian is taken when there is none (first step,
+// after a failed solve) or the last iteration shrank the residual by less than CMPL_QN_RATE.
+// The h^2 term of J_r (through q0 + h v) then scales as h, not h^2: quasi-Newton tolerates it.
+// 0: the matrix is singular
+static int ie_newton_matrix(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                            double t_end, int it, double res, double res_prev, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  int nv = sm->m->nv;
+  if (o->cmpl.jacobian == CSIM_JAC_FULL) {
+    ie_fd_jacobian(sm, sd, o, h, t_end, dropped);
+    c->work[2]++;
+    return lu_factor(nv, c->Jr, c->piv);
+  }
+  if (!c->jac_ok || (it > 0 && res > CMPL_QN_RATE * res_prev)) {
+    ie_fd_jacobian(sm, sd, o, h, t_end, dropped);
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++)
+        c->Jd[(size_t)i * nv + j] = ((i == j) - c->Jr[(size_t)i * nv + j]) / h;
+    c->jac_ok = 1;
+    c->fact_ok = 0;
+  }
+  if (!c->fact_ok || c->h_fact != h) {
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++)
+        c->Jr[(size_t)i * nv + j] = (i == j) - h * c->Jd[(size_t)i * nv + j];
+    c->work[2]++;
+    c->h_fact = h;
+    c->fact_ok = lu_factor(nv, c->Jr, c->piv);
+    if (!c->fact_ok) c->jac_ok = 0;
+  }
+  return c->fact_ok;
+}
+
 // implicit Euler step: Newton on r(v) with a forward-difference Jacobian and TALS; leaves d at
 // (q0 ⊕ h v+, v+), the end-of-step contacts in sd->con (swapped with c->con_eval) with their
 // impulses, and g rebuilt so that G lambda + g = J v+ - c* (the metric's velocity)
@@ -410,19 +470,13 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
 
   c->iterations = 0;
   c->converged = 0;
+  double res_prev = INFINITY;
   for (int it = 0;; it++) {
     ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r, dropped);
     double res = maxnorm(c->r, nv);
     if (newton_done(c, L->o, it, res)) break;
-    // forward-difference Jacobian of r, column by column (Jr row-major nv x nv)
-    for (int j = 0; j < nv; j++) {
-      double vj = c->vk[j], eps = 1e-7 * (fabs(vj) > 1 ? fabs(vj) : 1);
-      c->vk[j] = vj + eps;
-      ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r2, dropped);
-      c->vk[j] = vj;
-      for (int i = 0; i < nv; i++) c->Jr[(size_t)i * nv + j] = (c->r2[i] - c->r[i]) / eps;
-    }
-    if (!lu_factor(nv, c->Jr, c->piv)) break;
+    if (!ie_newton_matrix(sm, sd, o, h, t0 + h, it, res, res_prev, dropped)) break;
+    res_prev = res;
     for (int k = 0; k < nv; k++) c->dv[k] = -c->r[k];
     lu_solve(nv, c->Jr, c->piv, c->dv);
     // TALS on the start-of-step contacts' tangential velocities (J frozen at q0)
@@ -457,6 +511,7 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
     for (int k = 0; k < nv; k++) c->vk[k] += alpha * c->dv[k];
     c->iterations++;
   }
+  if (!c->converged) c->jac_ok = 0;  // quasi-Newton: the retry starts from a fresh Jacobian
   // the last evaluation was at vk: d and con_eval describe the end of the step
   contact_data* ce = c->con_eval;
   // g = J (v+ - M^-1 J' lambda) - c*, so that G lambda + g = J v+ - c*
@@ -503,7 +558,9 @@ const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_opti
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;
 
-  // contact problem at q0 (frames, J, G, g) and the integrator
+  // contact problem at q0 (frames, J, G, g) and the integrator; the pass's start-of-step
+  // dynamics (sim.c: kinematics, collision, M, bias) are one evaluation of the work count
+  c->work[0]++;
   contact_options copt = metric_options(o, h);
   if (contact_build(m, d, sd->con, &copt, sd->vfree) != 0) {  // see eval_end (never expected)
     *dropped = sd->con->ncon + 1;
