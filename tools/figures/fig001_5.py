@@ -174,7 +174,7 @@ def report(F, res, ref_gap):
     F.table("Every run: method, h (s, fixed step) or accuracy a (EC), localized error e_v (m/s), "
             "dynamics evaluations, Jacobian evaluations, wall time (s)",
             ["method", "h or a", "e_v", "evaluations", "Jacobians", "wall"], rows,
-            timing_columns=["wall"], rel=0.05)
+            timing_columns=[5], rel=0.05)
     ext = {k: limits.get(k, float("nan")) / limits.get(k + "_nt", float("nan"))
            for k in ("fn", "qn", "fn_ec", "qn_ec")}
     F.table("First-order range: the largest e_v up to which the curve's work stays within 2x of "

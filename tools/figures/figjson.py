@@ -210,6 +210,10 @@ class Figure:
 
     # a table: rows of numbers (None where the paper gives none) and strings
     def table(self, caption, columns, rows, timing_columns=(), rel=0.05, abs_=1e-12):
+        # timing columns by index (the report's drift check reads them as integers)
+        bad = [c for c in timing_columns if not isinstance(c, int) or not 0 <= c < len(columns)]
+        if bad:
+            raise ValueError("%s: timing_columns %r are not column indices of %r" % (self.id, bad, columns))
         self.tables.append({"caption": caption, "columns": list(columns),
                             "rows": [[num(c) for c in r] for r in rows],
                             "timing_columns": list(timing_columns),
