@@ -31,6 +31,16 @@ fixture fixture_file(const char* path, const char* const* sets, int nset) {
   return build(f, scn_load(path, sets, nset, &f.cfg, &err), &err);
 }
 
+csim_status fixture_try(const char* yaml, const char* name, fixture* f, csim_error* err) {
+  f->cfg = NULL;
+  f->s = NULL;
+  err_clear(err);
+  csim_status st = scn_load_string(yaml, name, NULL, 0, &f->cfg, err);
+  if (st == CSIM_OK) st = sim_create(f->cfg, &f->s, err);
+  if (st != CSIM_OK) fixture_free(f);
+  return st;
+}
+
 void fixture_free(fixture* f) {
   sim_free(f->s);
   scn_free(f->cfg);

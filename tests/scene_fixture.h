@@ -14,6 +14,9 @@ typedef struct {
 // YAML text; name is the file name relative paths resolve against
 fixture fixture_text(const char* yaml, const char* name, const char* const* sets, int nset);
 fixture fixture_file(const char* path, const char* const* sets, int nset);
+// YAML text loaded and built without asserting: CSIM_OK with *f ready, else the load's or the
+// build's status with err set and nothing left to free
+csim_status fixture_try(const char* yaml, const char* name, fixture* f, csim_error* err);
 void fixture_free(fixture* f);
 
 // YAML text of n free 10 cm cubes (robots/cube.urdf) centred at pos (x, y, z each) above a ground

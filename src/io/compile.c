@@ -427,6 +427,15 @@ static csim_status check_mjcf_world(const scn_config* cfg, const urdf_robot* u, 
 }
 
 // robots: each URDF read (urdf_text[r] when given, else robots.r.urdf) into specs[r]; the
+// robots.N.joint_dynamics: the file's joint damping and dry friction, both, damping only or
+// neither (scenario.h)
+static void take_joint_dynamics(scn_joint_dynamics jd, urdf_robot* u) {
+  for (int j = 0; j < u->njoint; j++) {
+    if (jd == SCN_JDYN_IGNORE) u->joints[j].damping = 0;
+    if (jd != SCN_JDYN_APPLY) u->joints[j].frictionloss = 0;
+  }
+}
+
 // parsed robots are returned in urdf (freed by the caller after the model is built)
 static csim_status load_robots(const scn_config* cfg, const char* const* urdf_text,
                                model_robot_spec* specs, urdf_robot** urdf, csim_error* err) {
@@ -447,6 +456,7 @@ static csim_status load_robots(const scn_config* cfg, const char* const* urdf_te
     free(pk);
     if (st == CSIM_OK && R->mjcf) st = check_mjcf_world(cfg, urdf[r], err);
     if (st != CSIM_OK) return st;
+    take_joint_dynamics(R->joint_dynamics, urdf[r]);
     specs[r].urdf = urdf[r];
     specs[r].name = R->name;
     specs[r].base = R->base == SCN_BASE_FREE ? MODEL_BASE_FREE : MODEL_BASE_FIXED;
@@ -659,7 +669,8 @@ static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* 
     return scn_key_error(cfg, "contact.model", err, "the model has dry joint friction "
                          "(frictionloss on %d dofs), which csim simulates with the rigid models "
                          "only (a box row of the contact problem); compliant law '%s' has none: "
-                         "choose a rigid model or remove frictionloss",
+                         "choose a rigid model, or robots.N.joint_dynamics: damping (or ignore) "
+                         "to leave the file's joint friction out",
                          model_nfriction(s->model.m), csim_model_names[cfg->model]);
   csim_status st = compile_cmpl_params(cfg, &s->opt.cmpl.p, err);
   if (st == CSIM_OK)

@@ -24,6 +24,7 @@
 //---------------------------------- name tables -----------------------------------------------
 
 const char* const scn_base_names[] = {"fixed", "free", NULL};
+const char* const scn_joint_dynamics_names[] = {"apply", "damping", "ignore", NULL};
 const char* const scn_ground_names[] = {"none", "plane", "heightfield", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
 
@@ -158,6 +159,11 @@ static const skey keys[] = {
      .doc = "Robot name (actions refer to it); explicit names must be unique"},
     {.path = "robots.N.base", .type = K_ENUM, .names = scn_base_names, .def = "fixed", RB(base),
      .doc = "fixed: root link welded to the world at position/rpy; free: 6-dof floating base"},
+    {.path = "robots.N.joint_dynamics", .type = K_ENUM, .names = scn_joint_dynamics_names, .def = "apply",
+     RB(joint_dynamics),
+     .doc = "The file's joint damping and dry friction (URDF `<dynamics damping friction>`, MJCF joint `damping` and "
+            "`frictionloss`): apply: both (friction as box rows of the rigid contact problem: compliant laws refuse "
+            "it); damping: the damping only; ignore: neither (the robot's joints are then frictionless and undamped)"},
     {.path = "robots.N.position", .type = K_VEC3, .def = "[0, 0, 0]", RB(pos), .units = "m",
      .doc = "Fixed base: root link position in the world"},
     {.path = "robots.N.rpy", .type = K_VEC3, .def = "[0, 0, 0]", RB(rpy), .units = "rad",

@@ -40,7 +40,11 @@
 // HDF5 attributes all use these tables.
 
 typedef enum { SCN_BASE_FIXED = 0, SCN_BASE_FREE = 1 } scn_base;   // values equal model_base_type
+// robots.N.joint_dynamics: what a run takes of the file's joint damping and dry friction (URDF
+// <dynamics damping friction>, MJCF joint damping and frictionloss)
+typedef enum { SCN_JDYN_APPLY = 0, SCN_JDYN_DAMPING, SCN_JDYN_IGNORE } scn_joint_dynamics;
 extern const char* const scn_base_names[];           // fixed free
+extern const char* const scn_joint_dynamics_names[]; // apply damping ignore
 extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = act_spec.local)
 
@@ -76,6 +80,7 @@ typedef struct {
   char* mjcf_path;       //   of urdf and mjcf is given
   char* name;            // 'name', NULL = use the URDF's robot name
   scn_base base;         // 'base': free|fixed, default fixed
+  scn_joint_dynamics joint_dynamics;  // 'joint_dynamics': apply|damping|ignore, default apply
   double pos[3];         // 'position': fixed base placement, default 0 0 0 (m)
   double rpy[3];         // 'rpy': fixed base orientation (roll, pitch, yaw about fixed x, y, z), rad
   double* q0; int nq0;   // 'q0': full configuration (NULL = model default); length checked by caller

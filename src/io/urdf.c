@@ -539,6 +539,25 @@ static csim_status read_limits(ctx* c, const xml_node* e, urdf_joint* J) {
   return CSIM_OK;
 }
 
+// <dynamics damping friction>: the joint's viscous damping (N m s/rad or N s/m) and dry friction
+// (N m or N), MuJoCo's damping and frictionloss; whether a run applies them is the scenario's
+// robots.N.joint_dynamics (other simulators' extra attributes, e.g. Franka's K D mu_viscous, are
+// no URDF and not read)
+static csim_status read_dynamics(ctx* c, const xml_node* e, urdf_joint* J) {
+  const xml_node* d;
+  csim_status st = single_child(c, e, "dynamics", &d);
+  if (st || !d) return st;
+  static const char* const names[2] = {"damping", "friction"};
+  double* dst[2] = {&J->damping, &J->frictionloss};
+  for (int k = 0; k < 2; k++) {
+    if ((st = get_num(c, d, names[k], 1, dst[k], NULL))) return st;
+    if (!(*dst[k] >= 0) || !isfinite(*dst[k]))
+      return fail(c, d, xml_attr_find(d, names[k]), "<dynamics> %s %g (expected finite and >= 0)",
+                  names[k], *dst[k]);
+  }
+  return CSIM_OK;
+}
+
 // one top-level <joint>; parent/child names are returned for the second pass
 static csim_status read_joint(ctx* c, const xml_node* e, int ji, const char** pname,
                               const char** cname, const char** mimic_name,
@@ -582,6 +601,7 @@ static csim_status read_joint(ctx* c, const xml_node* e, int ji, const char** pn
   // a fixed joint has no axis (urdf.h: 0 0 0), whatever the file says
   if (J->type == URDF_JOINT_FIXED) J->axis[0] = J->axis[1] = J->axis[2] = 0;
   if ((st = read_limits(c, e, J))) return st;
+  if ((st = read_dynamics(c, e, J))) return st;
   // mimic: joint name resolved in the second pass
   const xml_node* mi;
   if ((st = single_child(c, e, "mimic", &mi))) return st;

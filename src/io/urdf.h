@@ -95,7 +95,9 @@ typedef struct {
   double mimic_multiplier, mimic_offset;
   // MJCF only (zero from the URDF reader): origin orientation as a quaternion, and the joint's
   // passive properties as written (armature enters M's diagonal; the others are recorded and
-  // refused through urdf_robot's unsupported entries)
+  // refused through urdf_robot's unsupported entries). damping and frictionloss also come from
+  // a URDF's <dynamics damping friction> (whether a run applies them: the scenario's
+  // robots.N.joint_dynamics)
   int use_quat;             // 1: quat [x y z w] is the origin's orientation (rpy unused)
   double quat[4];
   double damping, stiffness, springref, armature, frictionloss, ref;

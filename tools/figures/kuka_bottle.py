@@ -133,6 +133,9 @@ world: {gravity: [0, 0, -9.81], ground: {type: plane}}
 robots:
   - urdf: ../robots/iiwa_wsg.urdf
     base: fixed
+    # the iiwa's <dynamics damping="0.5"> left out: 001 VI-C's controller models no joint
+    # damping, and the figures of this scene predate csim reading it
+    joint_dynamics: ignore
     q0: [%s, 0.05, 0.05]
   - urdf: ../robots/bottle.urdf
     base: free
