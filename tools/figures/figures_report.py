@@ -39,7 +39,8 @@ DOC_IMG_WIDTH = 1200                             # px: committed images are kept
 SEEDS = {"000": "Contact Models in Robotics: a Comparative Analysis (Le Lidec et al., 2023)",
          "001": "A Transition-Aware Method for the Simulation of Compliant Contact with Regularized "
                 "Friction (Castro et al.)",
-         "002": "Reconciling RaiSim With the Maximum Dissipation Principle (Le Lidec, Carpentier, 2024)"}
+         "002": "Reconciling RaiSim With the Maximum Dissipation Principle (Le Lidec, Carpentier, 2024)",
+         "003": "Validating Robotics Simulators on Real World Impacts (Acosta, Yang, Posa)"}
 CLAIM = re.compile(r" = (\S+) (?:\(timing, noise band a factor \S+\) )?<!-- claim (timing )?rel=(\S+) "
                    r"abs=(\S+) -->$")
 VERDICT = re.compile(r"^- \*\*[a-z ]+\*\*")

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""Seed 003 Fig. 3 (cube toss, top row): e_q's sensitivity to each contact parameter around the
+identified point, per contact model. `make fig-003-3` writes out/figures/fig003_3.png and .json.
+
+The paper sweeps each parameter of MuJoCo, Bullet and Drake while the others stay at their
+identified optimum theta*, and finds MuJoCo and Bullet ("contact models similar to linear
+spring-damper systems") sensitive to damping and to excessive stiffness, and Drake's nonlinear
+Hunt-Crossley needing only to be "stiff enough". csim's stand-ins, each at the parameters csim
+identified on the same data (src/run/cubetoss_params.c, `csim identify cubetoss`):
+spring_damper (a linear spring-damper: Bullet's and MuJoCo's kind), hunt_crossley (Drake's law)
+and ccp with solref [-stiffness, -damping] (MuJoCo's own model and softness). Each parameter is
+scaled by FACTORS while the other two stay at theta*; e_q (003 eq. 3, csim's ct_score) is the mean
+over the first NTOSS tosses of the dairlib550_eval group (csim validate cubetoss --tosses).
+"""
+import os
+import subprocess
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figjson as J  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CSIM = os.path.join(ROOT, "csim")
+NTOSS = 60
+FACTORS = [1 / 30, 1 / 10, 1 / 3, 1, 3, 10, 30]
+# theta*: csim's identified parameters (src/run/cubetoss_params.c); ccp's solref is
+# [-stiffness, -damping] (MuJoCo's direct form)
+MODELS = [("spring_damper", "linear spring-damper (Bullet, MuJoCo kind)",
+           {"friction": 0.1937, "stiffness": 3.886e5, "damping": 10.6}),
+          ("hunt_crossley", "Hunt-Crossley (Drake's law)",
+           {"friction": 0.1933, "stiffness": 4.47e5, "damping": 0.03829}),
+          ("ccp", "ccp + solref (MuJoCo's model)",
+           {"friction": 0.1872, "stiffness": 6635, "damping": 997})]
+PARAMS = ["stiffness", "damping", "friction"]
+PER_TOSS = {}  # (model, stiffness, damping, friction): e_q of each toss
+# what the runs showed (the analysis behind a verdict, not its threshold)
+NOTE = {"ccp": " At x30 (B = 2.99e4 /s, h B = 2.0 at h = 1/14800 s) the step over-corrects and throws "
+               "the cube: %d of the %d tosses end with e_q above 5: an unstable discretization, not a "
+               "gentle sensitivity."}
+WHY_DAMP = {"spring_damper": "spring_damper's e_q moves less than 20 % over the damping sweep: at the "
+                             "identified stiffness (3.9e5 N/m on the 0.37 kg cube) damping 10.6 N s/m is a "
+                             "damping ratio of 0.014, x30 is 0.42; e_q (mostly the cube's slide and turn "
+                             "after landing) hardly depends on the bounce's restitution"}
+
+
+# the params file's entry for model at values p
+def entry(model, p):
+    if model == "ccp":
+        return "ccp: {friction: %.9g, solref: [%.9g, %.9g]}\n" % (p["friction"], -p["stiffness"],
+                                                                  -p["damping"])
+    return "%s: {friction: %.9g, stiffness: %.9g, damping: %.9g}\n" % (model, p["friction"],
+                                                                        p["stiffness"], p["damping"])
+
+
+# mean e_q of model at p over the first NTOSS tosses (csim validate cubetoss)
+def e_q(tmp, model, p):
+    path = os.path.join(tmp, "params.yaml")
+    with open(path, "w") as f:
+        f.write(entry(model, p))
+    out = os.path.join(tmp, "run")
+    subprocess.run([CSIM, "validate", "cubetoss", "--model", model, "--params", path, "--tosses",
+                    str(NTOSS), "--out", out, "--quiet"], check=True, cwd=ROOT)
+    rows = np.genfromtxt(os.path.join(out, "cubetoss.csv"), delimiter=",", names=True,
+                         dtype=None, encoding=None)
+    PER_TOSS[(model, p["stiffness"], p["damping"], p["friction"])] = rows["e_q"]
+    return float(np.mean(rows["e_q"]))
+
+
+def sweep(F):
+    res = {}
+    for model, _, star in MODELS:
+        for par in PARAMS:
+            for fac in FACTORS:
+                if fac == 1 and (model, "stiffness", 1) in res:
+                    res[(model, par, 1)] = res[(model, "stiffness", 1)]
+                    continue
+                p = dict(star)
+                p[par] = star[par] * fac
+                res[(model, par, fac)] = e_q(F.tmp, model, p)
+            print("  %-14s %-9s %s" % (model, par, " ".join(
+                "%.3f" % res[(model, par, f)] for f in FACTORS)))
+    return res
+
+
+def plot(F, res):
+    fig, axs = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
+    for i, par in enumerate(PARAMS):
+        for j, (model, label, _) in enumerate(MODELS):
+            axs[i].plot(FACTORS, [res[(model, par, f)] for f in FACTORS], "o-", color="C%d" % j,
+                        label=label)
+        axs[i].set_xscale("log")
+        axs[i].set_xlabel("%s / identified value" % par)
+        axs[i].set_title("sweep of %s (others at theta*)" % par, fontsize=10)
+    axs[0].set_ylabel("mean e_q over %d tosses" % NTOSS)
+    axs[0].legend(fontsize=8)
+    fig.suptitle("003 Fig. 3 (cube toss): e_q sensitivity to each contact parameter around csim's "
+                 "identified point")
+    fig.tight_layout()
+    F.png(fig, dpi=80)
+
+
+# worst e_q over a sweep's factors (fac_lo <= f <= fac_hi) relative to e_q at theta*
+def rise(res, model, par, fac_lo=0, fac_hi=1e9):
+    base = res[(model, par, 1)]
+    return max(res[(model, par, f)] for f in FACTORS if fac_lo <= f <= fac_hi) / base
+
+
+def claims(F, res):
+    hc_stiff = rise(res, "hunt_crossley", "stiffness", fac_lo=1)
+    F.claim("Drake's nonlinear Hunt-Crossley model \"simply needs to be 'stiff enough' to achieve low "
+            "error through impacts\" (Fig. 3 top).",
+            "hunt_crossley: worst e_q at stiffness x1 to x30 over e_q at theta*", hc_stiff,
+            J.judge(hc_stiff, J.QUAL, {"hi": 1.2}),
+            "Above its identified stiffness, Hunt-Crossley's e_q rises at most %.2f times (below it, x1/30: "
+            "%.2f times)." % (hc_stiff, res[("hunt_crossley", "stiffness", FACTORS[0])] /
+                              res[("hunt_crossley", "stiffness", 1)]),
+            paper=J.QUAL, tol={"hi": 1.2},
+            reason="Fig. 3 gives curves only; 'sensitive' read as a curve that leaves the optimum by 20 % or "
+                   "more (a rise the figure's axis shows), so insensitive above theta* is a rise under 1.2",
+            why="Hunt-Crossley's e_q rises 20 % or more when stiffer than identified")
+    for model, who in (("spring_damper", "Bullet's kind"), ("ccp", "MuJoCo's model")):
+        damp_claim(F, res, model, who)
+        stiff_claim(F, res, model, who)
+
+
+# the note on model's damping x30 run, its count of thrown tosses filled in
+def note(model):
+    if model not in NOTE:
+        return ""
+    star = [m[2] for m in MODELS if m[0] == model][0]
+    e = PER_TOSS[(model, star["stiffness"], star["damping"] * 30, star["friction"])]
+    return NOTE[model] % (int((e > 5).sum()), len(e))
+
+
+# the paper names MuJoCo and Bullet: one claim per stand-in, the threshold fixed before the run
+def damp_claim(F, res, model, who):
+    r = rise(res, model, "damping")
+    F.claim("MuJoCo and Bullet, \"which use contact models similar to linear spring-damper systems, are "
+            "sensitive to the damping parameters\" (Fig. 3 top): %s, %s." % (model, who),
+            "%s: worst e_q over the damping sweep (x1/30 to x30) over e_q at theta*" % model, r,
+            J.judge(r, J.QUAL, {"lo": 1.2}),
+            "Over the damping sweep %s's e_q rises %.3g times (Hunt-Crossley's: %.2f times); the "
+            "friction sweep moves the three models' e_q %.1f to %.1f times: friction sets e_q on these "
+            "tosses.%s" % (model, r, rise(res, "hunt_crossley", "damping"),
+                           min(rise(res, m, "friction") for m, _, _ in MODELS),
+                           max(rise(res, m, "friction") for m, _, _ in MODELS), note(model)),
+            paper=J.QUAL, tol={"lo": 1.2},
+            reason="Fig. 3 gives curves only; 'sensitive' read as a curve that leaves the optimum by 20 % or "
+                   "more (a rise the figure's axis shows)",
+            why=WHY_DAMP.get(model, "%s's e_q moves less than 20 %% over the damping sweep" % model))
+
+
+def stiff_claim(F, res, model, who):
+    r = rise(res, model, "stiffness", fac_lo=3)
+    F.claim("MuJoCo and Bullet are sensitive \"to excessive stiffness\" (Fig. 3 top): %s, %s." % (model, who),
+            "%s: worst e_q at stiffness x3 to x30 over e_q at theta*" % model, r,
+            J.judge(r, J.QUAL, {"lo": 1.2}),
+            "Stiffer than identified (x3 to x30), %s's e_q rises %.3g times, Hunt-Crossley's %.2f "
+            "times." % (model, r, rise(res, "hunt_crossley", "stiffness", fac_lo=3)),
+            paper=J.QUAL, tol={"lo": 1.2},
+            reason="Fig. 3 gives curves only; 'sensitive' read as a curve that leaves the optimum by 20 % or "
+                   "more (a rise the figure's axis shows)",
+            why="%s's e_q rises less than 20 %% when stiffer than identified: with csim's identified "
+                "damping the stiffer contact is still damped within the impact (ccp's solref [-6635, "
+                "-997] is overdamped 37 times; x30 stiffness still 1.25 times), so the rebound "
+                "hardly changes" % model)
+
+
+def main():
+    with J.Figure("003-3", "003", "Fig. 3 (cube toss)",
+                  "e_q sensitivity to stiffness, damping and friction per contact model") as F:
+        res = sweep(F)
+        plot(F, res)
+        rows = [[model, par] + [res[(model, par, f)] for f in FACTORS]
+                for model, _, _ in MODELS for par in PARAMS]
+        F.table("mean e_q over the first %d tosses with one parameter scaled (columns: the factor) and the "
+                "others at csim's identified theta*; the paper gives curves, no numbers" % NTOSS,
+                ["model", "parameter"] + ["x%.3g" % f for f in FACTORS], rows, rel=0.02, abs_=1e-9)
+        claims(F, res)
+        F.setup = ("csim validate cubetoss --model M --params P --tosses %d (group dairlib550_eval of "
+                   "../shared/data/cubetoss/cube_tosses.h5, 10 substeps per data period) for M = "
+                   "spring_damper, hunt_crossley and ccp (solref [-stiffness, -damping]), each at csim's "
+                   "identified parameters (src/run/cubetoss_params.c) with one of stiffness, damping and "
+                   "friction scaled by 1/30 to 30." % NTOSS)
+
+
+if __name__ == "__main__":
+    main()
