@@ -283,7 +283,9 @@ def claims(F, res, full, tals, gap):
             reason="7.8 is printed to two digits (+-0.05), but a ratio of wall times of two "
                    "implementations (Drake's integrators, csim's) on different CPUs and scenes "
                    "(the paper's meshes, csim's boxes) is read within a factor 2 either way; "
-                   "the noise band a factor 2 (the same ratio on a loaded and an idle machine)",
+                   "the noise band a factor 2 (TAMSI's 0.49 s takes 15-35 ms of step time on "
+                   "the shared 2-core machine, the EC runs tens of seconds; the ratio moved by "
+                   "7 % between two runs at different loads)",
             why=why_slow(res, best), noise=2)
     qf = res["qn_1e-2"]["step"] / res["fn_1e-2"]["step"]
     F.claim("the fastest EC implicit Euler setup uses quasi-Newton",
@@ -356,7 +358,8 @@ def claims(F, res, full, tals, gap):
                "quarter period apart, the thumb 0.5 + 0.2 sin; hunt_crossley k = 3e3 N/m, "
                "d = 2 s/m, mu = 1, v_s = 1e-4 m/s. TAMSI at h = 0.7 ms (Newton tolerance 1e-8; "
                "its step time the least of %d runs) and error-controlled implicit Euler "
-               "(integrator.accuracy a = 0.03, 0.01, 0.003; step doubling, csim's own, not "
+               "(integrator.accuracy a = 0.03, 0.01, 0.003, 0.001 with QN + TALS, 0.01 with FN + "
+               "TALS; step doubling, csim's own, not "
                "Drake's implicit-trapezoid estimate; output step 24.5 ms; Newton tolerance "
                "a/100) over the first %.2f s; TAMSI over 15 s. The paper's a = 0.01 m/s is the "
                "integrator's accuracy setting; each run's accuracy is also measured as 001 Sec. "
