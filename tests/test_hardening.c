@@ -492,6 +492,35 @@ START_TEST(sigint_inside_long_solve) {
 }
 END_TEST
 
+// SIGTERM inside an error-controlled step: one output step of 1 s of the Allegro hand under
+// implicit Euler with integrator.accuracy 0.01 crosses thousands of substeps (about a minute of
+// work on this machine class). A csim that looked at signals only between output steps would
+// run the step out; the substep loop must stop at the next substep and the run end with exit 1,
+// "during step 0", complete = 0, well inside the 10 s allowed
+START_TEST(sigterm_inside_error_controlled_step) {
+  char f5[512], log[512], text[8192], py[1024], out[4096];
+  tmp_path(f5, sizeof(f5), "ec.h5");
+  tmp_path(log, sizeof(log), "ec.log");
+  const char* argv[] = {csim_bin(), "run", "scenarios/allegro_mug.yaml", "--quiet", "--set",
+                        "integrator.scheme=implicit_euler", "--set", "integrator.accuracy=0.01",
+                        "--set", "integrator.dt=1", "--set", "integrator.duration=1", "--out", f5,
+                        NULL};
+  pid_t pid = spawn_logged(argv, log);
+  ck_assert(wait_file(f5, 30));
+  sleep_s(0.5);
+  ck_assert_int_eq(kill(pid, SIGTERM), 0);
+  int st = 0;
+  ck_assert_msg(wait_exit(pid, 10, &st) == 0, "csim ran the error-controlled step on after SIGTERM");
+  read_log(log, text, sizeof(text));
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d:\n%s", st, text);
+  ck_assert_msg(strstr(text, "interrupted by SIGTERM during step 0"), "message:\n%s", text);
+  snprintf(py, sizeof(py),
+           PY " -c \"import h5py; f = h5py.File('%s', 'r'); print(f.attrs['complete'])\"", f5);
+  ck_assert_int_eq(sh_run_all(py, out, sizeof(out)), 0);
+  ck_assert_msg(out[0] == '0', "complete: %s", out);
+}
+END_TEST
+
 // corrupted vlen strings: the global-heap index of a variable-length string (the cube-toss
 // fuzzer's finding, bytes 964..967 of the shared file set to ff ff 00 6f) makes HDF5 1.10.8
 // crash in H5HG_read (h5py on these files dies with SIGSEGV). Every csim reader of vlen strings
@@ -581,6 +610,7 @@ static Suite* hardening_suite(void) {
   tcase_add_test(t, write_error_exits_1);
   tcase_add_test(t, output_removed_exits_1);
   tcase_add_test(t, sigint_inside_long_solve);
+  tcase_add_test(t, sigterm_inside_error_controlled_step);
   tcase_add_test(t, corrupt_vlen_strings_exit_2);
   suite_add_tcase(s, t);
   return s;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/compliant/integrate.h"
+#include "core/interrupt.h"
 #include "core/stage.h"
 
 // one pass of size h from the current state; `audit`: run the energy audit of the state it
@@ -246,6 +247,9 @@ static csim_status step_error_controlled(const step_model* sm, step_data* sd,
   if (!(c->h_next > 0)) c->h_next = o->dt;
   for (int j = 0; j < c->nhist; j++) c->hist[j] = NAN;
   while (!last) {
+    // a signal: stop between substeps (an output step can take thousands of them); run.c drops
+    // the cut step and ends the run as interrupted (interrupt.h)
+    if (intr_requested()) return CSIM_OK;
     double h = ec_substep(c, d->time, t_end, &last), est, hn;
     double w0 = audit ? 0 : sd->energy.work_step;  // (the first pass's audit clears it)
     cmpl_save_state(c, sm->m, d);
