@@ -158,7 +158,7 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   const contact_data* c = S->data.con;
   double et = info->kinetic + info->potential;
   int32_t it = info->solve.iterations, nc = c->ncon - c->nlimit;
-  int32_t nl = c->nlimit, loff = (int32_t)rec_rows(o->ds[OUT_L_GAP]);
+  int32_t nl = c->nlimit - c->nspin, loff = (int32_t)rec_rows(o->ds[OUT_L_GAP]);
   uint8_t cv = (uint8_t)(nc == 0 || info->solve.converged);
   csim_status st = CSIM_OK;
   APPEND(TIME, &t); APPEND(Q, q0); APPEND(V, v0);
@@ -167,6 +167,7 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   APPEND(L_COUNT, &nl); APPEND(L_OFFSET, &loff);
   for (int i = nc; i < c->ncon && !st; i++) {
     const coll_contact* k = &c->con[i];
+    if (k->geom1 <= CONTACT_SPIN) continue;  // a contact's spin entry (contact.h): not a joint's
     // a dry friction row (contact.h): side 2 + the dof within the joint, its force along t1
     int fric = k->geom1 == CONTACT_JOINT_FRICTION;
     int32_t jnt = k->geom2, side = k->feature;
