@@ -342,14 +342,15 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
   if (!cfg->limits_enabled) nlim = 0;
   nlim += model_nfriction(s->model.m);  // dry joint friction rows (rigid models, contact.h)
   int worst = coll_max_contacts(s->model.coll);
-  if (spin_geom(s->model.m) >= 0) nlim += worst;  // a spin entry per contact at most (contact.h)
+  // condim 4/6: a spin entry per contact at most (contact.h), so k rows per contact
+  int k = spin_geom(s->model.m) >= 0 ? 2 : 1;
   s->model.maxgeom_worst = worst;
   if (so) so->island_rows = 0;
   int rcap = 0;  // island rows the contact sizing assumes (0: the worst case)
-  if ((double)sim_buffer_bytes(s->model.m, &s->opt, so, worst + nlim) <= budget) {
+  if ((double)sim_buffer_bytes(s->model.m, &s->opt, so, k * worst + nlim) <= budget) {
     s->model.maxgeom = worst;
   } else {
-    int rworst = so ? solver_island_rows(so, worst + nlim) : 0;
+    int rworst = so ? solver_island_rows(so, k * worst + nlim) : 0;
     if (rworst > 0) {
       // the largest rows within the island's share whose work the family can take (Lemke's
       // tableau has a limit of its own: solver_bytes SIZE_MAX); at least one contact's 3
@@ -359,7 +360,7 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
         solver_options o = *so;
         o.island_rows = mid;
         if ((double)solver_island_bytes(so, mid) <= SIM_ISLAND_SHARE * budget &&
-            solver_bytes(&o, worst + nlim) != SIZE_MAX)
+            solver_bytes(&o, k * worst + nlim) != SIZE_MAX)
           lo = mid;
         else
           hi = mid;
@@ -370,8 +371,8 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
     int lo = -1, hi = worst;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap)
-                    : sim_buffer_bytes(s->model.m, &s->opt, NULL, mid + nlim);
+      size_t b = so ? buffer_bytes_rows(s, so, k * mid + nlim, rcap)
+                    : sim_buffer_bytes(s->model.m, &s->opt, NULL, k * mid + nlim);
       if ((double)b <= budget) lo = mid; else hi = mid;
     }
     if (lo < 1)
@@ -379,13 +380,13 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
                      "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
                      "(%.3g MiB) besides the simulation data (%.3g MiB)",
                      cfg->memory_budget, nlim,
-                     (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
-                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, 1 + nlim)) /
+                     (double)(so ? buffer_bytes_rows(s, so, k + nlim, rcap)
+                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, k + nlim)) /
                          SIM_MIB,
                      (double)s->model.data_bytes / SIM_MIB);
     s->model.maxgeom = lo;
   }
-  s->model.maxcon = s->model.maxgeom + nlim;
+  s->model.maxcon = k * s->model.maxgeom + nlim;
   if (s->model.maxcon < 1) s->model.maxcon = 1;
   if (rcap > 0) {
     // the island work takes what the contact buffers leave: the largest rows in
