@@ -311,6 +311,11 @@ csim_status out_dump_problem(const sim* S, const scn_config* cfg, const char* ou
            csim_model_names[cfg->model], csim_solver_names[cfg->solver],
            cfg->tolerance);
   solver_problem p = contact_problem(S->data.con);
+  if (p.link)  // FCLIB's local problem is 3-D frictional contact only (contact.h: spin entries)
+    return err_set(err, CSIM_ERR_RUN, cfg->file, 0, 0, "output.dump_steps",
+                   "step %ld's contact problem has %d condim 4/6 contacts (torsional or rolling "
+                   "friction), which FCLIB's 3-D frictional contact format cannot hold",
+                   k, S->data.con->nspin);
   csim_status st = fclib_write_local(path, &p, S->data.con->lambda, FCLIB_CSR,
                                      "csim contact problem", desc, err);
   if (st == CSIM_OK && !quiet)
