@@ -100,8 +100,8 @@ START_TEST(cylinder_spin_stops) {
   }
   double w = spin_after(&f, 250);  // 0.25 s: w0 - alpha t
   double expect = w0 - alpha * 0.25;
-  fprintf(stderr, "%s/%s cylinder condim 4: w(0.25 s) %.9f rad/s, closed form %.9f; ", kPairs[_i][0],
-          kPairs[_i][1], w, expect);
+  fprintf(stderr, "%s/%s cylinder condim 4: w(0.25 s) %.9f rad/s, closed form %.9f; ",
+          kPairs[_i][0], kPairs[_i][1], w, expect);
   // the velocity-level step applies the bound mu_t m g h each step: exact up to the solver
   ck_assert_msg(fabs(w - expect) < 1e-6, "w(0.25) = %.12g, expected %.12g", w, expect);
   // stopped within a step of t* (510 steps) and stays stopped
@@ -168,8 +168,9 @@ START_TEST(refused_pairs) {
                                      &e), CSIM_OK);
     ck_assert_int_eq(sim_create(cfg, &s, &e), CSIM_ERR_INPUT);
     ck_assert_ptr_null(s);
-    ck_assert_msg(strstr(e.msg, "geom 0 (body 'world') has condim 4") && strstr(e.msg, kBad[k][0]) &&
-                  strstr(e.msg, "ncp/pgs or ccp/pgs"), "%s/%s: %s", kBad[k][0], kBad[k][1], e.msg);
+    ck_assert_msg(strstr(e.msg, "geom 0 (body 'world') has condim 4") &&
+                  strstr(e.msg, kBad[k][0]) && strstr(e.msg, "ncp/pgs or ccp/pgs"), "%s/%s: %s",
+                  kBad[k][0], kBad[k][1], e.msg);
     scn_free(cfg);
   }
 }

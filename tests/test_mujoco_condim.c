@@ -8,8 +8,9 @@
 // (csim's ccp takes them as its MuJoCo softness, material.h). Sliding friction 1e-5 on both sides
 // (csim's contact.friction, MuJoCo's friction[0]; MuJoCo's smallest) so that the rim contacts'
 // sliding friction does not mask the torsion: the two collide the flat face into different
-// contact sets, but the torsion sums to mu_t N over them either way. The closed form (test_condim.c)
-// stops the spin at t* = w0 r^2 / (2 mu_t g) = 0.5097 s. Compared: the spin w(t) over 0.8 s.
+// contact sets, but the torsion sums to mu_t N over them either way. The closed form
+// (test_condim.c) stops the spin at t* = w0 r^2 / (2 mu_t g) = 0.5097 s. Compared: the spin w(t)
+// over 0.8 s.
 #include <check.h>
 #include <math.h>
 #include <mujoco/mujoco.h>
@@ -63,8 +64,8 @@ START_TEST(spinning_cylinder_against_mujoco) {
     if (k == 249) w25c = wc, w25m = wm, ncon_c = info.ncon, ncon_m = md->ncon;
   }
   fprintf(stderr, "spinning cylinder, condim 4: w(0.25 s) csim ccp %.6f (%d contacts), MuJoCo "
-          "%.6f (%d contacts), closed form %.6f rad/s; largest |w_csim - w_MuJoCo| before 0.45 s %.3g, "
-          "over 0.8 s %.3g, at 0.55 s %.2g rad/s; final %.3g, %.3g\n",
+          "%.6f (%d contacts), closed form %.6f rad/s; largest |w_csim - w_MuJoCo| "
+          "before 0.45 s %.3g, over 0.8 s %.3g, at 0.55 s %.2g rad/s; final %.3g, %.3g\n",
           w25c, ncon_c, w25m, ncon_m, 10 - 0.01 * 9.81 / 0.005 * 0.25, early, worst, d55,
           f.s->data.d->v[5], md->qvel[5]);
   ck_assert_msg(worst < TOL, "w differs from MuJoCo's by %g rad/s", worst);

@@ -89,7 +89,8 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->box = calloc(mc, 1);
   c->link = calloc(mc, sizeof(int));
   c->mu_roll = calloc(mc, sizeof(double));
-  if (!c->box || !c->link || !c->mu_roll || !c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain ||
+  if (!c->box || !c->link || !c->mu_roll || !c->con || !c->body1 || !c->body2 || !c->frame ||
+      !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
       !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
       !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
@@ -129,7 +130,8 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
-         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc + mc * I + mc * D +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc +
+         mc * I + mc * D +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 

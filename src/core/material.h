@@ -3,9 +3,10 @@
 //
 // MJCF geoms (mat_set_geoms): condim 1 on both sides makes the pair frictionless (mu = 0 after
 // the combination above); a pair of condim 4 or 6 adds torsional (and rolling) friction with the
-// coefficients of mat_pair_spin (contact.h's spin entries); their solref/solimp give ccp its MuJoCo softness per pair when the
-// scenario gives no contact.solref. Their friction coefficients are not used: mu comes from the
-// scenario (contact.friction, contact.materials) as for URDF links.
+// coefficients of mat_pair_spin (contact.h's spin entries); their solref/solimp give ccp its
+// MuJoCo softness per pair when the scenario gives no contact.solref. Their sliding friction
+// coefficients are not used: mu comes from the scenario (contact.friction, contact.materials) as
+// for URDF links.
 //
 // Materials. `contact.materials` gives a link (all its collision geometries) or the ground plane
 // (`ground`) its own friction mu, stiffness k, damping d and restitution e; a property left out,
