@@ -12,9 +12,11 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/sim.h"
+#include "core/solvers/cone.h"
 #include "core/state.h"
 #include "io/compile.h"
 #include "io/scenario.h"
@@ -176,6 +178,55 @@ START_TEST(refused_pairs) {
 }
 END_TEST
 
+// the generalized cone's exact projection (cone.c) against closed forms: with the spin
+// coefficients 0 it is cone_project's (the 3-D cone), with five equal coefficients a the round
+// cone's in 6-D, onto {|f| <= a n}: f' = f s, n' = (n + a |f|) / (1 + a^2), s = a n' / |f|
+// (outside both the cone and its polar); and its residuals vanish at an NCP solution
+START_TEST(elliptic_projection_closed_forms) {
+  unsigned seed = 7;
+  for (int t = 0; t < 2000; t++) {
+    double x[6], a0[5] = {0.7, 0.7, 0, 0, 0}, a1[5] = {0.7, 0.7, 0.7, 0.7, 0.7};
+    for (int k = 0; k < 6; k++) x[k] = 2.0 * rand_r(&seed) / RAND_MAX - 1;
+    double li[3] = {x[0], x[1], x[2]}, lj[3] = {x[3], x[4], x[5]}, p3[3];
+    cone_ell_project(li, lj, a0);
+    cone_project(p3, x, 0.7);
+    for (int k = 0; k < 3; k++)
+      ck_assert_msg(fabs(li[k] - p3[k]) < 1e-12, "3-D case %d: x %g %g %g: %g %g %g vs %g %g %g", t,
+                    x[0], x[1], x[2], li[0], li[1], li[2], p3[0], p3[1], p3[2]);
+    ck_assert(lj[0] == 0 && lj[1] == 0 && lj[2] == 0);
+    double f[5] = {x[0], x[1], x[3], x[4], x[5]}, n = x[2], fn = 0, e[6];
+    for (int k = 0; k < 5; k++) fn += f[k] * f[k];
+    fn = sqrt(fn);
+    if (fn <= 0.7 * n) {
+      for (int k = 0; k < 5; k++) e[k] = f[k];
+      e[5] = n;
+    } else if (0.7 * fn <= -n) {
+      for (int k = 0; k < 6; k++) e[k] = 0;
+    } else {
+      double np = (n + 0.7 * fn) / (1 + 0.49), sc = 0.7 * np / fn;
+      for (int k = 0; k < 5; k++) e[k] = f[k] * sc;
+      e[5] = np;
+    }
+    double ri[3] = {x[0], x[1], x[2]}, rj[3] = {x[3], x[4], x[5]};
+    cone_ell_project(ri, rj, a1);
+    double got[6] = {ri[0], ri[1], rj[0], rj[1], rj[2], ri[2]};
+    for (int k = 0; k < 6; k++)
+      ck_assert_msg(fabs(got[k] - e[k]) < 1e-12, "6-D case %d comp %d: %g vs %g", t, k, got[k],
+                    e[k]);
+  }
+  // an NCP solution of one pair: sliding in torsion at w = 2 with f_N = 3, a = (1, 1, 0.01, 0, 0):
+  // the torsion -0.03 opposes the spin, the tangents stick (c_t = 0); c_N = 0. Residuals 0
+  double a[5] = {1, 1, 0.01, 0, 0}, li[3] = {0, 0, 3}, lj[3] = {-0.03, 0, 0};
+  double ci[3] = {0, 0, 0}, cj[3] = {2, 0, 0}, ep, ed, ec;
+  cone_ell_residuals(li, lj, ci, cj, a, 1, &ep, &ed, &ec);
+  ck_assert_msg(ep < 1e-15 && ed < 1e-15 && ec < 1e-15, "solution: %g %g %g", ep, ed, ec);
+  // half the torsion: not maximum dissipation; eps_c = |<lambda, c + Gamma>| = |-0.03 + 0.06|
+  lj[0] = -0.015;
+  cone_ell_residuals(li, lj, ci, cj, a, 1, &ep, &ed, &ec);
+  ck_assert_msg(ep == 0 && fabs(ec - 0.03) < 1e-15, "half torsion: %g %g %g", ep, ed, ec);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("condim");
   TCase* tc = tcase_create("core");
@@ -185,6 +236,7 @@ int main(void) {
   tcase_add_test(tc, cylinder_condim3_spins_on);
   tcase_add_test(tc, ball_rolling_resistance);
   tcase_add_test(tc, refused_pairs);
+  tcase_add_test(tc, elliptic_projection_closed_forms);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -85,7 +85,7 @@ static double ell_multiplier(const double x[CONE_NELL], const double a[CONE_NELL
     for (hi = 2; (hi - 1) * ell_norm(x, a, hi) < -n && hi < 1e300; hi *= 2) lo = hi;
   for (int it = 0; it < ELL_BISECT; it++) {
     double mid = 0.5 * (lo + hi), h = fabs(1 - mid) * ell_norm(x, a, mid);
-    if ((n > 0) == (h > n)) lo = mid;  // n > 0: h falls with l; n < 0: h rises
+    if ((n > 0) == (h > fabs(n))) lo = mid;  // n > 0: h falls with l; n < 0: h rises
     else hi = mid;
   }
   return 0.5 * (lo + hi);
