@@ -38,6 +38,7 @@ long contact_max_blocks(const sim_model* m, int maxcon) {
         if (b == a || (b < a && body_root_dof(m, m->geom_body[b]) == r)) continue;  // pair once
         long x = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
         if (x > 0) cap += x;
+        if (x > 0 && (m->geom_condim[a] > 3 || m->geom_condim[b] > 3)) cap += x;  // spin entries
       }
     }
     for (int j = 0; j < m->njnt; j++)
@@ -86,7 +87,10 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->fill = calloc(mc, sizeof(int));
   c->ywork = calloc((size_t)(nv > 0 ? nv : 1), sizeof(double));
   c->box = calloc(mc, 1);
-  if (!c->box || !c->con || !c->body1 || !c->body2 || !c->frame || !c->mu || !c->nchain ||
+  c->link = calloc(mc, sizeof(int));
+  c->mu_roll = calloc(mc, sizeof(double));
+  if (!c->box || !c->link || !c->mu_roll || !c->con || !c->body1 || !c->body2 || !c->frame ||
+      !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
       !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
       !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
@@ -105,7 +109,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
 
 void contact_reset(contact_data* c) {
   size_t n3 = 3 * (size_t)c->maxcon;
-  c->ncon = c->nlimit = c->nfric = c->nreduced = c->nreduced_touch = 0;
+  c->ncon = c->nlimit = c->nfric = c->nspin = c->nreduced = c->nreduced_touch = 0;
   c->has_R = 0;
   c->nprev = c->nwarm = 0;
   double* zero[] = {c->g, c->lambda, c->cvel, c->R, c->prev_lambda, c->prev_dual, c->dual0};
@@ -127,6 +131,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
          n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc +
+         mc * I + mc * D +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
@@ -136,7 +141,7 @@ void contact_free(contact_data* c) {
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
-  free(c->box);
+  free(c->box); free(c->link); free(c->mu_roll);
   free(c->fill); free(c->ywork);
   solver_blocks_free(c->G);
   free(c);
@@ -155,13 +160,12 @@ static void make_frame(double F[9], const double n[3]) {
   memcpy(F + 6, n, 3 * sizeof(double));
 }
 
-// J rows of contact i on the union of the two bodies' chains (ascending dofs): body2's point
-// Jacobian with +, body1's with -; the second chain is merged into the first from the back,
-// O(chain), no search
+// J rows of entry i on the union of the two bodies' chains (ascending dofs): row r is F's row r
+// times body2's point Jacobian (angular: its angular velocity Jacobian) with +, body1's with -;
+// the second chain is merged into the first from the back, O(chain), no search
 static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i,
-                             int* tmpdofs, double* tmpjac) {
+                             const double F[9], int angular, int* tmpdofs, double* tmpjac) {
   const double* p = c->con[i].pos;
-  const double* F = c->frame + 9 * i;
   int mc = c->maxchain;
   int* chain = c->chain + (size_t)i * mc;
   double* J = c->J + (size_t)i * 3 * mc;
@@ -171,7 +175,7 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
     int b = side == 0 ? c->body2[i] : c->body1[i];
     double sgn = side == 0 ? 1.0 : -1.0;
     if (b <= 0) continue;
-    int nb = kin_jac_point(m, d, b, p, tmpdofs, tmpjac, NULL);
+    int nb = kin_jac_point(m, d, b, p, tmpdofs, angular ? NULL : tmpjac, angular ? tmpjac : NULL);
     // the union's size, then a merge from the back (the dofs of both lists ascend)
     int u = n;
     for (int a = 0, k = 0; k < nb;) {
@@ -372,10 +376,34 @@ static void joint_jacobian(const sim_model* m, contact_data* c, int i) {
   }
 }
 
+// a spin entry j of contact i = -2 - link[j] (contact.h): its contact's bodies and frame, its
+// rows the relative rotation about n (torsion), and for condim 6 about t1 and t2 (rolling);
+// condim 4's rolling rows are inert (zero, mu_roll 0; limit_rows gives them a diagonal)
+static void spin_jacobian(const sim_model* m, const sim_data* d, contact_data* c,
+                          const contact_options* opt, int j, int* tmpdofs, double* tmpjac) {
+  int i = -2 - c->link[j], g1 = c->con[i].geom1, g2 = c->con[i].geom2;
+  double spin[2], A[9] = {0};
+  c->box[j] = 0;
+  c->body1[j] = c->body1[i];
+  c->body2[j] = c->body2[i];
+  memcpy(c->frame + 9 * j, c->frame + 9 * i, 9 * sizeof(double));
+  mat_pair_spin(opt->mat, g1, g2, spin);
+  int six = mat_pair_condim(opt->mat, g1, g2) >= 6;
+  c->mu[j] = spin[0];
+  c->mu_roll[j] = six ? spin[1] : 0;
+  memcpy(A, c->frame + 9 * i + 6, 3 * sizeof(double));
+  if (six) memcpy(A + 3, c->frame + 9 * i, 6 * sizeof(double));
+  contact_jacobian(m, d, c, j, A, 1, tmpdofs, tmpjac);
+}
+
 // frames, bodies, friction and Jacobians of the contacts and the joint entries
 static void build_jacobians(const sim_model* m, const sim_data* d, contact_data* c,
                             const contact_options* opt, int* tmpdofs, double* tmpjac) {
   for (int i = 0; i < c->ncon; i++) {
+    if (c->con[i].geom1 <= CONTACT_SPIN) {  // after its contact (they come last)
+      spin_jacobian(m, d, c, opt, i, tmpdofs, tmpjac);
+      continue;
+    }
     if (c->con[i].geom1 < 0) {
       joint_jacobian(m, c, i);
       continue;
@@ -386,7 +414,7 @@ static void build_jacobians(const sim_model* m, const sim_data* d, contact_data*
     make_frame(c->frame + 9 * i, c->con[i].normal);
     // friction of the pair's materials (material.h), or the global coefficient
     c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
-    contact_jacobian(m, d, c, i, tmpdofs, tmpjac);
+    contact_jacobian(m, d, c, i, c->frame + 9 * i, 0, tmpdofs, tmpjac);
   }
 }
 
@@ -518,6 +546,11 @@ static void limit_rows(contact_data* c) {
   if (c->nlimit > 0) memset(c->ydiag, 0, sizeof(double) * 3 * (size_t)(nc - c->nlimit));
   for (int i = nc - c->nlimit; i < nc; i++) {
     double* D = B->blk + 9 * (size_t)B->diag[i];
+    if (c->con[i].geom1 <= CONTACT_SPIN) {  // a spin entry: condim 4's rolling rows are inert
+      c->ydiag[3 * i] = c->ydiag[3 * i + 1] = c->ydiag[3 * i + 2] = 0;
+      if (c->mu_roll[i] == 0) D[4] = D[8] = c->ydiag[3 * i + 1] = c->ydiag[3 * i + 2] = D[0];
+      continue;
+    }
     if (c->box[i]) {
       D[4] = D[8] = D[0];
       c->ydiag[3 * i] = 0;
@@ -542,7 +575,8 @@ static int build_compliance(contact_data* c, const contact_options* opt) {
     for (int i = 0; i < nc; i++)
       for (int r = 0; r < 3; r++)
         c->R[3 * i + r] = opt->compliance * c->G->blk[9 * (size_t)c->G->diag[i] + 4 * r];
-    for (int a = 3 * (nc - c->nlimit); a < n3; a++) c->R[a] = 0;
+    for (int a = 3 * (nc - c->nlimit); a < n3; a++)  // spin entries keep theirs
+      if (c->con[a / 3].geom1 > CONTACT_SPIN) c->R[a] = 0;
   }
   return soft;
 }
@@ -564,6 +598,26 @@ static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* 
   double cs = depth < 0 ? depth / opt->dt : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
   c->cstar[i] = cs;
   c->g[3 * i + 2] -= cs;
+}
+
+// MuJoCo softness of spin entry j (contact.h) of contact i: its rows are friction rows of i's
+// constraint: the reference -B v (aref's friction part, as rhs_soft's tangents), and the
+// regularizer scaled by the cone's coefficients, R_k = R_t mu^2 / a_k^2 (MuJoCo's elliptic
+// cones: every friction row's R over a_k^2 the same); a_k = 0 keeps R_t
+static void rhs_spin(const sim_data* d, contact_data* c, const contact_options* opt, int j) {
+  int i = -2 - c->link[j], mc = c->maxchain;
+  const int* chain = c->chain + (size_t)j * mc;
+  const double* J = c->J + (size_t)j * 3 * mc;
+  double solref[2], solimp[5], sK, sB;
+  mat_pair_soft(opt->mat, c->con[i].geom1, c->con[i].geom2, solref, solimp);
+  mat_soft_kb(solref, solimp, opt->dt, &sK, &sB);
+  double a[3] = {c->mu[j], c->mu_roll[j], c->mu_roll[j]}, mu = c->mu[i];
+  for (int r = 0; r < 3; r++) {
+    double vb = 0;
+    for (int k = 0; k < c->nchain[j]; k++) vb += J[r * mc + k] * d->v[chain[k]];
+    c->g[3 * j + r] -= vb - opt->dt * sB * vb;
+    c->R[3 * j + r] = a[r] > 0 && mu > 0 ? c->R[3 * i] * mu * mu / (a[r] * a[r]) : c->R[3 * i];
+  }
 }
 
 // target normal velocity c*_N of rigid contact i (000 Sec. II) given its normal velocity
@@ -616,6 +670,11 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
       c->g[3 * i + r] = acc;
     }
     for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
+    if (c->con[i].geom1 <= CONTACT_SPIN) {  // friction rows: no target, or MuJoCo's (rhs_spin)
+      c->cstar[i] = 0;
+      if (soft) rhs_spin(d, c, opt, i);
+      continue;
+    }
     if (c->box[i]) {  // the pinned normal: lambda_N = b = frictionloss h (contact.h)
       int dof = m->jnt_dofadr[c->con[i].geom2] + c->con[i].feature - 2;
       double gnn = c->G->blk[9 * (size_t)c->G->diag[i] + 8];
@@ -680,6 +739,10 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
     data_stack_free(d, mark);
     return -2;
   }
+  // limits appended after the spin entries (stage_limits_crossed) link nothing
+  if (c->nspin > 0)
+    for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
+      if (c->con[i].geom1 > CONTACT_SPIN) c->link[i] = -1;
   build_jacobians(m, d, c, opt, tmpdofs, tmpjac);
   build_y(m, d, c);
   bucket_by_root(c, m->nv);
@@ -735,6 +798,8 @@ solver_problem contact_problem(const contact_data* c) {
   p.Y = c->Y;
   p.ydiag = c->nlimit > 0 ? c->ydiag : NULL;
   p.box = c->nfric > 0 ? c->box : NULL;
+  p.link = c->nspin > 0 ? c->link : NULL;
+  p.mu_roll = c->nspin > 0 ? c->mu_roll : NULL;
   p.ywork = c->ywork;  // diag_only's scratch (set by solver_blocks_problem from G)
   return p;
 }

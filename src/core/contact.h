@@ -50,6 +50,17 @@
 // dissipation: the friction opposes the dof's velocity at the bound, or the dof sticks). The CCP
 // (no de Saxce term) would lift lambda_N with the slip (c_N = |c_t|), so solver_problem.box marks
 // these entries and the ccp solvers project them as boxes (solver.h).
+//
+// Torsional and rolling friction (MJCF condim 4 and 6, MuJoCo's elliptic cone): a contact i whose
+// pair has condim 4 or 6 (mat_pair_condim) gets a spin entry j in the tail, after the dry
+// friction rows (stage_spin; counted in nlimit and nspin, not among the contacts recorded):
+// con[j] = con[i] with geom1 = CONTACT_SPIN - geom1, link[i] = j, link[j] = -2 - i. Its rows are
+// the relative angular velocity of geom2's body about n (torsion), t1 and t2 (rolling; condim 4:
+// zero rows, inert like a limit's tangents), its mu the pair's torsional coefficient and
+// mu_roll the rolling one (mat_pair_spin, m: a moment per unit normal force). The pair's
+// impulse (t1 t2 n | s r1 r2) lies in the generalized cone of cone.h, ||(f_k / a_k)|| <= f_N,
+// a = (mu, mu, mu_spin, mu_roll, mu_roll); solver_problem.link carries it to the solvers
+// (ncp/pgs and ccp/pgs take it; io/compile.c refuses the others at load).
 #ifndef CSIM_CONTACT_H
 #define CSIM_CONTACT_H
 
@@ -66,6 +77,7 @@ typedef struct {
   int ncon;           // contacts this step, joint limits included (they come last)
   int nlimit;         // of which joint entries: limits and dry friction rows (they come last)
   int nfric;          // of those, dry joint friction rows
+  int nspin;          // of those, spin entries of condim 4/6 contacts (see the top)
   int nreduced;       // contacts the patch reduction removed in the collision that filled con
   int nreduced_touch; // of which touching (depth >= 0); coll_reduced, set by the caller
 
@@ -82,6 +94,8 @@ typedef struct {
   double* ydiag;      // G's diagonal beyond Y Y' (limits' tangent rows)  (3 maxcon)
   int* key;           // root dofs of the chain's trees, -1 when none      (maxcon x 2)
   unsigned char* box; // 1 for a dry friction row (solver_problem.box)       (maxcon)
+  int* link;          // condim 4/6 pairs (solver_problem.link; valid when nspin > 0) (maxcon)
+  double* mu_roll;    // a spin entry's rolling coefficient (its mu: torsional) (maxcon)
 
   // the problem (3 ncon rows)
   solver_blocks* G;   // Delassus matrix, block-sparse, with its islands
@@ -131,6 +145,9 @@ typedef struct {
 
 // con[i].geom1 of a dry joint friction row (joint limits have -1)
 #define CONTACT_JOINT_FRICTION (-2)
+// con[j].geom1 of a spin entry is CONTACT_SPIN - its contact's geom1 (<= CONTACT_SPIN): the
+// warm start's id stays the contact's, distinct from it
+#define CONTACT_SPIN (-3)
 
 // solver.name auto: contacts in one island past which per-contact sweeps cost more than a
 // factoring solver (measured, callgrind, ncp/pgs vs ncp/admm over 300 steps: Talos standing,

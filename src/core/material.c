@@ -48,6 +48,20 @@ static int pair_condim(const mat_table* t, int g1, int g2) {
   return a > b ? a : b;
 }
 
+int mat_pair_condim(const mat_table* t, int g1, int g2) {
+  if (!t || !t->geom_condim || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return 3;
+  return pair_condim(t, g1, g2);
+}
+
+void mat_pair_spin(const mat_table* t, int g1, int g2, double spin[2]) {
+  spin[0] = spin[1] = 0;
+  if (!t || !t->geom_friction || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return;
+  for (int k = 0; k < 2; k++) {  // a side that is no MJCF geom has none (its zeros)
+    double a = t->geom_friction[3 * g1 + 1 + k], b = t->geom_friction[3 * g2 + 1 + k];
+    spin[k] = a > b ? a : b;
+  }
+}
+
 mat_props mat_pair(const mat_table* t, int g1, int g2) {
   if (!t || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return t ? t->def : (mat_props){0, 0, 0, 0};
   int a = t->geom_mat[g1], b = t->geom_mat[g2];
@@ -211,6 +225,7 @@ int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d) {
   if (!any) return 0;
   t->geom_condim = m->geom_condim;
   t->geom_solref = m->geom_solref;
+  t->geom_friction = m->geom_friction;
   t->geom_solimp = m->geom_solimp;
   if (soft && !t->soft) {
     t->soft = 1;

@@ -2,9 +2,11 @@
 // contact softness (solref, solimp) for the ccp model.
 //
 // MJCF geoms (mat_set_geoms): condim 1 on both sides makes the pair frictionless (mu = 0 after
-// the combination above); their solref/solimp give ccp its MuJoCo softness per pair when the
-// scenario gives no contact.solref. Their friction coefficients are not used: mu comes from the
-// scenario (contact.friction, contact.materials) as for URDF links.
+// the combination above); a pair of condim 4 or 6 adds torsional (and rolling) friction with the
+// coefficients of mat_pair_spin (contact.h's spin entries); their solref/solimp give ccp its
+// MuJoCo softness per pair when the scenario gives no contact.solref. Their sliding friction
+// coefficients are not used: mu comes from the scenario (contact.friction, contact.materials) as
+// for URDF links.
 //
 // Materials. `contact.materials` gives a link (all its collision geometries) or the ground plane
 // (`ground`) its own friction mu, stiffness k, damping d and restitution e; a property left out,
@@ -72,6 +74,7 @@ typedef struct mat_table {
   const int* geom_condim;
   const double* geom_solref;
   const double* geom_solimp;
+  const double* geom_friction;  // (ngeom x 3): torsional and rolling coefficients of condim 4/6
   // MJCF joints' soft limits (mat_set_geoms with soft; NULL when none): the model's jnt_solref,
   // jnt_solimp, and each dof's inverse weight diag(M^-1) at the initial configuration (MuJoCo's
   // dof_invweight0 for hinges and slides)
@@ -123,6 +126,14 @@ mat_props mat_combine(csim_combine rule, mat_props a, mat_props b);
 
 // the properties of a contact between geometries g1 and g2 (g1 < 0: a joint limit, the default)
 mat_props mat_pair(const mat_table* t, int g1, int g2);
+
+// MuJoCo's condim of the pair g1, g2 (the larger of the two; a side that is no MJCF geom, or
+// no MJCF geoms at all, counts as 3; MJCF priority is refused by the reader)
+int mat_pair_condim(const mat_table* t, int g1, int g2);
+
+// the pair's torsional and rolling friction coefficients (m): per component the larger of the
+// two geoms' MJCF friction[1], friction[2] (MuJoCo's rule), 0 for a side that is no MJCF geom
+void mat_pair_spin(const mat_table* t, int g1, int g2, double spin[2]);
 
 // MuJoCo's impedance d(r) for distance r (m, negative when penetrating; margin 0)
 double mat_impedance(const double solimp[5], double r);

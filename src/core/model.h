@@ -160,8 +160,12 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(double, geom_size, m->ngeom, 3, "per type, see model_geom_type") \
   X(double, geom_rbound, m->ngeom, 1, "radius of a bounding sphere about geom_pos (inf for planes)") \
   X(int, geom_mesh, m->ngeom, 1, "hull index (-1: not a mesh)") \
-  X(int, geom_condim, m->ngeom, 1, "MJCF condim (1 frictionless, 3); 0: not an MJCF geom (URDF, the " \
+  X(int, geom_condim, m->ngeom, 1, "MJCF condim (1 frictionless, 3, 4 torsional, 6 rolling); " \
+    "0: not an MJCF geom (URDF, the " \
     "scenario's ground): no contact parameters of its own (material.h)") \
+  X(double, geom_friction, m->ngeom, 3, "MJCF friction: sliding (not used: mu comes from the " \
+    "scenario), " \
+    "torsional (m) and rolling (m) coefficients of condim 4 and 6 pairs (material.h)") \
   X(double, geom_solref, m->ngeom, 2, "MJCF solref (MuJoCo softness of the ccp model; condim > 0 only)") \
   X(double, geom_solimp, m->ngeom, 5, "MJCF solimp") \
   X(int, geom_contype, m->ngeom, 1, "MJCF contype (1 for URDF geoms and the scenario's ground): geoms i and j " \

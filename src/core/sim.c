@@ -42,6 +42,7 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   if (rigid) {
     stage_limits(sm, sd, o, h);
     stage_joint_friction(sm, sd, o);
+    stage_spin(sm, sd, o);
   }
   double t3 = stage_clock();
 
@@ -49,7 +50,8 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   const double* q0 = d->q;
   if (rigid) {
     if ((st = stage_solve(sm, sd, o, h, info, err)) != CSIM_OK) return st;
-    info->nlimit = sd->con->nlimit - sd->con->nfric;  // limits (friction rows are always there)
+    // limits (friction rows are always there, spin entries belong to their contacts)
+    info->nlimit = sd->con->nlimit - sd->con->nfric - sd->con->nspin;
   } else {
     q0 = cmpl_integrate(sm, sd, o, h, info, dropped);
   }

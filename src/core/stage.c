@@ -474,6 +474,31 @@ void stage_joint_friction(const step_model* sm, step_data* sd, const sim_options
   c->ncon = n;
 }
 
+void stage_spin(const step_model* sm, step_data* sd, const sim_options* o) {
+  contact_data* c = sd->con;
+  const mat_table* mt = o->contact.mat;
+  int ngc = c->ncon - c->nlimit, n = c->ncon, added = 0;
+  c->nspin = 0;
+  if (!mt || !mt->geom_condim) return;
+  for (int i = 0; i < ngc; i++) {
+    c->link[i] = -1;
+    if (mat_pair_condim(mt, c->con[i].geom1, c->con[i].geom2) <= 3) continue;
+    if (n >= sm->maxcon) {  // sized for a spin entry per contact (compile.c): counted if not
+      sd->warnings[SIM_WARN_CONTACTFULL]++;
+      break;
+    }
+    c->con[n] = c->con[i];
+    c->con[n].geom1 = CONTACT_SPIN - c->con[i].geom1;
+    c->link[i] = n;
+    c->link[n++] = -2 - i;
+    added++;
+  }
+  for (int i = ngc; i < c->ncon; i++) c->link[i] = -1;
+  c->nlimit += added;
+  c->nspin = added;
+  c->ncon = n;
+}
+
 int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options* o, double h) {
   const sim_model* m = sm->m;
   const sim_data* d = sd->d;
@@ -491,7 +516,8 @@ int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options*
       if (gap1 >= 0 || gap[side] < 0) continue;  // not crossed, or already beyond (then in the problem)
       int present = 0;
       for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
-        present |= c->con[i].geom2 == j && c->con[i].feature == side;
+        present |= c->con[i].geom1 > CONTACT_SPIN && c->con[i].geom2 == j &&
+                   c->con[i].feature == side;
       if (present) continue;
       int a = append_limit(sm, sd, n, j, side, gap[side], ax);
       n += a;

@@ -112,6 +112,10 @@ void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, dou
 // pinned normal)
 void stage_joint_friction(const step_model* sm, step_data* sd, const sim_options* o);
 
+// rigid models: a spin entry (contact.h) after the joint entries for each contact whose pair has
+// condim 4 or 6 (MJCF torsional, rolling friction); none without MJCF geoms
+void stage_spin(const step_model* sm, step_data* sd, const sim_options* o);
+
 // rigid models, after a solve (d->v = v+): limits not yet in the problem that v+ would cross
 // within the step are appended (as stage_limits does); returns how many
 int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options* o, double h);

@@ -316,6 +316,13 @@ static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, i
 // are sized, when the budget cannot hold both at their worst (size_contacts)
 #define SIM_ISLAND_SHARE 0.25
 
+// the first MJCF geom with condim 4 or 6 that collides (contact.h's spin entries), -1 when none
+static int spin_geom(const sim_model* m) {
+  for (int g = 0; g < m->ngeom; g++)
+    if (m->geom_condim[g] > 3 && (m->geom_contype[g] || m->geom_conaffinity[g])) return g;
+  return -1;
+}
+
 // contact capacity: every contact collision can produce (coll_max_contacts, so none can ever be
 // dropped) when that fits in contact.memory_budget, else the most that fit (a step that finds
 // more stops the run: sim_contact_overflow); then room for both limits of every limited joint.
@@ -335,13 +342,15 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
   if (!cfg->limits_enabled) nlim = 0;
   nlim += model_nfriction(s->model.m);  // dry joint friction rows (rigid models, contact.h)
   int worst = coll_max_contacts(s->model.coll);
+  // condim 4/6: a spin entry per contact at most (contact.h), so k rows per contact
+  int k = spin_geom(s->model.m) >= 0 ? 2 : 1;
   s->model.maxgeom_worst = worst;
   if (so) so->island_rows = 0;
   int rcap = 0;  // island rows the contact sizing assumes (0: the worst case)
-  if ((double)sim_buffer_bytes(s->model.m, &s->opt, so, worst + nlim) <= budget) {
+  if ((double)sim_buffer_bytes(s->model.m, &s->opt, so, k * worst + nlim) <= budget) {
     s->model.maxgeom = worst;
   } else {
-    int rworst = so ? solver_island_rows(so, worst + nlim) : 0;
+    int rworst = so ? solver_island_rows(so, k * worst + nlim) : 0;
     if (rworst > 0) {
       // the largest rows within the island's share whose work the family can take (Lemke's
       // tableau has a limit of its own: solver_bytes SIZE_MAX); at least one contact's 3
@@ -351,7 +360,7 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
         solver_options o = *so;
         o.island_rows = mid;
         if ((double)solver_island_bytes(so, mid) <= SIM_ISLAND_SHARE * budget &&
-            solver_bytes(&o, worst + nlim) != SIZE_MAX)
+            solver_bytes(&o, k * worst + nlim) != SIZE_MAX)
           lo = mid;
         else
           hi = mid;
@@ -362,8 +371,8 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
     int lo = -1, hi = worst;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      size_t b = so ? buffer_bytes_rows(s, so, mid + nlim, rcap)
-                    : sim_buffer_bytes(s->model.m, &s->opt, NULL, mid + nlim);
+      size_t b = so ? buffer_bytes_rows(s, so, k * mid + nlim, rcap)
+                    : sim_buffer_bytes(s->model.m, &s->opt, NULL, k * mid + nlim);
       if ((double)b <= budget) lo = mid; else hi = mid;
     }
     if (lo < 1)
@@ -371,13 +380,13 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
                      "%g MiB does not hold the buffers of one contact and %d joint-limit rows "
                      "(%.3g MiB) besides the simulation data (%.3g MiB)",
                      cfg->memory_budget, nlim,
-                     (double)(so ? buffer_bytes_rows(s, so, 1 + nlim, rcap)
-                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, 1 + nlim)) /
+                     (double)(so ? buffer_bytes_rows(s, so, k + nlim, rcap)
+                                 : sim_buffer_bytes(s->model.m, &s->opt, NULL, k + nlim)) /
                          SIM_MIB,
                      (double)s->model.data_bytes / SIM_MIB);
     s->model.maxgeom = lo;
   }
-  s->model.maxcon = s->model.maxgeom + nlim;
+  s->model.maxcon = k * s->model.maxgeom + nlim;
   if (s->model.maxcon < 1) s->model.maxcon = 1;
   if (rcap > 0) {
     // the island work takes what the contact buffers leave: the largest rows in
@@ -710,6 +719,26 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   return CSIM_OK;
 }
 
+// condim 4/6 under a model or solver without the generalized cone: refused at load, naming the
+// geom (so: the rigid solver's options, NULL for a compliant law)
+static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_options* so,
+                              csim_error* err) {
+  const sim_model* m = s->model.m;
+  int g = spin_geom(m);
+  if (g < 0) return CSIM_OK;
+  char why[400];
+  if (so && solver_spin_supported(so->model, so->kind, why, (int)sizeof(why))) return CSIM_OK;
+  if (!so)
+    snprintf(why, sizeof(why), "compliant law '%s' has no torsional or rolling friction",
+             csim_model_names[cfg->model]);
+  int l = m->geom_link[g];
+  return scn_key_error(cfg, so ? "solver.name" : "contact.model", err,
+                       "geom %d (body '%s') has condim %d (torsional%s friction): %s; choose "
+                       "ncp/pgs or ccp/pgs, or give the geom condim 3", g,
+                       l >= 0 ? m->link_name[l] : "world", m->geom_condim[g],
+                       m->geom_condim[g] > 4 ? " and rolling" : "", why);
+}
+
 // contact buffers and the rigid solver (compliant laws: no rigid solver, solver.name ignored)
 static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* err) {
   solver_options so;
@@ -720,6 +749,7 @@ static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* er
     so.nv = s->model.m->nv;
     so.max_chain = contact_max_chain(s->model.m);
   }
+  if (st == CSIM_OK) st = check_spin(cfg, s, rigid ? &so : NULL, err);
   if (st == CSIM_OK) st = size_contacts(cfg, s, rigid ? &so : NULL, err);
   if (st == CSIM_OK && rigid) s->opt.solver = so;  // (also sim_contact_overflow's estimate)
   if (st == CSIM_OK) st = contact_create(s->model.m, s->model.maxcon, &s->data.con, err);

@@ -28,9 +28,11 @@
 // with springref (degrees on hinges when angle="degree", as MuJoCo's) and damping become the
 // model's passive springs and dampers (jnt_stiffness, jnt_springref, dof_damping). What csim cannot
 // Geom condim 1 makes its pairs frictionless (the pair's condim is the larger, as MuJoCo's);
+// condim 4 adds torsional friction, 6 torsional and rolling (friction[1], friction[2]; contact.h's
+// spin entries, ncp/pgs and ccp/pgs only: io/compile.c refuses the other models naming the geom);
 // geom solref/solimp give the ccp model MuJoCo's softness per pair, joint solreflimit/solimplimit
 // its soft limits (material.h); other models keep hard limits. What csim cannot
-// simulate yet (joint dry friction, ref and margin, condim 4 and 6,
+// simulate yet (joint ref and margin,
 // per-geom margin/gap/priority/solmix, actuators
 // other than motors, mesh inertia) is recorded in urdf_robot.unsupported with its
 // file:line:column, and model_create refuses the robot naming the first one ("not supported

@@ -538,9 +538,11 @@ static csim_status geom_contact(mj_ctx* c, const mj_node* n, int cls, urdf_geom*
     return mj_fail(c, n, NULL, "geom '%s': condim %g (expected 1, 3, 4 or 6)", gname, cd);
   G->contype = (int)ct, G->conaffinity = (int)ca, G->condim = (int)cd;
   G->nocollide = G->contype == 0 && G->conaffinity == 0;
-  if (G->condim != 3 && G->condim != 1 && !G->nocollide)
-    st = mj_unsupported(c, n, NULL, "geom '%s': condim %d (csim's contacts are condim 3, or 1: "
-                        "frictionless)", gname, G->condim);
+  // condim 4 and 6 (torsional, rolling friction: friction[1], friction[2]) are simulated by the
+  // solvers that take the elliptic cone; io/compile.c refuses the others naming the geom
+  if (G->condim > 3 && !(G->friction[1] >= 0 && G->friction[2] >= 0))
+    return mj_fail(c, n, NULL, "geom '%s': friction %g %g %g (torsional and rolling coefficients "
+                   "must be >= 0)", gname, G->friction[0], G->friction[1], G->friction[2]);
   static const char* const kSoft[] = {"solref", "solimp", "margin", "gap", "priority", "solmix", NULL};
   for (int k = 0; kSoft[k] && !st; k++) {
     const mj_node* w;

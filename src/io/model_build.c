@@ -897,6 +897,7 @@ static void fill_geom(sim_model* m, int g, int gb, int gl, const urdf_geom* G, i
   m->geom_contype[g] = G->condim ? G->contype : 1;   // URDF geoms collide with everything
   m->geom_conaffinity[g] = G->condim ? G->conaffinity : 1;
   memcpy(m->geom_solref + 2 * g, G->solref, 2 * sizeof(double));
+  if (G->condim) memcpy(m->geom_friction + 3 * g, G->friction, 3 * sizeof(double));
   memcpy(m->geom_solimp + 5 * g, G->solimp, 5 * sizeof(double));
   double* s = m->geom_size + 3 * g;
   switch (G->type) {

@@ -158,7 +158,7 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   const contact_data* c = S->data.con;
   double et = info->kinetic + info->potential;
   int32_t it = info->solve.iterations, nc = c->ncon - c->nlimit;
-  int32_t nl = c->nlimit, loff = (int32_t)rec_rows(o->ds[OUT_L_GAP]);
+  int32_t nl = c->nlimit - c->nspin, loff = (int32_t)rec_rows(o->ds[OUT_L_GAP]);
   uint8_t cv = (uint8_t)(nc == 0 || info->solve.converged);
   csim_status st = CSIM_OK;
   APPEND(TIME, &t); APPEND(Q, q0); APPEND(V, v0);
@@ -167,6 +167,7 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   APPEND(L_COUNT, &nl); APPEND(L_OFFSET, &loff);
   for (int i = nc; i < c->ncon && !st; i++) {
     const coll_contact* k = &c->con[i];
+    if (k->geom1 <= CONTACT_SPIN) continue;  // a contact's spin entry (contact.h): not a joint's
     // a dry friction row (contact.h): side 2 + the dof within the joint, its force along t1
     int fric = k->geom1 == CONTACT_JOINT_FRICTION;
     int32_t jnt = k->geom2, side = k->feature;
@@ -310,6 +311,11 @@ csim_status out_dump_problem(const sim* S, const scn_config* cfg, const char* ou
            csim_model_names[cfg->model], csim_solver_names[cfg->solver],
            cfg->tolerance);
   solver_problem p = contact_problem(S->data.con);
+  if (p.link)  // FCLIB's local problem is 3-D frictional contact only (contact.h: spin entries)
+    return err_set(err, CSIM_ERR_RUN, cfg->file, 0, 0, "output.dump_steps",
+                   "step %ld's contact problem has %d condim 4/6 contacts (torsional or rolling "
+                   "friction), which FCLIB's 3-D frictional contact format cannot hold",
+                   k, S->data.con->nspin);
   csim_status st = fclib_write_local(path, &p, S->data.con->lambda, FCLIB_CSR,
                                      "csim contact problem", desc, err);
   if (st == CSIM_OK && !quiet)

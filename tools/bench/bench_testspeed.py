@@ -27,7 +27,7 @@ humanoid100/humanoid100.xml):
              problem MuJoCo solves on these files (joint-limit rows in the same solve, implicit
              joint damping in its step; and the pyramidal cone's edge forces to decode).
 A side that cannot run a file says why in the note (csim's own error message, e.g.
-humanoid100.xml's condim 4 geoms). Writes out/bench/testspeed.csv, prints the table.
+a file that needs what csim lacks). Writes out/bench/testspeed.csv, prints the table.
   tools/bench/bench_testspeed.py            # NSTEP 2000 / 500 / 500, 5 rounds
   QUICK=1 tools/bench/bench_testspeed.py    # 200 / 50 / 50 steps, 3 rounds
 Exit status: 0 when every side ran or stated why not, 1 when a run failed unexpectedly.

@@ -59,7 +59,9 @@ static double ccp_residual(const solver_problem* p, const double* lambda, const 
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     double a, b, d;
-    if (p->box && p->box[i])  // a box entry (solver.h): its own complementarity is the NCP's
+    if (p->link)  // condim 4/6 (solver.h): the pair in the generalized cone
+      solver_entry_residuals(p, lambda, c, i, p->box && p->box[i], &a, &b, &d);
+    else if (p->box && p->box[i])  // a box entry (solver.h): its own complementarity is the NCP's
       cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
     else
       cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
@@ -97,6 +99,41 @@ static void box_project(double y[3], double b) {
   y[2] = b;
 }
 
+// a condim 4/6 pair (contact i, spin entry j; solver.h): the projected gradient step of Alg. 2
+// in the scaled variables z = (f_k / a_k, n), where K_a is the round cone |z_f| <= z_n:
+// z <- proj(z - st (a_k c_k, c_n)), so f_k <- a_k proj(.)_k. Its fixed point is K_a ∋ lambda ⊥
+// c ∈ K_a* (<z, (a c_f, c_n)> = <lambda, c>); st (tinv[4 j]) is below 2 / lambda_max of the
+// scaled 6x6 block (spin_steps). Components with a_k = 0 stay 0
+static void ccp_pair(const solver_problem* p, int i, int j, double st, double* lambda, double* c) {
+  double* li = lambda + 3 * i;
+  double* lj = lambda + 3 * j;
+  double a[5], z[5], f[5] = {li[0], li[1], lj[0], lj[1], lj[2]};
+  double cf[5] = {c[3 * i], c[3 * i + 1], c[3 * j], c[3 * j + 1], c[3 * j + 2]};
+  solver_ell_coef(p, i, j, a);
+  double zt = 0, zn = li[2] - st * c[3 * i + 2];
+  for (int k = 0; k < 5; k++) {
+    z[k] = a[k] > 0 ? f[k] / a[k] - st * a[k] * cf[k] : 0;
+    zt += z[k] * z[k];
+  }
+  zt = sqrt(zt);
+  double sc = 1;  // the round cone's projection (cone_project's three cases)
+  if (zt <= zn) {
+  } else if (zt <= -zn) {
+    sc = 0, zn = 0;
+  } else {
+    zn = (zn + zt) / 2;
+    sc = zn / zt;
+  }
+  double di[3], dj[3];
+  for (int k = 0; k < 5; k++) f[k] = a[k] * z[k] * sc;
+  di[0] = f[0] - li[0], di[1] = f[1] - li[1], di[2] = zn - li[2];
+  dj[0] = f[2] - lj[0], dj[1] = f[3] - lj[1], dj[2] = f[4] - lj[2];
+  li[0] = f[0], li[1] = f[1], li[2] = zn;
+  lj[0] = f[2], lj[1] = f[3], lj[2] = f[4];
+  velocity_update(p, i, di, c);
+  velocity_update(p, j, dj, c);
+}
+
 // one sweep: per contact a gradient step and projection onto K_mu (Alg. 2 lines 3-4)
 static void ccp_sweep(const void* ctx, const int* cons, int n, double* lambda, double* c) {
   const ccp_ctx* x = ctx;
@@ -104,6 +141,10 @@ static void ccp_sweep(const void* ctx, const int* cons, int n, double* lambda, d
   const double* tinv = x->s->tinv;
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
+    if (p->link && p->link[i] != -1) {  // a condim 4/6 pair, at its contact
+      if (p->link[i] >= 0) ccp_pair(p, i, p->link[i], tinv[4 * p->link[i]], lambda, c);
+      continue;
+    }
     double* li = lambda + 3 * i;
     double st = tinv[4 * i];
     double y[3] = {li[0] - st * c[3 * i], li[1] - st * c[3 * i + 1], li[2] - st * c[3 * i + 2]};
@@ -139,8 +180,10 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
     s->tinv[4 * i + 1] = p->box && p->box[i] && B[8] > 0 ? -p->g[3 * i + 2] / B[8] : 0;
   }
 
+  if (p->link) solver_spin_setup(s, p, lambda, STEP_CAP * omega, 1);
   // start from the warm start projected onto the cones
-  for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
+  for (int i = 0; i < nc; i++)
+    if (!p->link || p->link[i] == -1) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
   solver_crows(p, lambda, s->c, NULL, nc);
 
   // island by island (solver_impl.h): each island sweeps until its CCP residual, checked on an

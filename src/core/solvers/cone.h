@@ -27,4 +27,20 @@ void cone_residuals(const double lambda[3], const double c[3], double mu, double
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
                         double* eps_d, double* eps_c);
 
+// The generalized cone of a condim 4/6 contact (contact.h: the contact [t1 t2 n] and its spin
+// entry [s r1 r2]): K_a = {(f, n) : n >= ||(f_k / a_k)_k||}, f = (t1, t2, s, r1, r2) and
+// a = (mu, mu, mu_spin, mu_roll, mu_roll) (MuJoCo's elliptic cone). a_k = 0 forces f_k = 0;
+// a_k = inf leaves f_k free (the dual cone of a_k = 0). Its dual cone is K_{1/a}, De Saxce's
+// correction Gamma_n = ||(a_k c_k)_k||. li, lj: the two entries' 3-vectors
+#define CONE_NELL 5
+
+// Euclidean projection of (li, lj) onto K_a in place (exact: the KKT multiplier by bisection)
+void cone_ell_project(double li[3], double lj[3], const double a[CONE_NELL]);
+
+// the residuals of the pair as cone_residuals (ncp 1: with De Saxce's Gamma) or
+// cone_residuals_ccp (ncp 0) do for one contact
+void cone_ell_residuals(const double li[3], const double lj[3], const double ci[3],
+                        const double cj[3], const double a[CONE_NELL], int ncp, double* eps_p,
+                        double* eps_d, double* eps_c);
+
 #endif  // CSIM_CONE_H

@@ -19,9 +19,46 @@ static void add_columns(const solver_problem* p, int i, const double delta[3], d
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
 }
 
+// a condim 4/6 pair (contact i, spin entry j; solver.h): the normal as for a contact, then the
+// five friction components f take a gradient step in the metric diag(a^2), f - st a^2 c_f, and
+// are scaled back into the ellipsoid ||f / a|| <= lambda_N: in z = f / a a step and a radial
+// projection onto the ball, whose fixed point is maximum dissipation over the ellipsoid
+// (f = -lambda_N a^2 c_f / ||a c_f||), as the disc's is for a contact. st: tinv[4 j]
+static void sweep_pair(const solver* s, const solver_problem* p, int i, int j, double omega,
+                       double* lambda, double* c) {
+  double* li = lambda + 3 * i;
+  double* lj = lambda + 3 * j;
+  double gnn = s->tinv[4 * i + 1], ln_old = li[2];
+  double ln = gnn > 0 ? li[2] - c[3 * i + 2] / gnn : li[2];
+  ln = omega * ln + (1 - omega) * ln_old;
+  if (ln < 0) ln = 0;
+  double dn[3] = {0, 0, ln - ln_old};
+  li[2] = ln;
+  add_columns(p, i, dn, c);  // every row of c sees the normal's change first
+  double a[5], f[5] = {li[0], li[1], lj[0], lj[1], lj[2]}, g[5], st = s->tinv[4 * j], q = 0;
+  double cf[5] = {c[3 * i], c[3 * i + 1], c[3 * j], c[3 * j + 1], c[3 * j + 2]};
+  solver_ell_coef(p, i, j, a);
+  for (int k = 0; k < 5; k++) {
+    g[k] = a[k] > 0 ? omega * (f[k] - st * a[k] * a[k] * cf[k]) + (1 - omega) * f[k] : 0;
+    if (a[k] > 0) q += (g[k] / a[k]) * (g[k] / a[k]);
+  }
+  q = sqrt(q);
+  double sc = q > ln ? (q > 0 ? ln / q : 0) : 1;
+  for (int k = 0; k < 5; k++) g[k] *= sc;
+  double di[3] = {g[0] - f[0], g[1] - f[1], 0}, dj[3] = {g[2] - f[2], g[3] - f[3], g[4] - f[4]};
+  li[0] = g[0], li[1] = g[1];
+  lj[0] = g[2], lj[1] = g[3], lj[2] = g[4];
+  add_columns(p, i, di, c);
+  add_columns(p, j, dj, c);
+}
+
 // one Gauss-Seidel update of contact i (000 Alg. 5 lines 3-6), c kept up to date
 static void sweep_contact(const solver* s, const solver_problem* p, int i, double omega,
                           double* lambda, double* c) {
+  if (p->link && p->link[i] != -1) {  // a condim 4/6 pair, at its contact
+    if (p->link[i] >= 0) sweep_pair(s, p, i, p->link[i], omega, lambda, c);
+    return;
+  }
   double* li = lambda + 3 * i;
   const double* ci = c + 3 * i;
   // normal: lines 3-4
@@ -74,8 +111,10 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     s->tinv[4 * i + 3] = B[5];
   }
 
+  if (p->link) solver_spin_setup(s, p, lambda, 1, 0);
   // start from the warm start projected onto the cones
-  for (int i = 0; i < nc; i++) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
+  for (int i = 0; i < nc; i++)
+    if (!p->link || p->link[i] == -1) cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
 
   // c = (G + R) lambda + g; the residuals come island by island below (the NCP metrics of the
   // answer are solver_solve's)

@@ -86,6 +86,41 @@ int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n) 
   return 0;
 }
 
+void solver_spin_setup(solver* s, const solver_problem* p, double* lambda, double cap,
+                       int normal) {
+  for (int i = 0; i < p->nc; i++) {
+    int j = p->link[i];
+    if (j < 0) continue;
+    double a[5], sc[6];
+    solver_ell_coef(p, i, j, a);
+    int row[6] = {3 * i, 3 * i + 1, 3 * j, 3 * j + 1, 3 * j + 2, 3 * i + 2};
+    for (int k = 0; k < 5; k++) sc[k] = a[k];
+    sc[5] = 1;
+    int nr = normal ? 6 : 5;
+    double big = 0;  // Gershgorin: the largest absolute row sum bounds lambda_max
+    for (int k = 0; k < nr; k++) {
+      double sum = 0;
+      for (int l = 0; l < nr; l++) {
+        double g = solver_gentry(p, row[k], row[l]) + (k == l && p->R ? p->R[row[k]] : 0);
+        sum += fabs(sc[k] * sc[l] * g);
+      }
+      if (sum > big) big = sum;
+    }
+    s->tinv[4 * j] = big > 0 ? cap / big : 0;
+    cone_ell_project(lambda + 3 * i, lambda + 3 * j, a);
+  }
+}
+
+int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n) {
+  if ((model == CSIM_MODEL_NCP || model == CSIM_MODEL_CCP) && kind == CSIM_SOLVER_PGS) return 1;
+  if (msg && n > 0)
+    snprintf(msg, (size_t)n, "model '%s' with solver '%s' has no generalized (elliptic) friction "
+             "cone: condim 4 and 6 contacts are solved by ncp/pgs and ccp/pgs only",
+             (int)model >= 0 && model < CSIM_NMODELS ? csim_model_names[model] : "?",
+             (int)kind >= 0 && kind < CSIM_NSOLVERS ? csim_solver_names[kind] : "?");
+  return 0;
+}
+
 int solver_relative_supported(const solver_options* o, char* msg, int n) {
   if (o->kind == CSIM_SOLVER_PGS || o->kind == CSIM_SOLVER_BISECTION) {
     if (o->rel_tolerance > 0) return 1;
@@ -221,19 +256,53 @@ static void residuals_set(double ep, double ed, double ec, double sum, solver_re
   res->eps_abs = isnan(sum) ? NAN : ep > ed ? (ep > ec ? ep : ec) : (ed > ec ? ed : ec);
 }
 
+void solver_entry_residuals(const solver_problem* p, const double* lambda, const double* c,
+                            int i, int ncp, double* a, double* b, double* d) {
+  int j = p->link ? p->link[i] : -1;
+  if (j >= 0) {
+    double co[5];
+    solver_ell_coef(p, i, j, co);
+    cone_ell_residuals(lambda + 3 * i, lambda + 3 * j, c + 3 * i, c + 3 * j, co, ncp, a, b, d);
+  } else if (j < -1) {
+    *a = *b = *d = 0;
+  } else if (ncp) {
+    cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], a, b, d);
+  } else {
+    cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], a, b, d);
+  }
+}
+
 void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n, solver_result* res) {
   double ep = 0, ed = 0, ec = 0, sum = 0;
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     double a, b, d;
-    cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (p->link)
+      solver_entry_residuals(p, lambda, c, i, 1, &a, &b, &d);
+    else
+      cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
     if (a > ep) ep = a;
     if (b > ed) ed = b;
     if (d > ec) ec = d;
     sum += a + b + d;
   }
   residuals_set(ep, ed, ec, sum, res);
+}
+
+// solver_residuals of entry i (row ci of c given) when it is part of a condim 4/6 pair: the
+// pair's NCP residuals at the contact (the spin entry's row computed here), zero at the spin entry
+static void spin_residuals(const solver_problem* p, const double* lambda, int i, const double ci[3],
+                           double* a, double* b, double* d) {
+  int j = p->link[i];
+  *a = *b = *d = 0;
+  if (j < 0) return;
+  double cj[3] = {p->g[3 * j], p->g[3 * j + 1], p->g[3 * j + 2]}, co[5];
+  solver_grow_add(p, j, lambda, cj);
+  if (p->R)
+    for (int r = 0; r < 3; r++) cj[r] += p->R[3 * j + r] * lambda[3 * j + r];
+  solver_ell_coef(p, i, j, co);
+  cone_ell_residuals(lambda + 3 * i, lambda + 3 * j, ci, cj, co, 1, a, b, d);
 }
 
 void solver_residuals(const solver_problem* p, const double* lambda, double* c,
@@ -248,7 +317,10 @@ void solver_residuals(const solver_problem* p, const double* lambda, double* c,
       if (c) c[3 * i + r] = ci[r];
     }
     double a, b, d;
-    cone_residuals(lambda + 3 * i, ci, p->mu[i], &a, &b, &d);
+    if (p->link && p->link[i] != -1)
+      spin_residuals(p, lambda, i, ci, &a, &b, &d);
+    else
+      cone_residuals(lambda + 3 * i, ci, p->mu[i], &a, &b, &d);
     if (a > ep) ep = a;
     if (b > ed) ed = b;
     if (d > ec) ec = d;

@@ -102,6 +102,15 @@ typedef struct {
   // The NCP families need no mark (the normal row's Signorini condition pins it); the CCP ones
   // (no de Saxce term) project such an entry as the box and measure it by the NCP residual
   const unsigned char* box;
+  // condim 4/6 contacts (contact.h: a contact and its spin entry [s r1 r2], rows of the relative
+  // rotation about n, t1, t2), or NULL: none. link (nc): for a contact with a spin entry that
+  // entry's index, for a spin entry -2 - its contact's, -1 otherwise; mu_roll (nc): a spin
+  // entry's rolling coefficient (its mu the torsional one). The pair's impulse lies in the
+  // generalized cone K_a of cone.h, a = (mu, mu, mu_spin, mu_roll, mu_roll); the eps metrics
+  // measure the pair with it (cone_ell_residuals) and the spin entry alone counts nothing.
+  // Only the per-contact sweeps of ncp/pgs and ccp/pgs take it (solver_spin_supported)
+  const int* link;
+  const double* mu_roll;
   // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
   // chain): G = Y Y' + diag(ydiag). Contact i's three rows hold ynz[i] entries at dofs
   // ydof[i ystride ..], row r's values at Y[(3 i + r) ystride ..]; ydiag (3nc, or NULL: zero)
@@ -250,6 +259,10 @@ typedef struct solver solver;
 // 1 when the model/solver pair is implemented; otherwise 0 and, if msg, a sentence naming the
 // valid pairs (for an exit-2 message)
 int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n);
+
+// 1 when the model/solver pair solves contacts with spin entries (solver_problem.link: condim 4
+// and 6): ncp/pgs and ccp/pgs; otherwise 0 and, if msg, a sentence saying so (exit-2 message)
+int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n);
 
 // 1 when the solver reads G's off-diagonal blocks; 0 when it works on the factored form
 // G = Y Y' + diag only (ADMM), so the contact problem may store the diagonal blocks alone

@@ -107,6 +107,26 @@ static inline size_t solver_island_work(const solver_options* o, int maxc) {
   return solver_is_dense_family(o) ? r * r + 6 * n3 + n3 / 3 : 0;
 }
 
+// the generalized cone's coefficients a (cone.h) of contact i and its spin entry j
+static inline void solver_ell_coef(const solver_problem* p, int i, int j, double a[5]) {
+  a[0] = a[1] = p->mu[i];
+  a[2] = p->mu[j];
+  a[3] = a[4] = p->mu_roll[j];
+}
+
+// the residuals of entry i (NCP with ncp, else the CCP's): a contact as cone_residuals(_ccp), a
+// contact with a spin entry as its pair (cone_ell_residuals), a spin entry zero (its pair's
+// contact measures it); c the problem's velocities (3nc)
+void solver_entry_residuals(const solver_problem* p, const double* lambda, const double* c,
+                            int i, int ncp, double* a, double* b, double* d);
+
+// condim 4/6 pairs of p (p->link set): each pair's step in tinv[4 j] (j its spin entry), cap
+// over a Gershgorin bound of the largest eigenvalue of its block of G + R scaled by the cone's
+// coefficients (the five friction rows, and the normal row when normal), and its warm start
+// projected onto its generalized cone (cone_ell_project)
+void solver_spin_setup(solver* s, const solver_problem* p, double* lambda, double cap,
+                       int normal);
+
 // NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
 // eps_* fields of res (eps_abs NaN when a contact's residual is, as solver_residuals)
 void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
