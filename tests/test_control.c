@@ -625,11 +625,10 @@ START_TEST(solo12_bumpy_short) {
 END_TEST
 
 // issue 23's acceptance on the bumps: with NCP, at least 1.5 m walked in 10 s, and standing
-// upright at the end, on at least 8 of terrain seeds 1-10. Not required: staying upright
-// throughout: the controller still rolls the robot over and back onto its feet on 5 of the 10
-// seeds (docs/controllers.md). Falls (tilted past 60 degrees or base below 0.10 m at any
-// instant, tools/figures/fig_walk.py's definition) are counted, and more than 5 fails: a
-// guard against the walk getting worse, not the issue's goal of none
+// upright at the end, on at least 8 of terrain seeds 1-10; and no fall (tilted past 60 degrees
+// or base below 0.10 m at any instant, tools/figures/fig_walk.py's definition) on at least 8 of
+// them, the same share as the issue's requirement on distance (measured: none of the 10 falls,
+// docs/controllers.md)
 // Plain build only: 100 s of walking under ASan+UBSan would take about an hour of CI (the
 // sanitizers run the 2.5 s case, solo12_bumpy_short, in make test)
 START_TEST(solo12_bumpy_seeds) {
@@ -650,7 +649,7 @@ START_TEST(solo12_bumpy_seeds) {
              good ? "" : " (FAIL)");
   }
   ck_assert_msg(ok >= 8, "%d of 10 seeds walked 1.5 m:%s", ok, report);
-  ck_assert_msg(falls <= 5, "%d of 10 seeds fell:%s", falls, report);
+  ck_assert_msg(falls <= 2, "%d of 10 seeds fell:%s", falls, report);
   printf("solo12_walk_bumpy, 10 terrain seeds:%s\n", report);
 }
 END_TEST
@@ -677,8 +676,8 @@ int main(void) {
   tcase_add_test(tr, scenario_errors);
   tcase_add_test(tr, summary_counts_clamps);
   suite_add_tcase(s, tr);
-  // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 5
-  // minutes plain (the MPC needs about 900 ADMM iterations per solve there, 50 on flat ground)
+  // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 1
+  // minute plain (the MPC needs about 220 ADMM iterations per solve there, 50 on flat ground)
   TCase* tl = tcase_create("walk");
   tcase_add_checked_fixture(tl, tmp_setup, tmp_teardown);
   tcase_set_timeout(tl, 7200);

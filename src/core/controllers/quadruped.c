@@ -155,7 +155,7 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
   w->kd_stance = 0;
   w->k_fb = 0.03;
   w->alpha = 1e-3;
-  w->beta = 1e-2;
+  w->beta = 0;
   w->descend = 0.3;
   w->mpc_tol = 1e-6;
   double hz = 16, maxit = 5000;
