@@ -62,6 +62,9 @@ typedef struct {
   int stand;                     // gait 'stand': every leg in stance throughout
   int rough;                     // terrain: 1 = rough ground (qw_rough below), 0 = flat
   double descend;                // rough: m/s a late foot keeps descending at to find ground
+  double foot_r;                 // the foot sphere's radius (the foot point is its centre)
+  int hmap;                      // rough: the ground geom whose height map the robot reads
+                                 // (height_map: 1 and a height-field ground), else -1
   double mpc_tol;                // the MPC solver's tolerance (model residual, scaled QP)
   int mpc_maxit;                 // and its iteration cap
   // MPC work, sized for every leg in stance over the horizon
@@ -190,6 +193,12 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
     return CSIM_PLUGIN_ERROR;
   }
   w->rough = terrain && !strcmp(terrain, "rough");
+  double hmap = 0;
+  if (qw_nums(in, "height_map", 1, 0, &hmap, msg)) return CSIM_PLUGIN_ERROR;
+  w->hmap = -1;
+  for (int g = 0; hmap > 0 && w->rough && g < w->m->ngeom; g++)
+    if (w->m->geom_type[g] == MODEL_GEOM_HFIELD && w->m->hfield_nx >= 2 && w->m->hfield_ny >= 2)
+      w->hmap = g;
   if (w->horizon != hz || w->horizon > 200) {
     snprintf(msg, CSIM_PLUGIN_MSG, "param 'horizon': expected an integer in [1, 200], got %g", hz);
     return CSIM_PLUGIN_ERROR;
@@ -337,6 +346,35 @@ static double qw_plane_z(const qw* w, const double p[3]) {
   return w->plane[0] + w->plane[1] * (p[0] - w->plane[3]) + w->plane[2] * (p[1] - w->plane[4]);
 }
 
+// height_map: the ground's height at (x, y) as a robot's terrain map gives it (here the height
+// field itself, read from the model: a perfect map; a real robot builds one from its depth
+// sensors). The field's triangles (collision_hfield.c: cell split along its diagonal); outside
+// the grid, the plane at the field's zero height
+static double qw_map_z(const qw* w, double x, double y) {
+  const sim_model* m = w->m;
+  const double *pos = m->geom_pos + 3 * w->hmap, *half = m->geom_size + 3 * w->hmap;
+  int nx = m->hfield_nx, ny = m->hfield_ny;
+  double fx = (x - pos[0] + half[0]) / (m->hfield_size[0] / (nx - 1));
+  double fy = (y - pos[1] + half[1]) / (m->hfield_size[1] / (ny - 1));
+  int ix = (int)floor(fx), iy = (int)floor(fy);
+  if (!(fx >= 0 && fy >= 0) || ix >= nx - 1 || iy >= ny - 1) return pos[2];
+  const double* h = m->hfield_data + (long)iy * nx + ix;
+  double u = fx - ix, v = fy - iy, h00 = h[0], h10 = h[1], h01 = h[nx], h11 = h[nx + 1];
+  return pos[2] + (u >= v ? h00 + u * (h10 - h00) + v * (h11 - h10)
+                          : h00 + v * (h01 - h00) + u * (h11 - h01));
+}
+
+// the highest ground under the straight path from a to b (height map, every 2 cm)
+static double qw_map_max(const qw* w, const double a[3], const double b[3]) {
+  int n = 1 + (int)(hypot(b[0] - a[0], b[1] - a[1]) / 0.02);
+  double z = -INFINITY;
+  for (int k = 0; k <= n; k++) {
+    double s = (double)k / n;
+    z = fmax(z, qw_map_z(w, a[0] + s * (b[0] - a[0]), a[1] + s * (b[1] - a[1])));
+  }
+  return z;
+}
+
 // Raibert's foothold for leg l touching down `ttd` s from now: the hip carried there by the
 // commanded velocity, plus half a stance of the current velocity and the feedback on its error
 static void qw_foothold(const qw* w, int l, double ttd, double ground, double p[3]) {
@@ -348,7 +386,7 @@ static void qw_foothold(const qw* w, int l, double ttd, double ground, double p[
     double hw = i == 0 ? c * h[0] - s * h[1] : s * h[0] + c * h[1];
     p[i] = w->com[i] + hw + vc[i] * ttd + tst / 2 * w->vcom[i] + w->k_fb * (w->vcom[i] - vc[i]);
   }
-  p[2] = w->rough ? qw_plane_z(w, p) : ground;
+  p[2] = !w->rough ? ground : w->hmap >= 0 ? qw_map_z(w, p[0], p[1]) + w->foot_r : qw_plane_z(w, p);
 }
 
 // the ground height the feet stand on: the mean of the stance feet (the first instant's when
@@ -382,7 +420,9 @@ static void qw_swing_ref(const qw* w, int l, double u, double tsw, double p[3], 
   // then down, so the foot clears a bump between them as high as the step (the apex of
   // Léziart et al.'s swing is likewise a height above the ground, not above the chord)
   double z0 = w->liftoff[l][2], z1 = w->foothold[l][2];
-  double apex = fmax(z0, z1) + w->step_height, x = u < 0.5 ? 2 * u : 2 * u - 1;
+  double top = fmax(z0, z1);
+  if (w->hmap >= 0) top = fmax(top, qw_map_max(w, w->liftoff[l], w->foothold[l]) + w->foot_r);
+  double apex = top + w->step_height, x = u < 0.5 ? 2 * u : 2 * u - 1;
   double a = u < 0.5 ? z0 : apex, e = u < 0.5 ? apex : z1;
   p[2] = a + (e - a) * x * x * (3 - 2 * x);
   v[2] = (e - a) * 6 * x * (1 - x) * 2 / tsw;
@@ -872,6 +912,9 @@ static int qw_init(const csim_plugin_info* in, void** state, int* nlog,
     return CSIM_PLUGIN_ERROR;
   }
   if (qw_params(w, in, msg) || qw_legs(w, cm, msg) || qw_alloc(w, msg)) return CSIM_PLUGIN_ERROR;
+  for (int g = 0; g < w->m->ngeom; g++)
+    if (w->m->geom_body[g] == w->foot_body[0] && w->m->geom_type[g] == MODEL_GEOM_SPHERE)
+      w->foot_r = w->m->geom_size[3 * g];
   return CSIM_PLUGIN_OK;
 }
 
