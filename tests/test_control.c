@@ -536,6 +536,19 @@ START_TEST(scenario_errors) {
 }
 END_TEST
 
+// quadruped_walk's height_map reads the ground's height field: on flat ground (a plane) it is
+// refused at load (exit 2, naming the param), not silently ignored
+START_TEST(height_map_needs_field) {
+  char o[512], buf[4096];
+  tmp_path(o, sizeof o, "hmap.h5");
+  int rc = sh_fmt(buf, sizeof buf, "%s run scenarios/solo12_walk.yaml --out %s --quiet --set "
+                  "controllers.0.params.height_map=1 --set controllers.0.params.terrain=rough",
+                  csim_bin(), o);
+  ck_assert_msg(rc == 2 && strstr(buf, "param 'height_map': needs terrain: rough and a "
+                                       "heightfield ground"), "rc %d: %s", rc, buf);
+}
+END_TEST
+
 // scenarios/solo12_walk.yaml (issue 23's acceptance): over the last 5 s of 10 the base's mean
 // forward velocity is within 10 % of the commanded 0.3 m/s, and the base stays above 0.15 m
 // (a fall puts it on the ground, at about 0.05 m) and tilted less than 60 degrees (its up axis'
@@ -676,6 +689,7 @@ int main(void) {
   tcase_add_test(tr, zero_order_hold);
   tcase_add_test(tr, scenario_errors);
   tcase_add_test(tr, summary_counts_clamps);
+  tcase_add_test(tr, height_map_needs_field);
   suite_add_tcase(s, tr);
   // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 1
   // minute plain (the MPC needs about 220 ADMM iterations per solve there, 50 on flat ground)

@@ -199,6 +199,11 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
   for (int g = 0; hmap > 0 && w->rough && g < w->m->ngeom; g++)
     if (w->m->geom_type[g] == MODEL_GEOM_HFIELD && w->m->hfield_nx >= 2 && w->m->hfield_ny >= 2)
       w->hmap = g;
+  if (hmap > 0 && w->hmap < 0) {
+    snprintf(msg, CSIM_PLUGIN_MSG, "param 'height_map': needs terrain: rough and a heightfield "
+             "ground (world.ground.type: heightfield)");
+    return CSIM_PLUGIN_ERROR;
+  }
   if (w->horizon != hz || w->horizon > 200) {
     snprintf(msg, CSIM_PLUGIN_MSG, "param 'horizon': expected an integer in [1, 200], got %g", hz);
     return CSIM_PLUGIN_ERROR;
