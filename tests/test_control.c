@@ -536,6 +536,19 @@ START_TEST(scenario_errors) {
 }
 END_TEST
 
+// quadruped_walk's height_map reads the ground's height field: on flat ground (a plane) it is
+// refused at load (exit 2, naming the param), not silently ignored
+START_TEST(height_map_needs_field) {
+  char o[512], buf[4096];
+  tmp_path(o, sizeof o, "hmap.h5");
+  int rc = sh_fmt(buf, sizeof buf, "%s run scenarios/solo12_walk.yaml --out %s --quiet --set "
+                  "controllers.0.params.height_map=1 --set controllers.0.params.terrain=rough",
+                  csim_bin(), o);
+  ck_assert_msg(rc == 2 && strstr(buf, "param 'height_map': needs terrain: rough and a "
+                                       "heightfield ground"), "rc %d: %s", rc, buf);
+}
+END_TEST
+
 // scenarios/solo12_walk.yaml (issue 23's acceptance): over the last 5 s of 10 the base's mean
 // forward velocity is within 10 % of the commanded 0.3 m/s, and the base stays above 0.15 m
 // (a fall puts it on the ground, at about 0.05 m) and tilted less than 60 degrees (its up axis'
@@ -599,7 +612,8 @@ static walk_path bumpy_walk(int seed, double dur, const char* extra, char* summa
 
 // 2.5 s on the 10 cm bumps (terrain seed 1): the controller stands up from its drop, then walks
 // forward (at 0.3 m/s for the 1.9 s after the standing start, 0.57 m; at least half of that)
-// without falling. And the controller's own solve time (/timing/control): recorded at every row,
+// without falling (the trunk stays above 0.18 m: measured 0.220 m). And the controller's own
+// solve time (/timing/control): recorded at every row,
 // positive and within the wall time of the step it ran in (the step calls the controller), its
 // mean in the summary
 START_TEST(solo12_bumpy_short) {
@@ -625,11 +639,10 @@ START_TEST(solo12_bumpy_short) {
 END_TEST
 
 // issue 23's acceptance on the bumps: with NCP, at least 1.5 m walked in 10 s, and standing
-// upright at the end, on at least 8 of terrain seeds 1-10. Not required: staying upright
-// throughout: the controller still rolls the robot over and back onto its feet on 5 of the 10
-// seeds (docs/controllers.md). Falls (tilted past 60 degrees or base below 0.10 m at any
-// instant, tools/figures/fig_walk.py's definition) are counted, and more than 5 fails: a
-// guard against the walk getting worse, not the issue's goal of none
+// upright at the end, on at least 8 of terrain seeds 1-10; and no fall (tilted past 60 degrees
+// or base below 0.10 m at any instant, tools/figures/fig_walk.py's definition) on at least 8 of
+// them, the same share as the issue's requirement on distance (measured: none of the 10 falls
+// and 9 walk 1.5 m, docs/controllers.md)
 // Plain build only: 100 s of walking under ASan+UBSan would take about an hour of CI (the
 // sanitizers run the 2.5 s case, solo12_bumpy_short, in make test)
 START_TEST(solo12_bumpy_seeds) {
@@ -650,7 +663,7 @@ START_TEST(solo12_bumpy_seeds) {
              good ? "" : " (FAIL)");
   }
   ck_assert_msg(ok >= 8, "%d of 10 seeds walked 1.5 m:%s", ok, report);
-  ck_assert_msg(falls <= 5, "%d of 10 seeds fell:%s", falls, report);
+  ck_assert_msg(falls <= 2, "%d of 10 seeds fell:%s", falls, report);
   printf("solo12_walk_bumpy, 10 terrain seeds:%s\n", report);
 }
 END_TEST
@@ -676,9 +689,10 @@ int main(void) {
   tcase_add_test(tr, zero_order_hold);
   tcase_add_test(tr, scenario_errors);
   tcase_add_test(tr, summary_counts_clamps);
+  tcase_add_test(tr, height_map_needs_field);
   suite_add_tcase(s, tr);
-  // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 5
-  // minutes plain (the MPC needs about 900 ADMM iterations per solve there, 50 on flat ground)
+  // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 1
+  // minute plain (the MPC needs about 220 ADMM iterations per solve there, 50 on flat ground)
   TCase* tl = tcase_create("walk");
   tcase_add_checked_fixture(tl, tmp_setup, tmp_teardown);
   tcase_set_timeout(tl, 7200);

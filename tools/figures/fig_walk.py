@@ -32,8 +32,9 @@ import fig000_common as C
 
 NSEEDS = 10
 # s of each run: 5 on flat ground; 3 on the bumps, where the robot stands up for about 0.6 s
-# first and the MPC's solves cost about 20 times more (its cones at mu 0.3 are active), so that
-# the three figures stay within about 12 minutes of `make test-figures` on an idle 2-core machine
+# first and the MPC's solves cost about 4 times more (its cones at mu 0.3 are active: about 225
+# ADMM iterations per solve against 51; 1,800 before force_prox), so that the three figures stay
+# within about 12 minutes of `make test-figures` on an idle 2-core machine
 DURATIONS = {"solo12_walk": 5.0, "solo12_walk_bumpy": 3.0}
 VCMD = 0.3          # the scenarios' commanded forward velocity, m/s
 FALL_TILT = 60.0    # a fall: the base tilted beyond this (degrees) ...
