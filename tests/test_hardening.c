@@ -464,60 +464,59 @@ START_TEST(output_removed_exits_1) {
 }
 END_TEST
 
+// run argv (its output f5, its log), send sig `after` s after the output file appears, and
+// expect the stop within `limit` s: exit 1, "interrupted by <SIG> during step 0" in the log and
+// in the file's failure attribute, complete = 0
+static void expect_interrupted(const char* const* argv, const char* f5, const char* log, int sig,
+                               double after, int limit) {
+  char text[8192], py[1024], out[4096], want[64];
+  const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+  pid_t pid = spawn_logged(argv, log);
+  ck_assert(wait_file(f5, 30));
+  sleep_s(after);
+  ck_assert_int_eq(kill(pid, sig), 0);
+  int st = 0;
+  ck_assert_msg(wait_exit(pid, limit, &st) == 0, "csim did not stop within %d s of %s", limit,
+                name);
+  read_log(log, text, sizeof(text));
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d:\n%s", st, text);
+  snprintf(want, sizeof(want), "interrupted by %s during step 0", name);
+  ck_assert_msg(strstr(text, want), "message:\n%s", text);
+  snprintf(py, sizeof(py),
+           PY " -c \"import h5py; f = h5py.File('%s', 'r'); print(f.attrs['complete'], "
+           "f.attrs['failure'])\"", f5);
+  ck_assert_int_eq(sh_run_all(py, out, sizeof(out)), 0);
+  ck_assert_msg(out[0] == '0' && strstr(out, want), "attributes: %s", out);
+}
+
 // SIGINT inside a solve: a one-step run whose solve is capped at 1e6 iterations with a
 // tolerance it never reaches (about 2 s on this machine class). A csim that looked at signals
 // only between steps would finish the step and the run (exit 0, complete = 1); the solver must
 // return within an iteration and the run end with exit 1, "during step 0", complete = 0
 START_TEST(sigint_inside_long_solve) {
-  char f5[512], log[512], text[8192], py[1024], out[4096];
+  char f5[512], log[512];
   tmp_path(f5, sizeof(f5), "ill.h5");
   tmp_path(log, sizeof(log), "ill.log");
   const char* argv[] = {csim_bin(), "run", "scenarios/cube_stack_ill.yaml", "--quiet", "--set",
                         "solver.max_iterations=1000000", "--set", "solver.tolerance=1e-300",
                         "--set", "integrator.duration=0.001", "--out", f5, NULL};
-  pid_t pid = spawn_logged(argv, log);
-  ck_assert(wait_file(f5, 30));
-  sleep_s(0.1);
-  ck_assert_int_eq(kill(pid, SIGINT), 0);
-  int st = 0;
-  ck_assert_msg(wait_exit(pid, 20, &st) == 0, "csim did not stop after SIGINT");
-  read_log(log, text, sizeof(text));
-  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d:\n%s", st, text);
-  ck_assert_msg(strstr(text, "interrupted by SIGINT during step 0"), "message:\n%s", text);
-  snprintf(py, sizeof(py),
-           PY " -c \"import h5py; f = h5py.File('%s', 'r'); print(f.attrs['complete'], "
-           "f.attrs['failure'])\"", f5);
-  ck_assert_int_eq(sh_run_all(py, out, sizeof(out)), 0);
-  ck_assert_msg(strncmp(out, "0 interrupted by SIGINT", 23) == 0, "attributes: %s", out);
+  expect_interrupted(argv, f5, log, SIGINT, 0.1, 20);
 }
 END_TEST
 
 // SIGTERM inside an error-controlled step: one output step of 1 s of the Allegro hand under
 // implicit Euler with integrator.accuracy 0.01 crosses thousands of substeps (about a minute of
 // work on this machine class). A csim that looked at signals only between output steps would
-// run the step out; the substep loop must stop at the next substep and the run end with exit 1,
-// "during step 0", complete = 0, well inside the 10 s allowed
+// run the step out; the substep loop must stop at the next substep, well inside the 10 s allowed
 START_TEST(sigterm_inside_error_controlled_step) {
-  char f5[512], log[512], text[8192], py[1024], out[4096];
+  char f5[512], log[512];
   tmp_path(f5, sizeof(f5), "ec.h5");
   tmp_path(log, sizeof(log), "ec.log");
   const char* argv[] = {csim_bin(), "run", "scenarios/allegro_mug.yaml", "--quiet", "--set",
                         "integrator.scheme=implicit_euler", "--set", "integrator.accuracy=0.01",
                         "--set", "integrator.dt=1", "--set", "integrator.duration=1", "--out", f5,
                         NULL};
-  pid_t pid = spawn_logged(argv, log);
-  ck_assert(wait_file(f5, 30));
-  sleep_s(0.5);
-  ck_assert_int_eq(kill(pid, SIGTERM), 0);
-  int st = 0;
-  ck_assert_msg(wait_exit(pid, 10, &st) == 0, "csim ran the error-controlled step on after SIGTERM");
-  read_log(log, text, sizeof(text));
-  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d:\n%s", st, text);
-  ck_assert_msg(strstr(text, "interrupted by SIGTERM during step 0"), "message:\n%s", text);
-  snprintf(py, sizeof(py),
-           PY " -c \"import h5py; f = h5py.File('%s', 'r'); print(f.attrs['complete'])\"", f5);
-  ck_assert_int_eq(sh_run_all(py, out, sizeof(out)), 0);
-  ck_assert_msg(out[0] == '0', "complete: %s", out);
+  expect_interrupted(argv, f5, log, SIGTERM, 0.5, 10);
 }
 END_TEST
 
