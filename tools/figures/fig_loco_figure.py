@@ -6,7 +6,7 @@
 002-3:  the same bumpy runs (shared with 000-18 through tools/figures/fig_walk.py's cache):
         NCP/PGS, RaiSim and RaiSim+DS.
 Solo-12 walks under csim's quadruped_walk controller (the structure of Léziart et al.'s reactive
-walking controller, seed 000 ref. [69]) tracking 0.3 m/s for fig_walk.DURATIONS s (5 flat, 3 bumps), over
+walking controller, seed 000 ref. [69]) tracking 0.3 m/s for fig_walk.DURATIONS s (5 flat, 10 bumps: the issue's 10 s walk), over
 fig_walk.NSEEDS seeds (terrain and initial perturbation); per pair the mean and a 95 % t-interval
 of each quantity, and paired differences against NCP/PGS (fig_walk.py). Writes
 out/figures/fig<id>.png and fig<id>.json (figure convention).

@@ -35,7 +35,7 @@ NSEEDS = 10
 # first and the MPC's solves cost about 4 times more (its cones at mu 0.3 are active: about 225
 # ADMM iterations per solve against 51; 1,800 before force_prox), so that the three figures stay
 # within about 12 minutes of `make test-figures` on an idle 2-core machine
-DURATIONS = {"solo12_walk": 5.0, "solo12_walk_bumpy": 3.0}
+DURATIONS = {"solo12_walk": 5.0, "solo12_walk_bumpy": 10.0}
 VCMD = 0.3          # the scenarios' commanded forward velocity, m/s
 FALL_TILT = 60.0    # a fall: the base tilted beyond this (degrees) ...
 FALL_Z = 0.10       # ... or its origin below this height (m) at any instant
