@@ -80,7 +80,7 @@ static double spin_after(fixture* f, int n) {
   return f->s->data.d->v[5];
 }
 
-static const char* const kPairs[][2] = {{"ncp", "pgs"}, {"ccp", "pgs"}};
+static const char* const kPairs[][2] = {{"ncp", "pgs"}, {"ccp", "pgs"}, {"ncp", "auto"}};
 
 // ncp/pgs: the closed form. ccp/pgs (rigid): the CCP's answer to a torsional slip lifts the
 // normal velocity by mu_t |w| (K ∋ lambda ⊥ c ∈ K* without De Saxce's term, as for a sliding
@@ -156,7 +156,7 @@ END_TEST
 START_TEST(refused_pairs) {
   static const char* const kBad[][2] = {
       {"ncp", "admm"}, {"ccp", "admm"}, {"lcp", "lemke"}, {"raisim", "bisection"},
-      {"ncp", "auto"}, {"hunt_crossley", "none"}};
+      {"lcp", "auto"}, {"hunt_crossley", "none"}};
   write_model("cylinder' size='0.1 0.05", 4, 0.01, 0);
   for (int k = 0; k < 6; k++) {
     char yaml[1024], path[512];
@@ -232,7 +232,7 @@ int main(void) {
   TCase* tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
   tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-  tcase_add_loop_test(tc, cylinder_spin_stops, 0, 2);
+  tcase_add_loop_test(tc, cylinder_spin_stops, 0, 3);
   tcase_add_test(tc, cylinder_condim3_spins_on);
   tcase_add_test(tc, ball_rolling_resistance);
   tcase_add_test(tc, refused_pairs);

@@ -112,10 +112,14 @@ void solver_spin_setup(solver* s, const solver_problem* p, double* lambda, doubl
 }
 
 int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n) {
-  if ((model == CSIM_MODEL_NCP || model == CSIM_MODEL_CCP) && kind == CSIM_SOLVER_PGS) return 1;
+  // auto keeps to its PGS on a problem with spin entries (auto.c)
+  if ((model == CSIM_MODEL_NCP || model == CSIM_MODEL_CCP) &&
+      (kind == CSIM_SOLVER_PGS || kind == CSIM_SOLVER_AUTO))
+    return 1;
   if (msg && n > 0)
     snprintf(msg, (size_t)n, "model '%s' with solver '%s' has no generalized (elliptic) friction "
-             "cone: condim 4 and 6 contacts are solved by ncp/pgs and ccp/pgs only",
+             "cone: condim 4 and 6 contacts are solved by ncp/pgs and ccp/pgs only (and by "
+             "their auto, which then keeps to pgs)",
              (int)model >= 0 && model < CSIM_NMODELS ? csim_model_names[model] : "?",
              (int)kind >= 0 && kind < CSIM_NSOLVERS ? csim_solver_names[kind] : "?");
   return 0;
