@@ -13,6 +13,7 @@ scaled by FACTORS while the other two stay at theta*; e_q (003 eq. 3, csim's ct_
 over the first NTOSS tosses of the dairlib550_eval group (csim validate cubetoss --tosses).
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -29,14 +30,26 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CSIM = os.path.join(ROOT, "csim")
 NTOSS = 60
 FACTORS = [1 / 30, 1 / 10, 1 / 3, 1, 3, 10, 30]
-# theta*: csim's identified parameters (src/run/cubetoss_params.c); ccp's solref is
-# [-stiffness, -damping] (MuJoCo's direct form)
-MODELS = [("spring_damper", "linear spring-damper (Bullet, MuJoCo kind)",
-           {"friction": 0.1937, "stiffness": 3.886e5, "damping": 10.6}),
-          ("hunt_crossley", "Hunt-Crossley (Drake's law)",
-           {"friction": 0.1933, "stiffness": 4.47e5, "damping": 0.03829}),
-          ("ccp", "ccp + solref (MuJoCo's model)",
-           {"friction": 0.1872, "stiffness": 6635, "damping": 997})]
+# theta*: the parameters csim identified and ships (src/run/cubetoss_params.c, the params text
+# `csim validate cubetoss` uses without --params), read from that file so a re-identification
+# moves this figure too; ccp's solref [-stiffness, -damping] is MuJoCo's direct form
+def shipped_params(model):
+    with open(os.path.join(ROOT, "src", "run", "cubetoss_params.c")) as f:
+        for line in f:
+            m = re.match(r'\s*"%s: \{(.*)\}\\n"' % model, line)
+            if m:
+                kv = dict(re.findall(r"(\w+): (\[[^]]*\]|[-+.\w]+)", m.group(1)))
+                if "solref" in kv:
+                    k, b = (float(v) for v in kv["solref"].strip("[]").split(","))
+                    return {"friction": float(kv["friction"]), "stiffness": -k, "damping": -b}
+                return {k: float(kv[k]) for k in ("friction", "stiffness", "damping")}
+    sys.exit("fig003_3: no '%s' entry in src/run/cubetoss_params.c" % model)
+
+
+MODELS = [(m, label, shipped_params(m)) for m, label in (
+    ("spring_damper", "linear spring-damper (Bullet, MuJoCo kind)"),
+    ("hunt_crossley", "Hunt-Crossley (Drake's law)"),
+    ("ccp", "ccp + solref (MuJoCo's model)"))]
 PARAMS = ["stiffness", "damping", "friction"]
 PER_TOSS = {}  # (model, stiffness, damping, friction): e_q of each toss
 # what the runs showed (the analysis behind a verdict, not its threshold)
