@@ -227,6 +227,39 @@ START_TEST(elliptic_projection_closed_forms) {
 }
 END_TEST
 
+// the projection with unequal coefficients (the real case: sliding, torsion and rolling of
+// MuJoCo's defaults) against Moreau's decomposition, which characterizes it without computing
+// it: p in K_a, x - p in the polar cone {(y, m): ||a y|| <= -m}, and <p, x - p> = 0. Inputs
+// span twelve decades of scale and put points inside, in the polar cone and between
+START_TEST(elliptic_projection_moreau) {
+  unsigned seed = 11;
+  for (int t = 0; t < 20000; t++) {
+    double a[5] = {0.9, 0.9, 0.02, 0.005, 0.005}, x[6];
+    if (t % 3 == 0) a[3] = a[4] = 0;  // condim 4: no rolling
+    double sc = pow(10, t % 13 - 6);
+    for (int k = 0; k < 6; k++) x[k] = sc * (2.0 * rand_r(&seed) / RAND_MAX - 1);
+    for (int k = 3; k < 6; k++) x[k] *= 0.05;  // spin entries: moments of a few cm
+    double li[3] = {x[0], x[1], x[2]}, lj[3] = {x[3], x[4], x[5]};
+    cone_ell_project(li, lj, a);
+    double p[5] = {li[0], li[1], lj[0], lj[1], lj[2]}, pn = li[2];
+    double f[5] = {x[0], x[1], x[3], x[4], x[5]}, n = x[2];
+    double in = 0, pol = 0, dot = (n - pn) * pn, big = n * n;
+    for (int k = 0; k < 5; k++) {
+      if (a[k] > 0) in += (p[k] / a[k]) * (p[k] / a[k]);
+      else ck_assert(p[k] == 0);
+      pol += (a[k] * (f[k] - p[k])) * (a[k] * (f[k] - p[k]));
+      dot += (f[k] - p[k]) * p[k];
+      big += f[k] * f[k];
+    }
+    ck_assert_msg(sqrt(in) <= pn * (1 + 1e-12) + 1e-300, "case %d: p outside K_a: %g > %g", t,
+                  sqrt(in), pn);
+    ck_assert_msg(sqrt(pol) <= -(n - pn) + 1e-12 * sqrt(big), "case %d: x - p not polar: %g, %g",
+                  t, sqrt(pol), n - pn);
+    ck_assert_msg(fabs(dot) <= 1e-12 * big, "case %d: <p, x - p> = %g (|x|^2 %g)", t, dot, big);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("condim");
   TCase* tc = tcase_create("core");
@@ -237,6 +270,7 @@ int main(void) {
   tcase_add_test(tc, ball_rolling_resistance);
   tcase_add_test(tc, refused_pairs);
   tcase_add_test(tc, elliptic_projection_closed_forms);
+  tcase_add_test(tc, elliptic_projection_moreau);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -1,6 +1,7 @@
 // cone.c — second-order cone projections and NCP residuals (000 eqs. 10-14).
 #include "core/solvers/cone.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "core/spatial.h"
@@ -61,34 +62,57 @@ void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, do
 // else the boundary point (x_k a_k^2 / (a_k^2 + l), .) with the multiplier l > 0 solving
 // |1 - l| ||(a_k x_k / (a_k^2 + l))|| = |n| (the KKT conditions with n' = n / (1 - l)): for n > 0
 // the left side falls from ||x / a|| > n at l = 0 to 0 at l = 1, for n < 0 it rises from 0 at
-// l = 1 towards ||a x|| > |n|: one root either way, found by bisection. Free components (a_k
-// infinite) are untouched, forced ones (a_k = 0) zeroed.
+// l = 1 towards ||a x|| > |n|: one root either way, found by Newton's method on that
+// equation, safeguarded by the bracket (ell_multiplier): 4.6 evaluations per projection on
+// humanoid100 against the 100 of the bisection it replaces, which was 57 % of that scene's
+// step. Free
+// components (a_k infinite) are untouched, forced ones (a_k = 0) zeroed.
 
-#define ELL_BISECT 100
+#define ELL_MAXIT 100
 
-// ||(a_k x_k / (a_k^2 + l))|| over the finite a_k > 0
-static double ell_norm(const double x[CONE_NELL], const double a[CONE_NELL], double l) {
-  double s = 0;
+// H(l) = |1 - l| ||(a_k x_k / (a_k^2 + l))|| - |n| over the finite a_k > 0, and dH/dl (the
+// norm, not its square: near l = 1, where the root sits when n is small, H is linear and its
+// square would have a double root that Newton approaches only linearly)
+static double ell_eq(const double x[CONE_NELL], const double a[CONE_NELL], double n, double l,
+                     double* dH) {
+  double s2 = 0, s3 = 0;
   for (int k = 0; k < CONE_NELL; k++) {
     if (!(a[k] > 0) || isinf(a[k])) continue;
-    double v = a[k] * x[k] / (a[k] * a[k] + l);
-    s += v * v;
+    double u = a[k] * x[k], d = 1 / (a[k] * a[k] + l), t = u * u * d * d;
+    s2 += t;
+    s3 += t * d;
   }
-  return sqrt(s);
+  double w = fabs(1 - l), r = sqrt(s2);
+  *dH = r > 0 ? (n < 0 ? r : -r) - w * s3 / r : 0;  // n < 0: l >= 1, where |1 - l| rises
+  return w * r - fabs(n);
 }
 
-// the multiplier of the boundary projection (see above)
+// the multiplier of the boundary projection (see above): H falls on [0, 1] when n > 0 and rises
+// on [1, inf) when n < 0, so the sign of H says on which side of the root l is. Newton starts
+// at the bracket's left end: for n > 0 H is convex (a norm of convex non-negative functions),
+// so the steps approach the root from the left without passing it; for n < 0 each component
+// (l - 1) / (a_k^2 + l) is concave, and Newton from the right would pass the root and leave the
+// bracket step after step (the tiny normal of a torsion-dominated contact took 30). A step that
+// leaves the bracket takes the secant through its ends instead (the midpoint if that fails)
 static double ell_multiplier(const double x[CONE_NELL], const double a[CONE_NELL], double n) {
   if (n == 0) return 1;
-  double lo = n > 0 ? 0 : 1, hi = 1;
-  if (n < 0)  // grow the bracket until the left side passes |n|
-    for (hi = 2; (hi - 1) * ell_norm(x, a, hi) < -n && hi < 1e300; hi *= 2) lo = hi;
-  for (int it = 0; it < ELL_BISECT; it++) {
-    double mid = 0.5 * (lo + hi), h = fabs(1 - mid) * ell_norm(x, a, mid);
-    if ((n > 0) == (h > fabs(n))) lo = mid;  // n > 0: h falls with l; n < 0: h rises
-    else hi = mid;
+  double lo = n > 0 ? 0 : 1, hi = 1, dH, Hlo = NAN, Hhi = NAN;  // H at the bracket's ends
+  if (n < 0)  // grow the bracket until H changes sign
+    for (hi = 2; (Hhi = ell_eq(x, a, n, hi, &dH)) < 0 && hi < 1e300; hi *= 2) lo = hi;
+  double l = lo;
+  for (int it = 0; it < ELL_MAXIT; it++) {
+    double H = ell_eq(x, a, n, l, &dH);
+    if (H == 0) return l;
+    if ((H > 0) == (n > 0)) lo = l, Hlo = H;  // n > 0: H falls with l; n < 0: H rises
+    else hi = l, Hhi = H;
+    double next = dH != 0 ? l - H / dH : NAN;
+    if (fabs(next - l) <= 4 * DBL_EPSILON * fabs(l)) return next;  // converged (also onto lo)
+    if (!(next > lo && next < hi)) next = lo - Hlo * (hi - lo) / (Hhi - Hlo);
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (hi - lo <= 4 * DBL_EPSILON * hi) return next;
+    l = next;
   }
-  return 0.5 * (lo + hi);
+  return l;
 }
 
 // (x, n) onto K_a in place (x the CONE_NELL components)
@@ -111,8 +135,8 @@ static void ell_project(double x[CONE_NELL], double* n, const double a[CONE_NELL
     return;
   }
   double l = ell_multiplier(x, a, *n);
-  for (int k = 0; k < CONE_NELL; k++)
-    if (!isinf(a[k])) x[k] *= a[k] * a[k] / (a[k] * a[k] + l);
+  for (int k = 0; k < CONE_NELL; k++)  // forced components (a_k = 0) are zero already
+    if (a[k] > 0 && !isinf(a[k])) x[k] *= a[k] * a[k] / (a[k] * a[k] + l);
   q = 0;
   for (int k = 0; k < CONE_NELL; k++)
     if (a[k] > 0 && !isinf(a[k])) q += (x[k] / a[k]) * (x[k] / a[k]);
