@@ -4,10 +4,12 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/sim.h"
 #include "io/compile.h"
+#include "support.h"
 
 // the sim of a loaded scenario (st: the load's status)
 static fixture build(fixture f, csim_status st, csim_error* err) {
@@ -63,6 +65,41 @@ char* fixture_cubes(int n, const double* pos, const char* solver_yaml) {
            "integrator: {dt: 1.0e-3, duration: 1}\n",
            solver_yaml);
   return t;
+}
+
+void fixture_chain(int nlinks, const char* contact_yaml, const char* solver_yaml, char* path,
+                   size_t n) {
+  char urdf[16384] = "<robot name=\"chain\">\n", name[64], upath[512], yaml[2048];
+  for (int k = 1; k <= nlinks; k++) {
+    size_t m = strlen(urdf);
+    snprintf(urdf + m, sizeof(urdf) - m,
+             "<link name=\"l%d\"><inertial><origin xyz=\"0 0 -0.05\"/><mass value=\"0.1\"/>"
+             "<inertia ixx=\"8.6667e-05\" ixy=\"0\" ixz=\"0\" iyy=\"8.6667e-05\" iyz=\"0\" "
+             "izz=\"6.6667e-06\"/></inertial><collision><origin xyz=\"0 0 -0.05\"/><geometry>"
+             "<box size=\"0.02 0.02 0.1\"/></geometry></collision></link>\n", k);
+    m = strlen(urdf);
+    if (k > 1)
+      snprintf(urdf + m, sizeof(urdf) - m,
+               "<joint name=\"j%d\" type=\"revolute\"><parent link=\"l%d\"/><child link=\"l%d\"/>"
+               "<origin xyz=\"0 0 -0.1\"/><axis xyz=\"0 1 0\"/><limit lower=\"-3.14\" "
+               "upper=\"3.14\" effort=\"100\" velocity=\"100\"/></joint>\n", k, k - 1, k);
+  }
+  strcat(urdf, "</robot>\n");
+  snprintf(name, sizeof(name), "chain%d.urdf", nlinks);
+  tmp_write_text(name, urdf);
+  // lying along +x: the base turned -90 degrees about y, every joint at zero
+  size_t m = (size_t)snprintf(yaml, sizeof(yaml),
+                              "name: chain%d\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, "
+                              "height: 0}}\nrobots:\n  - {urdf: %s, base: free, q0: [0, 0, 0.01, 0, "
+                              "-0.7071067811865476, 0, 0.7071067811865476",
+                              nlinks, tmp_path(upath, sizeof(upath), name));
+  for (int k = 1; k < nlinks; k++) m += (size_t)snprintf(yaml + m, sizeof(yaml) - m, ", 0");
+  snprintf(yaml + m, sizeof(yaml) - m,
+           "]}\ncontact: %s\nsolver: %s\nintegrator: {dt: 1.0e-3, duration: 1.0}\n", contact_yaml,
+           solver_yaml);
+  snprintf(name, sizeof(name), "chain%d.yaml", nlinks);
+  tmp_write_text(name, yaml);
+  tmp_path(path, n, name);
 }
 
 fixture fixture_steps(const char* text, const char* path, int nstep) {

@@ -24,6 +24,13 @@ void fixture_free(fixture* f);
 // dt 1 ms; malloc'd
 char* fixture_cubes(int n, const double* pos, const char* solver_yaml);
 
+// a chain of n links (0.1 kg, 0.1 m boxes 2 cm square, revolute about y, link 1 the free root) lying
+// flat on a ground plane along +x, the bench's chain scene (tools/bench/bench_scenes.py chain_urdf,
+// chain_yaml): chainN.urdf and chainN.yaml written to the tests' temporary directory with the
+// given contact and solver mappings, dt 1 ms, 1 s; the YAML's path in path (n bytes)
+void fixture_chain(int nlinks, const char* contact_yaml, const char* solver_yaml, char* path,
+                   size_t n);
+
 // the scenario of YAML text (or of the file path when text is NULL) stepped nstep times, each
 // step asserted
 fixture fixture_steps(const char* text, const char* path, int nstep);

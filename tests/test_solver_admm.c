@@ -911,32 +911,10 @@ END_TEST
 // contacts carry the chain's weight, sum lambda_N = m g h per step on average (to 1 %: the CCP
 // lets the chain rock by its mu |c_T| lift, 000 Sec. II)
 START_TEST(ccp_admm_flat_chain) {
-  char urdf[8192] = "<robot name=\"chain\">\n", path[512], yaml[1024];
-  for (int k = 1; k <= 10; k++) {
-    size_t n = strlen(urdf);
-    snprintf(urdf + n, sizeof(urdf) - n,
-             "<link name=\"l%d\"><inertial><origin xyz=\"0 0 -0.05\"/><mass value=\"0.1\"/>"
-             "<inertia ixx=\"8.6667e-05\" ixy=\"0\" ixz=\"0\" iyy=\"8.6667e-05\" iyz=\"0\" "
-             "izz=\"6.6667e-06\"/></inertial><collision><origin xyz=\"0 0 -0.05\"/><geometry>"
-             "<box size=\"0.02 0.02 0.1\"/></geometry></collision></link>\n", k);
-    n = strlen(urdf);
-    if (k > 1)
-      snprintf(urdf + n, sizeof(urdf) - n,
-               "<joint name=\"j%d\" type=\"revolute\"><parent link=\"l%d\"/><child link=\"l%d\"/>"
-               "<origin xyz=\"0 0 -0.1\"/><axis xyz=\"0 1 0\"/><limit lower=\"-3.14\" "
-               "upper=\"3.14\" effort=\"100\" velocity=\"100\"/></joint>\n", k, k - 1, k);
-  }
-  strcat(urdf, "</robot>\n");
-  tmp_write_text("chain10.urdf", urdf);
-  snprintf(yaml, sizeof(yaml),
-           "name: chain10\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
-           "robots:\n  - {urdf: %s, base: free, q0: [0, 0, 0.01, 0, -0.7071067811865476, 0, "
-           "0.7071067811865476, 0, 0, 0, 0, 0, 0, 0, 0, 0]}\n"
-           "contact: {model: ccp, friction: 0.5, baumgarte: 0}\n"
-           "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
-           "integrator: {dt: 1.0e-3, duration: 1.0}\n", tmp_path(path, sizeof(path), "chain10.urdf"));
-  tmp_write_text("chain10.yaml", yaml);
-  fixture f = fixture_file(tmp_path(path, sizeof(path), "chain10.yaml"), NULL, 0);
+  char path[512];
+  fixture_chain(10, "{model: ccp, friction: 0.5, baumgarte: 0}",
+                "{name: admm, tolerance: 1.0e-6, max_iterations: 500}", path, sizeof(path));
+  fixture f = fixture_file(path, NULL, 0);
   int nonconv = 0, nsteps = 1000;
   double carried = 0;
   for (int k = 0; k < nsteps; k++) {

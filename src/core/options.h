@@ -52,7 +52,9 @@ typedef enum { CSIM_ENERGY_WARN, CSIM_ENERGY_STOP, CSIM_NENERGY } csim_on_energy
 typedef enum { CSIM_VP_MIDPOINT, CSIM_VP_EXPLICIT, CSIM_NVP } csim_vproducts;
 // solver.criterion; auto (the default): ncp for the ncp model, model for the relaxed ones, whose
 // answers cannot meet the NCP residual where they slide (issue 26: ccp ran to the cap there)
-typedef enum { CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_CRIT_AUTO, CSIM_NCRIT } csim_criterion;
+typedef enum {
+  CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_CRIT_AUTO, CSIM_CRIT_NATURAL, CSIM_NCRIT
+} csim_criterion;
 // units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
 // applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
 typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_NTOLU } csim_tolerance_units;
@@ -72,7 +74,7 @@ extern const char* const csim_scheme_names[];         // semi_implicit tamsi imp
 extern const char* const csim_on_failure_names[];     // continue stop
 extern const char* const csim_on_energy_names[];      // warn stop
 extern const char* const csim_vproduct_names[];       // midpoint explicit
-extern const char* const csim_criterion_names[];      // ncp model relative
+extern const char* const csim_criterion_names[];      // ncp model relative auto natural
 extern const char* const csim_tolerance_units_names[];  // impulse force
 extern const char* const csim_line_search_names[];    // tals backtracking none
 extern const char* const csim_jacobian_names[];       // full quasi_newton

@@ -94,6 +94,7 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   if (crit == CSIM_CRIT_AUTO) crit = cfg->model == CSIM_MODEL_NCP ? CSIM_CRIT_NCP : CSIM_CRIT_MODEL;
   o->criterion = crit == CSIM_CRIT_MODEL      ? SOLVER_STOP_MODEL
                   : crit == CSIM_CRIT_RELATIVE ? SOLVER_STOP_RELATIVE
+                  : crit == CSIM_CRIT_NATURAL  ? SOLVER_STOP_NATURAL
                                                : SOLVER_STOP_NCP;
   // the relative change is unitless: the tolerance as given, whatever tolerance_units says
   if (o->criterion == SOLVER_STOP_RELATIVE) o->rel_tolerance = cfg->tolerance;

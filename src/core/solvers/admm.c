@@ -623,6 +623,7 @@ typedef struct {
   int ncp;     // 1: the NCP through de Saxce's shift, 0: the CCP
   int dir;     // the last move of rho: +1 up, -1 down, 0 none yet (the CCP's damping)
   int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
+  int natural; // and the natural residual (solver.criterion: natural)
   size_t vb;   // bytes of a vector (n)
   double tol;
   double* L;   // the factor of G~ + (rho + prox) I
@@ -644,6 +645,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->n = n;
   a->ncp = ncp;
   a->twice = !ncp && solver_stop_ncp(s);
+  a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
@@ -668,9 +670,15 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.t = v + 13 * n;
 }
 
-// the stopping residual of z given its model residual q and velocity c
+// the stopping residual of z given its model residual q and velocity c: with the NCP residual
+// when the CCP is held to it, with the natural residual under solver.criterion: natural
 static double admm_stop(const admm_run* a, double q, const double* z, const double* c) {
-  return a->twice ? fmax(q, residual(a->p, 1, z, c, NULL)) : q;
+  double r = a->twice ? fmax(q, residual(a->p, 1, z, c, NULL)) : q;
+  if (a->natural && !isnan(r)) {
+    double nat = solver_natural_on(a->p, z, c, NULL, a->nc);
+    if (!(nat <= r)) r = nat;
+  }
+  return r;
 }
 
 // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no

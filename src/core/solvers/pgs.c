@@ -127,19 +127,19 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
-    solver_residuals_on(p, lambda, c, cons, n, &r);
+    solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
     double ref[2] = {r.eps_abs, r.eps_abs};
     int it = 0;
     while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
       solver_rel_keep(s, lambda, cons, n);
       for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
       it++;
-      solver_residuals_on(p, lambda, c, cons, n, &r);
+      solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
       r.eps_abs = solver_rel_stop(s, lambda, cons, n, r.eps_abs);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= s->opt.tolerance) {
         solver_crows(p, lambda, c, cons, n);
-        solver_residuals_on(p, lambda, c, cons, n, &r);
+        solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
         r.eps_abs = solver_rel_stop(s, lambda, cons, n, r.eps_abs);
       }
       if (r.eps_abs > s->opt.tolerance && solver_stalled(s, it, r.eps_abs, ref)) break;

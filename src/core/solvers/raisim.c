@@ -330,7 +330,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
     solver_result r;
     if (ds) {  // the NCP residual of the warm start
       solver_crows(p, lambda, c, cons, n);
-      solver_residuals_on(p, lambda, c, cons, n, &r);
+      solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
       resid = r.eps_abs;
       exact = 1;
     }
@@ -366,7 +366,7 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
       exact = 0;
       if (ncp_stop) {
         solver_crows(p, lambda, c, cons, n);
-        solver_residuals_on(p, lambda, c, cons, n, &r);
+        solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
         exact = 1;
         if (ds || (!isnan(fp) && !(r.eps_abs <= fp))) resid = r.eps_abs;
       }

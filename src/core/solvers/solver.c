@@ -516,9 +516,9 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   // with the NCP criterion, convergence also needs the NCP residual of the problem solved
   // (G + R) at the answer handed back, for every model (the families stop on max(their model's
   // residual, NCP residual): solver_stop_of; this makes the contract independent of them)
-  if (s->opt.criterion == SOLVER_STOP_NCP) {
+  if (s->opt.criterion == SOLVER_STOP_NCP || s->opt.criterion == SOLVER_STOP_NATURAL) {
     solver_result r;
-    solver_residuals_of(p, lambda, s->c, &r);
+    solver_ncp_stop_on(s, p, lambda, s->c, NULL, p->nc, &r);
     if (!isnan(res->residual) && !(r.eps_abs <= res->residual)) res->residual = r.eps_abs;
     res->converged = res->residual <= s->opt.tolerance;
   }
@@ -545,8 +545,44 @@ double solver_stop_of(const solver* s, const solver_problem* p, const double* la
                       const double* c, const int* cons, int n, double q) {
   if (!solver_stop_ncp(s) || isnan(q)) return q;
   solver_result r;
-  solver_residuals_on(p, lambda, c, cons, n, &r);
+  solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
   return r.eps_abs > q || isnan(r.eps_abs) ? r.eps_abs : q;
+}
+
+// contact i's natural residual (solver.h SOLVER_STOP_NATURAL): the step 1 / G~_NN turns the
+// velocity into the impulse that would cancel it on the contact alone
+static double natural_residual(const solver_problem* p, const double* lambda, const double* c,
+                               int i) {
+  double gnn = solver_gnn(p, i) + (p->R ? p->R[3 * i + 2] : 0);
+  if (!(gnn > 0)) return 0;  // no dof moves the contact's normal: nothing to cancel
+  const double *l = lambda + 3 * i, *ci = c + 3 * i;
+  if (!isfinite(l[0] + l[1] + l[2] + ci[0] + ci[1] + ci[2])) return NAN;  // fmax drops NaNs
+  double mu = p->mu[i], k = 1 / gnn;
+  double w[3] = {l[0] - k * ci[0], l[1] - k * ci[1],
+                 l[2] - k * (ci[2] + mu * sqrt(ci[0] * ci[0] + ci[1] * ci[1]))}, pw[3];
+  cone_project(pw, w, mu);
+  return fmax(fabs(l[0] - pw[0]), fmax(fabs(l[1] - pw[1]), fabs(l[2] - pw[2])));
+}
+
+double solver_natural_on(const solver_problem* p, const double* lambda, const double* c,
+                         const int* cons, int n) {
+  double m = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    if (p->link && p->link[i] != -1) continue;
+    double r = natural_residual(p, lambda, c, i);
+    if (isnan(r)) return NAN;
+    if (r > m) m = r;
+  }
+  return m;
+}
+
+void solver_ncp_stop_on(const solver* s, const solver_problem* p, const double* lambda,
+                        const double* c, const int* cons, int n, solver_result* res) {
+  solver_residuals_on(p, lambda, c, cons, n, res);
+  if (s->opt.criterion != SOLVER_STOP_NATURAL || isnan(res->eps_abs)) return;
+  double r = solver_natural_on(p, lambda, c, cons, n);
+  if (!(r <= res->eps_abs)) res->eps_abs = r;
 }
 
 void solver_crows(const solver_problem* p, const double* lambda, double* c, const int* cons,
@@ -852,6 +888,15 @@ void solver_gdiag(const solver_problem* p, int i, double B[9]) {
     return;
   }
   memcpy(B, p->blk + 9 * (size_t)p->diag[i], 9 * sizeof(double));
+}
+
+double solver_gnn(const solver_problem* p, int i) {
+  if (p->dense) return p->dense[(3 * (size_t)i + 2) * 3 * (size_t)p->nc + 3 * (size_t)i + 2];
+  if (p->blk) return p->blk[9 * (size_t)p->diag[i] + 8];
+  const double* yr = p->Y + (3 * (size_t)i + 2) * (size_t)p->ystride;  // an island's factored form
+  double d = p->ydiag ? p->ydiag[3 * i + 2] : 0;
+  for (int j = 0; j < p->ynz[i]; j++) d += yr[j] * yr[j];
+  return d;
 }
 
 double solver_gentry(const solver_problem* p, int a, int b) {

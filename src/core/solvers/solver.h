@@ -71,6 +71,15 @@ typedef enum {
   // the island's impulses over the last sweep, ||lambda_k - lambda_k-1||_2 / ||lambda_k-1||_2,
   // below rel_tolerance; per-contact families only (solver_create refuses the others)
   SOLVER_STOP_RELATIVE = 2,
+  // SOLVER_STOP_NCP and, for every contact, the natural residual of the NCP in impulse units:
+  // |lambda - P_K(lambda - (c + Gamma(c)) / G~_NN)|_inf (solver_natural_on). Zero exactly at an
+  // NCP solution like eps_abs, but it bounds the velocities: eps_abs's complementarity term
+  // <lambda, c + Gamma> admits a contact still pushing (lambda_N) while it separates at
+  // tol / lambda_N, 4 mm/s for a 0.1 kg link at 1e-6, and a resting chain then chatters within the
+  // tolerance (issue 26); here a separating velocity counts as the impulse c_N / G~_NN that would
+  // stop it. Every family's answer is held to it (solver_solve); pgs, admm, auto, the ccp and lcp
+  // sweeps and raisim iterate on it
+  SOLVER_STOP_NATURAL = 3,
   SOLVER_NSTOPS
 } solver_criterion;
 
@@ -188,6 +197,9 @@ solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, co
 void solver_gmul_add(const solver_problem* p, const double* x, double* y);
 // diagonal block G_ii (row-major)
 void solver_gdiag(const solver_problem* p, int i, double B[9]);
+// G_NN of contact i (its normal's diagonal entry), from whichever form p has (an island's factored
+// form without blocks: Y's normal row squared plus ydiag)
+double solver_gnn(const solver_problem* p, int i);
 // entry G(a, b) (0 where no block), O(log blocks in the row)
 double solver_gentry(const solver_problem* p, int a, int b);
 // out (3) += row block i of G x: O(blocks in row i)

@@ -136,8 +136,19 @@ void solver_residuals_of(const solver_problem* p, const double* lambda, const do
 void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n, solver_result* res);
 
-// 1 when the tolerance applies to the NCP residual (solver.criterion: ncp) for every model
+// 1 when the tolerance applies to the NCP residual (solver.criterion: ncp, natural) for every model
 int solver_stop_ncp(const solver* s);
+
+// the natural residual of the NCP (solver.h SOLVER_STOP_NATURAL) over the contacts cons[0..n)
+// (every contact when cons is NULL), the largest; NaN when one is. A condim 4/6 pair (linked
+// entries) is left to eps_abs (its generalized cone has no natural residual here yet)
+double solver_natural_on(const solver_problem* p, const double* lambda, const double* c,
+                         const int* cons, int n);
+
+// NCP residuals over cons[0..n) as solver_residuals_on, with eps_abs raised to the natural
+// residual under solver.criterion: natural: the stopping residual of an NCP iteration
+void solver_ncp_stop_on(const solver* s, const solver_problem* p, const double* lambda,
+                        const double* c, const int* cons, int n, solver_result* res);
 
 // the stopping residual of a family whose model is not the NCP over the contacts cons[0..n)
 // (every contact when cons is NULL), given its model's own residual q there at lambda (velocity
