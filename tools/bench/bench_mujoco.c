@@ -752,7 +752,7 @@ static void mj_actions(const mj_scene* ms, const sim* s) {
 // buffers of the residual pass, sized for nconmax contacts
 typedef struct {
   int maxc, nv;
-  double *J, *X, *G, *g, *lambda, *mu, *c, *vf, *vprev, *jp1, *jp2, *Jv;
+  double *J, *X, *g, *lambda, *mu, *c, *vf, *vprev, *jp1, *jp2, *Jv;
 } eps_work;
 
 // allocate the residual buffers; 0 or -1
@@ -762,8 +762,7 @@ static int eps_alloc(eps_work* w, int maxc, int nv) {
   w->nv = nv;
   size_t n3 = 3 * (size_t)maxc, v = (size_t)nv + 1;
   w->J = calloc(n3 * v, sizeof(double));
-  w->X = calloc(n3 * v, sizeof(double));
-  w->G = calloc(n3 * n3, sizeof(double));
+  w->X = calloc(v, sizeof(double));  // M^-1 J' lambda
   w->g = calloc(n3, sizeof(double));
   w->lambda = calloc(n3, sizeof(double));
   w->mu = calloc((size_t)maxc, sizeof(double));
@@ -773,7 +772,7 @@ static int eps_alloc(eps_work* w, int maxc, int nv) {
   w->vprev = calloc(v, sizeof(double));
   w->jp1 = calloc(3 * v, sizeof(double));
   w->jp2 = calloc(3 * v, sizeof(double));
-  return w->J && w->X && w->G && w->g && w->lambda && w->mu && w->c && w->Jv && w->vf &&
+  return w->J && w->X && w->g && w->lambda && w->mu && w->c && w->Jv && w->vf &&
                  w->vprev && w->jp1 && w->jp2
              ? 0
              : -1;
@@ -781,13 +780,14 @@ static int eps_alloc(eps_work* w, int maxc, int nv) {
 
 // free the residual buffers
 static void eps_free(eps_work* w) {
-  free(w->J), free(w->X), free(w->G), free(w->g), free(w->lambda), free(w->mu), free(w->c);
+  free(w->J), free(w->X), free(w->g), free(w->lambda), free(w->mu), free(w->c);
   free(w->Jv), free(w->vf), free(w->vprev), free(w->jp1), free(w->jp2);
 }
 
 // After mj_step (contacts, efc_force, M's factor and qacc_smooth are those of the state before
 // the step, whose velocity is w->vprev): the 000 eq. 14 residual of MuJoCo's impulses on the
-// problem G = J M^-1 J', g = J v_f built from MuJoCo's own Jacobians. *ncon receives the contacts;
+// problem G = J M^-1 J', g = J v_f built from MuJoCo's own Jacobians (c = G lambda + g formed
+// as J (M^-1 J' lambda) + g, never G itself). *ncon receives the contacts;
 // *mismatch the largest |(G lambda + g) - J v+| (should be round-off).
 static void mj_residual(const mjModel* m, mjData* d, eps_work* w, solver_result* res, int* ncon,
                         double* mismatch) {
@@ -825,16 +825,16 @@ static void mj_residual(const mjModel* m, mjData* d, eps_work* w, solver_result*
     return;
   }
   int n3 = 3 * nc;
-  // X = M^-1 J' (as rows), G = J X', free velocity and g = J v_f
-  mj_solveM(m, d, w->X, w->J, n3);
-  for (int a = 0; a < n3; a++)
-    for (int b = 0; b < n3; b++) {
-      const double* Ja = w->J + (size_t)a * (size_t)nv;
-      const double* Xb = w->X + (size_t)b * (size_t)nv;
-      double acc = 0;
-      for (int k = 0; k < nv; k++) acc += Ja[k] * Xb[k];
-      w->G[(size_t)a * (size_t)n3 + b] = acc;
-    }
+  // u = M^-1 J' lambda (J' lambda in X's first row, solved in place), free velocity, g = J v_f
+  // and c = J u + g: O(n3 nv), where the dense G = J M^-1 J' was O(n3^2 nv) (grid_256: 3072 rows
+  // on 1536 dofs, some 1.4e10 operations a step, hours a run)
+  double* u = w->X;
+  for (int k = 0; k < nv; k++) {
+    double acc = 0;
+    for (int a = 0; a < n3; a++) acc += w->J[(size_t)a * (size_t)nv + k] * w->lambda[a];
+    u[k] = acc;
+  }
+  mj_solveM(m, d, u, u, 1);
   for (int k = 0; k < nv; k++) w->vf[k] = w->vprev[k] + dt * d->qacc_smooth[k];
   for (int a = 0; a < n3; a++) {
     const double* Ja = w->J + (size_t)a * (size_t)nv;
@@ -845,13 +845,15 @@ static void mj_residual(const mjModel* m, mjData* d, eps_work* w, solver_result*
     }
     w->g[a] = acc;
     w->Jv[a] = accv;
+    double cu = 0;
+    for (int k = 0; k < nv; k++) cu += Ja[k] * u[k];
+    w->c[a] = cu + acc;
   }
-  solver_problem p = {0};  // MuJoCo's G is dense: the solver's dense storage (solver.h)
+  solver_problem p = {0};  // mu only: the residuals of c (solver_residuals_of)
   p.nc = nc;
-  p.dense = w->G;
   p.g = w->g;
   p.mu = w->mu;
-  solver_residuals(&p, w->lambda, w->c, res);
+  solver_residuals_of(&p, w->lambda, w->c, res);
   for (int a = 0; a < n3; a++) {
     double e = fabs(w->c[a] - w->Jv[a]);
     if (e > *mismatch) *mismatch = e;

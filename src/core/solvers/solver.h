@@ -329,6 +329,13 @@ const double* solver_dual(const solver* s);
 // contact velocities c = G lambda + g (R excluded) of the last solver_solve (3nc)
 const double* solver_velocity(const solver* s);
 
+// NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
+// eps_* fields of res (eps_abs NaN when a contact's residual is, as solver_residuals); p gives
+// mu and the entries' kinds only (G is not read: a caller with c from elsewhere, e.g. a peer
+// engine's velocities, needs no Delassus matrix)
+void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
+                         solver_result* res);
+
 // NCP residuals of lambda for problem p (000 eq. 14) on c = (G + R) lambda + g (R when p->R is
 // not NULL): fills eps_abs/eps_p/eps_d/eps_c of res (the rest untouched; eps_abs NaN when a
 // contact's residual is: NaN data never measures as a finite residual); c (3nc) receives c when

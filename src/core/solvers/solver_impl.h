@@ -127,11 +127,6 @@ void solver_entry_residuals(const solver_problem* p, const double* lambda, const
 void solver_spin_setup(solver* s, const solver_problem* p, double* lambda, double cap,
                        int normal);
 
-// NCP residuals (000 eq. 14) of lambda given its contact velocity c (3nc), O(nc): fills the
-// eps_* fields of res (eps_abs NaN when a contact's residual is, as solver_residuals)
-void solver_residuals_of(const solver_problem* p, const double* lambda, const double* c,
-                         solver_result* res);
-
 // the same over the contacts cons[0..n) only (every contact, n = nc, when cons is NULL)
 void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n, solver_result* res);
