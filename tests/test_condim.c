@@ -114,11 +114,11 @@ static double spin_after(fixture* f, int n) {
 static const char* const kPairs[][2] = {
     {"ncp", "pgs"}, {"ccp", "pgs"}, {"ncp", "auto"}, {"ncp", "admm"}, {"ccp", "admm"}};
 
-// ncp (pgs, admm, auto): the closed form. ccp (pgs, admm; rigid): the CCP's answer to a torsional slip lifts the
-// normal velocity by mu_t |w| (K ∋ lambda ⊥ c ∈ K* without De Saxce's term, as for a sliding
-// contact, 000 eq. 15), so the cylinder hops and slows less (measured w(0.25 s) 6.005 instead of
-// 5.095): held only to stopping by 2 t* (its MuJoCo-soft form is compared with MuJoCo in
-// test_mujoco_condim.c)
+// ncp (pgs, admm, auto): the closed form. ccp (pgs, admm; rigid): the CCP's answer to a
+// torsional slip lifts the normal velocity by mu_t |w| (K ∋ lambda ⊥ c ∈ K* without De Saxce's
+// term, as for a sliding contact, 000 eq. 15), so the cylinder hops and slows less (measured
+// w(0.25 s) 6.005 instead of 5.095): held only to stopping by 2 t* (its MuJoCo-soft form is
+// compared with MuJoCo in test_mujoco_condim.c)
 START_TEST(cylinder_spin_stops) {
   const double mu_t = 0.01, w0 = 10, r = 0.1, I = 0.5 * r * r, alpha = mu_t * G / I;
   const double tstop = w0 / alpha;  // 0.5097 s

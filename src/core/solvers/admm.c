@@ -146,6 +146,7 @@ typedef struct {
   chol_cache* cc;
   chol_entry* ce;
   const int* pos;  // dof space, sparse: the pattern entry of each (column, row) (sparse_pos)
+  const double* sig;  // (n) the shift of each row when they differ (admm_refactor), else NULL
 } admm_op;
 
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
@@ -311,19 +312,57 @@ static void desaxce_shift(const solver_problem* p, int ncp, const double* c, dou
   }
 }
 
+// ADMM's metric on a condim 4/6 pair: its spin components (torsion, roll1, roll2) in units of
+// d_k = a_k / mu (1 where a_k or mu is 0), in which the pair's cone is round. MuJoCo's
+// torsional and rolling coefficients are 1e-2 to 1e-4 of mu (metres), so that K_a is an
+// ellipsoidal cone of axes 100:1 and more, along whose boundary ADMM in the Euclidean metric crept
+// (humanoid100, ccp/admm: 921 of 3977 islands with pairs at the cap 500). The penalty on those
+// rows is rho / d_k^2 (pair_weights: the x-step's shift, the dual ascent) and the projection
+// the one in that metric (pair_project); the fixed point stays (the normal cone of K_a at z,
+// where -(c + s) lies there, does not depend on the metric)
+static void pair_scale(const double a[CONE_NELL], double d[3]) {
+  for (int k = 0; k < 3; k++) d[k] = a[0] > 0 && a[2 + k] > 0 ? a[2 + k] / a[0] : 1;
+}
+
+// (zi, zj) onto K_a of the pair (contact i, spin entry j) in place, in pair_scale's metric:
+// cone_ell_project of the spin components over d_k with the coefficients a_k / d_k, scaled back
+static void pair_project(const solver_problem* p, int i, int j, double zi[3], double zj[3]) {
+  double a[CONE_NELL], d[3];
+  solver_ell_coef(p, i, j, a);
+  pair_scale(a, d);
+  for (int k = 0; k < 3; k++) {
+    zj[k] /= d[k];
+    a[2 + k] /= d[k];
+  }
+  cone_ell_project(zi, zj, a);
+  for (int k = 0; k < 3; k++) zj[k] *= d[k];
+}
+
+// ADMM's penalty weight of each row (n): 1 / d_k^2 on the spin components of a condim 4/6 pair
+// (pair_scale), 1 elsewhere
+static void pair_weights(const solver_problem* p, double* wt) {
+  for (int k = 0; k < 3 * p->nc; k++) wt[k] = 1;
+  for (int i = 0; i < p->nc; i++) {
+    int j = link_of(p, i);
+    if (j < 0) continue;
+    double a[CONE_NELL], d[3];
+    solver_ell_coef(p, i, j, a);
+    pair_scale(a, d);
+    for (int k = 0; k < 3; k++) wt[3 * j + k] = 1 / (d[k] * d[k]);
+  }
+}
+
 // z = the projection of x onto the problem's cones: each contact's K_mu, each condim 4/6 pair's
-// K_a at its contact (cone_ell_project: the pair together, never a spin entry's block alone)
+// K_a at its contact (pair_project: the pair together, never a spin entry's block alone)
 static void cones_project(const solver_problem* p, const double* x, double* z) {
   for (int i = 0; i < p->nc; i++) {
     int j = link_of(p, i);
     if (j == -1) {
       cone_project(z + 3 * i, x + 3 * i, p->mu[i]);
     } else if (j >= 0) {
-      double a[CONE_NELL];
-      solver_ell_coef(p, i, j, a);
       memcpy(z + 3 * i, x + 3 * i, 3 * sizeof(double));
       memcpy(z + 3 * j, x + 3 * j, 3 * sizeof(double));
-      cone_ell_project(z + 3 * i, z + 3 * j, a);
+      pair_project(p, i, j, z + 3 * i, z + 3 * j);
     }
   }
 }
@@ -473,8 +512,8 @@ static void sparse_pos(const admm_op* o, int* pos) {
     for (int k = cp[j]; k < cp[j + 1]; k++) pos[(size_t)j * nd + (size_t)ri[k]] = k;
 }
 
-// factored form: A = sigma + R + ydiag (diagonal) and the factor of I + Y' A^-1 Y (nd x nd),
-// the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
+// factored form: A = sigma (o->sig when set) + R + ydiag (diagonal) and the factor of
+// I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
 // (built from the nonzeros of Y: O(sum over rows of nnz^2)): dense (LAPACK dpotrf, O(nd^3)),
 // banded when o->kd >= 0 (dofs in band order, dpbtrf, O(nd kd^2)) or sparse when o->ce (CHOLMOD
 // on the kept analysis of the island's pattern). 0 on success
@@ -495,7 +534,8 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
     double ia[3];
     for (int r = 0; r < 3; r++) {
       int j = 3 * i + r;
-      double a = sigma + (p->R ? p->R[j] : 0) + (p->ydiag ? p->ydiag[j] : 0);
+      double a = (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0) +
+                 (p->ydiag ? p->ydiag[j] : 0);
       if (!(a > 0) || !isfinite(a)) return 1;
       o->A[j] = a;
       ia[r] = 1 / a;
@@ -535,10 +575,10 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
   return 0;
 }
 
-// the factor of G~ + sigma I. Dense: L = chol(S~ + sigma I) with S the symmetric part (G + G')/2
-// of G (G itself when symmetric, so its row-major copy is its column-major copy), column-major
-// lower; sparse (o->ce): the same matrix over the island's block pattern, CHOLMOD. Factored form:
-// factor_dofs. 0 on success
+// the factor of G~ + sigma I (G~ + diag(o->sig) when set: admm_refactor). Dense:
+// L = chol(S~ + sigma I) with S the symmetric part (G + G')/2 of G (G itself when symmetric, so
+// its row-major copy is its column-major copy), column-major lower; sparse (o->ce): the same
+// matrix over the island's block pattern, CHOLMOD. Factored form: factor_dofs. 0 on success
 static int factor(const admm_op* o, double sigma, double* L) {
   const solver_problem* p = o->p;
   int n = o->n;
@@ -552,13 +592,14 @@ static int factor(const admm_op* o, double sigma, double* L) {
         int r = ri[k];
         v[k] = 0.5 * (G[(size_t)r * n + j] + G[(size_t)j * n + r]);
       }
-    for (int j = 0; j < n; j++) v[cp[j]] += sigma + (p->R ? p->R[j] : 0);
+    for (int j = 0; j < n; j++) v[cp[j]] += (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0);
     return chol_factor(o->cc, o->ce);
   }
   for (int r = 0; r < n; r++)
     for (int k = 0; k < n; k++)
       L[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] + G[(size_t)k * n + r]);
-  for (int r = 0; r < n; r++) L[(size_t)r * n + r] += sigma + (p->R ? p->R[r] : 0);
+  for (int r = 0; r < n; r++)
+    L[(size_t)r * n + r] += (o->sig ? o->sig[r] : sigma) + (p->R ? p->R[r] : 0);
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, L, n);
   if (info != 0) return 1;
   for (int r = 0; r < n; r++)
@@ -666,10 +707,25 @@ typedef struct {
   double* Ks;  // skew part (G - G')/2 when G is not symmetric (dense only)
   int skew;
   double *z, *zp, *gam, *c, *sh, *x, *best, *c0, *xp, *w1, *kx, *wz;
+  double *wt, *sig;  // condim 4/6 pairs: each row's penalty weight (pair_weights) and shift
+                     // rho wt + prox; NULL without pairs (every weight 1)
   double q, r;  // the model's residual of z (chooses the answer) and the stopping residual
   int fresh;    // c = G~ z + g holds at the answer (not so when it is an earlier iterate)
   double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
 } admm_run;
+
+// the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
+static inline double pen(const admm_run* a, int k) {
+  return a->wt ? a->rho * a->wt[k] : a->rho;
+}
+
+// the factor of G~ + diag(rho wt + prox) (of G~ + (rho + prox) I without weights). 0 on success
+static int admm_refactor(admm_run* a) {
+  if (a->wt)
+    for (int k = 0; k < a->n; k++) a->sig[k] = a->rho * a->wt[k] + a->prox;
+  a->op.sig = a->sig;
+  return factor(&a->op, a->rho + a->prox, a->L);
+}
 
 // the run's operator (factored in dof space when the island came with Y, solver.c, else dense)
 // and its scratch: the factor (n x n dense, nd x nd factored, nd x (kd + 1) banded: within
@@ -684,7 +740,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
-                    NULL, NULL, NULL};
+                    NULL, NULL, NULL, NULL};
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -704,6 +760,12 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
   a->op.t = v + 13 * n;
   a->wz = v + 14 * n;    // the point the projection step projects
+  a->wt = a->sig = NULL;
+  if (p->link) {
+    a->wt = v + 15 * n;
+    a->sig = v + 16 * n;
+    pair_weights(p, a->wt);
+  }
 }
 
 // the stopping residual of z given its model residual q and velocity c
@@ -947,12 +1009,11 @@ static void admm_spectrum(solver* s, admm_run* a) {
 // ADMM's fixed point does not depend on it
 static void pair_dual(admm_run* a, int i, int j) {
   int row[6] = {3 * i, 3 * i + 1, 3 * i + 2, 3 * j, 3 * j + 1, 3 * j + 2};
-  double y[6], q[6], co[CONE_NELL];
+  double y[6], q[6];
   for (int k = 0; k < 6; k++)
-    q[k] = y[k] = a->z[row[k]] - (a->c[row[k]] + a->sh[row[k]]) / a->rho;
-  solver_ell_coef(a->p, i, j, co);
-  cone_ell_project(q, q + 3, co);
-  for (int k = 0; k < 6; k++) a->gam[row[k]] = a->rho * (y[k] - q[k]);
+    q[k] = y[k] = a->z[row[k]] - (a->c[row[k]] + a->sh[row[k]]) / pen(a, row[k]);
+  pair_project(a->p, i, j, q, q + 3);
+  for (int k = 0; k < 6; k++) a->gam[row[k]] = pen(a, row[k]) * (y[k] - q[k]);
 }
 
 // the shift at z and the dual on the face of z (dual_init; pair_dual for a condim 4/6 pair), or
@@ -981,7 +1042,7 @@ static void admm_dual_start(const solver* s, admm_run* a) {
 static void admm_xstep(admm_run* a) {
   const solver_problem* p = a->p;
   int n = a->n;
-  double rho = a->rho, prox = a->prox;
+  double prox = a->prox;
   double *x = a->x, *z = a->z, *xp = a->xp, *gam = a->gam, *sh = a->sh;
   for (int i = 0; i < a->nc; i++) {
     int j = link_of(p, i);
@@ -989,7 +1050,7 @@ static void admm_xstep(admm_run* a) {
     sh[3 * i + 2] =
         j >= 0 ? pair_shift(p, i, j, gam) : p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
   }
-  for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
+  for (int k = 0; k < n; k++) x[k] = pen(a, k) * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
   if (a->skew && a->op.ce) {
     skew_pattern(&a->op, xp, a->kx);
     for (int k = 0; k < n; k++) x[k] -= a->kx[k];
@@ -1009,7 +1070,7 @@ static void admm_xstep(admm_run* a) {
 // lines 4-5); the primal residual |l - z| in *dprim, the dual one |rho dz + prox dl| in *ddual
 // (maxima)
 static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual) {
-  double rho = a->rho, prox = a->prox;
+  double prox = a->prox;
   double *x = a->x, *z = a->z, *zp = a->zp, *xp = a->xp, *gam = a->gam, *w = a->wz;
   memcpy(zp, z, a->vb);
   double dp = 0, dd = 0;
@@ -1018,13 +1079,14 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
     dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
     xp[j] = x[j];
     x[j] = xr;
-    w[j] = x[j] + gam[j] / rho;
+    w[j] = x[j] + gam[j] / pen(a, j);
   }
   cones_project(a->p, w, z);
   for (int j = 0; j < a->n; j++) {
-    gam[j] += rho * (x[j] - z[j]);
+    double r = pen(a, j);
+    gam[j] += r * (x[j] - z[j]);
     dp = fmax(dp, fabs(x[j] - z[j]));
-    dd = fmax(dd, fabs(rho * (z[j] - zp[j])));
+    dd = fmax(dd, fabs(r * (z[j] - zp[j])));
   }
   *dprim = dp;
   *ddual = dd;
@@ -1058,7 +1120,7 @@ static int admm_rho_update(admm_run* a, double dprim, double ddual) {
   }
   a->dir = dir;
   a->rho = nrho;
-  return !factor(&a->op, nrho + a->prox, a->L);
+  return !admm_refactor(a);
 }
 
 // iterate from z until the stopping residual meets the tolerance, is not finite, the cap or a
@@ -1068,7 +1130,7 @@ static int admm_iterate(solver* s, admm_run* a) {
   double qbest = a->q, rbest = a->r;  // the best iterate by q, and its stopping residual
   memcpy(a->best, a->z, a->vb);
   int it = 0;
-  int ok = !factor(&a->op, a->rho + a->prox, a->L);  // 0: non-finite or indefinite input
+  int ok = !admm_refactor(a);  // 0: non-finite or indefinite input
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     admm_xstep(a);
