@@ -513,7 +513,8 @@ static void sparse_pos(const admm_op* o, int* pos) {
 }
 
 // factored form: A = sigma (o->sig when set) + R + ydiag (diagonal) and the factor of
-// I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
+// I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity
+// (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
 // (built from the nonzeros of Y: O(sum over rows of nnz^2)): dense (LAPACK dpotrf, O(nd^3)),
 // banded when o->kd >= 0 (dofs in band order, dpbtrf, O(nd kd^2)) or sparse when o->ce (CHOLMOD
 // on the kept analysis of the island's pattern). 0 on success
