@@ -313,15 +313,21 @@ static void desaxce_shift(const solver_problem* p, int ncp, const double* c, dou
 }
 
 // ADMM's metric on a condim 4/6 pair: its spin components (torsion, roll1, roll2) in units of
-// d_k = a_k / mu (1 where a_k or mu is 0), in which the pair's cone is round. MuJoCo's
-// torsional and rolling coefficients are 1e-2 to 1e-4 of mu (metres), so that K_a is an
-// ellipsoidal cone of axes 100:1 and more, along whose boundary ADMM in the Euclidean metric crept
-// (humanoid100, ccp/admm: 921 of 3977 islands with pairs at the cap 500). The penalty on those
-// rows is rho / d_k^2 (pair_weights: the x-step's shift, the dual ascent) and the projection
-// the one in that metric (pair_project); the fixed point stays (the normal cone of K_a at z,
-// where -(c + s) lies there, does not depend on the metric)
+// d_k = min(1, sqrt(a_k / mu)) (1 where a_k or mu is 0). MuJoCo's torsional and rolling
+// coefficients are 1e-2 to 1e-4 of mu (metres), so that K_a is an ellipsoidal cone of axes 100:1
+// and more, along whose boundary ADMM in the Euclidean metric crept (humanoid100, ccp/admm: 921
+// of 3977 islands with pairs at the cap 500, 255 of 400 steps). d_k = a_k / mu makes the cone
+// round but scales those rows of G by d_k^2 = 1e-4 (163.6 iterations per step, 23 steps at the
+// cap); the geometric mean of the two metrics, d_k = sqrt(a_k / mu), leaves a 10:1 cone and a
+// 1e-2 scale (161.4 iterations, 14 steps; ncp 224 steps against 265 and 294 for ncp/pgs). Never
+// above 1: where a_k exceeds mu (a sliding coefficient of 1e-5, test_mujoco_condim.c's) the spin
+// is not the cone's thin direction, and a_k / mu = 1e3 took the MuJoCo cylinder from 18 to 141
+// iterations per step. The penalty on those rows is rho / d_k^2 (pair_weights: the x-step's
+// shift, the dual ascent) and the projection the one in that metric (pair_project); the fixed
+// point stays (the normal cone of K_a at z, where -(c + s) lies there, does not depend on it)
 static void pair_scale(const double a[CONE_NELL], double d[3]) {
-  for (int k = 0; k < 3; k++) d[k] = a[0] > 0 && a[2 + k] > 0 ? a[2 + k] / a[0] : 1;
+  for (int k = 0; k < 3; k++)
+    d[k] = a[0] > 0 && a[2 + k] > 0 ? fmin(1, sqrt(a[2 + k] / a[0])) : 1;
 }
 
 // (zi, zj) onto K_a of the pair (contact i, spin entry j) in place, in pair_scale's metric:
