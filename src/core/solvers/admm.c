@@ -20,9 +20,11 @@
 // A condim 4/6 pair (solver.h link: contact i and its spin entry j) is one cone of the product
 // K: K_a of cone.h over its six rows, projected together (cone_ell_project), its shift on i's
 // normal ||(a_k gamma_k)|| over the five friction components (Gamma_n of cone.h; none on j's
-// rows), its residual the pair's (cone_ell_residuals). Only the projection, the shift, the
-// residual and the dual's start see the pair: the x-step's factor (dense, banded, sparse, dof
-// space) sees G alone, whose spin rows are Jacobian rows like a contact's.
+// rows), its residual the pair's (cone_ell_residuals), its spin rows in a metric of their own
+// (pair_scale: a per-row penalty, the projection in that metric). Only the projection, the
+// shift, the residual, the penalty and the dual's start see the pair: the x-step's factor (dense,
+// banded, sparse, dof space) sees G and a diagonal, whose spin rows are Jacobian rows like a
+// contact's.
 // Allocation: none in a solve, except the sparse factor's on an island pattern none of the last
 // CHOL_CACHE patterns matches (chol_sparse.h): CHOLMOD then analyses the pattern (AMD, the
 // symbolic factor) and allocates what the analysis and the pattern's first numeric factor need
@@ -1008,12 +1010,13 @@ static void admm_spectrum(solver* s, admm_run* a) {
 
 // the dual of a condim 4/6 pair (contact i, spin entry j) at z from w = c + s: the dual that
 // one projection and ascent of ADMM (admm_project) give from l = z and gamma = -w, i.e.
-// gamma = rho (y - P_K(y)) with y = z - w / rho (Moreau: y - P_K(y) lies in K_a's polar cone, so
-// -gamma in K_a*). When z and w solve the pair (z in K_a, w in K_a*, <z, w> = 0), -w / rho is in
-// the normal cone of K_a at z, P_K(y) = z and gamma = -w: the fixed point is kept, as
-// dual_init's face rule keeps it for a contact, without forming the normal cone of the
-// ellipsoidal cone at z (the projection does that). Elsewhere it is a start like any other:
-// ADMM's fixed point does not depend on it
+// gamma = P (y - P_K(y)) with y = z - P^-1 w, P the rows' penalties (pen) and P_K the projection
+// in their metric (pair_project; Moreau: P (y - P_K(y)) is in K_a's polar cone, so -gamma in
+// K_a*). When z and w solve the pair (z in K_a, w in K_a*, <z, w> = 0), -w is in the normal
+// cone of K_a at z, P_K(y) = z and gamma = -w: the fixed point is kept, as dual_init's face rule
+// keeps it for a contact, without forming the normal cone of the ellipsoidal cone at z (the
+// projection does that). Elsewhere it is a start like any other: ADMM's fixed point does not
+// depend on it
 static void pair_dual(admm_run* a, int i, int j) {
   int row[6] = {3 * i, 3 * i + 1, 3 * i + 2, 3 * j, 3 * j + 1, 3 * j + 2};
   double y[6], q[6];
@@ -1045,7 +1048,8 @@ static void admm_dual_start(const solver* s, admm_run* a) {
 // the x-step: NCP, the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the
 // fixed point; a condim 4/6 pair's five friction components, pair_shift), every iteration as in
 // CLM24 Alg. 1 (no product with G); then the proximal solve
-// (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev)
+// (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev), rho per row with
+// condim 4/6 pairs (pen)
 static void admm_xstep(admm_run* a) {
   const solver_problem* p = a->p;
   int n = a->n;

@@ -382,14 +382,17 @@ static void island_gather(const solver_problem* p, const int* cons, int n, const
 
 // island cons[0..n)'s condim 4/6 links in island positions and its rolling coefficients (into
 // s->link, s->mu_roll), sub pointed at them: a spin entry has its contact's chain, so the two
-// share an island. s->map (scratch, free once solver_gdense is done) maps a contact to its position
+// share an island (an entry whose partner were elsewhere would be unlinked, never misread).
+// s->map (scratch, free once solver_gdense is done) maps a contact to its position
 static void island_links(solver* s, const solver_problem* p, const int* cons, int n,
                          solver_problem* sub) {
   if (!p->link) return;
   for (int q = 0; q < n; q++) s->map[cons[q]] = q;
   for (int q = 0; q < n; q++) {
-    int l = p->link[cons[q]];
-    s->link[q] = l >= 0 ? s->map[l] : l < -1 ? -2 - s->map[-2 - l] : -1;
+    int l = p->link[cons[q]], other = l >= 0 ? l : l < -1 ? -2 - l : -1;
+    int at = other >= 0 ? s->map[other] : -1;
+    if (at < 0 || at >= n || cons[at] != other) s->link[q] = -1;
+    else s->link[q] = l >= 0 ? at : -2 - at;
     s->mu_roll[q] = p->mu_roll[cons[q]];
   }
   sub->link = s->link;
