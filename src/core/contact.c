@@ -516,8 +516,7 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   int diag = opt->diag_only;
   if (opt->auto_split) {  // the islands first (the same from the buckets as from the blocks)
     solver_blocks_islands_grouped(B, bp, c->bucket, nv);
-    // spin entries (condim 4/6) are swept by auto's first solver alone (auto.c): never split
-    diag = diag || (c->nspin == 0 && any_coupled(m, c, B));
+    diag = diag || any_coupled(m, c, B);
   }
   B->diag_only = diag;
   long nb = nc;

@@ -29,7 +29,8 @@
 // model's passive springs and dampers (jnt_stiffness, jnt_springref, dof_damping). What csim cannot
 // Geom condim 1 makes its pairs frictionless (the pair's condim is the larger, as MuJoCo's);
 // condim 4 adds torsional friction, 6 torsional and rolling (friction[1], friction[2]; contact.h's
-// spin entries, ncp/pgs and ccp/pgs only: io/compile.c refuses the other models naming the geom);
+// spin entries, pgs, admm and auto under ncp and ccp: io/compile.c refuses the others naming the
+// geom);
 // geom solref/solimp give the ccp model MuJoCo's softness per pair, joint solreflimit/solimplimit
 // its soft limits (material.h); other models keep hard limits. What csim cannot
 // simulate yet (joint ref and margin,

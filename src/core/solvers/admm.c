@@ -17,6 +17,14 @@
 // with s = 0 that is the CCP (eq. 15); with s = Gamma(c) = [0, 0, mu |c_T|] the NCP (eq. 14
 // through de Saxce's bipotential, eq. 13); -gamma_T = c_T there, so CLM24's change of variable
 // (the shift taken from the dual every iteration) costs no product with G.
+// A condim 4/6 pair (solver.h link: contact i and its spin entry j) is one cone of the product
+// K: K_a of cone.h over its six rows, projected together (cone_ell_project), its shift on i's
+// normal ||(a_k gamma_k)|| over the five friction components (Gamma_n of cone.h; none on j's
+// rows), its residual the pair's (cone_ell_residuals), its spin rows in a metric of their own
+// (pair_scale: a per-row penalty, the projection in that metric). Only the projection, the
+// shift, the residual, the penalty and the dual's start see the pair: the x-step's factor (dense,
+// banded, sparse, dof space) sees G and a diagonal, whose spin rows are Jacobian rows like a
+// contact's.
 // Allocation: none in a solve, except the sparse factor's on an island pattern none of the last
 // CHOL_CACHE patterns matches (chol_sparse.h): CHOLMOD then analyses the pattern (AMD, the
 // symbolic factor) and allocates what the analysis and the pattern's first numeric factor need
@@ -140,6 +148,7 @@ typedef struct {
   chol_cache* cc;
   chol_entry* ce;
   const int* pos;  // dof space, sparse: the pattern entry of each (column, row) (sparse_pos)
+  const double* sig;  // (n) the shift of each row when they differ (admm_refactor), else NULL
 } admm_op;
 
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
@@ -258,19 +267,20 @@ static double gdiag(const admm_op* o, int k) {
   return d + p->dense[(size_t)k * o->n + k];
 }
 
+// the entry a condim 4/6 contact i links (solver.h: its spin entry j >= 0; -2 - i at a spin
+// entry), -1 for every other entry
+static inline int link_of(const solver_problem* p, int i) {
+  return p->link ? p->link[i] : -1;
+}
+
 // the model's residual of z with velocity c: the NCP residual (000 eq. 14, with Gamma(c)) when
-// ncp, the CCP residual (eq. 15, Gamma = 0) otherwise; sh (or NULL) is added to c first (the
-// shifted CCP); INFINITY when anything is not finite
-static double residual(const solver_problem* p, int ncp, const double* z, const double* c,
-                       const double* sh) {
+// ncp, the CCP residual (eq. 15, Gamma = 0) otherwise, a condim 4/6 pair's in its generalized
+// cone (solver_entry_residuals); INFINITY when anything is not finite
+static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
   double m = 0;
   for (int i = 0; i < p->nc; i++) {
-    double ci[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + (sh ? sh[3 * i + 2] : 0)};
-    double a, b, d;
-    if (ncp || (p->box && p->box[i]))  // a box entry is measured as the NCP (solver.h)
-      cone_residuals(z + 3 * i, ci, p->mu[i], &a, &b, &d);
-    else
-      cone_residuals_ccp(z + 3 * i, ci, p->mu[i], &a, &b, &d);
+    double a, b, d;  // a box entry is measured as the NCP (solver.h)
+    solver_entry_residuals(p, z, c, i, ncp || (p->box && p->box[i]), &a, &b, &d);
     if (!isfinite(a) || !isfinite(b) || !isfinite(d) || !isfinite(z[3 * i]) ||
         !isfinite(z[3 * i + 1]) || !isfinite(z[3 * i + 2]))
       return INFINITY;
@@ -279,15 +289,89 @@ static double residual(const solver_problem* p, int ncp, const double* z, const 
   return m;
 }
 
-// de Saxce's shift s = Gamma(c) = [0, 0, mu |c_T|] per contact (000 eq. 13): on every contact
-// for the NCP, on the box entries only for the CCP (solver.h: a box is the NCP's on its pinned
-// normal), zero elsewhere
+// de Saxce's shift on the normal of contact i with spin entry j from v (the velocity c, or the
+// dual, -c at the fixed point): the generalized cone's Gamma_n = ||(a_k v_k)|| over the pair's
+// five friction components (cone.h); the spin entry's rows get none
+static double pair_shift(const solver_problem* p, int i, int j, const double* v) {
+  double a[CONE_NELL], s = 0;
+  solver_ell_coef(p, i, j, a);
+  const double f[CONE_NELL] = {v[3 * i], v[3 * i + 1], v[3 * j], v[3 * j + 1], v[3 * j + 2]};
+  for (int k = 0; k < CONE_NELL; k++) s += (a[k] * f[k]) * (a[k] * f[k]);
+  return sqrt(s);
+}
+
+// de Saxce's shift s = Gamma(c) = [0, 0, mu |c_T|] per contact (000 eq. 13; a condim 4/6 pair's
+// pair_shift): on every contact for the NCP, on the box entries only for the CCP (solver.h: a
+// box is the NCP's on its pinned normal), zero elsewhere
 static void desaxce_shift(const solver_problem* p, int ncp, const double* c, double* sh) {
   for (int i = 0; i < p->nc; i++) {
     const double* ci = c + 3 * i;
-    int on = ncp || (p->box && p->box[i]);
+    int on = ncp || (p->box && p->box[i]), j = link_of(p, i);
     sh[3 * i] = sh[3 * i + 1] = 0;
-    sh[3 * i + 2] = on ? p->mu[i] * sqrt(ci[0] * ci[0] + ci[1] * ci[1]) : 0;
+    sh[3 * i + 2] = !on || j < -1 ? 0
+                    : j >= 0      ? pair_shift(p, i, j, c)
+                                  : p->mu[i] * sqrt(ci[0] * ci[0] + ci[1] * ci[1]);
+  }
+}
+
+// ADMM's metric on a condim 4/6 pair: its spin components (torsion, roll1, roll2) in units of
+// d_k = min(1, sqrt(a_k / mu)) (1 where a_k or mu is 0). MuJoCo's torsional and rolling
+// coefficients are 1e-2 to 1e-4 of mu (metres), so that K_a is an ellipsoidal cone of axes 100:1
+// and more, along whose boundary ADMM in the Euclidean metric crept (humanoid100, ccp/admm: 921
+// of 3977 islands with pairs at the cap 500, 255 of 400 steps). d_k = a_k / mu makes the cone
+// round but scales those rows of G by d_k^2 = 1e-4 (163.6 iterations per step, 23 steps at the
+// cap); the geometric mean of the two metrics, d_k = sqrt(a_k / mu), leaves a 10:1 cone and a
+// 1e-2 scale (161.4 iterations, 14 steps; ncp 224 steps against 265 and 294 for ncp/pgs). Never
+// above 1: where a_k exceeds mu (a sliding coefficient of 1e-5, test_mujoco_condim.c's) the spin
+// is not the cone's thin direction, and a_k / mu = 1e3 took the MuJoCo cylinder from 18 to 141
+// iterations per step. The penalty on those rows is rho / d_k^2 (pair_weights: the x-step's
+// shift, the dual ascent) and the projection the one in that metric (pair_project); the fixed
+// point stays (the normal cone of K_a at z, where -(c + s) lies there, does not depend on it)
+static void pair_scale(const double a[CONE_NELL], double d[3]) {
+  for (int k = 0; k < 3; k++)
+    d[k] = a[0] > 0 && a[2 + k] > 0 ? fmin(1, sqrt(a[2 + k] / a[0])) : 1;
+}
+
+// (zi, zj) onto K_a of the pair (contact i, spin entry j) in place, in pair_scale's metric:
+// cone_ell_project of the spin components over d_k with the coefficients a_k / d_k, scaled back
+static void pair_project(const solver_problem* p, int i, int j, double zi[3], double zj[3]) {
+  double a[CONE_NELL], d[3];
+  solver_ell_coef(p, i, j, a);
+  pair_scale(a, d);
+  for (int k = 0; k < 3; k++) {
+    zj[k] /= d[k];
+    a[2 + k] /= d[k];
+  }
+  cone_ell_project(zi, zj, a);
+  for (int k = 0; k < 3; k++) zj[k] *= d[k];
+}
+
+// ADMM's penalty weight of each row (n): 1 / d_k^2 on the spin components of a condim 4/6 pair
+// (pair_scale), 1 elsewhere
+static void pair_weights(const solver_problem* p, double* wt) {
+  for (int k = 0; k < 3 * p->nc; k++) wt[k] = 1;
+  for (int i = 0; i < p->nc; i++) {
+    int j = link_of(p, i);
+    if (j < 0) continue;
+    double a[CONE_NELL], d[3];
+    solver_ell_coef(p, i, j, a);
+    pair_scale(a, d);
+    for (int k = 0; k < 3; k++) wt[3 * j + k] = 1 / (d[k] * d[k]);
+  }
+}
+
+// z = the projection of x onto the problem's cones: each contact's K_mu, each condim 4/6 pair's
+// K_a at its contact (pair_project: the pair together, never a spin entry's block alone)
+static void cones_project(const solver_problem* p, const double* x, double* z) {
+  for (int i = 0; i < p->nc; i++) {
+    int j = link_of(p, i);
+    if (j == -1) {
+      cone_project(z + 3 * i, x + 3 * i, p->mu[i]);
+    } else if (j >= 0) {
+      memcpy(z + 3 * i, x + 3 * i, 3 * sizeof(double));
+      memcpy(z + 3 * j, x + 3 * j, 3 * sizeof(double));
+      pair_project(p, i, j, z + 3 * i, z + 3 * j);
+    }
   }
 }
 
@@ -436,8 +520,9 @@ static void sparse_pos(const admm_op* o, int* pos) {
     for (int k = cp[j]; k < cp[j + 1]; k++) pos[(size_t)j * nd + (size_t)ri[k]] = k;
 }
 
-// factored form: A = sigma + R + ydiag (diagonal) and the factor of I + Y' A^-1 Y (nd x nd),
-// the matrix of the Woodbury identity (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
+// factored form: A = sigma (o->sig when set) + R + ydiag (diagonal) and the factor of
+// I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity
+// (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
 // (built from the nonzeros of Y: O(sum over rows of nnz^2)): dense (LAPACK dpotrf, O(nd^3)),
 // banded when o->kd >= 0 (dofs in band order, dpbtrf, O(nd kd^2)) or sparse when o->ce (CHOLMOD
 // on the kept analysis of the island's pattern). 0 on success
@@ -458,7 +543,8 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
     double ia[3];
     for (int r = 0; r < 3; r++) {
       int j = 3 * i + r;
-      double a = sigma + (p->R ? p->R[j] : 0) + (p->ydiag ? p->ydiag[j] : 0);
+      double a = (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0) +
+                 (p->ydiag ? p->ydiag[j] : 0);
       if (!(a > 0) || !isfinite(a)) return 1;
       o->A[j] = a;
       ia[r] = 1 / a;
@@ -498,10 +584,10 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
   return 0;
 }
 
-// the factor of G~ + sigma I. Dense: L = chol(S~ + sigma I) with S the symmetric part (G + G')/2
-// of G (G itself when symmetric, so its row-major copy is its column-major copy), column-major
-// lower; sparse (o->ce): the same matrix over the island's block pattern, CHOLMOD. Factored form:
-// factor_dofs. 0 on success
+// the factor of G~ + sigma I (G~ + diag(o->sig) when set: admm_refactor). Dense:
+// L = chol(S~ + sigma I) with S the symmetric part (G + G')/2 of G (G itself when symmetric, so
+// its row-major copy is its column-major copy), column-major lower; sparse (o->ce): the same
+// matrix over the island's block pattern, CHOLMOD. Factored form: factor_dofs. 0 on success
 static int factor(const admm_op* o, double sigma, double* L) {
   const solver_problem* p = o->p;
   int n = o->n;
@@ -515,13 +601,14 @@ static int factor(const admm_op* o, double sigma, double* L) {
         int r = ri[k];
         v[k] = 0.5 * (G[(size_t)r * n + j] + G[(size_t)j * n + r]);
       }
-    for (int j = 0; j < n; j++) v[cp[j]] += sigma + (p->R ? p->R[j] : 0);
+    for (int j = 0; j < n; j++) v[cp[j]] += (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0);
     return chol_factor(o->cc, o->ce);
   }
   for (int r = 0; r < n; r++)
     for (int k = 0; k < n; k++)
       L[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] + G[(size_t)k * n + r]);
-  for (int r = 0; r < n; r++) L[(size_t)r * n + r] += sigma + (p->R ? p->R[r] : 0);
+  for (int r = 0; r < n; r++)
+    L[(size_t)r * n + r] += (o->sig ? o->sig[r] : sigma) + (p->R ? p->R[r] : 0);
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, L, n);
   if (info != 0) return 1;
   for (int r = 0; r < n; r++)
@@ -629,11 +716,26 @@ typedef struct {
   double* L;   // the factor of G~ + (rho + prox) I
   double* Ks;  // skew part (G - G')/2 when G is not symmetric (dense only)
   int skew;
-  double *z, *zp, *gam, *c, *sh, *x, *best, *c0, *xp, *w1, *kx;
+  double *z, *zp, *gam, *c, *sh, *x, *best, *c0, *xp, *w1, *kx, *wz;
+  double *wt, *sig;  // condim 4/6 pairs: each row's penalty weight (pair_weights) and shift
+                     // rho wt + prox; NULL without pairs (every weight 1)
   double q, r;  // the model's residual of z (chooses the answer) and the stopping residual
   int fresh;    // c = G~ z + g holds at the answer (not so when it is an earlier iterate)
   double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
 } admm_run;
+
+// the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
+static inline double pen(const admm_run* a, int k) {
+  return a->wt ? a->rho * a->wt[k] : a->rho;
+}
+
+// the factor of G~ + diag(rho wt + prox) (of G~ + (rho + prox) I without weights). 0 on success
+static int admm_refactor(admm_run* a) {
+  if (a->wt)
+    for (int k = 0; k < a->n; k++) a->sig[k] = a->rho * a->wt[k] + a->prox;
+  a->op.sig = a->sig;
+  return factor(&a->op, a->rho + a->prox, a->L);
+}
 
 // the run's operator (factored in dof space when the island came with Y, solver.c, else dense)
 // and its scratch: the factor (n x n dense, nd x nd factored, nd x (kd + 1) banded: within
@@ -649,7 +751,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
-                    NULL, NULL, NULL};
+                    NULL, NULL, NULL, NULL};
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -668,12 +770,19 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.A = v + 11 * n;  // factored form: the diagonal A of the Woodbury solve
   a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
   a->op.t = v + 13 * n;
+  a->wz = v + 14 * n;    // the point the projection step projects
+  a->wt = a->sig = NULL;
+  if (p->link) {
+    a->wt = v + 15 * n;
+    a->sig = v + 16 * n;
+    pair_weights(p, a->wt);
+  }
 }
 
 // the stopping residual of z given its model residual q and velocity c: with the NCP residual
 // when the CCP is held to it, with the natural residual under solver.criterion: natural
 static double admm_stop(const admm_run* a, double q, const double* z, const double* c) {
-  double r = a->twice ? fmax(q, residual(a->p, 1, z, c, NULL)) : q;
+  double r = a->twice ? fmax(q, residual(a->p, 1, z, c)) : q;
   if (a->natural && !isnan(r)) {
     double nat = solver_natural_on(a->p, z, c, NULL, a->nc);
     if (!(nat <= r)) r = nat;
@@ -685,14 +794,14 @@ static double admm_stop(const admm_run* a, double q, const double* z, const doub
 // product); sets a->q, a->r. 1 when z already meets the tolerance
 static int admm_warm(admm_run* a, const double* lambda) {
   const solver_problem* p = a->p;
-  for (int i = 0; i < a->nc; i++) cone_project(a->z + 3 * i, lambda + 3 * i, p->mu[i]);
+  cones_project(p, lambda, a->z);
   velocity(&a->op, a->z, a->c);
-  a->q = residual(p, a->ncp, a->z, a->c, NULL);
+  a->q = residual(p, a->ncp, a->z, a->c);
   a->r = admm_stop(a, a->q, a->z, a->c);
   if (!(a->r <= a->tol)) {
     memset(a->best, 0, a->vb);
     memcpy(a->c0, p->g, a->vb);
-    double q0 = residual(p, a->ncp, a->best, a->c0, NULL);
+    double q0 = residual(p, a->ncp, a->best, a->c0);
     if (!(a->q <= q0)) {
       a->q = q0;
       a->r = admm_stop(a, q0, a->best, a->c0);
@@ -907,15 +1016,36 @@ static void admm_spectrum(solver* s, admm_run* a) {
   a->rho = fmin(fmax(rho, a->rho_lo), a->rho_hi);
 }
 
-// the shift at z and the dual on the face of z (dual_init), or the previous step's dual of the
-// same contact (matched by id by the caller) when given; the proximal centre at z
+// the dual of a condim 4/6 pair (contact i, spin entry j) at z from w = c + s: the dual that
+// one projection and ascent of ADMM (admm_project) give from l = z and gamma = -w, i.e.
+// gamma = P (y - P_K(y)) with y = z - P^-1 w, P the rows' penalties (pen) and P_K the projection
+// in their metric (pair_project; Moreau: P (y - P_K(y)) is in K_a's polar cone, so -gamma in
+// K_a*). When z and w solve the pair (z in K_a, w in K_a*, <z, w> = 0), -w is in the normal
+// cone of K_a at z, P_K(y) = z and gamma = -w: the fixed point is kept, as dual_init's face rule
+// keeps it for a contact, without forming the normal cone of the ellipsoidal cone at z (the
+// projection does that). Elsewhere it is a start like any other: ADMM's fixed point does not
+// depend on it
+static void pair_dual(admm_run* a, int i, int j) {
+  int row[6] = {3 * i, 3 * i + 1, 3 * i + 2, 3 * j, 3 * j + 1, 3 * j + 2};
+  double y[6], q[6];
+  for (int k = 0; k < 6; k++)
+    q[k] = y[k] = a->z[row[k]] - (a->c[row[k]] + a->sh[row[k]]) / pen(a, row[k]);
+  pair_project(a->p, i, j, q, q + 3);
+  for (int k = 0; k < 6; k++) a->gam[row[k]] = pen(a, row[k]) * (y[k] - q[k]);
+}
+
+// the shift at z and the dual on the face of z (dual_init; pair_dual for a condim 4/6 pair), or
+// the previous step's dual of the same contact (matched by id by the caller) when given; the
+// proximal centre at z
 static void admm_dual_start(const solver* s, admm_run* a) {
   const solver_problem* p = a->p;
   desaxce_shift(p, a->ncp, a->c, a->sh);
   for (int i = 0; i < a->nc; i++) {
     const double *c = a->c, *sh = a->sh;
     double w[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2] + sh[3 * i + 2]};
-    dual_init(a->z + 3 * i, w, p->mu[i], a->gam + 3 * i);
+    int j = link_of(p, i);  // a spin entry's dual is its pair's (j > i: the tail, contact.h)
+    if (j == -1) dual_init(a->z + 3 * i, w, p->mu[i], a->gam + 3 * i);
+    else if (j >= 0) pair_dual(a, i, j);
     const double* dw = s->dual_in ? s->dual_in + 3 * i : NULL;
     if (dw && isfinite(dw[0]) && isfinite(dw[1]) && isfinite(dw[2]))
       memcpy(a->gam + 3 * i, dw, 3 * sizeof(double));
@@ -924,16 +1054,22 @@ static void admm_dual_start(const solver* s, admm_run* a) {
 }
 
 // the x-step: NCP, the de Saxce shift from the dual's tangential part (-gamma_T = c_T at the
-// fixed point), every iteration as in CLM24 Alg. 1 (no product with G); then the proximal
-// solve (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev)
+// fixed point; a condim 4/6 pair's five friction components, pair_shift), every iteration as in
+// CLM24 Alg. 1 (no product with G); then the proximal solve
+// (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev), rho per row with
+// condim 4/6 pairs (pen)
 static void admm_xstep(admm_run* a) {
   const solver_problem* p = a->p;
   int n = a->n;
-  double rho = a->rho, prox = a->prox;
+  double prox = a->prox;
   double *x = a->x, *z = a->z, *xp = a->xp, *gam = a->gam, *sh = a->sh;
-  for (int i = 0; i < a->nc; i++)
-    if (a->ncp || (p->box && p->box[i])) sh[3 * i + 2] = p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
-  for (int k = 0; k < n; k++) x[k] = rho * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
+  for (int i = 0; i < a->nc; i++) {
+    int j = link_of(p, i);
+    if (j < -1 || !(a->ncp || (p->box && p->box[i]))) continue;  // a spin entry: no shift
+    sh[3 * i + 2] =
+        j >= 0 ? pair_shift(p, i, j, gam) : p->mu[i] * hypot(gam[3 * i], gam[3 * i + 1]);
+  }
+  for (int k = 0; k < n; k++) x[k] = pen(a, k) * z[k] + prox * xp[k] - gam[k] - p->g[k] - sh[k];
   if (a->skew && a->op.ce) {
     skew_pattern(&a->op, xp, a->kx);
     for (int k = 0; k < n; k++) x[k] -= a->kx[k];
@@ -949,31 +1085,27 @@ static void admm_xstep(admm_run* a) {
   xsolve(&a->op, a->L, x);
 }
 
-// relaxed l, projection, dual ascent (000 Alg. 3 lines 4-5); the primal residual |l - z| in
-// *dprim, the dual one |rho dz + prox dl| in *ddual (maxima)
+// relaxed l, projection (cones_project: a condim 4/6 pair together), dual ascent (000 Alg. 3
+// lines 4-5); the primal residual |l - z| in *dprim, the dual one |rho dz + prox dl| in *ddual
+// (maxima)
 static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual) {
-  const solver_problem* p = a->p;
-  double rho = a->rho, prox = a->prox;
-  double *x = a->x, *z = a->z, *zp = a->zp, *xp = a->xp, *gam = a->gam;
+  double prox = a->prox;
+  double *x = a->x, *z = a->z, *zp = a->zp, *xp = a->xp, *gam = a->gam, *w = a->wz;
   memcpy(zp, z, a->vb);
   double dp = 0, dd = 0;
-  for (int i = 0; i < a->nc; i++) {
-    double w[3];
-    for (int k = 0; k < 3; k++) {
-      int j = 3 * i + k;
-      double xr = alpha * x[j] + (1 - alpha) * zp[j];
-      dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
-      xp[j] = x[j];
-      x[j] = xr;
-      w[k] = x[j] + gam[j] / rho;
-    }
-    cone_project(z + 3 * i, w, p->mu[i]);
-    for (int k = 0; k < 3; k++) {
-      int j = 3 * i + k;
-      gam[j] += rho * (x[j] - z[j]);
-      dp = fmax(dp, fabs(x[j] - z[j]));
-      dd = fmax(dd, fabs(rho * (z[j] - zp[j])));
-    }
+  for (int j = 0; j < a->n; j++) {
+    double xr = alpha * x[j] + (1 - alpha) * zp[j];
+    dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
+    xp[j] = x[j];
+    x[j] = xr;
+    w[j] = x[j] + gam[j] / pen(a, j);
+  }
+  cones_project(a->p, w, z);
+  for (int j = 0; j < a->n; j++) {
+    double r = pen(a, j);
+    gam[j] += r * (x[j] - z[j]);
+    dp = fmax(dp, fabs(x[j] - z[j]));
+    dd = fmax(dd, fabs(r * (z[j] - zp[j])));
   }
   *dprim = dp;
   *ddual = dd;
@@ -1007,7 +1139,7 @@ static int admm_rho_update(admm_run* a, double dprim, double ddual) {
   }
   a->dir = dir;
   a->rho = nrho;
-  return !factor(&a->op, nrho + a->prox, a->L);
+  return !admm_refactor(a);
 }
 
 // iterate from z until the stopping residual meets the tolerance, is not finite, the cap or a
@@ -1017,14 +1149,14 @@ static int admm_iterate(solver* s, admm_run* a) {
   double qbest = a->q, rbest = a->r;  // the best iterate by q, and its stopping residual
   memcpy(a->best, a->z, a->vb);
   int it = 0;
-  int ok = !factor(&a->op, a->rho + a->prox, a->L);  // 0: non-finite or indefinite input
+  int ok = !admm_refactor(a);  // 0: non-finite or indefinite input
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     admm_xstep(a);
     double dprim, ddual;
     admm_project(a, s->opt.over_relaxation, &dprim, &ddual);
     velocity(&a->op, a->z, a->c);
-    a->q = residual(a->p, a->ncp, a->z, a->c, NULL);
+    a->q = residual(a->p, a->ncp, a->z, a->c);
     a->r = admm_stop(a, a->q, a->z, a->c);
     if (a->r <= a->tol || !isfinite(a->r)) break;
     if (a->q < qbest) {

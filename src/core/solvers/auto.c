@@ -144,30 +144,9 @@ int solver_auto_splits(const solver_options* o) {
   return o->kind == CSIM_SOLVER_AUTO && solver_model_kind(o->model, 1) != CSIM_SOLVER_NONE;
 }
 
-// a problem with condim 4/6 spin entries (solver_problem.link): only the per-contact solver has
-// the generalized cone (solver_spin_supported), so it runs alone, to its cap (contact.c builds
-// such a step's problem whole: no diag_only split)
-static void first_alone(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  auto_state* a = s->priv;
-  solver* f = a->first;
-  int stall = f->stall;
-  f->stall = 0;
-  f->c_fresh = 0;
-  f->fn(f, p, lambda, res);
-  f->stall = stall;
-  res->islands = solver_sweep_islands(p);
-  res->switched = 0;
-  if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * 3 * (size_t)p->nc);
-  s->c_fresh = f->c_fresh;
-}
-
 void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   auto_state* a = s->priv;
   solver* f = a->first;
-  if (p->link) {
-    first_alone(s, p, lambda, res);
-    return;
-  }
   int nis = solver_sweep_islands(p);
   if (p->diag_only && a->second) {  // a coupled step (contact.h auto_split): the second solver
     memset(res, 0, sizeof(*res));

@@ -112,14 +112,13 @@ void solver_spin_setup(solver* s, const solver_problem* p, double* lambda, doubl
 }
 
 int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n) {
-  // auto keeps to its PGS on a problem with spin entries (auto.c)
   if ((model == CSIM_MODEL_NCP || model == CSIM_MODEL_CCP) &&
-      (kind == CSIM_SOLVER_PGS || kind == CSIM_SOLVER_AUTO))
+      (kind == CSIM_SOLVER_PGS || kind == CSIM_SOLVER_ADMM || kind == CSIM_SOLVER_AUTO))
     return 1;
   if (msg && n > 0)
     snprintf(msg, (size_t)n, "model '%s' with solver '%s' has no generalized (elliptic) friction "
-             "cone: condim 4 and 6 contacts are solved by ncp/pgs and ccp/pgs only (and by "
-             "their auto, which then keeps to pgs)",
+             "cone: condim 4 and 6 contacts are solved by pgs, admm and auto under ncp and ccp "
+             "only",
              (int)model >= 0 && model < CSIM_NMODELS ? csim_model_names[model] : "?",
              (int)kind >= 0 && kind < CSIM_NSOLVERS ? csim_solver_names[kind] : "?");
   return 0;
@@ -172,9 +171,11 @@ csim_status solver_create(const solver_options* opt, int max_contacts, solver** 
   s->isl = s->nisl ? calloc(s->nisl, sizeof(double)) : NULL;
   s->map = calloc(n3 / 3, sizeof(int));
   s->box = calloc(n3 / 3, 1);
+  s->link = calloc(n3 / 3, sizeof(int));
+  s->mu_roll = calloc(n3 / 3, sizeof(double));
   if (s->fam->create) s->priv = s->fam->create(opt, max_contacts);
   if (!s->c || !s->tinv || !s->work || !s->dual_out || (s->nisl && !s->isl) || !s->map || !s->box ||
-      (s->fam->create && !s->priv)) {
+      !s->link || !s->mu_roll || (s->fam->create && !s->priv)) {
     solver_free(s);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -187,9 +188,10 @@ size_t solver_bytes(const solver_options* opt, int max_contacts) {
   const solver_family* fam;
   if (work_doubles(opt, (int)mc, &nwork, &fam, NULL) != CSIM_OK)
     return SIZE_MAX;  // past a family's own limit (Lemke's tableau)
-  // the callocs of solver_create: c, tinv, work, dual_out, isl, map, box, the family's state
-  return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc)) *
-         sizeof(double) + mc * sizeof(int) + mc + (fam->bytes ? fam->bytes(opt, (int)mc) : 0);
+  // the callocs of solver_create: c, tinv, work, dual_out, isl, map, box, link, mu_roll, the
+  // family's state
+  return sizeof(solver) + (n3 + 4 * mc + nwork + n3 + solver_island_work(opt, (int)mc) + mc) *
+         sizeof(double) + 2 * mc * sizeof(int) + mc + (fam->bytes ? fam->bytes(opt, (int)mc) : 0);
 }
 
 int solver_island_rows(const solver_options* opt, int max_contacts) {
@@ -216,6 +218,8 @@ void solver_free(solver* s) {
   free(s->isl);
   free(s->map);
   free(s->box);
+  free(s->link);
+  free(s->mu_roll);
   if (s->fam && s->fam->destroy) s->fam->destroy(s->priv);
   free(s);
 }
@@ -376,6 +380,25 @@ static void island_gather(const solver_problem* p, const int* cons, int n, const
   sub->box = p->box ? box : NULL;
 }
 
+// island cons[0..n)'s condim 4/6 links in island positions and its rolling coefficients (into
+// s->link, s->mu_roll), sub pointed at them: a spin entry has its contact's chain, so the two
+// share an island (an entry whose partner were elsewhere would be unlinked, never misread).
+// s->map (scratch, free once solver_gdense is done) maps a contact to its position
+static void island_links(solver* s, const solver_problem* p, const int* cons, int n,
+                         solver_problem* sub) {
+  if (!p->link) return;
+  for (int q = 0; q < n; q++) s->map[cons[q]] = q;
+  for (int q = 0; q < n; q++) {
+    int l = p->link[cons[q]], other = l >= 0 ? l : l < -1 ? -2 - l : -1;
+    int at = other >= 0 ? s->map[other] : -1;
+    if (at < 0 || at >= n || cons[at] != other) s->link[q] = -1;
+    else s->link[q] = l >= 0 ? at : -2 - at;
+    s->mu_roll[q] = p->mu_roll[cons[q]];
+  }
+  sub->link = s->link;
+  sub->mu_roll = s->mu_roll;
+}
+
 // the island's answer and dual scattered back (and its c when the family left it exact)
 static void island_scatter(const int* cons, int n, const island_buf* b, int fresh,
                            double* lambda, double* dual_out, double* c_all) {
@@ -426,6 +449,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   const double* dual_in = s->dual_in;
   double *dual_out = s->dual_out, *c_all = s->c;
   island_gather(p, cons, n, lambda, dual_in, &b, s->box, &sub);
+  island_links(s, p, cons, n, &sub);
   s->dual_in = dual_in ? b.din : NULL;
   s->dual_out = b.dout;
   s->c = b.c;

@@ -117,7 +117,8 @@ typedef struct {
   // entry's rolling coefficient (its mu the torsional one). The pair's impulse lies in the
   // generalized cone K_a of cone.h, a = (mu, mu, mu_spin, mu_roll, mu_roll); the eps metrics
   // measure the pair with it (cone_ell_residuals) and the spin entry alone counts nothing.
-  // Only the per-contact sweeps of ncp/pgs and ccp/pgs take it (solver_spin_supported)
+  // ncp and ccp under pgs, admm and auto take it (solver_spin_supported): PGS sweeps the pair,
+  // ADMM projects it as one cone (admm.c)
   const int* link;
   const double* mu_roll;
   // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
@@ -273,7 +274,8 @@ typedef struct solver solver;
 int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n);
 
 // 1 when the model/solver pair solves contacts with spin entries (solver_problem.link: condim 4
-// and 6): ncp/pgs and ccp/pgs; otherwise 0 and, if msg, a sentence saying so (exit-2 message)
+// and 6): pgs, admm and auto under ncp and ccp; otherwise 0 and, if msg, a sentence saying so
+// (exit-2 message)
 int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n);
 
 // 1 when the solver reads G's off-diagonal blocks; 0 when it works on the factored form

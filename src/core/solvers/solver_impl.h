@@ -29,6 +29,8 @@ struct solver {
   size_t rows;     // dense families: rows of the largest island the work holds (solver_work_rows)
   int* map;        // (maxc) contact -> island position scratch
   unsigned char* box;  // (maxc) an island's box marks (solver_problem.box), dense families
+  int* link;       // (maxc) an island's condim 4/6 links in island positions (solver_problem.link)
+  double* mu_roll; // (maxc) and its spin entries' rolling coefficients
   int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
   const struct solver_family* fam;  // the family's hooks (below)
   void* priv;      // the family's private state (fam->create), NULL when it has none
