@@ -257,14 +257,7 @@ static void velocity(const admm_op* o, const double* x, double* c) {
 
 // diagonal entry k of G~
 static double gdiag(const admm_op* o, int k) {
-  const solver_problem* p = o->p;
-  double d = p->R ? p->R[k] : 0;
-  if (o->nd > 0) {
-    const double* yr = p->Y + (size_t)k * p->ystride;
-    for (int j = 0; j < p->ynz[k / 3]; j++) d += yr[j] * yr[j];
-    return d + (p->ydiag ? p->ydiag[k] : 0);
-  }
-  return d + p->dense[(size_t)k * o->n + k];
+  return solver_gtkk(o->p, k);  // an island's problem: dense or factored, never blocks
 }
 
 // the entry a condim 4/6 contact i links (solver.h: its spin entry j >= 0; -2 - i at a spin

@@ -577,7 +577,7 @@ double solver_stop_of(const solver* s, const solver_problem* p, const double* la
 // velocity into the impulse that would cancel it on the contact alone
 static double natural_residual(const solver_problem* p, const double* lambda, const double* c,
                                int i) {
-  double gnn = solver_gnn(p, i) + (p->R ? p->R[3 * i + 2] : 0);
+  double gnn = solver_gtkk(p, 3 * i + 2);
   if (!(gnn > 0)) return 0;  // no dof moves the contact's normal: nothing to cancel
   const double *l = lambda + 3 * i, *ci = c + 3 * i;
   if (!isfinite(l[0] + l[1] + l[2] + ci[0] + ci[1] + ci[2])) return NAN;  // fmax drops NaNs
@@ -914,13 +914,13 @@ void solver_gdiag(const solver_problem* p, int i, double B[9]) {
   memcpy(B, p->blk + 9 * (size_t)p->diag[i], 9 * sizeof(double));
 }
 
-double solver_gnn(const solver_problem* p, int i) {
-  if (p->dense) return p->dense[(3 * (size_t)i + 2) * 3 * (size_t)p->nc + 3 * (size_t)i + 2];
-  if (p->blk) return p->blk[9 * (size_t)p->diag[i] + 8];
-  const double* yr = p->Y + (3 * (size_t)i + 2) * (size_t)p->ystride;  // an island's factored form
-  double d = p->ydiag ? p->ydiag[3 * i + 2] : 0;
-  for (int j = 0; j < p->ynz[i]; j++) d += yr[j] * yr[j];
-  return d;
+double solver_gtkk(const solver_problem* p, int k) {
+  double d = p->R ? p->R[k] : 0;
+  if (p->dense) return d + p->dense[(size_t)k * 3 * (size_t)p->nc + (size_t)k];
+  if (p->blk) return d + p->blk[9 * (size_t)p->diag[k / 3] + 4 * (size_t)(k % 3)];
+  const double* yr = p->Y + (size_t)k * (size_t)p->ystride;  // an island's factored form
+  for (int j = 0; j < p->ynz[k / 3]; j++) d += yr[j] * yr[j];
+  return d + (p->ydiag ? p->ydiag[k] : 0);
 }
 
 double solver_gentry(const solver_problem* p, int a, int b) {

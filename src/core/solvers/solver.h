@@ -198,9 +198,9 @@ solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, co
 void solver_gmul_add(const solver_problem* p, const double* x, double* y);
 // diagonal block G_ii (row-major)
 void solver_gdiag(const solver_problem* p, int i, double B[9]);
-// G_NN of contact i (its normal's diagonal entry), from whichever form p has (an island's factored
-// form without blocks: Y's normal row squared plus ydiag)
-double solver_gnn(const solver_problem* p, int i);
+// diagonal entry k of G~ = G + R, from whichever form p has (an island's factored form without
+// blocks: R plus Y's row k squared plus ydiag)
+double solver_gtkk(const solver_problem* p, int k);
 // entry G(a, b) (0 where no block), O(log blocks in the row)
 double solver_gentry(const solver_problem* p, int a, int b);
 // out (3) += row block i of G x: O(blocks in row i)
