@@ -246,6 +246,27 @@ START_TEST(refused_pairs) {
 }
 END_TEST
 
+// solver.criterion natural holds a condim 4/6 pair to eps_abs only (solver_impl.h): the run
+// says so on stderr, naming the key and the geom, and still runs (exit 0)
+START_TEST(natural_criterion_warns) {
+  write_model("cylinder' size='0.1 0.05", 4, 0.01, 0);
+  char yaml[1024], path[512], out[512], log[4096];
+  scenario_text(yaml, sizeof(yaml), "ncp", "auto", 0.5, "[0, 0, 0.05, 0, 0, 0, 1]",
+                "[0, 0, 0, 0, 0, 0]");
+  tmp_write_text("w.yaml", yaml);
+  for (int natural = 0; natural < 2; natural++) {
+    int rc = sh_fmt(log, sizeof(log), "%s run %s --set solver.criterion=%s "
+                    "--set integrator.duration=0.002 --quiet --out %s", csim_bin(),
+                    tmp_path(path, sizeof(path), "w.yaml"), natural ? "natural" : "ncp",
+                    tmp_path(out, sizeof(out), "w.h5"));
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, log);
+    int warned = strstr(log, "'solver.criterion': geom 0 (body 'world') has condim 4") &&
+                 strstr(log, "held to eps_abs only");
+    ck_assert_msg(warned == natural, "criterion %s: %s", natural ? "natural" : "ncp", log);
+  }
+}
+END_TEST
+
 // the generalized cone's exact projection (cone.c) against closed forms: with the spin
 // coefficients 0 it is cone_project's (the 3-D cone), with five equal coefficients a the round
 // cone's in 6-D, onto {|f| <= a n}: f' = f s, n' = (n + a |f|) / (1 + a^2), s = a n' / |f|
@@ -338,6 +359,7 @@ int main(void) {
   tcase_add_test(tc, cylinder_condim3_spins_on);
   tcase_add_loop_test(tc, ball_rolling_resistance, 0, (int)(sizeof(kBall) / sizeof(kBall[0])));
   tcase_add_test(tc, refused_pairs);
+  tcase_add_test(tc, natural_criterion_warns);
   tcase_add_test(tc, elliptic_projection_closed_forms);
   tcase_add_test(tc, elliptic_projection_moreau);
   suite_add_tcase(s, tc);

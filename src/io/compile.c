@@ -20,6 +20,13 @@
 #include "io/urdf.h"
 
 // value of a material key or the default material's
+// a load-time warning (an input csim takes, but not as the user may think), on stderr
+static void print_warning(const csim_error* w) {
+  char buf[2048];
+  err_format(w, buf, sizeof(buf));
+  fprintf(stderr, "csim: warning: %s\n", buf);
+}
+
 static double or_default(double v, double def) { return isnan(v) ? def : v; }
 
 // the law's parameters from contact.*, and the checks beyond the schema's ranges: CSIM_ERR_INPUT
@@ -161,9 +168,7 @@ static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_
                     "the %s quaternion (values %d-%d) has norm %.9g: normalised",
                     m->jnt_type[j] == MODEL_JOINT_FREE ? "free-base" : "ball-joint", a, a + 3,
                     nrm);
-      char buf[2048];
-      err_format(&w, buf, sizeof(buf));
-      fprintf(stderr, "csim: warning: %s\n", buf);
+      print_warning(&w);
     }
   }
   // free- and ball-joint quaternions given by hand are normalised once here
@@ -728,6 +733,15 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
   int g = spin_geom(m);
   if (g < 0) return CSIM_OK;
   char why[400];
+  if (so && so->criterion == SOLVER_STOP_NATURAL) {  // solver_impl.h: no natural residual there
+    csim_error w;
+    int l = m->geom_link[g];
+    scn_key_error(cfg, "solver.criterion", &w,
+                  "geom %d (body '%s') has condim %d: its contacts are held to eps_abs only, "
+                  "not to the natural residual (the generalized cone has none in csim yet)", g,
+                  l >= 0 ? m->link_name[l] : "world", m->geom_condim[g]);
+    print_warning(&w);
+  }
   if (so && solver_spin_supported(so->model, so->kind, why, (int)sizeof(why))) return CSIM_OK;
   if (!so)
     snprintf(why, sizeof(why), "compliant law '%s' has no torsional or rolling friction",
