@@ -394,6 +394,31 @@ def fmt(v, f="%.3g"):
     return "-" if v is None else f % v
 
 
+def write_csv(results):
+    """out/bench/mujoco.csv from the scenes measured so far (merged into the file's rows when
+    MERGE=1); called after every scene, so a bench stopped part way keeps what it measured
+    (rerun the rest with SCENES=... MERGE=1). The rows written"""
+    if os.environ.get("MERGE") == "1":
+        results = merge(results, os.path.join(ROOT, "out", "bench", "mujoco.csv"))
+    keys = ["csim_" + skey(e) for e in SOLVERS] + ["mujoco"]
+    cols = ["scene", "family", "n", "nv_csim", "nv_mujoco"]
+    for what in ("contacts", "us", "ir", "eps", "iters", "cap"):
+        cols += [what + "_" + k for k in keys]
+    for what in ("us", "ir"):
+        cols += ["ratio_%s_%s" % (what, skey(e)) for e in SOLVERS]
+    cols += ["csim_default", "ratio_ir_default", "ratio_us_default", "eps_csim_default",
+             "cap_csim_default", "ir_settle_csim_default", "ir_settle_mujoco", "ratio_ir_settle_default",
+             "target_ir", "target_us", "target_cap", "profile_csim_default", "profile_mujoco",
+             "best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_run", "steps_time",
+             "batches", "steps_counted", "steps_counted_fixed", "steps_settle", "note"]
+    with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for res in results:
+            w.writerow(["" if res.get(c) is None else res.get(c) for c in cols])
+    return results
+
+
 def main():
     r = subprocess.run([os.path.join(ROOT, "tools", "bench", "bench_mujoco.sh"), "--build-only"], cwd=ROOT)
     if r.returncode != 0 or not os.path.exists(BIN):
@@ -485,6 +510,7 @@ def main():
             res["csim_solvers"] = " ".join(SOLVERS)  # the pairs behind the <what>_csim_<key> columns
             res["note"] = "; ".join(notes)
             results.append(res)
+            write_csv(results)
             print("  %-13s %s" % (label, "  ".join(
                 "%s: us %s Ir %s ratio Ir %s contacts %s eps %s" % (
                     e, fmt(res["us_" + kk]), fmt(res["ir_" + kk], "%.4g"),
@@ -493,24 +519,7 @@ def main():
                 for e, kk in [(e, "csim_" + skey(e)) for e in SOLVERS] + [("mujoco", "mujoco")])
                 + ("  best csim %s  %s" % (res["best_csim"] or "-", res["note"]))),
                 file=sys.stderr, flush=True)
-    if os.environ.get("MERGE") == "1":
-        results = merge(results, os.path.join(ROOT, "out", "bench", "mujoco.csv"))
-    keys = ["csim_" + skey(e) for e in SOLVERS] + ["mujoco"]
-    cols = ["scene", "family", "n", "nv_csim", "nv_mujoco"]
-    for what in ("contacts", "us", "ir", "eps", "iters", "cap"):
-        cols += [what + "_" + k for k in keys]
-    for what in ("us", "ir"):
-        cols += ["ratio_%s_%s" % (what, skey(e)) for e in SOLVERS]
-    cols += ["csim_default", "ratio_ir_default", "ratio_us_default", "eps_csim_default",
-             "cap_csim_default", "ir_settle_csim_default", "ir_settle_mujoco", "ratio_ir_settle_default",
-             "target_ir", "target_us", "target_cap", "profile_csim_default", "profile_mujoco",
-             "best_csim", "ir_csim_best", "ratio_ir_best", "csim_solvers", "steps_run", "steps_time",
-             "batches", "steps_counted", "steps_counted_fixed", "steps_settle", "note"]
-    with open(os.path.join(ROOT, "out", "bench", "mujoco.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for res in results:
-            w.writerow(["" if res.get(c) is None else res.get(c) for c in cols])
+    results = write_csv(results)
     # slopes per family, engine (each csim solver, MuJoCo), cost measure and abscissa
     fits = []
     engines = [("csim " + e, "csim_" + skey(e), "nv_csim") for e in SOLVERS] + \
