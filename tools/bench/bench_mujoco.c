@@ -784,6 +784,25 @@ static void eps_free(eps_work* w) {
   free(w->Jv), free(w->vf), free(w->vprev), free(w->jp1), free(w->jp2);
 }
 
+// contact con's Jacobian rows t1, t2, n (MuJoCo's frame rows are n, t1, t2) at its point,
+// frame * (mj_jac(body2) - mj_jac(body1)), into w->J's rows 3 nc .. 3 nc + 2
+static void contact_jac(const mjModel* m, mjData* d, const mjContact* con, eps_work* w, int nc) {
+  int nv = m->nv;
+  int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+  mj_jac(m, d, w->jp1, NULL, con->pos, b1);
+  mj_jac(m, d, w->jp2, NULL, con->pos, b2);
+  static const int row_of[3] = {1, 2, 0};
+  for (int r = 0; r < 3; r++) {
+    const double* ax = con->frame + 3 * row_of[r];
+    double* Jr = w->J + (size_t)(3 * nc + r) * (size_t)nv;
+    for (int k = 0; k < nv; k++) {
+      double acc = 0;
+      for (int a = 0; a < 3; a++) acc += ax[a] * (w->jp2[a * nv + k] - w->jp1[a * nv + k]);
+      Jr[k] = acc;
+    }
+  }
+}
+
 // After mj_step (contacts, efc_force, M's factor and qacc_smooth are those of the state before
 // the step, whose velocity is w->vprev): the 000 eq. 14 residual of MuJoCo's impulses on the
 // problem G = J M^-1 J', g = J v_f built from MuJoCo's own Jacobians (c = G lambda + g formed
@@ -797,20 +816,7 @@ static void mj_residual(const mjModel* m, mjData* d, eps_work* w, solver_result*
   for (int i = 0; i < d->ncon && nc < w->maxc; i++) {
     const mjContact* con = d->contact + i;
     if (con->exclude || con->efc_address < 0 || con->dim != 3) continue;
-    int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-    mj_jac(m, d, w->jp1, NULL, con->pos, b1);
-    mj_jac(m, d, w->jp2, NULL, con->pos, b2);
-    // rows t1, t2, n (MuJoCo's frame rows are n, t1, t2)
-    static const int row_of[3] = {1, 2, 0};
-    for (int r = 0; r < 3; r++) {
-      const double* ax = con->frame + 3 * row_of[r];
-      double* Jr = w->J + (size_t)(3 * nc + r) * (size_t)nv;
-      for (int k = 0; k < nv; k++) {
-        double acc = 0;
-        for (int a = 0; a < 3; a++) acc += ax[a] * (w->jp2[a * nv + k] - w->jp1[a * nv + k]);
-        Jr[k] = acc;
-      }
-    }
+    contact_jac(m, d, con, w, nc);
     const double* f = d->efc_force + con->efc_address;  // [f_n f_t1 f_t2]
     w->lambda[3 * nc] = dt * f[1];
     w->lambda[3 * nc + 1] = dt * f[2];
@@ -858,6 +864,90 @@ static void mj_residual(const mjModel* m, mjData* d, eps_work* w, solver_result*
     double e = fabs(w->c[a] - w->Jv[a]);
     if (e > *mismatch) *mismatch = e;
   }
+}
+
+// MuJoCo's answer on a model file as MuJoCo itself steps it (--mjcf-eps: the file's own cone,
+// solver, joint limits, passive forces): after mj_step, each contact's force in its frame
+// (mj_contactForce, which also decodes the pyramidal cone's edge forces), the impulse dt f, and its
+// velocity c = J v+ with MuJoCo's own next velocity (whatever else the step held: limit rows,
+// implicit damping), so no problem is rebuilt; the 000 eq. 14 residual of those on the sliding
+// cone of friction[0] (condim 1: mu 0; condim 4/6: the torsional and rolling rows are not
+// measured). c* = 0, as for the matched scenes (header)
+static void mj_residual_own(const mjModel* m, mjData* d, eps_work* w, solver_result* res,
+                            int* ncon) {
+  int nc = 0;
+  double dt = m->opt.timestep;
+  for (int i = 0; i < d->ncon && nc < w->maxc; i++) {
+    const mjContact* con = d->contact + i;
+    if (con->exclude || con->efc_address < 0) continue;
+    contact_jac(m, d, con, w, nc);
+    mjtNum f[6];
+    mj_contactForce(m, d, i, f);  // [f_n f_t1 f_t2 ...] in the contact frame
+    w->lambda[3 * nc] = con->dim > 1 ? dt * f[1] : 0;
+    w->lambda[3 * nc + 1] = con->dim > 1 ? dt * f[2] : 0;
+    w->lambda[3 * nc + 2] = dt * f[0];
+    w->mu[nc] = con->dim > 1 ? con->friction[0] : 0;
+    for (int r = 0; r < 3; r++) {
+      const double* Ja = w->J + (size_t)(3 * nc + r) * (size_t)m->nv;
+      double acc = 0;
+      for (int k = 0; k < m->nv; k++) acc += Ja[k] * d->qvel[k];
+      w->c[3 * nc + r] = acc;
+    }
+    nc++;
+  }
+  *ncon = nc;
+  memset(res, 0, sizeof *res);
+  if (nc == 0) return;
+  solver_problem p = {0};  // mu only: the residuals of c (solver_residuals_of)
+  p.nc = nc;
+  p.g = w->c;
+  p.mu = w->mu;
+  solver_residuals_of(&p, w->lambda, w->c, res);
+}
+
+// --mjcf-eps FILE --steps N: MuJoCo steps the file N times from its initial state as the file
+// says (mj_loadXML, nothing edited: the run mujoco-testspeed times) and prints the mean over
+// steps of eps_abs of its answers (mj_residual_own; 0 for a step without contact), the largest,
+// the mean contacts, and the last step's contacts and the sums of its normal and tangential impulses (the
+// contacts' frames alike: a box on a plane). 0, or 1 with a
+// message
+static int mjcf_eps(const char* path, int steps) {
+  char err[1024] = "";
+  mjModel* m = mj_loadXML(path, NULL, err, (int)sizeof err);
+  if (!m) {
+    fprintf(stderr, "bench_mujoco: %s: %s\n", path, err);
+    return 1;
+  }
+  mjData* d = mj_makeData(m);
+  eps_work w;
+  int bad = !d || eps_alloc(&w, m->nconmax > 0 ? m->nconmax : 1, m->nv) != 0;
+  double sum = 0, worst = 0, ncsum = 0, pn = 0, pt[2] = {0, 0};
+  int nc = 0;
+  for (int k = 0; !bad && k < steps; k++) {
+    mj_step(m, d);
+    solver_result r;
+    mj_residual_own(m, d, &w, &r, &nc);
+    if (!isfinite(r.eps_abs)) bad = 2;
+    sum += r.eps_abs;
+    worst = fmax(worst, r.eps_abs);
+    ncsum += nc;
+  }
+  for (int i = 0; i < nc; i++) {  // the last step's impulses, summed in the contact frames
+    pt[0] += w.lambda[3 * i];
+    pt[1] += w.lambda[3 * i + 1];
+    pn += w.lambda[3 * i + 2];
+  }
+  if (!bad)
+    printf("eps_abs_mean %.6g eps_abs_max %.6g contacts_mean %.6g steps %d contacts_last %d "
+           "pn_last %.12g pt_last %.12g\n", steps > 0 ? sum / steps : 0, worst,
+           steps > 0 ? ncsum / steps : 0, steps, nc, pn, hypot(pt[0], pt[1]));
+  else
+    fprintf(stderr, "bench_mujoco: %s: %s\n", path,
+            bad == 2 ? "a non-finite residual" : "out of memory");
+  if (d) eps_free(&w);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return bad ? 1 : 0;
 }
 
 //---------------------------------- runs ------------------------------------------------------
@@ -1300,7 +1390,8 @@ static void usage(FILE* f) {
           "usage: bench_mujoco [--batches B] [--csv FILE]\n"
           "       bench_mujoco --scenario FILE [--label NAME] [--set key=value]... [--steps N]\n"
           "                    [--batches B] [--csim LIST|none] [--mujoco LIST|none] [--no-eps]\n"
-          "                    [--csv FILE]\n");
+          "                    [--csv FILE]\n"
+          "       bench_mujoco --mjcf-eps MODEL.xml --steps N\n");
 }
 
 int main(int argc, char** argv) {
@@ -1310,6 +1401,7 @@ int main(int argc, char** argv) {
   const char* csim_list = CSIM_PAIRS;
   const char* mj_list = "pgs,cg,newton,newton+stiff";
   const char* sets[MAXSET];
+  const char* mjcf = NULL;
   int nset = 0;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -1330,6 +1422,8 @@ int main(int argc, char** argv) {
       mj_list = argv[++i];
     else if (!strcmp(a, "--set") && more && nset < MAXSET)
       sets[nset++] = argv[++i];
+    else if (!strcmp(a, "--mjcf-eps") && more)
+      mjcf = argv[++i];
     else if (!strcmp(a, "--no-eps"))
       o.eps = 0;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -1346,6 +1440,7 @@ int main(int argc, char** argv) {
   }
   // MuJoCo's warnings are counted in d->warning and reported per row, not printed
   mju_user_warning = quiet_warning;
+  if (mjcf) return mjcf_eps(mjcf, o.steps);
   int status = 0;
   if (scenario) {
     if (!label) label = scenario;

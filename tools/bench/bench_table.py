@@ -223,7 +223,8 @@ def render(mj, sl, si, meta, pe=None, ts=None):
           "same steps, median of interleaved rounds; csim ccp/pgs is csim's model matching MuJoCo's "
           "(the file's solref/solimp; ccp's cone, csim has no pyramidal one), csim default is "
           "ncp/auto; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
-          "steps; ε_abs of MuJoCo's answer not computed: its contact-only residual pass is not MuJoCo's problem on these files, which solve joint limits with the contacts and damp joints implicitly)", ""]
+          "steps; ε_abs by csim's residual code on each side, MuJoCo's from its impulses (mj_contactForce) and "
+          "its own next velocity c = J v+ over the same steps, bench_mujoco --mjcf-eps)", ""]
     table(L, H_TS, ts, lambda r: (
         r["model"], r["engine"], r["nv"] or "-", "%s / %s" % (r["steps"], r.get("steps_ir") or "-"),
         g(r["contacts_mean"]), g(r["us_per_step"], "%.4g"), g(r["ratio_us"], "%.2f"),

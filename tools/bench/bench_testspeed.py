@@ -22,10 +22,13 @@ humanoid100/humanoid100.xml):
              --toggle-collect=mj_step, csim through build/bench_mujoco with
              --toggle-collect=bench_csim_step (as tools/bench/bench_scenes.py), over NSTEP_IR
              steps;
-  ε_abs      csim's; MuJoCo's answer's is "-": bench_mujoco's residual pass rebuilds MuJoCo's
-             problem from its contacts alone with a semi-implicit Euler step, which is not the
-             problem MuJoCo solves on these files (joint-limit rows in the same solve, implicit
-             joint damping in its step; and the pyramidal cone's edge forces to decode).
+  ε_abs      csim's as csim run prints it; MuJoCo's from `build/bench_mujoco --mjcf-eps FILE
+             --steps NSTEP` (one untimed run of the same steps as testspeed's, the file as it is):
+             after each mj_step, every contact's impulse dt f (mj_contactForce, which decodes the
+             pyramidal cone's edge forces) and its velocity c = J v+ with MuJoCo's own next
+             velocity, whatever else its step held (limit rows, implicit damping); seed 000
+             eq. 14 on the sliding cone of friction[0] by csim's residual code, the mean over
+             steps (0 for a step without contact); c* = 0 as for the matched scenes.
 A side that cannot run a file says why in the note (csim's own error message, e.g.
 a file that needs what csim lacks). Writes out/bench/testspeed.csv, prints the table.
   tools/bench/bench_testspeed.py            # NSTEP 2000 / 500 / 500, 5 rounds
@@ -90,6 +93,16 @@ def run_mujoco(path, steps):
             int(field(r.stdout, r"Degrees of freedom\s*:\s*([0-9]+)") or 0))
 
 
+def mujoco_eps(path, steps):
+    """the mean eps_abs of MuJoCo's answers over the file's first `steps` steps (bench_mujoco
+    --mjcf-eps), or None"""
+    if not os.path.exists(BENCH):
+        return None
+    r = subprocess.run([BENCH, "--mjcf-eps", path, "--steps", str(steps)], capture_output=True,
+                       text=True)
+    return field(r.stdout, r"eps_abs_mean ([0-9.eE+-]+)") if r.returncode == 0 else None
+
+
 def run_csim(yaml, sets, tmp):
     """csim run's (us/step, contacts mean, eps_abs mean, nv), or its error message"""
     cmd = [CSIM, "run", yaml, "--out", os.path.join(tmp, "cs.h5")]
@@ -148,7 +161,8 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
     rows.append({"model": label, "file": rel, "engine": "MuJoCo testspeed", "steps": steps,
                  "steps_ir": nir, "rounds": ROUNDS, "nv": mj[2] if isinstance(mj, tuple) else None,
                  "contacts_mean": mj[1] if isinstance(mj, tuple) else None, "us_per_step": mj_us,
-                 "ratio_us": None, "ir_per_step": mj_ir, "ratio_ir": None, "eps_abs_mean": None,
+                 "ratio_us": None, "ir_per_step": mj_ir, "ratio_ir": None,
+                 "eps_abs_mean": mujoco_eps(path, steps) if isinstance(mj, tuple) else None,
                  "note": "" if isinstance(mj, tuple) else mj[0]})
     for name, pair, _ in CSIM_SIDES:
         c = last[name]
