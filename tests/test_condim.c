@@ -267,6 +267,51 @@ START_TEST(natural_criterion_warns) {
 }
 END_TEST
 
+// /contacts/moment (output.h): the spin impulses / dt of a condim 4 contact, [about n, t1, t2].
+// The cylinder spinning at 10 rad/s (cylinder_spin_stops) is braked by the whole torsional
+// bound: the moments of a step's contacts sum to -mu_t m g (the spin is +z, n is +z), and the
+// rolling components of condim 4 are 0. A condim 3 model has no such dataset
+START_TEST(moment_output) {
+  const double mu_t = 0.01;
+  for (int cd = 3; cd <= 4; cd++) {
+    write_model("cylinder' size='0.1 0.05", cd, mu_t, 0);
+    char yaml[1024], path[512], out[512], log[4096];
+    scenario_text(yaml, sizeof(yaml), "ncp", "pgs", 0, "[0, 0, 0.05, 0, 0, 0, 1]",
+                  "[0, 0, 0, 0, 0, 10]");
+    tmp_write_text("m.yaml", yaml);
+    tmp_path(out, sizeof(out), "m.h5");
+    int rc = sh_fmt(log, sizeof(log), "%s run %s --set integrator.duration=0.1 --quiet --out %s",
+                    csim_bin(), tmp_path(path, sizeof(path), "m.yaml"), out);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, log);
+    if (cd == 3) {
+      hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+      ck_assert_msg(f >= 0 && H5Lexists(f, "/contacts/moment", H5P_DEFAULT) == 0,
+                    "condim 3: /contacts/moment written");
+      H5Fclose(f);
+      continue;
+    }
+    size_t rows, cols, nr, nc1, no, nc2;
+    double* mo = h5_read_file(out, "/contacts/moment", &rows, &cols);
+    double* cnt = h5_read_file(out, "/contacts/count", &nr, &nc1);
+    double* off = h5_read_file(out, "/contacts/offset", &no, &nc2);
+    ck_assert_int_eq((int)cols, 3);
+    int row = 50;  // 50 ms in: spinning, resting on its face
+    double s = 0, roll = 0;
+    for (int k = (int)off[row]; k < (int)(off[row] + cnt[row]); k++) {
+      s += mo[3 * k];
+      roll = fmax(roll, fmax(fabs(mo[3 * k + 1]), fabs(mo[3 * k + 2])));
+    }
+    printf("condim 4 cylinder: %g contacts, moments about n sum to %.9f N m (-mu_t m g = %.9f)\n",
+           cnt[row], s, -mu_t * G);
+    ck_assert_msg(cnt[row] >= 3 && fabs(s + mu_t * G) < 1e-9 && roll == 0,
+                  "%g contacts, sum %.12g, rolling %g", cnt[row], s, roll);
+    free(mo);
+    free(cnt);
+    free(off);
+  }
+}
+END_TEST
+
 // the generalized cone's exact projection (cone.c) against closed forms: with the spin
 // coefficients 0 it is cone_project's (the 3-D cone), with five equal coefficients a the round
 // cone's in 6-D, onto {|f| <= a n}: f' = f s, n' = (n + a |f|) / (1 + a^2), s = a n' / |f|
@@ -360,6 +405,7 @@ int main(void) {
   tcase_add_loop_test(tc, ball_rolling_resistance, 0, (int)(sizeof(kBall) / sizeof(kBall[0])));
   tcase_add_test(tc, refused_pairs);
   tcase_add_test(tc, natural_criterion_warns);
+  tcase_add_test(tc, moment_output);
   tcase_add_test(tc, elliptic_projection_closed_forms);
   tcase_add_test(tc, elliptic_projection_moreau);
   suite_add_tcase(s, tc);

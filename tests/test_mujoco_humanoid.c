@@ -132,11 +132,11 @@ START_TEST(drop_until_contact_matches_mujoco) {
     n++;
     if (md->ncon > 0 || s->data.con->ncon > 0) break;
     const double* q = s->data.d->q;
-    // csim's free joint inside the MJCF world: the pose relative to its placement (model.h);
-    // MuJoCo's quaternion is [w x y z]
+    // csim's MJCF free joint holds the world pose, as MuJoCo's qpos (model.h: its placement
+    // p0 is the world origin, kept here as the check of it); MuJoCo's quaternion is [w x y z]
     double z = q[2] + p0[2], qm[4] = {md->qpos[4], md->qpos[5], md->qpos[6], md->qpos[3]};
     zdiff = fmax(zdiff, fabs(z - md->qpos[2]));
-    fall = p0[2] - z;
+    fall = mm->qpos0[2] - md->qpos[2];
     for (int i = 7; i < mm->nq; i++) jdiff = fmax(jdiff, fabs(q[i] - md->qpos[i]));
     for (int i = 0; i < 2; i++) jdiff = fmax(jdiff, fabs(q[i] + p0[i] - md->qpos[i]));
     for (int i = 0; i < 4; i++) jdiff = fmax(jdiff, fabs(q[3 + i] - qm[i]));

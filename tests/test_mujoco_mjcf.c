@@ -178,6 +178,90 @@ START_TEST(mass_matrix_matches_mujoco) {
 }
 END_TEST
 
+// MJCF free joints hold the body's pose in the world, as MuJoCo's qpos (issue 25: a MuJoCo
+// user's keyframe or data.qpos as robots.N.q0): on humanoid100.xml (a humanoid and 100 free
+// objects placed by pos and quat), csim's reference configuration equals MuJoCo's qpos0 (its
+// quaternions [w x y z], csim's [x y z w]), and at qpos0 with every free body moved and turned
+// at random both put every body at the same place in the world (xpos, xmat)
+START_TEST(free_joints_hold_world_poses) {
+  const char* path = MODELS "humanoid100/humanoid100.xml";
+  FILE* f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "%s not installed: skipped\n", path);
+    return;
+  }
+  fclose(f);
+  char msg[1000];
+  mjModel* mm = mj_loadXML(path, NULL, msg, sizeof(msg));
+  ck_assert_msg(mm != NULL, "MuJoCo: %s", msg);
+  mjData* md = mj_makeData(mm);
+  urdf_robot* r = NULL;
+  csim_error e;
+  ck_assert_int_eq(mjcf_load(path, NULL, &r, &e), CSIM_OK);
+  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
+  model_robot_spec spec;
+  memset(&spec, 0, sizeof(spec));
+  spec.urdf = r;
+  spec.base_quat[3] = 1;
+  sim_model* cm = NULL;
+  sim_data* cd = NULL;
+  ck_assert_msg(model_create(&w, &spec, 1, &cm, &e) == CSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(data_create(cm, 0, &cd, &e), CSIM_OK);
+  ck_assert_int_eq(cm->nq, mm->nq);
+  unsigned seed = 11;
+  double worst_q0 = 0, worst_x = 0;
+  int nfree = 0;
+  for (int j = 0; j < mm->njnt; j++) {
+    if (mm->jnt_type[j] != mjJNT_FREE) continue;
+    int a = mm->jnt_qposadr[j];
+    const double* qm = mm->qpos0 + a;
+    const double* qc = cm->qpos0 + a;  // the joints in document order on both sides
+    for (int i = 0; i < 3; i++) worst_q0 = fmax(worst_q0, fabs(qc[i] - qm[i]));
+    for (int i = 0; i < 3; i++) worst_q0 = fmax(worst_q0, fabs(qc[3 + i] - qm[4 + i]));
+    worst_q0 = fmax(worst_q0, fabs(qc[6] - qm[3]));
+    // move and turn it: the same qpos on both sides
+    double* qd = md->qpos + a;
+    for (int i = 0; i < 3; i++) qd[i] = qm[i] + 0.5 * urand_sym(&seed);
+    double qq[4] = {qm[3] + 0.3 * urand_sym(&seed), qm[4] + 0.3 * urand_sym(&seed),
+                    qm[5] + 0.3 * urand_sym(&seed), qm[6] + 0.3 * urand_sym(&seed)};
+    mju_normalize4(qq);
+    for (int i = 0; i < 4; i++) qd[3 + i] = qq[i];
+    nfree++;
+  }
+  for (int j = 0; j < mm->njnt; j++) {
+    int a = mm->jnt_qposadr[j];
+    if (mm->jnt_type[j] != mjJNT_FREE) {
+      cd->q[a] = md->qpos[a];  // 1-dof joints: the same coordinate (ball joints: none here)
+      continue;
+    }
+    for (int i = 0; i < 3; i++) cd->q[a + i] = md->qpos[a + i];
+    for (int i = 0; i < 3; i++) cd->q[a + 3 + i] = md->qpos[a + 4 + i];
+    cd->q[a + 6] = md->qpos[a + 3];
+  }
+  mj_kinematics(mm, md);
+  kin_forward(cm, cd);
+  // bodies by their free joint: MuJoCo's jnt_bodyid, csim's jnt_body
+  for (int j = 0, cj = 0; j < mm->njnt; j++, cj++) {
+    if (mm->jnt_type[j] != mjJNT_FREE) continue;
+    int bm = mm->jnt_bodyid[j], bc = cm->jnt_body[cj];
+    for (int i = 0; i < 3; i++)
+      worst_x = fmax(worst_x, fabs(cd->xpos[3 * bc + i] - md->xpos[3 * bm + i]));
+    for (int i = 0; i < 9; i++)  // rotations, row-major on both sides
+      worst_x = fmax(worst_x, fabs(cd->xmat[9 * bc + i] - md->xmat[9 * bm + i]));
+  }
+  fprintf(stderr, "humanoid100: %d free joints, reference configuration within %.2g of MuJoCo's "
+          "qpos0, world poses at a random qpos within %.2g\n", nfree, worst_q0, worst_x);
+  ck_assert_int_eq(nfree, 101);
+  ck_assert_msg(worst_q0 < 1e-12, "qpos0 differs from MuJoCo's by %g", worst_q0);
+  ck_assert_msg(worst_x < 1e-12, "world poses differ from MuJoCo's by %g", worst_x);
+  data_free(cd);
+  model_free(cm);
+  urdf_free(r);
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mujoco_mjcf");
   TCase* tc = tcase_create("core");
@@ -185,6 +269,7 @@ int main(void) {
   tcase_add_loop_test(tc, masses_match_mujoco, 0, (int)(sizeof(kFiles) / sizeof(kFiles[0])));
   tcase_add_test(tc, mesh_geoms_match_mujoco);
   tcase_add_test(tc, mass_matrix_matches_mujoco);
+  tcase_add_test(tc, free_joints_hold_world_poses);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

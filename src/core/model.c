@@ -168,6 +168,12 @@ int model_find_link(const sim_model* m, const char* name) {
   return find_name(m, m->link_name, m->link_robot, NULL, m->nlink, name);
 }
 
+int model_spin_geom(const sim_model* m) {
+  for (int g = 0; m && g < m->ngeom; g++)
+    if (m->geom_condim[g] > 3 && (m->geom_contype[g] || m->geom_conaffinity[g])) return g;
+  return -1;
+}
+
 // sum of the robot's URDF link masses (world-merged links included)
 double model_robot_mass(const sim_model* m, int r) {
   if (!m || r < 0 || r >= m->nrobot) return 0;

@@ -31,7 +31,9 @@
 // are [linear; angular]. A URDF 'floating' joint becomes a free joint inside the tree: its q is
 // the body pose relative to the joint placement frame (body_pos, body_quat) in the parent body,
 // its v the com velocity relative to the parent in the placement frame's axes and the relative
-// angular velocity in body axes. 'planar' joints are refused.
+// angular velocity in body axes; an MJCF free joint (top level only) is placed at the world
+// frame instead and has the body's placement as its reference configuration qpos0, so its q is
+// the body's pose in the world, as MuJoCo's qpos (io/model_build.c). 'planar' joints are refused.
 //
 // Mimic joints: recorded (jnt_mimic, multiplier, offset) but simulated as independent dofs; the
 // coupling is not enforced by the dynamics (documented in the README).
@@ -231,6 +233,10 @@ void model_free(sim_model* m);
 // (a plain name found in several robots is ambiguous: -1)
 int model_find_joint(const sim_model* m, const char* name);
 int model_find_link(const sim_model* m, const char* name);
+
+// the first geom with condim 4 or 6 (MJCF) that collides, whose contacts carry spin entries
+// (contact.h: torsional and rolling friction), -1 when none
+int model_spin_geom(const sim_model* m);
 
 // apply the inertia fixes listed at the top of this file (model compilers apply them) to a rotational inertia about the com
 // (row-major 3x3, any axes) of a body of the given mass; returns a bitmask of the fixes applied

@@ -322,13 +322,6 @@ static size_t buffer_bytes_rows(const sim* s, const solver_options* so, int n, i
 // are sized, when the budget cannot hold both at their worst (size_contacts)
 #define SIM_ISLAND_SHARE 0.25
 
-// the first MJCF geom with condim 4 or 6 that collides (contact.h's spin entries), -1 when none
-static int spin_geom(const sim_model* m) {
-  for (int g = 0; g < m->ngeom; g++)
-    if (m->geom_condim[g] > 3 && (m->geom_contype[g] || m->geom_conaffinity[g])) return g;
-  return -1;
-}
-
 // contact capacity: every contact collision can produce (coll_max_contacts, so none can ever be
 // dropped) when that fits in contact.memory_budget, else the most that fit (a step that finds
 // more stops the run: sim_contact_overflow); then room for both limits of every limited joint.
@@ -349,7 +342,7 @@ static csim_status size_contacts(const scn_config* cfg, sim* s, solver_options* 
   nlim += model_nfriction(s->model.m);  // dry joint friction rows (rigid models, contact.h)
   int worst = coll_max_contacts(s->model.coll);
   // condim 4/6: a spin entry per contact at most (contact.h), so k rows per contact
-  int k = spin_geom(s->model.m) >= 0 ? 2 : 1;
+  int k = model_spin_geom(s->model.m) >= 0 ? 2 : 1;
   s->model.maxgeom_worst = worst;
   if (so) so->island_rows = 0;
   int rcap = 0;  // island rows the contact sizing assumes (0: the worst case)
@@ -730,7 +723,7 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
 static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_options* so,
                               csim_error* err) {
   const sim_model* m = s->model.m;
-  int g = spin_geom(m);
+  int g = model_spin_geom(m);
   if (g < 0) return CSIM_OK;
   char why[400];
   if (so && so->criterion == SOLVER_STOP_NATURAL) {  // solver_impl.h: no natural residual there

@@ -401,6 +401,7 @@ static csim_status make_chain(mj_ctx* c, const mj_node* body, int pl, int B, con
     } else {
       sp_sub3(U->xyz, K->pos, J[i - 1].pos);
     }
+    U->world_pose = K->type == 0;
     U->type = K->type == 0 ? URDF_JOINT_FLOATING : K->type == 1 ? URDF_JOINT_BALL
               : K->type == 2 ? URDF_JOINT_PRISMATIC : URDF_JOINT_REVOLUTE;
     sp_copy3(U->axis, K->axis);

@@ -670,8 +670,16 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
   m->body_jnt[gb] = jid;
   m->body_robot[gb] = r;
   m->body_link[gb] = a->link + p->blink[b];
-  sp_copy3(m->body_pos + 3 * gb, p->bpos + 3 * b);
-  memcpy(m->body_quat + 4 * gb, p->bquat + 4 * b, 4 * sizeof(double));
+  // an MJCF free joint (urdf_joint.world_pose; top level): its placement in the world becomes
+  // the reference configuration and the joint frame the world's, so q is the body's pose in the
+  // world as MuJoCo's qpos (qpos0: the body's pos and quat), not relative to that placement
+  int wp = type == MODEL_JOINT_FREE && uj >= 0 && u->joints[uj].world_pose && p->bparent[b] < 0;
+  if (wp) {
+    pose_identity(m->body_pos + 3 * gb, m->body_quat + 4 * gb);
+  } else {
+    sp_copy3(m->body_pos + 3 * gb, p->bpos + 3 * b);
+    memcpy(m->body_quat + 4 * gb, p->bquat + 4 * b, 4 * sizeof(double));
+  }
   int ndof = model_joint_nv[type];
   m->body_dofadr[gb] = a->dof;
   m->body_dofnum[gb] = ndof;
@@ -694,6 +702,10 @@ static int fill_body(sim_model* m, int r, const urdf_robot* u, const robot_plan*
     memcpy(m->jnt_solimp + 5 * jid, J->solimplimit, sizeof(J->solimplimit));
   }
   if (type == MODEL_JOINT_FREE) m->qpos0[a->q + 6] = 1;   // reference configuration
+  if (wp) {
+    sp_copy3(m->qpos0 + a->q, p->bpos + 3 * b);
+    memcpy(m->qpos0 + a->q + 3, p->bquat + 4 * b, 4 * sizeof(double));
+  }
   if (type == MODEL_JOINT_BALL) m->qpos0[a->q + 3] = 1;
   a->q += model_joint_nq[type];
   a->dof += ndof;

@@ -101,6 +101,10 @@ typedef struct {
   int use_quat;             // 1: quat [x y z w] is the origin's orientation (rpy unused)
   double quat[4];
   double damping, stiffness, springref, armature, frictionloss, ref;
+  // MJCF free joint (top level): q is the body's pose in the world, as MuJoCo's qpos, and the
+  // origin above (the body's pos and quat) is its reference configuration qpos0 instead of the
+  // joint's placement (model_build.c)
+  int world_pose;
   double solreflimit[2], solimplimit[5];   // MuJoCo's soft limit (0 0 from the URDF reader)
 } urdf_joint;
 

@@ -83,6 +83,7 @@ static csim_status declare(out_run* o, const sim* S, csim_error* err) {
     if ((w == OUT_COMPLIANT && !S->data.cmpl) || (w == OUT_HISTORY && nhist <= 0) ||
         (w == OUT_WORK && !work) ||
         (w == OUT_CONTROL && !S->model.nctl) || (w == OUT_CONTROL_LOG && nlog <= 0) ||
+        (w == OUT_SPIN && model_spin_geom(S->model.m) < 0) ||
         (w == OUT_AUTO && (!S->opt.rigid || S->opt.solver.kind != CSIM_SOLVER_AUTO)))
       continue;
     int n = kSets[k].ncols;
@@ -202,6 +203,12 @@ static csim_status row_contacts(out_run* o, const sim* S, const sim_stepinfo* in
     double f[3] = {c->lambda[3 * i] / dt, c->lambda[3 * i + 1] / dt, c->lambda[3 * i + 2] / dt};
     APPEND(C_BODY, bodies); APPEND(C_POINT, k->pos); APPEND(C_NORMAL, k->normal);
     APPEND(C_DEPTH, &k->depth); APPEND(C_FORCE, f); APPEND(C_VEL, c->cvel + 3 * i);
+    if (o->ds[OUT_C_MOMENT]) {  // the contact's spin entry j (contact.h), when it has one
+      int j = c->nspin > 0 && c->link ? c->link[i] : -1;
+      double mo[3] = {0, 0, 0};
+      for (int r = 0; r < 3 && j >= 0; r++) mo[r] = c->lambda[3 * j + r] / dt;
+      APPEND(C_MOMENT, mo);
+    }
     APPEND(C_FRAME, c->frame + 9 * i); APPEND(C_ID, id);
   }
   return st;

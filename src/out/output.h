@@ -18,6 +18,7 @@ typedef enum {
   OUT_HISTORY,     // compliant laws with output.newton_history > 0
   OUT_WORK,        // compliant laws with integrator.accuracy or integrator.jacobian: quasi_newton
   OUT_CONTROL,     // runs with controllers (/control)
+  OUT_SPIN,        // models with condim 4/6 geoms (/contacts/moment)
   OUT_CONTROL_LOG, // runs whose controllers log channels
   OUT_AUTO,        // rigid runs with solver.name auto
 } out_when;
@@ -111,6 +112,10 @@ typedef enum {
     "penetration depth, > 0 overlapping") \
   X(C_FORCE, "/contacts/force", REC_F64, 3, "N", OUT_ALL, \
     "contact force = impulse / dt, in the contact frame [t1 t2 n]") \
+  X(C_MOMENT, "/contacts/moment", REC_F64, 3, "N m", OUT_SPIN, \
+    "torsional and rolling friction moments = spin impulse / dt, [about n, about t1, about t2] " \
+      "(MJCF condim 4: the first; condim 6: all three; 0 for the contacts of condim 1 and 3 " \
+      "pairs); present when the model has condim 4/6 geoms") \
   X(C_VEL, "/contacts/velocity", REC_F64, 3, "m/s", OUT_ALL, \
     "contact velocity after the step in the contact frame [t1 t2 n]") \
   X(C_FRAME, "/contacts/frame", REC_F64, 9, "1", OUT_ALL, \
