@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/kinematics.h"
 #include "core/material.h"
@@ -336,6 +337,9 @@ static const bad_case kBad[] = {
     {"<mujoco><worldbody><body>\n<joint name='j' frictionloss='-0.5'/></body></worldbody>"
      "</mujoco>", 2, 1, "joint 'j': frictionloss -0.5 (expected >= 0)"},
     {"<robot/>", 1, 1, "expected <mujoco>"},
+    {"<mujoco><keyframe>\n <frame/></keyframe></mujoco>", 2, 2, "<frame> in <keyframe>: expected <key>"},
+    {"<mujoco><keyframe>\n <key qpos='0 x'/></keyframe></mujoco>", 2, 7, "not a finite decimal"},
+    {"<mujoco><keyframe>\n <key mocap='1'/></keyframe></mujoco>", 2, 7, "unknown attribute 'mocap'"},
 };
 
 START_TEST(bad_input) {
@@ -367,6 +371,53 @@ START_TEST(cli_end_to_end) {
     ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info %s", csim_bin(), hum), 0);
     ck_assert_ptr_nonnull(strstr(out, "not supported yet (issue 25): 0"));
   }
+}
+END_TEST
+
+// robots.N.keyframe's errors, each naming where: an unknown key (the scenario key, with the
+// file's first key), a qpos of the wrong length (the <key>'s file:line:column), a URDF robot,
+// and q0 beside a keyframe; a key's time and ctrl are named in a warning, the run goes on
+START_TEST(keyframe_errors) {
+  char dir[256], out[8192], path[600];
+  tmp_dir(dir, sizeof(dir), "mjcf_key");
+  snprintf(path, sizeof(path), "%s/k.xml", dir);
+  write_text(path, "<mujoco><worldbody><body pos='0 0 1'><freejoint/><geom size='0.1'/></body>"
+                   "</worldbody><keyframe>\n<key name='up' qpos='0 0 2 1 0 0 0'/>\n"
+                   "<key name='short' qpos='0 0 2'/>\n<key name='t' time='2' ctrl='0.5'/>"
+                   "</keyframe></mujoco>");
+  snprintf(path, sizeof(path), "%s/k.yaml", dir);
+  write_text(path, "name: k\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: k.xml\n"
+                   "    keyframe: up\ncontact: {model: ncp}\nintegrator: {duration: 0.01}\n");
+  static const struct {
+    const char* sets;
+    int rc;
+    const char* needle;
+  } kCases[] = {
+      {"", 0, "complete"},
+      {"--set robots.0.keyframe=nope", 2, "'robots.0.keyframe': 'nope' names no <key> of k.xml "
+                                          "(it has 3 keys: the first named 'up'"},
+      {"--set robots.0.keyframe=short", 2, "k.xml:3:1: 'key': <key name='short'>: qpos has 3 "
+                                           "values, the model's nq is 7"},
+      {"--set robots.0.keyframe=1", 2, "qpos has 3 values"},
+      {"--set robots.0.keyframe=t", 0, "k.xml:4:1: 'key': <key> 't': time ctrl not taken"},
+      {"--set 'robots.0.q0=[0,0,1,0,0,0,1]'", 2, "give one of keyframe and q0"},
+  };
+  for (size_t k = 0; k < sizeof(kCases) / sizeof(kCases[0]); k++) {
+    int rc = sh_fmt(out, sizeof(out), "%s run %s %s --out %s/k.h5", csim_bin(), path,
+                    kCases[k].sets, dir);
+    ck_assert_msg(rc == kCases[k].rc && strstr(out, kCases[k].needle), "case %zu: exit %d: %s",
+                  k, rc, out);
+  }
+  char cwd[400], yaml[800];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+  snprintf(yaml, sizeof(yaml), "name: u\nrobots:\n  - urdf: %s/robots/cube.urdf\n    base: free\n"
+           "    keyframe: up\nintegrator: {duration: 0.01}\n", cwd);
+  snprintf(path, sizeof(path), "%s/u.yaml", dir);
+  write_text(path, yaml);
+  int rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/u.h5", csim_bin(), path, dir);
+  ck_assert_msg(rc == 2 && strstr(out, "'robots.0.keyframe': keyframes are MJCF's"), "urdf: "
+                "exit %d: %s", rc, out);
+  tmp_remove(dir);
 }
 END_TEST
 
@@ -568,6 +619,7 @@ int main(void) {
   tcase_add_test(tc, ellipsoid_drop);
   tcase_add_loop_test(tc, humanoid_every_rigid_model, 0, 5);
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
+  tcase_add_test(tc, keyframe_errors);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -22,6 +22,7 @@
 #include "core/spatial.h"
 #include "io/mjcf.h"
 #include "io/model_build.h"
+#include "scene_fixture.h"
 #include "support.h"
 
 #define MODELS "/usr/share/mujoco/model/"
@@ -262,6 +263,67 @@ START_TEST(free_joints_hold_world_poses) {
 }
 END_TEST
 
+// robots.N.keyframe: a <key>'s qpos and qvel in MuJoCo's layout become csim's state. A file with
+// two free bodies (one turned, its com off its origin), a hinge and a ball joint, started from
+// its key by MuJoCo (mj_resetDataKeyframe) and by csim: every body at the same place in the
+// world (xpos, xmat) and the same kinetic energy (mj_energyVel), which a free joint's velocity
+// taken at the body origin instead of the com (model.h), or an unreordered quaternion, breaks
+static const char* const kKeyed =
+    "<mujoco><option timestep='0.002'/><worldbody>"
+    "<body name='box' pos='0 0 1' euler='10 0 0'><freejoint/>"
+    "<geom type='box' size='0.1 0.05 0.08' mass='1' pos='0.05 0.02 0'/></body>"
+    "<body name='arm' pos='1 0 0.5'><joint name='h' axis='0 1 0'/>"
+    "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03'/>"
+    "<body name='fore' pos='0.3 0 0'><joint name='b' type='ball'/>"
+    "<geom type='capsule' fromto='0 0 0 0.2 0.05 0' size='0.02'/></body></body>"
+    "<body name='ball' pos='-1 0 0.3'><freejoint/><geom type='sphere' size='0.1' mass='2'/></body>"
+    "</worldbody><keyframe>"
+    "<key name='home' qpos='0.5 0.2 0.3 0.9238795 0 0.3826834 0  0.4  0.8 0.36 0.48 0  "
+    "-1 0.5 0.3 0.6 0.8 0 0' qvel='1 -0.5 0.2 0.3 -1 2  0.7  0.5 0 -0.4  0 0 0 1 2 3'/>"
+    "</keyframe></mujoco>";
+
+START_TEST(keyframe_state_matches_mujoco) {
+  char dir[256], path[512], yaml[512];
+  tmp_dir(dir, sizeof(dir), "mjcf_key");
+  snprintf(path, sizeof(path), "%s/keyed.xml", dir);
+  write_text(path, kKeyed);
+  char msg[1000];
+  mjModel* mm = mj_loadXML(path, NULL, msg, sizeof(msg));
+  ck_assert_msg(mm != NULL, "MuJoCo: %s", msg);
+  mjData* md = mj_makeData(mm);
+  mm->opt.enableflags |= mjENBL_ENERGY;
+  mj_resetDataKeyframe(mm, md, 0);
+  mj_forward(mm, md);
+  mj_energyVel(mm, md);
+  snprintf(yaml, sizeof(yaml),
+           "name: key\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: keyed.xml\n"
+           "    keyframe: home\ncontact: {model: ncp}\n");
+  snprintf(path, sizeof(path), "%s/key.yaml", dir);
+  fixture f = fixture_text(yaml, path, NULL, 0);
+  const sim_model* cm = f.s->model.m;
+  sim_data* cd = f.s->data.d;
+  kin_forward(cm, cd);
+  dyn_crba(cm, cd);
+  double worst = 0;
+  for (int b = 1; b < cm->nbody; b++) {
+    const char* name = cm->link_name[cm->body_link[b]];
+    int bm = mj_name2id(mm, mjOBJ_BODY, name);
+    ck_assert_msg(bm > 0, "body '%s' not in MuJoCo's model", name);
+    for (int i = 0; i < 3; i++) worst = fmax(worst, fabs(cd->xpos[3 * b + i] - md->xpos[3 * bm + i]));
+    for (int i = 0; i < 9; i++) worst = fmax(worst, fabs(cd->xmat[9 * b + i] - md->xmat[9 * bm + i]));
+  }
+  double kc = dyn_kinetic(cm, cd), km = md->energy[1];
+  fprintf(stderr, "keyframe 'home': poses within %.2g of MuJoCo's, kinetic energy %.12g (MuJoCo "
+          "%.12g)\n", worst, kc, km);
+  ck_assert_msg(worst < 1e-7, "poses differ from MuJoCo's by %g", worst);  // qpos's 7 digits
+  ck_assert_msg(fabs(kc - km) < 1e-9 * km, "kinetic energy %.12g, MuJoCo %.12g", kc, km);
+  fixture_free(&f);
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+  tmp_remove(dir);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mujoco_mjcf");
   TCase* tc = tcase_create("core");
@@ -270,6 +332,7 @@ int main(void) {
   tcase_add_test(tc, mesh_geoms_match_mujoco);
   tcase_add_test(tc, mass_matrix_matches_mujoco);
   tcase_add_test(tc, free_joints_hold_world_poses);
+  tcase_add_test(tc, keyframe_state_matches_mujoco);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

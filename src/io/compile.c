@@ -113,17 +113,32 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   return CSIM_OK;
 }
 
+// robots.N.keyframe resolved while the MJCF file is at hand (compile_model): each robot's q and
+// v from its <key>, NULL where the robot has none
+typedef struct {
+  double** q;
+  double** v;
+} key_state;
+
 // "robots.<r>.<name>", the key whose position an error gives
 static const char* robot_key(char* buf, size_t n, int r, const char* name) {
   snprintf(buf, n, "robots.%d.%s", r, name);
   return buf;
 }
 
-// initial state of robot r from q0, v0 and joints
+// initial state of robot r from its keyframe (ks), q0, v0 and joints
 static csim_status initial_state(const scn_config* cfg, const sim_model* m, sim_data* d, int r,
-                                 csim_error* err) {
+                                 const key_state* ks, csim_error* err) {
   const scn_robot* R = &cfg->robots[r];
   char rk[64];
+  if (R->keyframe && (R->q0 || R->v0))
+    return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, R->q0 ? "q0" : "v0"), err,
+                         "robot %d starts from keyframe '%s', which sets q and v: give one of "
+                         "keyframe and %s", r, R->keyframe, R->q0 ? "q0" : "v0");
+  if (ks->q[r]) {
+    memcpy(d->q + m->robot_qadr[r], ks->q[r], sizeof(double) * (size_t)m->robot_nq[r]);
+    memcpy(d->v + m->robot_dofadr[r], ks->v[r], sizeof(double) * (size_t)m->robot_nv[r]);
+  }
   if (R->q0) {
     if (R->nq0 != m->robot_nq[r])
       return scn_key_error(cfg, robot_key(rk, sizeof(rk), r, "q0"), err,
@@ -529,16 +544,114 @@ static csim_status mjcf_excludes(const sim_model* m, urdf_robot* const* urdf, in
   return CSIM_OK;
 }
 
+static void key_state_free(key_state* ks, int n) {
+  for (int r = 0; r < n; r++) {
+    if (ks->q) free(ks->q[r]);
+    if (ks->v) free(ks->v[r]);
+  }
+  free(ks->q);
+  free(ks->v);
+}
+
+// the key of u named `want`, else the key at that 0-based index; -1 when none
+static int find_key(const urdf_robot* u, const char* want) {
+  for (int k = 0; k < u->nkey; k++)
+    if (u->keys[k].name && !strcmp(u->keys[k].name, want)) return k;
+  char* end = NULL;
+  long k = strtol(want, &end, 10);
+  return end != want && !*end && k >= 0 && k < u->nkey ? (int)k : -1;
+}
+
+// MuJoCo's qpos and qvel of robot r (its layout: quaternions [w x y z], a free joint's linear
+// velocity that of the body origin) as csim's q and v ([x y z w]; the com's velocity, model.h)
+static void key_to_csim(const sim_model* m, int r, const urdf_key* K, double* q, double* v) {
+  int qa = m->robot_qadr[r], va = m->robot_dofadr[r];
+  if (K->qpos) memcpy(q, K->qpos, sizeof(double) * (size_t)K->nqpos);
+  else memcpy(q, m->qpos0 + qa, sizeof(double) * (size_t)m->robot_nq[r]);
+  if (K->qvel) memcpy(v, K->qvel, sizeof(double) * (size_t)K->nqvel);
+  for (int j = 0; j < m->njnt; j++) {
+    int t = m->jnt_type[j], b = m->jnt_body[j];
+    if (m->body_robot[b] != r || (t != MODEL_JOINT_FREE && t != MODEL_JOINT_BALL)) continue;
+    double* qq = q + m->jnt_qadr[j] - qa + (t == MODEL_JOINT_FREE ? 3 : 0);
+    if (K->qpos) {
+      double w = qq[0];
+      memmove(qq, qq + 1, 3 * sizeof(double));
+      qq[3] = w;
+      sp_normquat(qq);
+    }
+    if (t != MODEL_JOINT_FREE) continue;
+    // v_com = v_origin + (R w_body) x (R com)
+    double R[9], wb[3], rc[3], wx[3];
+    double* vv = v + m->jnt_dofadr[j] - va;
+    sp_quat2mat(R, qq);
+    sp_mulmv3(wb, R, vv + 3);
+    sp_mulmv3(rc, R, m->body_com + 3 * b);
+    sp_cross3(wx, wb, rc);
+    for (int k = 0; k < 3; k++) vv[k] += wx[k];
+  }
+}
+
+// robot r's robots.N.keyframe from its MJCF keys into ks (q and v in csim's layout)
+static csim_status resolve_key(const scn_config* cfg, const sim_model* m, int r,
+                               const urdf_robot* u, key_state* ks, csim_error* err) {
+  const scn_robot* R = &cfg->robots[r];
+  char rk[64];
+  snprintf(rk, sizeof(rk), "robots.%d.keyframe", r);
+  if (!R->mjcf) return scn_key_error(cfg, rk, err, "keyframes are MJCF's: robot %d is a URDF", r);
+  int k = find_key(u, R->keyframe);
+  if (k < 0)
+    return scn_key_error(cfg, rk, err, "'%s' names no <key> of %s (it has %d key%s%s%s%s)",
+                         R->keyframe, R->mjcf, u->nkey, u->nkey == 1 ? "" : "s",
+                         u->nkey ? ": the first named '" : "",
+                         u->nkey ? (u->keys[0].name ? u->keys[0].name : "(unnamed)") : "",
+                         u->nkey ? "', or give an index" : "");
+  const urdf_key* K = &u->keys[k];
+  int nq = m->robot_nq[r], nv = m->robot_nv[r];
+  if ((K->qpos && K->nqpos != nq) || (K->qvel && K->nqvel != nv))
+    return err_set(err, CSIM_ERR_INPUT, K->file, K->line, K->column, "key",
+                   "<key%s%s%s>: %s has %d values, the model's %s is %d (robots.%d.keyframe)",
+                   K->name ? " name='" : "", K->name ? K->name : "", K->name ? "'" : "",
+                   K->qpos && K->nqpos != nq ? "qpos" : "qvel",
+                   K->qpos && K->nqpos != nq ? K->nqpos : K->nqvel,
+                   K->qpos && K->nqpos != nq ? "nq" : "nv", K->qpos && K->nqpos != nq ? nq : nv, r);
+  ks->q[r] = calloc((size_t)nq + 1, sizeof(double));
+  ks->v[r] = calloc((size_t)nv + 1, sizeof(double));
+  if (!ks->q[r] || !ks->v[r]) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  key_to_csim(m, r, K, ks->q[r], ks->v[r]);
+  if (K->ignored[0]) {
+    csim_error w;
+    err_set(&w, CSIM_ERR_INPUT, K->file, K->line, K->column, "key",
+            "<key> '%s': %s not taken (csim starts at time 0 and drives actuators from actions)",
+            R->keyframe, K->ignored);
+    print_warning(&w);
+  }
+  return CSIM_OK;
+}
+
+// every robot's robots.N.keyframe (ks->q, ks->v allocated for nrobots)
+static csim_status resolve_keys(const scn_config* cfg, const sim_model* m,
+                                urdf_robot* const* urdf, key_state* ks, csim_error* err) {
+  ks->q = calloc((size_t)cfg->nrobots + 1, sizeof(double*));
+  ks->v = calloc((size_t)cfg->nrobots + 1, sizeof(double*));
+  if (!ks->q || !ks->v) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  csim_status st = CSIM_OK;
+  for (int r = 0; r < cfg->nrobots && !st; r++)
+    if (cfg->robots[r].keyframe) st = resolve_key(cfg, m, r, urdf[r], ks, err);
+  return st;
+}
+
 // URDFs -> model; the parsed URDFs are not kept (the model holds what it needs; the MJCF
-// <exclude> pairs go to *ex when ex is not NULL, freed by the caller)
+// <exclude> pairs go to *ex when ex is not NULL, the robots' keyframes to *ks, both freed by
+// the caller)
 static csim_status compile_model(const scn_config* cfg, const char* const* urdf_text,
-                                 sim_model** m, link_pairs* ex, csim_error* err) {
+                                 sim_model** m, link_pairs* ex, key_state* ks, csim_error* err) {
   model_robot_spec* specs = calloc((size_t)cfg->nrobots + 1, sizeof(*specs));
   urdf_robot** urdf = calloc((size_t)cfg->nrobots + 1, sizeof(urdf_robot*));
   csim_status st = specs && urdf ? load_robots(cfg, urdf_text, specs, urdf, err)
                                  : err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   if (st == CSIM_OK) st = build_model(cfg, specs, m, err);
   if (st == CSIM_OK && ex) st = mjcf_excludes(*m, urdf, cfg->nrobots, ex, err);
+  if (st == CSIM_OK) st = resolve_keys(cfg, *m, urdf, ks, err);
   for (int r = 0; urdf && r < cfg->nrobots; r++) urdf_free(urdf[r]);
   free(urdf);
   free(specs);
@@ -770,9 +883,12 @@ csim_status compile_model_data(const scn_config* cfg, sim_model** m, sim_data** 
                                csim_error* err) {
   *m = NULL;
   *d = NULL;
-  csim_status st = compile_model(cfg, NULL, m, NULL, err);
+  key_state ks = {NULL, NULL};
+  csim_status st = compile_model(cfg, NULL, m, NULL, &ks, err);
   if (st == CSIM_OK) st = data_create(*m, 0, d, err);
-  for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++) st = initial_state(cfg, *m, *d, r, err);
+  for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++)
+    st = initial_state(cfg, *m, *d, r, &ks, err);
+  key_state_free(&ks, cfg->nrobots);
   if (st != CSIM_OK) {
     data_free(*d);
     model_free(*m);
@@ -807,12 +923,14 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   sim_model* m = NULL;
   link_pairs fx = {NULL, 0};
   csim_status st = compile_options(cfg, &s->opt, err);
-  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &m, &fx, err);
+  key_state ks = {NULL, NULL};
+  if (st == CSIM_OK) st = compile_model(cfg, urdf_text, &m, &fx, &ks, err);
   s->model.m = m;
   if (st == CSIM_OK) st = data_create(m, 0, &s->data.d, err);
   if (st == CSIM_OK) s->model.data_bytes = data_bytes(m, 0);
   for (int r = 0; st == CSIM_OK && r < cfg->nrobots; r++)
-    st = initial_state(cfg, m, s->data.d, r, err);
+    st = initial_state(cfg, m, s->data.d, r, &ks, err);
+  key_state_free(&ks, cfg->nrobots);
   if (st == CSIM_OK) st = initial_energies(cfg, m, s->data.d, err);
   if (st == CSIM_OK) st = keep_initial_state(s, err);
   if (st == CSIM_OK) st = compile_collision(cfg, s, &fx, err);

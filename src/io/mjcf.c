@@ -450,7 +450,7 @@ static const char* const kVisual[] = {"visual", "statistic", "size", "custom", "
                                       "texture", "material", "skin", "site", "numeric", "text",
                                       "tuple", NULL};
 // elements out of the reader's scope: errors
-static const char* const kOutOfScope[] = {"tendon", "equality", "sensor", "keyframe",
+static const char* const kOutOfScope[] = {"tendon", "equality", "sensor",
                                           "composite", "extension", "plugin", "flexcomp",
                                           "replicate", "frame", "spatial", "fixed", NULL};
 
@@ -469,7 +469,7 @@ int mj_skip_or_refuse(mj_ctx* c, const mj_node* e, csim_status* st) {
   }
   if (mj_in_list(kOutOfScope, e->x->name)) {
     *st = mj_fail(c, e, NULL, "<%s> is not supported by csim's MJCF reader (out of scope: "
-                  "tendons, equality constraints, sensors, keyframes, composites, plugins)",
+                  "tendons, equality constraints, sensors, composites, plugins)",
                   e->x->name);
     return 1;
   }
@@ -583,16 +583,77 @@ static csim_status read_asset(mj_ctx* c, const mj_node* e) {
 
 // the sections of <mujoco>, in MuJoCo's order (compiler settings first, then defaults and
 // assets, bodies, contacts, actuators), whatever order the file has them in
+// attribute a of n as a list of any length of numbers (malloc'd into *out, count in *n); an
+// empty list leaves *out NULL
+static csim_status num_list(mj_ctx* c, const mj_node* n, const xml_attr* a, double** out,
+                            int* count) {
+  int k = 0;
+  for (const char* s = a->value; *s;) {  // tokens: the most numbers the list can hold
+    while (*s && isspace((unsigned char)*s)) s++;
+    if (*s) k++;
+    while (*s && !isspace((unsigned char)*s)) s++;
+  }
+  *out = NULL;
+  *count = 0;
+  if (k == 0) return CSIM_OK;
+  if (!(*out = malloc(sizeof(double) * (size_t)k))) return mj_oom(c);
+  *count = k;
+  return mj_nums(c, n, a, k, k, *out, NULL);
+}
+
+// one <key>: qpos and qvel kept; time, act, ctrl, mpos and mquat recorded as not taken
+static csim_status read_key(mj_ctx* c, const mj_node* n, urdf_key* K) {
+  csim_status st = mj_check_attrs(c, n, "name time qpos qvel act ctrl mpos mquat");
+  K->file = mj_dup(n->file ? n->file : "");
+  K->line = n->x->line;
+  K->column = n->x->column;
+  if (!K->file) return mj_oom(c);
+  for (const xml_attr* a = n->x->attrs; a && !st; a = a->next) {
+    if (!strcmp(a->name, "name")) {
+      if (!(K->name = mj_dup(a->value))) st = mj_oom(c);
+    } else if (!strcmp(a->name, "qpos")) {
+      st = num_list(c, n, a, &K->qpos, &K->nqpos);
+    } else if (!strcmp(a->name, "qvel")) {
+      st = num_list(c, n, a, &K->qvel, &K->nqvel);
+    } else if (a->value[strspn(a->value, " \t\r\n")]) {  // given, not empty
+      double x = 0;
+      int one = !strcmp(a->name, "time") && !(st = mj_nums(c, n, a, 1, 1, &x, NULL));
+      if (!one || x != 0)
+        snprintf(K->ignored + strlen(K->ignored), sizeof(K->ignored) - strlen(K->ignored),
+                 "%s%s", K->ignored[0] ? " " : "", a->name);
+    }
+  }
+  return st;
+}
+
+// <keyframe>: its <key> elements, kept on the robot for robots.N.keyframe
+static csim_status read_keyframe(mj_ctx* c, const mj_node* e) {
+  csim_status st = mj_check_attrs(c, e, "");
+  for (int i = 0; i < e->nkid && !st; i++) {
+    const mj_node* k = &e->kids[i];
+    if (strcmp(k->x->name, "key")) {
+      st = mj_fail(c, k, NULL, "<%s> in <keyframe>: expected <key>", k->x->name);
+      break;
+    }
+    urdf_key* ks = realloc(c->r->keys, sizeof(urdf_key) * (size_t)(c->r->nkey + 1));
+    if (!ks) return mj_oom(c);
+    c->r->keys = ks;
+    memset(&ks[c->r->nkey], 0, sizeof(urdf_key));
+    st = read_key(c, k, &ks[c->r->nkey++]);
+  }
+  return st;
+}
+
 static csim_status read_sections(mj_ctx* c, const mj_node* root) {
   static const char* const kKnown[] = {"compiler", "option", "default", "asset", "worldbody",
-                                       "contact", "actuator", NULL};
+                                       "contact", "actuator", "keyframe", NULL};
   csim_status st = CSIM_OK;
   for (int i = 0; i < root->nkid && !st; i++) {
     const mj_node* e = &root->kids[i];
     if (mj_in_list(kKnown, e->x->name) || mj_skip_or_refuse(c, e, &st)) continue;
     st = mj_fail(c, e, NULL, "unknown element <%s> in <mujoco>", e->x->name);
   }
-  for (int pass = 0; pass < 7 && !st; pass++)
+  for (int pass = 0; pass < 8 && !st; pass++)
     for (int i = 0; i < root->nkid && !st; i++) {
       const mj_node* e = &root->kids[i];
       if (strcmp(e->x->name, kKnown[pass])) continue;
@@ -605,7 +666,8 @@ static csim_status read_sections(mj_ctx* c, const mj_node* root) {
         case 3: st = read_asset(c, e); break;
         case 4: st = mj_read_worldbody(c, e); break;
         case 5: st = mj_read_contact(c, e); break;
-        default: st = mj_read_actuator(c, e); break;
+        case 6: st = mj_read_actuator(c, e); break;
+        default: st = read_keyframe(c, e); break;
       }
     }
   return st;

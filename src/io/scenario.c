@@ -168,6 +168,10 @@ static const skey keys[] = {
      .doc = "Fixed base: root link position in the world"},
     {.path = "robots.N.rpy", .type = K_VEC3, .def = "[0, 0, 0]", RB(rpy), .units = "rad",
      .doc = "Fixed base: root link roll, pitch, yaw (about fixed x, y, z, as in URDF)"},
+    {.path = "robots.N.keyframe", .type = K_STR, .def_doc = "none", RB(keyframe),
+     .doc = "MJCF only: start from the file's `<keyframe><key>` of this name (or this 0-based index among the "
+            "keys): its qpos (MuJoCo's layout, quaternions reordered to csim's [x y z w]) and qvel (zero when the key "
+            "has none); its time, ctrl, act, mpos and mquat are not taken (a warning names them). Not with q0 or v0"},
     {.path = "robots.N.q0", .type = K_NUMS, .def_doc = "model default", RB(q0), .noff = offsetof(scn_robot, nq0),
      .units = "m, rad", .doc = "Full initial configuration (free base: x y z qx qy qz qw first; a ball joint: qx qy qz qw); length nq"},
     {.path = "robots.N.v0", .type = K_NUMS, .def_doc = "zero", RB(v0), .noff = offsetof(scn_robot, nv0),
@@ -1791,6 +1795,7 @@ void scn_free(scn_config* cfg) {
     free(r->mjcf);
     free(r->mjcf_path);
     free(r->name);
+    free(r->keyframe);
     free(r->q0);
     free(r->v0);
     for (int j = 0; r->joints && j < r->njoints; j++) free(r->joints[j].name);

@@ -83,6 +83,7 @@ typedef struct {
   scn_joint_dynamics joint_dynamics;  // 'joint_dynamics': apply|damping|ignore, default apply
   double pos[3];         // 'position': fixed base placement, default 0 0 0 (m)
   double rpy[3];         // 'rpy': fixed base orientation (roll, pitch, yaw about fixed x, y, z), rad
+  char* keyframe;        // 'keyframe': an MJCF <key> by name or index (NULL = none)
   double* q0; int nq0;   // 'q0': full configuration (NULL = model default); length checked by caller
   double* v0; int nv0;   // 'v0': full velocity (NULL = zero)
   scn_named_value* joints; int njoints;  // 'joints': joint name -> initial position, after q0

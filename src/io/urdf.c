@@ -1016,6 +1016,13 @@ void urdf_free(urdf_robot* r) {
   for (int k = 0; k < r->nunsupported; k++) free(r->unsupported[k].file);
   free(r->unsupported);
   free(r->exclude);
+  for (int k = 0; k < r->nkey; k++) {
+    free(r->keys[k].name);
+    free(r->keys[k].file);
+    free(r->keys[k].qpos);
+    free(r->keys[k].qvel);
+  }
+  free(r->keys);
   free(r->name);
   free(r->file);
   free(r);

@@ -135,6 +135,19 @@ typedef struct {
   char msg[256];            // what it is: "joint 'knee': armature 0.01"
 } urdf_unsupported;
 
+// one MJCF <keyframe><key>: its qpos and qvel as written, in MuJoCo's layout (quaternions
+// [w x y z]); robots.N.keyframe starts a run from it (io/compile.c)
+typedef struct {
+  char* name;               // NULL when unnamed
+  char* file;               // file it is in
+  int line, column;
+  double* qpos;             // (nqpos) NULL: not given (the reference configuration)
+  int nqpos;
+  double* qvel;             // (nqvel) NULL: not given (zero)
+  int nqvel;
+  char ignored[64];         // what csim does not take of it ("time ctrl", ...), "" when nothing
+} urdf_key;
+
 typedef struct {
   char* name;               // <robot name>
   char* file;               // path read
@@ -156,6 +169,8 @@ typedef struct {
   int nvisual;              // purely visual elements skipped (lights, cameras, materials, ...)
   int nunsupported;
   urdf_unsupported* unsupported;
+  int nkey;                 // <keyframe> keys in document order
+  urdf_key* keys;
 } urdf_robot;
 
 // Options of urdf_load.
