@@ -548,6 +548,34 @@ static void bad_plugin_item(char* buf, size_t n, const char* lib) {
            getenv("PWD"), PLUGIN_DIR, lib);
 }
 
+// a plugin that crashes (abort() in its step at t = 0.1 s) takes the run down: csim gives no exit
+// status of its own (the shell's 128 + the signal), and the output keeps every row up to the last
+// flush (output.flush_every 0: after every row), as for SIGKILL: the file opens, marked
+// incomplete, with the rows of steps 0..99 (t = k dt; the crash is in step 100's control instant)
+// in /time and /control/tau
+START_TEST(plugin_crash_keeps_rows) {
+  char item[512], y[512], o[512], buf[8192];
+  bad_plugin_item(item, sizeof item, "bad_crash");
+  arm_scenario("crash.yaml", 1e-3, item);
+  tmp_path(y, sizeof y, "crash.yaml");
+  tmp_path(o, sizeof o, "crash.h5");
+  // no core file in the working directory
+  int rc = sh_fmt(buf, sizeof buf, "ulimit -c 0; %s run %s --out %s --quiet --set "
+                  "output.flush_every=0", csim_bin(), y, o);
+  ck_assert_msg(rc > 128, "exit %d, not killed by a signal: %s", rc, buf);
+  ck_assert_int_eq(h5_root_int(o, "complete"), 0);
+  int n = h5_root_int(o, "steps_written");
+  ck_assert_int_eq(n, 100);
+  size_t r, c, rt, ct;
+  double* t = h5_read_file(o, "/time", &r, &c);
+  double* tau = h5_read_file(o, "/control/tau", &rt, &ct);
+  ck_assert(r >= (size_t)n && rt >= (size_t)n && ct == 9);
+  for (int k = 0; k < n; k++) ck_assert_double_eq_tol(t[k], k * 1e-3, 1e-12);
+  free(t);
+  free(tau);
+}
+END_TEST
+
 // bad controllers: exit 2 (input) or 1 (run) naming the key or the controller; every broken
 // plugin of tests/plugins/bad_plugins.c through `csim run` (the library named at load, the
 // controller and the plugin's name at run time)
@@ -817,6 +845,7 @@ int main(void) {
   tcase_add_test(tr, height_map_needs_field);
   tcase_add_test(tr, install_builds_plugin);
   tcase_add_test(tr, schedule_refused);
+  tcase_add_test(tr, plugin_crash_keeps_rows);
   suite_add_tcase(s, tr);
   // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 1
   // minute plain (the MPC needs about 220 ADMM iterations per solve there, 50 on flat ground)
