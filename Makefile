@@ -111,7 +111,7 @@ all: $(CSIM_BIN) robots/iiwa_wsg.urdf plugins
 # ones tests/test_control.c loads; built against the header as it is installed, <csim/plugin.h>
 PLUGIN_DIR := $(BUILD)/plugins
 PLUGIN_INC := $(BUILD)/include/csim/plugin.h
-BAD_PLUGINS := abi null nostep nosym nan fail
+BAD_PLUGINS := abi null nostep nosym nan fail crash
 PLUGINS    := $(PLUGIN_DIR)/pd_plugin.so $(patsubst %,$(PLUGIN_DIR)/bad_%.so,$(BAD_PLUGINS))
 PLUGIN_CC  = $(CC) -std=c11 -O2 -fPIC -shared -Wall -Wextra -Werror -I$(BUILD)/include
 .PHONY: plugins install

@@ -6,9 +6,11 @@
 //   BAD_NOSYM    no csim_plugin_entry symbol at all
 //   BAD_NAN      step writes NaN torques
 //   BAD_FAIL     step reports an error with a message
+//   BAD_CRASH    step aborts the process (SIGABRT) after 0.0995 s: a plugin that crashes
 #include <csim/plugin.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int bad_init(const csim_plugin_info* in, void** state, int* nlog, const char* const** names,
              char msg[CSIM_PLUGIN_MSG]);
@@ -33,6 +35,8 @@ int bad_step(void* state, const csim_sensors* s, double* tau, double* log,
     snprintf(msg, CSIM_PLUGIN_MSG, "lost track of the base");
     return CSIM_PLUGIN_ERROR;
   }
+#elif defined(BAD_CRASH)
+  if (s->time > 0.0995) abort();
 #else
   (void)s;
 #endif

@@ -32,6 +32,7 @@
 
 #define QW_LEGS 4
 #define QW_NX 12  // [roll pitch yaw, p (3), omega world (3), v (3)]
+#define QW_SCHED 32  // rows of a velocity schedule
 
 static const char* const qw_logs[] = {
     "vx_cmd", "vy_cmd", "wz_cmd", "vx", "vy", "wz", "height", "mpc_iterations",
@@ -54,7 +55,10 @@ typedef struct {
   double hip[QW_LEGS][3];        // the foot under the hip: base frame, at the first instant
   double offset[QW_LEGS];        // gait phase offset (trot: diagonal pairs)
   // params
-  double vcmd[3];                // vx, vy (base frame), yaw rate
+  double vcmd[3];                // vx, vy (base frame), yaw rate: the command now
+  double vel0[3];                // param velocity: the command before the schedule's first row
+  int nsched;                    // param schedule: rows [t, vx, vy, yaw rate], t increasing
+  double sched[QW_SCHED][4];
   double gait_period, step_height, height, mpc_dt, mu, kp_swing, kd_swing, kd_stance, k_fb, alpha;
   double beta;                   // proximal weight toward the last solve's plan (qw_pull)
   double Qw[QW_NX];
@@ -136,6 +140,40 @@ static int qw_nums(const csim_plugin_info* in, const char* key, int n, double lo
   return CSIM_PLUGIN_OK;
 }
 
+// param schedule: rows of 4 numbers (time, vx, vy, yaw rate), a piecewise-constant command
+// from each row's run time on; times >= 0 and increasing, at most QW_SCHED rows
+static int qw_schedule(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG]) {
+  const char* v = qw_param(in, "schedule");
+  if (!v) return CSIM_PLUGIN_OK;
+  double* x = &w->sched[0][0];
+  int k = 0, bad = 0;
+  for (const char* s = v; *s && !bad;) {
+    while (*s == ' ' || *s == ',') s++;
+    if (!*s) break;
+    char* end;
+    double y = strtod(s, &end);
+    bad = end == s || !isfinite(y) || k == 4 * QW_SCHED;
+    if (!bad) x[k++] = y;
+    s = end;
+  }
+  w->nsched = k / 4;
+  for (int r = 0; r < w->nsched && !bad; r++)
+    bad = w->sched[r][0] < 0 || (r > 0 && w->sched[r][0] <= w->sched[r - 1][0]);
+  if (bad || k == 0 || k % 4) {
+    snprintf(msg, CSIM_PLUGIN_MSG, "param 'schedule': expected rows of 4 numbers (time, vx, vy, "
+             "yaw_rate), times >= 0 and increasing, at most %d rows, got '%s'", QW_SCHED, v);
+    return CSIM_PLUGIN_ERROR;
+  }
+  return CSIM_PLUGIN_OK;
+}
+
+// the command at run time t: the schedule's last row at or before t, `velocity` before its first
+static void qw_command(qw* w, double t) {
+  const double* c = w->vel0;
+  for (int r = 0; r < w->nsched && w->sched[r][0] <= t; r++) c = w->sched[r] + 1;
+  memcpy(w->vcmd, c, sizeof w->vcmd);
+}
+
 static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG]) {
   // Léziart et al.'s Solo-12 settings where they apply: 0.32 s trot, 20 ms MPC steps over one
   // gait period, weights on [rpy, p, omega, v] (Di Carlo et al. 2018, Table II shape). The
@@ -177,8 +215,9 @@ static int qw_params(qw* w, const csim_plugin_info* in, char msg[CSIM_PLUGIN_MSG
       qw_nums(in, "force_prox", 1, 0, &w->beta, msg) ||
       qw_nums(in, "descend", 1, 0, &w->descend, msg) ||
       qw_nums(in, "mpc_tolerance", 1, 1e-300, &w->mpc_tol, msg) ||
-      qw_nums(in, "mpc_iterations", 1, 1, &maxit, msg))
+      qw_nums(in, "mpc_iterations", 1, 1, &maxit, msg) || qw_schedule(w, in, msg))
     return CSIM_PLUGIN_ERROR;
+  memcpy(w->vel0, w->vcmd, sizeof w->vel0);
   w->horizon = (int)hz;
   w->mpc_maxit = (int)fmin(maxit, 1e6);
   const char* gait = qw_param(in, "gait");
@@ -842,6 +881,7 @@ static int qw_step(void* state, const csim_sensors* s, double* tau, double* log,
     if ((all || s->time >= w->t_start + 1) && isinf(w->t0)) w->t0 = s->time + w->gait_period;
   }
   double ground = w->rough ? w->plane[0] : qw_ground(w, w->foothold[0][2]);
+  if (w->nsched) qw_command(w, s->time);
   qw_path(w);
   if (w->since_mpc == 0 && qw_mpc(w, s->time, ground, msg) != CSIM_PLUGIN_OK)
     return CSIM_PLUGIN_ERROR;
