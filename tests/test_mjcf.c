@@ -408,6 +408,10 @@ START_TEST(keyframe_errors) {
     ck_assert_msg(rc == kCases[k].rc && strstr(out, kCases[k].needle), "case %zu: exit %d: %s",
                   k, rc, out);
   }
+  snprintf(path, sizeof(path), "%s/k.xml", dir);
+  ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info %s", csim_bin(), path), 0);
+  ck_assert_msg(strstr(out, "keyframes (robots.N.keyframe): 3: 0 'up' 1 'short' 2 't'"), "%s", out);
+  snprintf(path, sizeof(path), "%s/k.yaml", dir);
   char cwd[400], yaml[800];
   ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
   snprintf(yaml, sizeof(yaml), "name: u\nrobots:\n  - urdf: %s/robots/cube.urdf\n    base: free\n"

@@ -164,6 +164,13 @@ static void print_mjcf(FILE* f, const urdf_robot* r) {
     if (r->links[l].has_inertial)
       fprintf(f, "  %-32s %.9g\n", r->links[l].name, r->links[l].mass);
   fprintf(f, "contact excludes: %d; actuators: %d\n", r->nexclude, r->nactuator);
+  if (r->nkey) {  // robots.N.keyframe takes a name or an index
+    fprintf(f, "keyframes (robots.N.keyframe): %d:", r->nkey);
+    for (int k = 0; k < r->nkey; k++)
+      fprintf(f, " %d%s%s%s", k, r->keys[k].name ? " '" : "", r->keys[k].name ? r->keys[k].name : "",
+              r->keys[k].name ? "'" : "");
+    fprintf(f, "\n");
+  }
   if (r->nvisual) fprintf(f, "note: %d visual or non-physical elements skipped (lights, cameras, "
                           "materials, sites, ...)\n", r->nvisual);
   fprintf(f, "not supported yet (issue 25): %d\n", r->nunsupported);
