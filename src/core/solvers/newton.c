@@ -232,7 +232,8 @@ static int hessian(const island* is) {
     const int* d = p->ydof + (size_t)i * ws;
     const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
     const double* hq = st->hz + 9 * q;
-    for (int r = 0; r < 3; r++)  // zt_r = sum_s H_rs y_s
+    int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
+    for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
       for (int k = 0; k < nz; k++)
         st->zt[(size_t)r * ws + (size_t)k] =
             hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] + hq[3 * r + 2] * y[2 * ws + (size_t)k];
@@ -242,7 +243,7 @@ static int hessian(const island* is) {
         size_t rv = (size_t)st->dofmap[d[v]];
         if (rv < cu) continue;
         double e = 0;
-        for (int r = 0; r < 3; r++) e += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+        for (int r = r0; r < 3; r++) e += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
         st->H[cu * ld + rv] += e;
       }
     }
