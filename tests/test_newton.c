@@ -114,7 +114,9 @@ static solver_result solve_with(const fixture* f, csim_solver kind, double tol, 
 }
 
 // newton's lambda against ccp/pgs and ccp/admm (both to 1e-12) on f's contact problem: within
-// tol of the largest impulse; newton converges (to 1e-12) in at most maxit iterations
+// tol of the largest impulse (each stops at a CCP residual of 1e-12 N s, so the answers differ by
+// up to ~1e-11: measured 7e-9 of the largest impulse on the chain, 2.5e-9 on the resting cube,
+// 1e-11 on the humanoid); newton converges (to 1e-12) in at most maxit iterations
 static void agree(const fixture* f, double tol, int maxit, const char* what) {
   int nc = f->s->data.con->ncon, n3 = 3 * nc;
   ck_assert_msg(nc > 0, "%s: no contacts", what);
@@ -153,7 +155,7 @@ START_TEST(agrees_on_cubes) {
   for (int k = 0; k < 3; k++) {
     fixture f = fixture_steps(sc[k].text, NULL, sc[k].steps);
     free(sc[k].text);
-    agree(&f, 1e-8, 20, sc[k].what);
+    agree(&f, 1e-7, 20, sc[k].what);
     fixture_free(&f);
   }
 }
@@ -171,7 +173,7 @@ START_TEST(agrees_on_chain) {
     csim_error err;
     ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
   }
-  agree(&f, 1e-8, 30, "chain of 10");
+  agree(&f, 1e-7, 30, "chain of 10");
   fixture_free(&f);
 }
 END_TEST
@@ -235,6 +237,78 @@ START_TEST(refusals) {
 }
 END_TEST
 
+// MuJoCo's humanoid (humanoid.xml: soft joint limits, frictionless body-body pairs of condim 1,
+// the floor's friction 1) stepped by ccp/pgs, at three steps (5 or more apart) with limits, frictionless
+// and floor contacts at once: the limits' and frictionless contacts' 1-D Signorini zone beside
+// the cone's zones
+START_TEST(agrees_on_humanoid) {
+  const char* xml = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  ck_assert_msg(file_exists(xml), "%s missing: make deps installs libmujoco-samples", xml);
+  char yaml[1024];
+  snprintf(yaml, sizeof(yaml),
+           "name: h\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
+           "  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco}\n"
+           "solver: {name: pgs, tolerance: 1.0e-10, max_iterations: 5000}\n"
+           "integrator: {duration: 2.0}\n", xml);
+  fixture f = fixture_steps(yaml, NULL, 1);
+  contact_data* c = f.s->data.con;
+  int checked = 0, last = -100;
+  for (int k = 1; k < 400 && checked < 3; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    int frictionless = 0, floor = 0;
+    for (int i = 0; i < c->ncon - c->nlimit; i++) {
+      frictionless += c->mu[i] == 0;
+      floor += c->mu[i] > 0;
+    }
+    if (c->nlimit > 0 && frictionless > 0 && floor > 0 && k - last >= 5) {
+      char what[64];
+      snprintf(what, sizeof(what), "humanoid step %d", k);
+      agree(&f, 1e-7, 30, what);
+      checked++;
+      last = k;
+    }
+  }
+  ck_assert_int_eq(checked, 3);
+  fixture_free(&f);
+}
+END_TEST
+
+// an MJCF body on a slide joint with extra joint and geom attributes, as a scenario under
+// ccp/newton (MJCF geoms bring MuJoCo softness): created, or the load's status with err
+static csim_status mjcf_newton(const char* joint, const char* geom, csim_error* err) {
+  char xml[1024], yaml[1024], path[512];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><worldbody><geom type='plane' size='5 5 0.1'/><body name='b' pos='0 0 0.2'>"
+           "<joint name='j' type='slide' axis='1 0 0' %s/><joint name='k' type='slide' "
+           "axis='0 0 1'/><geom type='cylinder' size='0.1 0.05' %s/></body></worldbody>"
+           "</mujoco>", joint, geom);
+  tmp_write_text("nw.xml", xml);
+  snprintf(yaml, sizeof(yaml),
+           "name: nw\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: nw.xml\n"
+           "contact: {model: ccp}\nsolver: {name: newton}\n"
+           "integrator: {dt: 1.0e-3, duration: 0.1}\n");
+  fixture f;
+  csim_status st = fixture_try(yaml, tmp_path(path, sizeof(path), "nw.yaml"), &f, err);
+  if (st == CSIM_OK) fixture_free(&f);
+  return st;
+}
+
+// MJCF: accepted as such; refused with dry joint friction and with condim 4, naming solver.name
+START_TEST(refusals_mjcf) {
+  csim_error err;
+  ck_assert_int_eq(mjcf_newton("", "", &err), CSIM_OK);
+  ck_assert_int_eq(mjcf_newton("range='-1 1' limited='true'", "", &err), CSIM_OK);
+  ck_assert_int_ne(mjcf_newton("frictionloss='0.5'", "", &err), CSIM_OK);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "frictionloss") && strstr(err.msg, "'j'"), "%s", err.msg);
+  ck_assert_int_ne(mjcf_newton("", "condim='4'", &err), CSIM_OK);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "condim 4") != NULL, "%s", err.msg);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("newton");
   TCase* tc = tcase_create("core");
@@ -245,6 +319,8 @@ int main(void) {
   tcase_add_test(tc, agrees_on_chain);
   tcase_add_test(tc, steps_converge);
   tcase_add_test(tc, refusals);
+  tcase_add_test(tc, agrees_on_humanoid);
+  tcase_add_test(tc, refusals_mjcf);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
