@@ -33,9 +33,10 @@
 // lambda(x) with its exact velocity c = Y Y' lambda + Re lambda + g = c~ - Y grad P comes from
 // grad P alone: zero exactly at the minimum of P, where x = Y' lambda.
 //
-// The iteration (per island, in its dofs): d = -H^-1 grad P (dense Cholesky, LAPACK dpotrf, of
-// H assembled from the zones; refactored only when a zone changed or a contact is on the cone
-// surface, whose H moves with x), then the exact line search along d: phi(t) = P(x + t d) is
+// The iteration (per island, in its dofs): d = -H^-1 grad P (the Cholesky factor of H assembled
+// from the zones: banded, LAPACK dpbtrf, in ADMM's Cuthill-McKee order when the band is at most
+// half the dofs, a chain of trees such as a stack; else dense, dpotrf; refactored only when a
+// zone changed or a contact is on the cone surface, whose H moves with x), then the exact line search along d: phi(t) = P(x + t d) is
 // convex and C^1, piecewise quadratic except on the cone surface, so phi'(t) = 0 is found by
 // Newton's method on phi' safeguarded by a bracket (MuJoCo's 1-D Newton line search). It stops on
 // the model's own residual (solver_ccp_residual, solver_stop_of) of lambda(x) like every ccp
@@ -52,7 +53,7 @@
 
 #include "core/interrupt.h"
 #include "core/solvers/newton.h"
-#include "core/solvers/solver_impl.h"
+#include "core/solvers/admm_impl.h"
 
 // the line search stops when |phi'(t)| <= kLineTol |phi'(0)|, or after kLineIt evaluations
 static const double kLineTol = 1e-10;
@@ -65,8 +66,18 @@ typedef struct {
   int nv, maxc, mchain;
   int* dofmap;    // (nv) global dof -> island position, -1 outside (restored after each island)
   int* dofs;      // (nv) island position -> global dof
+  int* yi;        // (maxc x max_chain) the island's Y entries' dofs in island positions
+  int* ynz;       // (maxc) entries per island contact
+  int* yord;      // (admm_y_ord_ints) the band order (admm_band_order): perm first, then scratch
   int* zone;      // (maxc) each contact's zone at the last factorization
-  double* H;      // (nv x nv) the island's Hessian, then its Cholesky factor (column-major lower)
+  int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
+                  // chosen yet (the island has not been factored)
+  int nband;      // islands of the solve factored banded, and in dof space (solver_result)
+  int ndof;
+  const int* cord;  // banded: each contact's entries by ascending position (admm_band_order)
+  // (nv x nv) the island's Hessian, then its Cholesky factor (column-major lower; banded: LAPACK
+  // band storage, nd x (kd + 1))
+  double* H;
   double *x, *d, *w;        // (nv) iterate, direction, Y' lambda then the gradient
   double *a, *b, *lam, *re;  // (3 maxc) Y x + g, Y d, lambda(x), R + ydiag
   double *hz;     // (9 maxc) each contact's zone Hessian
@@ -142,21 +153,53 @@ static inline int con_of(const island* is, int q) {
   return is->cons ? is->cons[q] : q;
 }
 
-// the island's dofs numbered in order of first appearance (st->dofmap, st->dofs)
+// the island's dofs numbered in order of first appearance, its contacts' entries in those
+// numbers (st->yi, st->ynz)
 static void island_dofs(island* is) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
+  size_t ws = (size_t)p->ystride;
   int nd = 0;
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
-    const int* d = p->ydof + (size_t)i * (size_t)p->ystride;
-    for (int k = 0; k < p->ynz[i]; k++)
+    const int* d = p->ydof + (size_t)i * ws;
+    st->ynz[q] = p->ynz[i];
+    for (int k = 0; k < p->ynz[i]; k++) {
       if (st->dofmap[d[k]] < 0) {
         st->dofmap[d[k]] = nd;
         st->dofs[nd++] = d[k];
       }
+      st->yi[(size_t)q * ws + (size_t)k] = st->dofmap[d[k]];
+    }
   }
+  for (int k = 0; k < nd; k++) st->dofmap[st->dofs[k]] = -1;  // restored for the next island
   is->nd = nd;
+}
+
+// the island's factor: banded when the band order (admm_band_order, ADMM's Cuthill-McKee) gives
+// a band of at most half the dofs (a chain of trees: a stack), dense otherwise (ADMM's kBandRatio
+// rule; a contact's entries span at least its nz - 1 positions, so the order is not computed when
+// that already fails)
+static void island_band(island* is) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int nzmax = 0;
+  for (int q = 0; q < is->n; q++)
+    if (st->ynz[q] > nzmax) nzmax = st->ynz[q];
+  st->kd = -1;
+  if (2 * (nzmax - 1) > is->nd) return;
+  solver_problem sub = {0};
+  sub.nc = is->n;
+  sub.nv = is->nd;
+  sub.ystride = p->ystride;
+  sub.ynz = st->ynz;
+  sub.ydof = st->yi;
+  const int* cord;
+  int kd = admm_band_order(&sub, st->yord + st->nv, st->yord, &cord);
+  if (2 * kd <= is->nd) {
+    st->kd = kd;
+    st->cord = cord;
+  }
 }
 
 // out (3n) = Y x over the island (plus g when add_g)
@@ -165,11 +208,11 @@ static void y_mul(const island* is, const double* x, int add_g, double* out) {
   size_t ws = (size_t)p->ystride;
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
-    const int* d = p->ydof + (size_t)i * ws;
+    const int* d = is->st->yi + (size_t)q * ws;
     for (int r = 0; r < 3; r++) {
       const double* y = p->Y + (3 * (size_t)i + r) * ws;
       double acc = add_g ? p->g[3 * i + r] : 0;
-      for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * x[is->st->dofmap[d[k]]];
+      for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * x[d[k]];
       out[3 * q + r] = acc;
     }
   }
@@ -182,12 +225,12 @@ static void yt_mul(const island* is, const double* v, double* out) {
   memset(out, 0, sizeof(double) * (size_t)is->nd);
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
-    const int* d = p->ydof + (size_t)i * ws;
+    const int* d = is->st->yi + (size_t)q * ws;
     for (int r = 0; r < 3; r++) {
       double vr = v[3 * q + r];
       if (vr == 0) continue;
       const double* y = p->Y + (3 * (size_t)i + r) * ws;
-      for (int k = 0; k < p->ynz[i]; k++) out[is->st->dofmap[d[k]]] += y[k] * vr;
+      for (int k = 0; k < p->ynz[i]; k++) out[d[k]] += y[k] * vr;
     }
   }
 }
@@ -218,38 +261,62 @@ static double dot(const double* u, const double* v, int n) {
   return s;
 }
 
-// H = I + sum_i Y_i' H_i Y_i (lower triangle, column-major) factored; 0 on success
-static int hessian(const island* is) {
+// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
+// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
+// r - c)
+static void hessian_add(const island* is, int q) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
-  int nd = is->nd;
-  size_t ws = (size_t)p->ystride, ld = (size_t)nd;
-  memset(st->H, 0, sizeof(double) * ld * ld);
-  for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + (size_t)k] = 1;
-  for (int q = 0; q < is->n; q++) {
-    if (st->zone[q] == ZONE_FREE) continue;
-    int i = con_of(is, q), nz = p->ynz[i];
-    const int* d = p->ydof + (size_t)i * ws;
-    const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
-    const double* hq = st->hz + 9 * q;
-    int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
-    for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
-      for (int k = 0; k < nz; k++)
-        st->zt[(size_t)r * ws + (size_t)k] =
-            hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] + hq[3 * r + 2] * y[2 * ws + (size_t)k];
-    for (int u = 0; u < nz; u++) {
-      size_t cu = (size_t)st->dofmap[d[u]];
-      for (int v = 0; v < nz; v++) {
-        size_t rv = (size_t)st->dofmap[d[v]];
-        if (rv < cu) continue;
-        double e = 0;
-        for (int r = r0; r < 3; r++) e += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
-        st->H[cu * ld + rv] += e;
-      }
+  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
+  const int* d = st->yi + (size_t)q * ws;
+  const int* pm = band ? st->yord : NULL;
+  const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
+  const double* hq = st->hz + 9 * q;
+  int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
+  for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
+    for (int k = 0; k < nz; k++)
+      st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
+                                           hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  for (int u = 0; u < nz; u++) {
+    size_t cu = (size_t)(pm ? pm[d[u]] : d[u]);
+    double* col = st->H + cu * ld - (band ? cu : 0);  // row e of column cu at col[e]
+    for (int v = 0; v < nz; v++) {
+      size_t rv = (size_t)(pm ? pm[d[v]] : d[v]);
+      if (rv < cu) continue;
+      double e = 0;
+      for (int r = r0; r < 3; r++) e += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      col[rv] += e;
     }
   }
-  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
+}
+
+// H = I + sum_i Y_i' H_i Y_i (lower triangle, column-major, dense or banded) factored (LAPACK
+// dpotrf or dpbtrf); 0 on success
+static int hessian(const island* is) {
+  newton_state* st = is->st;
+  int nd = is->nd, kd = st->kd;
+  size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, dg = kd >= 0 ? 0 : 1;
+  memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
+  for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
+  for (int q = 0; q < is->n; q++)
+    if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
+  lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, st->H, kd + 1)
+                            : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
   return info != 0 || !isfinite(st->H[0]);
+}
+
+// v := H^-1 v with hessian()'s factor (banded: through the band order, st->w as scratch)
+static void hessian_solve(const island* is, double* v) {
+  newton_state* st = is->st;
+  int nd = is->nd, kd = st->kd;
+  if (kd < 0) {
+    solver_chol_solve(nd, st->H, v);
+    return;
+  }
+  for (int k = 0; k < nd; k++) st->w[st->yord[k]] = v[k];
+  LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', nd, kd, 1, st->H, kd + 1, st->w, nd);
+  for (int k = 0; k < nd; k++) v[k] = st->w[st->yord[k]];
 }
 
 // phi'(t) and phi''(t) of phi(t) = P(x + t d), given xd = x'd and dd = d'd (st->a, st->b: Y x + g
@@ -346,13 +413,18 @@ static void island_start(const island* is, const double* lambda) {
 
 // one Newton step from x: the direction d = -H^-1 grad P (grad P = x - Y' lambda, st->w holding
 // Y' lambda from island_residual), the exact line search, x and a moved. 0 when the factor failed
-static int island_step(const island* is) {
+static int island_step(island* is) {
   newton_state* st = is->st;
   int nd = is->nd, changed = 0;
   zones(is, st->a, st->lam, 1, &changed);
+  if (st->kd == -2) {  // the island's first factorization chooses its form
+    island_band(is);
+    st->nband += st->kd >= 0;
+    st->ndof++;
+  }
   if (changed && hessian(is)) return 0;
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
-  solver_chol_solve(nd, st->H, st->d);
+  hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
   double xd = dot(st->x, st->d, nd), dd = dot(st->d, st->d, nd);
   double f0 = xd - dot(st->lam, st->b, 3 * is->n);  // phi'(0) = grad P' d
@@ -382,8 +454,8 @@ static void island_best(solver* s, const island* is, double* lambda, int keep) {
 // (the best iterate by that residual) in lambda and s->c. Returns the iterations, the residual in
 // *res
 static int island_solve(solver* s, island* is, double* lambda, double* res) {
-  newton_state* st = is->st;
   island_dofs(is);
+  is->st->kd = -2;
   int it = 0;
   double r = INFINITY, best = INFINITY;
   if (island_re(is)) {
@@ -403,7 +475,6 @@ static int island_solve(solver* s, island* is, double* lambda, double* res) {
       r = best;
     }
   }
-  for (int k = 0; k < is->nd; k++) st->dofmap[st->dofs[k]] = -1;
   *res = r;
   return it;
 }
@@ -411,6 +482,7 @@ static int island_solve(solver* s, island* is, double* lambda, double* res) {
 void solver_ccp_newton(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   newton_state* st = nstate(s);
   solver_tally tally = solver_tally_start();
+  st->nband = st->ndof = 0;
   int ok = p->Y && !p->box && !p->link && p->nv <= st->nv && p->ystride <= st->mchain;
   int nis = solver_sweep_islands(p);
   for (int k = 0; k < nis; k++) {
@@ -421,6 +493,8 @@ void solver_ccp_newton(solver* s, const solver_problem* p, double* lambda, solve
     solver_tally_add(&tally, it, r, ok);
   }
   solver_tally_finish(&tally, s, res, s->opt.tolerance);
+  res->dof_islands = st->ndof;
+  res->band_islands = st->nband;
 }
 
 //------------------------------------ the family -------------------------------------------
@@ -440,7 +514,7 @@ static csim_status newton_work(const solver_options* o, int maxc, size_t* nwork,
 static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
-  return sizeof(newton_state) + (2 * nv + mc) * sizeof(int) +
+  return sizeof(newton_state) + (2 * nv + mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
          (nv * nv + 3 * nv + 6 * 3 * mc + 9 * mc + 3 * w) * sizeof(double);
 }
 
@@ -450,6 +524,9 @@ static void newton_destroy(void* priv) {
   free(st->dofmap);
   free(st->dofs);
   free(st->zone);
+  free(st->yi);
+  free(st->ynz);
+  free(st->yord);
   free(st->H);
   free(st->x);
   free(st->a);
@@ -469,12 +546,15 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->dofmap = malloc(sizeof(int) * nv);
   st->dofs = malloc(sizeof(int) * nv);
   st->zone = malloc(sizeof(int) * mc);
+  st->yi = malloc(sizeof(int) * mc * w);
+  st->ynz = malloc(sizeof(int) * mc);
+  st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   st->H = malloc(sizeof(double) * nv * nv);
   st->x = calloc(3 * nv, sizeof(double));  // x, d, w
   st->a = calloc(6 * 3 * mc, sizeof(double));  // a, b, lam, re, bl, bc
   st->hz = calloc(9 * mc, sizeof(double));
   st->zt = calloc(3 * w, sizeof(double));
-  if (!st->dofmap || !st->dofs || !st->zone || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+  if (!st->dofmap || !st->dofs || !st->zone || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
     newton_destroy(st);
     return NULL;
   }
