@@ -263,7 +263,8 @@ static double dot(const double* u, const double* v, int n) {
 
 // contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
 // at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
-// r - c)
+// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
+// added where the lower triangle holds it
 static void hessian_add(const island* is, int q) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
@@ -278,15 +279,13 @@ static void hessian_add(const island* is, int q) {
     for (int k = 0; k < nz; k++)
       st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
                                            hq[3 * r + 2] * y[2 * ws + (size_t)k];
-  for (int u = 0; u < nz; u++) {
-    size_t cu = (size_t)(pm ? pm[d[u]] : d[u]);
-    double* col = st->H + cu * ld - (band ? cu : 0);  // row e of column cu at col[e]
-    for (int v = 0; v < nz; v++) {
-      size_t rv = (size_t)(pm ? pm[d[v]] : d[v]);
-      if (rv < cu) continue;
-      double e = 0;
-      for (int r = r0; r < 3; r++) e += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
-      col[rv] += e;
+  for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
+    size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
+    for (int v = u; v < nz; v++) {
+      size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
+      double h = 0;
+      for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
 }
