@@ -216,7 +216,7 @@ START_TEST(steps_converge) {
 END_TEST
 
 // refused at load, naming the key: without softness, with contact.compliance, for another model
-// (the pair table), with condim 4 (check_spin), and csim solve's matrix problems (no Y)
+// (the pair table), a URDF robot's rigid limits, and csim solve's matrix problems (no Y)
 START_TEST(refusals) {
   double rest[3] = {0, 0, 0.05}, v0[6] = {0};
   struct {
@@ -243,6 +243,21 @@ START_TEST(refusals) {
     sim_free(s);
     scn_free(cfg);
     free(text);
+  }
+  // a URDF robot's rigid joint limits (R = 0), named by joint (Solo-12's first)
+  {
+    const char* sets2[] = {"contact.model=ccp", "contact.compliance=0", "contact.baumgarte=0",
+                           "contact.solref=[0.02, 1]", "solver.name=newton"};
+    scn_config* cfg = NULL;
+    csim_error err;
+    err_clear(&err);
+    csim_status st = scn_load("scenarios/solo12_stand.yaml", sets2, 5, &cfg, &err);
+    ck_assert_msg(st == CSIM_OK, "%s", err.msg);
+    sim* s = NULL;
+    ck_assert_int_ne(sim_create(cfg, &s, &err), CSIM_OK);
+    ck_assert_str_eq(err.key, "solver.name");
+    ck_assert_msg(strstr(err.msg, "rigid limit") && strstr(err.msg, "'FL_HAA'"), "%s", err.msg);
+    scn_free(cfg);
   }
   // no factored form: solver_create refuses
   solver_options o = {CSIM_MODEL_CCP, CSIM_SOLVER_NEWTON, 1e-8, 100, 1.0, 4, 1.0, 1,
