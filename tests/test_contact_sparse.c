@@ -247,6 +247,9 @@ START_TEST(solvers_sparse_vs_dense) {
   for (int mo = 0; mo < CSIM_NRIGID_MODELS; mo++)
     for (int k = 0; k < CSIM_NRIGID_SOLVERS; k++) {
       if (!solver_pair_supported((csim_model)mo, (csim_solver)k, NULL, 0)) continue;
+      // newton needs the factored form and R > 0 (test_newton.c), neither of which the dense
+      // problem and this rigid scene have
+      if (k == CSIM_SOLVER_NEWTON) continue;
       npairs++;
       solver_options o = {(csim_model)mo, (csim_solver)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
                           SOLVER_STOP_MODEL, 0, 0, 0, 0};

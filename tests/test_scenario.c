@@ -454,7 +454,7 @@ static const bad_case bad[] = {
     // enums
     {B "contact: {model: ncpp}\n", NULL, NULL, NULL, 3, 18, "contact.model", "did you mean 'ncp'?"},
     {B "solver: {name: PGS}\n", NULL, NULL, NULL, 3, 16, "solver.name",
-     "expected one of: pgs, lemke, admm, staggered, bisection, auto, none; found 'PGS'; did you mean 'pgs'?"},
+     "expected one of: pgs, lemke, admm, staggered, bisection, auto, newton, none; found 'PGS'; did you mean 'pgs'?"},
     {"robots:\n  - {urdf: a.urdf, base: floating}\n", NULL, NULL, NULL, 2, 26, "robots.0.base",
      "expected one of: fixed, free"},
     // required keys and structure

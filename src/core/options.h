@@ -23,7 +23,7 @@ typedef enum {
 // the solvers: X(ID, name); "none" is a compliant law's (no rigid solver)
 #define CSIM_SOLVERS(X) \
   X(PGS, "pgs") X(LEMKE, "lemke") X(ADMM, "admm") X(STAGGERED, "staggered") \
-  X(BISECTION, "bisection") X(AUTO, "auto") X(NONE, "none")
+  X(BISECTION, "bisection") X(AUTO, "auto") X(NEWTON, "newton") X(NONE, "none")
 typedef enum {
 #define CSIM_SOLVER_ENUM(id, name) CSIM_SOLVER_##id,
   CSIM_SOLVERS(CSIM_SOLVER_ENUM)
@@ -69,7 +69,7 @@ extern const char* const csim_controller_names[];    // pd plugin
 extern const char* const csim_model_names[];          // ncp ccp lcp raisim raisim_ds
                                                       //   hunt_crossley spring_damper bristle
                                                       //   sqrt_spring
-extern const char* const csim_solver_names[];         // pgs lemke admm staggered bisection auto none
+extern const char* const csim_solver_names[];         // pgs lemke admm staggered bisection auto newton none
 extern const char* const csim_scheme_names[];         // semi_implicit tamsi implicit_euler
 extern const char* const csim_on_failure_names[];     // continue stop
 extern const char* const csim_on_energy_names[];      // warn stop

@@ -860,6 +860,39 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
                        m->geom_condim[g] > 4 ? " and rolling" : "", why);
 }
 
+// solver.name newton (core/solvers/newton.c) solves the soft CCP only: every row needs R > 0 with
+// R equal on a contact's three rows (MuJoCo softness), and it has neither the box of dry joint
+// friction nor the generalized cone of condim 4/6 (check_spin refuses those): refused at load,
+// once the materials are known (compile_materials)
+static csim_status check_newton(const scn_config* cfg, const sim* s, const solver_options* so,
+                                csim_error* err) {
+  if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
+  const sim_model* m = s->model.m;
+  const mat_table* mt = s->model.mat;
+  if (cfg->compliance > 0)
+    return scn_key_error(cfg, "contact.compliance", err, "solver 'newton' takes MuJoCo "
+                         "softness (contact.solref or MJCF solref), not contact.compliance: R = "
+                         "alpha diag(G) differs between a contact's rows; choose pgs or admm");
+  if (!mt || !mt->soft)
+    return scn_key_error(cfg, "solver.name", err, "solver 'newton' needs a compliance R > 0 on "
+                         "every contact (its primal cost has a quadratic term R^-1 per row): give "
+                         "contact.solref or MJCF geoms with solref, or choose pgs or admm");
+  for (int j = 0; j < m->njnt; j++) {
+    int dof = m->jnt_dofadr[j], b = m->jnt_body[j], l = b >= 0 ? m->body_link[b] : -1;
+    const double *lref, *limp;
+    double w;
+    const char* why = m->dof_frictionloss[dof] > 0 ? "dry friction (frictionloss)"
+                      : m->jnt_limited[j] && !mat_limit_soft(mt, m, j, &lref, &limp, &w)
+                          ? "a rigid limit (no solreflimit: R = 0)"
+                          : NULL;
+    if (why)
+      return scn_key_error(cfg, "solver.name", err, "solver 'newton' cannot take joint '%s' "
+                           "(body '%s'): it has %s; choose pgs or admm",
+                           m->jnt_name[j], l >= 0 ? m->link_name[l] : "world", why);
+  }
+  return CSIM_OK;
+}
+
 // contact buffers and the rigid solver (compliant laws: no rigid solver, solver.name ignored)
 static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* err) {
   solver_options so;
@@ -938,6 +971,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
     st = compile_materials(cfg, s, err);
+  if (st == CSIM_OK && s->opt.rigid) st = check_newton(cfg, s, &s->opt.solver, err);
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);
   if (st == CSIM_OK) st = resolve_actions(cfg, s, err);

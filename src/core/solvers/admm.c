@@ -477,6 +477,10 @@ static int band_order(const solver_problem* p, int* iw, int* perm, const int** c
   return kd;
 }
 
+int admm_band_order(const solver_problem* p, int* iw, int* perm, const int** cord) {
+  return band_order(p, iw, perm, cord);
+}
+
 // the sparse factor's values of I (nd columns): zeros, the diagonal (each column's first) 1
 static void sparse_clear(chol_entry* e, int nd) {
   const int* cp = chol_colp(e);
@@ -1229,7 +1233,7 @@ void solver_ncp_admm(solver* s, const solver_problem* p, double* lambda, solver_
 // band_order): each dof's position and a queue (nd each), the contacts of each dof (nd + 1
 // starts, at most maxc max_chain entries; then each contact's entries by position), a flag per
 // contact
-static size_t admm_y_ord_ints(const solver_options* o, int maxc) {
+size_t admm_y_ord_ints(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return 3 * (size_t)o->nv + 1 + mc * w + mc;
 }

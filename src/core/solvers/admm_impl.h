@@ -48,4 +48,15 @@ static inline admm_state* solver_admm(const solver* s) {
 // -1 when that factor does not apply to p (no band, too large for the work)
 int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma, double* x);
 
+// the band order of the dofs of a problem in local dofs (p->nv of them, p->ydof local; Y's values
+// unread): Cuthill-McKee from a far end of the island (admm.c band_order), each dof's position in
+// perm (nv), each contact's entries by ascending position in *cord (inside iw); iw is scratch of
+// admm_y_ord_ints ints minus nv. Returns the lower bandwidth of I + Y' W Y in that order, W any
+// per-contact weight (newton.c factors its Hessian banded with it)
+int admm_band_order(const solver_problem* p, int* iw, int* perm, const int** cord);
+
+// ints of the band order's scratch (perm included) for islands of at most o->nv dofs, maxc
+// contacts of at most o->max_chain entries
+size_t admm_y_ord_ints(const solver_options* o, int maxc);
+
 #endif  // CSIM_ADMM_IMPL_H

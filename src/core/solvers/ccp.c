@@ -52,8 +52,9 @@ static double sym3_max_eig(const double A[9]) {
   return q + 2 * pp * cos(acos(r) / 3);
 }
 
-// the CCP residual (000 eq. 15), max over the contacts cons[0..n) (all when cons is NULL)
-static double ccp_residual(const solver_problem* p, const double* lambda, const double* c,
+// the CCP residual (000 eq. 15), max over the contacts cons[0..n) (all when cons is NULL;
+// solver_impl.h)
+double solver_ccp_residual(const solver_problem* p, const double* lambda, const double* c,
                            const int* cons, int n) {
   double worst = 0;
   for (int q = 0; q < n; q++) {
@@ -86,7 +87,8 @@ typedef struct {
 static double stop_residual(const void* ctx, const int* cons, int n, const double* lambda,
                             const double* c) {
   const ccp_ctx* x = ctx;
-  return solver_stop_of(x->s, x->p, lambda, c, cons, n, ccp_residual(x->p, lambda, c, cons, n));
+  double q = solver_ccp_residual(x->p, lambda, c, cons, n);
+  return solver_stop_of(x->s, x->p, lambda, c, cons, n, q);
 }
 
 // a box entry (solver.h): the tangent onto the disc of radius b (mu 1), the normal pinned at b

@@ -1022,5 +1022,5 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
 }
 
 int solver_reads_offdiag(const solver_options* o) {
-  return o->kind != CSIM_SOLVER_ADMM;
+  return o->kind != CSIM_SOLVER_ADMM && o->kind != CSIM_SOLVER_NEWTON;
 }

@@ -43,7 +43,9 @@
 // that is not banded, in dof space or in contact space, is factored sparse (CHOLMOD, AMD order,
 // the symbolic analysis kept per island pattern, chol_sparse.h) when it is large enough and
 // CHOLMOD's flop count and fill beat the dense factor's (admm.c, admm_sparse); in contact space
-// its products with G then go over the same block pattern. c = G lambda + g at the answer is
+// its products with G then go over the same block pattern. Newton (ccp with R > 0, newton.c)
+// works in dof space per island on the factored form alone: its Hessian I + Y' H Y is factored
+// banded in ADMM's band order or densely. c = G lambda + g at the answer is
 // computed once (or taken from the family when it is exact) and shared by the NCP criterion and
 // the eps metrics.
 #ifndef CSIM_SOLVER_H
@@ -279,7 +281,7 @@ int solver_pair_supported(csim_model model, csim_solver kind, char* msg, int n);
 int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n);
 
 // 1 when the solver reads G's off-diagonal blocks; 0 when it works on the factored form
-// G = Y Y' + diag only (ADMM), so the contact problem may store the diagonal blocks alone
+// G = Y Y' + diag only (ADMM, newton), so the contact problem may store the diagonal blocks alone
 // (contact_options.diag_only)
 int solver_reads_offdiag(const solver_options* o);
 

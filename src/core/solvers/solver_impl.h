@@ -72,6 +72,7 @@ extern const solver_family solver_family_lemke;    // lcp.c: the tableau
 extern const solver_family solver_family_admm;     // admm.c
 extern const solver_family solver_family_staggered;  // staggered.c
 extern const solver_family solver_family_auto;     // auto.c: its two solvers
+extern const solver_family solver_family_newton;   // newton.c: the island's dof-space work
 
 // the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
 static inline int solver_is_dense_family(const solver_options* o) {
@@ -115,6 +116,11 @@ static inline void solver_ell_coef(const solver_problem* p, int i, int j, double
   a[2] = p->mu[j];
   a[3] = a[4] = p->mu_roll[j];
 }
+
+// the CCP residual (000 eq. 15) of lambda with velocity c over the contacts cons[0..n) (every
+// contact when cons is NULL), the largest; NaN when one is (ccp.c)
+double solver_ccp_residual(const solver_problem* p, const double* lambda, const double* c,
+                           const int* cons, int n);
 
 // the residuals of entry i (NCP with ncp, else the CCP's): a contact as cone_residuals(_ccp), a
 // contact with a spin entry as its pair (cone_ell_residuals), a spin entry zero (its pair's
@@ -331,7 +337,8 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
   X(CCP, AUTO, solver_auto, solver_family_auto, "PGS, ADMM where PGS stalls (auto.c)") \
   X(LCP, AUTO, solver_auto, solver_family_auto, "PGS, Lemke where PGS stalls (auto.c)") \
   X(RAISIM, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)") \
-  X(RAISIM_DS, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)")
+  X(RAISIM_DS, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)") \
+  X(CCP, NEWTON, solver_ccp_newton, solver_family_newton, "MuJoCo's primal Newton (newton.c)")
 
 #define SOLVER_PAIR_PROTO(model, kind, fn, fam, src) \
   void fn(solver* s, const solver_problem* p, double* lambda, solver_result* res);

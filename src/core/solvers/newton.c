@@ -1,0 +1,576 @@
+// newton.c — the soft CCP by a primal Newton method in whitened velocity space (MuJoCo's "Newton"
+// solver: Todorov 2014, "Convex and analytically-invertible dynamics with contacts and
+// constraints", and MuJoCo's engine_solver.c / engine_core_constraint.c, read for the method
+// only; our own derivation and code).
+//
+// The problem (solver.h, ccp.c): min over lambda in K of 1/2 lambda'(G + R) lambda + g'lambda,
+// K the product of the Coulomb cones K_mu (frame [t1 t2 n]), R diagonal and positive (MuJoCo
+// softness, material.h). G = Y Y' + diag(ydiag) (contact.h: Y's rows are D^-1/2 L^-T J' on each
+// contact's chain), so G + R = Y Y' + diag(Re) with Re = R + ydiag. Its Fenchel dual, over the
+// island's whitened velocity change x = Y' lambda (nd dofs, 1/2 |x|^2 the kinetic energy the
+// impulse adds), is
+//   P(x) = 1/2 |x|^2 + sum_i s_i(a_i),  a_i = Y_i x + g_i  (contact i's constraint velocity
+//          without its own compliance, MuJoCo's jar),
+//   s_i(a) = max over lambda in K_mu of (-lambda'a - 1/2 lambda'R lambda)
+// (min_x max_lambda 1/2 |x|^2 - lambda'(Y x + g) - 1/2 lambda'Re lambda: stationary in x at
+// x = Y' lambda, where it is minus the CCP's cost; both convex, R > 0 makes the saddle unique).
+// With u = R^1/2 lambda the cone K_mu becomes the round cone C of mu' = mu sqrt(R_t / R_n)
+// (R_t1 = R_t2 = R_t, as MuJoCo softness gives, material.h), and with u0 = -R^-1/2 a:
+//   s(a) = 1/2 |P_C(u0)|^2,  grad s = -lambda,  lambda = R^-1/2 P_C(u0),
+//   Hessian of s: H = R^-1/2 dP_C(u0) R^-1/2,
+// three zones of u0 = (t, n), rho = |t|, w = t / rho:
+//   separating (u0 in the polar cone, mu' rho <= -n): s = 0, lambda = 0, H = 0;
+//   inside (u0 in C, rho <= mu' n): s = 1/2 a'R^-1 a, lambda = -R^-1 a (sticking), H = R^-1;
+//   cone surface (between; sliding): alpha = (n + mu' rho) / (1 + mu'^2),
+//     P_C(u0) = alpha (mu' w, 1), s = 1/2 (1 + mu'^2) alpha^2,
+//     dP_C = v v' / (1 + mu'^2) + (mu' alpha / rho) (I - w w') on the tangent block,
+//     v = (mu' w, 1): rank 2, positive semidefinite.
+// A frictionless contact (mu = 0: condim 1, a joint limit with its inert tangent rows) is the
+// 1-D Signorini zone of its normal row: lambda_N = max(0, -a_N / R_N), lambda_T = 0.
+// So grad P = x - Y' lambda(x) and the Hessian is I + sum_i Y_i' H_i Y_i (nd x nd, the island's
+// dofs). The correspondence with the dual: lambda(x) is in K, and c~ = Y x + g + Re lambda(x) =
+// R^1/2 (P_C(u0) - u0) lies in K* and is orthogonal to lambda(x) (Moreau), so the CCP residual of
+// lambda(x) with its exact velocity c = Y Y' lambda + Re lambda + g = c~ - Y grad P comes from
+// grad P alone: zero exactly at the minimum of P, where x = Y' lambda.
+//
+// The iteration (per island, in its dofs): d = -H^-1 grad P (the Cholesky factor of H assembled
+// from the zones: banded, LAPACK dpbtrf, in ADMM's Cuthill-McKee order when the band is at most
+// half the dofs, a chain of trees such as a stack; else dense, dpotrf; refactored only when a
+// zone changed or a contact is on the cone surface, whose H moves with x), then the exact line search along d: phi(t) = P(x + t d) is
+// convex and C^1, piecewise quadratic except on the cone surface, so phi'(t) = 0 is found by
+// Newton's method on phi' safeguarded by a bracket (MuJoCo's 1-D Newton line search). It stops on
+// the model's own residual (solver_ccp_residual, solver_stop_of) of lambda(x) like every ccp
+// solver; the answer is lambda(x) of the iterate with the smallest stopping residual. Warm start:
+// x = Y' lambda0, or x = 0 when that has the smaller cost P. Over-relaxation does not apply.
+// The problem must carry its factored form (a simulation's contact problem; solver_create needs
+// solver_options nv > 0) and R > 0 on every active row; box entries and condim 4/6 spin entries
+// are refused at load (io/compile.c), and a solve given either, or a row without R, reports an
+// infinite residual and leaves lambda as given.
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/interrupt.h"
+#include "core/solvers/newton.h"
+#include "core/solvers/admm_impl.h"
+
+// the line search stops when |phi'(t)| <= kLineTol |phi'(0)|, or after kLineIt evaluations
+static const double kLineTol = 1e-10;
+static const int kLineIt = 50;
+
+// zone codes (newton_zone)
+enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2 };
+
+typedef struct {
+  int nv, maxc, mchain;
+  int* dofmap;    // (nv) global dof -> island position, -1 outside (restored after each island)
+  int* dofs;      // (nv) island position -> global dof
+  int* yi;        // (maxc x max_chain) the island's Y entries' dofs in island positions
+  int* ynz;       // (maxc) entries per island contact
+  int* yord;      // (admm_y_ord_ints) the band order (admm_band_order): perm first, then scratch
+  int* zone;      // (maxc) each contact's zone at the last factorization
+  int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
+                  // chosen yet (the island has not been factored)
+  int nband;      // islands of the solve factored banded, and in dof space (solver_result)
+  int ndof;
+  const int* cord;  // banded: each contact's entries by ascending position (admm_band_order)
+  // (nv x nv) the island's Hessian, then its Cholesky factor (column-major lower; banded: LAPACK
+  // band storage, nd x (kd + 1))
+  double* H;
+  double *x, *d, *w;        // (nv) iterate, direction, Y' lambda then the gradient
+  double *a, *b, *lam, *re;  // (3 maxc) Y x + g, Y d, lambda(x), R + ydiag
+  double *hz;     // (9 maxc) each contact's zone Hessian
+  double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
+  double* zt;     // (3 max_chain) H_i Y_i of one contact
+} newton_state;
+
+static inline newton_state* nstate(const solver* s) {
+  return (newton_state*)s->priv;
+}
+
+// the cone-surface zone of a round cone mu' (m) at u0 = (t, n), rho = |t| > 0: alpha, and dP_C
+// (3x3 row-major) when J is not NULL
+static double surface(const double t[2], double n, double rho, double m, double* J) {
+  double alpha = (n + m * rho) / (1 + m * m);
+  if (!J) return alpha;
+  double w[2] = {t[0] / rho, t[1] / rho}, v[3] = {m * w[0], m * w[1], 1};
+  double k = m * alpha / rho;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) J[3 * r + c] = v[r] * v[c] / (1 + m * m);
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 2; c++) J[3 * r + c] += k * ((r == c) - w[r] * w[c]);
+  return alpha;
+}
+
+int newton_zone(const double a[3], const double R[3], double mu, double lam[3], double H[9],
+                double* cost) {
+  if (H) memset(H, 0, 9 * sizeof(double));
+  lam[0] = lam[1] = lam[2] = 0;
+  *cost = 0;
+  double sn = sqrt(R[2]), un = -a[2] / sn;
+  if (!(mu > 0)) {  // Signorini on the normal row
+    if (!(un > 0)) return ZONE_FREE;
+    lam[2] = un / sn;
+    *cost = 0.5 * un * un;
+    if (H) H[8] = 1 / R[2];
+    return ZONE_STICK;
+  }
+  double st = sqrt(R[0]), m = mu * st / sn;
+  double t[2] = {-a[0] / st, -a[1] / st}, rho = hypot(t[0], t[1]);
+  if (rho <= m * un) {  // inside the cone: every row quadratic
+    for (int r = 0; r < 3; r++) {
+      lam[r] = -a[r] / R[r];
+      *cost += 0.5 * a[r] * a[r] / R[r];
+      if (H) H[4 * r] = 1 / R[r];
+    }
+    return ZONE_STICK;
+  }
+  if (m * rho <= -un) return ZONE_FREE;  // in the polar cone: separating
+  double J[9];
+  double alpha = surface(t, un, rho, m, H ? J : NULL);
+  lam[0] = alpha * m * t[0] / rho / st;
+  lam[1] = alpha * m * t[1] / rho / st;
+  lam[2] = alpha / sn;
+  *cost = 0.5 * (1 + m * m) * alpha * alpha;
+  if (H) {
+    double sr[3] = {st, st, sn};
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++) H[3 * r + c] = J[3 * r + c] / (sr[r] * sr[c]);
+  }
+  return ZONE_SLIDE;
+}
+
+// one island's view: the problem, its contacts, its dofs
+typedef struct {
+  const solver_problem* p;
+  const int* cons;
+  int n, nd;
+  newton_state* st;
+} island;
+
+static inline int con_of(const island* is, int q) {
+  return is->cons ? is->cons[q] : q;
+}
+
+// the island's dofs numbered in order of first appearance, its contacts' entries in those
+// numbers (st->yi, st->ynz)
+static void island_dofs(island* is) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  size_t ws = (size_t)p->ystride;
+  int nd = 0;
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q);
+    const int* d = p->ydof + (size_t)i * ws;
+    st->ynz[q] = p->ynz[i];
+    for (int k = 0; k < p->ynz[i]; k++) {
+      if (st->dofmap[d[k]] < 0) {
+        st->dofmap[d[k]] = nd;
+        st->dofs[nd++] = d[k];
+      }
+      st->yi[(size_t)q * ws + (size_t)k] = st->dofmap[d[k]];
+    }
+  }
+  for (int k = 0; k < nd; k++) st->dofmap[st->dofs[k]] = -1;  // restored for the next island
+  is->nd = nd;
+}
+
+// the island's factor: banded when the band order (admm_band_order, ADMM's Cuthill-McKee) gives
+// a band of at most half the dofs (a chain of trees: a stack), dense otherwise (ADMM's kBandRatio
+// rule; a contact's entries span at least its nz - 1 positions, so the order is not computed when
+// that already fails)
+static void island_band(island* is) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int nzmax = 0;
+  for (int q = 0; q < is->n; q++)
+    if (st->ynz[q] > nzmax) nzmax = st->ynz[q];
+  st->kd = -1;
+  if (2 * (nzmax - 1) > is->nd) return;
+  solver_problem sub = {0};
+  sub.nc = is->n;
+  sub.nv = is->nd;
+  sub.ystride = p->ystride;
+  sub.ynz = st->ynz;
+  sub.ydof = st->yi;
+  const int* cord;
+  int kd = admm_band_order(&sub, st->yord + st->nv, st->yord, &cord);
+  if (2 * kd <= is->nd) {
+    st->kd = kd;
+    st->cord = cord;
+  }
+}
+
+// out (3n) = Y x over the island (plus g when add_g)
+static void y_mul(const island* is, const double* x, int add_g, double* out) {
+  const solver_problem* p = is->p;
+  size_t ws = (size_t)p->ystride;
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q);
+    const int* d = is->st->yi + (size_t)q * ws;
+    for (int r = 0; r < 3; r++) {
+      const double* y = p->Y + (3 * (size_t)i + r) * ws;
+      double acc = add_g ? p->g[3 * i + r] : 0;
+      for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * x[d[k]];
+      out[3 * q + r] = acc;
+    }
+  }
+}
+
+// out (nd) = Y' v over the island (v in island positions, 3n)
+static void yt_mul(const island* is, const double* v, double* out) {
+  const solver_problem* p = is->p;
+  size_t ws = (size_t)p->ystride;
+  memset(out, 0, sizeof(double) * (size_t)is->nd);
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q);
+    const int* d = is->st->yi + (size_t)q * ws;
+    for (int r = 0; r < 3; r++) {
+      double vr = v[3 * q + r];
+      if (vr == 0) continue;
+      const double* y = p->Y + (3 * (size_t)i + r) * ws;
+      for (int k = 0; k < p->ynz[i]; k++) out[d[k]] += y[k] * vr;
+    }
+  }
+}
+
+// sum of the contacts' costs at a (3n); lambda(a) into lam, zone Hessians into st->hz when
+// hess, the zones into st->zone when zones; returns 1 in *changed when a zone differs from the
+// kept one or a contact slides (its Hessian moves with a)
+static double zones(const island* is, const double* a, double* lam, int hess, int* changed) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  double sum = 0;
+  for (int q = 0; q < is->n; q++) {
+    double cost;
+    int z = newton_zone(a + 3 * q, st->re + 3 * q, p->mu[con_of(is, q)], lam + 3 * q,
+                        hess ? st->hz + 9 * q : NULL, &cost);
+    if (changed) {
+      if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
+      st->zone[q] = z;
+    }
+    sum += cost;
+  }
+  return sum;
+}
+
+static double dot(const double* u, const double* v, int n) {
+  double s = 0;
+  for (int k = 0; k < n; k++) s += u[k] * v[k];
+  return s;
+}
+
+// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
+// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
+// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
+// added where the lower triangle holds it
+static void hessian_add(const island* is, int q) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
+  const int* d = st->yi + (size_t)q * ws;
+  const int* pm = band ? st->yord : NULL;
+  const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
+  const double* hq = st->hz + 9 * q;
+  int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
+  for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
+    for (int k = 0; k < nz; k++)
+      st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
+                                           hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
+    size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
+    for (int v = u; v < nz; v++) {
+      size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
+      double h = 0;
+      for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
+    }
+  }
+}
+
+// H = I + sum_i Y_i' H_i Y_i (lower triangle, column-major, dense or banded) factored (LAPACK
+// dpotrf or dpbtrf); 0 on success
+static int hessian(const island* is) {
+  newton_state* st = is->st;
+  int nd = is->nd, kd = st->kd;
+  size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, dg = kd >= 0 ? 0 : 1;
+  memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
+  for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
+  for (int q = 0; q < is->n; q++)
+    if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
+  lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, st->H, kd + 1)
+                            : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
+  return info != 0 || !isfinite(st->H[0]);
+}
+
+// v := H^-1 v with hessian()'s factor (banded: through the band order, st->w as scratch)
+static void hessian_solve(const island* is, double* v) {
+  newton_state* st = is->st;
+  int nd = is->nd, kd = st->kd;
+  if (kd < 0) {
+    solver_chol_solve(nd, st->H, v);
+    return;
+  }
+  for (int k = 0; k < nd; k++) st->w[st->yord[k]] = v[k];
+  LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', nd, kd, 1, st->H, kd + 1, st->w, nd);
+  for (int k = 0; k < nd; k++) v[k] = st->w[st->yord[k]];
+}
+
+// phi'(t) and phi''(t) of phi(t) = P(x + t d), given xd = x'd and dd = d'd (st->a, st->b: Y x + g
+// and Y d)
+static void line_eval(const island* is, double t, double xd, double dd, double* f1,
+                      double* f2) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  *f1 = xd + t * dd;
+  *f2 = dd;
+  for (int q = 0; q < is->n; q++) {
+    double at[3], lam[3], H[9], cost;
+    const double* b = st->b + 3 * q;
+    for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * b[r];
+    if (newton_zone(at, st->re + 3 * q, p->mu[con_of(is, q)], lam, H, &cost) == ZONE_FREE)
+      continue;
+    for (int r = 0; r < 3; r++) {
+      *f1 -= lam[r] * b[r];
+      *f2 += b[r] * (H[3 * r] * b[0] + H[3 * r + 1] * b[1] + H[3 * r + 2] * b[2]);
+    }
+  }
+}
+
+// the exact line search: phi'(t) = 0 by Newton's method on phi', kept inside the bracket
+// [lo, hi] of the sign changes seen (bisection, or doubling while hi is unknown, when a Newton
+// step leaves it); f0 = phi'(0) < 0. Returns t (lo when the evaluations run out: a decrease)
+static double line_search(const island* is, double xd, double dd, double f0) {
+  double lo = 0, hi = INFINITY, t = 1;
+  for (int k = 0; k < kLineIt; k++) {
+    double f1, f2;
+    line_eval(is, t, xd, dd, &f1, &f2);
+    if (fabs(f1) <= kLineTol * fabs(f0)) return t;
+    if (f1 < 0) lo = t;
+    else hi = t;
+    double tn = t - f1 / f2;
+    if (!(tn > lo && tn < hi)) tn = isinf(hi) ? 2 * t : 0.5 * (lo + hi);
+    t = tn;
+  }
+  return lo > 0 ? lo : t;
+}
+
+// lambda(x) of st->lam into lambda (3nc, the island's rows) and c = Y Y' lambda + Re lambda + g
+// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of)
+static double island_residual(solver* s, const island* is, double* lambda) {
+  newton_state* st = is->st;
+  yt_mul(is, st->lam, st->w);
+  y_mul(is, st->w, 1, st->b);
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q);
+    for (int r = 0; r < 3; r++) {
+      lambda[3 * i + r] = st->lam[3 * q + r];
+      s->c[3 * i + r] = st->b[3 * q + r] + st->re[3 * q + r] * st->lam[3 * q + r];
+    }
+  }
+  double r = solver_ccp_residual(is->p, lambda, s->c, is->cons, is->n);
+  return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
+}
+
+// Re = R + ydiag on the island's rows; 0 when a row lacks R > 0 (a frictionless contact's
+// tangent rows excepted: they carry no impulse) or a contact's tangent rows differ
+static int island_re(const island* is) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q);
+    for (int r = 0; r < 3; r++)
+      st->re[3 * q + r] = (p->R ? p->R[3 * i + r] : 0) + (p->ydiag ? p->ydiag[3 * i + r] : 0);
+    const double* re = st->re + 3 * q;
+    if (!(re[2] > 0) || !isfinite(re[2])) return 0;
+    if (p->mu[i] > 0 && (!(re[0] > 0) || re[0] != re[1] || !isfinite(re[0]))) return 0;
+  }
+  return 1;
+}
+
+// the warm start: x = Y' lambda0, or x = 0 when P is smaller there; st->a = Y x + g, st->lam
+static void island_start(const island* is, const double* lambda) {
+  newton_state* st = is->st;
+  int nd = is->nd;
+  for (int q = 0; q < is->n; q++)
+    for (int r = 0; r < 3; r++) st->lam[3 * q + r] = lambda[3 * con_of(is, q) + r];
+  yt_mul(is, st->lam, st->x);
+  y_mul(is, st->x, 1, st->a);
+  double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 0, NULL);
+  memset(st->d, 0, sizeof(double) * (size_t)nd);
+  y_mul(is, st->d, 1, st->b);  // g
+  double p0 = zones(is, st->b, st->lam, 0, NULL);
+  if (p0 < pw || !isfinite(pw)) {
+    memset(st->x, 0, sizeof(double) * (size_t)nd);
+    memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
+  }
+  zones(is, st->a, st->lam, 0, NULL);
+  for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
+}
+
+// one Newton step from x: the direction d = -H^-1 grad P (grad P = x - Y' lambda, st->w holding
+// Y' lambda from island_residual), the exact line search, x and a moved. 0 when the factor failed
+static int island_step(island* is) {
+  newton_state* st = is->st;
+  int nd = is->nd, changed = 0;
+  zones(is, st->a, st->lam, 1, &changed);
+  if (st->kd == -2) {  // the island's first factorization chooses its form
+    island_band(is);
+    st->nband += st->kd >= 0;
+    st->ndof++;
+  }
+  if (changed && hessian(is)) return 0;
+  for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
+  hessian_solve(is, st->d);
+  y_mul(is, st->d, 0, st->b);
+  double xd = dot(st->x, st->d, nd), dd = dot(st->d, st->d, nd);
+  double f0 = xd - dot(st->lam, st->b, 3 * is->n);  // phi'(0) = grad P' d
+  if (!(f0 < 0)) return 1;  // no descent left (rounding): the residual decides
+  double t = line_search(is, xd, dd, f0);
+  for (int k = 0; k < nd; k++) st->x[k] += t * st->d[k];
+  for (int k = 0; k < 3 * is->n; k++) st->a[k] += t * st->b[k];
+  zones(is, st->a, st->lam, 0, NULL);
+  return 1;
+}
+
+// keep (1) or restore (0) the island's lambda and c as the best iterate
+static void island_best(solver* s, const island* is, double* lambda, int keep) {
+  newton_state* st = is->st;
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q);
+    for (int r = 0; r < 3; r++) {
+      double *l = lambda + 3 * i + r, *c = s->c + 3 * i + r;
+      double *bl = st->bl + 3 * q + r, *bc = st->bc + 3 * q + r;
+      if (keep) *bl = *l, *bc = *c;
+      else *l = *bl, *c = *bc;
+    }
+  }
+}
+
+// one island: Newton iterations until the stopping residual meets the tolerance; the answer
+// (the best iterate by that residual) in lambda and s->c. Returns the iterations, the residual in
+// *res
+static int island_solve(solver* s, island* is, double* lambda, double* res) {
+  island_dofs(is);
+  is->st->kd = -2;
+  int it = 0;
+  double r = INFINITY, best = INFINITY;
+  if (island_re(is)) {
+    island_start(is, lambda);
+    for (;;) {
+      r = island_residual(s, is, lambda);
+      if (r < best || it == 0) {
+        best = r;
+        island_best(s, is, lambda, 1);
+      }
+      if (!(r > s->opt.tolerance) || it >= s->opt.max_iterations || intr_requested()) break;
+      it++;
+      if (!island_step(is)) break;
+    }
+    if (!(r <= best)) {
+      island_best(s, is, lambda, 0);
+      r = best;
+    }
+  }
+  *res = r;
+  return it;
+}
+
+void solver_ccp_newton(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
+  newton_state* st = nstate(s);
+  solver_tally tally = solver_tally_start();
+  st->nband = st->ndof = 0;
+  int ok = p->Y && !p->box && !p->link && p->nv <= st->nv && p->ystride <= st->mchain;
+  int nis = solver_sweep_islands(p);
+  for (int k = 0; k < nis; k++) {
+    island is = {p, NULL, 0, 0, st};
+    is.cons = solver_sweep_island(p, k, &is.n);
+    double r = INFINITY;
+    int it = ok ? island_solve(s, &is, lambda, &r) : 0;
+    solver_tally_add(&tally, it, r, ok);
+  }
+  solver_tally_finish(&tally, s, res, s->opt.tolerance);
+  res->dof_islands = st->ndof;
+  res->band_islands = st->nband;
+}
+
+//------------------------------------ the family -------------------------------------------
+
+// the factored form is required: a solver for matrix problems alone (nv = 0) is refused
+static csim_status newton_work(const solver_options* o, int maxc, size_t* nwork,
+                               csim_error* err) {
+  (void)maxc;
+  (void)nwork;
+  if (o->nv > 0 && o->max_chain > 0) return CSIM_OK;
+  return err_set(err, CSIM_ERR_INPUT, NULL, 0, 0, "solver.name",
+                 "solver 'newton' works on a simulation's contact problem in its factored form "
+                 "(G = Y Y'); a problem given as a matrix alone (csim solve, FCLib) has none: "
+                 "choose pgs or admm");
+}
+
+static size_t newton_bytes(const solver_options* o, int maxc) {
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
+  size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  return sizeof(newton_state) + (2 * nv + mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
+         (nv * nv + 3 * nv + 6 * 3 * mc + 9 * mc + 3 * w) * sizeof(double);
+}
+
+static void newton_destroy(void* priv) {
+  newton_state* st = priv;
+  if (!st) return;
+  free(st->dofmap);
+  free(st->dofs);
+  free(st->zone);
+  free(st->yi);
+  free(st->ynz);
+  free(st->yord);
+  free(st->H);
+  free(st->x);
+  free(st->a);
+  free(st->hz);
+  free(st->zt);
+  free(st);
+}
+
+static void* newton_create(const solver_options* o, int maxc) {
+  newton_state* st = calloc(1, sizeof(*st));
+  if (!st) return NULL;
+  size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
+  size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  st->nv = o->nv;
+  st->maxc = (int)mc;
+  st->mchain = o->max_chain;
+  st->dofmap = malloc(sizeof(int) * nv);
+  st->dofs = malloc(sizeof(int) * nv);
+  st->zone = malloc(sizeof(int) * mc);
+  st->yi = malloc(sizeof(int) * mc * w);
+  st->ynz = malloc(sizeof(int) * mc);
+  st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
+  st->H = malloc(sizeof(double) * nv * nv);
+  st->x = calloc(3 * nv, sizeof(double));  // x, d, w
+  st->a = calloc(6 * 3 * mc, sizeof(double));  // a, b, lam, re, bl, bc
+  st->hz = calloc(9 * mc, sizeof(double));
+  st->zt = calloc(3 * w, sizeof(double));
+  if (!st->dofmap || !st->dofs || !st->zone || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+    newton_destroy(st);
+    return NULL;
+  }
+  for (size_t k = 0; k < nv; k++) st->dofmap[k] = -1;
+  st->d = st->x + nv;
+  st->w = st->d + nv;
+  st->b = st->a + 3 * mc;
+  st->lam = st->b + 3 * mc;
+  st->re = st->lam + 3 * mc;
+  st->bl = st->re + 3 * mc;
+  st->bc = st->bl + 3 * mc;
+  return st;
+}
+
+const solver_family solver_family_newton = {
+    .work = newton_work,
+    .bytes = newton_bytes,
+    .create = newton_create,
+    .destroy = newton_destroy,
+};

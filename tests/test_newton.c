@@ -1,0 +1,359 @@
+// test_newton.c — solver.name newton (core/solvers/newton.c): the soft CCP by a primal Newton
+// method. Its per-contact cost's gradient and Hessian against central finite differences of the
+// cost in every zone; its answer against ccp/pgs and ccp/admm solved to 1e-12 on the contact
+// problems of simulated scenes (a cube resting, a cube sliding, a two-box stack, a chain lying
+// flat: the soft CCP is strictly convex, so its lambda is unique and every solver must reach it);
+// the refusals at load.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/contact.h"
+#include "core/solvers/newton.h"
+#include "core/solvers/solver.h"
+#include "dense_problem.h"
+#include "io/compile.h"
+#include "scene_fixture.h"
+#include "support.h"
+
+// gradient and Hessian of the contact cost s(a) against central differences (step 1e-6 of the
+// scale), on random a, R (R_t1 = R_t2, R_n apart) and mu, mu = 0 every fourth case; every zone is
+// met. grad s = -lambda and H = -d lambda / d a (newton.h)
+START_TEST(zone_derivatives) {
+  unsigned seed = 41;
+  int seen[3] = {0, 0, 0};
+  for (int k = 0; k < 2000; k++) {
+    double a[3], R[3], mu = k % 4 == 0 ? 0 : 0.1 + 1.4 * (urand_sym(&seed) + 1) / 2;
+    for (int r = 0; r < 3; r++) a[r] = urand_sym(&seed);
+    R[0] = R[1] = 0.05 + (urand_sym(&seed) + 1);
+    R[2] = 0.05 + (urand_sym(&seed) + 1);
+    double lam[3], H[9], cost;
+    int z = newton_zone(a, R, mu, lam, H, &cost);
+    seen[z]++;
+    double h = 1e-6;
+    for (int c = 0; c < 3; c++) {
+      double ap[3] = {a[0], a[1], a[2]}, am[3] = {a[0], a[1], a[2]};
+      ap[c] += h;
+      am[c] -= h;
+      double lp[3], lm[3], cp, cm;
+      newton_zone(ap, R, mu, lp, NULL, &cp);
+      newton_zone(am, R, mu, lm, NULL, &cm);
+      double g = (cp - cm) / (2 * h);
+      ck_assert_msg(fabs(g + lam[c]) <= 1e-6 * (1 + fabs(lam[c])),
+                    "case %d zone %d: ds/da_%d = %.9g, -lambda = %.9g", k, z, c, g, -lam[c]);
+      for (int r = 0; r < 3; r++) {
+        double fd = -(lp[r] - lm[r]) / (2 * h);
+        ck_assert_msg(fabs(fd - H[3 * r + c]) <= 1e-5 * (1 + fabs(H[3 * r + c])),
+                      "case %d zone %d: H(%d,%d) = %.9g, finite difference %.9g", k, z, r, c,
+                      H[3 * r + c], fd);
+      }
+    }
+    // lambda lies in the cone, and c~ = a + R lambda in its dual, orthogonal to lambda
+    double lt = hypot(lam[0], lam[1]), ct = hypot(a[0] + R[0] * lam[0], a[1] + R[1] * lam[1]);
+    double cn = a[2] + R[2] * lam[2];
+    ck_assert_double_le(lt, mu * lam[2] + 1e-12);
+    if (mu > 0) ck_assert_double_ge(cn, mu * ct - 1e-12);  // K* = {c_N >= mu |c_T|}
+    else ck_assert_double_ge(cn, -1e-12);
+    double dotp = lam[0] * (a[0] + R[0] * lam[0]) + lam[1] * (a[1] + R[1] * lam[1]) + lam[2] * cn;
+    ck_assert_double_le(fabs(dotp), 1e-12);
+  }
+  for (int z = 0; z < 3; z++) ck_assert_msg(seen[z] > 100, "zone %d met %d times", z, seen[z]);
+}
+END_TEST
+
+// ccp with MuJoCo softness (contact.solref, MuJoCo's default time constant and damping ratio)
+#define SOFT "{model: ccp, friction: 0.5, solref: [0.02, 1]}"
+
+// n 10 cm cubes at pos with initial velocities vel (6 each), stepped by ccp/pgs
+static char* cubes_with(int n, const double* pos, const double* vel, const char* contact) {
+  size_t cap = 1024 + 256 * (size_t)n, k = 0;
+  char* t = malloc(cap);
+  ck_assert(t != NULL);
+  k += (size_t)snprintf(t + k, cap - k, "name: t\nworld: {gravity: [0, 0, -9.81], ground: "
+                        "{type: plane, height: 0}}\nrobots:\n");
+  for (int r = 0; r < n; r++)
+    k += (size_t)snprintf(t + k, cap - k, "  - {urdf: robots/cube.urdf, base: free, q0: [%.3f, "
+                          "%.3f, %.3f, 0, 0, 0, 1], v0: [%g, %g, %g, %g, %g, %g]}\n",
+                          pos[3 * r], pos[3 * r + 1], pos[3 * r + 2], vel[6 * r], vel[6 * r + 1],
+                          vel[6 * r + 2], vel[6 * r + 3], vel[6 * r + 4], vel[6 * r + 5]);
+  snprintf(t + k, cap - k, "contact: %s\nsolver: {name: pgs, tolerance: 1.0e-10, "
+           "max_iterations: 5000}\nintegrator: {dt: 1.0e-3, duration: 1}\n", contact);
+  return t;
+}
+
+static char* cubes(int n, const double* pos, const double* vel) {
+  return cubes_with(n, pos, vel, SOFT);
+}
+
+static double max_abs(const double* x, int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(x[k]));
+  return m;
+}
+
+static double max_absdiff(const double* x, const double* y, int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++) m = fmax(m, fabs(x[k] - y[k]));
+  return m;
+}
+
+// the current contact problem of f solved by (kind, tol) from lambda = 0: lambda into out (3nc),
+// the result returned
+static solver_result solve_with(const fixture* f, csim_solver kind, double tol, double* out) {
+  solver_problem p = contact_problem(f->s->data.con);
+  solver_options o = {CSIM_MODEL_CCP, kind, tol, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
+                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0};
+  solver* sv = tsolver_create(&o, p.nc);
+  solver_result r;
+  memset(out, 0, sizeof(double) * 3 * (size_t)p.nc);
+  solver_solve(sv, &p, out, &r);
+  solver_free(sv);
+  return r;
+}
+
+// newton's lambda against ccp/pgs and ccp/admm (both to 1e-12) on f's contact problem: within
+// tol of the largest impulse (each stops at a CCP residual of 1e-12 N s, so the answers differ by
+// up to ~1e-11: measured 7e-9 of the largest impulse on the chain, 2.5e-9 on the resting cube,
+// 1e-11 on the humanoid); newton converges (to 1e-12) in at most maxit iterations
+static solver_result agree(const fixture* f, double tol, int maxit, const char* what) {
+  int nc = f->s->data.con->ncon, n3 = 3 * nc;
+  ck_assert_msg(nc > 0, "%s: no contacts", what);
+  double* l[3];
+  solver_result r[3];
+  csim_solver kinds[3] = {CSIM_SOLVER_NEWTON, CSIM_SOLVER_PGS, CSIM_SOLVER_ADMM};
+  for (int k = 0; k < 3; k++) {
+    l[k] = malloc(sizeof(double) * (size_t)n3);
+    r[k] = solve_with(f, kinds[k], 1e-12, l[k]);
+    ck_assert_msg(r[k].converged, "%s: %s did not converge (residual %g)", what,
+                  csim_solver_names[kinds[k]], r[k].residual);
+  }
+  ck_assert_msg(r[0].iterations <= maxit, "%s: newton took %d iterations", what,
+                r[0].iterations);
+  double big = max_abs(l[1], n3);
+  for (int k = 1; k < 3; k++) {
+    double d = max_absdiff(l[0], l[k], n3);
+    ck_assert_msg(d <= tol * big, "%s: |lambda_newton - lambda_%s| = %g (largest %g)", what,
+                  csim_solver_names[kinds[k]], d, big);
+  }
+  for (int k = 0; k < 3; k++) free(l[k]);
+  return r[0];
+}
+
+// a cube resting (after 300 steps: four sticking corners), a cube sliding at 1 m/s (sliding
+// corners on the cone's surface), a two-cube stack resting (one island, 8 contacts)
+START_TEST(agrees_on_cubes) {
+  double rest[3] = {0, 0, 0.05}, v0[6] = {0}, vs[6] = {1, 0, 0, 0, 0, 0};
+  double stack[6] = {0, 0, 0.05, 0, 0, 0.15}, v2[12] = {0};
+  struct {
+    char* text;
+    int steps;
+    const char* what;
+  } sc[3] = {{cubes(1, rest, v0), 300, "cube resting"},
+             {cubes(1, rest, vs), 20, "cube sliding"},
+             {cubes(2, stack, v2), 300, "two-cube stack"}};
+  for (int k = 0; k < 3; k++) {
+    fixture f = fixture_steps(sc[k].text, NULL, sc[k].steps);
+    free(sc[k].text);
+    agree(&f, 1e-7, 20, sc[k].what);
+    fixture_free(&f);
+  }
+}
+END_TEST
+
+// a chain of 10 links lying flat (40 contacts on 15 dofs: G of rank 15, the soft CCP's R makes
+// it unique)
+START_TEST(agrees_on_chain) {
+  char path[512];
+  fixture_chain(10, SOFT, "{name: pgs, tolerance: 1.0e-10, max_iterations: 5000}", path,
+                sizeof(path));
+  fixture f = fixture_file(path, NULL, 0);
+  for (int k = 0; k < 200; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+  }
+  agree(&f, 1e-7, 30, "chain of 10");
+  fixture_free(&f);
+}
+END_TEST
+
+// a stack of 6 cubes (one island of 36 dofs, each contact on at most two cubes' 12): the Hessian
+// factored banded in ADMM's Cuthill-McKee order (kd 11, LAPACK dpbtrf), and the answer is still
+// pgs's and admm's
+START_TEST(agrees_banded_stack) {
+  double pos[18] = {0}, vel[36] = {0};
+  for (int r = 0; r < 6; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
+  char* text = cubes(6, pos, vel);
+  fixture f = fixture_steps(text, NULL, 100);
+  free(text);
+  solver_result r = agree(&f, 1e-7, 20, "stack of 6");
+  ck_assert_int_eq(r.dof_islands, 1);
+  ck_assert_int_eq(r.band_islands, 1);
+  fixture_free(&f);
+}
+END_TEST
+
+// the same scenes stepped by newton itself: every step converges, in few iterations
+START_TEST(steps_converge) {
+  double rest[3] = {0, 0, 0.05}, vs[6] = {1, 0, 0, 0, 0, 0};
+  char* text = cubes(1, rest, vs);
+  const char* sets[] = {"solver.name=newton", "solver.tolerance=1e-10"};
+  fixture f = fixture_text(text, "t.yaml", sets, 2);
+  free(text);
+  int worst = 0;
+  for (int k = 0; k < 500; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    ck_assert_msg(info.ncon == 0 || info.solve.converged, "step %d not converged", k);
+    if (info.solve.iterations > worst) worst = info.solve.iterations;
+  }
+  ck_assert_int_le(worst, 20);
+  fixture_free(&f);
+}
+END_TEST
+
+// refused at load, naming the key: without softness, with contact.compliance, for another model
+// (the pair table), a URDF robot's rigid limits, and csim solve's matrix problems (no Y)
+START_TEST(refusals) {
+  double rest[3] = {0, 0, 0.05}, v0[6] = {0};
+  struct {
+    const char* contact;
+    const char* key;
+  } cases[3] = {
+      {"{model: ccp, friction: 0.5}", "solver.name"},
+      {"{model: ccp, friction: 0.5, compliance: 0.01}", "contact.compliance"},
+      {"{model: ncp, friction: 0.5}", "solver.name"},
+  };
+  const char* sets[] = {"solver.name=newton"};
+  for (int k = 0; k < 3; k++) {
+    char* text = cubes_with(1, rest, v0, cases[k].contact);
+    scn_config* cfg = NULL;
+    csim_error err;
+    err_clear(&err);
+    csim_status st = scn_load_string(text, "t.yaml", sets, 1, &cfg, &err);
+    sim* s = NULL;
+    if (st == CSIM_OK) st = sim_create(cfg, &s, &err);
+    ck_assert_msg(st != CSIM_OK, "case %d accepted", k);
+    ck_assert_msg(!strcmp(err.key, cases[k].key), "case %d: key '%s' (%s), expected %s", k,
+                  err.key, err.msg, cases[k].key);
+    ck_assert_msg(strstr(err.msg, "newton") != NULL, "case %d: '%s'", k, err.msg);
+    sim_free(s);
+    scn_free(cfg);
+    free(text);
+  }
+  // a URDF robot's rigid joint limits (R = 0), named by joint (Solo-12's first)
+  {
+    const char* sets2[] = {"contact.model=ccp", "contact.compliance=0", "contact.baumgarte=0",
+                           "contact.solref=[0.02, 1]", "solver.name=newton"};
+    scn_config* cfg = NULL;
+    csim_error err;
+    err_clear(&err);
+    csim_status st = scn_load("scenarios/solo12_stand.yaml", sets2, 5, &cfg, &err);
+    ck_assert_msg(st == CSIM_OK, "%s", err.msg);
+    sim* s = NULL;
+    ck_assert_int_ne(sim_create(cfg, &s, &err), CSIM_OK);
+    ck_assert_str_eq(err.key, "solver.name");
+    ck_assert_msg(strstr(err.msg, "rigid limit") && strstr(err.msg, "'FL_HAA'"), "%s", err.msg);
+    scn_free(cfg);
+  }
+  // no factored form: solver_create refuses
+  solver_options o = {CSIM_MODEL_CCP, CSIM_SOLVER_NEWTON, 1e-8, 100, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0};
+  solver* sv = NULL;
+  csim_error err;
+  ck_assert_int_ne(solver_create(&o, 4, &sv, &err), CSIM_OK);
+  ck_assert_ptr_null(sv);
+}
+END_TEST
+
+// MuJoCo's humanoid (humanoid.xml: soft joint limits, frictionless body-body pairs of condim 1,
+// the floor's friction 1) stepped by ccp/pgs, at three steps (5 or more apart) with limits, frictionless
+// and floor contacts at once: the limits' and frictionless contacts' 1-D Signorini zone beside
+// the cone's zones
+START_TEST(agrees_on_humanoid) {
+  const char* xml = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  ck_assert_msg(file_exists(xml), "%s missing: make deps installs libmujoco-samples", xml);
+  char yaml[1024];
+  snprintf(yaml, sizeof(yaml),
+           "name: h\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
+           "  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco}\n"
+           "solver: {name: pgs, tolerance: 1.0e-10, max_iterations: 5000}\n"
+           "integrator: {duration: 2.0}\n", xml);
+  fixture f = fixture_steps(yaml, NULL, 1);
+  contact_data* c = f.s->data.con;
+  int checked = 0, last = -100;
+  for (int k = 1; k < 400 && checked < 3; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    int frictionless = 0, floor = 0;
+    for (int i = 0; i < c->ncon - c->nlimit; i++) {
+      frictionless += c->mu[i] == 0;
+      floor += c->mu[i] > 0;
+    }
+    if (c->nlimit > 0 && frictionless > 0 && floor > 0 && k - last >= 5) {
+      char what[64];
+      snprintf(what, sizeof(what), "humanoid step %d", k);
+      agree(&f, 1e-7, 30, what);
+      checked++;
+      last = k;
+    }
+  }
+  ck_assert_int_eq(checked, 3);
+  fixture_free(&f);
+}
+END_TEST
+
+// an MJCF body on a slide joint with extra joint and geom attributes, as a scenario under
+// ccp/newton (MJCF geoms bring MuJoCo softness): created, or the load's status with err
+static csim_status mjcf_newton(const char* joint, const char* geom, csim_error* err) {
+  char xml[1024], yaml[1024], path[512];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><worldbody><geom type='plane' size='5 5 0.1'/><body name='b' pos='0 0 0.2'>"
+           "<joint name='j' type='slide' axis='1 0 0' %s/><joint name='k' type='slide' "
+           "axis='0 0 1'/><geom type='cylinder' size='0.1 0.05' %s/></body></worldbody>"
+           "</mujoco>", joint, geom);
+  tmp_write_text("nw.xml", xml);
+  snprintf(yaml, sizeof(yaml),
+           "name: nw\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: nw.xml\n"
+           "contact: {model: ccp}\nsolver: {name: newton}\n"
+           "integrator: {dt: 1.0e-3, duration: 0.1}\n");
+  fixture f;
+  csim_status st = fixture_try(yaml, tmp_path(path, sizeof(path), "nw.yaml"), &f, err);
+  if (st == CSIM_OK) fixture_free(&f);
+  return st;
+}
+
+// MJCF: accepted as such; refused with dry joint friction and with condim 4, naming solver.name
+START_TEST(refusals_mjcf) {
+  csim_error err;
+  ck_assert_int_eq(mjcf_newton("", "", &err), CSIM_OK);
+  ck_assert_int_eq(mjcf_newton("range='-1 1' limited='true'", "", &err), CSIM_OK);
+  ck_assert_int_ne(mjcf_newton("frictionloss='0.5'", "", &err), CSIM_OK);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "frictionloss") && strstr(err.msg, "'j'"), "%s", err.msg);
+  ck_assert_int_ne(mjcf_newton("", "condim='4'", &err), CSIM_OK);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "condim 4") != NULL, "%s", err.msg);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("newton");
+  TCase* tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
+  tcase_add_test(tc, zone_derivatives);
+  tcase_add_test(tc, agrees_on_cubes);
+  tcase_add_test(tc, agrees_on_chain);
+  tcase_add_test(tc, agrees_banded_stack);
+  tcase_add_test(tc, steps_converge);
+  tcase_add_test(tc, refusals);
+  tcase_add_test(tc, agrees_on_humanoid);
+  tcase_add_test(tc, refusals_mjcf);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
