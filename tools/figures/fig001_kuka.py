@@ -40,7 +40,7 @@ TSIM = G.DURATION
 SHAKE = G.SHAKE[:2]   # s: the 2 Hz shake
 HELD = (2.0, 6.5)     # s: the bottle off the ground, in the fingers
 TARGET = np.array([G.PX, G.PY])
-NSTART, SEED = 5, 2023
+NSTART, SEED = 10, 2023
 JOBS = int(os.environ.get("FIG_JOBS", "2"))  # csim processes at a time (a 2-core machine)
 RUNS = [("tamsi", "tamsi", "tals", "tamsi (TALS)", "b"),
         ("ie", "implicit_euler", "tals", "implicit_euler + TALS", "g"),
