@@ -13,7 +13,9 @@ humanoid100/humanoid100.xml):
              csim's model matching MuJoCo's, ccp with the file's solref/solimp (MuJoCo-style
              softness, contact.combine mujoco, friction 1 for the floor pairs as
              scenarios/mujoco_humanoid.yaml; csim has no pyramidal cone: ccp's is the Lorentz
-             cone), solver pgs (tolerance 1e-8, at most 500 iterations), and csim's default
+             cone), solver pgs (tolerance 1e-8, at most 500 iterations) and newton (MuJoCo's
+             primal Newton method on the same problem; it refuses condim 4/6 files, said in the
+             note), and csim's default
              (ncp, solver auto, same tolerance): the time per step and mean contacts and ε_abs
              (seed 000 eq. 14) csim run prints;
   rounds     ROUNDS interleaved rounds (MuJoCo, csim ccp, csim default in turn), the median
@@ -56,6 +58,7 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 100 if QU
          ("humanoid100", "humanoid100/humanoid100.xml", 50 if QUICK else 500, 20 if QUICK else 100)]
 # csim's sides: (engine name, model/solver pair for bench_mujoco, --set overrides)
 CSIM_SIDES = [("csim ccp/pgs", "ccp/pgs", []),
+              ("csim ccp/newton", "ccp/newton", ["solver.name=newton"]),
               ("csim default (ncp/auto)", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
 
 
