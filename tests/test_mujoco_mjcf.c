@@ -117,6 +117,42 @@ END_TEST
 
 // a fixed-base chain: hinge and slide joints, two joints with different anchors in one body,
 // euler/xyaxes frames, capsules and boxes, armature on most joints
+// one MJCF file loaded by MuJoCo (mj_loadXML) and by csim's reader and model builder (the
+// world's gravity, one fixed-base robot), with their data
+typedef struct {
+  mjModel* mm;
+  mjData* md;
+  urdf_robot* r;
+  sim_model* cm;
+  sim_data* cd;
+} both;
+
+static both both_load(const char* path) {
+  both b = {NULL, NULL, NULL, NULL, NULL};
+  char msg[1000];
+  b.mm = mj_loadXML(path, NULL, msg, sizeof(msg));
+  ck_assert_msg(b.mm != NULL, "MuJoCo: %s", msg);
+  b.md = mj_makeData(b.mm);
+  csim_error e;
+  ck_assert_int_eq(mjcf_load(path, NULL, &b.r, &e), CSIM_OK);
+  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
+  model_robot_spec spec;
+  memset(&spec, 0, sizeof(spec));
+  spec.urdf = b.r;
+  spec.base_quat[3] = 1;
+  ck_assert_msg(model_create(&w, &spec, 1, &b.cm, &e) == CSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(data_create(b.cm, 0, &b.cd, &e), CSIM_OK);
+  return b;
+}
+
+static void both_free(both* b) {
+  data_free(b->cd);
+  model_free(b->cm);
+  urdf_free(b->r);
+  mj_deleteData(b->md);
+  mj_deleteModel(b->mm);
+}
+
 static const char* const kChain =
     "<mujoco><option gravity='0 0 -9.81'/><default><joint armature='0.05'/></default><worldbody>"
     "<body name='a' pos='0 0 1' euler='10 20 30'><joint name='h1' axis='0 0 1'/>"
@@ -133,22 +169,11 @@ START_TEST(mass_matrix_matches_mujoco) {
   tmp_dir(dir, sizeof(dir), "mjcf_M");
   snprintf(path, sizeof(path), "%s/chain.xml", dir);
   write_text(path, kChain);
-  char msg[1000];
-  mjModel* mm = mj_loadXML(path, NULL, msg, sizeof(msg));
-  ck_assert_msg(mm != NULL, "MuJoCo: %s", msg);
-  mjData* md = mj_makeData(mm);
-  urdf_robot* r = NULL;
-  csim_error e;
-  ck_assert_int_eq(mjcf_load(path, NULL, &r, &e), CSIM_OK);
-  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
-  model_robot_spec spec;
-  memset(&spec, 0, sizeof(spec));
-  spec.urdf = r;
-  spec.base_quat[3] = 1;
-  sim_model* cm = NULL;
-  sim_data* cd = NULL;
-  ck_assert_msg(model_create(&w, &spec, 1, &cm, &e) == CSIM_OK, "%s", e.msg);
-  ck_assert_int_eq(data_create(cm, 0, &cd, &e), CSIM_OK);
+  both b = both_load(path);
+  mjModel* mm = b.mm;
+  mjData* md = b.md;
+  sim_model* cm = b.cm;
+  sim_data* cd = b.cd;
   ck_assert_int_eq(cm->nv, mm->nv);
   ck_assert_int_eq(cm->nv, 4);
   int nv = cm->nv;
@@ -170,11 +195,7 @@ START_TEST(mass_matrix_matches_mujoco) {
   ck_assert_double_eq(cm->dof_armature[1], 0.2);
   ck_assert_msg(worst < 1e-12, "M differs from MuJoCo's by %g relative", worst);
   fprintf(stderr, "chain M(q) vs MuJoCo, 20 configurations: largest relative difference %.2g\n", worst);
-  data_free(cd);
-  model_free(cm);
-  urdf_free(r);
-  mj_deleteData(md);
-  mj_deleteModel(mm);
+  both_free(&b);
   tmp_remove(dir);
 }
 END_TEST
@@ -192,22 +213,11 @@ START_TEST(free_joints_hold_world_poses) {
     return;
   }
   fclose(f);
-  char msg[1000];
-  mjModel* mm = mj_loadXML(path, NULL, msg, sizeof(msg));
-  ck_assert_msg(mm != NULL, "MuJoCo: %s", msg);
-  mjData* md = mj_makeData(mm);
-  urdf_robot* r = NULL;
-  csim_error e;
-  ck_assert_int_eq(mjcf_load(path, NULL, &r, &e), CSIM_OK);
-  model_world_spec w = {{0, 0, -9.81}, 0, 0, 0, 0, {0, 0}, NULL};
-  model_robot_spec spec;
-  memset(&spec, 0, sizeof(spec));
-  spec.urdf = r;
-  spec.base_quat[3] = 1;
-  sim_model* cm = NULL;
-  sim_data* cd = NULL;
-  ck_assert_msg(model_create(&w, &spec, 1, &cm, &e) == CSIM_OK, "%s", e.msg);
-  ck_assert_int_eq(data_create(cm, 0, &cd, &e), CSIM_OK);
+  both b = both_load(path);
+  mjModel* mm = b.mm;
+  mjData* md = b.md;
+  sim_model* cm = b.cm;
+  sim_data* cd = b.cd;
   ck_assert_int_eq(cm->nq, mm->nq);
   unsigned seed = 11;
   double worst_q0 = 0, worst_x = 0;
@@ -255,11 +265,7 @@ START_TEST(free_joints_hold_world_poses) {
   ck_assert_int_eq(nfree, 101);
   ck_assert_msg(worst_q0 < 1e-12, "qpos0 differs from MuJoCo's by %g", worst_q0);
   ck_assert_msg(worst_x < 1e-12, "world poses differ from MuJoCo's by %g", worst_x);
-  data_free(cd);
-  model_free(cm);
-  urdf_free(r);
-  mj_deleteData(md);
-  mj_deleteModel(mm);
+  both_free(&b);
 }
 END_TEST
 
