@@ -576,9 +576,17 @@ static void qw_gamma(qw* w, int n, const double* rpos) {
   memset(w->gam, 0, sizeof(double) * (size_t)(QW_NX * N) * (size_t)nc);
   for (int v = 0; v < n; v++) {
     int j = w->var_step[v];
-    double r[3], pr[QW_NX];
-    qw_xref(w, j, pr);  // the com where the force acts: the reference's (j = 0: the current)
+    double r[3], pr[QW_NX], vc[3];
+    // the com where the force acts (its lever arm's origin): now, the current com; at step j,
+    // the current com carried on by the command (its height the reference's). Not the
+    // reference's position (the commanded path, up to 5 cm off the com): with the feet's lever
+    // arms about that, a base off the path sideways is balanced in the model at every step but
+    // the first, so the optimum put the correcting force at step 1 and later, which no solve
+    // applies, and the base drifted sideways (0.24 m/s in a trot in place, docs/controllers.md)
+    qw_xref(w, j, pr);
+    qw_cmd_world(w, vc);
     if (j == 0) sp_copy3(pr + 3, w->com);
+    for (int i = 0; i < 2 && j > 0; i++) pr[3 + i] = w->com[i] + vc[i] * j * w->mpc_dt;
     sp_sub3(r, rpos + 3 * v, pr + 3);
     qw_b(w, Iwinv, r, w->gam + (size_t)(QW_NX * j) * nc + 3 * v, nc);
     for (int k = j + 1; k < N; k++)
