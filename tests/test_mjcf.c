@@ -383,7 +383,8 @@ START_TEST(keyframe_errors) {
   snprintf(path, sizeof(path), "%s/k.xml", dir);
   write_text(path, "<mujoco><worldbody><body pos='0 0 1'><freejoint/><geom size='0.1'/></body>"
                    "</worldbody><keyframe>\n<key name='up' qpos='0 0 2 1 0 0 0'/>\n"
-                   "<key name='short' qpos='0 0 2'/>\n<key name='t' time='2' ctrl='0.5'/>"
+                   "<key name='short' qpos='0 0 2'/>\n<key name='t' time='2' ctrl='0.5'/>\n"
+                   "<key name='zero' qpos='0 0 2 0 0 0 0'/>"
                    "</keyframe></mujoco>");
   snprintf(path, sizeof(path), "%s/k.yaml", dir);
   write_text(path, "name: k\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: k.xml\n"
@@ -395,12 +396,13 @@ START_TEST(keyframe_errors) {
   } kCases[] = {
       {"", 0, "complete"},
       {"--set robots.0.keyframe=nope", 2, "'robots.0.keyframe': 'nope' names no <key> of k.xml "
-                                          "(it has 3 keys: the first named 'up'"},
+                                          "(it has 4 keys: the first named 'up'"},
       {"--set robots.0.keyframe=short", 2, "k.xml:3:1: 'key': <key name='short'>: qpos has 3 "
                                            "values, the model's nq is 7"},
       {"--set robots.0.keyframe=1", 2, "qpos has 3 values"},
       {"--set robots.0.keyframe=t", 0, "k.xml:4:1: 'key': <key> 't': time ctrl not taken"},
       {"--set 'robots.0.q0=[0,0,1,0,0,0,1]'", 2, "give one of keyframe and q0"},
+      {"--set robots.0.keyframe=zero", 2, "k.xml:5:1: 'key': <key>: qpos gives joint"},
   };
   for (size_t k = 0; k < sizeof(kCases) / sizeof(kCases[0]); k++) {
     int rc = sh_fmt(out, sizeof(out), "%s run %s %s --out %s/k.h5", csim_bin(), path,
@@ -410,7 +412,7 @@ START_TEST(keyframe_errors) {
   }
   snprintf(path, sizeof(path), "%s/k.xml", dir);
   ck_assert_int_eq(sh_fmt(out, sizeof(out), "%s info %s", csim_bin(), path), 0);
-  ck_assert_msg(strstr(out, "keyframes (robots.N.keyframe): 3: 0 'up' 1 'short' 2 't'"), "%s", out);
+  ck_assert_msg(strstr(out, "keyframes (robots.N.keyframe): 4: 0 'up' 1 'short' 2 't' 3 'zero'"), "%s", out);
   snprintf(path, sizeof(path), "%s/k.yaml", dir);
   char cwd[400], yaml[800];
   ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));

@@ -591,6 +591,27 @@ static void key_to_csim(const sim_model* m, int r, const urdf_key* K, double* q,
   }
 }
 
+// the first free or ball joint of robot r whose quaternion in K's qpos (MuJoCo's [w x y z]) is
+// zero (no orientation: an error, as for q0), -1 when none; one off unit length by more than
+// 1e-3 is normalised with a warning, as q0's are (initial_state)
+static int key_bad_quat(const sim_model* m, int r, const urdf_key* K) {
+  for (int j = 0; K->qpos && j < m->njnt; j++) {
+    int t = m->jnt_type[j];
+    if (m->body_robot[m->jnt_body[j]] != r || (t != MODEL_JOINT_FREE && t != MODEL_JOINT_BALL))
+      continue;
+    const double* qq = K->qpos + m->jnt_qadr[j] - m->robot_qadr[r] + (t == MODEL_JOINT_FREE ? 3 : 0);
+    double n = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
+    if (!(n > 1e-9)) return j;
+    if (fabs(n - 1) > 1e-3) {
+      csim_error w;
+      err_set(&w, CSIM_ERR_INPUT, K->file, K->line, K->column, "key",
+              "<key>: the quaternion of joint '%s' has norm %.9g: normalised", m->jnt_name[j], n);
+      print_warning(&w);
+    }
+  }
+  return -1;
+}
+
 // robot r's robots.N.keyframe from its MJCF keys into ks (q and v in csim's layout)
 static csim_status resolve_key(const scn_config* cfg, const sim_model* m, int r,
                                const urdf_robot* u, key_state* ks, csim_error* err) {
@@ -614,6 +635,11 @@ static csim_status resolve_key(const scn_config* cfg, const sim_model* m, int r,
                    K->qpos && K->nqpos != nq ? "qpos" : "qvel",
                    K->qpos && K->nqpos != nq ? K->nqpos : K->nqvel,
                    K->qpos && K->nqpos != nq ? "nq" : "nv", K->qpos && K->nqpos != nq ? nq : nv, r);
+  int bj = key_bad_quat(m, r, K);
+  if (bj >= 0)
+    return err_set(err, CSIM_ERR_INPUT, K->file, K->line, K->column, "key",
+                   "<key>: qpos gives joint '%s' a zero quaternion: expected a unit quaternion "
+                   "[w x y z] (robots.%d.keyframe)", m->jnt_name[bj], r);
   ks->q[r] = calloc((size_t)nq + 1, sizeof(double));
   ks->v[r] = calloc((size_t)nv + 1, sizeof(double));
   if (!ks->q[r] || !ks->v[r]) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
