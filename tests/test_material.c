@@ -259,6 +259,37 @@ START_TEST(bad_material_keys) {
     ck_assert_int_eq(load_and_create(s3, 3, &err), CSIM_ERR_INPUT);
     ck_assert_str_eq(err.key, soft[i][2]);
   }
+  // contact.cone pyramidal: ccp with MuJoCo softness, solver pgs, not the natural criterion, no
+  // condim 4/6 (io/compile.c check_cone), refused naming the key
+  const char* cone[][4] = {
+      {"contact.cone=pyramidal", "contact.model=ncp", "solver.name=pgs", "contact.cone"},
+      {"contact.cone=pyramidal", "contact.friction=0.5", "solver.name=pgs", "contact.cone"},
+      {"contact.cone=pyramidal", "contact.compliance=0.01", "solver.name=pgs", "contact.cone"},
+      {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.name=admm", "solver.name"},
+      {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.name=auto", "solver.name"},
+      {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.criterion=natural",
+       "solver.criterion"},
+      {"contact.cone=pyramid", "contact.solref=[0.02, 1]", "solver.name=pgs", "contact.cone"},
+  };
+  for (size_t i = 0; i < sizeof cone / sizeof cone[0]; i++) {
+    const char* s6[6] = {"contact.model=ccp", "solver.name=pgs", "contact.materials={cube: {}}",
+                         cone[i][0], cone[i][1], cone[i][2]};
+    ck_assert_int_eq(load_and_create(s6, 6, &err), CSIM_ERR_INPUT);
+    ck_assert_msg(!strcmp(err.key, cone[i][3]), "case %zu: key '%s' (%s)", i, err.key, err.msg);
+  }
+  const char* ok[5] = {"contact.model=ccp", "solver.name=pgs", "contact.materials={cube: {}}",
+                       "contact.cone=pyramidal", "contact.solref=[0.02, 1]"};
+  ck_assert_msg(load_and_create(ok, 5, &err) == CSIM_OK, "%s", err.msg);
+  // humanoid100.xml's condim 4 cylinders
+  const char* h100[2] = {"contact.cone=pyramidal", "solver.name=pgs"};
+  scn_config* hc = NULL;
+  sim* hs = NULL;
+  ck_assert_msg(scn_load("scenarios/mujoco_humanoid100.yaml", h100, 2, &hc, &err) == CSIM_OK,
+                "%s", err.msg);
+  ck_assert_int_eq(sim_create(hc, &hs, &err), CSIM_ERR_INPUT);
+  ck_assert_str_eq(err.key, "contact.cone");
+  ck_assert_msg(strstr(err.msg, "condim 4") != NULL, "%s", err.msg);
+  scn_free(hc);
 }
 END_TEST
 

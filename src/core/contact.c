@@ -89,7 +89,8 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->box = calloc(mc, 1);
   c->link = calloc(mc, sizeof(int));
   c->mu_roll = calloc(mc, sizeof(double));
-  if (!c->box || !c->link || !c->mu_roll || !c->con || !c->body1 || !c->body2 || !c->frame ||
+  c->rpy = calloc(mc, sizeof(double));
+  if (!c->box || !c->link || !c->mu_roll || !c->rpy || !c->con || !c->body1 || !c->body2 || !c->frame ||
       !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
       !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
@@ -110,12 +111,13 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
 void contact_reset(contact_data* c) {
   size_t n3 = 3 * (size_t)c->maxcon;
   c->ncon = c->nlimit = c->nfric = c->nspin = c->nreduced = c->nreduced_touch = 0;
-  c->has_R = 0;
+  c->has_R = c->has_rpy = 0;
   c->nprev = c->nwarm = 0;
   double* zero[] = {c->g, c->lambda, c->cvel, c->R, c->prev_lambda, c->prev_dual, c->dual0};
   for (size_t k = 0; k < sizeof(zero) / sizeof(zero[0]); k++)
     memset(zero[k], 0, sizeof(double) * n3);
   memset(c->cstar, 0, sizeof(double) * (size_t)c->maxcon);
+  memset(c->rpy, 0, sizeof(double) * (size_t)c->maxcon);
   memset(c->prev_id, 0, sizeof(int) * n3);
 }
 
@@ -131,7 +133,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
          n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc +
-         mc * I + mc * D +
+         mc * I + mc * D + mc * D +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
@@ -141,7 +143,7 @@ void contact_free(contact_data* c) {
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
-  free(c->box); free(c->link); free(c->mu_roll);
+  free(c->box); free(c->link); free(c->mu_roll); free(c->rpy);
   free(c->fill); free(c->ywork);
   solver_blocks_free(c->G);
   free(c);
@@ -600,6 +602,21 @@ static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* 
   c->g[3 * i + 2] -= cs;
 }
 
+// contact.cone pyramidal (MuJoCo 2.2.2's pyramidal cone, engine_core_constraint.c mj_diagApprox
+// and mj_makeImpedance): contact i's impulse is lambda = E f over the edges E = [n + mu t1,
+// n - mu t1, n + mu t2, n - mu t2], f >= 0, each edge a soft row with the reference E' of rhs_soft's
+// (its normal and tangent references are linear in the velocity, the edge's imp is the normal's)
+// and the common regularizer R_py = 2 mu^2 R_e, R_e = (1-imp)/imp w (1 + mu^2) (the edge's
+// diagApprox w + mu^2 w). The Lorentz cone's R rows are not used: 0 (solver.h rpy)
+static void rhs_pyramid(contact_data* c, int i) {
+  double mu = c->mu[i], rn = c->R[3 * i + 2];  // rn = (1-imp)/imp w, clamped (rhs_soft)
+  double re = rn * (1 + mu * mu);
+  if (re < 1e-15) re = 1e-15;
+  c->rpy[i] = 2 * mu * mu * re;
+  for (int r = 0; r < 3; r++) c->R[3 * i + r] = 0;
+  c->has_rpy = 1;
+}
+
 // MuJoCo softness of spin entry j (contact.h) of contact i: its rows are friction rows of i's
 // constraint: the reference -B v (aref's friction part, as rhs_soft's tangents), and the
 // regularizer scaled by the cone's coefficients, R_k = R_t mu^2 / a_k^2 (MuJoCo's elliptic
@@ -660,10 +677,12 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
 static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
                       const contact_options* opt, const double* vfree, int soft) {
   int mc = c->maxchain;
+  c->has_rpy = 0;
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
     double cn_before = 0;
+    c->rpy[i] = 0;
     for (int r = 0; r < 3; r++) {
       double acc = 0;
       for (int k = 0; k < c->nchain[i]; k++) acc += J[r * mc + k] * vfree[chain[k]];
@@ -689,6 +708,7 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
       mat_soft_kb(solref, solimp, opt->dt, &sK, &sB);
       double w = opt->mat->body_invweight[c->body1[i]] + opt->mat->body_invweight[c->body2[i]];
       rhs_soft(d, c, opt, i, solimp, w, sK, sB);
+      if (opt->pyramidal && c->mu[i] > 0) rhs_pyramid(c, i);
       continue;
     }
     const double *lref, *limp;
@@ -790,6 +810,7 @@ void contact_store(contact_data* c, const double* dual) {
 
 solver_problem contact_problem(const contact_data* c) {
   solver_problem p = solver_blocks_problem(c->G, c->g, c->mu, c->has_R ? c->R : NULL);
+  p.rpy = c->has_rpy ? c->rpy : NULL;
   // the factored form G = Y Y' + diag(ydiag) (solver.h)
   p.nv = c->nv;
   p.ystride = c->maxchain;

@@ -105,6 +105,10 @@ typedef struct {
   double* cstar;      // target normal velocity (Baumgarte/restitution)    (maxcon)
   double* R;          // compliance alpha diag(G) when alpha > 0           (3 maxcon)
   int has_R;          // R is in use this step
+  // contact.cone pyramidal: each contact's edge regularizer R_py (solver_problem.rpy), 0 for a
+  // contact in the Lorentz cone; its R rows are then 0                  (maxcon)
+  double* rpy;
+  int has_rpy;        // some contact is pyramidal this step
 
   // warm start memory: previous step's ids and impulses
   int nprev;
@@ -141,6 +145,9 @@ typedef struct {
   // step instead: set when an island is coupled (contact_coupled), so that its factoring solver
   // takes the step without the O(nc^2) blocks per-contact sweeps would need
   int auto_split;
+  // contact.cone pyramidal (with mat->soft): frictional soft contacts in MuJoCo's pyramid
+  // (rhs_soft; solver.h rpy), others as before
+  int pyramidal;
 } contact_options;
 
 // con[i].geom1 of a dry joint friction row (joint limits have -1)

@@ -63,6 +63,8 @@ typedef enum { CSIM_LS_TALS, CSIM_LS_BACKTRACKING, CSIM_LS_NONE, CSIM_NLS } csim
 // across iterations and steps until convergence slows (compliant/integrate.c)
 typedef enum { CSIM_JAC_FULL, CSIM_JAC_QUASI_NEWTON, CSIM_NJAC } csim_jacobian;
 typedef enum { CSIM_COMBINE_DRAKE, CSIM_COMBINE_MUJOCO, CSIM_COMBINE_MEAN, CSIM_NCOMBINE } csim_combine;
+// contact.cone (ccp with MuJoCo softness): the Lorentz cone, or MuJoCo's pyramid of edges n +- mu t_k
+typedef enum { CSIM_CONE_ELLIPTIC, CSIM_CONE_PYRAMIDAL, CSIM_NCONE } csim_cone;
 
 // each enum's names as the scenario spells them, indexed by value, NULL-terminated (options.c)
 extern const char* const csim_controller_names[];    // pd plugin
@@ -79,6 +81,7 @@ extern const char* const csim_tolerance_units_names[];  // impulse force
 extern const char* const csim_line_search_names[];    // tals backtracking none
 extern const char* const csim_jacobian_names[];       // full quasi_newton
 extern const char* const csim_combine_names[];        // drake mujoco mean
+extern const char* const csim_cone_names[];           // elliptic pyramidal
 
 // 1 when m is one of the compliant force laws (no rigid solver)
 static inline int csim_model_compliant(csim_model m) {

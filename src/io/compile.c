@@ -842,6 +842,7 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   s->opt.contact.dt = cfg->dt;
   s->opt.contact.compliance = cfg->compliance;
   s->opt.contact.mat = s->model.mat;
+  s->opt.contact.pyramidal = cfg->cone == CSIM_CONE_PYRAMIDAL;
   // a solver on the factored form (ADMM): G's off-diagonal blocks would go unread (contact.h)
   s->opt.contact.diag_only = s->opt.rigid && !solver_reads_offdiag(&s->opt.solver);
   s->opt.contact.auto_split = s->opt.rigid && solver_auto_splits(&s->opt.solver);
@@ -915,6 +916,39 @@ static csim_status check_newton(const scn_config* cfg, const sim* s, const solve
       return scn_key_error(cfg, "solver.name", err, "solver 'newton' cannot take joint '%s' "
                            "(body '%s'): it has %s; choose pgs or admm",
                            m->jnt_name[j], l >= 0 ? m->link_name[l] : "world", why);
+  }
+  return CSIM_OK;
+}
+
+// contact.cone pyramidal (contact.h rhs_pyramid, solver.h rpy): MuJoCo's pyramid of soft edges,
+// so ccp with MuJoCo softness on every contact, condim 1 and 3, solved by the ccp pgs sweeps
+// (ccp.c); anything else is refused at load naming the key
+static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* err) {
+  if (cfg->cone != CSIM_CONE_PYRAMIDAL) return CSIM_OK;
+  const sim_model* m = s->model.m;
+  const solver_options* so = &s->opt.solver;
+  if (cfg->model != CSIM_MODEL_CCP)
+    return scn_key_error(cfg, "contact.cone", err, "the pyramidal cone is MuJoCo's, for model "
+                         "'ccp' with MuJoCo softness; found model '%s' (expected contact.cone: "
+                         "elliptic, or model ccp)", csim_model_names[cfg->model]);
+  if (!s->model.mat || !s->model.mat->soft)
+    return scn_key_error(cfg, "contact.cone", err, "the pyramidal cone's edges are MuJoCo's soft "
+                         "rows: give contact.solref, or an MJCF robot whose geoms carry solref "
+                         "(without contact.compliance)");
+  if (so->kind != CSIM_SOLVER_PGS)
+    return scn_key_error(cfg, "solver.name", err, "contact.cone pyramidal is solved by solver "
+                         "'pgs' only (Gauss-Seidel on the edges, ccp.c); found '%s': set "
+                         "solver.name: pgs, or contact.cone: elliptic", csim_solver_names[so->kind]);
+  if (so->criterion == SOLVER_STOP_NATURAL)
+    return scn_key_error(cfg, "solver.criterion", err, "the natural residual has no pyramidal "
+                         "form in csim: choose solver.criterion model, ncp or auto");
+  int g = model_spin_geom(m);
+  if (g >= 0) {
+    int l = m->geom_link[g];
+    return scn_key_error(cfg, "contact.cone", err, "geom %d (body '%s') has condim %d: csim's "
+                         "pyramid has the sliding edges only (condim 1 and 3); choose contact.cone "
+                         "elliptic, or give the geom condim 3", g, l >= 0 ? m->link_name[l] : "world",
+                         m->geom_condim[g]);
   }
   return CSIM_OK;
 }
@@ -998,6 +1032,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
     st = compile_materials(cfg, s, err);
   if (st == CSIM_OK && s->opt.rigid) st = check_newton(cfg, s, &s->opt.solver, err);
+  if (st == CSIM_OK) st = check_cone(cfg, s, err);
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);
   if (st == CSIM_OK) st = resolve_actions(cfg, s, err);

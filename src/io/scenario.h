@@ -138,6 +138,7 @@ typedef struct {
   double memory_budget;     // 'contact.memory_budget' (MiB) > 0, default 2048 (sim.h)
   char** exclude; int nexclude; // 'contact.exclude': [linkA, linkB] pairs, flat (2*nexclude)
   csim_combine combine;      // 'contact.combine': rule for a pair of materials, default drake
+  csim_cone cone;            // 'contact.cone': ccp's friction cone with MuJoCo softness, default elliptic
   scn_material* materials; int nmaterials; // 'contact.materials': per link (or ground), in file order
   double* solref; int nsolref; // 'contact.solref' (ccp): [timeconst, dampratio] or [-stiffness, -damping]; NULL = none
   double* solimp; int nsolimp; // 'contact.solimp' (ccp): [dmin, dmax, width, midpoint, power]; NULL = MuJoCo's default

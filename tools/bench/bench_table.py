@@ -220,9 +220,10 @@ def render(mj, sl, si, meta, pe=None, ts=None):
         g(r["ir_per_step"], "%.4g"), g(r["eps_abs_mean"], "%.1e"), g(r["mismatch_max"], "%.0e")))
     L += ["", "**MuJoCo's own testspeed beside csim on MuJoCo's model files** (tools/bench/"
           "bench_testspeed.py: `mujoco-testspeed FILE NSTEP 1 0` and `csim run` on the same file, "
-          "same steps, median of interleaved rounds; csim ccp/pgs is csim's model matching MuJoCo's "
-          "(the file's solref/solimp; ccp's cone, csim has no pyramidal one), solved by pgs and by "
-          "newton (MuJoCo's primal Newton method), csim default is "
+          "same steps, median of interleaved rounds; csim ccp is csim's model matching MuJoCo's "
+          "(the file's solref/solimp) in the Lorentz cone, solved by pgs and by newton (MuJoCo's "
+          "primal Newton method), and in MuJoCo's pyramid (contact.cone pyramidal, MuJoCo's cone "
+          "for files that set none, as these) by pgs; csim default is "
           "ncp/auto; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
           "steps; ε_abs by csim's residual code on each side, MuJoCo's from its impulses (mj_contactForce) and "
           "its own next velocity c = J v+ over the same steps, bench_mujoco --mjcf-eps)", ""]

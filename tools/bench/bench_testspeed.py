@@ -12,8 +12,9 @@ humanoid100/humanoid100.xml):
              own, the file's time step, NSTEP steps, nothing recorded but the last row) with
              csim's model matching MuJoCo's, ccp with the file's solref/solimp (MuJoCo-style
              softness, contact.combine mujoco, friction 1 for the floor pairs as
-             scenarios/mujoco_humanoid.yaml; csim has no pyramidal cone: ccp's is the Lorentz
-             cone), solver pgs (tolerance 1e-8, at most 500 iterations) and newton (MuJoCo's
+             scenarios/mujoco_humanoid.yaml; ccp's Lorentz cone, and MuJoCo's default pyramid,
+             contact.cone pyramidal, under pgs: the model matching MuJoCo's where the file sets
+             no cone), solver pgs (tolerance 1e-8, at most 500 iterations) and newton (MuJoCo's
              primal Newton method on the same problem; it refuses condim 4/6 files, said in the
              note), and csim's default
              (ncp, solver auto, same tolerance): the time per step and mean contacts and ε_abs
@@ -58,19 +59,20 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 100 if QU
          ("humanoid100", "humanoid100/humanoid100.xml", 50 if QUICK else 500, 20 if QUICK else 100)]
 # csim's sides: (engine name, model/solver pair for bench_mujoco, --set overrides)
 CSIM_SIDES = [("csim ccp/pgs", "ccp/pgs", []),
+              ("csim ccp/pgs pyramidal", "ccp/pgs", ["contact.cone=pyramidal"]),
               ("csim ccp/newton", "ccp/newton", ["solver.name=newton"]),
               ("csim default (ncp/auto)", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
 
 
-def scenario(path, steps, dt, tmp, label):
+def scenario(path, steps, dt, tmp, label, cone="elliptic"):
     """a scenario naming the MJCF file: ccp with its softness (as scenarios/mujoco_humanoid.yaml)"""
     p = os.path.join(tmp, label + ".yaml")
     with open(p, "w") as f:
         f.write("name: %s\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\n"
-                "robots:\n  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco}\n"
+                "robots:\n  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco, cone: %s}\n"
                 "solver: {name: pgs, tolerance: 1.0e-8, max_iterations: 500, warm_start: true}\n"
                 "integrator: {duration: %.10g}\noutput: {path: %s.h5, every: 100000}\n"
-                % (label, path, steps * dt, label))
+                % (label, path, cone, steps * dt, label))
     return p
 
 
@@ -167,13 +169,14 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
                  "ratio_us": None, "ir_per_step": mj_ir, "ratio_ir": None,
                  "eps_abs_mean": mujoco_eps(path, steps) if isinstance(mj, tuple) else None,
                  "note": "" if isinstance(mj, tuple) else mj[0]})
-    for name, pair, _ in CSIM_SIDES:
+    for name, pair, sets in CSIM_SIDES:
         c = last[name]
         ok = isinstance(c, tuple)
         us = statistics.median(times[name]) if times[name] else None
         ir = None
         if ok and have_vg and os.path.exists(BENCH):
-            yaml_ir = scenario(path, nir, dt, tmp, label + "_ir")
+            cone = "pyramidal" if "contact.cone=pyramidal" in sets else "elliptic"
+            yaml_ir = scenario(path, nir, dt, tmp, label + "_ir", cone)
             ir = callgrind([BENCH, "--scenario", yaml_ir, "--label", label, "--csim", pair,
                             "--mujoco", "none", "--steps", str(nir), "--batches", "1", "--no-eps"],
                            "bench_csim_step", tmp, nir, True)

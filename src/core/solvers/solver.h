@@ -123,6 +123,13 @@ typedef struct {
   // ADMM projects it as one cone (admm.c)
   const int* link;
   const double* mu_roll;
+  // contact.cone pyramidal (contact.h rhs_pyramid), or NULL: none. rpy (nc): for a contact in
+  // MuJoCo's pyramid its edges' common regularizer R_py > 0 (its R rows are 0), 0 otherwise. The
+  // contact's impulse is lambda = E f, f >= 0 over the edges E = [n + mu t1, n - mu t1,
+  // n + mu t2, n - mu t2] ([t1 t2 n] rows), and the problem is the edges' bound-constrained QP
+  // min 1/2 f'(E'G E + R_py I) f + f'E'g, i.e. 0 <= f ⊥ E'c + R_py f >= 0 with c = G lambda + g.
+  // The ccp pgs sweeps take it (ccp.c); io/compile.c refuses every other pair
+  const double* rpy;
   // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
   // chain): G = Y Y' + diag(ydiag). Contact i's three rows hold ynz[i] entries at dofs
   // ydof[i ystride ..], row r's values at Y[(3 i + r) ystride ..]; ydiag (3nc, or NULL: zero)
