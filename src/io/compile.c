@@ -921,11 +921,10 @@ static csim_status check_newton(const scn_config* cfg, const sim* s, const solve
 }
 
 // contact.cone pyramidal (contact.h rhs_pyramid, solver.h rpy): MuJoCo's pyramid of soft edges,
-// so ccp with MuJoCo softness on every contact, condim 1 and 3, solved by the ccp pgs sweeps
-// (ccp.c); anything else is refused at load naming the key
+// so ccp with MuJoCo softness on every contact, solved by the ccp pgs sweeps (ccp.c; condim 4/6
+// pairs too, their torsion and rolling edges); anything else is refused at load naming the key
 static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* err) {
   if (cfg->cone != CSIM_CONE_PYRAMIDAL) return CSIM_OK;
-  const sim_model* m = s->model.m;
   const solver_options* so = &s->opt.solver;
   if (cfg->model != CSIM_MODEL_CCP)
     return scn_key_error(cfg, "contact.cone", err, "the pyramidal cone is MuJoCo's, for model "
@@ -942,14 +941,6 @@ static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* e
   if (so->criterion == SOLVER_STOP_NATURAL)
     return scn_key_error(cfg, "solver.criterion", err, "the natural residual has no pyramidal "
                          "form in csim: choose solver.criterion model, ncp or auto");
-  int g = model_spin_geom(m);
-  if (g >= 0) {
-    int l = m->geom_link[g];
-    return scn_key_error(cfg, "contact.cone", err, "geom %d (body '%s') has condim %d: csim's "
-                         "pyramid has the sliding edges only (condim 1 and 3); choose contact.cone "
-                         "elliptic, or give the geom condim 3", g, l >= 0 ? m->link_name[l] : "world",
-                         m->geom_condim[g]);
-  }
   return CSIM_OK;
 }
 

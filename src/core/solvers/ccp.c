@@ -12,13 +12,12 @@
 // is the CCP's own: cone_residuals_ccp (000 eq. 14 with Gamma = 0).
 //
 // MuJoCo's pyramidal cone (contact.cone pyramidal, solver.h rpy): such a contact's variables are
-// its four edge impulses f >= 0 (lambda = E f), each a scalar soft row as in MuJoCo's PGS on a
-// pyramidal model: one projected Gauss-Seidel pass over the edges per visit, f_e <- max(0, f_e -
-// w_e / (e'G_ii e + R_py)), w_e = e'c + R_py f_e, on the contact's local velocity, then c is
-// updated once. f is not stored between visits: it is the least-norm split of lambda (pyr_split),
-// which is the optimal f for that lambda (the edges' cost depends on f beyond lambda only through
-// R_py |f|^2 / 2), so the split never raises the cost and each visit is a descent step of the
-// edges' QP. Its residual (000 eq. 14's triple on the edges' LCP, pyr_residuals) comes from
+// its edge impulses f >= 0 (lambda = E f; 4 edges, 6 or 10 with a condim 4/6 spin entry), and a
+// visit solves its edges' QP exactly with the other contacts fixed (block Gauss-Seidel,
+// pyr_local_qp), then updates c once. f is not stored between visits: it is the least-norm split
+// of lambda (pyr_split), which is the optimal f for that lambda (the edges' cost depends on f
+// beyond lambda only through R_py |f|^2 / 2), so the split never raises the cost and each visit
+// is a descent step of the edges' QP. Its residual (000 eq. 14's triple on the edges' LCP, pyr_residuals) comes from
 // lambda alone the same way.
 //
 // Speed: c = G~ lambda + g is kept up to date in s->c: after contact i moves by d, c += G~(:, i) d
@@ -62,53 +61,87 @@ static double sym3_max_eig(const double A[9]) {
   return q + 2 * pp * cos(acos(r) / 3);
 }
 
-// contact.cone pyramidal (solver.h rpy). Edge e of E = [n + mu t1, n - mu t1, n + mu t2,
-// n - mu t2] in the contact frame [t1 t2 n]
-static void pyr_edge(double mu, int e, double col[3]) {
-  double s = (e & 1) ? -mu : mu;
-  col[0] = e < 2 ? s : 0;
-  col[1] = e < 2 ? 0 : s;
-  col[2] = 1;
+// contact.cone pyramidal (solver.h rpy): contact i's friction dimensions k < nd (rows row[k],
+// coefficients a[k] > 0: t1 and t2 with mu, and for a condim 4/6 pair its spin entry's torsion
+// and rolling rows with theirs, solver_ell_coef) and its normal row row[nd]; the edges are
+// n + a_k e_k (edge 2k) and n - a_k e_k (edge 2k + 1), MuJoCo's 2 (condim - 1)
+typedef struct {
+  int nd;
+  int row[6];
+  double a[5];
+} pyr_rows;
+
+static void pyr_layout(const solver_problem* p, int i, pyr_rows* L) {
+  L->nd = 0;
+  if (p->link && p->link[i] >= 0) {
+    int j = p->link[i], rows[5] = {3 * i, 3 * i + 1, 3 * j, 3 * j + 1, 3 * j + 2};
+    double a[5];
+    solver_ell_coef(p, i, j, a);
+    for (int k = 0; k < 5; k++)
+      if (a[k] > 0) L->row[L->nd] = rows[k], L->a[L->nd++] = a[k];
+  } else {
+    for (int k = 0; k < 2; k++) L->row[L->nd] = 3 * i + k, L->a[L->nd++] = p->mu[i];
+  }
+  L->row[L->nd] = 3 * i + 2;
 }
 
-// the least-norm edge impulses f >= 0 with E f = lambda: pairs (f0, f1) and (f2, f3) carry
-// normal shares s1 + s2 = lambda_N at least |lambda_t1| / mu and |lambda_t2| / mu, as equal as
-// those bounds allow (|f|^2 = (s1^2 + s2^2 + (lambda_t1^2 + lambda_t2^2) / mu^2) / 2). A lambda
-// outside the pyramid (a warm start from another model) is first scaled into it; lam is updated
-static void pyr_split(double lam[3], double mu, double f[4]) {
-  double a = fabs(lam[0]) / mu, b = fabs(lam[1]) / mu, n = lam[2];
+// the least-norm edge impulses f >= 0 with E f = lambda (l: the nd friction components, then the
+// normal): pair k carries a normal share s_k >= d_k = |l_k| / a_k, sum s_k = l_N, and
+// |f|^2 = sum (s_k^2 + d_k^2) / 2, least for s_k = max(d_k, tau) (water filling). An l outside
+// the pyramid (sum d_k > l_N: a warm start of another model) is first scaled into it; l updated
+static void pyr_split(const pyr_rows* L, double* l, double* f) {
+  int nd = L->nd;
+  double n = l[nd], d[5], sum = 0;
   if (!(n > 0)) {
-    lam[0] = lam[1] = lam[2] = 0;
-    f[0] = f[1] = f[2] = f[3] = 0;
+    for (int k = 0; k <= nd; k++) l[k] = 0;
+    for (int e = 0; e < 2 * nd; e++) f[e] = 0;
     return;
   }
-  if (a + b > n) {
-    double sc = n / (a + b);
-    lam[0] *= sc, lam[1] *= sc, a *= sc, b *= sc;
+  for (int k = 0; k < nd; k++) sum += d[k] = fabs(l[k]) / L->a[k];
+  if (sum > n)
+    for (int k = 0; k < nd; k++) l[k] *= n / sum, d[k] *= n / sum;
+  // tau: the shares above their bounds split what the bounded ones leave, equally
+  unsigned char fixed[5] = {0};
+  double tau = n / nd;
+  for (int pass = 0; pass < nd; pass++) {
+    double rest = n;
+    int free = 0, changed = 0;
+    for (int k = 0; k < nd; k++) {
+      if (!fixed[k] && d[k] > tau) fixed[k] = 1, changed = 1;
+      if (fixed[k]) rest -= d[k];
+      else free++;
+    }
+    if (free > 0) tau = rest / free;
+    if (!changed) break;
   }
-  double s1 = n / 2, s2 = n / 2;
-  if (s1 < a) s1 = a, s2 = n - a;
-  else if (s2 < b) s2 = b, s1 = n - b;
-  f[0] = (s1 + lam[0] / mu) / 2, f[1] = (s1 - lam[0] / mu) / 2;
-  f[2] = (s2 + lam[1] / mu) / 2, f[3] = (s2 - lam[1] / mu) / 2;
-  for (int e = 0; e < 4; e++)
-    if (f[e] < 0) f[e] = 0;  // rounding at a bound
+  for (int k = 0; k < nd; k++) {
+    double sk = fixed[k] ? d[k] : tau, x = l[k] / L->a[k];
+    f[2 * k] = fmax((sk + x) / 2, 0);  // rounding at a bound
+    f[2 * k + 1] = fmax((sk - x) / 2, 0);
+  }
 }
 
-// the edges' LCP residual of contact lambda (c = G lambda + g on its rows, R rows 0), 000 eq. 14's
-// triple on 0 <= f ⊥ w = E'c + R_py f >= 0 with f = pyr_split(lambda): eps_p the distance of
-// lambda past the pyramid's nearest facet (0 for every iterate of the sweeps), eps_d = |min(w, 0)|,
-// eps_c = |f'w|
-static void pyr_residuals(const double l[3], const double c[3], double mu, double r, double* ep,
-                          double* ed, double* ec) {
-  double lam[3] = {l[0], l[1], l[2]}, f[4], dd = 0, cc = 0;
-  double v = fabs(l[0]) + fabs(l[1]) - mu * l[2];
-  *ep = fmax(fmax(v, 0) / sqrt(1 + mu * mu), -l[2]);
-  pyr_split(lam, mu, f);
-  for (int e = 0; e < 4; e++) {
-    double col[3];
-    pyr_edge(mu, e, col);
-    double w = col[0] * c[0] + col[1] * c[1] + col[2] * c[2] + r * f[e];
+// edge e's velocity from the local velocities cl (the nd friction rows, then the normal)
+static double pyr_edge_vel(const pyr_rows* L, int e, const double* cl) {
+  int k = e / 2;
+  return cl[L->nd] + ((e & 1) ? -L->a[k] : L->a[k]) * cl[k];
+}
+
+// the edges' LCP residual of contact i (c = G lambda + g on its rows, their R 0), 000 eq. 14's
+// triple on 0 <= f ⊥ w = E'c + R_py f >= 0 with f the least-norm split of lambda: eps_p the
+// distance of lambda past the pyramid's nearest facet (0 for every iterate of the sweeps),
+// eps_d = |min(w, 0)|, eps_c = |f'w|
+static void pyr_residuals(const solver_problem* p, int i, const double* lambda, const double* c,
+                          double* ep, double* ed, double* ec) {
+  pyr_rows L;
+  pyr_layout(p, i, &L);
+  double l[6], cl[6], f[10], v = 0, inv = 1, dd = 0, cc = 0;
+  for (int k = 0; k <= L.nd; k++) l[k] = lambda[L.row[k]], cl[k] = c[L.row[k]];
+  for (int k = 0; k < L.nd; k++) v += fabs(l[k]) / L.a[k], inv += 1 / (L.a[k] * L.a[k]);
+  *ep = fmax(fmax(v - l[L.nd], 0) / sqrt(inv), -l[L.nd]);
+  pyr_split(&L, l, f);
+  for (int e = 0; e < 2 * L.nd; e++) {
+    double w = pyr_edge_vel(&L, e, cl) + p->rpy[i] * f[e];
     if (w < 0) dd += w * w;
     cc += f[e] * w;
   }
@@ -125,7 +158,7 @@ double solver_ccp_residual(const solver_problem* p, const double* lambda, const 
     int i = cons ? cons[q] : q;
     double a, b, d;
     if (p->rpy && p->rpy[i] > 0)  // contact.cone pyramidal: its edges' LCP
-      pyr_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], p->rpy[i], &a, &b, &d);
+      pyr_residuals(p, i, lambda, c, &a, &b, &d);
     else if (p->link)  // condim 4/6 (solver.h): the pair in the generalized cone
       solver_entry_residuals(p, lambda, c, i, p->box && p->box[i], &a, &b, &d);
     else if (p->box && p->box[i])  // a box entry (solver.h): its own complementarity is the NCP's
@@ -202,34 +235,131 @@ static void ccp_pair(const solver_problem* p, int i, int j, double st, double* l
   velocity_update(p, j, dj, c);
 }
 
-// a pyramidal contact (solver.h rpy): one projected Gauss-Seidel pass over its four edges on its
-// own velocity (G_ii, R rows 0), from the least-norm split of its impulse, then c updated once
-static void pyr_contact(const solver_problem* p, int i, double omega, double* lambda, double* c) {
-  double* li = lambda + 3 * i;
-  double mu = p->mu[i], r = p->rpy[i], B[9], f[4];
-  double lam[3] = {li[0], li[1], li[2]}, cl[3] = {c[3 * i], c[3 * i + 1], c[3 * i + 2]};
-  solver_gdiag(p, i, B);
-  pyr_split(lam, mu, f);
-  for (int k = 0; k < 3; k++)  // the split may have scaled lambda into the pyramid
-    cl[k] += B[3 * k] * (lam[0] - li[0]) + B[3 * k + 1] * (lam[1] - li[1]) +
-             B[3 * k + 2] * (lam[2] - li[2]);
-  for (int e = 0; e < 4; e++) {
-    double col[3], bc[3];
-    pyr_edge(mu, e, col);
-    for (int k = 0; k < 3; k++) bc[k] = B[3 * k] * col[0] + B[3 * k + 1] * col[1] + B[3 * k + 2];
-    double aee = col[0] * bc[0] + col[1] * bc[1] + bc[2] + r;
-    double w = col[0] * cl[0] + col[1] * cl[1] + cl[2] + r * f[e];
-    double nf = f[e] - omega * w / aee;
-    if (nf < 0) nf = 0;
-    double d = nf - f[e];
-    if (d == 0) continue;
-    f[e] = nf;
-    for (int k = 0; k < 3; k++) lam[k] += col[k] * d, cl[k] += bc[k] * d;
+// the strictly convex QP min 1/2 f'A f + b'f over f >= 0 (m <= 10 edges, A m x m row-major
+// SPD), solved exactly by a primal active set from a feasible f (Lawson-Hanson's, for a QP): the
+// free edges' Newton point z; if it is feasible it is taken and the bound edge of most negative
+// gradient is freed, else the step stops at the first free edge reaching 0, which is bound. The
+// cost falls at every pass, so no set repeats; at most 4m passes (rounding)
+static void pyr_local_qp(int m, const double* A, const double* b, double* f) {
+  unsigned char free_[10];
+  for (int e = 0; e < m; e++) free_[e] = f[e] > 0;
+  for (int pass = 0; pass < 4 * m; pass++) {
+    int idx[10], nf = 0;
+    for (int e = 0; e < m; e++)
+      if (free_[e]) idx[nf++] = e;
+    double L[100], z[10] = {0}, y[10];
+    // Cholesky of A on the free edges, then z_F = -A_FF^-1 b_F
+    int ok = 1;
+    for (int x = 0; x < nf && ok; x++)
+      for (int c = 0; c <= x; c++) {
+        double v = A[m * idx[x] + idx[c]];
+        for (int k = 0; k < c; k++) v -= L[nf * x + k] * L[nf * c + k];
+        if (c == x) {
+          if (!(v > 0)) ok = 0;
+          else L[nf * x + x] = sqrt(v);
+        } else {
+          L[nf * x + c] = v / L[nf * c + c];
+        }
+      }
+    if (!ok) return;  // not SPD (R_py 0): keep f
+    for (int x = 0; x < nf; x++) {
+      double v = -b[idx[x]];
+      for (int k = 0; k < x; k++) v -= L[nf * x + k] * y[k];
+      y[x] = v / L[nf * x + x];
+    }
+    for (int x = nf - 1; x >= 0; x--) {
+      double v = y[x];
+      for (int k = x + 1; k < nf; k++) v -= L[nf * k + x] * z[idx[k]];
+      z[idx[x]] = v / L[nf * x + x];
+    }
+    double alpha = 1;
+    int hit = -1;
+    for (int x = 0; x < nf; x++) {
+      int e = idx[x];
+      if (z[e] < 0 && f[e] - z[e] > 0 && f[e] / (f[e] - z[e]) < alpha)
+        alpha = f[e] / (f[e] - z[e]), hit = e;
+    }
+    if (hit >= 0) {  // to the first bound on the way
+      for (int x = 0; x < nf; x++) {
+        int e = idx[x];
+        f[e] += alpha * (z[e] - f[e]);
+        if (f[e] <= 0 || e == hit) f[e] = 0, free_[e] = 0;
+      }
+      continue;
+    }
+    for (int x = 0; x < nf; x++) f[idx[x]] = z[idx[x]];
+    int add = -1;
+    double worst = 0;
+    for (int e = 0; e < m; e++) {
+      if (free_[e]) continue;
+      double w = b[e];
+      for (int k = 0; k < m; k++) w += A[m * e + k] * f[k];
+      if (w < worst) worst = w, add = e;
+    }
+    if (add < 0) return;
+    free_[add] = 1;
   }
-  double d[3] = {lam[0] - li[0], lam[1] - li[1], lam[2] - li[2]};
-  if (d[0] == 0 && d[1] == 0 && d[2] == 0) return;
-  li[0] = lam[0], li[1] = lam[1], li[2] = lam[2];
-  velocity_update(p, i, d, c);
+}
+
+// a pyramidal contact (solver.h rpy), with its spin entry when it has one: its edges' QP solved
+// exactly on its own velocity (its rows' block B of G, R rows 0) with the other contacts fixed,
+// from the least-norm split of its impulse (block Gauss-Seidel on the edges, pyr_local_qp; a
+// scalar pass over the edges stalls where edges are nearly parallel, a small mu: n +- 1e-5 t),
+// then c updated once per entry
+static void pyr_contact(const solver_problem* p, int i, double omega, double* lambda, double* c) {
+  pyr_rows L;
+  pyr_layout(p, i, &L);
+  int nr = L.nd + 1, nd = L.nd, m = 2 * nd;
+  double B[36], l[6], l0[6], cl[6], f[10], f0[10], r = p->rpy[i];
+  if (nr == 3) {
+    solver_gdiag(p, i, B);  // rows t1 t2 n, as L's
+  } else {
+    for (int x = 0; x < nr; x++)
+      for (int y = 0; y < nr; y++) B[nr * x + y] = solver_gentry(p, L.row[x], L.row[y]);
+  }
+  for (int k = 0; k < nr; k++) l0[k] = l[k] = lambda[L.row[k]], cl[k] = c[L.row[k]];
+  pyr_split(&L, l, f);
+  for (int x = 0; x < nr; x++)  // the split may have scaled lambda into the pyramid
+    for (int y = 0; y < nr; y++) cl[x] += B[nr * x + y] * (l[y] - l0[y]);
+  // A = E'B E + r I and b = E'cl - (E'B E) f, so that A f' + b = E'(cl + B E (f' - f)) + r f'
+  double BE[60], A[100], b[10];
+  for (int e = 0; e < m; e++) {
+    int k = e / 2;
+    double s = (e & 1) ? -L.a[k] : L.a[k];
+    for (int x = 0; x < nr; x++) BE[m * x + e] = B[nr * x + nd] + s * B[nr * x + k];
+  }
+  for (int e = 0; e < m; e++) {
+    int k = e / 2;
+    double s = (e & 1) ? -L.a[k] : L.a[k];
+    for (int q = 0; q < m; q++) A[m * e + q] = BE[m * nd + q] + s * BE[m * k + q];
+    b[e] = pyr_edge_vel(&L, e, cl);
+  }
+  for (int e = 0; e < m; e++) {
+    for (int q = 0; q < m; q++) b[e] -= A[m * e + q] * f[q];
+    A[m * e + e] += r;
+    f0[e] = f[e];
+  }
+  pyr_local_qp(m, A, b, f);
+  for (int e = 0; e < m; e++) {
+    double d = omega * (f[e] - f0[e]);  // over-relaxation: along the block step, kept >= 0
+    if (f0[e] + d < 0) d = -f0[e];
+    int k = e / 2;
+    l[nd] += d, l[k] += ((e & 1) ? -L.a[k] : L.a[k]) * d;
+  }
+  // the changes per entry: contact i's rows 3i..3i+2, its spin entry's 3j..3j+2
+  double di[3] = {0, 0, 0}, dj[3] = {0, 0, 0};
+  int j = p->link && p->link[i] >= 0 ? p->link[i] : -1, any = 0;
+  for (int k = 0; k < nr; k++) {
+    double d = l[k] - l0[k];
+    if (d == 0) continue;
+    any = 1;
+    lambda[L.row[k]] = l[k];
+    if (L.row[k] / 3 == i) di[L.row[k] - 3 * i] = d;
+    else dj[L.row[k] - 3 * j] = d;
+  }
+  if (!any) return;
+  velocity_update(p, i, di, c);
+  if (j >= 0) velocity_update(p, j, dj, c);
 }
 
 // one sweep: per contact a gradient step and projection onto K_mu (Alg. 2 lines 3-4)
@@ -239,12 +369,12 @@ static void ccp_sweep(const void* ctx, const int* cons, int n, double* lambda, d
   const double* tinv = x->s->tinv;
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
-    if (p->link && p->link[i] != -1) {  // a condim 4/6 pair, at its contact
-      if (p->link[i] >= 0) ccp_pair(p, i, p->link[i], tinv[4 * p->link[i]], lambda, c);
+    if (p->rpy && p->rpy[i] > 0) {  // a pyramidal contact (with its spin entry's edges)
+      pyr_contact(p, i, x->s->opt.over_relaxation, lambda, c);
       continue;
     }
-    if (p->rpy && p->rpy[i] > 0) {
-      pyr_contact(p, i, x->s->opt.over_relaxation, lambda, c);
+    if (p->link && p->link[i] != -1) {  // a condim 4/6 pair, at its contact
+      if (p->link[i] >= 0) ccp_pair(p, i, p->link[i], tinv[4 * p->link[i]], lambda, c);
       continue;
     }
     double* li = lambda + 3 * i;
@@ -285,10 +415,14 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   if (p->link) solver_spin_setup(s, p, lambda, STEP_CAP * omega, 1);
   // start from the warm start projected onto the cones
   for (int i = 0; i < nc; i++) {
-    double f[4];
-    if (p->rpy && p->rpy[i] > 0)
-      pyr_split(lambda + 3 * i, p->mu[i], f);  // scaled into the pyramid
-    else if (!p->link || p->link[i] == -1)
+    if (p->rpy && p->rpy[i] > 0) {  // scaled into the pyramid
+      pyr_rows L;
+      double l[6], f[10];
+      pyr_layout(p, i, &L);
+      for (int k = 0; k <= L.nd; k++) l[k] = lambda[L.row[k]];
+      pyr_split(&L, l, f);
+      for (int k = 0; k <= L.nd; k++) lambda[L.row[k]] = l[k];
+    } else if (!p->link || p->link[i] == -1)
       cone_project(lambda + 3 * i, lambda + 3 * i, p->mu[i]);
   }
   solver_crows(p, lambda, s->c, NULL, nc);
