@@ -270,6 +270,8 @@ START_TEST(bad_material_keys) {
       {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.criterion=natural",
        "solver.criterion"},
       {"contact.cone=pyramid", "contact.solref=[0.02, 1]", "solver.name=pgs", "contact.cone"},
+      {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "output.dump_steps=[3]",
+       "output.dump_steps"},
   };
   for (size_t i = 0; i < sizeof cone / sizeof cone[0]; i++) {
     const char* s6[6] = {"contact.model=ccp", "solver.name=pgs", "contact.materials={cube: {}}",

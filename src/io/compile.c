@@ -941,6 +941,10 @@ static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* e
   if (so->criterion == SOLVER_STOP_NATURAL)
     return scn_key_error(cfg, "solver.criterion", err, "the natural residual has no pyramidal "
                          "form in csim: choose solver.criterion model, ncp or auto");
+  if (cfg->ndump_steps > 0)  // FCLib's problem has the Lorentz cone only (out/fclib.c)
+    return scn_key_error(cfg, "output.dump_steps", err, "a dumped contact problem is FCLib's, "
+                         "in the Lorentz cone: it cannot hold the pyramid's edges; dump with "
+                         "contact.cone: elliptic");
   return CSIM_OK;
 }
 
