@@ -799,8 +799,9 @@ END_TEST
 // (tilted past 60 degrees, the figures' definition, or the base below 0.6 of its starting height,
 // as solo12_walks' 0.15 m of 0.235: a trunk that low has folded its legs). The heading at the end
 // within 0.1 rad of the commanded one (0: `heading: hold`; 0.1 rad off at 0.3 m/s would be 0.03
-// m/s sideways in the world). Measured: Go1 0.299, -0.001 m/s, yaw -0.01 rad, base 0.285-0.31 m;
-// ANYmal 0.302, 0.001 m/s, yaw -0.01, base 0.602-0.64 m
+// m/s sideways in the world). Measured: Go1 0.299, -0.001 m/s, yaw -0.005 rad, base 0.285-0.294
+// m; ANYmal 0.302, 0.001 m/s, yaw -0.007, base 0.602-0.641 m (the same under ASan+UBSan). With
+// Solo-12's parameters: Go1 0.110 and 0.104 m/s sideways, ANYmal fell
 static void robot_walks(const char* scenario, const char* out) {
   char o[512], buf[4096];
   tmp_path(o, sizeof o, out);
