@@ -756,6 +756,90 @@ START_TEST(solo12_schedule) {
 }
 END_TEST
 
+// quadruped_walk's `heading`: Solo-12 trotting in place is kicked to a yaw rate of 8 rad/s at
+// the start (robots.0.v0), which turns it about 0.3 rad before the stance feet stop it. With
+// `heading: hold` the MPC's yaw reference is the commanded heading (0, the first instant's yaw:
+// the command has no yaw rate), so after 3 s the yaw is back within 0.05 rad of 0 (a sixth of
+// the kick's turn: the MPC's yaw weight must undo most of it); with `heading: sensed` (flat
+// ground's default) the reference follows the sensed yaw, nothing turns it back, and it keeps
+// more than 0.2 rad (two thirds of the turn). Measured: 0.006 and 0.316 rad. A heading that is
+// neither is refused at load, naming the param (exit 2)
+START_TEST(heading_hold) {
+  static const char* const mode[2] = {"hold", "sensed"};
+  double yaw[2];
+  for (int i = 0; i < 2; i++) {
+    char o[512], buf[4096], set[256];
+    snprintf(set, sizeof set, "--set integrator.duration=3 --set controllers.0.params.velocity="
+             "[0,0,0] --set controllers.0.params.heading=%s --set robots.0.v0=[0,0,0,0,0,8,0,0,"
+             "0,0,0,0,0,0,0,0,0,0]", mode[i]);
+    int rc = walk_run(buf, sizeof buf, o, "heading.h5", set);
+    ck_assert_msg(rc == 0, "%s", buf);
+    size_t r, c;
+    double* q = h5_read_file(o, "/state/q", &r, &c);
+    const double* x = q + (r - 1) * c;  // quaternion [x y z w] at 3..6
+    yaw[i] = atan2(2 * (x[6] * x[5] + x[3] * x[4]), 1 - 2 * (x[4] * x[4] + x[5] * x[5]));
+    free(q);
+  }
+  printf("heading after a yaw kick: %.3f rad (hold), %.3f (sensed)\n", yaw[0], yaw[1]);
+  ck_assert_msg(fabs(yaw[0]) < 0.05 && fabs(yaw[1]) > 0.2, "yaw %g (hold), %g (sensed)", yaw[0],
+                yaw[1]);
+  char o[512], buf[4096];
+  int rc = walk_run(buf, sizeof buf, o, "heading_bad.h5", "--set controllers.0.params.heading=yaw");
+  ck_assert_msg(rc == 2 && strstr(buf, "param 'heading': expected sensed or hold, got 'yaw'"),
+                "rc %d: %s", rc, buf);
+}
+END_TEST
+
+// issue 23's other quadrupeds (scenarios/go1_walk.yaml, scenarios/anymal_walk.yaml: flat, mu
+// 0.9, 0.3 m/s, 10 s, per-robot force weight, position weights and swing gains; docs/
+// controllers.md). The tolerances are the goal set for them (issue 23's Solo test asks 10 %; a
+// robot the controller's authors did not tune for gets twice that): over the last 5 s the base's
+// mean velocity along its heading (recorded positions) within 20 % of 0.3 m/s, across it below
+// 0.05 m/s (a sixth of the command: at most about 10 degrees of crab), and no fall at any instant
+// (tilted past 60 degrees, the figures' definition, or the base below 0.6 of its starting height,
+// as solo12_walks' 0.15 m of 0.235: a trunk that low has folded its legs). The heading at the end
+// within 0.1 rad of the commanded one (0: `heading: hold`; 0.1 rad off at 0.3 m/s would be 0.03
+// m/s sideways in the world). Measured: Go1 0.299, -0.001 m/s, yaw -0.005 rad, base 0.285-0.294
+// m; ANYmal 0.302, 0.001 m/s, yaw -0.007, base 0.602-0.641 m (the same under ASan+UBSan). With
+// Solo-12's parameters: Go1 0.110 and 0.104 m/s sideways, ANYmal fell
+static void robot_walks(const char* scenario, const char* out) {
+  char o[512], buf[4096];
+  tmp_path(o, sizeof o, out);
+  int rc = sh_fmt(buf, sizeof buf, "%s run %s --out %s --quiet", csim_bin(), scenario, o);
+  ck_assert_msg(rc == 0, "%s: %s", scenario, buf);
+  size_t r, c, rt, ct;
+  double* q = h5_read_file(o, "/state/q", &r, &c);
+  double* t = h5_read_file(o, "/time", &rt, &ct);
+  ck_assert(r == rt && r > 10 && c == 19);
+  size_t a = row_at(t, r, t[r - 1] - 5);
+  double along = heading_velocity(q, c, t, a, r, 0), side = heading_velocity(q, c, t, a, r, M_PI / 2);
+  double z0 = q[2], zmin = INFINITY, zmax = -INFINITY, upmin = INFINITY;
+  for (size_t k = 0; k < r; k++) {
+    const double* x = q + k * c;  // base quaternion [x y z w] at 3..6: R[2][2]
+    zmin = fmin(zmin, x[2]);
+    zmax = fmax(zmax, x[2]);
+    upmin = fmin(upmin, 1 - 2 * (x[3] * x[3] + x[4] * x[4]));
+  }
+  const double* x = q + (r - 1) * c;
+  double yaw = atan2(2 * (x[6] * x[5] + x[3] * x[4]), 1 - 2 * (x[4] * x[4] + x[5] * x[5]));
+  printf("%s: over the last 5 s %.3f m/s along the heading, %.3f across; yaw at the end %.3f "
+         "rad; base %.3f-%.3f m (start %.3f), up axis z at least %.3f\n", scenario, along, side,
+         yaw, zmin, zmax, z0, upmin);
+  ck_assert_msg(fabs(along - 0.3) <= 0.2 * 0.3, "%s: %g m/s along the heading", scenario, along);
+  ck_assert_msg(fabs(side) < 0.05, "%s: %g m/s sideways", scenario, side);
+  ck_assert_msg(zmin > 0.6 * z0 && upmin > 0.5, "%s fell: base down to %g m, up axis z %g",
+                scenario, zmin, upmin);
+  ck_assert_msg(fabs(yaw) < 0.1, "%s: heading %g rad at the end", scenario, yaw);
+  free(q);
+  free(t);
+}
+
+START_TEST(go1_walks) { robot_walks("scenarios/go1_walk.yaml", "go1.h5"); }
+END_TEST
+
+START_TEST(anymal_walks) { robot_walks("scenarios/anymal_walk.yaml", "anymal.h5"); }
+END_TEST
+
 // a malformed schedule is refused at load naming the param (exit 2)
 START_TEST(schedule_refused) {
   static const char* const bad[] = {"[0,0.3,0]", "[1,0.3,0,0,0.5,0,0,0]", "[-1,0,0,0]",
@@ -884,6 +968,7 @@ int main(void) {
   tcase_add_test(tr, height_map_needs_field);
   tcase_add_test(tr, install_builds_plugin);
   tcase_add_test(tr, schedule_refused);
+  tcase_add_test(tr, heading_hold);
   tcase_add_test(tr, plugin_crash_keeps_rows);
   suite_add_tcase(s, tr);
   // 10 s of walking: about 2 s plain (make test-long); the bumps' 10 seeds of 10 s: about 1
@@ -896,6 +981,8 @@ int main(void) {
   tcase_add_test(tl, solo12_schedule);
   tcase_add_test(tl, solo12_no_drift);
   tcase_add_test(tl, solo12_bumpy_seeds);
+  tcase_add_test(tl, go1_walks);
+  tcase_add_test(tl, anymal_walks);
   suite_add_tcase(s, tl);
   // 2.5 s on the bumps: about 20 s plain
   TCase* tb = tcase_create("bumpy");
