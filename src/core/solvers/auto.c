@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/interrupt.h"
 #include "core/solvers/solver_impl.h"
 
 // sweeps between two rate estimates of the first solver: long enough that one estimate is not
@@ -35,6 +36,8 @@ typedef struct {
   double* island_res;     // (maxc) the first solver's stopping residual per island
   unsigned char* pick;    // (maxc) islands the second solver takes
   double* lambda0;        // (3 maxc) the warm start the first solver was given
+  double* lambda1;        // (3 maxc) the first solver's iterate where it stopped
+  double* lambda2;        // (3 maxc) the second solver's answer, kept while the first goes on
 } auto_state;
 
 // the options of one of the two solvers (dense 0: the first)
@@ -52,6 +55,8 @@ static void auto_destroy(void* priv) {
   free(a->island_res);
   free(a->pick);
   free(a->lambda0);
+  free(a->lambda1);
+  free(a->lambda2);
   free(a);
 }
 
@@ -66,7 +71,9 @@ static void* auto_create(const solver_options* o, int maxc) {
   a->island_res = calloc(mc, sizeof(double));
   a->pick = calloc(mc, 1);
   a->lambda0 = calloc(3 * mc, sizeof(double));
-  if (bad || !a->island_res || !a->pick || !a->lambda0) {
+  a->lambda1 = calloc(3 * mc, sizeof(double));
+  a->lambda2 = calloc(3 * mc, sizeof(double));
+  if (bad || !a->island_res || !a->pick || !a->lambda0 || !a->lambda1 || !a->lambda2) {
     auto_destroy(a);
     return NULL;
   }
@@ -78,7 +85,7 @@ static void* auto_create(const solver_options* o, int maxc) {
 static size_t auto_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1);
   solver_options f = sub_options(o, 0), d = sub_options(o, 1);
-  size_t b = sizeof(auto_state) + mc * (4 * sizeof(double) + 1), bf = solver_bytes(&f, maxc);
+  size_t b = sizeof(auto_state) + mc * (10 * sizeof(double) + 1), bf = solver_bytes(&f, maxc);
   size_t bd = d.kind != CSIM_SOLVER_NONE ? solver_bytes(&d, maxc) : 0;
   return bf == SIZE_MAX || bd == SIZE_MAX ? SIZE_MAX : b + bf + bd;
 }
@@ -140,6 +147,36 @@ static void second_pass(solver* s, auto_state* a, const solver_problem* p, int n
   if (d->c_fresh) memcpy(s->c, d->c, sizeof(double) * (size_t)n3);
 }
 
+// the second solver left an island above the tolerance (ADMM from a stalled Gauss-Seidel
+// iterate can end at its cap where Gauss-Seidel converges given more sweeps: Go1's walk, 148 of
+// 212 handed islands): the first solver goes on from where it stopped, without the stall test,
+// and the answer is whichever of the two has the smaller residual (so auto is never worse than
+// either solver's own attempt; deterministic: the same choices on a rerun)
+static void first_again(solver* s, auto_state* a, const solver_problem* p, double* lambda,
+                        solver_result* res) {
+  solver* f = a->first;
+  size_t n3 = 3 * (size_t)p->nc;
+  memcpy(a->lambda2, lambda, sizeof(double) * n3);
+  memcpy(lambda, a->lambda1, sizeof(double) * n3);
+  solver_result r1;
+  memset(&r1, 0, sizeof(r1));
+  int stall = f->stall;
+  f->stall = 0;
+  f->c_fresh = 0;
+  f->fn(f, p, lambda, &r1);
+  f->stall = stall;
+  if (r1.residual < res->residual) {
+    res->residual = r1.residual;
+    res->converged = r1.converged;
+    if (r1.iterations > res->iterations) res->iterations = r1.iterations;
+    s->c_fresh = f->c_fresh;
+    if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * n3);
+    for (size_t k = 0; k < n3; k++) s->dual_out[k] = NAN;  // Gauss-Seidel's: no dual
+  } else {
+    memcpy(lambda, a->lambda2, sizeof(double) * n3);
+  }
+}
+
 int solver_auto_splits(const solver_options* o) {
   return o->kind == CSIM_SOLVER_AUTO && solver_model_kind(o->model, 1) != CSIM_SOLVER_NONE;
 }
@@ -159,9 +196,11 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (a->second) memcpy(a->lambda0, lambda, sizeof(double) * 3 * (size_t)p->nc);
   f->fn(f, p, lambda, res);
   res->islands = nis;
+  if (a->second) memcpy(a->lambda1, lambda, sizeof(double) * 3 * (size_t)p->nc);
   res->switched = a->second ? stalled_islands(s, a, p, nis, lambda) : 0;
   if (res->switched) {
     second_pass(s, a, p, nis, lambda, res);
+    if (!res->converged && !intr_requested()) first_again(s, a, p, lambda, res);
     return;
   }
   if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * 3 * (size_t)p->nc);

@@ -221,7 +221,7 @@ static inline const int* solver_sweep_island(const solver_problem* p, int k, int
 // solver.name auto (auto.c): Gauss-Seidel converges linearly (000 Alg. 5), so every `stall`
 // sweeps the rate over the last window, and the mean rate since the island's first sweep, each
 // project the sweeps still needed to reach the tolerance; the island has stalled when the
-// residual has not fallen since its first sweep, or when the mean rate's projection passes the
+// residual has not fallen since its first sweep (from the second window on), or when the mean rate's projection passes the
 // iteration cap and the window did not fall (rate >= 1, or NaN) or projects past it too (one
 // window alone misjudges a stretch of a solve that then speeds up: Gauss-Seidel's residual rises
 // for a few sweeps while contacts settle, and Talos handed islands PGS converges to ADMM):
@@ -232,7 +232,9 @@ static inline int solver_stalled(const solver* s, int it, double r, double ref[2
   if (!s->stall || it % s->stall) return 0;
   double rate = r / ref[0], mean = pow(r / ref[1], 1.0 / it);
   ref[0] = r;
-  if (!(mean < 1)) return 1;  // no progress since the island's first sweep
+  // no progress since the island's first sweep: judged from the second window on (a warm start
+  // from a step the second solver ended often rises for a window while the contacts settle)
+  if (!(mean < 1)) return it >= 2 * s->stall;
   double left = log(s->opt.tolerance / r), cap = (double)(s->opt.max_iterations - it);
   int window = !(rate < 1) || (double)s->stall * left / log(rate) > cap;
   return window && left / log(mean) > cap;
