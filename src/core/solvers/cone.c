@@ -166,20 +166,33 @@ static double ell_dist(const double x[CONE_NELL], double n, const double a[CONE_
   return sqrt(s + (n - pn) * (n - pn));
 }
 
+// the velocity (x, n) gathered, with De Saxce's Gamma on its normal when ncp
+static void ell_velocity(const double ci[3], const double cj[3], const double a[CONE_NELL],
+                         int ncp, double y[CONE_NELL], double* cn) {
+  double gam = 0;
+  ell_gather(ci, cj, y, cn);
+  for (int k = 0; k < CONE_NELL; k++) gam += (a[k] * y[k]) * (a[k] * y[k]);
+  if (ncp) *cn += sqrt(gam);
+}
+
+double cone_ell_comp(const double li[3], const double lj[3], const double ci[3],
+                     const double cj[3], const double a[CONE_NELL], int ncp) {
+  double x[CONE_NELL], n, y[CONE_NELL], cn;
+  ell_gather(li, lj, x, &n);
+  ell_velocity(ci, cj, a, ncp, y, &cn);
+  double dot = n * cn;
+  for (int k = 0; k < CONE_NELL; k++) dot += x[k] * y[k];
+  return fabs(dot);
+}
+
 void cone_ell_residuals(const double li[3], const double lj[3], const double ci[3],
                         const double cj[3], const double a[CONE_NELL], int ncp, double* eps_p,
                         double* eps_d, double* eps_c) {
-  double x[CONE_NELL], n, y[CONE_NELL], cn, ainv[CONE_NELL], gam = 0;
+  double x[CONE_NELL], n, y[CONE_NELL], cn, ainv[CONE_NELL];
   ell_gather(li, lj, x, &n);
-  ell_gather(ci, cj, y, &cn);
-  for (int k = 0; k < CONE_NELL; k++) {
-    ainv[k] = a[k] > 0 ? 1 / a[k] : INFINITY;
-    gam += (a[k] * y[k]) * (a[k] * y[k]);
-  }
-  if (ncp) cn += sqrt(gam);
+  ell_velocity(ci, cj, a, ncp, y, &cn);
+  for (int k = 0; k < CONE_NELL; k++) ainv[k] = a[k] > 0 ? 1 / a[k] : INFINITY;
   *eps_p = ell_dist(x, n, a);
   *eps_d = ell_dist(y, cn, ainv);
-  double dot = n * cn;
-  for (int k = 0; k < CONE_NELL; k++) dot += x[k] * y[k];
-  *eps_c = fabs(dot);
+  *eps_c = cone_ell_comp(li, lj, ci, cj, a, ncp);
 }

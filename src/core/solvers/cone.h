@@ -37,6 +37,11 @@ void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, do
 // Euclidean projection of (li, lj) onto K_a in place (exact: the KKT multiplier by bisection)
 void cone_ell_project(double li[3], double lj[3], const double a[CONE_NELL]);
 
+// the pair's complementarity residual alone (cone_ell_residuals' eps_c, the same value): no
+// projection
+double cone_ell_comp(const double li[3], const double lj[3], const double ci[3],
+                     const double cj[3], const double a[CONE_NELL], int ncp);
+
 // the residuals of the pair as cone_residuals (ncp 1: with De Saxce's Gamma) or
 // cone_residuals_ccp (ncp 0) do for one contact
 void cone_ell_residuals(const double li[3], const double lj[3], const double ci[3],
