@@ -60,7 +60,8 @@ START_TEST(ccp_residual_cases) {
 }
 END_TEST
 
-// the sweeps' bounded stop (solver_ccp_residual_above, solver_sweep_run) against the full pass
+// the sweeps' bounded stops (solver_ccp_residual_above for ccp/lcp's solver_sweep_run,
+// solver_ncp_eps_above for pgs.c) against the full pass
 // over every entry: exact at or below the bound, past it a value in (above, exact], from any
 // start; a NaN or an overflowing entry anywhere gives the full pass's NaN-ness whatever passed
 // the bound before it. Entries: plain contacts, a box entry, condim 4 and 6 pairs (contact i,
@@ -108,6 +109,22 @@ START_TEST(ccp_bounded_residual_matches_full) {
           ck_assert_int_lt(first, n);
         }
       }
+    // the NCP's (pgs.c): solver_ncp_eps_above against solver_residuals_on's eps_abs
+    solver_result res;
+    solver_residuals_on(&p, lam, c, cons, n, &res);
+    double nbounds[6] = {0, 1e-12, 0.5 * res.eps_abs, 0.999 * res.eps_abs, res.eps_abs, INFINITY};
+    for (int b = 0; b < 6; b++) {
+      double r = solver_ncp_eps_above(&p, lam, c, cons, n, nbounds[b]);
+      if (isnan(res.eps_abs))
+        ck_assert_msg(isnan(r), "NCP trial %d bound %g: %g, the full pass NaN", trial, nbounds[b],
+                      r);
+      else if (!(res.eps_abs > nbounds[b]))
+        ck_assert_msg(r == res.eps_abs, "NCP trial %d bound %g: %.17g, exact %.17g", trial,
+                      nbounds[b], r, res.eps_abs);
+      else
+        ck_assert_msg(r > nbounds[b] && r <= res.eps_abs, "NCP trial %d bound %g: %.17g", trial,
+                      nbounds[b], r);
+    }
   }
 }
 END_TEST

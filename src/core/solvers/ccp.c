@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "core/solvers/cone.h"
-#include "core/spatial.h"
 #include "core/solvers/solver_impl.h"
 
 // sweeps between exact recomputations of c
@@ -53,55 +52,6 @@ static double sym3_max_eig(const double A[9]) {
   return q + 2 * pp * cos(acos(r) / 3);
 }
 
-// Bounds under which an entry's residual is finite (no overflow, so no inf - inf or 0 * inf):
-// impulses and velocities at most SAFE_MAG, friction coefficients 0 or within
-// [SAFE_COEF_LO, SAFE_COEF_HI]. Then every intermediate of cone_residuals(_ccp) and
-// cone_ell_residuals stays below ~1e240 (the largest: a coefficient's square or inverse
-// square, 1e20, times an impulse or velocity squared, 1e100, times the same again in ell_eq's
-// t d), and the boundary multiplier stays in its finite bracket
-#define SAFE_MAG 1e50
-#define SAFE_COEF_LO 1e-10
-#define SAFE_COEF_HI 1e10
-
-static int safe_vec(const double x[3]) {
-  return fabs(x[0]) <= SAFE_MAG && fabs(x[1]) <= SAFE_MAG && fabs(x[2]) <= SAFE_MAG;
-}
-
-static int safe_coef(double a) {
-  return a == 0 || (a >= SAFE_COEF_LO && a <= SAFE_COEF_HI);
-}
-
-// 1 when entry i's residual is finite whatever lambda and c are within the bounds above (NaN
-// and infinite values fail them)
-static int entry_finite(const solver_problem* p, const double* lambda, const double* c, int i) {
-  int j = p->link ? p->link[i] : -1;
-  if (j < -1) return 1;  // a spin entry: zero (its pair's residual is at its contact)
-  if (!safe_vec(lambda + 3 * i) || !safe_vec(c + 3 * i)) return 0;
-  if (j < 0) return safe_coef(p->mu[i]);
-  double a[5];
-  solver_ell_coef(p, i, j, a);
-  for (int k = 0; k < 5; k++)
-    if (!safe_coef(a[k])) return 0;
-  return safe_vec(lambda + 3 * j) && safe_vec(c + 3 * j);
-}
-
-// entry i's complementarity residual alone, the value the full residual takes (no projection,
-// so a pass can stop there): 1 for a contact or a condim 4/6 pair, 0 (d not set) otherwise
-static int comp_residual(const solver_problem* p, const double* lambda, const double* c, int i,
-                         double* d) {
-  int j = p->link ? p->link[i] : -1;
-  if (j >= 0) {
-    double co[5];
-    solver_ell_coef(p, i, j, co);
-    *d = cone_ell_comp(lambda + 3 * i, lambda + 3 * j, c + 3 * i, c + 3 * j, co,
-                       p->box && p->box[i]);
-    return 1;
-  }
-  if (j < -1 || (p->box && p->box[i])) return 0;
-  *d = fabs(sp_dot3(lambda + 3 * i, c + 3 * i));  // cone_residuals_ccp's eps_c
-  return 1;
-}
-
 // the CCP residual (000 eq. 15), max over the contacts cons[0..n) (all when cons is NULL;
 // solver_impl.h)
 double solver_ccp_residual(const solver_problem* p, const double* lambda, const double* c,
@@ -122,12 +72,12 @@ double solver_ccp_residual_above(const solver_problem* p, const double* lambda, 
   for (int t = 0; t < n; t++) {
     int q = q0 + t < n ? q0 + t : q0 + t - n;
     int i = cons ? cons[q] : q;
-    int fin = above < INFINITY && entry_finite(p, lambda, c, i);
-    if (worst > above && fin) continue;
     double a, b, d;
-    if (fin && comp_residual(p, lambda, c, i, &d) && d > above) {  // no projection needed
-      if (d > worst) worst = d;
-      if (passed < 0) passed = q;
+    if (worst > above) {
+      if (solver_entry_finite(p, lambda, c, i)) continue;
+    } else if (solver_pair_passes(p, lambda, c, i, 0, above, &d)) {
+      worst = d;
+      passed = q;
       continue;
     }
     if (p->link)  // condim 4/6 (solver.h): the pair in the generalized cone

@@ -42,19 +42,34 @@ double cone_dist_dual(const double x[3], double mu) {
   return cone_dist(x, 1 / mu);
 }
 
+// c with De Saxce's Gamma on its normal
+static void desaxce(const double c[3], double mu, double cg[3]) {
+  cg[0] = c[0];
+  cg[1] = c[1];
+  cg[2] = c[2] + mu * sqrt(c[0] * c[0] + c[1] * c[1]);
+}
+
+double cone_comp(const double lambda[3], const double c[3], double mu, int ncp) {
+  double cg[3];
+  if (!ncp) return fabs(sp_dot3(lambda, c));
+  desaxce(c, mu, cg);
+  return fabs(sp_dot3(lambda, cg));
+}
+
 void cone_residuals(const double lambda[3], const double c[3], double mu, double* eps_p,
                     double* eps_d, double* eps_c) {
-  double cg[3] = {c[0], c[1], c[2] + mu * sqrt(c[0] * c[0] + c[1] * c[1])};
+  double cg[3];
+  desaxce(c, mu, cg);
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(cg, mu);
-  *eps_c = fabs(sp_dot3(lambda, cg));
+  *eps_c = cone_comp(lambda, c, mu, 1);
 }
 
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
                         double* eps_d, double* eps_c) {
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(c, mu);
-  *eps_c = fabs(sp_dot3(lambda, c));
+  *eps_c = cone_comp(lambda, c, mu, 0);
 }
 
 //---------------------------------- the generalized (elliptic) cone ---------------------------

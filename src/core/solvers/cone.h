@@ -22,6 +22,10 @@ double cone_dist_dual(const double x[3], double mu);
 void cone_residuals(const double lambda[3], const double c[3], double mu, double* eps_p,
                     double* eps_d, double* eps_c);
 
+// the complementarity residual alone, the eps_c of cone_residuals (ncp 1) or cone_residuals_ccp
+// (ncp 0): no projection
+double cone_comp(const double lambda[3], const double c[3], double mu, int ncp);
+
 // the three residuals of the cone complementarity problem K ∋ lambda ⊥ c ∈ K* (000 eq. 15, the
 // CCP's own residual: Gamma = 0): dist_K(lambda), dist_K*(c), |<lambda, c>|
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
