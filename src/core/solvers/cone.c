@@ -200,14 +200,19 @@ double cone_ell_comp(const double li[3], const double lj[3], const double ci[3],
   return fabs(dot);
 }
 
+double cone_ell_dual(const double ci[3], const double cj[3], const double a[CONE_NELL], int ncp) {
+  double y[CONE_NELL], cn, ainv[CONE_NELL];
+  ell_velocity(ci, cj, a, ncp, y, &cn);
+  for (int k = 0; k < CONE_NELL; k++) ainv[k] = a[k] > 0 ? 1 / a[k] : INFINITY;
+  return ell_dist(y, cn, ainv);
+}
+
 void cone_ell_residuals(const double li[3], const double lj[3], const double ci[3],
                         const double cj[3], const double a[CONE_NELL], int ncp, double* eps_p,
                         double* eps_d, double* eps_c) {
-  double x[CONE_NELL], n, y[CONE_NELL], cn, ainv[CONE_NELL];
+  double x[CONE_NELL], n;
   ell_gather(li, lj, x, &n);
-  ell_velocity(ci, cj, a, ncp, y, &cn);
-  for (int k = 0; k < CONE_NELL; k++) ainv[k] = a[k] > 0 ? 1 / a[k] : INFINITY;
   *eps_p = ell_dist(x, n, a);
-  *eps_d = ell_dist(y, cn, ainv);
+  *eps_d = cone_ell_dual(ci, cj, a, ncp);
   *eps_c = cone_ell_comp(li, lj, ci, cj, a, ncp);
 }

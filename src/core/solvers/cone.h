@@ -46,6 +46,9 @@ void cone_ell_project(double li[3], double lj[3], const double a[CONE_NELL]);
 double cone_ell_comp(const double li[3], const double lj[3], const double ci[3],
                      const double cj[3], const double a[CONE_NELL], int ncp);
 
+// the pair's dual residual alone (cone_ell_residuals' eps_d, the same value): one projection
+double cone_ell_dual(const double ci[3], const double cj[3], const double a[CONE_NELL], int ncp);
+
 // the residuals of the pair as cone_residuals (ncp 1: with De Saxce's Gamma) or
 // cone_residuals_ccp (ncp 0) do for one contact
 void cone_ell_residuals(const double li[3], const double lj[3], const double ci[3],

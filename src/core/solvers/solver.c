@@ -286,8 +286,11 @@ int solver_pair_passes(const solver_problem* p, const double* lambda, const doub
   if (!(above < INFINITY) || j < 0 || !solver_entry_finite(p, lambda, c, i)) return 0;
   double co[5];
   solver_ell_coef(p, i, j, co);
-  *d = cone_ell_comp(lambda + 3 * i, lambda + 3 * j, c + 3 * i, c + 3 * j, co,
-                     ncp || (p->box && p->box[i]));
+  int n = ncp || (p->box && p->box[i]);
+  *d = cone_ell_comp(lambda + 3 * i, lambda + 3 * j, c + 3 * i, c + 3 * j, co, n);
+  if (*d > above) return 1;
+  // then the velocity's side (the sweeps leave lambda projected, so its own residual is ~0)
+  *d = cone_ell_dual(c + 3 * i, c + 3 * j, co, n);
   return *d > above;
 }
 

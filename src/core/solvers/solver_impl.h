@@ -166,8 +166,9 @@ static inline int solver_entry_finite(const solver_problem* p, const double* lam
 
 
 // a bounded pass (above finite) at entry i, the contact of a condim 4/6 pair whose residual is
-// finite (solver_entry_finite): 1 when the pair's complementarity residual alone (the eps_c of
-// solver_entry_residuals(ncp), into *d) passes above, so its two projections can be left out
+// finite (solver_entry_finite): 1 when the pair's complementarity residual (the eps_c of
+// solver_entry_residuals(ncp)), or else its dual one (eps_d), passes above, into *d: its
+// other projections can be left out
 int solver_pair_passes(const solver_problem* p, const double* lambda, const double* c, int i,
                        int ncp, double above, double* d);
 
