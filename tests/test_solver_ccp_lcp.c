@@ -129,6 +129,55 @@ START_TEST(ccp_bounded_residual_matches_full) {
 }
 END_TEST
 
+// a magnitude for the test below: 0 (one in ten), else a random sign times 10^e, e uniform in
+// [-300, log10(top)], sometimes exactly +-top
+static double rnd_mag(double top) {
+  int u = rand() % 20;
+  if (u < 2) return 0;
+  double sg = rand() % 2 ? 1 : -1;
+  if (u < 4) return sg * top;
+  double e = -300 + (log10(top) + 300) * ((double)rand() / RAND_MAX);
+  return sg * pow(10, e);
+}
+
+// a friction coefficient within solver_entry_finite's bounds: 0, the ends 1e-10 and 1e10, or
+// 10^e with e uniform in [-10, 10]
+static double rnd_coef(void) {
+  int u = rand() % 10;
+  if (u < 2) return 0;
+  if (u < 3) return 1e-10;
+  if (u < 4) return 1e10;
+  return pow(10, -10 + 20 * ((double)rand() / RAND_MAX));
+}
+
+// the bounds of solver_entry_finite (solver_impl.h), which let a bounded stop skip an entry, do
+// keep its residuals finite: impulses and velocities up to 1e50 (exponents down to -300, exact
+// zeros), coefficients 0 or within [1e-10, 1e10], through cone_residuals, cone_residuals_ccp and
+// cone_ell_residuals (ncp 0 and 1) (seed 9)
+START_TEST(bounded_inputs_give_finite_residuals) {
+  srand(9);
+  for (int t = 0; t < 200000; t++) {
+    double li[3], lj[3], ci[3], cj[3], a[5], e[3];
+    double* v[4] = {li, lj, ci, cj};
+    for (int k = 0; k < 4; k++)
+      for (int r = 0; r < 3; r++) v[k][r] = rnd_mag(1e50);
+    for (int k = 0; k < 5; k++) a[k] = rnd_coef();
+    a[1] = a[0];
+    a[4] = a[3];
+    cone_residuals(li, ci, a[0], e, e + 1, e + 2);
+    for (int r = 0; r < 3; r++) ck_assert_msg(isfinite(e[r]), "cone_residuals case %d", t);
+    cone_residuals_ccp(li, ci, a[0], e, e + 1, e + 2);
+    for (int r = 0; r < 3; r++) ck_assert_msg(isfinite(e[r]), "cone_residuals_ccp case %d", t);
+    for (int ncp = 0; ncp < 2; ncp++) {
+      cone_ell_residuals(li, lj, ci, cj, a, ncp, e, e + 1, e + 2);
+      for (int r = 0; r < 3; r++)
+        ck_assert_msg(isfinite(e[r]), "cone_ell_residuals case %d ncp %d: %g %g %g", t, ncp, e[0],
+                      e[1], e[2]);
+    }
+  }
+}
+END_TEST
+
 // single contact: CCP/PGS recovers lambda* of random exact CCP solutions (unique: G SPD makes
 // the CCP a strictly convex QP, 000 eq. 19)
 START_TEST(ccp_single_contact_exact) {
@@ -643,6 +692,7 @@ static Suite* ccp_lcp_suite(void) {
   TCase* tc = tcase_create("ccp");
   tcase_add_test(tc, ccp_residual_cases);
   tcase_add_test(tc, ccp_bounded_residual_matches_full);
+  tcase_add_test(tc, bounded_inputs_give_finite_residuals);
   tcase_add_test(tc, ccp_single_contact_exact);
   tcase_add_test(tc, ccp_isotropic_closed_form_with_R);
   suite_add_tcase(s, tc);
