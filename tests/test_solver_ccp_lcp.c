@@ -21,6 +21,7 @@
 #include "core/solvers/cone.h"
 #include "dense_problem.h"
 #include "core/solvers/solver.h"
+#include "core/solvers/solver_impl.h"
 #include "two_islands.h"
 #include "support.h"
 
@@ -56,6 +57,124 @@ START_TEST(ccp_residual_cases) {
   double c0[3] = {3, 4, 0};
   cone_residuals_ccp(lam, c0, mu, &ep, &ed, &ec);
   ck_assert_double_gt(ed, 1);
+}
+END_TEST
+
+// the sweeps' bounded stops (solver_ccp_residual_above for ccp/lcp's solver_sweep_run,
+// solver_ncp_eps_above for pgs.c) against the full pass
+// over every entry: exact at or below the bound, past it a value in (above, exact], from any
+// start; a NaN or an overflowing entry anywhere gives the full pass's NaN-ness whatever passed
+// the bound before it. Entries: plain contacts, a box entry, condim 4 and 6 pairs (contact i,
+// spin entry j, link[i] = j, link[j] = -2 - i), random impulses and velocities (seed 5)
+START_TEST(ccp_bounded_residual_matches_full) {
+  enum { NC = 9 };
+  double G[9 * NC * NC] = {0}, g[3 * NC] = {0};
+  double mu[NC] = {0.8, 0.5, 1.0, 0.02, 0.7, 0.01, 0.3, 0.0, 0.6};
+  double mu_roll[NC] = {0, 0, 0, 0, 0, 0.005, 0, 0, 0};
+  int link[NC] = {-1, -1, 3, -4, 5, -6, 7, -8, -1};  // pairs 2-3 (condim 4), 4-5 (6), 6-7 (4)
+  unsigned char box[NC] = {0, 1, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 3 * NC; k++) G[(size_t)k * 3 * NC + k] = 1;
+  solver_problem p = tdense(NC, G, g, mu, NULL);
+  p.link = link;
+  p.mu_roll = mu_roll;
+  p.box = box;
+  srand(5);
+  int cons[NC];
+  for (int trial = 0; trial < 400; trial++) {
+    double lam[3 * NC], c[3 * NC];
+    for (int k = 0; k < 3 * NC; k++) {
+      lam[k] = (double)rand() / RAND_MAX - 0.3;
+      c[k] = ((double)rand() / RAND_MAX - 0.5) * (trial % 3 == 0 ? 1e-9 : 1);
+    }
+    int n = 1 + trial % NC;  // an island: the first n entries, in reverse order
+    for (int q = 0; q < n; q++) cons[q] = n - 1 - q;
+    if (trial % 7 == 3) lam[3 * (trial % NC) + trial % 3] = NAN;
+    if (trial % 11 == 5) c[3 * (trial % NC) + 2] = (trial % 2 ? 1 : -1) * 1e300;
+    if (trial % 13 == 6) c[3 * (trial % NC)] = INFINITY;
+    double full = solver_ccp_residual(&p, lam, c, cons, n);
+    double bounds[6] = {0, 1e-12, 0.5 * full, 0.999 * full, full, INFINITY};
+    for (int b = 0; b < 6; b++)
+      for (int start = 0; start < n + 1; start++) {
+        int first = start;
+        double r = solver_ccp_residual_above(&p, lam, c, cons, n, bounds[b], &first);
+        if (isnan(full)) {
+          ck_assert_msg(isnan(r), "trial %d bound %g start %d: %g, the full pass NaN", trial,
+                        bounds[b], start, r);
+        } else if (!(full > bounds[b])) {
+          ck_assert_msg(r == full, "trial %d bound %g: %.17g, exact %.17g", trial, bounds[b], r,
+                        full);
+        } else {
+          ck_assert_msg(r > bounds[b] && r <= full, "trial %d bound %g: %.17g not in (bound, %.17g]",
+                        trial, bounds[b], r, full);
+          ck_assert_int_lt(first, n);
+        }
+      }
+    // the NCP's (pgs.c): solver_ncp_eps_above against solver_residuals_on's eps_abs
+    solver_result res;
+    solver_residuals_on(&p, lam, c, cons, n, &res);
+    double nbounds[6] = {0, 1e-12, 0.5 * res.eps_abs, 0.999 * res.eps_abs, res.eps_abs, INFINITY};
+    for (int b = 0; b < 6; b++) {
+      double r = solver_ncp_eps_above(&p, lam, c, cons, n, nbounds[b]);
+      if (isnan(res.eps_abs))
+        ck_assert_msg(isnan(r), "NCP trial %d bound %g: %g, the full pass NaN", trial, nbounds[b],
+                      r);
+      else if (!(res.eps_abs > nbounds[b]))
+        ck_assert_msg(r == res.eps_abs, "NCP trial %d bound %g: %.17g, exact %.17g", trial,
+                      nbounds[b], r, res.eps_abs);
+      else
+        ck_assert_msg(r > nbounds[b] && r <= res.eps_abs, "NCP trial %d bound %g: %.17g", trial,
+                      nbounds[b], r);
+    }
+  }
+}
+END_TEST
+
+// a magnitude for the test below: 0 (one in ten), else a random sign times 10^e, e uniform in
+// [-300, log10(top)], sometimes exactly +-top
+static double rnd_mag(double top) {
+  int u = rand() % 20;
+  if (u < 2) return 0;
+  double sg = rand() % 2 ? 1 : -1;
+  if (u < 4) return sg * top;
+  double e = -300 + (log10(top) + 300) * ((double)rand() / RAND_MAX);
+  return sg * pow(10, e);
+}
+
+// a friction coefficient within solver_entry_finite's bounds: 0, the ends 1e-10 and 1e10, or
+// 10^e with e uniform in [-10, 10]
+static double rnd_coef(void) {
+  int u = rand() % 10;
+  if (u < 2) return 0;
+  if (u < 3) return 1e-10;
+  if (u < 4) return 1e10;
+  return pow(10, -10 + 20 * ((double)rand() / RAND_MAX));
+}
+
+// the bounds of solver_entry_finite (solver_impl.h), which let a bounded stop skip an entry, do
+// keep its residuals finite: impulses and velocities up to 1e50 (exponents down to -300, exact
+// zeros), coefficients 0 or within [1e-10, 1e10], through cone_residuals, cone_residuals_ccp and
+// cone_ell_residuals (ncp 0 and 1) (seed 9)
+START_TEST(bounded_inputs_give_finite_residuals) {
+  srand(9);
+  for (int t = 0; t < 200000; t++) {
+    double li[3], lj[3], ci[3], cj[3], a[5], e[3];
+    double* v[4] = {li, lj, ci, cj};
+    for (int k = 0; k < 4; k++)
+      for (int r = 0; r < 3; r++) v[k][r] = rnd_mag(1e50);
+    for (int k = 0; k < 5; k++) a[k] = rnd_coef();
+    a[1] = a[0];
+    a[4] = a[3];
+    cone_residuals(li, ci, a[0], e, e + 1, e + 2);
+    for (int r = 0; r < 3; r++) ck_assert_msg(isfinite(e[r]), "cone_residuals case %d", t);
+    cone_residuals_ccp(li, ci, a[0], e, e + 1, e + 2);
+    for (int r = 0; r < 3; r++) ck_assert_msg(isfinite(e[r]), "cone_residuals_ccp case %d", t);
+    for (int ncp = 0; ncp < 2; ncp++) {
+      cone_ell_residuals(li, lj, ci, cj, a, ncp, e, e + 1, e + 2);
+      for (int r = 0; r < 3; r++)
+        ck_assert_msg(isfinite(e[r]), "cone_ell_residuals case %d ncp %d: %g %g %g", t, ncp, e[0],
+                      e[1], e[2]);
+    }
+  }
 }
 END_TEST
 
@@ -572,6 +691,8 @@ static Suite* ccp_lcp_suite(void) {
   Suite* s = suite_create("solver_ccp_lcp");
   TCase* tc = tcase_create("ccp");
   tcase_add_test(tc, ccp_residual_cases);
+  tcase_add_test(tc, ccp_bounded_residual_matches_full);
+  tcase_add_test(tc, bounded_inputs_give_finite_residuals);
   tcase_add_test(tc, ccp_single_contact_exact);
   tcase_add_test(tc, ccp_isotropic_closed_form_with_R);
   suite_add_tcase(s, tc);

@@ -38,6 +38,7 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   stage_passive(sm, sd, o, h);
   if (!rigid)
     info->nlimit = stage_limit_springs(sm, sd, o, cmpl_limit_springs_implicit(&o->cmpl) ? h : 0);
+  stage_factor(sm, sd, o);
   stage_free_velocity(sm, sd, o, h);
   if (rigid) {
     stage_limits(sm, sd, o, h);

@@ -56,9 +56,13 @@ int stage_collision(const step_model* sm, step_data* sd, const sim_options* o) {
 void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info) {
   (void)o;
   dyn_crba(sm->m, sd->d);
-  dyn_factor(sm->m, sd->d);
   info->kinetic = dyn_kinetic(sm->m, sd->d);
   info->potential = dyn_potential(sm->m, sd->d);
+}
+
+void stage_factor(const step_model* sm, step_data* sd, const sim_options* o) {
+  (void)o;
+  dyn_factor(sm->m, sd->d);
 }
 
 //---------------------------------- energy audit ----------------------------------------------
@@ -114,6 +118,7 @@ csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_opt
   memset(&info, 0, sizeof(info));
   stage_positions(sm, sd, o);
   stage_mass(sm, sd, o, &info);
+  stage_factor(sm, sd, o);  // the state a step leaves: M and its factor
   return stage_audit(sm, sd, o, info.kinetic, info.potential, &info, err);
 }
 
@@ -320,7 +325,6 @@ int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* 
     touch(sm, sd, m->jnt_body[j]);
     n++;
   }
-  if (n && h > 0) dyn_factor(m, d);
   return n;
 }
 
@@ -330,10 +334,8 @@ int stage_passive(const step_model* sm, step_data* sd, const sim_options* o, dou
   sim_data* d = sd->d;
   int n = dyn_passive(m, d, sd->qfrc_passive);
   if (n == 0 || h <= 0) return n;
-  int any = 0;
   for (int i = 0; i < m->nv; i++)
-    if (m->dof_damping[i] != 0) d->qM[m->dof_Madr[i]] += h * m->dof_damping[i], any = 1;
-  if (any) dyn_factor(m, d);
+    if (m->dof_damping[i] != 0) d->qM[m->dof_Madr[i]] += h * m->dof_damping[i];
   return n;
 }
 

@@ -4,12 +4,14 @@
 //
 //   positions   stage_positions      kinematics at q: poses, motion subspaces, body velocities
 //   collision   stage_collision      contacts (ids) into sd->con; which robots touch something
-//   mass        stage_mass           M(q), its tree-sparse factor, energies
+//   mass        stage_mass           M(q), energies
 //   audit       stage_audit          energy audit of the state the step starts from
 //   forces      stage_actions        actions -> qfrc_applied, xfrc_applied (effort limits)
 //               stage_passive        joint springs and dampers (the damping implicit)
 //               stage_free_velocity  v_f = v + h M^-1 (tau - b) with the velocity-product terms
 //                                    at the midpoint velocity (implicit midpoint, see below)
+//               stage_factor         the tree-sparse factor of M with the implicit terms the
+//                                    force stages put on its diagonal (one factor per pass)
 //   limits      stage_limits         active joint limits appended to the contact problem (rigid)
 //                                    or a stiff spring-damper torque (compliant)
 //               stage_joint_friction dry joint friction rows appended after them (rigid)
@@ -58,8 +60,14 @@ void stage_positions(const step_model* sm, step_data* sd, const sim_options* o);
 // collision's worst case, contact.memory_budget; the caller stops the run: sim_contact_overflow)
 int stage_collision(const step_model* sm, step_data* sd, const sim_options* o);
 
-// M, its factor and the energies of the current state (info->kinetic, info->potential)
+// M and the energies of the current state (info->kinetic, info->potential); its factor is
+// stage_factor's, once the implicit dampers and limit springs are on M's diagonal
 void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info);
+
+// the tree-sparse L'DL factor of d->qM (dyn_factor): after stage_passive and stage_limit_springs
+// (each adds its implicit terms to M's diagonal; one factor of the final M, not one per stage),
+// before stage_free_velocity
+void stage_factor(const step_model* sm, step_data* sd, const sim_options* o);
 
 // the energy audit of the state at the start of step sd->step (time sd->d->time) whose energies
 // are given (once per step): the work of the step that led here, /energy/injected = E - E0 -
@@ -83,14 +91,14 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o);
 
 // compliant models: the limit spring-damper torques at the current state into sd->qfrc_limit
 // (zero elsewhere), for joints beyond a limit; with h > 0 the spring is made implicit in the
-// step by adding h (damping + h stiffness) to M's diagonal at those dofs and refactoring (call
-// after stage_mass); h = 0 only evaluates the torques (implicit_euler's Newton iterates on them).
+// step by adding h (damping + h stiffness) to M's diagonal at those dofs (call after stage_mass,
+// before stage_factor); h = 0 only evaluates the torques (implicit_euler's Newton iterates on them).
 // Returns the number of joints beyond a limit.
 int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
 // joint springs and dampers (dyn_passive) at the current state into sd->qfrc_passive; with
-// h > 0 the damping is made implicit in the step by adding h D to M's diagonal and refactoring
-// (call after stage_mass): (M + h D)(v+ - v) = h (f - D v) is M (v+ - v) = h (f - D v+), backward
+// h > 0 the damping is made implicit in the step by adding h D to M's diagonal (call after
+// stage_mass, before stage_factor): (M + h D)(v+ - v) = h (f - D v) is M (v+ - v) = h (f - D v+), backward
 // Euler in the damper, stable for any D (MuJoCo's Euler adds h D to M as well, mj_Euler). The
 // springs stay explicit (symplectic Euler, as MuJoCo's). h = 0 only evaluates the forces
 // (implicit_euler's Newton iterates on them). Returns the number of spring and damper terms

@@ -42,19 +42,34 @@ double cone_dist_dual(const double x[3], double mu) {
   return cone_dist(x, 1 / mu);
 }
 
+// c with De Saxce's Gamma on its normal
+static void desaxce(const double c[3], double mu, double cg[3]) {
+  cg[0] = c[0];
+  cg[1] = c[1];
+  cg[2] = c[2] + mu * sqrt(c[0] * c[0] + c[1] * c[1]);
+}
+
+double cone_comp(const double lambda[3], const double c[3], double mu, int ncp) {
+  double cg[3];
+  if (!ncp) return fabs(sp_dot3(lambda, c));
+  desaxce(c, mu, cg);
+  return fabs(sp_dot3(lambda, cg));
+}
+
 void cone_residuals(const double lambda[3], const double c[3], double mu, double* eps_p,
                     double* eps_d, double* eps_c) {
-  double cg[3] = {c[0], c[1], c[2] + mu * sqrt(c[0] * c[0] + c[1] * c[1])};
+  double cg[3];
+  desaxce(c, mu, cg);
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(cg, mu);
-  *eps_c = fabs(sp_dot3(lambda, cg));
+  *eps_c = cone_comp(lambda, c, mu, 1);
 }
 
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
                         double* eps_d, double* eps_c) {
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(c, mu);
-  *eps_c = fabs(sp_dot3(lambda, c));
+  *eps_c = cone_comp(lambda, c, mu, 0);
 }
 
 //---------------------------------- the generalized (elliptic) cone ---------------------------
@@ -166,20 +181,38 @@ static double ell_dist(const double x[CONE_NELL], double n, const double a[CONE_
   return sqrt(s + (n - pn) * (n - pn));
 }
 
+// the velocity (x, n) gathered, with De Saxce's Gamma on its normal when ncp
+static void ell_velocity(const double ci[3], const double cj[3], const double a[CONE_NELL],
+                         int ncp, double y[CONE_NELL], double* cn) {
+  double gam = 0;
+  ell_gather(ci, cj, y, cn);
+  for (int k = 0; k < CONE_NELL; k++) gam += (a[k] * y[k]) * (a[k] * y[k]);
+  if (ncp) *cn += sqrt(gam);
+}
+
+double cone_ell_comp(const double li[3], const double lj[3], const double ci[3],
+                     const double cj[3], const double a[CONE_NELL], int ncp) {
+  double x[CONE_NELL], n, y[CONE_NELL], cn;
+  ell_gather(li, lj, x, &n);
+  ell_velocity(ci, cj, a, ncp, y, &cn);
+  double dot = n * cn;
+  for (int k = 0; k < CONE_NELL; k++) dot += x[k] * y[k];
+  return fabs(dot);
+}
+
+double cone_ell_dual(const double ci[3], const double cj[3], const double a[CONE_NELL], int ncp) {
+  double y[CONE_NELL], cn, ainv[CONE_NELL];
+  ell_velocity(ci, cj, a, ncp, y, &cn);
+  for (int k = 0; k < CONE_NELL; k++) ainv[k] = a[k] > 0 ? 1 / a[k] : INFINITY;
+  return ell_dist(y, cn, ainv);
+}
+
 void cone_ell_residuals(const double li[3], const double lj[3], const double ci[3],
                         const double cj[3], const double a[CONE_NELL], int ncp, double* eps_p,
                         double* eps_d, double* eps_c) {
-  double x[CONE_NELL], n, y[CONE_NELL], cn, ainv[CONE_NELL], gam = 0;
+  double x[CONE_NELL], n;
   ell_gather(li, lj, x, &n);
-  ell_gather(ci, cj, y, &cn);
-  for (int k = 0; k < CONE_NELL; k++) {
-    ainv[k] = a[k] > 0 ? 1 / a[k] : INFINITY;
-    gam += (a[k] * y[k]) * (a[k] * y[k]);
-  }
-  if (ncp) cn += sqrt(gam);
   *eps_p = ell_dist(x, n, a);
-  *eps_d = ell_dist(y, cn, ainv);
-  double dot = n * cn;
-  for (int k = 0; k < CONE_NELL; k++) dot += x[k] * y[k];
-  *eps_c = fabs(dot);
+  *eps_d = cone_ell_dual(ci, cj, a, ncp);
+  *eps_c = cone_ell_comp(li, lj, ci, cj, a, ncp);
 }

@@ -22,6 +22,10 @@ double cone_dist_dual(const double x[3], double mu);
 void cone_residuals(const double lambda[3], const double c[3], double mu, double* eps_p,
                     double* eps_d, double* eps_c);
 
+// the complementarity residual alone, the eps_c of cone_residuals (ncp 1) or cone_residuals_ccp
+// (ncp 0): no projection
+double cone_comp(const double lambda[3], const double c[3], double mu, int ncp);
+
 // the three residuals of the cone complementarity problem K ∋ lambda ⊥ c ∈ K* (000 eq. 15, the
 // CCP's own residual: Gamma = 0): dist_K(lambda), dist_K*(c), |<lambda, c>|
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
@@ -36,6 +40,14 @@ void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, do
 
 // Euclidean projection of (li, lj) onto K_a in place (exact: the KKT multiplier by bisection)
 void cone_ell_project(double li[3], double lj[3], const double a[CONE_NELL]);
+
+// the pair's complementarity residual alone (cone_ell_residuals' eps_c, the same value): no
+// projection
+double cone_ell_comp(const double li[3], const double lj[3], const double ci[3],
+                     const double cj[3], const double a[CONE_NELL], int ncp);
+
+// the pair's dual residual alone (cone_ell_residuals' eps_d, the same value): one projection
+double cone_ell_dual(const double ci[3], const double cj[3], const double a[CONE_NELL], int ncp);
 
 // the residuals of the pair as cone_residuals (ncp 1: with De Saxce's Gamma) or
 // cone_residuals_ccp (ncp 0) do for one contact

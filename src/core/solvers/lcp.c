@@ -320,7 +320,8 @@ static double stop_residual(const solver* s, const pyramid* py, const solver_pro
 
 // stop_residual as the sweeps call it
 static double sweep_stop(const void* ctx, const int* cons, int n, const double* lambda,
-                         const double* c) {
+                         const double* c, double above) {
+  (void)above;  // always exact
   const lcp_ctx* x = ctx;
   return stop_residual(x->s, x->py, x->p, lambda, c, cons, n);
 }

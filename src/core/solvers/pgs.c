@@ -90,8 +90,18 @@ static void sweep_contact(const solver* s, const solver_problem* p, int i, doubl
   add_columns(p, i, delta, c);
 }
 
+// the stopping residual into r->eps_abs (solver_rel_stop applied): the NCP's (and the natural
+// one's under solver.criterion: natural) exactly, or a bound of it once past `above`
+// (solver_ncp_eps_above; the caller gives INFINITY under criterion natural)
+static void stop_eps(const solver* s, const solver_problem* p, const double* lambda,
+                     const double* c, const int* cons, int n, double above, solver_result* r) {
+  if (above < INFINITY) r->eps_abs = solver_ncp_eps_above(p, lambda, c, cons, n, above);
+  else solver_ncp_stop_on(s, p, lambda, c, cons, n, r);
+  r->eps_abs = solver_rel_stop(s, lambda, cons, n, r->eps_abs);
+}
+
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
-  int nc = p->nc;
+  int nc = p->nc, natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   double omega = s->opt.over_relaxation;
   double* c = s->c;  // (G + R) lambda + g, kept up to date contact by contact
 
@@ -128,22 +138,25 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
     solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
-    double ref[2] = {r.eps_abs, r.eps_abs};
-    int it = 0;
-    while (r.eps_abs > s->opt.tolerance && it < s->opt.max_iterations && !intr_requested()) {
+    double ref[2] = {r.eps_abs, r.eps_abs}, tol = s->opt.tolerance;
+    int it = 0, bounded = 0;
+    while (r.eps_abs > tol && it < s->opt.max_iterations && !intr_requested()) {
       solver_rel_keep(s, lambda, cons, n);
       for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
       it++;
-      solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
-      r.eps_abs = solver_rel_stop(s, lambda, cons, n, r.eps_abs);
+      // between sweeps only "above tol?" matters: a bound of eps_abs once past it (as
+      // solver_sweep_run), exact where solver_stalled reads it or the natural residual joins
+      bounded = !natural && !(s->stall && it % s->stall == 0);
+      stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
-      if (r.eps_abs <= s->opt.tolerance) {
+      if (r.eps_abs <= tol) {
         solver_crows(p, lambda, c, cons, n);
-        solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
-        r.eps_abs = solver_rel_stop(s, lambda, cons, n, r.eps_abs);
+        stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &r);
       }
-      if (r.eps_abs > s->opt.tolerance && solver_stalled(s, it, r.eps_abs, ref)) break;
+      if (r.eps_abs > tol && solver_stalled(s, it, r.eps_abs, ref)) break;
     }
+    if (bounded && r.eps_abs > tol)  // the island's reported residual is exact
+      stop_eps(s, p, lambda, c, cons, n, INFINITY, &r);
     solver_island_done(s, k, r.eps_abs);
     // c is exact when no sweep ran or the last test recomputed it
     solver_tally_add(&tally, it, r.eps_abs, it == 0 || r.eps_abs <= s->opt.tolerance);

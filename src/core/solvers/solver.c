@@ -280,6 +280,44 @@ void solver_entry_residuals(const solver_problem* p, const double* lambda, const
   }
 }
 
+int solver_pair_passes(const solver_problem* p, const double* lambda, const double* c, int i,
+                       int ncp, double above, double* d) {
+  int j = p->link ? p->link[i] : -1;
+  if (!(above < INFINITY) || j < 0 || !solver_entry_finite(p, lambda, c, i)) return 0;
+  double co[5];
+  solver_ell_coef(p, i, j, co);
+  int n = ncp || (p->box && p->box[i]);
+  *d = cone_ell_comp(lambda + 3 * i, lambda + 3 * j, c + 3 * i, c + 3 * j, co, n);
+  if (*d > above) return 1;
+  // then the velocity's side (the sweeps leave lambda projected, so its own residual is ~0)
+  *d = cone_ell_dual(c + 3 * i, c + 3 * j, co, n);
+  return *d > above;
+}
+
+double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const double* c,
+                            const int* cons, int n, double above) {
+  double worst = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double a, b, d;
+    if (worst > above) {
+      if (solver_entry_finite(p, lambda, c, i)) continue;
+    } else if (solver_pair_passes(p, lambda, c, i, 1, above, &d)) {
+      worst = d;
+      continue;
+    }
+    if (p->link)
+      solver_entry_residuals(p, lambda, c, i, 1, &a, &b, &d);
+    else
+      cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    if (isnan(a) || isnan(b) || isnan(d)) return NAN;  // as residuals_set's eps_abs
+    if (a > worst) worst = a;
+    if (b > worst) worst = b;
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
 void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n, solver_result* res) {
   double ep = 0, ed = 0, ec = 0, sum = 0;

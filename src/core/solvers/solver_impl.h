@@ -122,6 +122,61 @@ static inline void solver_ell_coef(const solver_problem* p, int i, int j, double
 double solver_ccp_residual(const solver_problem* p, const double* lambda, const double* c,
                            const int* cons, int n);
 
+// the same, or once past `above` a lower bound of it above `above` (solver_stop_fn): the
+// entries left then are those whose residual is finite whatever it is (ccp.c), so a NaN is never
+// skipped. first (NULL: none): the position in cons to start from, set to where the bound was
+// passed
+double solver_ccp_residual_above(const solver_problem* p, const double* lambda, const double* c,
+                                 const int* cons, int n, double above, int* first);
+
+// Bounds under which an entry's residual is finite (no overflow, so no inf - inf or 0 * inf):
+// impulses and velocities at most SOLVER_SAFE_MAG, friction coefficients 0 or within
+// [SOLVER_SAFE_COEF_LO, SOLVER_SAFE_COEF_HI]. Then every intermediate of cone_residuals(_ccp) and
+// cone_ell_residuals stays below ~1e240 (the largest: a coefficient's square or inverse
+// square, 1e20, times an impulse or velocity squared, 1e100, times the same again in ell_eq's
+// t d), and the boundary multiplier stays in its finite bracket
+#define SOLVER_SAFE_MAG 1e50
+#define SOLVER_SAFE_COEF_LO 1e-10
+#define SOLVER_SAFE_COEF_HI 1e10
+
+static inline int solver_safe_vec(const double x[3]) {
+  return fabs(x[0]) <= SOLVER_SAFE_MAG && fabs(x[1]) <= SOLVER_SAFE_MAG &&
+         fabs(x[2]) <= SOLVER_SAFE_MAG;
+}
+
+static inline int solver_safe_coef(double a) {
+  return a == 0 || (a >= SOLVER_SAFE_COEF_LO && a <= SOLVER_SAFE_COEF_HI);
+}
+
+// 1 when entry i's residual (NCP or CCP) is finite whatever lambda and c are within the bounds
+// above; NaN and infinite values fail them. A bounded pass (solver_stop_fn) may skip such an
+// entry once past its bound, never another one, so a NaN is always found
+static inline int solver_entry_finite(const solver_problem* p, const double* lambda,
+                                      const double* c, int i) {
+  int j = p->link ? p->link[i] : -1;
+  if (j < -1) return 1;  // a spin entry: zero (its pair's residual is at its contact)
+  if (!solver_safe_vec(lambda + 3 * i) || !solver_safe_vec(c + 3 * i)) return 0;
+  if (j < 0) return solver_safe_coef(p->mu[i]);
+  double a[5];
+  solver_ell_coef(p, i, j, a);
+  for (int k = 0; k < 5; k++)
+    if (!solver_safe_coef(a[k])) return 0;
+  return solver_safe_vec(lambda + 3 * j) && solver_safe_vec(c + 3 * j);
+}
+
+
+// a bounded pass (above finite) at entry i, the contact of a condim 4/6 pair whose residual is
+// finite (solver_entry_finite): 1 when the pair's complementarity residual (the eps_c of
+// solver_entry_residuals(ncp)), or else its dual one (eps_d), passes above, into *d: its
+// other projections can be left out
+int solver_pair_passes(const solver_problem* p, const double* lambda, const double* c, int i,
+                       int ncp, double above, double* d);
+
+// the eps_abs of solver_residuals_on, or once past `above` a lower bound of it above `above`
+// (solver_stop_fn's contract; INFINITY: exact)
+double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const double* c,
+                            const int* cons, int n, double above);
+
 // the residuals of entry i (NCP with ncp, else the CCP's): a contact as cone_residuals(_ccp), a
 // contact with a spin entry as its pair (cone_ell_residuals), a spin entry zero (its pair's
 // contact measures it); c the problem's velocities (3nc)
@@ -284,8 +339,11 @@ void solver_crows(const solver_problem* p, const double* lambda, double* c, cons
 // stopping residual over them at lambda with velocity c; ctx is the family's
 typedef void (*solver_sweep_fn)(const void* ctx, const int* cons, int n, double* lambda,
                                 double* c);
+// The stop may return early with a lower bound of the residual once it passes `above` (the loop
+// then only asks whether it did): a value <= above, or NaN, is always the exact residual
+// (INFINITY: always exact)
 typedef double (*solver_stop_fn)(const void* ctx, const int* cons, int n, const double* lambda,
-                                 const double* c);
+                                 const double* c, double above);
 
 // island by island (solver_sweep_islands) from c = (G + R) lambda + g exact in s->c: each island
 // sweeps until its stopping residual, checked on an exact c, is below the tolerance, its c
@@ -300,20 +358,28 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
-    double r = stop(ctx, cons, n, lambda, c), ref[2] = {r, r};
-    int it = 0;
+    double r = stop(ctx, cons, n, lambda, c, INFINITY), ref[2] = {r, r};
+    int it = 0, bounded = 0;
     while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
       solver_rel_keep(s, lambda, cons, n);
       sweep(ctx, cons, n, lambda, c);
       it++;
       if (it % refresh == 0) solver_crows(p, lambda, c, cons, n);
-      r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c));
+      // between sweeps only "above tol?" matters (min(scaled, r) of solver_rel_stop passes tol
+      // exactly when min(scaled, any bound of r above tol) does): the stop may bound r from
+      // below once past tol, except on the sweeps solver_stalled reads r
+      bounded = !(s->stall && it % s->stall == 0);
+      double above = bounded ? tol : INFINITY;
+      r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c, above));
       if (r <= tol) {  // confirm on an exact c
         solver_crows(p, lambda, c, cons, n);
-        r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c));
+        r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c, above));
       }
       if (r > tol && solver_stalled(s, it, r, ref)) break;
     }
+    // the island's reported residual is exact (the last one may be a bound: cap or signal)
+    if (bounded && r > tol)
+      r = solver_rel_stop(s, lambda, cons, n, stop(ctx, cons, n, lambda, c, INFINITY));
     // the island's c is exact when no sweep ran or its last test recomputed it
     solver_island_done(s, k, r);
     solver_tally_add(&tally, it, r, it == 0 || r <= tol);
