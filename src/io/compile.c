@@ -881,7 +881,7 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
   int l = m->geom_link[g];
   return scn_key_error(cfg, so ? "solver.name" : "contact.model", err,
                        "geom %d (body '%s') has condim %d (torsional%s friction): %s; choose "
-                       "pgs, admm or auto under ncp or ccp, or give the geom condim 3", g,
+                       "pgs, admm or auto under ncp or ccp, newton under ccp, or give the geom condim 3", g,
                        l >= 0 ? m->link_name[l] : "world", m->geom_condim[g],
                        m->geom_condim[g] > 4 ? " and rolling" : "", why);
 }

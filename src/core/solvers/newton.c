@@ -70,6 +70,9 @@ typedef struct {
   int* ynz;       // (maxc) entries per island contact
   int* yord;      // (admm_y_ord_ints) the band order (admm_band_order): perm first, then scratch
   int* zone;      // (maxc) each contact's zone at the last factorization
+  int* pq;        // (maxc) per island contact: -1 a contact alone, -2 a spin entry (its contact
+                  // takes it), else its spin entry's island position (a condim 4/6 pair)
+  int* conpos;    // (maxc) contact -> island position (valid for the island's contacts only)
   int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
                   // chosen yet (the island has not been factored)
   int nband;      // islands of the solve factored banded, and in dof space (solver_result)
@@ -80,9 +83,10 @@ typedef struct {
   double* H;
   double *x, *d, *w;        // (nv) iterate, direction, Y' lambda then the gradient
   double *a, *b, *lam, *re;  // (3 maxc) Y x + g, Y d, lambda(x), R + ydiag
-  double *hz;     // (9 maxc) each contact's zone Hessian
+  double *hz;     // (36 maxc) each contact's zone Hessian (3x3, a pair's 6x6)
+  double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
   double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
-  double* zt;     // (3 max_chain) H_i Y_i of one contact
+  double* zt;     // (6 max_chain) H_i Y_i of one contact (or pair)
 } newton_state;
 
 static inline newton_state* nstate(const solver* s) {
@@ -141,6 +145,63 @@ int newton_zone(const double a[3], const double R[3], double mu, double lam[3], 
   return ZONE_SLIDE;
 }
 
+int newton_zone_ell(const double a[6], const double R[6], const double co[6], double lam[6],
+                    double H[36], double* cost) {
+  if (H) memset(H, 0, 36 * sizeof(double));
+  for (int r = 0; r < 6; r++) lam[r] = 0;
+  *cost = 0;
+  int act[5], na = 0;  // the friction rows with a coefficient (the others are held at zero)
+  for (int r = 0; r < 6; r++)
+    if (r != 2 && co[r] > 0) act[na++] = r;
+  double sn = sqrt(R[2]), un = -a[2] / sn;
+  if (na == 0) {  // Signorini on the normal row
+    if (!(un > 0)) return ZONE_FREE;
+    lam[2] = un / sn;
+    *cost = 0.5 * un * un;
+    if (H) H[14] = 1 / R[2];
+    return ZONE_STICK;
+  }
+  // u = R^1/2 lambda: the cone is round of slope m = co_k sqrt(R_k / R_n), the same for every k
+  // (island_re checks it), t = -R_f^-1/2 a_f
+  double m = co[act[0]] * sqrt(R[act[0]]) / sn, t[5], sr[5], rho = 0;
+  for (int k = 0; k < na; k++) {
+    sr[k] = sqrt(R[act[k]]);
+    t[k] = -a[act[k]] / sr[k];
+    rho += t[k] * t[k];
+  }
+  rho = sqrt(rho);
+  if (rho <= m * un) {  // inside the cone: every row quadratic
+    for (int k = 0; k <= na; k++) {
+      int r = k < na ? act[k] : 2;
+      lam[r] = -a[r] / R[r];
+      *cost += 0.5 * a[r] * a[r] / R[r];
+      if (H) H[7 * r] = 1 / R[r];
+    }
+    return ZONE_STICK;
+  }
+  if (m * rho <= -un) return ZONE_FREE;  // in the polar cone: separating
+  double alpha = (un + m * rho) / (1 + m * m), v[6];
+  for (int k = 0; k < na; k++) {
+    v[k] = m * t[k] / rho;
+    lam[act[k]] = alpha * v[k] / sr[k];
+  }
+  v[na] = 1;
+  sr[na] = sn;
+  lam[2] = alpha / sn;
+  *cost = 0.5 * (1 + m * m) * alpha * alpha;
+  if (!H) return ZONE_SLIDE;
+  // dP_C = v v' / (1 + m^2) + (m alpha / rho) (I - w w') on the friction block, w = v / m there
+  double kk = m * alpha / rho;
+  for (int p = 0; p <= na; p++)
+    for (int q = 0; q <= na; q++) {
+      double J = v[p] * v[q] / (1 + m * m);
+      if (p < na && q < na) J += kk * ((p == q) - v[p] * v[q] / (m * m));
+      int rp = p < na ? act[p] : 2, rq = q < na ? act[q] : 2;
+      H[6 * rp + rq] = J / (sr[p] * sr[q]);
+    }
+  return ZONE_SLIDE;
+}
+
 // one island's view: the problem, its contacts, its dofs
 typedef struct {
   const solver_problem* p;
@@ -151,6 +212,37 @@ typedef struct {
 
 static inline int con_of(const island* is, int q) {
   return is->cons ? is->cons[q] : q;
+}
+
+// the rows of island contact q's unit (a contact, or a condim 4/6 pair: the contact's three then
+// its spin entry's) in island positions (3n arrays) and in the problem (Y, g); their count (0 for
+// a spin entry: its contact's unit holds it)
+static int unit_rows(const island* is, int q, int ir[6], int pr[6]) {
+  int pq = is->st->pq[q], n = pq == -2 ? 0 : pq >= 0 ? 6 : 3;
+  for (int r = 0; r < n; r++) {
+    int qq = r < 3 ? q : pq;
+    ir[r] = 3 * qq + r % 3;
+    pr[r] = 3 * con_of(is, qq) + r % 3;
+  }
+  return n;
+}
+
+// the zone of island contact q's unit at a + t b (island rows; b NULL: a): its impulse into lam
+// (its rows in unit_rows' order), its Hessian (3x3 or 6x6 row-major) into H when not NULL, its
+// cost; returns the zone (ZONE_FREE for a spin entry)
+static int unit_zone(const island* is, int q, const double* a, const double* b, double t,
+                     double* lam, double* H, double* cost) {
+  newton_state* st = is->st;
+  int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+  double at[6], re[6];
+  *cost = 0;
+  if (n == 0) return ZONE_FREE;
+  for (int r = 0; r < n; r++) {
+    at[r] = b ? a[ir[r]] + t * b[ir[r]] : a[ir[r]];
+    re[r] = st->re[ir[r]];
+  }
+  if (n == 3) return newton_zone(at, re, is->p->mu[con_of(is, q)], lam, H, cost);
+  return newton_zone_ell(at, re, st->co + 6 * q, lam, H, cost);
 }
 
 // the island's dofs numbered in order of first appearance, its contacts' entries in those
@@ -174,6 +266,11 @@ static void island_dofs(island* is) {
   }
   for (int k = 0; k < nd; k++) st->dofmap[st->dofs[k]] = -1;  // restored for the next island
   is->nd = nd;
+  for (int q = 0; q < is->n; q++) st->conpos[con_of(is, q)] = q;
+  for (int q = 0; q < is->n; q++) {
+    int l = p->link ? p->link[con_of(is, q)] : -1;
+    st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
+  }
 }
 
 // the island's factor: banded when the band order (admm_band_order, ADMM's Cuthill-McKee) gives
@@ -239,13 +336,13 @@ static void yt_mul(const island* is, const double* v, double* out) {
 // hess, the zones into st->zone when zones; returns 1 in *changed when a zone differs from the
 // kept one or a contact slides (its Hessian moves with a)
 static double zones(const island* is, const double* a, double* lam, int hess, int* changed) {
-  const solver_problem* p = is->p;
   newton_state* st = is->st;
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
-    double cost;
-    int z = newton_zone(a + 3 * q, st->re + 3 * q, p->mu[con_of(is, q)], lam + 3 * q,
-                        hess ? st->hz + 9 * q : NULL, &cost);
+    double cost, l6[6];
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    int z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
+    for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
     if (changed) {
       if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
       st->zone[q] = z;
@@ -264,7 +361,9 @@ static double dot(const double* u, const double* v, int n) {
 // contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
 // at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
 // r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
-// added where the lower triangle holds it
+// added where the lower triangle holds it. A pair's six rows share the contact's dofs
+// (island_re checks it); rows held at zero (a frictionless contact's tangents, a pair's rows of
+// coefficient 0) have zero Hessian rows and are skipped
 static void hessian_add(const island* is, int q) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
@@ -272,19 +371,27 @@ static void hessian_add(const island* is, int q) {
   size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
   const int* d = st->yi + (size_t)q * ws;
   const int* pm = band ? st->yord : NULL;
-  const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
-  const double* hq = st->hz + 9 * q;
-  int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
-  for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
-    for (int k = 0; k < nz; k++)
-      st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
-                                           hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  const double* hq = st->hz + 36 * q;
+  int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
+  const double* y[6];  // the unit's Y rows
+  for (int r = 0; r < nr; r++) {
+    int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
+    if (on) rows[na] = r, y[na++] = p->Y + (size_t)pr[r] * ws;
+  }
+  for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s
+    const double* hr = hq + (size_t)nr * (size_t)rows[r];
+    for (int k = 0; k < nz; k++) {
+      double acc = 0;
+      for (int c = 0; c < na; c++) acc += hr[rows[c]] * y[c][k];
+      st->zt[(size_t)r * ws + (size_t)k] = acc;
+    }
+  }
   for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
     for (int v = u; v < nz; v++) {
       size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
       double h = 0;
-      for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      for (int r = 0; r < na; r++) h += y[r][u] * st->zt[(size_t)r * ws + (size_t)v];
       st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
@@ -322,19 +429,19 @@ static void hessian_solve(const island* is, double* v) {
 // and Y d)
 static void line_eval(const island* is, double t, double xd, double dd, double* f1,
                       double* f2) {
-  const solver_problem* p = is->p;
   newton_state* st = is->st;
   *f1 = xd + t * dd;
   *f2 = dd;
   for (int q = 0; q < is->n; q++) {
-    double at[3], lam[3], H[9], cost;
-    const double* b = st->b + 3 * q;
-    for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * b[r];
-    if (newton_zone(at, st->re + 3 * q, p->mu[con_of(is, q)], lam, H, &cost) == ZONE_FREE)
-      continue;
-    for (int r = 0; r < 3; r++) {
+    double lam[6], H[36], cost, b[6];
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    if (unit_zone(is, q, st->a, st->b, t, lam, H, &cost) == ZONE_FREE) continue;
+    for (int r = 0; r < n; r++) b[r] = st->b[ir[r]];
+    for (int r = 0; r < n; r++) {
+      double hb = 0;
+      for (int c = 0; c < n; c++) hb += H[n * r + c] * b[c];
       *f1 -= lam[r] * b[r];
-      *f2 += b[r] * (H[3 * r] * b[0] + H[3 * r + 1] * b[1] + H[3 * r + 2] * b[2]);
+      *f2 += b[r] * hb;
     }
   }
 }
@@ -374,8 +481,37 @@ static double island_residual(solver* s, const island* is, double* lambda) {
   return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
 }
 
+// a pair's relative spread of co_k^2 R_k over its friction rows past which its cone is not round
+// in u = R^1/2 lambda (MuJoCo softness gives R_k = R_t mu^2 / co_k^2: equal to rounding)
+static const double kRoundTol = 1e-12;
+
+// island contact q's pair (pq its spin entry's position): its coefficients into st->co, 0 when
+// the pair does not fit newton_zone_ell (its spin entry outside the island or on other dofs, a
+// friction row without Re > 0, co_k^2 Re_k not one value)
+static int pair_setup(const island* is, int q, int pq) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), j = p->link[i];
+  size_t ws = (size_t)p->ystride;
+  if (pq < 0 || pq >= is->n || con_of(is, pq) != j || st->ynz[q] != st->ynz[pq]) return 0;
+  if (memcmp(st->yi + (size_t)q * ws, st->yi + (size_t)pq * ws, sizeof(int) * (size_t)st->ynz[q]))
+    return 0;
+  double a[5], *co = st->co + 6 * q, c0 = 0;
+  solver_ell_coef(p, i, j, a);
+  co[0] = a[0], co[1] = a[1], co[2] = 0, co[3] = a[2], co[4] = a[3], co[5] = a[4];
+  for (int r = 0; r < 6; r++) {
+    if (r == 2 || !(co[r] > 0)) continue;
+    double re = st->re[r < 3 ? 3 * q + r : 3 * pq + r - 3], c = co[r] * co[r] * re;
+    if (!(re > 0) || !isfinite(c)) return 0;
+    if (c0 == 0) c0 = c;
+    if (fabs(c - c0) > kRoundTol * c0) return 0;
+  }
+  return 1;
+}
+
 // Re = R + ydiag on the island's rows; 0 when a row lacks R > 0 (a frictionless contact's
-// tangent rows excepted: they carry no impulse) or a contact's tangent rows differ
+// tangent rows excepted: they carry no impulse), a contact's tangent rows differ or a condim 4/6
+// pair does not fit (pair_setup)
 static int island_re(const island* is) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
@@ -383,9 +519,17 @@ static int island_re(const island* is) {
     int i = con_of(is, q);
     for (int r = 0; r < 3; r++)
       st->re[3 * q + r] = (p->R ? p->R[3 * i + r] : 0) + (p->ydiag ? p->ydiag[3 * i + r] : 0);
+  }
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q), pq = st->pq[q];
     const double* re = st->re + 3 * q;
+    if (pq == -2) continue;  // a spin entry: its pair's rows are checked at its contact
     if (!(re[2] > 0) || !isfinite(re[2])) return 0;
-    if (p->mu[i] > 0 && (!(re[0] > 0) || re[0] != re[1] || !isfinite(re[0]))) return 0;
+    if (pq >= 0) {
+      if (!pair_setup(is, q, pq)) return 0;
+    } else if (p->mu[i] > 0 && (!(re[0] > 0) || re[0] != re[1] || !isfinite(re[0]))) {
+      return 0;
+    }
   }
   return 1;
 }
@@ -482,7 +626,7 @@ void solver_ccp_newton(solver* s, const solver_problem* p, double* lambda, solve
   newton_state* st = nstate(s);
   solver_tally tally = solver_tally_start();
   st->nband = st->ndof = 0;
-  int ok = p->Y && !p->box && !p->link && p->nv <= st->nv && p->ystride <= st->mchain;
+  int ok = p->Y && !p->box && p->nv <= st->nv && p->ystride <= st->mchain;
   int nis = solver_sweep_islands(p);
   for (int k = 0; k < nis; k++) {
     island is = {p, NULL, 0, 0, st};
@@ -513,8 +657,8 @@ static csim_status newton_work(const solver_options* o, int maxc, size_t* nwork,
 static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
-  return sizeof(newton_state) + (2 * nv + mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
-         (nv * nv + 3 * nv + 6 * 3 * mc + 9 * mc + 3 * w) * sizeof(double);
+  return sizeof(newton_state) + (2 * nv + 3 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
+         (nv * nv + 3 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 6 * w) * sizeof(double);
 }
 
 static void newton_destroy(void* priv) {
@@ -523,6 +667,8 @@ static void newton_destroy(void* priv) {
   free(st->dofmap);
   free(st->dofs);
   free(st->zone);
+  free(st->pq);
+  free(st->conpos);
   free(st->yi);
   free(st->ynz);
   free(st->yord);
@@ -530,6 +676,7 @@ static void newton_destroy(void* priv) {
   free(st->x);
   free(st->a);
   free(st->hz);
+  free(st->co);
   free(st->zt);
   free(st);
 }
@@ -545,15 +692,18 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->dofmap = malloc(sizeof(int) * nv);
   st->dofs = malloc(sizeof(int) * nv);
   st->zone = malloc(sizeof(int) * mc);
+  st->pq = malloc(sizeof(int) * mc);
+  st->conpos = malloc(sizeof(int) * mc);
   st->yi = malloc(sizeof(int) * mc * w);
   st->ynz = malloc(sizeof(int) * mc);
   st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   st->H = malloc(sizeof(double) * nv * nv);
   st->x = calloc(3 * nv, sizeof(double));  // x, d, w
   st->a = calloc(6 * 3 * mc, sizeof(double));  // a, b, lam, re, bl, bc
-  st->hz = calloc(9 * mc, sizeof(double));
-  st->zt = calloc(3 * w, sizeof(double));
-  if (!st->dofmap || !st->dofs || !st->zone || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+  st->hz = calloc(36 * mc, sizeof(double));
+  st->co = calloc(6 * mc, sizeof(double));
+  st->zt = calloc(6 * w, sizeof(double));
+  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
     newton_destroy(st);
     return NULL;
   }
