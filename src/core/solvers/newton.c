@@ -59,6 +59,15 @@
 static const double kLineTol = 1e-10;
 static const int kLineIt = 50;
 
+// the Hessian's buffer holds the dense factor of an island of this many dofs (or the model's nv
+// when smaller; a band of as many doubles): humanoid100 (nv 627) has islands of at most 55 dofs.
+// A larger island whose band does not fit takes its Newton direction from conjugate gradients
+// instead (hessian_cg)
+#define NEWTON_DENSE_DOFS 128
+// conjugate gradients stop at this residual relative to the gradient's norm, or after the
+// island's dofs iterations (twice, counting rounding)
+static const double kCgTol = 1e-10;
+
 // zone codes (newton_zone)
 enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2 };
 
@@ -74,14 +83,19 @@ typedef struct {
                   // takes it), else its spin entry's island position (a condim 4/6 pair)
   int* conpos;    // (maxc) contact -> island position (valid for the island's contacts only)
   int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
-                  // chosen yet (the island has not been factored)
+                  // chosen yet (the island has not been factored), -3: conjugate gradients (the
+                  // factor does not fit in hcap)
+  size_t hcap;    // doubles of H
   int nband;      // islands of the solve factored banded, and in dof space (solver_result)
   int ndof;
   const int* cord;  // banded: each contact's entries by ascending position (admm_band_order)
-  // (nv x nv) the island's Hessian, then its Cholesky factor (column-major lower; banded: LAPACK
-  // band storage, nd x (kd + 1))
+  // (hcap) the island's Hessian, then its Cholesky factor (column-major lower, nd x nd; banded:
+  // LAPACK band storage, nd x (kd + 1))
   double* H;
   double *x, *d, *w;        // (nv) iterate, direction, Y' lambda then the gradient
+  double *cr, *cp, *cq, *cz, *cx;  // (nv) conjugate gradients' residual, direction, H p, the
+                                    // preconditioned residual and the solution
+  double* cdi;                      // (nv) the inverse of H's diagonal
   double *a, *b, *lam, *re;  // (3 maxc) Y x + g, Y d, lambda(x), R + ydiag
   double *hz;     // (36 maxc) each contact's zone Hessian (3x3, a pair's 6x6)
   double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
@@ -412,10 +426,17 @@ static int hessian(const island* is) {
   return info != 0 || !isfinite(st->H[0]);
 }
 
-// v := H^-1 v with hessian()'s factor (banded: through the band order, st->w as scratch)
+static void hessian_cg(const island* is, double* v);
+
+// v := H^-1 v with hessian()'s factor (banded: through the band order, st->w as scratch), or by
+// conjugate gradients when there is none (st->kd -3)
 static void hessian_solve(const island* is, double* v) {
   newton_state* st = is->st;
   int nd = is->nd, kd = st->kd;
+  if (kd == -3) {
+    hessian_cg(is, v);
+    return;
+  }
   if (kd < 0) {
     solver_chol_solve(nd, st->H, v);
     return;
@@ -423,6 +444,81 @@ static void hessian_solve(const island* is, double* v) {
   for (int k = 0; k < nd; k++) st->w[st->yord[k]] = v[k];
   LAPACKE_dpbtrs_work(LAPACK_COL_MAJOR, 'L', nd, kd, 1, st->H, kd + 1, st->w, nd);
   for (int k = 0; k < nd; k++) v[k] = st->w[st->yord[k]];
+}
+
+// out (nd) = H v = v + sum_q Y_q' H_q Y_q v over the island's units off the separating zone
+// (the zone Hessians of the last zones(hess)); diag (nd, NULL: none) = H's diagonal instead
+static void hessian_mul(const island* is, const double* v, double* out, double* diag) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  size_t ws = (size_t)p->ystride;
+  for (int k = 0; k < is->nd; k++) {
+    if (diag) diag[k] = 1;
+    else out[k] = v[k];
+  }
+  for (int q = 0; q < is->n; q++) {
+    if (st->zone[q] == ZONE_FREE) continue;
+    int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), nz = st->ynz[q];
+    const int* d = st->yi + (size_t)q * ws;
+    const double* hq = st->hz + 36 * q;
+    const double* y[6];
+    double yv[6], h[6];
+    for (int r = 0; r < nr; r++) y[r] = p->Y + (size_t)pr[r] * ws;
+    if (diag) {
+      for (int k = 0; k < nz; k++)
+        for (int r = 0; r < nr; r++)
+          for (int c = 0; c < nr; c++) diag[d[k]] += y[r][k] * hq[nr * r + c] * y[c][k];
+      continue;
+    }
+    for (int r = 0; r < nr; r++) {
+      yv[r] = 0;
+      for (int k = 0; k < nz; k++) yv[r] += y[r][k] * v[d[k]];
+    }
+    for (int r = 0; r < nr; r++) {
+      h[r] = 0;
+      for (int c = 0; c < nr; c++) h[r] += hq[nr * r + c] * yv[c];
+    }
+    for (int k = 0; k < nz; k++)
+      for (int r = 0; r < nr; r++) out[d[k]] += y[r][k] * h[r];
+  }
+}
+
+// v := H^-1 v by conjugate gradients preconditioned by H's diagonal (an island whose factor does
+// not fit in st->H: st->kd -3), to kCgTol of |v| or 2 nd iterations: a descent direction
+// whatever the iterations (the line search and the stopping residual decide the rest)
+static void hessian_cg(const island* is, double* v) {
+  newton_state* st = is->st;
+  int nd = is->nd;
+  double *r = st->cr, *pp = st->cp, *q = st->cq, *z = st->cz, *x = st->cx, *di = st->cdi;
+  hessian_mul(is, NULL, NULL, di);
+  double bn = 0, rz = 0;
+  for (int k = 0; k < nd; k++) {
+    di[k] = 1 / di[k];
+    r[k] = v[k];
+    x[k] = 0;
+    pp[k] = z[k] = di[k] * r[k];
+    bn += v[k] * v[k];
+    rz += r[k] * z[k];
+  }
+  bn = sqrt(bn);
+  for (int it = 0; it < 2 * nd && rz > 0; it++) {
+    hessian_mul(is, pp, q, NULL);
+    double pq = dot(pp, q, nd), al = rz / pq, rn = 0, rz1 = 0;
+    if (!(pq > 0)) break;
+    for (int k = 0; k < nd; k++) {
+      x[k] += al * pp[k];
+      r[k] -= al * q[k];
+      rn += r[k] * r[k];
+    }
+    if (sqrt(rn) <= kCgTol * bn) break;
+    for (int k = 0; k < nd; k++) {
+      z[k] = di[k] * r[k];
+      rz1 += r[k] * z[k];
+    }
+    for (int k = 0; k < nd; k++) pp[k] = z[k] + (rz1 / rz) * pp[k];
+    rz = rz1;
+  }
+  memcpy(v, x, sizeof(double) * (size_t)nd);
 }
 
 // phi'(t) and phi''(t) of phi(t) = P(x + t d), given xd = x'd and dd = d'd (st->a, st->b: Y x + g
@@ -562,10 +658,12 @@ static int island_step(island* is) {
   zones(is, st->a, st->lam, 1, &changed);
   if (st->kd == -2) {  // the island's first factorization chooses its form
     island_band(is);
+    size_t need = st->kd >= 0 ? (size_t)nd * (size_t)(st->kd + 1) : (size_t)nd * (size_t)nd;
+    if (need > st->hcap) st->kd = -3;  // too large for st->H: conjugate gradients
     st->nband += st->kd >= 0;
     st->ndof++;
   }
-  if (changed && hessian(is)) return 0;
+  if (changed && st->kd != -3 && hessian(is)) return 0;
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
   hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
@@ -657,8 +755,9 @@ static csim_status newton_work(const solver_options* o, int maxc, size_t* nwork,
 static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
   return sizeof(newton_state) + (2 * nv + 3 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
-         (nv * nv + 3 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 6 * w) * sizeof(double);
+         (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 6 * w) * sizeof(double);
 }
 
 static void newton_destroy(void* priv) {
@@ -697,8 +796,10 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->yi = malloc(sizeof(int) * mc * w);
   st->ynz = malloc(sizeof(int) * mc);
   st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
-  st->H = malloc(sizeof(double) * nv * nv);
-  st->x = calloc(3 * nv, sizeof(double));  // x, d, w
+  size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
+  st->hcap = hd * hd;
+  st->H = malloc(sizeof(double) * st->hcap);
+  st->x = calloc(9 * nv, sizeof(double));  // x, d, w, then conjugate gradients' six
   st->a = calloc(6 * 3 * mc, sizeof(double));  // a, b, lam, re, bl, bc
   st->hz = calloc(36 * mc, sizeof(double));
   st->co = calloc(6 * mc, sizeof(double));
@@ -710,6 +811,12 @@ static void* newton_create(const solver_options* o, int maxc) {
   for (size_t k = 0; k < nv; k++) st->dofmap[k] = -1;
   st->d = st->x + nv;
   st->w = st->d + nv;
+  st->cr = st->w + nv;
+  st->cp = st->cr + nv;
+  st->cq = st->cp + nv;
+  st->cz = st->cq + nv;
+  st->cx = st->cz + nv;
+  st->cdi = st->cx + nv;
   st->b = st->a + 3 * mc;
   st->lam = st->b + 3 * mc;
   st->re = st->lam + 3 * mc;
@@ -724,3 +831,9 @@ const solver_family solver_family_newton = {
     .create = newton_create,
     .destroy = newton_destroy,
 };
+
+void newton_set_capacity(solver* s, size_t doubles) {
+  newton_state* st = nstate(s);
+  size_t nv = (size_t)(st->nv > 0 ? st->nv : 1), hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
+  st->hcap = doubles < hd * hd ? doubles : hd * hd;
+}
