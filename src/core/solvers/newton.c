@@ -354,9 +354,15 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
     double cost, l6[6];
-    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
-    int z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
-    for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
+    int z;
+    if (st->pq[q] == -1) {  // a contact alone (the common case, without unit_zone's copies)
+      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[con_of(is, q)], lam + 3 * q,
+                      hess ? st->hz + 36 * q : NULL, &cost);
+    } else {
+      int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+      z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
+      for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
+    }
     if (changed) {
       if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
       st->zone[q] = z;
@@ -370,6 +376,31 @@ static double dot(const double* u, const double* v, int n) {
   double s = 0;
   for (int k = 0; k < n; k++) s += u[k] * v[k];
   return s;
+}
+
+// hessian_add for a contact alone (3 rows; ld, pm: the storage's as there)
+static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  size_t ws = (size_t)p->ystride;
+  const int* d = st->yi + (size_t)q * ws;
+  const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
+  const double* hq = st->hz + 36 * q;
+  int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
+  for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
+    for (int k = 0; k < nz; k++)
+      st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
+                                           hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
+    size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
+    for (int v = u; v < nz; v++) {
+      size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
+      double h = 0;
+      for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
+    }
+  }
 }
 
 // contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
@@ -387,6 +418,10 @@ static void hessian_add(const island* is, int q) {
   const int* pm = band ? st->yord : NULL;
   const double* hq = st->hz + 36 * q;
   int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
+  if (nr == 3) {  // a contact alone (the common case): its three rows unrolled
+    hessian_add3(is, q, ld, pm);
+    return;
+  }
   const double* y[6];  // the unit's Y rows
   for (int r = 0; r < nr; r++) {
     int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
@@ -530,6 +565,18 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
   *f2 = dd;
   for (int q = 0; q < is->n; q++) {
     double lam[6], H[36], cost, b[6];
+    if (st->pq[q] == -1) {  // a contact alone (the common case)
+      double at[3];
+      const double* bq = st->b + 3 * q;
+      for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * bq[r];
+      if (newton_zone(at, st->re + 3 * q, is->p->mu[con_of(is, q)], lam, H, &cost) == ZONE_FREE)
+        continue;
+      for (int r = 0; r < 3; r++) {
+        *f1 -= lam[r] * bq[r];
+        *f2 += bq[r] * (H[3 * r] * bq[0] + H[3 * r + 1] * bq[1] + H[3 * r + 2] * bq[2]);
+      }
+      continue;
+    }
     int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
     if (unit_zone(is, q, st->a, st->b, t, lam, H, &cost) == ZONE_FREE) continue;
     for (int r = 0; r < n; r++) b[r] = st->b[ir[r]];
