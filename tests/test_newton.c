@@ -276,7 +276,8 @@ START_TEST(agrees_by_cg) {
   solver_result r = agree(&f, 1e-7, 30, "stack of 6, conjugate gradients");
   ck_assert_int_eq(r.band_islands, 0);
   fixture_free(&f);
-  f = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  const char* pgs[] = {"solver.name=pgs"};
+  f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 1);
   for (int k = 0; k < 150; k++) {
     sim_stepinfo info;
     csim_error err;
@@ -452,12 +453,13 @@ START_TEST(agrees_on_condim) {
 END_TEST
 
 // MuJoCo's humanoid100 (humanoid100.xml: condim 4 cylinders among 100 free bodies, 627 dofs)
-// under its scenario (ccp/pgs): newton's lambda is ccp/pgs's and ccp/admm's at three steps with
-// spin entries; then newton steps it 2 s (400 steps) finite, every step converged
+// stepped by ccp/pgs: newton's lambda is ccp/pgs's and ccp/admm's at three steps with spin
+// entries; then its scenario (ccp/newton) steps it 2 s (400 steps) finite, every step converged
 START_TEST(humanoid100) {
   const char* xml = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
   ck_assert_msg(file_exists(xml), "%s missing: make deps installs libmujoco-samples", xml);
-  fixture f = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  const char* pgs[] = {"solver.name=pgs"};
+  fixture f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 1);
   int checked = 0;
   for (int k = 1; k <= 300 && checked < 3; k++) {
     sim_stepinfo info;
@@ -472,8 +474,8 @@ START_TEST(humanoid100) {
   }
   ck_assert_int_eq(checked, 3);
   fixture_free(&f);
-  const char* sets[] = {"solver.name=newton"};
-  f = fixture_file("scenarios/mujoco_humanoid100.yaml", sets, 1);
+  f = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  ck_assert_int_eq(f.s->opt.solver.kind, CSIM_SOLVER_NEWTON);
   int spins = 0;
   for (int k = 0; k < 400; k++) {
     sim_stepinfo info;

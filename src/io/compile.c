@@ -887,9 +887,9 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
 }
 
 // solver.name newton (core/solvers/newton.c) solves the soft CCP only: every row needs R > 0 with
-// R equal on a contact's three rows (MuJoCo softness), and it has neither the box of dry joint
-// friction nor the generalized cone of condim 4/6 (check_spin refuses those): refused at load,
-// once the materials are known (compile_materials)
+// R equal on a contact's three rows (MuJoCo softness), and it has no box of dry joint friction:
+// refused at load, once the materials are known (compile_materials). Condim 4/6 it takes
+// (check_spin)
 static csim_status check_newton(const scn_config* cfg, const sim* s, const solver_options* so,
                                 csim_error* err) {
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;

@@ -27,6 +27,20 @@
 //     v = (mu' w, 1): rank 2, positive semidefinite.
 // A frictionless contact (mu = 0: condim 1, a joint limit with its inert tangent rows) is the
 // 1-D Signorini zone of its normal row: lambda_N = max(0, -a_N / R_N), lambda_T = 0.
+// A condim 4/6 pair (contact.h: contact i and its spin entry j, rows [t1 t2 n | s r1 r2]) is one
+// unit of six rows in the generalized cone K_a = {||(f_k / a_k)|| <= f_N}, f the k friction rows
+// (t1 t2 s, and r1 r2 for condim 6) with coefficients a = (mu, mu, mu_spin, mu_roll, mu_roll);
+// rows of a_k = 0 are held at zero (condim 4's rolling rows) and drop out. With u = R^1/2 lambda,
+// f_k / a_k = u_k / (a_k sqrt(R_k)), so K_a is {||u_f|| <= m u_N} with m = a_k sqrt(R_k / R_N)
+// exactly when a_k^2 R_k is one value over the friction rows: MuJoCo softness makes it so
+// (R_k = R_t mu^2 / a_k^2, contact.c rhs_spin; MuJoCo 2.2.2's mj_constraintUpdate scales its
+// elliptic rows the same way), and island_re checks it (to 1e-12: the R_k carry rounding). Then
+// s is the same 1/2 |P_C(u0)|^2 over a round cone with a tangent t of k components
+// (rho = |t|, w = t / rho): the same three zones, P_C = alpha (m w, 1) on the surface and
+//   dP_C = v v' / (1 + m^2) + (m alpha / rho) (I_k - w w'),  v = (m w, 1),
+// of rank k (k - 1 from the projector onto the tangent's orthogonal complement, 1 from v v')
+// (newton_zone_ell; newton_zone is its k = 2 case). A pair's Hessian block Y_u' H_u Y_u spans
+// the contact's dofs, which its spin entry shares (same bodies, same chains).
 // So grad P = x - Y' lambda(x) and the Hessian is I + sum_i Y_i' H_i Y_i (nd x nd, the island's
 // dofs). The correspondence with the dual: lambda(x) is in K, and c~ = Y x + g + Re lambda(x) =
 // R^1/2 (P_C(u0) - u0) lies in K* and is orthogonal to lambda(x) (Moreau), so the CCP residual of
@@ -43,9 +57,11 @@
 // solver; the answer is lambda(x) of the iterate with the smallest stopping residual. Warm start:
 // x = Y' lambda0, or x = 0 when that has the smaller cost P. Over-relaxation does not apply.
 // The problem must carry its factored form (a simulation's contact problem; solver_create needs
-// solver_options nv > 0) and R > 0 on every active row; box entries and condim 4/6 spin entries
-// are refused at load (io/compile.c), and a solve given either, or a row without R, reports an
-// infinite residual and leaves lambda as given.
+// solver_options nv > 0) and R > 0 on every active row; box entries are refused at load
+// (io/compile.c), and a solve given one, a row without R or a pair whose cone is not round in u,
+// reports an infinite residual and leaves lambda as given.
+// Memory: the Hessian's buffer holds an island of NEWTON_DENSE_DOFS dofs densely (or its band),
+// not nv x nv; an island past it takes the direction from conjugate gradients (hessian_cg).
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>

@@ -119,8 +119,9 @@ typedef struct {
   // entry's rolling coefficient (its mu the torsional one). The pair's impulse lies in the
   // generalized cone K_a of cone.h, a = (mu, mu, mu_spin, mu_roll, mu_roll); the eps metrics
   // measure the pair with it (cone_ell_residuals) and the spin entry alone counts nothing.
-  // ncp and ccp under pgs, admm and auto take it (solver_spin_supported): PGS sweeps the pair,
-  // ADMM projects it as one cone (admm.c)
+  // ncp and ccp under pgs, admm and auto, and ccp under newton take it (solver_spin_supported):
+  // PGS sweeps the pair, ADMM projects it as one cone (admm.c), newton takes the pair's six rows
+  // as one zone (newton.c)
   const int* link;
   const double* mu_roll;
   // optional factored form of the same G (contact.h: Y = D^-1/2 L^-T J' on each contact's
