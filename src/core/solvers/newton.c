@@ -193,7 +193,7 @@ int newton_zone_ell(const double a[6], const double R[6], const double co[6], do
   }
   // u = R^1/2 lambda: the cone is round of slope m = co_k sqrt(R_k / R_n), the same for every k
   // (island_re checks it), t = -R_f^-1/2 a_f
-  double m = co[act[0]] * sqrt(R[act[0]]) / sn, t[5], sr[5], rho = 0;
+  double m = co[act[0]] * sqrt(R[act[0]]) / sn, t[5], sr[6], rho = 0;  // sr: the normal's last
   for (int k = 0; k < na; k++) {
     sr[k] = sqrt(R[act[k]]);
     t[k] = -a[act[k]] / sr[k];
