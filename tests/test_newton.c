@@ -164,7 +164,7 @@ static size_t g_newton_cap = SIZE_MAX;
 static solver_result solve_with(const fixture* f, csim_solver kind, double tol, double* out) {
   solver_problem p = contact_problem(f->s->data.con);
   solver_options o = {CSIM_MODEL_CCP, kind, tol, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
-                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0};
+                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0, 0};
   solver* sv = tsolver_create(&o, p.nc);
   if (kind == CSIM_SOLVER_NEWTON && g_newton_cap != SIZE_MAX) newton_set_capacity(sv, g_newton_cap);
   solver_result r;
@@ -356,7 +356,7 @@ START_TEST(refusals) {
   }
   // no factored form: solver_create refuses
   solver_options o = {CSIM_MODEL_CCP, CSIM_SOLVER_NEWTON, 1e-8, 100, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, 0, 0, 0, 0};
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
   solver* sv = NULL;
   csim_error err;
   ck_assert_int_ne(solver_create(&o, 4, &sv, &err), CSIM_OK);
@@ -492,6 +492,78 @@ START_TEST(humanoid100) {
 }
 END_TEST
 
+// fixtures a and b stepped n times side by side: q, v and the impulses bit for bit equal
+static void same_steps(fixture* a, fixture* b, int n, const char* what) {
+  for (int k = 0; k < n; k++) {
+    sim_stepinfo ia, ib;
+    csim_error err;
+    ck_assert_int_eq(sim_step(a->s, &ia, &err), CSIM_OK);
+    ck_assert_int_eq(sim_step(b->s, &ib, &err), CSIM_OK);
+    const sim_data *da = a->s->data.d, *db = b->s->data.d;
+    const contact_data *ca = a->s->data.con, *cb = b->s->data.con;
+    ck_assert_int_eq(ca->ncon, cb->ncon);
+    ck_assert_msg(!memcmp(da->q, db->q, sizeof(double) * (size_t)a->s->model.m->nq) &&
+                      !memcmp(da->v, db->v, sizeof(double) * (size_t)a->s->model.m->nv) &&
+                      !memcmp(ca->lambda, cb->lambda, sizeof(double) * 3 * (size_t)ca->ncon),
+                  "%s: step %d differs", what, k);
+  }
+}
+
+// solver.name auto under ccp with MuJoCo softness on every row gives the islands to newton: the
+// same run bit for bit as solver.name newton (the two-cube stack, MuJoCo's humanoid with its
+// soft limits, humanoid100 with its condim 4 pairs); under ccp without softness
+// (contact.compliance), with a rigid limit (a URDF robot) or under ncp it keeps PGS then ADMM
+START_TEST(auto_soft_is_newton) {
+  double stack[6] = {0, 0, 0.05, 0, 0, 0.15}, v2[12] = {0};
+  char* text = cubes(2, stack, v2);
+  const char* sa[] = {"solver.name=auto"};
+  const char* sn[] = {"solver.name=newton"};
+  fixture a = fixture_text(text, "t.yaml", sa, 1), b = fixture_text(text, "t.yaml", sn, 1);
+  free(text);
+  ck_assert_int_eq(a.s->opt.solver.soft, 1);
+  ck_assert_int_eq(a.s->opt.contact.diag_only, 1);
+  same_steps(&a, &b, 300, "two-cube stack");
+  fixture_free(&a);
+  fixture_free(&b);
+  const char* xml = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  char yaml[1024];
+  snprintf(yaml, sizeof(yaml),
+           "name: h\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
+           "  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco}\n"
+           "solver: {name: auto, tolerance: 1.0e-8, max_iterations: 500}\n"
+           "integrator: {duration: 2.0}\n", xml);
+  a = fixture_text(yaml, "h.yaml", NULL, 0);
+  b = fixture_text(yaml, "h.yaml", sn, 1);
+  ck_assert_int_eq(a.s->opt.solver.soft, 1);
+  same_steps(&a, &b, 300, "humanoid");
+  fixture_free(&a);
+  fixture_free(&b);
+  a = fixture_file("scenarios/mujoco_humanoid100.yaml", sa, 1);
+  b = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  ck_assert_int_eq(a.s->opt.solver.soft, 1);
+  same_steps(&a, &b, 150, "humanoid100");
+  fixture_free(&a);
+  fixture_free(&b);
+  // not soft: auto's own pair
+  double rest[3] = {0, 0, 0.05}, v0[6] = {0};
+  const char* contacts[2] = {"{model: ccp, friction: 0.5, compliance: 0.01}",
+                             "{model: ncp, friction: 0.5}"};
+  for (int k = 0; k < 2; k++) {
+    text = cubes_with(1, rest, v0, contacts[k]);
+    a = fixture_text(text, "t.yaml", sa, 1);
+    free(text);
+    ck_assert_int_eq(a.s->opt.solver.soft, 0);
+    ck_assert_int_eq(a.s->opt.contact.diag_only, 0);
+    fixture_free(&a);
+  }
+  const char* solo[] = {"contact.model=ccp", "contact.compliance=0", "contact.baumgarte=0",
+                        "contact.solref=[0.02, 1]", "solver.name=auto"};
+  a = fixture_file("scenarios/solo12_stand.yaml", solo, 5);
+  ck_assert_int_eq(a.s->opt.solver.soft, 0);  // its URDF's rigid joint limits
+  fixture_free(&a);
+}
+END_TEST
+
 // an MJCF body on a slide joint with extra joint and geom attributes, as a scenario under
 // ccp/newton (MJCF geoms bring MuJoCo softness): created, or the load's status with err
 static csim_status mjcf_newton(const char* joint, const char* geom, csim_error* err) {
@@ -543,6 +615,7 @@ int main(void) {
   tcase_add_test(tc, agrees_on_condim);
   tcase_add_test(tc, humanoid100);
   tcase_add_test(tc, agrees_by_cg);
+  tcase_add_test(tc, auto_soft_is_newton);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -890,8 +890,19 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
 // R equal on a contact's three rows (MuJoCo softness), and it has no box of dry joint friction:
 // refused at load, once the materials are known (compile_materials). Condim 4/6 it takes
 // (check_spin)
-static csim_status check_newton(const scn_config* cfg, const sim* s, const solver_options* so,
-                                csim_error* err) {
+// solver.name auto under ccp when newton's conditions hold: auto gives the islands to newton
+// (auto.c, solver_auto_soft) and the problems are diag_only (compile_contact)
+static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) {
+  solver_options* so = &s->opt.solver;
+  if (so->kind == CSIM_SOLVER_AUTO && so->model == CSIM_MODEL_CCP) {
+    csim_error quiet;
+    so->kind = CSIM_SOLVER_NEWTON;  // the same conditions
+    int fits = check_newton(cfg, s, &quiet) == CSIM_OK;
+    so->kind = CSIM_SOLVER_AUTO;
+    so->soft = fits;
+    solver_auto_soft(s->data.slv, fits);
+    return CSIM_OK;
+  }
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
   const sim_model* m = s->model.m;
   const mat_table* mt = s->model.mat;
@@ -997,7 +1008,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
     st = compile_materials(cfg, s, err);
-  if (st == CSIM_OK && s->opt.rigid) st = check_newton(cfg, s, &s->opt.solver, err);
+  if (st == CSIM_OK && s->opt.rigid) st = check_newton(cfg, s, err);
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);
   if (st == CSIM_OK) st = resolve_actions(cfg, s, err);

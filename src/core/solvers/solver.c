@@ -1023,5 +1023,6 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
 }
 
 int solver_reads_offdiag(const solver_options* o) {
+  if (o->kind == CSIM_SOLVER_AUTO && o->soft) return 0;  // newton first, ADMM its fallback
   return o->kind != CSIM_SOLVER_ADMM && o->kind != CSIM_SOLVER_NEWTON;
 }
