@@ -595,6 +595,22 @@ START_TEST(refusals_mjcf) {
   ck_assert_msg(strstr(err.msg, "frictionloss") && strstr(err.msg, "'j'"), "%s", err.msg);
   ck_assert_int_eq(mjcf_newton("", "condim='4'", &err), CSIM_OK);
   ck_assert_int_eq(mjcf_newton("", "condim='6'", &err), CSIM_OK);
+  // condim 6 without sliding friction, torsion 0.01 and rolling 0.002: one R on the friction
+  // rows (contact.c rhs_spin), so the cone is not round in R^1/2 lambda: refused; auto keeps
+  // PGS then ADMM there
+  fixture_condim_xml("sphere' size='0.1", 6, 0.01, 0.002);
+  char yaml[512], path[512];
+  snprintf(yaml, sizeof(yaml), "name: s\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: m.xml\n"
+           "contact: {model: ccp, friction: 0}\nsolver: {name: newton}\n"
+           "integrator: {dt: 1.0e-3, duration: 0.1}\n");
+  fixture f;
+  ck_assert_int_ne(fixture_try(yaml, tmp_path(path, sizeof(path), "s.yaml"), &f, &err), CSIM_OK);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "not round") != NULL, "%s", err.msg);
+  const char* sa[] = {"solver.name=auto"};
+  f = fixture_text(yaml, path, sa, 1);
+  ck_assert_int_eq(f.s->opt.solver.soft, 0);
+  fixture_free(&f);
 }
 END_TEST
 

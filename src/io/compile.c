@@ -886,6 +886,30 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
                        m->geom_condim[g] > 4 ? " and rolling" : "", why);
 }
 
+// newton takes a condim 4/6 pair when its cone is round in R^1/2 lambda (newton.c): MuJoCo
+// softness gives a pair's friction rows R_k = R_t mu^2 / a_k^2, but without sliding friction
+// (mu = 0) one R on every row, so a condim 6 pair of different torsional and rolling coefficients
+// is not round: refused, naming the two geoms (a pair's condim is the larger of its geoms')
+static csim_status check_newton_spin(const scn_config* cfg, const sim_model* m,
+                                     const mat_table* mt, csim_error* err) {
+  if (model_spin_geom(m) < 0) return CSIM_OK;
+  for (int a = 0; a < m->ngeom; a++) {
+    if (m->geom_condim[a] < 6) continue;
+    for (int b = 0; b < m->ngeom; b++) {
+      double sp[2];
+      if (b == a || mat_pair_condim(mt, a, b) < 6 || mat_pair(mt, a, b).mu > 0) continue;
+      mat_pair_spin(mt, a, b, sp);
+      if (!(sp[0] > 0 && sp[1] > 0) || sp[0] == sp[1]) continue;
+      return scn_key_error(cfg, "solver.name", err, "solver 'newton' cannot take geoms %d and "
+                           "%d: condim 6 without sliding friction and with torsional friction "
+                           "%g, rolling %g: their generalized cone is not round in newton's "
+                           "variables; choose pgs or admm, or give them sliding friction", a, b,
+                           sp[0], sp[1]);
+    }
+  }
+  return CSIM_OK;
+}
+
 // solver.name newton (core/solvers/newton.c) solves the soft CCP only: every row needs R > 0 with
 // R equal on a contact's three rows (MuJoCo softness), and it has no box of dry joint friction:
 // refused at load, once the materials are known (compile_materials). Condim 4/6 it takes
@@ -927,7 +951,7 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
                            "(body '%s'): it has %s; choose pgs or admm",
                            m->jnt_name[j], l >= 0 ? m->link_name[l] : "world", why);
   }
-  return CSIM_OK;
+  return check_newton_spin(cfg, m, mt, err);
 }
 
 // contact buffers and the rigid solver (compliant laws: no rigid solver, solver.name ignored)

@@ -58,8 +58,9 @@
 // x = Y' lambda0, or x = 0 when that has the smaller cost P. Over-relaxation does not apply.
 // The problem must carry its factored form (a simulation's contact problem; solver_create needs
 // solver_options nv > 0) and R > 0 on every active row; box entries are refused at load
-// (io/compile.c), and a solve given one, a row without R or a pair whose cone is not round in u,
-// reports an infinite residual and leaves lambda as given.
+// (io/compile.c, as is a condim 6 pair without sliding friction whose torsional and rolling
+// coefficients differ: one R on its rows, not round), and a solve given one, a row without R or
+// a pair whose cone is not round in u, reports an infinite residual and leaves lambda as given.
 // Memory: the Hessian's buffer holds an island of NEWTON_DENSE_DOFS dofs densely (or its band),
 // not nv x nv; an island past it takes the direction from conjugate gradients (hessian_cg).
 #include <lapacke.h>
