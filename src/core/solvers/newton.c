@@ -856,7 +856,7 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->dofs = malloc(sizeof(int) * nv);
   st->zone = malloc(sizeof(int) * mc);
   st->pq = malloc(sizeof(int) * mc);
-  st->conpos = calloc(mc, sizeof(int));  // read before written for a spin entry outside the island (pair_setup)
+  st->conpos = calloc(mc, sizeof(int));  // pair_setup may read an entry no island wrote
   st->yi = malloc(sizeof(int) * mc * w);
   st->ynz = malloc(sizeof(int) * mc);
   st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
