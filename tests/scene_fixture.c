@@ -111,3 +111,15 @@ fixture fixture_steps(const char* text, const char* path, int nstep) {
     ck_assert_msg(sim_step(f.s, &info, &err) == CSIM_OK, "%s", err.msg);
   return f;
 }
+
+void fixture_condim_xml(const char* geom, int cd, double mu_t, double mu_r) {
+  char xml[1024];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.001'/><worldbody>"
+           "<geom name='floor' type='plane' size='5 5 0.1' condim='%d' friction='1 %g %g'/>"
+           "<body name='b' pos='0 0 0.1'><freejoint/>"
+           "<geom type='%s' mass='1' condim='%d' friction='1 %g %g'/></body>"
+           "</worldbody></mujoco>",
+           cd, mu_t, mu_r, geom, cd, mu_t, mu_r);
+  tmp_write_text("m.xml", xml);
+}

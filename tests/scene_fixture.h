@@ -31,6 +31,11 @@ char* fixture_cubes(int n, const double* pos, const char* solver_yaml);
 void fixture_chain(int nlinks, const char* contact_yaml, const char* solver_yaml, char* path,
                    size_t n);
 
+// m.xml in the tests' temporary directory: a body (MJCF geom attributes geom, e.g.
+// "cylinder' size='0.1 0.05", 1 kg, a free joint) at 0.1 m over a floor plane, both geoms of
+// condim cd with friction "1 mu_t mu_r" (test_condim, test_newton)
+void fixture_condim_xml(const char* geom, int cd, double mu_t, double mu_r);
+
 // the scenario of YAML text (or of the file path when text is NULL) stepped nstep times, each
 // step asserted
 fixture fixture_steps(const char* text, const char* path, int nstep);

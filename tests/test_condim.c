@@ -25,18 +25,9 @@
 
 #define G 9.81
 
-// a cylinder or a sphere on the file's floor plane, both geoms of condim cd with friction
-// "1 mu_t mu_r"
+// a cylinder or a sphere on the file's floor plane (scene_fixture.h)
 static void write_model(const char* geom, int cd, double mu_t, double mu_r) {
-  char xml[1024];
-  snprintf(xml, sizeof(xml),
-           "<mujoco><option timestep='0.001'/><worldbody>"
-           "<geom name='floor' type='plane' size='5 5 0.1' condim='%d' friction='1 %g %g'/>"
-           "<body name='b' pos='0 0 0.1'><freejoint/>"
-           "<geom type='%s' mass='1' condim='%d' friction='1 %g %g'/></body>"
-           "</worldbody></mujoco>",
-           cd, mu_t, mu_r, geom, cd, mu_t, mu_r);
-  tmp_write_text("m.xml", xml);
+  fixture_condim_xml(geom, cd, mu_t, mu_r);
 }
 
 // two boxes stacked on the floor, the lower of half side 0.1 m, the upper of 0.05 m (1 kg each),

@@ -3,9 +3,11 @@
 // cost in every zone; its answer against ccp/pgs and ccp/admm solved to 1e-12 on the contact
 // problems of simulated scenes (a cube resting, a cube sliding, a two-box stack, a chain lying
 // flat: the soft CCP is strictly convex, so its lambda is unique and every solver must reach it);
-// the refusals at load.
+// condim 4/6 pairs in the generalized cone likewise (zones, cylinders spinning, a sphere rolling,
+// humanoid100); the refusals at load.
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,61 @@ START_TEST(zone_derivatives) {
 }
 END_TEST
 
+// newton_zone_ell (a condim 4/6 pair) likewise: random u0 = -R^-1/2 a (so every zone is met),
+// Rt, Rn, coefficients mu, mu_t, mu_r, the spin rows' R_k = Rt mu^2 / co_k^2 (MuJoCo softness,
+// contact.c rhs_spin), condim 4 (rolling rows held: co 0) and 6, every tenth condim 6 case with
+// no torsion; lambda in the generalized cone ||(f_k / co_k)|| <= f_N (rows of co 0 exactly zero),
+// c~ = a + R lambda in its dual (c_N >= ||(co_k c_k)||) and orthogonal to lambda (Moreau)
+START_TEST(zone_ell_derivatives) {
+  unsigned seed = 43;
+  int seen[3] = {0, 0, 0};
+  for (int k = 0; k < 4000; k++) {
+    int six = k % 2;
+    double mu = 0.2 + (urand_sym(&seed) + 1) / 2, mt = 0.005 + 0.05 * (urand_sym(&seed) + 1) / 2;
+    double mr = six ? 0.001 + 0.01 * (urand_sym(&seed) + 1) / 2 : 0;
+    double co[6] = {mu, mu, 0, six && k % 10 == 1 ? 0 : mt, mr, mr}, R[6], a[6];
+    double rt = 0.05 + (urand_sym(&seed) + 1), rn = 0.05 + (urand_sym(&seed) + 1);
+    for (int r = 0; r < 6; r++) {
+      R[r] = r == 2 ? rn : co[r] > 0 ? rt * mu * mu / (co[r] * co[r]) : rt;
+      a[r] = -sqrt(R[r]) * urand_sym(&seed);
+    }
+    double lam[6], H[36], cost;
+    int z = newton_zone_ell(a, R, co, lam, H, &cost);
+    seen[z]++;
+    for (int c = 0; c < 6; c++) {
+      double h = 1e-6 * sqrt(R[c]), ap[6], am[6], lp[6], lm[6], cp, cm;
+      for (int r = 0; r < 6; r++) ap[r] = am[r] = a[r];
+      ap[c] += h;
+      am[c] -= h;
+      newton_zone_ell(ap, R, co, lp, NULL, &cp);
+      newton_zone_ell(am, R, co, lm, NULL, &cm);
+      double g = (cp - cm) / (2 * h);
+      ck_assert_msg(fabs(g + lam[c]) <= 1e-6 * (1 + fabs(lam[c])),
+                    "case %d zone %d: ds/da_%d = %.9g, -lambda = %.9g", k, z, c, g, -lam[c]);
+      for (int r = 0; r < 6; r++) {
+        double fd = -(lp[r] - lm[r]) / (2 * h), sc = 1 / sqrt(R[r] * R[c]);
+        ck_assert_msg(fabs(fd - H[6 * r + c]) <= 1e-5 * (fabs(H[6 * r + c]) + sc),
+                      "case %d zone %d: H(%d,%d) = %.9g, finite difference %.9g", k, z, r, c,
+                      H[6 * r + c], fd);
+        ck_assert_double_eq_tol(H[6 * r + c], H[6 * c + r], 1e-12 * sc);
+      }
+    }
+    double qn = 0, qd = 0, dotp = 0;
+    for (int r = 0; r < 6; r++) {
+      double ct = a[r] + R[r] * lam[r];
+      dotp += lam[r] * ct;
+      if (r == 2) continue;
+      if (co[r] > 0) qn += (lam[r] / co[r]) * (lam[r] / co[r]), qd += (co[r] * ct) * (co[r] * ct);
+      else ck_assert_double_eq(lam[r], 0);
+    }
+    ck_assert_double_le(sqrt(qn), lam[2] * (1 + 1e-12) + 1e-14);
+    ck_assert_double_ge(a[2] + R[2] * lam[2], sqrt(qd) - 1e-12);
+    ck_assert_double_le(fabs(dotp), 1e-12);
+  }
+  for (int z = 0; z < 3; z++) ck_assert_msg(seen[z] > 100, "zone %d met %d times", z, seen[z]);
+}
+END_TEST
+
 // ccp with MuJoCo softness (contact.solref, MuJoCo's default time constant and damping ratio)
 #define SOFT "{model: ccp, friction: 0.5, solref: [0.02, 1]}"
 
@@ -99,13 +156,17 @@ static double max_absdiff(const double* x, const double* y, int n) {
   return m;
 }
 
+// newton's Hessian buffer in solve_with (newton_set_capacity), SIZE_MAX: as created
+static size_t g_newton_cap = SIZE_MAX;
+
 // the current contact problem of f solved by (kind, tol) from lambda = 0: lambda into out (3nc),
 // the result returned
 static solver_result solve_with(const fixture* f, csim_solver kind, double tol, double* out) {
   solver_problem p = contact_problem(f->s->data.con);
   solver_options o = {CSIM_MODEL_CCP, kind, tol, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
-                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0};
+                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0, 0};
   solver* sv = tsolver_create(&o, p.nc);
+  if (kind == CSIM_SOLVER_NEWTON && g_newton_cap != SIZE_MAX) newton_set_capacity(sv, g_newton_cap);
   solver_result r;
   memset(out, 0, sizeof(double) * 3 * (size_t)p.nc);
   solver_solve(sv, &p, out, &r);
@@ -116,8 +177,10 @@ static solver_result solve_with(const fixture* f, csim_solver kind, double tol, 
 // newton's lambda against ccp/pgs and ccp/admm (both to 1e-12) on f's contact problem: within
 // tol of the largest impulse (each stops at a CCP residual of 1e-12 N s, so the answers differ by
 // up to ~1e-11: measured 7e-9 of the largest impulse on the chain, 2.5e-9 on the resting cube,
-// 1e-11 on the humanoid); newton converges (to 1e-12) in at most maxit iterations
-static solver_result agree(const fixture* f, double tol, int maxit, const char* what) {
+// 1e-11 on the humanoid); newton converges (to 1e-12) in at most maxit iterations. agree_to: the
+// three solved to stol instead
+static solver_result agree_to(const fixture* f, double stol, double tol, int maxit,
+                              const char* what) {
   int nc = f->s->data.con->ncon, n3 = 3 * nc;
   ck_assert_msg(nc > 0, "%s: no contacts", what);
   double* l[3];
@@ -125,7 +188,7 @@ static solver_result agree(const fixture* f, double tol, int maxit, const char* 
   csim_solver kinds[3] = {CSIM_SOLVER_NEWTON, CSIM_SOLVER_PGS, CSIM_SOLVER_ADMM};
   for (int k = 0; k < 3; k++) {
     l[k] = malloc(sizeof(double) * (size_t)n3);
-    r[k] = solve_with(f, kinds[k], 1e-12, l[k]);
+    r[k] = solve_with(f, kinds[k], stol, l[k]);
     ck_assert_msg(r[k].converged, "%s: %s did not converge (residual %g)", what,
                   csim_solver_names[kinds[k]], r[k].residual);
   }
@@ -139,6 +202,10 @@ static solver_result agree(const fixture* f, double tol, int maxit, const char* 
   }
   for (int k = 0; k < 3; k++) free(l[k]);
   return r[0];
+}
+
+static solver_result agree(const fixture* f, double tol, int maxit, const char* what) {
+  return agree_to(f, 1e-12, tol, maxit, what);
 }
 
 // a cube resting (after 300 steps: four sticking corners), a cube sliding at 1 m/s (sliding
@@ -191,6 +258,34 @@ START_TEST(agrees_banded_stack) {
   solver_result r = agree(&f, 1e-7, 20, "stack of 6");
   ck_assert_int_eq(r.dof_islands, 1);
   ck_assert_int_eq(r.band_islands, 1);
+  fixture_free(&f);
+}
+END_TEST
+
+// islands whose factor does not fit newton's Hessian buffer (held to nothing here; at most 128
+// dofs' dense factor otherwise, newton.c NEWTON_DENSE_DOFS) take the Newton direction from
+// conjugate gradients: the answer is still pgs's and admm's, on the stack of 6 cubes (banded
+// otherwise) and on humanoid100 (condim 4 pairs)
+START_TEST(agrees_by_cg) {
+  double pos[18] = {0}, vel[36] = {0};
+  for (int r = 0; r < 6; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
+  char* text = cubes(6, pos, vel);
+  fixture f = fixture_steps(text, NULL, 100);
+  free(text);
+  g_newton_cap = 0;
+  solver_result r = agree(&f, 1e-7, 30, "stack of 6, conjugate gradients");
+  ck_assert_int_eq(r.band_islands, 0);
+  fixture_free(&f);
+  const char* pgs[] = {"solver.name=pgs"};
+  f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 1);
+  for (int k = 0; k < 150; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+  }
+  ck_assert_int_gt(f.s->data.con->nspin, 0);
+  agree(&f, 1e-7, 40, "humanoid100 step 150, conjugate gradients");
+  g_newton_cap = SIZE_MAX;
   fixture_free(&f);
 }
 END_TEST
@@ -261,7 +356,7 @@ START_TEST(refusals) {
   }
   // no factored form: solver_create refuses
   solver_options o = {CSIM_MODEL_CCP, CSIM_SOLVER_NEWTON, 1e-8, 100, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, 0, 0, 0, 0};
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
   solver* sv = NULL;
   csim_error err;
   ck_assert_int_ne(solver_create(&o, 4, &sv, &err), CSIM_OK);
@@ -307,6 +402,168 @@ START_TEST(agrees_on_humanoid) {
 }
 END_TEST
 
+// m.xml's body (fixture_condim_xml) under ccp with its geoms' MuJoCo softness, stepped n times by
+// ccp/pgs to 1e-12 from height z0 and velocity v0 (6), contact.friction mu
+static fixture condim_scene(double mu, double z0, const double v0[6], int n) {
+  char yaml[1024], path[512];
+  snprintf(yaml, sizeof(yaml),
+           "name: c\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
+           "  - mjcf: m.xml\n    q0: [0, 0, %.17g, 0, 0, 0, 1]\n    v0: [%g, %g, %g, %g, %g, %g]\n"
+           "contact: {model: ccp, friction: %g}\n"
+           "solver: {name: pgs, tolerance: 1.0e-12, max_iterations: 20000}\n"
+           "integrator: {dt: 1.0e-3, duration: 1}\n",
+           z0, v0[0], v0[1], v0[2], v0[3], v0[4], v0[5], mu);
+  fixture f = fixture_text(yaml, tmp_path(path, sizeof(path), "c.yaml"), NULL, 0);
+  for (int k = 0; k < n; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+  }
+  return f;
+}
+
+// condim 4 and 6 pairs (contact.h's spin entries) on the generalized cone's zones: a cylinder
+// on its face spinning at 10 rad/s without sliding friction (the torsion alone: its rows slip on
+// the cone's surface), the same spinning while it slides at 0.5 m/s with friction 0.5 (three
+// friction rows on the surface), a sphere rolling at 1 m/s with condim 6 (rolling resistance):
+// newton's lambda is ccp/pgs's and ccp/admm's, all three solved to 1e-14: the rolling sphere
+// slips by ~3e-4 m/s, and at so small a slip velocity a CCP residual of 1e-12 leaves the friction
+// direction loose (measured at 1e-12: 2.2e-9 between newton and pgs on the tangent impulse of
+// 1.4e-4; at 1e-14 all three within 1.2e-13, newton at 2e-18 in 3 iterations)
+START_TEST(agrees_on_condim) {
+  struct {
+    const char* geom;
+    int cd;
+    double mu, mr, z0, v0[6];
+    const char* what;
+  } sc[3] = {
+      {"cylinder' size='0.1 0.05", 4, 0, 0, 0.05, {0, 0, 0, 0, 0, 10}, "cylinder spinning, condim 4"},
+      {"cylinder' size='0.1 0.05", 4, 0.5, 0, 0.05, {0.5, 0, 0, 0, 0, 10}, "cylinder sliding and spinning"},
+      {"sphere' size='0.1", 6, 1, 0.002, 0.1, {1, 0, 0, 0, 10, 0}, "sphere rolling, condim 6"},
+  };
+  for (int k = 0; k < 3; k++) {
+    fixture_condim_xml(sc[k].geom, sc[k].cd, 0.01, sc[k].mr);
+    fixture f = condim_scene(sc[k].mu, sc[k].z0, sc[k].v0, 50);
+    contact_data* c = f.s->data.con;
+    ck_assert_msg(c->nspin > 0, "%s: no spin entries", sc[k].what);
+    agree_to(&f, 1e-14, 1e-9, 30, sc[k].what);
+    fixture_free(&f);
+  }
+}
+END_TEST
+
+// MuJoCo's humanoid100 (humanoid100.xml: condim 4 cylinders among 100 free bodies, 627 dofs)
+// stepped by ccp/pgs: newton's lambda is ccp/pgs's and ccp/admm's at three steps with spin
+// entries; then its scenario (ccp/newton) steps it 2 s (400 steps) finite, every step converged
+START_TEST(humanoid100) {
+  const char* xml = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
+  ck_assert_msg(file_exists(xml), "%s missing: make deps installs libmujoco-samples", xml);
+  const char* pgs[] = {"solver.name=pgs"};
+  fixture f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 1);
+  int checked = 0;
+  for (int k = 1; k <= 300 && checked < 3; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    if (k % 50 == 0 && f.s->data.con->nspin > 0) {
+      char what[64];
+      snprintf(what, sizeof(what), "humanoid100 step %d", k);
+      agree(&f, 1e-7, 40, what);
+      checked++;
+    }
+  }
+  ck_assert_int_eq(checked, 3);
+  fixture_free(&f);
+  f = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  ck_assert_int_eq(f.s->opt.solver.kind, CSIM_SOLVER_NEWTON);
+  int spins = 0;
+  for (int k = 0; k < 400; k++) {
+    sim_stepinfo info;
+    csim_error err;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    ck_assert_msg(info.ncon == 0 || info.solve.converged, "step %d not converged", k);
+    spins += f.s->data.con->nspin > 0;
+  }
+  const sim_data* d = f.s->data.d;
+  for (int k = 0; k < f.s->model.m->nv; k++) ck_assert(isfinite(d->v[k]));
+  for (int k = 0; k < f.s->model.m->nq; k++) ck_assert(isfinite(d->q[k]));
+  ck_assert_int_gt(spins, 100);
+  fixture_free(&f);
+}
+END_TEST
+
+// fixtures a and b stepped n times side by side: q, v and the impulses bit for bit equal
+static void same_steps(fixture* a, fixture* b, int n, const char* what) {
+  for (int k = 0; k < n; k++) {
+    sim_stepinfo ia, ib;
+    csim_error err;
+    ck_assert_int_eq(sim_step(a->s, &ia, &err), CSIM_OK);
+    ck_assert_int_eq(sim_step(b->s, &ib, &err), CSIM_OK);
+    const sim_data *da = a->s->data.d, *db = b->s->data.d;
+    const contact_data *ca = a->s->data.con, *cb = b->s->data.con;
+    ck_assert_int_eq(ca->ncon, cb->ncon);
+    ck_assert_msg(!memcmp(da->q, db->q, sizeof(double) * (size_t)a->s->model.m->nq) &&
+                      !memcmp(da->v, db->v, sizeof(double) * (size_t)a->s->model.m->nv) &&
+                      !memcmp(ca->lambda, cb->lambda, sizeof(double) * 3 * (size_t)ca->ncon),
+                  "%s: step %d differs", what, k);
+  }
+}
+
+// solver.name auto under ccp with MuJoCo softness on every row gives the islands to newton: the
+// same run bit for bit as solver.name newton (the two-cube stack, MuJoCo's humanoid with its
+// soft limits, humanoid100 with its condim 4 pairs); under ccp without softness
+// (contact.compliance), with a rigid limit (a URDF robot) or under ncp it keeps PGS then ADMM
+START_TEST(auto_soft_is_newton) {
+  double stack[6] = {0, 0, 0.05, 0, 0, 0.15}, v2[12] = {0};
+  char* text = cubes(2, stack, v2);
+  const char* sa[] = {"solver.name=auto"};
+  const char* sn[] = {"solver.name=newton"};
+  fixture a = fixture_text(text, "t.yaml", sa, 1), b = fixture_text(text, "t.yaml", sn, 1);
+  free(text);
+  ck_assert_int_eq(a.s->opt.solver.soft, 1);
+  ck_assert_int_eq(a.s->opt.contact.diag_only, 1);
+  same_steps(&a, &b, 300, "two-cube stack");
+  fixture_free(&a);
+  fixture_free(&b);
+  const char* xml = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  char yaml[1024];
+  snprintf(yaml, sizeof(yaml),
+           "name: h\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
+           "  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco}\n"
+           "solver: {name: auto, tolerance: 1.0e-8, max_iterations: 500}\n"
+           "integrator: {duration: 2.0}\n", xml);
+  a = fixture_text(yaml, "h.yaml", NULL, 0);
+  b = fixture_text(yaml, "h.yaml", sn, 1);
+  ck_assert_int_eq(a.s->opt.solver.soft, 1);
+  same_steps(&a, &b, 300, "humanoid");
+  fixture_free(&a);
+  fixture_free(&b);
+  a = fixture_file("scenarios/mujoco_humanoid100.yaml", sa, 1);
+  b = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  ck_assert_int_eq(a.s->opt.solver.soft, 1);
+  same_steps(&a, &b, 150, "humanoid100");
+  fixture_free(&a);
+  fixture_free(&b);
+  // not soft: auto's own pair
+  double rest[3] = {0, 0, 0.05}, v0[6] = {0};
+  const char* contacts[2] = {"{model: ccp, friction: 0.5, compliance: 0.01}",
+                             "{model: ncp, friction: 0.5}"};
+  for (int k = 0; k < 2; k++) {
+    text = cubes_with(1, rest, v0, contacts[k]);
+    a = fixture_text(text, "t.yaml", sa, 1);
+    free(text);
+    ck_assert_int_eq(a.s->opt.solver.soft, 0);
+    ck_assert_int_eq(a.s->opt.contact.diag_only, 0);
+    fixture_free(&a);
+  }
+  const char* solo[] = {"contact.model=ccp", "contact.compliance=0", "contact.baumgarte=0",
+                        "contact.solref=[0.02, 1]", "solver.name=auto"};
+  a = fixture_file("scenarios/solo12_stand.yaml", solo, 5);
+  ck_assert_int_eq(a.s->opt.solver.soft, 0);  // its URDF's rigid joint limits
+  fixture_free(&a);
+}
+END_TEST
+
 // an MJCF body on a slide joint with extra joint and geom attributes, as a scenario under
 // ccp/newton (MJCF geoms bring MuJoCo softness): created, or the load's status with err
 static csim_status mjcf_newton(const char* joint, const char* geom, csim_error* err) {
@@ -327,7 +584,8 @@ static csim_status mjcf_newton(const char* joint, const char* geom, csim_error* 
   return st;
 }
 
-// MJCF: accepted as such; refused with dry joint friction and with condim 4, naming solver.name
+// MJCF: accepted as such and with condim 4 and 6; refused with dry joint friction, naming
+// solver.name
 START_TEST(refusals_mjcf) {
   csim_error err;
   ck_assert_int_eq(mjcf_newton("", "", &err), CSIM_OK);
@@ -335,9 +593,24 @@ START_TEST(refusals_mjcf) {
   ck_assert_int_ne(mjcf_newton("frictionloss='0.5'", "", &err), CSIM_OK);
   ck_assert_str_eq(err.key, "solver.name");
   ck_assert_msg(strstr(err.msg, "frictionloss") && strstr(err.msg, "'j'"), "%s", err.msg);
-  ck_assert_int_ne(mjcf_newton("", "condim='4'", &err), CSIM_OK);
+  ck_assert_int_eq(mjcf_newton("", "condim='4'", &err), CSIM_OK);
+  ck_assert_int_eq(mjcf_newton("", "condim='6'", &err), CSIM_OK);
+  // condim 6 without sliding friction, torsion 0.01 and rolling 0.002: one R on the friction
+  // rows (contact.c rhs_spin), so the cone is not round in R^1/2 lambda: refused; auto keeps
+  // PGS then ADMM there
+  fixture_condim_xml("sphere' size='0.1", 6, 0.01, 0.002);
+  char yaml[512], path[512];
+  snprintf(yaml, sizeof(yaml), "name: s\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: m.xml\n"
+           "contact: {model: ccp, friction: 0}\nsolver: {name: newton}\n"
+           "integrator: {dt: 1.0e-3, duration: 0.1}\n");
+  fixture f;
+  ck_assert_int_ne(fixture_try(yaml, tmp_path(path, sizeof(path), "s.yaml"), &f, &err), CSIM_OK);
   ck_assert_str_eq(err.key, "solver.name");
-  ck_assert_msg(strstr(err.msg, "condim 4") != NULL, "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "not round") != NULL, "%s", err.msg);
+  const char* sa[] = {"solver.name=auto"};
+  f = fixture_text(yaml, path, sa, 1);
+  ck_assert_int_eq(f.s->opt.solver.soft, 0);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -354,6 +627,11 @@ int main(void) {
   tcase_add_test(tc, refusals);
   tcase_add_test(tc, agrees_on_humanoid);
   tcase_add_test(tc, refusals_mjcf);
+  tcase_add_test(tc, zone_ell_derivatives);
+  tcase_add_test(tc, agrees_on_condim);
+  tcase_add_test(tc, humanoid100);
+  tcase_add_test(tc, agrees_by_cg);
+  tcase_add_test(tc, auto_soft_is_newton);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -60,7 +60,8 @@
 // mu_roll the rolling one (mat_pair_spin, m: a moment per unit normal force). The pair's
 // impulse (t1 t2 n | s r1 r2) lies in the generalized cone of cone.h, ||(f_k / a_k)|| <= f_N,
 // a = (mu, mu, mu_spin, mu_roll, mu_roll); solver_problem.link carries it to the solvers
-// (pgs, admm and auto under ncp and ccp take it; io/compile.c refuses the others at load).
+// (pgs, admm and auto under ncp and ccp, newton under ccp take it; io/compile.c refuses the
+// others at load).
 #ifndef CSIM_CONTACT_H
 #define CSIM_CONTACT_H
 

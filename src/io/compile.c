@@ -882,17 +882,52 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
   int l = m->geom_link[g];
   return scn_key_error(cfg, so ? "solver.name" : "contact.model", err,
                        "geom %d (body '%s') has condim %d (torsional%s friction): %s; choose "
-                       "pgs, admm or auto under ncp or ccp, or give the geom condim 3", g,
+                       "pgs, admm or auto under ncp or ccp, newton under ccp, or give the geom condim 3", g,
                        l >= 0 ? m->link_name[l] : "world", m->geom_condim[g],
                        m->geom_condim[g] > 4 ? " and rolling" : "", why);
 }
 
+// newton takes a condim 4/6 pair when its cone is round in R^1/2 lambda (newton.c): MuJoCo
+// softness gives a pair's friction rows R_k = R_t mu^2 / a_k^2, but without sliding friction
+// (mu = 0) one R on every row, so a condim 6 pair of different torsional and rolling coefficients
+// is not round: refused, naming the two geoms (a pair's condim is the larger of its geoms')
+static csim_status check_newton_spin(const scn_config* cfg, const sim_model* m,
+                                     const mat_table* mt, csim_error* err) {
+  if (model_spin_geom(m) < 0) return CSIM_OK;
+  for (int a = 0; a < m->ngeom; a++) {
+    if (m->geom_condim[a] < 6) continue;
+    for (int b = 0; b < m->ngeom; b++) {
+      double sp[2];
+      if (b == a || mat_pair_condim(mt, a, b) < 6 || mat_pair(mt, a, b).mu > 0) continue;
+      mat_pair_spin(mt, a, b, sp);
+      if (!(sp[0] > 0 && sp[1] > 0) || sp[0] == sp[1]) continue;
+      return scn_key_error(cfg, "solver.name", err, "solver 'newton' cannot take geoms %d and "
+                           "%d: condim 6 without sliding friction and with torsional friction "
+                           "%g, rolling %g: their generalized cone is not round in newton's "
+                           "variables; choose pgs or admm, or give them sliding friction", a, b,
+                           sp[0], sp[1]);
+    }
+  }
+  return CSIM_OK;
+}
+
 // solver.name newton (core/solvers/newton.c) solves the soft CCP only: every row needs R > 0 with
-// R equal on a contact's three rows (MuJoCo softness), and it has neither the box of dry joint
-// friction nor the generalized cone of condim 4/6 (check_spin refuses those): refused at load,
-// once the materials are known (compile_materials)
-static csim_status check_newton(const scn_config* cfg, const sim* s, const solver_options* so,
-                                csim_error* err) {
+// R equal on a contact's three rows (MuJoCo softness), and it has no box of dry joint friction:
+// refused at load, once the materials are known (compile_materials). Condim 4/6 it takes
+// (check_spin)
+// solver.name auto under ccp when newton's conditions hold: auto gives the islands to newton
+// (auto.c, solver_auto_soft) and the problems are diag_only (compile_contact)
+static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) {
+  solver_options* so = &s->opt.solver;
+  if (so->kind == CSIM_SOLVER_AUTO && so->model == CSIM_MODEL_CCP) {
+    csim_error quiet;
+    so->kind = CSIM_SOLVER_NEWTON;  // the same conditions
+    int fits = check_newton(cfg, s, &quiet) == CSIM_OK;
+    so->kind = CSIM_SOLVER_AUTO;
+    so->soft = fits;
+    solver_auto_soft(s->data.slv, fits);
+    return CSIM_OK;
+  }
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
   const sim_model* m = s->model.m;
   const mat_table* mt = s->model.mat;
@@ -917,7 +952,7 @@ static csim_status check_newton(const scn_config* cfg, const sim* s, const solve
                            "(body '%s'): it has %s; choose pgs or admm",
                            m->jnt_name[j], l >= 0 ? m->link_name[l] : "world", why);
   }
-  return CSIM_OK;
+  return check_newton_spin(cfg, m, mt, err);
 }
 
 // contact.cone pyramidal (contact.h rhs_pyramid, solver.h rpy): MuJoCo's pyramid of soft edges,
@@ -1026,7 +1061,7 @@ csim_status sim_create_urdf(const scn_config* cfg, const char* const* urdf_text,
   if (st == CSIM_OK) st = compile_buffers(cfg, s, err);
   if (st == CSIM_OK && (cfg->nmaterials > 0 || cfg->solref || has_mjcf_geoms(m)))
     st = compile_materials(cfg, s, err);
-  if (st == CSIM_OK && s->opt.rigid) st = check_newton(cfg, s, &s->opt.solver, err);
+  if (st == CSIM_OK && s->opt.rigid) st = check_newton(cfg, s, err);
   if (st == CSIM_OK) st = check_cone(cfg, s, err);
   if (st == CSIM_OK && !s->opt.rigid) st = compile_compliant(cfg, s, err);
   if (st == CSIM_OK) st = compile_contact(cfg, s, err);

@@ -27,6 +27,20 @@
 //     v = (mu' w, 1): rank 2, positive semidefinite.
 // A frictionless contact (mu = 0: condim 1, a joint limit with its inert tangent rows) is the
 // 1-D Signorini zone of its normal row: lambda_N = max(0, -a_N / R_N), lambda_T = 0.
+// A condim 4/6 pair (contact.h: contact i and its spin entry j, rows [t1 t2 n | s r1 r2]) is one
+// unit of six rows in the generalized cone K_a = {||(f_k / a_k)|| <= f_N}, f the k friction rows
+// (t1 t2 s, and r1 r2 for condim 6) with coefficients a = (mu, mu, mu_spin, mu_roll, mu_roll);
+// rows of a_k = 0 are held at zero (condim 4's rolling rows) and drop out. With u = R^1/2 lambda,
+// f_k / a_k = u_k / (a_k sqrt(R_k)), so K_a is {||u_f|| <= m u_N} with m = a_k sqrt(R_k / R_N)
+// exactly when a_k^2 R_k is one value over the friction rows: MuJoCo softness makes it so
+// (R_k = R_t mu^2 / a_k^2, contact.c rhs_spin; MuJoCo 2.2.2's mj_constraintUpdate scales its
+// elliptic rows the same way), and island_re checks it (to 1e-12: the R_k carry rounding). Then
+// s is the same 1/2 |P_C(u0)|^2 over a round cone with a tangent t of k components
+// (rho = |t|, w = t / rho): the same three zones, P_C = alpha (m w, 1) on the surface and
+//   dP_C = v v' / (1 + m^2) + (m alpha / rho) (I_k - w w'),  v = (m w, 1),
+// of rank k (k - 1 from the projector onto the tangent's orthogonal complement, 1 from v v')
+// (newton_zone_ell; newton_zone is its k = 2 case). A pair's Hessian block Y_u' H_u Y_u spans
+// the contact's dofs, which its spin entry shares (same bodies, same chains).
 // So grad P = x - Y' lambda(x) and the Hessian is I + sum_i Y_i' H_i Y_i (nd x nd, the island's
 // dofs). The correspondence with the dual: lambda(x) is in K, and c~ = Y x + g + Re lambda(x) =
 // R^1/2 (P_C(u0) - u0) lies in K* and is orthogonal to lambda(x) (Moreau), so the CCP residual of
@@ -43,9 +57,12 @@
 // solver; the answer is lambda(x) of the iterate with the smallest stopping residual. Warm start:
 // x = Y' lambda0, or x = 0 when that has the smaller cost P. Over-relaxation does not apply.
 // The problem must carry its factored form (a simulation's contact problem; solver_create needs
-// solver_options nv > 0) and R > 0 on every active row; box entries and condim 4/6 spin entries
-// are refused at load (io/compile.c), and a solve given either, or a row without R, reports an
-// infinite residual and leaves lambda as given.
+// solver_options nv > 0) and R > 0 on every active row; box entries are refused at load
+// (io/compile.c, as is a condim 6 pair without sliding friction whose torsional and rolling
+// coefficients differ: one R on its rows, not round), and a solve given one, a row without R or
+// a pair whose cone is not round in u, reports an infinite residual and leaves lambda as given.
+// Memory: the Hessian's buffer holds an island of NEWTON_DENSE_DOFS dofs densely (or its band),
+// not nv x nv; an island past it takes the direction from conjugate gradients (hessian_cg).
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -59,6 +76,15 @@
 static const double kLineTol = 1e-10;
 static const int kLineIt = 50;
 
+// the Hessian's buffer holds the dense factor of an island of this many dofs (or the model's nv
+// when smaller; a band of as many doubles): humanoid100 (nv 627) has islands of at most 55 dofs.
+// A larger island whose band does not fit takes its Newton direction from conjugate gradients
+// instead (hessian_cg)
+#define NEWTON_DENSE_DOFS 128
+// conjugate gradients stop at this residual relative to the gradient's norm, or after the
+// island's dofs iterations (twice, counting rounding)
+static const double kCgTol = 1e-10;
+
 // zone codes (newton_zone)
 enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2 };
 
@@ -70,19 +96,28 @@ typedef struct {
   int* ynz;       // (maxc) entries per island contact
   int* yord;      // (admm_y_ord_ints) the band order (admm_band_order): perm first, then scratch
   int* zone;      // (maxc) each contact's zone at the last factorization
+  int* pq;        // (maxc) per island contact: -1 a contact alone, -2 a spin entry (its contact
+                  // takes it), else its spin entry's island position (a condim 4/6 pair)
+  int* conpos;    // (maxc) contact -> island position (valid for the island's contacts only)
   int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
-                  // chosen yet (the island has not been factored)
+                  // chosen yet (the island has not been factored), -3: conjugate gradients (the
+                  // factor does not fit in hcap)
+  size_t hcap;    // doubles of H
   int nband;      // islands of the solve factored banded, and in dof space (solver_result)
   int ndof;
   const int* cord;  // banded: each contact's entries by ascending position (admm_band_order)
-  // (nv x nv) the island's Hessian, then its Cholesky factor (column-major lower; banded: LAPACK
-  // band storage, nd x (kd + 1))
+  // (hcap) the island's Hessian, then its Cholesky factor (column-major lower, nd x nd; banded:
+  // LAPACK band storage, nd x (kd + 1))
   double* H;
   double *x, *d, *w;        // (nv) iterate, direction, Y' lambda then the gradient
+  double *cr, *cp, *cq, *cz, *cx;  // (nv) conjugate gradients' residual, direction, H p, the
+                                    // preconditioned residual and the solution
+  double* cdi;                      // (nv) the inverse of H's diagonal
   double *a, *b, *lam, *re;  // (3 maxc) Y x + g, Y d, lambda(x), R + ydiag
-  double *hz;     // (9 maxc) each contact's zone Hessian
+  double *hz;     // (36 maxc) each contact's zone Hessian (3x3, a pair's 6x6)
+  double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
   double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
-  double* zt;     // (3 max_chain) H_i Y_i of one contact
+  double* zt;     // (6 max_chain) H_i Y_i of one contact (or pair)
 } newton_state;
 
 static inline newton_state* nstate(const solver* s) {
@@ -141,6 +176,63 @@ int newton_zone(const double a[3], const double R[3], double mu, double lam[3], 
   return ZONE_SLIDE;
 }
 
+int newton_zone_ell(const double a[6], const double R[6], const double co[6], double lam[6],
+                    double H[36], double* cost) {
+  if (H) memset(H, 0, 36 * sizeof(double));
+  for (int r = 0; r < 6; r++) lam[r] = 0;
+  *cost = 0;
+  int act[5], na = 0;  // the friction rows with a coefficient (the others are held at zero)
+  for (int r = 0; r < 6; r++)
+    if (r != 2 && co[r] > 0) act[na++] = r;
+  double sn = sqrt(R[2]), un = -a[2] / sn;
+  if (na == 0) {  // Signorini on the normal row
+    if (!(un > 0)) return ZONE_FREE;
+    lam[2] = un / sn;
+    *cost = 0.5 * un * un;
+    if (H) H[14] = 1 / R[2];
+    return ZONE_STICK;
+  }
+  // u = R^1/2 lambda: the cone is round of slope m = co_k sqrt(R_k / R_n), the same for every k
+  // (island_re checks it), t = -R_f^-1/2 a_f
+  double m = co[act[0]] * sqrt(R[act[0]]) / sn, t[5], sr[6], rho = 0;  // sr: the normal's last
+  for (int k = 0; k < na; k++) {
+    sr[k] = sqrt(R[act[k]]);
+    t[k] = -a[act[k]] / sr[k];
+    rho += t[k] * t[k];
+  }
+  rho = sqrt(rho);
+  if (rho <= m * un) {  // inside the cone: every row quadratic
+    for (int k = 0; k <= na; k++) {
+      int r = k < na ? act[k] : 2;
+      lam[r] = -a[r] / R[r];
+      *cost += 0.5 * a[r] * a[r] / R[r];
+      if (H) H[7 * r] = 1 / R[r];
+    }
+    return ZONE_STICK;
+  }
+  if (m * rho <= -un) return ZONE_FREE;  // in the polar cone: separating
+  double alpha = (un + m * rho) / (1 + m * m), v[6];
+  for (int k = 0; k < na; k++) {
+    v[k] = m * t[k] / rho;
+    lam[act[k]] = alpha * v[k] / sr[k];
+  }
+  v[na] = 1;
+  sr[na] = sn;
+  lam[2] = alpha / sn;
+  *cost = 0.5 * (1 + m * m) * alpha * alpha;
+  if (!H) return ZONE_SLIDE;
+  // dP_C = v v' / (1 + m^2) + (m alpha / rho) (I - w w') on the friction block, w = v / m there
+  double kk = m * alpha / rho;
+  for (int p = 0; p <= na; p++)
+    for (int q = 0; q <= na; q++) {
+      double J = v[p] * v[q] / (1 + m * m);
+      if (p < na && q < na) J += kk * ((p == q) - v[p] * v[q] / (m * m));
+      int rp = p < na ? act[p] : 2, rq = q < na ? act[q] : 2;
+      H[6 * rp + rq] = J / (sr[p] * sr[q]);
+    }
+  return ZONE_SLIDE;
+}
+
 // one island's view: the problem, its contacts, its dofs
 typedef struct {
   const solver_problem* p;
@@ -151,6 +243,37 @@ typedef struct {
 
 static inline int con_of(const island* is, int q) {
   return is->cons ? is->cons[q] : q;
+}
+
+// the rows of island contact q's unit (a contact, or a condim 4/6 pair: the contact's three then
+// its spin entry's) in island positions (3n arrays) and in the problem (Y, g); their count (0 for
+// a spin entry: its contact's unit holds it)
+static int unit_rows(const island* is, int q, int ir[6], int pr[6]) {
+  int pq = is->st->pq[q], n = pq == -2 ? 0 : pq >= 0 ? 6 : 3;
+  for (int r = 0; r < n; r++) {
+    int qq = r < 3 ? q : pq;
+    ir[r] = 3 * qq + r % 3;
+    pr[r] = 3 * con_of(is, qq) + r % 3;
+  }
+  return n;
+}
+
+// the zone of island contact q's unit at a + t b (island rows; b NULL: a): its impulse into lam
+// (its rows in unit_rows' order), its Hessian (3x3 or 6x6 row-major) into H when not NULL, its
+// cost; returns the zone (ZONE_FREE for a spin entry)
+static int unit_zone(const island* is, int q, const double* a, const double* b, double t,
+                     double* lam, double* H, double* cost) {
+  newton_state* st = is->st;
+  int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+  double at[6], re[6];
+  *cost = 0;
+  if (n == 0) return ZONE_FREE;
+  for (int r = 0; r < n; r++) {
+    at[r] = b ? a[ir[r]] + t * b[ir[r]] : a[ir[r]];
+    re[r] = st->re[ir[r]];
+  }
+  if (n == 3) return newton_zone(at, re, is->p->mu[con_of(is, q)], lam, H, cost);
+  return newton_zone_ell(at, re, st->co + 6 * q, lam, H, cost);
 }
 
 // the island's dofs numbered in order of first appearance, its contacts' entries in those
@@ -174,6 +297,11 @@ static void island_dofs(island* is) {
   }
   for (int k = 0; k < nd; k++) st->dofmap[st->dofs[k]] = -1;  // restored for the next island
   is->nd = nd;
+  for (int q = 0; q < is->n; q++) st->conpos[con_of(is, q)] = q;
+  for (int q = 0; q < is->n; q++) {
+    int l = p->link ? p->link[con_of(is, q)] : -1;
+    st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
+  }
 }
 
 // the island's factor: banded when the band order (admm_band_order, ADMM's Cuthill-McKee) gives
@@ -239,13 +367,19 @@ static void yt_mul(const island* is, const double* v, double* out) {
 // hess, the zones into st->zone when zones; returns 1 in *changed when a zone differs from the
 // kept one or a contact slides (its Hessian moves with a)
 static double zones(const island* is, const double* a, double* lam, int hess, int* changed) {
-  const solver_problem* p = is->p;
   newton_state* st = is->st;
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
-    double cost;
-    int z = newton_zone(a + 3 * q, st->re + 3 * q, p->mu[con_of(is, q)], lam + 3 * q,
-                        hess ? st->hz + 9 * q : NULL, &cost);
+    double cost, l6[6];
+    int z;
+    if (st->pq[q] == -1) {  // a contact alone (the common case, without unit_zone's copies)
+      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[con_of(is, q)], lam + 3 * q,
+                      hess ? st->hz + 36 * q : NULL, &cost);
+    } else {
+      int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+      z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
+      for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
+    }
     if (changed) {
       if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
       st->zone[q] = z;
@@ -261,19 +395,15 @@ static double dot(const double* u, const double* v, int n) {
   return s;
 }
 
-// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
-// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
-// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
-// added where the lower triangle holds it
-static void hessian_add(const island* is, int q) {
+// hessian_add for a contact alone (3 rows; ld, pm: the storage's as there)
+static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
   int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
-  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
+  size_t ws = (size_t)p->ystride;
   const int* d = st->yi + (size_t)q * ws;
-  const int* pm = band ? st->yord : NULL;
   const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
-  const double* hq = st->hz + 9 * q;
+  const double* hq = st->hz + 36 * q;
   int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
   for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
     for (int k = 0; k < nz; k++)
@@ -285,6 +415,49 @@ static void hessian_add(const island* is, int q) {
       size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
       double h = 0;
       for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
+    }
+  }
+}
+
+// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
+// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
+// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
+// added where the lower triangle holds it. A pair's six rows share the contact's dofs
+// (island_re checks it); rows held at zero (a frictionless contact's tangents, a pair's rows of
+// coefficient 0) have zero Hessian rows and are skipped
+static void hessian_add(const island* is, int q) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
+  const int* d = st->yi + (size_t)q * ws;
+  const int* pm = band ? st->yord : NULL;
+  const double* hq = st->hz + 36 * q;
+  int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
+  if (nr == 3) {  // a contact alone (the common case): its three rows unrolled
+    hessian_add3(is, q, ld, pm);
+    return;
+  }
+  const double* y[6];  // the unit's Y rows
+  for (int r = 0; r < nr; r++) {
+    int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
+    if (on) rows[na] = r, y[na++] = p->Y + (size_t)pr[r] * ws;
+  }
+  for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s
+    const double* hr = hq + (size_t)nr * (size_t)rows[r];
+    for (int k = 0; k < nz; k++) {
+      double acc = 0;
+      for (int c = 0; c < na; c++) acc += hr[rows[c]] * y[c][k];
+      st->zt[(size_t)r * ws + (size_t)k] = acc;
+    }
+  }
+  for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
+    size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
+    for (int v = u; v < nz; v++) {
+      size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
+      double h = 0;
+      for (int r = 0; r < na; r++) h += y[r][u] * st->zt[(size_t)r * ws + (size_t)v];
       st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
@@ -305,10 +478,17 @@ static int hessian(const island* is) {
   return info != 0 || !isfinite(st->H[0]);
 }
 
-// v := H^-1 v with hessian()'s factor (banded: through the band order, st->w as scratch)
+static void hessian_cg(const island* is, double* v);
+
+// v := H^-1 v with hessian()'s factor (banded: through the band order, st->w as scratch), or by
+// conjugate gradients when there is none (st->kd -3)
 static void hessian_solve(const island* is, double* v) {
   newton_state* st = is->st;
   int nd = is->nd, kd = st->kd;
+  if (kd == -3) {
+    hessian_cg(is, v);
+    return;
+  }
   if (kd < 0) {
     solver_chol_solve(nd, st->H, v);
     return;
@@ -318,23 +498,110 @@ static void hessian_solve(const island* is, double* v) {
   for (int k = 0; k < nd; k++) v[k] = st->w[st->yord[k]];
 }
 
+// out (nd) = H v = v + sum_q Y_q' H_q Y_q v over the island's units off the separating zone
+// (the zone Hessians of the last zones(hess)); diag (nd, NULL: none) = H's diagonal instead
+static void hessian_mul(const island* is, const double* v, double* out, double* diag) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  size_t ws = (size_t)p->ystride;
+  for (int k = 0; k < is->nd; k++) {
+    if (diag) diag[k] = 1;
+    else out[k] = v[k];
+  }
+  for (int q = 0; q < is->n; q++) {
+    if (st->zone[q] == ZONE_FREE) continue;
+    int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), nz = st->ynz[q];
+    const int* d = st->yi + (size_t)q * ws;
+    const double* hq = st->hz + 36 * q;
+    const double* y[6];
+    double yv[6], h[6];
+    for (int r = 0; r < nr; r++) y[r] = p->Y + (size_t)pr[r] * ws;
+    if (diag) {
+      for (int k = 0; k < nz; k++)
+        for (int r = 0; r < nr; r++)
+          for (int c = 0; c < nr; c++) diag[d[k]] += y[r][k] * hq[nr * r + c] * y[c][k];
+      continue;
+    }
+    for (int r = 0; r < nr; r++) {
+      yv[r] = 0;
+      for (int k = 0; k < nz; k++) yv[r] += y[r][k] * v[d[k]];
+    }
+    for (int r = 0; r < nr; r++) {
+      h[r] = 0;
+      for (int c = 0; c < nr; c++) h[r] += hq[nr * r + c] * yv[c];
+    }
+    for (int k = 0; k < nz; k++)
+      for (int r = 0; r < nr; r++) out[d[k]] += y[r][k] * h[r];
+  }
+}
+
+// v := H^-1 v by conjugate gradients preconditioned by H's diagonal (an island whose factor does
+// not fit in st->H: st->kd -3), to kCgTol of |v| or 2 nd iterations: a descent direction
+// whatever the iterations (the line search and the stopping residual decide the rest)
+static void hessian_cg(const island* is, double* v) {
+  newton_state* st = is->st;
+  int nd = is->nd;
+  double *r = st->cr, *pp = st->cp, *q = st->cq, *z = st->cz, *x = st->cx, *di = st->cdi;
+  hessian_mul(is, NULL, NULL, di);
+  double bn = 0, rz = 0;
+  for (int k = 0; k < nd; k++) {
+    di[k] = 1 / di[k];
+    r[k] = v[k];
+    x[k] = 0;
+    pp[k] = z[k] = di[k] * r[k];
+    bn += v[k] * v[k];
+    rz += r[k] * z[k];
+  }
+  bn = sqrt(bn);
+  for (int it = 0; it < 2 * nd && rz > 0; it++) {
+    hessian_mul(is, pp, q, NULL);
+    double pq = dot(pp, q, nd), al = rz / pq, rn = 0, rz1 = 0;
+    if (!(pq > 0)) break;
+    for (int k = 0; k < nd; k++) {
+      x[k] += al * pp[k];
+      r[k] -= al * q[k];
+      rn += r[k] * r[k];
+    }
+    if (sqrt(rn) <= kCgTol * bn) break;
+    for (int k = 0; k < nd; k++) {
+      z[k] = di[k] * r[k];
+      rz1 += r[k] * z[k];
+    }
+    for (int k = 0; k < nd; k++) pp[k] = z[k] + (rz1 / rz) * pp[k];
+    rz = rz1;
+  }
+  memcpy(v, x, sizeof(double) * (size_t)nd);
+}
+
 // phi'(t) and phi''(t) of phi(t) = P(x + t d), given xd = x'd and dd = d'd (st->a, st->b: Y x + g
 // and Y d)
 static void line_eval(const island* is, double t, double xd, double dd, double* f1,
                       double* f2) {
-  const solver_problem* p = is->p;
   newton_state* st = is->st;
   *f1 = xd + t * dd;
   *f2 = dd;
   for (int q = 0; q < is->n; q++) {
-    double at[3], lam[3], H[9], cost;
-    const double* b = st->b + 3 * q;
-    for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * b[r];
-    if (newton_zone(at, st->re + 3 * q, p->mu[con_of(is, q)], lam, H, &cost) == ZONE_FREE)
+    double lam[6], H[36], cost, b[6];
+    if (st->pq[q] == -1) {  // a contact alone (the common case)
+      double at[3];
+      const double* bq = st->b + 3 * q;
+      for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * bq[r];
+      if (newton_zone(at, st->re + 3 * q, is->p->mu[con_of(is, q)], lam, H, &cost) == ZONE_FREE)
+        continue;
+      for (int r = 0; r < 3; r++) {
+        *f1 -= lam[r] * bq[r];
+        *f2 += bq[r] * (H[3 * r] * bq[0] + H[3 * r + 1] * bq[1] + H[3 * r + 2] * bq[2]);
+      }
       continue;
-    for (int r = 0; r < 3; r++) {
+    }
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    if (unit_zone(is, q, st->a, st->b, t, lam, H, &cost) == ZONE_FREE) continue;
+    for (int r = 0; r < n; r++) b[r] = st->b[ir[r]];
+    for (int r = 0; r < n; r++) {
+      double hb = 0;
+      for (int c = 0; c < n; c++) hb += H[n * r + c] * b[c];
       *f1 -= lam[r] * b[r];
-      *f2 += b[r] * (H[3 * r] * b[0] + H[3 * r + 1] * b[1] + H[3 * r + 2] * b[2]);
+      *f2 += b[r] * hb;
     }
   }
 }
@@ -374,8 +641,37 @@ static double island_residual(solver* s, const island* is, double* lambda) {
   return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
 }
 
+// a pair's relative spread of co_k^2 R_k over its friction rows past which its cone is not round
+// in u = R^1/2 lambda (MuJoCo softness gives R_k = R_t mu^2 / co_k^2: equal to rounding)
+static const double kRoundTol = 1e-12;
+
+// island contact q's pair (pq its spin entry's position): its coefficients into st->co, 0 when
+// the pair does not fit newton_zone_ell (its spin entry outside the island or on other dofs, a
+// friction row without Re > 0, co_k^2 Re_k not one value)
+static int pair_setup(const island* is, int q, int pq) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), j = p->link[i];
+  size_t ws = (size_t)p->ystride;
+  if (pq < 0 || pq >= is->n || con_of(is, pq) != j || st->ynz[q] != st->ynz[pq]) return 0;
+  if (memcmp(st->yi + (size_t)q * ws, st->yi + (size_t)pq * ws, sizeof(int) * (size_t)st->ynz[q]))
+    return 0;
+  double a[5], *co = st->co + 6 * q, c0 = 0;
+  solver_ell_coef(p, i, j, a);
+  co[0] = a[0], co[1] = a[1], co[2] = 0, co[3] = a[2], co[4] = a[3], co[5] = a[4];
+  for (int r = 0; r < 6; r++) {
+    if (r == 2 || !(co[r] > 0)) continue;
+    double re = st->re[r < 3 ? 3 * q + r : 3 * pq + r - 3], c = co[r] * co[r] * re;
+    if (!(re > 0) || !isfinite(c)) return 0;
+    if (c0 == 0) c0 = c;
+    if (fabs(c - c0) > kRoundTol * c0) return 0;
+  }
+  return 1;
+}
+
 // Re = R + ydiag on the island's rows; 0 when a row lacks R > 0 (a frictionless contact's
-// tangent rows excepted: they carry no impulse) or a contact's tangent rows differ
+// tangent rows excepted: they carry no impulse), a contact's tangent rows differ or a condim 4/6
+// pair does not fit (pair_setup)
 static int island_re(const island* is) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
@@ -383,9 +679,17 @@ static int island_re(const island* is) {
     int i = con_of(is, q);
     for (int r = 0; r < 3; r++)
       st->re[3 * q + r] = (p->R ? p->R[3 * i + r] : 0) + (p->ydiag ? p->ydiag[3 * i + r] : 0);
+  }
+  for (int q = 0; q < is->n; q++) {
+    int i = con_of(is, q), pq = st->pq[q];
     const double* re = st->re + 3 * q;
+    if (pq == -2) continue;  // a spin entry: its pair's rows are checked at its contact
     if (!(re[2] > 0) || !isfinite(re[2])) return 0;
-    if (p->mu[i] > 0 && (!(re[0] > 0) || re[0] != re[1] || !isfinite(re[0]))) return 0;
+    if (pq >= 0) {
+      if (!pair_setup(is, q, pq)) return 0;
+    } else if (p->mu[i] > 0 && (!(re[0] > 0) || re[0] != re[1] || !isfinite(re[0]))) {
+      return 0;
+    }
   }
   return 1;
 }
@@ -418,10 +722,12 @@ static int island_step(island* is) {
   zones(is, st->a, st->lam, 1, &changed);
   if (st->kd == -2) {  // the island's first factorization chooses its form
     island_band(is);
+    size_t need = st->kd >= 0 ? (size_t)nd * (size_t)(st->kd + 1) : (size_t)nd * (size_t)nd;
+    if (need > st->hcap) st->kd = -3;  // too large for st->H: conjugate gradients
     st->nband += st->kd >= 0;
     st->ndof++;
   }
-  if (changed && hessian(is)) return 0;
+  if (changed && st->kd != -3 && hessian(is)) return 0;
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
   hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
@@ -482,7 +788,7 @@ void solver_ccp_newton(solver* s, const solver_problem* p, double* lambda, solve
   newton_state* st = nstate(s);
   solver_tally tally = solver_tally_start();
   st->nband = st->ndof = 0;
-  int ok = p->Y && !p->box && !p->link && p->nv <= st->nv && p->ystride <= st->mchain;
+  int ok = p->Y && !p->box && p->nv <= st->nv && p->ystride <= st->mchain;
   int nis = solver_sweep_islands(p);
   for (int k = 0; k < nis; k++) {
     island is = {p, NULL, 0, 0, st};
@@ -513,8 +819,9 @@ static csim_status newton_work(const solver_options* o, int maxc, size_t* nwork,
 static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
-  return sizeof(newton_state) + (2 * nv + mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
-         (nv * nv + 3 * nv + 6 * 3 * mc + 9 * mc + 3 * w) * sizeof(double);
+  size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
+  return sizeof(newton_state) + (2 * nv + 3 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
+         (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 6 * w) * sizeof(double);
 }
 
 static void newton_destroy(void* priv) {
@@ -523,6 +830,8 @@ static void newton_destroy(void* priv) {
   free(st->dofmap);
   free(st->dofs);
   free(st->zone);
+  free(st->pq);
+  free(st->conpos);
   free(st->yi);
   free(st->ynz);
   free(st->yord);
@@ -530,6 +839,7 @@ static void newton_destroy(void* priv) {
   free(st->x);
   free(st->a);
   free(st->hz);
+  free(st->co);
   free(st->zt);
   free(st);
 }
@@ -545,21 +855,32 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->dofmap = malloc(sizeof(int) * nv);
   st->dofs = malloc(sizeof(int) * nv);
   st->zone = malloc(sizeof(int) * mc);
+  st->pq = malloc(sizeof(int) * mc);
+  st->conpos = calloc(mc, sizeof(int));  // pair_setup may read an entry no island wrote
   st->yi = malloc(sizeof(int) * mc * w);
   st->ynz = malloc(sizeof(int) * mc);
   st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
-  st->H = malloc(sizeof(double) * nv * nv);
-  st->x = calloc(3 * nv, sizeof(double));  // x, d, w
+  size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
+  st->hcap = hd * hd;
+  st->H = malloc(sizeof(double) * st->hcap);
+  st->x = calloc(9 * nv, sizeof(double));  // x, d, w, then conjugate gradients' six
   st->a = calloc(6 * 3 * mc, sizeof(double));  // a, b, lam, re, bl, bc
-  st->hz = calloc(9 * mc, sizeof(double));
-  st->zt = calloc(3 * w, sizeof(double));
-  if (!st->dofmap || !st->dofs || !st->zone || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+  st->hz = calloc(36 * mc, sizeof(double));
+  st->co = calloc(6 * mc, sizeof(double));
+  st->zt = calloc(6 * w, sizeof(double));
+  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
     newton_destroy(st);
     return NULL;
   }
   for (size_t k = 0; k < nv; k++) st->dofmap[k] = -1;
   st->d = st->x + nv;
   st->w = st->d + nv;
+  st->cr = st->w + nv;
+  st->cp = st->cr + nv;
+  st->cq = st->cp + nv;
+  st->cz = st->cq + nv;
+  st->cx = st->cz + nv;
+  st->cdi = st->cx + nv;
   st->b = st->a + 3 * mc;
   st->lam = st->b + 3 * mc;
   st->re = st->lam + 3 * mc;
@@ -574,3 +895,9 @@ const solver_family solver_family_newton = {
     .create = newton_create,
     .destroy = newton_destroy,
 };
+
+void newton_set_capacity(solver* s, size_t doubles) {
+  newton_state* st = nstate(s);
+  size_t nv = (size_t)(st->nv > 0 ? st->nv : 1), hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
+  st->hcap = doubles < hd * hd ? doubles : hd * hd;
+}

@@ -2,6 +2,10 @@
 #ifndef CSIM_NEWTON_H
 #define CSIM_NEWTON_H
 
+#include <stddef.h>
+
+#include "core/solvers/solver.h"
+
 // contact cost s(a) of the primal problem (newton.c's header: a = Y_i x + g_i, the constraint
 // velocity without the contact's own compliance; R (3) its compliance Re = R + ydiag, R_t1 = R_t2
 // when mu > 0) in *cost, its impulse lambda(a) = -grad s in lam and, when H is not NULL, its
@@ -9,5 +13,18 @@
 // contact's pushing normal), 2 on the cone's surface (sliding)
 int newton_zone(const double a[3], const double R[3], double mu, double lam[3], double H[9],
                 double* cost);
+
+// the same for a condim 4/6 pair (contact.h: a contact and its spin entry) in the generalized
+// cone ||(f_k / co_k)|| <= f_N: rows [t1 t2 n s r1 r2] (a, R: Re, lam; H 6x6 row-major), co the
+// coefficient of each friction row (co[2] unused; co_k = 0 holds row k at zero: condim 4's
+// rolling rows). The cone is round in u = R^1/2 lambda when co_k^2 R_k is one value over the rows
+// of co_k > 0 (MuJoCo softness: R_k = R_t mu^2 / co_k^2); the slope is taken from the first
+// such row. Same zones and return value as newton_zone
+int newton_zone_ell(const double a[6], const double R[6], const double co[6], double lam[6],
+                    double H[36], double* cost);
+
+// tests: holds the Hessian's buffer of newton solver s to doubles (at most what it has), so that
+// islands past it take the conjugate-gradient direction (newton.c hessian_cg)
+void newton_set_capacity(solver* s, size_t doubles);
 
 #endif  // CSIM_NEWTON_H

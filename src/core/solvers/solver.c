@@ -115,10 +115,11 @@ int solver_spin_supported(csim_model model, csim_solver kind, char* msg, int n) 
   if ((model == CSIM_MODEL_NCP || model == CSIM_MODEL_CCP) &&
       (kind == CSIM_SOLVER_PGS || kind == CSIM_SOLVER_ADMM || kind == CSIM_SOLVER_AUTO))
     return 1;
+  if (model == CSIM_MODEL_CCP && kind == CSIM_SOLVER_NEWTON) return 1;  // soft ccp (newton.c)
   if (msg && n > 0)
     snprintf(msg, (size_t)n, "model '%s' with solver '%s' has no generalized (elliptic) friction "
              "cone: condim 4 and 6 contacts are solved by pgs, admm and auto under ncp and ccp "
-             "only",
+             "and by newton under ccp only",
              (int)model >= 0 && model < CSIM_NMODELS ? csim_model_names[model] : "?",
              (int)kind >= 0 && kind < CSIM_NSOLVERS ? csim_solver_names[kind] : "?");
   return 0;
@@ -1060,5 +1061,6 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
 }
 
 int solver_reads_offdiag(const solver_options* o) {
+  if (o->kind == CSIM_SOLVER_AUTO && o->soft) return 0;  // newton first, ADMM its fallback
   return o->kind != CSIM_SOLVER_ADMM && o->kind != CSIM_SOLVER_NEWTON;
 }

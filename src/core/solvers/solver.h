@@ -119,8 +119,9 @@ typedef struct {
   // entry's rolling coefficient (its mu the torsional one). The pair's impulse lies in the
   // generalized cone K_a of cone.h, a = (mu, mu, mu_spin, mu_roll, mu_roll); the eps metrics
   // measure the pair with it (cone_ell_residuals) and the spin entry alone counts nothing.
-  // ncp and ccp under pgs, admm and auto take it (solver_spin_supported): PGS sweeps the pair,
-  // ADMM projects it as one cone (admm.c)
+  // ncp and ccp under pgs, admm and auto, and ccp under newton take it (solver_spin_supported):
+  // PGS sweeps the pair, ADMM projects it as one cone (admm.c), newton takes the pair's six rows
+  // as one zone (newton.c)
   const int* link;
   const double* mu_roll;
   // contact.cone pyramidal (contact.h rhs_pyramid), or NULL: none. rpy (nc): for a contact in
@@ -245,6 +246,10 @@ typedef struct {
   // solver.criterion: relative only: the bound on the relative change of successive iterates
   // (unitless, > 0; solver.tolerance as given, not scaled by tolerance_units)
   double rel_tolerance;
+  // solver.name auto under ccp: 1 when every row carries MuJoCo softness as solver.name newton
+  // needs it (io/compile.c sets it once the materials are known, with solver_auto_soft): auto
+  // then gives every island to newton (auto.c), and the problems are diag_only
+  int soft;
 } solver_options;
 
 // 1 when solver.criterion: relative applies to o's solver (pgs, bisection; rel_tolerance > 0),
@@ -300,6 +305,12 @@ csim_solver solver_model_kind(csim_model model, int dense);
 // caller may then pass a step's problem diag_only (contact_options auto_split), which auto
 // solves with that solver on every island; 0 otherwise
 int solver_auto_splits(const solver_options* o);
+
+// solver.name auto under ccp (s created by solver_create for it; any other solver: no effect):
+// on 1 hands every island to newton first (solver_options soft: the caller knows every row
+// carries MuJoCo softness); an island newton does not take (a row without R, a condim 4/6 pair
+// whose cone is not round in R^1/2 lambda) sends the whole solve the usual way (PGS, then ADMM)
+void solver_auto_soft(solver* s, int on);
 
 // create a solver for problems of at most max_contacts contacts
 csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
