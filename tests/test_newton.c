@@ -276,8 +276,8 @@ START_TEST(agrees_by_cg) {
   solver_result r = agree(&f, 1e-7, 30, "stack of 6, conjugate gradients");
   ck_assert_int_eq(r.band_islands, 0);
   fixture_free(&f);
-  const char* pgs[] = {"solver.name=pgs"};
-  f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 1);
+  const char* pgs[] = {"solver.name=pgs", "contact.cone=elliptic"};  // ADMM's cone
+  f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 2);
   for (int k = 0; k < 150; k++) {
     sim_stepinfo info;
     csim_error err;
@@ -402,6 +402,113 @@ START_TEST(agrees_on_humanoid) {
 }
 END_TEST
 
+// newton_zone_pyr (contact.cone pyramidal) likewise: random a, r, mu (every fourth n = 6 with
+// torsion and rolling coefficients, condim 4 every eighth: rolling rows held at co 0); grad s =
+// -lambda and H = -d lambda / d a by central differences away from an edge's kink, lambda = E f
+// with f >= 0 (in the pyramid: sum |lambda_k| / co_k <= lambda_N), and each edge's velocity
+// a_e + r f_e >= 0 and orthogonal to f_e (the edges' LCP)
+START_TEST(zone_pyr_derivatives) {
+  unsigned seed = 7;
+  int seen_free = 0, seen_active = 0;
+  for (int k = 0; k < 4000; k++) {
+    int n = k % 4 == 0 ? 6 : 3;
+    double a[6], co[6] = {0}, lam[6], H[36], cost, r = 0.05 + (urand_sym(&seed) + 1);
+    double mu = 0.1 + 1.4 * (urand_sym(&seed) + 1) / 2;
+    for (int q = 0; q < n; q++) a[q] = urand_sym(&seed);
+    co[0] = co[1] = mu;
+    if (n == 6) {
+      co[3] = 0.01 + 0.1 * (urand_sym(&seed) + 1);
+      co[4] = co[5] = k % 8 == 0 ? 0 : 0.005 + 0.05 * (urand_sym(&seed) + 1);
+    }
+    int z = newton_zone_pyr(n, a, co, r, lam, H, &cost);
+    seen_free += z == 0;
+    seen_active += z > 16;
+    double h = 1e-7, kink = INFINITY;  // the nearest edge kink a_e = 0
+    for (int q = 0; q < n; q++)
+      if (q != 2 && co[q] > 0)
+        kink = fmin(kink, fmin(fabs(a[2] + co[q] * a[q]), fabs(a[2] - co[q] * a[q])));
+    if (kink > 1e-4) {
+      for (int c = 0; c < n; c++) {
+        double ap[6], am[6], lp[6], lm[6], cp, cm;
+        memcpy(ap, a, sizeof(a));
+        memcpy(am, a, sizeof(a));
+        ap[c] += h;
+        am[c] -= h;
+        newton_zone_pyr(n, ap, co, r, lp, NULL, &cp);
+        newton_zone_pyr(n, am, co, r, lm, NULL, &cm);
+        ck_assert_msg(fabs((cp - cm) / (2 * h) + lam[c]) <= 1e-6 * (1 + fabs(lam[c])),
+                      "case %d: ds/da_%d", k, c);
+        for (int q = 0; q < n; q++)
+          ck_assert_msg(fabs(-(lp[q] - lm[q]) / (2 * h) - H[n * q + c]) <=
+                            1e-5 * (1 + fabs(H[n * q + c])),
+                        "case %d: H(%d,%d)", k, q, c);
+      }
+    }
+    double sum = 0;
+    for (int q = 0; q < n; q++)
+      if (q != 2) {
+        if (co[q] > 0) sum += fabs(lam[q]) / co[q];
+        else ck_assert_double_eq(lam[q], 0);
+      }
+    ck_assert_double_le(sum, lam[2] * (1 + 1e-12) + 1e-15);
+    for (int q = 0; q < n; q++)  // each edge: f = max(0, -a_e) / r, so a_e + r f >= 0, f (a_e + r f) = 0
+      for (int sg = 0; sg < 2 && q != 2 && co[q] > 0; sg++) {
+        double ae = a[2] + (sg ? -co[q] : co[q]) * a[q], f = fmax(0, -ae) / r;
+        ck_assert_double_ge(ae + r * f, -1e-14);
+        ck_assert_double_le(fabs(f * (ae + r * f)), 1e-14 * (1 + f * fabs(ae)));
+      }
+  }
+  ck_assert_msg(seen_free > 100 && seen_active > 1000, "zones met: free %d, active %d", seen_free,
+                seen_active);
+}
+END_TEST
+
+// the pyramid (contact.cone pyramidal): newton's lambda against ccp/pgs's (ADMM has no pyramid),
+// both to 1e-12, on humanoid.xml (its floor contacts and joint limits) and humanoid100.xml (its
+// condim 4 pairs' torsion edges) at steps of a ccp/pgs run: within 1e-7 of the largest impulse
+// (as agree's), newton in at most 30 iterations
+static void agree_pyr(const fixture* f, const char* what) {
+  int n3 = 3 * f->s->data.con->ncon;
+  ck_assert_msg(n3 > 0 && f->s->data.con->has_rpy, "%s: no pyramidal contacts", what);
+  double* ln = malloc(sizeof(double) * (size_t)n3);
+  double* lp = malloc(sizeof(double) * (size_t)n3);
+  solver_result rn = solve_with(f, CSIM_SOLVER_NEWTON, 1e-12, ln);
+  solver_result rp = solve_with(f, CSIM_SOLVER_PGS, 1e-12, lp);
+  ck_assert_msg(rn.converged && rp.converged, "%s: newton %g, pgs %g", what, rn.residual,
+                rp.residual);
+  ck_assert_msg(rn.iterations <= 30, "%s: newton took %d iterations", what, rn.iterations);
+  double big = max_abs(lp, n3), d = max_absdiff(ln, lp, n3);
+  printf("%s: |lambda_newton - lambda_pgs| = %.3g (largest %.3g), newton %d iterations\n", what,
+         d, big, rn.iterations);
+  ck_assert_msg(d <= 1e-7 * big, "%s: |lambda_newton - lambda_pgs| = %g (largest %g)", what, d,
+                big);
+  free(ln);
+  free(lp);
+}
+
+START_TEST(agrees_pyramidal) {
+  const char* sets[] = {"solver.name=pgs", "contact.cone=pyramidal"};
+  const char* files[2] = {"scenarios/mujoco_humanoid.yaml", "scenarios/mujoco_humanoid100.yaml"};
+  for (int fi = 0; fi < 2; fi++) {
+    fixture f = fixture_file(files[fi], sets, 2);
+    int checked = 0;
+    for (int k = 1; k <= 300 && checked < 3; k++) {
+      sim_stepinfo info;
+      csim_error err;
+      ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+      if (k % 60 == 0 && f.s->data.con->has_rpy && (fi == 0 || f.s->data.con->nspin > 0)) {
+        char what[96];
+        snprintf(what, sizeof(what), "%s pyramidal step %d", files[fi], k);
+        agree_pyr(&f, what);
+        checked++;
+      }
+    }
+    ck_assert_int_eq(checked, 3);
+    fixture_free(&f);
+  }
+}
+END_TEST
+
 // m.xml's body (fixture_condim_xml) under ccp with its geoms' MuJoCo softness, stepped n times by
 // ccp/pgs to 1e-12 from height z0 and velocity v0 (6), contact.friction mu
 static fixture condim_scene(double mu, double z0, const double v0[6], int n) {
@@ -458,8 +565,8 @@ END_TEST
 START_TEST(humanoid100) {
   const char* xml = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
   ck_assert_msg(file_exists(xml), "%s missing: make deps installs libmujoco-samples", xml);
-  const char* pgs[] = {"solver.name=pgs"};
-  fixture f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 1);
+  const char* pgs[] = {"solver.name=pgs", "contact.cone=elliptic"};  // ADMM's cone
+  fixture f = fixture_file("scenarios/mujoco_humanoid100.yaml", pgs, 2);
   int checked = 0;
   for (int k = 1; k <= 300 && checked < 3; k++) {
     sim_stepinfo info;
@@ -538,8 +645,11 @@ START_TEST(auto_soft_is_newton) {
   same_steps(&a, &b, 300, "humanoid");
   fixture_free(&a);
   fixture_free(&b);
-  a = fixture_file("scenarios/mujoco_humanoid100.yaml", sa, 1);
-  b = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
+  // auto's newton pass is the Lorentz cone's (contact.cone pyramidal takes pgs or newton only)
+  const char* sae[] = {"solver.name=auto", "contact.cone=elliptic"};
+  const char* sne[] = {"contact.cone=elliptic"};
+  a = fixture_file("scenarios/mujoco_humanoid100.yaml", sae, 2);
+  b = fixture_file("scenarios/mujoco_humanoid100.yaml", sne, 1);
   ck_assert_int_eq(a.s->opt.solver.soft, 1);
   same_steps(&a, &b, 150, "humanoid100");
   fixture_free(&a);
@@ -632,6 +742,8 @@ int main(void) {
   tcase_add_test(tc, humanoid100);
   tcase_add_test(tc, agrees_by_cg);
   tcase_add_test(tc, auto_soft_is_newton);
+  tcase_add_test(tc, zone_pyr_derivatives);
+  tcase_add_test(tc, agrees_pyramidal);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -956,8 +956,9 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
 }
 
 // contact.cone pyramidal (contact.h rhs_pyramid, solver.h rpy): MuJoCo's pyramid of soft edges,
-// so ccp with MuJoCo softness on every contact, solved by the ccp pgs sweeps (ccp.c; condim 4/6
-// pairs too, their torsion and rolling edges); anything else is refused at load naming the key
+// so ccp with MuJoCo softness on every contact, solved by the ccp pgs sweeps (ccp.c) or newton
+// (newton.c; condim 4/6 pairs too, their torsion and rolling edges); anything else is refused at
+// load naming the key
 static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* err) {
   if (cfg->cone != CSIM_CONE_PYRAMIDAL) return CSIM_OK;
   const solver_options* so = &s->opt.solver;
@@ -969,10 +970,11 @@ static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* e
     return scn_key_error(cfg, "contact.cone", err, "the pyramidal cone's edges are MuJoCo's soft "
                          "rows: give contact.solref, or an MJCF robot whose geoms carry solref "
                          "(without contact.compliance)");
-  if (so->kind != CSIM_SOLVER_PGS)
-    return scn_key_error(cfg, "solver.name", err, "contact.cone pyramidal is solved by solver "
-                         "'pgs' only (Gauss-Seidel on the edges, ccp.c); found '%s': set "
-                         "solver.name: pgs, or contact.cone: elliptic", csim_solver_names[so->kind]);
+  if (so->kind != CSIM_SOLVER_PGS && so->kind != CSIM_SOLVER_NEWTON)
+    return scn_key_error(cfg, "solver.name", err, "contact.cone pyramidal is solved by solvers "
+                         "'pgs' (Gauss-Seidel on the edges, ccp.c) and 'newton' (MuJoCo's primal "
+                         "Newton, newton.c) only; found '%s': set solver.name: pgs or newton, or "
+                         "contact.cone: elliptic", csim_solver_names[so->kind]);
   if (so->criterion == SOLVER_STOP_NATURAL)
     return scn_key_error(cfg, "solver.criterion", err, "the natural residual has no pyramidal "
                          "form in csim: choose solver.criterion model, ncp or auto");

@@ -246,7 +246,7 @@ static const skey keys[] = {
      .doc = "ccp with MuJoCo softness (contact.solref or MJCF solref): the friction cone. elliptic, the Lorentz "
             "cone; pyramidal, MuJoCo's default pyramid: per contact the four edges n +- mu t1, n +- mu t2 with "
             "impulses >= 0 and MuJoCo's regularizer R_py = 2 mu^2 (1 + mu^2) w (1 - imp) / imp on each (README, "
-            "MuJoCo-style softness); solved by pgs only; condim 4/6 add their torsion and rolling edges"},
+            "MuJoCo-style softness); solved by pgs and newton; condim 4/6 add their torsion and rolling edges"},
     {.path = "contact.solimp", .type = K_NUMS, .def_doc = "`[0.9, 0.95, 0.001, 0.5, 2]` with solref", CF(solimp),
      .noff = offsetof(scn_config, nsolimp), .units = "-, -, m, -, -",
      .doc = "ccp only, with contact.solref: MuJoCo impedance `[dmin, dmax, width, midpoint, power]`, dmin and dmax "

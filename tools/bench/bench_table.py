@@ -223,7 +223,7 @@ def render(mj, sl, si, meta, pe=None, ts=None):
           "same steps, median of interleaved rounds; csim ccp is csim's model matching MuJoCo's "
           "(the file's solref/solimp) in the Lorentz cone, solved by pgs and by newton (MuJoCo's "
           "primal Newton method), and in MuJoCo's pyramid (contact.cone pyramidal, MuJoCo's cone "
-          "for files that set none, as these) by pgs; csim default is "
+          "for files that set none, as these) by newton; csim default is "
           "ncp/auto; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
           "steps; ε_abs by csim's residual code on each side, MuJoCo's from its impulses (mj_contactForce) and "
           "its own next velocity c = J v+ over the same steps, bench_mujoco --mjcf-eps)", ""]

@@ -56,6 +56,11 @@
 // the model's own residual (solver_ccp_residual, solver_stop_of) of lambda(x) like every ccp
 // solver; the answer is lambda(x) of the iterate with the smallest stopping residual. Warm start:
 // x = Y' lambda0, or x = 0 when that has the smaller cost P. Over-relaxation does not apply.
+// MuJoCo's pyramidal cone (contact.cone pyramidal, solver.h rpy): the edges n +- co_k e_k are
+// unilateral soft rows of one regularizer R_py each, so s(a) = sum_e 1/2 max(0, -a_e)^2 / R_py
+// decouples over the edges (newton_zone_pyr): lambda = E f, f_e = max(0, -a_e) / R_py, and the
+// Hessian is piecewise constant (a refactor only when the active edges change); the rows' own R is
+// 0 there. The residual is the edges' LCP (ccp.c pyr_residuals).
 // The problem must carry its factored form (a simulation's contact problem; solver_create needs
 // solver_options nv > 0) and R > 0 on every active row; box entries are refused at load
 // (io/compile.c, as is a condim 6 pair without sliding friction whose torsional and rolling
@@ -86,7 +91,7 @@ static const int kLineIt = 50;
 static const double kCgTol = 1e-10;
 
 // zone codes (newton_zone)
-enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2 };
+enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2, ZONE_PYR = 16 };
 
 typedef struct {
   int nv, maxc, mchain;
@@ -118,6 +123,8 @@ typedef struct {
   double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
   double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
   double* zt;     // (6 max_chain) H_i Y_i of one contact (or pair)
+  int pyr;        // the problem has pyramidal contacts (solver.h rpy): no contact takes the fast
+                  // paths of newton_zone
 } newton_state;
 
 static inline newton_state* nstate(const solver* s) {
@@ -233,6 +240,33 @@ int newton_zone_ell(const double a[6], const double R[6], const double co[6], do
   return ZONE_SLIDE;
 }
 
+int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
+                    double* cost) {
+  if (H) memset(H, 0, (size_t)(n * n) * sizeof(double));
+  for (int k = 0; k < n; k++) lam[k] = 0;
+  *cost = 0;
+  int mask = 0, bit = 0;
+  for (int k = 0; k < n; k++) {
+    if (k == 2 || !(co[k] > 0)) continue;
+    for (int sg = 0; sg < 2; sg++, bit++) {
+      double s = sg ? -co[k] : co[k], ae = a[2] + s * a[k];
+      if (!(ae < 0)) continue;
+      double f = -ae / r;
+      mask |= 1 << bit;
+      *cost += 0.5 * ae * ae / r;
+      lam[2] += f;
+      lam[k] += s * f;
+      if (H) {
+        H[n * 2 + 2] += 1 / r;
+        H[n * 2 + k] += s / r;
+        H[n * k + 2] += s / r;
+        H[n * k + k] += s * s / r;
+      }
+    }
+  }
+  return mask ? ZONE_PYR + mask : ZONE_FREE;
+}
+
 // one island's view: the problem, its contacts, its dofs
 typedef struct {
   const solver_problem* p;
@@ -272,7 +306,12 @@ static int unit_zone(const island* is, int q, const double* a, const double* b, 
     at[r] = b ? a[ir[r]] + t * b[ir[r]] : a[ir[r]];
     re[r] = st->re[ir[r]];
   }
-  if (n == 3) return newton_zone(at, re, is->p->mu[con_of(is, q)], lam, H, cost);
+  int i = con_of(is, q);
+  if (is->p->rpy && is->p->rpy[i] > 0) {  // contact.cone pyramidal: its edges
+    double mu3[3] = {is->p->mu[i], is->p->mu[i], 0};
+    return newton_zone_pyr(n, at, n == 3 ? mu3 : st->co + 6 * q, is->p->rpy[i], lam, H, cost);
+  }
+  if (n == 3) return newton_zone(at, re, is->p->mu[i], lam, H, cost);
   return newton_zone_ell(at, re, st->co + 6 * q, lam, H, cost);
 }
 
@@ -372,7 +411,7 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   for (int q = 0; q < is->n; q++) {
     double cost, l6[6];
     int z;
-    if (st->pq[q] == -1) {  // a contact alone (the common case, without unit_zone's copies)
+    if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case, no copies)
       z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[con_of(is, q)], lam + 3 * q,
                       hess ? st->hz + 36 * q : NULL, &cost);
     } else {
@@ -582,7 +621,7 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
   *f2 = dd;
   for (int q = 0; q < is->n; q++) {
     double lam[6], H[36], cost, b[6];
-    if (st->pq[q] == -1) {  // a contact alone (the common case)
+    if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case)
       double at[3];
       const double* bq = st->b + 3 * q;
       for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * bq[r];
@@ -648,7 +687,7 @@ static const double kRoundTol = 1e-12;
 // island contact q's pair (pq its spin entry's position): its coefficients into st->co, 0 when
 // the pair does not fit newton_zone_ell (its spin entry outside the island or on other dofs, a
 // friction row without Re > 0, co_k^2 Re_k not one value)
-static int pair_setup(const island* is, int q, int pq) {
+static int pair_setup(const island* is, int q, int pq, int round) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
   int i = con_of(is, q), j = p->link[i];
@@ -659,7 +698,7 @@ static int pair_setup(const island* is, int q, int pq) {
   double a[5], *co = st->co + 6 * q, c0 = 0;
   solver_ell_coef(p, i, j, a);
   co[0] = a[0], co[1] = a[1], co[2] = 0, co[3] = a[2], co[4] = a[3], co[5] = a[4];
-  for (int r = 0; r < 6; r++) {
+  for (int r = 0; r < 6 && round; r++) {
     if (r == 2 || !(co[r] > 0)) continue;
     double re = st->re[r < 3 ? 3 * q + r : 3 * pq + r - 3], c = co[r] * co[r] * re;
     if (!(re > 0) || !isfinite(c)) return 0;
@@ -684,9 +723,13 @@ static int island_re(const island* is) {
     int i = con_of(is, q), pq = st->pq[q];
     const double* re = st->re + 3 * q;
     if (pq == -2) continue;  // a spin entry: its pair's rows are checked at its contact
+    if (p->rpy && p->rpy[i] > 0) {  // pyramidal: its edges carry R_py, its rows' R is 0
+      if (!isfinite(p->rpy[i]) || (pq >= 0 && !pair_setup(is, q, pq, 0))) return 0;
+      continue;
+    }
     if (!(re[2] > 0) || !isfinite(re[2])) return 0;
     if (pq >= 0) {
-      if (!pair_setup(is, q, pq)) return 0;
+      if (!pair_setup(is, q, pq, 1)) return 0;
     } else if (p->mu[i] > 0 && (!(re[0] > 0) || re[0] != re[1] || !isfinite(re[0]))) {
       return 0;
     }
@@ -788,6 +831,7 @@ void solver_ccp_newton(solver* s, const solver_problem* p, double* lambda, solve
   newton_state* st = nstate(s);
   solver_tally tally = solver_tally_start();
   st->nband = st->ndof = 0;
+  st->pyr = p->rpy != NULL;
   int ok = p->Y && !p->box && p->nv <= st->nv && p->ystride <= st->mchain;
   int nis = solver_sweep_islands(p);
   for (int k = 0; k < nis; k++) {

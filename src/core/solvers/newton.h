@@ -23,6 +23,15 @@ int newton_zone(const double a[3], const double R[3], double mu, double lam[3], 
 int newton_zone_ell(const double a[6], const double R[6], const double co[6], double lam[6],
                     double H[36], double* cost);
 
+// contact.cone pyramidal (solver.h rpy): a unit of n = 3 or 6 rows (t1 t2 n | s r1 r2) whose
+// impulse is E f over the edges n +- co_k e_k (co_k > 0, k != 2), each edge a unilateral soft row
+// of regularizer r: with a_e = a_N +- co_k a_k, s(a) = sum_e 1/2 max(0, -a_e)^2 / r,
+// lambda = E f, f_e = max(0, -a_e) / r (MuJoCo's Newton on a pyramidal model: each edge its own
+// half-quadratic cost), Hessian sum over the active edges of e e' / r (n x n row-major): piecewise
+// constant, so the zone is ZONE_PYR (16) plus the bit mask of the active edges (0: separating)
+int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
+                    double* cost);
+
 // tests: holds the Hessian's buffer of newton solver s to doubles (at most what it has), so that
 // islands past it take the conjugate-gradient direction (newton.c hessian_cg)
 void newton_set_capacity(solver* s, size_t doubles);
