@@ -246,7 +246,8 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (a->second) memcpy(a->lambda0, lambda, sizeof(double) * 3 * (size_t)p->nc);
   f->fn(f, p, lambda, res);
   res->islands = nis;
-  if (a->second) memcpy(a->lambda1, lambda, sizeof(double) * 3 * (size_t)p->nc);
+  // the first solver's iterate, kept for first_again only when an island is left to hand over
+  if (a->second && !res->converged) memcpy(a->lambda1, lambda, sizeof(double) * 3 * (size_t)p->nc);
   res->switched = a->second ? stalled_islands(s, a, p, nis, lambda) : 0;
   if (res->switched) {
     second_pass(s, a, p, nis, lambda, res);
