@@ -193,6 +193,34 @@ START_TEST(other_laws_match_formulas) {
 }
 END_TEST
 
+// the elastic energy of each law's normal spring (cmpl_elastic) is the integral of its
+// undamped force: dU/ddelta = pi(delta, vn = 0) by central differences (cmpl_normal, checked
+// against the formulas above, is the oracle), U(0) = 0, and spring_damper's two branches (the
+// closed form past 5 eps, Simpson's rule below) meet at 5 eps
+START_TEST(elastic_energy_integrates_the_spring) {
+  const csim_model laws[] = {CSIM_MODEL_HUNT_CROSSLEY, CSIM_MODEL_BRISTLE,
+                             CSIM_MODEL_SPRING_DAMPER, CSIM_MODEL_SQRT_SPRING};
+  for (int l = 0; l < 4; l++) {
+    cmpl_params p = {.law = laws[l], .mu = 0.5, .k = 1e5, .d = 40, .kt = 1e4, .bt = 50,
+                     .blend = CMPL_BLEND_DEPTH};
+    ck_assert_double_eq(cmpl_elastic(&p, 0), 0);
+    ck_assert_double_eq(cmpl_elastic(&p, -1e-3), 0);
+    const double deltas[] = {2e-4, 7e-4, 3e-3, 8e-3};
+    for (int k = 0; k < 4; k++) {
+      double x = deltas[k], h = 1e-7;
+      double dU = (cmpl_elastic(&p, x + h) - cmpl_elastic(&p, x - h)) / (2 * h);
+      double pi = cmpl_normal(&p, x, 0, NULL, NULL);
+      ck_assert_msg(fabs(dU - pi) <= 1e-5 * pi, "law %d delta %g: dU/ddelta %.10g, pi %.10g",
+                    l, x, dU, pi);
+    }
+  }
+  cmpl_params sd = {.law = CSIM_MODEL_SPRING_DAMPER, .k = 1e5, .blend = CMPL_BLEND_DEPTH};
+  double e5 = 5 * CMPL_BLEND_DEPTH;
+  double lo = cmpl_elastic(&sd, e5 * (1 - 1e-12)), hi = cmpl_elastic(&sd, e5);
+  ck_assert_msg(fabs(hi - lo) <= 1e-8 * hi, "spring_damper at 5 eps: %.12g vs %.12g", lo, hi);
+}
+END_TEST
+
 // df/dvc of every law, in each integrator's mode (tamsi: delta = delta0 - h vn; implicit Euler:
 // delta fixed; semi-implicit: frozen normal force), against central differences
 START_TEST(jacobians_match_finite_differences) {
@@ -320,6 +348,44 @@ START_TEST(ball_restitution_matches_hunt_crossley) {
     ck_assert_msg(fabs(e - want) < 2e-3, "d = %g: restitution %.5f, analytic %.5f", ds[k], e, want);
     free_sim(s, cfg);
   }
+  tmp_teardown();
+}
+END_TEST
+
+// the energy audit counts the contact spring's energy: a ball hitting the plane at 1 m/s with
+// an undamped Hunt-Crossley spring (d = 0, no gravity, frictionless, TAMSI at 1e-5 s) keeps the
+// total the step reports (kinetic + potential, which holds 1/2 k delta^2) at 1/2 m v0^2 = 0.5 J
+// through the impact; at the deepest point the spring holds all of it (delta_max = v0
+// sqrt(m / k), the closed form of an undamped spring), and the audit flags nothing
+START_TEST(ball_energy_counts_the_spring) {
+  char urdf[256];
+  write_ball(urdf, sizeof(urdf));
+  char y[2048];
+  snprintf(y, sizeof(y),
+           "name: t\nworld: {gravity: [0, 0, 0], ground: {type: plane}}\n"
+           "robots:\n  - urdf: %s\n    base: free\n"
+           "    q0: [0, 0, 0.0505, 0, 0, 0, 1]\n    v0: [0, 0, -1, 0, 0, 0]\n"
+           "contact: {model: hunt_crossley, friction: 0, stiffness: 1.0e+4, damping: 0}\n"
+           "integrator: {scheme: tamsi, dt: 1.0e-5, duration: 0.05}\n",
+           urdf);
+  scn_config* cfg;
+  sim* s = make_sim(y, &cfg);
+  sim_stepinfo info;
+  long n = lround(cfg->duration / cfg->dt);
+  double worst = 0, upeak = 0, kmin = INFINITY;
+  for (long i = 0; i < n; i++) {
+    step_ok(s, &info);
+    worst = fmax(worst, fabs(info.kinetic + info.potential - 0.5));
+    if (info.potential > upeak) upeak = info.potential;
+    kmin = fmin(kmin, info.kinetic);
+  }
+  double dmax = 1.0 * sqrt(1.0 / 1e4);  // 1 cm
+  ck_assert_msg(kmin < 1e-3, "the ball never stopped: kinetic energy at least %g J", kmin);
+  ck_assert_msg(fabs(upeak - 0.5 * 1e4 * dmax * dmax) < 5e-3, "spring energy at the deepest "
+                "point %.6g J, closed form %.6g J", upeak, 0.5 * 1e4 * dmax * dmax);
+  ck_assert_msg(worst < 5e-3, "kinetic + potential strays %.3g J from 0.5 J", worst);
+  ck_assert_int_eq(s->data.energy.flagged, 0);
+  free_sim(s, cfg);
   tmp_teardown();
 }
 END_TEST
@@ -725,10 +791,12 @@ static Suite* compliant_suite(void) {
   tcase_add_test(t, other_laws_match_formulas);
   tcase_add_test(t, jacobians_match_finite_differences);
   tcase_add_test(t, tals_limits_transitions);
+  tcase_add_test(t, elastic_energy_integrates_the_spring);
   suite_add_tcase(s, t);
   TCase* r = tcase_create("runs");
   tcase_set_timeout(r, 120);
   tcase_add_test(r, ball_restitution_matches_hunt_crossley);
+  tcase_add_test(r, ball_energy_counts_the_spring);
   tcase_add_test(r, box_settles_to_static_penetration);
   tcase_add_test(r, bristle_state_holds_the_box);
   tcase_add_test(r, stick_slip_box_tamsi_converges_first_order);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/compliant/integrate.h"
 #include "core/contact.h"
 #include "core/dynamics.h"
 #include "core/kinematics.h"
@@ -53,11 +54,37 @@ int stage_collision(const step_model* sm, step_data* sd, const sim_options* o) {
   return dropped;
 }
 
+// the energy a compliant model's joint-limit springs store (stage_limit_springs): 1/2 k e^2 of
+// every limited joint past its limit by e (a ball joint: its angle past the cone's)
+static double limit_energy(const step_model* sm, const step_data* sd, const sim_options* o) {
+  const sim_model* m = sm->m;
+  const sim_data* d = sd->d;
+  if (!o->limits) return 0;
+  double U = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == MODEL_JOINT_FREE || !m->jnt_limited[j]) continue;
+    const double* rg = m->jnt_range + 2 * j;
+    double e = 0;
+    if (m->jnt_type[j] == MODEL_JOINT_BALL) {
+      double a[3];
+      kin_ball_rotation(m, d->q, j, a);
+      e = fmax(sp_normalize3(a) - rg[1], 0);
+    } else {
+      double q = d->q[m->jnt_qadr[j]];
+      e = q < rg[0] ? q - rg[0] : q > rg[1] ? q - rg[1] : 0;
+    }
+    U += 0.5 * o->limit_k * e * e;
+  }
+  return U;
+}
+
 void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info) {
-  (void)o;
   dyn_crba(sm->m, sd->d);
   info->kinetic = dyn_kinetic(sm->m, sd->d);
   info->potential = dyn_potential(sm->m, sd->d);
+  // a compliant model's springs (contacts from this state's collision, joint limits) hold
+  // energy the audit must count, else each rebound reads as energy from nowhere
+  if (!o->rigid) info->potential += cmpl_energy(sm, sd, o) + limit_energy(sm, sd, o);
 }
 
 void stage_factor(const step_model* sm, step_data* sd, const sim_options* o) {
@@ -117,6 +144,11 @@ csim_status stage_audit_final(const step_model* sm, step_data* sd, const sim_opt
   sim_stepinfo info;
   memset(&info, 0, sizeof(info));
   stage_positions(sm, sd, o);
+  // a compliant model's contact springs at the final state (stage_mass): its collision, unless
+  // the state diverged (the audit then records what it can)
+  int finite = 1;
+  for (int k = 0; k < sm->m->nq; k++) finite = finite && isfinite(sd->d->q[k]);
+  if (!o->rigid && finite) stage_collision(sm, sd, o);
   stage_mass(sm, sd, o, &info);
   stage_factor(sm, sd, o);  // the state a step leaves: M and its factor
   return stage_audit(sm, sd, o, info.kinetic, info.potential, &info, err);

@@ -60,6 +60,30 @@ double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_dd
   return pi;
 }
 
+double cmpl_elastic(const cmpl_params* p, double delta) {
+  if (!(delta > 0)) return 0;
+  switch (p->law) {
+    case CSIM_MODEL_HUNT_CROSSLEY:
+    case CSIM_MODEL_BRISTLE: return 0.5 * p->k * delta * delta;  // the spring part k delta
+    case CSIM_MODEL_SQRT_SPRING: return 0.4 * p->k * delta * delta * sqrt(delta);  // k d^3/2
+    case CSIM_MODEL_SPRING_DAMPER: {
+      // k int_0^delta s tanh(2 s / eps) ds: past 5 eps, k (delta^2/2 - pi^2 eps^2 / 96) (the
+      // integral of s (1 - tanh(a s)) over s > 0 is pi^2 / (24 a^2); what is left beyond 5 eps
+      // is below 1e-8 of it); below, Simpson's rule on 64 intervals
+      double eps = p->blend;
+      if (delta >= 5 * eps) return p->k * (0.5 * delta * delta - M_PI * M_PI * eps * eps / 96);
+      int n = 64;
+      double hs = delta / n, acc = 0;
+      for (int i = 0; i <= n; i++) {
+        double x = i * hs, w = i == 0 || i == n ? 1 : i % 2 ? 4 : 2;
+        acc += w * x * tanh(2 * x / eps);
+      }
+      return p->k * acc * hs / 3;
+    }
+    default: return 0;
+  }
+}
+
 double cmpl_mu_reg(double mu, double s, double* dmu_ds) {
   // 001 eq. 7: linear up to s = 1, then constant
   if (s < 1) {

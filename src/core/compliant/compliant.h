@@ -151,6 +151,11 @@ typedef struct {
 double cmpl_normal(const cmpl_params* p, double delta, double vn, double* dpi_ddelta,
                    double* dpi_dvn);
 
+// the energy the law's normal spring stores at penetration delta, J (its dissipative part
+// stores none): the integral of pi(delta, 0) over [0, delta]; 0 for delta <= 0. The energy
+// audit counts it with the potential energy (integrate.h cmpl_energy)
+double cmpl_elastic(const cmpl_params* p, double delta);
+
 // regularized friction coefficient mu~(s) = mu min(s, 1) (001 eq. 7) and d mu~/ds (may be NULL)
 double cmpl_mu_reg(double mu, double s, double* dmu_ds);
 
