@@ -42,7 +42,7 @@ typedef enum {
   X(EK, "/energy/kinetic", REC_F64, 0, "J", OUT_ALL, \
     "1/2 v'M(q)v at /time") \
   X(EP, "/energy/potential", REC_F64, 0, "J", OUT_ALL, \
-    "gravitational potential energy at /time") \
+    "potential energy at /time: gravity, joint springs, and a compliant law's contact and joint-limit springs") \
   X(ET, "/energy/total", REC_F64, 0, "J", OUT_ALL, \
     "kinetic + potential") \
   X(EWORK, "/energy/work", REC_F64, 0, "J", OUT_ALL, \
