@@ -459,6 +459,15 @@ static void take_joint_dynamics(scn_joint_dynamics jd, urdf_robot* u) {
   }
 }
 
+// robots.N.spin_friction: ignore drops the file's torsional and rolling friction (condim 4/6
+// geoms take condim 3, MuJoCo's sliding-only contact)
+static void take_spin_friction(scn_spin_friction sf, urdf_robot* u) {
+  if (sf != SCN_SPIN_IGNORE) return;
+  for (int l = 0; l < u->nlink; l++)
+    for (int g = 0; g < u->links[l].ngeom; g++)
+      if (u->links[l].geoms[g].condim > 3) u->links[l].geoms[g].condim = 3;
+}
+
 // parsed robots are returned in urdf (freed by the caller after the model is built)
 static csim_status load_robots(const scn_config* cfg, const char* const* urdf_text,
                                model_robot_spec* specs, urdf_robot** urdf, csim_error* err) {
@@ -480,6 +489,7 @@ static csim_status load_robots(const scn_config* cfg, const char* const* urdf_te
     if (st == CSIM_OK && R->mjcf) st = check_mjcf_world(cfg, urdf[r], err);
     if (st != CSIM_OK) return st;
     take_joint_dynamics(R->joint_dynamics, urdf[r]);
+    take_spin_friction(R->spin_friction, urdf[r]);
     specs[r].urdf = urdf[r];
     specs[r].name = R->name;
     specs[r].base = R->base == SCN_BASE_FREE ? MODEL_BASE_FREE : MODEL_BASE_FIXED;
@@ -882,7 +892,8 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
   int l = m->geom_link[g];
   return scn_key_error(cfg, so ? "solver.name" : "contact.model", err,
                        "geom %d (body '%s') has condim %d (torsional%s friction): %s; choose "
-                       "pgs, admm or auto under ncp or ccp, newton under ccp, or give the geom condim 3", g,
+                       "pgs, admm or auto under ncp or ccp, newton under ccp, or drop it: "
+                       "robots.N.spin_friction: ignore (condim 3)", g,
                        l >= 0 ? m->link_name[l] : "world", m->geom_condim[g],
                        m->geom_condim[g] > 4 ? " and rolling" : "", why);
 }

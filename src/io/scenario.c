@@ -25,6 +25,7 @@
 
 const char* const scn_base_names[] = {"fixed", "free", NULL};
 const char* const scn_joint_dynamics_names[] = {"apply", "damping", "ignore", NULL};
+const char* const scn_spin_friction_names[] = {"apply", "ignore", NULL};
 const char* const scn_ground_names[] = {"none", "plane", "heightfield", NULL};
 const char* const scn_frame_names[] = {"world", "local", NULL};
 
@@ -164,6 +165,12 @@ static const skey keys[] = {
      .doc = "The file's joint damping and dry friction (URDF `<dynamics damping friction>`, MJCF joint `damping` and "
             "`frictionloss`): apply: both (friction as box rows of the rigid contact problem: compliant laws refuse "
             "it); damping: the damping only; ignore: neither (the robot's joints are then frictionless and undamped)"},
+    {.path = "robots.N.spin_friction", .type = K_ENUM, .names = scn_spin_friction_names, .def = "apply",
+     RB(spin_friction),
+     .doc = "MJCF: the file's torsional and rolling contact friction (geoms of condim 4 and 6): apply: kept (solved by "
+            "pgs, admm and auto under ncp and ccp and by newton under ccp; other models and the compliant laws refuse "
+            "it at load); ignore: those geoms take condim 3 (sliding friction only), so every model and law runs the "
+            "file"},
     {.path = "robots.N.position", .type = K_VEC3, .def = "[0, 0, 0]", RB(pos), .units = "m",
      .doc = "Fixed base: root link position in the world"},
     {.path = "robots.N.rpy", .type = K_VEC3, .def = "[0, 0, 0]", RB(rpy), .units = "rad",

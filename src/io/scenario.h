@@ -43,8 +43,12 @@ typedef enum { SCN_BASE_FIXED = 0, SCN_BASE_FREE = 1 } scn_base;   // values equ
 // robots.N.joint_dynamics: what a run takes of the file's joint damping and dry friction (URDF
 // <dynamics damping friction>, MJCF joint damping and frictionloss)
 typedef enum { SCN_JDYN_APPLY = 0, SCN_JDYN_DAMPING, SCN_JDYN_IGNORE } scn_joint_dynamics;
+// robots.N.spin_friction: the file's torsional and rolling friction (MJCF condim 4/6) taken or
+// dropped (condim 3) for the models and laws that have none
+typedef enum { SCN_SPIN_APPLY = 0, SCN_SPIN_IGNORE } scn_spin_friction;
 extern const char* const scn_base_names[];           // fixed free
 extern const char* const scn_joint_dynamics_names[]; // apply damping ignore
+extern const char* const scn_spin_friction_names[];  // apply ignore
 extern const char* const scn_ground_names[];         // none plane heightfield (index = scn_config.ground)
 extern const char* const scn_frame_names[];          // world local  (index = act_spec.local)
 
@@ -81,6 +85,7 @@ typedef struct {
   char* name;            // 'name', NULL = use the URDF's robot name
   scn_base base;         // 'base': free|fixed, default fixed
   scn_joint_dynamics joint_dynamics;  // 'joint_dynamics': apply|damping|ignore, default apply
+  scn_spin_friction spin_friction;    // 'spin_friction': apply|ignore, default apply
   double pos[3];         // 'position': fixed base placement, default 0 0 0 (m)
   double rpy[3];         // 'rpy': fixed base orientation (roll, pitch, yaw about fixed x, y, z), rad
   char* keyframe;        // 'keyframe': an MJCF <key> by name or index (NULL = none)
