@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/compliant/integrate.h"
 #include "core/contact.h"
 #include "core/dynamics.h"
 #include "core/kinematics.h"
@@ -84,7 +83,8 @@ void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_s
   info->potential = dyn_potential(sm->m, sd->d);
   // a compliant model's springs (contacts from this state's collision, joint limits) hold
   // energy the audit must count, else each rebound reads as energy from nowhere
-  if (!o->rigid) info->potential += cmpl_energy(sm, sd, o) + limit_energy(sm, sd, o);
+  if (!o->rigid)
+    info->potential += cmpl_energy(&o->cmpl, sm->mat, sd->con, sd->cmpl) + limit_energy(sm, sd, o);
 }
 
 void stage_factor(const step_model* sm, step_data* sd, const sim_options* o) {

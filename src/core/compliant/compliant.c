@@ -84,6 +84,25 @@ double cmpl_elastic(const cmpl_params* p, double delta) {
   }
 }
 
+double cmpl_energy(const cmpl_options* o, const mat_table* mat, const contact_data* con,
+                   const cmpl_data* c) {
+  double U = 0;
+  for (int i = 0; i < con->ncon; i++) {
+    cmpl_params p = o->p;  // the pair's materials as integrate.c's law_at takes them
+    if (mat && con->con[i].geom1 >= 0) {
+      mat_props mp = mat_pair(mat, con->con[i].geom1, con->con[i].geom2);
+      p.k = mp.k;
+    }
+    U += cmpl_elastic(&p, con->con[i].depth);
+  }
+  if (o->p.law == CSIM_MODEL_BRISTLE && c)
+    for (int i = 0; i < c->nprev; i++) {
+      const double* x = c->prev_x + 3 * i;
+      U += 0.5 * o->p.kt * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    }
+  return U;
+}
+
 double cmpl_mu_reg(double mu, double s, double* dmu_ds) {
   // 001 eq. 7: linear up to s = 1, then constant
   if (s < 1) {

@@ -82,6 +82,7 @@
 
 #include "core/contact.h"
 #include "core/error.h"
+#include "core/material.h"
 #include "core/options.h"
 
 #define CMPL_BLEND_DEPTH 1e-3      // m: spring_damper tanh blending depth (jiminy transitionEps)
@@ -242,6 +243,14 @@ typedef struct cmpl_data {
   double* hist;            // (nhist)
 
 } cmpl_data;
+
+// the elastic energy the law stores in the contacts of con (from the collision at the state
+// audited), J: each normal spring's cmpl_elastic at its depth with the pair's materials (mat; NULL:
+// o->p for every contact), and bristle's tangential springs 1/2 kt |x|^2 of the deflections c
+// carries (NULL: none). sqrt_spring's tangential springs (stiffness sqrt(delta) kt, changing with
+// the depth) are not counted. The energy audit adds it to the potential energy (stage.c)
+double cmpl_energy(const cmpl_options* o, const mat_table* mat, const contact_data* con,
+                   const cmpl_data* c);
 
 // the law has a deflection state (bristle, sqrt_spring)
 static inline int cmpl_stateful(const cmpl_options* o) {

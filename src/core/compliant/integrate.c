@@ -588,24 +588,6 @@ const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_opti
   return o->cmpl.scheme == CSIM_SCHEME_IMPLICIT_EULER ? c->q0 : d->q;
 }
 
-double cmpl_energy(const step_model* sm, const step_data* sd, const sim_options* o) {
-  const law_ctx L = {&o->cmpl, sm->mat};
-  const contact_data* con = sd->con;
-  double U = 0;
-  for (int i = 0; i < con->ncon; i++) {
-    cmpl_params tmp;
-    U += cmpl_elastic(law_at(&L, con, i, &tmp), con->con[i].depth);
-  }
-  // bristle: the tangential springs' 1/2 kt |x|^2 of the deflections the state carries
-  const cmpl_data* c = sd->cmpl;
-  if (o->cmpl.p.law == CSIM_MODEL_BRISTLE && c)
-    for (int i = 0; i < c->nprev; i++) {
-      const double* x = c->prev_x + 3 * i;
-      U += 0.5 * o->cmpl.p.kt * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-    }
-  return U;
-}
-
 int cmpl_limit_springs_implicit(const cmpl_options* o) {
   return o->scheme != CSIM_SCHEME_IMPLICIT_EULER;
 }

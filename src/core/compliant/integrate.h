@@ -15,12 +15,6 @@
 const double* cmpl_integrate(const step_model* sm, step_data* sd, const sim_options* o, double h,
                              sim_stepinfo* info, int* dropped);
 
-// the elastic energy the law stores in the state's contacts (sd->con, from the collision at
-// that state), J: each normal spring's cmpl_elastic at its depth with the pair's materials, and
-// bristle's tangential springs 1/2 kt |x|^2 of the deflections carried. sqrt_spring's
-// tangential springs (stiffness sqrt(delta) kt, changing with the depth) are not counted
-double cmpl_energy(const step_model* sm, const step_data* sd, const sim_options* o);
-
 // 1 when the limit springs are made implicit in the step by the mass matrix (stage.h
 // stage_limit_springs with h > 0): semi_implicit and tamsi; implicit Euler's Newton iterates on
 // them instead
