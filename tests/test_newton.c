@@ -121,7 +121,10 @@ START_TEST(zone_ell_derivatives) {
 END_TEST
 
 // ccp with MuJoCo softness (contact.solref, MuJoCo's default time constant and damping ratio)
-#define SOFT "{model: ccp, friction: 0.5, solref: [0.02, 1]}"
+// csim's 1 mm collision margin kept (MuJoCo softness defaults to MuJoCo's margin 0: compile.c
+// run_margin): these scenes compare two solvers on the same problems, and with the margin their
+// contacts stay (without it the sliding cube and the spinning cylinder hop off at the steps compared)
+#define SOFT "{model: ccp, friction: 0.5, solref: [0.02, 1], margin: 1.0e-3}"
 
 // n 10 cm cubes at pos with initial velocities vel (6 each), stepped by ccp/pgs
 static char* cubes_with(int n, const double* pos, const double* vel, const char* contact) {
@@ -374,7 +377,7 @@ START_TEST(agrees_on_humanoid) {
   char yaml[1024];
   snprintf(yaml, sizeof(yaml),
            "name: h\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
-           "  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco}\n"
+           "  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco, margin: 1.0e-3}\n"
            "solver: {name: pgs, tolerance: 1.0e-10, max_iterations: 5000}\n"
            "integrator: {duration: 2.0}\n", xml);
   fixture f = fixture_steps(yaml, NULL, 1);
@@ -516,7 +519,7 @@ static fixture condim_scene(double mu, double z0, const double v0[6], int n) {
   snprintf(yaml, sizeof(yaml),
            "name: c\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
            "  - mjcf: m.xml\n    q0: [0, 0, %.17g, 0, 0, 0, 1]\n    v0: [%g, %g, %g, %g, %g, %g]\n"
-           "contact: {model: ccp, friction: %g}\n"
+           "contact: {model: ccp, friction: %g, margin: 1.0e-3}\n"
            "solver: {name: pgs, tolerance: 1.0e-12, max_iterations: 20000}\n"
            "integrator: {dt: 1.0e-3, duration: 1}\n",
            z0, v0[0], v0[1], v0[2], v0[3], v0[4], v0[5], mu);

@@ -214,7 +214,7 @@ static const skey keys[] = {
     {.path = "contact.friction_damping", .type = K_NUM, GE0, .def = "1e2", CF(friction_damping),
      .units = "N s/m (sqrt_spring: N s/m^1.5)", .doc = "Tangential (bristle / deflection) damping (bristle, sqrt_spring); must be > 0 for them"},
     {.path = "contact.margin", .type = K_NUM, GE0, .def = "1e-3", CF(margin), .units = "m",
-     .doc = "Collision margin: contacts are reported up to this distance before touching; a gap may close within the step (c*_N = -gap/dt), so the margin changes no trajectory, it only keeps resting contacts from flickering"},
+     .doc = "Collision margin: contacts are reported up to this distance before touching; a gap may close within the step (c*_N = -gap/dt), so the margin changes no rigid trajectory, it only keeps resting contacts from flickering. Under MuJoCo softness (ccp with contact.solref or an MJCF robot) the default is 0, MuJoCo's: its soft constraint starts at contact, and a gap-closing target within a margin would stop a soft impact rigidly in one step"},
     {.path = "contact.patch_angle", .type = K_NUM, .flags = F_LO | F_HI, .lo = 0, .hi = 1, .def = "0.05", CF(patch_angle), .units = "rad",
      .doc = "Patch reduction: of one geom pair's contacts with the deepest one's normal, keep the touching ones and the near ones (within the margin) that a rotation about the deepest point by less than this angle would close; of those at most contact.patch_max spanning the patch. A flat face keeps its corners, a rounded foot its lowest point; 0 turns the reduction off (collision.h)"},
     {.path = "contact.patch_max", .type = K_INT, .flags = F_LO | F_HI, .lo = 1, .hi = 4, .def = "4", CF(patch_max),
