@@ -31,7 +31,7 @@ static solver_problem coupled(double* G, double* g, double* mu) {
 }
 
 static solver* make(csim_model model, csim_solver kind, solver_criterion crit, double tol) {
-  solver_options o = {model, kind, tol, CAP, 1.0, 4, 1.0, 1, crit, 0, 0, 0, 0, 0};
+  solver_options o = {model, kind, tol, CAP, 1.0, 4, 1.0, 1, crit, 0, 0, 0, 0, 0, 0};
   if (crit == SOLVER_STOP_RELATIVE) o.rel_tolerance = tol;
   return tsolver_create(&o, 2);
 }
@@ -83,7 +83,7 @@ END_TEST
 START_TEST(relative_stops_on_absolute) {
   double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 2}, g[3] = {0, 0, -S}, x[3];
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-6, CAP, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0};
+                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0, 0};
   solver* s = tsolver_create(&o, 1);
   solver_result r = tsolve1(s, G, g, 0.5, x);
   ck_assert_int_eq(r.iterations, 1);
@@ -113,7 +113,7 @@ START_TEST(relative_refused) {
   solver* s = NULL;
   csim_error e;
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-6, CAP, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0};
+                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0, 0};
   ck_assert_int_eq(solver_create(&o, 2, &s, &e), CSIM_ERR_INPUT);
   ck_assert_str_eq(e.key, "solver.criterion");
   ck_assert_ptr_nonnull(strstr(e.msg, "pgs"));
