@@ -128,10 +128,10 @@ def cb_e_analytic(t):
 
 # the authors' rules (ContactBench solvers.hxx, simulators.py): tolerance in the units of their
 # code (contactbench), ContactBench's rule (relative) with rel_th_stop rel, cold start unless warm
-def cb_sets(tol, warm=False, rel=CB_REL):
+def cb_sets(tol, warm=False, rel=CB_REL, maxit=CB_MAXIT):
     return {"solver.tolerance": tol, "solver.tolerance_units": "contactbench",
             "solver.criterion": "relative", "solver.rel_tolerance": rel,
-            "solver.warm_start": "true" if warm else "false", "solver.max_iterations": CB_MAXIT}
+            "solver.warm_start": "true" if warm else "false", "solver.max_iterations": maxit}
 
 
 # one run of cube.py's scene (scenario path from cb_scene) with model/solver and --set pairs
@@ -146,13 +146,14 @@ def cb_one(tmp, scene, model, solver, sets, duration=CB_DURATION):
     return r
 
 
-# Tab. IV on cube.py's scene: {label: {tol: error}}, runs {label: {tol: Run}}; every run and its
-# reference (tolerance CB_REF) under the same rule
-def cb_sweep(tmp, scene, tols, models, warm=False, rel=CB_REL, rel_is_tol=False):
-    errs, runs = {}, {}
+# Tab. IV on cube.py's scene: {label: {tol: error}}, runs {label: {tol: Run}}, refs {label: Run};
+# every run and its reference (tolerance CB_REF) under the same rule
+def cb_sweep(tmp, scene, tols, models, warm=False, rel=CB_REL, rel_is_tol=False, maxit=CB_MAXIT):
+    errs, runs, refs = {}, {}, {}
     for model, solver, label in models:
-        ref = cb_one(tmp, scene, model, solver, cb_sets(CB_REF, warm, CB_REF if rel_is_tol else rel))
-        runs[label] = {t: cb_one(tmp, scene, model, solver, cb_sets(t, warm, t if rel_is_tol else rel))
+        ref = refs[label] = cb_one(tmp, scene, model, solver,
+                                   cb_sets(CB_REF, warm, CB_REF if rel_is_tol else rel, maxit))
+        runs[label] = {t: cb_one(tmp, scene, model, solver, cb_sets(t, warm, t if rel_is_tol else rel, maxit))
                        for t in tols}
         errs[label] = {t: C.integral_error(runs[label][t], ref) for t in tols}
-    return errs, runs
+    return errs, runs, refs
