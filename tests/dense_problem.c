@@ -46,7 +46,7 @@ solver* tsolver_create(const solver_options* o, int maxc) {
 
 solver* tsolver(csim_model model, csim_solver kind, int maxc, double tol, int iters, double omega,
                 int facets) {
-  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {model, kind, tol, iters, omega, facets, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   return tsolver_create(&o, maxc);
 }
 

@@ -164,7 +164,7 @@ static int check_scene(sim* s, const char* what, int* dofs) {
   int n = p.island_ptr[big + 1] - p.island_ptr[big];
   const int* cons = p.island_con + p.island_ptr[big];
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, s->model.m->nv, contact_max_chain(s->model.m), 0, 0, 0};
+                      SOLVER_STOP_MODEL, s->model.m->nv, contact_max_chain(s->model.m), 0, 0, 0, 0};
   solver* sv = tsolver_create(&o, p.nc);
   solver_problem sub = {0};
   sub.nc = n;
@@ -210,7 +210,7 @@ START_TEST(pile_of_16_boxes) {
   ck_assert_int_ge(n, 40);       // 4 corners of each box on the ground or on the boxes below
   ck_assert_int_eq(dofs, 96);    // the island holds the 16 boxes (6 dofs each)
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 5000, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, f.s->model.m->nv, contact_max_chain(f.s->model.m), 0, 0, 0};
+                      SOLVER_STOP_MODEL, f.s->model.m->nv, contact_max_chain(f.s->model.m), 0, 0, 0, 0};
   solver_problem p = contact_problem(f.s->data.con);
   check_admm(&o, &p, "pile of 16 boxes, dof space");
   fixture_free(&f);
@@ -259,7 +259,7 @@ static void check_fclib(const char* file, int min_nc) {
   d.dense = G;
   d.mu = p.mu;
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   check_island(&o, &d, file);
   free(G);
   free(map);

@@ -252,7 +252,7 @@ START_TEST(solvers_sparse_vs_dense) {
       if (k == CSIM_SOLVER_NEWTON) continue;
       npairs++;
       solver_options o = {(csim_model)mo, (csim_solver)k, 1e-9, 20000, 1.0, 4, 1.0, 1,
-                          SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                          SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
       solver* sv = tsolver_create(&o, nc);
       solver_result r1, r2;
       memset(l1, 0, sizeof(double) * (size_t)n3);
@@ -335,7 +335,7 @@ START_TEST(admm_dof_space) {
     double* c1 = calloc((size_t)n3, sizeof(double));
     for (int mo = 0; mo < 2; mo++) {
       csim_model model = mo ? CSIM_MODEL_CCP : CSIM_MODEL_NCP;
-      solver_options od = {model, CSIM_SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+      solver_options od = {model, CSIM_SOLVER_ADMM, 1e-9, 5000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
       solver_options oy = od;
       oy.nv = s->model.m->nv;
       oy.max_chain = contact_max_chain(s->model.m);
@@ -401,7 +401,7 @@ START_TEST(admm_banded) {
     csim_model model = mo ? CSIM_MODEL_CCP : CSIM_MODEL_NCP;
     // 0: banded dof space, 1: dense dof space, 2: contact space (nv = 0)
     solver_options o = {model, CSIM_SOLVER_ADMM, 1e-10, 20000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
-                        s->model.m->nv, contact_max_chain(s->model.m), 0, 0, 0};
+                        s->model.m->nv, contact_max_chain(s->model.m), 0, 0, 0, 0};
     solver_result r[3];
     for (int k = 0; k < 3; k++) {
       solver_options ok = o;

@@ -296,6 +296,44 @@ START_TEST(tolerance_units_force) {
 }
 END_TEST
 
+// solver.tolerance_units: contactbench holds the residual in the units of the authors' code
+// (ContactBench simulators.py solves (G, g / dt) for lambda / dt): every converged step of the
+// NCP run has eps_p, eps_d <= tolerance * dt and eps_c <= tolerance * dt^2, and under force units
+// some converged step's eps_c is above tolerance * dt^2 (a 1/dt looser complementarity)
+START_TEST(tolerance_units_contactbench) {
+  char* dir = tmpdir();
+  const char* units[2] = {"force", "contactbench"};
+  double pd[2], comp[2], dt = 1e-3, tol = 1e-3;
+  for (int u = 0; u < 2; u++) {
+    char sets[256], out[512];
+    snprintf(sets, sizeof(sets), "--set solver.tolerance=%g --set solver.tolerance_units=%s "
+             "--set solver.name=pgs --set solver.criterion=ncp --set integrator.duration=0.2", tol,
+             units[u]);
+    run(dir, "cube_slide", units[u], sets, out, sizeof(out));
+    size_t n, c, m, d;
+    double* ep = h5_read_file(out, "/solver/primal", &n, &c);
+    double* ed = h5_read_file(out, "/solver/dual", &n, &c);
+    double* ec = h5_read_file(out, "/solver/complementarity", &n, &c);
+    double* conv = h5_read_file(out, "/solver/converged", &m, &d);
+    pd[u] = comp[u] = 0;
+    for (size_t k = 0; k < n; k++) {
+      if (conv[k] == 0) continue;
+      pd[u] = fmax(pd[u], fmax(ep[k], ed[k]));
+      comp[u] = fmax(comp[u], ec[k]);
+    }
+    free(ep);
+    free(ed);
+    free(ec);
+    free(conv);
+    unlink(out);
+  }
+  ck_assert_msg(pd[1] <= tol * dt, "contactbench: eps_p/eps_d %g > tol dt", pd[1]);
+  ck_assert_msg(comp[1] <= tol * dt * dt, "contactbench: eps_c %g > tol dt^2", comp[1]);
+  ck_assert_msg(comp[0] > tol * dt * dt, "force units: every eps_c below tol dt^2 (%g)", comp[0]);
+  rmdir(dir);
+}
+END_TEST
+
 // one experiment record of the figure convention (tools/figures/figjson.py) in dir/figs/fig999_1.json
 // with the given claims (a JSON array)
 static void write_raw(const char* dir, double csim, const char* claims) {
@@ -468,6 +506,7 @@ static Suite* claims_suite(void) {
   tcase_add_test(tc, admm_beats_pgs_at_ratio_1e3);
   tcase_add_test(tc, tab3_error_first_order_in_dt);
   tcase_add_test(tc, tolerance_units_force);
+  tcase_add_test(tc, tolerance_units_contactbench);
   tcase_add_test(tc, report_drift_check);
   tcase_add_test(tc, report_rejects_bad_claims);
   tcase_add_test(tc, committed_page_verdicts);

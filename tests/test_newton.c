@@ -167,7 +167,7 @@ static size_t g_newton_cap = SIZE_MAX;
 static solver_result solve_with(const fixture* f, csim_solver kind, double tol, double* out) {
   solver_problem p = contact_problem(f->s->data.con);
   solver_options o = {CSIM_MODEL_CCP, kind, tol, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
-                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0, 0};
+                      f->s->model.m->nv, contact_max_chain(f->s->model.m), 0, 0, 0, 0};
   solver* sv = tsolver_create(&o, p.nc);
   if (kind == CSIM_SOLVER_NEWTON && g_newton_cap != SIZE_MAX) newton_set_capacity(sv, g_newton_cap);
   solver_result r;
@@ -359,7 +359,7 @@ START_TEST(refusals) {
   }
   // no factored form: solver_create refuses
   solver_options o = {CSIM_MODEL_CCP, CSIM_SOLVER_NEWTON, 1e-8, 100, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* sv = NULL;
   csim_error err;
   ck_assert_int_ne(solver_create(&o, 4, &sv, &err), CSIM_OK);

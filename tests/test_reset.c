@@ -220,7 +220,7 @@ static void solver_case(csim_solver kind) {
     g[3 * i + 1] = 0.3 * urand_sym(&seed);
     g[3 * i + 2] = -1 - urand_sym(&seed) * 0.5;  // approaching: every contact pushes
   }
-  solver_options o = {CSIM_MODEL_NCP, kind, 1e-10, 300, 1, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_NCP, kind, 1e-10, 300, 1, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver *fresh = NULL, *used = NULL;
   csim_error err;
   ck_assert_int_eq(solver_create(&o, NC, &fresh, &err), CSIM_OK);

@@ -672,10 +672,10 @@ START_TEST(buffer_bytes_are_what_is_allocated) {
   // the families with a dense island buffer (ADMM, staggered, Lemke) and the per-contact ones
   // other than PGS: their solver_bytes too
   const solver_options others[4] = {
-      {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0},
-      {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0},
-      {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0},
-      {CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0}};
+      {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0},
+      {CSIM_MODEL_NCP, CSIM_SOLVER_STAGGERED, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0},
+      {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0},
+      {CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION, 1e-8, 100, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0}};
   // (and the dense ones with their island work cut to 5 rows: solver_options island_rows)
   for (int o = 0; o < 7; o++)
     for (int k = 0; k < 3; k++) {

@@ -120,7 +120,7 @@ START_TEST(multi_contact_convergence_and_warm_start) {
   ck_assert(res.converged);
   solver_free(pgs);
   // over-relaxation 1.3
-  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-10, 100000, 1.3, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   csim_error e;
   ck_assert_int_eq(solver_create(&o, nc, &pgs, &e), CSIM_OK);
   double y[12] = {0};
@@ -136,7 +136,7 @@ START_TEST(unsupported_pairs_are_errors) {
   ck_assert(solver_pair_supported(CSIM_MODEL_NCP, CSIM_SOLVER_PGS, msg, sizeof(msg)));
   ck_assert(!solver_pair_supported(CSIM_MODEL_LCP, CSIM_SOLVER_BISECTION, msg, sizeof(msg)));
   ck_assert_ptr_nonnull(strstr(msg, "ncp/pgs"));
-  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, -1, 10, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 3, &s, &e), CSIM_ERR_INPUT);
@@ -162,7 +162,7 @@ END_TEST
 START_TEST(dual_variable_round_trip) {
   double G[9] = {2, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 1}, g[3] = {0.4, -0.2, -1}, mu = 0.3;
   solver_problem p = tdense(1, G, g, &mu, NULL);
-  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-12, 1000, 1, 4, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* s = tsolver_create(&o, 1);
   double x[3] = {0, 0, 0}, dual[3];
   solver_result r;
@@ -207,7 +207,7 @@ START_TEST(island_past_reserve_is_reported) {
       {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE}};
   for (int f = 0; f < 3; f++) {
     solver_options o = {fam[f].model, fam[f].kind, 1e-12, 2000, 1.0, 4, 1.0, 1,
-                        SOLVER_STOP_MODEL, 0, 0, 3, 0, 0};
+                        SOLVER_STOP_MODEL, 0, 0, 3, 0, 0, 0};
     ck_assert_int_eq(solver_island_rows(&o, 3), 3);
     solver_options full = o;
     full.island_rows = 0;
@@ -246,7 +246,7 @@ END_TEST
 // is never reported converged however well the next one does
 START_TEST(islands_iterate_alone) {
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, TI_TOL, 1000, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   ti_check(&o, 1, "ncp/pgs");
   ti_check_nan(&o, "ncp/pgs");
 }

@@ -412,7 +412,7 @@ START_TEST(spectral_rho_mass_ratio) {
     int its[2];
     for (int adaptive = 0; adaptive < 2; adaptive++) {
       solver_options o = {models[q], CSIM_SOLVER_ADMM, 1e-10, 300, 1, 4, 1.0, adaptive,
-                          SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                          SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
       solver* s = tsolver_create(&o, 8);
       double x[24] = {0};
       solver_result res;

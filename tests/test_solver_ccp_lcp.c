@@ -519,7 +519,7 @@ END_TEST
 // pyramids need 3..256 facets; a Lemke tableau beyond 1 GiB is refused at creation; the pairs
 // are listed as available
 START_TEST(bad_options_are_errors) {
-  solver_options o = {CSIM_MODEL_LCP, CSIM_SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_LCP, CSIM_SOLVER_PGS, 1e-8, 100, 1, 2, 1, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* s = NULL;
   csim_error e;
   ck_assert_int_eq(solver_create(&o, 4, &s, &e), CSIM_ERR_INPUT);
@@ -680,7 +680,7 @@ START_TEST(islands_iterate_alone) {
   const char* names[2] = {"ccp/pgs", "lcp/pgs"};
   for (int k = 0; k < 2; k++) {
     solver_options o = {models[k], CSIM_SOLVER_PGS, TI_TOL, 1000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL,
-                        0, 0, 0, 0, 0};
+                        0, 0, 0, 0, 0, 0};
     ti_check(&o, 1, names[k]);
     ti_check_nan(&o, names[k]);
   }

@@ -34,7 +34,7 @@ static const struct {
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 
 static solver* make(int pair, solver_criterion crit, int maxc, double tol, int iters) {
-  solver_options o = {kPairs[pair].model, kPairs[pair].kind, tol, iters, 1.0, 4, 1.0, 1, crit, 0, 0, 0, 0, 0};
+  solver_options o = {kPairs[pair].model, kPairs[pair].kind, tol, iters, 1.0, 4, 1.0, 1, crit, 0, 0, 0, 0, 0, 0};
   return tsolver_create(&o, maxc);
 }
 

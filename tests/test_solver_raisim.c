@@ -205,7 +205,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   ck_assert_double_gt(rr.eps_abs, 1e-3);
   ck_assert_double_lt(rd.eps_abs, 1e-9);
   // RaiSim+DS agrees with the NCP solution of projected Gauss-Seidel
-  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-14, 100000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* pg = tsolver_create(&o, 1);
   double xp[3] = {0};
   solver_result rp;
@@ -216,7 +216,7 @@ START_TEST(raisim_vs_ds_single_contact_mdp) {
   // under-relaxation (alpha_0 = solver.over_relaxation = 0.5) reaches the same fixed points
   for (int m = 0; m < 2; m++) {
     solver_options uo = {m ? CSIM_MODEL_RAISIM_DS : CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION,
-                         1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                         1e-13, 5000, 0.5, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
     solver* u = tsolver_create(&uo, 1);
     double xu[3] = {0};
     solver_result ru;
@@ -369,7 +369,7 @@ START_TEST(box_on_plane_convergence) {
   double vfs[3][6] = {{0, 0, -9.81 * dt, 0, 0, 0},           // resting
                       {0.3, 0.1, -9.81 * dt, 0, 0, 0.5},     // sliding and spinning
                       {0.01 * dt, 0, -9.81 * dt, 0, 0, 0}};  // nearly sticking
-  solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-13, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* pg = tsolver_create(&po, 4);
   for (int c = 0; c < 3; c++) {
     box_g(J, vfs[c], g);
@@ -459,7 +459,7 @@ START_TEST(dragged_cube_002) {
   // internal-force mode of this hyperstatic problem): a looser tolerance and a large cap
   sl[0] = make(CSIM_MODEL_RAISIM, 4, 1e-8, 50000);
   sl[1] = make(CSIM_MODEL_RAISIM_DS, 4, 1e-10, 50000);
-  solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-10, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+  solver_options po = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-10, 200000, 1.0, 4, 1.0, 1, SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   csim_error e;
   ck_assert_int_eq(solver_create(&po, 4, &sl[2], &e), CSIM_OK);
   double v[3][6] = {{0}}, lam[3][12] = {{0}};
@@ -637,7 +637,7 @@ END_TEST
 START_TEST(islands_iterate_alone) {
   for (int model = CSIM_MODEL_RAISIM; model <= CSIM_MODEL_RAISIM_DS; model++) {
     solver_options o = {(csim_model)model, CSIM_SOLVER_BISECTION, TI_TOL, 20000, 1.0, 4, 1.0, 1,
-                        SOLVER_STOP_MODEL, 0, 0, 0, 0, 0};
+                        SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
     const char* name = model == CSIM_MODEL_RAISIM ? "raisim" : "raisim_ds";
     ti_check(&o, model == CSIM_MODEL_RAISIM ? 2 : 1, name);
     ti_check_nan(&o, name);

@@ -31,7 +31,7 @@ static solver_problem coupled(double* G, double* g, double* mu) {
 }
 
 static solver* make(csim_model model, csim_solver kind, solver_criterion crit, double tol) {
-  solver_options o = {model, kind, tol, CAP, 1.0, 4, 1.0, 1, crit, 0, 0, 0, 0, 0};
+  solver_options o = {model, kind, tol, CAP, 1.0, 4, 1.0, 1, crit, 0, 0, 0, 0, 0, 0};
   if (crit == SOLVER_STOP_RELATIVE) o.rel_tolerance = tol;
   return tsolver_create(&o, 2);
 }
@@ -83,7 +83,7 @@ END_TEST
 START_TEST(relative_stops_on_absolute) {
   double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 2}, g[3] = {0, 0, -S}, x[3];
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 1e-6, CAP, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0};
+                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0, 0};
   solver* s = tsolver_create(&o, 1);
   solver_result r = tsolve1(s, G, g, 0.5, x);
   ck_assert_int_eq(r.iterations, 1);
@@ -107,13 +107,60 @@ START_TEST(relative_raisim) {
 }
 END_TEST
 
+// ContactBench's CCPPGSSolver stops on the CCP's own residual, not the NCP's: one sliding contact
+// with G = I (step 3 / trace = 1) is solved exactly by one projected step, lambda = P_K(-g) =
+// (-0.6, 0, 1.2) for g = (1, 0, -1), mu 0.5 (closed form); its velocity c = (0.4, 0, 0.2)
+// separates while it pushes (the CCP's relaxation), so the NCP residual stays 0.2 * 1.2 = 0.24.
+// The relative rule stops after that sweep on the CCP residual (0) with that answer
+START_TEST(relative_ccp_own_residual) {
+  double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, g[3] = {1, 0, -1}, x[3];
+  solver_options o = {CSIM_MODEL_CCP, CSIM_SOLVER_PGS, 1e-6, CAP, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0, 0};
+  solver* s = tsolver_create(&o, 1);
+  solver_result r = tsolve1(s, G, g, 0.5, x);
+  ck_assert_int_eq(r.iterations, 1);
+  ck_assert(r.converged);
+  ck_assert_double_eq_tol(x[0], -0.6, 1e-12);
+  ck_assert_double_eq_tol(x[2], 1.2, 1e-12);
+  ck_assert_msg(r.eps_abs > 0.2, "eps_abs %.3g: the NCP residual of the CCP answer", r.eps_abs);
+  solver_free(s);
+}
+END_TEST
+
+// comp_scale (solver.tolerance_units: contactbench) weights the complementarity in the stop: one
+// frictionless contact G = 1 (normal), g_N = -1 from lambda_N = 1.5 (a warm start that pushes
+// 0.5 too hard: c_N = 0.5, eps_c = 0.75, eps_d = 0). Weighted by 1e3 the stop needs
+// 1e3 * lambda_N c_N <= tol; from 1.5 the normal step lands on lambda_N = 1 exactly (c_N = 0),
+// so both settle at sweep 1, but a tolerance 1 at weight 1 accepts the warm start's
+// complementarity where weight 1e3 does not: the weighted run reports eps_abs 0, the other 0.75
+START_TEST(comp_scale_weights_complementarity) {
+  double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, g[3] = {0, 0, -1};
+  for (int w = 0; w < 2; w++) {
+    solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, 0.8, CAP, 1.0, 4, 1.0, 1,
+                        SOLVER_STOP_NCP, 0, 0, 0, 0, 0, w ? 1e3 : 0};
+    solver* s = tsolver_create(&o, 1);
+    double x[3] = {0, 0, 1.5};
+    solver_problem p = tdense(1, G, g, (double[]){0.5}, NULL);
+    solver_result r;
+    solver_solve(s, &p, x, &r);
+    ck_assert(r.converged);
+    if (w) ck_assert_msg(r.iterations >= 1 && fabs(x[2] - 1) < 1e-12, "weighted: lambda_N %.17g after %d",
+                         x[2], r.iterations);
+    else ck_assert_msg(r.iterations == 0 && fabs(x[2] - 1.5) < 1e-12,
+                       "unweighted: lambda_N %.17g after %d: the warm start (eps_abs 0.75 <= 0.8) stands",
+                       x[2], r.iterations);
+    solver_free(s);
+  }
+}
+END_TEST
+
 // bad values: a dense family, no relative tolerance; csim run with them and with an unknown
 // criterion exits 2 naming solver.criterion
 START_TEST(relative_refused) {
   solver* s = NULL;
   csim_error e;
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-6, CAP, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0};
+                      SOLVER_STOP_RELATIVE, 0, 0, 0, 1e-6, 0, 0};
   ck_assert_int_eq(solver_create(&o, 2, &s, &e), CSIM_ERR_INPUT);
   ck_assert_str_eq(e.key, "solver.criterion");
   ck_assert_ptr_nonnull(strstr(e.msg, "pgs"));
@@ -142,6 +189,8 @@ int main(void) {
   tcase_add_test(tc, relative_needs_change_below_tolerance);
   tcase_add_test(tc, relative_stops_on_absolute);
   tcase_add_test(tc, relative_raisim);
+  tcase_add_test(tc, relative_ccp_own_residual);
+  tcase_add_test(tc, comp_scale_weights_complementarity);
   tcase_add_test(tc, relative_refused);
   suite_add_tcase(su, tc);
   return run_suite(su);

@@ -55,9 +55,11 @@ typedef enum { CSIM_VP_MIDPOINT, CSIM_VP_EXPLICIT, CSIM_NVP } csim_vproducts;
 typedef enum {
   CSIM_CRIT_NCP, CSIM_CRIT_MODEL, CSIM_CRIT_RELATIVE, CSIM_CRIT_AUTO, CSIM_CRIT_NATURAL, CSIM_NCRIT
 } csim_criterion;
-// units of solver.tolerance: impulse (N s, csim's eps_abs as computed) or force (N: the tolerance
-// applies to lambda / dt, as 002 Sec. II states the authors' code measures it)
-typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_NTOLU } csim_tolerance_units;
+// units of solver.tolerance: impulse (N s, csim's eps_abs as computed), force (N: the tolerance
+// applies to lambda / dt, as 002 Sec. II states the authors' measure) or contactbench (the units
+// of the authors' code, ContactBench simulators.py: the problem (G, g / dt) on forces lambda / dt,
+// so velocities are c / dt too and the complementarity term is eps_c / dt^2)
+typedef enum { CSIM_TOL_IMPULSE, CSIM_TOL_FORCE, CSIM_TOL_CONTACTBENCH, CSIM_NTOLU } csim_tolerance_units;
 typedef enum { CSIM_LS_TALS, CSIM_LS_BACKTRACKING, CSIM_LS_NONE, CSIM_NLS } csim_line_search;
 // integrator.jacobian (implicit_euler): a fresh Jacobian every Newton iteration, or one reused
 // across iterations and steps until convergence slows (compliant/integrate.c)
@@ -77,7 +79,7 @@ extern const char* const csim_on_failure_names[];     // continue stop
 extern const char* const csim_on_energy_names[];      // warn stop
 extern const char* const csim_vproduct_names[];       // midpoint explicit
 extern const char* const csim_criterion_names[];      // ncp model relative auto natural
-extern const char* const csim_tolerance_units_names[];  // impulse force
+extern const char* const csim_tolerance_units_names[];  // impulse force contactbench
 extern const char* const csim_line_search_names[];    // tals backtracking none
 extern const char* const csim_jacobian_names[];       // full quasi_newton
 extern const char* const csim_combine_names[];        // drake mujoco mean

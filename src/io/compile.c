@@ -88,8 +88,11 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   memset(o, 0, sizeof(*o));
   o->model = cfg->model;  // one enum from the scenario to the solver (core/options.h)
   o->kind = cfg->solver;
-  // force units (002 Sec. II: eps on lambda / dt): the impulse residual is held to tolerance * dt
-  o->tolerance = cfg->tolerance * (cfg->tolerance_units == CSIM_TOL_FORCE ? cfg->dt : 1.0);
+  // force units (002 Sec. II: eps on lambda / dt): the impulse residual is held to tolerance * dt;
+  // contactbench (the authors' code solves (G, g / dt) for lambda / dt: its velocities are c / dt)
+  // also, with the complementarity <lambda / dt, c / dt> held to the tolerance: eps_c / dt
+  o->tolerance = cfg->tolerance * (cfg->tolerance_units != CSIM_TOL_IMPULSE ? cfg->dt : 1.0);
+  o->comp_scale = cfg->tolerance_units == CSIM_TOL_CONTACTBENCH ? 1 / cfg->dt : 0;
   o->max_iterations = cfg->max_iterations;
   o->over_relaxation = cfg->over_relaxation;
   o->facets = cfg->facets;
@@ -104,12 +107,15 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
                   : crit == CSIM_CRIT_NATURAL  ? SOLVER_STOP_NATURAL
                                                : SOLVER_STOP_NCP;
   // the relative change is unitless: the tolerance as given, whatever tolerance_units says
-  if (o->criterion == SOLVER_STOP_RELATIVE) o->rel_tolerance = cfg->tolerance;
+  if (o->criterion == SOLVER_STOP_RELATIVE)
+    o->rel_tolerance = cfg->rel_tolerance > 0 ? cfg->rel_tolerance : cfg->tolerance;
   char msg[512];
   if (!solver_pair_supported(o->model, o->kind, msg, sizeof(msg)))
     return scn_key_error(cfg, "solver.name", err, "%s", msg);
   if (o->criterion == SOLVER_STOP_RELATIVE && !solver_relative_supported(o, msg, sizeof(msg)))
     return scn_key_error(cfg, "solver.criterion", err, "%s", msg);
+  if (o->comp_scale > 0 && !solver_comp_scale_supported(o, msg, sizeof(msg)))
+    return scn_key_error(cfg, "solver.tolerance_units", err, "%s", msg);
   return CSIM_OK;
 }
 

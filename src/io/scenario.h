@@ -151,7 +151,8 @@ typedef struct {
   csim_solver solver;        // 'solver.name' default pgs
   double tolerance;         // > 0, default 1e-8
   csim_criterion criterion;  // 'solver.criterion': ncp|model|relative, default ncp
-  csim_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force, default impulse
+  csim_tolerance_units tolerance_units;  // 'solver.tolerance_units': impulse|force|contactbench, default impulse
+  double rel_tolerance;     // 'solver.rel_tolerance' (criterion relative), >= 0; 0 = the tolerance
   int max_iterations;       // >= 1, default 1000
   int warm_start;           // bool, default true
   double over_relaxation;   // (0, 2), default 1

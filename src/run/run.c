@@ -154,7 +154,7 @@ static int stop_on_failure(const scn_config* cfg, const sim* S, const sim_stepin
     snprintf(failure, n, "solver did not converge at step %ld (t = %.6g s): eps_abs %.3g N s > "
              "tolerance %.3g N s after %d iterations (solver.on_failure: stop)", k, t,
              info->solve.eps_abs,
-             cfg->tolerance * (cfg->tolerance_units == CSIM_TOL_FORCE ? cfg->dt : 1.0),
+             cfg->tolerance * (cfg->tolerance_units != CSIM_TOL_IMPULSE ? cfg->dt : 1.0),
              info->solve.iterations);
   return 1;
 }

@@ -78,3 +78,82 @@ def sweep_tol(tmp, scenario, tols, duration, units, models=MODELS, criterion="nc
 # least-squares slope of log(err) against log(x)
 def loglog_slope(xs, ys):
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+# ---- the authors' sliding cube and stopping rules (000 Tab. IV, Fig. 15 as the paper ran them)
+# ContactBench (github.com/Simple-Robotics/ContactBench, the paper's code): examples/cube.py --slide
+# is the only public script of the sliding cube: a = 0.2 m, m = 1 kg, mu = 0.4, v0 = 1 m/s along y,
+# dt = 1 ms, duration 1.098 s, th = 1e-9 (Tab. IV's reference eps_abs), rel_th_stop = 1e-12,
+# maxIter = 10000, warm_start = False; examples/utils/models.py create_cubes: the cube collides
+# through 8 spheres of radius a/50 at its corners, initial height a/2 + a/50. The Tab. IV script
+# itself is not public: its horizon, warm start and relative threshold are taken from cube.py.
+CB_A, CB_M, CB_MU, CB_V0, CB_G = 0.2, 1.0, 0.4, 1.0, 9.81
+CB_R = CB_A / 50
+CB_Z0 = CB_A / 2 + CB_R
+CB_DURATION = 1.098
+CB_MAXIT = 10000
+CB_REL = 1e-12
+CB_REF = 1e-9
+
+
+# write cube.py's scene (URDF with the 8 corner spheres, scenario) into tmp; returns the scenario
+def cb_scene(tmp):
+    inertia = CB_M * CB_A ** 2 / 6
+    sph = "".join('    <collision><origin xyz="%g %g %g" rpy="0 0 0"/><geometry><sphere radius="%g"/>'
+                  '</geometry></collision>\n' % (sx * CB_A / 2, sy * CB_A / 2, sz * CB_A / 2, CB_R)
+                  for sx in (1, -1) for sy in (1, -1) for sz in (1, -1))
+    with open(os.path.join(tmp, "cube_cb.urdf"), "w") as f:
+        f.write('<?xml version="1.0"?>\n<robot name="cube_cb">\n  <link name="cube">\n'
+                '    <inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="%g"/>\n'
+                '      <inertia ixx="%.12g" ixy="0" ixz="0" iyy="%.12g" iyz="0" izz="%.12g"/></inertial>\n'
+                '%s  </link>\n</robot>\n' % (CB_M, inertia, inertia, inertia, sph))
+    path = os.path.join(tmp, "cube_cb.yaml")
+    with open(path, "w") as f:
+        f.write("name: cube_slide_contactbench\n"
+                "world: {gravity: [0, 0, -%g], ground: {type: plane, height: 0}}\n"
+                "robots:\n  - urdf: cube_cb.urdf\n    base: free\n"
+                "    q0: [0, 0, %.12g, 0, 0, 0, 1]\n    v0: [0, %g, 0, 0, 0, 0]\n"
+                "contact: {model: ncp, friction: %g, restitution: 0, baumgarte: 0}\n"
+                "solver: {name: auto, tolerance: 1.0e-9, max_iterations: %d, warm_start: false}\n"
+                "integrator: {dt: 1.0e-3, duration: %g}\n"
+                "output: {path: out.h5, every: 1}\n" % (CB_G, CB_Z0, CB_V0, CB_MU, CB_MAXIT, CB_DURATION))
+    return path
+
+
+# analytic mechanical energy of cube.py's sliding cube (J)
+def cb_e_analytic(t):
+    v = np.maximum(CB_V0 - CB_MU * CB_G * t, 0.0)
+    return 0.5 * CB_M * v ** 2 + CB_M * CB_G * CB_Z0
+
+
+# the authors' rules (ContactBench solvers.hxx, simulators.py): tolerance in the units of their
+# code (contactbench), ContactBench's rule (relative) with rel_th_stop rel, cold start unless warm
+def cb_sets(tol, warm=False, rel=CB_REL, maxit=CB_MAXIT):
+    return {"solver.tolerance": tol, "solver.tolerance_units": "contactbench",
+            "solver.criterion": "relative", "solver.rel_tolerance": rel,
+            "solver.warm_start": "true" if warm else "false", "solver.max_iterations": maxit}
+
+
+# one run of cube.py's scene (scenario path from cb_scene) with model/solver and --set pairs
+def cb_one(tmp, scene, model, solver, sets, duration=CB_DURATION):
+    tag = "_".join("%s" % v for v in sets.values())
+    out = os.path.join(tmp, "cb_%s_%s_%s.h5" % (model, solver, tag))
+    s = {"contact.model": model, "solver.name": solver, "integrator.duration": duration}
+    s.update(sets)
+    C.run(scene, out, s)
+    r = C.Run(out)
+    os.remove(out)
+    return r
+
+
+# Tab. IV on cube.py's scene: {label: {tol: error}}, runs {label: {tol: Run}}, refs {label: Run};
+# every run and its reference (tolerance CB_REF) under the same rule
+def cb_sweep(tmp, scene, tols, models, warm=False, rel=CB_REL, rel_is_tol=False, maxit=CB_MAXIT):
+    errs, runs, refs = {}, {}, {}
+    for model, solver, label in models:
+        ref = refs[label] = cb_one(tmp, scene, model, solver,
+                                   cb_sets(CB_REF, warm, CB_REF if rel_is_tol else rel, maxit))
+        runs[label] = {t: cb_one(tmp, scene, model, solver, cb_sets(t, warm, t if rel_is_tol else rel, maxit))
+                       for t in tols}
+        errs[label] = {t: C.integral_error(runs[label][t], ref) for t in tols}
+    return errs, runs, refs

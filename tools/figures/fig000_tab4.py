@@ -1,8 +1,13 @@
 #!/usr/bin/python3
-"""Seed 000 Tab. IV: integral consistency error against the solver's stopping tolerance, with the
-tolerance in force units (solver.tolerance_units: force, as the authors' code measures eps_abs on
-lambda / dt, 002 Sec. II). cube_slide for 3.5 s, dt = 1 ms, tolerance 1e-2 ... 1e-8 against
-1e-9; the same with impulse units for comparison; and Solo-12 standing (force units), 1 s.
+"""Seed 000 Tab. IV: integral consistency error against the solver's stopping tolerance, run as the
+authors' code runs it. ContactBench (the paper's code) gives the scene and the rules:
+examples/cube.py --slide (a 0.2 m, 1 kg cube on 8 corner spheres, mu 0.4, 1 m/s, dt 1 ms, 1.098 s,
+reference th = 1e-9, rel_th_stop 1e-12, 10000 iterations, cold start) and solvers.hxx (every
+solver stops when its absolute residual < th_stop_ OR the relative change of successive iterates
+< rel_th_stop_; the residual in the units of simulators.py's problem (G, g / dt): forces lambda / dt
+and velocities c / dt). csim: solver.tolerance_units contactbench, solver.criterion relative,
+solver.rel_tolerance 1e-12, warm_start false. Also: warm start, rel_th_stop = the tolerance, and
+the previous study (cube_slide, force units, NCP criterion); Solo-12 standing.
 Usage: make fig-000-tab4.
 """
 import os
@@ -20,114 +25,192 @@ import figjson  # noqa: E402
 import figjson as J  # noqa: E402
 
 TOLS = [1e-2, 1e-4, 1e-6, 1e-8]
+MODELS = S.MODELS[:4]  # CCP/PGS, RaiSim, NCP/PGS, RaiSim+DS: the per-contact families
+
+
+# the authors' absolute stop of a run's rows (solvers.hxx stoppingCriteria in simulators.py's
+# units): max(eps_p / dt, eps_d / dt, eps_c / dt^2) from csim's impulse-unit residuals
+def residual_cb(h5path):
+    import h5py
+    with h5py.File(h5path, "r") as f:
+        dt = float(f.attrs["dt"])
+        p, d, c = f["/solver/primal"][:], f["/solver/dual"][:], f["/solver/complementarity"][:]
+        t = f["/time"][:]
+    return t, np.maximum(np.maximum(p, d) / dt, c / dt ** 2)
 
 
 def body(F):
-    force, _, _ = S.sweep_tol(F.tmp, "cube_slide", TOLS, S.HORIZON, "force")
-    imp, _, _ = S.sweep_tol(F.tmp, "cube_slide", TOLS, S.HORIZON, "impulse", S.MODELS[:3])
-    own, _, _ = S.sweep_tol(F.tmp, "cube_slide", TOLS, S.HORIZON, "force", S.MODELS[:3], "model")
-    # ContactBench's rule (solvers.hxx): absolute residual below th_stop_ OR relative change of
-    # successive iterates below rel_th_stop_, both set to the tolerance (relative change unitless)
-    rel, relruns, _ = S.sweep_tol(F.tmp, "cube_slide", TOLS, S.HORIZON, "force", S.MODELS[:4], "relative")
+    scene = S.cb_scene(F.tmp)
+    cold, cruns, crefs = S.cb_sweep(F.tmp, scene, TOLS, MODELS)
+    warm, _, _ = S.cb_sweep(F.tmp, scene, TOLS, MODELS, warm=True)
+    reltol, _, _ = S.cb_sweep(F.tmp, scene, TOLS, MODELS, rel_is_tol=True)
+    # ContactBench's library defaults: SimulatorBase warm_start True, step maxIter 100,
+    # ContactSolverSettings rel_th_stop_ 1e-6 (simulators.py, solvers.hpp)
+    dflt, _, _ = S.cb_sweep(F.tmp, scene, TOLS, MODELS, warm=True, rel=1e-6, maxit=100)
+    old, _, _ = S.sweep_tol(F.tmp, "cube_slide", TOLS, S.HORIZON, "force", S.MODELS[:3])
     solo, _, _ = S.sweep_tol(F.tmp, "solo12_stand", TOLS, S.SOLO_DURATION, "force", S.MODELS[:3])
+    # RaiSim's stop in the authors' units while the cube slides (t < 0.25 s; it stops at 0.255 s)
+    out = os.path.join(F.tmp, "rs.h5")
+    C.run(scene, out, dict({"contact.model": "raisim", "solver.name": "bisection"}, **S.cb_sets(1e-2)))
+    t, rcb = residual_cb(out)
+    rr = C.Run(out)
+    os.remove(out)
+    slide = t < 0.25
+    rs_its, rs_res = float(rr.iters[slide].mean()), float(np.median(rcb[slide]))
+    # the skew of RaiSim's friction from -c_T at the corners (000 eq. 21), largest over the contacts
+    skew = []
+    for k in np.nonzero(slide)[0]:
+        f, v = rr.world_forces(k), rr.world_velocities(k)
+        a = [np.degrees(np.arccos(np.clip(-f[i, :2] @ v[i, :2] / (np.linalg.norm(f[i, :2]) * np.linalg.norm(v[i, :2])),
+                                          -1, 1))) for i in range(len(f)) if np.linalg.norm(v[i, :2]) > 1e-3
+             and np.linalg.norm(f[i, :2]) > 0]
+        if a:
+            skew.append(max(a))
+    rs_skew = float(np.median(skew))
+    # the same cube's G_NT / G_NN at a bottom corner (G = J M^-1 J', corner at (a/2, a/2, -(a/2 + r)))
+    lv = np.array([S.CB_A / 2, S.CB_A / 2, -(S.CB_A / 2 + S.CB_R)])
+    kx = np.array([[0, -lv[2], lv[1]], [lv[2], 0, -lv[0]], [-lv[1], lv[0], 0]])
+    Gc = np.eye(3) / S.CB_M + kx @ kx.T / (S.CB_M * S.CB_A ** 2 / 6)
+    gnt = float(abs(Gc[2, 0]) / Gc[2, 2])
+    # RaiSim's error at 1e-2 while the cube slides (t < 0.25 s) and after it stopped
+    rc, rf = cruns["RaiSim"][1e-2], crefs["RaiSim"]
+    sl = rc.t < 0.25
+    pr = np.stack([np.interp(rc.t, rf.t, rf.q[:, j]) for j in range(3)], 1)
+    en = np.linalg.norm(rc.q[:, :3] - pr, axis=1) * rc.dt
+    rs_slide, rs_rest = float(en[sl].sum()), float(en[~sl].sum())
     fig, axs = plt.subplots(1, 2, figsize=(13, 5))
-    for j, (model, solver, label) in enumerate(S.MODELS):
-        axs[0].loglog(TOLS, [max(force[label][t], 1e-16) for t in TOLS], "o-", color="C%d" % j, label="csim " + label)
-        if label in rel:
-            axs[0].loglog(TOLS, [max(rel[label][t], 1e-16) for t in TOLS], "x:", color="C%d" % j,
-                          label="csim " + label + " (ContactBench rule)")
+    for j, (model, solver, label) in enumerate(MODELS):
+        axs[0].loglog(TOLS, [max(cold[label][x], 1e-16) for x in TOLS], "o-", color="C%d" % j,
+                      label="csim " + label + " (authors' rules)")
+        axs[0].loglog(TOLS, [max(warm[label][x], 1e-16) for x in TOLS], "x:", color="C%d" % j,
+                      label="csim " + label + " (warm start)")
         if label in S.PAPER4:
             px = sorted(S.PAPER4[label])
             axs[0].loglog(px, [S.PAPER4[label][x] for x in px], "s--", color="C%d" % j, mfc="none", ms=8,
                           label="paper " + label)
         if label in solo:
-            axs[1].loglog(TOLS, [max(solo[label][t], 1e-16) for t in TOLS], "o-", color="C%d" % j, label=label)
-    axs[0].set_title("cube_slide, %.1f s, force units, reference 1e-9" % S.HORIZON, fontsize=10)
-    axs[1].set_title("Solo-12 standing (PD), %.1f s, force units" % S.SOLO_DURATION, fontsize=10)
+            axs[1].loglog(TOLS, [max(solo[label][x], 1e-16) for x in TOLS], "o-", color="C%d" % j, label=label)
+    axs[0].set_title("ContactBench's cube (examples/cube.py), %.3f s, their units and rule" % S.CB_DURATION,
+                     fontsize=10)
+    axs[1].set_title("Solo-12 standing (PD), %.1f s, force units, NCP criterion" % S.SOLO_DURATION, fontsize=10)
     for a in axs:
-        a.set_xlabel("solver.tolerance (force units, N)")
+        a.set_xlabel("solver.tolerance (the authors' th_stop_)")
         a.set_ylabel("integral consistency error (m s)")
-        a.legend(fontsize=7)
-    fig.suptitle("000 Tab. IV with csim: stopping-criterion sensitivity (solver.criterion ncp)", fontsize=11)
+        a.legend(fontsize=6)
+    fig.suptitle("000 Tab. IV with csim: stopping-criterion sensitivity under ContactBench's stopping rules",
+                 fontsize=11)
     fig.tight_layout()
     F.png(fig, dpi=80)
     rows = []
-    for model, solver, label in S.MODELS:
-        for t in TOLS:
-            p = S.PAPER4.get(label, {}).get(t)
-            rows.append([label, t, p, force[label][t], figjson.ratio(p, force[label][t]),
-                         imp[label][t] if label in imp else None, own[label][t] if label in own else None,
-                         rel[label][t] if label in rel else None])
-    F.table("cube_slide over %.1f s, dt = 1 ms: integral consistency error (m s) against the tolerance-1e-9 run, "
-            "tolerance in force units (the paper's) with every solver stopping on the NCP residual "
-            "(solver.criterion ncp); then the same in impulse units, and in force units with each solver "
-            "stopping on its own model's residual (solver.criterion model), and in force units with ContactBench's rule (solver.criterion relative: "
-            "the NCP residual below the tolerance or the relative change of successive iterates below it; "
-            "NCP/ADMM has no such option)." % S.HORIZON,
-            ["solver", "tolerance", "paper", "csim (force)", "csim / paper", "csim (impulse)",
-             "csim (force, own criterion)", "csim (force, ContactBench rule)"], rows,
+    for model, solver, label in MODELS:
+        for x in TOLS:
+            p = S.PAPER4.get(label, {}).get(x)
+            rows.append([label, x, p, cold[label][x], figjson.ratio(p, cold[label][x]), warm[label][x],
+                         reltol[label][x], dflt[label][x], old[label][x] if label in old else None])
+    F.table("Integral consistency error (m s) against the tolerance-1e-9 run. csim (authors' rules): "
+            "ContactBench's cube (examples/cube.py, %.3f s), solver.tolerance_units contactbench, "
+            "solver.criterion relative with rel_th_stop 1e-12, cold start, 10000 iterations; then the same "
+            "warm-started, the same with rel_th_stop = the tolerance, with ContactBench's library defaults "
+            "(warm start, rel_th_stop 1e-6, 100 iterations), and the previous study (scenarios/"
+            "cube_slide.yaml, %.1f s, force units, NCP criterion, warm start)." % (S.CB_DURATION, S.HORIZON),
+            ["solver", "tolerance", "paper", "csim (authors' rules)", "csim / paper", "csim (warm start)",
+             "csim (rel_th_stop = tolerance)", "csim (library defaults)",
+             "csim (previous: cube_slide, NCP criterion)"], rows,
             rel=0.5, abs_=1e-10)
-    F.table("Solo-12 standing under PD control, %.1f s, force units: integral consistency error of the base "
-            "position (m s); the paper prints no robot rows." % S.SOLO_DURATION,
+    F.table("Solo-12 standing under PD control, %.1f s, force units, NCP criterion: integral consistency "
+            "error of the base position (m s); the paper prints no robot rows." % S.SOLO_DURATION,
             ["solver", "tolerance", "paper", "csim", "csim / paper"],
-            [[l, t, None, solo[l][t], None] for l in solo for t in TOLS], rel=0.5, abs_=1e-10)
-    e2 = {l: force[l][1e-2] for l in S.PAPER_LABELS}
+            [[l, x, None, solo[l][x], None] for l in solo for x in TOLS], rel=0.5, abs_=1e-10)
+    e2 = {l: cold[l][1e-2] for l in S.PAPER_LABELS}
     best = min(e2, key=e2.get)
+    alt = {l: max(warm[l][1e-2], reltol[l][1e-2], dflt[l][1e-2]) for l in S.PAPER_LABELS}
+    v = dict(best=best, its=rs_its, res=rs_res, skew=rs_skew, gnt=gnt, slide=rs_slide, rest=rs_rest,
+             n2=e2["NCP/PGS"] / 5.3e-6, n4=cold["NCP/PGS"][1e-4] / 9.9e-8, n6=cold["NCP/PGS"][1e-6] / 6.0e-10,
+             rs_alt=alt["RaiSim"], ccp_alt=alt["CCP/PGS"], rs=e2["RaiSim"], ccp=e2["CCP/PGS"],
+             rs_f=7.0e-4 / max(alt["RaiSim"], e2["RaiSim"]), ccp_f=4.8e-2 / max(alt["CCP/PGS"], e2["CCP/PGS"]))
+    reason = ("the paper prints two digits and not its run's horizon, warm start or rel_th_stop_; they are "
+              "taken from ContactBench's examples/cube.py (1.098 s, cold start, 1e-12), the only public "
+              "script of this cube, so +-50 %")
     F.claim("\"Trajectories generated via the RaiSim and CCP contact models are significantly modified when "
             "eps_abs is increased\"; NCP/PGS is the most robust (Tab. IV at 1e-2: NCP 5.3e-6, RaiSim 7.0e-4, "
-            "CCP 4.8e-2).", "NCP/PGS error at tolerance 1e-2, force units (m s)", e2["NCP/PGS"],
+            "CCP 4.8e-2).", "NCP/PGS error at tolerance 1e-2 under the authors' rules (m s)", e2["NCP/PGS"],
             J.judge(e2["NCP/PGS"], 5.3e-6, {"rel": 0.5}) if best == "NCP/PGS" else "not reproduced",
-            "In force units at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s (impulse units: "
-            "%.1e, %.1e, %.1e: the force-unit tolerance is dt = 1e-3 times the impulse one, 002 Sec. II); the most "
-            "robust is %s. RaiSim stays at %.1e m s at 1e-2 also when it stops on its own fixed-point change "
-            "(solver.criterion model)." % (
-                e2["CCP/PGS"], e2["RaiSim"], e2["NCP/PGS"], imp["CCP/PGS"][1e-2], imp["RaiSim"][1e-2],
-                imp["NCP/PGS"][1e-2], best, own["RaiSim"][1e-2]),
-            paper=5.3e-6, tol={"rel": 0.5},
-            reason="the paper does not print its horizon: at the 3.5 s that Tab. III's levels were fitted to, "
-                   "csim's cells are 0.50-1.03 of the paper's, so +-50 %; the ranking must be the paper's",
-            why="the ranking is %s: csim's most robust is %s and its NCP/PGS error is %.0f times the paper's. One "
-                "warm sweep of RaiSim's per-contact solves, each bisected to a tenth of the tolerance, already "
-                "leaves eps_abs below the tolerance (next claim), so a loose tolerance does not stop RaiSim early; "
-                "why csim's NCP/PGS drifts more than the paper's at 1e-2 was not analysed" % (
-                    "the paper's" if best == "NCP/PGS" else "not the paper's", best, e2["NCP/PGS"] / 5.3e-6),
-            rel=0.5)
-    rel2 = {l: rel[l][1e-2] for l in S.PAPER_LABELS}
-    rbest = min(rel2, key=rel2.get)
-    rs = relruns["RaiSim"][1e-2]
-    slide = rs.t < 0.3  # the cube slides until 0.34 s
-    its, epsf = float(rs.iters[slide].mean()), float(np.median(rs.eps[slide])) / rs.dt
-    F.claim("With the authors' own stopping rule (ContactBench solvers.hxx: every solver stops when its absolute "
-            "residual < th_stop_ or ||lambda_k - lambda_k-1|| / ||lambda_k-1|| < rel_th_stop_; seed 002: RaiSim "
-            "has only the relative one that matters) RaiSim's error at 1e-2 is 7.0e-4 m s (Tab. IV).",
-            "RaiSim error at 1e-2 with ContactBench's rule (m s)", rel2["RaiSim"],
-            J.judge(rel2["RaiSim"], 7.0e-4, {"rel": 0.5}),
-            "With solver.criterion relative at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s "
-            "(most robust: %s)." % (rel2["CCP/PGS"], rel2["RaiSim"], rel2["NCP/PGS"], rbest),
-            paper=7.0e-4, tol={"rel": 0.5},
-            reason="as the previous claim: +-50 % for the unprinted horizon",
-            why="the rule cannot make csim's RaiSim stop early: while the cube slides it takes %.1f sweeps per "
-                "step on average from the warm start, and its eps_abs after them is %.1e N (median), already "
-                "below the 1e-2 N tolerance, so neither the absolute nor the relative test ever decides against a "
-                "converged iterate; csim's RaiSim fixed point on this scene nearly satisfies the MDP (eps_abs "
-                "%.1e N against about 2.45 N normal force per corner), so the paper's uncontained RaiSim error is "
-                "not a matter of the stopping rule here" % (its, epsf, epsf), rel=0.5)
-    F.setup = ("scenarios/cube_slide.yaml for %.1f s (as Tab. III), dt = 1 ms, solver.criterion ncp (every solver "
-               "stops on the NCP residual of 000 eq. 14), cap 2000 iterations, warm start, "
-               "solver.tolerance_units: force (the solver stops at eps_abs <= tolerance x dt: primal and "
-               "complementarity terms on forces as the authors measure them; the velocity term is held to "
-               "tolerance x dt too, stricter than the authors'). Reference: tolerance 1e-9. ContactBench rule "
-               "(solver.criterion relative): ContactBench's solvers (include/contactbench/solvers.hxx: NCPPGSSolver::solve, "
-               "CCPPGSSolver::solve, CCPADMMSolver::_solve_impl, RaisimSolver::solve) all stop when stop_ < th_stop_ or "
-               "rel_stop_ < rel_th_stop_, rel_stop_ = ||lambda_k - lambda_k-1||_2 / ||lambda_k-1||_2 after a full sweep; "
-               "csim applies it per island with both thresholds the tolerance (the relative one unitless); "
-               "ContactSolverSettings defaults rel_th_stop_ to 1e-6, which a run varying th_stop_ alone keeps. Solo-12 rows: "
-               "scenarios/solo12_stand.yaml, %.1f s." % (S.HORIZON, S.SOLO_DURATION))
+            "Under the authors' rules at 1e-2 the errors are CCP/PGS %.1e, RaiSim %.1e, NCP/PGS %.1e m s "
+            "(most robust: %s); warm-started %.1e, %.1e, %.1e; previous study (cube_slide, NCP criterion) "
+            "%.1e, %.1e, %.1e." % (e2["CCP/PGS"], e2["RaiSim"], e2["NCP/PGS"], best, warm["CCP/PGS"][1e-2],
+                                    warm["RaiSim"][1e-2], warm["NCP/PGS"][1e-2], old["CCP/PGS"][1e-2],
+                                    old["RaiSim"][1e-2], old["NCP/PGS"][1e-2]),
+            paper=5.3e-6, tol={"rel": 0.5}, reason=reason + "; the ranking must be the paper's",
+            why=WHY_RANK % v, rel=0.5)
+    F.claim("RaiSim's error at tolerance 1e-2 is 7.0e-4 m s (Tab. IV).",
+            "RaiSim error at 1e-2 under the authors' rules (m s)", e2["RaiSim"],
+            J.judge(e2["RaiSim"], 7.0e-4, {"rel": 0.5}),
+            "RaiSim at 1e-2: %.1e m s (warm start %.1e, rel_th_stop = tolerance %.1e); while the cube slides "
+            "it takes %.1f sweeps per step from the cold start and its residual in the authors' units is "
+            "%.2g (median)." % (e2["RaiSim"], warm["RaiSim"][1e-2], reltol["RaiSim"][1e-2], rs_its, rs_res),
+            paper=7.0e-4, tol={"rel": 0.5}, reason=reason,
+            why=WHY_RS % v, rel=0.5)
+    F.claim("CCP/PGS's error at tolerance 1e-2 is 4.8e-2 m s (Tab. IV), the largest.",
+            "CCP/PGS error at 1e-2 under the authors' rules (m s)", e2["CCP/PGS"],
+            J.judge(e2["CCP/PGS"], 4.8e-2, {"rel": 0.5}),
+            "CCP/PGS at 1e-2: %.1e m s (warm start %.1e, rel_th_stop = tolerance %.1e)." % (
+                e2["CCP/PGS"], warm["CCP/PGS"][1e-2], reltol["CCP/PGS"][1e-2]),
+            paper=4.8e-2, tol={"rel": 0.5}, reason=reason, why=WHY_CCP % v, rel=0.5)
+    F.setup = SETUP % (S.CB_DURATION, S.HORIZON, S.SOLO_DURATION)
+
+
+# the analysis (traced to ContactBench's definitions; the numbers are this run's)
+WHY_RANK = (
+    "the ranking is not the paper's: under the authors' rules csim's most robust is %(best)s and NCP/PGS is "
+    "the least. Each solver's row follows from what solvers.hxx stops it on, in the units of simulators.py "
+    "(max(eps_p / dt, eps_d / dt, eps_c / dt^2)): RaiSim on the NCP residual, which its fixed point cannot "
+    "meet while the cube slides (next claim), so it stops on the relative test and, at cube.py's 1e-12, "
+    "converges to the same fixed point at every tolerance; CCP/PGS on its own (CCP) residual, which its "
+    "fixed point meets, so at 1e-2 it stops next to it; NCP/PGS on the NCP residual, which it meets early "
+    "at a loose tolerance. NCP/PGS's rows are %(n2).2f, %(n4).2f and %(n6).2f of the paper's at 1e-2, 1e-4, "
+    "1e-6 (same order and slope); RaiSim's and CCP's are at least %(rs_f).0f and %(ccp_f).0f times below the "
+    "paper's at 1e-2 under every reading tried (warm start, rel_th_stop = tolerance, the library defaults)")
+WHY_RS = (
+    "RaiSim's fixed point violates the MDP (000 eq. 21): its friction is skewed by %(skew).1f deg from -c_T at "
+    "the corners (G_NT / G_NN = %(gnt).2f on this cube), so eps_c / dt^2 = mu lambda_N |c_T| (1 - cos) / dt^2 "
+    "stays at %(res).2g (median while sliding) however long it iterates, above any th_stop <= 1e-2: "
+    "RaisimSolver::solve never stops on its absolute test while sliding and, with rel_th_stop 1e-12, runs "
+    "%(its).1f sweeps per step to its fixed point whatever the tolerance; its error at 1e-2 is %(slide).1e m s "
+    "while sliding and %(rest).1e m s after the cube stopped (where its fixed point is the NCP's and the "
+    "absolute test applies). The paper's 7.0e-4 needs RaiSim stopped far from its fixed point while "
+    "sliding; the relative test does that only with a loose rel_th_stop, and even rel_th_stop = 1e-2 "
+    "gives at most %(rs_alt).1e m s. What the paper's run did differently is not in the public code "
+    "(its Tab. IV script is not published)")
+WHY_CCP = (
+    "CCPPGSSolver stops on the CCP's own residual in the authors' units (eps_c held to th dt^2), which the "
+    "CCP fixed point meets: at 1e-2 the answer is within the tolerance of that fixed point, %(ccp).1e m s "
+    "(at most %(ccp_alt).1e m s under the other readings), not the paper's 4.8e-2 (a 4 cm mean offset over "
+    "the run, %(ccp_f).0f times csim's largest). CCP's hops (Fig. 14-15) are the model's and the same at "
+    "every tolerance here")
+SETUP = (
+    "The authors' code is public (github.com/Simple-Robotics/ContactBench); its Tab. IV script is not. Scene "
+    "from examples/cube.py --slide, the only public script of the sliding cube: a 0.2 m, 1 kg cube colliding "
+    "through 8 spheres of radius a/50 at its corners (examples/utils/models.py create_cubes), mu 0.4, v0 1 "
+    "m/s along y, dt 1 ms, %.3f s, reference th = 1e-9 (Tab. IV's eps_abs = 1e-9), rel_th_stop 1e-12, "
+    "maxIter 10000, warm_start False. Stopping rules (include/contactbench/solvers.hxx): NCPPGSSolver, "
+    "RaisimSolver and CCPPGSSolver::solve stop after a sweep when stop_ < th_stop_ or ||lambda_k - "
+    "lambda_k-1|| / ||lambda_k-1|| < rel_th_stop_; stop_ is the NCP residual for NCP/PGS (complementarity "
+    "and dual terms, on the velocities of the sweep) and RaiSim (with the primal term), the CCP's own for "
+    "CCP/PGS (no de Saxce term). Units (bindings/pycontact/simulators.py DualSolverSimulator: "
+    "ContactProblem(Del, g / dt)): lambda is a force and every velocity c / dt, so csim's "
+    "solver.tolerance_units contactbench holds eps_p and eps_d to tolerance dt and eps_c to tolerance dt^2 "
+    "(the previous study's force units held eps_c to tolerance dt: 1/dt = 1000 times looser). RaiSim's "
+    "parameters are the authors' defaults (solvers.hpp: alpha 1, alpha_min 0.1, gamma 0.99, per sweep); "
+    "csim bisects each contact's angle to a tenth of the tolerance where theirs stops at 1e-6 N (both "
+    "converge the per-contact problem; the stop decides). Not reproduced: the stale velocities of "
+    "NCPPGSSolver's stop (computed mid-sweep). Integral consistency error: sum over steps of |p - p_ref| dt "
+    "of the base position. Previous study column: scenarios/cube_slide.yaml (10 cm, mu 0.3), %.1f s, "
+    "force units, solver.criterion ncp, warm start. Solo-12 rows: scenarios/solo12_stand.yaml, %.1f s.")
 
 
 def main():
     C.check_csim()
-    with figjson.Figure("000-tab4", "000", "Tab. IV", "stopping-criterion sensitivity, tolerance on forces") as F:
+    with figjson.Figure("000-tab4", "000", "Tab. IV", "stopping-criterion sensitivity under the authors' rules") as F:
         body(F)
 
 

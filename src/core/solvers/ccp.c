@@ -196,6 +196,29 @@ double solver_ccp_residual_above(const solver_problem* p, const double* lambda, 
   return worst;
 }
 
+// the CCP residual as solver_ccp_residual with each entry's complementarity term weighted by w
+// (solver.tolerance_units: contactbench, solver.h comp_scale); every entry evaluated
+static double ccp_residual_weighted(const solver_problem* p, const double* lambda, const double* c,
+                                    const int* cons, int n, double w) {
+  double worst = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    double a, b, d;
+    if (p->rpy && p->rpy[i] > 0)
+      pyr_residuals(p, i, lambda, c, &a, &b, &d);
+    else if (p->link)
+      solver_entry_residuals(p, lambda, c, i, p->box && p->box[i], &a, &b, &d);
+    else if (p->box && p->box[i])
+      cone_residuals(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    else
+      cone_residuals_ccp(lambda + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    d *= w;
+    if (isnan(a) || isnan(b) || isnan(d)) return NAN;
+    worst = fmax(worst, fmax(a, fmax(b, d)));
+  }
+  return worst;
+}
+
 // what the sweeps read: the solver (its per-contact steps in tinv) and the problem
 typedef struct {
   const solver* s;
@@ -212,7 +235,9 @@ static double stop_residual(const void* ctx, const int* cons, int n, const doubl
   const ccp_ctx* x = ctx;
   // the NCP criterion adds a residual of its own (whose NaN must not be skipped): exact then
   if (solver_stop_ncp(x->s)) above = INFINITY;
-  double q = solver_ccp_residual_above(x->p, lambda, c, cons, n, above, x->first);
+  double w = x->s->opt.comp_scale;
+  double q = w > 0 ? ccp_residual_weighted(x->p, lambda, c, cons, n, w)
+                   : solver_ccp_residual_above(x->p, lambda, c, cons, n, above, x->first);
   return solver_stop_of(x->s, x->p, lambda, c, cons, n, q);
 }
 

@@ -52,6 +52,8 @@
 //              no sweep) and after every sweep.
 //   solver.criterion: ncp  raisim stops on the larger of its fixed-point change and the NCP
 //              residual: the NCP criterion decides convergence, never the answer (issue 9).
+//   solver.criterion: relative  ContactBench's RaisimSolver: the NCP residual alone, or the
+//              relative change of the island's impulses over a sweep (solver_rel_stop).
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
 #include <math.h>
 #include <string.h>
@@ -368,7 +370,10 @@ static void raisim_run(solver* s, const solver_problem* p, double* lambda, solve
         solver_crows(p, lambda, c, cons, n);
         solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
         exact = 1;
-        if (ds || (!isnan(fp) && !(r.eps_abs <= fp))) resid = r.eps_abs;
+        // ContactBench's rule (relative): RaisimSolver::stoppingCriteria is the NCP residual
+        // alone; else the larger of it and the fixed-point change
+        if (ds || s->opt.criterion == SOLVER_STOP_RELATIVE || (!isnan(fp) && !(r.eps_abs <= fp)))
+          resid = r.eps_abs;
       }
       resid = solver_rel_stop(s, lambda, cons, n, resid);
     }

@@ -139,6 +139,18 @@ int solver_relative_supported(const solver_options* o, char* msg, int n) {
   return 0;
 }
 
+int solver_comp_scale_supported(const solver_options* o, char* msg, int n) {
+  int pc = o->kind == CSIM_SOLVER_PGS || o->kind == CSIM_SOLVER_BISECTION;
+  if (pc && o->model != CSIM_MODEL_LCP) return 1;
+  snprintf(msg, (size_t)n,
+           "tolerance_units 'contactbench' (the authors' code's units) is for the per-contact "
+           "solvers pgs and bisection under ncp, ccp, raisim and raisim_ds; model '%s' with solver "
+           "'%s' takes impulse or force",
+           (int)o->model >= 0 && o->model < CSIM_NMODELS ? csim_model_names[o->model] : "?",
+           (int)o->kind >= 0 && o->kind < CSIM_NSOLVERS ? csim_solver_names[o->kind] : "?");
+  return 0;
+}
+
 csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
                           csim_error* err) {
   *out = NULL;
@@ -606,7 +618,9 @@ int solver_stop_ncp(const solver* s) {
 
 double solver_stop_of(const solver* s, const solver_problem* p, const double* lambda,
                       const double* c, const int* cons, int n, double q) {
-  if (!solver_stop_ncp(s) || isnan(q)) return q;
+  // ContactBench's rule (solver.criterion: relative) holds a relaxed model to its own residual:
+  // CCPPGSSolver::stoppingCriteria is the CCP's (solvers.hxx), never the NCP's
+  if (!solver_stop_ncp(s) || s->opt.criterion == SOLVER_STOP_RELATIVE || isnan(q)) return q;
   solver_result r;
   solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
   return r.eps_abs > q || isnan(r.eps_abs) ? r.eps_abs : q;
@@ -643,6 +657,10 @@ double solver_natural_on(const solver_problem* p, const double* lambda, const do
 void solver_ncp_stop_on(const solver* s, const solver_problem* p, const double* lambda,
                         const double* c, const int* cons, int n, solver_result* res) {
   solver_residuals_on(p, lambda, c, cons, n, res);
+  // tolerance_units: contactbench: the complementarity weighted by 1 / dt (solver.h comp_scale)
+  double w = s->opt.comp_scale;
+  if (w > 0 && !isnan(res->eps_abs) && !(w * res->eps_c <= res->eps_abs))
+    res->eps_abs = w * res->eps_c;
   if (s->opt.criterion != SOLVER_STOP_NATURAL || isnan(res->eps_abs)) return;
   double r = solver_natural_on(p, lambda, c, cons, n);
   if (!(r <= res->eps_abs)) res->eps_abs = r;

@@ -69,9 +69,11 @@ typedef enum {
   SOLVER_STOP_MODEL = 0,   // the model's own residual
   SOLVER_STOP_NCP = 1,     // the model's own residual and the NCP residual (000 eq. 14)
   // ContactBench's rule (solvers.hxx, every solver's solve: stop_ < th_stop_ || rel_stop_ <
-  // rel_th_stop_): the residual of SOLVER_STOP_NCP below the tolerance, or the relative change of
-  // the island's impulses over the last sweep, ||lambda_k - lambda_k-1||_2 / ||lambda_k-1||_2,
-  // below rel_tolerance; per-contact families only (solver_create refuses the others)
+  // rel_th_stop_): the absolute residual each of its solvers stops on below the tolerance (the
+  // NCP residual for ncp and raisim, RaisimSolver::stoppingCriteria; the model's own for ccp and
+  // lcp, CCPPGSSolver::stoppingCriteria), or the relative change of the island's impulses over
+  // the last sweep, ||lambda_k - lambda_k-1||_2 / ||lambda_k-1||_2, below rel_tolerance;
+  // per-contact families only (solver_create refuses the others)
   SOLVER_STOP_RELATIVE = 2,
   // SOLVER_STOP_NCP and, for every contact, the natural residual of the NCP in impulse units:
   // |lambda - P_K(lambda - (c + Gamma(c)) / G~_NN)|_inf (solver_natural_on). Zero exactly at an
@@ -250,11 +252,21 @@ typedef struct {
   // needs it (io/compile.c sets it once the materials are known, with solver_auto_soft): auto
   // then gives every island to newton (auto.c), and the problems are diag_only
   int soft;
+  // solver.tolerance_units: contactbench: the weight of the complementarity term eps_c in every
+  // stopping residual (the NCP's, solver_ncp_stop_on, and the CCP's own): 1 / dt, so that
+  // eps_c <= tolerance * dt^2 as the authors' code holds <lambda / dt, c / dt> to its threshold;
+  // 0: none (every other unit). eps_abs as reported (solver_result) is never weighted
+  double comp_scale;
 } solver_options;
 
 // 1 when solver.criterion: relative applies to o's solver (pgs, bisection; rel_tolerance > 0),
 // else 0 and why in msg (n bytes)
 int solver_relative_supported(const solver_options* o, char* msg, int n);
+
+// 1 when o's comp_scale (solver.tolerance_units: contactbench) applies: pgs and bisection under
+// ncp, ccp, raisim and raisim_ds (the families the authors' stopping rules are reproduced for),
+// else 0 and why in msg (n bytes)
+int solver_comp_scale_supported(const solver_options* o, char* msg, int n);
 
 typedef struct {
   int iterations;       // sweeps or outer iterations done
