@@ -154,15 +154,11 @@ def plot(F, i, res, eq):
     F.png(fig, dpi=80)
 
 
-# what the runs showed behind a "not reproduced" (checked against the table's numbers)
-WHY = ("at csim's identified solref [-6635, -997] csim's ccp (MuJoCo's model) is short and hard: a 2.0 ms "
-       "pulse, shorter than hunt_crossley's 2.7 ms, because that identification chose 16 times the damping of "
-       "003's own MuJoCo fit [-3850, -63] (an overdamped reference, aref = -B v, that stops the approach within "
-       "a few steps); at 003's values the same model gives the paper's long, low event (the claims below). "
-       "csim's identification ran with its contact.margin then 1 mm, whose gap-closing target took every soft "
-       "impact rigidly in its first step (a 413 N spike here at 003's values, where MuJoCo 2.2.2 gives 32 N on "
-       "the same state); MuJoCo softness now defaults to MuJoCo's margin 0, and the identification was not "
-       "rerun")
+# what the runs would show behind a "not reproduced" (the readings hold at csim's identified solref
+# since its identification under MuJoCo's margin 0, 2026-11-28; under the 1 mm margin before it
+# the identified damping hit its bound, 997, and the first impact was a 2 ms, 400 N spike)
+WHY = ("csim's ccp at its identified solref is not longer and lower than hunt_crossley at its identified "
+       "parameters")
 
 
 def claims(F, res):
@@ -194,8 +190,7 @@ def claims(F, res):
     # MuJoCo parameters (003 Tab. II), the configuration Fig. 5 shows
     dur_p = res["ccp_paper"]["pulse"] / res["hunt_crossley"]["pulse"]
     peak_p = res["ccp_paper"]["peak_ft"] / res["hunt_crossley"]["peak_ft"]
-    why_p = ("csim's ccp at 003's MuJoCo values is not longer and lower than hunt_crossley: compare MuJoCo "
-             "2.2.2 on the same state (tools/figures: 32 N for 30 ms)")
+    why_p = "csim's ccp at 003's MuJoCo values is not longer and lower than hunt_crossley"
     F.claim("\"MuJoCo experiences a longer contact event with a lower peak force\" (Fig. 5), MuJoCo's model at "
             "003's own MuJoCo parameters (Tab. II: solref [-3850, -63], mu 0.23): the contact event.",
             "ccp at 003's MuJoCo values over hunt_crossley: length of the first impact's normal-force pulse",
