@@ -49,6 +49,33 @@ static const soft_case k_cases[] = {
     {{0.01, 0.7}, {0.8, 0.99, 0.004, 0.3, 3}, 5e-4},           // a softer curve, underdamped
 };
 
+// MuJoCo's model of an XML text (written to a file under out/, loaded, removed)
+static mjModel* mj_from_text(const char* xml) {
+  char path[64];
+  snprintf(path, sizeof path, "out/csim_test_mjsoft_%d.xml", (int)getpid());
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(xml, f);
+  fclose(f);
+  char err[1000] = "";
+  mjModel* m = mj_loadXML(path, NULL, err, sizeof err);
+  unlink(path);
+  ck_assert_msg(m != NULL, "MuJoCo: %s", err);
+  return m;
+}
+
+// the cube (MASS, INERTIA, side 2 HALF) as a URDF at path
+static void write_cube_urdf(const char* path) {
+  FILE* f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f,
+          "<?xml version=\"1.0\"?><robot name=\"cube\"><link name=\"cube\"><inertial><mass value=\"%g\"/>"
+          "<inertia ixx=\"%g\" ixy=\"0\" ixz=\"0\" iyy=\"%g\" iyz=\"0\" izz=\"%g\"/></inertial><collision>"
+          "<geometry><box size=\"%g %g %g\"/></geometry></collision></link></robot>\n",
+          MASS, INERTIA, INERTIA, INERTIA, 2 * HALF, 2 * HALF, 2 * HALF);
+  fclose(f);
+}
+
 // MuJoCo model of the case, cube centre at height z0
 static mjModel* mj_model(const soft_case* c, double z0, double gz, const char* cone) {
   char xml[2048];
@@ -63,17 +90,7 @@ static mjModel* mj_model(const soft_case* c, double z0, double gz, const char* c
            "<geom type=\"box\" size=\"%g %g %g\"/></body></worldbody></mujoco>",
            gz, c->dt, cone, c->solref[0], c->solref[1], c->solimp[0], c->solimp[1], c->solimp[2], c->solimp[3],
            c->solimp[4], z0, MASS, INERTIA, INERTIA, INERTIA, HALF, HALF, HALF);
-  char path[64];
-  snprintf(path, sizeof path, "out/csim_test_mjsoft_%d.xml", (int)getpid());
-  FILE* f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(xml, f);
-  fclose(f);
-  char err[1000] = "";
-  mjModel* m = mj_loadXML(path, NULL, err, sizeof err);
-  unlink(path);
-  ck_assert_msg(m != NULL, "MuJoCo: %s", err);
-  return m;
+  return mj_from_text(xml);
 }
 
 // csim sim of the case, cube centre at height z0 (the URDF is written next to the scenario)
@@ -81,14 +98,7 @@ static sim* csim_sim(const soft_case* c, double z0, double gz, const double v0[3
                      scn_config** cfgo) {
   char upath[64];
   snprintf(upath, sizeof upath, "out/csim_test_mjsoft_%d.urdf", (int)getpid());
-  FILE* f = fopen(upath, "w");
-  ck_assert_ptr_nonnull(f);
-  fprintf(f,
-          "<?xml version=\"1.0\"?><robot name=\"cube\"><link name=\"cube\"><inertial><mass value=\"%g\"/>"
-          "<inertia ixx=\"%g\" ixy=\"0\" ixz=\"0\" iyy=\"%g\" iyz=\"0\" izz=\"%g\"/></inertial><collision>"
-          "<geometry><box size=\"%g %g %g\"/></geometry></collision></link></robot>\n",
-          MASS, INERTIA, INERTIA, INERTIA, 2 * HALF, 2 * HALF, 2 * HALF);
-  fclose(f);
+  write_cube_urdf(upath);
   char yaml[2048];
   snprintf(yaml, sizeof yaml,
            "name: t\nworld: {gravity: [0, 0, %.17g], ground: {type: plane}}\n"
@@ -308,7 +318,7 @@ START_TEST(tossed_impact) {
   static const double v0[6] = {-0.52111054180215033, 1.0833797184760099, -1.1129860789406887,
                                -1.5315185271422822, 3.6133748526348382, 1.6800919775257217};
   const double dt = 1.0 / 1480;
-  char xml[2048], path[64];
+  char xml[2048];
   snprintf(xml, sizeof xml,
            "<mujoco><option gravity='0 0 -9.81' timestep='%.17g' cone='elliptic' integrator='Euler' "
            "impratio='1' tolerance='1e-12' iterations='200'/>"
@@ -317,28 +327,14 @@ START_TEST(tossed_impact) {
            "<inertial pos='0 0 0' mass='%g' diaginertia='%g %g %g'/>"
            "<geom type='box' size='%g %g %g'/></body></worldbody></mujoco>",
            dt, MASS, INERTIA, INERTIA, INERTIA, HALF, HALF, HALF);
-  snprintf(path, sizeof path, "out/csim_test_mjtoss_%d.xml", (int)getpid());
-  FILE* f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(xml, f);
-  fclose(f);
-  char err[1000] = "";
-  mjModel* m = mj_loadXML(path, NULL, err, sizeof err);
-  unlink(path);
-  ck_assert_msg(m != NULL, "MuJoCo: %s", err);
+  mjModel* m = mj_from_text(xml);
   mjData* md = mj_makeData(m);
   double qm[7] = {q0[0], q0[1], q0[2], q0[6], q0[3], q0[4], q0[5]};  // MuJoCo's [w x y z]
   for (int k = 0; k < 7; k++) md->qpos[k] = qm[k];
   for (int k = 0; k < 6; k++) md->qvel[k] = v0[k];  // com at the origin: the same velocity
   char upath[64];
   snprintf(upath, sizeof upath, "out/csim_test_mjtoss_%d.urdf", (int)getpid());
-  f = fopen(upath, "w");
-  ck_assert_ptr_nonnull(f);
-  fprintf(f, "<?xml version=\"1.0\"?><robot name=\"cube\"><link name=\"cube\"><inertial><mass "
-          "value=\"%g\"/><inertia ixx=\"%g\" ixy=\"0\" ixz=\"0\" iyy=\"%g\" iyz=\"0\" izz=\"%g\"/>"
-          "</inertial><collision><geometry><box size=\"%g %g %g\"/></geometry></collision></link>"
-          "</robot>\n", MASS, INERTIA, INERTIA, INERTIA, 2 * HALF, 2 * HALF, 2 * HALF);
-  fclose(f);
+  write_cube_urdf(upath);
   char yaml[2048];
   snprintf(yaml, sizeof yaml,
            "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane}}\nrobots:\n"
