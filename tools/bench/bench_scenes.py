@@ -324,6 +324,14 @@ def slope(pts):
     return (n * sxy - sx * sy) / d if d else None
 
 
+# the CSV's columns that hold text, kept as they are when earlier rows are merged (every other
+# column is a number: num() turns text into None, which is how the profiles of every scene but
+# the last partial run's were lost, leaving "-" in the "where the instructions go" table)
+TEXT_COLUMNS = ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim", "csim_solvers",
+                "csim_default", "target_ir", "target_us", "target_cap", "profile_csim_default",
+                "profile_mujoco")
+
+
 def merge(results, path):
     """the rows of an earlier CSV with the scenes just run replaced (or appended)"""
     if not os.path.exists(path):
@@ -337,8 +345,7 @@ def merge(results, path):
                 continue
             r = dict(row)
             for k in list(r):
-                if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim",
-                             "csim_solvers", "csim_default", "target_ir", "target_us", "target_cap"):
+                if k not in TEXT_COLUMNS:
                     r[k] = num(r[k])
             r["n"] = int(r["n"] or 0)
             out.append(r)
