@@ -187,11 +187,22 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   const double* y1 = y0 + ws;
   const double* y2 = y1 + ws;
   double a0 = 0, a1 = 0, a2 = 0;
-  for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
-    double wk = w[d[k]];
-    a0 += y0[k] * wk;
-    a1 += y1[k] * wk;
-    a2 += y2[k] * wk;
+  int nz = p->ynz[i];
+  if (o->run && o->run[i]) {  // consecutive dofs: w[d[k]] = wr[k], the same sums in order
+    const double* wr = w + d[0];
+    for (int k = 0; k < nz; k++) {
+      double wk = wr[k];
+      a0 += y0[k] * wk;
+      a1 += y1[k] * wk;
+      a2 += y2[k] * wk;
+    }
+  } else {
+    for (int k = 0; k < nz; k++) {
+      double wk = w[d[k]];
+      a0 += y0[k] * wk;
+      a1 += y1[k] * wk;
+      a2 += y2[k] * wk;
+    }
   }
   out[0] = a0;
   out[1] = a1;
