@@ -156,6 +156,13 @@ typedef struct {
   const unsigned char* run;
 } admm_op;
 
+// w[k] += y0[k] x0 + y1[k] x1 + y2[k] x2 over one stretch (admm_op.run): the rows and w do not
+// overlap (restrict spares the vectorized loop its run-time overlap checks)
+static void run_add(double* restrict w, const double* restrict y0, const double* restrict y1,
+                    const double* restrict y2, double x0, double x1, double x2, int nz) {
+  for (int k = 0; k < nz; k++) w[k] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+}
+
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
   const solver_problem* p = o->p;
@@ -170,8 +177,7 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
     const double* y2 = y1 + ws;
     int nz = p->ynz[i];
     if (o->run && o->run[i]) {  // consecutive dofs: one stretch of w
-      double* wr = w + d[0];
-      for (int k = 0; k < nz; k++) wr[k] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+      run_add(w + d[0], y0, y1, y2, x0, x1, x2, nz);
       continue;
     }
     for (int k = 0; k < nz; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
@@ -596,9 +602,8 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
       double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
       int du = d[u];
       double* col = L + (size_t)du * ld;  // column d[u]
-      if (run) {
-        double* cr = col + (du - u);  // row d[v] = du + v - u
-        for (int v = u; v < nz; v++) cr[v] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+      if (run) {  // rows du.. of the column (row d[v] = du + v - u)
+        run_add(col + du, y0 + u, y1 + u, y2 + u, u0, u1, u2, nz - u);
         continue;
       }
       for (int v = u; v < nz; v++) {  // each pair once (pair_term)
