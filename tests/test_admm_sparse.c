@@ -3,7 +3,8 @@
 // oracle: G~ + sigma I assembled densely here (from the island's dense G, or from its factored
 // form Y Y' + diag) and solved by LAPACK dposv. Islands: a pile of 16 boxes and Talos lying on
 // the ground (dof space, Woodbury through Y, and contact space), two FCLib piles (contact space).
-// Also: same input, same bits (the kept analysis and a fresh one), and the auto rule's choice.
+// Also: same input, same bits (the kept analysis and a fresh one), and the auto rule's choice;
+// a hand-made island whose contacts hold their local dofs in every order (dense and sparse).
 #include <SuiteSparse_config.h>
 #include <check.h>
 #include <lapacke.h>
@@ -282,6 +283,68 @@ START_TEST(fclib_piles) {
 }
 END_TEST
 
+// the factored form's x-step with its local dofs in any order: ADMM's dof-space factor visits
+// each pair of a contact's entries once, the pairs whose dofs descend by the column's own
+// expression, and a contact whose dofs are consecutive (a chain's path) as one stretch (admm.c
+// pair_term, admm_op.run). A hand-made island of 12 dofs whose contacts hold consecutive,
+// ascending gapped, descending and two-block orders (an island's first-seen numbering gives
+// those): the dense and the sparse factor's solves equal LAPACK's dense solve to 1e-12
+START_TEST(local_dof_orders) {
+  enum { NC = 6, ND = 12, W = 12 };
+  static const int dofs[NC][W] = {{6, 7, 8, 9, 10, 11},
+                                  {6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5},
+                                  {0, 1, 2, 3, 4, 5},
+                                  {2, 5, 9},
+                                  {11, 3, 7, 0},
+                                  {4, 5, 6, 7}};
+  static const int nz[NC] = {6, 12, 6, 3, 4, 4};
+  int ydof[NC * W] = {0}, ynz[NC];
+  double Y[3 * NC * W] = {0}, mu[NC];
+  unsigned seed = 11;
+  for (int i = 0; i < NC; i++) {
+    ynz[i] = nz[i];
+    mu[i] = 0.5;
+    for (int k = 0; k < nz[i]; k++) {
+      ydof[i * W + k] = dofs[i][k];
+      for (int r = 0; r < 3; r++) Y[(3 * i + r) * W + k] = urand_sym(&seed);
+    }
+  }
+  solver_problem p = {0};
+  p.nc = NC;
+  p.nv = ND;
+  p.ystride = W;
+  p.ynz = ynz;
+  p.ydof = ydof;
+  p.Y = Y;
+  p.mu = mu;
+  int n = 3 * NC;
+  double M[3 * NC * 3 * NC], ref[3 * NC], x[3 * NC], rhs[3 * NC];
+  island_dense(&p, M);
+  double dmax = 0;
+  for (int a = 0; a < n; a++) dmax = fmax(dmax, M[a * n + a]);
+  double sigma = 0.1 * dmax;
+  for (int a = 0; a < n; a++) M[a * n + a] += sigma;
+  for (int a = 0; a < n; a++) rhs[a] = ref[a] = urand_sym(&seed);
+  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, M, n, ref, 1), 0);
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, ND, W, 0, 0, 0};
+  const int facts[2] = {ADMM_FACT_DENSE, ADMM_FACT_SPARSE};
+  for (int f = 0; f < 2; f++) {
+    solver* sv = tsolver_create(&o, NC);
+    memcpy(x, rhs, sizeof(x));
+    ck_assert_int_eq(admm_island_solve(sv, &p, facts[f], sigma, x), 0);
+    double e = 0, m = 0;
+    for (int a = 0; a < n; a++) {
+      e = fmax(e, fabs(x[a] - ref[a]));
+      m = fmax(m, fabs(ref[a]));
+    }
+    ck_assert_msg(e <= 1e-12 * m, "%s factor: |x - x_lapack| = %g of %g",
+                  f ? "sparse" : "dense", e, m);
+    solver_free(sv);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("admm_sparse");
   TCase* tc = tcase_create("core");
@@ -289,6 +352,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, pile_of_16_boxes);
   tcase_add_test(tc, humanoid_lying);
   tcase_add_test(tc, fclib_piles);
+  tcase_add_test(tc, local_dof_orders);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -24,9 +24,12 @@ models are matched):
              issue 26's targets met or missed (target_ir: Ir ratio <= 0.5, target_us: time ratio
              <= 0.6, target_cap: no step at the iteration cap over the timed horizon); cap_csim_<k>
              counts the steps that ended at the cap per csim solver;
-  profile    the default pair's and MuJoCo's top functions by their own instructions over the
-             counted horizon (callgrind_annotate of the same runs): where the instructions go,
-             shown in the table for every scene where the default misses a target;
+  profile    the default pair's and MuJoCo's stages' shares of the step (inclusive: csim's
+             collision, contact build, solve, apply and the rest; MuJoCo's mj_collision,
+             mj_makeConstraint, mj_fwdConstraint and the rest) and top functions by their own
+             instructions over the counted horizon (callgrind_annotate of the same runs): where
+             the instructions go, shown in the table for every scene where the default misses a
+             target (kept through MERGE=1, as every text column);
   contacts   mean contacts per step on each side (MuJoCo: active contacts);
   eps_abs    mean NCP residual of seed 000 eq. 14 per step, computed by csim's code on each
              engine's own answer (MuJoCo's: from its contacts, efc_force and M; see
@@ -271,21 +274,51 @@ PROFILES = {}
 PROFILE_TOP = 6
 
 
-def profile(out):
-    """the PROFILE_TOP functions with the most instructions of their own (inlined callees
-    included, as the compiler laid them out) in a callgrind file: "fn 26%; fn2 8%; ...", or "" """
-    r = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out],
+# the step's stages by their entry functions (inclusive instructions), csim's and MuJoCo's: where
+# the instructions go before the top functions say which code
+STAGES = {"csim": (("collision", "coll_detect"), ("contact build", "contact_build"),
+                   ("solve", "solver_solve"), ("apply", "contact_apply")),
+          "mujoco": (("collision", "mj_collision"), ("makeConstraint", "mj_makeConstraint"),
+                     ("fwdConstraint", "mj_fwdConstraint"))}
+
+
+def stages(out):
+    """each stage's share of the step (inclusive) in a callgrind file, the rest of the step last:
+    "collision 4%, contact build 37%, ..., rest 20%", or "" """
+    r = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no", "--threshold=100", out],
                        capture_output=True, text=True)
-    top = []
+    share = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\s*[\d,]+ \(\s*([\d.]+)%\)\s+(\S+)", line)
+        if m:
+            fn = m.group(2).rsplit(":", 1)[-1].split(".")[0]
+            share[fn] = max(share.get(fn, 0.0), float(m.group(1)))
+    table = STAGES["mujoco" if "mj_step" in share else "csim"]
+    got = [(name, share[fn]) for name, fn in table if fn in share]
+    if not got:
+        return ""
+    rest = max(0.0, 100.0 - sum(v for _, v in got))
+    return ", ".join("%s %.0f%%" % (n, v) for n, v in got + [("rest", rest)])
+
+
+def profile(out):
+    """where the instructions go in a callgrind file: the stages' shares (stages()), then the
+    PROFILE_TOP functions with the most instructions of their own (inlined callees included, as
+    the compiler laid them out): "stages: collision 4%, ...; top: fn 26%; fn2 8%; ...", or "" """
+    st = stages(out)
+    r = subprocess.run(["callgrind_annotate", "--inclusive=no", "--auto=no", "--threshold=100", out],
+                       capture_output=True, text=True)
+    own = {}  # one function's parts (its file's copy, a header's inlined code) summed
     for line in r.stdout.splitlines():
         m = re.match(r"^\s*[\d,]+ \(\s*([\d.]+)%\)\s+(\S+)", line)
         if not m or "PROGRAM TOTALS" in line:
             continue
         fn = m.group(2).rsplit(":", 1)[-1].split(".")[0]  # file:function.constprop.0 -> function
-        top.append("%s %.0f%%" % (fn, float(m.group(1))))
-        if len(top) == PROFILE_TOP:
-            break
-    return "; ".join(top)
+        own[fn] = own.get(fn, 0.0) + float(m.group(1))
+    top = sorted(own.items(), key=lambda kv: -kv[1])[:PROFILE_TOP]
+    if not top:
+        return ""
+    return ("stages: %s; top: " % st if st else "") + "; ".join("%s %.0f%%" % kv for kv in top)
 
 
 def num(x):
@@ -324,6 +357,14 @@ def slope(pts):
     return (n * sxy - sx * sy) / d if d else None
 
 
+# the CSV's columns that hold text, kept as they are when earlier rows are merged (every other
+# column is a number: num() turns text into None, which is how the profiles of every scene but
+# the last partial run's were lost, leaving "-" in the "where the instructions go" table)
+TEXT_COLUMNS = ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim", "csim_solvers",
+                "csim_default", "target_ir", "target_us", "target_cap", "profile_csim_default",
+                "profile_mujoco")
+
+
 def merge(results, path):
     """the rows of an earlier CSV with the scenes just run replaced (or appended)"""
     if not os.path.exists(path):
@@ -337,8 +378,7 @@ def merge(results, path):
                 continue
             r = dict(row)
             for k in list(r):
-                if k not in ("scene", "family", "note", "nv_csim", "nv_mujoco", "best_csim",
-                             "csim_solvers", "csim_default", "target_ir", "target_us", "target_cap"):
+                if k not in TEXT_COLUMNS:
                     r[k] = num(r[k])
             r["n"] = int(r["n"] or 0)
             out.append(r)

@@ -149,7 +149,19 @@ typedef struct {
   chol_entry* ce;
   const int* pos;  // dof space, sparse: the pattern entry of each (column, row) (sparse_pos)
   const double* sig;  // (n) the shift of each row when they differ (admm_refactor), else NULL
+  // factored form: 1 for a contact whose dofs are consecutive and ascending (a chain's path
+  // from its root), whose products then run over one stretch of a dof vector or of a factor's
+  // column, loops the compiler vectorizes (each entry still takes its one term, so the sums
+  // are the same bit for bit); NULL: none marked
+  const unsigned char* run;
 } admm_op;
+
+// w[k] += y0[k] x0 + y1[k] x1 + y2[k] x2 over one stretch (admm_op.run): the rows and w do not
+// overlap (restrict spares the vectorized loop its run-time overlap checks)
+static void run_add(double* restrict w, const double* restrict y0, const double* restrict y1,
+                    const double* restrict y2, double x0, double x1, double x2, int nz) {
+  for (int k = 0; k < nz; k++) w[k] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+}
 
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
@@ -163,7 +175,12 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
     const double* y0 = p->Y + 3 * (size_t)i * ws;
     const double* y1 = y0 + ws;
     const double* y2 = y1 + ws;
-    for (int k = 0, nz = p->ynz[i]; k < nz; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
+    int nz = p->ynz[i];
+    if (o->run && o->run[i]) {  // consecutive dofs: one stretch of w
+      run_add(w + d[0], y0, y1, y2, x0, x1, x2, nz);
+      continue;
+    }
+    for (int k = 0; k < nz; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
   }
 }
 
@@ -176,11 +193,22 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   const double* y1 = y0 + ws;
   const double* y2 = y1 + ws;
   double a0 = 0, a1 = 0, a2 = 0;
-  for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
-    double wk = w[d[k]];
-    a0 += y0[k] * wk;
-    a1 += y1[k] * wk;
-    a2 += y2[k] * wk;
+  int nz = p->ynz[i];
+  if (o->run && o->run[i]) {  // consecutive dofs: w[d[k]] = wr[k], the same sums in order
+    const double* wr = w + d[0];
+    for (int k = 0; k < nz; k++) {
+      double wk = wr[k];
+      a0 += y0[k] * wk;
+      a1 += y1[k] * wk;
+      a2 += y2[k] * wk;
+    }
+  } else {
+    for (int k = 0; k < nz; k++) {
+      double wk = w[d[k]];
+      a0 += y0[k] * wk;
+      a1 += y1[k] * wk;
+      a2 += y2[k] * wk;
+    }
   }
   out[0] = a0;
   out[1] = a1;
@@ -489,6 +517,18 @@ static void sparse_clear(chol_entry* e, int nd) {
   for (int k = 0; k < nd; k++) v[cp[k]] = 1;
 }
 
+// the term of entries (lo, hi) of a contact's Y rows in I + Y' A^-1 Y, at the column of lo's
+// dof (the smaller): (y_lo ia) . y_hi, the expression and order the column's own loop would use.
+// The factor's loops visit each pair of a contact's entries once (hi from lo on) and take this
+// form only where the entries' dofs do not ascend (an island's local numbering, first seen
+// first numbered, need not keep a contact's order), so each entry of the matrix receives the
+// same sum, bit for bit, as a visit of every ordered pair that kept the lower triangle
+static inline double pair_term(const double* y0, const double* y1, const double* y2,
+                               const double ia[3], int lo, int hi) {
+  double l0 = y0[lo] * ia[0], l1 = y1[lo] * ia[1], l2 = y2[lo] * ia[2];
+  return l0 * y0[hi] + l1 * y1[hi] + l2 * y2[hi];
+}
+
 // contact i's terms of I + Y' A^-1 Y (ia = 1 / its three A) into the sparse factor's values,
 // the lower triangle of the island's local dofs, at the entries o->pos gives (sparse_pos)
 static void sparse_add(const admm_op* o, int i, const double ia[3], double* v) {
@@ -499,11 +539,13 @@ static void sparse_add(const admm_op* o, int i, const double ia[3], double* v) {
   const double* y0 = p->Y + 3 * (size_t)i * ws;
   const double* y1 = y0 + ws;
   const double* y2 = y1 + ws;
-  for (int u = 0; u < nz; u++) {
+  for (int u = 0; u < nz; u++) {  // each pair of entries once (pair_term)
     double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
-    const int* col = o->pos + (size_t)d[u] * nd;  // column d[u]
-    for (int w = 0; w < nz; w++)
-      if (d[w] >= d[u]) v[col[d[w]]] += u0 * y0[w] + u1 * y1[w] + u2 * y2[w];
+    for (int w = u; w < nz; w++) {
+      int lo = d[w] >= d[u] ? u : w, hi = lo == u ? w : u;
+      v[o->pos[(size_t)d[lo] * nd + (size_t)d[hi]]] +=
+          lo == u ? u0 * y0[w] + u1 * y1[w] + u2 * y2[w] : pair_term(y0, y1, y2, ia, lo, hi);
+    }
   }
 }
 
@@ -553,11 +595,21 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
     const double* y0 = p->Y + 3 * (size_t)i * ws;
     const double* y1 = y0 + ws;
     const double* y2 = y1 + ws;
-    for (int u = 0; u < nz && kd < 0; u++) {  // dense: the lower triangle (rows >= column)
+    // dense: the lower triangle (rows >= column); a contact whose dofs are consecutive
+    // (o->run) fills each column's rows as one stretch
+    int run = o->run && o->run[i];
+    for (int u = 0; u < nz && kd < 0; u++) {
       double u0 = y0[u] * ia[0], u1 = y1[u] * ia[1], u2 = y2[u] * ia[2];
-      double* col = L + (size_t)d[u] * ld;  // column d[u]
-      for (int v = 0; v < nz; v++)
-        if (d[v] >= d[u]) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+      int du = d[u];
+      double* col = L + (size_t)du * ld;  // column d[u]
+      if (run) {  // rows du.. of the column (row d[v] = du + v - u)
+        run_add(col + du, y0 + u, y1 + u, y2 + u, u0, u1, u2, nz - u);
+        continue;
+      }
+      for (int v = u; v < nz; v++) {  // each pair once (pair_term)
+        if (d[v] >= du) col[d[v]] += u0 * y0[v] + u1 * y1[v] + u2 * y2[v];
+        else L[(size_t)d[v] * ld + (size_t)du] += pair_term(y0, y1, y2, ia, v, u);
+      }
     }
     if (kd >= 0) {  // in band order, the lower triangle: entries u <= v by position
       const int *pm = o->perm, *ck = o->cord + (size_t)i * ws;
@@ -748,7 +800,17 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
-                    NULL, NULL, NULL, NULL};
+                    NULL, NULL, NULL, NULL, NULL};
+  admm_state* st = solver_admm(s);
+  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) {
+    for (int i = 0; i < p->nc; i++) {
+      const int* d = p->ydof + (size_t)i * p->ystride;
+      int r = p->ynz[i] > 0;
+      for (int k = 1; k < p->ynz[i] && r; k++) r = d[k] == d[k - 1] + 1;
+      st->run[i] = (unsigned char)r;
+    }
+    a->op.run = st->run;
+  }
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -955,6 +1017,15 @@ static int admm_sparse(solver* s, admm_run* a) {
   if (fact == ADMM_FACT_DENSE || fact == ADMM_FACT_BAND || st->band_off ||
       (fact == ADMM_FACT_AUTO && dim < kSparseMin))
     return 0;
+  // dof space: a contact's nz dofs are a clique of the pattern, so nnz(L) >= nz (nz - 1) / 2
+  // under any order; when that alone fails the rule below (a chain lying down: its farthest
+  // link's contacts hold every dof), the island is dense whatever the analysis says, and the
+  // pattern (O(sum nz^2), as much as a factorization) is not built for it every step
+  if (fact == ADMM_FACT_AUTO && nd > 0) {
+    double nzmax = 0;
+    for (int i = 0; i < p->nc; i++) nzmax = fmax(nzmax, p->ynz[i]);
+    if (kSparseNnz * nzmax * (nzmax - 1) / 2 >= (double)nd * nd / 2) return 0;
+  }
   // CHOLMOD's cache is made with the first analysis, which allocates anyway (chol_sparse.h), so
   // a solver that never factors sparse holds none of it
   if (!st->chol && !(st->chol = chol_create())) return 0;
@@ -1245,7 +1316,7 @@ static size_t admm_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         admm_y_ord_ints(o, maxc) * sizeof(int);
+         admm_y_ord_ints(o, maxc) * sizeof(int) + mc;
 }
 
 static void admm_destroy(void* priv) {
@@ -1257,6 +1328,7 @@ static void admm_destroy(void* priv) {
   free(a->ye);
   free(a->dofmap);
   free(a->yord);
+  free(a->run);
   chol_free(a->chol);
   free(a);
 }
@@ -1271,7 +1343,9 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->ye = calloc(3 * n, sizeof(double));
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
-  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord) {
+  a->run = calloc(n, 1);
+  a->maxc = (int)n;
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run) {
     admm_destroy(a);
     return NULL;
   }

@@ -33,6 +33,8 @@ typedef struct {
   double* ye;    // (3 maxc) ydiag of the island
   int* dofmap;   // (nv) global dof -> local, -1 outside the island (restored after use)
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
+  int maxc;      // contacts run holds
+  unsigned char* run;  // (maxc) 1 when a contact's dofs are consecutive, ascending (admm_op)
 } admm_state;
 
 enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };

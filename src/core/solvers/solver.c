@@ -591,17 +591,32 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   // with the NCP criterion, convergence also needs the NCP residual of the problem solved
   // (G + R) at the answer handed back, for every model (the families stop on max(their model's
   // residual, NCP residual): solver_stop_of; this makes the contract independent of them)
+  // Without R that residual's pass is also the metric's below (the same c): done once
+  solver_result m;
+  int have = 0;
   if (s->opt.criterion == SOLVER_STOP_NCP || s->opt.criterion == SOLVER_STOP_NATURAL) {
-    solver_result r;
-    solver_ncp_stop_on(s, p, lambda, s->c, NULL, p->nc, &r);
-    if (!isnan(res->residual) && !(r.eps_abs <= res->residual)) res->residual = r.eps_abs;
+    solver_residuals_on(p, lambda, s->c, NULL, p->nc, &m);
+    have = !p->R;
+    double e = m.eps_abs;  // solver_ncp_stop_on's residual
+    if (s->opt.criterion == SOLVER_STOP_NATURAL && !isnan(e)) {
+      double r = solver_natural_on(p, lambda, s->c, NULL, p->nc);
+      if (!(r <= e)) e = r;
+    }
+    if (!isnan(res->residual) && !(e <= res->residual)) res->residual = e;
     res->converged = res->residual <= s->opt.tolerance;
   }
   // physical accuracy of the answer, the same for every model (000 eq. 14, R excluded):
   // c - R lambda, O(nc)
   if (p->R)
     for (int k = 0; k < n; k++) s->c[k] -= p->R[k] * lambda[k];
-  solver_residuals_of(p, lambda, s->c, res);
+  if (have) {
+    res->eps_p = m.eps_p;
+    res->eps_d = m.eps_d;
+    res->eps_c = m.eps_c;
+    res->eps_abs = m.eps_abs;
+  } else {
+    solver_residuals_of(p, lambda, s->c, res);
+  }
 }
 
 void solver_set_dual(solver* s, const double* dual0) {
