@@ -327,7 +327,7 @@ START_TEST(local_dof_orders) {
   for (int a = 0; a < n; a++) rhs[a] = ref[a] = urand_sym(&seed);
   ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, M, n, ref, 1), 0);
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1.0, 4, 1.0, 1,
-                      SOLVER_STOP_MODEL, ND, W, 0, 0, 0};
+                      SOLVER_STOP_MODEL, ND, W, 0, 0, 0, 0};
   const int facts[2] = {ADMM_FACT_DENSE, ADMM_FACT_SPARSE};
   for (int f = 0; f < 2; f++) {
     solver* sv = tsolver_create(&o, NC);
