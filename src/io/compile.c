@@ -917,6 +917,8 @@ static csim_status check_newton_spin(const scn_config* cfg, const sim_model* m,
 // (check_spin)
 // solver.name auto under ccp when newton's conditions hold: auto gives the islands to newton
 // (auto.c, solver_auto_soft) and the problems are diag_only (compile_contact)
+static int mt_soft(const sim* s) { return s->model.mat && s->model.mat->soft; }
+
 static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) {
   solver_options* so = &s->opt.solver;
   if (so->kind == CSIM_SOLVER_AUTO && so->model == CSIM_MODEL_CCP) {
@@ -926,6 +928,12 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
     so->kind = CSIM_SOLVER_AUTO;
     so->soft = fits;
     solver_auto_soft(s->data.slv, fits);
+    // the pyramid under auto is newton's alone (MuJoCo's model and method): where newton cannot
+    // take the model, say why rather than fall back to Gauss-Seidel's hundreds of sweeps
+    if (!fits && cfg->cone == CSIM_CONE_PYRAMIDAL && mt_soft(s))
+      return scn_key_error(cfg, "solver.name", err, "solver 'auto' under contact.cone pyramidal "
+                           "is newton, which cannot take this model: %s; choose solver.name pgs",
+                           quiet.msg);
     return CSIM_OK;
   }
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
@@ -957,8 +965,8 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
 
 // contact.cone pyramidal (contact.h rhs_pyramid, solver.h rpy): MuJoCo's pyramid of soft edges,
 // so ccp with MuJoCo softness on every contact, solved by the ccp pgs sweeps (ccp.c) or newton
-// (newton.c; condim 4/6 pairs too, their torsion and rolling edges); anything else is refused at
-// load naming the key
+// (newton.c; condim 4/6 pairs too, their torsion and rolling edges), auto being newton there
+// (check_newton); anything else is refused at load naming the key
 static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* err) {
   if (cfg->cone != CSIM_CONE_PYRAMIDAL) return CSIM_OK;
   const solver_options* so = &s->opt.solver;
@@ -970,11 +978,13 @@ static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* e
     return scn_key_error(cfg, "contact.cone", err, "the pyramidal cone's edges are MuJoCo's soft "
                          "rows: give contact.solref, or an MJCF robot whose geoms carry solref "
                          "(without contact.compliance)");
-  if (so->kind != CSIM_SOLVER_PGS && so->kind != CSIM_SOLVER_NEWTON)
+  if (so->kind != CSIM_SOLVER_PGS && so->kind != CSIM_SOLVER_NEWTON &&
+      !(so->kind == CSIM_SOLVER_AUTO && so->soft))
     return scn_key_error(cfg, "solver.name", err, "contact.cone pyramidal is solved by solvers "
-                         "'pgs' (Gauss-Seidel on the edges, ccp.c) and 'newton' (MuJoCo's primal "
-                         "Newton, newton.c) only; found '%s': set solver.name: pgs or newton, or "
-                         "contact.cone: elliptic", csim_solver_names[so->kind]);
+                         "'pgs' (Gauss-Seidel on the edges, ccp.c), 'newton' (MuJoCo's primal "
+                         "Newton, newton.c) and 'auto' (newton) only; found '%s': set "
+                         "solver.name: pgs, newton or auto, or contact.cone: elliptic",
+                         csim_solver_names[so->kind]);
   if (so->criterion == SOLVER_STOP_NATURAL)
     return scn_key_error(cfg, "solver.criterion", err, "the natural residual has no pyramidal "
                          "form in csim: choose solver.criterion model, ncp or auto");

@@ -13,13 +13,13 @@ humanoid100/humanoid100.xml):
              csim's model matching MuJoCo's, ccp with the file's solref/solimp (MuJoCo-style
              softness, contact.combine mujoco, friction 1 for the floor pairs as
              scenarios/mujoco_humanoid.yaml; ccp's Lorentz cone, and MuJoCo's default pyramid,
-             contact.cone pyramidal, under newton: MuJoCo's own model and method where the file
-             sets no cone), solver pgs (tolerance 1e-8, at most 500 iterations) and newton (MuJoCo's
-             primal Newton method on the same problem; it refuses condim 4/6 files, said in the
-             note), and csim's default
-             (ncp, solver auto, same tolerance): the time per step and mean contacts and ε_abs
-             (seed 000 eq. 14) csim run prints;
-  rounds     ROUNDS interleaved rounds (MuJoCo, csim ccp, csim default in turn), the median
+             contact.cone pyramidal), solver pgs (tolerance 1e-8, at most 500 iterations) and
+             newton (MuJoCo's primal Newton method on the same problem), and csim's default for
+             such a file: ccp in the pyramid under solver auto, which is newton there (MuJoCo's
+             own model and method where the file sets no cone), and csim's generic default (ncp,
+             solver auto, same tolerance; "csim ncp/auto"): the time per step and mean contacts
+             and ε_abs (seed 000 eq. 14) csim run prints;
+  rounds     ROUNDS interleaved rounds (MuJoCo, then each csim side in turn), the median
              time per step of each;
   Ir/step    callgrind instructions inside the step: MuJoCo's testspeed with
              --toggle-collect=mj_step, csim through build/bench_mujoco with
@@ -63,9 +63,9 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 200 if QU
 # csim's sides: (engine name, model/solver pair for bench_mujoco, --set overrides)
 CSIM_SIDES = [("csim ccp/pgs", "ccp/pgs", []),
               ("csim ccp/newton", "ccp/newton", ["solver.name=newton"]),
-              ("csim ccp/newton pyramidal", "ccp/newton", ["solver.name=newton",
-                                                           "contact.cone=pyramidal"]),
-              ("csim default (ncp/auto)", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
+              ("csim default (ccp/auto pyramidal)", "ccp/auto", ["solver.name=auto",
+                                                                 "contact.cone=pyramidal"]),
+              ("csim ncp/auto", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
 
 
 def scenario(path, steps, dt, tmp, label, cone="elliptic"):
