@@ -833,6 +833,39 @@ static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* 
   return st;
 }
 
+// the trees below the world (step_model ntree, body_tree, tree_dof; body_parent[b] < b): one
+// tree of every body when a tree's dofs are not one contiguous range
+static csim_status compile_trees(sim* s, csim_error* err) {
+  const sim_model* m = s->model.m;
+  size_t nb = (size_t)m->nbody + 1;
+  int* tree = calloc(nb, sizeof(int));
+  int* dof = calloc(nb + 1, sizeof(int));
+  s->model.body_tree = tree;
+  s->model.tree_dof = dof;
+  s->data.tree_on = calloc(nb, sizeof(int));
+  s->data.tree_change = calloc(2 * nb, sizeof(double));
+  if (!tree || !dof || !s->data.tree_on || !s->data.tree_change)
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  int nt = 0, ok = 1;
+  for (int b = 1; b < m->nbody; b++) tree[b] = m->body_parent[b] > 0 ? tree[m->body_parent[b]] : nt++;
+  for (int t = 0; t <= nt; t++) dof[t] = -1;
+  for (int k = 0, last = -1; k < m->nv; k++) {  // tree t's dofs [dof[t], dof[t + 1])
+    int t = tree[m->dof_body[k]];
+    if (t != last && (t < last || dof[t] >= 0)) ok = 0;
+    if (t != last) dof[t] = k;
+    last = t;
+  }
+  dof[nt] = m->nv;
+  for (int t = nt - 1; t >= 0; t--)
+    if (dof[t] < 0) dof[t] = dof[t + 1];  // a tree without dofs
+  if (!ok || nt == 0) {
+    for (int b = 1; b < m->nbody; b++) tree[b] = 0;
+    nt = 1, dof[0] = 0, dof[1] = m->nv;
+  }
+  s->model.ntree = nt;
+  return CSIM_OK;
+}
+
 // the contact options (contact.h) and the step's per-step work arrays
 static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* err) {
   s->opt.contact.friction = cfg->friction;
@@ -855,7 +888,7 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   s->data.robot_touch = calloc((size_t)s->model.m->nrobot + 1, sizeof(int));
   if (!s->data.robot_touch) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  return CSIM_OK;
+  return compile_trees(s, err);
 }
 
 // condim 4/6 under a model or solver without the generalized cone: refused at load, naming the

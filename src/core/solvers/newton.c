@@ -502,8 +502,34 @@ static void hessian_add(const island* is, int q) {
   }
 }
 
+// islands of at most this many dofs are factored in place by chol_small: LAPACK's dpotrf costs
+// ~5500 instructions on a free body's 6 x 6 (its calls and blocking), the loop below ~400
+#define NEWTON_SMALL_DOFS 24
+
+// A = L L' in place (lower triangle, column-major, n x n), dpotf2's order of operations
+// (column j: its diagonal, then the column below scaled by 1 / L_jj); 1 when A is not positive
+// definite (as dpotrf's info > 0)
+static int chol_small(int n, double* A) {
+  for (int j = 0; j < n; j++) {
+    double* cj = A + (size_t)j * (size_t)n;
+    double ajj = cj[j];
+    for (int k = 0; k < j; k++) ajj -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
+    if (!(ajj > 0)) return 1;
+    ajj = sqrt(ajj);
+    cj[j] = ajj;
+    for (int k = 0; k < j; k++) {
+      const double* ck = A + (size_t)k * n;
+      double l = ck[j];
+      for (int i = j + 1; i < n; i++) cj[i] -= ck[i] * l;
+    }
+    double inv = 1 / ajj;
+    for (int i = j + 1; i < n; i++) cj[i] *= inv;
+  }
+  return 0;
+}
+
 // H = I + sum_i Y_i' H_i Y_i (lower triangle, column-major, dense or banded) factored (LAPACK
-// dpotrf or dpbtrf); 0 on success
+// dpotrf or dpbtrf; chol_small on a small island); 0 on success
 static int hessian(const island* is) {
   newton_state* st = is->st;
   int nd = is->nd, kd = st->kd;
@@ -512,6 +538,7 @@ static int hessian(const island* is) {
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
   for (int q = 0; q < is->n; q++)
     if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
+  if (kd < 0 && nd <= NEWTON_SMALL_DOFS) return chol_small(nd, st->H) || !isfinite(st->H[0]);
   lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, st->H, kd + 1)
                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
   return info != 0 || !isfinite(st->H[0]);
