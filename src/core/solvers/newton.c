@@ -376,12 +376,17 @@ static void y_mul(const island* is, const double* x, int add_g, double* out) {
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
     const int* d = is->st->yi + (size_t)q * ws;
-    for (int r = 0; r < 3; r++) {
-      const double* y = p->Y + (3 * (size_t)i + r) * ws;
-      double acc = add_g ? p->g[3 * i + r] : 0;
-      for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * x[d[k]];
-      out[3 * q + r] = acc;
+    const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
+    // the three rows in one pass over the contact's dofs (each row's sum in its own order)
+    double a0 = add_g ? p->g[3 * i] : 0, a1 = add_g ? p->g[3 * i + 1] : 0;
+    double a2 = add_g ? p->g[3 * i + 2] : 0;
+    for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
+      double xk = x[d[k]];
+      a0 += y0[k] * xk;
+      a1 += y1[k] * xk;
+      a2 += y2[k] * xk;
     }
+    out[3 * q] = a0, out[3 * q + 1] = a1, out[3 * q + 2] = a2;
   }
 }
 
@@ -393,8 +398,19 @@ static void yt_mul(const island* is, const double* v, double* out) {
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
     const int* d = is->st->yi + (size_t)q * ws;
+    const double* v3 = v + 3 * q;
+    if (v3[0] != 0 && v3[1] != 0 && v3[2] != 0) {  // the three rows in one pass, in row order
+      const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
+      for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
+        double o = out[d[k]];
+        o += y0[k] * v3[0];
+        o += y1[k] * v3[1];
+        out[d[k]] = o + y2[k] * v3[2];
+      }
+      continue;
+    }
     for (int r = 0; r < 3; r++) {
-      double vr = v[3 * q + r];
+      double vr = v3[r];
       if (vr == 0) continue;
       const double* y = p->Y + (3 * (size_t)i + r) * ws;
       for (int k = 0; k < p->ynz[i]; k++) out[d[k]] += y[k] * vr;
