@@ -657,6 +657,32 @@ static void hessian_cg(const island* is, double* v) {
 
 // phi'(t) and phi''(t) of phi(t) = P(x + t d), given xd = x'd and dd = d'd (st->a, st->b: Y x + g
 // and Y d)
+// a pyramidal unit's part of phi' and phi'' at a + t b: each active edge e (its velocity
+// a_e = a_n + s a_k < 0, newton_zone_pyr) adds f_e b_e to -phi' (f_e = -a_e / R_py, b_e = b_n +
+// s b_k) and b_e^2 / R_py to phi'', the sums of lambda' b and b' H b edge by edge without
+// forming the unit's H
+static void line_pyr(const island* is, int q, int n, const int* ir, double t, double* f1,
+                     double* f2) {
+  newton_state* st = is->st;
+  int i = con_of(is, q);
+  double r = is->p->rpy[i], mu3[3] = {is->p->mu[i], is->p->mu[i], 0}, at[6], bt[6];
+  const double* co = n == 3 ? mu3 : st->co + 6 * q;
+  for (int k = 0; k < n; k++) {
+    bt[k] = st->b[ir[k]];
+    at[k] = st->a[ir[k]] + t * bt[k];
+  }
+  for (int k = 0; k < n; k++) {
+    if (k == 2 || !(co[k] > 0)) continue;
+    for (int sg = 0; sg < 2; sg++) {
+      double s = sg ? -co[k] : co[k], ae = at[2] + s * at[k];
+      if (!(ae < 0)) continue;
+      double be = bt[2] + s * bt[k];
+      *f1 -= (-ae / r) * be;
+      *f2 += be * be / r;
+    }
+  }
+}
+
 static void line_eval(const island* is, double t, double xd, double dd, double* f1,
                       double* f2) {
   newton_state* st = is->st;
@@ -676,7 +702,11 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
       }
       continue;
     }
-    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr), i = con_of(is, q);
+    if (st->pyr && n > 0 && is->p->rpy[i] > 0) {  // MuJoCo's pyramid: edge by edge
+      line_pyr(is, q, n, ir, t, f1, f2);
+      continue;
+    }
     if (unit_zone(is, q, st->a, st->b, t, lam, H, &cost) == ZONE_FREE) continue;
     for (int r = 0; r < n; r++) b[r] = st->b[ir[r]];
     for (int r = 0; r < n; r++) {
