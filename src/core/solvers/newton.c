@@ -464,6 +464,23 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
     for (int k = 0; k < nz; k++)
       st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
                                            hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
+  for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
+  if (asc && r0 == 0) {
+    const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
+    const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
+    for (int u = 0; u < nz; u++) {
+      double* hc = st->H + (size_t)d[u] * ld;
+      for (int v = u; v < nz; v++) {
+        double h = 0;
+        h += y0[u] * z0[v];
+        h += y1[u] * z1[v];
+        h += y2[u] * z2[v];
+        hc[d[v]] += h;
+      }
+    }
+    return;
+  }
   for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
     for (int v = u; v < nz; v++) {
