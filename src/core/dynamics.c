@@ -147,11 +147,10 @@ static inline void rnea_forward_body(const sim_model* m, sim_data* d, int b, con
     double vj[6] = {0, 0, 0, 0, 0, 0};
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
       const double* S = d->cdof + 6 * k;
-      double qa = qacc ? qacc[k] : 0, qd = v_in[k];
-      for (int i = 0; i < 6; i++) {
-        a[i] += S[i] * qa;
-        vj[i] += S[i] * qd;
-      }
+      double qd = v_in[k];
+      for (int i = 0; i < 6; i++) vj[i] += S[i] * qd;
+      if (qacc)  // (without: S 0 would add zeros)
+        for (int i = 0; i < 6; i++) a[i] += S[i] * qacc[k];
     }
     for (int i = 0; i < 6; i++) v[i] += vj[i];
     double t1[3], t2[3];

@@ -837,7 +837,8 @@ static void island_start(const island* is, const double* lambda) {
   y_mul(is, st->x, 1, st->a);
   double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 0, NULL);
   memset(st->d, 0, sizeof(double) * (size_t)nd);
-  y_mul(is, st->d, 1, st->b);  // g
+  for (int q = 0; q < is->n; q++)  // g: Y 0 + g
+    for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
   double p0 = zones(is, st->b, st->lam, 0, NULL);
   if (p0 < pw || !isfinite(pw)) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
