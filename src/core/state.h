@@ -180,7 +180,6 @@ typedef struct {
   double* wpos;             // the velocity positions move with                  (nv)
   double* vprev;            // previous midpoint iterate                         (nv)
   int* tree_on;             // midpoint: trees still iterated                    (ntree)
-  double* tree_change;      // midpoint: each tree's change of v_f, then max |v_f| (2 ntree)
   int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
   // controllers: what each writes (its state, held torques, delay line, noise generator), and
   // the per-link contact forces of the last step they sense (model-wide)

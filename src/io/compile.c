@@ -843,8 +843,7 @@ static csim_status compile_trees(sim* s, csim_error* err) {
   s->model.body_tree = tree;
   s->model.tree_dof = dof;
   s->data.tree_on = calloc(nb, sizeof(int));
-  s->data.tree_change = calloc(2 * nb, sizeof(double));
-  if (!tree || !dof || !s->data.tree_on || !s->data.tree_change)
+  if (!tree || !dof || !s->data.tree_on)
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   int nt = 0, ok = 1;
   for (int b = 1; b < m->nbody; b++) tree[b] = m->body_parent[b] > 0 ? tree[m->body_parent[b]] : nt++;
