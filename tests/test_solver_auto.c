@@ -9,7 +9,8 @@
 //   auto ends none unconverged (one island may sweep to the cap before ADMM takes it), and
 //   still solves most islands with PGS;
 // - the choice is the same on a rerun (deterministic);
-// - humanoid100.xml under ccp with MuJoCo's softness and pyramid: auto is newton bit for bit.
+// - humanoid100.xml under ccp with MuJoCo's softness and pyramid: auto is newton bit for bit;
+//   where newton cannot take the model, auto under the pyramid is refused naming why.
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -133,6 +134,18 @@ START_TEST(pyramid_auto_is_newton) {
   ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_ERR_INPUT);
   ck_assert_str_eq(err.key, "solver.name");
   ck_assert_msg(strstr(err.msg, "pyramidal"), "%s", err.msg);
+  sim_free(s);
+  scn_free(cfg);
+  // where newton cannot take the model (Solo-12's rigid joint limits), auto under the pyramid is
+  // refused with newton's reason, pointing to pgs (not admm: no pyramid there)
+  const char* rigid[5] = {"contact.model=ccp", "contact.baumgarte=0", "contact.solref=[0.02, 1]",
+                          "contact.cone=pyramidal", "solver.name=auto"};
+  s = NULL;
+  ck_assert_int_eq(scn_load("scenarios/solo12_stand.yaml", rigid, 5, &cfg, &err), CSIM_OK);
+  ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_ERR_INPUT);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "rigid limit") && strstr(err.msg, "choose solver.name pgs") &&
+                    !strstr(err.msg, "admm"), "%s", err.msg);
   sim_free(s);
   scn_free(cfg);
 }

@@ -962,10 +962,13 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
     solver_auto_soft(s->data.slv, fits);
     // the pyramid under auto is newton's alone (MuJoCo's model and method): where newton cannot
     // take the model, say why rather than fall back to Gauss-Seidel's hundreds of sweeps
-    if (!fits && cfg->cone == CSIM_CONE_PYRAMIDAL && mt_soft(s))
+    if (!fits && cfg->cone == CSIM_CONE_PYRAMIDAL && mt_soft(s)) {
+      char* alt = strstr(quiet.msg, "; choose");  // newton's alternatives: admm has no pyramid
+      if (alt) *alt = '\0';
       return scn_key_error(cfg, "solver.name", err, "solver 'auto' under contact.cone pyramidal "
                            "is newton, which cannot take this model: %s; choose solver.name pgs",
                            quiet.msg);
+    }
     return CSIM_OK;
   }
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
