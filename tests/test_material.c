@@ -259,14 +259,13 @@ START_TEST(bad_material_keys) {
     ck_assert_int_eq(load_and_create(s3, 3, &err), CSIM_ERR_INPUT);
     ck_assert_str_eq(err.key, soft[i][2]);
   }
-  // contact.cone pyramidal: ccp with MuJoCo softness, solver pgs, not the natural criterion, no
-  // condim 4/6 (io/compile.c check_cone), refused naming the key
+  // contact.cone pyramidal: ccp with MuJoCo softness, solver pgs, newton or auto (newton), not
+  // admm, not the natural criterion (io/compile.c check_cone), refused naming the key
   const char* cone[][4] = {
       {"contact.cone=pyramidal", "contact.model=ncp", "solver.name=pgs", "contact.cone"},
       {"contact.cone=pyramidal", "contact.friction=0.5", "solver.name=pgs", "contact.cone"},
       {"contact.cone=pyramidal", "contact.compliance=0.01", "solver.name=pgs", "contact.cone"},
       {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.name=admm", "solver.name"},
-      {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.name=auto", "solver.name"},
       {"contact.cone=pyramidal", "contact.solref=[0.02, 1]", "solver.criterion=natural",
        "solver.criterion"},
       {"contact.cone=pyramid", "contact.solref=[0.02, 1]", "solver.name=pgs", "contact.cone"},
@@ -282,6 +281,10 @@ START_TEST(bad_material_keys) {
   const char* ok[5] = {"contact.model=ccp", "solver.name=pgs", "contact.materials={cube: {}}",
                        "contact.cone=pyramidal", "contact.solref=[0.02, 1]"};
   ck_assert_msg(load_and_create(ok, 5, &err) == CSIM_OK, "%s", err.msg);
+  // auto under the pyramid: newton (its conditions hold here), so accepted and soft
+  const char* ok_auto[5] = {"contact.model=ccp", "solver.name=auto", "contact.materials={cube: {}}",
+                            "contact.cone=pyramidal", "contact.solref=[0.02, 1]"};
+  ck_assert_msg(load_and_create(ok_auto, 5, &err) == CSIM_OK, "%s", err.msg);
   // humanoid100.xml's condim 4 cylinders: their torsion edges (accepted)
   const char* h100[2] = {"contact.cone=pyramidal", "solver.name=pgs"};
   scn_config* hc = NULL;

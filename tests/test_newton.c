@@ -564,7 +564,8 @@ END_TEST
 
 // MuJoCo's humanoid100 (humanoid100.xml: condim 4 cylinders among 100 free bodies, 627 dofs)
 // stepped by ccp/pgs: newton's lambda is ccp/pgs's and ccp/admm's at three steps with spin
-// entries; then its scenario (ccp/newton) steps it 2 s (400 steps) finite, every step converged
+// entries; then its scenario (ccp, auto: newton) steps it 2 s (400 steps) finite, every step
+// converged
 START_TEST(humanoid100) {
   const char* xml = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
   ck_assert_msg(file_exists(xml), "%s missing: make deps installs libmujoco-samples", xml);
@@ -585,7 +586,8 @@ START_TEST(humanoid100) {
   ck_assert_int_eq(checked, 3);
   fixture_free(&f);
   f = fixture_file("scenarios/mujoco_humanoid100.yaml", NULL, 0);
-  ck_assert_int_eq(f.s->opt.solver.kind, CSIM_SOLVER_NEWTON);
+  ck_assert_int_eq(f.s->opt.solver.kind, CSIM_SOLVER_AUTO);  // auto: newton (MuJoCo softness)
+  ck_assert(f.s->opt.solver.soft);
   int spins = 0;
   for (int k = 0; k < 400; k++) {
     sim_stepinfo info;

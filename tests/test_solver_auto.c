@@ -8,7 +8,9 @@
 // - Talos standing (one tree, 8 contacts: PGS) where ncp/pgs ends some steps at the cap 500:
 //   auto ends none unconverged (one island may sweep to the cap before ADMM takes it), and
 //   still solves most islands with PGS;
-// - the choice is the same on a rerun (deterministic).
+// - the choice is the same on a rerun (deterministic);
+// - humanoid100.xml under ccp with MuJoCo's softness and pyramid: auto is newton bit for bit;
+//   where newton cannot take the model, auto under the pyramid is refused naming why.
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "core/sim.h"
+#include "io/compile.h"
 #include "scene_fixture.h"
 #include "support.h"
 
@@ -112,6 +115,42 @@ START_TEST(stack_is_admm_and_converges) {
 }
 END_TEST
 
+// humanoid100.xml under ccp with the file's softness and MuJoCo's pyramid (the scenario's cone):
+// auto is newton, bit for bit with solver.name newton, no island handed on; admm is refused
+START_TEST(pyramid_auto_is_newton) {
+  trace n = run_file("scenarios/mujoco_humanoid100.yaml", "newton", NULL, 0, 60);
+  trace a = run_file("scenarios/mujoco_humanoid100.yaml", "auto", NULL, 0, 60);
+  ck_assert_msg(a.islands > 0, "the bodies touch");
+  ck_assert_int_eq(a.switched, 0);
+  ck_assert_int_eq(a.nonconv, 0);
+  ck_assert_msg(same_q(&a, &n), "auto under the pyramid differs from newton");
+  free(n.q);
+  free(a.q);
+  const char* sets[1] = {"solver.name=admm"};
+  scn_config* cfg = NULL;
+  sim* s = NULL;
+  csim_error err;
+  ck_assert_int_eq(scn_load("scenarios/mujoco_humanoid100.yaml", sets, 1, &cfg, &err), CSIM_OK);
+  ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_ERR_INPUT);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "pyramidal"), "%s", err.msg);
+  sim_free(s);
+  scn_free(cfg);
+  // where newton cannot take the model (Solo-12's rigid joint limits), auto under the pyramid is
+  // refused with newton's reason, pointing to pgs (not admm: no pyramid there)
+  const char* rigid[5] = {"contact.model=ccp", "contact.baumgarte=0", "contact.solref=[0.02, 1]",
+                          "contact.cone=pyramidal", "solver.name=auto"};
+  s = NULL;
+  ck_assert_int_eq(scn_load("scenarios/solo12_stand.yaml", rigid, 5, &cfg, &err), CSIM_OK);
+  ck_assert_int_eq(sim_create(cfg, &s, &err), CSIM_ERR_INPUT);
+  ck_assert_str_eq(err.key, "solver.name");
+  ck_assert_msg(strstr(err.msg, "rigid limit") && strstr(err.msg, "choose solver.name pgs") &&
+                    !strstr(err.msg, "admm"), "%s", err.msg);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 START_TEST(talos_never_at_cap) {
   trace p = run_file("scenarios/talos_stand.yaml", "pgs", NULL, 0, 2000);
   trace a = run_file("scenarios/talos_stand.yaml", "auto", NULL, 0, 2000);
@@ -182,6 +221,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, talos_never_at_cap);
+  tcase_add_test(tc, pyramid_auto_is_newton);
   tcase_add_test(tc, stack_is_admm_and_converges);
   tcase_add_test(tc, lone_cube_is_pgs);
   tcase_add_test(tc, raisim_auto_is_bisection);

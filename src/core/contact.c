@@ -83,6 +83,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->prev_id = calloc(n3, sizeof(int));
   c->prev_lambda = calloc(n3, sizeof(double));
   c->prev_dual = calloc(n3, sizeof(double));
+  c->prev_ord = calloc(mc, sizeof(int));
   c->dual0 = calloc(n3, sizeof(double));
   c->pos = calloc((size_t)nv, sizeof(int));
   c->bucket_ptr = calloc((size_t)nv + 1, sizeof(int));
@@ -96,7 +97,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   if (!c->box || !c->link || !c->mu_roll || !c->rpy || !c->con || !c->body1 || !c->body2 || !c->frame ||
       !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
-      !c->cstar || !c->R || !c->prev_id || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
+      !c->cstar || !c->R || !c->prev_id || !c->prev_ord || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
       !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
@@ -122,6 +123,7 @@ void contact_reset(contact_data* c) {
   memset(c->cstar, 0, sizeof(double) * (size_t)c->maxcon);
   memset(c->rpy, 0, sizeof(double) * (size_t)c->maxcon);
   memset(c->prev_id, 0, sizeof(int) * n3);
+  memset(c->prev_ord, 0, sizeof(int) * (size_t)c->maxcon);
 }
 
 int contact_max_chain(const sim_model* m) {
@@ -136,7 +138,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
          n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc +
-         mc * I + mc * D + mc * D +
+         mc * I + mc * D + mc * D + mc * I +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
@@ -144,7 +146,7 @@ void contact_free(contact_data* c) {
   if (!c) return;
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
-  free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_lambda);
+  free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_ord); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
   free(c->box); free(c->link); free(c->mu_roll); free(c->rpy);
   free(c->fill); free(c->ywork);
@@ -217,9 +219,10 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
 }
 
 //---------------------------------- warm-start memory ----------------------------------------
-// The previous step's contacts are kept sorted by id (geom1, geom2, feature): contact_store
-// sorts them (heap sort, O(n log n), in place) and contact_build finds each new contact by
-// binary search, O(n log n) per step instead of the O(n^2) scan. Ids are unique within a step
+// The previous step's contacts are kept with their order by id (geom1, geom2, feature):
+// contact_store sorts that order (heap sort of indices, O(n log n); the contacts are not moved)
+// and contact_build finds each new contact by binary search, O(n log n) per step instead of the
+// O(n^2) scan. Ids are unique within a step
 // (features are distinct within a pair); were two equal, either impulse is as good a guess.
 
 // order of two ids
@@ -229,43 +232,37 @@ static int id_cmp(const int* a, const int* b) {
   return 0;
 }
 
-// swap remembered contacts i and j (id, impulse, dual)
-static void prev_swap(contact_data* c, int i, int j) {
-  for (int k = 0; k < 3; k++) {
-    int t = c->prev_id[3 * i + k];
-    c->prev_id[3 * i + k] = c->prev_id[3 * j + k];
-    c->prev_id[3 * j + k] = t;
-    double x = c->prev_lambda[3 * i + k];
-    c->prev_lambda[3 * i + k] = c->prev_lambda[3 * j + k];
-    c->prev_lambda[3 * j + k] = x;
-    x = c->prev_dual[3 * i + k];
-    c->prev_dual[3 * i + k] = c->prev_dual[3 * j + k];
-    c->prev_dual[3 * j + k] = x;
-  }
+// remembered contact o's id
+static inline const int* prev_key(const contact_data* c, int o) {
+  return c->prev_id + 3 * c->prev_ord[o];
 }
 
-// sift remembered contact `root` down the max-heap of the first n (by id)
+// sift position `root` down the max-heap of the first n positions of prev_ord (by id)
 static void prev_sift(contact_data* c, int root, int n) {
+  int* ord = c->prev_ord;
   for (;;) {
     int ch = 2 * root + 1;
     if (ch >= n) return;
-    if (ch + 1 < n && id_cmp(c->prev_id + 3 * (ch + 1), c->prev_id + 3 * ch) > 0) ch++;
-    if (id_cmp(c->prev_id + 3 * root, c->prev_id + 3 * ch) >= 0) return;
-    prev_swap(c, root, ch);
+    if (ch + 1 < n && id_cmp(prev_key(c, ch + 1), prev_key(c, ch)) > 0) ch++;
+    if (id_cmp(prev_key(c, root), prev_key(c, ch)) >= 0) return;
+    int t = ord[root];
+    ord[root] = ord[ch], ord[ch] = t;
     root = ch;
   }
 }
 
-// heap sort of the remembered contacts by id
+// heap sort of the remembered contacts' order by id (prev_ord; the contacts stay in place)
 static void prev_sort(contact_data* c) {
-  int n = c->nprev, sorted = 1;
+  int n = c->nprev, sorted = 1, *ord = c->prev_ord;
+  for (int i = 0; i < n; i++) ord[i] = i;
   // collision lists a pair's contacts together and the pairs in a steady order, so the ids
   // often come sorted already: O(n) then
   for (int i = 1; i < n && sorted; i++) sorted = id_cmp(c->prev_id + 3 * (i - 1), c->prev_id + 3 * i) < 0;
   if (sorted) return;
   for (int i = n / 2 - 1; i >= 0; i--) prev_sift(c, i, n);
   for (int e = n - 1; e > 0; e--) {
-    prev_swap(c, 0, e);
+    int t = ord[0];
+    ord[0] = ord[e], ord[e] = t;
     prev_sift(c, 0, e);
   }
 }
@@ -274,8 +271,8 @@ static void prev_sort(contact_data* c) {
 static int prev_find(const contact_data* c, const int key[3]) {
   int lo = 0, hi = c->nprev - 1;
   while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2, o = id_cmp(c->prev_id + 3 * mid, key);
-    if (o == 0) return mid;
+    int mid = lo + (hi - lo) / 2, o = id_cmp(prev_key(c, mid), key);
+    if (o == 0) return c->prev_ord[mid];
     if (o < 0) lo = mid + 1; else hi = mid - 1;
   }
   return -1;

@@ -115,8 +115,10 @@ static void fext_subtract(const sim_data* d, const double* fext, int b, double f
 
 // RNEA's backward pass on the body forces d->cfrc: joint forces, then forces handed to the
 // parent (RBDA eq. 5.10-5.11)
-static void rnea_backward(const sim_model* m, sim_data* d, double* tau) {
+static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const int* body_tree,
+                          const int* tree_on) {
   for (int b = m->nbody - 1; b > 0; b--) {
+    if (tree_on && !tree_on[body_tree[b]]) continue;
     const double* f = d->cfrc + 6 * b;
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
       tau[k] = dot6(d->cdof + 6 * k, f);
@@ -132,11 +134,10 @@ static void rnea_backward(const sim_model* m, sim_data* d, double* tau) {
 // RBDA Table 5.1 (RNEA) in body frames, gravity as a fictitious base acceleration a_0 = -g
 // (when `gravity`), body velocities from the given v (not d->cvel, so that the integrator can
 // evaluate the velocity-product terms at a trial velocity)
-void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const double* qacc,
-                   const double* fext, int gravity, double* tau) {
-  // forward pass: velocities, accelerations and body forces
-  memset(d->rvel, 0, 6 * sizeof(double));
-  for (int b = 1; b < m->nbody; b++) {
+// RNEA's forward pass at body b (dyn_rnea_full)
+static inline void rnea_forward_body(const sim_model* m, sim_data* d, int b, const double* v_in,
+                                     const double* qacc, const double* fext, int gravity) {
+  {
     double* v = d->rvel + 6 * b;
     double* a = d->cacc + 6 * b;
     // v = X v_parent, a = X a_parent (world: v_0 = 0, a_0 = (-g, 0))
@@ -146,11 +147,10 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     double vj[6] = {0, 0, 0, 0, 0, 0};
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
       const double* S = d->cdof + 6 * k;
-      double qa = qacc ? qacc[k] : 0, qd = v_in[k];
-      for (int i = 0; i < 6; i++) {
-        a[i] += S[i] * qa;
-        vj[i] += S[i] * qd;
-      }
+      double qd = v_in[k];
+      for (int i = 0; i < 6; i++) vj[i] += S[i] * qd;
+      if (qacc)  // (without: S 0 would add zeros)
+        for (int i = 0; i < 6; i++) a[i] += S[i] * qacc[k];
     }
     for (int i = 0; i < 6; i++) v[i] += vj[i];
     double t1[3], t2[3];
@@ -185,7 +185,22 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
     for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
     if (fext) fext_subtract(d, fext, b, f);
   }
-  rnea_backward(m, d, tau);
+}
+
+void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const double* qacc,
+                   const double* fext, int gravity, double* tau) {
+  // forward pass: velocities, accelerations and body forces
+  memset(d->rvel, 0, 6 * sizeof(double));
+  for (int b = 1; b < m->nbody; b++) rnea_forward_body(m, d, b, v_in, qacc, fext, gravity);
+  rnea_backward(m, d, tau, NULL, NULL);
+}
+
+void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
+                 const int* tree_on, double* tau) {
+  memset(d->rvel, 0, 6 * sizeof(double));
+  for (int b = 1; b < m->nbody; b++)
+    if (tree_on[body_tree[b]]) rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+  rnea_backward(m, d, tau, body_tree, tree_on);
 }
 
 void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
@@ -204,7 +219,7 @@ void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int grav
     inertia_mul(f, m->body_cinert + 10 * b, a);
     if (fext) fext_subtract(d, fext, b, f);
   }
-  rnea_backward(m, d, tau);
+  rnea_backward(m, d, tau, NULL, NULL);
 }
 
 // b(q, v) = RNEA with zero acceleration and no external force
@@ -295,6 +310,30 @@ static void solve_l(const sim_model* m, const double* L, double* x) {
     int a = m->dof_Madr[i] + 1;
     for (int j = par[i]; j >= 0; j = par[j], a++) s -= L[a] * x[j];
     x[i] = s;
+  }
+}
+
+// dyn_solve on the dof ranges of the trees on (dyn_rnea_vp's mask); the others' x is not touched
+void dyn_solve_trees(const sim_model* m, const sim_data* d, double* x, int ntree,
+                     const int* tree_dof, const int* tree_on) {
+  const int* par = m->dof_parent;
+  const double* L = d->qLD;
+  for (int t = 0; t < ntree; t++) {
+    if (!tree_on[t]) continue;
+    int i0 = tree_dof[t], i1 = tree_dof[t + 1];
+    for (int i = i1 - 1; i >= i0; i--) {
+      double xi = x[i];
+      if (xi == 0) continue;
+      int a = m->dof_Madr[i] + 1;
+      for (int j = par[i]; j >= 0; j = par[j], a++) x[j] -= L[a] * xi;
+    }
+    for (int i = i0; i < i1; i++) x[i] /= d->qLDiag[i];
+    for (int i = i0; i < i1; i++) {
+      double s = x[i];
+      int a = m->dof_Madr[i] + 1;
+      for (int j = par[i]; j >= 0; j = par[j], a++) s -= L[a] * x[j];
+      x[i] = s;
+    }
   }
 }
 

@@ -26,6 +26,13 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
 void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v, const double* qacc,
                    const double* fext, int gravity, double* tau);
 
+// the velocity products C(q, v) v alone (qacc 0, no gravity, no f_ext: dyn_rnea_full's
+// arithmetic) on the bodies whose tree is on (tree_on[body_tree[b]], body_tree[b] the body's
+// tree, b >= 1); the other trees' tau, rvel and forces are not touched.
+// The implicit midpoint iterates each tree until its own velocity settles
+void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
+                 const int* tree_on, double* tau);
+
 // the same at rest (v = 0, qacc = 0): tau = [gravity] g(q) - J'f_ext, as dyn_rnea_full with a
 // zero v gives it (up to the sign of exact zeros) without the velocity terms; d->rvel is not
 // touched. The step's position-dependent forces (gravity, applied wrenches) come from here
@@ -47,6 +54,10 @@ void dyn_factor_dense(const sim_model* m, const sim_data* d, double* L);
 
 // solve M x = b in place for n right-hand sides stored as rows of x (n x nv)
 void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n);
+// x <- M^-1 x on the dofs of the trees on (M is block diagonal by tree): tree t's dofs are
+// tree_dof[t] .. tree_dof[t + 1] - 1 (ntree trees, each a contiguous range)
+void dyn_solve_trees(const sim_model* m, const sim_data* d, double* x, int ntree,
+                     const int* tree_dof, const int* tree_on);
 
 // half solve for G = J M^-1 J' = Y'Y: y = D^-1/2 L^-T x in place (n rows of length nv)
 void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n);

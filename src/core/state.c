@@ -99,6 +99,7 @@ static void step_data_free(const step_model* m, step_data* d) {
   free(d->ctl); free(d->link_contact); free(d->link_force);
   free(d->vfree); free(d->tau); free(d->qfrc_ext); free(d->qfrc_limit); free(d->aact);
   free(d->apas); free(d->wpos); free(d->vprev); free(d->qfrc_passive); free(d->robot_touch);
+  free(d->tree_on);
   solver_free(d->slv);
   cmpl_free(d->cmpl);
   contact_free(d->con);
@@ -117,6 +118,8 @@ static void step_model_free(step_model* m) {
   free((void*)m->act);
   free((void*)m->q_init);
   free((void*)m->v_init);
+  free((void*)m->body_tree);
+  free((void*)m->tree_dof);
   mat_free((struct mat_table*)m->mat);
   coll_free((coll_model*)m->coll);
   model_free((sim_model*)m->m);

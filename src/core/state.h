@@ -143,6 +143,12 @@ typedef struct {
   int nctl;
   const double* q_init;     // the state a run starts from (the scenario's q0, v0, joints) (nq)
   const double* v_init;     //                                                           (nv)
+  // the trees below the world (stage_free_velocity iterates each to its own midpoint): body b's
+  // tree body_tree[b] (b >= 1), tree t's dofs tree_dof[t] .. tree_dof[t + 1] - 1; one tree of
+  // every body when some tree's dofs are not contiguous
+  int ntree;
+  const int* body_tree;     //                                                        (nbody)
+  const int* tree_dof;      //                                                    (ntree + 1)
   int maxcon;               // contact buffer size (geometric contacts + limits)
   int maxgeom;              // of which geometric contacts (see size_contacts in compile.c)
   int maxgeom_worst;        // every contact collision can produce (coll_max_contacts)
@@ -173,6 +179,7 @@ typedef struct {
                             // the next step's midpoint iteration starts from it
   double* wpos;             // the velocity positions move with                  (nv)
   double* vprev;            // previous midpoint iterate                         (nv)
+  int* tree_on;             // midpoint: trees still iterated                    (ntree)
   int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
   // controllers: what each writes (its state, held torques, delay line, noise generator), and
   // the per-link contact forces of the last step they sense (model-wide)

@@ -871,6 +871,38 @@ static csim_status compile_compliant(const scn_config* cfg, sim* s, csim_error* 
   return st;
 }
 
+// the trees below the world (step_model ntree, body_tree, tree_dof; body_parent[b] < b): one
+// tree of every body when a tree's dofs are not one contiguous range
+static csim_status compile_trees(sim* s, csim_error* err) {
+  const sim_model* m = s->model.m;
+  size_t nb = (size_t)m->nbody + 1;
+  int* tree = calloc(nb, sizeof(int));
+  int* dof = calloc(nb + 1, sizeof(int));
+  s->model.body_tree = tree;
+  s->model.tree_dof = dof;
+  s->data.tree_on = calloc(nb, sizeof(int));
+  if (!tree || !dof || !s->data.tree_on)
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  int nt = 0, ok = 1;
+  for (int b = 1; b < m->nbody; b++) tree[b] = m->body_parent[b] > 0 ? tree[m->body_parent[b]] : nt++;
+  for (int t = 0; t <= nt; t++) dof[t] = -1;
+  for (int k = 0, last = -1; k < m->nv; k++) {  // tree t's dofs [dof[t], dof[t + 1])
+    int t = tree[m->dof_body[k]];
+    if (t != last && (t < last || dof[t] >= 0)) ok = 0;
+    if (t != last) dof[t] = k;
+    last = t;
+  }
+  dof[nt] = m->nv;
+  for (int t = nt - 1; t >= 0; t--)
+    if (dof[t] < 0) dof[t] = dof[t + 1];  // a tree without dofs
+  if (!ok || nt == 0) {
+    for (int b = 1; b < m->nbody; b++) tree[b] = 0;
+    nt = 1, dof[0] = 0, dof[1] = m->nv;
+  }
+  s->model.ntree = nt;
+  return CSIM_OK;
+}
+
 // the contact options (contact.h) and the step's per-step work arrays
 static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* err) {
   s->opt.contact.friction = cfg->friction;
@@ -893,7 +925,7 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   s->data.robot_touch = calloc((size_t)s->model.m->nrobot + 1, sizeof(int));
   if (!s->data.robot_touch) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
-  return CSIM_OK;
+  return compile_trees(s, err);
 }
 
 // condim 4/6 under a model or solver without the generalized cone: refused at load, naming the
@@ -956,6 +988,8 @@ static csim_status check_newton_spin(const scn_config* cfg, const sim_model* m,
 // (check_spin)
 // solver.name auto under ccp when newton's conditions hold: auto gives the islands to newton
 // (auto.c, solver_auto_soft) and the problems are diag_only (compile_contact)
+static int mt_soft(const sim* s) { return s->model.mat && s->model.mat->soft; }
+
 static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) {
   solver_options* so = &s->opt.solver;
   if (so->kind == CSIM_SOLVER_AUTO && so->model == CSIM_MODEL_CCP) {
@@ -965,6 +999,15 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
     so->kind = CSIM_SOLVER_AUTO;
     so->soft = fits;
     solver_auto_soft(s->data.slv, fits);
+    // the pyramid under auto is newton's alone (MuJoCo's model and method): where newton cannot
+    // take the model, say why rather than fall back to Gauss-Seidel's hundreds of sweeps
+    if (!fits && cfg->cone == CSIM_CONE_PYRAMIDAL && mt_soft(s)) {
+      char* alt = strstr(quiet.msg, "; choose");  // newton's alternatives: admm has no pyramid
+      if (alt) *alt = '\0';
+      return scn_key_error(cfg, "solver.name", err, "solver 'auto' under contact.cone pyramidal "
+                           "is newton, which cannot take this model: %s; choose solver.name pgs",
+                           quiet.msg);
+    }
     return CSIM_OK;
   }
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
@@ -996,8 +1039,8 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
 
 // contact.cone pyramidal (contact.h rhs_pyramid, solver.h rpy): MuJoCo's pyramid of soft edges,
 // so ccp with MuJoCo softness on every contact, solved by the ccp pgs sweeps (ccp.c) or newton
-// (newton.c; condim 4/6 pairs too, their torsion and rolling edges); anything else is refused at
-// load naming the key
+// (newton.c; condim 4/6 pairs too, their torsion and rolling edges), auto being newton there
+// (check_newton); anything else is refused at load naming the key
 static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* err) {
   if (cfg->cone != CSIM_CONE_PYRAMIDAL) return CSIM_OK;
   const solver_options* so = &s->opt.solver;
@@ -1009,11 +1052,13 @@ static csim_status check_cone(const scn_config* cfg, const sim* s, csim_error* e
     return scn_key_error(cfg, "contact.cone", err, "the pyramidal cone's edges are MuJoCo's soft "
                          "rows: give contact.solref, or an MJCF robot whose geoms carry solref "
                          "(without contact.compliance)");
-  if (so->kind != CSIM_SOLVER_PGS && so->kind != CSIM_SOLVER_NEWTON)
+  if (so->kind != CSIM_SOLVER_PGS && so->kind != CSIM_SOLVER_NEWTON &&
+      !(so->kind == CSIM_SOLVER_AUTO && so->soft))
     return scn_key_error(cfg, "solver.name", err, "contact.cone pyramidal is solved by solvers "
-                         "'pgs' (Gauss-Seidel on the edges, ccp.c) and 'newton' (MuJoCo's primal "
-                         "Newton, newton.c) only; found '%s': set solver.name: pgs or newton, or "
-                         "contact.cone: elliptic", csim_solver_names[so->kind]);
+                         "'pgs' (Gauss-Seidel on the edges, ccp.c), 'newton' (MuJoCo's primal "
+                         "Newton, newton.c) and 'auto' (newton) only; found '%s': set "
+                         "solver.name: pgs, newton or auto, or contact.cone: elliptic",
+                         csim_solver_names[so->kind]);
   if (so->criterion == SOLVER_STOP_NATURAL)
     return scn_key_error(cfg, "solver.criterion", err, "the natural residual has no pyramidal "
                          "form in csim: choose solver.criterion model, ncp or auto");

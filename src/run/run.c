@@ -50,7 +50,9 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
   else if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO && S->opt.solver.soft)  // soft ccp
     fprintf(f, "  auto: newton solved %ld islands (MuJoCo softness on every row), %s %ld (on %ld "
             "steps: an island newton does not take)\n", r->isl_sum - r->sw_sum,
-            csim_solver_names[solver_model_kind(cfg->model, 1)], r->sw_sum, r->sw_steps);
+            csim_solver_names[S->opt.contact.pyramidal ? solver_model_kind(cfg->model, 0)
+                                                      : solver_model_kind(cfg->model, 1)],
+            r->sw_sum, r->sw_steps);
   else if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO)  // what auto chose (auto.c)
     fprintf(f, "  auto: %s solved %ld islands, %s %ld (on %ld steps: a coupled island, or "
             "%s stalled)\n", csim_solver_names[solver_model_kind(cfg->model, 0)],

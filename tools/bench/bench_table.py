@@ -222,9 +222,10 @@ def render(mj, sl, si, meta, pe=None, ts=None):
           "bench_testspeed.py: `mujoco-testspeed FILE NSTEP 1 0` and `csim run` on the same file, "
           "same steps, median of interleaved rounds; csim ccp is csim's model matching MuJoCo's "
           "(the file's solref/solimp) in the Lorentz cone, solved by pgs and by newton (MuJoCo's "
-          "primal Newton method), and in MuJoCo's pyramid (contact.cone pyramidal, MuJoCo's cone "
-          "for files that set none, as these) by newton; csim default is "
-          "ncp/auto; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
+          "primal Newton method); csim default is ccp in MuJoCo's pyramid (contact.cone pyramidal, "
+          "MuJoCo's cone for files that set none, as these) under solver auto, which is newton "
+          "there: the default a user of an MJCF file gets with the matching model; csim ncp/auto "
+          "is csim's generic default; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
           "steps; ε_abs by csim's residual code on each side, MuJoCo's from its impulses (mj_contactForce) and "
           "its own next velocity c = J v+ over the same steps, bench_mujoco --mjcf-eps)", ""]
     table(L, H_TS, ts, lambda r: (

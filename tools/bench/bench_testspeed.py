@@ -13,13 +13,14 @@ humanoid100/humanoid100.xml):
              csim's model matching MuJoCo's, ccp with the file's solref/solimp (MuJoCo-style
              softness, contact.combine mujoco, friction 1 for the floor pairs as
              scenarios/mujoco_humanoid.yaml; ccp's Lorentz cone, and MuJoCo's default pyramid,
-             contact.cone pyramidal, under newton: MuJoCo's own model and method where the file
-             sets no cone), solver pgs (tolerance 1e-8, at most 500 iterations) and newton (MuJoCo's
-             primal Newton method on the same problem; it refuses condim 4/6 files, said in the
-             note), and csim's default
-             (ncp, solver auto, same tolerance): the time per step and mean contacts and ε_abs
-             (seed 000 eq. 14) csim run prints;
-  rounds     ROUNDS interleaved rounds (MuJoCo, csim ccp, csim default in turn), the median
+             contact.cone pyramidal), solver pgs (tolerance 1e-8, at most 500 iterations) and
+             newton (MuJoCo's primal Newton method on the same problem), and csim's default for
+             such a file: ccp under solver auto in the file's own cone (its <option cone>, else
+             MuJoCo's default pyramid, as these three; auto is newton there: MuJoCo's own model
+             and method), and csim's generic default (ncp,
+             solver auto, same tolerance; "csim ncp/auto"): the time per step and mean contacts
+             and ε_abs (seed 000 eq. 14) csim run prints;
+  rounds     ROUNDS interleaved rounds (MuJoCo, then each csim side in turn), the median
              time per step of each;
   Ir/step    callgrind instructions inside the step: MuJoCo's testspeed with
              --toggle-collect=mj_step, csim through build/bench_mujoco with
@@ -63,9 +64,10 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 200 if QU
 # csim's sides: (engine name, model/solver pair for bench_mujoco, --set overrides)
 CSIM_SIDES = [("csim ccp/pgs", "ccp/pgs", []),
               ("csim ccp/newton", "ccp/newton", ["solver.name=newton"]),
-              ("csim ccp/newton pyramidal", "ccp/newton", ["solver.name=newton",
-                                                           "contact.cone=pyramidal"]),
-              ("csim default (ncp/auto)", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
+              # the file's own cone (file_cone): MuJoCo's pyramid unless its <option> says elliptic
+              ("csim default (ccp/auto CONE)", "ccp/auto", ["solver.name=auto",
+                                                            "contact.cone=CONE"]),
+              ("csim ncp/auto", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
 
 
 def scenario(path, steps, dt, tmp, label, cone="elliptic"):
@@ -78,6 +80,20 @@ def scenario(path, steps, dt, tmp, label, cone="elliptic"):
                 "integrator: {duration: %.10g}\noutput: {path: %s.h5, every: 100000}\n"
                 % (label, path, cone, steps * dt, label))
     return p
+
+
+def file_cone(path):
+    """the file's <option cone> in csim's words: MuJoCo's default pyramid unless it says elliptic"""
+    with open(path) as f:
+        m = re.search(r"<option[^>]*\bcone=\"(\w+)\"", f.read())
+    return "elliptic" if m and m.group(1) == "elliptic" else "pyramidal"
+
+
+def sides_of(path):
+    """CSIM_SIDES with the default row in the file's own cone"""
+    cone = file_cone(path)
+    return [(n.replace("CONE", cone), pair, [x.replace("CONE", cone) for x in sets])
+            for n, pair, sets in CSIM_SIDES]
 
 
 def timestep(path):
@@ -146,17 +162,18 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
     """the rows of one model file: MuJoCo, then each csim side"""
     path = os.path.join(MODELS, rel)
     dt = timestep(path)
+    sides = sides_of(path)
     yaml = scenario(path, steps, dt, tmp, label)
     times = {"mujoco": []}
     last = {}
-    for name, _, _ in CSIM_SIDES:
+    for name, _, _ in sides:
         times[name] = []
     for _ in range(ROUNDS):
         res = run_mujoco(path, steps)
         last["mujoco"] = res
         if isinstance(res, tuple):
             times["mujoco"].append(res[0])
-        for name, _, sets in CSIM_SIDES:
+        for name, _, sets in sides:
             res = run_csim(yaml, sets, tmp)
             last[name] = res
             if isinstance(res, tuple):
@@ -173,7 +190,7 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
                  "ratio_us": None, "ir_per_step": mj_ir, "ratio_ir": None,
                  "eps_abs_mean": mujoco_eps(path, steps) if isinstance(mj, tuple) else None,
                  "note": "" if isinstance(mj, tuple) else mj[0]})
-    for name, pair, sets in CSIM_SIDES:
+    for name, pair, sets in sides:
         c = last[name]
         ok = isinstance(c, tuple)
         us = statistics.median(times[name]) if times[name] else None

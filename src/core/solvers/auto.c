@@ -23,7 +23,8 @@
 // (newton.c: MuJoCo's primal Newton method, a few iterations where PGS takes hundreds, e.g. 4.9
 // against 306 per step on humanoid100): the same answer as solver.name newton, bit for bit. A
 // solve with an island newton does not take (an infinite residual) goes the usual way instead,
-// from the same warm start; with soft the problems are diag_only, so that is ADMM's.
+// from the same warm start; with soft the problems are diag_only, so that is ADMM's (under
+// contact.cone pyramidal the ccp sweeps alone: ADMM has no pyramid).
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -235,7 +236,9 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
   solver* f = a->first;
   int nis = solver_sweep_islands(p);
   if (a->soft && newton_pass(s, a, p, lambda, res)) return;
-  if (p->diag_only && a->second) {  // a coupled step (contact.h auto_split): the second solver
+  // the pyramid's edges (contact.cone pyramidal): the ccp sweeps hold them, ADMM does not
+  solver* second = p->rpy ? NULL : a->second;
+  if (p->diag_only && second) {  // a coupled step (contact.h auto_split): the second solver
     memset(res, 0, sizeof(*res));
     memset(a->pick, 1, (size_t)nis);
     second_pass(s, a, p, nis, lambda, res);
@@ -243,12 +246,12 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
     return;
   }
   f->c_fresh = 0;
-  if (a->second) memcpy(a->lambda0, lambda, sizeof(double) * 3 * (size_t)p->nc);
+  if (second) memcpy(a->lambda0, lambda, sizeof(double) * 3 * (size_t)p->nc);
   f->fn(f, p, lambda, res);
   res->islands = nis;
   // the first solver's iterate, kept for first_again only when an island is left to hand over
-  if (a->second && !res->converged) memcpy(a->lambda1, lambda, sizeof(double) * 3 * (size_t)p->nc);
-  res->switched = a->second ? stalled_islands(s, a, p, nis, lambda) : 0;
+  if (second && !res->converged) memcpy(a->lambda1, lambda, sizeof(double) * 3 * (size_t)p->nc);
+  res->switched = second ? stalled_islands(s, a, p, nis, lambda) : 0;
   if (res->switched) {
     second_pass(s, a, p, nis, lambda, res);
     if (!res->converged && !intr_requested()) first_again(s, a, p, lambda, res);

@@ -376,12 +376,17 @@ static void y_mul(const island* is, const double* x, int add_g, double* out) {
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
     const int* d = is->st->yi + (size_t)q * ws;
-    for (int r = 0; r < 3; r++) {
-      const double* y = p->Y + (3 * (size_t)i + r) * ws;
-      double acc = add_g ? p->g[3 * i + r] : 0;
-      for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * x[d[k]];
-      out[3 * q + r] = acc;
+    const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
+    // the three rows in one pass over the contact's dofs (each row's sum in its own order)
+    double a0 = add_g ? p->g[3 * i] : 0, a1 = add_g ? p->g[3 * i + 1] : 0;
+    double a2 = add_g ? p->g[3 * i + 2] : 0;
+    for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
+      double xk = x[d[k]];
+      a0 += y0[k] * xk;
+      a1 += y1[k] * xk;
+      a2 += y2[k] * xk;
     }
+    out[3 * q] = a0, out[3 * q + 1] = a1, out[3 * q + 2] = a2;
   }
 }
 
@@ -393,8 +398,19 @@ static void yt_mul(const island* is, const double* v, double* out) {
   for (int q = 0; q < is->n; q++) {
     int i = con_of(is, q);
     const int* d = is->st->yi + (size_t)q * ws;
+    const double* v3 = v + 3 * q;
+    if (v3[0] != 0 && v3[1] != 0 && v3[2] != 0) {  // the three rows in one pass, in row order
+      const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
+      for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
+        double o = out[d[k]];
+        o += y0[k] * v3[0];
+        o += y1[k] * v3[1];
+        out[d[k]] = o + y2[k] * v3[2];
+      }
+      continue;
+    }
     for (int r = 0; r < 3; r++) {
-      double vr = v[3 * q + r];
+      double vr = v3[r];
       if (vr == 0) continue;
       const double* y = p->Y + (3 * (size_t)i + r) * ws;
       for (int k = 0; k < p->ynz[i]; k++) out[d[k]] += y[k] * vr;
@@ -448,6 +464,23 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
     for (int k = 0; k < nz; k++)
       st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
                                            hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
+  for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
+  if (asc && r0 == 0) {
+    const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
+    const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
+    for (int u = 0; u < nz; u++) {
+      double* hc = st->H + (size_t)d[u] * ld;
+      for (int v = u; v < nz; v++) {
+        double h = 0;
+        h += y0[u] * z0[v];
+        h += y1[u] * z1[v];
+        h += y2[u] * z2[v];
+        hc[d[v]] += h;
+      }
+    }
+    return;
+  }
   for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
     for (int v = u; v < nz; v++) {
@@ -502,8 +535,34 @@ static void hessian_add(const island* is, int q) {
   }
 }
 
+// islands of at most this many dofs are factored in place by chol_small: LAPACK's dpotrf costs
+// ~5500 instructions on a free body's 6 x 6 (its calls and blocking), the loop below ~400
+#define NEWTON_SMALL_DOFS 24
+
+// A = L L' in place (lower triangle, column-major, n x n), dpotf2's order of operations
+// (column j: its diagonal, then the column below scaled by 1 / L_jj); 1 when A is not positive
+// definite (as dpotrf's info > 0)
+static int chol_small(int n, double* A) {
+  for (int j = 0; j < n; j++) {
+    double* cj = A + (size_t)j * (size_t)n;
+    double ajj = cj[j];
+    for (int k = 0; k < j; k++) ajj -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
+    if (!(ajj > 0)) return 1;
+    ajj = sqrt(ajj);
+    cj[j] = ajj;
+    for (int k = 0; k < j; k++) {
+      const double* ck = A + (size_t)k * n;
+      double l = ck[j];
+      for (int i = j + 1; i < n; i++) cj[i] -= ck[i] * l;
+    }
+    double inv = 1 / ajj;
+    for (int i = j + 1; i < n; i++) cj[i] *= inv;
+  }
+  return 0;
+}
+
 // H = I + sum_i Y_i' H_i Y_i (lower triangle, column-major, dense or banded) factored (LAPACK
-// dpotrf or dpbtrf); 0 on success
+// dpotrf or dpbtrf; chol_small on a small island); 0 on success
 static int hessian(const island* is) {
   newton_state* st = is->st;
   int nd = is->nd, kd = st->kd;
@@ -512,6 +571,7 @@ static int hessian(const island* is) {
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
   for (int q = 0; q < is->n; q++)
     if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
+  if (kd < 0 && nd <= NEWTON_SMALL_DOFS) return chol_small(nd, st->H) || !isfinite(st->H[0]);
   lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, st->H, kd + 1)
                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
   return info != 0 || !isfinite(st->H[0]);
@@ -614,6 +674,32 @@ static void hessian_cg(const island* is, double* v) {
 
 // phi'(t) and phi''(t) of phi(t) = P(x + t d), given xd = x'd and dd = d'd (st->a, st->b: Y x + g
 // and Y d)
+// a pyramidal unit's part of phi' and phi'' at a + t b: each active edge e (its velocity
+// a_e = a_n + s a_k < 0, newton_zone_pyr) adds f_e b_e to -phi' (f_e = -a_e / R_py, b_e = b_n +
+// s b_k) and b_e^2 / R_py to phi'', the sums of lambda' b and b' H b edge by edge without
+// forming the unit's H
+static void line_pyr(const island* is, int q, int n, const int* ir, double t, double* f1,
+                     double* f2) {
+  newton_state* st = is->st;
+  int i = con_of(is, q);
+  double r = is->p->rpy[i], mu3[3] = {is->p->mu[i], is->p->mu[i], 0}, at[6], bt[6];
+  const double* co = n == 3 ? mu3 : st->co + 6 * q;
+  for (int k = 0; k < n; k++) {
+    bt[k] = st->b[ir[k]];
+    at[k] = st->a[ir[k]] + t * bt[k];
+  }
+  for (int k = 0; k < n; k++) {
+    if (k == 2 || !(co[k] > 0)) continue;
+    for (int sg = 0; sg < 2; sg++) {
+      double s = sg ? -co[k] : co[k], ae = at[2] + s * at[k];
+      if (!(ae < 0)) continue;
+      double be = bt[2] + s * bt[k];
+      *f1 -= (-ae / r) * be;
+      *f2 += be * be / r;
+    }
+  }
+}
+
 static void line_eval(const island* is, double t, double xd, double dd, double* f1,
                       double* f2) {
   newton_state* st = is->st;
@@ -633,7 +719,11 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
       }
       continue;
     }
-    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr), i = con_of(is, q);
+    if (st->pyr && n > 0 && is->p->rpy[i] > 0) {  // MuJoCo's pyramid: edge by edge
+      line_pyr(is, q, n, ir, t, f1, f2);
+      continue;
+    }
     if (unit_zone(is, q, st->a, st->b, t, lam, H, &cost) == ZONE_FREE) continue;
     for (int r = 0; r < n; r++) b[r] = st->b[ir[r]];
     for (int r = 0; r < n; r++) {
@@ -747,7 +837,8 @@ static void island_start(const island* is, const double* lambda) {
   y_mul(is, st->x, 1, st->a);
   double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 0, NULL);
   memset(st->d, 0, sizeof(double) * (size_t)nd);
-  y_mul(is, st->d, 1, st->b);  // g
+  for (int q = 0; q < is->n; q++)  // g: Y 0 + g
+    for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
   double p0 = zones(is, st->b, st->lam, 0, NULL);
   if (p0 < pw || !isfinite(pw)) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
