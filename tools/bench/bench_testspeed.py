@@ -224,9 +224,9 @@ def main():
         print("testspeed comparison: SKIP (mujoco-testspeed not installed: libmujoco-samples, make deps)")
         return 0
     have_vg = subprocess.run(["which", "valgrind"], capture_output=True).returncode == 0
-    if not os.path.exists(BENCH):
-        subprocess.run([os.path.join(ROOT, "tools", "bench", "bench_mujoco.sh"), "--build-only"],
-                       cwd=ROOT, capture_output=True)
+    # always through the build (as bench_scenes.py): a harness older than libcsim would time old code
+    subprocess.run([os.path.join(ROOT, "tools", "bench", "bench_mujoco.sh"), "--build-only"],
+                   cwd=ROOT, capture_output=True)
     status, rows = 0, []
     print("MuJoCo's testspeed beside csim on MuJoCo's model files (%s; median of %d interleaved "
           "rounds; Ir: callgrind inside mj_step / csim's step)" % ("QUICK" if QUICK else "full", ROUNDS))
