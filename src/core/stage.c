@@ -53,6 +53,13 @@ int stage_collision(const step_model* sm, step_data* sd, const sim_options* o) {
   return dropped;
 }
 
+// how far 1-dof joint j is past its range, q - lim (signed), 0 within it
+static double limit_excess(const sim_model* m, const sim_data* d, int j) {
+  const double* rg = m->jnt_range + 2 * j;
+  double q = d->q[m->jnt_qadr[j]];
+  return q < rg[0] ? q - rg[0] : q > rg[1] ? q - rg[1] : 0;
+}
+
 // the energy a compliant model's joint-limit springs store (stage_limit_springs): 1/2 k e^2 of
 // every limited joint past its limit by e (a ball joint: its angle past the cone's)
 static double limit_energy(const step_model* sm, const step_data* sd, const sim_options* o) {
@@ -69,8 +76,7 @@ static double limit_energy(const step_model* sm, const step_data* sd, const sim_
       kin_ball_rotation(m, d->q, j, a);
       e = fmax(sp_normalize3(a) - rg[1], 0);
     } else {
-      double q = d->q[m->jnt_qadr[j]];
-      e = q < rg[0] ? q - rg[0] : q > rg[1] ? q - rg[1] : 0;
+      e = limit_excess(m, d, j);
     }
     U += 0.5 * o->limit_k * e * e;
   }
@@ -344,15 +350,12 @@ int stage_limit_springs(const step_model* sm, step_data* sd, const sim_options* 
       n += ball_limit_spring(sm, sd, o, j, h);
       continue;
     }
-    const double* rg = m->jnt_range + 2 * j;
     int dof = m->jnt_dofadr[j];
-    double q = d->q[m->jnt_qadr[j]], v = d->v[dof], lim;
-    if (q < rg[0]) lim = rg[0];
-    else if (q > rg[1]) lim = rg[1];
-    else continue;
+    double e = limit_excess(m, d, j), v = d->v[dof];
+    if (e == 0) continue;
     // spring-damper beyond the limit, implicit in the step (backward Euler on this dof:
     // (M + h (c + h k) e e') dv = h (f - k (q - lim) - (c + h k) v)), so any stiffness is stable
-    sd->qfrc_limit[dof] = -k * (q - lim) - (c + h * k) * v;
+    sd->qfrc_limit[dof] = -k * e - (c + h * k) * v;
     if (h > 0) d->qM[m->dof_Madr[dof]] += h * (c + h * k);  // the diagonal, first in its row
     touch(sm, sd, m->jnt_body[j]);
     n++;

@@ -84,16 +84,23 @@ double cmpl_elastic(const cmpl_params* p, double delta) {
   }
 }
 
+const cmpl_params* cmpl_law_at(const cmpl_options* o, const mat_table* mat,
+                               const contact_data* con, int i, cmpl_params* tmp) {
+  if (!mat || con->con[i].geom1 < 0) return &o->p;
+  mat_props mp = mat_pair(mat, con->con[i].geom1, con->con[i].geom2);
+  *tmp = o->p;
+  tmp->mu = mp.mu;
+  tmp->k = mp.k;
+  tmp->d = mp.d;
+  return tmp;
+}
+
 double cmpl_energy(const cmpl_options* o, const mat_table* mat, const contact_data* con,
                    const cmpl_data* c) {
   double U = 0;
   for (int i = 0; i < con->ncon; i++) {
-    cmpl_params p = o->p;  // the pair's materials as integrate.c's law_at takes them
-    if (mat && con->con[i].geom1 >= 0) {
-      mat_props mp = mat_pair(mat, con->con[i].geom1, con->con[i].geom2);
-      p.k = mp.k;
-    }
-    U += cmpl_elastic(&p, con->con[i].depth);
+    cmpl_params tmp;
+    U += cmpl_elastic(cmpl_law_at(o, mat, con, i, &tmp), con->con[i].depth);
   }
   if (o->p.law == CSIM_MODEL_BRISTLE && c)
     for (int i = 0; i < c->nprev; i++) {

@@ -244,6 +244,11 @@ typedef struct cmpl_data {
 
 } cmpl_data;
 
+// the law's parameters at contact i of con: mu, k, d of the pair's materials (material.h), or
+// o->p when there are none (mat NULL, or a limit row); tmp holds them when they differ
+const cmpl_params* cmpl_law_at(const cmpl_options* o, const mat_table* mat,
+                               const contact_data* con, int i, cmpl_params* tmp);
+
 // the elastic energy the law stores in the contacts of con (from the collision at the state
 // audited), J: each normal spring's cmpl_elastic at its depth with the pair's materials (mat; NULL:
 // o->p for every contact), and bristle's tangential springs 1/2 kt |x|^2 of the deflections c

@@ -127,13 +127,7 @@ typedef struct {
 // the global ones
 static const cmpl_params* law_at(const law_ctx* L, const contact_data* con, int i,
                                  cmpl_params* tmp) {
-  if (!L->mat || con->con[i].geom1 < 0) return &L->o->p;
-  mat_props mp = mat_pair(L->mat, con->con[i].geom1, con->con[i].geom2);
-  *tmp = L->o->p;
-  tmp->mu = mp.mu;
-  tmp->k = mp.k;
-  tmp->d = mp.d;
-  return tmp;
+  return cmpl_law_at(L->o, L->mat, con, i, tmp);
 }
 
 // the contact options of a compliant run: no Baumgarte or restitution target in c*
