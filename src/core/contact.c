@@ -626,6 +626,21 @@ static int build_compliance(contact_data* c, const contact_options* opt) {
   return soft;
 }
 
+// MuJoCo softness's target for contact i still apart (depth < 0: within an explicit
+// contact.margin; the default under softness is 0). MuJoCo has no constraint before contact, so
+// the contact must exert no impulse of its own: the rigid gap target -gap/dt would stop a soft
+// impact in one step (003's toss 106: 413 N where MuJoCo gives 32 N). g - c* is kept at least the
+// gap-closing value and at least mu |g_T| (g_T after the tangents' reference): then the dual-cone
+// condition g_N - c* >= mu |g_T| holds and lambda = 0 solves the isolated contact's CCP, in the
+// elliptic cone and in each pyramid edge n +- mu t. A contact not closing keeps -gap/dt exactly
+static double apart_target(const contact_data* c, const contact_options* opt, int i,
+                           double depth) {
+  double gap_target = depth / opt->dt, gn = c->g[3 * i + 2];
+  double mu = c->con[i].geom1 >= 0 ? c->mu[i] : 0;
+  double need = mu * hypot(c->g[3 * i], c->g[3 * i + 1]);
+  return gn - gap_target >= need ? gap_target : gn - need;
+}
+
 // MuJoCo softness (material.h) for contact i, whose g holds J v_free: R = (1-imp)/imp w and
 // c* = J v + h aref on all three rows (sK, sB: mat_soft_kb's stiffness and damping)
 static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* opt, int i,
@@ -640,7 +655,8 @@ static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* 
   double rv = (1 - imp) * w / imp;
   for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
   for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];
-  double cs = depth < 0 ? depth / opt->dt : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
+  double cs = depth < 0 ? apart_target(c, opt, i, depth)
+                        : vb[2] + opt->dt * (-sB * vb[2] + sK * imp * depth);
   c->cstar[i] = cs;
   c->g[3 * i + 2] -= cs;
 }
@@ -677,6 +693,19 @@ static void rhs_spin(const sim_data* d, contact_data* c, const contact_options* 
     for (int k = 0; k < c->nchain[j]; k++) vb += J[r * mc + k] * d->v[chain[k]];
     c->g[3 * j + r] -= vb - opt->dt * sB * vb;
     c->R[3 * j + r] = a[r] > 0 && mu > 0 ? c->R[3 * i] * mu * mu / (a[r] * a[r]) : c->R[3 * i];
+  }
+  if (c->con[i].depth < 0) {
+    // contact i still apart (apart_target): its spin rows join the dual-cone bound, g_N - c* >=
+    // ||(a_k g_k)|| over all five friction rows of the generalized cone (cone.h), so that
+    // lambda = 0 still solves it
+    double s2 = 0;
+    for (int r = 0; r < 2; r++) s2 += mu * mu * c->g[3 * i + r] * c->g[3 * i + r];
+    for (int r = 0; r < 3; r++) s2 += a[r] * a[r] * c->g[3 * j + r] * c->g[3 * j + r];
+    double need = sqrt(s2);
+    if (c->g[3 * i + 2] < need) {
+      c->cstar[i] -= need - c->g[3 * i + 2];
+      c->g[3 * i + 2] = need;
+    }
   }
 }
 

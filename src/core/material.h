@@ -38,8 +38,8 @@
 // c* = J v + h aref (the velocity before the step plus the reference), i.e. g - c* per row.
 // MuJoCo's impratio is 1 (R_T = R_N, friction cone mu unchanged). The reference replaces the
 // Baumgarte and restitution targets: the scenario rejects them together with solref. Contacts still apart (r > 0,
-// reported within the collision margin; MuJoCo with margin 0 has none) keep the rigid normal
-// target -gap/dt, with R at imp(|r|) as MuJoCo evaluates it. test_mujoco_soft checks R, K, B,
+// reported within an explicit collision margin; MuJoCo with margin 0 has none) exert nothing of
+// their own (contact.c apart_target), with R at imp(|r|) as MuJoCo evaluates it. test_mujoco_soft checks R, K, B,
 // imp, the rest penetration and an impact against MuJoCo 2.2.2 (agreement 1e-6 or better).
 #ifndef CSIM_MATERIAL_H
 #define CSIM_MATERIAL_H

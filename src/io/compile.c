@@ -714,7 +714,8 @@ static int key_given(const scn_config* cfg, const char* key) {
 // models' gap-closing target (c*_N = -gap/dt), which stopped a soft impact in its first step. 003's
 // toss 106 at its MuJoCo values [-3850, -63] took a 413 N one-step spike where MuJoCo 2.2.2
 // decelerates the cube with 32 N for 30 ms (csim with margin 0: 32.1, 32.6, 32.4 N; MuJoCo 32.4,
-// 32.7, 32.5). A margin the scenario gives is kept
+// 32.7, 32.5). A margin the scenario gives is kept: its contacts still apart exert nothing of
+// their own (contact.c apart_target), so it changes no soft trajectory either
 static double run_margin(const scn_config* cfg) {
   int mjcf = 0;
   for (int r = 0; r < cfg->nrobots; r++) mjcf |= cfg->robots[r].mjcf != NULL;
