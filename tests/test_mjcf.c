@@ -427,6 +427,35 @@ START_TEST(keyframe_errors) {
 }
 END_TEST
 
+// robots.N.spin_friction: ignore is a model change, said on stderr with its key's position and
+// the count of geoms it changed (two condim 4/6 geoms below, one condim 3); the run then
+// completes under lcp, which has no torsional friction; a file without such geoms says nothing
+START_TEST(spin_friction_ignore_said) {
+  char dir[256], out[8192], path[600];
+  tmp_dir(dir, sizeof(dir), "mjcf_spin");
+  snprintf(path, sizeof(path), "%s/s.xml", dir);
+  write_text(path, "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
+                   "<body pos='0 0 .1'><freejoint/><geom size='.1' condim='4'/></body>"
+                   "<body pos='1 0 .1'><freejoint/><geom size='.1' condim='6'/></body>"
+                   "<body pos='2 0 .1'><freejoint/><geom size='.1' condim='3'/></body>"
+                   "</worldbody></mujoco>");
+  snprintf(path, sizeof(path), "%s/s.yaml", dir);
+  write_text(path, "name: s\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: s.xml\n"
+                   "    spin_friction: ignore\ncontact: {model: lcp}\nsolver: {name: lemke}\n"
+                   "integrator: {duration: 0.01}\n");
+  int rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/s.h5", csim_bin(), path, dir);
+  ck_assert_msg(rc == 0 && strstr(out, "s.yaml:5:20: 'robots.0.spin_friction': ignore: 2 geoms of "
+                                       "condim 4 or 6 run as condim 3"), "exit %d: %s", rc, out);
+  snprintf(path, sizeof(path), "%s/s.xml", dir);
+  write_text(path, "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
+                   "<body pos='0 0 .1'><freejoint/><geom size='.1'/></body></worldbody></mujoco>");
+  snprintf(path, sizeof(path), "%s/s.yaml", dir);
+  rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/s.h5", csim_bin(), path, dir);
+  ck_assert_msg(rc == 0 && !strstr(out, "spin_friction"), "exit %d: %s", rc, out);
+  tmp_remove(dir);
+}
+END_TEST
+
 // geom contact parameters into the model and the pair rules (material.h): condim 1 on both
 // sides is frictionless, one side 3 keeps the friction (the larger condim); solref/solimp mixed
 // 1:1 (standard solref: the mean; direct: the smaller); a side that is no MJCF geom counts with
@@ -702,6 +731,7 @@ int main(void) {
   tcase_add_loop_test(tc, humanoid_every_rigid_model, 0, 5);
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
   tcase_add_test(tc, keyframe_errors);
+  tcase_add_test(tc, spin_friction_ignore_said);
   suite_add_tcase(s, tc);
   TCase* tl = tcase_create("files");
   tcase_set_timeout(tl, 1800);

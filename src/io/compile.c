@@ -19,7 +19,6 @@
 #include "io/terrain.h"
 #include "io/urdf.h"
 
-// value of a material key or the default material's
 // a load-time warning (an input csim takes, but not as the user may think), on stderr
 static void print_warning(const csim_error* w) {
   char buf[2048];
@@ -27,6 +26,7 @@ static void print_warning(const csim_error* w) {
   fprintf(stderr, "csim: warning: %s\n", buf);
 }
 
+// value of a material key or the default material's
 static double or_default(double v, double def) { return isnan(v) ? def : v; }
 
 // the law's parameters from contact.*, and the checks beyond the schema's ranges: CSIM_ERR_INPUT
@@ -466,12 +466,20 @@ static void take_joint_dynamics(scn_joint_dynamics jd, urdf_robot* u) {
 }
 
 // robots.N.spin_friction: ignore drops the file's torsional and rolling friction (condim 4/6
-// geoms take condim 3, MuJoCo's sliding-only contact)
-static void take_spin_friction(scn_spin_friction sf, urdf_robot* u) {
-  if (sf != SCN_SPIN_IGNORE) return;
+// geoms take condim 3, MuJoCo's sliding-only contact); a model change, so it is said on stderr
+// with the count of geoms it changed
+static void take_spin_friction(const scn_config* cfg, int r, urdf_robot* u) {
+  if (cfg->robots[r].spin_friction != SCN_SPIN_IGNORE) return;
+  int changed = 0;
   for (int l = 0; l < u->nlink; l++)
     for (int g = 0; g < u->links[l].ngeom; g++)
-      if (u->links[l].geoms[g].condim > 3) u->links[l].geoms[g].condim = 3;
+      if (u->links[l].geoms[g].condim > 3) u->links[l].geoms[g].condim = 3, changed++;
+  if (!changed) return;
+  char key[64];
+  csim_error w;
+  scn_key_error(cfg, robot_key(key, sizeof(key), r, "spin_friction"), &w, "ignore: %d geom%s of condim 4 or 6 run as condim 3 (their torsional "
+                "and rolling friction dropped)", changed, changed == 1 ? "" : "s");
+  print_warning(&w);
 }
 
 // parsed robots are returned in urdf (freed by the caller after the model is built)
@@ -495,7 +503,7 @@ static csim_status load_robots(const scn_config* cfg, const char* const* urdf_te
     if (st == CSIM_OK && R->mjcf) st = check_mjcf_world(cfg, urdf[r], err);
     if (st != CSIM_OK) return st;
     take_joint_dynamics(R->joint_dynamics, urdf[r]);
-    take_spin_friction(R->spin_friction, urdf[r]);
+    take_spin_friction(cfg, r, urdf[r]);
     specs[r].urdf = urdf[r];
     specs[r].name = R->name;
     specs[r].base = R->base == SCN_BASE_FREE ? MODEL_BASE_FREE : MODEL_BASE_FIXED;
@@ -708,6 +716,12 @@ static int key_given(const scn_config* cfg, const char* key) {
   return 0;
 }
 
+// MuJoCo softness applies to ccp without contact.compliance (material.h): globally with
+// contact.solref, per geom for MJCF files' geoms (mat_set_geoms)
+static int ccp_softness(const scn_config* cfg) {
+  return cfg->model == CSIM_MODEL_CCP && !(cfg->compliance > 0);
+}
+
 // the run's collision margin. Under MuJoCo softness (ccp, no contact.compliance, with
 // contact.solref or an MJCF robot: material.h) contact.margin defaults to 0, MuJoCo's, whose soft
 // constraint starts at contact: within csim's 1 mm margin a contact still apart gets the rigid
@@ -719,7 +733,7 @@ static int key_given(const scn_config* cfg, const char* key) {
 static double run_margin(const scn_config* cfg) {
   int mjcf = 0;
   for (int r = 0; r < cfg->nrobots; r++) mjcf |= cfg->robots[r].mjcf != NULL;
-  int soft = cfg->model == CSIM_MODEL_CCP && !(cfg->compliance > 0) && (cfg->solref || mjcf);
+  int soft = ccp_softness(cfg) && (cfg->solref || mjcf);
   return soft && !key_given(cfg, "contact.margin") ? 0 : cfg->margin;
 }
 
@@ -837,7 +851,7 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
   // MJCF geoms: condim 1 pairs frictionless; under ccp (without contact.compliance) their own
   // solref/solimp are its MuJoCo softness (material.h)
   if (st == CSIM_OK)
-    mat_set_geoms(mt, m, cfg->model == CSIM_MODEL_CCP && !(cfg->compliance > 0), s->data.d);
+    mat_set_geoms(mt, m, ccp_softness(cfg), s->data.d);
   return st;
 }
 
