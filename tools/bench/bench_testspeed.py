@@ -62,12 +62,14 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 200 if QU
          ("22_humanoids", "humanoid/22_humanoids.xml", 50 if QUICK else 500, 50 if QUICK else 500),
          ("humanoid100", "humanoid100/humanoid100.xml", 50 if QUICK else 500, 50 if QUICK else 500)]
 # csim's sides: (engine name, model/solver pair for bench_mujoco, --set overrides)
-CSIM_SIDES = [("csim ccp/pgs", "ccp/pgs", []),
-              ("csim ccp/newton", "ccp/newton", ["solver.name=newton"]),
-              # the file's own cone (file_cone): MuJoCo's pyramid unless its <option> says elliptic
+# the default first (what a user of the file gets: its rows come right under MuJoCo's), then
+# csim's generic default, then the fixed solvers beside them
+CSIM_SIDES = [# the file's own cone (file_cone): MuJoCo's pyramid unless its <option> says elliptic
               ("csim default (ccp/auto CONE)", "ccp/auto", ["solver.name=auto",
                                                             "contact.cone=CONE"]),
-              ("csim ncp/auto", "ncp/auto", ["contact.model=ncp", "solver.name=auto"])]
+              ("csim ncp/auto", "ncp/auto", ["contact.model=ncp", "solver.name=auto"]),
+              ("csim ccp/pgs", "ccp/pgs", []),
+              ("csim ccp/newton", "ccp/newton", ["solver.name=newton"])]
 
 
 def scenario(path, steps, dt, tmp, label, cone="elliptic"):
