@@ -1,10 +1,14 @@
-// test_bench_doc.c — docs/benchmarks.md's block has the form tools/bench/bench_table.py generates
+// test_bench_doc.c — generated blocks of the docs keep their generated form.
+// docs/benchmarks.md's block has the form tools/bench/bench_table.py generates
 // (headings, notes, table headers in order, with columns for csim ncp/pgs, ncp/admm and ncp/auto,
 // the default's ratio, the horizons and the targets table; data rows with as many cells as their
 // header). The numbers are not checked: they are one run's
 // measurements and change per machine. Also checks that the check can fail: a copy of the page
 // with a header changed, one with a solver's column dropped, one without the default's ratio, one
-// without the targets table's cap column, and one with a short data row, are rejected. Runs from the repo root (python3 is a dependency: make deps).
+// without the targets table's cap column, and one with a short data row, are rejected.
+// docs/validation.md's cube-toss tables carry docs/cubetoss/cubetoss_report.md's numbers
+// (tools/gen/validation_tables.py --check), and a number changed or a model the report lacks is
+// rejected. Runs from the repo root (python3 is a dependency: make deps).
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +17,17 @@
 #include <unistd.h>
 #include "support.h"
 
-// exit status of `tools/bench/bench_table.py --check path`
-static int check(const char* path) {
+// exit status of `TOOL --check path` (TOOL a python script of the repo)
+static int check_with(const char* tool, const char* path) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "python3 tools/bench/bench_table.py --check '%s' 2>/dev/null", path);
+  snprintf(cmd, sizeof cmd, "python3 %s --check '%s' 2>/dev/null", tool, path);
   int rc = system(cmd);
   return rc == -1 ? -1 : WEXITSTATUS(rc);
 }
+
+static const char* g_tool = "tools/bench/bench_table.py";
+
+static int check(const char* path) { return check_with(g_tool, path); }
 
 // README with the first occurrence of `from` replaced by `to`, written to a temp file
 static void mutate(const char* readme, const char* from, const char* to, char* path, size_t n) {
@@ -36,7 +44,7 @@ static void mutate(const char* readme, const char* from, const char* to, char* p
   fclose(f);
 }
 
-// the check rejects the page with the first `from` replaced by `to`
+// the check (g_tool's) rejects the page with the first `from` replaced by `to`
 static void rejects(const char* readme, const char* from, const char* to) {
   char path[256];
   mutate(readme, from, to, path, sizeof path);
@@ -72,11 +80,28 @@ START_TEST(readme_block_has_generated_form) {
 }
 END_TEST
 
+// the copies of the cube-toss report in docs/validation.md: every number is the report's
+START_TEST(validation_tables_from_report) {
+  g_tool = "tools/gen/validation_tables.py";
+  ck_assert_int_eq(check("docs/validation.md"), 0);
+  char* page = slurp("docs/validation.md", NULL);
+  ck_assert_ptr_nonnull(page);
+  rejects(page, "| hunt_crossley | 0.248 ± 0.514 |", "| hunt_crossley | 0.247 ± 0.514 |");
+  rejects(page, "| lcp | 0.374 ± 0.581 | 0.100 |", "| lcp | 0.374 ± 0.581 | 0.10 |");
+  rejects(page, "0.38 ± 0.62 |", "0.39 ± 0.62 |");  // seed 003's MuJoCo row
+  rejects(page, "| hunt_crossley | 0.572 ± 0.705 |", "| hunt_crossley | 0.570 ± 0.705 |");
+  rejects(page, "| ncp |", "| ncp_typo |");  // a model the report has no row of
+  free(page);
+  g_tool = "tools/bench/bench_table.py";
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("bench_doc");
   TCase* t = tcase_create("readme");
   tcase_set_timeout(t, 120);  // one python run: seconds on a loaded machine, not the 4 s default
   tcase_add_test(t, readme_block_has_generated_form);
+  tcase_add_test(t, validation_tables_from_report);
   suite_add_tcase(s, t);
   return run_suite(s);
 }
