@@ -62,6 +62,14 @@ void mat_pair_spin(const mat_table* t, int g1, int g2, double spin[2]) {
   }
 }
 
+// a side's sliding friction when the MJCF geoms bring theirs (geom_mu): a material the scenario
+// gives the side's link, else the MJCF geom's friction[0], else (the scenario's ground, a URDF
+// link) the global contact.friction
+static double side_mu(const mat_table* t, int g) {
+  if (t->geom_mat[g] >= 0) return t->mat[t->geom_mat[g]].mu;
+  return t->geom_condim[g] > 0 ? t->geom_friction[3 * g] : t->def.mu;
+}
+
 mat_props mat_pair(const mat_table* t, int g1, int g2) {
   if (!t || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return t ? t->def : (mat_props){0, 0, 0, 0};
   int a = t->geom_mat[g1], b = t->geom_mat[g2];
@@ -69,6 +77,8 @@ mat_props mat_pair(const mat_table* t, int g1, int g2) {
   mat_props r = a < 0 && b < 0 ? t->def
                                : mat_combine(t->combine, a < 0 ? t->def : t->mat[a],
                                              b < 0 ? t->def : t->mat[b]);
+  // MJCF geoms' own sliding friction, mixed by MuJoCo's rule (mj_contactParam: the larger)
+  if (t->geom_condim && t->geom_mu) r.mu = fmax(side_mu(t, g1), side_mu(t, g2));
   if (t->geom_condim && pair_condim(t, g1, g2) == 1) r.mu = 0;
   return r;
 }

@@ -74,7 +74,9 @@ typedef struct mat_table {
   const int* geom_condim;
   const double* geom_solref;
   const double* geom_solimp;
-  const double* geom_friction;  // (ngeom x 3): torsional and rolling coefficients of condim 4/6
+  const double* geom_friction;  // (ngeom x 3): sliding, torsional and rolling coefficients
+  int geom_mu;            // the MJCF geoms' sliding friction[0] is used (mat_pair; io/compile.c
+                          // sets it unless the scenario gives contact.friction)
   // MJCF joints' soft limits (mat_set_geoms with soft; NULL when none): the model's jnt_solref,
   // jnt_solimp, and each dof's inverse weight diag(M^-1) at the initial configuration (MuJoCo's
   // dof_invweight0 for hinges and slides)

@@ -848,10 +848,11 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
     mat_assign(mt, m, i, p, ground ? -1 : link);
   }
   if (st == CSIM_OK && cfg->solref) mat_set_soft(mt, cfg->solref, cfg->solimp, m, s->data.d);
-  // MJCF geoms: condim 1 pairs frictionless; under ccp (without contact.compliance) their own
-  // solref/solimp are its MuJoCo softness (material.h)
-  if (st == CSIM_OK)
-    mat_set_geoms(mt, m, ccp_softness(cfg), s->data.d);
+  // MJCF geoms: condim 1 pairs frictionless; their sliding friction[0] (the larger of the two,
+  // MuJoCo's rule) unless the scenario gives contact.friction; under ccp (without
+  // contact.compliance) their own solref/solimp are its MuJoCo softness (material.h)
+  if (st == CSIM_OK && mat_set_geoms(mt, m, ccp_softness(cfg), s->data.d))
+    mt->geom_mu = !key_given(cfg, "contact.friction");  // else the scenario's mu overrides them
   return st;
 }
 

@@ -193,7 +193,7 @@ static const skey keys[] = {
     {.path = "contact.model", .type = K_ENUM, .names = csim_model_names, .def = "ncp", CF(model),
      .doc = "Contact model: rigid (ncp, ccp, lcp, raisim, raisim_ds) or compliant force law"},
     {.path = "contact.friction", .type = K_NUM, GE0, .def = "0.5", CF(friction),
-     .doc = "Coulomb friction coefficient mu"},
+     .doc = "Coulomb friction coefficient mu. MJCF geoms bring their own (friction[0], the larger of a pair's two, MuJoCo's rule) unless this key is given, which then holds for every pair"},
     {.path = "contact.restitution", .type = K_NUM, .flags = F_LO | F_HI, .lo = 0, .hi = 1, .def = "0",
      CF(restitution), .doc = "Normal restitution coefficient e (rigid models)"},
     {.path = "contact.baumgarte", .type = K_NUM, GE0, .def = "0", CF(baumgarte), .units = "1/s",
