@@ -325,7 +325,19 @@ static const bad_case kBad[] = {
     {"<mujoco>\n <include file='nope.xml'/></mujoco>", 2, 11, "not in the model's file set"},
     {"<mujoco>\n <include file='part.xml'/></mujoco>", 1, 18, "cyclic include"},
     {"<mujoco><compiler\n coordinate='global'/></mujoco>", 2, 2, "global"},
-    {"<mujoco><contact>\n <pair geom1='a' geom2='b'/></contact></mujoco>", 2, 2, "<pair> in <contact>"},
+    {"<mujoco><contact>\n <pair geom1='a' geom2='b'/></contact></mujoco>", 2, 8, "<pair>: no geom named 'a'"},
+    {"<mujoco><worldbody><geom name='g' size='1'/></worldbody><contact>\n <pair geom1='g' "
+     "geom2='g'/></contact></mujoco>", 2, 2, "geom1 and geom2 are the same geom"},
+    {"<mujoco><worldbody><geom name='g' size='1'/><body><geom name='h' size='1'/></body>"
+     "</worldbody><contact>\n <pair geom1='g' geom2='h' condim='2'/></contact></mujoco>", 2, 2,
+     "<pair>: condim 2 (expected 1, 3, 4 or 6)"},
+    {"<mujoco><worldbody><geom name='g' size='1'/><body><geom name='h' size='1'/></body>"
+     "</worldbody><contact>\n <pair geom1='g' geom2='h' friction='-1'/></contact></mujoco>", 2, 2,
+     "friction -1 (expected finite values >= 0)"},
+    {"<mujoco><contact>\n <pair solreffriction='1 1'/></contact></mujoco>", 2, 8,
+     "unknown attribute 'solreffriction'"},
+    {"<mujoco><worldbody><geom name='a' size='1'/></worldbody><contact>\n <pair geom1='a'/>"
+     "</contact></mujoco>", 2, 2, "needs 'geom1' and 'geom2'"},
     {"<mujoco><worldbody><body>\n<tendon/></body></worldbody></mujoco>", 2, 1, "not supported"},
     {"<mujoco><worldbody>\n<geom bogus='1'/></worldbody></mujoco>", 2, 7, "unknown attribute 'bogus'"},
     {"<mujoco><worldbody><body>\n<geom class='x'/></body></worldbody></mujoco>", 2, 7, "class 'x'"},
@@ -452,6 +464,20 @@ START_TEST(spin_friction_ignore_said) {
   snprintf(path, sizeof(path), "%s/s.yaml", dir);
   rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/s.h5", csim_bin(), path, dir);
   ck_assert_msg(rc == 0 && !strstr(out, "spin_friction"), "exit %d: %s", rc, out);
+  // an explicit <pair> of condim 4 between condim 3 geoms: refused under lcp naming the geom and
+  // the pair's condim, run as condim 3 under ignore (the pair counted)
+  snprintf(path, sizeof(path), "%s/s.xml", dir);
+  write_text(path, "<mujoco><worldbody><geom name='p' type='plane' size='1 1 1'/>"
+                   "<body pos='0 0 .1'><freejoint/><geom name='b' size='.1'/></body></worldbody>"
+                   "<contact><pair geom1='p' geom2='b' condim='4'/></contact></mujoco>");
+  snprintf(path, sizeof(path), "%s/s.yaml", dir);
+  rc = sh_fmt(out, sizeof(out), "%s run %s --set robots.0.spin_friction=apply --out %s/s.h5",
+              csim_bin(), path, dir);
+  ck_assert_msg(rc == 2 && strstr(out, "has condim 4 (torsional friction)"), "exit %d: %s", rc,
+                out);
+  rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/s.h5", csim_bin(), path, dir);
+  ck_assert_msg(rc == 0 && strstr(out, "ignore: 0 geoms and 1 <pair> of condim 4 or 6"),
+                "exit %d: %s", rc, out);
   tmp_remove(dir);
 }
 END_TEST

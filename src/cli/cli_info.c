@@ -163,7 +163,8 @@ static void print_mjcf(FILE* f, const urdf_robot* r) {
   for (int l = 1; l < r->nlink; l++)
     if (r->links[l].has_inertial)
       fprintf(f, "  %-32s %.9g\n", r->links[l].name, r->links[l].mass);
-  fprintf(f, "contact excludes: %d; actuators: %d\n", r->nexclude, r->nactuator);
+  fprintf(f, "contact excludes: %d; explicit pairs: %d; actuators: %d\n", r->nexclude, r->npair,
+          r->nactuator);
   if (r->nkey) {  // robots.N.keyframe takes a name or an index
     fprintf(f, "keyframes (robots.N.keyframe): %d:", r->nkey);
     for (int k = 0; k < r->nkey; k++)

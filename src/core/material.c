@@ -41,8 +41,24 @@ mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   return r;
 }
 
-// MuJoCo's condim of a pair: the larger of the two (a geom that is not MJCF's counts as 3)
+static int cmp_pairkey(const void* a, const void* b) {
+  long x = ((const mat_pairkey*)a)->key, y = ((const mat_pairkey*)b)->key;
+  return (x > y) - (x < y);
+}
+
+// the explicit pair (model.h pair_*) of geoms g1 and g2, -1 when they are none
+static int explicit_pair(const mat_table* t, int g1, int g2) {
+  if (!t->pair_keys) return -1;
+  mat_pairkey k = {g1 < g2 ? (long)g1 * t->ngeom + g2 : (long)g2 * t->ngeom + g1, 0};
+  const mat_pairkey* f = bsearch(&k, t->pair_keys, (size_t)t->npair, sizeof(k), cmp_pairkey);
+  return f ? f->pair : -1;
+}
+
+// MuJoCo's condim of a pair: an explicit pair's own, else the larger of the two (a geom that is
+// not MJCF's counts as 3)
 static int pair_condim(const mat_table* t, int g1, int g2) {
+  int p = explicit_pair(t, g1, g2);
+  if (p >= 0) return t->pair_condim[p];
   int a = t->geom_condim[g1] > 0 ? t->geom_condim[g1] : 3;
   int b = t->geom_condim[g2] > 0 ? t->geom_condim[g2] : 3;
   return a > b ? a : b;
@@ -56,6 +72,11 @@ int mat_pair_condim(const mat_table* t, int g1, int g2) {
 void mat_pair_spin(const mat_table* t, int g1, int g2, double spin[2]) {
   spin[0] = spin[1] = 0;
   if (!t || !t->geom_friction || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom) return;
+  int p = explicit_pair(t, g1, g2);
+  if (p >= 0) {
+    spin[0] = t->pair_friction[3 * p + 1], spin[1] = t->pair_friction[3 * p + 2];
+    return;
+  }
   for (int k = 0; k < 2; k++) {  // a side that is no MJCF geom has none (its zeros)
     double a = t->geom_friction[3 * g1 + 1 + k], b = t->geom_friction[3 * g2 + 1 + k];
     spin[k] = a > b ? a : b;
@@ -78,7 +99,10 @@ mat_props mat_pair(const mat_table* t, int g1, int g2) {
                                : mat_combine(t->combine, a < 0 ? t->def : t->mat[a],
                                              b < 0 ? t->def : t->mat[b]);
   // MJCF geoms' own sliding friction, mixed by MuJoCo's rule (mj_contactParam: the larger)
-  if (t->geom_condim && t->geom_mu) r.mu = fmax(side_mu(t, g1), side_mu(t, g2));
+  if (t->geom_condim && t->geom_mu) {
+    int p = explicit_pair(t, g1, g2);
+    r.mu = p >= 0 ? t->pair_friction[3 * p] : fmax(side_mu(t, g1), side_mu(t, g2));
+  }
   if (t->geom_condim && pair_condim(t, g1, g2) == 1) r.mu = 0;
   return r;
 }
@@ -89,6 +113,12 @@ void mat_pair_soft(const mat_table* t, int g1, int g2, double solref[2], double 
   memcpy(solimp, t->solimp, sizeof(t->solimp));
   if (t->soft_global || !t->geom_condim || g1 < 0 || g2 < 0 || g1 >= t->ngeom || g2 >= t->ngeom)
     return;
+  int p = explicit_pair(t, g1, g2);
+  if (p >= 0) {
+    memcpy(solref, t->pair_solref + 2 * p, 2 * sizeof(double));
+    memcpy(solimp, t->pair_solimp + 5 * p, 5 * sizeof(double));
+    return;
+  }
   const double* r1 = t->geom_condim[g1] > 0 ? t->geom_solref + 2 * g1 : kRef;
   const double* r2 = t->geom_condim[g2] > 0 ? t->geom_solref + 2 * g2 : kRef;
   const double* i1 = t->geom_condim[g1] > 0 ? t->geom_solimp + 5 * g1 : mat_default_solimp;
@@ -237,6 +267,20 @@ int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d) {
   t->geom_solref = m->geom_solref;
   t->geom_friction = m->geom_friction;
   t->geom_solimp = m->geom_solimp;
+  if (m->npair > 0) {
+    t->pair_keys = malloc(sizeof(mat_pairkey) * (size_t)m->npair);
+    if (!t->pair_keys) return -1;
+    for (int k = 0; k < m->npair; k++) {
+      long a = m->pair_geom[2 * k], b = m->pair_geom[2 * k + 1];
+      t->pair_keys[k] = (mat_pairkey){a < b ? a * m->ngeom + b : b * m->ngeom + a, k};
+    }
+    qsort(t->pair_keys, (size_t)m->npair, sizeof(mat_pairkey), cmp_pairkey);
+    t->npair = m->npair;
+    t->pair_condim = m->pair_condim;
+    t->pair_friction = m->pair_friction;
+    t->pair_solref = m->pair_solref;
+    t->pair_solimp = m->pair_solimp;
+  }
   if (soft && !t->soft) {
     t->soft = 1;
     t->solref[0] = 0.02, t->solref[1] = 1;
@@ -267,5 +311,6 @@ void mat_free(mat_table* t) {
   free(t->mat);
   free(t->body_invweight);
   free(t->dof_invweight);
+  free(t->pair_keys);
   free(t);
 }

@@ -57,6 +57,11 @@ typedef struct {
   double e;   // restitution (rigid models)
 } mat_props;
 
+typedef struct mat_pairkey {
+  long key;
+  int pair;
+} mat_pairkey;
+
 typedef struct mat_table {
   csim_combine combine;
   mat_props def;          // the default material: the global contact keys
@@ -77,6 +82,14 @@ typedef struct mat_table {
   const double* geom_friction;  // (ngeom x 3): sliding, torsional and rolling coefficients
   int geom_mu;            // the MJCF geoms' sliding friction[0] is used (mat_pair; io/compile.c
                           // sets it unless the scenario gives contact.friction)
+  // MJCF explicit pairs (<contact><pair>, model.h pair_*): their condim, friction, solref and
+  // solimp replace the geoms' mixed ones; sorted by key min(g1, g2) * ngeom + max (NULL: none)
+  int npair;
+  struct mat_pairkey* pair_keys;
+  const int* pair_condim;
+  const double* pair_friction;
+  const double* pair_solref;
+  const double* pair_solimp;
   // MJCF joints' soft limits (mat_set_geoms with soft; NULL when none): the model's jnt_solref,
   // jnt_solimp, and each dof's inverse weight diag(M^-1) at the initial configuration (MuJoCo's
   // dof_invweight0 for hinges and slides)
@@ -110,7 +123,10 @@ void mat_free(mat_table* t);
 // whatever the materials say; with soft (ccp without contact.solref) each pair gets MuJoCo
 // softness from its geoms' solref/solimp (the body inverse weights from d, as mat_set_soft), and
 // each MJCF joint's limits from its solreflimit/solimplimit.
-// Without MJCF geoms (no geom_condim > 0) nothing changes; returns whether there are any
+// The model's explicit pairs (MJCF <contact><pair>) take their own condim, friction (the
+// sliding one under the same rule as the geoms', geom_mu), solref and solimp instead.
+// Without MJCF geoms (no geom_condim > 0) nothing changes; returns whether there are any, -1
+// when out of memory
 int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d);
 
 // MuJoCo softness of joint j's limit (its MJCF solreflimit, solimplimit) and the inverse weight

@@ -171,7 +171,17 @@ int model_find_link(const sim_model* m, const char* name) {
 int model_spin_geom(const sim_model* m) {
   for (int g = 0; m && g < m->ngeom; g++)
     if (m->geom_condim[g] > 3 && (m->geom_contype[g] || m->geom_conaffinity[g])) return g;
+  for (int k = 0; m && k < m->npair; k++)
+    if (m->pair_condim[k] > 3) return m->pair_geom[2 * k];
   return -1;
+}
+
+int model_geom_condim(const sim_model* m, int g) {
+  int c = m->geom_condim[g];
+  for (int k = 0; k < m->npair; k++)
+    if ((m->pair_geom[2 * k] == g || m->pair_geom[2 * k + 1] == g) && m->pair_condim[k] > c)
+      c = m->pair_condim[k];
+  return c;
 }
 
 // sum of the robot's URDF link masses (world-merged links included)

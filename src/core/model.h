@@ -173,6 +173,14 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, geom_contype, m->ngeom, 1, "MJCF contype (1 for URDF geoms and the scenario's ground): geoms i and j " \
     "may touch only when (contype_i & conaffinity_j) || (contype_j & conaffinity_i), MuJoCo's rule") \
   X(int, geom_conaffinity, m->ngeom, 1, "MJCF conaffinity (1 for URDF geoms and the ground)") \
+  /* explicit geom pairs (npair): MJCF <contact><pair> */ \
+  X(int, pair_geom, m->npair, 2, "the two geoms (of different bodies): collided whatever their " \
+    "contype, conaffinity, parent filter and exclusions say, once (collision.h)") \
+  X(int, pair_condim, m->npair, 1, "the pair's condim, in place of its geoms' (material.h)") \
+  X(double, pair_friction, m->npair, 3, "sliding, torsional and rolling coefficients, in place " \
+    "of its geoms' (material.h)") \
+  X(double, pair_solref, m->npair, 2, "MuJoCo softness of the pair's contacts (ccp)") \
+  X(double, pair_solimp, m->npair, 5, "") \
   /* meshes (nmesh) */ \
   X(mesh_hull, mesh, m->nmesh, 1, "") \
   /* robots (nrobot) */ \
@@ -198,6 +206,7 @@ typedef struct sim_model {
   int nlink;                // URDF links of all robots
   int ngeom;                // collision geometries (incl. the ground plane)
   int nmesh;                // convex hulls
+  int npair;                // explicit geom pairs (MJCF <contact><pair>)
   int nrobot;
   int maxdepth;             // largest number of dofs on a root-to-leaf path
   int nM;                   // entries of the tree-sparse mass matrix (d->qM, d->qLD): the sum
@@ -223,7 +232,7 @@ typedef struct sim_model {
 } sim_model;
 
 // allocate every array of m (zeroed, one buffer) from its sizes (nq, nv, nbody, njnt, nlink,
-// ngeom, nmesh, nrobot), and set the world body's fields; for model compilers (io/model_build.c)
+// ngeom, nmesh, npair, nrobot), and set the world body's fields; for model compilers (io/model_build.c)
 csim_status model_alloc(sim_model* m, csim_error* err);
 
 // release the model (names, hulls, buffer, height field); NULL is a no-op
@@ -234,9 +243,13 @@ void model_free(sim_model* m);
 int model_find_joint(const sim_model* m, const char* name);
 int model_find_link(const sim_model* m, const char* name);
 
-// the first geom with condim 4 or 6 (MJCF) that collides, whose contacts carry spin entries
-// (contact.h: torsional and rolling friction), -1 when none
+// the first geom with condim 4 or 6 (MJCF) that collides, or in an explicit pair of condim 4
+// or 6, whose contacts carry spin entries (contact.h: torsional and rolling friction), -1 when
+// none
 int model_spin_geom(const sim_model* m);
+
+// the largest condim geom g's contacts may have: its own, or an explicit pair's it is in
+int model_geom_condim(const sim_model* m, int g);
 
 // apply the inertia fixes listed at the top of this file (model compilers apply them) to a rotational inertia about the com
 // (row-major 3x3, any axes) of a body of the given mass; returns a bitmask of the fixes applied

@@ -470,15 +470,19 @@ static void take_joint_dynamics(scn_joint_dynamics jd, urdf_robot* u) {
 // with the count of geoms it changed
 static void take_spin_friction(const scn_config* cfg, int r, urdf_robot* u) {
   if (cfg->robots[r].spin_friction != SCN_SPIN_IGNORE) return;
-  int changed = 0;
+  int changed = 0, pairs = 0;
   for (int l = 0; l < u->nlink; l++)
     for (int g = 0; g < u->links[l].ngeom; g++)
       if (u->links[l].geoms[g].condim > 3) u->links[l].geoms[g].condim = 3, changed++;
-  if (!changed) return;
-  char key[64];
+  for (int k = 0; k < u->npair; k++)  // explicit pairs' condim likewise
+    if (u->pairs[k].condim > 3) u->pairs[k].condim = 3, pairs++;
+  if (!changed && !pairs) return;
+  char key[64], what[64] = "";
   csim_error w;
-  scn_key_error(cfg, robot_key(key, sizeof(key), r, "spin_friction"), &w, "ignore: %d geom%s of condim 4 or 6 run as condim 3 (their torsional "
-                "and rolling friction dropped)", changed, changed == 1 ? "" : "s");
+  if (pairs) snprintf(what, sizeof(what), " and %d <pair>%s", pairs, pairs == 1 ? "" : "s");
+  scn_key_error(cfg, robot_key(key, sizeof(key), r, "spin_friction"), &w,
+                "ignore: %d geom%s%s of condim 4 or 6 run as condim 3 (their torsional and "
+                "rolling friction dropped)", changed, changed == 1 ? "" : "s", what);
   print_warning(&w);
 }
 
@@ -851,8 +855,9 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
   // MJCF geoms: condim 1 pairs frictionless; their sliding friction[0] (the larger of the two,
   // MuJoCo's rule) unless the scenario gives contact.friction; under ccp (without
   // contact.compliance) their own solref/solimp are its MuJoCo softness (material.h)
-  if (st == CSIM_OK && mat_set_geoms(mt, m, ccp_softness(cfg), s->data.d))
-    mt->geom_mu = !key_given(cfg, "contact.friction");  // else the scenario's mu overrides them
+  int any = st == CSIM_OK ? mat_set_geoms(mt, m, ccp_softness(cfg), s->data.d) : 0;
+  if (any < 0) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  if (any) mt->geom_mu = !key_given(cfg, "contact.friction");  // else the scenario's overrides
   return st;
 }
 
@@ -958,20 +963,20 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
     scn_key_error(cfg, "solver.criterion", &w,
                   "geom %d (body '%s') has condim %d: its contacts are held to eps_abs only, "
                   "not to the natural residual (the generalized cone has none in csim yet)", g,
-                  l >= 0 ? m->link_name[l] : "world", m->geom_condim[g]);
+                  l >= 0 ? m->link_name[l] : "world", model_geom_condim(m, g));
     print_warning(&w);
   }
   if (so && solver_spin_supported(so->model, so->kind, why, (int)sizeof(why))) return CSIM_OK;
   if (!so)
     snprintf(why, sizeof(why), "compliant law '%s' has no torsional or rolling friction",
              csim_model_names[cfg->model]);
-  int l = m->geom_link[g];
+  int l = m->geom_link[g], cd = model_geom_condim(m, g);
   return scn_key_error(cfg, so ? "solver.name" : "contact.model", err,
                        "geom %d (body '%s') has condim %d (torsional%s friction): %s; choose "
                        "pgs, admm or auto under ncp or ccp, newton under ccp, or drop it: "
                        "robots.N.spin_friction: ignore (condim 3)", g,
-                       l >= 0 ? m->link_name[l] : "world", m->geom_condim[g],
-                       m->geom_condim[g] > 4 ? " and rolling" : "", why);
+                       l >= 0 ? m->link_name[l] : "world", cd, cd > 4 ? " and rolling" : "",
+                       why);
 }
 
 // newton takes a condim 4/6 pair when its cone is round in R^1/2 lambda (newton.c): MuJoCo
@@ -982,7 +987,7 @@ static csim_status check_newton_spin(const scn_config* cfg, const sim_model* m,
                                      const mat_table* mt, csim_error* err) {
   if (model_spin_geom(m) < 0) return CSIM_OK;
   for (int a = 0; a < m->ngeom; a++) {
-    if (m->geom_condim[a] < 6) continue;
+    if (model_geom_condim(m, a) < 6) continue;
     for (int b = 0; b < m->ngeom; b++) {
       double sp[2];
       if (b == a || mat_pair_condim(mt, a, b) < 6 || mat_pair(mt, a, b).mu > 0) continue;

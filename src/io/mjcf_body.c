@@ -819,28 +819,116 @@ csim_status mj_read_worldbody(mj_ctx* c, const mj_node* wb) {
 
 //---------------------------------- contact, actuators, checks -------------------------------
 
-// <contact>: <exclude body1 body2> recorded as link pairs; explicit <pair>s are out of scope
+// the link and geom index of the geom named `name`; 0 when there is none
+static int find_geom(const urdf_robot* r, const char* name, int* link, int* geom) {
+  for (int l = 0; l < r->nlink; l++)
+    for (int g = 0; g < r->links[l].ngeom; g++)
+      if (r->links[l].geoms[g].name && !strcmp(r->links[l].geoms[g].name, name)) {
+        *link = l, *geom = g;
+        return 1;
+      }
+  return 0;
+}
+
+// <exclude body1 body2>: a link pair
+static csim_status read_exclude(mj_ctx* c, const mj_node* k) {
+  csim_status st = mj_check_attrs(c, k, "name body1 body2");
+  if (st) return st;
+  int l[2];
+  for (int s = 0; s < 2; s++) {
+    const xml_attr* a = xml_attr_find(k->x, s ? "body2" : "body1");
+    if (!a) return mj_fail(c, k, NULL, "<exclude> needs 'body1' and 'body2'");
+    l[s] = urdf_find_link(c->r, a->value);
+    if (l[s] < 0) return mj_fail(c, k, a, "<exclude>: no body named '%s'", a->value);
+  }
+  int* ex = realloc(c->r->exclude, (size_t)(c->r->nexclude + 1) * 2 * sizeof(int));
+  if (!ex) return mj_oom(c);
+  c->r->exclude = ex;
+  ex[2 * c->r->nexclude] = l[0];
+  ex[2 * c->r->nexclude + 1] = l[1];
+  c->r->nexclude++;
+  return CSIM_OK;
+}
+
+// a <pair>'s contact parameters through its class (MuJoCo 2.2.2's defaults: condim 3, friction
+// 1 1 0.005 0.0001 0.0001, solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2, margin and gap 0). csim's
+// cones are isotropic: both sliding and both rolling coefficients must agree; a margin or gap is
+// refused as the geoms' are (recorded as unsupported, condim 0: the model builder refuses it)
+static csim_status pair_params(mj_ctx* c, const mj_node* k, int cls, urdf_pair* P) {
+  double cd = 3, fr[5] = {1, 1, 0.005, 0.0001, 0.0001}, mg[2] = {0, 0};
+  P->solref[0] = 0.02, P->solref[1] = 1;
+  static const double kImp[5] = {0.9, 0.95, 0.001, 0.5, 2};
+  memcpy(P->solimp, kImp, sizeof(kImp));
+  int given = 0;
+  csim_status st = mj_dnums(c, k, "pair", cls, "condim", 1, 1, &cd, NULL);
+  if (!st) st = mj_dnums(c, k, "pair", cls, "friction", 1, 5, fr, NULL);
+  if (!st) st = mj_dnums(c, k, "pair", cls, "solref", 2, 2, P->solref, NULL);
+  if (!st) st = mj_dnums(c, k, "pair", cls, "solimp", 1, 5, P->solimp, NULL);
+  for (int m = 0; m < 2 && !st; m++)
+    st = mj_dnums(c, k, "pair", cls, m ? "gap" : "margin", 1, 1, &mg[m], &given);
+  if (st) return st;
+  if (!(cd == 1 || cd == 3 || cd == 4 || cd == 6))
+    return mj_fail(c, k, NULL, "<pair>: condim %g (expected 1, 3, 4 or 6)", cd);
+  for (int m = 0; m < 5; m++)
+    if (!(fr[m] >= 0) || !isfinite(fr[m]))
+      return mj_fail(c, k, NULL, "<pair>: friction %g (expected finite values >= 0)", fr[m]);
+  if (!(P->solref[0] != 0 && isfinite(P->solref[0]) && isfinite(P->solref[1])))
+    return mj_fail(c, k, NULL, "<pair>: solref '%g %g' (expected a non-zero time constant or "
+                   "stiffness)", P->solref[0], P->solref[1]);
+  P->condim = (int)cd;
+  P->friction[0] = fr[0], P->friction[1] = fr[2], P->friction[2] = fr[3];
+  if (fr[0] != fr[1] || fr[3] != fr[4] || mg[0] != 0 || mg[1] != 0) P->condim = 0;  // refused
+  if (fr[0] != fr[1] || fr[3] != fr[4])
+    return mj_unsupported(c, k, NULL, "<pair>: anisotropic friction %g %g %g %g %g (csim's "
+                          "cones take one sliding and one rolling coefficient)", fr[0], fr[1],
+                          fr[2], fr[3], fr[4]);
+  if (mg[0] != 0 || mg[1] != 0)
+    return mj_unsupported(c, k, NULL, "<pair>: margin %g, gap %g", mg[0], mg[1]);
+  return CSIM_OK;
+}
+
+// <pair geom1 geom2 ...>: an explicit geom pair, collided whatever the geoms' contype,
+// conaffinity, parent filter and <exclude> say, with its own condim, friction, solref and solimp
+// (MuJoCo's predefined pair; a dynamic pair of the same two geoms is not collided again)
+static csim_status read_pair(mj_ctx* c, const mj_node* k) {
+  csim_status st = mj_check_attrs(c, k, "name class geom1 geom2 condim friction solref solimp "
+                                  "margin gap");
+  int cls = 0;
+  if (!st) st = mj_class_of(c, k, 0, &cls);
+  if (st) return st;
+  urdf_pair P;
+  memset(&P, 0, sizeof(P));
+  P.line = k->x->line, P.column = k->x->column;
+  for (int s = 0; s < 2; s++) {
+    const xml_attr* a = xml_attr_find(k->x, s ? "geom2" : "geom1");
+    if (!a) return mj_fail(c, k, NULL, "<pair> needs 'geom1' and 'geom2'");
+    if (!find_geom(c->r, a->value, &P.link[s], &P.geom[s]))
+      return mj_fail(c, k, a, "<pair>: no geom named '%s'", a->value);
+  }
+  if (P.link[0] == P.link[1] && P.geom[0] == P.geom[1])
+    return mj_fail(c, k, NULL, "<pair>: geom1 and geom2 are the same geom");
+  if ((st = pair_params(c, k, cls, &P))) return st;
+  if (P.condim == 0) return CSIM_OK;  // recorded as unsupported: the model builder refuses it
+  urdf_pair* ps = realloc(c->r->pairs, (size_t)(c->r->npair + 1) * sizeof(urdf_pair));
+  if (!ps) return mj_oom(c);
+  c->r->pairs = ps;
+  ps[c->r->npair++] = P;
+  for (int s = 0; s < 2; s++) c->r->links[P.link[s]].geoms[P.geom[s]].paired = 1;
+  return CSIM_OK;
+}
+
+// <contact>: <exclude body1 body2> recorded as link pairs, <pair> as explicit geom pairs
 csim_status mj_read_contact(mj_ctx* c, const mj_node* e) {
   csim_status st = mj_check_attrs(c, e, "");
   for (int i = 0; i < e->nkid && !st; i++) {
     const mj_node* k = &e->kids[i];
-    if (strcmp(k->x->name, "exclude"))
-      return mj_fail(c, k, NULL, "<%s> in <contact> is not supported (expected <exclude>)",
-                     k->x->name);
-    if ((st = mj_check_attrs(c, k, "name body1 body2"))) return st;
-    int l[2];
-    for (int s = 0; s < 2; s++) {
-      const xml_attr* a = xml_attr_find(k->x, s ? "body2" : "body1");
-      if (!a) return mj_fail(c, k, NULL, "<exclude> needs 'body1' and 'body2'");
-      l[s] = urdf_find_link(c->r, a->value);
-      if (l[s] < 0) return mj_fail(c, k, a, "<exclude>: no body named '%s'", a->value);
-    }
-    int* ex = realloc(c->r->exclude, (size_t)(c->r->nexclude + 1) * 2 * sizeof(int));
-    if (!ex) return mj_oom(c);
-    c->r->exclude = ex;
-    ex[2 * c->r->nexclude] = l[0];
-    ex[2 * c->r->nexclude + 1] = l[1];
-    c->r->nexclude++;
+    if (!strcmp(k->x->name, "exclude"))
+      st = read_exclude(c, k);
+    else if (!strcmp(k->x->name, "pair"))
+      st = read_pair(c, k);
+    else
+      return mj_fail(c, k, NULL, "<%s> in <contact> is not supported (expected <exclude> or "
+                     "<pair>)", k->x->name);
   }
   return st;
 }

@@ -99,16 +99,17 @@ typedef struct {
   int* btype;      // model_joint_type                                     (nlink)
   double* bpos;    // body frame in its parent body frame at q = 0         (nlink x 3)
   double* bquat;   //                                                      (nlink x 4)
-  int nq, nv, ngeom;
+  int nq, nv, ngeom, npair;
   int* goff;       // first entry of each link's geoms in gmesh            (nlink + 1)
   int* gmesh;      // per URDF geom: hull index, -1 primitive, -2 skipped
+  int* gmodel;     // per URDF geom: its model geom (fill_geoms), -1 skipped
 } robot_plan;
 
 // release a plan's arrays
 static void plan_free(robot_plan* p) {
   free(p->order); free(p->lbody); free(p->lpos); free(p->lquat); free(p->blink);
   free(p->bjoint); free(p->bparent); free(p->btype); free(p->bpos); free(p->bquat);
-  free(p->goff); free(p->gmesh);
+  free(p->goff); free(p->gmesh); free(p->gmodel);
   memset(p, 0, sizeof(*p));
 }
 
@@ -405,7 +406,8 @@ static csim_status plan_geoms(const model_robot_spec* spec, const char* file, ro
     p->goff[l + 1] = p->goff[l] + u->links[l].ngeom;
   }
   p->gmesh = calloc((size_t)p->goff[nl] + 1, sizeof(int));
-  if (!p->gmesh) return err_set(err, CSIM_ERR_RUN, file, 0, 0, NULL, "out of memory");
+  p->gmodel = calloc((size_t)p->goff[nl] + 1, sizeof(int));
+  if (!p->gmesh || !p->gmodel) return err_set(err, CSIM_ERR_RUN, file, 0, 0, NULL, "out of memory");
   for (int l = 0; l < nl; l++) {
     const urdf_link* Lk = &u->links[l];
     for (int g = 0; g < Lk->ngeom; g++) {
@@ -414,8 +416,8 @@ static csim_status plan_geoms(const model_robot_spec* spec, const char* file, ro
       if ((int)G->type < 0 || G->type >= URDF_NGEOM_TYPES)
         return err_set(err, CSIM_ERR_INPUT, file, G->line, G->column, Lk->name,
                        "unknown geometry type");
-      if (G->nocollide) {
-        *slot = -2;   // MJCF contype = conaffinity = 0: collides with nothing
+      if (G->nocollide && !G->paired) {
+        *slot = -2;   // MJCF contype = conaffinity = 0 and no <pair>: collides with nothing
         continue;
       }
       if (G->type == URDF_GEOM_PLANE && l != u->root)
@@ -447,6 +449,7 @@ static csim_status plan_robot(const model_robot_spec* spec, robot_plan* p, hull_
   if (u->njoint < 0 || (u->njoint > 0 && !u->joints))
     return err_set(err, CSIM_ERR_INPUT, file, 0, 0, NULL, "invalid joint list");
   p->nlink = u->nlink;
+  p->npair = u->npair;
   plan_walk w;
   csim_status st = CSIM_OK;
   if (!plan_alloc(p, &w, u->nlink, u->njoint))
@@ -564,6 +567,7 @@ static csim_status size_model(sim_model* m, const model_world_spec* world,
     m->nv += plans[r].nv;
     m->nlink += plans[r].nlink;
     m->ngeom += plans[r].ngeom;
+    m->npair += plans[r].npair;
   }
   m->njnt = m->nbody - 1;
   m->nmesh = nmesh;
@@ -961,13 +965,46 @@ static int fill_geoms(sim_model* m, const model_world_spec* world,
       const urdf_link* Lk = &u->links[l];
       for (int i = 0; i < Lk->ngeom; i++) {
         int hm = p->gmesh[p->goff[l] + i];
+        p->gmodel[p->goff[l] + i] = -1;
         if (hm == -2) continue;
-        fill_geom(m, m->body_geomadr[gb] + m->body_geomnum[gb]++, gb, gl, &Lk->geoms[i], hm,
-                  u->world_root && l == u->root);
+        int g = m->body_geomadr[gb] + m->body_geomnum[gb]++;
+        p->gmodel[p->goff[l] + i] = g;
+        fill_geom(m, g, gb, gl, &Lk->geoms[i], hm, u->world_root && l == u->root);
       }
     }
   }
   return 1;
+}
+
+// the MJCF files' explicit geom pairs (<contact><pair>) in model geom indices; a pair whose geom
+// was left out (an unreadable mesh) or whose geoms share a body (never collided) is an error
+static csim_status fill_pairs(sim_model* m, const model_robot_spec* robots,
+                              const robot_plan* plans, int nrobot, csim_error* err) {
+  int k = 0;
+  for (int r = 0; r < nrobot; r++) {
+    const urdf_robot* u = robots[r].urdf;
+    for (int i = 0; i < u->npair; i++, k++) {
+      const urdf_pair* P = &u->pairs[i];
+      int g[2];
+      for (int s = 0; s < 2; s++) {
+        g[s] = plans[r].gmodel[plans[r].goff[P->link[s]] + P->geom[s]];
+        if (g[s] < 0)
+          return err_set(err, CSIM_ERR_INPUT, robot_file(u), P->line, P->column, "pair",
+                         "<pair>: geom%d (of body '%s') was left out of the model (its mesh "
+                         "could not be read)", s + 1, u->links[P->link[s]].name);
+      }
+      if (m->geom_body[g[0]] == m->geom_body[g[1]])
+        return err_set(err, CSIM_ERR_INPUT, robot_file(u), P->line, P->column, "pair",
+                       "<pair>: both geoms are on body '%s' (expected geoms of two bodies)",
+                       u->links[P->link[0]].name);
+      m->pair_geom[2 * k] = g[0], m->pair_geom[2 * k + 1] = g[1];
+      m->pair_condim[k] = P->condim;
+      memcpy(m->pair_friction + 3 * k, P->friction, 3 * sizeof(double));
+      memcpy(m->pair_solref + 2 * k, P->solref, 2 * sizeof(double));
+      memcpy(m->pair_solimp + 5 * k, P->solimp, 5 * sizeof(double));
+    }
+  }
+  return CSIM_OK;
 }
 
 // the parent filter's body of each body (model.h body_filterparent): URDF its parent; MJCF
@@ -1005,6 +1042,7 @@ static csim_status fill_model(sim_model* m, const model_world_spec* world,
   if (st == CSIM_OK) st = fill_dof_tree(m, err);
   if (st == CSIM_OK && (!fill_geoms(m, world, robots, plans, nrobot) || !fill_filter(m, robots)))
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  if (st == CSIM_OK) st = fill_pairs(m, robots, plans, nrobot, err);
   return st;
 }
 

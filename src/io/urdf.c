@@ -1016,6 +1016,7 @@ void urdf_free(urdf_robot* r) {
   for (int k = 0; k < r->nunsupported; k++) free(r->unsupported[k].file);
   free(r->unsupported);
   free(r->exclude);
+  free(r->pairs);
   for (int k = 0; k < r->nkey; k++) {
     free(r->keys[k].name);
     free(r->keys[k].file);

@@ -52,7 +52,18 @@ typedef struct {
   int contype, conaffinity, condim;
   double friction[3];     // sliding, torsional, rolling
   double solref[2], solimp[5], margin, gap;
+  int paired;             // named by a <contact><pair>: kept even when it collides with nothing
 } urdf_geom;
+
+// one MJCF <contact><pair>: two geoms (link index, geom index in that link's list) and the
+// contact parameters MuJoCo gives their contacts instead of mixing the geoms' (io/mjcf.h)
+typedef struct {
+  int link[2], geom[2];
+  int condim;
+  double friction[3];     // sliding, torsional, rolling (MuJoCo's five, isotropic)
+  double solref[2], solimp[5];
+  int line, column;       // the <pair> element
+} urdf_pair;
 
 typedef struct {
   char* name;
@@ -165,6 +176,8 @@ typedef struct {
   double timestep, gravity[3];
   int nexclude;             // <contact><exclude>: link index pairs (2 x nexclude)
   int* exclude;
+  int npair;                // <contact><pair>: explicit geom pairs
+  urdf_pair* pairs;
   int nactuator;            // actuators read (refused for now: listed in unsupported)
   int nvisual;              // purely visual elements skipped (lights, cameras, materials, ...)
   int nunsupported;
