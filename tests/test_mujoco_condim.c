@@ -28,11 +28,14 @@
 
 // csim's 1 mm collision margin is set: its rim contacts appear while still apart and exert nothing
 // of their own (contact.c apart_target, the spin rows in the bound: rhs_spin), so csim's cylinder
-// sags into its soft contacts and hops as MuJoCo's does. MuJoCo's three contacts rock the cylinder
-// (its normal forces oscillate, and with them the torsion about the mean rate), csim's four hop in
-// another phase: measured 0.098 rad/s at most before 0.45 s. Past t* both creep to rest through
-// the soft torsion rows (R, aref = -B v) at the same rate: measured 4e-6 rad/s apart at 0.55 s
-#define TOL 0.1
+// sags into its soft contacts and hops as MuJoCo's does. MuJoCo's three contacts rock the cylinder,
+// csim's four hop in another phase (w itself up to 0.098 rad/s apart before 0.45 s), so w is
+// compared through the momentum balance (CLOSED below): while it spins the torsion is mu_t N, so
+// w + 2 v_z = w0 - 2 g t on both sides whatever the hops; TOL bounds the two sides' difference by
+// the soft friction rows' slip (R > 0: not exactly saturated; measured 2.7e-6 rad/s under csim's
+// pgs, 4.9e-10 under admm, 7e-15 in the pyramid). Past t* both creep to rest through the soft
+// torsion rows (R, aref = -B v) at the same rate: measured 4e-6 rad/s apart at 0.55 s
+#define TOL 1e-5
 #define TOL_CREEP 1e-5
 // the pyramid (MuJoCo's Newton, its cylinder hopping): measured 6.4e-5 rad/s at 0.55 s
 #define TOL_CREEP_PYR 2e-4
@@ -76,7 +79,7 @@ START_TEST(spinning_cylinder_against_mujoco) {
            "integrator: {dt: 1.0e-3, duration: 1, velocity_products: explicit}\n",
            kCones[_i], kSolvers[_i]);
   fixture f = fixture_text(yaml, tmp_path(path, sizeof(path), "cyl.yaml"), NULL, 0);
-  double worst = 0, early = 0, d55 = 0, w25c = 0, w25m = 0, vz25 = 0;
+  double worst = 0, early = 0, d55 = 0, w25c = 0, w25m = 0, vz25 = 0, bal = 0;
   int ncon_c = 0, ncon_m = 0;
   sim_stepinfo info;
   csim_error e;
@@ -86,6 +89,8 @@ START_TEST(spinning_cylinder_against_mujoco) {
     double wc = f.s->data.d->v[5], wm = md->qvel[5];
     worst = fmax(worst, fabs(wc - wm));
     if (k < 450) early = fmax(early, fabs(wc - wm));
+    // the hop-free quantity of the momentum balance (CLOSED): w + 2 v_z
+    if (k < 450) bal = fmax(bal, fabs(wc + 2 * f.s->data.d->v[2] - wm - 2 * md->qvel[2]));
     if (k == 549) d55 = fabs(wc - wm);
     if (k == 249) w25c = wc, w25m = wm, ncon_c = info.ncon, ncon_m = md->ncon, vz25 = f.s->data.d->v[2];
   }
@@ -94,7 +99,7 @@ START_TEST(spinning_cylinder_against_mujoco) {
           "before 0.45 s %.3g, over 0.8 s %.3g, at 0.55 s %.2g rad/s; final %.3g, %.3g\n",
           kCones[_i], kSolvers[_i], w25c, ncon_c, w25m, ncon_m, 10 - 0.01 * 9.81 / 0.005 * 0.25, early, worst, d55,
           f.s->data.d->v[5], md->qvel[5]);
-  ck_assert_msg(worst < TOL, "w differs from MuJoCo's by %g rad/s", worst);
+  ck_assert_msg(bal < TOL, "w + 2 v_z differs from MuJoCo's by %g rad/s", bal);
   // the creep through the soft torsion rows: the pyramid's MuJoCo cylinder hops off its contacts
   // (none at 0.25 s), so its creep is compared within TOL_CREEP_PYR
   ck_assert_msg(d55 < (_i == 2 ? TOL_CREEP_PYR : TOL_CREEP), "creep at 0.55 s differs by %g rad/s",
@@ -102,6 +107,7 @@ START_TEST(spinning_cylinder_against_mujoco) {
   // both cones bound the pure torsion by mu_t N: csim's spin at 0.25 s on the closed form within
   // CLOSED
   double closed = 10 - 0.01 * (9.81 * 0.25 + vz25) / 0.005;
+  fprintf(stderr, "  w + 2 v_z before 0.45 s: csim and MuJoCo within %.3g rad/s\n", bal);
   fprintf(stderr, "  v_z(0.25 s) %.3g m/s: closed form with momentum balance %.9f, |w - it| %.2g\n",
           vz25, closed, fabs(w25c - closed));
   ck_assert_msg(fabs(w25c - closed) < CLOSED, "w(0.25 s) %.9g, closed form %.9g", w25c, closed);
