@@ -29,7 +29,7 @@ META = "Measured: "
 # a run has a column per solver found in out/bench/mujoco.csv (ir_csim_<key>)
 DEFAULT_KEYS = ("pgs", "admm", "auto")
 H_SI = ("| FCLib files | criterion | csim best converged | Siconos best converged "
-        "| median csim/Siconos | files ratioed |")
+        "| median csim/Siconos | files ratioed | within 2× (issue 26) | worst csim/Siconos |")
 H_SL = "| family | cost vs | engine | Ir/step | µs/step | points |"
 H_PE = "| scene | engine | nv | contacts | µs/step | Ir/step | ε_abs | max abs(G λ + g − J v+) |"
 H_TS = ("| model | engine | nv | steps timed / counted | contacts | µs/step | ratio µs | Ir/step "
@@ -222,10 +222,10 @@ def render(mj, sl, si, meta, pe=None, ts=None):
           "bench_testspeed.py: `mujoco-testspeed FILE NSTEP 1 0` and `csim run` on the same file, "
           "same steps, median of interleaved rounds; csim ccp is csim's model matching MuJoCo's "
           "(the file's solref/solimp) in the Lorentz cone, solved by pgs and by newton (MuJoCo's "
-          "primal Newton method); csim default is ccp in MuJoCo's pyramid (contact.cone pyramidal, "
-          "MuJoCo's cone for files that set none, as these) under solver auto, which is newton "
-          "there: the default a user of an MJCF file gets with the matching model; csim ncp/auto "
-          "is csim's generic default; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
+          "primal Newton method); csim matching model, default solver is ccp in MuJoCo's pyramid "
+          "(contact.cone pyramidal, MuJoCo's cone for files that set none, as these) under csim's "
+          "default solver auto, which is newton there; csim default (ncp/auto) is what a scenario "
+          "naming the file gets without contact keys; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
           "steps; ε_abs by csim's residual code on each side, MuJoCo's from its impulses (mj_contactForce) and "
           "its own next velocity c = J v+ over the same steps, bench_mujoco --mjcf-eps)", ""]
     table(L, H_TS, ts, lambda r: (
@@ -264,9 +264,16 @@ def render(mj, sl, si, meta, pe=None, ts=None):
         conv = {r["solver"]: r for r in si if r["file"] == "CONVERGED"}
         c, s = conv.get("csim_best", {}), conv.get("siconos_best", {})
         crit = med[0]["target_siconos_rel"] if med else ""
-        L.append("| %s | rel. error <= %s | %s | %s | %s | %s |" % (
+        # the per-file ratios (csim's best time / Siconos's best, files where both met it)
+        rat = [(float(r["time_s"]), os.path.basename(r["file"])) for r in si
+               if r["solver"] == "csim_best/siconos_best" and r["file"] not in ("MEDIAN",)
+               and r["reached"] == "1"]
+        worst = max(rat) if rat else None
+        L.append("| %s | rel. error <= %s | %s | %s | %s | %s | %s | %s |" % (
             c.get("contacts", "-"), g(crit, "%g"), c.get("reached", "-"), s.get("reached", "-"),
-            g(med[0]["time_s"], "%.3g") if med else "-", med[0]["reached"] if med else "-"))
+            g(med[0]["time_s"], "%.3g") if med else "-", med[0]["reached"] if med else "-",
+            "%d of %d" % (sum(x <= 2 for x, _ in rat), len(rat)) if rat else "-",
+            "%.3g (%s)" % worst if worst else "-"))
     return L
 
 

@@ -14,12 +14,13 @@ humanoid100/humanoid100.xml):
              softness, contact.combine mujoco, friction 1 for the floor pairs as
              scenarios/mujoco_humanoid.yaml; ccp's Lorentz cone, and MuJoCo's default pyramid,
              contact.cone pyramidal), solver pgs (tolerance 1e-8, at most 500 iterations) and
-             newton (MuJoCo's primal Newton method on the same problem), and csim's default for
-             such a file: ccp under solver auto in the file's own cone (its <option cone>, else
+             newton (MuJoCo's primal Newton method on the same problem), csim's default solver in
+             that model: ccp under solver auto in the file's own cone (its <option cone>, else
              MuJoCo's default pyramid, as these three; auto is newton there: MuJoCo's own model
-             and method), and csim's generic default (ncp,
-             solver auto, same tolerance; "csim ncp/auto"): the time per step and mean contacts
-             and ε_abs (seed 000 eq. 14) csim run prints;
+             and method; "csim matching model, default solver"), and what a scenario naming the
+             file gets without contact keys, csim's default model and solver (ncp, solver auto,
+             same tolerance; "csim default (ncp/auto)"): the time per step and mean contacts and
+             ε_abs (seed 000 eq. 14) csim run prints;
   rounds     ROUNDS interleaved rounds (MuJoCo, then each csim side in turn), the median
              time per step of each;
   Ir/step    callgrind instructions inside the step: MuJoCo's testspeed with
@@ -65,9 +66,9 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 200 if QU
 # the default first (what a user of the file gets: its rows come right under MuJoCo's), then
 # csim's generic default, then the fixed solvers beside them
 CSIM_SIDES = [# the file's own cone (file_cone): MuJoCo's pyramid unless its <option> says elliptic
-              ("csim default (ccp/auto CONE)", "ccp/auto", ["solver.name=auto",
-                                                            "contact.cone=CONE"]),
-              ("csim ncp/auto", "ncp/auto", ["contact.model=ncp", "solver.name=auto"]),
+              ("csim matching model, default solver (ccp/auto CONE)", "ccp/auto",
+               ["solver.name=auto", "contact.cone=CONE"]),
+              ("csim default (ncp/auto)", "ncp/auto", ["contact.model=ncp", "solver.name=auto"]),
               ("csim ccp/pgs", "ccp/pgs", []),
               ("csim ccp/newton", "ccp/newton", ["solver.name=newton"])]
 
