@@ -754,8 +754,10 @@ static double line_search(const island* is, double xd, double dd, double f0) {
 }
 
 // lambda(x) of st->lam into lambda (3nc, the island's rows) and c = Y Y' lambda + Re lambda + g
-// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of)
-static double island_residual(solver* s, const island* is, double* lambda) {
+// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of), exact up
+// to `above` (the best so far): past it only a lower bound, which decides neither the stop (the
+// best is above the tolerance, else the solve had stopped there) nor the best iterate
+static double island_residual(solver* s, const island* is, double* lambda, double above) {
   newton_state* st = is->st;
   yt_mul(is, st->lam, st->w);
   y_mul(is, st->w, 1, st->b);
@@ -766,7 +768,8 @@ static double island_residual(solver* s, const island* is, double* lambda) {
       s->c[3 * i + r] = st->b[3 * q + r] + st->re[3 * q + r] * st->lam[3 * q + r];
     }
   }
-  double r = solver_ccp_residual(is->p, lambda, s->c, is->cons, is->n);
+  if (solver_stop_ncp(s)) above = INFINITY;  // as ccp.c's stop_residual: the NCP's own, exact
+  double r = solver_ccp_residual_above(is->p, lambda, s->c, is->cons, is->n, above, NULL);
   return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
 }
 
@@ -839,12 +842,15 @@ static void island_start(const island* is, const double* lambda) {
   memset(st->d, 0, sizeof(double) * (size_t)nd);
   for (int q = 0; q < is->n; q++)  // g: Y 0 + g
     for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
-  double p0 = zones(is, st->b, st->lam, 0, NULL);
+  // lambda(g) beside lambda(a) (st->bl is free until island_solve keeps the first iterate), so
+  // that the start's lambda is the one of the x kept, without a third pass over the zones
+  memcpy(st->bl, st->lam, sizeof(double) * 3 * (size_t)is->n);
+  double p0 = zones(is, st->b, st->bl, 0, NULL);
   if (p0 < pw || !isfinite(pw)) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
     memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
+    memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
   }
-  zones(is, st->a, st->lam, 0, NULL);
   for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
 }
 
@@ -900,7 +906,7 @@ static int island_solve(solver* s, island* is, double* lambda, double* res) {
   if (island_re(is)) {
     island_start(is, lambda);
     for (;;) {
-      r = island_residual(s, is, lambda);
+      r = island_residual(s, is, lambda, best);
       if (r < best || it == 0) {
         best = r;
         island_best(s, is, lambda, 1);
