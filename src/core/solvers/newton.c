@@ -86,6 +86,10 @@ static const int kLineIt = 50;
 // A larger island whose band does not fit takes its Newton direction from conjugate gradients
 // instead (hessian_cg)
 #define NEWTON_DENSE_DOFS 128
+// islands of at most this many dofs are factored densely in place by chol_small, banded or not:
+// LAPACK's dpotrf costs ~5500 instructions on a free body's 6 x 6 (its calls and blocking), the
+// loop ~400; its dpbtrf ~21000 on humanoid100's stacks of two or three free bodies (12-18 dofs)
+#define NEWTON_SMALL_DOFS 24
 // conjugate gradients stop at this residual relative to the gradient's norm, or after the
 // island's dofs iterations (twice, counting rounding)
 static const double kCgTol = 1e-10;
@@ -354,7 +358,7 @@ static void island_band(island* is) {
   for (int q = 0; q < is->n; q++)
     if (st->ynz[q] > nzmax) nzmax = st->ynz[q];
   st->kd = -1;
-  if (2 * (nzmax - 1) > is->nd) return;
+  if (is->nd <= NEWTON_SMALL_DOFS || 2 * (nzmax - 1) > is->nd) return;
   solver_problem sub = {0};
   sub.nc = is->n;
   sub.nv = is->nd;
@@ -535,9 +539,6 @@ static void hessian_add(const island* is, int q) {
   }
 }
 
-// islands of at most this many dofs are factored in place by chol_small: LAPACK's dpotrf costs
-// ~5500 instructions on a free body's 6 x 6 (its calls and blocking), the loop below ~400
-#define NEWTON_SMALL_DOFS 24
 
 // A = L L' in place (lower triangle, column-major, n x n), dpotf2's order of operations
 // (column j: its diagonal, then the column below scaled by 1 / L_jj); 1 when A is not positive
