@@ -271,6 +271,37 @@ int newton_zone_pyr(int n, const double* a, const double* co, double r, double* 
   return mask ? ZONE_PYR + mask : ZONE_FREE;
 }
 
+// newton_zone_pyr for a contact alone (n 3, coefficients mu mu 0, mu > 0) without its loops,
+// the memset and the copies of unit_zone: the same operations in the same order (edges t1+,
+// t1-, t2+, t2-), so the same bits; H (3x3 row-major) written whole when not NULL
+static int zone_pyr3(const double a[3], double mu, double r, double lam[3], double* H,
+                     double* cost) {
+  double l0 = 0, l1 = 0, l2 = 0, c = 0, h22 = 0, h2k[2] = {0, 0}, hkk[2] = {0, 0};
+  int mask = 0;
+  for (int e = 0; e < 4; e++) {
+    int k = e >> 1;
+    double s = (e & 1) ? -mu : mu, ae = a[2] + s * a[k];
+    if (!(ae < 0)) continue;
+    double f = -ae / r;
+    mask |= 1 << e;
+    c += 0.5 * ae * ae / r;
+    l2 += f;
+    if (k == 0) l0 += s * f;
+    else l1 += s * f;
+    h22 += 1 / r;
+    h2k[k] += s / r;
+    hkk[k] += s * s / r;
+  }
+  lam[0] = l0, lam[1] = l1, lam[2] = l2;
+  *cost = c;
+  if (H) {
+    H[0] = hkk[0], H[1] = 0, H[2] = h2k[0];
+    H[3] = 0, H[4] = hkk[1], H[5] = h2k[1];
+    H[6] = h2k[0], H[7] = h2k[1], H[8] = h22;
+  }
+  return mask ? ZONE_PYR + mask : ZONE_FREE;
+}
+
 // one island's view: the problem, its contacts, its dofs
 typedef struct {
   const solver_problem* p;
@@ -431,9 +462,13 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   for (int q = 0; q < is->n; q++) {
     double cost, l6[6];
     int z;
+    int i = con_of(is, q);
     if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case, no copies)
-      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[con_of(is, q)], lam + 3 * q,
+      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
                       hess ? st->hz + 36 * q : NULL, &cost);
+    } else if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // the pyramid's
+      z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
+                    hess ? st->hz + 36 * q : NULL, &cost);
     } else {
       int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
       z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
@@ -701,6 +736,21 @@ static void line_pyr(const island* is, int q, int n, const int* ir, double t, do
   }
 }
 
+// line_pyr for a contact alone (zone_pyr3's edges, the same operations in the same order)
+static void line_pyr3(const double* a, const double* b, double t, double mu, double r,
+                      double* f1, double* f2) {
+  double at[3], bt[3] = {b[0], b[1], b[2]};
+  for (int k = 0; k < 3; k++) at[k] = a[k] + t * bt[k];
+  for (int e = 0; e < 4; e++) {
+    int k = e >> 1;
+    double s = (e & 1) ? -mu : mu, ae = at[2] + s * at[k];
+    if (!(ae < 0)) continue;
+    double be = bt[2] + s * bt[k];
+    *f1 -= (-ae / r) * be;
+    *f2 += be * be / r;
+  }
+}
+
 static void line_eval(const island* is, double t, double xd, double dd, double* f1,
                       double* f2) {
   newton_state* st = is->st;
@@ -720,7 +770,12 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
       }
       continue;
     }
-    int ir[6], pr[6], n = unit_rows(is, q, ir, pr), i = con_of(is, q);
+    int i = con_of(is, q);
+    if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // a pyramid's contact alone
+      line_pyr3(st->a + 3 * q, st->b + 3 * q, t, is->p->mu[i], is->p->rpy[i], f1, f2);
+      continue;
+    }
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
     if (st->pyr && n > 0 && is->p->rpy[i] > 0) {  // MuJoCo's pyramid: edge by edge
       line_pyr(is, q, n, ir, t, f1, f2);
       continue;
