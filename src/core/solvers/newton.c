@@ -505,9 +505,9 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
                                            hq[3 * r + 2] * y[2 * ws + (size_t)k];
   int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
   for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
+  const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
+  const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
   if (asc && r0 == 0) {
-    const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
-    const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
     for (int u = 0; u < nz; u++) {
       double* hc = st->H + (size_t)d[u] * ld;
       for (int v = u; v < nz; v++) {
@@ -524,37 +524,22 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
     for (int v = u; v < nz; v++) {
       size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
-      double h = 0;
-      for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      double h = 0;  // rows r0..2 in order, unrolled
+      if (r0 == 0) h += y0[u] * z0[v], h += y1[u] * z1[v];
+      h += y2[u] * z2[v];
       st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
 }
 
-// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
-// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
-// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
-// added where the lower triangle holds it. A pair's six rows share the contact's dofs
-// (island_re checks it); rows held at zero (a frictionless contact's tangents, a pair's rows of
-// coefficient 0) have zero Hessian rows and are skipped
-static void hessian_add(const island* is, int q) {
-  const solver_problem* p = is->p;
+// a unit's na rows (rows, y) of Y_q' H_q Y_q into st->H (hessian_add's storage)
+static inline void unit_terms(const island* is, int q, int nz, const int* d, int na,
+                              const int* rows, const double* const* y, int nr, size_t ld,
+                              const int* pm) {
   newton_state* st = is->st;
-  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
-  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
-  const int* d = st->yi + (size_t)q * ws;
-  const int* pm = band ? st->yord : NULL;
+  size_t ws = (size_t)is->p->ystride;
+  int band = st->kd >= 0;
   const double* hq = st->hz + 36 * q;
-  int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
-  if (nr == 3) {  // a contact alone (the common case): its three rows unrolled
-    hessian_add3(is, q, ld, pm);
-    return;
-  }
-  const double* y[6];  // the unit's Y rows
-  for (int r = 0; r < nr; r++) {
-    int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
-    if (on) rows[na] = r, y[na++] = p->Y + (size_t)pr[r] * ws;
-  }
   for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s
     const double* hr = hq + (size_t)nr * (size_t)rows[r];
     for (int k = 0; k < nz; k++) {
@@ -574,6 +559,34 @@ static void hessian_add(const island* is, int q) {
   }
 }
 
+// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
+// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
+// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
+// added where the lower triangle holds it. A pair's six rows share the contact's dofs
+// (island_re checks it); rows held at zero (a frictionless contact's tangents, a pair's rows of
+// coefficient 0) have zero Hessian rows and are skipped
+static void hessian_add(const island* is, int q) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
+  const int* d = st->yi + (size_t)q * ws;
+  const int* pm = band ? st->yord : NULL;
+  int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
+  if (nr == 3) {  // a contact alone (the common case): its three rows unrolled
+    hessian_add3(is, q, ld, pm);
+    return;
+  }
+  const double* y[6];  // the unit's Y rows
+  for (int r = 0; r < nr; r++) {
+    int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
+    if (on) rows[na] = r, y[na++] = p->Y + (size_t)pr[r] * ws;
+  }
+  // condim 4 (t1 t2 n and the torsion row) with a constant count, which the compiler unrolls
+  // (the same sums in the same order)
+  if (na == 4) unit_terms(is, q, nz, d, 4, rows, y, nr, ld, pm);
+  else unit_terms(is, q, nz, d, na, rows, y, nr, ld, pm);
+}
 
 // A = L L' in place (lower triangle, column-major, n x n), dpotf2's order of operations
 // (column j: its diagonal, then the column below scaled by 1 / L_jj); 1 when A is not positive
