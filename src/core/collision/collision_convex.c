@@ -504,10 +504,11 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
     // distances stays the one chosen), so that no pass walks the faces removed before
     best = -1;
     int m = 0;
+    double bd = 0;
     for (int i = 0; i < P.nf; i++) {
       if (!P.f[i].alive) continue;
       if (m != i) P.f[m] = P.f[i];
-      if (best < 0 || P.f[m].d < P.f[best].d) best = m;
+      if (best < 0 || P.f[m].d < bd) best = m, bd = P.f[m].d;
       m++;
     }
     P.nf = m;

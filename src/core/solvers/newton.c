@@ -616,7 +616,12 @@ static int hessian(const island* is) {
   newton_state* st = is->st;
   int nd = is->nd, kd = st->kd;
   size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, dg = kd >= 0 ? 0 : 1;
-  memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
+  if (kd >= 0) {
+    memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
+  } else {  // dense: the lower triangle only (all that the factors and solves read)
+    for (int k = 0; k < nd; k++)
+      memset(st->H + (size_t)k * ld + (size_t)k, 0, sizeof(double) * (size_t)(nd - k));
+  }
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
   for (int q = 0; q < is->n; q++)
     if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
