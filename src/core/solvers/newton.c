@@ -828,10 +828,8 @@ static double line_search(const island* is, double xd, double dd, double f0) {
 }
 
 // lambda(x) of st->lam into lambda (3nc, the island's rows) and c = Y Y' lambda + Re lambda + g
-// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of), exact up
-// to `above` (the best so far): past it only a lower bound, which decides neither the stop (the
-// best is above the tolerance, else the solve had stopped there) nor the best iterate
-static double island_residual(solver* s, const island* is, double* lambda, double above) {
+// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of)
+static double island_residual(solver* s, const island* is, double* lambda) {
   newton_state* st = is->st;
   yt_mul(is, st->lam, st->w);
   y_mul(is, st->w, 1, st->b);
@@ -842,8 +840,7 @@ static double island_residual(solver* s, const island* is, double* lambda, doubl
       s->c[3 * i + r] = st->b[3 * q + r] + st->re[3 * q + r] * st->lam[3 * q + r];
     }
   }
-  if (solver_stop_ncp(s)) above = INFINITY;  // as ccp.c's stop_residual: the NCP's own, exact
-  double r = solver_ccp_residual_above(is->p, lambda, s->c, is->cons, is->n, above, NULL);
+  double r = solver_ccp_residual(is->p, lambda, s->c, is->cons, is->n);
   return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
 }
 
@@ -980,7 +977,7 @@ static int island_solve(solver* s, island* is, double* lambda, double* res) {
   if (island_re(is)) {
     island_start(is, lambda);
     for (;;) {
-      r = island_residual(s, is, lambda, best);
+      r = island_residual(s, is, lambda);
       if (r < best || it == 0) {
         best = r;
         island_best(s, is, lambda, 1);
