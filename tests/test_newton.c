@@ -279,6 +279,23 @@ START_TEST(agrees_banded_stack) {
 }
 END_TEST
 
+// a stack of 4 cubes (one island of 24 dofs, a band of 11 in ADMM's order): at most
+// NEWTON_SMALL_DOFS (24) dofs, factored densely in place (chol_small) instead of banded by
+// LAPACK's dpbtrf, whose calls cost more than the factor on so small a band; the answer is
+// still pgs's and admm's
+START_TEST(agrees_small_stack_dense) {
+  double pos[12] = {0}, vel[24] = {0};
+  for (int r = 0; r < 4; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
+  char* text = cubes(4, pos, vel);
+  fixture f = fixture_steps(text, NULL, 100);
+  free(text);
+  solver_result r = agree(&f, 1e-7, 20, "stack of 4");
+  ck_assert_int_eq(r.dof_islands, 1);
+  ck_assert_int_eq(r.band_islands, 0);
+  fixture_free(&f);
+}
+END_TEST
+
 // islands whose factor does not fit newton's Hessian buffer (held to nothing here; at most 128
 // dofs' dense factor otherwise, newton.c NEWTON_DENSE_DOFS) take the Newton direction from
 // conjugate gradients: the answer is still pgs's and admm's, on the stack of 6 cubes (banded
@@ -753,6 +770,7 @@ int main(void) {
   tcase_add_test(tc, agrees_on_cubes);
   tcase_add_test(tc, agrees_on_chain);
   tcase_add_test(tc, agrees_banded_stack);
+  tcase_add_test(tc, agrees_small_stack_dense);
   tcase_add_test(tc, steps_converge);
   tcase_add_test(tc, refusals);
   tcase_add_test(tc, agrees_on_humanoid);

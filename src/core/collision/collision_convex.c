@@ -500,10 +500,18 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
   if (!epa_init(A, B, s, &P)) return 0;
   int best = -1;
   for (int it = 0; it < EPA_MAX_ITER; it++) {
-    // closest live face
+    // closest live face, the dead ones dropped on the way (in order: the first of equal
+    // distances stays the one chosen), so that no pass walks the faces removed before
     best = -1;
-    for (int i = 0; i < P.nf; i++)
-      if (P.f[i].alive && (best < 0 || P.f[i].d < P.f[best].d)) best = i;
+    int m = 0;
+    double bd = 0;
+    for (int i = 0; i < P.nf; i++) {
+      if (!P.f[i].alive) continue;
+      if (m != i) P.f[m] = P.f[i];
+      if (best < 0 || P.f[m].d < bd) best = m, bd = P.f[m].d;
+      m++;
+    }
+    P.nf = m;
     if (best < 0) return 0;
     eface* F = &P.f[best];
     if (F->d == DBL_MAX) return 0;

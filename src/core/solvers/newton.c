@@ -86,6 +86,10 @@ static const int kLineIt = 50;
 // A larger island whose band does not fit takes its Newton direction from conjugate gradients
 // instead (hessian_cg)
 #define NEWTON_DENSE_DOFS 128
+// islands of at most this many dofs are factored densely in place by chol_small, banded or not:
+// LAPACK's dpotrf costs ~5500 instructions on a free body's 6 x 6 (its calls and blocking), the
+// loop ~400; its dpbtrf ~21000 on humanoid100's stacks of two or three free bodies (12-18 dofs)
+#define NEWTON_SMALL_DOFS 24
 // conjugate gradients stop at this residual relative to the gradient's norm, or after the
 // island's dofs iterations (twice, counting rounding)
 static const double kCgTol = 1e-10;
@@ -267,6 +271,37 @@ int newton_zone_pyr(int n, const double* a, const double* co, double r, double* 
   return mask ? ZONE_PYR + mask : ZONE_FREE;
 }
 
+// newton_zone_pyr for a contact alone (n 3, coefficients mu mu 0, mu > 0) without its loops,
+// the memset and the copies of unit_zone: the same operations in the same order (edges t1+,
+// t1-, t2+, t2-), so the same bits; H (3x3 row-major) written whole when not NULL
+static int zone_pyr3(const double a[3], double mu, double r, double lam[3], double* H,
+                     double* cost) {
+  double l0 = 0, l1 = 0, l2 = 0, c = 0, h22 = 0, h2k[2] = {0, 0}, hkk[2] = {0, 0};
+  int mask = 0;
+  for (int e = 0; e < 4; e++) {
+    int k = e >> 1;
+    double s = (e & 1) ? -mu : mu, ae = a[2] + s * a[k];
+    if (!(ae < 0)) continue;
+    double f = -ae / r;
+    mask |= 1 << e;
+    c += 0.5 * ae * ae / r;
+    l2 += f;
+    if (k == 0) l0 += s * f;
+    else l1 += s * f;
+    h22 += 1 / r;
+    h2k[k] += s / r;
+    hkk[k] += s * s / r;
+  }
+  lam[0] = l0, lam[1] = l1, lam[2] = l2;
+  *cost = c;
+  if (H) {
+    H[0] = hkk[0], H[1] = 0, H[2] = h2k[0];
+    H[3] = 0, H[4] = hkk[1], H[5] = h2k[1];
+    H[6] = h2k[0], H[7] = h2k[1], H[8] = h22;
+  }
+  return mask ? ZONE_PYR + mask : ZONE_FREE;
+}
+
 // one island's view: the problem, its contacts, its dofs
 typedef struct {
   const solver_problem* p;
@@ -354,7 +389,7 @@ static void island_band(island* is) {
   for (int q = 0; q < is->n; q++)
     if (st->ynz[q] > nzmax) nzmax = st->ynz[q];
   st->kd = -1;
-  if (2 * (nzmax - 1) > is->nd) return;
+  if (is->nd <= NEWTON_SMALL_DOFS || 2 * (nzmax - 1) > is->nd) return;
   solver_problem sub = {0};
   sub.nc = is->n;
   sub.nv = is->nd;
@@ -427,9 +462,13 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   for (int q = 0; q < is->n; q++) {
     double cost, l6[6];
     int z;
+    int i = con_of(is, q);
     if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case, no copies)
-      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[con_of(is, q)], lam + 3 * q,
+      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
                       hess ? st->hz + 36 * q : NULL, &cost);
+    } else if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // the pyramid's
+      z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
+                    hess ? st->hz + 36 * q : NULL, &cost);
     } else {
       int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
       z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
@@ -466,9 +505,9 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
                                            hq[3 * r + 2] * y[2 * ws + (size_t)k];
   int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
   for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
+  const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
+  const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
   if (asc && r0 == 0) {
-    const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
-    const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
     for (int u = 0; u < nz; u++) {
       double* hc = st->H + (size_t)d[u] * ld;
       for (int v = u; v < nz; v++) {
@@ -485,37 +524,22 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
     for (int v = u; v < nz; v++) {
       size_t pv = (size_t)(pm ? pm[d[v]] : d[v]), c = pu < pv ? pu : pv, e = pu < pv ? pv : pu;
-      double h = 0;
-      for (int r = r0; r < 3; r++) h += y[(size_t)r * ws + (size_t)u] * st->zt[(size_t)r * ws + (size_t)v];
+      double h = 0;  // rows r0..2 in order, unrolled
+      if (r0 == 0) h += y0[u] * z0[v], h += y1[u] * z1[v];
+      h += y2[u] * z2[v];
       st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
 }
 
-// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
-// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
-// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
-// added where the lower triangle holds it. A pair's six rows share the contact's dofs
-// (island_re checks it); rows held at zero (a frictionless contact's tangents, a pair's rows of
-// coefficient 0) have zero Hessian rows and are skipped
-static void hessian_add(const island* is, int q) {
-  const solver_problem* p = is->p;
+// a unit's na rows (rows, y) of Y_q' H_q Y_q into st->H (hessian_add's storage)
+static inline void unit_terms(const island* is, int q, int nz, const int* d, int na,
+                              const int* rows, const double* const* y, int nr, size_t ld,
+                              const int* pm) {
   newton_state* st = is->st;
-  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
-  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
-  const int* d = st->yi + (size_t)q * ws;
-  const int* pm = band ? st->yord : NULL;
+  size_t ws = (size_t)is->p->ystride;
+  int band = st->kd >= 0;
   const double* hq = st->hz + 36 * q;
-  int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
-  if (nr == 3) {  // a contact alone (the common case): its three rows unrolled
-    hessian_add3(is, q, ld, pm);
-    return;
-  }
-  const double* y[6];  // the unit's Y rows
-  for (int r = 0; r < nr; r++) {
-    int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
-    if (on) rows[na] = r, y[na++] = p->Y + (size_t)pr[r] * ws;
-  }
   for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s
     const double* hr = hq + (size_t)nr * (size_t)rows[r];
     for (int k = 0; k < nz; k++) {
@@ -535,9 +559,34 @@ static void hessian_add(const island* is, int q) {
   }
 }
 
-// islands of at most this many dofs are factored in place by chol_small: LAPACK's dpotrf costs
-// ~5500 instructions on a free body's 6 x 6 (its calls and blocking), the loop below ~400
-#define NEWTON_SMALL_DOFS 24
+// contact q's term Y_q' H_q Y_q of the Hessian into the lower triangle of st->H: dense (column c
+// at c nd) or banded (st->kd >= 0: dofs at their band positions, column c at c (kd + 1), row r at
+// r - c). Y_q' H_q Y_q is symmetric (H_q is), so entry (u, v) is formed once for v >= u and
+// added where the lower triangle holds it. A pair's six rows share the contact's dofs
+// (island_re checks it); rows held at zero (a frictionless contact's tangents, a pair's rows of
+// coefficient 0) have zero Hessian rows and are skipped
+static void hessian_add(const island* is, int q) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  size_t ws = (size_t)p->ystride, ld = band ? (size_t)st->kd + 1 : (size_t)is->nd;
+  const int* d = st->yi + (size_t)q * ws;
+  const int* pm = band ? st->yord : NULL;
+  int ir[6], pr[6], nr = unit_rows(is, q, ir, pr), rows[6], na = 0;
+  if (nr == 3) {  // a contact alone (the common case): its three rows unrolled
+    hessian_add3(is, q, ld, pm);
+    return;
+  }
+  const double* y[6];  // the unit's Y rows
+  for (int r = 0; r < nr; r++) {
+    int on = nr == 3 ? (r == 2 || p->mu[i] > 0) : (r == 2 || st->co[6 * q + r] > 0);
+    if (on) rows[na] = r, y[na++] = p->Y + (size_t)pr[r] * ws;
+  }
+  // condim 4 (t1 t2 n and the torsion row) with a constant count, which the compiler unrolls
+  // (the same sums in the same order)
+  if (na == 4) unit_terms(is, q, nz, d, 4, rows, y, nr, ld, pm);
+  else unit_terms(is, q, nz, d, na, rows, y, nr, ld, pm);
+}
 
 // A = L L' in place (lower triangle, column-major, n x n), dpotf2's order of operations
 // (column j: its diagonal, then the column below scaled by 1 / L_jj); 1 when A is not positive
@@ -567,7 +616,12 @@ static int hessian(const island* is) {
   newton_state* st = is->st;
   int nd = is->nd, kd = st->kd;
   size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, dg = kd >= 0 ? 0 : 1;
-  memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
+  if (kd >= 0) {
+    memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
+  } else {  // dense: the lower triangle only (all that the factors and solves read)
+    for (int k = 0; k < nd; k++)
+      memset(st->H + (size_t)k * ld + (size_t)k, 0, sizeof(double) * (size_t)(nd - k));
+  }
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
   for (int q = 0; q < is->n; q++)
     if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
@@ -700,6 +754,21 @@ static void line_pyr(const island* is, int q, int n, const int* ir, double t, do
   }
 }
 
+// line_pyr for a contact alone (zone_pyr3's edges, the same operations in the same order)
+static void line_pyr3(const double* a, const double* b, double t, double mu, double r,
+                      double* f1, double* f2) {
+  double at[3], bt[3] = {b[0], b[1], b[2]};
+  for (int k = 0; k < 3; k++) at[k] = a[k] + t * bt[k];
+  for (int e = 0; e < 4; e++) {
+    int k = e >> 1;
+    double s = (e & 1) ? -mu : mu, ae = at[2] + s * at[k];
+    if (!(ae < 0)) continue;
+    double be = bt[2] + s * bt[k];
+    *f1 -= (-ae / r) * be;
+    *f2 += be * be / r;
+  }
+}
+
 static void line_eval(const island* is, double t, double xd, double dd, double* f1,
                       double* f2) {
   newton_state* st = is->st;
@@ -719,7 +788,12 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
       }
       continue;
     }
-    int ir[6], pr[6], n = unit_rows(is, q, ir, pr), i = con_of(is, q);
+    int i = con_of(is, q);
+    if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // a pyramid's contact alone
+      line_pyr3(st->a + 3 * q, st->b + 3 * q, t, is->p->mu[i], is->p->rpy[i], f1, f2);
+      continue;
+    }
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
     if (st->pyr && n > 0 && is->p->rpy[i] > 0) {  // MuJoCo's pyramid: edge by edge
       line_pyr(is, q, n, ir, t, f1, f2);
       continue;
@@ -839,12 +913,15 @@ static void island_start(const island* is, const double* lambda) {
   memset(st->d, 0, sizeof(double) * (size_t)nd);
   for (int q = 0; q < is->n; q++)  // g: Y 0 + g
     for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
-  double p0 = zones(is, st->b, st->lam, 0, NULL);
+  // lambda(g) beside lambda(a) (st->bl is free until island_solve keeps the first iterate), so
+  // that the start's lambda is the one of the x kept, without a third pass over the zones
+  memcpy(st->bl, st->lam, sizeof(double) * 3 * (size_t)is->n);
+  double p0 = zones(is, st->b, st->bl, 0, NULL);
   if (p0 < pw || !isfinite(pw)) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
     memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
+    memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
   }
-  zones(is, st->a, st->lam, 0, NULL);
   for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
 }
 
