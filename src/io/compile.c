@@ -102,6 +102,10 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   // where contacts slide (000 Sec. II): held to the NCP residual it would run to the cap there
   csim_criterion crit = cfg->criterion;
   if (crit == CSIM_CRIT_AUTO) crit = cfg->model == CSIM_MODEL_NCP ? CSIM_CRIT_NCP : CSIM_CRIT_MODEL;
+  // and, under solver.name auto, the ncp model's coupled islands to the natural residual too
+  // (auto.c coupled_criterion: a resting chain's chatter within eps_abs, issue 26)
+  o->coupled_natural = cfg->criterion == CSIM_CRIT_AUTO && cfg->model == CSIM_MODEL_NCP &&
+                       cfg->solver == CSIM_SOLVER_AUTO;
   o->criterion = crit == CSIM_CRIT_MODEL      ? SOLVER_STOP_MODEL
                   : crit == CSIM_CRIT_RELATIVE ? SOLVER_STOP_RELATIVE
                   : crit == CSIM_CRIT_NATURAL  ? SOLVER_STOP_NATURAL

@@ -257,6 +257,9 @@ typedef struct {
   // eps_c <= tolerance * dt^2 as the authors' code holds <lambda / dt, c / dt> to its threshold;
   // 0: none (every other unit). eps_abs as reported (solver_result) is never weighted
   double comp_scale;
+  // solver.name auto under solver.criterion auto with the ncp model (io/compile.c): 1 holds the
+  // islands of a coupled step (auto.c) to SOLVER_STOP_NATURAL, the rest to `criterion`
+  int coupled_natural;
 } solver_options;
 
 // 1 when solver.criterion: relative applies to o's solver (pgs, bisection; rel_tolerance > 0),
