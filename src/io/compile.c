@@ -102,10 +102,6 @@ static csim_status map_solver(const scn_config* cfg, solver_options* o, csim_err
   // where contacts slide (000 Sec. II): held to the NCP residual it would run to the cap there
   csim_criterion crit = cfg->criterion;
   if (crit == CSIM_CRIT_AUTO) crit = cfg->model == CSIM_MODEL_NCP ? CSIM_CRIT_NCP : CSIM_CRIT_MODEL;
-  // and, under solver.name auto, the ncp model's coupled islands to the natural residual too
-  // (auto.c coupled_criterion: a resting chain's chatter within eps_abs, issue 26)
-  o->coupled_natural = cfg->criterion == CSIM_CRIT_AUTO && cfg->model == CSIM_MODEL_NCP &&
-                       cfg->solver == CSIM_SOLVER_AUTO;
   o->criterion = crit == CSIM_CRIT_MODEL      ? SOLVER_STOP_MODEL
                   : crit == CSIM_CRIT_RELATIVE ? SOLVER_STOP_RELATIVE
                   : crit == CSIM_CRIT_NATURAL  ? SOLVER_STOP_NATURAL
@@ -1089,6 +1085,11 @@ static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* er
   if (st == CSIM_OK) st = contact_create(s->model.m, s->model.maxcon, &s->data.con, err);
   if (st == CSIM_OK) st = initial_contacts(s, err);
   if (st == CSIM_OK && rigid) st = solver_create(&so, s->model.maxcon, &s->data.slv, err);
+  // solver.criterion auto under ncp: auto's coupled islands also to the natural residual (auto.c
+  // coupled_criterion: a resting chain's chatter within eps_abs, issue 26)
+  if (st == CSIM_OK && rigid)
+    solver_auto_coupled_natural(s->data.slv, cfg->criterion == CSIM_CRIT_AUTO &&
+                                                 cfg->model == CSIM_MODEL_NCP);
   return st;
 }
 

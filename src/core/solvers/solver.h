@@ -257,9 +257,6 @@ typedef struct {
   // eps_c <= tolerance * dt^2 as the authors' code holds <lambda / dt, c / dt> to its threshold;
   // 0: none (every other unit). eps_abs as reported (solver_result) is never weighted
   double comp_scale;
-  // solver.name auto under solver.criterion auto with the ncp model (io/compile.c): 1 holds the
-  // islands of a coupled step (auto.c) to SOLVER_STOP_NATURAL, the rest to `criterion`
-  int coupled_natural;
 } solver_options;
 
 // 1 when solver.criterion: relative applies to o's solver (pgs, bisection; rel_tolerance > 0),
@@ -326,6 +323,11 @@ int solver_auto_splits(const solver_options* o);
 // carries MuJoCo softness); an island newton does not take (a row without R, a condim 4/6 pair
 // whose cone is not round in R^1/2 lambda) sends the whole solve the usual way (PGS, then ADMM)
 void solver_auto_soft(solver* s, int on);
+
+// solver.name auto (any other solver: no effect): on 1 holds the islands of a coupled step
+// (solver_auto_splits: the problem diag_only) to SOLVER_STOP_NATURAL, the per-contact solver's
+// islands to the solver's own criterion (io/compile.c: under solver.criterion auto with ncp)
+void solver_auto_coupled_natural(solver* s, int on);
 
 // create a solver for problems of at most max_contacts contacts
 csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
