@@ -439,9 +439,24 @@ static void l_reversed(const sim_model* m, const double* L, double* lrev) {
 // rows directly: the same operations in the same order as build_y's for each entry (the same Y
 // bit for bit: an entry takes one update per dof below it, in the same order of dofs), in
 // loops of independent updates the compiler vectorizes (the rows and L do not overlap:
-// restrict spares the run-time overlap checks). Kept out of build_y's loop (noinline):
+// restrict spares the run-time overlap checks), two dofs of a path per pass (y_path2). Kept out
+// of build_y's loop (noinline):
 // inlined, its code made the short chains' walk dearer (a cube's step +1.5 %). Returns 0 (nothing
 // done) when the chain is not made of paths
+// entries s0..top-1 of the three rows take dof k's update (row lr, values x) and then dof k-1's
+// (row lq, values z), each as its own subtraction in that order: the bits of two passes, with
+// one load and store of each entry instead of two
+static void y_path2(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    double x0, double x1, double x2, double z0, double z1, double z2,
+                    double* restrict y0, double* restrict y1, double* restrict y2) {
+  for (int p = s0; p < top; p++) {
+    double l = lr[p], q = lq[p];
+    y0[p] = (y0[p] - l * x0) - q * z0;
+    y1[p] = (y1[p] - l * x1) - q * z1;
+    y2[p] = (y2[p] - l * x2) - q * z2;
+  }
+}
+
 __attribute__((noinline)) static int y_path(const sim_model* m, const double* restrict lrev,
                                             const int* chain, int n, double* restrict y0,
                                             double* restrict y1, double* restrict y2) {
@@ -460,7 +475,22 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     int s0 = k >= r1 ? r1 : 0;  // the path's root: the ancestor at p is lr[p]
     const double* restrict lr = lrev + m->dof_Madr[chain[k]] + 1 - s0;
-    for (int p = s0; p < k; p++) {
+    int top = k;  // the entries below top still take dof k's update
+    if (k - 1 > s0) {  // dof k - 1 walks the same path after k: the two walks in one pass
+      int k1 = k - 1;
+      y0[k1] -= lr[k1] * x0;  // k's update of k - 1 first: k - 1's own values are then final
+      y1[k1] -= lr[k1] * x1;
+      y2[k1] -= lr[k1] * x2;
+      double z0 = y0[k1], z1 = y1[k1], z2 = y2[k1];
+      top = k1;
+      k = k1;  // k - 1 is done here
+      if (!(z0 == 0 && z1 == 0 && z2 == 0)) {
+        y_path2(lr, lrev + m->dof_Madr[chain[k1]] + 1 - s0, s0, k1, x0, x1, x2, z0, z1, z2, y0, y1,
+                y2);
+        continue;
+      }
+    }
+    for (int p = s0; p < top; p++) {
       double l = lr[p];
       y0[p] -= l * x0;
       y1[p] -= l * x1;
