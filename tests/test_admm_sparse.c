@@ -239,6 +239,64 @@ START_TEST(humanoid_lying) {
 }
 END_TEST
 
+// a 20-link chain lying flat (25 dofs, 80 contacts): in dof space each link's four corners hold
+// one stretch of dofs, the same one, which the dense factor of I + Y' A^-1 Y adds four contacts
+// at a time (admm.c run4, dense_add4); the x-step's solve (G~ + sigma I)^-1 x with the dense
+// factor against LAPACK dposv on G~ + sigma I assembled here (island_dense), to 1e-12
+START_TEST(chain_dense_factor) {
+  tmp_setup();
+  char path[512];
+  fixture_chain(20, "{model: ncp, friction: 0.5}", "{name: admm, tolerance: 1.0e-8}", path,
+                sizeof(path));
+  fixture f = fixture_steps(NULL, path, 3);
+  solver_problem p = contact_problem(f.s->data.con);
+  ck_assert_int_eq(p.nisland, 1);
+  int n = p.nc, n3 = 3 * p.nc;
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-8, 100, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, f.s->model.m->nv, contact_max_chain(f.s->model.m), 0, 0, 0, 0};
+  solver* sv = tsolver_create(&o, n);
+  solver_problem sub = {0};
+  sub.nc = n;
+  ck_assert(solver_family_admm.island_form(sv, &p, p.island_con, n, &sub));
+  ck_assert_int_eq(sub.nv, 25);
+  int groups = 0;  // runs of four contacts on one stretch of consecutive dofs
+  for (int i = 0; i + 3 < n; i++) {
+    int same = 1;
+    for (int q = 0; q < 4 && same; q++) {
+      const int* d = sub.ydof + (size_t)(i + q) * sub.ystride;
+      same = sub.ynz[i + q] == sub.ynz[i] && d[0] == sub.ydof[(size_t)i * sub.ystride];
+      for (int k = 1; k < sub.ynz[i + q] && same; k++) same = d[k] == d[k - 1] + 1;
+    }
+    groups += same;
+  }
+  ck_assert_msg(groups >= 10, "%d groups of four contacts on one stretch", groups);
+  double* M = malloc(sizeof(double) * (size_t)n3 * n3);
+  double *ref = malloc(sizeof(double) * (size_t)n3), *x = malloc(sizeof(double) * (size_t)n3);
+  island_dense(&sub, M);
+  double dmax = 0;
+  for (int a = 0; a < n3; a++) dmax = fmax(dmax, M[(size_t)a * n3 + a]);
+  double sigma = 0.1 * dmax;
+  for (int a = 0; a < n3; a++) M[(size_t)a * n3 + a] += sigma;
+  unsigned seed = 11;
+  for (int a = 0; a < n3; a++) x[a] = ref[a] = urand_sym(&seed);
+  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n3, 1, M, n3, ref, 1), 0);
+  ck_assert_int_eq(admm_island_solve(sv, &sub, ADMM_FACT_DENSE, sigma, x), 0);
+  double e = 0, m = 0;
+  for (int a = 0; a < n3; a++) {
+    e = fmax(e, fabs(x[a] - ref[a]));
+    m = fmax(m, fabs(ref[a]));
+  }
+  printf("chain of 20 lying, dof space dense: |x - x_lapack| / |x| = %.2e\n", e / m);
+  ck_assert_msg(e <= 1e-12 * m, "|x_dense - x_lapack| = %g of %g", e, m);
+  free(M);
+  free(ref);
+  free(x);
+  solver_free(sv);
+  fixture_free(&f);
+  tmp_teardown();
+}
+END_TEST
+
 // an FCLib pile's largest island, in contact space
 static void check_fclib(const char* file, int min_nc) {
   char path[512];
@@ -353,6 +411,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, humanoid_lying);
   tcase_add_test(tc, fclib_piles);
   tcase_add_test(tc, local_dof_orders);
+  tcase_add_test(tc, chain_dense_factor);
   suite_add_tcase(s, tc);
   return s;
 }

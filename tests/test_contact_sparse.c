@@ -152,6 +152,48 @@ START_TEST(g_robot_and_objects) {
 }
 END_TEST
 
+// two 20-link chains (25 dofs each), one lying along +x on the ground, the other across it
+// along +y, its 10th link resting on the first's: contacts on chains longer than 16 dofs made of
+// one root path (link on the ground) and of two (link on link), which build_y walks with y_path
+// on L's rows root first (contact.c l_reversed); G against J M^-1 J' to 1e-10 (g_error: a row
+// of L read at a wrong offset, or reversed the wrong way, errs by O(1)). Not 1e-12: the
+// reference's own round-off on the two 25-dof chains' M; build_y's general walk (kPathWalk
+// raised past 25) and y_path before l_reversed both measure 6.0e-12 here
+START_TEST(g_long_chains) {
+  tmp_setup();
+  char path[512], urdf[512], text[4096];
+  fixture_chain(20, "{model: ncp, friction: 0.5}", "{name: pgs, tolerance: 1.0e-8}", path,
+                sizeof(path));
+  tmp_path(urdf, sizeof(urdf), "chain20.urdf");
+  char zeros[128] = "";
+  for (int k = 1; k < 20; k++) strcat(zeros, ", 0");
+  // the second chain's base turned +90 degrees about x (its links along +y), at x = 0.95 over
+  // the first one's 10th link, its 10th link across it (y from -0.05 to 0.05), 2 cm up
+  snprintf(text, sizeof(text),
+           "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+           "robots:\n  - {urdf: %s, base: free, q0: [0, 0, 0.01, 0, -0.7071067811865476, 0, "
+           "0.7071067811865476%s]}\n  - {urdf: %s, base: free, q0: [0.95, -0.95, 0.03, "
+           "0.7071067811865476, 0, 0, 0.7071067811865476%s]}\ncontact: {model: ncp, friction: "
+           "0.5}\nsolver: {name: pgs, tolerance: 1.0e-8}\nintegrator: {dt: 1.0e-3, duration: 1}\n",
+           urdf, zeros, urdf, zeros);
+  fixture f = fixture_steps(text, NULL, 3);
+  int nc;
+  double e = g_error(f.s, &nc);
+  ck_assert_int_ge(nc, 80);
+  ck_assert_msg(e <= 1e-10, "two 20-link chains, %d contacts: relative error %g", nc, e);
+  const contact_data* c = f.s->data.con;
+  int one = 0, two = 0;  // long contacts on one root path, on two
+  for (int i = 0; i < c->ncon; i++) {
+    if (c->nchain[i] <= 16) continue;
+    if (c->key[2 * i + 1] >= 0) two++;
+    else one++;
+  }
+  ck_assert_msg(one > 0 && two > 0, "long chains: %d on one path, %d on two", one, two);
+  fixture_free(&f);
+  tmp_teardown();
+}
+END_TEST
+
 // the whole G of a problem as one dense 3nc x 3nc matrix (malloc'd; solver_gdense over every
 // contact)
 static double* g_dense_all(const solver_problem* p) {
@@ -600,6 +642,7 @@ static Suite* suite(void) {
   tcase_add_test(t, g_branched_tree);
   tcase_add_test(t, g_two_robots);
   tcase_add_test(t, g_robot_and_objects);
+  tcase_add_test(t, g_long_chains);
   tcase_add_test(t, islands_two_stacks);
   tcase_add_test(t, solvers_sparse_vs_dense);
   tcase_add_test(t, block_bound);

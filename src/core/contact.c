@@ -90,6 +90,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->bucket = calloc(2 * mc, sizeof(int));
   c->fill = calloc(mc, sizeof(int));
   c->ywork = calloc((size_t)(nv > 0 ? nv : 1), sizeof(double));
+  c->lrev = calloc((size_t)(m->nM > 0 ? m->nM : 1), sizeof(double));
   c->box = calloc(mc, 1);
   c->link = calloc(mc, sizeof(int));
   c->mu_roll = calloc(mc, sizeof(double));
@@ -98,7 +99,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
       !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
       !c->cstar || !c->R || !c->prev_id || !c->prev_ord || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
-      !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork) {
+      !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork || !c->lrev) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                    "out of memory for %d contacts (%d dofs)", maxcon, m->nv);
@@ -137,7 +138,8 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
-         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D + mc +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
+         (size_t)(m->nM > 0 ? m->nM : 1) * D + mc +
          mc * I + mc * D + mc * D + mc * I +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
@@ -149,7 +151,7 @@ void contact_free(contact_data* c) {
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_ord); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
   free(c->box); free(c->link); free(c->mu_roll); free(c->rpy);
-  free(c->fill); free(c->ywork);
+  free(c->fill); free(c->ywork); free(c->lrev);
   solver_blocks_free(c->G);
   free(c);
 }
@@ -420,15 +422,42 @@ static void build_jacobians(const sim_model* m, const sim_data* d, contact_data*
   }
 }
 
+// L's rows with each dof's ancestors reversed (root first) into lrev, at L's addresses
+// (dof_Madr; the diagonal entries are not copied): y_path then reads a row ascending, as it
+// writes the Y rows, so its loop vectorizes without reversing every pair of loads (it read
+// L's rows backwards: chain_40 1.05e6 instructions per step in the walk)
+static void l_reversed(const sim_model* m, const double* L, double* lrev) {
+  for (int d = 0; d < m->nv; d++) {
+    int a = m->dof_Madr[d] + 1, na = (d + 1 < m->nv ? m->dof_Madr[d + 1] : m->nM) - a;
+    for (int u = 0; u < na; u++) lrev[a + u] = L[a + na - 1 - u];
+  }
+}
+
 // build_y on a long chain made of root-to-body paths (a chain of links touching the ground, or
 // two such trees): each dof's parent is the entry before it, so each dof's ancestors sit just
-// below it, in the order the walk up L's row visits them, and the walk indexes the rows
-// directly: the same operations in the same order as build_y's (the same Y bit for bit), in
+// below it, root first, as its row of lrev (l_reversed) holds them, and the walk indexes the
+// rows directly: the same operations in the same order as build_y's for each entry (the same Y
+// bit for bit: an entry takes one update per dof below it, in the same order of dofs), in
 // loops of independent updates the compiler vectorizes (the rows and L do not overlap:
-// restrict spares the run-time overlap checks). Kept out of build_y's loop (noinline):
+// restrict spares the run-time overlap checks), two dofs of a path per pass (y_path2). Kept out
+// of build_y's loop (noinline):
 // inlined, its code made the short chains' walk dearer (a cube's step +1.5 %). Returns 0 (nothing
 // done) when the chain is not made of paths
-__attribute__((noinline)) static int y_path(const sim_model* m, const double* restrict L,
+// entries s0..top-1 of the three rows take dof k's update (row lr, values x) and then dof k-1's
+// (row lq, values z), each as its own subtraction in that order: the bits of two passes, with
+// one load and store of each entry instead of two
+static void y_path2(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    double x0, double x1, double x2, double z0, double z1, double z2,
+                    double* restrict y0, double* restrict y1, double* restrict y2) {
+  for (int p = s0; p < top; p++) {
+    double l = lr[p], q = lq[p];
+    y0[p] = (y0[p] - l * x0) - q * z0;
+    y1[p] = (y1[p] - l * x1) - q * z1;
+    y2[p] = (y2[p] - l * x2) - q * z2;
+  }
+}
+
+__attribute__((noinline)) static int y_path(const sim_model* m, const double* restrict lrev,
                                             const int* chain, int n, double* restrict y0,
                                             double* restrict y1, double* restrict y2) {
   const int* par = m->dof_parent;
@@ -444,9 +473,25 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
   for (int k = n - 1; k >= 0; k--) {
     double x0 = y0[k], x1 = y1[k], x2 = y2[k];
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
-    const double* la = L + m->dof_Madr[chain[k]] + 1 + (k - 1);  // la[-p]: the ancestor at p
-    for (int p = k - 1, s0 = k >= r1 ? r1 : 0; p >= s0; p--) {
-      double l = la[-p];
+    int s0 = k >= r1 ? r1 : 0;  // the path's root: the ancestor at p is lr[p]
+    const double* restrict lr = lrev + m->dof_Madr[chain[k]] + 1 - s0;
+    int top = k;  // the entries below top still take dof k's update
+    if (k - 1 > s0) {  // dof k - 1 walks the same path after k: the two walks in one pass
+      int k1 = k - 1;
+      y0[k1] -= lr[k1] * x0;  // k's update of k - 1 first: k - 1's own values are then final
+      y1[k1] -= lr[k1] * x1;
+      y2[k1] -= lr[k1] * x2;
+      double z0 = y0[k1], z1 = y1[k1], z2 = y2[k1];
+      top = k1;
+      k = k1;  // k - 1 is done here
+      if (!(z0 == 0 && z1 == 0 && z2 == 0)) {
+        y_path2(lr, lrev + m->dof_Madr[chain[k1]] + 1 - s0, s0, k1, x0, x1, x2, z0, z1, z2, y0, y1,
+                y2);
+        continue;
+      }
+    }
+    for (int p = s0; p < top; p++) {
+      double l = lr[p];
       y0[p] -= l * x0;
       y1[p] -= l * x1;
       y2[p] -= l * x2;
@@ -465,6 +510,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
   const int* par = m->dof_parent;
+  int lrev_ok = 0;  // c->lrev holds this step's L (l_reversed)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
@@ -472,7 +518,11 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     for (int r = 0; r < 3; r++)  // the rows' first n entries: nothing reads past nchain
       memcpy(Y + (size_t)r * mc, c->J + ((size_t)i * 3 + r) * mc, sizeof(double) * (size_t)n);
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
-    if (n > kPathWalk && y_path(m, L, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
+    if (n > kPathWalk && !lrev_ok) {  // once per step, on the first long chain
+      l_reversed(m, L, c->lrev);
+      lrev_ok = 1;
+    }
+    if (n > kPathWalk && y_path(m, c->lrev, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
     for (int k = n - 1; k >= 0; k--) {
       int dof = chain[k];

@@ -126,6 +126,7 @@ typedef struct {
   int* bucket;        //                                                    (2 maxcon)
   int* fill;          // next free block of each row                       (maxcon)
   double* ywork;      // scratch of G's products through Y when diag_only   (nv)
+  double* lrev;       // L's rows, ancestors root first (build_y's long chains) (nM)
 } contact_data;
 
 typedef struct {

@@ -1106,6 +1106,11 @@ static csim_status compile_buffers(const scn_config* cfg, sim* s, csim_error* er
   if (st == CSIM_OK) st = contact_create(s->model.m, s->model.maxcon, &s->data.con, err);
   if (st == CSIM_OK) st = initial_contacts(s, err);
   if (st == CSIM_OK && rigid) st = solver_create(&so, s->model.maxcon, &s->data.slv, err);
+  // solver.criterion auto under ncp: auto's coupled islands also to the natural residual (auto.c
+  // coupled_criterion: a resting chain's chatter within eps_abs, issue 26)
+  if (st == CSIM_OK && rigid)
+    solver_auto_coupled_natural(s->data.slv, cfg->criterion == CSIM_CRIT_AUTO &&
+                                                 cfg->model == CSIM_MODEL_NCP);
   return st;
 }
 

@@ -163,6 +163,23 @@ static void run_add(double* restrict w, const double* restrict y0, const double*
   for (int k = 0; k < nz; k++) w[k] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
 }
 
+// run_add of four contacts at once: yb holds their twelve rows at stride ws (contacts i..i+3 of
+// the problem: consecutive, three rows each), c their twelve coefficients; each entry of w takes
+// the four contacts' sums one after the other, in contact order, each sum as run_add's: the
+// bits of four run_add passes, with one load and store of w instead of four
+static void run_add4(double* restrict w, const double* restrict yb, size_t ws, const double c[12],
+                     int nz) {
+  const double *a0 = yb, *a1 = yb + ws, *a2 = yb + 2 * ws, *b0 = yb + 3 * ws, *b1 = yb + 4 * ws,
+               *b2 = yb + 5 * ws, *e0 = yb + 6 * ws, *e1 = yb + 7 * ws, *e2 = yb + 8 * ws,
+               *f0 = yb + 9 * ws, *f1 = yb + 10 * ws, *f2 = yb + 11 * ws;
+  for (int k = 0; k < nz; k++) {
+    double v = w[k] + (a0[k] * c[0] + a1[k] * c[1] + a2[k] * c[2]);
+    v = v + (b0[k] * c[3] + b1[k] * c[4] + b2[k] * c[5]);
+    v = v + (e0[k] * c[6] + e1[k] * c[7] + e2[k] * c[8]);
+    w[k] = v + (f0[k] * c[9] + f1[k] * c[10] + f2[k] * c[11]);
+  }
+}
+
 // w = Y' x (nd): a contact's three rows together (one pass over its dofs)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
   const solver_problem* p = o->p;
@@ -559,6 +576,54 @@ static void sparse_pos(const admm_op* o, int* pos) {
     for (int k = cp[j]; k < cp[j + 1]; k++) pos[(size_t)j * nd + (size_t)ri[k]] = k;
 }
 
+// contact i's three A = sigma (o->sig when set) + R + ydiag into o->A, their inverses into ia;
+// 1 when one is not positive and finite
+static int contact_ia(const admm_op* o, int i, double sigma, double ia[3]) {
+  const solver_problem* p = o->p;
+  for (int r = 0; r < 3; r++) {
+    int j = 3 * i + r;
+    double a = (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0) +
+               (p->ydiag ? p->ydiag[j] : 0);
+    if (!(a > 0) || !isfinite(a)) return 1;
+    o->A[j] = a;
+    ia[r] = 1 / a;
+  }
+  return 0;
+}
+
+// 1 when contacts i..i+3 each hold one stretch of dofs (o->run), the same one (a link of a
+// chain on its four corners, two cubes of a stack): factor_dofs then adds them together
+static int run4(const admm_op* o, int i) {
+  const solver_problem* p = o->p;
+  if (!o->run || i + 3 >= p->nc) return 0;
+  size_t ws = (size_t)p->ystride;
+  int nz = p->ynz[i], d0 = p->ydof[(size_t)i * ws];
+  for (int q = 0; q < 4; q++)
+    if (!o->run[i + q] || p->ynz[i + q] != nz || p->ydof[(size_t)(i + q) * ws] != d0) return 0;
+  return nz > 0;
+}
+
+// the dense factor's terms of contacts i..i+3 (run4) into the lower triangle of L (ld rows a
+// column), the four contacts' rows of each column as one stretch (run_add4: the sums of four
+// passes of factor_dofs's run, bit for bit). 1 when an A is not positive and finite
+static int dense_add4(const admm_op* o, int i, double sigma, double* L, size_t ld) {
+  const solver_problem* p = o->p;
+  size_t ws = (size_t)p->ystride;
+  const int* d = p->ydof + (size_t)i * ws;
+  const double* yb = p->Y + 3 * (size_t)i * ws;  // the twelve rows, stride ws
+  int nz = p->ynz[i];
+  double ia[12];
+  for (int q = 0; q < 4; q++)
+    if (contact_ia(o, i + q, sigma, ia + 3 * q)) return 1;
+  for (int u = 0; u < nz; u++) {
+    double c[12];
+    for (int t = 0; t < 12; t++) c[t] = yb[(size_t)t * ws + (size_t)u] * ia[t];
+    int du = d[u];
+    run_add4(L + (size_t)du * ld + du, yb + u, ws, c, nz - u);
+  }
+  return 0;
+}
+
 // factored form: A = sigma (o->sig when set) + R + ydiag (diagonal) and the factor of
 // I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity
 // (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
@@ -579,15 +644,13 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
   for (int i = 0; i < p->nc; i++) {  // a contact's three rows together
     const int* d = p->ydof + (size_t)i * ws;
     int nz = p->ynz[i];
-    double ia[3];
-    for (int r = 0; r < 3; r++) {
-      int j = 3 * i + r;
-      double a = (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0) +
-                 (p->ydiag ? p->ydiag[j] : 0);
-      if (!(a > 0) || !isfinite(a)) return 1;
-      o->A[j] = a;
-      ia[r] = 1 / a;
+    if (kd < 0 && !sv && run4(o, i)) {  // four contacts on one stretch: added together
+      if (dense_add4(o, i, sigma, L, ld)) return 1;
+      i += 3;
+      continue;
     }
+    double ia[3];
+    if (contact_ia(o, i, sigma, ia)) return 1;
     if (sv) {
       sparse_add(o, i, ia, sv);
       continue;

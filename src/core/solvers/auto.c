@@ -42,6 +42,7 @@ typedef struct {
   solver* second;         // factoring: ADMM or Lemke, NULL when the model has none
   solver* newton;         // ccp on factored problems: MuJoCo's primal Newton, else NULL
   int soft;               // newton takes the islands (solver_auto_soft)
+  int coupled_natural;    // a coupled step's islands to the natural residual (coupled_criterion)
   double* island_res;     // (maxc) the first solver's stopping residual per island
   unsigned char* pick;    // (maxc) islands the second solver takes
   double* lambda0;        // (3 maxc) the warm start the first solver was given
@@ -231,6 +232,26 @@ static int newton_pass(solver* s, auto_state* a, const solver_problem* p, double
   return 1;
 }
 
+// the criterion of a coupled step's islands: natural under solver.criterion auto with the ncp
+// model (solver_auto_coupled_natural), else the run's. eps_abs's complementarity term lets a
+// contact push while it separates at tolerance / lambda_N, 4 mm/s for a 0.1 kg link at 1e-6: a
+// chain lying flat then rocks within the tolerance, and ADMM re-solves the lifted links every
+// few steps (chain_40: 0, 17, 3 iterations in turn, 4.3 per step, the dual of the first step
+// not kept); held to the natural residual too (c_N <= tolerance G~_NN) it stays at rest, 0.6
+// iterations per step, eps_abs 1.4e-7 against 5.2e-7 (docs/models_and_solvers.md). PGS islands
+// keep the run's criterion: on an ill-conditioned robot (Talos's feet) the natural residual's
+// velocity bound costs PGS sweeps (29.7 -> 85.9 per step)
+static solver_criterion coupled_criterion(const solver* s) {
+  const auto_state* a = s->priv;
+  return a->coupled_natural ? SOLVER_STOP_NATURAL : s->opt.criterion;
+}
+
+void solver_auto_coupled_natural(solver* s, int on) {
+  if (!s || s->opt.kind != CSIM_SOLVER_AUTO) return;
+  auto_state* a = s->priv;
+  a->coupled_natural = on;
+}
+
 void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   auto_state* a = s->priv;
   solver* f = a->first;
@@ -241,7 +262,10 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (p->diag_only && second) {  // a coupled step (contact.h auto_split): the second solver
     memset(res, 0, sizeof(*res));
     memset(a->pick, 1, (size_t)nis);
+    solver_criterion crit = second->opt.criterion;
+    second->opt.criterion = coupled_criterion(s);
     second_pass(s, a, p, nis, lambda, res);
+    second->opt.criterion = crit;
     res->islands = res->switched = nis;
     return;
   }

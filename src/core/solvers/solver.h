@@ -324,6 +324,11 @@ int solver_auto_splits(const solver_options* o);
 // whose cone is not round in R^1/2 lambda) sends the whole solve the usual way (PGS, then ADMM)
 void solver_auto_soft(solver* s, int on);
 
+// solver.name auto (any other solver: no effect): on 1 holds the islands of a coupled step
+// (solver_auto_splits: the problem diag_only) to SOLVER_STOP_NATURAL, the per-contact solver's
+// islands to the solver's own criterion (io/compile.c: under solver.criterion auto with ncp)
+void solver_auto_coupled_natural(solver* s, int on);
+
 // create a solver for problems of at most max_contacts contacts
 csim_status solver_create(const solver_options* opt, int max_contacts, solver** out,
                           csim_error* err);
