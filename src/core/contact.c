@@ -167,13 +167,40 @@ static void make_frame(double F[9], const double n[3]) {
   memcpy(F + 6, n, 3 * sizeof(double));
 }
 
+// rows F_r . (dp/dv_k) (angular: F_r . (dw/dv_k)) of body b's point (or rotation) Jacobian at p
+// on its chain dofs[0..nb), times sgn, into r0, r1, r2: kin_jac_point's columns (the dof's world
+// axis at its body's origin, a_lin + a_ang x (p - x_b)) formed and projected in one pass, no
+// column stored
+static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, int nb,
+                       const double p[3], const double F[9], int angular, double sgn, double* r0,
+                       double* r1, double* r2) {
+  for (int k = 0; k < nb; k++) {
+    const double* al = d->cdofw + 6 * dofs[k];
+    const double* aw = al + 3;
+    double j[3];
+    if (angular) {
+      sp_copy3(j, aw);
+    } else {
+      double r[3];
+      sp_sub3(r, p, d->xpos + 3 * m->dof_body[dofs[k]]);
+      sp_cross3(j, aw, r);
+      sp_add3(j, j, al);
+    }
+    r0[k] = sgn * (F[0] * j[0] + F[1] * j[1] + F[2] * j[2]);
+    r1[k] = sgn * (F[3] * j[0] + F[4] * j[1] + F[5] * j[2]);
+    r2[k] = sgn * (F[6] * j[0] + F[7] * j[1] + F[8] * j[2]);
+  }
+}
+
 // J rows of entry i on the union of the two bodies' chains (ascending dofs): row r is F's row r
-// times body2's point Jacobian (angular: its angular velocity Jacobian) with +, body1's with -;
-// the second chain is merged into the first from the back, O(chain), no search
+// times body2's point Jacobian (angular: its angular velocity Jacobian) with +, body1's with -.
+// The first body's rows are written in place (most contacts touch the world: one body, no
+// merge); the second's are merged into them from the back, O(chain), no search. tmp: 3 rows of
+// maxdepth + 1 doubles
 static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i,
-                             const double F[9], int angular, int* tmpdofs, double* tmpjac) {
+                             const double F[9], int angular, int* tmpdofs, double* tmp) {
   const double* p = c->con[i].pos;
-  int mc = c->maxchain;
+  int mc = c->maxchain, st = m->maxdepth + 1;
   int* chain = c->chain + (size_t)i * mc;
   double* J = c->J + (size_t)i * 3 * mc;
   double *J0 = J, *J1 = J + mc, *J2 = J + 2 * mc;
@@ -182,7 +209,14 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
     int b = side == 0 ? c->body2[i] : c->body1[i];
     double sgn = side == 0 ? 1.0 : -1.0;
     if (b <= 0) continue;
-    int nb = kin_jac_point(m, d, b, p, tmpdofs, angular ? NULL : tmpjac, angular ? tmpjac : NULL);
+    if (n == 0) {  // the first chain: its rows are J's
+      n = kin_chain(m, b, chain);
+      point_rows(m, d, chain, n, p, F, angular, sgn, J0, J1, J2);
+      continue;
+    }
+    int nb = kin_chain(m, b, tmpdofs);
+    double *t0 = tmp, *t1 = tmp + st, *t2 = tmp + 2 * st;
+    point_rows(m, d, tmpdofs, nb, p, F, angular, sgn, t0, t1, t2);
     // the union's size, then a merge from the back (the dofs of both lists ascend)
     int u = n;
     for (int a = 0, k = 0; k < nb;) {
@@ -200,17 +234,12 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
       }
       if (a >= 0 && chain[a] == tmpdofs[k]) {  // a dof both chains hold
         chain[w] = chain[a];
-        J0[w] = J0[a], J1[w] = J1[a], J2[w] = J2[a];
+        J0[w] = J0[a] + t0[k], J1[w] = J1[a] + t1[k], J2[w] = J2[a] + t2[k];
         a--;
       } else {
         chain[w] = tmpdofs[k];
-        J0[w] = J1[w] = J2[w] = 0;
+        J0[w] = t0[k], J1[w] = t1[k], J2[w] = t2[k];
       }
-      // row r: F_r . (dp/dv_k)
-      double jx = tmpjac[k], jy = tmpjac[nb + k], jz = tmpjac[2 * nb + k];
-      J0[w] += sgn * (F[0] * jx + F[1] * jy + F[2] * jz);
-      J1[w] += sgn * (F[3] * jx + F[4] * jy + F[5] * jz);
-      J2[w] += sgn * (F[6] * jx + F[7] * jy + F[8] * jz);
       k--;
     }
     n = u;
@@ -469,9 +498,11 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
     double* Y = c->Y + (size_t)i * 3 * mc;
-    for (int r = 0; r < 3; r++)  // the rows' first n entries: nothing reads past nchain
-      memcpy(Y + (size_t)r * mc, c->J + ((size_t)i * 3 + r) * mc, sizeof(double) * (size_t)n);
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
+    const double* J = c->J + (size_t)i * 3 * mc;
+    // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
+    // three memcpy calls cost more than the copy
+    for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
     if (n > kPathWalk && y_path(m, L, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
     for (int k = n - 1; k >= 0; k--) {
@@ -726,12 +757,19 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
     const double* J = c->J + (size_t)i * 3 * mc;
     double cn_before = 0;
     c->rpy[i] = 0;
-    for (int r = 0; r < 3; r++) {
-      double acc = 0;
-      for (int k = 0; k < c->nchain[i]; k++) acc += J[r * mc + k] * vfree[chain[k]];
-      c->g[3 * i + r] = acc;
+    // J v_free's three rows and the normal row's J v in one pass over the chain (each sum in
+    // its own register, in the chain's order)
+    double a0 = 0, a1 = 0, a2 = 0;
+    for (int k = 0; k < c->nchain[i]; k++) {
+      double vf = vfree[chain[k]];
+      a0 += J[k] * vf;
+      a1 += J[mc + k] * vf;
+      a2 += J[2 * mc + k] * vf;
+      cn_before += J[2 * mc + k] * d->v[chain[k]];
     }
-    for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
+    c->g[3 * i] = a0;
+    c->g[3 * i + 1] = a1;
+    c->g[3 * i + 2] = a2;
     if (c->con[i].geom1 <= CONTACT_SPIN) {  // friction rows: no target, or MuJoCo's (rhs_spin)
       c->cstar[i] = 0;
       if (soft) rhs_spin(d, c, opt, i);
