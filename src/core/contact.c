@@ -192,6 +192,8 @@ static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, i
     double j[3];
     if (angular) {
       sp_copy3(j, aw);
+    } else if (aw[0] == 0 && aw[1] == 0 && aw[2] == 0) {  // a translation (free joint's linear
+      sp_copy3(j, al);                                     // dofs, prismatic): a_lin + 0 x r
     } else {
       double r[3];
       sp_sub3(r, p, d->xpos + 3 * m->dof_body[dofs[k]]);
