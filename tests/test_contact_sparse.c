@@ -3,7 +3,9 @@
 //    independently: M from dyn_mulM on unit vectors (no factor), J densified from the contacts'
 //    chain rows, M^-1 J' by LAPACK's dposv; every entry to 1e-12 of max |G| (a missing block
 //    reads as 0 and fails), on a branched tree (Talos), two robots (two Solo-12) and a robot
-//    with free objects (Solo-12 and cubes);
+//    with free objects (Solo-12 and cubes); on the same scenes each contact's Jacobian rows
+//    (formed on the chains in one pass, two chains merged) equal its frame times the generic
+//    point Jacobians of its bodies (kin_jac_point) to 1e-15 of max |J|;
 //  * islands: two separate stacks of cubes give two islands, each the contacts of one stack
 //    (the oracle: a union-find over the bodies each contact touches, the world excluded);
 //  * every model/solver pair gives the same contact velocity c = G lambda + g (to its
@@ -25,6 +27,7 @@
 #include "core/contact.h"
 #include "dense_problem.h"
 #include "core/dynamics.h"
+#include "core/kinematics.h"
 #include "io/scenario.h"
 #include "core/sim.h"
 #include "io/compile.h"
@@ -77,6 +80,53 @@ static double g_error(sim* s, int* ncon_out) {
   return emax / gmax;
 }
 
+// max |J - J_ref| / max |J_ref| over the contacts of the last step (joint entries and spin
+// entries left out): J_ref is each contact's frame times the generic point Jacobians of its two
+// bodies (kin_jac_point, dense over every dof: body2's with +, body1's with -), against the rows
+// contact.c forms on the chains without storing the columns (its own pass and merge)
+static double j_error(sim* s) {
+  const sim_model* m = s->model.m;
+  const sim_data* d = s->data.d;
+  const contact_data* c = s->data.con;
+  int nv = m->nv, mc = c->maxchain, n = m->maxdepth + 1;
+  double* ref = calloc((size_t)3 * nv, sizeof(double));
+  double* got = calloc((size_t)3 * nv, sizeof(double));
+  double* jac = calloc((size_t)3 * n, sizeof(double));
+  int* dofs = calloc((size_t)n, sizeof(int));
+  double emax = 0, jmax = 0;
+  for (int i = 0; i < c->ncon; i++) {
+    if (c->con[i].geom1 < 0) continue;
+    memset(ref, 0, sizeof(double) * 3 * (size_t)nv);
+    memset(got, 0, sizeof(double) * 3 * (size_t)nv);
+    const double* F = c->frame + 9 * i;
+    for (int side = 0; side < 2; side++) {
+      int b = side == 0 ? c->body2[i] : c->body1[i];
+      double sgn = side == 0 ? 1 : -1;
+      if (b <= 0) continue;
+      int nb = kin_jac_point(m, d, b, c->con[i].pos, dofs, jac, NULL);
+      for (int k = 0; k < nb; k++)
+        for (int r = 0; r < 3; r++)
+          ref[r * nv + dofs[k]] += sgn * (F[3 * r] * jac[k] + F[3 * r + 1] * jac[nb + k] +
+                                          F[3 * r + 2] * jac[2 * nb + k]);
+    }
+    for (int k = 0; k < c->nchain[i]; k++) {
+      int dof = c->chain[(size_t)i * mc + k];
+      if (k > 0) ck_assert_int_lt(c->chain[(size_t)i * mc + k - 1], dof);  // ascending
+      for (int r = 0; r < 3; r++) got[r * nv + dof] = c->J[((size_t)i * 3 + r) * mc + k];
+    }
+    for (int a = 0; a < 3 * nv; a++) {
+      jmax = fmax(jmax, fabs(ref[a]));
+      emax = fmax(emax, fabs(got[a] - ref[a]));
+    }
+  }
+  free(ref);
+  free(got);
+  free(jac);
+  free(dofs);
+  ck_assert(jmax > 0);
+  return emax / jmax;
+}
+
 static const char* kTwoSolo =
     "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\nrobots:\n"
     "  - {urdf: ../shared/data/robots/solo12/solo12.urdf, base: free, q0: [0, 0, 0.235, 0, 0, 0, "
@@ -122,6 +172,8 @@ static fixture g_checked(const char* text, const char* path, int min_nc, const c
   double e = g_error(f.s, &nc);
   ck_assert_int_ge(nc, min_nc);
   ck_assert_msg(e <= 1e-12, "%s, %d contacts: relative error %g", what, nc, e);
+  e = j_error(f.s);
+  ck_assert_msg(e <= 1e-15, "%s: contact Jacobian rows off the point Jacobians by %g", what, e);
   return f;
 }
 

@@ -117,7 +117,7 @@ void contact_reset(contact_data* c) {
   size_t n3 = 3 * (size_t)c->maxcon;
   c->ncon = c->nlimit = c->nfric = c->nspin = c->nreduced = c->nreduced_touch = 0;
   c->has_R = c->has_rpy = 0;
-  c->nprev = c->nwarm = 0;
+  c->nprev = c->nwarm = c->prev_unique = 0;
   double* zero[] = {c->g, c->lambda, c->cvel, c->R, c->prev_lambda, c->prev_dual, c->dual0};
   for (size_t k = 0; k < sizeof(zero) / sizeof(zero[0]); k++)
     memset(zero[k], 0, sizeof(double) * n3);
@@ -169,22 +169,73 @@ static void make_frame(double F[9], const double n[3]) {
   memcpy(F + 6, n, 3 * sizeof(double));
 }
 
+// entry i's key (contact.h): the distinct roots of its chains' trees, ascending (the order they
+// take in the chain), -1 for none; a root is -1 when its chain is empty
+static void set_key(contact_data* c, int i, int r0, int r1) {
+  if (r0 < 0 || r1 == r0) r0 = r1, r1 = -1;  // one tree (or none)
+  if (r1 >= 0 && r1 < r0) {
+    int t = r0;
+    r0 = r1, r1 = t;
+  }
+  c->key[2 * i] = r0;
+  c->key[2 * i + 1] = r1;
+}
+
+// rows F_r . (dp/dv_k) (angular: F_r . (dw/dv_k)) of body b's point (or rotation) Jacobian at p
+// on its chain dofs[0..nb), times sgn, into r0, r1, r2: kin_jac_point's columns (the dof's world
+// axis at its body's origin, a_lin + a_ang x (p - x_b)) formed and projected in one pass, no
+// column stored
+static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, int nb,
+                       const double p[3], const double F[9], int angular, double sgn, double* r0,
+                       double* r1, double* r2) {
+  for (int k = 0; k < nb; k++) {
+    const double* al = d->cdofw + 6 * dofs[k];
+    const double* aw = al + 3;
+    double j[3];
+    if (angular) {
+      sp_copy3(j, aw);
+    } else if (aw[0] == 0 && aw[1] == 0 && aw[2] == 0) {  // a translation (free joint's linear
+      sp_copy3(j, al);                                     // dofs, prismatic): a_lin + 0 x r
+    } else {
+      double r[3];
+      sp_sub3(r, p, d->xpos + 3 * m->dof_body[dofs[k]]);
+      sp_cross3(j, aw, r);
+      sp_add3(j, j, al);
+    }
+    r0[k] = sgn * (F[0] * j[0] + F[1] * j[1] + F[2] * j[2]);
+    r1[k] = sgn * (F[3] * j[0] + F[4] * j[1] + F[5] * j[2]);
+    r2[k] = sgn * (F[6] * j[0] + F[7] * j[1] + F[8] * j[2]);
+  }
+}
+
 // J rows of entry i on the union of the two bodies' chains (ascending dofs): row r is F's row r
-// times body2's point Jacobian (angular: its angular velocity Jacobian) with +, body1's with -;
-// the second chain is merged into the first from the back, O(chain), no search
+// times body2's point Jacobian (angular: its angular velocity Jacobian) with +, body1's with -.
+// The first body's rows are written in place (most contacts touch the world: one body, no
+// merge); the second's are merged into them from the back, O(chain), no search. tmp: 3 rows of
+// maxdepth + 1 doubles
 static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i,
-                             const double F[9], int angular, int* tmpdofs, double* tmpjac) {
+                             const double F[9], int angular, int* tmpdofs, double* tmp) {
   const double* p = c->con[i].pos;
-  int mc = c->maxchain;
+  int mc = c->maxchain, st = m->maxdepth + 1;
   int* chain = c->chain + (size_t)i * mc;
   double* J = c->J + (size_t)i * 3 * mc;
   double *J0 = J, *J1 = J + mc, *J2 = J + 2 * mc;
   int n = 0;  // the merge writes each entry it keeps: no entry past nchain is read (no memset)
+  int root[2] = {-1, -1};  // each chain's first dof, its tree's root (ancestor-closed)
   for (int side = 0; side < 2; side++) {
     int b = side == 0 ? c->body2[i] : c->body1[i];
     double sgn = side == 0 ? 1.0 : -1.0;
     if (b <= 0) continue;
-    int nb = kin_jac_point(m, d, b, p, tmpdofs, angular ? NULL : tmpjac, angular ? tmpjac : NULL);
+    if (n == 0) {  // the first chain: its rows are J's
+      n = kin_chain(m, b, chain);
+      point_rows(m, d, chain, n, p, F, angular, sgn, J0, J1, J2);
+      if (n > 0) root[0] = chain[0];
+      continue;
+    }
+    int nb = kin_chain(m, b, tmpdofs);
+    if (nb > 0) root[1] = tmpdofs[0];
+    double *t0 = tmp, *t1 = tmp + st, *t2 = tmp + 2 * st;
+    point_rows(m, d, tmpdofs, nb, p, F, angular, sgn, t0, t1, t2);
     // the union's size, then a merge from the back (the dofs of both lists ascend)
     int u = n;
     for (int a = 0, k = 0; k < nb;) {
@@ -202,22 +253,18 @@ static void contact_jacobian(const sim_model* m, const sim_data* d, contact_data
       }
       if (a >= 0 && chain[a] == tmpdofs[k]) {  // a dof both chains hold
         chain[w] = chain[a];
-        J0[w] = J0[a], J1[w] = J1[a], J2[w] = J2[a];
+        J0[w] = J0[a] + t0[k], J1[w] = J1[a] + t1[k], J2[w] = J2[a] + t2[k];
         a--;
       } else {
         chain[w] = tmpdofs[k];
-        J0[w] = J1[w] = J2[w] = 0;
+        J0[w] = t0[k], J1[w] = t1[k], J2[w] = t2[k];
       }
-      // row r: F_r . (dp/dv_k)
-      double jx = tmpjac[k], jy = tmpjac[nb + k], jz = tmpjac[2 * nb + k];
-      J0[w] += sgn * (F[0] * jx + F[1] * jy + F[2] * jz);
-      J1[w] += sgn * (F[3] * jx + F[4] * jy + F[5] * jz);
-      J2[w] += sgn * (F[6] * jx + F[7] * jy + F[8] * jz);
       k--;
     }
     n = u;
   }
   c->nchain[i] = n;
+  set_key(c, i, root[0], root[1]);
 }
 
 //---------------------------------- warm-start memory ----------------------------------------
@@ -260,6 +307,7 @@ static void prev_sort(contact_data* c) {
   // collision lists a pair's contacts together and the pairs in a steady order, so the ids
   // often come sorted already: O(n) then
   for (int i = 1; i < n && sorted; i++) sorted = id_cmp(c->prev_id + 3 * (i - 1), c->prev_id + 3 * i) < 0;
+  c->prev_unique = 1;  // strictly ascending: unique
   if (sorted) return;
   for (int i = n / 2 - 1; i >= 0; i--) prev_sift(c, i, n);
   for (int e = n - 1; e > 0; e--) {
@@ -267,6 +315,8 @@ static void prev_sort(contact_data* c) {
     ord[0] = ord[e], ord[e] = t;
     prev_sift(c, 0, e);
   }
+  for (int i = 1; i < n && c->prev_unique; i++)
+    c->prev_unique = id_cmp(prev_key(c, i - 1), prev_key(c, i)) != 0;
 }
 
 // index of the remembered contact with this id, or -1
@@ -367,6 +417,7 @@ static void joint_jacobian(const sim_model* m, contact_data* c, int i) {
   c->box[i] = (unsigned char)fric;
   int n = kin_chain(m, m->jnt_body[j], chain);
   c->nchain[i] = n;
+  set_key(c, i, n > 0 ? chain[0] : -1, -1);
   for (int r = 0; r < 3; r++) memset(J + (size_t)r * mc0, 0, sizeof(double) * (size_t)n);
   int ball = m->jnt_type[j] == MODEL_JOINT_BALL;
   for (int k = 0; k < n; k++) {
@@ -504,8 +555,6 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
 // of the three rows the same operations, in the same order, as dyn_solve_half on the full
 // row; the rows share one walk up L's row per dof, skipped when all three values are zero
 // (a row whose value alone is zero subtracts L * 0: only an exact zero's sign can change).
-// Also each contact's key: the roots of its chain's trees (chain ascending, roots have no
-// parent), -1 for none
 static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
@@ -515,9 +564,11 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
     double* Y = c->Y + (size_t)i * 3 * mc;
-    for (int r = 0; r < 3; r++)  // the rows' first n entries: nothing reads past nchain
-      memcpy(Y + (size_t)r * mc, c->J + ((size_t)i * 3 + r) * mc, sizeof(double) * (size_t)n);
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
+    const double* J = c->J + (size_t)i * 3 * mc;
+    // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
+    // three memcpy calls cost more than the copy
+    for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
     if (n > kPathWalk && !lrev_ok) {  // once per step, on the first long chain
       l_reversed(m, L, c->lrev);
       lrev_ok = 1;
@@ -544,9 +595,6 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
       y1[k] *= s;
       y2[k] *= s;
     }
-    c->key[2 * i] = c->key[2 * i + 1] = -1;
-    for (int k = 0, nk = 0; k < n && nk < 2; k++)
-      if (par[chain[k]] < 0) c->key[2 * i + nk++] = chain[k];
   }
 }
 
@@ -805,12 +853,19 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
     const double* J = c->J + (size_t)i * 3 * mc;
     double cn_before = 0;
     c->rpy[i] = 0;
-    for (int r = 0; r < 3; r++) {
-      double acc = 0;
-      for (int k = 0; k < c->nchain[i]; k++) acc += J[r * mc + k] * vfree[chain[k]];
-      c->g[3 * i + r] = acc;
+    // J v_free's three rows and the normal row's J v in one pass over the chain (each sum in
+    // its own register, in the chain's order)
+    double a0 = 0, a1 = 0, a2 = 0;
+    for (int k = 0; k < c->nchain[i]; k++) {
+      double vf = vfree[chain[k]];
+      a0 += J[k] * vf;
+      a1 += J[mc + k] * vf;
+      a2 += J[2 * mc + k] * vf;
+      cn_before += J[2 * mc + k] * d->v[chain[k]];
     }
-    for (int k = 0; k < c->nchain[i]; k++) cn_before += J[2 * mc + k] * d->v[chain[k]];
+    c->g[3 * i] = a0;
+    c->g[3 * i + 1] = a1;
+    c->g[3 * i + 2] = a2;
     if (c->con[i].geom1 <= CONTACT_SPIN) {  // friction rows: no target, or MuJoCo's (rhs_spin)
       c->cstar[i] = 0;
       if (soft) rhs_spin(d, c, opt, i);
@@ -862,10 +917,18 @@ static void warm_start(contact_data* c, const contact_options* opt) {
   memset(c->lambda, 0, sizeof(double) * (size_t)n3);
   for (int k = 0; k < n3; k++) c->dual0[k] = NAN;
   if (!opt->warm_start) return;
+  // collision lists the contacts in a steady order (pairs in pair order, each pair's by
+  // feature), so the remembered contact after the last one found is usually the next one's:
+  // tried first, O(1), the binary search otherwise. With unique ids (prev_sort) both find the
+  // same contact
+  int next = 0;
   for (int i = 0; i < c->ncon; i++) {
     int key[3] = {c->con[i].geom1, c->con[i].geom2, c->con[i].feature};
-    int j = prev_find(c, key);
+    int j = c->prev_unique && next < c->nprev && id_cmp(c->prev_id + 3 * next, key) == 0
+                ? next
+                : prev_find(c, key);
     if (j < 0) continue;
+    next = j + 1;
     memcpy(c->lambda + 3 * i, c->prev_lambda + 3 * j, 3 * sizeof(double));
     memcpy(c->dual0 + 3 * i, c->prev_dual + 3 * j, 3 * sizeof(double));
     c->nwarm++;

@@ -147,15 +147,11 @@ void kin_velocity(const sim_model* m, sim_data* d) {
 // ancestor dofs of the body's last dof through dof_parent, ascending
 int kin_chain(const sim_model* m, int body, int* dofs) {
   if (body <= 0 || body >= m->nbody) return 0;
-  // walk up from the body's last dof, then reverse into ascending order
-  int n = 0;
-  for (int j = m->body_dofadr[body] + m->body_dofnum[body] - 1; j >= 0; j = m->dof_parent[j])
-    dofs[n++] = j;
-  for (int i = 0; i < n / 2; i++) {
-    int t = dofs[i];
-    dofs[i] = dofs[n - 1 - i];
-    dofs[n - 1 - i] = t;
-  }
+  // walk up from the body's last dof to count, then again writing from the back: ascending
+  // order without a reversal (every contact's Jacobian takes one or two chains)
+  int last = m->body_dofadr[body] + m->body_dofnum[body] - 1, n = 0;
+  for (int j = last; j >= 0; j = m->dof_parent[j]) n++;
+  for (int j = last, k = n; j >= 0; j = m->dof_parent[j]) dofs[--k] = j;
   return n;
 }
 

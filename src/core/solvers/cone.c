@@ -62,7 +62,7 @@ void cone_residuals(const double lambda[3], const double c[3], double mu, double
   desaxce(c, mu, cg);
   *eps_p = cone_dist(lambda, mu);
   *eps_d = cone_dist_dual(cg, mu);
-  *eps_c = cone_comp(lambda, c, mu, 1);
+  *eps_c = fabs(sp_dot3(lambda, cg));  // cone_comp(lambda, c, mu, 1) on the cg above
 }
 
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,

@@ -315,7 +315,8 @@ double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const
     double a, b, d;
     if (worst > above) {
       if (solver_entry_finite(p, lambda, c, i)) continue;
-    } else if (solver_pair_passes(p, lambda, c, i, 1, above, &d)) {
+    } else if (p->link && solver_pair_passes(p, lambda, c, i, 1, above, &d)) {
+      // (condim 4/6 pairs only: without link the call returns 0, and costs a call per contact)
       worst = d;
       continue;
     }
@@ -877,7 +878,15 @@ void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
   // the same dofs (i == j, or two contacts on the same chain: the common case of several
   // contacts on one body): the same sums in the same order, without the merge's branches
   int same = na == nb && (i == j || memcmp(ci, cj, sizeof(int) * (size_t)na) == 0);
-  if (same) {
+  if (same && i == j) {  // symmetric: the lower triangle's sums are the upper's, bit for bit
+    for (int a = 0; a < na; a++) {
+      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a];
+      b0 += x0 * x0; b1 += x0 * x1; b2 += x0 * x2;
+      b4 += x1 * x1; b5 += x1 * x2; b8 += x2 * x2;
+    }
+    b3 = b1, b6 = b2, b7 = b5;
+    na = 0;
+  } else if (same) {
     for (int a = 0; a < na; a++) {
       double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[a], y1 = Yj1[a], y2 = Yj2[a];
       b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
