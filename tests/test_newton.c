@@ -263,35 +263,32 @@ START_TEST(agrees_on_chain) {
 }
 END_TEST
 
-// a stack of 6 cubes (one island of 36 dofs, each contact on at most two cubes' 12): the Hessian
-// factored banded in ADMM's Cuthill-McKee order (kd 11, LAPACK dpbtrf), and the answer is still
-// pgs's and admm's
-START_TEST(agrees_banded_stack) {
+// a stack of n 10 cm cubes resting on each other, stepped 100 times (one island of 6n dofs)
+static fixture stack_of(int n) {
   double pos[18] = {0}, vel[36] = {0};
-  for (int r = 0; r < 6; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
-  char* text = cubes(6, pos, vel);
+  ck_assert_int_le(n, 6);
+  for (int r = 0; r < n; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
+  char* text = cubes(n, pos, vel);
   fixture f = fixture_steps(text, NULL, 100);
   free(text);
-  solver_result r = agree(&f, 1e-7, 20, "stack of 6");
-  ck_assert_int_eq(r.dof_islands, 1);
-  ck_assert_int_eq(r.band_islands, 1);
-  fixture_free(&f);
+  return f;
 }
-END_TEST
 
-// a stack of 4 cubes (one island of 24 dofs, a band of 11 in ADMM's order): at most
-// NEWTON_SMALL_DOFS (24) dofs, factored densely in place (chol_small) instead of banded by
-// LAPACK's dpbtrf, whose calls cost more than the factor on so small a band; the answer is
-// still pgs's and admm's
-START_TEST(agrees_small_stack_dense) {
-  double pos[12] = {0}, vel[24] = {0};
-  for (int r = 0; r < 4; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
-  char* text = cubes(4, pos, vel);
-  fixture f = fixture_steps(text, NULL, 100);
-  free(text);
-  solver_result r = agree(&f, 1e-7, 20, "stack of 4");
+// stacks whose island newton factors in two ways, the answer still pgs's and admm's: 6 cubes
+// (36 dofs, each contact on at most two cubes' 12) banded in ADMM's Cuthill-McKee order (kd 11,
+// LAPACK dpbtrf); 4 cubes (24 dofs, a band of 11) at most NEWTON_SMALL_DOFS (24) dofs, factored
+// densely in place (chol_small) instead, as dpbtrf's calls cost more than the factor on so small
+// a band
+static const struct {
+  int n, banded;
+  const char* what;
+} kStacks[] = {{6, 1, "stack of 6"}, {4, 0, "stack of 4"}};
+
+START_TEST(agrees_on_stacks) {
+  fixture f = stack_of(kStacks[_i].n);
+  solver_result r = agree(&f, 1e-7, 20, kStacks[_i].what);
   ck_assert_int_eq(r.dof_islands, 1);
-  ck_assert_int_eq(r.band_islands, 0);
+  ck_assert_int_eq(r.band_islands, kStacks[_i].banded);
   fixture_free(&f);
 }
 END_TEST
@@ -301,11 +298,7 @@ END_TEST
 // conjugate gradients: the answer is still pgs's and admm's, on the stack of 6 cubes (banded
 // otherwise) and on humanoid100 (condim 4 pairs)
 START_TEST(agrees_by_cg) {
-  double pos[18] = {0}, vel[36] = {0};
-  for (int r = 0; r < 6; r++) pos[3 * r + 2] = 0.05 + 0.1 * r;
-  char* text = cubes(6, pos, vel);
-  fixture f = fixture_steps(text, NULL, 100);
-  free(text);
+  fixture f = stack_of(6);
   g_newton_cap = 0;
   solver_result r = agree(&f, 1e-7, 30, "stack of 6, conjugate gradients");
   ck_assert_int_eq(r.band_islands, 0);
@@ -769,8 +762,7 @@ int main(void) {
   tcase_add_test(tc, zone_derivatives);
   tcase_add_test(tc, agrees_on_cubes);
   tcase_add_test(tc, agrees_on_chain);
-  tcase_add_test(tc, agrees_banded_stack);
-  tcase_add_test(tc, agrees_small_stack_dense);
+  tcase_add_loop_test(tc, agrees_on_stacks, 0, (int)(sizeof(kStacks) / sizeof(kStacks[0])));
   tcase_add_test(tc, steps_converge);
   tcase_add_test(tc, refusals);
   tcase_add_test(tc, agrees_on_humanoid);
