@@ -67,19 +67,28 @@ static void* count_realloc(void* p, size_t n) {
 // relative (sigma a tenth of G~'s largest diagonal entry, a rho of ADMM's range, so that the
 // system is well conditioned and both answers are exact to ~1e-14); the same bits on a second
 // solve (the kept analysis) and on a fresh solver (a new one)
-static void check_island(const solver_options* o, const solver_problem* p, const char* what) {
+// the reference x-step of island p: rhs random (seed), ref = (G~ + sigma I)^-1 rhs by LAPACK's
+// dense Cholesky, sigma a tenth of G~'s largest diagonal entry (returned)
+static double lapack_reference(const solver_problem* p, unsigned seed, double* rhs, double* ref) {
   int n = 3 * p->nc;
   double* M = malloc(sizeof(double) * (size_t)n * n);
-  double *ref = malloc(sizeof(double) * (size_t)n), *x = malloc(sizeof(double) * (size_t)n);
-  double *x2 = malloc(sizeof(double) * (size_t)n), *rhs = malloc(sizeof(double) * (size_t)n);
+  ck_assert_ptr_nonnull(M);
   island_dense(p, M);
   double dmax = 0;
   for (int a = 0; a < n; a++) dmax = fmax(dmax, M[(size_t)a * n + a]);
   double sigma = 0.1 * dmax;
   for (int a = 0; a < n; a++) M[(size_t)a * n + a] += sigma;
-  unsigned seed = 7;
   for (int a = 0; a < n; a++) rhs[a] = ref[a] = urand_sym(&seed);
   ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n, 1, M, n, ref, 1), 0);
+  free(M);
+  return sigma;
+}
+
+static void check_island(const solver_options* o, const solver_problem* p, const char* what) {
+  int n = 3 * p->nc;
+  double *ref = malloc(sizeof(double) * (size_t)n), *x = malloc(sizeof(double) * (size_t)n);
+  double *x2 = malloc(sizeof(double) * (size_t)n), *rhs = malloc(sizeof(double) * (size_t)n);
+  double sigma = lapack_reference(p, 7, rhs, ref);
   solver* sv = tsolver_create(o, p->nc);
   memcpy(x, rhs, sizeof(double) * (size_t)n);
   ck_assert_msg(admm_island_solve(sv, p, ADMM_FACT_SPARSE, sigma, x) == 0, "%s: no sparse solve",
@@ -113,7 +122,6 @@ static void check_island(const solver_options* o, const solver_problem* p, const
   ck_assert_msg(memcmp(x, x2, sizeof(double) * (size_t)n) == 0, "%s: not the same bits", what);
   solver_free(sv);
   printf("%s: %d contacts, |x_sparse - x_lapack| / |x| = %.2e\n", what, p->nc, e / m);
-  free(M);
   free(ref);
   free(x);
   free(x2);
@@ -270,16 +278,8 @@ START_TEST(chain_dense_factor) {
     groups += same;
   }
   ck_assert_msg(groups >= 10, "%d groups of four contacts on one stretch", groups);
-  double* M = malloc(sizeof(double) * (size_t)n3 * n3);
   double *ref = malloc(sizeof(double) * (size_t)n3), *x = malloc(sizeof(double) * (size_t)n3);
-  island_dense(&sub, M);
-  double dmax = 0;
-  for (int a = 0; a < n3; a++) dmax = fmax(dmax, M[(size_t)a * n3 + a]);
-  double sigma = 0.1 * dmax;
-  for (int a = 0; a < n3; a++) M[(size_t)a * n3 + a] += sigma;
-  unsigned seed = 11;
-  for (int a = 0; a < n3; a++) x[a] = ref[a] = urand_sym(&seed);
-  ck_assert_int_eq(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', n3, 1, M, n3, ref, 1), 0);
+  double sigma = lapack_reference(&sub, 11, x, ref);
   ck_assert_int_eq(admm_island_solve(sv, &sub, ADMM_FACT_DENSE, sigma, x), 0);
   double e = 0, m = 0;
   for (int a = 0; a < n3; a++) {
@@ -288,7 +288,6 @@ START_TEST(chain_dense_factor) {
   }
   printf("chain of 20 lying, dof space dense: |x - x_lapack| / |x| = %.2e\n", e / m);
   ck_assert_msg(e <= 1e-12 * m, "|x_dense - x_lapack| = %g of %g", e, m);
-  free(M);
   free(ref);
   free(x);
   solver_free(sv);
