@@ -615,18 +615,22 @@ END_TEST
 // unless the scenario gives contact.friction: a 10 cm box (friction 0.3) launched at 1 m/s on
 // the file's plane (friction 0.2, then 0.6) stops after v^2 / (2 mu g): 0.1699 m at mu 0.3,
 // 0.0850 m at 0.6, 0.1019 m at the scenario's 0.5. Semi-implicit Euler stops within v0 h = 1 mm
-// of the continuous distance (h = 1 ms), the tolerance
+// of the continuous distance (h = 1 ms), the tolerance. A material for the box's link holds for
+// its side when it gives friction (0.7); given for stiffness alone it keeps the file's 0.3
 START_TEST(geom_sliding_friction) {
   static const struct {
     double plane_mu;
     const char* contact;
     double mu;
   } kCase[] = {{0.2, "{model: ncp}", 0.3}, {0.6, "{model: ncp}", 0.6},
-               {0.2, "{model: ncp, friction: 0.5}", 0.5}};
+               {0.2, "{model: ncp, friction: 0.5}", 0.5},
+               {0.2, "{model: ncp, materials: {b: {friction: 0.7}}}", 0.7},
+               {0.2, "{model: ncp, materials: {b: {stiffness: 1.0e5}}}", 0.3}};
   char xml[512], yaml[512], dir[256];
   snprintf(xml, sizeof(xml),
            "<mujoco><worldbody><geom type='plane' size='2 2 1' friction='%g'/>"
-           "<body pos='0 0 0.05'><freejoint/><geom type='box' size='.05 .05 .05' friction='0.3'/>"
+           "<body name='b' pos='0 0 0.05'><freejoint/>"
+           "<geom type='box' size='.05 .05 .05' friction='0.3'/>"
            "</body></worldbody></mujoco>", kCase[_i].plane_mu);
   snprintf(yaml, sizeof(yaml),
            "name: f\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\nrobots:\n"
@@ -791,7 +795,7 @@ int main(void) {
   tcase_add_test(tc, geom_contact_parameters);
   tcase_add_test(tc, motors);
   tcase_add_test(tc, ellipsoid_drop);
-  tcase_add_loop_test(tc, geom_sliding_friction, 0, 3);
+  tcase_add_loop_test(tc, geom_sliding_friction, 0, 5);
   tcase_add_loop_test(tc, humanoid_every_rigid_model, 0, 5);
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
   tcase_add_test(tc, keyframe_errors);

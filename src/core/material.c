@@ -83,11 +83,13 @@ void mat_pair_spin(const mat_table* t, int g1, int g2, double spin[2]) {
   }
 }
 
-// a side's sliding friction when the MJCF geoms bring theirs (geom_mu): a material the scenario
-// gives the side's link, else the MJCF geom's friction[0], else (the scenario's ground, a URDF
-// link) the global contact.friction
+// a side's sliding friction when the MJCF geoms bring theirs (geom_mu): the friction a material
+// of the side's link gives, else the MJCF geom's friction[0], else (the scenario's ground, a URDF
+// link) the global contact.friction; a material given for stiffness alone keeps the file's
+// friction (its mu is only the global default)
 static double side_mu(const mat_table* t, int g) {
-  if (t->geom_mat[g] >= 0) return t->mat[t->geom_mat[g]].mu;
+  int i = t->geom_mat[g];
+  if (i >= 0 && (t->mat_own_mu[i] || t->geom_condim[g] <= 0)) return t->mat[i].mu;
   return t->geom_condim[g] > 0 ? t->geom_friction[3 * g] : t->def.mu;
 }
 
@@ -231,8 +233,9 @@ csim_status mat_alloc(const sim_model* m, int nmat, mat_props def, csim_combine 
   t->nbody = m->nbody;
   t->geom_mat = malloc(sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1));
   t->mat = calloc((size_t)nmat + 1, sizeof(mat_props));
+  t->mat_own_mu = calloc((size_t)nmat + 1, 1);
   t->body_invweight = calloc((size_t)m->nbody + 1, sizeof(double));
-  if (!t->geom_mat || !t->mat || !t->body_invweight) {
+  if (!t->geom_mat || !t->mat || !t->mat_own_mu || !t->body_invweight) {
     mat_free(t);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   }
@@ -309,6 +312,7 @@ void mat_free(mat_table* t) {
   if (!t) return;
   free(t->geom_mat);
   free(t->mat);
+  free(t->mat_own_mu);
   free(t->body_invweight);
   free(t->dof_invweight);
   free(t->pair_keys);

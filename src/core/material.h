@@ -68,6 +68,8 @@ typedef struct mat_table {
   int ngeom;
   int* geom_mat;          // material of each geometry, -1: the default   (ngeom)
   mat_props* mat;         // the materials given                          (nmat)
+  unsigned char* mat_own_mu;  // the material gives its own friction (else its mu is the global
+                              // contact.friction, and an MJCF geom's friction[0] wins: side_mu)
   int nmat;
   // MuJoCo softness (ccp); soft = 0 when contact.solref is not given and no MJCF geom brings its
   // own (mat_set_geoms)

@@ -850,6 +850,7 @@ static csim_status compile_materials(const scn_config* cfg, sim* s, csim_error* 
     mat_props p = {or_default(sm->friction, def.mu), or_default(sm->stiffness, def.k),
                    or_default(sm->damping, def.d), or_default(sm->restitution, def.e)};
     mat_assign(mt, m, i, p, ground ? -1 : link);
+    mt->mat_own_mu[i] = !isnan(sm->friction);
   }
   if (st == CSIM_OK && cfg->solref) mat_set_soft(mt, cfg->solref, cfg->solimp, m, s->data.d);
   // MJCF geoms: condim 1 pairs frictionless; their sliding friction[0] (the larger of the two,

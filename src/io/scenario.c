@@ -237,7 +237,8 @@ static const skey keys[] = {
             "stiffness: 15500, damping: 1.3}, cube: {friction: 1}}`; a key left out takes the global contact key "
             "(the default material)"},
     {.path = "contact.materials.NAME.friction", .type = K_NUM, GE0, .def_doc = "`contact.friction`", MT(friction),
-     .doc = "Coulomb friction coefficient of this link's geometries"},
+     .doc = "Coulomb friction coefficient of this link's geometries (not given: MJCF geoms keep "
+            "their own friction[0], other geometries take contact.friction)"},
     {.path = "contact.materials.NAME.stiffness", .type = K_NUM, GT0, .def_doc = "`contact.stiffness`",
      MT(stiffness), .units = "as contact.stiffness", .doc = "Normal stiffness (compliant laws)"},
     {.path = "contact.materials.NAME.damping", .type = K_NUM, GE0, .def_doc = "`contact.damping`", MT(damping),
