@@ -386,31 +386,39 @@ START_TEST(cli_end_to_end) {
 }
 END_TEST
 
+// writes TEXT to DIR/NAME and leaves that path in PATH (the CLI tests' scene files)
+static void write_in(char* path, size_t n, const char* dir, const char* name, const char* text) {
+  snprintf(path, n, "%s/%s", dir, name);
+  write_text(path, text);
+}
+
 // robots.N.keyframe's errors, each naming where: an unknown key (the scenario key, with the
 // file's first key), a qpos of the wrong length (the <key>'s file:line:column), a URDF robot,
 // and q0 beside a keyframe; a key's time and ctrl are named in a warning, the run goes on
 START_TEST(keyframe_errors) {
   char dir[256], out[8192], path[600];
   tmp_dir(dir, sizeof(dir), "mjcf_key");
-  snprintf(path, sizeof(path), "%s/k.xml", dir);
-  write_text(path, "<mujoco><worldbody><body pos='0 0 1'><freejoint/><geom size='0.1'/></body>"
-                   "</worldbody><keyframe>\n<key name='up' qpos='0 0 2 1 0 0 0'/>\n"
-                   "<key name='short' qpos='0 0 2'/>\n<key name='t' time='2' ctrl='0.5'/>\n"
-                   "<key name='zero' qpos='0 0 2 0 0 0 0'/>"
-                   "</keyframe></mujoco>");
-  snprintf(path, sizeof(path), "%s/k.yaml", dir);
-  write_text(path, "name: k\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: k.xml\n"
-                   "    keyframe: up\ncontact: {model: ncp}\nintegrator: {duration: 0.01}\n");
+  write_in(path, sizeof(path), dir, "k.xml",
+           "<mujoco><worldbody><body pos='0 0 1'><freejoint/><geom size='0.1'/></body>"
+           "</worldbody><keyframe>\n<key name='up' qpos='0 0 2 1 0 0 0'/>\n"
+           "<key name='short' qpos='0 0 2'/>\n<key name='t' time='2' ctrl='0.5'/>\n"
+           "<key name='zero' qpos='0 0 2 0 0 0 0'/>"
+           "</keyframe></mujoco>");
+  write_in(path, sizeof(path), dir, "k.yaml",
+           "name: k\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: k.xml\n"
+           "    keyframe: up\ncontact: {model: ncp}\nintegrator: {duration: 0.01}\n");
   static const struct {
     const char* sets;
     int rc;
     const char* needle;
   } kCases[] = {
       {"", 0, "complete"},
-      {"--set robots.0.keyframe=nope", 2, "'robots.0.keyframe': 'nope' names no <key> of k.xml "
-                                          "(it has 4 keys: the first named 'up'"},
-      {"--set robots.0.keyframe=short", 2, "k.xml:3:1: 'key': <key name='short'>: qpos has 3 "
-                                           "values, the model's nq is 7"},
+      {"--set robots.0.keyframe=nope", 2,
+       "'robots.0.keyframe': 'nope' names no <key> of k.xml "
+       "(it has 4 keys: the first named 'up'"},
+      {"--set robots.0.keyframe=short", 2,
+       "k.xml:3:1: 'key': <key name='short'>: qpos has 3 "
+       "values, the model's nq is 7"},
       {"--set robots.0.keyframe=1", 2, "qpos has 3 values"},
       {"--set robots.0.keyframe=t", 0, "k.xml:4:1: 'key': <key> 't': time ctrl not taken"},
       {"--set 'robots.0.q0=[0,0,1,0,0,0,1]'", 2, "give one of keyframe and q0"},
@@ -430,11 +438,10 @@ START_TEST(keyframe_errors) {
   ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
   snprintf(yaml, sizeof(yaml), "name: u\nrobots:\n  - urdf: %s/robots/cube.urdf\n    base: free\n"
            "    keyframe: up\nintegrator: {duration: 0.01}\n", cwd);
-  snprintf(path, sizeof(path), "%s/u.yaml", dir);
-  write_text(path, yaml);
+  write_in(path, sizeof(path), dir, "u.yaml", yaml);
   int rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/u.h5", csim_bin(), path, dir);
-  ck_assert_msg(rc == 2 && strstr(out, "'robots.0.keyframe': keyframes are MJCF's"), "urdf: "
-                "exit %d: %s", rc, out);
+  ck_assert_msg(rc == 2 && strstr(out, "'robots.0.keyframe': keyframes are MJCF's"),
+                "urdf: exit %d: %s", rc, out);
   tmp_remove(dir);
 }
 END_TEST
@@ -445,31 +452,33 @@ END_TEST
 START_TEST(spin_friction_ignore_said) {
   char dir[256], out[8192], path[600];
   tmp_dir(dir, sizeof(dir), "mjcf_spin");
-  snprintf(path, sizeof(path), "%s/s.xml", dir);
-  write_text(path, "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
-                   "<body pos='0 0 .1'><freejoint/><geom size='.1' condim='4'/></body>"
-                   "<body pos='1 0 .1'><freejoint/><geom size='.1' condim='6'/></body>"
-                   "<body pos='2 0 .1'><freejoint/><geom size='.1' condim='3'/></body>"
-                   "</worldbody></mujoco>");
-  snprintf(path, sizeof(path), "%s/s.yaml", dir);
-  write_text(path, "name: s\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: s.xml\n"
-                   "    spin_friction: ignore\ncontact: {model: lcp}\nsolver: {name: lemke}\n"
-                   "integrator: {duration: 0.01}\n");
+  write_in(path, sizeof(path), dir, "s.xml",
+           "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
+           "<body pos='0 0 .1'><freejoint/><geom size='.1' condim='4'/></body>"
+           "<body pos='1 0 .1'><freejoint/><geom size='.1' condim='6'/></body>"
+           "<body pos='2 0 .1'><freejoint/><geom size='.1' condim='3'/></body>"
+           "</worldbody></mujoco>");
+  write_in(path, sizeof(path), dir, "s.yaml",
+           "name: s\nworld: {ground: {type: none}}\nrobots:\n  - mjcf: s.xml\n"
+           "    spin_friction: ignore\ncontact: {model: lcp}\nsolver: {name: lemke}\n"
+           "integrator: {duration: 0.01}\n");
   int rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/s.h5", csim_bin(), path, dir);
-  ck_assert_msg(rc == 0 && strstr(out, "s.yaml:5:20: 'robots.0.spin_friction': ignore: 2 geoms of "
-                                       "condim 4 or 6 run as condim 3"), "exit %d: %s", rc, out);
-  snprintf(path, sizeof(path), "%s/s.xml", dir);
-  write_text(path, "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
-                   "<body pos='0 0 .1'><freejoint/><geom size='.1'/></body></worldbody></mujoco>");
+  ck_assert_msg(rc == 0 && strstr(out,
+                                  "s.yaml:5:20: 'robots.0.spin_friction': ignore: 2 geoms of "
+                                  "condim 4 or 6 run as condim 3"),
+                "exit %d: %s", rc, out);
+  write_in(path, sizeof(path), dir, "s.xml",
+           "<mujoco><worldbody><geom type='plane' size='1 1 1'/>"
+           "<body pos='0 0 .1'><freejoint/><geom size='.1'/></body></worldbody></mujoco>");
   snprintf(path, sizeof(path), "%s/s.yaml", dir);
   rc = sh_fmt(out, sizeof(out), "%s run %s --out %s/s.h5", csim_bin(), path, dir);
   ck_assert_msg(rc == 0 && !strstr(out, "spin_friction"), "exit %d: %s", rc, out);
   // an explicit <pair> of condim 4 between condim 3 geoms: refused under lcp naming the geom and
   // the pair's condim, run as condim 3 under ignore (the pair counted)
-  snprintf(path, sizeof(path), "%s/s.xml", dir);
-  write_text(path, "<mujoco><worldbody><geom name='p' type='plane' size='1 1 1'/>"
-                   "<body pos='0 0 .1'><freejoint/><geom name='b' size='.1'/></body></worldbody>"
-                   "<contact><pair geom1='p' geom2='b' condim='4'/></contact></mujoco>");
+  write_in(path, sizeof(path), dir, "s.xml",
+           "<mujoco><worldbody><geom name='p' type='plane' size='1 1 1'/>"
+           "<body pos='0 0 .1'><freejoint/><geom name='b' size='.1'/></body></worldbody>"
+           "<contact><pair geom1='p' geom2='b' condim='4'/></contact></mujoco>");
   snprintf(path, sizeof(path), "%s/s.yaml", dir);
   rc = sh_fmt(out, sizeof(out), "%s run %s --set robots.0.spin_friction=apply --out %s/s.h5",
               csim_bin(), path, dir);
