@@ -491,6 +491,57 @@ START_TEST(spin_friction_ignore_said) {
 }
 END_TEST
 
+// explicit pairs in the model: sorted by key whatever the file's order (model_find_pair finds
+// each in either geom order, and nothing else), a pair's parameters moved with it; two pairs of
+// the same two geoms and a pair within one body are errors at the <pair>'s line
+START_TEST(pair_model) {
+  const char* world =
+      "<mujoco><worldbody><geom name='p' type='plane' size='1 1 1'/>"
+      "<body name='a' pos='0 0 1'><freejoint/><geom name='a1' size='.1'/><geom name='a2' "
+      "size='.1' pos='.2 0 0'/></body><body name='b' pos='1 0 1'><freejoint/><geom name='b1' "
+      "size='.1'/></body></worldbody>\n<contact>\n";
+  char text[1024];
+  snprintf(text, sizeof(text), "%s<pair geom1='b1' geom2='a2' condim='1'/>\n"
+           "<pair geom1='b1' geom2='p' condim='4'/>\n<pair geom1='a1' geom2='p' friction='.7 .7 .005 .0001 .0001'/>\n"
+           "</contact></mujoco>", world);
+  urdf_robot* r = load(text, NULL, 0);
+  sim_model* m = NULL;
+  csim_error e;
+  ck_assert_msg(build(r, MODEL_BASE_FIXED, &m, &e) == CSIM_OK, "%s:%d: %s", e.file, e.line, e.msg);
+  ck_assert_int_eq(m->npair, 3);
+  for (int k = 1; k < m->npair; k++) ck_assert(model_pair_key(m, k - 1) < model_pair_key(m, k));
+  const int p = 0, a1 = 1, a2 = 2, b1 = 3;  // the file's order
+  ck_assert_int_eq(m->geom_type[p], MODEL_GEOM_PLANE);
+  ck_assert(m->geom_body[a1] == m->geom_body[a2] && m->geom_body[a1] != m->geom_body[b1]);
+  int kba = model_find_pair(m, a2, b1), kbp = model_find_pair(m, p, b1);
+  int kap = model_find_pair(m, a1, p);
+  ck_assert(kba >= 0 && kba == model_find_pair(m, b1, a2) && kbp >= 0 && kap >= 0);
+  ck_assert_int_eq(m->pair_condim[kba], 1);
+  ck_assert_int_eq(m->pair_condim[kbp], 4);
+  ck_assert_double_eq(m->pair_friction[3 * kap], 0.7);
+  ck_assert_int_eq(model_find_pair(m, a2, p), -1);
+  ck_assert_int_eq(model_find_pair(m, a1, b1), -1);
+  model_free(m);
+  urdf_free(r);
+  static const struct {
+    const char* pairs;
+    int line;
+    const char* needle;
+  } kErr[] = {{"<pair geom1='b1' geom2='a1'/>\n<pair geom1='a1' geom2='b1' condim='1'/>\n", 4,
+               "the same two geoms as the <pair> at line 3"},
+              {"<pair geom1='a1' geom2='a2'/>\n", 3, "both geoms are on body 'a'"}};
+  for (size_t c = 0; c < sizeof(kErr) / sizeof(kErr[0]); c++) {
+    snprintf(text, sizeof(text), "%s%s</contact></mujoco>", world, kErr[c].pairs);
+    r = load(text, NULL, 0);
+    ck_assert_int_eq(build(r, MODEL_BASE_FIXED, &m, &e), CSIM_ERR_INPUT);
+    ck_assert_msg(e.line == kErr[c].line && strstr(e.msg, kErr[c].needle), "case %zu: %d: %s", c,
+                  e.line, e.msg);
+    ck_assert_ptr_null(m);
+    urdf_free(r);
+  }
+}
+END_TEST
+
 // geom contact parameters into the model and the pair rules (material.h): condim 1 on both
 // sides is frictionless, one side 3 keeps the friction (the larger condim); solref/solimp mixed
 // 1:1 (standard solref: the mean; direct: the smaller); a side that is no MJCF geom counts with
@@ -809,6 +860,7 @@ int main(void) {
   tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof(kBad) / sizeof(kBad[0])));
   tcase_add_test(tc, keyframe_errors);
   tcase_add_test(tc, spin_friction_ignore_said);
+  tcase_add_test(tc, pair_model);
   suite_add_tcase(s, tc);
   TCase* tl = tcase_create("files");
   tcase_set_timeout(tl, 1800);

@@ -41,17 +41,9 @@ mat_props mat_combine(csim_combine rule, mat_props a, mat_props b) {
   return r;
 }
 
-static int cmp_pairkey(const void* a, const void* b) {
-  long x = ((const mat_pairkey*)a)->key, y = ((const mat_pairkey*)b)->key;
-  return (x > y) - (x < y);
-}
-
 // the explicit pair (model.h pair_*) of geoms g1 and g2, -1 when they are none
 static int explicit_pair(const mat_table* t, int g1, int g2) {
-  if (!t->pair_keys) return -1;
-  mat_pairkey k = {g1 < g2 ? (long)g1 * t->ngeom + g2 : (long)g2 * t->ngeom + g1, 0};
-  const mat_pairkey* f = bsearch(&k, t->pair_keys, (size_t)t->npair, sizeof(k), cmp_pairkey);
-  return f ? f->pair : -1;
+  return t->pairs ? model_find_pair(t->pairs, g1, g2) : -1;
 }
 
 // MuJoCo's condim of a pair: an explicit pair's own, else the larger of the two (a geom that is
@@ -271,14 +263,7 @@ int mat_set_geoms(mat_table* t, const sim_model* m, int soft, sim_data* d) {
   t->geom_friction = m->geom_friction;
   t->geom_solimp = m->geom_solimp;
   if (m->npair > 0) {
-    t->pair_keys = malloc(sizeof(mat_pairkey) * (size_t)m->npair);
-    if (!t->pair_keys) return -1;
-    for (int k = 0; k < m->npair; k++) {
-      long a = m->pair_geom[2 * k], b = m->pair_geom[2 * k + 1];
-      t->pair_keys[k] = (mat_pairkey){a < b ? a * m->ngeom + b : b * m->ngeom + a, k};
-    }
-    qsort(t->pair_keys, (size_t)m->npair, sizeof(mat_pairkey), cmp_pairkey);
-    t->npair = m->npair;
+    t->pairs = m;
     t->pair_condim = m->pair_condim;
     t->pair_friction = m->pair_friction;
     t->pair_solref = m->pair_solref;
@@ -315,6 +300,5 @@ void mat_free(mat_table* t) {
   free(t->mat_own_mu);
   free(t->body_invweight);
   free(t->dof_invweight);
-  free(t->pair_keys);
   free(t);
 }

@@ -57,11 +57,6 @@ typedef struct {
   double e;   // restitution (rigid models)
 } mat_props;
 
-typedef struct mat_pairkey {
-  long key;
-  int pair;
-} mat_pairkey;
-
 typedef struct mat_table {
   csim_combine combine;
   mat_props def;          // the default material: the global contact keys
@@ -84,10 +79,9 @@ typedef struct mat_table {
   const double* geom_friction;  // (ngeom x 3): sliding, torsional and rolling coefficients
   int geom_mu;            // the MJCF geoms' sliding friction[0] is used (mat_pair; io/compile.c
                           // sets it unless the scenario gives contact.friction)
-  // MJCF explicit pairs (<contact><pair>, model.h pair_*): their condim, friction, solref and
-  // solimp replace the geoms' mixed ones; sorted by key min(g1, g2) * ngeom + max (NULL: none)
-  int npair;
-  struct mat_pairkey* pair_keys;
+  // MJCF explicit pairs (<contact><pair>): their condim, friction, solref and solimp replace the
+  // geoms' mixed ones; pairs: the model that holds them (model_find_pair), NULL when none
+  const sim_model* pairs;
   const int* pair_condim;
   const double* pair_friction;
   const double* pair_solref;

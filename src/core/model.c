@@ -184,6 +184,24 @@ int model_geom_condim(const sim_model* m, int g) {
   return c;
 }
 
+long model_pair_key(const sim_model* m, int k) {
+  long a = m->pair_geom[2 * k], b = m->pair_geom[2 * k + 1];
+  return a < b ? a * m->ngeom + b : b * m->ngeom + a;
+}
+
+int model_find_pair(const sim_model* m, int g1, int g2) {
+  long key = g1 < g2 ? (long)g1 * m->ngeom + g2 : (long)g2 * m->ngeom + g1;
+  int lo = 0, hi = m->npair - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    long k = model_pair_key(m, mid);
+    if (k == key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 // sum of the robot's URDF link masses (world-merged links included)
 double model_robot_mass(const sim_model* m, int r) {
   if (!m || r < 0 || r >= m->nrobot) return 0;

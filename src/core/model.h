@@ -175,7 +175,8 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, geom_conaffinity, m->ngeom, 1, "MJCF conaffinity (1 for URDF geoms and the ground)") \
   /* explicit geom pairs (npair): MJCF <contact><pair> */ \
   X(int, pair_geom, m->npair, 2, "the two geoms (of different bodies): collided whatever their " \
-    "contype, conaffinity, parent filter and exclusions say, once (collision.h)") \
+    "contype, conaffinity, parent filter and exclusions say, once (collision.h); sorted by " \
+    "min * ngeom + max, no two alike (model_find_pair)") \
   X(int, pair_condim, m->npair, 1, "the pair's condim, in place of its geoms' (material.h)") \
   X(double, pair_friction, m->npair, 3, "sliding, torsional and rolling coefficients, in place " \
     "of its geoms' (material.h)") \
@@ -250,6 +251,11 @@ int model_spin_geom(const sim_model* m);
 
 // the largest condim geom g's contacts may have: its own, or an explicit pair's it is in
 int model_geom_condim(const sim_model* m, int g);
+
+// the explicit pair (pair_*) of geoms g1 and g2 in either order, -1 when they are none (a binary
+// search: model compilers sort the pairs by their key min * ngeom + max)
+int model_find_pair(const sim_model* m, int g1, int g2);
+long model_pair_key(const sim_model* m, int k);
 
 // apply the inertia fixes listed at the top of this file (model compilers apply them) to a rotational inertia about the com
 // (row-major 3x3, any axes) of a body of the given mass; returns a bitmask of the fixes applied

@@ -976,35 +976,105 @@ static int fill_geoms(sim_model* m, const model_world_spec* world,
   return 1;
 }
 
-// the MJCF files' explicit geom pairs (<contact><pair>) in model geom indices; a pair whose geom
-// was left out (an unreadable mesh) or whose geoms share a body (never collided) is an error
+// explicit pair k of the model from P of robot u (plan: its geoms' model indices)
+static csim_status fill_pair(sim_model* m, int k, const urdf_robot* u, const urdf_pair* P,
+                             const robot_plan* plan, csim_error* err) {
+  int g[2];
+  for (int s = 0; s < 2; s++) {
+    g[s] = plan->gmodel[plan->goff[P->link[s]] + P->geom[s]];
+    if (g[s] < 0)
+      return err_set(err, CSIM_ERR_INPUT, robot_file(u), P->line, P->column, "pair",
+                     "<pair>: geom%d (of body '%s') was left out of the model (its mesh "
+                     "could not be read)", s + 1, u->links[P->link[s]].name);
+  }
+  if (m->geom_body[g[0]] == m->geom_body[g[1]])
+    return err_set(err, CSIM_ERR_INPUT, robot_file(u), P->line, P->column, "pair",
+                   "<pair>: both geoms are on body '%s' (expected geoms of two bodies)",
+                   u->links[P->link[0]].name);
+  m->pair_geom[2 * k] = g[0], m->pair_geom[2 * k + 1] = g[1];
+  m->pair_condim[k] = P->condim;
+  memcpy(m->pair_friction + 3 * k, P->friction, 3 * sizeof(double));
+  memcpy(m->pair_solref + 2 * k, P->solref, 2 * sizeof(double));
+  memcpy(m->pair_solimp + 5 * k, P->solimp, 5 * sizeof(double));
+  return CSIM_OK;
+}
+
+// the explicit pairs' key order (model.h pair_geom: min * ngeom + max), for qsort
+typedef struct {
+  long key;
+  int k;
+} pair_order;
+
+static int cmp_pair_order(const void* a, const void* b) {
+  const pair_order *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->k > y->k) - (x->k < y->k);  // the first given first: it is the one kept
+}
+
+// the pairs sorted by key (model_find_pair's binary search), their parameters with them; two
+// pairs of the same two geoms are an error at the second's line (MuJoCo would collide them twice)
+static csim_status sort_pairs(sim_model* m, const urdf_robot* const* src_robot,
+                              const urdf_pair* const* src, csim_error* err) {
+  size_t n = (size_t)m->npair;
+  pair_order* o = malloc(sizeof(*o) * (n ? n : 1));
+  void* tmp = malloc(sizeof(double) * 5 * (n ? n : 1));
+  if (!o || !tmp) {
+    free(o), free(tmp);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+  for (int k = 0; k < m->npair; k++) o[k] = (pair_order){model_pair_key(m, k), k};
+  qsort(o, n, sizeof(*o), cmp_pair_order);
+  for (size_t i = 1; i < n; i++)
+    if (o[i].key == o[i - 1].key) {
+      const urdf_pair *P = src[o[i].k], *Q = src[o[i - 1].k];
+      csim_status st = err_set(err, CSIM_ERR_INPUT, robot_file(src_robot[o[i].k]), P->line,
+                               P->column, "pair", "<pair>: the same two geoms as the <pair> "
+                               "at line %d (expected one pair per two geoms)", Q->line);
+      free(o), free(tmp);
+      return st;
+    }
+  // permute each array through tmp: entry i takes old entry o[i].k
+#define PERMUTE(T, arr, w)                                                    \
+  do {                                                                        \
+    T* t_ = tmp;                                                              \
+    for (size_t i = 0; i < n; i++)                                            \
+      memcpy(t_ + (w) * i, m->arr + (size_t)(w) * (size_t)o[i].k, sizeof(T) * (w)); \
+    memcpy(m->arr, t_, sizeof(T) * (w) * n);                                  \
+  } while (0)
+  PERMUTE(int, pair_geom, 2);
+  PERMUTE(int, pair_condim, 1);
+  PERMUTE(double, pair_friction, 3);
+  PERMUTE(double, pair_solref, 2);
+  PERMUTE(double, pair_solimp, 5);
+#undef PERMUTE
+  free(o), free(tmp);
+  return CSIM_OK;
+}
+
+// the MJCF files' explicit geom pairs (<contact><pair>) in model geom indices, sorted by key; a
+// pair whose geom was left out (an unreadable mesh) or whose geoms share a body (never collided)
+// is an error
 static csim_status fill_pairs(sim_model* m, const model_robot_spec* robots,
                               const robot_plan* plans, int nrobot, csim_error* err) {
+  const urdf_pair** src = malloc(sizeof(*src) * (size_t)(m->npair > 0 ? m->npair : 1));
+  const urdf_robot** src_robot = malloc(sizeof(*src_robot) * (size_t)(m->npair > 0 ? m->npair : 1));
+  if (!src || !src_robot) {
+    free(src), free(src_robot);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  }
+  csim_status st = CSIM_OK;
   int k = 0;
-  for (int r = 0; r < nrobot; r++) {
+  for (int r = 0; r < nrobot && st == CSIM_OK; r++) {
     const urdf_robot* u = robots[r].urdf;
-    for (int i = 0; i < u->npair; i++, k++) {
+    for (int i = 0; i < u->npair && st == CSIM_OK; i++, k++) {
       const urdf_pair* P = &u->pairs[i];
-      int g[2];
-      for (int s = 0; s < 2; s++) {
-        g[s] = plans[r].gmodel[plans[r].goff[P->link[s]] + P->geom[s]];
-        if (g[s] < 0)
-          return err_set(err, CSIM_ERR_INPUT, robot_file(u), P->line, P->column, "pair",
-                         "<pair>: geom%d (of body '%s') was left out of the model (its mesh "
-                         "could not be read)", s + 1, u->links[P->link[s]].name);
-      }
-      if (m->geom_body[g[0]] == m->geom_body[g[1]])
-        return err_set(err, CSIM_ERR_INPUT, robot_file(u), P->line, P->column, "pair",
-                       "<pair>: both geoms are on body '%s' (expected geoms of two bodies)",
-                       u->links[P->link[0]].name);
-      m->pair_geom[2 * k] = g[0], m->pair_geom[2 * k + 1] = g[1];
-      m->pair_condim[k] = P->condim;
-      memcpy(m->pair_friction + 3 * k, P->friction, 3 * sizeof(double));
-      memcpy(m->pair_solref + 2 * k, P->solref, 2 * sizeof(double));
-      memcpy(m->pair_solimp + 5 * k, P->solimp, 5 * sizeof(double));
+      src[k] = P, src_robot[k] = u;
+      st = fill_pair(m, k, u, P, &plans[r], err);
     }
   }
-  return CSIM_OK;
+  if (st == CSIM_OK) st = sort_pairs(m, src_robot, src, err);
+  free(src), free(src_robot);
+  return st;
 }
 
 // the parent filter's body of each body (model.h body_filterparent): URDF its parent; MJCF

@@ -827,30 +827,12 @@ static int pair_allowed(const sim_model* m, int i, int j, const long* key, int n
   return !bsearch(&k, key, (size_t)nex, sizeof(long), cmp_long);
 }
 
-// the model's explicit geom pairs (MJCF <contact><pair>) as sorted keys min * ngeom + max; NULL
-// when out of memory
-static long* explicit_keys(const sim_model* m) {
-  long* key = malloc(sizeof(long) * (size_t)(m->npair > 0 ? m->npair : 1));
-  if (!key) return NULL;
-  for (int k = 0; k < m->npair; k++) {
-    long a = m->pair_geom[2 * k], b = m->pair_geom[2 * k + 1];
-    key[k] = a < b ? a * m->ngeom + b : b * m->ngeom + a;
-  }
-  qsort(key, (size_t)m->npair, sizeof(long), cmp_long);
-  return key;
-}
-
 // the candidate pairs of m (pair_allowed, and the explicit pairs whatever it says: MuJoCo's
 // predefined pairs, each listed once): counted, then listed in the all-pairs order with their
 // most contacts; also allocates the sweep's per-geom lists; 0 when out of memory
 static int list_pairs(coll_model* cm, const sim_model* m, const int* ex, int nex) {
   long* key = exclude_keys(m, ex, nex);
-  long* pk = explicit_keys(m);
-  if (!key || !pk) {
-    free(key);
-    free(pk);
-    return 0;
-  }
+  if (!key) return 0;
   for (int pass = 0; pass < 2; pass++) {
     int np = 0, mc = 0;
     for (int i = 0; i < m->ngeom; i++)
@@ -859,8 +841,7 @@ static int list_pairs(coll_model* cm, const sim_model* m, const int* ex, int nex
         if (m->geom_type[a] > m->geom_type[b]) { a = j; b = i; }
         int mx = coll_pair_max_contacts(m->geom_type[a], m->geom_type[b]);
         long ij = (long)i * m->ngeom + j;
-        if (mx == 0 || (!pair_allowed(m, a, b, key, nex) &&
-                        !bsearch(&ij, pk, (size_t)m->npair, sizeof(long), cmp_long)))
+        if (mx == 0 || (!pair_allowed(m, a, b, key, nex) && model_find_pair(m, i, j) < 0))
           continue;
         if (pass == 1) {
           cm->pair[2 * np] = a;
@@ -881,7 +862,6 @@ static int list_pairs(coll_model* cm, const sim_model* m, const int* ex, int nex
     if (!cm->pair || !cm->pkey || !cm->order0 || !cm->plane) break;
   }
   free(key);
-  free(pk);
   return cm->pair && cm->pkey && cm->order0 && cm->plane;
 }
 
