@@ -1012,7 +1012,8 @@ static int cmp_pair_order(const void* a, const void* b) {
 }
 
 // the pairs sorted by key (model_find_pair's binary search), their parameters with them; two
-// pairs of the same two geoms are an error at the second's line (MuJoCo would collide them twice)
+// pairs of the same two geoms are an error at the second's line (csim collides two geoms once,
+// and which pair's parameters held would be arbitrary)
 static csim_status sort_pairs(sim_model* m, const urdf_robot* const* src_robot,
                               const urdf_pair* const* src, csim_error* err) {
   size_t n = (size_t)m->npair;
