@@ -186,7 +186,7 @@ static void jacobian(const ncpn_state* t, const solver_problem* p, double delta,
         double w = B[3 * a + b];
         if (w == 0) continue;
         int k = 3 * i + b;
-        const double* row = p->dense + (size_t)k * N;  // G symmetric: row k is column k
+        const double* row = p->dense + (size_t)k * N;  // row k of G (J = A + B G)
         for (int j = 0; j < N; j++) m[j] += w * row[j];
         m[k] += w * (1 + delta) * (p->R ? p->R[k] : 0) + w * delta * row[k];
       }
@@ -196,22 +196,22 @@ static void jacobian(const ncpn_state* t, const solver_problem* p, double delta,
 }
 
 // one projected Gauss-Seidel sweep on the island (000 Alg. 5 as pgs.c, no over-relaxation), u
-// kept up to date from G's rows (G symmetric)
+// kept up to date from G's columns (an FCLib W need not be symmetric)
 static void pgs_sweep(const solver_problem* p, double* l, double* u) {
   int N = 3 * p->nc;
+  const double* G = p->dense;
   for (int i = 0; i < p->nc; i++) {
     double* li = l + 3 * i;
     double dkk[3];
     for (int r = 0; r < 3; r++)
-      dkk[r] = p->dense[(size_t)(3 * i + r) * N + 3 * i + r] + (p->R ? p->R[3 * i + r] : 0);
+      dkk[r] = G[(size_t)(3 * i + r) * N + 3 * i + r] + (p->R ? p->R[3 * i + r] : 0);
     double old[3] = {li[0], li[1], li[2]};
     double ln = dkk[2] > 0 ? li[2] - u[3 * i + 2] / dkk[2] : li[2];
     if (!(ln > 0)) ln = 0;
     double dn = ln - old[2];
-    const double* rn = p->dense + (size_t)(3 * i + 2) * N;
     double big = dkk[0] > dkk[1] ? dkk[0] : dkk[1], st = big > 0 ? 1 / big : 0;
-    double t0 = li[0] - st * (u[3 * i] + rn[3 * i] * dn);
-    double t1 = li[1] - st * (u[3 * i + 1] + rn[3 * i + 1] * dn);
+    double t0 = li[0] - st * (u[3 * i] + G[(size_t)(3 * i) * N + 3 * i + 2] * dn);
+    double t1 = li[1] - st * (u[3 * i + 1] + G[(size_t)(3 * i + 1) * N + 3 * i + 2] * dn);
     double r = p->mu[i] * ln, tn = sqrt(t0 * t0 + t1 * t1);
     if (tn > r) {
       double f = tn > 0 ? r / tn : 0;
@@ -221,8 +221,7 @@ static void pgs_sweep(const solver_problem* p, double* l, double* u) {
     double dl[3] = {t0 - old[0], t1 - old[1], dn};
     for (int b = 0; b < 3; b++) {
       if (dl[b] == 0) continue;
-      const double* row = p->dense + (size_t)(3 * i + b) * N;
-      for (int j = 0; j < N; j++) u[j] += row[j] * dl[b];
+      for (int j = 0; j < N; j++) u[j] += G[(size_t)j * N + 3 * i + b] * dl[b];
       if (p->R) u[3 * i + b] += p->R[3 * i + b] * dl[b];
     }
   }
@@ -234,6 +233,13 @@ static double stop_residual(const solver* s, const solver_problem* p, const doub
   solver_result r = {0};
   solver_ncp_stop_on(s, p, l, u, NULL, p->nc, &r);
   return r.eps_abs;
+}
+
+// mu = 0 (a frictionless contact, a joint limit's inert tangent rows): lambda_T = 0 exactly,
+// phi_T's root in every zone, which the LU's rounding would otherwise leave at 1e-16 (solver.h)
+static void frictionless_exact(const solver_problem* p, double* l) {
+  for (int i = 0; i < p->nc; i++)
+    if (p->mu[i] == 0) l[3 * i] = l[3 * i + 1] = 0;
 }
 
 // a condim 4/6 pair or a box entry: not modelled (header)
@@ -265,6 +271,7 @@ void solver_ncp_newton(solver* s, const solver_problem* p, double* lambda, solve
     t->rho[2 * i + 1] = d[2] > 0 ? 1 / d[2] : 1;
   }
   // warm start or zero, whichever has the smaller stopping residual (solver.h)
+  frictionless_exact(p, lambda);
   velocity(p, lambda, u);
   double rw = stop_residual(s, p, lambda, u);
   for (int k = 0; k < N; k++) t->lt[k] = 0;
@@ -312,6 +319,7 @@ void solver_ncp_newton(solver* s, const solver_problem* p, double* lambda, solve
       velocity(p, lambda, u);
       for (int k = 0; k < kFallbackSweeps; k++) pgs_sweep(p, lambda, u);
     }
+    frictionless_exact(p, lambda);
     velocity(p, lambda, u);
     r = stop_residual(s, p, lambda, u);
     if (r < best || (isnan(best) && !isnan(r))) {
