@@ -214,6 +214,20 @@ START_TEST(refusals) {
 }
 END_TEST
 
+// NaN data: not converged, reported NaN, after no iteration (never spun to the cap)
+START_TEST(nan_data) {
+  double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, g[3] = {0.3, NAN, -1}, mu = 0.5, x[3] = {0, 0, 0};
+  solver_problem p = tdense(1, G, g, &mu, NULL);
+  solver* sv = make(CSIM_SOLVER_NEWTON, 1, 1e-10, 1000000);
+  solver_result r;
+  solver_solve(sv, &p, x, &r);
+  ck_assert(!r.converged);
+  ck_assert(isnan(r.eps_abs));
+  ck_assert_int_eq(r.iterations, 0);
+  solver_free(sv);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("ncp_newton");
   TCase* tc = tcase_create("core");
@@ -225,6 +239,7 @@ int main(void) {
   tcase_add_loop_test(tc, fclib_files, 0, (int)(sizeof(kFiles) / sizeof(kFiles[0])));
   tcase_add_test(tc, scenarios_agree);
   tcase_add_test(tc, refusals);
+  tcase_add_test(tc, nan_data);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -285,7 +285,8 @@ void solver_ncp_newton(solver* s, const solver_problem* p, double* lambda, solve
   memcpy(t->best, lambda, sizeof(double) * (size_t)N);
   int it = 0;
   double r = rw;
-  while (!(r <= tol) && it < s->opt.max_iterations && !intr_requested()) {
+  // NaN data never converges: stop at once, the NaN reported (solver_result)
+  while (r > tol && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     double psi = merit(t, p, lambda, u, t->phi, 1);
     jacobian(t, p, delta, M);
