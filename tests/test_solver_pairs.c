@@ -1,4 +1,4 @@
-// test_solver_pairs.c — properties every model/solver pair must have, checked on all nine pairs
+// test_solver_pairs.c — properties every model/solver pair must have, checked on all ten pairs
 // against answers that come from closed forms or a brute-force enumeration, never from csim:
 //   - a model's own answer whatever solver.criterion says (issue 9): on a sliding cube, the CCP
 //     pairs return the CCP's closed-form normal impulse and the Signorini models the weight;
@@ -29,7 +29,7 @@ static const struct {
     {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM},      {CSIM_MODEL_CCP, CSIM_SOLVER_PGS},
     {CSIM_MODEL_CCP, CSIM_SOLVER_ADMM},      {CSIM_MODEL_LCP, CSIM_SOLVER_PGS},
     {CSIM_MODEL_LCP, CSIM_SOLVER_LEMKE},     {CSIM_MODEL_RAISIM, CSIM_SOLVER_BISECTION},
-    {CSIM_MODEL_RAISIM_DS, CSIM_SOLVER_BISECTION},
+    {CSIM_MODEL_RAISIM_DS, CSIM_SOLVER_BISECTION}, {CSIM_MODEL_NCP, CSIM_SOLVER_NEWTON},
 };
 #define NPAIRS ((int)(sizeof(kPairs) / sizeof(kPairs[0])))
 

@@ -974,7 +974,7 @@ static csim_status check_spin(const scn_config* cfg, const sim* s, const solver_
   int l = m->geom_link[g], cd = model_geom_condim(m, g);
   return scn_key_error(cfg, so ? "solver.name" : "contact.model", err,
                        "geom %d (body '%s') has condim %d (torsional%s friction): %s; choose "
-                       "pgs, admm or auto under ncp or ccp, newton under ccp, or drop it: "
+                       "pgs, admm or auto under ncp or ccp, newton under ccp (not ncp), or drop it: "
                        "robots.N.spin_friction: ignore (condim 3)", g,
                        l >= 0 ? m->link_name[l] : "world", cd, cd > 4 ? " and rolling" : "",
                        why);
@@ -1012,6 +1012,22 @@ static csim_status check_newton_spin(const scn_config* cfg, const sim_model* m,
 // (auto.c, solver_auto_soft) and the problems are diag_only (compile_contact)
 static int mt_soft(const sim* s) { return s->model.mat && s->model.mat->soft; }
 
+// solver.name newton under ncp (core/solvers/ncp_newton.c) has no box rows (a joint's dry
+// friction): refused at load naming the joint (condim 4/6 is check_spin's, the pyramid
+// check_cone's)
+static csim_status check_ncp_newton(const scn_config* cfg, const sim_model* m, csim_error* err) {
+  for (int j = 0; j < m->njnt; j++) {
+    int dof = m->jnt_dofadr[j], b = m->jnt_body[j], l = b >= 0 ? m->body_link[b] : -1;
+    if (m->dof_frictionloss[dof] > 0)
+      return scn_key_error(cfg, "solver.name", err, "solver 'newton' under model 'ncp' cannot "
+                           "take joint '%s' (body '%s'): it has dry friction (frictionloss), a "
+                           "box row its Alart-Curnier function does not model; choose pgs, admm "
+                           "or auto, or robots.N.joint_dynamics: damping",
+                           m->jnt_name[j], l >= 0 ? m->link_name[l] : "world");
+  }
+  return CSIM_OK;
+}
+
 static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) {
   solver_options* so = &s->opt.solver;
   if (so->kind == CSIM_SOLVER_AUTO && so->model == CSIM_MODEL_CCP) {
@@ -1035,6 +1051,7 @@ static csim_status check_newton(const scn_config* cfg, sim* s, csim_error* err) 
   if (so->kind != CSIM_SOLVER_NEWTON) return CSIM_OK;
   const sim_model* m = s->model.m;
   const mat_table* mt = s->model.mat;
+  if (so->model == CSIM_MODEL_NCP) return check_ncp_newton(cfg, m, err);
   if (cfg->compliance > 0)
     return scn_key_error(cfg, "contact.compliance", err, "solver 'newton' takes MuJoCo "
                          "softness (contact.solref or MJCF solref), not contact.compliance: R = "

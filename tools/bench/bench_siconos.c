@@ -10,6 +10,8 @@
 //     (fclib_scaled_problem: |q| = 1, mean diagonal of W = 1, as `csim solve` does) with eps_abs
 //     tolerance tol x 1e4 (LOOSEN), then /10, ... down to tol / 1e6 (TIGHTEN) until its answer
 //     meets the criterion: the loosest stopping tolerance whose answer meets it counts
+//     (tightening stops, from tol on, when an answer is worse than the looser one's: an equal
+//     answer, a tolerance the looser run already met, goes on tightening, for both sides)
 //     (an absolute tolerance tol (1 + |q|), Siconos 3's normalisation, accepted r = 0 on
 //     LMGC_GFC3D-i00501, |q| = 6e-12: relative error 0.98);
 //  2. every Siconos solver (--siconos: NSGS, NSGS_FULL = NSGS with its full error evaluation at
@@ -497,8 +499,10 @@ int main(int argc, char** argv) {
           x.time = rep.status == 1 ? limit : NAN;
         }
         co[k] = x;
-        // above tol a run that does not improve on a looser one is no reason to stop
-        if (x.reached || (a >= 0 && !(x.sic_rel < prev)) || !isfinite(x.sic_rel) ||
+        // above tol a run that does not improve on a looser one is no reason to stop; from tol
+        // on, one that is worse is (an equal one is the same answer: the looser tolerance was
+        // already met, e.g. by a Newton step's jump, so tightening has not been tried yet)
+        if (x.reached || (a >= 0 && x.sic_rel > prev) || !isfinite(x.sic_rel) ||
             x.time > limit / 10)
           break;
         prev = x.sic_rel;
@@ -520,9 +524,9 @@ int main(int argc, char** argv) {
           o.reached = o.sic_rel <= accept;
           if (o.check > worst_check && o.eps < INFINITY) worst_check = o.check;
           best = o;
-          // stop when reached, when tightening stopped helping, or when the next (tighter and
+          // stop when reached, when tightening made it worse, or when the next (tighter and
           // slower) run would likely hit the time limit
-          if (o.reached || (a >= 0 && !(o.sic_rel < prev)) || !isfinite(o.sic_rel) ||
+          if (o.reached || (a >= 0 && o.sic_rel > prev) || !isfinite(o.sic_rel) ||
               o.time > limit / 10)
             break;
           prev = o.sic_rel;

@@ -15,7 +15,7 @@
 #   TOL=1e-8 LIMIT=30 STORAGE=dense FILES="../shared/data/fclib/siconos_local/*.hdf5" tools/bench/bench_siconos.sh
 # Exit status: 0 done, 2 missing library/headers or bad input.
 set -u
-CSIM_SOLVERS=${CSIM_SOLVERS:-ncp/pgs,ncp/admm,ncp/staggered}  # pairs absent from the build are skipped
+CSIM_SOLVERS=${CSIM_SOLVERS:-ncp/pgs,ncp/admm,ncp/staggered,ncp/newton}  # pairs absent from the build are skipped
 SICONOS_SOLVERS=${SICONOS_SOLVERS:-NSGS,NSGS_FULL,ADMM,NSN_AC,PROX,DSFP}
 TOL=${TOL:-1e-6}
 LIMIT=${LIMIT:-10}

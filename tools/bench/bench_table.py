@@ -262,7 +262,7 @@ def render(mj, sl, si, meta, pe=None, ts=None):
                              % ((fam, x, "MuJoCo" if e == "mujoco" else e)
                                 + tuple(g(v[0], "%.2f") for v in vals) + (pts,)))
     L += ["", "**csim vs Siconos numerics 4.4 on FCLib problems** (best of ncp/pgs, ncp/admm, "
-          "ncp/staggered against the best of NSGS, NSGS_FULL, ADMM, NSN_AC, PROX, DSFP; one "
+          "ncp/staggered, ncp/newton against the best of NSGS, NSGS_FULL, ADMM, NSN_AC, PROX, DSFP; one "
           "criterion for every answer: Siconos's relative error, computed by csim's code)", "",
           H_SI, sep(H_SI)]
     if si is None:

@@ -56,7 +56,7 @@ static csim_status work_doubles(const solver_options* opt, int maxc, size_t* nwo
 
 csim_solver solver_model_kind(csim_model model, int dense) {
   for (int k = 0; k < NPAIRS; k++) {
-    solver_options o = {.kind = kPairs[k].kind};
+    solver_options o = {.model = kPairs[k].model, .kind = kPairs[k].kind};
     if (kPairs[k].model == model && o.kind != CSIM_SOLVER_AUTO &&
         solver_is_dense_family(&o) == dense)
       return o.kind;
@@ -1104,5 +1104,6 @@ void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, do
 
 int solver_reads_offdiag(const solver_options* o) {
   if (o->kind == CSIM_SOLVER_AUTO && o->soft) return 0;  // newton first, ADMM its fallback
-  return o->kind != CSIM_SOLVER_ADMM && o->kind != CSIM_SOLVER_NEWTON;
+  return o->kind != CSIM_SOLVER_ADMM &&
+         !(o->kind == CSIM_SOLVER_NEWTON && o->model == CSIM_MODEL_CCP);
 }

@@ -73,10 +73,14 @@ extern const solver_family solver_family_admm;     // admm.c
 extern const solver_family solver_family_staggered;  // staggered.c
 extern const solver_family solver_family_auto;     // auto.c: its two solvers
 extern const solver_family solver_family_newton;   // newton.c: the island's dof-space work
+extern const solver_family solver_family_ncp_newton;  // ncp_newton.c: pivots and zone blocks
 
-// the families that factor or pivot on G (ADMM, staggered, Lemke) get it densely per island
+// the families that factor or pivot on G (ADMM, staggered, Lemke, newton under ncp) get it
+// densely per island (newton under ccp works on the factored form: newton.c)
 static inline int solver_is_dense_family(const solver_options* o) {
-  return o->kind == CSIM_SOLVER_ADMM || o->kind == CSIM_SOLVER_STAGGERED || o->kind == CSIM_SOLVER_LEMKE;
+  return o->kind == CSIM_SOLVER_ADMM || o->kind == CSIM_SOLVER_STAGGERED ||
+         o->kind == CSIM_SOLVER_LEMKE ||
+         (o->kind == CSIM_SOLVER_NEWTON && o->model == CSIM_MODEL_NCP);
 }
 
 // ADMM given factored problems (o->nv > 0) factors an island in whichever space is smaller, so
@@ -406,7 +410,9 @@ static inline void solver_sweep_run(solver* s, const solver_problem* p, double* 
   X(LCP, AUTO, solver_auto, solver_family_auto, "PGS, Lemke where PGS stalls (auto.c)") \
   X(RAISIM, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)") \
   X(RAISIM_DS, AUTO, solver_auto, solver_family_auto, "bisection (auto.c)") \
-  X(CCP, NEWTON, solver_ccp_newton, solver_family_newton, "MuJoCo's primal Newton (newton.c)")
+  X(CCP, NEWTON, solver_ccp_newton, solver_family_newton, "MuJoCo's primal Newton (newton.c)") \
+  X(NCP, NEWTON, solver_ncp_newton, solver_family_ncp_newton, \
+    "semismooth Newton on Alart-Curnier's function (ncp_newton.c)")
 
 #define SOLVER_PAIR_PROTO(model, kind, fn, fam, src) \
   void fn(solver* s, const solver_problem* p, double* lambda, solver_result* res);
