@@ -115,6 +115,7 @@ typedef struct {
   int nprev;
   int* prev_id;       // (maxcon x 3) geom1, geom2, feature
   int* prev_ord;      // (maxcon) the remembered contacts in id order
+  int* prev_tmp;      // (2 maxcon) prev_sort's merge buffer and run starts
   int prev_unique;    // no two remembered ids are equal (warm_start may then take the next one)
   double* prev_lambda;// (3 maxcon)
   double* prev_dual;  // the solver's dual variable (ADMM), NaN when none   (3 maxcon)
