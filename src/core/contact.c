@@ -598,7 +598,7 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
 static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   int lrev_ok = 0;  // c->lrev holds this step's L (l_reversed)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
@@ -619,9 +619,10 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
       int dof = chain[k];
       double x0 = y0[k], x1 = y1[k], x2 = y2[k];
       if (x0 == 0 && x1 == 0 && x2 == 0) continue;
-      int a = m->dof_Madr[dof] + 1;  // (dof, par[dof]), then up the row
-      for (int j = par[dof]; j >= 0; j = par[j], a++) {
-        int p = c->pos[j];
+      // (dof, par[dof]), then up the row
+      for (int a = m->dof_Madr[dof] + 1, e = dof + 1 < m->nv ? m->dof_Madr[dof + 1] : m->nM; a < e;
+           a++) {
+        int p = c->pos[col[a]];
         double l = L[a];
         y0[p] -= l * x0;
         y1[p] -= l * x1;
