@@ -229,6 +229,11 @@ void dyn_bias(const sim_model* m, sim_data* d) {
 
 //---------------------------------- CRBA ------------------------------------------------------
 
+// one past row i's last entry (its root's column) in the tree-sparse layout
+static inline int row_end(const sim_model* m, int i) {
+  return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
+}
+
 // RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
 // F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
 // (dof_Madr: the diagonal, then the ancestors in the order the chain is walked); each dof's
@@ -248,7 +253,8 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     double F[6];
     inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
     d->qM[adr++] = dot6(d->cdof + 6 * i, F) + m->dof_armature[i];
-    for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j], adr++) {
+    for (int e = row_end(m, i); adr < e; adr++) {
+      int j = m->dof_Mcol[adr];
       // move F up to the body of dof j
       while (b != m->dof_body[j]) {
         double Fp[6];
@@ -263,10 +269,6 @@ void dyn_crba(const sim_model* m, sim_data* d) {
 
 //---------------------------------- L'DL factorization and solves -----------------------------
 
-// one past row i's last entry (its root's column) in the tree-sparse layout
-static inline int row_end(const sim_model* m, int i) {
-  return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
-}
 
 // RBDA Table 6.3 (LTDL): M = L'DL in place on a copy of M's rows, O(nv depth^2). Row i's
 // entries run from dof i to its root, so the entries (i, j) for j = i and its ancestors are
