@@ -139,7 +139,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
-         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
+         n3 * I + 3 * n3 * D + 2 * mc * I + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
          (size_t)(m->nM > 0 ? m->nM : 1) * D + mc +
          mc * I + mc * D + mc * D + mc * I +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
