@@ -84,7 +84,6 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->prev_lambda = calloc(n3, sizeof(double));
   c->prev_dual = calloc(n3, sizeof(double));
   c->prev_ord = calloc(mc, sizeof(int));
-  c->prev_tmp = calloc(2 * mc, sizeof(int));
   c->dual0 = calloc(n3, sizeof(double));
   c->pos = calloc((size_t)nv, sizeof(int));
   c->bucket_ptr = calloc((size_t)nv + 1, sizeof(int));
@@ -99,7 +98,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   if (!c->box || !c->link || !c->mu_roll || !c->rpy || !c->con || !c->body1 || !c->body2 || !c->frame ||
       !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
-      !c->cstar || !c->R || !c->prev_id || !c->prev_ord || !c->prev_tmp || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
+      !c->cstar || !c->R || !c->prev_id || !c->prev_ord || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
       !c->pos || !c->bucket_ptr || !c->bucket || !c->fill || !c->ywork || !c->lrev) {
     contact_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
@@ -139,7 +138,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
   // the callocs of contact_create, in its order, then G's blocks
   return sizeof(contact_data) + mc * sizeof(coll_contact) + 2 * mc * I + 9 * mc * D + mc * D +
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
-         n3 * I + 3 * n3 * D + 2 * mc * I + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
+         n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
          (size_t)(m->nM > 0 ? m->nM : 1) * D + mc +
          mc * I + mc * D + mc * D + mc * I +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
@@ -149,7 +148,7 @@ void contact_free(contact_data* c) {
   if (!c) return;
   free(c->con); free(c->body1); free(c->body2); free(c->frame); free(c->mu);
   free(c->nchain); free(c->chain); free(c->J); free(c->Y); free(c->ydiag); free(c->key); free(c->g);
-  free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_ord); free(c->prev_tmp); free(c->prev_lambda);
+  free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_ord); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
   free(c->box); free(c->link); free(c->mu_roll); free(c->rpy);
   free(c->fill); free(c->ywork); free(c->lrev);
@@ -320,22 +319,23 @@ static int prev_merge(contact_data* c, int a, int m, int e, int* tmp) {
 // pair order, each pair's contacts by feature, then limits and spin entries: humanoid100's 150
 // ids are 10-20 stretches, merged in about 4 passes against the heap sort's 2 n log n
 // comparisons). 0 when two ids are equal: the heap sort then decides their order, as before.
-// With distinct ids both give the one ascending order
+// With distinct ids both give the one ascending order. Its scratch (a merge buffer and the
+// stretches' starts, 2 maxcon ints) is c->bucket, contact_build's, which nothing reads between
+// builds (each build fills it anew)
 static int prev_merge_sort(contact_data* c) {
-  int n = c->nprev, *run = c->prev_tmp + c->maxcon, nrun = 0;
+  int n = c->nprev, *tmp = c->bucket, *run = c->bucket + c->maxcon, nrun = 0;
   for (int i = 0; i < n; i++) {
     int o = i ? id_cmp(prev_key(c, i - 1), prev_key(c, i)) : 1;
     if (o == 0) return 0;
     if (o > 0) run[nrun++] = i;
   }
-  run[nrun] = n;
   while (nrun > 1) {  // merge neighbouring stretches pairwise, run[] keeps the starts
     int w = 0;
     for (int r = 0; r < nrun; r += 2) {
-      if (r + 1 < nrun && !prev_merge(c, run[r], run[r + 1], run[r + 2], c->prev_tmp)) return 0;
+      int e = r + 2 < nrun ? run[r + 2] : n;
+      if (r + 1 < nrun && !prev_merge(c, run[r], run[r + 1], e, tmp)) return 0;
       run[w++] = run[r];
     }
-    run[w] = n;
     nrun = w;
   }
   return 1;

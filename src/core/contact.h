@@ -115,7 +115,6 @@ typedef struct {
   int nprev;
   int* prev_id;       // (maxcon x 3) geom1, geom2, feature
   int* prev_ord;      // (maxcon) the remembered contacts in id order
-  int* prev_tmp;      // (2 maxcon) prev_sort's merge buffer and run starts
   int prev_unique;    // no two remembered ids are equal (warm_start may then take the next one)
   double* prev_lambda;// (3 maxcon)
   double* prev_dual;  // the solver's dual variable (ADMM), NaN when none   (3 maxcon)
@@ -125,7 +124,7 @@ typedef struct {
   // scratch of the block assembly
   int* pos;           // dof -> position in the current chain              (nv)
   int* bucket_ptr;    // contacts by root dof: counting-sort offsets       (nv + 1)
-  int* bucket;        //                                                    (2 maxcon)
+  int* bucket;        // (and contact_store's sort between builds)         (2 maxcon)
   int* fill;          // next free block of each row                       (maxcon)
   double* ywork;      // scratch of G's products through Y when diag_only   (nv)
   double* lrev;       // L's rows, ancestors root first (build_y's long chains) (nM)
