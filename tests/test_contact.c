@@ -111,10 +111,60 @@ START_TEST(warm_start_by_id) {
 }
 END_TEST
 
+// two stored contacts with one id (not made by collision, whose ids are distinct within a step:
+// prev_sort's merge then hands the order to its heap sort): every other contact still gets its
+// own impulse, and the shared id one of the two
+START_TEST(warm_start_equal_ids) {
+  scn_config* cfg = NULL;
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  const char* y = "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane}}\nrobots:\n"
+                  "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, 0.05, 0, 0, 0, 1]}\n"
+                  "  - {urdf: robots/cube.urdf, base: free, q0: [0.2, 0, 0.05, 0, 0, 0, 1]}\n"
+                  "solver: {name: pgs, tolerance: 1.0e-8}\n";
+  ck_assert_msg(scn_load_string(y, "test_contact.yaml", NULL, 0, &cfg, &err) == CSIM_OK, "%s", err.msg);
+  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "%s", err.msg);
+  sim_stepinfo info;
+  ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+  contact_data* c = s->data.con;
+  int n = c->ncon;
+  ck_assert_int_eq(n, 8);
+  // stored in reverse (8 stretches to merge), contact 2 given contact 5's id
+  for (int i = 0; i < n / 2; i++) {
+    coll_contact t = c->con[i];
+    c->con[i] = c->con[n - 1 - i];
+    c->con[n - 1 - i] = t;
+  }
+  coll_contact keep = c->con[2];
+  c->con[2].geom1 = c->con[5].geom1, c->con[2].geom2 = c->con[5].geom2;
+  c->con[2].feature = c->con[5].feature;
+  for (int k = 0; k < 3 * n; k++) c->lambda[k] = k + 1;
+  contact_store(c, NULL);
+  ck_assert_int_eq(c->prev_unique, 0);
+  c->con[2] = keep;  // the next step: the true ids
+  contact_build(s->model.m, s->data.d, c, &s->opt.contact, s->data.vfree);
+  for (int i = 0; i < n; i++) {
+    if (i == 2) {
+      ck_assert(c->lambda[6] == 0);  // its id was not stored
+      continue;
+    }
+    if (i == 5) {  // either of the two stored under this id
+      ck_assert(c->lambda[15] == 16 || c->lambda[15] == 7);
+      continue;
+    }
+    for (int r = 0; r < 3; r++) ck_assert(c->lambda[3 * i + r] == 3 * i + r + 1);
+  }
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
 static Suite* contact_suite(void) {
   Suite* s = suite_create("contact");
   TCase* t = tcase_create("warm");
   tcase_add_test(t, warm_start_by_id);
+  tcase_add_test(t, warm_start_equal_ids);
   suite_add_tcase(s, t);
   return s;
 }

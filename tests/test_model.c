@@ -70,11 +70,12 @@ static void check_invariants(const sim_model* m) {
   }
   ck_assert_int_eq(depth_max, m->maxdepth);
   // mass matrix rows (dof_Madr): dof i's row holds one entry per dof from i to its root, rows
-  // one after another in dof order; nM the total (counted here by walking dof_parent)
+  // one after another in dof order; nM the total (counted here by walking dof_parent); each
+  // entry's column (dof_Mcol) the dof of that walk
   int nM = 0;
   for (int i = 0; i < m->nv; i++) {
     ck_assert_int_eq(m->dof_Madr[i], nM);
-    for (int j = i; j >= 0; j = m->dof_parent[j]) nM++;
+    for (int j = i; j >= 0; j = m->dof_parent[j]) ck_assert_int_eq(m->dof_Mcol[nM++], j);
   }
   ck_assert_int_eq(m->nM, nM);
   int nq = 0, nv = 0;

@@ -300,15 +300,55 @@ static void prev_sift(contact_data* c, int root, int n) {
   }
 }
 
-// heap sort of the remembered contacts' order by id (prev_ord; the contacts stay in place)
+// merge the sorted stretches ord[a, m) and ord[m, e) (through tmp); 0 when two ids are equal
+static int prev_merge(contact_data* c, int a, int m, int e, int* tmp) {
+  int* ord = c->prev_ord;
+  int i = a, j = m, w = a;
+  while (i < m && j < e) {
+    int o = id_cmp(prev_key(c, i), prev_key(c, j));
+    if (o == 0) return 0;
+    tmp[w++] = o < 0 ? ord[i++] : ord[j++];
+  }
+  while (i < m) tmp[w++] = ord[i++];
+  while (j < e) tmp[w++] = ord[j++];
+  memcpy(ord + a, tmp + a, sizeof(int) * (size_t)(e - a));
+  return 1;
+}
+
+// the remembered order sorted by merging its ascending stretches (collision lists the pairs in
+// pair order, each pair's contacts by feature, then limits and spin entries: humanoid100's 150
+// ids are 10-20 stretches, merged in about 4 passes against the heap sort's 2 n log n
+// comparisons). 0 when two ids are equal: the heap sort then decides their order, as before.
+// With distinct ids both give the one ascending order. Its scratch (a merge buffer and the
+// stretches' starts, 2 maxcon ints) is c->bucket, contact_build's, which nothing reads between
+// builds (each build fills it anew)
+static int prev_merge_sort(contact_data* c) {
+  int n = c->nprev, *tmp = c->bucket, *run = c->bucket + c->maxcon, nrun = 0;
+  for (int i = 0; i < n; i++) {
+    int o = i ? id_cmp(prev_key(c, i - 1), prev_key(c, i)) : 1;
+    if (o == 0) return 0;
+    if (o > 0) run[nrun++] = i;
+  }
+  while (nrun > 1) {  // merge neighbouring stretches pairwise, run[] keeps the starts
+    int w = 0;
+    for (int r = 0; r < nrun; r += 2) {
+      int e = r + 2 < nrun ? run[r + 2] : n;
+      if (r + 1 < nrun && !prev_merge(c, run[r], run[r + 1], e, tmp)) return 0;
+      run[w++] = run[r];
+    }
+    nrun = w;
+  }
+  return 1;
+}
+
+// the remembered contacts' order by id (prev_ord; the contacts stay in place): by merging, or a
+// heap sort of indices when two ids are equal
 static void prev_sort(contact_data* c) {
-  int n = c->nprev, sorted = 1, *ord = c->prev_ord;
+  int n = c->nprev, *ord = c->prev_ord;
   for (int i = 0; i < n; i++) ord[i] = i;
-  // collision lists a pair's contacts together and the pairs in a steady order, so the ids
-  // often come sorted already: O(n) then
-  for (int i = 1; i < n && sorted; i++) sorted = id_cmp(c->prev_id + 3 * (i - 1), c->prev_id + 3 * i) < 0;
   c->prev_unique = 1;  // strictly ascending: unique
-  if (sorted) return;
+  if (prev_merge_sort(c)) return;  // O(n) when the ids come sorted already
+  for (int i = 0; i < n; i++) ord[i] = i;
   for (int i = n / 2 - 1; i >= 0; i--) prev_sift(c, i, n);
   for (int e = n - 1; e > 0; e--) {
     int t = ord[0];
@@ -558,7 +598,7 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
 static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   int lrev_ok = 0;  // c->lrev holds this step's L (l_reversed)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
@@ -579,9 +619,10 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
       int dof = chain[k];
       double x0 = y0[k], x1 = y1[k], x2 = y2[k];
       if (x0 == 0 && x1 == 0 && x2 == 0) continue;
-      int a = m->dof_Madr[dof] + 1;  // (dof, par[dof]), then up the row
-      for (int j = par[dof]; j >= 0; j = par[j], a++) {
-        int p = c->pos[j];
+      // (dof, par[dof]), then up the row
+      for (int a = m->dof_Madr[dof] + 1, e = dof + 1 < m->nv ? m->dof_Madr[dof + 1] : m->nM; a < e;
+           a++) {
+        int p = c->pos[col[a]];
         double l = L[a];
         y0[p] -= l * x0;
         y1[p] -= l * x1;
@@ -748,8 +789,12 @@ static void rhs_soft(const sim_data* d, contact_data* c, const contact_options* 
   const double* J = c->J + (size_t)i * 3 * mc;
   double depth = c->con[i].depth;
   double vb[3] = {0, 0, 0}, imp = mat_impedance(solimp, -depth);
-  for (int r = 0; r < 3; r++)
-    for (int k = 0; k < c->nchain[i]; k++) vb[r] += J[r * mc + k] * d->v[chain[k]];
+  for (int k = 0, n = c->nchain[i]; k < n; k++) {  // J v, the three rows in one pass (each in order)
+    double vk = d->v[chain[k]];
+    vb[0] += J[k] * vk;
+    vb[1] += J[mc + k] * vk;
+    vb[2] += J[2 * mc + k] * vk;
+  }
   double rv = (1 - imp) * w / imp;
   for (int r = 0; r < 3; r++) c->R[3 * i + r] = rv > 1e-15 ? rv : 1e-15;
   for (int r = 0; r < 2; r++) c->g[3 * i + r] -= vb[r] - opt->dt * sB * vb[r];

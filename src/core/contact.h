@@ -124,7 +124,7 @@ typedef struct {
   // scratch of the block assembly
   int* pos;           // dof -> position in the current chain              (nv)
   int* bucket_ptr;    // contacts by root dof: counting-sort offsets       (nv + 1)
-  int* bucket;        //                                                    (2 maxcon)
+  int* bucket;        // (and contact_store's sort between builds)         (2 maxcon)
   int* fill;          // next free block of each row                       (maxcon)
   double* ywork;      // scratch of G's products through Y when diag_only   (nv)
   double* lrev;       // L's rows, ancestors root first (build_y's long chains) (nM)

@@ -229,6 +229,11 @@ void dyn_bias(const sim_model* m, sim_data* d) {
 
 //---------------------------------- CRBA ------------------------------------------------------
 
+// one past row i's last entry (its root's column) in the tree-sparse layout
+static inline int row_end(const sim_model* m, int i) {
+  return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
+}
+
 // RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
 // F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
 // (dof_Madr: the diagonal, then the ancestors in the order the chain is walked); each dof's
@@ -248,7 +253,8 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     double F[6];
     inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
     d->qM[adr++] = dot6(d->cdof + 6 * i, F) + m->dof_armature[i];
-    for (int j = m->dof_parent[i]; j >= 0; j = m->dof_parent[j], adr++) {
+    for (int e = row_end(m, i); adr < e; adr++) {
+      int j = m->dof_Mcol[adr];
       // move F up to the body of dof j
       while (b != m->dof_body[j]) {
         double Fp[6];
@@ -263,21 +269,21 @@ void dyn_crba(const sim_model* m, sim_data* d) {
 
 //---------------------------------- L'DL factorization and solves -----------------------------
 
+
 // RBDA Table 6.3 (LTDL): M = L'DL in place on a copy of M's rows, O(nv depth^2). Row i's
 // entries run from dof i to its root, so the entries (i, j) for j = i and its ancestors are
 // consecutive from dof_Madr[i], and those of (k, j) for the same j are consecutive from the
 // address of (k, i) when i is an ancestor of k (MuJoCo mj_factorM)
 void dyn_factor(const sim_model* m, sim_data* d) {
   int nv = m->nv;
-  const int* par = m->dof_parent;
-  const int* adr = m->dof_Madr;
+  const int *adr = m->dof_Madr, *col = m->dof_Mcol;
   double* H = d->qLD;
   memcpy(H, d->qM, sizeof(double) * (size_t)m->nM);
   // eliminate from the leaves up
   for (int k = nv - 1; k >= 0; k--) {
     double dk = H[adr[k]];
-    int aki = adr[k] + 1;  // (k, i)
-    for (int i = par[k]; i >= 0; i = par[i], aki++) {
+    for (int aki = adr[k] + 1, e = row_end(m, k); aki < e; aki++) {  // (k, i), i up from par[k]
+      int i = col[aki];
       double a = H[aki] / dk;
       int ai = adr[i], n = (i + 1 < nv ? adr[i + 1] : m->nM) - ai;  // row i: i to its root
       for (int t = 0; t < n; t++) H[ai + t] -= H[aki + t] * a;
@@ -293,22 +299,20 @@ void dyn_factor(const sim_model* m, sim_data* d) {
 
 // x <- L^-T x: L'y = x, eliminating each dof's value from its ancestors, leaves first
 static void solve_lt(const sim_model* m, const double* L, double* x) {
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   for (int i = m->nv - 1; i >= 0; i--) {
     double xi = x[i];
     if (xi == 0) continue;
-    int a = m->dof_Madr[i] + 1;
-    for (int j = par[i]; j >= 0; j = par[j], a++) x[j] -= L[a] * xi;
+    for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) x[col[a]] -= L[a] * xi;
   }
 }
 
 // x <- L^-1 x: root first
 static void solve_l(const sim_model* m, const double* L, double* x) {
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   for (int i = 0; i < m->nv; i++) {
     double s = x[i];
-    int a = m->dof_Madr[i] + 1;
-    for (int j = par[i]; j >= 0; j = par[j], a++) s -= L[a] * x[j];
+    for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) s -= L[a] * x[col[a]];
     x[i] = s;
   }
 }
@@ -316,7 +320,7 @@ static void solve_l(const sim_model* m, const double* L, double* x) {
 // dyn_solve on the dof ranges of the trees on (dyn_rnea_vp's mask); the others' x is not touched
 void dyn_solve_trees(const sim_model* m, const sim_data* d, double* x, int ntree,
                      const int* tree_dof, const int* tree_on) {
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   const double* L = d->qLD;
   for (int t = 0; t < ntree; t++) {
     if (!tree_on[t]) continue;
@@ -324,14 +328,12 @@ void dyn_solve_trees(const sim_model* m, const sim_data* d, double* x, int ntree
     for (int i = i1 - 1; i >= i0; i--) {
       double xi = x[i];
       if (xi == 0) continue;
-      int a = m->dof_Madr[i] + 1;
-      for (int j = par[i]; j >= 0; j = par[j], a++) x[j] -= L[a] * xi;
+      for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) x[col[a]] -= L[a] * xi;
     }
     for (int i = i0; i < i1; i++) x[i] /= d->qLDiag[i];
     for (int i = i0; i < i1; i++) {
       double s = x[i];
-      int a = m->dof_Madr[i] + 1;
-      for (int j = par[i]; j >= 0; j = par[j], a++) s -= L[a] * x[j];
+      for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) s -= L[a] * x[col[a]];
       x[i] = s;
     }
   }
@@ -361,12 +363,12 @@ void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n) {
 // diagonal, then each ancestor entry used for both triangles
 void dyn_mulM(const sim_model* m, const sim_data* d, const double* x, double* y) {
   int nv = m->nv;
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   const double* M = d->qM;
   for (int i = 0; i < nv; i++) y[i] = M[m->dof_Madr[i]] * x[i];
   for (int i = 0; i < nv; i++) {
-    int a = m->dof_Madr[i] + 1;
-    for (int j = par[i]; j >= 0; j = par[j], a++) {
+    for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) {
+      int j = col[a];
       double mij = M[a];
       y[i] += mij * x[j];
       y[j] += mij * x[i];
@@ -400,14 +402,14 @@ void dyn_factor_dense(const sim_model* m, const sim_data* d, double* L) {
 // 1/2 v'Mv over the ancestor entries
 double dyn_kinetic(const sim_model* m, const sim_data* d) {
   int nv = m->nv;
-  const int* par = m->dof_parent;
+  const int* col = m->dof_Mcol;
   const double* M = d->qM;
   const double* v = d->v;
   double s = 0;
   for (int i = 0; i < nv; i++) {
     int a = m->dof_Madr[i];
     double r = 0.5 * M[a++] * v[i];
-    for (int j = par[i]; j >= 0; j = par[j], a++) r += M[a] * v[j];
+    for (int e = row_end(m, i); a < e; a++) r += M[a] * v[col[a]];
     s += r * v[i];
   }
   return s;

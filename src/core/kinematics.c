@@ -147,11 +147,12 @@ void kin_velocity(const sim_model* m, sim_data* d) {
 // ancestor dofs of the body's last dof through dof_parent, ascending
 int kin_chain(const sim_model* m, int body, int* dofs) {
   if (body <= 0 || body >= m->nbody) return 0;
-  // walk up from the body's last dof to count, then again writing from the back: ascending
-  // order without a reversal (every contact's Jacobian takes one or two chains)
-  int last = m->body_dofadr[body] + m->body_dofnum[body] - 1, n = 0;
-  for (int j = last; j >= 0; j = m->dof_parent[j]) n++;
-  for (int j = last, k = n; j >= 0; j = m->dof_parent[j]) dofs[--k] = j;
+  // the last dof's row of M lists it and its ancestors (dof_Mcol, nearest first): written
+  // from the back, ascending (every contact's Jacobian takes one or two chains)
+  int last = m->body_dofadr[body] + m->body_dofnum[body] - 1;
+  if (last < 0) return 0;
+  int a = m->dof_Madr[last], n = (last + 1 < m->nv ? m->dof_Madr[last + 1] : m->nM) - a;
+  for (int k = 0; k < n; k++) dofs[n - 1 - k] = m->dof_Mcol[a + k];
   return n;
 }
 

@@ -127,6 +127,7 @@ void model_free(sim_model* m) {
     free(m->buffer);
   }
   free(m->hfield_data);
+  free(m->dof_Mcol);
   free(m);
 }
 

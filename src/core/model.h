@@ -212,6 +212,10 @@ typedef struct sim_model {
   int maxdepth;             // largest number of dofs on a root-to-leaf path
   int nM;                   // entries of the tree-sparse mass matrix (d->qM, d->qLD): the sum
                             // over dofs of the dofs from it to its root (see dof_Madr)
+  int* dof_Mcol;            // (nM) the column of each entry: row i's entries dof_Madr[i]... hold
+                            // (i, i), (i, par(i)), ... and these are i, par(i), ...; the walks up a
+                            // row read it instead of chasing dof_parent (each step's address
+                            // waits on the last load); its own allocation, with nM
 
   double gravity[3];        // m/s^2
 

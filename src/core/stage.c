@@ -406,7 +406,8 @@ void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options*
   for (int it = 0; it < MIDPOINT_MAX_IT; it++) {
     dyn_rnea_vp(m, d, vm, sm->body_tree, on, sd->apas);
     for (int t = 0; t < nt; t++)
-      for (int k = tdof[t]; on[t] && k < tdof[t + 1]; k++) sd->apas[k] = -sd->apas[k];
+      if (on[t])
+        for (int k = tdof[t]; k < tdof[t + 1]; k++) sd->apas[k] = -sd->apas[k];
     dyn_solve_trees(m, d, sd->apas, nt, tdof, on);
     int left = 0;
     for (int t = 0; t < nt; t++) {

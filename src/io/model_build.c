@@ -856,6 +856,10 @@ static csim_status fill_dof_tree(sim_model* m, csim_error* err) {
   }
   m->nM = (int)nM;
   free(depth);
+  m->dof_Mcol = malloc(sizeof(int) * (nM > 0 ? nM : 1));
+  if (!m->dof_Mcol) return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
+  for (int i = 0; i < m->nv; i++)
+    for (int j = i, a = m->dof_Madr[i]; j >= 0; j = m->dof_parent[j], a++) m->dof_Mcol[a] = j;
   return CSIM_OK;
 }
 

@@ -3,6 +3,7 @@
 #include "core/collision/collision.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -708,6 +709,7 @@ struct coll_scratch {
   int* order;        // non-plane geoms sorted by AABB min x, kept between steps (nsweep)
   double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
   int* found;        // candidate pairs whose AABBs overlap this step             (npair)
+  uint64_t* mark;    // one bit per pair, all clear between calls (sort_found)    (npair / 64)
   int nreduced;      // contacts the patch reduction removed in the last coll_detect call,
   int nreduced_touch;  // and of those the touching ones (depth >= 0)
 };
@@ -1075,8 +1077,9 @@ csim_status coll_scratch_create(const coll_model* cm, coll_scratch** out, csim_e
     cs->order = malloc(sizeof(int) * ng1);
     cs->aabb = calloc(6 * ng1, sizeof(double));
     cs->found = malloc(sizeof(int) * np1);
+    cs->mark = calloc((np1 + 63) / 64, sizeof(uint64_t));
   }
-  if (!cs || !cs->order || !cs->aabb || !cs->found) {
+  if (!cs || !cs->order || !cs->aabb || !cs->found || !cs->mark) {
     coll_scratch_free(cs);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
   }
@@ -1096,6 +1099,7 @@ void coll_scratch_free(coll_scratch* cs) {
   free(cs->order);
   free(cs->aabb);
   free(cs->found);
+  free(cs->mark);
   free(cs);
 }
 
@@ -1167,6 +1171,33 @@ static void sort_ints(int* a, int n) {
   }
 }
 
+// the nf candidate pairs in cs->found in ascending order: by marking each pair's bit and reading
+// the marked ones back in order, O(nf + npair / 64), when that is cheaper than sort_ints'
+// O(nf log nf) (humanoid100: 197 of 8,063 pairs; the heap sort was 0.5 % of its step); the
+// same order as sort_ints' (the pairs are distinct: each geom pair is met once in the sweep, the
+// half-spaces' pairs are not in it; were one met twice, sort_ints orders them as before)
+static void sort_found(const coll_model* cm, coll_scratch* cs, int nf) {
+  int nw = (cm->npair + 63) / 64, dup = 0, *f = cs->found;
+  if (nf <= COLL_SORT_SMALL || nw > 8 * nf) {
+    sort_ints(f, nf);
+    return;
+  }
+  for (int k = 0; k < nf; k++) {
+    uint64_t b = (uint64_t)1 << (f[k] & 63);
+    dup |= (cs->mark[f[k] >> 6] & b) != 0;
+    cs->mark[f[k] >> 6] |= b;
+  }
+  if (dup) {
+    for (int k = 0; k < nf; k++) cs->mark[f[k] >> 6] = 0;
+    sort_ints(f, nf);
+    return;
+  }
+  int n = 0;
+  for (int w = 0; w < nw; w++)
+    for (uint64_t x = cs->mark[w]; x; x &= x - 1) f[n++] = 64 * w + __builtin_ctzll(x);
+  for (int k = 0; k < nf; k++) cs->mark[f[k] >> 6] = 0;
+}
+
 // sort and sweep: the candidate pairs whose world AABBs (grown by the margin) overlap, in
 // ascending pair order (the all-pairs order, so contacts come out the same); returns the count.
 // Cost O(n + k log k) for k overlapping pairs, plus the insertion sort's moves: few when geoms
@@ -1213,7 +1244,7 @@ static int broad_phase(const coll_model* cm, coll_scratch* cs, const double* geo
   // half-spaces: every geom is a candidate (the height test in coll_detect decides)
   for (int k = 0; k < cm->nplane * cm->ngeom; k++)
     if (cm->plane_pair[k] >= 0) cs->found[nf++] = cm->plane_pair[k];
-  sort_ints(cs->found, nf);
+  sort_found(cm, cs, nf);
   return nf;
 }
 

@@ -729,7 +729,7 @@ static int factor(const admm_op* o, double sigma, double* L) {
 }
 
 // forward then back substitution, both down contiguous columns
-void solver_chol_solve(int n, const double* L, double* x) {
+static inline void chol_solve_n(int n, const double* L, double* x) {
   // L y = x
   for (int j = 0; j < n; j++) {
     const double* Lj = L + (size_t)j * n;
@@ -743,6 +743,18 @@ void solver_chol_solve(int n, const double* L, double* x) {
     double acc = x[j];
     for (int i = j + 1; i < n; i++) acc -= Lj[i] * x[i];
     x[j] = acc / Lj[j];
+  }
+}
+
+// chol_solve_n with the loop bounds known for the common small sizes (newton's islands of 1-4
+// free bodies; the same operations in the same order)
+void solver_chol_solve(int n, const double* L, double* x) {
+  switch (n) {
+    case 6: chol_solve_n(6, L, x); return;
+    case 12: chol_solve_n(12, L, x); return;
+    case 18: chol_solve_n(18, L, x); return;
+    case 24: chol_solve_n(24, L, x); return;
+    default: chol_solve_n(n, L, x);
   }
 }
 
