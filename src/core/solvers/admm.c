@@ -827,6 +827,7 @@ typedef struct {
   int soft;    // the natural residual dropped once it alone stalls (admm_state natural_soft)
   int held;    // iterations in a row the stopping residual met the tolerance but for it
   double rb;   // the stopping residual without the natural residual (admm_stop)
+  int gready;  // admm_polish's dense G~ is built (once a solve: G~ does not change)
   size_t vb;   // bytes of a vector (n)
   double tol;
   double* L;   // the factor of G~ + (rho + prox) I
@@ -866,7 +867,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
-  a->held = 0;
+  a->held = a->gready = 0;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
@@ -1315,13 +1316,14 @@ static int admm_polish(solver* s, admm_run* a, int improve) {
   // projection step)
   double *G = s->work + off, *e = a->w1, *col = a->x, *l = a->wz, *c = a->w1;
   memset(e, 0, a->vb);
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; k < n && !a->gready; k++) {
     memset(col, 0, a->vb);
     e[k] = 1;
     velocity_h(&a->op, e, col);
     e[k] = 0;
     for (int r = 0; r < n; r++) G[(size_t)r * (size_t)n + (size_t)k] = col[r];
   }
+  a->gready = 1;
   memcpy(col, a->z, a->vb);
   polish_ncp(a->nc, G, p->g, p->mu, col, G + nn, kPolishIt, kPolishAim * a->tol);
   cones_project(p, col, l);  // Newton's iterate need not lie in the cones until it converges
