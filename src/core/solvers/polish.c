@@ -29,17 +29,21 @@ size_t polish_doubles(int n) {
   return (size_t)n * (size_t)n + 8 * (size_t)n;
 }
 
-// c = G l + g and F (natural map); max |F|, NAN when not finite
-static double nat_map(int nc, const double* G, const double* g, const double* mu, const double* l,
-                      double* c, double* F) {
-  int n = 3 * nc;
-  double m = 0;
+// y = G x + b (n rows; b NULL: none)
+static void gmul(int n, const double* G, const double* x, const double* b, double* y) {
   for (int r = 0; r < n; r++) {
     const double* Gr = G + (size_t)r * (size_t)n;
-    double acc = g[r];
-    for (int k = 0; k < n; k++) acc += Gr[k] * l[k];
-    c[r] = acc;
+    double acc = b ? b[r] : 0;
+    for (int k = 0; k < n; k++) acc += Gr[k] * x[k];
+    y[r] = acc;
   }
+}
+
+// F (the natural map) at l with velocity c; max |F|, NAN when not finite
+static double nat_map(int nc, const double* G, const double* mu, const double* l, const double* c,
+                      double* F) {
+  int n = 3 * nc;
+  double m = 0;
   for (int i = 0; i < nc; i++) {
     const double *li = l + 3 * i, *ci = c + 3 * i;
     double k = 1 / G[(size_t)(3 * i + 2) * (size_t)n + (size_t)(3 * i + 2)];
@@ -143,25 +147,30 @@ double polish_ncp(int nc, const double* G, const double* g, const double* mu, do
   for (int i = 0; i < nc; i++)
     if (!(G[(size_t)(3 * i + 2) * (size_t)n + (size_t)(3 * i + 2)] > 0)) return INFINITY;
   double *J = work, *c = J + (size_t)n * n, *F = c + n, *d = F + n, *lt = d + n, *ct = lt + n,
-         *Ft = ct + n;
-  double m = nat_map(nc, G, g, mu, lambda, c, F);
+         *Ft = ct + n, *gd = Ft + n;
+  gmul(n, G, lambda, g, c);
+  double m = nat_map(nc, G, mu, lambda, c, F);
   if (isnan(m)) return INFINITY;
   for (int it = 0; it < maxit && m > tol; it++) {
     build_jac(nc, G, mu, lambda, c, J);
     for (int k = 0; k < n; k++) d[k] = -F[k];
     if (lu_solve(n, J, d)) break;
-    double phi = sumsq(n, F), alpha = 1, mt = NAN;
+    gmul(n, G, d, NULL, gd);  // c moves along G d: a trial costs O(n), not a product
+    double phi = sumsq(n, F), alpha = 1;
     int h = 0;
     for (; h <= kHalvings; h++, alpha *= 0.5) {
-      for (int k = 0; k < n; k++) lt[k] = lambda[k] + alpha * d[k];
-      mt = nat_map(nc, G, g, mu, lt, ct, Ft);
+      for (int k = 0; k < n; k++) {
+        lt[k] = lambda[k] + alpha * d[k];
+        ct[k] = c[k] + alpha * gd[k];
+      }
+      double mt = nat_map(nc, G, mu, lt, ct, Ft);
       if (!isnan(mt) && sumsq(n, Ft) <= (1 - kArmijo * alpha) * phi) break;
     }
     if (h > kHalvings) break;
     memcpy(lambda, lt, sizeof(double) * (size_t)n);
-    memcpy(c, ct, sizeof(double) * (size_t)n);
-    memcpy(F, Ft, sizeof(double) * (size_t)n);
-    m = mt;
+    gmul(n, G, lambda, g, c);  // exact at the accepted iterate: no drift over the steps
+    m = nat_map(nc, G, mu, lambda, c, F);
+    if (isnan(m)) return INFINITY;
   }
   return m;
 }
