@@ -10,7 +10,7 @@
 // piece) converges quadratically once the pieces (stick, slide, separate) are the solution's,
 // which ADMM's iterate gives. G is singular on redundant contacts (four corners of a box: 12 rows
 // on 6 dofs), and so is J on sticking contacts (J = G / G_NN there): the step solves
-// (J + kDamp I) d = -F (Levenberg-Marquardt), which leaves the null space alone, and a
+// (J + kDamp I) d = -F (a damped Newton step: J alone can be singular), and a
 // backtracking search on |F|^2 keeps every accepted step a descent.
 #include "core/solvers/polish.h"
 
