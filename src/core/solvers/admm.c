@@ -1286,10 +1286,12 @@ static int admm_rho_update(admm_run* a, double dprim, double ddual) {
 // has not converged and once more at the cap, on islands up to kPolishRows rows (its LU is
 // O(n^3) a step), at most kPolishIt steps, aiming at kPolishAim of the tolerance (it converges
 // quadratically where it converges, and the NCP residual the answer is held to is not its
-// natural residual). Measured on humanoid100 under ncp/auto (docs/models_and_solvers.md): a
-// first try at 50 iterations ended 255 steps unconverged, at 25 and at 100 280 and 271, only at
-// the cap 280 (289 without it): every try costs a dense G~ and a factor, most early ones fail
-static const int kPolishRows = 192, kPolishIt = 30, kPolishEvery = 50;
+// natural residual). Measured on humanoid100 under ncp/auto (docs/models_and_solvers.md; with
+// the natural test held to the cap): a first try at 50 iterations ended 255 steps unconverged,
+// at 25 and at 100 280 and 271, only at the cap 280 (289 without it); with the grace below, 15
+// Newton steps a try 206 (10: 244, 30: 207 at more instructions). G~ is built once a solve, a
+// factor a Newton step
+static const int kPolishRows = 192, kPolishIt = 15, kPolishEvery = 50;
 static const double kPolishAim = 1e-2;
 // auto's coupled islands under the natural residual (admm_state natural_soft): iterations in a
 // row with every other residual met before the natural one is dropped. humanoid100 (ncp/auto):
