@@ -79,6 +79,7 @@
 
 #include "core/solvers/cone.h"
 #include "core/solvers/admm_impl.h"
+#include "core/solvers/polish.h"
 
 // One BLAS thread, set before any solve: OpenBLAS splits a large dense factorization (an
 // MPC's 192 x 192 problem, controllers/quadruped.c) over threads whose partial sums it adds in
@@ -835,6 +836,10 @@ typedef struct {
   int dir;     // the last move of rho: +1 up, -1 down, 0 none yet (the CCP's damping)
   int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
   int natural; // and the natural residual (solver.criterion: natural)
+  int soft;    // the natural residual dropped once it alone stalls (admm_state natural_soft)
+  int held;    // iterations in a row the stopping residual met the tolerance but for it
+  double rb;   // the stopping residual without the natural residual (admm_stop)
+  int gready;  // admm_polish's dense G~ is built (once a solve: G~ does not change)
   size_t vb;   // bytes of a vector (n)
   double tol;
   double* L;   // the factor of G~ + (rho + prox) I
@@ -872,6 +877,9 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->ncp = ncp;
   a->twice = !ncp && solver_stop_ncp(s);
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
+  admm_state* as = solver_admm(s);
+  a->soft = a->natural && as && as->natural_soft;
+  a->held = a->gready = 0;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
@@ -915,8 +923,9 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
 
 // the stopping residual of z given its model residual q and velocity c: with the NCP residual
 // when the CCP is held to it, with the natural residual under solver.criterion: natural
-static double admm_stop(const admm_run* a, double q, const double* z, const double* c) {
+static double admm_stop(admm_run* a, double q, const double* z, const double* c) {
   double r = a->twice ? fmax(q, residual(a->p, 1, z, c)) : q;
+  a->rb = r;
   if (a->natural && !isnan(r)) {
     double nat = solver_natural_on(a->p, z, c, NULL, a->nc);
     if (!(nat <= r)) r = nat;
@@ -1285,6 +1294,64 @@ static int admm_rho_update(admm_run* a, double dprim, double ddual) {
   return !admm_refactor(a);
 }
 
+// the Newton finish (polish.c, issue 26): tried every kPolishEvery iterations of an island that
+// has not converged and once more at the cap, on islands up to kPolishRows rows (its LU is
+// O(n^3) a step), at most kPolishIt steps, aiming at kPolishAim of the tolerance (it converges
+// quadratically where it converges, and the NCP residual the answer is held to is not its
+// natural residual). Measured on humanoid100 under ncp/auto (docs/models_and_solvers.md; with
+// the natural test held to the cap): a first try at 50 iterations ended 255 steps unconverged,
+// at 25 and at 100 280 and 271, only at the cap 280 (289 without it); with the grace below, 15
+// Newton steps a try 206 (10: 244, 30: 207 at more instructions). G~ is built once a solve, a
+// factor a Newton step
+static const int kPolishRows = 192, kPolishIt = 15, kPolishEvery = 50;
+static const double kPolishAim = 1e-2;
+// auto's coupled islands under the natural residual (admm_state natural_soft): iterations in a
+// row with every other residual met before the natural one is dropped. humanoid100 (ncp/auto):
+// 20 ended 233 steps unconverged where holding it to the cap ended 255, 50 240, 5 230; chains
+// meet it within a few iterations or not at all (docs/models_and_solvers.md)
+static const int kNaturalGrace = 20;
+
+// the Newton finish on the NCP's natural map (polish.c) from z: 1 when its answer's stopping
+// residual meets the tolerance, or with improve set is below the run's (z, c, q, r then its
+// answer), 0 with the run untouched. Plain contacts of the NCP only (no condim 4/6 pair, no box
+// entry); the island's dense G~, built column by column, lies after ADMM's vectors in the work
+// (not tried when the work cannot hold it and Newton's matrix)
+static int admm_polish(solver* s, admm_run* a, int improve) {
+  const solver_problem* p = a->p;
+  int n = a->n;
+  if (!a->ncp || n > kPolishRows) return 0;
+  for (int i = 0; i < a->nc; i++)
+    if ((p->link && p->link[i] != -1) || (p->box && p->box[i])) return 0;
+  size_t nn = (size_t)n * (size_t)n;
+  size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : nn;
+  size_t off = 2 * mat + 17 * (size_t)n;  // admm_setup's matrices and vectors
+  if (off + nn + polish_doubles(n) > s->nwork) return 0;
+  // scratch between iterations: w1 (power iteration), x (rewritten by the x-step), wz (by the
+  // projection step)
+  double *G = s->work + off, *e = a->w1, *col = a->x, *l = a->wz, *c = a->w1;
+  memset(e, 0, a->vb);
+  for (int k = 0; k < n && !a->gready; k++) {
+    memset(col, 0, a->vb);
+    e[k] = 1;
+    velocity_h(&a->op, e, col);
+    e[k] = 0;
+    for (int r = 0; r < n; r++) G[(size_t)r * (size_t)n + (size_t)k] = col[r];
+  }
+  a->gready = 1;
+  memcpy(col, a->z, a->vb);
+  polish_ncp(a->nc, G, p->g, p->mu, col, G + nn, kPolishIt, kPolishAim * a->tol);
+  cones_project(p, col, l);  // Newton's iterate need not lie in the cones until it converges
+  velocity(&a->op, l, c);
+  double q = residual(p, 1, l, c), r = admm_stop(a, q, l, c);
+  if (improve ? !(r < a->r) : !(r <= a->tol)) return 0;
+  memcpy(a->z, l, a->vb);
+  memcpy(a->c, c, a->vb);
+  a->q = q;
+  a->r = r;
+  a->fresh = 1;
+  return 1;
+}
+
 // iterate from z until the stopping residual meets the tolerance, is not finite, the cap or a
 // signal; the answer in z is the last iterate, or when not converged the best one by q.
 // Returns the iterations
@@ -1301,7 +1368,13 @@ static int admm_iterate(solver* s, admm_run* a) {
     velocity(&a->op, a->z, a->c);
     a->q = residual(a->p, a->ncp, a->z, a->c);
     a->r = admm_stop(a, a->q, a->z, a->c);
+    if (a->soft && a->rb <= a->tol && !(a->r <= a->tol)) {
+      if (++a->held >= kNaturalGrace) a->r = a->rb;  // the natural residual alone stalls
+    } else {
+      a->held = 0;
+    }
     if (a->r <= a->tol || !isfinite(a->r)) break;
+    if (it % kPolishEvery == 0 && admm_polish(s, a, 0)) break;
     if (a->q < qbest) {
       qbest = a->q;
       rbest = a->r;
@@ -1338,6 +1411,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   admm_spectrum(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
+  if (!(a.r <= a.tol)) admm_polish(s, &a, 1);  // at the cap: the better of the two
   s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
   if (a.fresh) memcpy(s->c, a.c, a.vb);
   memcpy(lambda, a.z, a.vb);

@@ -35,6 +35,8 @@ typedef struct {
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
   int maxc;      // contacts run holds
   unsigned char* run;  // (maxc) 1 when a contact's dofs are consecutive, ascending (admm_op)
+  int natural_soft;    // solver.criterion natural held as auto's coupled islands hold it
+                       // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
 } admm_state;
 
 enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };

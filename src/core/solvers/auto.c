@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "core/interrupt.h"
+#include "core/solvers/admm_impl.h"
 #include "core/solvers/solver_impl.h"
 
 // sweeps between two rate estimates of the first solver: long enough that one estimate is not
@@ -264,7 +265,10 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
     memset(a->pick, 1, (size_t)nis);
     solver_criterion crit = second->opt.criterion;
     second->opt.criterion = coupled_criterion(s);
+    admm_state* as = second->opt.kind == CSIM_SOLVER_ADMM ? solver_admm(second) : NULL;
+    if (as) as->natural_soft = a->coupled_natural;
     second_pass(s, a, p, nis, lambda, res);
+    if (as) as->natural_soft = 0;
     second->opt.criterion = crit;
     res->islands = res->switched = nis;
     return;
