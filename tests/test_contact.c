@@ -24,6 +24,19 @@ static double urand(void) {
   return urand_splitmix(&rng);
 }
 
+// the sim of scenario text y after one step, which found ncon contacts (*cfg: its scenario)
+static sim* stepped_once(const char* y, scn_config** cfg, int ncon) {
+  sim* s = NULL;
+  csim_error err;
+  err_clear(&err);
+  ck_assert_msg(scn_load_string(y, "test_contact.yaml", NULL, 0, cfg, &err) == CSIM_OK, "%s", err.msg);
+  ck_assert_msg(sim_create(*cfg, &s, &err) == CSIM_OK, "%s", err.msg);
+  sim_stepinfo info;
+  ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+  ck_assert_int_eq(s->data.con->ncon, ncon);
+  return s;
+}
+
 // reorder: the next step's contacts shuffled (binary search), else in the stored order with a
 // few gone from the middle (warm_start's cursor, then the search past a changed feature)
 static void warm_check(int reorder) {
@@ -36,16 +49,9 @@ static void warm_check(int reorder) {
                           0.2 * (i % 4), 0.2 * (i / 4));
   snprintf(y + k, sizeof y - k, "solver: {name: pgs, tolerance: 1.0e-8}\n");
   scn_config* cfg = NULL;
-  sim* s = NULL;
-  csim_error err;
-  err_clear(&err);
-  ck_assert_msg(scn_load_string(y, "test_contact.yaml", NULL, 0, &cfg, &err) == CSIM_OK, "%s", err.msg);
-  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "%s", err.msg);
-  sim_stepinfo info;
-  ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+  sim* s = stepped_once(y, &cfg, 64);
   contact_data* c = s->data.con;
   int n = c->ncon;
-  ck_assert_int_eq(n, 64);
   // remember random impulses and duals (some duals NaN: none) for these contacts, stored in
   // a shuffled order (collision lists them nearly sorted by id)
   for (int i = n - 1; i > 0; i--) {
@@ -115,21 +121,14 @@ END_TEST
 // prev_sort's merge then hands the order to its heap sort): every other contact still gets its
 // own impulse, and the shared id one of the two
 START_TEST(warm_start_equal_ids) {
-  scn_config* cfg = NULL;
-  sim* s = NULL;
-  csim_error err;
-  err_clear(&err);
   const char* y = "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane}}\nrobots:\n"
                   "  - {urdf: robots/cube.urdf, base: free, q0: [0, 0, 0.05, 0, 0, 0, 1]}\n"
                   "  - {urdf: robots/cube.urdf, base: free, q0: [0.2, 0, 0.05, 0, 0, 0, 1]}\n"
                   "solver: {name: pgs, tolerance: 1.0e-8}\n";
-  ck_assert_msg(scn_load_string(y, "test_contact.yaml", NULL, 0, &cfg, &err) == CSIM_OK, "%s", err.msg);
-  ck_assert_msg(sim_create(cfg, &s, &err) == CSIM_OK, "%s", err.msg);
-  sim_stepinfo info;
-  ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+  scn_config* cfg = NULL;
+  sim* s = stepped_once(y, &cfg, 8);
   contact_data* c = s->data.con;
   int n = c->ncon;
-  ck_assert_int_eq(n, 8);
   // stored in reverse (8 stretches to merge), contact 2 given contact 5's id
   for (int i = 0; i < n / 2; i++) {
     coll_contact t = c->con[i];
