@@ -340,6 +340,15 @@ START_TEST(fclib_piles) {
 }
 END_TEST
 
+// one island of 1710 rows whose W is not symmetric (its skew part read over the sparse pattern,
+// the dense skew part no longer filled on that path) and whose block pattern comes from one pass
+// over G's rows (admm.c block_marks): the sparse factor's solves and a whole ADMM solve against
+// the dense factor's, as above (2 s)
+START_TEST(fclib_kaplas_tower) {
+  check_fclib("siconos_dat_converted/KaplasTower-i1061-4.hdf5", 570);
+}
+END_TEST
+
 // the factored form's x-step with its local dofs in any order: ADMM's dof-space factor visits
 // each pair of a contact's entries once, the pairs whose dofs descend by the column's own
 // expression, and a contact whose dofs are consecutive (a chain's path) as one stretch (admm.c
@@ -411,6 +420,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, fclib_piles);
   tcase_add_test(tc, local_dof_orders);
   tcase_add_test(tc, chain_dense_factor);
+  tcase_add_test(tc, fclib_kaplas_tower);
   suite_add_tcase(s, tc);
   return s;
 }

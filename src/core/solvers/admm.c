@@ -970,7 +970,15 @@ static void admm_skew(admm_run* a) {
         a->skew = 1;
         break;
       }
-  if (a->skew)
+}
+
+// the dense skew part Ks for the dense x-step only (the sparse one reads G over its pattern,
+// skew_pattern): filling it is O(n^2) strided reads and, on a 1710-row FCLib island, 23 MB of
+// first-touched pages, more than CHOLMOD's factor (KaplasTower-i1061-4)
+static void admm_skew_dense(admm_run* a) {
+  int n = a->n;
+  const double* G = a->p->dense;
+  if (a->skew && !a->op.ce)
     for (int r = 0; r < n; r++)
       for (int k = 0; k < n; k++)
         a->Ks[(size_t)r * n + k] = 0.5 * (G[(size_t)r * n + k] - G[(size_t)k * n + r]);
@@ -1049,33 +1057,44 @@ static int dof_pattern(const solver_problem* p, int* iw, chol_cache* cc) {
   return 0;
 }
 
-// 1 when contacts a and b share dofs: a nonzero entry in block (a, b) or (b, a) of G (n x n)
-static int block_nonzero(const double* G, size_t n, int a, int b) {
-  for (int r = 0; r < 3; r++)
-    for (int t = 0; t < 3; t++)
-      if (G[(3 * (size_t)a + r) * n + 3 * (size_t)b + t] != 0 ||
-          G[(3 * (size_t)b + t) * n + 3 * (size_t)a + r] != 0)
-        return 1;
-  return 0;
+// the contact pairs with a nonzero 3x3 block of G (n x n row-major) into m (nc x nc bytes):
+// m[a nc + b] = 1 when block (a, b) holds an entry != 0. One pass over G's rows in memory order
+// (testing blocks (a, b) and (b, a) pair by pair read every other entry a row apart: on
+// KaplasTower-i1061-4, 1710 rows, twice as long as CHOLMOD's numeric factor)
+static void block_marks(const double* G, int nc, unsigned char* m) {
+  size_t n = 3 * (size_t)nc;
+  memset(m, 0, (size_t)nc * (size_t)nc);
+  for (size_t r = 0; r < n; r++) {
+    const double* row = G + r * n;
+    unsigned char* mr = m + (r / 3) * (size_t)nc;
+    for (int b = 0; b < nc; b++)
+      if (row[3 * b] != 0 || row[3 * b + 1] != 0 || row[3 * b + 2] != 0) mr[b] = 1;
+  }
+}
+
+// 1 when contacts a and b share dofs: a nonzero entry in block (a, b) or (b, a) (block_marks)
+static int block_nonzero(const unsigned char* m, size_t nc, int a, int b) {
+  return m[(size_t)a * nc + (size_t)b] || m[(size_t)b * nc + (size_t)a];
 }
 
 // the pattern of G~'s lower triangle in contact space into the cache's scratch: whole 3x3 blocks
 // of the contact pairs whose block is not zero (a block is zero exactly when the two contacts
-// share no dofs, solver_gdense), the diagonal blocks always; by columns, rows ascending. Two
-// passes over the block pattern (count, then fill): O(n^2) reads, one dense product's.
+// share no dofs, solver_gdense), the diagonal blocks always; by columns, rows ascending. One pass
+// over G's rows (block_marks, into scratch: nc^2 bytes), two over the marks (count, then fill).
 // 0 on success
-static int contact_pattern(const solver_problem* p, chol_cache* cc) {
+static int contact_pattern(const solver_problem* p, chol_cache* cc, unsigned char* scratch) {
   int nc = p->nc, n = 3 * nc;
   size_t blocks = 0;
+  block_marks(p->dense, nc, scratch);
   for (int b = 0; b < nc; b++)
-    for (int a = b; a < nc; a++) blocks += a == b || block_nonzero(p->dense, (size_t)n, a, b);
+    for (int a = b; a < nc; a++) blocks += a == b || block_nonzero(scratch, (size_t)nc, a, b);
   int *cp, *ri;
   if (chol_reserve(cc, n, 9 * blocks, &cp, &ri)) return 1;
   int cnt = 0;
   for (int b = 0; b < nc; b++) {
     int start = cnt;
     for (int a = b; a < nc; a++)
-      if (a == b || block_nonzero(p->dense, (size_t)n, a, b))
+      if (a == b || block_nonzero(scratch, (size_t)nc, a, b))
         for (int r = 0; r < 3; r++) ri[cnt++] = 3 * a + r;
     int len = cnt - start;  // column 3b + t holds these rows from row 3b + t on
     for (int t = 0; t < 3; t++) {
@@ -1114,7 +1133,10 @@ static int admm_sparse(solver* s, admm_run* a) {
   // a solver that never factors sparse holds none of it
   if (!st->chol && !(st->chol = chol_create())) return 0;
   if (nd > 0 && (!st->yord || p->nv > s->opt.nv || p->ystride > s->opt.max_chain)) return 0;
-  if (nd > 0 ? dof_pattern(p, st->yord, st->chol) : contact_pattern(p, st->chol)) return 0;
+  // contact space: the dense factor's work (n^2 doubles, unused until the factor) is the marks'
+  if (nd > 0 ? dof_pattern(p, st->yord, st->chol)
+             : contact_pattern(p, st->chol, (unsigned char*)(void*)a->L))
+    return 0;
   int analysed;
   chol_entry* e = chol_lookup(st->chol, dim, &analysed);
   if (!e) return 0;
@@ -1408,6 +1430,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   admm_skew(&a);
   res->band_islands = admm_band(s, &a);
   if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a);
+  admm_skew_dense(&a);
   admm_spectrum(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
@@ -1432,6 +1455,7 @@ int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma
   st->fact = fact;
   int got = admm_band(s, &a) ? ADMM_FACT_BAND
             : admm_sparse(s, &a) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
+  admm_skew_dense(&a);
   st->fact = keep;
   if (got != fact) return -1;
   if (factor(&a.op, sigma, a.L)) return 1;
