@@ -57,16 +57,16 @@ def bench_once(s, sets, tmp, tag):
 def count(s, sets, tmp, tag):
     label, _, _, path, sets0, _, steps, _ = s
     out = os.path.join(tmp, "cg.%s.%s" % (label, tag))
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=bench_csim_step",
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=bench_csim_step*",
            "--callgrind-out-file=" + out, bs.BIN, "--scenario", path, "--label", label,
-           "--csim", "ncp/pgs", "--mujoco", "none", "--steps", str(steps), "--batches", "1",
+           "--csim", "ncp/pgs", "--mujoco", "none", "--steps", str(steps), "--batches", "0",
            "--no-eps"] + bs.sets_args(sets0 + sets)
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(out):
         return None
     with open(out) as f:
         m = bs.re.search(r"^totals:\s*(\d+)", f.read(), bs.re.M)
-    return int(m.group(1)) / (2.0 * steps) if m else None
+    return int(m.group(1)) / float(steps) if m and int(m.group(1)) > 0 else None
 
 
 def final_q(s, sets, tmp, tag):

@@ -8,11 +8,11 @@ chooses between them per island, docs/models_and_solvers.md) and MuJoCo
 (Newton, elliptic cone, default solref/solimp, the scenario's dt, tolerance and iteration cap)
 run the same robot description through build/bench_mujoco (tools/bench/bench_mujoco.c says how the
 models are matched):
-  horizon    every figure covers the scene's whole run (duration / dt: 600 steps for the cubes,
-             2000 for Solo-12 and Talos, 1000 for the generated scenes), but where a whole run
-             under callgrind would take hours: COUNT_HORIZON (grid_256, grid_1024, stack_32,
-             stack_64: their first N steps) and TIME_HORIZON (grid_1024); the CSV's steps_run,
-             steps_time and steps_counted say which;
+  horizon    every figure of the default pair and MuJoCo covers the scene's whole run
+             (duration / dt: 600 steps for the cubes, 2000 for Solo-12 and Talos, 1000 for the
+             generated scenes); the fixed pairs beside the default are counted over the first
+             FIXED_COUNT steps (FIXED_COUNT below); the CSV's steps_run, steps_time,
+             steps_counted and steps_counted_fixed say which;
   time       us/step, the median over BATCHES interleaved batches (batch b of every csim solver
              and MuJoCo in turn, one bench_mujoco run), wall time of the step loop only;
   Ir/step    instructions inside the step (valgrind --tool=callgrind, collection toggled on inside
@@ -135,11 +135,13 @@ def chain_yaml(n, urdf):
             "integrator: {dt: 1.0e-3, duration: 1.0}\n" % (n, urdf, q0, SOLVER))
 
 
-# the big scenes' callgrind horizon: the first N steps of their 1000 (a whole run under callgrind
-# would take hours there); every other scene is counted over its whole run
-COUNT_HORIZON = {"grid_256": 100, "grid_1024": 10, "stack_32": 300, "stack_64": 200}
-# and their timed horizon where a whole run does not fit (MuJoCo alone, 1024 cubes: minutes a batch)
-TIME_HORIZON = {"grid_1024": 100}
+# every scene is timed and counted over its whole run: the counting runs step each engine once
+# (bench_mujoco --batches 0), about 1e8 instructions a second under callgrind here, so the
+# largest (grid_1024, 2.8e10 instructions in csim's steps) takes some five minutes. A horizon of
+# the first N steps can still be set per scene for a slower machine (the tables then say
+# "first N of M"): {"grid_1024": 100}
+COUNT_HORIZON = {}
+TIME_HORIZON = {}
 # the pairs other than the default (the fixed solvers beside it) are counted over the first
 # FIXED_COUNT steps of the counted horizon, MuJoCo again over the same steps for their ratios: a
 # whole run of ncp/pgs under callgrind on the stacks and long chains (every step at the cap, 500
@@ -251,12 +253,12 @@ def count(s, engine, tmp, alone=False, steps=None):
     if alone:
         sets = sets + [MJ_ALONE_BUDGET]
     out = os.path.join(tmp, "cg.%s.%s.%d" % (label, engine.replace("/", "_"), steps))
-    fn = "mj_step" if engine == "mujoco" else "bench_csim_step"
+    fn = "mj_step" if engine == "mujoco" else "bench_csim_step*"  # LTO may name it bench_csim_step.lto_priv.0
     lists = ["--csim", engine, "--mujoco", "none"] if engine != "mujoco" else \
             ["--csim", "none", "--mujoco", "newton"]
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=" + fn,
            "--callgrind-out-file=" + out, BIN, "--scenario", path, "--label", label] + lists + \
-          ["--steps", str(steps), "--batches", "1", "--no-eps"] + sets_args(sets)
+          ["--steps", str(steps), "--batches", "0", "--no-eps"] + sets_args(sets)
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(out):
         return None
@@ -264,8 +266,9 @@ def count(s, engine, tmp, alone=False, steps=None):
         m = re.search(r"^totals:\s*(\d+)", f.read(), re.M)
     if m and steps == s[7] and engine in (DEFAULT, "mujoco"):
         PROFILES[(label, engine)] = profile(out)
-    # bench_mujoco steps the scene twice: one timed batch and the statistics pass
-    return int(m.group(1)) / (2.0 * steps) if m else None
+    # --batches 0: bench_mujoco steps the scene once (its timed loop); a count of nothing means
+    # the toggle missed the function (a renamed symbol), not a free step
+    return int(m.group(1)) / float(steps) if m and int(m.group(1)) > 0 else None
 
 
 # where the instructions go: (scene, engine) -> the top functions by self cost, from the

@@ -145,9 +145,9 @@ def run_csim(yaml, sets, tmp):
             field(r.stdout, r"eps_abs mean ([0-9.eE+-]+)"), int(field(r.stdout, r"nv ([0-9]+);") or 0))
 
 
-def callgrind(cmd, fn, tmp, steps, twice):
-    """instructions per step inside fn (callgrind totals / steps; bench_mujoco steps twice: one
-    batch and its statistics pass), or None"""
+def callgrind(cmd, fn, tmp, steps):
+    """instructions per step inside fn (callgrind totals / steps: testspeed steps once, and
+    bench_mujoco too with --batches 0, its statistics pass alone), or None"""
     out = os.path.join(tmp, "cg.out")
     if os.path.exists(out):
         os.remove(out)
@@ -158,7 +158,7 @@ def callgrind(cmd, fn, tmp, steps, twice):
         return None
     with open(out) as f:
         m = re.search(r"^totals:\s*(\d+)", f.read(), re.M)
-    return int(m.group(1)) / ((2.0 if twice else 1.0) * steps) if m else None
+    return int(m.group(1)) / float(steps) if m and int(m.group(1)) > 0 else None  # 0: toggle missed
 
 
 def bench_file(label, rel, steps, nir, tmp, have_vg):
@@ -186,7 +186,7 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
     mj_us = statistics.median(times["mujoco"]) if times["mujoco"] else None
     mj_ir = None
     if have_vg and isinstance(mj, tuple):
-        mj_ir = callgrind([TESTSPEED, path, str(nir), "1", "0"], "mj_step", tmp, nir, False)
+        mj_ir = callgrind([TESTSPEED, path, str(nir), "1", "0"], "mj_step", tmp, nir)
     rows.append({"model": label, "file": rel, "engine": "MuJoCo testspeed", "steps": steps,
                  "steps_ir": nir, "rounds": ROUNDS, "nv": mj[2] if isinstance(mj, tuple) else None,
                  "contacts_mean": mj[1] if isinstance(mj, tuple) else None, "us_per_step": mj_us,
@@ -202,8 +202,8 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
             cone = "pyramidal" if "contact.cone=pyramidal" in sets else "elliptic"
             yaml_ir = scenario(path, nir, dt, tmp, label + "_ir", cone)
             ir = callgrind([BENCH, "--scenario", yaml_ir, "--label", label, "--csim", pair,
-                            "--mujoco", "none", "--steps", str(nir), "--batches", "1", "--no-eps"],
-                           "bench_csim_step", tmp, nir, True)
+                            "--mujoco", "none", "--steps", str(nir), "--batches", "0", "--no-eps"],
+                           "bench_csim_step*", tmp, nir)
         rows.append({"model": label, "file": rel, "engine": name, "steps": steps, "steps_ir": nir,
                      "rounds": ROUNDS,
                      "nv": c[3] if ok else None, "contacts_mean": c[1] if ok else None,
