@@ -195,11 +195,59 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
   rnea_backward(m, d, tau, NULL, NULL);
 }
 
+// rnea_forward_body's velocity products (no gravity, qacc or f_ext) for a body on a free joint
+// below the world (humanoid100's 100 loose geoms), with the operations on exact zeros left out,
+// so the values are the general pass's: the parent's v and a are zero (v = v_J, a = c_J); the
+// joint's S = [Rq' e_k; 0] and [c x e_k; e_k] (kinematics.c free_cdof) makes v_J's angular part
+// w itself; v x v_J = 0 (w x u + u x w cancels exactly in floating point, w x w = 0), and
+// I a = (m a, h x a) as a has no angular part. A third of the general pass's instructions
+static void rnea_vp_free_root(const sim_model* m, sim_data* d, int b, const double* v_in) {
+  const int da = m->body_dofadr[b];
+  const double *S = d->cdof + 6 * da, *qd = v_in + da, *c = m->body_com + 3 * b;
+  double* v = d->rvel + 6 * b;
+  double* a = d->cacc + 6 * b;
+  double* f = d->cfrc + 6 * b;
+  const double* w = qd + 3;
+  // v = S qdot, the dofs in the general pass's order
+  for (int i = 0; i < 3; i++) {
+    double s = S[i] * qd[0];
+    for (int k = 1; k < 6; k++) s += S[6 * k + i] * qd[k];
+    v[i] = s;
+    v[3 + i] = w[i];
+  }
+  // a = c_J = -w x (v_lin - c x w)
+  double t1[3], t2[3], u[3];
+  sp_cross3(t1, c, w);
+  for (int i = 0; i < 3; i++) u[i] = v[i] - t1[i];
+  sp_cross3(t2, w, u);
+  for (int i = 0; i < 3; i++) a[i] = -t2[i], a[3 + i] = 0;
+  // f = I a + v x* (I v)
+  const double* I = m->body_cinert + 10 * b;
+  double Iv[6];
+  for (int i = 0; i < 3; i++) f[i] = I[0] * a[i];
+  sp_cross3(f + 3, I + 1, a);
+  inertia_mul(Iv, I, v);
+  sp_cross3(t1, w, Iv);
+  sp_add3(f, f, t1);
+  sp_cross3(t1, w, Iv + 3);
+  sp_cross3(t2, v, Iv);
+  for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
+}
+
+// a body on a free joint whose parent is the world (rnea_vp_free_root applies)
+static inline int free_root(const sim_model* m, int b) {
+  return m->body_parent[b] == 0 && m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE &&
+         m->body_dofnum[b] == 6;
+}
+
 void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
                  const int* tree_on, double* tau) {
   memset(d->rvel, 0, 6 * sizeof(double));
-  for (int b = 1; b < m->nbody; b++)
-    if (tree_on[body_tree[b]]) rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+  for (int b = 1; b < m->nbody; b++) {
+    if (!tree_on[body_tree[b]]) continue;
+    if (free_root(m, b)) rnea_vp_free_root(m, d, b, v);
+    else rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+  }
   rnea_backward(m, d, tau, body_tree, tree_on);
 }
 
