@@ -17,6 +17,17 @@
 #define EPA_MAX_F 256
 #define EPA_MAX_E 192
 #define EPA_MAX_ITER 100
+// EPA's stop: the support passes the closest face by at most abs + rel depth, which bounds the
+// depth's error (the face's distance is below the depth, the support's above). Polytopes reach
+// the tight bound in a few steps; on curved shapes (cylinders, ellipsoids) each step only refines
+// the facets near the answer: on humanoid100 the tight bound took 21 supports per call (53k
+// instructions), the curved one 16.6 (37k). Against closed forms at random poses (tests/
+// test_collision.c curved_epa_vs_closed_forms) the depth stays within the bound, the normal
+// within 5.8e-4 rad (2.1e-4 tight) and the point within 1.6e-5 m (2.2e-6 tight)
+#define EPA_TIGHT_ABS 1e-11
+#define EPA_TIGHT_REL 1e-10
+#define EPA_CURVED_ABS 1e-9
+#define EPA_CURVED_REL 1e-6
 #define FEATURE_SINGLE 1700000000  // feature of the single GJK/EPA contact
 #define CPI 3.14159265358979323846
 
@@ -503,8 +514,10 @@ static int closest_face(const epoly* P) {
 
 // EPA from the GJK simplex: penetration depth of the cores, unit normal n (direction B moves to
 // separate) and witness points; returns 0 on a degenerate polytope (caller falls back to MPR)
-static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
+static int epa(cshape* A, cshape* B, const simplex* s, int curved, double* depth,
                double n[3], double pa[3], double pb[3]) {
+  const double tabs = curved ? EPA_CURVED_ABS : EPA_TIGHT_ABS;
+  const double trel = curved ? EPA_CURVED_REL : EPA_TIGHT_REL;
   epoly P;
   if (!epa_init(A, B, s, &P)) return 0;
   int best = -1;
@@ -518,7 +531,7 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
     diff_support(A, B, F->n, &w);
     double dw = sp_dot3(F->n, w.w);
     // converged: the support does not pass the face (absolute + relative tolerance)
-    if (dw - F->d <= 1e-11 + 1e-10 * fabs(F->d)) break;
+    if (dw - F->d <= tabs + trel * fabs(F->d)) break;
     if (P.nv >= EPA_MAX_V) break;
     int iw = P.nv;
     P.v[P.nv++] = w;
@@ -757,6 +770,8 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
       g1->type == MODEL_GEOM_HFIELD || g2->type == MODEL_GEOM_HFIELD)
     return 0;
   double r1 = core_radius(g1), r2 = core_radius(g2);
+  int curved = g1->type == MODEL_GEOM_CYLINDER || g2->type == MODEL_GEOM_CYLINDER ||
+               g1->type == MODEL_GEOM_ELLIPSOID || g2->type == MODEL_GEOM_ELLIPSOID;
   simplex s;
   cshape A = {g1, 0}, B = {g2, 0};
   double dist = 0, pa[3], pb[3], n[3], depth;
@@ -770,7 +785,7 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
     sp_scale3(n, n, 1.0 / dist);
   } else {
     double dc;
-    if (!epa(&A, &B, &s, &dc, n, pa, pb)) {
+    if (!epa(&A, &B, &s, curved, &dc, n, pa, pb)) {
       // degenerate polytope: libccd's MPR on the full shapes
       int k = coll_mpr(g1, g2, con);
       if (k && con->depth < -margin) return 0;
@@ -790,8 +805,6 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
   // is only close to n (an edge or a cylinder rim nearly parallel to a face) would report other
   // depths along another normal; keep the single point then. EPA is exact on polytopes (cores
   // without cylinders): a tight tolerance; on cylinders it stops at a small gap.
-  int curved = g1->type == MODEL_GEOM_CYLINDER || g2->type == MODEL_GEOM_CYLINDER ||
-               g1->type == MODEL_GEOM_ELLIPSOID || g2->type == MODEL_GEOM_ELLIPSOID;
   double tol = 1e-10 + (curved ? 1e-4 : 1e-9) * fabs(depth), pmax = -DBL_MAX;
   for (int i = 0; i < k; i++)
     if (patch[i].depth > pmax) pmax = patch[i].depth;
