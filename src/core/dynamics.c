@@ -282,6 +282,36 @@ static inline int row_end(const sim_model* m, int i) {
   return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
 }
 
+// S'F for column k of a free joint's S (free_cdof): the linear columns [Rq' e_k; 0] need only
+// the first three products (the others are products by exact zeros)
+static inline double free_dot(int k, const double S[6], const double F[6]) {
+  return k < 3 ? S[0] * F[0] + S[1] * F[1] + S[2] * F[2] : dot6(S, F);
+}
+
+// dyn_crba's rows of the six dofs of a free body below the world (free_root), with its values:
+// every entry is within the body (no force carried to a parent), and a linear column's
+// I S = (m s, h x s) as its angular part is zero
+static void crba_free_root(const sim_model* m, sim_data* d, int b) {
+  const double* I = d->crb + 10 * b;
+  int da = m->body_dofadr[b];
+  for (int i = da; i < da + 6; i++) {
+    const double* S = d->cdof + 6 * i;
+    double F[6];
+    if (i < da + 3) {
+      for (int r = 0; r < 3; r++) F[r] = I[0] * S[r];
+      sp_cross3(F + 3, I + 1, S);
+    } else {
+      inertia_mul(F, I, S);
+    }
+    int adr = m->dof_Madr[i];
+    d->qM[adr++] = free_dot(i - da, S, F) + m->dof_armature[i];
+    for (int e = row_end(m, i); adr < e; adr++) {
+      int j = m->dof_Mcol[adr];
+      d->qM[adr] = free_dot(j - da, d->cdof + 6 * j, F);
+    }
+  }
+}
+
 // RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
 // F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
 // (dof_Madr: the diagonal, then the ancestors in the order the chain is walked); each dof's
@@ -298,6 +328,11 @@ void dyn_crba(const sim_model* m, sim_data* d) {
   // rows along the chain
   for (int i = 0; i < nv; i++) {
     int b = m->dof_body[i], adr = m->dof_Madr[i];
+    if (free_root(m, b)) {  // the free joint's 6 x 6 block, all of these rows
+      crba_free_root(m, d, b);
+      i += 5;
+      continue;
+    }
     double F[6];
     inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
     d->qM[adr++] = dot6(d->cdof + 6 * i, F) + m->dof_armature[i];
