@@ -83,6 +83,19 @@ static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+// a body on a free joint whose parent is the world (its joint's S is free_cdof's:
+// the fast paths below apply)
+static inline int free_root(const sim_model* m, int b) {
+  return m->body_parent[b] == 0 && m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE &&
+         m->body_dofnum[b] == 6;
+}
+
+// S'F for column k of a free joint's S (free_cdof): the linear columns [Rq' e_k; 0] need only
+// the first three products (the others are products by exact zeros)
+static inline double free_dot(int k, const double S[6], const double F[6]) {
+  return k < 3 ? S[0] * F[0] + S[1] * F[1] + S[2] * F[2] : dot6(S, F);
+}
+
 //---------------------------------- RNEA ------------------------------------------------------
 
 // a = X a_parent for body b (world: a_0 = (-g, 0) when `gravity`, else 0), in b's frame
@@ -120,6 +133,10 @@ static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const in
   for (int b = m->nbody - 1; b > 0; b--) {
     if (tree_on && !tree_on[body_tree[b]]) continue;
     const double* f = d->cfrc + 6 * b;
+    if (free_root(m, b)) {  // S'f without the products by exact zeros; no parent to hand f to
+      for (int k = m->body_dofadr[b], r = 0; r < 6; r++, k++) tau[k] = free_dot(r, d->cdof + 6 * k, f);
+      continue;
+    }
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
       tau[k] = dot6(d->cdof + 6 * k, f);
     int pb = m->body_parent[b];
@@ -234,12 +251,6 @@ static void rnea_vp_free_root(const sim_model* m, sim_data* d, int b, const doub
   for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
 }
 
-// a body on a free joint whose parent is the world (rnea_vp_free_root applies)
-static inline int free_root(const sim_model* m, int b) {
-  return m->body_parent[b] == 0 && m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE &&
-         m->body_dofnum[b] == 6;
-}
-
 void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
                  const int* tree_on, double* tau) {
   memset(d->rvel, 0, 6 * sizeof(double));
@@ -280,12 +291,6 @@ void dyn_bias(const sim_model* m, sim_data* d) {
 // one past row i's last entry (its root's column) in the tree-sparse layout
 static inline int row_end(const sim_model* m, int i) {
   return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
-}
-
-// S'F for column k of a free joint's S (free_cdof): the linear columns [Rq' e_k; 0] need only
-// the first three products (the others are products by exact zeros)
-static inline double free_dot(int k, const double S[6], const double F[6]) {
-  return k < 3 ? S[0] * F[0] + S[1] * F[1] + S[2] * F[2] : dot6(S, F);
 }
 
 // dyn_crba's rows of the six dofs of a free body below the world (free_root), with its values:
@@ -357,6 +362,22 @@ void dyn_crba(const sim_model* m, sim_data* d) {
 // entries run from dof i to its root, so the entries (i, j) for j = i and its ancestors are
 // consecutive from dof_Madr[i], and those of (k, j) for the same j are consecutive from the
 // address of (k, i) when i is an ancestor of k (MuJoCo mj_factorM)
+// dyn_factor's elimination of a free body's rows below the world (free_root): row r of its 6
+// (dof da + r) holds (r, r), (r, r - 1) .. (r, 0), so the general loop's lookups become fixed
+// offsets; the same operations in the same order
+static void factor_free_root(double* H, const int* adr, int da) {
+  for (int r = 5; r >= 0; r--) {
+    double* Hk = H + adr[da + r];
+    double dk = Hk[0];
+    for (int s = 1; s <= r; s++) {  // (r, i), i = r - s up from the parent dof
+      double* Hi = H + adr[da + r - s];
+      double a = Hk[s] / dk;
+      for (int t = 0; t <= r - s; t++) Hi[t] -= Hk[s + t] * a;
+      Hk[s] = a;
+    }
+  }
+}
+
 void dyn_factor(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   const int *adr = m->dof_Madr, *col = m->dof_Mcol;
@@ -364,6 +385,12 @@ void dyn_factor(const sim_model* m, sim_data* d) {
   memcpy(H, d->qM, sizeof(double) * (size_t)m->nM);
   // eliminate from the leaves up
   for (int k = nv - 1; k >= 0; k--) {
+    int b = m->dof_body[k];
+    if (free_root(m, b)) {  // its six rows, the last first
+      factor_free_root(H, adr, m->body_dofadr[b]);
+      k = m->body_dofadr[b];
+      continue;
+    }
     double dk = H[adr[k]];
     for (int aki = adr[k] + 1, e = row_end(m, k); aki < e; aki++) {  // (k, i), i up from par[k]
       int i = col[aki];
