@@ -83,6 +83,19 @@ static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+// a body on a free joint whose parent is the world (its joint's S is free_cdof's:
+// the fast paths below apply)
+static inline int free_root(const sim_model* m, int b) {
+  return m->body_parent[b] == 0 && m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_FREE &&
+         m->body_dofnum[b] == 6;
+}
+
+// S'F for column k of a free joint's S (free_cdof): the linear columns [Rq' e_k; 0] need only
+// the first three products (the others are products by exact zeros)
+static inline double free_dot(int k, const double S[6], const double F[6]) {
+  return k < 3 ? S[0] * F[0] + S[1] * F[1] + S[2] * F[2] : dot6(S, F);
+}
+
 //---------------------------------- RNEA ------------------------------------------------------
 
 // a = X a_parent for body b (world: a_0 = (-g, 0) when `gravity`, else 0), in b's frame
@@ -120,6 +133,10 @@ static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const in
   for (int b = m->nbody - 1; b > 0; b--) {
     if (tree_on && !tree_on[body_tree[b]]) continue;
     const double* f = d->cfrc + 6 * b;
+    if (free_root(m, b)) {  // S'f without the products by exact zeros; no parent to hand f to
+      for (int k = m->body_dofadr[b], r = 0; r < 6; r++, k++) tau[k] = free_dot(r, d->cdof + 6 * k, f);
+      continue;
+    }
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
       tau[k] = dot6(d->cdof + 6 * k, f);
     int pb = m->body_parent[b];
@@ -195,11 +212,53 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
   rnea_backward(m, d, tau, NULL, NULL);
 }
 
+// rnea_forward_body's velocity products (no gravity, qacc or f_ext) for a body on a free joint
+// below the world (humanoid100's 100 loose geoms), with the operations on exact zeros left out,
+// so the values are the general pass's: the parent's v and a are zero (v = v_J, a = c_J); the
+// joint's S = [Rq' e_k; 0] and [c x e_k; e_k] (kinematics.c free_cdof) makes v_J's angular part
+// w itself; v x v_J = 0 (w x u + u x w cancels exactly in floating point, w x w = 0), and
+// I a = (m a, h x a) as a has no angular part. A third of the general pass's instructions
+static void rnea_vp_free_root(const sim_model* m, sim_data* d, int b, const double* v_in) {
+  const int da = m->body_dofadr[b];
+  const double *S = d->cdof + 6 * da, *qd = v_in + da, *c = m->body_com + 3 * b;
+  double* v = d->rvel + 6 * b;
+  double* a = d->cacc + 6 * b;
+  double* f = d->cfrc + 6 * b;
+  const double* w = qd + 3;
+  // v = S qdot, the dofs in the general pass's order
+  for (int i = 0; i < 3; i++) {
+    double s = S[i] * qd[0];
+    for (int k = 1; k < 6; k++) s += S[6 * k + i] * qd[k];
+    v[i] = s;
+    v[3 + i] = w[i];
+  }
+  // a = c_J = -w x (v_lin - c x w)
+  double t1[3], t2[3], u[3];
+  sp_cross3(t1, c, w);
+  for (int i = 0; i < 3; i++) u[i] = v[i] - t1[i];
+  sp_cross3(t2, w, u);
+  for (int i = 0; i < 3; i++) a[i] = -t2[i], a[3 + i] = 0;
+  // f = I a + v x* (I v)
+  const double* I = m->body_cinert + 10 * b;
+  double Iv[6];
+  for (int i = 0; i < 3; i++) f[i] = I[0] * a[i];
+  sp_cross3(f + 3, I + 1, a);
+  inertia_mul(Iv, I, v);
+  sp_cross3(t1, w, Iv);
+  sp_add3(f, f, t1);
+  sp_cross3(t1, w, Iv + 3);
+  sp_cross3(t2, v, Iv);
+  for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
+}
+
 void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
                  const int* tree_on, double* tau) {
   memset(d->rvel, 0, 6 * sizeof(double));
-  for (int b = 1; b < m->nbody; b++)
-    if (tree_on[body_tree[b]]) rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+  for (int b = 1; b < m->nbody; b++) {
+    if (!tree_on[body_tree[b]]) continue;
+    if (free_root(m, b)) rnea_vp_free_root(m, d, b, v);
+    else rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+  }
   rnea_backward(m, d, tau, body_tree, tree_on);
 }
 
@@ -234,6 +293,30 @@ static inline int row_end(const sim_model* m, int i) {
   return i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
 }
 
+// dyn_crba's rows of the six dofs of a free body below the world (free_root), with its values:
+// every entry is within the body (no force carried to a parent), and a linear column's
+// I S = (m s, h x s) as its angular part is zero
+static void crba_free_root(const sim_model* m, sim_data* d, int b) {
+  const double* I = d->crb + 10 * b;
+  int da = m->body_dofadr[b];
+  for (int i = da; i < da + 6; i++) {
+    const double* S = d->cdof + 6 * i;
+    double F[6];
+    if (i < da + 3) {
+      for (int r = 0; r < 3; r++) F[r] = I[0] * S[r];
+      sp_cross3(F + 3, I + 1, S);
+    } else {
+      inertia_mul(F, I, S);
+    }
+    int adr = m->dof_Madr[i];
+    d->qM[adr++] = free_dot(i - da, S, F) + m->dof_armature[i];
+    for (int e = row_end(m, i); adr < e; adr++) {
+      int j = m->dof_Mcol[adr];
+      d->qM[adr] = free_dot(j - da, d->cdof + 6 * j, F);
+    }
+  }
+}
+
 // RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
 // F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
 // (dof_Madr: the diagonal, then the ancestors in the order the chain is walked); each dof's
@@ -250,6 +333,11 @@ void dyn_crba(const sim_model* m, sim_data* d) {
   // rows along the chain
   for (int i = 0; i < nv; i++) {
     int b = m->dof_body[i], adr = m->dof_Madr[i];
+    if (free_root(m, b)) {  // the free joint's 6 x 6 block, all of these rows
+      crba_free_root(m, d, b);
+      i += 5;
+      continue;
+    }
     double F[6];
     inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
     d->qM[adr++] = dot6(d->cdof + 6 * i, F) + m->dof_armature[i];
@@ -274,6 +362,22 @@ void dyn_crba(const sim_model* m, sim_data* d) {
 // entries run from dof i to its root, so the entries (i, j) for j = i and its ancestors are
 // consecutive from dof_Madr[i], and those of (k, j) for the same j are consecutive from the
 // address of (k, i) when i is an ancestor of k (MuJoCo mj_factorM)
+// dyn_factor's elimination of a free body's rows below the world (free_root): row r of its 6
+// (dof da + r) holds (r, r), (r, r - 1) .. (r, 0), so the general loop's lookups become fixed
+// offsets; the same operations in the same order
+static void factor_free_root(double* H, const int* adr, int da) {
+  for (int r = 5; r >= 0; r--) {
+    double* Hk = H + adr[da + r];
+    double dk = Hk[0];
+    for (int s = 1; s <= r; s++) {  // (r, i), i = r - s up from the parent dof
+      double* Hi = H + adr[da + r - s];
+      double a = Hk[s] / dk;
+      for (int t = 0; t <= r - s; t++) Hi[t] -= Hk[s + t] * a;
+      Hk[s] = a;
+    }
+  }
+}
+
 void dyn_factor(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   const int *adr = m->dof_Madr, *col = m->dof_Mcol;
@@ -281,6 +385,12 @@ void dyn_factor(const sim_model* m, sim_data* d) {
   memcpy(H, d->qM, sizeof(double) * (size_t)m->nM);
   // eliminate from the leaves up
   for (int k = nv - 1; k >= 0; k--) {
+    int b = m->dof_body[k];
+    if (free_root(m, b)) {  // its six rows, the last first
+      factor_free_root(H, adr, m->body_dofadr[b]);
+      k = m->body_dofadr[b];
+      continue;
+    }
     double dk = H[adr[k]];
     for (int aki = adr[k] + 1, e = row_end(m, k); aki < e; aki++) {  // (k, i), i up from par[k]
       int i = col[aki];

@@ -17,6 +17,17 @@
 #define EPA_MAX_F 256
 #define EPA_MAX_E 192
 #define EPA_MAX_ITER 100
+// EPA's stop: the support passes the closest face by at most abs + rel depth, which bounds the
+// depth's error (the face's distance is below the depth, the support's above). Polytopes reach
+// the tight bound in a few steps; on curved shapes (cylinders, ellipsoids) each step only refines
+// the facets near the answer: on humanoid100 the tight bound took 21 supports per call (53k
+// instructions), the curved one 16.6 (37k). Against closed forms at random poses (tests/
+// test_collision.c curved_epa_vs_closed_forms) the depth stays within the bound, the normal
+// within 5.8e-4 rad (2.1e-4 tight) and the point within 1.6e-5 m (2.2e-6 tight)
+#define EPA_TIGHT_ABS 1e-11
+#define EPA_TIGHT_REL 1e-10
+#define EPA_CURVED_ABS 1e-9
+#define EPA_CURVED_REL 1e-6
 #define FEATURE_SINGLE 1700000000  // feature of the single GJK/EPA contact
 #define CPI 3.14159265358979323846
 
@@ -371,28 +382,27 @@ typedef struct {
   int v[3];
   double n[3];
   double d;  // n . w(v[0]): distance of the face plane to the origin
-  int alive;
 } eface;
 
+// the polytope's live faces are live[0..nlive) in creation order (ties between equal distances
+// and the horizon's edge order follow it); a dead face's slot is reused (freed[0..nfree))
 typedef struct {
   svert v[EPA_MAX_V];
   int nv;
   eface f[EPA_MAX_F];
-  int nf;
+  int nslot;              // slots of f used so far
+  int live[EPA_MAX_F], nlive;
+  int freed[EPA_MAX_F], nfree;
   double center[3];  // a point inside the polytope (orientation of new faces)
 } epoly;
 
-// add face (a, b, c), oriented away from the polytope centre; returns 0 when full
+// add face (a, b, c), oriented away from the polytope centre; returns 0 when EPA_MAX_F faces
+// are live
 static int epa_add_face(epoly* P, int a, int b, int c) {
-  if (P->nf >= EPA_MAX_F) {
-    // compact: drop dead faces
-    int m = 0;
-    for (int i = 0; i < P->nf; i++)
-      if (P->f[i].alive) P->f[m++] = P->f[i];
-    P->nf = m;
-    if (P->nf >= EPA_MAX_F) return 0;
-  }
-  eface* F = &P->f[P->nf++];
+  if (P->nlive >= EPA_MAX_F) return 0;
+  int slot = P->nfree > 0 ? P->freed[--P->nfree] : P->nslot++;
+  P->live[P->nlive++] = slot;
+  eface* F = &P->f[slot];
   const double *A = P->v[a].w, *B = P->v[b].w, *C = P->v[c].w;
   double ab[3], ac[3], n[3], ca[3];
   sp_sub3(ab, B, A);
@@ -405,7 +415,6 @@ static int epa_add_face(epoly* P, int a, int b, int c) {
   }
   F->v[0] = a; F->v[1] = b; F->v[2] = c;
   double len = sp_norm3(n);
-  F->alive = 1;
   if (len < 1e-300) {
     // degenerate sliver: never chosen as the closest face
     F->n[0] = F->n[1] = F->n[2] = 0;
@@ -421,7 +430,7 @@ static int epa_add_face(epoly* P, int a, int b, int c) {
 // (as libccd's simplexToPolytope); returns 0 when the difference is flat (degenerate)
 static int epa_init(cshape* A, cshape* B, const simplex* s, epoly* P) {
   P->nv = 0;
-  P->nf = 0;
+  P->nslot = P->nlive = P->nfree = 0;
   for (int i = 0; i < s->n; i++)
     P->v[P->nv++] = s->v[i];
   static const double dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
@@ -492,26 +501,29 @@ static int epa_init(cshape* A, cshape* B, const simplex* s, epoly* P) {
   return 1;
 }
 
+// the live face closest to the origin (the first of equal distances), -1 when none
+static int closest_face(const epoly* P) {
+  int best = -1;
+  double bd = 0;
+  for (int q = 0; q < P->nlive; q++) {
+    int i = P->live[q];
+    if (best < 0 || P->f[i].d < bd) best = i, bd = P->f[i].d;
+  }
+  return best;
+}
+
 // EPA from the GJK simplex: penetration depth of the cores, unit normal n (direction B moves to
 // separate) and witness points; returns 0 on a degenerate polytope (caller falls back to MPR)
-static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
+static int epa(cshape* A, cshape* B, const simplex* s, int curved, double* depth,
                double n[3], double pa[3], double pb[3]) {
+  const double tabs = curved ? EPA_CURVED_ABS : EPA_TIGHT_ABS;
+  const double trel = curved ? EPA_CURVED_REL : EPA_TIGHT_REL;
   epoly P;
   if (!epa_init(A, B, s, &P)) return 0;
   int best = -1;
   for (int it = 0; it < EPA_MAX_ITER; it++) {
-    // closest live face, the dead ones dropped on the way (in order: the first of equal
-    // distances stays the one chosen), so that no pass walks the faces removed before
-    best = -1;
-    int m = 0;
-    double bd = 0;
-    for (int i = 0; i < P.nf; i++) {
-      if (!P.f[i].alive) continue;
-      if (m != i) P.f[m] = P.f[i];
-      if (best < 0 || P.f[m].d < bd) best = m, bd = P.f[m].d;
-      m++;
-    }
-    P.nf = m;
+    // closest live face (the first of equal distances, in creation order)
+    best = closest_face(&P);
     if (best < 0) return 0;
     eface* F = &P.f[best];
     if (F->d == DBL_MAX) return 0;
@@ -519,23 +531,26 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
     diff_support(A, B, F->n, &w);
     double dw = sp_dot3(F->n, w.w);
     // converged: the support does not pass the face (absolute + relative tolerance)
-    if (dw - F->d <= 1e-11 + 1e-10 * fabs(F->d)) break;
+    if (dw - F->d <= tabs + trel * fabs(F->d)) break;
     if (P.nv >= EPA_MAX_V) break;
     int iw = P.nv;
     P.v[P.nv++] = w;
     // remove faces seen from w; the horizon is the set of their edges seen once
-    int edges[EPA_MAX_E][2], ne = 0, overflow = 0;
-    for (int i = 0; i < P.nf; i++) {
+    int edges[EPA_MAX_E][2], ne = 0, overflow = 0, keep = 0;
+    for (int q = 0; q < P.nlive; q++) {
+      int i = P.live[q];
       eface* G = &P.f[i];
-      if (!G->alive) continue;
       double e[3];
       sp_sub3(e, w.w, P.v[G->v[0]].w);
-      if (i != best && sp_dot3(G->n, e) <= 1e-13) continue;
-      G->alive = 0;
+      if (i != best && sp_dot3(G->n, e) <= 1e-13) {
+        P.live[keep++] = i;
+        continue;
+      }
+      P.freed[P.nfree++] = i;
       for (int k = 0; k < 3; k++) {
         int a = G->v[k], b = G->v[(k + 1) % 3], found = -1;
-        for (int q = 0; q < ne; q++)
-          if (edges[q][0] == b && edges[q][1] == a) { found = q; break; }
+        for (int r = 0; r < ne; r++)
+          if (edges[r][0] == b && edges[r][1] == a) { found = r; break; }
         if (found >= 0) {
           edges[found][0] = edges[ne - 1][0];
           edges[found][1] = edges[ne - 1][1];
@@ -549,15 +564,14 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth,
         }
       }
     }
+    P.nlive = keep;
     if (overflow) return 0;
     // new faces from the horizon to w
     for (int q = 0; q < ne; q++)
       if (!epa_add_face(&P, edges[q][0], edges[q][1], iw)) return 0;
   }
   // result from the closest face: the origin's projection in barycentric coordinates
-  best = -1;
-  for (int i = 0; i < P.nf; i++)
-    if (P.f[i].alive && (best < 0 || P.f[i].d < P.f[best].d)) best = i;
+  best = closest_face(&P);
   if (best < 0 || P.f[best].d == DBL_MAX) return 0;
   eface* F = &P.f[best];
   double p[3], l[3];
@@ -756,6 +770,8 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
       g1->type == MODEL_GEOM_HFIELD || g2->type == MODEL_GEOM_HFIELD)
     return 0;
   double r1 = core_radius(g1), r2 = core_radius(g2);
+  int curved = g1->type == MODEL_GEOM_CYLINDER || g2->type == MODEL_GEOM_CYLINDER ||
+               g1->type == MODEL_GEOM_ELLIPSOID || g2->type == MODEL_GEOM_ELLIPSOID;
   simplex s;
   cshape A = {g1, 0}, B = {g2, 0};
   double dist = 0, pa[3], pb[3], n[3], depth;
@@ -769,7 +785,7 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
     sp_scale3(n, n, 1.0 / dist);
   } else {
     double dc;
-    if (!epa(&A, &B, &s, &dc, n, pa, pb)) {
+    if (!epa(&A, &B, &s, curved, &dc, n, pa, pb)) {
       // degenerate polytope: libccd's MPR on the full shapes
       int k = coll_mpr(g1, g2, con);
       if (k && con->depth < -margin) return 0;
@@ -789,8 +805,6 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
   // is only close to n (an edge or a cylinder rim nearly parallel to a face) would report other
   // depths along another normal; keep the single point then. EPA is exact on polytopes (cores
   // without cylinders): a tight tolerance; on cylinders it stops at a small gap.
-  int curved = g1->type == MODEL_GEOM_CYLINDER || g2->type == MODEL_GEOM_CYLINDER ||
-               g1->type == MODEL_GEOM_ELLIPSOID || g2->type == MODEL_GEOM_ELLIPSOID;
   double tol = 1e-10 + (curved ? 1e-4 : 1e-9) * fabs(depth), pmax = -DBL_MAX;
   for (int i = 0; i < k; i++)
     if (patch[i].depth > pmax) pmax = patch[i].depth;
