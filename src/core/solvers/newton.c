@@ -127,6 +127,9 @@ typedef struct {
   double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
   double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
   double* zt;     // (6 max_chain) H_i Y_i of one contact (or pair)
+  int fresh;      // st->hz and st->zone hold the zones of the current iterate (island_step's
+                  // last pass), *changed of that pass in `pending`
+  int pending;
   int pyr;        // the problem has pyramidal contacts (solver.h rpy): no contact takes the fast
                   // paths of newton_zone
 } newton_state;
@@ -469,6 +472,13 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
     } else if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // the pyramid's
       z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
                     hess ? st->hz + 36 * q : NULL, &cost);
+    } else if (st->pq[q] >= 0 && st->pyr && is->p->rpy[i] > 0) {  // a pyramid's condim 4/6 pair
+      const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
+      double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
+      z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
+                          &cost);
+      double *l0 = lam + 3 * q, *l1 = lam + 3 * st->pq[q];
+      l0[0] = l6[0], l0[1] = l6[1], l0[2] = l6[2], l1[0] = l6[3], l1[1] = l6[4], l1[2] = l6[5];
     } else {
       int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
       z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
@@ -499,10 +509,19 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
   const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
   const double* hq = st->hz + 36 * q;
   int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
-  for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
-    for (int k = 0; k < nz; k++)
-      st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
-                                           hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  if (r0 == 0 && st->pyr && p->rpy[i] > 0) {  // zone_pyr3's H: no t1-t2 entry (edges n +- mu t_k)
+    for (int k = 0; k < nz; k++) {  // zt_r = sum_s H_rs y_s without the products by that zero
+      double a0 = y[k], a1 = y[ws + (size_t)k], a2 = y[2 * ws + (size_t)k];
+      st->zt[k] = hq[0] * a0 + hq[2] * a2;
+      st->zt[ws + (size_t)k] = hq[4] * a1 + hq[5] * a2;
+      st->zt[2 * ws + (size_t)k] = hq[6] * a0 + hq[7] * a1 + hq[8] * a2;
+    }
+  } else {
+    for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
+      for (int k = 0; k < nz; k++)
+        st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
+                                             hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  }
   int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
   for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
   const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
@@ -540,13 +559,31 @@ static inline void unit_terms(const island* is, int q, int nz, const int* d, int
   size_t ws = (size_t)is->p->ystride;
   int band = st->kd >= 0;
   const double* hq = st->hz + 36 * q;
-  for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s
-    const double* hr = hq + (size_t)nr * (size_t)rows[r];
+  for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s over the nonzero H_rs (a pyramid's
+    const double* hr = hq + (size_t)nr * (size_t)rows[r];  // pair: an arrow, the normal's row
+    const double* yc[6];                                    // and column): the same sums, as a
+    double hc[6];  // zero term never changes a sum that starts at +0
+    int nc = 0;
+    for (int c = 0; c < na; c++)
+      if (hr[rows[c]] != 0) hc[nc] = hr[rows[c]], yc[nc++] = y[c];
     for (int k = 0; k < nz; k++) {
       double acc = 0;
-      for (int c = 0; c < na; c++) acc += hr[rows[c]] * y[c][k];
+      for (int c = 0; c < nc; c++) acc += hc[c] * yc[c][k];
       st->zt[(size_t)r * ws + (size_t)k] = acc;
     }
+  }
+  int asc = !band;  // dense storage and ascending dofs: hessian_add3's direct path
+  for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];
+  if (asc) {
+    for (int u = 0; u < nz; u++) {
+      double* hcol = st->H + (size_t)d[u] * ld;
+      for (int v = u; v < nz; v++) {
+        double h = 0;
+        for (int r = 0; r < na; r++) h += y[r][u] * st->zt[(size_t)r * ws + (size_t)v];
+        hcol[d[v]] += h;
+      }
+    }
+    return;
   }
   for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
@@ -844,8 +881,12 @@ static double line_search(const island* is, double xd, double dd, double f0) {
 }
 
 // lambda(x) of st->lam into lambda (3nc, the island's rows) and c = Y Y' lambda + Re lambda + g
-// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of)
-static double island_residual(solver* s, const island* is, double* lambda) {
+// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of), or once
+// the CCP's passes `above` a finite lower bound of it past `above` (solver_ccp_residual_above:
+// island_solve only asks whether it is below the tolerance and below the best so far, so its
+// choices are those of the exact value; the NCP term of solver_stop_of is skipped then too, as
+// it can only raise a value already past)
+static double island_residual(solver* s, const island* is, double* lambda, double above) {
   newton_state* st = is->st;
   yt_mul(is, st->lam, st->w);
   y_mul(is, st->w, 1, st->b);
@@ -856,7 +897,8 @@ static double island_residual(solver* s, const island* is, double* lambda) {
       s->c[3 * i + r] = st->b[3 * q + r] + st->re[3 * q + r] * st->lam[3 * q + r];
     }
   }
-  double r = solver_ccp_residual(is->p, lambda, s->c, is->cons, is->n);
+  double r = solver_ccp_residual_above(is->p, lambda, s->c, is->cons, is->n, above, NULL);
+  if (r > above && isfinite(r)) return r;
   return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
 }
 
@@ -939,6 +981,7 @@ static void island_start(const island* is, const double* lambda) {
     memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
   }
   for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
+  st->fresh = 0;
 }
 
 // one Newton step from x: the direction d = -H^-1 grad P (grad P = x - Y' lambda, st->w holding
@@ -946,7 +989,10 @@ static void island_start(const island* is, const double* lambda) {
 static int island_step(island* is) {
   newton_state* st = is->st;
   int nd = is->nd, changed = 0;
-  zones(is, st->a, st->lam, 1, &changed);
+  if (st->fresh) changed = st->pending;  // the last step's final pass saw this iterate
+  else zones(is, st->a, st->lam, 1, &changed);
+  st->fresh = 1;  // x stays put when the step returns early
+  st->pending = 0;
   if (st->kd == -2) {  // the island's first factorization chooses its form
     island_band(is);
     size_t need = st->kd >= 0 ? (size_t)nd * (size_t)(st->kd + 1) : (size_t)nd * (size_t)nd;
@@ -964,7 +1010,9 @@ static int island_step(island* is) {
   double t = line_search(is, xd, dd, f0);
   for (int k = 0; k < nd; k++) st->x[k] += t * st->d[k];
   for (int k = 0; k < 3 * is->n; k++) st->a[k] += t * st->b[k];
-  zones(is, st->a, st->lam, 0, NULL);
+  // lambda(x) for the residual, and the zone Hessians the next step factors (the same values
+  // that step's own pass would compute at this x)
+  zones(is, st->a, st->lam, 1, &st->pending);
   return 1;
 }
 
@@ -993,7 +1041,8 @@ static int island_solve(solver* s, island* is, double* lambda, double* res) {
   if (island_re(is)) {
     island_start(is, lambda);
     for (;;) {
-      r = island_residual(s, is, lambda);
+      // exact at the start (best is infinite) and whenever r <= max(tolerance, best)
+      r = island_residual(s, is, lambda, fmax(s->opt.tolerance, best));
       if (r < best || it == 0) {
         best = r;
         island_best(s, is, lambda, 1);
