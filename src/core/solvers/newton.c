@@ -96,6 +96,11 @@ static const double kCgTol = 1e-10;
 
 // zone codes (newton_zone)
 enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2, ZONE_PYR = 16 };
+// an island contact's case in the line search (island_kinds): a contact alone in the round cone
+// (newton_zone), a pyramid's contact alone with friction (zone_pyr3), a pyramid's condim 4/6
+// pair or frictionless contact (line_pyr), any other unit (unit_zone), a spin entry (its pair
+// holds it)
+enum { KIND_ROUND = 0, KIND_PYR3 = 1, KIND_PYR = 2, KIND_UNIT = 3, KIND_SPIN = 4 };
 
 typedef struct {
   int nv, maxc, mchain;
@@ -108,6 +113,8 @@ typedef struct {
   int* pq;        // (maxc) per island contact: -1 a contact alone, -2 a spin entry (its contact
                   // takes it), else its spin entry's island position (a condim 4/6 pair)
   int* conpos;    // (maxc) contact -> island position (valid for the island's contacts only)
+  int* kind;      // (maxc) per island contact, the line search's case (island_kinds: KIND_*)
+  int* asc;       // (maxc) per island contact, its dofs ascending in island positions
   int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
                   // chosen yet (the island has not been factored), -3: conjugate gradients (the
                   // factor does not fit in hcap)
@@ -127,6 +134,7 @@ typedef struct {
   double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
   double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
   double* zt;     // (6 max_chain) H_i Y_i of one contact (or pair)
+  double* ls;     // (10 maxc) a line search's constants of a pyramid's contact alone (line_prep)
   int fresh;      // st->hz and st->zone hold the zones of the current iterate (island_step's
                   // last pass), *changed of that pass in `pending`
   int pending;
@@ -379,6 +387,18 @@ static void island_dofs(island* is) {
     int l = p->link ? p->link[con_of(is, q)] : -1;
     st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
   }
+  for (int q = 0; q < is->n; q++) {  // line_eval's branches, decided once per island
+    int i = con_of(is, q), pq = st->pq[q], pyr = st->pyr && p->rpy[i] > 0;
+    st->kind[q] = pq == -2                             ? KIND_SPIN
+                  : pq == -1 && !st->pyr               ? KIND_ROUND
+                  : pq == -1 && pyr && p->mu[i] > 0    ? KIND_PYR3
+                  : pyr                                ? KIND_PYR
+                                                       : KIND_UNIT;
+    const int* d = st->yi + (size_t)q * ws;
+    int asc = 1;
+    for (int k = 1; k < st->ynz[q] && asc; k++) asc = d[k - 1] < d[k];
+    st->asc[q] = asc;
+  }
 }
 
 // the island's factor: banded when the band order (admm_band_order, ADMM's Cuthill-McKee) gives
@@ -465,14 +485,14 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   for (int q = 0; q < is->n; q++) {
     double cost, l6[6];
     int z;
-    int i = con_of(is, q);
-    if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case, no copies)
+    int i = con_of(is, q), kind = st->kind[q];
+    if (kind == KIND_ROUND) {  // a contact alone (the common case, no copies)
       z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
                       hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // the pyramid's
+    } else if (kind == KIND_PYR3) {  // the pyramid's
       z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
                     hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (st->pq[q] >= 0 && st->pyr && is->p->rpy[i] > 0) {  // a pyramid's condim 4/6 pair
+    } else if (kind == KIND_PYR && st->pq[q] >= 0) {  // a pyramid's condim 4/6 pair
       const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
       double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
       z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
@@ -522,8 +542,8 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
         st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
                                              hq[3 * r + 2] * y[2 * ws + (size_t)k];
   }
-  int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
-  for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
+  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of column d[u], as below
+  int asc = !band && st->asc[q];
   const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
   const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
   if (asc && r0 == 0) {
@@ -572,8 +592,7 @@ static inline void unit_terms(const island* is, int q, int nz, const int* d, int
       st->zt[(size_t)r * ws + (size_t)k] = acc;
     }
   }
-  int asc = !band;  // dense storage and ascending dofs: hessian_add3's direct path
-  for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];
+  int asc = !band && st->asc[q];  // dense storage and ascending dofs: hessian_add3's direct path
   if (asc) {
     for (int u = 0; u < nz; u++) {
       double* hcol = st->H + (size_t)d[u] * ld;
@@ -807,18 +826,36 @@ static void line_pyr(const island* is, int q, int n, const int* ir, double t, do
   }
 }
 
-// line_pyr for a contact alone (zone_pyr3's edges, the same operations in the same order)
-static void line_pyr3(const double* a, const double* b, double t, double mu, double r,
-                      double* f1, double* f2) {
-  double at[3], bt[3] = {b[0], b[1], b[2]};
-  for (int k = 0; k < 3; k++) at[k] = a[k] + t * bt[k];
-  for (int e = 0; e < 4; e++) {
-    int k = e >> 1;
-    double s = (e & 1) ? -mu : mu, ae = at[2] + s * at[k];
+// a pyramid's contact alone (zone_pyr3's edges t1+ t1- t2+ t2-): what line_eval computes
+// whatever t is, per contact in st->ls (the
+// slopes be of its edges t1+ t1- t2+ t2- and be^2 / r, then mu and r), once per line search
+static void line_prep(const island* is) {
+  newton_state* st = is->st;
+  for (int q = 0; q < is->n; q++) {
+    if (st->kind[q] != KIND_PYR3) continue;
+    int i = con_of(is, q);
+    double mu = is->p->mu[i], r = is->p->rpy[i], *e = st->ls + 10 * q;
+    const double* bt = st->b + 3 * q;
+    for (int k = 0; k < 4; k++) {
+      double s = (k & 1) ? -mu : mu, be = bt[2] + s * bt[k >> 1];
+      e[2 * k] = be;
+      e[2 * k + 1] = be * be / r;
+    }
+    e[8] = mu, e[9] = r;
+  }
+}
+
+// line_pyr for a pyramid's contact alone from line_prep's constants (the same operations on the
+// same values: the same bits)
+static inline void line_pyr3p(const double* a, const double* b, const double* e, double t,
+                              double* f1, double* f2) {
+  double mu = e[8], r = e[9], at[3];
+  for (int k = 0; k < 3; k++) at[k] = a[k] + t * b[k];
+  for (int k = 0; k < 4; k++) {
+    double s = (k & 1) ? -mu : mu, ae = at[2] + s * at[k >> 1];
     if (!(ae < 0)) continue;
-    double be = bt[2] + s * bt[k];
-    *f1 -= (-ae / r) * be;
-    *f2 += be * be / r;
+    *f1 -= (-ae / r) * e[2 * k];
+    *f2 += e[2 * k + 1];
   }
 }
 
@@ -829,7 +866,13 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
   *f2 = dd;
   for (int q = 0; q < is->n; q++) {
     double lam[6], H[36], cost, b[6];
-    if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case)
+    int kind = st->kind[q];
+    if (kind == KIND_PYR3) {  // a pyramid's contact alone
+      line_pyr3p(st->a + 3 * q, st->b + 3 * q, st->ls + 10 * q, t, f1, f2);
+      continue;
+    }
+    if (kind == KIND_SPIN) continue;
+    if (kind == KIND_ROUND) {  // a contact alone (the common case)
       double at[3];
       const double* bq = st->b + 3 * q;
       for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * bq[r];
@@ -841,13 +884,8 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
       }
       continue;
     }
-    int i = con_of(is, q);
-    if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // a pyramid's contact alone
-      line_pyr3(st->a + 3 * q, st->b + 3 * q, t, is->p->mu[i], is->p->rpy[i], f1, f2);
-      continue;
-    }
     int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
-    if (st->pyr && n > 0 && is->p->rpy[i] > 0) {  // MuJoCo's pyramid: edge by edge
+    if (kind == KIND_PYR) {  // MuJoCo's pyramid: edge by edge
       line_pyr(is, q, n, ir, t, f1, f2);
       continue;
     }
@@ -867,6 +905,7 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
 // step leaves it); f0 = phi'(0) < 0. Returns t (lo when the evaluations run out: a decrease)
 static double line_search(const island* is, double xd, double dd, double f0) {
   double lo = 0, hi = INFINITY, t = 1;
+  line_prep(is);
   for (int k = 0; k < kLineIt; k++) {
     double f1, f2;
     line_eval(is, t, xd, dd, &f1, &f2);
@@ -967,7 +1006,10 @@ static void island_start(const island* is, const double* lambda) {
     for (int r = 0; r < 3; r++) st->lam[3 * q + r] = lambda[3 * con_of(is, q) + r];
   yt_mul(is, st->lam, st->x);
   y_mul(is, st->x, 1, st->a);
-  double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 0, NULL);
+  // the zone Hessians at x = Y' lambda0 beside its cost: the first step's when that x is kept
+  for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
+  st->pending = 0;
+  double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 1, &st->pending);
   memset(st->d, 0, sizeof(double) * (size_t)nd);
   for (int q = 0; q < is->n; q++)  // g: Y 0 + g
     for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
@@ -979,9 +1021,11 @@ static void island_start(const island* is, const double* lambda) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
     memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
     memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
+    for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // the first step computes x = 0's
+    st->fresh = 0;
+  } else {
+    st->fresh = 1;
   }
-  for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
-  st->fresh = 0;
 }
 
 // one Newton step from x: the direction d = -H^-1 grad P (grad P = x - Y' lambda, st->w holding
@@ -1097,8 +1141,8 @@ static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
-  return sizeof(newton_state) + (2 * nv + 3 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
-         (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 6 * w) * sizeof(double);
+  return sizeof(newton_state) + (2 * nv + 5 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
+         (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 10 * mc + 6 * w) * sizeof(double);
 }
 
 static void newton_destroy(void* priv) {
@@ -1109,6 +1153,9 @@ static void newton_destroy(void* priv) {
   free(st->zone);
   free(st->pq);
   free(st->conpos);
+  free(st->kind);
+  free(st->asc);
+  free(st->ls);
   free(st->yi);
   free(st->ynz);
   free(st->yord);
@@ -1134,6 +1181,9 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->zone = malloc(sizeof(int) * mc);
   st->pq = malloc(sizeof(int) * mc);
   st->conpos = calloc(mc, sizeof(int));  // pair_setup may read an entry no island wrote
+  st->kind = malloc(sizeof(int) * mc);
+  st->asc = malloc(sizeof(int) * mc);
+  st->ls = malloc(sizeof(double) * 10 * mc);
   st->yi = malloc(sizeof(int) * mc * w);
   st->ynz = malloc(sizeof(int) * mc);
   st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
@@ -1145,7 +1195,7 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->hz = calloc(36 * mc, sizeof(double));
   st->co = calloc(6 * mc, sizeof(double));
   st->zt = calloc(6 * w, sizeof(double));
-  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->kind || !st->asc || !st->ls || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
     newton_destroy(st);
     return NULL;
   }
