@@ -115,6 +115,8 @@ typedef struct {
   int* conpos;    // (maxc) contact -> island position (valid for the island's contacts only)
   int* kind;      // (maxc) per island contact, the line search's case (island_kinds: KIND_*)
   int* asc;       // (maxc) per island contact, its dofs ascending in island positions
+  int* zfac;      // (maxc) per island contact, its zone in the current factor (hessian_update)
+  int nupd;       // rank-1 rounds applied to the factor since it was last formed whole
   int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
                   // chosen yet (the island has not been factored), -3: conjugate gradients (the
                   // factor does not fit in hcap)
@@ -695,12 +697,99 @@ static int hessian(const island* is) {
       memset(st->H + (size_t)k * ld + (size_t)k, 0, sizeof(double) * (size_t)(nd - k));
   }
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
-  for (int q = 0; q < is->n; q++)
+  for (int q = 0; q < is->n; q++) {
     if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
+    st->zfac[q] = st->zone[q];
+  }
+  st->nupd = 0;
   if (kd < 0 && nd <= NEWTON_SMALL_DOFS) return chol_small(nd, st->H) || !isfinite(st->H[0]);
   lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, st->H, kd + 1)
                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
   return info != 0 || !isfinite(st->H[0]);
+}
+
+// the rotations of the rank-1 update (Golub and Van Loan 6.5.4; MuJoCo's mju_cholUpdate does the
+// same on its sparse factor); newton.h
+int newton_chol_rank1(int n, double* L, double* v, int k0, double sigma) {
+  for (int k = k0; k < n; k++) {
+    double* ck = L + (size_t)k * (size_t)n;
+    double lkk = ck[k], xk = v[k];
+    if (xk == 0) continue;  // the rotation is the identity
+    double r2 = lkk * lkk + sigma * xk * xk;
+    if (!(r2 > 0)) return 1;
+    double r = sqrt(r2), c = r / lkk, sn = xk / lkk;
+    ck[k] = r;
+    for (int i = k + 1; i < n; i++) {
+      double l = (ck[i] + sigma * sn * v[i]) / c;
+      v[i] = c * v[i] - sn * l;
+      ck[i] = l;
+    }
+  }
+  return 0;
+}
+
+// the edges of island contact q's pyramid (zone_pyr3, newton_zone_pyr: the bit order of their
+// masks) whose bit differs between masks m0 and m1, each as v = Y_q' u_e / sqrt(r_py) (u_e =
+// e_N +- co_k e_k, H_q = sum over the active edges of u_e u_e' / r_py) applied to the factor
+// (added when in m1); 1 when a downdate fails
+static int pyr_flips(const island* is, int q, int m0, int m1) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), pq = st->pq[q], n = pq >= 0 ? 6 : 3, nz = st->ynz[q], nd = is->nd;
+  size_t ws = (size_t)p->ystride;
+  const int* d = st->yi + (size_t)q * ws;
+  double mu3[3] = {p->mu[i], p->mu[i], 0}, sr = sqrt(p->rpy[i]);
+  const double* co = n == 3 ? mu3 : st->co + 6 * q;
+  const double* yn = p->Y + (3 * (size_t)i + 2) * ws;
+  double* v = st->cr;
+  int bit = 0;
+  for (int k = 0; k < n; k++) {
+    if (k == 2 || !(co[k] > 0)) continue;
+    const double* yk = p->Y + (3 * (size_t)(k < 3 ? i : con_of(is, pq)) + (size_t)(k % 3)) * ws;
+    for (int sg = 0; sg < 2; sg++, bit++) {
+      int on0 = (m0 >> bit) & 1, on1 = (m1 >> bit) & 1;
+      if (on0 == on1) continue;
+      double sk = sg ? -co[k] : co[k];
+      int k0 = nd;
+      memset(v, 0, sizeof(double) * (size_t)nd);
+      for (int u = 0; u < nz; u++) {
+        v[d[u]] = (yn[u] + sk * yk[u]) / sr;
+        if (d[u] < k0) k0 = d[u];
+      }
+      if (newton_chol_rank1(nd, st->H, v, k0, on1 ? 1.0 : -1.0)) return 1;
+    }
+  }
+  return 0;
+}
+
+// the dense factor of an island past NEWTON_SMALL_DOFS brought to the current zones by rank-1
+// updates and downdates of the edges that changed, when every changed contact is a pyramid's
+// (its Hessian a sum of rank-1 edge terms) and they are few (at most nd / 4 edges: 4 nd^2 flops
+// each against the whole Hessian and its nd^3 / 3) and the factor has taken fewer than 8 such
+// rounds (rounding); 1 when done, 0 when hessian() must form it whole
+static const int kUpdateRounds = 8;
+static int hessian_update(const island* is) {
+  newton_state* st = is->st;
+  int nd = is->nd, flips = 0;
+  if (st->kd != -1 || nd <= NEWTON_SMALL_DOFS || st->nupd >= kUpdateRounds) return 0;
+  for (int q = 0; q < is->n; q++) {
+    int z0 = st->zfac[q], z1 = st->zone[q];
+    if (z0 == z1) continue;
+    if (z0 < 0 || (z0 != ZONE_FREE && z0 < ZONE_PYR) || (z1 != ZONE_FREE && z1 < ZONE_PYR))
+      return 0;
+    if (st->kind[q] != KIND_PYR3 && !(st->kind[q] == KIND_PYR && st->pq[q] >= 0)) return 0;
+    int m = (z0 ? z0 - ZONE_PYR : 0) ^ (z1 ? z1 - ZONE_PYR : 0);
+    for (; m; m &= m - 1) flips++;
+  }
+  if (4 * flips > nd) return 0;
+  for (int q = 0; q < is->n; q++) {
+    int z0 = st->zfac[q], z1 = st->zone[q];
+    if (z0 == z1) continue;
+    if (pyr_flips(is, q, z0 ? z0 - ZONE_PYR : 0, z1 ? z1 - ZONE_PYR : 0)) return 0;
+    st->zfac[q] = z1;
+  }
+  st->nupd++;
+  return 1;
 }
 
 static void hessian_cg(const island* is, double* v);
@@ -1007,7 +1096,7 @@ static void island_start(const island* is, const double* lambda) {
   yt_mul(is, st->lam, st->x);
   y_mul(is, st->x, 1, st->a);
   // the zone Hessians at x = Y' lambda0 beside its cost: the first step's when that x is kept
-  for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
+  for (int q = 0; q < is->n; q++) st->zone[q] = st->zfac[q] = -1;  // no factor yet
   st->pending = 0;
   double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 1, &st->pending);
   memset(st->d, 0, sizeof(double) * (size_t)nd);
@@ -1044,7 +1133,7 @@ static int island_step(island* is) {
     st->nband += st->kd >= 0;
     st->ndof++;
   }
-  if (changed && st->kd != -3 && hessian(is)) return 0;
+  if (changed && st->kd != -3 && !hessian_update(is) && hessian(is)) return 0;
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
   hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
@@ -1141,7 +1230,7 @@ static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
-  return sizeof(newton_state) + (2 * nv + 5 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
+  return sizeof(newton_state) + (2 * nv + 6 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
          (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 10 * mc + 6 * w) * sizeof(double);
 }
 
@@ -1154,6 +1243,7 @@ static void newton_destroy(void* priv) {
   free(st->pq);
   free(st->conpos);
   free(st->kind);
+  free(st->zfac);
   free(st->asc);
   free(st->ls);
   free(st->yi);
@@ -1182,6 +1272,7 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->pq = malloc(sizeof(int) * mc);
   st->conpos = calloc(mc, sizeof(int));  // pair_setup may read an entry no island wrote
   st->kind = malloc(sizeof(int) * mc);
+  st->zfac = malloc(sizeof(int) * mc);
   st->asc = malloc(sizeof(int) * mc);
   st->ls = malloc(sizeof(double) * 10 * mc);
   st->yi = malloc(sizeof(int) * mc * w);
@@ -1195,7 +1286,7 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->hz = calloc(36 * mc, sizeof(double));
   st->co = calloc(6 * mc, sizeof(double));
   st->zt = calloc(6 * w, sizeof(double));
-  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->kind || !st->asc || !st->ls || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->kind || !st->zfac || !st->asc || !st->ls || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
     newton_destroy(st);
     return NULL;
   }
