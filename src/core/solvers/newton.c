@@ -50,7 +50,8 @@
 // The iteration (per island, in its dofs): d = -H^-1 grad P (the Cholesky factor of H assembled
 // from the zones: banded, LAPACK dpbtrf, in ADMM's Cuthill-McKee order when the band is at most
 // half the dofs, a chain of trees such as a stack; else dense, dpotrf; refactored only when a
-// zone changed or a contact is on the cone surface, whose H moves with x), then the exact line search along d: phi(t) = P(x + t d) is
+// zone changed or a contact is on the cone surface, whose H moves with x; a dense factor whose
+// pyramid edges changed few is updated by rank-1 terms instead, hessian_update), then the exact line search along d: phi(t) = P(x + t d) is
 // convex and C^1, piecewise quadratic except on the cone surface, so phi'(t) = 0 is found by
 // Newton's method on phi' safeguarded by a bracket (MuJoCo's 1-D Newton line search). It stops on
 // the model's own residual (solver_ccp_residual, solver_stop_of) of lambda(x) like every ccp
@@ -96,6 +97,11 @@ static const double kCgTol = 1e-10;
 
 // zone codes (newton_zone)
 enum { ZONE_FREE = 0, ZONE_STICK = 1, ZONE_SLIDE = 2, ZONE_PYR = 16 };
+// an island contact's case in the line search (island_kinds): a contact alone in the round cone
+// (newton_zone), a pyramid's contact alone with friction (zone_pyr3), a pyramid's condim 4/6
+// pair or frictionless contact (line_pyr), any other unit (unit_zone), a spin entry (its pair
+// holds it)
+enum { KIND_ROUND = 0, KIND_PYR3 = 1, KIND_PYR = 2, KIND_UNIT = 3, KIND_SPIN = 4 };
 
 typedef struct {
   int nv, maxc, mchain;
@@ -108,6 +114,10 @@ typedef struct {
   int* pq;        // (maxc) per island contact: -1 a contact alone, -2 a spin entry (its contact
                   // takes it), else its spin entry's island position (a condim 4/6 pair)
   int* conpos;    // (maxc) contact -> island position (valid for the island's contacts only)
+  int* kind;      // (maxc) per island contact, the line search's case (island_kinds: KIND_*)
+  int* asc;       // (maxc) per island contact, its dofs ascending in island positions
+  int* zfac;      // (maxc) per island contact, its zone in the current factor (hessian_update)
+  int nupd;       // rank-1 rounds applied to the factor since it was last formed whole
   int kd;         // the band of the island's factor (dofs in the order yord), -1: dense, -2: not
                   // chosen yet (the island has not been factored), -3: conjugate gradients (the
                   // factor does not fit in hcap)
@@ -127,6 +137,10 @@ typedef struct {
   double *co;     // (6 maxc) a pair's cone coefficients per row (newton_zone_ell)
   double *bl, *bc;  // (3 maxc) the best iterate's lambda and velocity
   double* zt;     // (6 max_chain) H_i Y_i of one contact (or pair)
+  double* ls;     // (10 maxc) a line search's constants of a pyramid's contact alone (line_prep)
+  int fresh;      // st->hz and st->zone hold the zones of the current iterate (island_step's
+                  // last pass), *changed of that pass in `pending`
+  int pending;
   int pyr;        // the problem has pyramidal contacts (solver.h rpy): no contact takes the fast
                   // paths of newton_zone
 } newton_state;
@@ -376,6 +390,18 @@ static void island_dofs(island* is) {
     int l = p->link ? p->link[con_of(is, q)] : -1;
     st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
   }
+  for (int q = 0; q < is->n; q++) {  // line_eval's branches, decided once per island
+    int i = con_of(is, q), pq = st->pq[q], pyr = st->pyr && p->rpy[i] > 0;
+    st->kind[q] = pq == -2                             ? KIND_SPIN
+                  : pq == -1 && !st->pyr               ? KIND_ROUND
+                  : pq == -1 && pyr && p->mu[i] > 0    ? KIND_PYR3
+                  : pyr                                ? KIND_PYR
+                                                       : KIND_UNIT;
+    const int* d = st->yi + (size_t)q * ws;
+    int asc = 1;
+    for (int k = 1; k < st->ynz[q] && asc; k++) asc = d[k - 1] < d[k];
+    st->asc[q] = asc;
+  }
 }
 
 // the island's factor: banded when the band order (admm_band_order, ADMM's Cuthill-McKee) gives
@@ -462,13 +488,20 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   for (int q = 0; q < is->n; q++) {
     double cost, l6[6];
     int z;
-    int i = con_of(is, q);
-    if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case, no copies)
+    int i = con_of(is, q), kind = st->kind[q];
+    if (kind == KIND_ROUND) {  // a contact alone (the common case, no copies)
       z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
                       hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // the pyramid's
+    } else if (kind == KIND_PYR3) {  // the pyramid's
       z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
                     hess ? st->hz + 36 * q : NULL, &cost);
+    } else if (kind == KIND_PYR && st->pq[q] >= 0) {  // a pyramid's condim 4/6 pair
+      const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
+      double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
+      z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
+                          &cost);
+      double *l0 = lam + 3 * q, *l1 = lam + 3 * st->pq[q];
+      l0[0] = l6[0], l0[1] = l6[1], l0[2] = l6[2], l1[0] = l6[3], l1[1] = l6[4], l1[2] = l6[5];
     } else {
       int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
       z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
@@ -499,12 +532,21 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
   const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
   const double* hq = st->hz + 36 * q;
   int r0 = p->mu[i] > 0 ? 0 : 2;  // a frictionless contact's Hessian is its normal row's
-  for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
-    for (int k = 0; k < nz; k++)
-      st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
-                                           hq[3 * r + 2] * y[2 * ws + (size_t)k];
-  int asc = !band;  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of
-  for (int k = 1; k < nz && asc; k++) asc = d[k - 1] < d[k];  // column d[u], as below
+  if (r0 == 0 && st->pyr && p->rpy[i] > 0) {  // zone_pyr3's H: no t1-t2 entry (edges n +- mu t_k)
+    for (int k = 0; k < nz; k++) {  // zt_r = sum_s H_rs y_s without the products by that zero
+      double a0 = y[k], a1 = y[ws + (size_t)k], a2 = y[2 * ws + (size_t)k];
+      st->zt[k] = hq[0] * a0 + hq[2] * a2;
+      st->zt[ws + (size_t)k] = hq[4] * a1 + hq[5] * a2;
+      st->zt[2 * ws + (size_t)k] = hq[6] * a0 + hq[7] * a1 + hq[8] * a2;
+    }
+  } else {
+    for (int r = r0; r < 3; r++)  // zt_r = sum_s H_rs y_s
+      for (int k = 0; k < nz; k++)
+        st->zt[(size_t)r * ws + (size_t)k] = hq[3 * r] * y[k] + hq[3 * r + 1] * y[ws + (size_t)k] +
+                                             hq[3 * r + 2] * y[2 * ws + (size_t)k];
+  }
+  // dense storage and the dofs ascending: entry (u, v >= u) is row d[v] of column d[u], as below
+  int asc = !band && st->asc[q];
   const double *y0 = y, *y1 = y + ws, *y2 = y + 2 * ws;
   const double *z0 = st->zt, *z1 = z0 + ws, *z2 = z1 + ws;
   if (asc && r0 == 0) {
@@ -540,13 +582,30 @@ static inline void unit_terms(const island* is, int q, int nz, const int* d, int
   size_t ws = (size_t)is->p->ystride;
   int band = st->kd >= 0;
   const double* hq = st->hz + 36 * q;
-  for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s
-    const double* hr = hq + (size_t)nr * (size_t)rows[r];
+  for (int r = 0; r < na; r++) {  // zt_r = sum_s H_rs y_s over the nonzero H_rs (a pyramid's
+    const double* hr = hq + (size_t)nr * (size_t)rows[r];  // pair: an arrow, the normal's row
+    const double* yc[6];                                    // and column): the same sums, as a
+    double hc[6];  // zero term never changes a sum that starts at +0
+    int nc = 0;
+    for (int c = 0; c < na; c++)
+      if (hr[rows[c]] != 0) hc[nc] = hr[rows[c]], yc[nc++] = y[c];
     for (int k = 0; k < nz; k++) {
       double acc = 0;
-      for (int c = 0; c < na; c++) acc += hr[rows[c]] * y[c][k];
+      for (int c = 0; c < nc; c++) acc += hc[c] * yc[c][k];
       st->zt[(size_t)r * ws + (size_t)k] = acc;
     }
+  }
+  int asc = !band && st->asc[q];  // dense storage and ascending dofs: hessian_add3's direct path
+  if (asc) {
+    for (int u = 0; u < nz; u++) {
+      double* hcol = st->H + (size_t)d[u] * ld;
+      for (int v = u; v < nz; v++) {
+        double h = 0;
+        for (int r = 0; r < na; r++) h += y[r][u] * st->zt[(size_t)r * ws + (size_t)v];
+        hcol[d[v]] += h;
+      }
+    }
+    return;
   }
   for (int u = 0; u < nz; u++) {  // each pair of entries once, into the lower triangle
     size_t pu = (size_t)(pm ? pm[d[u]] : d[u]);
@@ -639,12 +698,102 @@ static int hessian(const island* is) {
       memset(st->H + (size_t)k * ld + (size_t)k, 0, sizeof(double) * (size_t)(nd - k));
   }
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
-  for (int q = 0; q < is->n; q++)
+  for (int q = 0; q < is->n; q++) {
     if (st->zone[q] != ZONE_FREE) hessian_add(is, q);
+    st->zfac[q] = st->zone[q];
+  }
+  st->nupd = 0;
   if (kd < 0 && nd <= NEWTON_SMALL_DOFS) return chol_small(nd, st->H) || !isfinite(st->H[0]);
   lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, st->H, kd + 1)
                             : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, st->H, nd);
   return info != 0 || !isfinite(st->H[0]);
+}
+
+// the rotations of the rank-1 update (Golub and Van Loan 6.5.4; MuJoCo's mju_cholUpdate does the
+// same on its sparse factor); newton.h
+int newton_chol_rank1(int n, double* L, double* v, int k0, double sigma) {
+  for (int k = k0; k < n; k++) {
+    double* ck = L + (size_t)k * (size_t)n;
+    double lkk = ck[k], xk = v[k];
+    if (xk == 0) continue;  // the rotation is the identity
+    double r2 = lkk * lkk + sigma * xk * xk;
+    if (!(r2 > 0)) return 1;
+    double r = sqrt(r2), c = r / lkk, sn = xk / lkk;
+    ck[k] = r;
+    for (int i = k + 1; i < n; i++) {
+      double l = (ck[i] + sigma * sn * v[i]) / c;
+      v[i] = c * v[i] - sn * l;
+      ck[i] = l;
+    }
+  }
+  return 0;
+}
+
+// the edges of island contact q's pyramid (zone_pyr3, newton_zone_pyr: the bit order of their
+// masks) whose bit differs between masks m0 and m1, each as v = Y_q' u_e / sqrt(r_py) (u_e =
+// e_N +- co_k e_k, H_q = sum over the active edges of u_e u_e' / r_py) applied to the factor
+// (added when in m1); 1 when a downdate fails
+static int pyr_flips(const island* is, int q, int m0, int m1) {
+  const solver_problem* p = is->p;
+  newton_state* st = is->st;
+  int i = con_of(is, q), pq = st->pq[q], n = pq >= 0 ? 6 : 3, nz = st->ynz[q], nd = is->nd;
+  size_t ws = (size_t)p->ystride;
+  const int* d = st->yi + (size_t)q * ws;
+  double mu3[3] = {p->mu[i], p->mu[i], 0}, sr = sqrt(p->rpy[i]);
+  const double* co = n == 3 ? mu3 : st->co + 6 * q;
+  const double* yn = p->Y + (3 * (size_t)i + 2) * ws;
+  double* v = st->cr;
+  int bit = 0;
+  for (int k = 0; k < n; k++) {
+    if (k == 2 || !(co[k] > 0)) continue;
+    const double* yk = p->Y + (3 * (size_t)(k < 3 ? i : con_of(is, pq)) + (size_t)(k % 3)) * ws;
+    for (int sg = 0; sg < 2; sg++, bit++) {
+      int on0 = (m0 >> bit) & 1, on1 = (m1 >> bit) & 1;
+      if (on0 == on1) continue;
+      double sk = sg ? -co[k] : co[k];
+      int k0 = nd;
+      memset(v, 0, sizeof(double) * (size_t)nd);
+      for (int u = 0; u < nz; u++) {
+        v[d[u]] = (yn[u] + sk * yk[u]) / sr;
+        if (d[u] < k0) k0 = d[u];
+      }
+      if (newton_chol_rank1(nd, st->H, v, k0, on1 ? 1.0 : -1.0)) return 1;
+    }
+  }
+  return 0;
+}
+
+// the dense factor of an island brought to the current zones by rank-1 updates and downdates of
+// the edges that changed (MuJoCo's incremental Hessian), when every changed contact is a
+// pyramid's (its Hessian a sum of rank-1 edge terms), they are few (at most nd / 3 edges, ~4 nd^2
+// flops each against the Hessian's assembly over every contact and its nd^3 / 3 factor; measured
+// on humanoid100: nd / 4 gave 1.5 % more instructions in newton, nd / 2 the same) and the factor
+// has taken fewer than kUpdateRounds such rounds since it was formed (rounding); 1 when done, 0
+// when hessian() must form it whole. Every iteration after an island's first changes some edge
+// (the Newton step of an unchanged piece is exact), so this replaces most refactors
+static const int kUpdateRounds = 8;
+static int hessian_update(const island* is) {
+  newton_state* st = is->st;
+  int nd = is->nd, flips = 0;
+  if (st->kd != -1 || st->nupd >= kUpdateRounds) return 0;
+  for (int q = 0; q < is->n; q++) {
+    int z0 = st->zfac[q], z1 = st->zone[q];
+    if (z0 == z1) continue;
+    if (z0 < 0 || (z0 != ZONE_FREE && z0 < ZONE_PYR) || (z1 != ZONE_FREE && z1 < ZONE_PYR))
+      return 0;
+    if (st->kind[q] != KIND_PYR3 && !(st->kind[q] == KIND_PYR && st->pq[q] >= 0)) return 0;
+    int m = (z0 ? z0 - ZONE_PYR : 0) ^ (z1 ? z1 - ZONE_PYR : 0);
+    for (; m; m &= m - 1) flips++;
+  }
+  if (3 * flips > nd) return 0;
+  for (int q = 0; q < is->n; q++) {
+    int z0 = st->zfac[q], z1 = st->zone[q];
+    if (z0 == z1) continue;
+    if (pyr_flips(is, q, z0 ? z0 - ZONE_PYR : 0, z1 ? z1 - ZONE_PYR : 0)) return 0;
+    st->zfac[q] = z1;
+  }
+  st->nupd++;
+  return 1;
 }
 
 static void hessian_cg(const island* is, double* v);
@@ -770,18 +919,36 @@ static void line_pyr(const island* is, int q, int n, const int* ir, double t, do
   }
 }
 
-// line_pyr for a contact alone (zone_pyr3's edges, the same operations in the same order)
-static void line_pyr3(const double* a, const double* b, double t, double mu, double r,
-                      double* f1, double* f2) {
-  double at[3], bt[3] = {b[0], b[1], b[2]};
-  for (int k = 0; k < 3; k++) at[k] = a[k] + t * bt[k];
-  for (int e = 0; e < 4; e++) {
-    int k = e >> 1;
-    double s = (e & 1) ? -mu : mu, ae = at[2] + s * at[k];
+// a pyramid's contact alone (zone_pyr3's edges t1+ t1- t2+ t2-): what line_eval computes
+// whatever t is, per contact in st->ls (the
+// slopes be of its edges t1+ t1- t2+ t2- and be^2 / r, then mu and r), once per line search
+static void line_prep(const island* is) {
+  newton_state* st = is->st;
+  for (int q = 0; q < is->n; q++) {
+    if (st->kind[q] != KIND_PYR3) continue;
+    int i = con_of(is, q);
+    double mu = is->p->mu[i], r = is->p->rpy[i], *e = st->ls + 10 * q;
+    const double* bt = st->b + 3 * q;
+    for (int k = 0; k < 4; k++) {
+      double s = (k & 1) ? -mu : mu, be = bt[2] + s * bt[k >> 1];
+      e[2 * k] = be;
+      e[2 * k + 1] = be * be / r;
+    }
+    e[8] = mu, e[9] = r;
+  }
+}
+
+// line_pyr for a pyramid's contact alone from line_prep's constants (the same operations on the
+// same values: the same bits)
+static inline void line_pyr3p(const double* a, const double* b, const double* e, double t,
+                              double* f1, double* f2) {
+  double mu = e[8], r = e[9], at[3];
+  for (int k = 0; k < 3; k++) at[k] = a[k] + t * b[k];
+  for (int k = 0; k < 4; k++) {
+    double s = (k & 1) ? -mu : mu, ae = at[2] + s * at[k >> 1];
     if (!(ae < 0)) continue;
-    double be = bt[2] + s * bt[k];
-    *f1 -= (-ae / r) * be;
-    *f2 += be * be / r;
+    *f1 -= (-ae / r) * e[2 * k];
+    *f2 += e[2 * k + 1];
   }
 }
 
@@ -792,7 +959,13 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
   *f2 = dd;
   for (int q = 0; q < is->n; q++) {
     double lam[6], H[36], cost, b[6];
-    if (st->pq[q] == -1 && !st->pyr) {  // a contact alone (the common case)
+    int kind = st->kind[q];
+    if (kind == KIND_PYR3) {  // a pyramid's contact alone
+      line_pyr3p(st->a + 3 * q, st->b + 3 * q, st->ls + 10 * q, t, f1, f2);
+      continue;
+    }
+    if (kind == KIND_SPIN) continue;
+    if (kind == KIND_ROUND) {  // a contact alone (the common case)
       double at[3];
       const double* bq = st->b + 3 * q;
       for (int r = 0; r < 3; r++) at[r] = st->a[3 * q + r] + t * bq[r];
@@ -804,13 +977,8 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
       }
       continue;
     }
-    int i = con_of(is, q);
-    if (st->pq[q] == -1 && is->p->rpy[i] > 0 && is->p->mu[i] > 0) {  // a pyramid's contact alone
-      line_pyr3(st->a + 3 * q, st->b + 3 * q, t, is->p->mu[i], is->p->rpy[i], f1, f2);
-      continue;
-    }
     int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
-    if (st->pyr && n > 0 && is->p->rpy[i] > 0) {  // MuJoCo's pyramid: edge by edge
+    if (kind == KIND_PYR) {  // MuJoCo's pyramid: edge by edge
       line_pyr(is, q, n, ir, t, f1, f2);
       continue;
     }
@@ -830,6 +998,7 @@ static void line_eval(const island* is, double t, double xd, double dd, double* 
 // step leaves it); f0 = phi'(0) < 0. Returns t (lo when the evaluations run out: a decrease)
 static double line_search(const island* is, double xd, double dd, double f0) {
   double lo = 0, hi = INFINITY, t = 1;
+  line_prep(is);
   for (int k = 0; k < kLineIt; k++) {
     double f1, f2;
     line_eval(is, t, xd, dd, &f1, &f2);
@@ -844,8 +1013,12 @@ static double line_search(const island* is, double xd, double dd, double f0) {
 }
 
 // lambda(x) of st->lam into lambda (3nc, the island's rows) and c = Y Y' lambda + Re lambda + g
-// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of)
-static double island_residual(solver* s, const island* is, double* lambda) {
+// into s->c, Y' lambda into st->w; the stopping residual (the CCP's, solver_stop_of), or once
+// the CCP's passes `above` a finite lower bound of it past `above` (solver_ccp_residual_above:
+// island_solve only asks whether it is below the tolerance and below the best so far, so its
+// choices are those of the exact value; the NCP term of solver_stop_of is skipped then too, as
+// it can only raise a value already past)
+static double island_residual(solver* s, const island* is, double* lambda, double above) {
   newton_state* st = is->st;
   yt_mul(is, st->lam, st->w);
   y_mul(is, st->w, 1, st->b);
@@ -856,7 +1029,8 @@ static double island_residual(solver* s, const island* is, double* lambda) {
       s->c[3 * i + r] = st->b[3 * q + r] + st->re[3 * q + r] * st->lam[3 * q + r];
     }
   }
-  double r = solver_ccp_residual(is->p, lambda, s->c, is->cons, is->n);
+  double r = solver_ccp_residual_above(is->p, lambda, s->c, is->cons, is->n, above, NULL);
+  if (r > above && isfinite(r)) return r;
   return solver_stop_of(s, is->p, lambda, s->c, is->cons, is->n, r);
 }
 
@@ -925,7 +1099,10 @@ static void island_start(const island* is, const double* lambda) {
     for (int r = 0; r < 3; r++) st->lam[3 * q + r] = lambda[3 * con_of(is, q) + r];
   yt_mul(is, st->lam, st->x);
   y_mul(is, st->x, 1, st->a);
-  double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 0, NULL);
+  // the zone Hessians at x = Y' lambda0 beside its cost: the first step's when that x is kept
+  for (int q = 0; q < is->n; q++) st->zone[q] = st->zfac[q] = -1;  // no factor yet
+  st->pending = 0;
+  double pw = 0.5 * dot(st->x, st->x, nd) + zones(is, st->a, st->lam, 1, &st->pending);
   memset(st->d, 0, sizeof(double) * (size_t)nd);
   for (int q = 0; q < is->n; q++)  // g: Y 0 + g
     for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
@@ -937,8 +1114,11 @@ static void island_start(const island* is, const double* lambda) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
     memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
     memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
+    for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // the first step computes x = 0's
+    st->fresh = 0;
+  } else {
+    st->fresh = 1;
   }
-  for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // no factor yet
 }
 
 // one Newton step from x: the direction d = -H^-1 grad P (grad P = x - Y' lambda, st->w holding
@@ -946,7 +1126,10 @@ static void island_start(const island* is, const double* lambda) {
 static int island_step(island* is) {
   newton_state* st = is->st;
   int nd = is->nd, changed = 0;
-  zones(is, st->a, st->lam, 1, &changed);
+  if (st->fresh) changed = st->pending;  // the last step's final pass saw this iterate
+  else zones(is, st->a, st->lam, 1, &changed);
+  st->fresh = 1;  // x stays put when the step returns early
+  st->pending = 0;
   if (st->kd == -2) {  // the island's first factorization chooses its form
     island_band(is);
     size_t need = st->kd >= 0 ? (size_t)nd * (size_t)(st->kd + 1) : (size_t)nd * (size_t)nd;
@@ -954,7 +1137,7 @@ static int island_step(island* is) {
     st->nband += st->kd >= 0;
     st->ndof++;
   }
-  if (changed && st->kd != -3 && hessian(is)) return 0;
+  if (changed && st->kd != -3 && !hessian_update(is) && hessian(is)) return 0;
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
   hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
@@ -964,7 +1147,9 @@ static int island_step(island* is) {
   double t = line_search(is, xd, dd, f0);
   for (int k = 0; k < nd; k++) st->x[k] += t * st->d[k];
   for (int k = 0; k < 3 * is->n; k++) st->a[k] += t * st->b[k];
-  zones(is, st->a, st->lam, 0, NULL);
+  // lambda(x) for the residual, and the zone Hessians the next step factors (the same values
+  // that step's own pass would compute at this x)
+  zones(is, st->a, st->lam, 1, &st->pending);
   return 1;
 }
 
@@ -993,7 +1178,8 @@ static int island_solve(solver* s, island* is, double* lambda, double* res) {
   if (island_re(is)) {
     island_start(is, lambda);
     for (;;) {
-      r = island_residual(s, is, lambda);
+      // exact at the start (best is infinite) and whenever r <= max(tolerance, best)
+      r = island_residual(s, is, lambda, fmax(s->opt.tolerance, best));
       if (r < best || it == 0) {
         best = r;
         island_best(s, is, lambda, 1);
@@ -1048,8 +1234,8 @@ static size_t newton_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), nv = (size_t)(o->nv > 0 ? o->nv : 1);
   size_t w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   size_t hd = nv < NEWTON_DENSE_DOFS ? nv : NEWTON_DENSE_DOFS;
-  return sizeof(newton_state) + (2 * nv + 3 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
-         (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 6 * w) * sizeof(double);
+  return sizeof(newton_state) + (2 * nv + 6 * mc + mc * w + mc + admm_y_ord_ints(o, maxc)) * sizeof(int) +
+         (hd * hd + 9 * nv + 6 * 3 * mc + 36 * mc + 6 * mc + 10 * mc + 6 * w) * sizeof(double);
 }
 
 static void newton_destroy(void* priv) {
@@ -1060,6 +1246,10 @@ static void newton_destroy(void* priv) {
   free(st->zone);
   free(st->pq);
   free(st->conpos);
+  free(st->kind);
+  free(st->zfac);
+  free(st->asc);
+  free(st->ls);
   free(st->yi);
   free(st->ynz);
   free(st->yord);
@@ -1085,6 +1275,10 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->zone = malloc(sizeof(int) * mc);
   st->pq = malloc(sizeof(int) * mc);
   st->conpos = calloc(mc, sizeof(int));  // pair_setup may read an entry no island wrote
+  st->kind = malloc(sizeof(int) * mc);
+  st->zfac = malloc(sizeof(int) * mc);
+  st->asc = malloc(sizeof(int) * mc);
+  st->ls = malloc(sizeof(double) * 10 * mc);
   st->yi = malloc(sizeof(int) * mc * w);
   st->ynz = malloc(sizeof(int) * mc);
   st->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
@@ -1096,7 +1290,7 @@ static void* newton_create(const solver_options* o, int maxc) {
   st->hz = calloc(36 * mc, sizeof(double));
   st->co = calloc(6 * mc, sizeof(double));
   st->zt = calloc(6 * w, sizeof(double));
-  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
+  if (!st->dofmap || !st->dofs || !st->zone || !st->pq || !st->conpos || !st->kind || !st->zfac || !st->asc || !st->ls || !st->co || !st->yi || !st->ynz || !st->yord || !st->H || !st->x || !st->a || !st->hz || !st->zt) {
     newton_destroy(st);
     return NULL;
   }

@@ -32,6 +32,12 @@ int newton_zone_ell(const double a[6], const double R[6], const double co[6], do
 int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
                     double* cost);
 
+// L L' := L L' + sigma v v' (sigma +1 or -1) on a dense Cholesky factor L (column-major lower,
+// n x n, positive diagonal), v (n, destroyed) zero before position k0; 1 when a diagonal would
+// not stay positive (a downdate past rounding: newton refactors then). newton's incremental
+// factor on an island whose pyramid edges change few (newton.c hessian_update)
+int newton_chol_rank1(int n, double* L, double* v, int k0, double sigma);
+
 // tests: holds the Hessian's buffer of newton solver s to doubles (at most what it has), so that
 // islands past it take the conjugate-gradient direction (newton.c hessian_cg)
 void newton_set_capacity(solver* s, size_t doubles);
