@@ -189,6 +189,8 @@ static void set_key(contact_data* c, int i, int r0, int r1) {
 static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, int nb,
                        const double p[3], const double F[9], int angular, double sgn, double* r0,
                        double* r1, double* r2) {
+  double r[3] = {0, 0, 0};
+  int rb = -1;  // the body r belongs to (a free joint's six dofs share theirs)
   for (int k = 0; k < nb; k++) {
     const double* al = d->cdofw + 6 * dofs[k];
     const double* aw = al + 3;
@@ -198,14 +200,18 @@ static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, i
     } else if (aw[0] == 0 && aw[1] == 0 && aw[2] == 0) {  // a translation (free joint's linear
       sp_copy3(j, al);                                     // dofs, prismatic): a_lin + 0 x r
     } else {
-      double r[3];
-      sp_sub3(r, p, d->xpos + 3 * m->dof_body[dofs[k]]);
+      int b = m->dof_body[dofs[k]];
+      if (b != rb) sp_sub3(r, p, d->xpos + 3 * b), rb = b;
       sp_cross3(j, aw, r);
       sp_add3(j, j, al);
     }
-    r0[k] = sgn * (F[0] * j[0] + F[1] * j[1] + F[2] * j[2]);
-    r1[k] = sgn * (F[3] * j[0] + F[4] * j[1] + F[5] * j[2]);
-    r2[k] = sgn * (F[6] * j[0] + F[7] * j[1] + F[8] * j[2]);
+    double v0 = F[0] * j[0] + F[1] * j[1] + F[2] * j[2];
+    double v1 = F[3] * j[0] + F[4] * j[1] + F[5] * j[2];
+    double v2 = F[6] * j[0] + F[7] * j[1] + F[8] * j[2];
+    if (sgn != 1.0) v0 *= sgn, v1 *= sgn, v2 *= sgn;  // 1 x v is v, bit for bit
+    r0[k] = v0;
+    r1[k] = v1;
+    r2[k] = v2;
   }
 }
 
@@ -397,6 +403,10 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
           B->col[c->fill[i]] = i;
           memset(B->blk + 9 * (size_t)c->fill[i]++, 0, 9 * sizeof(double));
         }
+        continue;
+      }
+      if (pass == 0 && n2 == 0) {  // one tree: its bucket is the row (no merge to count)
+        nb += n1;
         continue;
       }
       int p1 = 0, p2 = 0;
@@ -614,7 +624,7 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
 // chain[k]'s row holds chain[k-1], chain[k-2], ... chain[0] in that order and the walk indexes
 // the rows directly, without build_y's position map: the same operations in the same order (the
 // same Y bit for bit). 0 (nothing done) when the chain is not one path
-static int y_one_path(const sim_model* m, const double* restrict L, const unsigned char* lzero,
+static int y_one_path(const sim_model* m, const double* restrict L, unsigned char* lzero,
                       const int* chain, int n, double* restrict y0, double* restrict y1,
                       double* restrict y2) {
   const int* adr = m->dof_Madr;
@@ -625,8 +635,15 @@ static int y_one_path(const sim_model* m, const double* restrict L, const unsign
     // a zero row of L (a free body's translations; its rotations too when the centre of mass
     // is the body's origin and the inertia diagonal): y - 0 x changes at most an exact zero's
     // sign
-    if ((x0 == 0 && x1 == 0 && x2 == 0) || lzero[chain[k]]) continue;
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
+    unsigned char* z = lzero + chain[k];  // 0 not yet known this step, 1 zero, 2 not
+    if (*z == 0) {
+      int u = 0;
+      while (u < k && l[u] == 0) u++;
+      *z = u == k ? 1 : 2;
+    }
+    if (*z == 1) continue;
     for (int u = 0, p = k - 1; p >= 0; u++, p--) {
       y0[p] -= l[u] * x0;
       y1[p] -= l[u] * x1;
@@ -645,11 +662,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   const double* L = d->qLD;
   const int* col = m->dof_Mcol;
   int lrev_ok = 0;  // c->lrev holds this step's L (l_reversed)
-  for (int i = 0; i < m->nv; i++) {  // L's zero rows (y_one_path)
-    int a = m->dof_Madr[i] + 1, e = i + 1 < m->nv ? m->dof_Madr[i + 1] : m->nM;
-    while (a < e && L[a] == 0) a++;
-    c->lzero[i] = a == e;
-  }
+  if (m->nv > 0) memset(c->lzero, 0, (size_t)m->nv);  // L's zero rows: found as y_one_path asks
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
