@@ -619,6 +619,15 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
   return 1;
 }
 
+// y_one_path's update of two rows by dof k's row l of L (k entries, ancestors nearest first)
+static inline void y_walk2(const double* restrict l, int k, double xa, double xb,
+                           double* restrict ya, double* restrict yb) {
+  for (int u = 0, p = k - 1; p >= 0; u++, p--) {
+    ya[p] -= l[u] * xa;
+    yb[p] -= l[u] * xb;
+  }
+}
+
 // build_y's walk on a chain that is one root-to-body path (a contact of one body with the world,
 // two bodies of one path): the last dof's row of L lists every other dof of the chain, so dof
 // chain[k]'s row holds chain[k-1], chain[k-2], ... chain[0] in that order and the walk indexes
@@ -644,11 +653,17 @@ static int y_one_path(const sim_model* m, const double* restrict L, unsigned cha
       *z = u == k ? 1 : 2;
     }
     if (*z == 1) continue;
-    for (int u = 0, p = k - 1; p >= 0; u++, p--) {
-      y0[p] -= l[u] * x0;
-      y1[p] -= l[u] * x1;
-      y2[p] -= l[u] * x2;
-    }
+    // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
+    // row nothing on the revolute dofs)
+    if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
+    else if (x0 == 0) y_walk2(l, k, x1, x2, y1, y2);
+    else if (x2 == 0) y_walk2(l, k, x0, x1, y0, y1);
+    else
+      for (int u = 0, p = k - 1; p >= 0; u++, p--) {
+        y0[p] -= l[u] * x0;
+        y1[p] -= l[u] * x1;
+        y2[p] -= l[u] * x2;
+      }
   }
   return 1;
 }
