@@ -246,6 +246,98 @@ START_TEST(g_long_chains) {
 }
 END_TEST
 
+// a free rigid body's contacts against the closed form of its Delassus matrix (Newton-Euler,
+// not the factor): an impulse f at p_j changes the velocity at p_i by f / m + (I_w^-1 (r_j x f))
+// x r_i, r = p - com, so G_ij = F_i' (E / m - [r_i]x I_w^-1 [r_j]x) F_j with I_w = R I_b R' from
+// the URDF's mass, inertia and centre of mass; every entry to 1e-12 of max |G|. The cube with
+// its centre of mass at its origin and a diagonal inertia has zero rows of L below the diagonal
+// (contact.c y_one_path skips them), the skewed one (offset centre of mass, products of inertia)
+// has none
+static double rigid_g_error(const char* inertial, const char* what) {
+  tmp_setup();
+  char urdf[512], text[2048];
+  tmp_path(urdf, sizeof(urdf), "body.urdf");
+  char body[1024];
+  snprintf(body, sizeof(body),
+           "<?xml version=\"1.0\"?>\n<robot name=\"b\">\n  <link name=\"b\">\n    <inertial>%s"
+           "</inertial>\n    <collision><geometry><box size=\"0.1 0.1 0.1\"/></geometry>"
+           "</collision>\n  </link>\n</robot>\n", inertial);
+  tmp_write_text("body.urdf", body);
+  // tilted 0.3 rad about x and resting on an edge: 2 contacts in a non-trivial frame
+  snprintf(text, sizeof(text),
+           "name: t\nworld: {gravity: [0, 0, -9.81], ground: {type: plane, height: 0}}\n"
+           "robots:\n  - {urdf: %s, base: free, q0: [0, 0, 0.0625, 0.1494381, 0, 0, 0.9887711]}\n"
+           "contact: {model: ncp, friction: 0.5}\nsolver: {name: pgs, tolerance: 1.0e-8}\n"
+           "integrator: {dt: 1.0e-3, duration: 1}\n", urdf);
+  fixture f = fixture_steps(text, NULL, 3);
+  const sim_model* m = f.s->model.m;
+  const sim_data* d = f.s->data.d;
+  const contact_data* c = f.s->data.con;
+  int nc = c->ncon, b = 1;
+  ck_assert_int_ge(nc, 2);
+  // the URDF's values, parsed back from the same string the model was built from
+  double mass, cb[3], in[6];
+  const char* q = strstr(inertial, "xyz=\"");
+  ck_assert(q && sscanf(q, "xyz=\"%lf %lf %lf\"", cb, cb + 1, cb + 2) == 3);
+  q = strstr(inertial, "mass value=\"");
+  ck_assert(q && sscanf(q, "mass value=\"%lf\"", &mass) == 1);
+  q = strstr(inertial, "ixx=\"");
+  ck_assert(q && sscanf(q, "ixx=\"%lf\" ixy=\"%lf\" ixz=\"%lf\" iyy=\"%lf\" iyz=\"%lf\" izz=\"%lf\"",
+                        in, in + 1, in + 2, in + 3, in + 4, in + 5) == 6);
+  double Ib[9] = {in[0], in[1], in[2], in[1], in[3], in[4], in[2], in[4], in[5]}, Iw[9], T[9];
+  const double* R = d->xmat + 9 * b;
+  double com[3];
+  for (int r = 0; r < 3; r++) {
+    com[r] = d->xpos[3 * b + r];
+    for (int k = 0; k < 3; k++) com[r] += R[3 * r + k] * cb[k];
+  }
+  for (int r = 0; r < 3; r++)  // T = R Ib, Iw = T R'
+    for (int k = 0; k < 3; k++) T[3 * r + k] = R[3 * r] * Ib[k] + R[3 * r + 1] * Ib[3 + k] + R[3 * r + 2] * Ib[6 + k];
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 3; k++) Iw[3 * r + k] = T[3 * r] * R[3 * k] + T[3 * r + 1] * R[3 * k + 1] + T[3 * r + 2] * R[3 * k + 2];
+  int ipiv[3];
+  ck_assert_int_eq(LAPACKE_dgetrf(LAPACK_ROW_MAJOR, 3, 3, Iw, 3, ipiv), 0);
+  ck_assert_int_eq(LAPACKE_dgetri(LAPACK_ROW_MAJOR, 3, Iw, 3, ipiv), 0);  // Iw now I_w^-1
+  solver_problem p = contact_problem(c);
+  double emax = 0, gmax = 0;
+  for (int i = 0; i < nc; i++)
+    for (int j = 0; j < nc; j++)
+      for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 3; t++) {
+          const double *Fi = c->frame + 9 * i + 3 * s, *Fj = c->frame + 9 * j + 3 * t;
+          double ri[3], rj[3], a[3], w[3], u[3];
+          for (int k = 0; k < 3; k++) ri[k] = c->con[i].pos[k] - com[k], rj[k] = c->con[j].pos[k] - com[k];
+          // a = r_j x F_j's row; w = I_w^-1 a; u = w x r_i: the velocity at p_i per unit impulse
+          a[0] = rj[1] * Fj[2] - rj[2] * Fj[1], a[1] = rj[2] * Fj[0] - rj[0] * Fj[2], a[2] = rj[0] * Fj[1] - rj[1] * Fj[0];
+          for (int k = 0; k < 3; k++) w[k] = Iw[3 * k] * a[0] + Iw[3 * k + 1] * a[1] + Iw[3 * k + 2] * a[2];
+          u[0] = w[1] * ri[2] - w[2] * ri[1], u[1] = w[2] * ri[0] - w[0] * ri[2], u[2] = w[0] * ri[1] - w[1] * ri[0];
+          double ref = 0;
+          for (int k = 0; k < 3; k++) ref += Fi[k] * (Fj[k] / mass + u[k]);
+          double got = solver_gentry(&p, 3 * i + s, 3 * j + t);
+          gmax = fmax(gmax, fabs(ref));
+          emax = fmax(emax, fabs(got - ref));
+        }
+  (void)m;
+  fixture_free(&f);
+  tmp_teardown();
+  ck_assert_msg(gmax > 0, "%s: G is zero", what);
+  return emax / gmax;
+}
+
+START_TEST(g_rigid_body_closed_form) {
+  const char* plain =
+      "<origin xyz=\"0 0 0\"/><mass value=\"1.0\"/><inertia ixx=\"0.001666666667\" ixy=\"0\" "
+      "ixz=\"0\" iyy=\"0.001666666667\" iyz=\"0\" izz=\"0.001666666667\"/>";
+  const char* skewed =
+      "<origin xyz=\"0.01 -0.02 0.005\"/><mass value=\"0.7\"/><inertia ixx=\"0.0015\" "
+      "ixy=\"0.0002\" ixz=\"-0.0001\" iyy=\"0.0012\" iyz=\"0.00015\" izz=\"0.0018\"/>";
+  double e = rigid_g_error(plain, "cube");
+  ck_assert_msg(e <= 1e-12, "cube: G off the rigid body's closed form by %g", e);
+  e = rigid_g_error(skewed, "skewed body");
+  ck_assert_msg(e <= 1e-12, "skewed body: G off the rigid body's closed form by %g", e);
+}
+END_TEST
+
 // the whole G of a problem as one dense 3nc x 3nc matrix (malloc'd; solver_gdense over every
 // contact)
 static double* g_dense_all(const solver_problem* p) {
@@ -695,6 +787,7 @@ static Suite* suite(void) {
   tcase_add_test(t, g_two_robots);
   tcase_add_test(t, g_robot_and_objects);
   tcase_add_test(t, g_long_chains);
+  tcase_add_test(t, g_rigid_body_closed_form);
   tcase_add_test(t, islands_two_stacks);
   tcase_add_test(t, solvers_sparse_vs_dense);
   tcase_add_test(t, block_bound);

@@ -95,7 +95,8 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->link = calloc(mc, sizeof(int));
   c->mu_roll = calloc(mc, sizeof(double));
   c->rpy = calloc(mc, sizeof(double));
-  if (!c->box || !c->link || !c->mu_roll || !c->rpy || !c->con || !c->body1 || !c->body2 || !c->frame ||
+  c->lzero = calloc((size_t)nv, 1);
+  if (!c->lzero || !c->box || !c->link || !c->mu_roll || !c->rpy || !c->con || !c->body1 || !c->body2 || !c->frame ||
       !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
       !c->cstar || !c->R || !c->prev_id || !c->prev_ord || !c->prev_dual || !c->dual0 || !c->prev_lambda ||
@@ -140,7 +141,7 @@ size_t contact_bytes(const sim_model* m, int maxcon) {
          mc * I + mc * ch * I + 2 * n3 * ch * D + n3 * D + 2 * mc * I + 3 * n3 * D + mc * D + n3 * D +
          n3 * I + 3 * n3 * D + nv * I + (nv + 1) * I + 2 * mc * I + mc * I + nv * D +
          (size_t)(m->nM > 0 ? m->nM : 1) * D + mc +
-         mc * I + mc * D + mc * D + mc * I +
+         mc * I + mc * D + mc * D + mc * I + nv +
          solver_blocks_bytes(maxcon, contact_max_blocks(m, maxcon));
 }
 
@@ -151,7 +152,7 @@ void contact_free(contact_data* c) {
   free(c->lambda); free(c->cvel); free(c->cstar); free(c->R); free(c->prev_id); free(c->prev_ord); free(c->prev_lambda);
   free(c->prev_dual); free(c->dual0); free(c->pos); free(c->bucket_ptr); free(c->bucket);
   free(c->box); free(c->link); free(c->mu_roll); free(c->rpy);
-  free(c->fill); free(c->ywork); free(c->lrev);
+  free(c->fill); free(c->ywork); free(c->lrev); free(c->lzero);
   solver_blocks_free(c->G);
   free(c);
 }
@@ -188,6 +189,8 @@ static void set_key(contact_data* c, int i, int r0, int r1) {
 static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, int nb,
                        const double p[3], const double F[9], int angular, double sgn, double* r0,
                        double* r1, double* r2) {
+  double r[3] = {0, 0, 0};
+  int rb = -1;  // the body r belongs to (a free joint's six dofs share theirs)
   for (int k = 0; k < nb; k++) {
     const double* al = d->cdofw + 6 * dofs[k];
     const double* aw = al + 3;
@@ -197,14 +200,18 @@ static void point_rows(const sim_model* m, const sim_data* d, const int* dofs, i
     } else if (aw[0] == 0 && aw[1] == 0 && aw[2] == 0) {  // a translation (free joint's linear
       sp_copy3(j, al);                                     // dofs, prismatic): a_lin + 0 x r
     } else {
-      double r[3];
-      sp_sub3(r, p, d->xpos + 3 * m->dof_body[dofs[k]]);
+      int b = m->dof_body[dofs[k]];
+      if (b != rb) sp_sub3(r, p, d->xpos + 3 * b), rb = b;
       sp_cross3(j, aw, r);
       sp_add3(j, j, al);
     }
-    r0[k] = sgn * (F[0] * j[0] + F[1] * j[1] + F[2] * j[2]);
-    r1[k] = sgn * (F[3] * j[0] + F[4] * j[1] + F[5] * j[2]);
-    r2[k] = sgn * (F[6] * j[0] + F[7] * j[1] + F[8] * j[2]);
+    double v0 = F[0] * j[0] + F[1] * j[1] + F[2] * j[2];
+    double v1 = F[3] * j[0] + F[4] * j[1] + F[5] * j[2];
+    double v2 = F[6] * j[0] + F[7] * j[1] + F[8] * j[2];
+    if (sgn != 1.0) v0 *= sgn, v1 *= sgn, v2 *= sgn;  // 1 x v is v, bit for bit
+    r0[k] = v0;
+    r1[k] = v1;
+    r2[k] = v2;
   }
 }
 
@@ -398,6 +405,10 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
         }
         continue;
       }
+      if (pass == 0 && n2 == 0) {  // one tree: its bucket is the row (no merge to count)
+        nb += n1;
+        continue;
+      }
       int p1 = 0, p2 = 0;
       while (p1 < n1 || p2 < n2) {
         int j;
@@ -548,6 +559,17 @@ static void y_path2(const double* restrict lr, const double* restrict lq, int s0
   }
 }
 
+// y_path2 on two of the three rows (the third's values both zero)
+static void y_path2r(const double* restrict lr, const double* restrict lq, int s0, int top,
+                     double xa, double xb, double za, double zb, double* restrict ya,
+                     double* restrict yb) {
+  for (int p = s0; p < top; p++) {
+    double l = lr[p], q = lq[p];
+    ya[p] = (ya[p] - l * xa) - q * za;
+    yb[p] = (yb[p] - l * xb) - q * zb;
+  }
+}
+
 __attribute__((noinline)) static int y_path(const sim_model* m, const double* restrict lrev,
                                             const int* chain, int n, double* restrict y0,
                                             double* restrict y1, double* restrict y2) {
@@ -576,8 +598,14 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
       top = k1;
       k = k1;  // k - 1 is done here
       if (!(z0 == 0 && z1 == 0 && z2 == 0)) {
-        y_path2(lr, lrev + m->dof_Madr[chain[k1]] + 1 - s0, s0, k1, x0, x1, x2, z0, z1, z2, y0, y1,
-                y2);
+        const double* lq = lrev + m->dof_Madr[chain[k1]] + 1 - s0;
+        // a row both dofs leave at zero takes no update (a chain lying flat: revolute dofs
+        // about the plane's normal give its t1 row nothing): y - l 0 changes at most an exact
+        // zero's sign
+        if (x1 == 0 && z1 == 0) y_path2r(lr, lq, s0, k1, x0, x2, z0, z2, y0, y2);
+        else if (x0 == 0 && z0 == 0) y_path2r(lr, lq, s0, k1, x1, x2, z1, z2, y1, y2);
+        else if (x2 == 0 && z2 == 0) y_path2r(lr, lq, s0, k1, x0, x1, z0, z1, y0, y1);
+        else y_path2(lr, lq, s0, k1, x0, x1, x2, z0, z1, z2, y0, y1, y2);
         continue;
       }
     }
@@ -591,6 +619,55 @@ __attribute__((noinline)) static int y_path(const sim_model* m, const double* re
   return 1;
 }
 
+// y_one_path's update of two rows by dof k's row l of L (k entries, ancestors nearest first)
+static inline void y_walk2(const double* restrict l, int k, double xa, double xb,
+                           double* restrict ya, double* restrict yb) {
+  for (int u = 0, p = k - 1; p >= 0; u++, p--) {
+    ya[p] -= l[u] * xa;
+    yb[p] -= l[u] * xb;
+  }
+}
+
+// build_y's walk on a chain that is one root-to-body path (a contact of one body with the world,
+// two bodies of one path): the last dof's row of L lists every other dof of the chain, so dof
+// chain[k]'s row holds chain[k-1], chain[k-2], ... chain[0] in that order and the walk indexes
+// the rows directly, without build_y's position map: the same operations in the same order (the
+// same Y bit for bit). 0 (nothing done) when the chain is not one path
+static int y_one_path(const sim_model* m, const double* restrict L, unsigned char* lzero,
+                      const int* chain, int n, double* restrict y0, double* restrict y1,
+                      double* restrict y2) {
+  const int* adr = m->dof_Madr;
+  int last = chain[n - 1];
+  if ((last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] != n) return 0;
+  for (int k = n - 1; k > 0; k--) {
+    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+    // a zero row of L (a free body's translations; its rotations too when the centre of mass
+    // is the body's origin and the inertia diagonal): y - 0 x changes at most an exact zero's
+    // sign
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
+    unsigned char* z = lzero + chain[k];  // 0 not yet known this step, 1 zero, 2 not
+    if (*z == 0) {
+      int u = 0;
+      while (u < k && l[u] == 0) u++;
+      *z = u == k ? 1 : 2;
+    }
+    if (*z == 1) continue;
+    // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
+    // row nothing on the revolute dofs)
+    if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
+    else if (x0 == 0) y_walk2(l, k, x1, x2, y1, y2);
+    else if (x2 == 0) y_walk2(l, k, x0, x1, y0, y1);
+    else
+      for (int u = 0, p = k - 1; p >= 0; u++, p--) {
+        y0[p] -= l[u] * x0;
+        y1[p] -= l[u] * x1;
+        y2[p] -= l[u] * x2;
+      }
+  }
+  return 1;
+}
+
 // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
 // of the three rows the same operations, in the same order, as dyn_solve_half on the full
 // row; the rows share one walk up L's row per dof, skipped when all three values are zero
@@ -600,6 +677,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   const double* L = d->qLD;
   const int* col = m->dof_Mcol;
   int lrev_ok = 0;  // c->lrev holds this step's L (l_reversed)
+  if (m->nv > 0) memset(c->lzero, 0, (size_t)m->nv);  // L's zero rows: found as y_one_path asks
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
@@ -614,6 +692,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
       lrev_ok = 1;
     }
     if (n > kPathWalk && y_path(m, c->lrev, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
+    if (n > 1 && y_one_path(m, L, c->lzero, chain, n, y0, y1, y2)) n = 0;
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
     for (int k = n - 1; k >= 0; k--) {
       int dof = chain[k];

@@ -128,6 +128,8 @@ typedef struct {
   int* fill;          // next free block of each row                       (maxcon)
   double* ywork;      // scratch of G's products through Y when diag_only   (nv)
   double* lrev;       // L's rows, ancestors root first (build_y's long chains) (nM)
+  unsigned char* lzero;  // dof i's row of L below the diagonal: 1 all zero, 2 not, 0 not yet
+                         // known this step (build_y's one-path walk asks)         (nv)
 } contact_data;
 
 typedef struct {
