@@ -825,6 +825,18 @@ static void eig_keep(solver* s, int n, int nd, double tr, double dmax, double L)
   solver_admm(s)->eig_next = (k + 1) % SOLVER_EIG_CACHE;
 }
 
+// the round-off jump's states (admm_rho_jump): none yet, its trial iteration next, kept (rho
+// held at m), done (undone, or rho back: no other jump in this solve)
+enum { ADMM_JUMP_NONE = 0, ADMM_JUMP_TRIAL, ADMM_JUMP_HELD, ADMM_JUMP_DONE };
+
+// what the jump's trial is undone to (admm_undo): the iterate z, proximal centre xp, dual gam
+// and velocity c (vectors of the work, admm_setup), residuals and the rule's state
+typedef struct {
+  double *z, *xp, *gam, *c;
+  double q, r, rb, rho, incr, dprim, ddual;
+  int held, dir;
+} admm_keep;
+
 // one ADMM solve: the operator, the scratch vectors, the penalty and the residuals of z
 typedef struct {
   const solver_problem* p;
@@ -850,8 +862,8 @@ typedef struct {
   double q, r;  // the model's residual of z (chooses the answer) and the stopping residual
   int fresh;    // c = G~ z + g holds at the answer (not so when it is an earlier iterate)
   double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
-  int jump;        // the round-off jump (admm_rho_update): 0 none yet, 1 at m, 2 undone (no more)
-  double rho_keep;  // rho before the jump
+  int jump;     // the round-off jump (admm_rho_jump): ADMM_JUMP_*
+  admm_keep kp;  // the state it was tried from
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -916,6 +928,12 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
   a->op.t = v + 13 * n;
   a->wz = v + 14 * n;    // the point the projection step projects
+  // 15n, 16n: the condim 4/6 weights below; 17n..20n: the round-off jump's kept state, needed
+  // during its trial iteration only (admm_polish's G~ starts at 17n: not tried then)
+  a->kp.z = v + 17 * n;
+  a->kp.xp = v + 18 * n;
+  a->kp.gam = v + 19 * n;
+  a->kp.c = v + 20 * n;
   a->wt = a->sig = NULL;
   if (p->link) {
     a->wt = v + 15 * n;
@@ -1202,8 +1220,7 @@ static void admm_spectrum(solver* s, admm_run* a) {
   a->cond = fmax(Lmax / m, 1 + 1e-12);
   a->incr = pow(a->cond, kPowerStep);  // the spectral step: rho *= or /= cond^kPowerStep
   a->dir = 0;
-  a->jump = 0;
-  a->rho_keep = 0;
+  a->jump = ADMM_JUMP_NONE;
   a->rho_lo = kRhoLo * Lmax;
   a->rho_hi = kRhoHi * Lmax;
   double rho;
@@ -1321,27 +1338,49 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
 // of 570 contacts, every one sticking) 9 iterations, 9 factorizations of 1710 rows for halving
 // rho 0.21 -> 8.5e-4. There ADMM is the proximal point iteration on the linear system of the
 // current faces, whose error shrinks by rho / (lambda + rho) on an eigenvalue lambda of G~, so
-// the smallest rho the rule assumes, m (the spectrum's lower end, admm_spectrum), is the best:
-// rho jumps there once (one factorization) and holds while the dual residual leads. When the
-// faces change after it (the primal residual then leads by kRatio), rho returns to where the
-// rule left it (one more) and the jump is not tried again in this solve. Returns 1 when rho
-// moved (refactor), -1 when it holds, 0 when the spectral rule decides
+// the smallest rho the rule assumes, m (the spectrum's lower end, admm_spectrum), is the best,
+// unless the faces are not the answer's or G~ has near-null directions (a statically
+// indeterminate stack: internal forces) that the proximal term was holding: then the step at m
+// leaves the cones (BoxesStack1-i100000-32: |z| 0.81 -> 2.03, q 8.7e-3 -> 0.21). Hence a trial:
+// rho jumps to m once (one factorization) with the iterate kept (admm_jump_keep); the next
+// iteration is kept when its model residual q is below the kept one, else undone (admm_undo:
+// the kept iterate, rho, and the rule's own move from there, so the iteration goes on as it
+// would have without the trial, bit for bit; the trial is not counted as an iteration, its
+// factorization is). Kept, rho holds at m while the dual residual leads, and returns to where
+// the rule left it (one more factorization) when the primal one leads by kRatio. One trial a
+// solve. Returns 1 when rho moved (refactor), -1 when it holds, 0 when the rule decides
+static void admm_jump_keep(admm_run* a, double dprim, double ddual) {
+  admm_keep* k = &a->kp;
+  memcpy(k->z, a->z, a->vb);
+  memcpy(k->xp, a->xp, a->vb);
+  memcpy(k->gam, a->gam, a->vb);
+  memcpy(k->c, a->c, a->vb);
+  k->q = a->q;
+  k->r = a->r;
+  k->rb = a->rb;
+  k->held = a->held;
+  k->dir = a->dir;
+  k->incr = a->incr;
+  k->rho = a->rho;
+  k->dprim = dprim;
+  k->ddual = ddual;
+}
+
 static const double kRoundoff = 16;  // |l - z| <= kRoundoff eps |z|: round-off
-static int admm_rho_jump(admm_run* a, double dprim, double rp, double rd, double zmax) {
+static int admm_rho_jump(admm_run* a, double dprim, double ddual, double rp, double rd,
+                         double zmax) {
   double lo = fmax(a->m, a->rho_lo);
-  if (a->jump == 0 && dprim <= kRoundoff * DBL_EPSILON * zmax && rd > kRatio * rp &&
+  if (a->jump == ADMM_JUMP_NONE && dprim <= kRoundoff * DBL_EPSILON * zmax && rd > kRatio * rp &&
       lo < a->rho) {
-    a->rho_keep = a->rho;
+    admm_jump_keep(a, dprim, ddual);
     a->rho = lo;
-    a->jump = 1;
-    a->dir = -1;
+    a->jump = ADMM_JUMP_TRIAL;
     return 1;
   }
-  if (a->jump != 1) return 0;
+  if (a->jump != ADMM_JUMP_HELD) return 0;
   if (!(rp > kRatio * rd)) return -1;
-  a->rho = a->rho_keep;
-  a->jump = 2;
-  a->dir = 1;
+  a->rho = a->kp.rho;
+  a->jump = ADMM_JUMP_DONE;
   return 1;
 }
 
@@ -1354,7 +1393,7 @@ static int admm_rho_jump(admm_run* a, double dprim, double rp, double rd, double
 // of the two groups). 0 when the new factor fails
 static int admm_rho_update(admm_run* a, double dprim, double ddual, double zmax) {
   double rp = dprim * fmin(a->Lmax, 1), rd = ddual;
-  int moved = admm_rho_jump(a, dprim, rp, rd, zmax);
+  int moved = admm_rho_jump(a, dprim, ddual, rp, rd, zmax);
   if (moved) return moved < 0 || !admm_refactor(a);
   double rho = a->rho, nrho = rho;
   if (rp > kRatio * rd)
@@ -1376,6 +1415,26 @@ static int admm_rho_update(admm_run* a, double dprim, double ddual, double zmax)
   a->dir = dir;
   a->rho = nrho;
   return !admm_refactor(a);
+}
+
+// the round-off jump's trial undone (admm_rho_jump): the kept iterate, dual, proximal centre,
+// velocity, residuals and rule state, then the rule's own move from the kept residuals (its
+// factorization). 0 when that factor fails
+static int admm_undo(admm_run* a) {
+  const admm_keep* k = &a->kp;
+  memcpy(a->z, k->z, a->vb);
+  memcpy(a->xp, k->xp, a->vb);
+  memcpy(a->gam, k->gam, a->vb);
+  memcpy(a->c, k->c, a->vb);
+  a->q = k->q;
+  a->r = k->r;
+  a->rb = k->rb;
+  a->held = k->held;
+  a->dir = k->dir;
+  a->incr = k->incr;
+  a->rho = k->rho;
+  a->jump = ADMM_JUMP_DONE;
+  return admm_rho_update(a, k->dprim, k->ddual, 0);
 }
 
 // the Newton finish (polish.c, issue 26): tried every kPolishEvery iterations of an island that
@@ -1458,6 +1517,14 @@ static int admm_iterate(solver* s, admm_run* a) {
       a->held = 0;
     }
     if (a->r <= a->tol || !isfinite(a->r)) break;
+    if (a->jump == ADMM_JUMP_TRIAL) {  // the round-off jump's trial (admm_rho_jump)
+      if (!(a->q < a->kp.q)) {
+        it--;
+        ok = admm_undo(a);
+        continue;
+      }
+      a->jump = ADMM_JUMP_HELD;
+    }
     if (it % kPolishEvery == 0 && admm_polish(s, a, 0)) break;
     if (a->q < qbest) {
       qbest = a->q;
@@ -1503,7 +1570,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
   // (the rule's own rho, not the round-off jump's: the next problem's faces may differ)
-  double rho_end = a.jump == 1 ? a.rho_keep : a.rho;
+  double rho_end = a.jump == ADMM_JUMP_HELD || a.jump == ADMM_JUMP_TRIAL ? a.kp.rho : a.rho;
   if (s->opt.rho_adaptive) solver_admm(s)->rho = exp(log(rho_end / sqrt(a.Lmax * a.m)) / log(a.cond));
   res->iterations = it;
   res->residual = a.r;
