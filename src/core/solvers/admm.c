@@ -1348,7 +1348,12 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
 // would have without the trial, bit for bit; the trial is not counted as an iteration, its
 // factorization is). Kept, rho holds at m while the dual residual leads, and returns to where
 // the rule left it (one more factorization) when the primal one leads by kRatio. One trial a
-// solve. Returns 1 when rho moved (refactor), -1 when it holds, 0 when the rule decides
+// solve, on islands factored sparse only (CHOLMOD, admm_sparse), where a factorization costs
+// tens of solves (KaplasTower: 87e6 instructions against 1.3e6): on the banded and dense
+// factors of the simulated stacks and chains, whose factorizations are cheap, the exact step
+// at m picks other internal forces than the previous step's answer held, so the warm start
+// stopped converging: stack_8 under ncp/admm 618 -> 1303 iterations over 1000 steps, chain_40
+// 4285 -> 9035. Returns 1 when rho moved (refactor), -1 when it holds, 0 when the rule decides
 static void admm_jump_keep(admm_run* a, double dprim, double ddual) {
   admm_keep* k = &a->kp;
   memcpy(k->z, a->z, a->vb);
@@ -1370,8 +1375,8 @@ static const double kRoundoff = 16;  // |l - z| <= kRoundoff eps |z|: round-off
 static int admm_rho_jump(admm_run* a, double dprim, double ddual, double rp, double rd,
                          double zmax) {
   double lo = fmax(a->m, a->rho_lo);
-  if (a->jump == ADMM_JUMP_NONE && dprim <= kRoundoff * DBL_EPSILON * zmax && rd > kRatio * rp &&
-      lo < a->rho) {
+  if (a->op.ce && a->jump == ADMM_JUMP_NONE && dprim <= kRoundoff * DBL_EPSILON * zmax &&
+      rd > kRatio * rp && lo < a->rho) {
     admm_jump_keep(a, dprim, ddual);
     a->rho = lo;
     a->jump = ADMM_JUMP_TRIAL;
@@ -1570,7 +1575,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
   // (the rule's own rho, not the round-off jump's: the next problem's faces may differ)
-  double rho_end = a.jump == ADMM_JUMP_HELD || a.jump == ADMM_JUMP_TRIAL ? a.kp.rho : a.rho;
+  double rho_end = a.jump == ADMM_JUMP_TRIAL ? a.kp.rho : a.rho;
   if (s->opt.rho_adaptive) solver_admm(s)->rho = exp(log(rho_end / sqrt(a.Lmax * a.m)) / log(a.cond));
   res->iterations = it;
   res->residual = a.r;
