@@ -1338,29 +1338,7 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
   *zmax = zm;
 }
 
-// the round-off jump. A primal residual |l - z| negligible against z (kNegligible: every
-// projection left its point where it was, each contact inside its cone or already on its face;
-// |l - z| is 1e-17 there) carries no information, so the spectral rule below reads the dual
-// residual alone and lowers rho by cond^kPowerStep on every iteration, each time refactoring: on
-// KaplasTower-i1061-4 (one island of 570 contacts, every one sticking) 9 iterations, 9
-// factorizations of 1710 rows for halving rho 0.21 -> 8.5e-4. There ADMM is the proximal point iteration on the linear system of the
-// current faces, whose error shrinks by rho / (lambda + rho) on an eigenvalue lambda of G~, so
-// the smallest rho the rule assumes, m (the spectrum's lower end, admm_spectrum), is the best,
-// unless the faces are not the answer's or G~ has near-null directions (a statically
-// indeterminate stack: internal forces) that the proximal term was holding: then the step at m
-// leaves the cones (BoxesStack1-i100000-32: |z| 0.81 -> 2.03, q 8.7e-3 -> 0.21). Hence a trial:
-// rho jumps to m once (one factorization) with the iterate kept (admm_jump_keep); the next
-// iteration is kept when its model residual q is below the kept one, else undone (admm_undo:
-// the kept iterate, rho, and the rule's own move from there, so the iteration goes on as it
-// would have without the trial, bit for bit; the trial is not counted as an iteration, its
-// factorization is). Kept, rho holds at m while the dual residual leads, and returns to where
-// the rule left it (one more factorization) when the primal one leads by kRatio. One trial a
-// solve, on islands factored sparse only (CHOLMOD, admm_sparse), where a factorization costs
-// tens of solves (KaplasTower: 87e6 instructions against 1.3e6): on the banded and dense
-// factors of the simulated stacks and chains, whose factorizations are cheap, the exact step
-// at m picks other internal forces than the previous step's answer held, so the warm start
-// stopped converging: stack_8 under ncp/admm 618 -> 1303 iterations over 1000 steps, chain_40
-// 4285 -> 9035. Returns 1 when rho moved (refactor), -1 when it holds, 0 when the rule decides
+// the state the round-off jump's trial starts from (admm_rho_jump, admm_undo)
 static void admm_jump_keep(admm_run* a, double dprim, double ddual) {
   admm_keep* k = &a->kp;
   memcpy(k->z, a->z, a->vb);
@@ -1384,6 +1362,31 @@ static void admm_jump_keep(admm_run* a, double dprim, double ddual) {
 // eps 1e-6 against 3 and 2 (the trial keeps the jump safe either way; the FCLib files whose
 // answers change are the same under both, docs/benchmarks.md)
 static const double kNegligible = 1.4901161193847656e-08;  // sqrt(DBL_EPSILON)
+
+// the round-off jump. A primal residual |l - z| negligible against z (kNegligible: every
+// projection left its point where it was, each contact inside its cone or already on its face;
+// |l - z| is 1e-17 there) carries no information, so the spectral rule below reads the dual
+// residual alone and lowers rho by cond^kPowerStep on every iteration, each time refactoring: on
+// KaplasTower-i1061-4 (one island of 570 contacts, every one sticking) 9 iterations, 9
+// factorizations of 1710 rows for halving rho 0.21 -> 8.5e-4. There ADMM is the proximal point
+// iteration on the linear system of the current faces, whose error shrinks by
+// rho / (lambda + rho) on an eigenvalue lambda of G~, so the smallest rho the rule assumes, m
+// (the spectrum's lower end, admm_spectrum), is the best, unless the faces are not the answer's
+// or G~ has near-null directions (a statically indeterminate stack: internal forces) that the
+// proximal term was holding: then the step at m leaves the cones (BoxesStack1-i100000-32:
+// |z| 0.81 -> 2.03, q 8.7e-3 -> 0.21). Hence a trial: rho jumps to m once (one factorization)
+// with the iterate kept (admm_jump_keep); the next iteration is kept when its model residual q
+// is below the kept one, else undone (admm_undo: the kept iterate, rho, and the rule's own move
+// from there, so the iteration goes on as it would have without the trial, bit for bit; the
+// trial is not counted as an iteration, its factorization is). Kept, rho holds at m while the
+// dual residual leads, and returns to where the rule left it (one more factorization) when the
+// primal one leads by kRatio. One trial a solve, on islands factored sparse only (CHOLMOD,
+// admm_sparse), where a factorization costs tens of solves (KaplasTower: 87e6 instructions
+// against 1.3e6): on the banded and dense factors of the simulated stacks and chains, whose
+// factorizations are cheap, the exact step at m picks other internal forces than the previous
+// step's answer held, so the warm start stopped converging (stack_8 under ncp/admm 618 -> 1303
+// iterations over 1000 steps, chain_40 4285 -> 9035). Returns 1 when rho moved (refactor), -1
+// when it holds, 0 when the spectral rule decides
 static int admm_rho_jump(admm_run* a, double dprim, double ddual, double rp, double rd,
                          double zmax) {
   double lo = fmax(a->m, a->rho_lo);
@@ -1586,9 +1589,10 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   memcpy(lambda, a.z, a.vb);
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
-  // (the rule's own rho, not the round-off jump's: the next problem's faces may differ)
+  // (the rule's own rho while the round-off jump's trial is pending; once kept, m)
   double rho_end = a.jump == ADMM_JUMP_TRIAL ? a.kp.rho : a.rho;
-  if (s->opt.rho_adaptive) solver_admm(s)->rho = exp(log(rho_end / sqrt(a.Lmax * a.m)) / log(a.cond));
+  if (s->opt.rho_adaptive)
+    solver_admm(s)->rho = exp(log(rho_end / sqrt(a.Lmax * a.m)) / log(a.cond));
   res->iterations = it;
   res->residual = a.r;
   res->converged = a.r <= a.tol;
