@@ -349,6 +349,49 @@ START_TEST(fclib_kaplas_tower) {
 }
 END_TEST
 
+// the round-off jump (admm.c admm_rho_jump). KaplasTower-i1061-4 in its own units (csim solve's
+// and bench_siconos's view: fclib_scaled_problem), from zero at eps 1e-7: every contact sticks,
+// so no projection moves its point (|l - z| 2e-11 of |z| = 0.07 on the first iteration, then
+// ~1e-17) and the spectral rule alone halved rho and refactored on every iteration (9
+// iterations, 9 factorizations of the 1710 rows). With the jump: at most 2 factorizations and 3
+// iterations,
+// and the answer meets Siconos's relative error 1e-6 (fc3d_compute_error's measure,
+// fclib_siconos_error, on the answer in the file's units)
+START_TEST(kaplas_tower_factorizations) {
+  fclib_problem* fp = NULL;
+  csim_error e;
+  ck_assert_msg(fclib_read(DATA "siconos_dat_converted/KaplasTower-i1061-4.hdf5", &fp, &e) ==
+                    CSIM_OK, "%s", e.msg);
+  int n = 3 * fp->nc;
+  double* blk = malloc(sizeof(double) * 9 * (size_t)fp->blocks->nblocks);
+  double* g = malloc(sizeof(double) * (2 * (size_t)n + 2));
+  double* lam = calloc((size_t)n, sizeof(double));
+  double s_r, s_u;
+  solver_problem p = fclib_scaled_problem(fp, blk, g, g + n + 1, &s_r, &s_u);
+  p.R = NULL;
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-7, 1000, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
+  solver* sv = tsolver_create(&o, p.nc);
+  solver_result r;
+  solver_solve(sv, &p, lam, &r);
+  long fact = solver_admm(sv)->factorizations;
+  printf("KaplasTower-i1061-4 ncp/admm: %d iterations, %ld factorizations, eps %.3g\n",
+         r.iterations, fact, r.residual);
+  ck_assert(r.converged);
+  ck_assert_int_le(r.iterations, 3);
+  ck_assert_int_le(fact, 2);
+  for (int k = 0; k < n; k++) lam[k] *= s_r;  // the file's units
+  solver_problem pf = fclib_solver_problem(fp);
+  double rel = fclib_siconos_error(&pf, lam, NULL);
+  ck_assert_msg(rel <= 1e-6, "Siconos relative error %g", rel);
+  solver_free(sv);
+  free(blk);
+  free(g);
+  free(lam);
+  fclib_free(fp);
+}
+END_TEST
+
 // the factored form's x-step with its local dofs in any order: ADMM's dof-space factor visits
 // each pair of a contact's entries once, the pairs whose dofs descend by the column's own
 // expression, and a contact whose dofs are consecutive (a chain's path) as one stretch (admm.c
@@ -421,6 +464,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, local_dof_orders);
   tcase_add_test(tc, chain_dense_factor);
   tcase_add_test(tc, fclib_kaplas_tower);
+  tcase_add_test(tc, kaplas_tower_factorizations);
   suite_add_tcase(s, tc);
   return s;
 }

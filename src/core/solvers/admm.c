@@ -73,6 +73,7 @@
 // sliding steps.
 #include <lapacke.h>
 #include "core/interrupt.h"  // a signal ends the iteration (interrupt.h)
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,11 @@ typedef struct {
   chol_cache* cc;
   chol_entry* ce;
   const int* pos;  // dof space, sparse: the pattern entry of each (column, row) (sparse_pos)
+  // contact space, sparse: G's values over the pattern (admm_sparse: one strided pass over the
+  // dense rows a solve, then every product and factorization reads them in the pattern's
+  // order): gl[k] = G(r, j) and gu[k] = G(j, r) for entry k at row r >= j of column j
+  const double* gl;
+  const double* gu;
   const double* sig;  // (n) the shift of each row when they differ (admm_refactor), else NULL
   // factored form: 1 for a contact whose dofs are consecutive and ascending (a chain's path
   // from its root), whose products then run over one stretch of a dof vector or of a factor's
@@ -239,15 +245,13 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
 static void velocity_pattern(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
   const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
-  const double* G = p->dense;
-  size_t n = (size_t)o->n;
+  const double *gl = o->gl, *gu = o->gu;
   for (int j = 0; j < o->n; j++) {
-    const double* Gj = G + (size_t)j * n;  // row j
-    double acc = (Gj[j] + (p->R ? p->R[j] : 0)) * x[j], xj = x[j];
+    double acc = (gl[cp[j]] + (p->R ? p->R[j] : 0)) * x[j], xj = x[j];
     for (int k = cp[j] + 1; k < cp[j + 1]; k++) {  // rows i below the diagonal (first)
       int i = ri[k];
-      acc += Gj[i] * x[i];
-      y[i] += G[(size_t)i * n + j] * xj;
+      acc += gu[k] * x[i];  // G(j, i)
+      y[i] += gl[k] * xj;   // G(i, j)
     }
     y[j] += acc;
   }
@@ -256,13 +260,11 @@ static void velocity_pattern(const admm_op* o, const double* x, double* y) {
 // kx = Ks x, Ks = (G - G')/2 the skew part, over the sparse factor's pattern (velocity_pattern)
 static void skew_pattern(const admm_op* o, const double* x, double* kx) {
   const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
-  const double* G = o->p->dense;
-  size_t n = (size_t)o->n;
-  memset(kx, 0, sizeof(double) * n);
+  memset(kx, 0, sizeof(double) * (size_t)o->n);
   for (int j = 0; j < o->n; j++)
     for (int k = cp[j] + 1; k < cp[j + 1]; k++) {
       int i = ri[k];
-      double sk = 0.5 * (G[(size_t)i * n + j] - G[(size_t)j * n + i]);  // Ks(i, j)
+      double sk = 0.5 * (o->gl[k] - o->gu[k]);  // Ks(i, j)
       kx[i] += sk * x[j];
       kx[j] -= sk * x[i];
     }
@@ -707,13 +709,9 @@ static int factor(const admm_op* o, double sigma, double* L) {
   if (o->nd > 0) return factor_dofs(o, sigma, L);
   const double* G = p->dense;
   if (o->ce) {
-    const int *cp = chol_colp(o->ce), *ri = chol_rowi(o->ce);
+    const int* cp = chol_colp(o->ce);
     double* v = chol_values(o->ce);
-    for (int j = 0; j < n; j++)
-      for (int k = cp[j]; k < cp[j + 1]; k++) {
-        int r = ri[k];
-        v[k] = 0.5 * (G[(size_t)r * n + j] + G[(size_t)j * n + r]);
-      }
+    for (int k = 0; k < cp[n]; k++) v[k] = 0.5 * (o->gl[k] + o->gu[k]);
     for (int j = 0; j < n; j++) v[cp[j]] += (o->sig ? o->sig[j] : sigma) + (p->R ? p->R[j] : 0);
     return chol_factor(o->cc, o->ce);
   }
@@ -827,9 +825,22 @@ static void eig_keep(solver* s, int n, int nd, double tr, double dmax, double L)
   solver_admm(s)->eig_next = (k + 1) % SOLVER_EIG_CACHE;
 }
 
+// the round-off jump's states (admm_rho_jump): none yet, its trial iteration next, kept (rho
+// held at m), done (undone, or rho back: no other jump in this solve)
+enum { ADMM_JUMP_NONE = 0, ADMM_JUMP_TRIAL, ADMM_JUMP_HELD, ADMM_JUMP_DONE };
+
+// what the jump's trial is undone to (admm_undo): the iterate z, proximal centre xp, dual gam
+// and velocity c (vectors of the work, admm_setup), residuals and the rule's state
+typedef struct {
+  double *z, *xp, *gam, *c;
+  double q, r, rb, rho, incr, dprim, ddual;
+  int held, dir;
+} admm_keep;
+
 // one ADMM solve: the operator, the scratch vectors, the penalty and the residuals of z
 typedef struct {
   const solver_problem* p;
+  const solver* s;
   admm_op op;
   int nc, n;
   int ncp;     // 1: the NCP through de Saxce's shift, 0: the CCP
@@ -851,6 +862,8 @@ typedef struct {
   double q, r;  // the model's residual of z (chooses the answer) and the stopping residual
   int fresh;    // c = G~ z + g holds at the answer (not so when it is an earlier iterate)
   double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
+  int jump;     // the round-off jump (admm_rho_jump): ADMM_JUMP_*
+  admm_keep kp;  // the state it was tried from
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -860,6 +873,8 @@ static inline double pen(const admm_run* a, int k) {
 
 // the factor of G~ + diag(rho wt + prox) (of G~ + (rho + prox) I without weights). 0 on success
 static int admm_refactor(admm_run* a) {
+  admm_state* st = solver_admm(a->s);
+  if (st) st->factorizations++;
   if (a->wt)
     for (int k = 0; k < a->n; k++) a->sig[k] = a->rho * a->wt[k] + a->prox;
   a->op.sig = a->sig;
@@ -872,6 +887,7 @@ static int admm_refactor(admm_run* a) {
 static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a) {
   int n = 3 * p->nc;
   a->p = p;
+  a->s = s;
   a->nc = p->nc;
   a->n = n;
   a->ncp = ncp;
@@ -882,8 +898,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->held = a->gready = 0;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
-  a->op = (admm_op){p, n, p->Y && !p->dense ? p->nv : 0, -1, NULL, NULL, NULL, NULL, NULL,
-                    NULL, NULL, NULL, NULL, NULL};
+  a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
   admm_state* st = solver_admm(s);
   if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) {
     for (int i = 0; i < p->nc; i++) {
@@ -913,6 +928,12 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
   a->op.t = v + 13 * n;
   a->wz = v + 14 * n;    // the point the projection step projects
+  // 15n, 16n: the condim 4/6 weights below; 17n..20n: the round-off jump's kept state, needed
+  // during its trial iteration only (admm_polish's G~ starts at 17n: not tried then)
+  a->kp.z = v + 17 * n;
+  a->kp.xp = v + 18 * n;
+  a->kp.gam = v + 19 * n;
+  a->kp.c = v + 20 * n;
   a->wt = a->sig = NULL;
   if (p->link) {
     a->wt = v + 15 * n;
@@ -938,7 +959,14 @@ static double admm_stop(admm_run* a, double q, const double* z, const double* c)
 static int admm_warm(admm_run* a, const double* lambda) {
   const solver_problem* p = a->p;
   cones_project(p, lambda, a->z);
-  velocity(&a->op, a->z, a->c);
+  // from zero (a cold start; KaplasTower-i1061-4's dense rows are 23 MB) c = g + G~ 0, whose
+  // rows are +0 for a finite G~: g + 0.0 has the product's bits without reading G
+  int zero = 1;
+  for (int k = 0; k < a->n && zero; k++) zero = a->z[k] == 0;
+  if (zero)
+    for (int k = 0; k < a->n; k++) a->c[k] = p->g[k] + 0.0;
+  else
+    velocity(&a->op, a->z, a->c);
   a->q = residual(p, a->ncp, a->z, a->c);
   a->r = admm_stop(a, a->q, a->z, a->c);
   if (!(a->r <= a->tol)) {
@@ -1107,6 +1135,25 @@ static int contact_pattern(const solver_problem* p, chol_cache* cc, unsigned cha
   return 0;
 }
 
+// contact space: G's values over the sparse factor's pattern into w (2 nnz doubles: the
+// rule's nnz(L) < n^2 / 4 leaves them within the n^2 of the dense skew part's work), gl then
+// gu (admm_op); the only pass over the dense rows after the pattern's (the reads of G(j, r) go
+// down column j, a cache line per entry, once instead of at every product and factorization)
+static void pattern_values(admm_op* op, double* w) {
+  const int *cp = chol_colp(op->ce), *ri = chol_rowi(op->ce);
+  const double* G = op->p->dense;
+  size_t n = (size_t)op->n, nz = (size_t)cp[op->n];
+  double *gl = w, *gu = w + nz;
+  for (int j = 0; j < op->n; j++)
+    for (int k = cp[j]; k < cp[j + 1]; k++) {
+      size_t r = (size_t)ri[k];
+      gl[k] = G[r * n + (size_t)j];
+      gu[k] = G[(size_t)j * n + r];
+    }
+  op->gl = gl;
+  op->gu = gu;
+}
+
 // the sparse factor (CHOLMOD, chol_sparse.h) for an island not factored banded: its pattern
 // (dof_pattern or contact_pattern), the kept analysis of it or a new one (AMD), then the rule:
 // sparse when the island has at least kSparseMin rows and the analysis's flop count and nnz(L)
@@ -1149,6 +1196,8 @@ static int admm_sparse(solver* s, admm_run* a) {
   if (nd > 0) {
     sparse_pos(op, (int*)(void*)a->L);
     op->pos = (const int*)(void*)a->L;
+  } else {
+    pattern_values(op, a->Ks);  // the dense skew part's work, unused on this path
   }
   return 1;
 }
@@ -1178,6 +1227,7 @@ static void admm_spectrum(solver* s, admm_run* a) {
   a->cond = fmax(Lmax / m, 1 + 1e-12);
   a->incr = pow(a->cond, kPowerStep);  // the spectral step: rho *= or /= cond^kPowerStep
   a->dir = 0;
+  a->jump = ADMM_JUMP_NONE;
   a->rho_lo = kRhoLo * Lmax;
   a->rho_hi = kRhoHi * Lmax;
   double rho;
@@ -1262,11 +1312,12 @@ static void admm_xstep(admm_run* a) {
 // relaxed l, projection (cones_project: a condim 4/6 pair together), dual ascent (000 Alg. 3
 // lines 4-5); the primal residual |l - z| in *dprim, the dual one |rho dz + prox dl| in *ddual
 // (maxima)
-static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual) {
+static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual,
+                         double* zmax) {
   double prox = a->prox;
   double *x = a->x, *z = a->z, *zp = a->zp, *xp = a->xp, *gam = a->gam, *w = a->wz;
   memcpy(zp, z, a->vb);
-  double dp = 0, dd = 0;
+  double dp = 0, dd = 0, zm = 0;
   for (int j = 0; j < a->n; j++) {
     double xr = alpha * x[j] + (1 - alpha) * zp[j];
     dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
@@ -1280,9 +1331,77 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
     gam[j] += r * (x[j] - z[j]);
     dp = fmax(dp, fabs(x[j] - z[j]));
     dd = fmax(dd, fabs(r * (z[j] - zp[j])));
+    zm = fmax(zm, fabs(z[j]));
   }
   *dprim = dp;
   *ddual = dd;
+  *zmax = zm;
+}
+
+// the state the round-off jump's trial starts from (admm_rho_jump, admm_undo)
+static void admm_jump_keep(admm_run* a, double dprim, double ddual) {
+  admm_keep* k = &a->kp;
+  memcpy(k->z, a->z, a->vb);
+  memcpy(k->xp, a->xp, a->vb);
+  memcpy(k->gam, a->gam, a->vb);
+  memcpy(k->c, a->c, a->vb);
+  k->q = a->q;
+  k->r = a->r;
+  k->rb = a->rb;
+  k->held = a->held;
+  k->dir = a->dir;
+  k->incr = a->incr;
+  k->rho = a->rho;
+  k->dprim = dprim;
+  k->ddual = ddual;
+}
+
+// |l - z| <= kNegligible |z|: no projection moved its point beyond half the digits of z.
+// Round-off alone (16 eps) left KaplasTower's first iteration out (|l - z| = 2e-11 of
+// |z| = 0.07, from the dual's start on a few contacts): 4 iterations and 3 factorizations at
+// eps 1e-6 against 3 and 2 (the trial keeps the jump safe either way; the FCLib files whose
+// answers change are the same under both, docs/benchmarks.md)
+static const double kNegligible = 1.4901161193847656e-08;  // sqrt(DBL_EPSILON)
+
+// the round-off jump. A primal residual |l - z| negligible against z (kNegligible: every
+// projection left its point where it was, each contact inside its cone or already on its face;
+// |l - z| is 1e-17 there) carries no information, so the spectral rule below reads the dual
+// residual alone and lowers rho by cond^kPowerStep on every iteration, each time refactoring: on
+// KaplasTower-i1061-4 (one island of 570 contacts, every one sticking) 9 iterations, 9
+// factorizations of 1710 rows for halving rho 0.21 -> 8.5e-4. There ADMM is the proximal point
+// iteration on the linear system of the current faces, whose error shrinks by
+// rho / (lambda + rho) on an eigenvalue lambda of G~, so the smallest rho the rule assumes, m
+// (the spectrum's lower end, admm_spectrum), is the best, unless the faces are not the answer's
+// or G~ has near-null directions (a statically indeterminate stack: internal forces) that the
+// proximal term was holding: then the step at m leaves the cones (BoxesStack1-i100000-32:
+// |z| 0.81 -> 2.03, q 8.7e-3 -> 0.21). Hence a trial: rho jumps to m once (one factorization)
+// with the iterate kept (admm_jump_keep); the next iteration is kept when its model residual q
+// is below the kept one, else undone (admm_undo: the kept iterate, rho, and the rule's own move
+// from there, so the iteration goes on as it would have without the trial, bit for bit; the
+// trial is not counted as an iteration, its factorization is). Kept, rho holds at m while the
+// dual residual leads, and returns to where the rule left it (one more factorization) when the
+// primal one leads by kRatio. One trial a solve, on islands factored sparse only (CHOLMOD,
+// admm_sparse), where a factorization costs tens of solves (KaplasTower: 87e6 instructions
+// against 1.3e6): on the banded and dense factors of the simulated stacks and chains, whose
+// factorizations are cheap, the exact step at m picks other internal forces than the previous
+// step's answer held, so the warm start stopped converging (stack_8 under ncp/admm 618 -> 1303
+// iterations over 1000 steps, chain_40 4285 -> 9035). Returns 1 when rho moved (refactor), -1
+// when it holds, 0 when the spectral rule decides
+static int admm_rho_jump(admm_run* a, double dprim, double ddual, double rp, double rd,
+                         double zmax) {
+  double lo = fmax(a->m, a->rho_lo);
+  if (a->op.ce && a->jump == ADMM_JUMP_NONE && dprim <= kNegligible * zmax &&
+      rd > kRatio * rp && lo < a->rho) {
+    admm_jump_keep(a, dprim, ddual);
+    a->rho = lo;
+    a->jump = ADMM_JUMP_TRIAL;
+    return 1;
+  }
+  if (a->jump != ADMM_JUMP_HELD) return 0;
+  if (!(rp > kRatio * rd)) return -1;
+  a->rho = a->kp.rho;
+  a->jump = ADMM_JUMP_DONE;
+  return 1;
 }
 
 // spectral rule (CLM24): a primal residual |l - z| more than kRatio times the dual one
@@ -1292,8 +1411,10 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
 // unit scale (LMGC's, Confeti's: L ~ 1e-4) has impulses 1/L larger, so the primal residual is
 // taken in velocity units there, L |l - z| (measured on FCLib: either rule alone fails on one
 // of the two groups). 0 when the new factor fails
-static int admm_rho_update(admm_run* a, double dprim, double ddual) {
+static int admm_rho_update(admm_run* a, double dprim, double ddual, double zmax) {
   double rp = dprim * fmin(a->Lmax, 1), rd = ddual;
+  int moved = admm_rho_jump(a, dprim, ddual, rp, rd, zmax);
+  if (moved) return moved < 0 || !admm_refactor(a);
   double rho = a->rho, nrho = rho;
   if (rp > kRatio * rd)
     nrho = rho * a->incr;
@@ -1314,6 +1435,26 @@ static int admm_rho_update(admm_run* a, double dprim, double ddual) {
   a->dir = dir;
   a->rho = nrho;
   return !admm_refactor(a);
+}
+
+// the round-off jump's trial undone (admm_rho_jump): the kept iterate, dual, proximal centre,
+// velocity, residuals and rule state, then the rule's own move from the kept residuals (its
+// factorization). 0 when that factor fails
+static int admm_undo(admm_run* a) {
+  const admm_keep* k = &a->kp;
+  memcpy(a->z, k->z, a->vb);
+  memcpy(a->xp, k->xp, a->vb);
+  memcpy(a->gam, k->gam, a->vb);
+  memcpy(a->c, k->c, a->vb);
+  a->q = k->q;
+  a->r = k->r;
+  a->rb = k->rb;
+  a->held = k->held;
+  a->dir = k->dir;
+  a->incr = k->incr;
+  a->rho = k->rho;
+  a->jump = ADMM_JUMP_DONE;
+  return admm_rho_update(a, k->dprim, k->ddual, 0);
 }
 
 // the Newton finish (polish.c, issue 26): tried every kPolishEvery iterations of an island that
@@ -1385,8 +1526,8 @@ static int admm_iterate(solver* s, admm_run* a) {
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
     admm_xstep(a);
-    double dprim, ddual;
-    admm_project(a, s->opt.over_relaxation, &dprim, &ddual);
+    double dprim, ddual, zmax;
+    admm_project(a, s->opt.over_relaxation, &dprim, &ddual, &zmax);
     velocity(&a->op, a->z, a->c);
     a->q = residual(a->p, a->ncp, a->z, a->c);
     a->r = admm_stop(a, a->q, a->z, a->c);
@@ -1396,13 +1537,21 @@ static int admm_iterate(solver* s, admm_run* a) {
       a->held = 0;
     }
     if (a->r <= a->tol || !isfinite(a->r)) break;
+    if (a->jump == ADMM_JUMP_TRIAL) {  // the round-off jump's trial (admm_rho_jump)
+      if (!(a->q < a->kp.q)) {
+        it--;
+        ok = admm_undo(a);
+        continue;
+      }
+      a->jump = ADMM_JUMP_HELD;
+    }
     if (it % kPolishEvery == 0 && admm_polish(s, a, 0)) break;
     if (a->q < qbest) {
       qbest = a->q;
       rbest = a->r;
       memcpy(a->best, a->z, a->vb);
     }
-    if (s->opt.rho_adaptive) ok = admm_rho_update(a, dprim, ddual);
+    if (s->opt.rho_adaptive) ok = admm_rho_update(a, dprim, ddual, zmax);
   }
   a->fresh = 1;
   if (!(a->r <= a->tol) && !(a->q <= qbest)) {  // not converged: the best iterate seen by q
@@ -1440,7 +1589,10 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   memcpy(lambda, a.z, a.vb);
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
-  if (s->opt.rho_adaptive) solver_admm(s)->rho = exp(log(a.rho / sqrt(a.Lmax * a.m)) / log(a.cond));
+  // (the rule's own rho while the round-off jump's trial is pending; once kept, m)
+  double rho_end = a.jump == ADMM_JUMP_TRIAL ? a.kp.rho : a.rho;
+  if (s->opt.rho_adaptive)
+    solver_admm(s)->rho = exp(log(rho_end / sqrt(a.Lmax * a.m)) / log(a.cond));
   res->iterations = it;
   res->residual = a.r;
   res->converged = a.r <= a.tol;
