@@ -690,6 +690,9 @@ END_TEST
 static Suite* ccp_lcp_suite(void) {
   Suite* s = suite_create("solver_ccp_lcp");
   TCase* tc = tcase_create("ccp");
+  // bounded_inputs_give_finite_residuals takes about 3 s alone: past Check's 4 s default on a
+  // loaded machine (a hang guard, not a speed check)
+  tcase_set_timeout(tc, 60);
   tcase_add_test(tc, ccp_residual_cases);
   tcase_add_test(tc, ccp_bounded_residual_matches_full);
   tcase_add_test(tc, bounded_inputs_give_finite_residuals);
