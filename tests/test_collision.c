@@ -678,12 +678,13 @@ START_TEST(ellipsoid_plane_and_convex) {
 }
 END_TEST
 
-// GJK/EPA on curved shapes (cylinders and ellipsoids stop at a looser bound, collision_convex.c
-// EPA_CURVED_*) against closed forms at random poses: two ellipsoids of equal radii (spheres:
-// depth r1 + r2 - |d| along d), a cylinder's side against such an ellipsoid (depth r + rs - the
-// radial distance, normal radial) and two crossed cylinders side on side (depth r1 + r2 - the
-// axes' distance, normal along their common perpendicular). The depth is within the stated
-// bound (1 nm + 1e-6 of itself, plus rounding); normals within 1e-3 rad, points within 1e-4 m
+// GJK/EPA on curved shapes against closed forms at random poses: two ellipsoids of equal radii
+// (spheres: depth r1 + r2 - |d| along d), a cylinder's side against such an ellipsoid (depth
+// r + rs - the radial distance, normal radial) and two crossed cylinders side on side (depth
+// r1 + r2 - the axes' distance, normal along their common perpendicular). Depth within 1 nm +
+// 1e-6 of itself, normals within 5e-4 rad, points within 1e-5 m: EPA's tight stop gives at most
+// 2.1e-4 rad and 2.2e-6 m here; the looser stop once tried on curved pairs (1e-9 + 1e-6 depth)
+// gave 5.8e-4 rad and 1.6e-5 m and fails (collision_convex.c EPA_ABS says why it was dropped)
 static void curved_check(const coll_geom* a, const coll_geom* b, double depth, const double n[3],
                          const double pos[3], double* worst) {
   coll_contact c[COLL_MAX_PAIR_CONTACTS];
@@ -691,8 +692,8 @@ static void curved_check(const coll_geom* a, const coll_geom* b, double depth, c
   double ed = fabs(c[0].depth - depth), en = 1 - sp_dot3(c[0].normal, n);
   ck_assert_msg(ed <= 1e-9 + 1e-6 * depth + 1e-13, "depth %.17g, closed form %.17g", c[0].depth,
                 depth);
-  ck_assert_msg(en <= 0.5e-6, "normal off by %g rad", sqrt(2 * fmax(en, 0)));
-  ck_assert_msg(dist3(c[0].pos, pos) <= 1e-4, "point off by %g", dist3(c[0].pos, pos));
+  ck_assert_msg(en <= 0.5 * 5e-4 * 5e-4, "normal off by %g rad", sqrt(2 * fmax(en, 0)));
+  ck_assert_msg(dist3(c[0].pos, pos) <= 1e-5, "point off by %g", dist3(c[0].pos, pos));
   worst[0] = fmax(worst[0], ed / (1e-9 + 1e-6 * depth));
   worst[1] = fmax(worst[1], sqrt(2 * fmax(en, 0)));
   worst[2] = fmax(worst[2], dist3(c[0].pos, pos));
