@@ -95,7 +95,7 @@ csim_status contact_create(const sim_model* m, int maxcon, contact_data** out, c
   c->link = calloc(mc, sizeof(int));
   c->mu_roll = calloc(mc, sizeof(double));
   c->rpy = calloc(mc, sizeof(double));
-  c->lzero = calloc((size_t)nv, 1);
+  c->lzero = calloc((size_t)(nv > 0 ? nv : 1), 1);  // calloc(0) may return NULL
   if (!c->lzero || !c->box || !c->link || !c->mu_roll || !c->rpy || !c->con || !c->body1 || !c->body2 || !c->frame ||
       !c->mu || !c->nchain ||
       !c->chain || !c->J || !c->Y || !c->ydiag || !c->key || !c->g || !c->lambda || !c->cvel ||
