@@ -377,6 +377,37 @@ static int prev_find(const contact_data* c, const int key[3]) {
   return -1;
 }
 
+// entries i and j hold the same dofs: their chains are the union of their bodies' (contact_jacobian;
+// a joint entry's is its body's, body1 the world), so the same pair of bodies gives the same chain
+static int same_chain(const contact_data* c, int i, int j) {
+  int a1 = c->body1[i], a2 = c->body2[i], b1 = c->body1[j], b2 = c->body2[j];
+  return (a1 == b1 && a2 == b2) || (a1 == b2 && a2 == b1);
+}
+
+// block (i, j >= i) of G (solver_yblock) stored at row i's next slot and, transposed, at row j's
+static void put_block(contact_data* c, const solver_problem* yp, int i, int j) {
+  solver_blocks* B = c->G;
+  double blk[9];
+  solver_yblock_on(yp, i, j, i == j || same_chain(c, i, j), blk);
+  int a = c->fill[i]++;
+  B->col[a] = j;
+  if (j == i) {
+    B->diag[i] = a;
+    // symmetric exactly: the lower triangle mirrors the upper (as the dense G did)
+    blk[3] = blk[1];
+    blk[6] = blk[2];
+    blk[7] = blk[5];
+    memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+    return;
+  }
+  memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
+  int b = c->fill[j]++;
+  B->col[b] = i;
+  double* T = B->blk + 9 * (size_t)b;
+  for (int r = 0; r < 3; r++)
+    for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
+}
+
 // every block of G (contact.h): row i holds the contacts of i's buckets (merged, ascending, i
 // itself included; a contact without a root has its diagonal block only); each block
 // (i, j >= i) summed over the dofs both chains share, stored in row i and transposed in row j.
@@ -409,36 +440,19 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
         nb += n1;
         continue;
       }
+      if (pass == 1 && n2 == 0) {  // one tree: its bucket is the row, ascending
+        for (int p1 = 0; p1 < n1; p1++)
+          if (l1[p1] >= i) put_block(c, yp, i, l1[p1]);
+        continue;
+      }
       int p1 = 0, p2 = 0;
       while (p1 < n1 || p2 < n2) {
         int j;
         if (p2 >= n2 || (p1 < n1 && l1[p1] < l2[p2])) j = l1[p1++];
         else if (p1 >= n1 || l2[p2] < l1[p1]) j = l2[p2++];
         else { j = l1[p1++]; p2++; }
-        if (pass == 0) {
-          nb++;
-          continue;
-        }
-        if (j < i) continue;  // stored when row j was done
-        double blk[9];
-        solver_yblock(yp, i, j, blk);
-        int a = c->fill[i]++;
-        B->col[a] = j;
-        if (j == i) {
-          B->diag[i] = a;
-          // symmetric exactly: the lower triangle mirrors the upper (as the dense G did)
-          blk[3] = blk[1];
-          blk[6] = blk[2];
-          blk[7] = blk[5];
-          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
-        } else {
-          memcpy(B->blk + 9 * (size_t)a, blk, sizeof(blk));
-          int b = c->fill[j]++;
-          B->col[b] = i;
-          double* T = B->blk + 9 * (size_t)b;
-          for (int r = 0; r < 3; r++)
-            for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
-        }
+        if (pass == 0) nb++;
+        else if (j >= i) put_block(c, yp, i, j);  // j < i: stored when row j was done
       }
     }
     if (pass == 0) {
@@ -786,7 +800,7 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   if (diag) {
     for (int i = 0; i < nc; i++) {
       B->rowptr[i] = B->diag[i] = B->col[i] = i;
-      solver_yblock(&yp, i, i, B->blk + 9 * (size_t)i);
+      solver_yblock_on(&yp, i, i, 1, B->blk + 9 * (size_t)i);
     }
     B->rowptr[nc] = nc;
   } else if ((nb = full_blocks(c, &yp, bp)) < 0) {

@@ -13,8 +13,9 @@
 #include "core/solvers/solver_impl.h"
 
 // c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric)
-static void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
-  solver_gcol_add(p, i, delta, c);
+static inline void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
+  if (p->dense || p->diag_only) solver_gcol_add(p, i, delta, c);
+  else solver_gcol_blocks(p, i, delta, c);
   if (p->R)
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
 }

@@ -867,6 +867,14 @@ solver_problem solver_blocks_problem(const solver_blocks* b, const double* g, co
 }
 
 void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
+  int w = p->ystride, na = p->ynz[i], nb = p->ynz[j];
+  const int* ci = p->ydof + (size_t)i * w;
+  const int* cj = p->ydof + (size_t)j * w;
+  solver_yblock_on(p, i, j, na == nb && (i == j || memcmp(ci, cj, sizeof(int) * (size_t)na) == 0),
+                   blk);
+}
+
+void solver_yblock_on(const solver_problem* p, int i, int j, int same, double blk[9]) {
   int w = p->ystride;
   const int* ci = p->ydof + (size_t)i * w;
   const int* cj = p->ydof + (size_t)j * w;
@@ -877,7 +885,6 @@ void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
   int na = p->ynz[i], nb = p->ynz[j];
   // the same dofs (i == j, or two contacts on the same chain: the common case of several
   // contacts on one body): the same sums in the same order, without the merge's branches
-  int same = na == nb && (i == j || memcmp(ci, cj, sizeof(int) * (size_t)na) == 0);
   if (same && i == j) {  // symmetric: the lower triangle's sums are the upper's, bit for bit
     for (int a = 0; a < na; a++) {
       double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a];
@@ -1050,14 +1057,7 @@ void solver_gcol_add(const solver_problem* p, int i, const double d[3], double* 
       for (int r = 0; r < 3; r++) y[3 * i + r] += p->ydiag[3 * i + r] * d[r];
     return;
   }
-  // column block (j, i) = block (i, j)': y_j += B_ij' d
-  for (int k = p->rowptr[i]; k < p->rowptr[i + 1]; k++) {
-    const double* B = p->blk + 9 * (size_t)k;
-    double* yj = y + 3 * p->col[k];
-    yj[0] += B[0] * d[0] + B[3] * d[1] + B[6] * d[2];
-    yj[1] += B[1] * d[0] + B[4] * d[1] + B[7] * d[2];
-    yj[2] += B[2] * d[0] + B[5] * d[1] + B[8] * d[2];
-  }
+  solver_gcol_blocks(p, i, d, y);
 }
 
 void solver_gdense(const solver_problem* p, const int* cons, int n, int* map, double* out) {

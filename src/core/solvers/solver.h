@@ -192,6 +192,9 @@ void solver_blocks_islands_grouped(solver_blocks* b, const int* gptr, const int*
 // The one formula of G's blocks: contact_build forms its blocks with it, the diag_only kernels
 // their entries, so both storages give the same bits
 void solver_yblock(const solver_problem* p, int i, int j, double blk[9]);
+// solver_yblock when the caller knows whether i's and j's chains hold the same dofs (same: 1,
+// e.g. two contacts of the same bodies; 0: the merge over the dofs both hold), the same bits
+void solver_yblock_on(const solver_problem* p, int i, int j, int same, double blk[9]);
 
 // b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
 // and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
