@@ -273,7 +273,7 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
     res->islands = res->switched = nis;
     return;
   }
-  f->c_fresh = 0;
+  f->c_fresh = f->m_fresh = 0;
   if (second) memcpy(a->lambda0, lambda, sizeof(double) * 3 * (size_t)p->nc);
   f->fn(f, p, lambda, res);
   res->islands = nis;
@@ -287,4 +287,6 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * 3 * (size_t)p->nc);
   s->c_fresh = f->c_fresh;
+  s->m_fresh = f->m_fresh;  // its metric on that c (pgs.c)
+  s->metric = f->metric;
 }

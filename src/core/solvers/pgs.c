@@ -101,6 +101,16 @@ static void stop_eps(const solver* s, const solver_problem* p, const double* lam
   r->eps_abs = solver_rel_stop(s, lambda, cons, n, r->eps_abs);
 }
 
+// island residuals r (solver_ncp_stop_on's, exact) into the metric over every contact m (as
+// solver_residuals_on's: the largest of each; the metric's eps_abs the largest of the three)
+static void metric_add(solver_result* m, const solver_result* r) {
+  if (r->eps_p > m->eps_p) m->eps_p = r->eps_p;
+  if (r->eps_d > m->eps_d) m->eps_d = r->eps_d;
+  if (r->eps_c > m->eps_c) m->eps_c = r->eps_c;
+  m->eps_abs = m->eps_p > m->eps_d ? (m->eps_p > m->eps_c ? m->eps_p : m->eps_c)
+                                   : (m->eps_d > m->eps_c ? m->eps_d : m->eps_c);
+}
+
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {
   int nc = p->nc, natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   double omega = s->opt.over_relaxation;
@@ -134,7 +144,13 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   // tolerance
   int nis = solver_sweep_islands(p);
   solver_tally tally = solver_tally_start();
-  solver_result r = *res;
+  solver_result r = *res, metric = {0};
+  // under the plain NCP criterion an island's exact stopping residuals are solver_residuals_on's
+  // (solver_ncp_stop_on adds nothing): an island that ends on an exact pass over an exact c
+  // gives solver_solve its metric, so the confirming pass is the exact one (the same verdict
+  // and, at or below the tolerance, the same value as the bound: every contact is then summed)
+  int plain = s->opt.criterion == SOLVER_STOP_NCP && !(s->opt.comp_scale > 0) && !p->R;
+  int covered = 0;
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
@@ -152,7 +168,8 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= tol) {
         solver_crows(p, lambda, c, cons, n);
-        stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &r);
+        stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &r);
+        bounded = bounded && !plain;
       }
       if (r.eps_abs > tol && solver_stalled(s, it, r.eps_abs, ref)) break;
     }
@@ -160,7 +177,11 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       stop_eps(s, p, lambda, c, cons, n, INFINITY, &r);
     solver_island_done(s, k, r.eps_abs);
     // c is exact when no sweep ran or the last test recomputed it
-    solver_tally_add(&tally, it, r.eps_abs, it == 0 || r.eps_abs <= s->opt.tolerance);
+    int exact = it == 0 || r.eps_abs <= s->opt.tolerance;
+    solver_tally_add(&tally, it, r.eps_abs, exact);
+    if (plain && exact && !isnan(r.eps_abs)) metric_add(&metric, &r), covered += n;
   }
   solver_tally_finish(&tally, s, res, s->opt.tolerance);
+  s->m_fresh = s->c_fresh && plain && covered == nc;
+  s->metric = metric;
 }

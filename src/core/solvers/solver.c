@@ -240,7 +240,7 @@ void solver_free(solver* s) {
 void solver_reset(solver* s) {
   size_t n3 = 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
   s->dual_in = NULL;
-  s->c_fresh = 0;
+  s->c_fresh = s->m_fresh = 0;
   memset(s->c, 0, sizeof(double) * n3);
   memset(s->dual_out, 0, sizeof(double) * n3);
   if (s->fam->reset) s->fam->reset(s->priv);
@@ -578,7 +578,7 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
     return;
   }
   for (int k = 0; k < 3 * p->nc; k++) s->dual_out[k] = NAN;  // families with a dual fill it
-  s->c_fresh = 0;
+  s->c_fresh = s->m_fresh = 0;
   if (solver_is_dense_family(&s->opt)) solver_islands(s, p, NULL, lambda, res);
   else s->fn(s, p, lambda, res);
   s->dual_in = NULL;  // a warm dual serves one solve
@@ -596,7 +596,8 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   solver_result m;
   int have = 0;
   if (s->opt.criterion == SOLVER_STOP_NCP || s->opt.criterion == SOLVER_STOP_NATURAL) {
-    solver_residuals_on(p, lambda, s->c, NULL, p->nc, &m);
+    if (s->c_fresh && s->m_fresh) m = s->metric;  // the family's last pass, on this c
+    else solver_residuals_on(p, lambda, s->c, NULL, p->nc, &m);
     have = !p->R;
     double e = m.eps_abs;  // solver_ncp_stop_on's residual
     if (s->opt.criterion == SOLVER_STOP_NATURAL && !isnan(e)) {

@@ -32,6 +32,10 @@ struct solver {
   int* link;       // (maxc) an island's condim 4/6 links in island positions (solver_problem.link)
   double* mu_roll; // (maxc) and its spin entries' rolling coefficients
   int c_fresh;     // set by a family when s->c = (G + R) lambda + g exactly at the answer
+  // set by a family (with c_fresh) when metric holds solver_residuals_on over every contact at
+  // the answer: solver_solve's own pass on the same c, which it then skips
+  int m_fresh;
+  solver_result metric;
   const struct solver_family* fam;  // the family's hooks (below)
   void* priv;      // the family's private state (fam->create), NULL when it has none
   // set on the first solver of solver.name auto (auto.c) only: a per-contact family then stops
