@@ -252,6 +252,38 @@ START_TEST(islands_iterate_alone) {
 }
 END_TEST
 
+// under the plain NCP criterion ncp/pgs hands solver_solve the residuals of its last exact pass
+// (pgs.c metric_add) instead of the final pass over every contact: the figures must be that
+// pass's, bit for bit (solver_residuals_of on the same answer and velocity), whether every island
+// converged (the metric handed over), one stopped at the cap (the final pass run) or the warm
+// start already met the tolerance (no sweep)
+START_TEST(pgs_metric_is_the_final_pass) {
+  double G[225], g[15], mu[5];
+  ti_problem(G, g, mu);
+  for (int cap = 0; cap < 2; cap++) {
+    solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_PGS, TI_TOL, cap ? 5 : 1000, 1.0, 4, 1.0, 1,
+                        SOLVER_STOP_NCP, 0, 0, 0, 0, 0, 0};
+    solver* s = tsolver_create(&o, TI_NC);
+    solver_problem p = tdense(TI_NC, G, g, mu, NULL);
+    double x[15] = {0};
+    for (int again = 0; again < 2; again++) {  // the second from the answer: no sweep
+      solver_result r, m;
+      solver_solve(s, &p, x, &r);
+      ck_assert_msg(r.converged == !cap, "cap %d: converged %d", cap, r.converged);
+      ck_assert(again == 0 || cap || r.iterations == 0);
+      solver_residuals_of(&p, x, solver_velocity(s), &m);
+      ck_assert_msg(r.eps_abs == m.eps_abs && r.eps_p == m.eps_p && r.eps_d == m.eps_d &&
+                        r.eps_c == m.eps_c,
+                    "cap %d pass %d: eps %.17g %.17g %.17g %.17g, final pass %.17g %.17g %.17g "
+                    "%.17g", cap, again, r.eps_abs, r.eps_p, r.eps_d, r.eps_c, m.eps_abs, m.eps_p,
+                    m.eps_d, m.eps_c);
+      ck_assert(r.eps_abs > 0);
+    }
+    solver_free(s);
+  }
+}
+END_TEST
+
 static Suite* solver_suite(void) {
   Suite* s = suite_create("solver");
   TCase* tc = tcase_create("ncp");
@@ -264,6 +296,7 @@ static Suite* solver_suite(void) {
   tcase_add_test(tc, dual_variable_round_trip);
   tcase_add_test(tc, island_past_reserve_is_reported);
   tcase_add_test(tc, islands_iterate_alone);
+  tcase_add_test(tc, pgs_metric_is_the_final_pass);
   suite_add_tcase(s, tc);
   return s;
 }
