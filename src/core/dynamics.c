@@ -407,20 +407,65 @@ void dyn_factor(const sim_model* m, sim_data* d) {
   }
 }
 
-// x <- L^-T x: L'y = x, eliminating each dof's value from its ancestors, leaves first
-static void solve_lt(const sim_model* m, const double* L, double* x) {
+// the first dof of the free root (free_root) that dof i belongs to, or -1
+static inline int free_root_dof(const sim_model* m, int i) {
+  int b = m->dof_body[i];
+  return free_root(m, b) ? m->body_dofadr[b] : -1;
+}
+
+// solve_lt's rows of a free root's six dofs da..da+5: row da+r holds the r dofs below it, nearest
+// first (factor_free_root's layout), so the walk indexes them directly: the same operations in
+// the same order, without the column map
+static void lt_free_root(const int* adr, const double* L, double* x, int da) {
+#pragma GCC unroll 5
+  for (int r = 5; r > 0; r--) {
+    double xi = x[da + r];
+    if (xi == 0) continue;
+    const double* l = L + adr[da + r];
+#pragma GCC unroll 5
+    for (int s = 1; s <= r; s++) x[da + r - s] -= l[s] * xi;
+  }
+}
+
+// solve_l's rows of a free root's six dofs (lt_free_root's layout)
+static void l_free_root(const int* adr, const double* L, double* x, int da) {
+#pragma GCC unroll 5
+  for (int r = 1; r < 6; r++) {
+    const double* l = L + adr[da + r];
+    double s = x[da + r];
+#pragma GCC unroll 5
+    for (int t = 1; t <= r; t++) s -= l[t] * x[da + r - t];
+    x[da + r] = s;
+  }
+}
+
+// x <- L^-T x on dofs i0..i1-1 (whole trees): L'y = x, eliminating each dof's value from its
+// ancestors, leaves first
+static void solve_lt(const sim_model* m, const double* L, double* x, int i0, int i1) {
   const int* col = m->dof_Mcol;
-  for (int i = m->nv - 1; i >= 0; i--) {
+  for (int i = i1 - 1; i >= i0; i--) {
+    int da = free_root_dof(m, i);
+    if (da >= 0) {  // its six rows, the last first (i is da + 5)
+      lt_free_root(m->dof_Madr, L, x, da);
+      i = da;
+      continue;
+    }
     double xi = x[i];
     if (xi == 0) continue;
     for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) x[col[a]] -= L[a] * xi;
   }
 }
 
-// x <- L^-1 x: root first
-static void solve_l(const sim_model* m, const double* L, double* x) {
+// x <- L^-1 x on dofs i0..i1-1 (whole trees): root first
+static void solve_l(const sim_model* m, const double* L, double* x, int i0, int i1) {
   const int* col = m->dof_Mcol;
-  for (int i = 0; i < m->nv; i++) {
+  for (int i = i0; i < i1; i++) {
+    int da = free_root_dof(m, i);
+    if (da >= 0) {  // its six rows, the first first (i is da; row da is the root's: empty)
+      l_free_root(m->dof_Madr, L, x, da);
+      i = da + 5;
+      continue;
+    }
     double s = x[i];
     for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) s -= L[a] * x[col[a]];
     x[i] = s;
@@ -430,22 +475,13 @@ static void solve_l(const sim_model* m, const double* L, double* x) {
 // dyn_solve on the dof ranges of the trees on (dyn_rnea_vp's mask); the others' x is not touched
 void dyn_solve_trees(const sim_model* m, const sim_data* d, double* x, int ntree,
                      const int* tree_dof, const int* tree_on) {
-  const int* col = m->dof_Mcol;
   const double* L = d->qLD;
   for (int t = 0; t < ntree; t++) {
     if (!tree_on[t]) continue;
     int i0 = tree_dof[t], i1 = tree_dof[t + 1];
-    for (int i = i1 - 1; i >= i0; i--) {
-      double xi = x[i];
-      if (xi == 0) continue;
-      for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) x[col[a]] -= L[a] * xi;
-    }
+    solve_lt(m, L, x, i0, i1);
     for (int i = i0; i < i1; i++) x[i] /= d->qLDiag[i];
-    for (int i = i0; i < i1; i++) {
-      double s = x[i];
-      for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) s -= L[a] * x[col[a]];
-      x[i] = s;
-    }
+    solve_l(m, L, x, i0, i1);
   }
 }
 
@@ -454,9 +490,9 @@ void dyn_solve(const sim_model* m, const sim_data* d, double* x, int n) {
   int nv = m->nv;
   for (int r = 0; r < n; r++) {
     double* xr = x + (size_t)r * nv;
-    solve_lt(m, d->qLD, xr);
+    solve_lt(m, d->qLD, xr, 0, nv);
     for (int i = 0; i < nv; i++) xr[i] /= d->qLDiag[i];
-    solve_l(m, d->qLD, xr);
+    solve_l(m, d->qLD, xr, 0, nv);
   }
 }
 
@@ -465,7 +501,7 @@ void dyn_solve_half(const sim_model* m, const sim_data* d, double* x, int n) {
   int nv = m->nv;
   for (int r = 0; r < n; r++) {
     double* xr = x + (size_t)r * nv;
-    solve_lt(m, d->qLD, xr);
+    solve_lt(m, d->qLD, xr, 0, nv);
     for (int i = 0; i < nv; i++) xr[i] *= d->qLDiagSqrtInv[i];
   }
 }
