@@ -366,12 +366,16 @@ void dyn_crba(const sim_model* m, sim_data* d) {
 // (dof da + r) holds (r, r), (r, r - 1) .. (r, 0), so the general loop's lookups become fixed
 // offsets; the same operations in the same order
 static void factor_free_root(double* H, const int* adr, int da) {
+  // unrolled (the trip counts are constants then): the same operations in the same order
+#pragma GCC unroll 6
   for (int r = 5; r >= 0; r--) {
     double* Hk = H + adr[da + r];
     double dk = Hk[0];
+#pragma GCC unroll 5
     for (int s = 1; s <= r; s++) {  // (r, i), i = r - s up from the parent dof
       double* Hi = H + adr[da + r - s];
       double a = Hk[s] / dk;
+#pragma GCC unroll 5
       for (int t = 0; t <= r - s; t++) Hi[t] -= Hk[s + t] * a;
       Hk[s] = a;
     }
