@@ -299,21 +299,23 @@ static inline int row_end(const sim_model* m, int i) {
 static void crba_free_root(const sim_model* m, sim_data* d, int b) {
   const double* I = d->crb + 10 * b;
   int da = m->body_dofadr[b];
-  for (int i = da; i < da + 6; i++) {
+  // row da + r holds the r dofs below it, nearest first (factor_free_root's layout): indexed
+  // directly and unrolled, the same operations in the same order
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) {
+    int i = da + r;
     const double* S = d->cdof + 6 * i;
     double F[6];
-    if (i < da + 3) {
-      for (int r = 0; r < 3; r++) F[r] = I[0] * S[r];
+    if (r < 3) {
+      for (int k = 0; k < 3; k++) F[k] = I[0] * S[k];
       sp_cross3(F + 3, I + 1, S);
     } else {
       inertia_mul(F, I, S);
     }
-    int adr = m->dof_Madr[i];
-    d->qM[adr++] = free_dot(i - da, S, F) + m->dof_armature[i];
-    for (int e = row_end(m, i); adr < e; adr++) {
-      int j = m->dof_Mcol[adr];
-      d->qM[adr] = free_dot(j - da, d->cdof + 6 * j, F);
-    }
+    double* row = d->qM + m->dof_Madr[i];
+    row[0] = free_dot(r, S, F) + m->dof_armature[i];
+#pragma GCC unroll 5
+    for (int s = 1; s <= r; s++) row[s] = free_dot(r - s, d->cdof + 6 * (i - s), F);
   }
 }
 
