@@ -875,34 +875,70 @@ void solver_yblock(const solver_problem* p, int i, int j, double blk[9]) {
                    blk);
 }
 
+static void ymerge(const int* ci, const int* cj, const double* Yi0, const double* Yi1,
+                   const double* Yi2, const double* Yj0, const double* Yj1, const double* Yj2,
+                   int na, int nb, double blk[9]);
+
+// block (i, i) over the n dofs of i's rows Y0, Y1, Y2: six running sums, the lower triangle's
+// the upper's (bit for bit). Inline: called with n = 6 (a free body's chain) the loop unrolls
+static inline void ysym(const double* Y0, const double* Y1, const double* Y2, int n, double b[9]) {
+  double b0 = 0, b1 = 0, b2 = 0, b4 = 0, b5 = 0, b8 = 0;
+  for (int a = 0; a < n; a++) {
+    double x0 = Y0[a], x1 = Y1[a], x2 = Y2[a];
+    b0 += x0 * x0; b1 += x0 * x1; b2 += x0 * x2;
+    b4 += x1 * x1; b5 += x1 * x2; b8 += x2 * x2;
+  }
+  b[0] = b0; b[1] = b1; b[2] = b2;
+  b[3] = b1; b[4] = b4; b[5] = b5;
+  b[6] = b2; b[7] = b5; b[8] = b8;
+}
+
+// block (i, j) of two contacts on the same n dofs (rows X of i, Y of j): nine running sums
+static inline void ysame(const double* X0, const double* X1, const double* X2, const double* Y0,
+                         const double* Y1, const double* Y2, int n, double b[9]) {
+  double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
+  for (int a = 0; a < n; a++) {
+    double x0 = X0[a], x1 = X1[a], x2 = X2[a], y0 = Y0[a], y1 = Y1[a], y2 = Y2[a];
+    b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
+    b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
+    b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
+  }
+  b[0] = b0; b[1] = b1; b[2] = b2;
+  b[3] = b3; b[4] = b4; b[5] = b5;
+  b[6] = b6; b[7] = b7; b[8] = b8;
+}
+
 void solver_yblock_on(const solver_problem* p, int i, int j, int same, double blk[9]) {
   int w = p->ystride;
   const int* ci = p->ydof + (size_t)i * w;
   const int* cj = p->ydof + (size_t)j * w;
   const double *Yi0 = p->Y + 3 * (size_t)i * w, *Yi1 = Yi0 + w, *Yi2 = Yi1 + w;
   const double *Yj0 = p->Y + 3 * (size_t)j * w, *Yj1 = Yj0 + w, *Yj2 = Yj1 + w;
-  // nine running sums in registers, each over the shared dofs in ascending order
-  double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
   int na = p->ynz[i], nb = p->ynz[j];
   // the same dofs (i == j, or two contacts on the same chain: the common case of several
   // contacts on one body): the same sums in the same order, without the merge's branches
-  if (same && i == j) {  // symmetric: the lower triangle's sums are the upper's, bit for bit
-    for (int a = 0; a < na; a++) {
-      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a];
-      b0 += x0 * x0; b1 += x0 * x1; b2 += x0 * x2;
-      b4 += x1 * x1; b5 += x1 * x2; b8 += x2 * x2;
-    }
-    b3 = b1, b6 = b2, b7 = b5;
-    na = 0;
+  if (same && i == j) {
+    if (na == 6) ysym(Yi0, Yi1, Yi2, 6, blk);
+    else ysym(Yi0, Yi1, Yi2, na, blk);
   } else if (same) {
-    for (int a = 0; a < na; a++) {
-      double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[a], y1 = Yj1[a], y2 = Yj2[a];
-      b0 += x0 * y0; b1 += x0 * y1; b2 += x0 * y2;
-      b3 += x1 * y0; b4 += x1 * y1; b5 += x1 * y2;
-      b6 += x2 * y0; b7 += x2 * y1; b8 += x2 * y2;
-    }
-    na = 0;
+    if (na == 6) ysame(Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, 6, blk);
+    else ysame(Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, na, blk);
+  } else {
+    ymerge(ci, cj, Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, na, nb, blk);
   }
+  if (i == j && p->ydiag) {
+    blk[0] += p->ydiag[3 * i];
+    blk[4] += p->ydiag[3 * i + 1];
+    blk[8] += p->ydiag[3 * i + 2];
+  }
+}
+
+// block (i, j) over the dofs both chains ci[0..na), cj[0..nb) hold (ascending): nine running
+// sums, each over the shared dofs in ascending order
+static void ymerge(const int* ci, const int* cj, const double* Yi0, const double* Yi1,
+                   const double* Yi2, const double* Yj0, const double* Yj1, const double* Yj2,
+                   int na, int nb, double blk[9]) {
+  double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
   for (int a = 0, c = 0; a < na && c < nb;) {
     if (ci[a] == cj[c]) {
       double x0 = Yi0[a], x1 = Yi1[a], x2 = Yi2[a], y0 = Yj0[c], y1 = Yj1[c], y2 = Yj2[c];
@@ -920,11 +956,6 @@ void solver_yblock_on(const solver_problem* p, int i, int j, int same, double bl
   blk[0] = b0; blk[1] = b1; blk[2] = b2;
   blk[3] = b3; blk[4] = b4; blk[5] = b5;
   blk[6] = b6; blk[7] = b7; blk[8] = b8;
-  if (i == j && p->ydiag) {
-    blk[0] += p->ydiag[3 * i];
-    blk[4] += p->ydiag[3 * i + 1];
-    blk[8] += p->ydiag[3 * i + 2];
-  }
 }
 
 //------------------------- diag_only: G's products through Y ------------------------------
