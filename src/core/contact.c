@@ -647,9 +647,9 @@ static inline void y_walk2(const double* restrict l, int k, double xa, double xb
 // chain[k]'s row holds chain[k-1], chain[k-2], ... chain[0] in that order and the walk indexes
 // the rows directly, without build_y's position map: the same operations in the same order (the
 // same Y bit for bit). 0 (nothing done) when the chain is not one path
-static int y_one_path(const sim_model* m, const double* restrict L, unsigned char* lzero,
-                      const int* chain, int n, double* restrict y0, double* restrict y1,
-                      double* restrict y2) {
+static inline int y_one_path(const sim_model* m, const double* restrict L, unsigned char* lzero,
+                             const int* chain, int n, double* restrict y0, double* restrict y1,
+                             double* restrict y2) {
   const int* adr = m->dof_Madr;
   int last = chain[n - 1];
   if ((last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] != n) return 0;
@@ -682,6 +682,24 @@ static int y_one_path(const sim_model* m, const double* restrict L, unsigned cha
   return 1;
 }
 
+// build_y's whole work on a chain of six dofs that is one path (a free body against the world):
+// the copy, y_one_path's walk and the scaling with n a constant, so that the compiler unrolls
+// them (the same operations in the same order). 0 (Y's rows copied, nothing else) when the
+// chain is not one path
+static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, const int* chain,
+                 const double* J, int mc, double* restrict y0, double* restrict y1,
+                 double* restrict y2) {
+  for (int k = 0; k < 6; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
+  if (!y_one_path(m, d->qLD, lzero, chain, 6, y0, y1, y2)) return 0;
+  for (int k = 0; k < 6; k++) {
+    double s = d->qLDiagSqrtInv[chain[k]];
+    y0[k] *= s;
+    y1[k] *= s;
+    y2[k] *= s;
+  }
+  return 1;
+}
+
 // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
 // of the three rows the same operations, in the same order, as dyn_solve_half on the full
 // row; the rows share one walk up L's row per dof, skipped when all three values are zero
@@ -698,6 +716,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     double* Y = c->Y + (size_t)i * 3 * mc;
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
     const double* J = c->J + (size_t)i * 3 * mc;
+    if (n == 6 && y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2)) continue;
     // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
     // three memcpy calls cost more than the copy
     for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
