@@ -196,6 +196,17 @@ START_TEST(free_body_mass_matrix) {
       // kinetic energy 1/2 m |v_com|^2 + 1/2 w' Ic w
       ck_assert_double_eq_tol(dyn_kinetic(m, d), 0.5 * mass * sp_dot3(vc, vc) + 0.5 * sp_dot3(w, Icw),
                               1e-12);
+      // M^-1 through the free body's own factor and solves (dynamics.c factor_free_root,
+      // lt_free_root, l_free_root): the closed-form M times the answer gives x back
+      double x[6], y[6];
+      for (int i = 0; i < 6; i++) x[i] = y[i] = 2 * urand() - 1;
+      dyn_solve(m, d, y, 1);
+      for (int i = 0; i < 6; i++) {
+        double mx = 0;
+        for (int j = 0; j < 6; j++) mx += Mexp[6 * i + j] * y[j];
+        ck_assert_msg(fabs(mx - x[i]) <= 1e-12, "com %d: (M M^-1 x)[%d] %.17g, x %.17g", t, i, mx,
+                      x[i]);
+      }
     }
     data_free(d);
     model_free(m);
