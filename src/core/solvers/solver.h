@@ -292,6 +292,9 @@ typedef struct {
   // solver stalled on and handed to its second (dense) solver; 0 for every other solver
   int islands;
   int switched;
+  // of those, the islands both left above the tolerance whose answer then came from the third
+  // solver (ncp: the semismooth Newton method, auto.c third_pass); 0 for every other solver
+  int rescued;
 } solver_result;
 
 typedef struct solver solver;
