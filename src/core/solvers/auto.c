@@ -46,7 +46,13 @@
 #define AUTO_WINDOW 10
 // the third solver's island work (rows, 3 per contact): as ADMM's Newton finish (polish.c)
 #define AUTO_NEWTON_ROWS 192
-#define AUTO_NEWTON_IT 30
+// and its iterations on an island of n rows: a budget of AUTO_NEWTON_FLOPS in its LU factors
+// (n^3 / 3 each), at least AUTO_NEWTON_IT_MIN and at most the run's cap. From a stalled answer
+// its trust region can take hundreds of iterations where the NCP is degenerate (cube_drop: 4
+// coplanar contacts landing, 1.46e-6 -> 1e-8 in about 500; 30 left 1.43e-6), which is cheap on
+// a small island and not on humanoid100's piles of 40-60 rows
+#define AUTO_NEWTON_FLOPS 5e6
+#define AUTO_NEWTON_IT_MIN 30
 
 typedef struct {
   solver* first;          // per-contact: PGS or bisection
@@ -57,7 +63,7 @@ typedef struct {
   int soft;               // newton takes the islands (solver_auto_soft)
   int coupled_natural;    // a coupled step's islands to the natural residual (coupled_criterion)
   double* island_res;     // (maxc) the first solver's stopping residual per island
-  unsigned char* pick;    // (maxc) islands the second solver takes
+  unsigned char* pick;    // (2 maxc) islands the second (third) solver takes, then scratch
   double* lambda0;        // (3 maxc) the warm start the first solver was given
   double* lambda1;        // (3 maxc) the first solver's iterate where it stopped
   double* lambda2;        // (3 maxc) the second solver's answer, kept while the first goes on
@@ -76,7 +82,6 @@ static solver_options third_options(const solver_options* o) {
   solver_options so = *o;
   so.kind = o->model == CSIM_MODEL_NCP ? CSIM_SOLVER_NEWTON : CSIM_SOLVER_NONE;
   so.island_rows = AUTO_NEWTON_ROWS;
-  if (so.max_iterations > AUTO_NEWTON_IT) so.max_iterations = AUTO_NEWTON_IT;
   return so;
 }
 
@@ -119,7 +124,7 @@ static void* auto_create(const solver_options* o, int maxc) {
     bad = solver_create(&th, maxc, &a->third, &err) != CSIM_OK;
   a->island_stop = calloc(mc, sizeof(double));
   a->island_res = calloc(mc, sizeof(double));
-  a->pick = calloc(mc, 1);
+  a->pick = calloc(2 * mc, 1);  // the second half: third_pass's one-island mask
   a->lambda0 = calloc(3 * mc, sizeof(double));
   a->lambda1 = calloc(3 * mc, sizeof(double));
   a->lambda2 = calloc(3 * mc, sizeof(double));
@@ -135,7 +140,7 @@ static void* auto_create(const solver_options* o, int maxc) {
 static size_t auto_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1);
   solver_options f = sub_options(o, 0), d = sub_options(o, 1);
-  size_t b = sizeof(auto_state) + mc * (11 * sizeof(double) + 1), bf = solver_bytes(&f, maxc);
+  size_t b = sizeof(auto_state) + mc * (11 * sizeof(double) + 2), bf = solver_bytes(&f, maxc);
   size_t bd = d.kind != CSIM_SOLVER_NONE ? solver_bytes(&d, maxc) : 0;
   solver_options nw = newton_options(o);
   size_t bn = nw.kind == CSIM_SOLVER_NEWTON ? solver_bytes(&nw, maxc) : 0;
@@ -281,9 +286,22 @@ static void third_pass(solver* s, auto_state* a, const solver_problem* p, int ni
   }
   if (!any) return;
   memcpy(a->lambda2, lambda, sizeof(double) * n3);
-  solver_result r3;
-  a->third->c_fresh = 0;
-  solver_islands(a->third, p, a->pick, lambda, &r3);
+  solver* t = a->third;
+  int cap = t->opt.max_iterations;
+  unsigned char* one = a->pick + nis;  // one island at a time, each with its iteration budget
+  for (int k = 0; k < nis; k++) {
+    if (!a->pick[k]) continue;
+    int m;
+    solver_sweep_island(p, k, &m);
+    double rows = 3.0 * m, it = AUTO_NEWTON_FLOPS / (rows * rows * rows / 3);
+    t->opt.max_iterations = it < AUTO_NEWTON_IT_MIN ? AUTO_NEWTON_IT_MIN : it > cap ? cap : (int)it;
+    memset(one, 0, (size_t)nis);
+    one[k] = 1;
+    solver_result r3;
+    t->c_fresh = 0;
+    solver_islands(t, p, one, lambda, &r3);
+  }
+  t->opt.max_iterations = cap;
   velocity_all(p, lambda, c);
   double worst = 0;
   for (int k = 0; k < nis; k++) {
