@@ -1147,7 +1147,8 @@ static int contact_pattern(const solver_problem* p, chol_cache* cc, unsigned cha
     int len = cnt - start;  // column 3b + t holds these rows from row 3b + t on
     for (int t = 0; t < 3; t++) {
       cp[3 * b + t] = t == 0 ? start : cp[3 * b + t - 1] + len - (t - 1);
-      if (t > 0) memcpy(ri + cp[3 * b + t], ri + start + t, sizeof(int) * (size_t)(len - t));
+      if (t > 0 && len > t)  // len >= 3 (the diagonal block): the test is for -O2's bound check
+        memcpy(ri + cp[3 * b + t], ri + start + t, sizeof(int) * (size_t)(len - t));
     }
     cnt = cp[3 * b + 2] + len - 2;
   }
