@@ -392,6 +392,63 @@ START_TEST(kaplas_tower_factorizations) {
 }
 END_TEST
 
+// an island the sparse factor takes is handed to ADMM as its blocks (solver.c island_sparse),
+// its dense G never formed (9 n^2 doubles: 23 MB on KaplasTower-i1061-4): the whole ADMM solve
+// of the file's one island from its blocks against the same problem given as a dense G (whose
+// pattern and values the sparse factor reads from the dense rows instead): the same answer to
+// 1e-12 of its largest impulse and the same iterations
+START_TEST(island_from_blocks) {
+  fclib_problem* fp = NULL;
+  csim_error e;
+  ck_assert_msg(fclib_read(DATA "siconos_dat_converted/KaplasTower-i1061-4.hdf5", &fp, &e) ==
+                    CSIM_OK, "%s", e.msg);
+  int n = 3 * fp->nc;
+  double* blk = malloc(sizeof(double) * 9 * (size_t)fp->blocks->nblocks);
+  double* g = malloc(sizeof(double) * (2 * (size_t)n + 2));
+  double s_r, s_u;
+  solver_problem p = fclib_scaled_problem(fp, blk, g, g + n + 1, &s_r, &s_u);
+  p.R = NULL;
+  ck_assert_int_eq(p.nisland, 1);
+  solver_problem d = p;  // the same problem, dense
+  double* G = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  int* map = malloc(sizeof(int) * (size_t)p.nc);
+  solver_gdense(&p, p.island_con, p.nc, map, G);
+  d.dense = G;
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-9, 1000, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
+  double* l[2];
+  solver_result r[2];
+  long blocks[2];
+  for (int k = 0; k < 2; k++) {
+    l[k] = calloc((size_t)n, sizeof(double));
+    solver* sv = tsolver_create(&o, p.nc);
+    solver_solve(sv, k ? &d : &p, l[k], &r[k]);
+    blocks[k] = solver_admm(sv)->block_islands;
+    solver_free(sv);
+    ck_assert_msg(r[k].converged, "%s: not converged", k ? "dense" : "blocks");
+    ck_assert_int_eq(r[k].sparse_islands, 1);
+  }
+  ck_assert_int_eq(blocks[0], 1);
+  ck_assert_int_eq(blocks[1], 0);
+  ck_assert_int_eq(r[0].iterations, r[1].iterations);
+  double dl = 0, lmax = 0;
+  for (int a = 0; a < n; a++) {
+    dl = fmax(dl, fabs(l[0][a] - l[1][a]));
+    lmax = fmax(lmax, fabs(l[1][a]));
+  }
+  printf("KaplasTower-i1061-4 from its blocks: %d iterations, |l_blocks - l_dense| = %.1e of %.2g\n",
+         r[0].iterations, dl, lmax);
+  ck_assert_msg(dl <= 1e-12 * lmax, "|l_blocks - l_dense| = %g of %g", dl, lmax);
+  free(l[0]);
+  free(l[1]);
+  free(G);
+  free(map);
+  free(blk);
+  free(g);
+  fclib_free(fp);
+}
+END_TEST
+
 // the factored form's x-step with its local dofs in any order: ADMM's dof-space factor visits
 // each pair of a contact's entries once, the pairs whose dofs descend by the column's own
 // expression, and a contact whose dofs are consecutive (a chain's path) as one stretch (admm.c
@@ -465,6 +522,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, chain_dense_factor);
   tcase_add_test(tc, fclib_kaplas_tower);
   tcase_add_test(tc, kaplas_tower_factorizations);
+  tcase_add_test(tc, island_from_blocks);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -28,7 +28,7 @@ static double wall(void) {
 
 // running statistics for the summary
 typedef struct {
-  long steps, nonconv, isl_sum, sw_sum, sw_steps;
+  long steps, nonconv, isl_sum, sw_sum, sw_steps, resc_sum, resc_steps;
   double eps_sum, eps_max, it_sum, con_sum, e0, e1, wall, lim_sum, red_sum, redt_sum;
   int it_max, con_max, lim_max, red_max, redt_max;
 } run_stats;
@@ -58,6 +58,11 @@ static void print_summary(FILE* f, const scn_config* cfg, const sim* S, const ru
             "%s stalled)\n", csim_solver_names[solver_model_kind(cfg->model, 0)],
             r->isl_sum - r->sw_sum, csim_solver_names[solver_model_kind(cfg->model, 1)],
             r->sw_sum, r->sw_steps, csim_solver_names[solver_model_kind(cfg->model, 0)]);
+  if (!D->cmpl && cfg->solver == CSIM_SOLVER_AUTO && r->resc_sum > 0)  // auto.c third_pass
+    fprintf(f, "  auto: newton's answer kept on %ld islands (on %ld steps: %s and %s both above "
+            "the tolerance)\n", r->resc_sum, r->resc_steps,
+            csim_solver_names[solver_model_kind(cfg->model, 0)],
+            csim_solver_names[solver_model_kind(cfg->model, 1)]);
   if (D->cmpl)  // compliant laws: the integrator's Newton iteration replaces the solver
     fprintf(f, "  compliant: integrator %s, newton tolerance %g, max iterations %d; steps retaken "
             "in substeps %d (iterations below are Newton's)\n", csim_scheme_names[cfg->scheme],
@@ -141,6 +146,8 @@ static void stats_add(run_stats* r, const sim_stepinfo* info, long k) {
   r->isl_sum += info->solve.islands;
   r->sw_sum += info->solve.switched;
   r->sw_steps += info->solve.switched > 0;
+  r->resc_sum += info->solve.rescued;
+  r->resc_steps += info->solve.rescued > 0;
 }
 
 // solver.on_failure: stop ends the run at a step whose solve (or compliant Newton iteration)

@@ -288,6 +288,11 @@ static void velocity_h(const admm_op* o, const double* x, double* y) {
     velocity_pattern(o, x, y);
     return;
   }
+  if (!p->dense) {  // an island given as its blocks (admm_island_sparse), before the pattern
+    solver_gmul_add(p, x, y);
+    for (int r = 0; r < n && p->R; r++) y[r] += p->R[r] * x[r];
+    return;
+  }
   for (int r = 0; r < n; r++) {
     const double* Gr = p->dense + (size_t)r * n;
     double acc = 0;
@@ -991,8 +996,8 @@ static int admm_warm(admm_run* a, const double* lambda) {
 static void admm_skew(admm_run* a) {
   int n = a->n;
   const double* G = a->p->dense;
-  a->skew = 0;
-  for (int r = 0; r < n && !a->skew && a->op.nd == 0; r++)
+  a->skew = 0;  // an island given as its blocks: set from the pattern's values (admm_sparse)
+  for (int r = 0; r < n && G && !a->skew && a->op.nd == 0; r++)
     for (int k = 0; k < r; k++)
       if (G[(size_t)r * n + k] != G[(size_t)k * n + r]) {
         a->skew = 1;
@@ -1100,6 +1105,20 @@ static void block_marks(const double* G, int nc, unsigned char* m) {
   }
 }
 
+// block_marks of an island given as its blocks (solver.h's CSR over block rows, both triangles):
+// the same marks, from the stored blocks alone
+static void block_marks_csr(const solver_problem* p, unsigned char* m) {
+  size_t nc = (size_t)p->nc;
+  memset(m, 0, nc * nc);
+  for (int a = 0; a < p->nc; a++)
+    for (int k = p->rowptr[a]; k < p->rowptr[a + 1]; k++) {
+      const double* B = p->blk + 9 * (size_t)k;
+      int nz = 0;
+      for (int e = 0; e < 9; e++) nz |= B[e] != 0;
+      if (nz) m[(size_t)a * nc + (size_t)p->col[k]] = 1;
+    }
+}
+
 // 1 when contacts a and b share dofs: a nonzero entry in block (a, b) or (b, a) (block_marks)
 static int block_nonzero(const unsigned char* m, size_t nc, int a, int b) {
   return m[(size_t)a * nc + (size_t)b] || m[(size_t)b * nc + (size_t)a];
@@ -1113,7 +1132,8 @@ static int block_nonzero(const unsigned char* m, size_t nc, int a, int b) {
 static int contact_pattern(const solver_problem* p, chol_cache* cc, unsigned char* scratch) {
   int nc = p->nc, n = 3 * nc;
   size_t blocks = 0;
-  block_marks(p->dense, nc, scratch);
+  if (p->dense) block_marks(p->dense, nc, scratch);
+  else block_marks_csr(p, scratch);
   for (int b = 0; b < nc; b++)
     for (int a = b; a < nc; a++) blocks += a == b || block_nonzero(scratch, (size_t)nc, a, b);
   int *cp, *ri;
@@ -1127,7 +1147,8 @@ static int contact_pattern(const solver_problem* p, chol_cache* cc, unsigned cha
     int len = cnt - start;  // column 3b + t holds these rows from row 3b + t on
     for (int t = 0; t < 3; t++) {
       cp[3 * b + t] = t == 0 ? start : cp[3 * b + t - 1] + len - (t - 1);
-      if (t > 0) memcpy(ri + cp[3 * b + t], ri + start + t, sizeof(int) * (size_t)(len - t));
+      if (t > 0 && len > t)  // len >= 3 (the diagonal block): the test is for -O2's bound check
+        memcpy(ri + cp[3 * b + t], ri + start + t, sizeof(int) * (size_t)(len - t));
     }
     cnt = cp[3 * b + 2] + len - 2;
   }
@@ -1135,20 +1156,48 @@ static int contact_pattern(const solver_problem* p, chol_cache* cc, unsigned cha
   return 0;
 }
 
+// block (a, b) of an island given as its blocks (rows' columns ascending), NULL when not
+// stored (zero)
+static const double* csr_block(const solver_problem* p, int a, int b) {
+  int lo = p->rowptr[a], hi = p->rowptr[a + 1] - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->col[mid] == b) return p->blk + 9 * (size_t)mid;
+    if (p->col[mid] < b) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
 // contact space: G's values over the sparse factor's pattern into w (2 nnz doubles: the
 // rule's nnz(L) < n^2 / 4 leaves them within the n^2 of the dense skew part's work), gl then
-// gu (admm_op); the only pass over the dense rows after the pattern's (the reads of G(j, r) go
+// gu (admm_op), from the dense rows or the island's blocks; the only pass over the dense rows after the pattern's (the reads of G(j, r) go
 // down column j, a cache line per entry, once instead of at every product and factorization)
 static void pattern_values(admm_op* op, double* w) {
   const int *cp = chol_colp(op->ce), *ri = chol_rowi(op->ce);
-  const double* G = op->p->dense;
+  const solver_problem* p = op->p;
+  const double* G = p->dense;
   size_t n = (size_t)op->n, nz = (size_t)cp[op->n];
   double *gl = w, *gu = w + nz;
+  int la = -1, lb = -1;
+  const double *bab = NULL, *bba = NULL;  // an island given as its blocks: (a, b) and (b, a)
   for (int j = 0; j < op->n; j++)
     for (int k = cp[j]; k < cp[j + 1]; k++) {
       size_t r = (size_t)ri[k];
-      gl[k] = G[r * n + (size_t)j];
-      gu[k] = G[(size_t)j * n + r];
+      if (G) {
+        gl[k] = G[r * n + (size_t)j];
+        gu[k] = G[(size_t)j * n + r];
+        continue;
+      }
+      int a = (int)r / 3, b = j / 3;
+      if (a != la || b != lb) {
+        bab = csr_block(p, a, b);
+        bba = csr_block(p, b, a);
+        la = a;
+        lb = b;
+      }
+      gl[k] = bab ? bab[3 * (r % 3) + (size_t)(j % 3)] : 0;
+      gu[k] = bba ? bba[3 * (size_t)(j % 3) + r % 3] : 0;
     }
   op->gl = gl;
   op->gu = gu;
@@ -1159,14 +1208,16 @@ static void pattern_values(admm_op* op, double* w) {
 // sparse when the island has at least kSparseMin rows and the analysis's flop count and nnz(L)
 // beat the dense factor's n^3 / 3 and n^2 / 2 by kSparseFlops and kSparseNnz (the iteration
 // does one solve per step and a factorization per rho change). 1 when sparse
-static int admm_sparse(solver* s, admm_run* a) {
-  const solver_problem* p = a->p;
-  admm_op* op = &a->op;
+// the kept or new analysis of island p's pattern (nd > 0: dof space, else contact space, n
+// rows) when the rule above takes the sparse factor, else NULL; scratch (n^2 doubles, the
+// dense factor's work) holds contact space's marks
+static chol_entry* sparse_entry(solver* s, const solver_problem* p, int nd, int n,
+                                void* scratch) {
   admm_state* st = solver_admm(s);
-  int nd = op->nd, dim = nd > 0 ? nd : a->n, fact = st->fact;
+  int dim = nd > 0 ? nd : n, fact = st->fact;
   if (fact == ADMM_FACT_DENSE || fact == ADMM_FACT_BAND || st->band_off ||
       (fact == ADMM_FACT_AUTO && dim < kSparseMin))
-    return 0;
+    return NULL;
   // dof space: a contact's nz dofs are a clique of the pattern, so nnz(L) >= nz (nz - 1) / 2
   // under any order; when that alone fails the rule below (a chain lying down: its farthest
   // link's contacts hold every dof), the island is dense whatever the analysis says, and the
@@ -1174,31 +1225,39 @@ static int admm_sparse(solver* s, admm_run* a) {
   if (fact == ADMM_FACT_AUTO && nd > 0) {
     double nzmax = 0;
     for (int i = 0; i < p->nc; i++) nzmax = fmax(nzmax, p->ynz[i]);
-    if (kSparseNnz * nzmax * (nzmax - 1) / 2 >= (double)nd * nd / 2) return 0;
+    if (kSparseNnz * nzmax * (nzmax - 1) / 2 >= (double)nd * nd / 2) return NULL;
   }
   // CHOLMOD's cache is made with the first analysis, which allocates anyway (chol_sparse.h), so
   // a solver that never factors sparse holds none of it
-  if (!st->chol && !(st->chol = chol_create())) return 0;
-  if (nd > 0 && (!st->yord || p->nv > s->opt.nv || p->ystride > s->opt.max_chain)) return 0;
-  // contact space: the dense factor's work (n^2 doubles, unused until the factor) is the marks'
+  if (!st->chol && !(st->chol = chol_create())) return NULL;
+  if (nd > 0 && (!st->yord || p->nv > s->opt.nv || p->ystride > s->opt.max_chain)) return NULL;
   if (nd > 0 ? dof_pattern(p, st->yord, st->chol)
-             : contact_pattern(p, st->chol, (unsigned char*)(void*)a->L))
-    return 0;
+             : contact_pattern(p, st->chol, (unsigned char*)scratch))
+    return NULL;
   int analysed;
   chol_entry* e = chol_lookup(st->chol, dim, &analysed);
-  if (!e) return 0;
+  if (!e) return NULL;
   double dn = dim;
   if (fact == ADMM_FACT_AUTO && !(kSparseFlops * chol_flops(e) < dn * dn * dn / 3 &&
                                   kSparseNnz * chol_lnz(e) < dn * dn / 2))
-    return 0;
-  op->cc = st->chol;
+    return NULL;
+  return e;
+}
+
+static int admm_sparse(solver* s, admm_run* a) {
+  admm_op* op = &a->op;
+  chol_entry* e = sparse_entry(s, a->p, op->nd, a->n, a->L);
+  if (!e) return 0;
+  op->cc = solver_admm(s)->chol;
   op->ce = e;
-  if (nd > 0) {
+  if (op->nd > 0) {
     sparse_pos(op, (int*)(void*)a->L);
     op->pos = (const int*)(void*)a->L;
-  } else {
-    pattern_values(op, a->Ks);  // the dense skew part's work, unused on this path
+    return 1;
   }
+  pattern_values(op, a->Ks);  // the dense skew part's work, unused on this path
+  if (!a->p->dense)  // an island given as its blocks: skew where the pattern's two halves differ
+    for (int k = 0; k < chol_colp(e)[a->n] && !a->skew; k++) a->skew = op->gl[k] != op->gu[k];
   return 1;
 }
 
@@ -1579,6 +1638,14 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   admm_skew(&a);
   res->band_islands = admm_band(s, &a);
   if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a);
+  if (!p->dense && !a.op.nd) {  // an island given as its blocks (admm_island_sparse)
+    if (!a.op.ce) {  // whose analysis then failed (out of memory): left unsolved, reported
+      res->residual = INFINITY;
+      res->converged = 0;
+      return;
+    }
+    solver_admm(s)->block_islands++;
+  }
   admm_skew_dense(&a);
   admm_spectrum(s, &a);
   admm_dual_start(s, &a);
@@ -1720,6 +1787,13 @@ static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, i
   return 1;
 }
 
+// solver.c's island_sparse: 1 when contact-space island sub, given as its blocks, is one the
+// sparse factor takes (sparse_entry; its analysis is then kept for the solve), so that solver.c
+// never forms its dense G; the work's dense factor space holds the marks meanwhile
+static int admm_island_sparse(solver* s, const solver_problem* sub) {
+  return s->opt.kind == CSIM_SOLVER_ADMM && sparse_entry(s, sub, 0, 3 * sub->nc, s->work);
+}
+
 // the spectral power of rho, kept across solves (solver.c starts every island from it)
 static double* admm_carry(solver* s, int* n) {
   *n = 1;
@@ -1740,6 +1814,7 @@ const solver_family solver_family_admm = {
     .create = admm_create,
     .destroy = admm_destroy,
     .island_form = island_in_dofs,
+    .island_sparse = admm_island_sparse,
     .carry = admm_carry,
     .reset = admm_reset,
 };

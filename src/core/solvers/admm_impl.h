@@ -38,6 +38,7 @@ typedef struct {
   int natural_soft;    // solver.criterion natural held as auto's coupled islands hold it
                        // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
   long factorizations;  // numeric factorizations of the x-step's matrix since creation (tests)
+  long block_islands;   // islands solved from their blocks, no dense G formed (tests)
 } admm_state;
 
 enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };

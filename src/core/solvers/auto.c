@@ -18,6 +18,13 @@
 // it is recorded per step (solver_result islands, switched: /solver/switched).
 // An island too large for the second solver's dense work (solver.h island_rows) keeps the first
 // solver's iterate, reported not converged.
+// Under ncp a third solver takes what both leave above the tolerance: the semismooth Newton
+// method on Alart and Curnier's function (ncp_newton.c), island by island from the answer the
+// two left, on islands of plain contacts up to AUTO_NEWTON_ROWS rows (its dense LU is O(n^3) an
+// iteration); each island keeps whichever answer has the smaller stopping residual. ADMM's
+// fixed point and its Newton finish (polish.c) can both stall where the NCP has a solution: on
+// panda_push_cube 2 steps ended at the cap with eps_abs 2.3e-6 against the tolerance 1e-6, where
+// this Newton method reaches 1.2e-8 from the same start.
 // Under ccp with MuJoCo softness on every row (solver_options soft, set by io/compile.c under the
 // conditions solver.name newton is held to: solver_auto_soft), every island goes to newton
 // (newton.c: MuJoCo's primal Newton method, a few iterations where PGS takes hundreds, e.g. 4.9
@@ -37,15 +44,26 @@
 // sweeps between two rate estimates of the first solver: long enough that one estimate is not
 // a transient of the warm start, short against a cap of hundreds
 #define AUTO_WINDOW 10
+// the third solver's island work (rows, 3 per contact): as ADMM's Newton finish (polish.c)
+#define AUTO_NEWTON_ROWS 192
+// and its iterations on an island of n rows: a budget of AUTO_NEWTON_FLOPS in its LU factors
+// (n^3 / 3 each), at least AUTO_NEWTON_IT_MIN and at most the run's cap. From a stalled answer
+// its trust region can take hundreds of iterations where the NCP is degenerate (cube_drop: 4
+// coplanar contacts landing, 1.46e-6 -> 1e-8 in about 500; 30 left 1.43e-6), which is cheap on
+// a small island and not on humanoid100's piles of 40-60 rows
+#define AUTO_NEWTON_FLOPS 5e6
+#define AUTO_NEWTON_IT_MIN 30
 
 typedef struct {
   solver* first;          // per-contact: PGS or bisection
   solver* second;         // factoring: ADMM or Lemke, NULL when the model has none
   solver* newton;         // ccp on factored problems: MuJoCo's primal Newton, else NULL
+  solver* third;          // ncp: the semismooth Newton method (ncp_newton.c), else NULL
+  double* island_stop;    // (maxc) each island's stopping residual before the third solver
   int soft;               // newton takes the islands (solver_auto_soft)
   int coupled_natural;    // a coupled step's islands to the natural residual (coupled_criterion)
   double* island_res;     // (maxc) the first solver's stopping residual per island
-  unsigned char* pick;    // (maxc) islands the second solver takes
+  unsigned char* pick;    // (2 maxc) islands the second (third) solver takes, then scratch
   double* lambda0;        // (3 maxc) the warm start the first solver was given
   double* lambda1;        // (3 maxc) the first solver's iterate where it stopped
   double* lambda2;        // (3 maxc) the second solver's answer, kept while the first goes on
@@ -55,6 +73,15 @@ typedef struct {
 static solver_options sub_options(const solver_options* o, int dense) {
   solver_options so = *o;
   so.kind = solver_model_kind(o->model, dense);
+  return so;
+}
+
+// the third solver's options (ncp only, its island work bounded: AUTO_NEWTON_ROWS), else kind
+// NONE
+static solver_options third_options(const solver_options* o) {
+  solver_options so = *o;
+  so.kind = o->model == CSIM_MODEL_NCP ? CSIM_SOLVER_NEWTON : CSIM_SOLVER_NONE;
+  so.island_rows = AUTO_NEWTON_ROWS;
   return so;
 }
 
@@ -72,6 +99,8 @@ static void auto_destroy(void* priv) {
   solver_free(a->first);
   solver_free(a->second);
   solver_free(a->newton);
+  solver_free(a->third);
+  free(a->island_stop);
   free(a->island_res);
   free(a->pick);
   free(a->lambda0);
@@ -90,12 +119,16 @@ static void* auto_create(const solver_options* o, int maxc) {
   if (!bad && d.kind != CSIM_SOLVER_NONE) bad = solver_create(&d, maxc, &a->second, &err) != CSIM_OK;
   solver_options nw = newton_options(o);
   if (!bad && nw.kind == CSIM_SOLVER_NEWTON) bad = solver_create(&nw, maxc, &a->newton, &err) != CSIM_OK;
+  solver_options th = third_options(o);
+  if (!bad && th.kind == CSIM_SOLVER_NEWTON && a->second)
+    bad = solver_create(&th, maxc, &a->third, &err) != CSIM_OK;
+  a->island_stop = calloc(mc, sizeof(double));
   a->island_res = calloc(mc, sizeof(double));
-  a->pick = calloc(mc, 1);
+  a->pick = calloc(2 * mc, 1);  // the second half: third_pass's one-island mask
   a->lambda0 = calloc(3 * mc, sizeof(double));
   a->lambda1 = calloc(3 * mc, sizeof(double));
   a->lambda2 = calloc(3 * mc, sizeof(double));
-  if (bad || !a->island_res || !a->pick || !a->lambda0 || !a->lambda1 || !a->lambda2) {
+  if (bad || !a->island_stop || !a->island_res || !a->pick || !a->lambda0 || !a->lambda1 || !a->lambda2) {
     auto_destroy(a);
     return NULL;
   }
@@ -107,11 +140,15 @@ static void* auto_create(const solver_options* o, int maxc) {
 static size_t auto_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1);
   solver_options f = sub_options(o, 0), d = sub_options(o, 1);
-  size_t b = sizeof(auto_state) + mc * (10 * sizeof(double) + 1), bf = solver_bytes(&f, maxc);
+  size_t b = sizeof(auto_state) + mc * (11 * sizeof(double) + 2), bf = solver_bytes(&f, maxc);
   size_t bd = d.kind != CSIM_SOLVER_NONE ? solver_bytes(&d, maxc) : 0;
   solver_options nw = newton_options(o);
   size_t bn = nw.kind == CSIM_SOLVER_NEWTON ? solver_bytes(&nw, maxc) : 0;
-  return bf == SIZE_MAX || bd == SIZE_MAX || bn == SIZE_MAX ? SIZE_MAX : b + bf + bd + bn;
+  solver_options th = third_options(o);
+  size_t bt = th.kind == CSIM_SOLVER_NEWTON && bd ? solver_bytes(&th, maxc) : 0;
+  return bf == SIZE_MAX || bd == SIZE_MAX || bn == SIZE_MAX || bt == SIZE_MAX
+             ? SIZE_MAX
+             : b + bf + bd + bn + bt;
 }
 
 static void auto_reset(void* priv) {
@@ -119,6 +156,7 @@ static void auto_reset(void* priv) {
   solver_reset(a->first);
   if (a->second) solver_reset(a->second);
   if (a->newton) solver_reset(a->newton);
+  if (a->third) solver_reset(a->third);
 }
 
 const solver_family solver_family_auto = {
@@ -202,6 +240,92 @@ static void first_again(solver* s, auto_state* a, const solver_problem* p, doubl
   }
 }
 
+// c = G~ lambda + g over every contact (R on the diagonal)
+static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
+  size_t n3 = 3 * (size_t)p->nc;
+  memcpy(c, p->g, sizeof(double) * n3);
+  solver_gmul_add(p, lambda, c);
+  for (size_t k = 0; k < n3 && p->R; k++) c[k] += p->R[k] * lambda[k];
+}
+
+// 1 when island cons[0..n) is the third solver's: plain contacts (no condim 4/6 entry, no dry
+// friction box: ncp_newton.c refuses them) within its rows
+static int third_takes(const solver_problem* p, const int* cons, int n) {
+  if (3 * n > AUTO_NEWTON_ROWS) return 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons ? cons[q] : q;
+    if ((p->link && p->link[i] != -1) || (p->box && p->box[i])) return 0;
+  }
+  return 1;
+}
+
+// the run's stopping residual over island cons[0..n) at lambda (velocity c)
+static double island_stop(const solver* s, const solver_problem* p, const int* cons, int n,
+                          const double* lambda, const double* c) {
+  solver_result r;
+  memset(&r, 0, sizeof(r));
+  solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
+  return r.eps_abs;
+}
+
+// the third solver on the islands the first two left above the tolerance (that it takes), from
+// their answer; each keeps whichever answer has the smaller stopping residual, and res gets the
+// largest over every island. a->lambda1 (the first solver's iterate, used) holds c
+static void third_pass(solver* s, auto_state* a, const solver_problem* p, int nis,
+                       double* lambda, solver_result* res) {
+  size_t n3 = 3 * (size_t)p->nc;
+  double* c = a->lambda1;
+  velocity_all(p, lambda, c);
+  int any = 0;
+  for (int k = 0; k < nis; k++) {
+    int m;
+    const int* cons = solver_sweep_island(p, k, &m);
+    a->island_stop[k] = island_stop(s, p, cons, m, lambda, c);
+    a->pick[k] = !(a->island_stop[k] <= s->opt.tolerance) && third_takes(p, cons, m);
+    any |= a->pick[k];
+  }
+  if (!any) return;
+  memcpy(a->lambda2, lambda, sizeof(double) * n3);
+  solver* t = a->third;
+  int cap = t->opt.max_iterations;
+  unsigned char* one = a->pick + nis;  // one island at a time, each with its iteration budget
+  for (int k = 0; k < nis; k++) {
+    if (!a->pick[k]) continue;
+    int m;
+    solver_sweep_island(p, k, &m);
+    double rows = 3.0 * m, it = AUTO_NEWTON_FLOPS / (rows * rows * rows / 3);
+    t->opt.max_iterations = it < AUTO_NEWTON_IT_MIN ? AUTO_NEWTON_IT_MIN : it > cap ? cap : (int)it;
+    memset(one, 0, (size_t)nis);
+    one[k] = 1;
+    solver_result r3;
+    t->c_fresh = 0;
+    solver_islands(t, p, one, lambda, &r3);
+  }
+  t->opt.max_iterations = cap;
+  velocity_all(p, lambda, c);
+  double worst = 0;
+  for (int k = 0; k < nis; k++) {
+    int m;
+    const int* cons = solver_sweep_island(p, k, &m);
+    double r = a->island_stop[k];
+    if (a->pick[k]) {
+      double r3k = island_stop(s, p, cons, m, lambda, c);
+      int keep = r3k < r;
+      if (keep) r = r3k;
+      res->rescued += keep;
+      for (int q = 0; q < m; q++)
+        for (int u = 0, i = cons ? cons[q] : q; u < 3; u++) {
+          if (keep) s->dual_out[3 * i + u] = NAN;  // the Newton method's: no dual
+          else lambda[3 * i + u] = a->lambda2[3 * i + u];
+        }
+    }
+    if (!isnan(worst) && (isnan(r) || r > worst)) worst = r;  // NaN sticks
+  }
+  res->residual = worst;
+  res->converged = worst <= s->opt.tolerance;
+  s->c_fresh = 0;  // solver_solve recomputes c from the answer kept
+}
+
 int solver_auto_splits(const solver_options* o) {
   return o->kind == CSIM_SOLVER_AUTO && !o->soft && solver_model_kind(o->model, 1) != CSIM_SOLVER_NONE;
 }
@@ -271,6 +395,7 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
     if (as) as->natural_soft = 0;
     second->opt.criterion = crit;
     res->islands = res->switched = nis;
+    if (!res->converged && a->third && !intr_requested()) third_pass(s, a, p, nis, lambda, res);
     return;
   }
   f->c_fresh = f->m_fresh = 0;
@@ -283,6 +408,7 @@ void solver_auto(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (res->switched) {
     second_pass(s, a, p, nis, lambda, res);
     if (!res->converged && !intr_requested()) first_again(s, a, p, lambda, res);
+    if (!res->converged && a->third && !intr_requested()) third_pass(s, a, p, nis, lambda, res);
     return;
   }
   if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * 3 * (size_t)p->nc);

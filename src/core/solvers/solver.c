@@ -478,6 +478,50 @@ static void island_unsolved(solver_result* out, int n, size_t rows) {
   }
 }
 
+// island cons[0..n)'s blocks in island numbering (contact cons[q] -> q), both triangles as p
+// holds them, into the space of its dense G (b->G, 9 n^2 doubles): the values, then rowptr,
+// col and diag as ints; sub pointed at them. 0 when p has no full blocks (dense,
+// or diagonal blocks only) or they do not fit (an island whose blocks are nearly all present)
+static int island_blocks(solver* s, const solver_problem* p, const int* cons, int n,
+                         const island_buf* b, solver_problem* sub) {
+  if (p->dense || p->diag_only || !p->blk) return 0;
+  size_t nb = 0;
+  for (int q = 0; q < n; q++) nb += (size_t)(p->rowptr[cons[q] + 1] - p->rowptr[cons[q]]);
+  size_t ints = 2 * (size_t)n + 1 + nb, cap = 9 * (size_t)n * (size_t)n;
+  if (9 * nb + (ints * sizeof(int) + sizeof(double) - 1) / sizeof(double) > cap) return 0;
+  double* blk = b->G;
+  int *rowptr = (int*)(void*)(blk + 9 * nb), *diag = rowptr + n + 1, *col = diag + n;
+  for (int q = 0; q < n; q++) s->map[cons[q]] = q;
+  size_t k = 0;
+  for (int q = 0; q < n; q++) {
+    int i = cons[q];
+    rowptr[q] = (int)k;
+    for (int e = p->rowptr[i]; e < p->rowptr[i + 1]; e++, k++) {
+      col[k] = s->map[p->col[e]];  // an island's blocks stay in it (islands: solver.h)
+      if (e == p->diag[i]) diag[q] = (int)k;
+      memcpy(blk + 9 * k, p->blk + 9 * (size_t)e, 9 * sizeof(double));
+    }
+  }
+  rowptr[n] = (int)k;
+  sub->rowptr = rowptr;
+  sub->col = col;
+  sub->diag = diag;
+  sub->blk = blk;  // no island lists: the family solves sub whole, never island by island
+  return 1;
+}
+
+// a contact-space island the family factors sparse (ADMM, admm.c admm_island_sparse) goes to it
+// as its blocks, so that its dense G (9 n^2 doubles: 23 MB written and read several times on
+// FCLib's KaplasTower-i1061-4, 1710 rows) is never formed; 1 when sub holds the blocks
+static int island_sparse(solver* s, const solver_problem* p, const int* cons, int n,
+                         const island_buf* b, solver_problem* sub) {
+  if (!s->fam->island_sparse || !island_blocks(s, p, cons, n, b, sub)) return 0;
+  if (s->fam->island_sparse(s, sub)) return 1;
+  sub->rowptr = sub->col = sub->diag = NULL;
+  sub->blk = NULL;
+  return 0;
+}
+
 // island k solved as a problem of its own (its G dense, or in the family's own form) into out;
 // 1 when the family left its c exact, 0 when not, -1 when the island was left unsolved
 static int solve_island(solver* s, const solver_problem* p, int k, double* lambda,
@@ -494,7 +538,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
     island_unsolved(out, n, rows);
     return -1;
   }
-  if (!own) {
+  if (!own && !island_sparse(s, p, cons, n, &b, &sub)) {
     solver_gdense(p, cons, n, s->map, b.G);
     sub.dense = b.G;
   }

@@ -43,7 +43,8 @@
 // that is not banded, in dof space or in contact space, is factored sparse (CHOLMOD, AMD order,
 // the symbolic analysis kept per island pattern, chol_sparse.h) when it is large enough and
 // CHOLMOD's flop count and fill beat the dense factor's (admm.c, admm_sparse); in contact space
-// its products with G then go over the same block pattern. Newton (ccp with R > 0, newton.c)
+// its products with G then go over the same block pattern; a contact-space island it takes
+// sparse is handed to ADMM as its blocks (solver.c island_sparse), its dense G never formed. Newton (ccp with R > 0, newton.c)
 // works in dof space per island on the factored form alone: its Hessian I + Y' H Y is factored
 // banded in ADMM's band order or densely. c = G lambda + g at the answer is
 // computed once (or taken from the family when it is exact) and shared by the NCP criterion and
@@ -294,6 +295,9 @@ typedef struct {
   // solver stalled on and handed to its second (dense) solver; 0 for every other solver
   int islands;
   int switched;
+  // of those, the islands both left above the tolerance whose answer then came from the third
+  // solver (ncp: the semismooth Newton method, auto.c third_pass); 0 for every other solver
+  int rescued;
 } solver_result;
 
 typedef struct solver solver;

@@ -63,6 +63,9 @@ typedef struct solver_family {
   // and 1 is returned, else 0 and sub is untouched
   int (*island_form)(solver* s, const solver_problem* p, const int* cons, int n,
                      solver_problem* sub);
+  // 1 when the family factors island sub (its blocks in island numbering: solver.c
+  // island_blocks) sparse and so takes it as blocks, 0 when it wants the island's dense G
+  int (*island_sparse)(solver* s, const solver_problem* sub);
   // the penalties the family keeps across solves (at most SOLVER_CARRY_MAX), their count in *n:
   // every island of a solve starts from the same values, the largest island's are kept
   double* (*carry)(solver* s, int* n);
