@@ -515,10 +515,11 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
                double pb[3]) {
   epoly P;
   if (!epa_init(A, B, s, &P)) return 0;
-  int best = -1;
+  // closest live face (the first of equal distances, in creation order): found by a scan at
+  // the start, then by each iteration's pass over the faces it keeps and the faces it adds (the
+  // kept ones stay first in live, in their order, the new ones follow: the same face as a scan)
+  int best = closest_face(&P);
   for (int it = 0; it < EPA_MAX_ITER; it++) {
-    // closest live face (the first of equal distances, in creation order)
-    best = closest_face(&P);
     if (best < 0) return 0;
     eface* F = &P.f[best];
     if (F->d == DBL_MAX) return 0;
@@ -531,7 +532,8 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
     int iw = P.nv;
     P.v[P.nv++] = w;
     // remove faces seen from w; the horizon is the set of their edges seen once
-    int edges[EPA_MAX_E][2], ne = 0, overflow = 0, keep = 0;
+    int edges[EPA_MAX_E][2], ne = 0, overflow = 0, keep = 0, next = -1;
+    double nd = 0;
     for (int q = 0; q < P.nlive; q++) {
       int i = P.live[q];
       eface* G = &P.f[i];
@@ -539,6 +541,7 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
       sp_sub3(e, w.w, P.v[G->v[0]].w);
       if (i != best && sp_dot3(G->n, e) <= 1e-13) {
         P.live[keep++] = i;
+        if (next < 0 || G->d < nd) next = i, nd = G->d;
         continue;
       }
       P.freed[P.nfree++] = i;
@@ -564,6 +567,11 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
     // new faces from the horizon to w
     for (int q = 0; q < ne; q++)
       if (!epa_add_face(&P, edges[q][0], edges[q][1], iw)) return 0;
+    for (int q = keep; q < P.nlive; q++) {
+      int i = P.live[q];
+      if (next < 0 || P.f[i].d < nd) next = i, nd = P.f[i].d;
+    }
+    best = next;
   }
   // result from the closest face: the origin's projection in barycentric coordinates
   best = closest_face(&P);
