@@ -22,16 +22,18 @@ static void axis_angle_mat(double R[9], const double u[3], double a) {
 }
 
 // R = R0 Rot(qj), qj a quaternion [x y z w] of q (normalized when read): a free or ball joint's
-// orientation in its parent
-static void quat_rot(double R[9], const double R0[9], const double* qj) {
-  double qu[4] = {qj[0], qj[1], qj[2], qj[3]}, Rq[9];
+// orientation in its parent; Rot(qj) into Rq
+static void quat_rot(double R[9], const double R0[9], const double* qj, double Rq[9]) {
+  double qu[4] = {qj[0], qj[1], qj[2], qj[3]};
   sp_normquat(qu);
   sp_quat2mat(Rq, qu);
   sp_mulmm3(R, R0, Rq);
 }
 
-// pose of body b in its parent body frame at configuration q
-static void local_pose(const sim_model* m, int b, const double* q, double R[9], double p[3]) {
+// pose of body b in its parent body frame at configuration q; the joint's rotation Rot(q) into Rq
+// (a free joint's is free_cdof's, computed once; a prismatic joint leaves Rq as it was)
+static void local_pose(const sim_model* m, int b, const double* q, double R[9], double p[3],
+                       double Rq[9]) {
   int j = m->body_jnt[b];
   const double* qj = q + m->jnt_qadr[j];
   const double* ax = m->jnt_axis + 3 * j;
@@ -41,7 +43,6 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
   switch (m->jnt_type[j]) {
     case MODEL_JOINT_REVOLUTE: {
       // R = R0 Rot(axis, q), p = p0
-      double Rq[9];
       axis_angle_mat(Rq, ax, qj[0]);
       sp_mulmm3(R, R0, Rq);
       sp_copy3(p, p0);
@@ -57,26 +58,23 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
     }
     case MODEL_JOINT_BALL:
       // R = R0 Rot(quat(q)), p = p0 (the joint turns the body about its origin)
-      quat_rot(R, R0, qj);
+      quat_rot(R, R0, qj, Rq);
       sp_copy3(p, p0);
       break;
     default: {
       // free: (R, p) = placement * (quat(q), pos(q))
-      quat_rot(R, R0, qj + 3);
+      quat_rot(R, R0, qj + 3, Rq);
       sp_xform(p, R0, p0, qj);
       break;
     }
   }
 }
 
-// motion subspace of a free joint's dofs at its configuration qj (model.h): the linear dofs move
+// motion subspace of a free joint's dofs at its configuration (model.h): the linear dofs move
 // the com along the axes of the joint's placement frame, S_lin,k = [Rq' e_k; 0] in body axes
-// (Rq: body orientation in that frame); the angular dofs turn the body about its origin with
-// the com's velocity unchanged, S_ang,k = [c x e_k; e_k] (c: com in the body frame)
-static void free_cdof(const sim_model* m, int b, const double* qj, double* S) {
-  double qu[4] = {qj[3], qj[4], qj[5], qj[6]}, Rq[9];
-  sp_normquat(qu);
-  sp_quat2mat(Rq, qu);
+// (Rq: body orientation in that frame, local_pose's); the angular dofs turn the body about its
+// origin with the com's velocity unchanged, S_ang,k = [c x e_k; e_k] (c: com in the body frame)
+static void free_cdof(const sim_model* m, int b, const double Rq[9], double* S) {
   const double* c = m->body_com + 3 * b;
   for (int k = 0; k < 3; k++) {
     double* Sl = S + 6 * k;
@@ -104,13 +102,14 @@ void kin_forward(const sim_model* m, sim_data* d) {
     int pb = m->body_parent[b];
     double* Rl = d->xloc_mat + 9 * b;
     double* pl = d->xloc_pos + 3 * b;
-    local_pose(m, b, d->q, Rl, pl);
+    double Rq[9];
+    local_pose(m, b, d->q, Rl, pl, Rq);
     sp_mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
     sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
     // motion subspace of the body's dofs at q
     int j = m->body_jnt[b], da = m->body_dofadr[b];
     if (m->jnt_type[j] == MODEL_JOINT_FREE)
-      free_cdof(m, b, d->q + m->jnt_qadr[j], d->cdof + 6 * da);
+      free_cdof(m, b, Rq, d->cdof + 6 * da);
     else
       memcpy(d->cdof + 6 * da, m->dof_motion + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
     // and in the world frame, once per step for every point Jacobian of the step
