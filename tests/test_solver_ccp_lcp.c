@@ -44,6 +44,67 @@ static void backwards_g(int n, const double* G, const double* R, const double* l
 
 // ---- CCP ----------------------------------------------------------------------------------
 
+// MuJoCo's pyramid (solver.h rpy): a contact alone's stopping residual (ccp.c pyr_residuals,
+// its fast path for two friction rows) against the edges' LCP triple written out here: f the
+// least-norm split of lambda (two pairs of edges n +- mu t_k: each pair's normal share s_k >=
+// |l_k| / mu, s_0 + s_1 = l_N, equal when both fit, else the larger |l_k| takes its bound),
+// eps_p = max(max(|l_0| + |l_1| - mu l_N, 0) / mu / sqrt(1 + 2 / mu^2), -l_N) (lambda's
+// distance past the nearest facet), w_e = c_N +- mu c_k + r f_e, eps_d = |min(w, 0)|,
+// eps_c = |f'w|; lambda inside, on and outside the pyramid, random c, mu and r (seed 17), to
+// 1e-12 relative (the two differ in rounding only)
+static double pyr_oracle(const double l[3], const double c[3], double mu, double r) {
+  double n = l[2], x[2] = {l[0] / mu, l[1] / mu}, d[2] = {fabs(x[0]), fabs(x[1])};
+  double ep = fmax(fmax(d[0] + d[1] - n, 0) / sqrt(1 + 2 / (mu * mu)), -n), f[4] = {0};
+  if (n > 0) {
+    double k = d[0] + d[1] > n ? n / (d[0] + d[1]) : 1, s[2];  // scaled into the pyramid
+    x[0] *= k, x[1] *= k, d[0] *= k, d[1] *= k;
+    s[0] = s[1] = n / 2;
+    if (d[0] > n / 2) s[0] = d[0], s[1] = n - d[0];
+    else if (d[1] > n / 2) s[1] = d[1], s[0] = n - d[1];
+    for (int e = 0; e < 2; e++)
+      f[2 * e] = fmax((s[e] + x[e]) / 2, 0), f[2 * e + 1] = fmax((s[e] - x[e]) / 2, 0);
+  }
+  double dd = 0, cc = 0;
+  for (int e = 0; e < 4; e++) {
+    double w = c[2] + (e & 1 ? -mu : mu) * c[e / 2] + r * f[e];
+    if (w < 0) dd += w * w;
+    cc += f[e] * w;
+  }
+  return fmax(ep, fmax(sqrt(dd), fabs(cc)));
+}
+
+START_TEST(pyramid_residual_closed_form) {
+  double G[81] = {0}, g[9] = {0}, mu[3] = {0}, rpy[3] = {0};
+  for (int k = 0; k < 9; k++) G[10 * k] = 1;
+  solver_problem p = tdense(3, G, g, mu, NULL);
+  p.rpy = rpy;
+  srand(17);
+  for (int t = 0; t < 3000; t++) {
+    double lam[9], c[9];
+    for (int i = 0; i < 3; i++) {
+      mu[i] = 0.05 + 1.5 * rand() / RAND_MAX;
+      rpy[i] = (t % 5 == 0 ? 1e-12 : 1e-3) * (0.01 + (double)rand() / RAND_MAX);  // > 0: a pyramid
+      double n = (double)rand() / RAND_MAX - 0.1, span = mu[i] * fabs(n);
+      // inside (|t|_1 <= mu n), at the corners, or past the pyramid (a warm start's)
+      double scale = t % 3 == 0 ? 0.5 : t % 3 == 1 ? 1 : 3;
+      lam[3 * i] = scale * span * ((double)rand() / RAND_MAX - 0.5);
+      lam[3 * i + 1] = scale * span * ((double)rand() / RAND_MAX - 0.5);
+      if (t % 7 == 0) lam[3 * i + 1] = 0;  // one friction row at its bound: water filling
+      lam[3 * i + 2] = n;
+      for (int r = 0; r < 3; r++) c[3 * i + r] = (double)rand() / RAND_MAX - 0.5;
+    }
+    for (int i = 0; i < 3; i++) {
+      int one[1] = {i};
+      double want = pyr_oracle(lam + 3 * i, c + 3 * i, mu[i], rpy[i]);
+      double got = solver_ccp_residual(&p, lam, c, one, 1);
+      ck_assert_msg(fabs(got - want) <= 1e-12 * fmax(1, want), "case %d contact %d: %.17g, oracle %.17g",
+                    t, i, got, want);
+    }
+  }
+}
+END_TEST
+
+
 // the CCP residual (cone.h) is zero on the three exact cases and flags Signorini-only answers
 START_TEST(ccp_residual_cases) {
   double ep, ed, ec, mu = 0.5;
@@ -695,6 +756,7 @@ static Suite* ccp_lcp_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, ccp_residual_cases);
   tcase_add_test(tc, ccp_bounded_residual_matches_full);
+  tcase_add_test(tc, pyramid_residual_closed_form);
   tcase_add_test(tc, bounded_inputs_give_finite_residuals);
   tcase_add_test(tc, ccp_single_contact_exact);
   tcase_add_test(tc, ccp_isotropic_closed_form_with_R);
