@@ -44,58 +44,77 @@ static void backwards_g(int n, const double* G, const double* R, const double* l
 
 // ---- CCP ----------------------------------------------------------------------------------
 
-// MuJoCo's pyramid (solver.h rpy): a contact alone's stopping residual (ccp.c pyr_residuals,
-// its fast path for two friction rows) against the edges' LCP triple written out here: f the
-// least-norm split of lambda (two pairs of edges n +- mu t_k: each pair's normal share s_k >=
-// |l_k| / mu, s_0 + s_1 = l_N, equal when both fit, else the larger |l_k| takes its bound),
-// eps_p = max(max(|l_0| + |l_1| - mu l_N, 0) / mu / sqrt(1 + 2 / mu^2), -l_N) (lambda's
-// distance past the nearest facet), w_e = c_N +- mu c_k + r f_e, eps_d = |min(w, 0)|,
-// eps_c = |f'w|; lambda inside, on and outside the pyramid, random c, mu and r (seed 17), to
-// 1e-12 relative (the two differ in rounding only)
-static double pyr_oracle(const double l[3], const double c[3], double mu, double r) {
-  double n = l[2], x[2] = {l[0] / mu, l[1] / mu}, d[2] = {fabs(x[0]), fabs(x[1])};
-  double ep = fmax(fmax(d[0] + d[1] - n, 0) / sqrt(1 + 2 / (mu * mu)), -n), f[4] = {0};
+// MuJoCo's pyramid (solver.h rpy): a contact's stopping residual (ccp.c pyr_residuals, its
+// paths for two friction rows, a contact alone, and three, a condim 4 pair with its spin entry)
+// against the edges' LCP triple written out here: friction rows l_k of coefficients a_k, f the
+// least-norm split of lambda (pairs of edges n +- a_k e_k: pair k's normal share s_k >=
+// |l_k| / a_k, sum s_k = l_N, least for s_k = max(|l_k| / a_k, tau), tau found by sorting),
+// eps_p = max(max(sum |l_k| / a_k - l_N, 0) / sqrt(1 + sum 1 / a_k^2), -l_N) (lambda's distance
+// past the nearest facet), w_e = c_N +- a_k c_k + r f_e, eps_d = |min(w, 0)|, eps_c = |f'w|;
+// lambda inside, on and outside the pyramid, random c, a and r (seed 17), to 1e-12 relative (the
+// two differ in rounding only)
+static double pyr_oracle(int nd, const double* l, const double* c, const double* a, double r) {
+  double n = l[nd], x[3], d[3], sum = 0, inv = 1, f[6] = {0};
+  for (int k = 0; k < nd; k++) x[k] = l[k] / a[k], d[k] = fabs(x[k]), sum += d[k], inv += 1 / (a[k] * a[k]);
+  double ep = fmax(fmax(sum - n, 0) / sqrt(inv), -n);
   if (n > 0) {
-    double k = d[0] + d[1] > n ? n / (d[0] + d[1]) : 1, s[2];  // scaled into the pyramid
-    x[0] *= k, x[1] *= k, d[0] *= k, d[1] *= k;
-    s[0] = s[1] = n / 2;
-    if (d[0] > n / 2) s[0] = d[0], s[1] = n - d[0];
-    else if (d[1] > n / 2) s[1] = d[1], s[0] = n - d[1];
-    for (int e = 0; e < 2; e++)
-      f[2 * e] = fmax((s[e] + x[e]) / 2, 0), f[2 * e + 1] = fmax((s[e] - x[e]) / 2, 0);
+    double scale = sum > n ? n / sum : 1, srt[3], tau = 0;  // scaled into the pyramid
+    for (int k = 0; k < nd; k++) x[k] *= scale, d[k] *= scale, srt[k] = d[k];
+    for (int u = 0; u < nd; u++)  // descending
+      for (int v = u + 1; v < nd; v++)
+        if (srt[v] > srt[u]) tau = srt[u], srt[u] = srt[v], srt[v] = tau;
+    double top = 0;
+    for (int m = 0; m < nd; m++) {  // the m largest at their bounds, the rest share tau
+      tau = (n - top) / (nd - m);
+      if (srt[m] <= tau) break;
+      top += srt[m];
+    }
+    for (int k = 0; k < nd; k++) {
+      double sk = fmax(d[k], tau);
+      f[2 * k] = fmax((sk + x[k]) / 2, 0), f[2 * k + 1] = fmax((sk - x[k]) / 2, 0);
+    }
   }
   double dd = 0, cc = 0;
-  for (int e = 0; e < 4; e++) {
-    double w = c[2] + (e & 1 ? -mu : mu) * c[e / 2] + r * f[e];
+  for (int e = 0; e < 2 * nd; e++) {
+    double w = c[nd] + (e & 1 ? -a[e / 2] : a[e / 2]) * c[e / 2] + r * f[e];
     if (w < 0) dd += w * w;
     cc += f[e] * w;
   }
   return fmax(ep, fmax(sqrt(dd), fabs(cc)));
 }
 
+// entries 0 and 1: contacts alone; 2: a contact whose spin entry is 3 (condim 4: rows t1 t2 of
+// 2, then the torsion row of 3, then 2's normal)
 START_TEST(pyramid_residual_closed_form) {
-  double G[81] = {0}, g[9] = {0}, mu[3] = {0}, rpy[3] = {0};
-  for (int k = 0; k < 9; k++) G[10 * k] = 1;
-  solver_problem p = tdense(3, G, g, mu, NULL);
+  double G[144] = {0}, g[12] = {0}, mu[4] = {0}, mu_roll[4] = {0}, rpy[4] = {0};
+  int link[4] = {-1, -1, 3, -4};
+  for (int k = 0; k < 12; k++) G[13 * k] = 1;
+  solver_problem p = tdense(4, G, g, mu, NULL);
   p.rpy = rpy;
+  p.link = link;
+  p.mu_roll = mu_roll;
   srand(17);
   for (int t = 0; t < 3000; t++) {
-    double lam[9], c[9];
-    for (int i = 0; i < 3; i++) {
-      mu[i] = 0.05 + 1.5 * rand() / RAND_MAX;
+    double lam[12], c[12];
+    for (int i = 0; i < 4; i++) {
+      mu[i] = (i == 3 ? 0.02 : 0.05 + 1.5 * rand() / RAND_MAX);  // 3: torsion
       rpy[i] = (t % 5 == 0 ? 1e-12 : 1e-3) * (0.01 + (double)rand() / RAND_MAX);  // > 0: a pyramid
       double n = (double)rand() / RAND_MAX - 0.1, span = mu[i] * fabs(n);
       // inside (|t|_1 <= mu n), at the corners, or past the pyramid (a warm start's)
       double scale = t % 3 == 0 ? 0.5 : t % 3 == 1 ? 1 : 3;
-      lam[3 * i] = scale * span * ((double)rand() / RAND_MAX - 0.5);
-      lam[3 * i + 1] = scale * span * ((double)rand() / RAND_MAX - 0.5);
+      for (int r = 0; r < 2; r++) lam[3 * i + r] = scale * span * ((double)rand() / RAND_MAX - 0.5);
       if (t % 7 == 0) lam[3 * i + 1] = 0;  // one friction row at its bound: water filling
       lam[3 * i + 2] = n;
       for (int r = 0; r < 3; r++) c[3 * i + r] = (double)rand() / RAND_MAX - 0.5;
     }
+    lam[9] = 0.02 * lam[8] * ((double)rand() / RAND_MAX - 0.5) * (t % 3 == 2 ? 6 : 1);
     for (int i = 0; i < 3; i++) {
-      int one[1] = {i};
-      double want = pyr_oracle(lam + 3 * i, c + 3 * i, mu[i], rpy[i]);
+      int one[1] = {i}, nd = i == 2 ? 3 : 2;
+      double l[4] = {lam[3 * i], lam[3 * i + 1], lam[9], lam[3 * i + 2]};
+      double cl[4] = {c[3 * i], c[3 * i + 1], c[9], c[3 * i + 2]};
+      double a[3] = {mu[i], mu[i], mu[3]};
+      if (nd == 2) l[2] = l[3], cl[2] = cl[3];
+      double want = pyr_oracle(nd, l, cl, a, rpy[i]);
       double got = solver_ccp_residual(&p, lam, c, one, 1);
       ck_assert_msg(fabs(got - want) <= 1e-12 * fmax(1, want), "case %d contact %d: %.17g, oracle %.17g",
                     t, i, got, want);

@@ -150,13 +150,14 @@ static inline void pyr_residuals_n(const pyr_rows* L, int nd, double rpy, const 
   *ec = fabs(cc);
 }
 
-// pyr_residuals_n with nd known for a contact alone (two friction rows: the common case; the
-// same operations in the same order)
+// pyr_residuals_n with nd known for a contact alone (two friction rows: the common case) and a
+// condim 4 pair (three); the same operations in the same order
 static void pyr_residuals(const solver_problem* p, int i, const double* lambda, const double* c,
                           double* ep, double* ed, double* ec) {
   pyr_rows L;
   pyr_layout(p, i, &L);
   if (L.nd == 2) pyr_residuals_n(&L, 2, p->rpy[i], lambda, c, ep, ed, ec);
+  else if (L.nd == 3) pyr_residuals_n(&L, 3, p->rpy[i], lambda, c, ep, ed, ec);
   else pyr_residuals_n(&L, L.nd, p->rpy[i], lambda, c, ep, ed, ec);
 }
 
