@@ -21,6 +21,18 @@ static void axis_angle_mat(double R[9], const double u[3], double a) {
   R[6] = t * x * z - s * y; R[7] = t * y * z + s * x; R[8] = c + t * z * z;
 }
 
+// R = Rot(q) of a constant quaternion of the model (a body's placement, a geom's): the identity
+// [0 0 0 1] (every +0) copied, as sp_quat2mat forms it bit for bit (1 - 2 (0 + 0) = 1, the rest
+// 2 (0 -+ 0) = +0): humanoid100's 100 objects and their geoms, 200 products per step
+static void model_rot(double R[9], const double q[4]) {
+  static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 1 && !signbit(q[0]) && !signbit(q[1]) &&
+      !signbit(q[2]))
+    memcpy(R, eye, sizeof(eye));
+  else
+    sp_quat2mat(R, q);
+}
+
 // R = R0 Rot(qj), qj a quaternion [x y z w] of q (normalized when read): a free or ball joint's
 // orientation in its parent; Rot(qj) into Rq
 static void quat_rot(double R[9], const double R0[9], const double* qj, double Rq[9]) {
@@ -39,7 +51,7 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
   const double* ax = m->jnt_axis + 3 * j;
   double R0[9];
   const double* p0 = m->body_pos + 3 * b;
-  sp_quat2mat(R0, m->body_quat + 4 * b);
+  model_rot(R0, m->body_quat + 4 * b);
   switch (m->jnt_type[j]) {
     case MODEL_JOINT_REVOLUTE: {
       // R = R0 Rot(axis, q), p = p0
@@ -122,7 +134,7 @@ void kin_forward(const sim_model* m, sim_data* d) {
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
     double Rg[9];
-    sp_quat2mat(Rg, m->geom_quat + 4 * g);
+    model_rot(Rg, m->geom_quat + 4 * g);
     sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
                m->geom_pos + 3 * g);
   }
