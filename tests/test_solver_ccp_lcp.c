@@ -44,6 +44,86 @@ static void backwards_g(int n, const double* G, const double* R, const double* l
 
 // ---- CCP ----------------------------------------------------------------------------------
 
+// MuJoCo's pyramid (solver.h rpy): a contact's stopping residual (ccp.c pyr_residuals, its
+// paths for two friction rows, a contact alone, and three, a condim 4 pair with its spin entry)
+// against the edges' LCP triple written out here: friction rows l_k of coefficients a_k, f the
+// least-norm split of lambda (pairs of edges n +- a_k e_k: pair k's normal share s_k >=
+// |l_k| / a_k, sum s_k = l_N, least for s_k = max(|l_k| / a_k, tau), tau found by sorting),
+// eps_p = max(max(sum |l_k| / a_k - l_N, 0) / sqrt(1 + sum 1 / a_k^2), -l_N) (lambda's distance
+// past the nearest facet), w_e = c_N +- a_k c_k + r f_e, eps_d = |min(w, 0)|, eps_c = |f'w|;
+// lambda inside, on and outside the pyramid, random c, a and r (seed 17), to 1e-12 relative (the
+// two differ in rounding only)
+static double pyr_oracle(int nd, const double* l, const double* c, const double* a, double r) {
+  double n = l[nd], x[3], d[3], sum = 0, inv = 1, f[6] = {0};
+  for (int k = 0; k < nd; k++) x[k] = l[k] / a[k], d[k] = fabs(x[k]), sum += d[k], inv += 1 / (a[k] * a[k]);
+  double ep = fmax(fmax(sum - n, 0) / sqrt(inv), -n);
+  if (n > 0) {
+    double scale = sum > n ? n / sum : 1, srt[3], tau = 0;  // scaled into the pyramid
+    for (int k = 0; k < nd; k++) x[k] *= scale, d[k] *= scale, srt[k] = d[k];
+    for (int u = 0; u < nd; u++)  // descending
+      for (int v = u + 1; v < nd; v++)
+        if (srt[v] > srt[u]) tau = srt[u], srt[u] = srt[v], srt[v] = tau;
+    double top = 0;
+    for (int m = 0; m < nd; m++) {  // the m largest at their bounds, the rest share tau
+      tau = (n - top) / (nd - m);
+      if (srt[m] <= tau) break;
+      top += srt[m];
+    }
+    for (int k = 0; k < nd; k++) {
+      double sk = fmax(d[k], tau);
+      f[2 * k] = fmax((sk + x[k]) / 2, 0), f[2 * k + 1] = fmax((sk - x[k]) / 2, 0);
+    }
+  }
+  double dd = 0, cc = 0;
+  for (int e = 0; e < 2 * nd; e++) {
+    double w = c[nd] + (e & 1 ? -a[e / 2] : a[e / 2]) * c[e / 2] + r * f[e];
+    if (w < 0) dd += w * w;
+    cc += f[e] * w;
+  }
+  return fmax(ep, fmax(sqrt(dd), fabs(cc)));
+}
+
+// entries 0 and 1: contacts alone; 2: a contact whose spin entry is 3 (condim 4: rows t1 t2 of
+// 2, then the torsion row of 3, then 2's normal)
+START_TEST(pyramid_residual_closed_form) {
+  double G[144] = {0}, g[12] = {0}, mu[4] = {0}, mu_roll[4] = {0}, rpy[4] = {0};
+  int link[4] = {-1, -1, 3, -4};
+  for (int k = 0; k < 12; k++) G[13 * k] = 1;
+  solver_problem p = tdense(4, G, g, mu, NULL);
+  p.rpy = rpy;
+  p.link = link;
+  p.mu_roll = mu_roll;
+  srand(17);
+  for (int t = 0; t < 3000; t++) {
+    double lam[12], c[12];
+    for (int i = 0; i < 4; i++) {
+      mu[i] = (i == 3 ? 0.02 : 0.05 + 1.5 * rand() / RAND_MAX);  // 3: torsion
+      rpy[i] = (t % 5 == 0 ? 1e-12 : 1e-3) * (0.01 + (double)rand() / RAND_MAX);  // > 0: a pyramid
+      double n = (double)rand() / RAND_MAX - 0.1, span = mu[i] * fabs(n);
+      // inside (|t|_1 <= mu n), at the corners, or past the pyramid (a warm start's)
+      double scale = t % 3 == 0 ? 0.5 : t % 3 == 1 ? 1 : 3;
+      for (int r = 0; r < 2; r++) lam[3 * i + r] = scale * span * ((double)rand() / RAND_MAX - 0.5);
+      if (t % 7 == 0) lam[3 * i + 1] = 0;  // one friction row at its bound: water filling
+      lam[3 * i + 2] = n;
+      for (int r = 0; r < 3; r++) c[3 * i + r] = (double)rand() / RAND_MAX - 0.5;
+    }
+    lam[9] = 0.02 * lam[8] * ((double)rand() / RAND_MAX - 0.5) * (t % 3 == 2 ? 6 : 1);
+    for (int i = 0; i < 3; i++) {
+      int one[1] = {i}, nd = i == 2 ? 3 : 2;
+      double l[4] = {lam[3 * i], lam[3 * i + 1], lam[9], lam[3 * i + 2]};
+      double cl[4] = {c[3 * i], c[3 * i + 1], c[9], c[3 * i + 2]};
+      double a[3] = {mu[i], mu[i], mu[3]};
+      if (nd == 2) l[2] = l[3], cl[2] = cl[3];
+      double want = pyr_oracle(nd, l, cl, a, rpy[i]);
+      double got = solver_ccp_residual(&p, lam, c, one, 1);
+      ck_assert_msg(fabs(got - want) <= 1e-12 * fmax(1, want), "case %d contact %d: %.17g, oracle %.17g",
+                    t, i, got, want);
+    }
+  }
+}
+END_TEST
+
+
 // the CCP residual (cone.h) is zero on the three exact cases and flags Signorini-only answers
 START_TEST(ccp_residual_cases) {
   double ep, ed, ec, mu = 0.5;
@@ -695,6 +775,7 @@ static Suite* ccp_lcp_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, ccp_residual_cases);
   tcase_add_test(tc, ccp_bounded_residual_matches_full);
+  tcase_add_test(tc, pyramid_residual_closed_form);
   tcase_add_test(tc, bounded_inputs_give_finite_residuals);
   tcase_add_test(tc, ccp_single_contact_exact);
   tcase_add_test(tc, ccp_isotropic_closed_form_with_R);

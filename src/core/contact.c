@@ -15,6 +15,8 @@
 // build_y: chains longer than this (dofs) take y_path's walk when made of paths (a 10-link
 // chain's or a free body's short walks are cheaper through the parent links: Ir per step)
 enum { kPathWalk = 16 };
+// c->lzero's bits: the row's zero test (0 unknown, 1 zero, 2 not), the row reversed into c->lrev
+enum { LZERO_KNOWN = 3, LZERO_REV = 4 };
 
 // root dof of body b's tree (the topmost dof on its path), -1 when no dof moves it
 static int body_root_dof(const sim_model* m, int b) {
@@ -538,12 +540,18 @@ static void build_jacobians(const sim_model* m, const sim_data* d, contact_data*
   }
 }
 
-// L's rows with each dof's ancestors reversed (root first) into lrev, at L's addresses
-// (dof_Madr; the diagonal entries are not copied): y_path then reads a row ascending, as it
-// writes the Y rows, so its loop vectorizes without reversing every pair of loads (it read
-// L's rows backwards: chain_40 1.05e6 instructions per step in the walk)
-static void l_reversed(const sim_model* m, const double* L, double* lrev) {
-  for (int d = 0; d < m->nv; d++) {
+// the rows of L of a chain's dofs with each dof's ancestors reversed (root first) into lrev, at
+// L's addresses (dof_Madr; the diagonal entries are not copied): y_path then reads a row
+// ascending, as it writes the Y rows, so its loop vectorizes without reversing every pair of
+// loads (it read L's rows backwards: chain_40 1.05e6 instructions per step in the walk). Each
+// row once per step (LZERO_REV in lzero), only those of the long chains' dofs (humanoid100: 27
+// of 627 dofs, 17000 instructions per step to reverse them all)
+static void l_reversed(const sim_model* m, const double* L, const int* chain, int n,
+                       unsigned char* lzero, double* lrev) {
+  for (int k = 0; k < n; k++) {
+    int d = chain[k];
+    if (lzero[d] & LZERO_REV) continue;
+    lzero[d] |= LZERO_REV;
     int a = m->dof_Madr[d] + 1, na = (d + 1 < m->nv ? m->dof_Madr[d + 1] : m->nM) - a;
     for (int u = 0; u < na; u++) lrev[a + u] = L[a + na - 1 - u];
   }
@@ -660,13 +668,13 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
     // sign
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
-    unsigned char* z = lzero + chain[k];  // 0 not yet known this step, 1 zero, 2 not
-    if (*z == 0) {
+    unsigned char* z = lzero + chain[k];  // 0 not yet known this step, 1 zero, 2 not (LZERO_KNOWN)
+    if ((*z & LZERO_KNOWN) == 0) {
       int u = 0;
       while (u < k && l[u] == 0) u++;
-      *z = u == k ? 1 : 2;
+      *z |= u == k ? 1 : 2;
     }
-    if (*z == 1) continue;
+    if ((*z & LZERO_KNOWN) == 1) continue;
     // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
     // row nothing on the revolute dofs)
     if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
@@ -708,7 +716,6 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
   const int* col = m->dof_Mcol;
-  int lrev_ok = 0;  // c->lrev holds this step's L (l_reversed)
   if (m->nv > 0) memset(c->lzero, 0, (size_t)m->nv);  // L's zero rows: found as y_one_path asks
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
@@ -720,10 +727,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
     // three memcpy calls cost more than the copy
     for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
-    if (n > kPathWalk && !lrev_ok) {  // once per step, on the first long chain
-      l_reversed(m, L, c->lrev);
-      lrev_ok = 1;
-    }
+    if (n > kPathWalk) l_reversed(m, L, chain, n, c->lzero, c->lrev);
     if (n > kPathWalk && y_path(m, c->lrev, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
     if (n > 1 && y_one_path(m, L, c->lzero, chain, n, y0, y1, y2)) n = 0;
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;

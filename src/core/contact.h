@@ -129,7 +129,8 @@ typedef struct {
   double* ywork;      // scratch of G's products through Y when diag_only   (nv)
   double* lrev;       // L's rows, ancestors root first (build_y's long chains) (nM)
   unsigned char* lzero;  // dof i's row of L below the diagonal: 1 all zero, 2 not, 0 not yet
-                         // known this step (build_y's one-path walk asks)         (nv)
+                         // known this step (build_y's one-path walk asks; LZERO_KNOWN's bits),
+                         // LZERO_REV: reversed into lrev this step                (nv)
 } contact_data;
 
 typedef struct {

@@ -106,6 +106,10 @@ typedef struct {
 // support of the core of shape sh (radius excluded) in world direction dir
 static void core_support(cshape* sh, const double dir[3], double out[3]) {
   const coll_geom* g = sh->g;
+  if (g->type == MODEL_GEOM_ELLIPSOID) {  // (its own frame change: dl below would be unused)
+    coll_ellipsoid_support(g, dir, out);
+    return;
+  }
   double dl[3], loc[3];
   sp_mulmtv3(dl, g->mat, dir);
   const double* s = g->size;
@@ -130,9 +134,6 @@ static void core_support(cshape* sh, const double dir[3], double out[3]) {
       loc[2] = dl[2] >= 0 ? s[1] : -s[1];
       break;
     }
-    case MODEL_GEOM_ELLIPSOID:
-      coll_ellipsoid_support(g, dir, out);
-      return;
     case MODEL_GEOM_MESH:
       if (g->hull && g->hull->nvert > 0) {
         sh->hint = hull_climb(g->hull, dl, sh->hint);
@@ -378,7 +379,8 @@ static int gjk(cshape* A, cshape* B, double bound, simplex* s, double* dist,
 typedef struct {
   int v[3];
   double n[3];
-  double d;  // n . w(v[0]): distance of the face plane to the origin
+  double d;      // n . w(v[0]): distance of the face plane to the origin
+  double w0[3];  // w(v[0]) (a copy: the visibility test reads it for every live face)
 } eface;
 
 // the polytope's live faces are live[0..nlive) in creation order (ties between equal distances
@@ -411,6 +413,7 @@ static int epa_add_face(epoly* P, int a, int b, int c) {
     sp_scale3(n, n, -1.0);
   }
   F->v[0] = a; F->v[1] = b; F->v[2] = c;
+  sp_copy3(F->w0, A);
   double len = sp_norm3(n);
   if (len < 1e-300) {
     // degenerate sliver: never chosen as the closest face
@@ -515,10 +518,11 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
                double pb[3]) {
   epoly P;
   if (!epa_init(A, B, s, &P)) return 0;
-  int best = -1;
+  // closest live face (the first of equal distances, in creation order): found by a scan at
+  // the start, then by each iteration's pass over the faces it keeps and the faces it adds (the
+  // kept ones stay first in live, in their order, the new ones follow: the same face as a scan)
+  int best = closest_face(&P);
   for (int it = 0; it < EPA_MAX_ITER; it++) {
-    // closest live face (the first of equal distances, in creation order)
-    best = closest_face(&P);
     if (best < 0) return 0;
     eface* F = &P.f[best];
     if (F->d == DBL_MAX) return 0;
@@ -531,14 +535,16 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
     int iw = P.nv;
     P.v[P.nv++] = w;
     // remove faces seen from w; the horizon is the set of their edges seen once
-    int edges[EPA_MAX_E][2], ne = 0, overflow = 0, keep = 0;
+    int edges[EPA_MAX_E][2], ne = 0, overflow = 0, keep = 0, next = -1;
+    double nd = 0;
     for (int q = 0; q < P.nlive; q++) {
       int i = P.live[q];
       eface* G = &P.f[i];
       double e[3];
-      sp_sub3(e, w.w, P.v[G->v[0]].w);
+      sp_sub3(e, w.w, G->w0);
       if (i != best && sp_dot3(G->n, e) <= 1e-13) {
         P.live[keep++] = i;
+        if (next < 0 || G->d < nd) next = i, nd = G->d;
         continue;
       }
       P.freed[P.nfree++] = i;
@@ -564,6 +570,11 @@ static int epa(cshape* A, cshape* B, const simplex* s, double* depth, double n[3
     // new faces from the horizon to w
     for (int q = 0; q < ne; q++)
       if (!epa_add_face(&P, edges[q][0], edges[q][1], iw)) return 0;
+    for (int q = keep; q < P.nlive; q++) {
+      int i = P.live[q];
+      if (next < 0 || P.f[i].d < nd) next = i, nd = P.f[i].d;
+    }
+    best = next;
   }
   // result from the closest face: the origin's projection in barycentric coordinates
   best = closest_face(&P);

@@ -89,8 +89,7 @@ static void pyr_layout(const solver_problem* p, int i, pyr_rows* L) {
 // normal): pair k carries a normal share s_k >= d_k = |l_k| / a_k, sum s_k = l_N, and
 // |f|^2 = sum (s_k^2 + d_k^2) / 2, least for s_k = max(d_k, tau) (water filling). An l outside
 // the pyramid (sum d_k > l_N: a warm start of another model) is first scaled into it; l updated
-static void pyr_split(const pyr_rows* L, double* l, double* f) {
-  int nd = L->nd;
+static inline void pyr_split_n(const pyr_rows* L, int nd, double* l, double* f) {
   double n = l[nd], d[5], sum = 0;
   if (!(n > 0)) {
     for (int k = 0; k <= nd; k++) l[k] = 0;
@@ -121,6 +120,10 @@ static void pyr_split(const pyr_rows* L, double* l, double* f) {
   }
 }
 
+static void pyr_split(const pyr_rows* L, double* l, double* f) {
+  pyr_split_n(L, L->nd, l, f);
+}
+
 // edge e's velocity from the local velocities cl (the nd friction rows, then the normal)
 static double pyr_edge_vel(const pyr_rows* L, int e, const double* cl) {
   int k = e / 2;
@@ -131,22 +134,31 @@ static double pyr_edge_vel(const pyr_rows* L, int e, const double* cl) {
 // triple on 0 <= f ⊥ w = E'c + R_py f >= 0 with f the least-norm split of lambda: eps_p the
 // distance of lambda past the pyramid's nearest facet (0 for every iterate of the sweeps),
 // eps_d = |min(w, 0)|, eps_c = |f'w|
-static void pyr_residuals(const solver_problem* p, int i, const double* lambda, const double* c,
-                          double* ep, double* ed, double* ec) {
-  pyr_rows L;
-  pyr_layout(p, i, &L);
+static inline void pyr_residuals_n(const pyr_rows* L, int nd, double rpy, const double* lambda,
+                                   const double* c, double* ep, double* ed, double* ec) {
   double l[6], cl[6], f[10], v = 0, inv = 1, dd = 0, cc = 0;
-  for (int k = 0; k <= L.nd; k++) l[k] = lambda[L.row[k]], cl[k] = c[L.row[k]];
-  for (int k = 0; k < L.nd; k++) v += fabs(l[k]) / L.a[k], inv += 1 / (L.a[k] * L.a[k]);
-  *ep = fmax(fmax(v - l[L.nd], 0) / sqrt(inv), -l[L.nd]);
-  pyr_split(&L, l, f);
-  for (int e = 0; e < 2 * L.nd; e++) {
-    double w = pyr_edge_vel(&L, e, cl) + p->rpy[i] * f[e];
+  for (int k = 0; k <= nd; k++) l[k] = lambda[L->row[k]], cl[k] = c[L->row[k]];
+  for (int k = 0; k < nd; k++) v += fabs(l[k]) / L->a[k], inv += 1 / (L->a[k] * L->a[k]);
+  *ep = fmax(fmax(v - l[nd], 0) / sqrt(inv), -l[nd]);
+  pyr_split_n(L, nd, l, f);
+  for (int e = 0; e < 2 * nd; e++) {
+    double w = cl[nd] + ((e & 1) ? -L->a[e / 2] : L->a[e / 2]) * cl[e / 2] + rpy * f[e];
     if (w < 0) dd += w * w;
     cc += f[e] * w;
   }
   *ed = sqrt(dd);
   *ec = fabs(cc);
+}
+
+// pyr_residuals_n with nd known for a contact alone (two friction rows: the common case) and a
+// condim 4 pair (three); the same operations in the same order
+static void pyr_residuals(const solver_problem* p, int i, const double* lambda, const double* c,
+                          double* ep, double* ed, double* ec) {
+  pyr_rows L;
+  pyr_layout(p, i, &L);
+  if (L.nd == 2) pyr_residuals_n(&L, 2, p->rpy[i], lambda, c, ep, ed, ec);
+  else if (L.nd == 3) pyr_residuals_n(&L, 3, p->rpy[i], lambda, c, ep, ed, ec);
+  else pyr_residuals_n(&L, L.nd, p->rpy[i], lambda, c, ep, ed, ec);
 }
 
 // the CCP residual (000 eq. 15), max over the contacts cons[0..n) (all when cons is NULL;
@@ -361,7 +373,7 @@ static void pyr_contact(const solver_problem* p, int i, double omega, double* la
   pyr_rows L;
   pyr_layout(p, i, &L);
   int nr = L.nd + 1, nd = L.nd, m = 2 * nd;
-  double B[36], l[6], l0[6], cl[6], f[10], f0[10], r = p->rpy[i];
+  double B[36], l[6] = {0}, l0[6], cl[6], f[10], f0[10], r = p->rpy[i];  // (l: for gcc's -Wmaybe-uninitialized)
   if (nr == 3) {
     solver_gdiag(p, i, B);  // rows t1 t2 n, as L's
   } else {
@@ -468,7 +480,7 @@ void solver_ccp_pgs(solver* s, const solver_problem* p, double* lambda, solver_r
   for (int i = 0; i < nc; i++) {
     if (p->rpy && p->rpy[i] > 0) {  // scaled into the pyramid
       pyr_rows L;
-      double l[6], f[10];
+      double l[6] = {0}, f[10];  // (l: for gcc's -Wmaybe-uninitialized)
       pyr_layout(p, i, &L);
       for (int k = 0; k <= L.nd; k++) l[k] = lambda[L.row[k]];
       pyr_split(&L, l, f);
