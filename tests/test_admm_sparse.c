@@ -357,18 +357,27 @@ END_TEST
 // iterations,
 // and the answer meets Siconos's relative error 1e-6 (fc3d_compute_error's measure,
 // fclib_siconos_error, on the answer in the file's units)
+// KaplasTower-i1061-4 in its own units (csim solve's view: fclib_scaled_problem, no R) into
+// *fp, its scaled blocks *blk and g *g (the caller frees them), s_r its impulse scale
+static solver_problem kaplas_scaled(fclib_problem** fp, double** blk, double** g, double* s_r) {
+  csim_error e;
+  ck_assert_msg(fclib_read(DATA "siconos_dat_converted/KaplasTower-i1061-4.hdf5", fp, &e) ==
+                    CSIM_OK, "%s", e.msg);
+  int n = 3 * (*fp)->nc;
+  *blk = malloc(sizeof(double) * 9 * (size_t)(*fp)->blocks->nblocks);
+  *g = malloc(sizeof(double) * (2 * (size_t)n + 2));
+  double s_u;
+  solver_problem p = fclib_scaled_problem(*fp, *blk, *g, *g + n + 1, s_r, &s_u);
+  p.R = NULL;
+  return p;
+}
+
 START_TEST(kaplas_tower_factorizations) {
   fclib_problem* fp = NULL;
-  csim_error e;
-  ck_assert_msg(fclib_read(DATA "siconos_dat_converted/KaplasTower-i1061-4.hdf5", &fp, &e) ==
-                    CSIM_OK, "%s", e.msg);
+  double *blk, *g, s_r;
+  solver_problem p = kaplas_scaled(&fp, &blk, &g, &s_r);
   int n = 3 * fp->nc;
-  double* blk = malloc(sizeof(double) * 9 * (size_t)fp->blocks->nblocks);
-  double* g = malloc(sizeof(double) * (2 * (size_t)n + 2));
   double* lam = calloc((size_t)n, sizeof(double));
-  double s_r, s_u;
-  solver_problem p = fclib_scaled_problem(fp, blk, g, g + n + 1, &s_r, &s_u);
-  p.R = NULL;
   solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-7, 1000, 1.0, 4, 1.0, 1,
                       SOLVER_STOP_MODEL, 0, 0, 0, 0, 0, 0};
   solver* sv = tsolver_create(&o, p.nc);
@@ -399,15 +408,9 @@ END_TEST
 // 1e-12 of its largest impulse and the same iterations
 START_TEST(island_from_blocks) {
   fclib_problem* fp = NULL;
-  csim_error e;
-  ck_assert_msg(fclib_read(DATA "siconos_dat_converted/KaplasTower-i1061-4.hdf5", &fp, &e) ==
-                    CSIM_OK, "%s", e.msg);
+  double *blk, *g, s_r;
+  solver_problem p = kaplas_scaled(&fp, &blk, &g, &s_r);
   int n = 3 * fp->nc;
-  double* blk = malloc(sizeof(double) * 9 * (size_t)fp->blocks->nblocks);
-  double* g = malloc(sizeof(double) * (2 * (size_t)n + 2));
-  double s_r, s_u;
-  solver_problem p = fclib_scaled_problem(fp, blk, g, g + n + 1, &s_r, &s_u);
-  p.R = NULL;
   ck_assert_int_eq(p.nisland, 1);
   solver_problem d = p;  // the same problem, dense
   double* G = malloc(sizeof(double) * (size_t)n * (size_t)n);

@@ -163,6 +163,17 @@ START_TEST(pyramid_auto_is_newton) {
 }
 END_TEST
 
+// auto on `path` again (nstep steps) against a's run: the same choices (handed-over and
+// rescued islands) and the same trajectory, bit for bit; a's trajectory freed
+static void check_rerun(const char* path, trace* a, int nstep) {
+  trace b = run_file(path, "auto", NULL, 0, nstep);
+  ck_assert_int_eq(b.switched, a->switched);
+  ck_assert_int_eq(b.rescued, a->rescued);
+  ck_assert_msg(same_q(a, &b), "auto is not deterministic on %s", path);
+  free(a->q);
+  free(b.q);
+}
+
 START_TEST(talos_never_at_cap) {
   trace p = run_file("scenarios/talos_stand.yaml", "pgs", NULL, 0, 2000);
   trace a = run_file("scenarios/talos_stand.yaml", "auto", NULL, 0, 2000);
@@ -172,12 +183,8 @@ START_TEST(talos_never_at_cap) {
                 p.capped);
   ck_assert_msg(a.switched > 0 && 10 * a.switched < a.islands,
                 "PGS should keep most islands: %ld of %ld handed over", a.switched, a.islands);
-  trace b = run_file("scenarios/talos_stand.yaml", "auto", NULL, 0, 2000);
-  ck_assert_int_eq(b.switched, a.switched);
-  ck_assert_msg(same_q(&a, &b), "auto is not deterministic");
+  check_rerun("scenarios/talos_stand.yaml", &a, 2000);
   free(p.q);
-  free(a.q);
-  free(b.q);
 }
 END_TEST
 
@@ -193,12 +200,8 @@ START_TEST(panda_newton_takes_what_both_leave) {
                 p.nonconv);
   ck_assert_int_eq(a.nonconv, 0);
   ck_assert_msg(a.rescued >= 1, "the third solver answered no island (%ld)", a.rescued);
-  trace b = run_file("scenarios/panda_push_cube.yaml", "auto", NULL, 0, 2000);
-  ck_assert_int_eq(b.rescued, a.rescued);
-  ck_assert_msg(same_q(&a, &b), "auto is not deterministic");
+  check_rerun("scenarios/panda_push_cube.yaml", &a, 2000);
   free(p.q);
-  free(a.q);
-  free(b.q);
 }
 END_TEST
 
