@@ -581,10 +581,11 @@ START_TEST(corrupt_vlen_strings_exit_2) {
   } else {
     fprintf(stderr, "corrupt_vlen_strings_exit_2: %s absent (make deps), replay not run\n", THREE_JS);
   }
-  // merge: the failure attribute of a failed point; the point is reported, merge goes on
+  // merge: the failure attribute of a failed point (one PGS sweep at step 0); the point is
+  // reported, merge goes on
   snprintf(cmd, sizeof(cmd),
            "cd %s && printf 'base: %s/" SLIDE "\\naxes: {solver.max_iterations: [1]}\\n"
-           "set: {solver.on_failure: stop}\\n' > s.yaml && %s sweep s.yaml --out sw && "
+           "set: {solver.on_failure: stop, solver.name: pgs}\\n' > s.yaml && %s sweep s.yaml --out sw && "
            "{ make -s -C sw CSIM=%s; mv sw/out/0000_maxiterations-1.h5 f.h5 && "
            PY " %s/tests/fuzz/corrupt_vlen.py f.h5 sw/out/0000_maxiterations-1.h5 failure; }",
            g_tmp, root, bin, bin, root);
