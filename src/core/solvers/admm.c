@@ -1244,9 +1244,9 @@ static chol_entry* sparse_entry(solver* s, const solver_problem* p, int nd, int 
   return e;
 }
 
-static int admm_sparse(solver* s, admm_run* a) {
+static int admm_sparse(solver* s, admm_run* a, chol_entry* pre) {
   admm_op* op = &a->op;
-  chol_entry* e = sparse_entry(s, a->p, op->nd, a->n, a->L);
+  chol_entry* e = pre ? pre : sparse_entry(s, a->p, op->nd, a->n, a->L);
   if (!e) return 0;
   op->cc = solver_admm(s)->chol;
   op->ce = e;
@@ -1627,6 +1627,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   admm_run a;
   admm_setup(s, p, ncp, &a);
   res->iterations = 0;
+  chol_entry* pre = NULL;  // an island given as its blocks: the analysis the hook found
+  if (!p->dense && !a.op.nd) pre = solver_admm(s)->island_entry;
+  solver_admm(s)->island_entry = NULL;
   if (admm_warm(&a, lambda)) {  // a converged guess costs no iteration and no set-up
     memcpy(lambda, a.z, a.vb);
     memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
@@ -1637,7 +1640,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   admm_skew(&a);
   res->band_islands = admm_band(s, &a);
-  if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a);
+  if (!res->band_islands) res->sparse_islands = admm_sparse(s, &a, pre);
   if (!p->dense && !a.op.nd) {  // an island given as its blocks (admm_island_sparse)
     if (!a.op.ce) {  // whose analysis then failed (out of memory): left unsolved, reported
       res->residual = INFINITY;
@@ -1673,7 +1676,7 @@ int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma
   admm_skew(&a);
   st->fact = fact;
   int got = admm_band(s, &a) ? ADMM_FACT_BAND
-            : admm_sparse(s, &a) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
+            : admm_sparse(s, &a, NULL) ? ADMM_FACT_SPARSE : ADMM_FACT_DENSE;
   admm_skew_dense(&a);
   st->fact = keep;
   if (got != fact) return -1;
@@ -1788,10 +1791,12 @@ static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, i
 }
 
 // solver.c's island_sparse: 1 when contact-space island sub, given as its blocks, is one the
-// sparse factor takes (sparse_entry; its analysis is then kept for the solve), so that solver.c
+// sparse factor takes (sparse_entry; its analysis handed to the solve: island_entry), so that solver.c
 // never forms its dense G; the work's dense factor space holds the marks meanwhile
 static int admm_island_sparse(solver* s, const solver_problem* sub) {
-  return s->opt.kind == CSIM_SOLVER_ADMM && sparse_entry(s, sub, 0, 3 * sub->nc, s->work);
+  admm_state* st = solver_admm(s);
+  st->island_entry = sparse_entry(s, sub, 0, 3 * sub->nc, s->work);
+  return st->island_entry != NULL;
 }
 
 // the spectral power of rho, kept across solves (solver.c starts every island from it)

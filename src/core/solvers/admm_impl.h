@@ -39,6 +39,9 @@ typedef struct {
                        // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
   long factorizations;  // numeric factorizations of the x-step's matrix since creation (tests)
   long block_islands;   // islands solved from their blocks, no dense G formed (tests)
+  // the analysis admm_island_sparse found for the island solver.c then hands over as blocks,
+  // taken (and cleared) by that island's solve: its pattern is not built twice
+  chol_entry* island_entry;
 } admm_state;
 
 enum { ADMM_FACT_AUTO = 0, ADMM_FACT_DENSE, ADMM_FACT_BAND, ADMM_FACT_SPARSE };

@@ -240,14 +240,6 @@ static void first_again(solver* s, auto_state* a, const solver_problem* p, doubl
   }
 }
 
-// c = G~ lambda + g over every contact (R on the diagonal)
-static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
-  size_t n3 = 3 * (size_t)p->nc;
-  memcpy(c, p->g, sizeof(double) * n3);
-  solver_gmul_add(p, lambda, c);
-  for (size_t k = 0; k < n3 && p->R; k++) c[k] += p->R[k] * lambda[k];
-}
-
 // 1 when island cons[0..n) is the third solver's: plain contacts (no condim 4/6 entry, no dry
 // friction box: ncp_newton.c refuses them) within its rows
 static int third_takes(const solver_problem* p, const int* cons, int n) {
@@ -275,7 +267,7 @@ static void third_pass(solver* s, auto_state* a, const solver_problem* p, int ni
                        double* lambda, solver_result* res) {
   size_t n3 = 3 * (size_t)p->nc;
   double* c = a->lambda1;
-  velocity_all(p, lambda, c);
+  solver_velocity_all(p, lambda, c);
   int any = 0;
   for (int k = 0; k < nis; k++) {
     int m;
@@ -302,7 +294,7 @@ static void third_pass(solver* s, auto_state* a, const solver_problem* p, int ni
     solver_islands(t, p, one, lambda, &r3);
   }
   t->opt.max_iterations = cap;
-  velocity_all(p, lambda, c);
+  solver_velocity_all(p, lambda, c);
   double worst = 0;
   for (int k = 0; k < nis; k++) {
     int m;

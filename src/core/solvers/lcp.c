@@ -250,13 +250,6 @@ static double pyramid_residual(const pyramid* py, const solver_problem* p, const
   return worst;
 }
 
-// c = G~ lambda + g from scratch
-static void velocity_all(const solver_problem* p, const double* lambda, double* c) {
-  int n = 3 * p->nc;
-  for (int r = 0; r < n; r++) c[r] = p->g[r] + (p->R ? p->R[r] * lambda[r] : 0);
-  solver_gmul_add(p, lambda, c);
-}
-
 // u = G~(:, 3i..3i+2) d (the blocks of row i of the symmetric G), into u (overwrite = 1: all of
 // u is set) or added to it
 static void column_combo(const solver_problem* p, int i, const double d[3], double* u,
@@ -694,7 +687,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   res->iterations = 0;
 
   // a warm start that already solves the problem is kept as it is
-  velocity_all(p, lambda, c);
+  solver_velocity_all(p, lambda, c);
   double r = stop_residual(s, &py, p, lambda, c, NULL, nc);
   if (r <= tol) {
     res->residual = r;
@@ -710,7 +703,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
   // sbest its stopping residual
   project_all(&py, p, lambda);
   memcpy(best, lambda, sizeof(double) * (size_t)n);
-  velocity_all(p, best, c);
+  solver_velocity_all(p, best, c);
   double qbest = pyramid_residual(&py, p, best, c, NULL, nc), qprev = qbest;
   double sbest = stop_residual(s, &py, p, best, c, NULL, nc);
   long total = 0, cap = (long)s->opt.max_iterations * N;
@@ -731,7 +724,7 @@ void solver_lcp_lemke(solver* s, const solver_problem* p, double* lambda, solver
       if (scale > 0.1) break;
       continue;
     }
-    velocity_all(p, lambda, c);
+    solver_velocity_all(p, lambda, c);
     double q = pyramid_residual(&py, p, lambda, c, NULL, nc);
     if (q < qbest) {
       qbest = q;

@@ -629,10 +629,7 @@ void solver_solve(solver* s, const solver_problem* p, double* lambda, solver_res
   // c = (G + R) lambda + g at the answer, computed once and shared by the NCP criterion and the
   // eps metric: a family that leaves it exact in s->c (c_fresh) saves the product altogether
   int n = 3 * p->nc;
-  if (!s->c_fresh) {
-    for (int k = 0; k < n; k++) s->c[k] = p->g[k] + (p->R ? p->R[k] * lambda[k] : 0);
-    solver_gmul_add(p, lambda, s->c);
-  }
+  if (!s->c_fresh) solver_velocity_all(p, lambda, s->c);
   // with the NCP criterion, convergence also needs the NCP residual of the problem solved
   // (G + R) at the answer handed back, for every model (the families stop on max(their model's
   // residual, NCP residual): solver_stop_of; this makes the contract independent of them)
@@ -1027,6 +1024,12 @@ static void y_row(const solver_problem* p, int i, const double* w, const double*
     for (int k = 0; k < p->ynz[i]; k++) acc += y[k] * w[d[k]];
     out[r] += acc + (p->ydiag ? p->ydiag[3 * i + r] * x[3 * i + r] : 0);
   }
+}
+
+void solver_velocity_all(const solver_problem* p, const double* lambda, double* c) {
+  int n = 3 * p->nc;
+  for (int k = 0; k < n; k++) c[k] = p->g[k] + (p->R ? p->R[k] * lambda[k] : 0);
+  solver_gmul_add(p, lambda, c);
 }
 
 void solver_gmul_add(const solver_problem* p, const double* x, double* y) {

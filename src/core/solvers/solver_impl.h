@@ -222,6 +222,9 @@ void solver_entry_residuals(const solver_problem* p, const double* lambda, const
 void solver_spin_setup(solver* s, const solver_problem* p, double* lambda, double cap,
                        int normal);
 
+// c = (G + R) lambda + g over every contact (R when p->R is set), from scratch
+void solver_velocity_all(const solver_problem* p, const double* lambda, double* c);
+
 // the same over the contacts cons[0..n) only (every contact, n = nc, when cons is NULL)
 void solver_residuals_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n, solver_result* res);
