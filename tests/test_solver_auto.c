@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/sim.h"
 #include "io/compile.h"
@@ -201,6 +202,23 @@ START_TEST(panda_newton_takes_what_both_leave) {
   ck_assert_int_eq(a.nonconv, 0);
   ck_assert_msg(a.rescued >= 1, "the third solver answered no island (%ld)", a.rescued);
   check_rerun("scenarios/panda_push_cube.yaml", &a, 2000);
+  // csim run records them per step: /solver/rescued adds up to the count of the run above (the
+  // scenario's 2000 steps), each step's no more than its switched islands
+  char out[128];
+  snprintf(out, sizeof(out), P_tmpdir "/csim_test_auto_rescued_%d.h5", (int)getpid());
+  char* argv[] = {"scenarios/panda_push_cube.yaml", "--out", out, "--quiet"};
+  hid_t f = cli_run_open(4, argv, out);
+  static int resc[2001], sw[2001];
+  ck_assert_int_eq(h5_read(f, "/solver/rescued", NULL, resc, 2001, NULL), 2000);
+  ck_assert_int_eq(h5_read(f, "/solver/switched", NULL, sw, 2001, NULL), 2000);
+  H5Fclose(f);
+  remove(out);
+  long sum = 0;
+  for (int k = 0; k < 2000; k++) {
+    sum += resc[k];
+    ck_assert_int_le(resc[k], sw[k]);
+  }
+  ck_assert_int_eq(sum, a.rescued);
   free(p.q);
 }
 END_TEST

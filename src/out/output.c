@@ -179,8 +179,8 @@ static csim_status row_state(out_run* o, const sim* S, const double* q0, const d
   APPEND(DUAL, &info->solve.eps_d); APPEND(COMPL, &info->solve.eps_c);
   APPEND(ITERS, &it); APPEND(CONV, &cv);
   if (o->ds[OUT_SWITCHED]) {
-    int32_t ni = info->solve.islands, ns = info->solve.switched;
-    APPEND(ISLANDS, &ni); APPEND(SWITCHED, &ns);
+    int32_t ni = info->solve.islands, ns = info->solve.switched, nr = info->solve.rescued;
+    APPEND(ISLANDS, &ni); APPEND(SWITCHED, &ns); APPEND(RESCUED, &nr);
   }
   APPEND(T_STEP, &info->t_step); APPEND(T_COLL, &info->t_collision);
   APPEND(T_DYN, &info->t_dynamics); APPEND(T_SOLVE, &info->t_solve);

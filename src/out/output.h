@@ -79,7 +79,12 @@ typedef enum {
   X(SWITCHED, "/solver/switched", REC_I32, 0, "1", OUT_AUTO, \
     "solver.name auto: islands solved by the model's second solver (ADMM; Lemke for lcp) at " \
       "this step: every island of a step with a coupled island, else those PGS stalled on; " \
-      "the others by PGS (docs/solvers.md)") \
+      "the others by PGS (docs/models_and_solvers.md)") \
+  X(RESCUED, "/solver/rescued", REC_I32, 0, "1", OUT_AUTO, \
+    "solver.name auto under ncp: of the switched islands, those PGS and ADMM both left above " \
+      "the tolerance whose answer came from the third solver (ncp's semismooth Newton method, " \
+      "kept where its stopping residual is the smaller; docs/models_and_solvers.md); 0 under " \
+      "the other models") \
   X(T_STEP, "/timing/step", REC_F64, 0, "s", OUT_ALL, \
     "wall time of the whole step") \
   X(T_COLL, "/timing/collision", REC_F64, 0, "s", OUT_ALL, \
