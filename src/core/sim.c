@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/compliant/integrate.h"
 #include "core/interrupt.h"
 #include "core/stage.h"
@@ -24,10 +25,10 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   // controllers once per step (the first pass, which also audits), before collision replaces
   // the last step's contacts they sense
   if (audit && (st = stage_control(sm, sd, o, err)) != CSIM_OK) return st;
-  double t1 = stage_clock();
+  double t1 = clock_now();
   int nd = stage_collision(sm, sd, o);
   if (nd) return sim_contact_overflow(sm, sd, o, sd->con->ncon + nd, CSIM_ERR_RUN, err);
-  double t2 = stage_clock();
+  double t2 = clock_now();
 
   // mass matrix and factor, the energy audit of the state reached, forces, free velocity; a
   // joint limit acts as a spring on a compliant model (before v_f: it is part of the forces)
@@ -45,7 +46,7 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
     stage_joint_friction(sm, sd, o);
     stage_spin(sm, sd, o);
   }
-  double t3 = stage_clock();
+  double t3 = clock_now();
 
   // solve or force law: v+ into d->v, impulses and contact velocities into sd->con
   const double* q0 = d->q;
@@ -56,7 +57,7 @@ static csim_status step_pass(const step_model* sm, step_data* sd, const sim_opti
   } else {
     q0 = cmpl_integrate(sm, sd, o, h, info, dropped);
   }
-  double t4 = stage_clock();
+  double t4 = clock_now();
 
   // q+ = q0 ⊕ w h
   stage_integrate(sm, sd, o, q0, h, d->q);
@@ -291,7 +292,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
   const step_model* sm = &s->model;
   step_data* sd = &s->data;
   const sim_options* o = &s->opt;
-  double t0 = stage_clock();
+  double t0 = clock_now();
   int dropped = 0;
   info->t_collision = info->t_dynamics = info->t_solve = 0;
   cmpl_data* c = sd->cmpl;
@@ -309,7 +310,7 @@ csim_status sim_step(sim* s, sim_stepinfo* info, csim_error* err) {
     stage_audit_final(sm, sd, o, &e2);
     return st;
   }
-  info->t_step = stage_clock() - t0;
+  info->t_step = clock_now() - t0;
   return CSIM_OK;
 }
 

@@ -4,7 +4,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/contact.h"
 #include "core/dynamics.h"
@@ -15,11 +14,6 @@
 #define MIDPOINT_MAX_IT 50      // fixed-point iterations of the implicit midpoint (stage_free_velocity)
 #define MIDPOINT_TOL 1e-10      // change of v_f, relative to 1 + max |v_f|, that ends them
 
-double stage_clock(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 //---------------------------------- positions, collision, mass --------------------------------
 

@@ -48,8 +48,6 @@
 
 #include "core/state.h"
 
-// monotonic wall clock (s) for the stage timers
-double stage_clock(void);
 
 // kinematics at d->q, d->v: poses, d->cdof, d->cvel
 void stage_positions(const step_model* sm, step_data* sd, const sim_options* o);
