@@ -512,42 +512,40 @@ static int closest_face(const epoly* P) {
   return best;
 }
 
-// EPA from the GJK simplex: penetration depth of the cores, unit normal n (direction B moves to
-// separate) and witness points; returns 0 on a degenerate polytope (caller falls back to MPR)
-static int epa(cshape* A, cshape* B, const simplex* s, double tol_abs, double tol_rel,
-               double* depth, double n[3], double pa[3], double pb[3]) {
-  epoly P;
-  if (!epa_init(A, B, s, &P)) return 0;
+// EPA's expansion of polytope P (from epa_init) until the support in the closest face's
+// direction passes it by at most tol_abs + tol_rel d: 1 done, 0 on a degenerate polytope. It can
+// be run again on the same P with tighter tolerances: the iterations then go on as one run's
+static int epa_run(cshape* A, cshape* B, epoly* P, double tol_abs, double tol_rel) {
   // closest live face (the first of equal distances, in creation order): found by a scan at
   // the start, then by each iteration's pass over the faces it keeps and the faces it adds (the
   // kept ones stay first in live, in their order, the new ones follow: the same face as a scan)
-  int best = closest_face(&P);
+  int best = closest_face(P);
   for (int it = 0; it < EPA_MAX_ITER; it++) {
     if (best < 0) return 0;
-    eface* F = &P.f[best];
+    eface* F = &P->f[best];
     if (F->d == DBL_MAX) return 0;
     svert w;
     diff_support(A, B, F->n, &w);
     double dw = sp_dot3(F->n, w.w);
     // converged: the support does not pass the face (absolute + relative tolerance)
     if (dw - F->d <= tol_abs + tol_rel * fabs(F->d)) break;
-    if (P.nv >= EPA_MAX_V) break;
-    int iw = P.nv;
-    P.v[P.nv++] = w;
+    if (P->nv >= EPA_MAX_V) break;
+    int iw = P->nv;
+    P->v[P->nv++] = w;
     // remove faces seen from w; the horizon is the set of their edges seen once
     int edges[EPA_MAX_E][2], ne = 0, overflow = 0, keep = 0, next = -1;
     double nd = 0;
-    for (int q = 0; q < P.nlive; q++) {
-      int i = P.live[q];
-      eface* G = &P.f[i];
+    for (int q = 0; q < P->nlive; q++) {
+      int i = P->live[q];
+      eface* G = &P->f[i];
       double e[3];
       sp_sub3(e, w.w, G->w0);
       if (i != best && sp_dot3(G->n, e) <= 1e-13) {
-        P.live[keep++] = i;
+        P->live[keep++] = i;
         if (next < 0 || G->d < nd) next = i, nd = G->d;
         continue;
       }
-      P.freed[P.nfree++] = i;
+      P->freed[P->nfree++] = i;
       for (int k = 0; k < 3; k++) {
         int a = G->v[k], b = G->v[(k + 1) % 3], found = -1;
         for (int r = 0; r < ne; r++)
@@ -565,30 +563,36 @@ static int epa(cshape* A, cshape* B, const simplex* s, double tol_abs, double to
         }
       }
     }
-    P.nlive = keep;
+    P->nlive = keep;
     if (overflow) return 0;
     // new faces from the horizon to w
     for (int q = 0; q < ne; q++)
-      if (!epa_add_face(&P, edges[q][0], edges[q][1], iw)) return 0;
-    for (int q = keep; q < P.nlive; q++) {
-      int i = P.live[q];
-      if (next < 0 || P.f[i].d < nd) next = i, nd = P.f[i].d;
+      if (!epa_add_face(P, edges[q][0], edges[q][1], iw)) return 0;
+    for (int q = keep; q < P->nlive; q++) {
+      int i = P->live[q];
+      if (next < 0 || P->f[i].d < nd) next = i, nd = P->f[i].d;
     }
     best = next;
   }
+  return 1;
+}
+
+// EPA's answer from P: penetration depth of the cores, unit normal n (direction B moves to
+// separate) and witness points; 0 on a degenerate polytope
+static int epa_result(const epoly* P, double* depth, double n[3], double pa[3], double pb[3]) {
   // result from the closest face: the origin's projection in barycentric coordinates
-  best = closest_face(&P);
-  if (best < 0 || P.f[best].d == DBL_MAX) return 0;
-  eface* F = &P.f[best];
+  int best = closest_face(P);
+  if (best < 0 || P->f[best].d == DBL_MAX) return 0;
+  const eface* F = &P->f[best];
   double p[3], l[3];
   sp_scale3(p, F->n, F->d);
   // barycentric coordinates of p in the face plane, not clamped: on a flat face of the
   // difference split into coplanar triangles the closest may not contain p, and the supports
   // are affine over the face, so extrapolation stays exact
   double e0[3], e1[3], e2[3];
-  sp_sub3(e0, P.v[F->v[1]].w, P.v[F->v[0]].w);
-  sp_sub3(e1, P.v[F->v[2]].w, P.v[F->v[0]].w);
-  sp_sub3(e2, p, P.v[F->v[0]].w);
+  sp_sub3(e0, P->v[F->v[1]].w, P->v[F->v[0]].w);
+  sp_sub3(e1, P->v[F->v[2]].w, P->v[F->v[0]].w);
+  sp_sub3(e2, p, P->v[F->v[0]].w);
   double d00 = sp_dot3(e0, e0), d01 = sp_dot3(e0, e1), d11 = sp_dot3(e1, e1);
   double d20 = sp_dot3(e2, e0), d21 = sp_dot3(e2, e1), den = d00 * d11 - d01 * d01;
   if (den > 1e-300) {
@@ -600,8 +604,8 @@ static int epa(cshape* A, cshape* B, const simplex* s, double tol_abs, double to
   }
   pa[0] = pa[1] = pa[2] = pb[0] = pb[1] = pb[2] = 0;
   for (int k = 0; k < 3; k++) {
-    sp_madd3(pa, pa, P.v[F->v[k]].a, l[k]);
-    sp_madd3(pb, pb, P.v[F->v[k]].b, l[k]);
+    sp_madd3(pa, pa, P->v[F->v[k]].a, l[k]);
+    sp_madd3(pb, pb, P->v[F->v[k]].b, l[k]);
   }
   *depth = F->d > 0 ? F->d : 0;
   sp_copy3(n, F->n);
@@ -807,6 +811,7 @@ static double ell_pair_f(const coll_geom* A, const coll_geom* B, const double n[
 
 #define ELL_NEWTON_IT 30
 #define ELL_STOP 1e-9  // the last Newton step (rad) at which n is taken: the next is ~1e-18
+#define ELL_NEAR 1e-6  // steps below this are taken without the line search (f is flat there)
 
 // an orthonormal pair t1, t2 across unit n (from the axis least along n)
 static void ell_tangents(const double n[3], double t1[3], double t2[3]) {
@@ -850,9 +855,12 @@ static int ell_refine(const coll_geom* A, const coll_geom* B, double n[3], doubl
     if (!(K[0] > 0 && det > 0)) return 0;  // not near a minimum: EPA decides
     double x0 = -(K[3] * g[0] - K[1] * g[1]) / det, x1 = -(K[0] * g[1] - K[2] * g[0]) / det;
     double dx = sqrt(x0 * x0 + x1 * x1);
-    if (dx <= ELL_STOP) {  // converged: the next step would turn n by about dx^2
-      done = 1;
-      break;
+    if (dx <= ELL_NEAR) {  // Newton's region: f is flat to round-off, its gradient is not
+      for (int k = 0; k < 3; k++) n[k] += x0 * t1[k] + x1 * t2[k];
+      sp_normalize3(n);
+      f = ell_pair_f(A, B, n, sa, sb, p, H);
+      done = dx <= ELL_STOP;  // then within about dx^2
+      continue;
     }
     for (double step = 1;; step *= 0.5) {
       if (step * dx < ELL_STOP) return 0;
@@ -879,6 +887,110 @@ static int ell_refine(const coll_geom* A, const coll_geom* B, double n[3], doubl
   return 1;
 }
 
+//---------------------------------- a cylinder's rim on another's side --------------------------
+
+#define CYL_SIDE 1e-3  // |axis . n| below which EPA's loose normal is taken as across the axis
+
+// the axis (local z) of cylinder g in the world
+static void cyl_axis(const coll_geom* g, double a[3]) {
+  a[0] = g->mat[2], a[1] = g->mat[5], a[2] = g->mat[8];
+}
+
+// f(t) = h_R(n) - c_S.n + r_S on the unit circle n(t) = cos t u + sin t v across S's axis, with its
+// first two derivatives: h_R(n) = c_R.n + r |n - (a.n) a| + l |a.n| (R's rim and its axis a)
+static double rim_f(const coll_geom* R, const coll_geom* S, const double u[3], const double v[3],
+                    double t, double n[3], double* f1, double* f2) {
+  double a[3], c[3], tg[3];
+  cyl_axis(R, a);
+  sp_sub3(c, R->pos, S->pos);
+  double ct = cos(t), st = sin(t);
+  for (int k = 0; k < 3; k++) n[k] = ct * u[k] + st * v[k], tg[k] = -st * u[k] + ct * v[k];
+  double r = R->size[0], l = R->size[1], sa = sp_dot3(a, n), sp = sp_dot3(a, tg);
+  double w = 1 - sa * sa, rw = sqrt(w), w1 = -2 * sa * sp, w2 = -2 * (sp * sp - sa * sa);
+  double sg = sa >= 0 ? 1 : -1;
+  *f1 = sp_dot3(c, tg) + r * w1 / (2 * rw) + l * sg * sp;
+  *f2 = -sp_dot3(c, n) + r * (w2 / (2 * rw) - w1 * w1 / (4 * w * rw)) - l * fabs(sa);
+  return sp_dot3(c, n) + r * rw + l * fabs(sa) + S->size[0];
+}
+
+// A cylinder R's rim against cylinder S's side (EPA's loose normal m across S's axis, oblique to
+// R's): the support function of R - S restricted to the normals across S's axis is smooth there
+// (R's term is, S's is c_S.n - r_S), so Newton's method in the angle t on that circle finds its
+// minimum f to round-off; it is the minimum over every normal when R's support point lies within
+// S's length (the subgradient of S's term l_S |a_S.n| covers the slope across the circle) and
+// the rim is met off its axis and plane. 1 with m, f and R's support point ps; 0 otherwise
+static int rim_side_min(const coll_geom* R, const coll_geom* S, double m[3], double* f,
+                        double ps[3]) {
+  double as[3], ar[3], u[3], v[3], n[3], f1, f2;
+  cyl_axis(S, as);
+  cyl_axis(R, ar);
+  sp_madd3(u, m, as, -sp_dot3(as, m));
+  if (sp_normalize3(u) <= 0) return 0;
+  sp_cross3(v, as, u);
+  double t = 0, fc = rim_f(R, S, u, v, t, n, &f1, &f2);
+  double tiny = 1e-15 * (1 + sp_norm3(R->pos) + sp_norm3(S->pos));
+  int done = 0;
+  for (int it = 0; it < ELL_NEWTON_IT && !done; it++) {
+    if (!(f2 > 0)) return 0;
+    double dt = -f1 / f2;
+    if (fabs(dt) <= ELL_NEAR) {  // Newton's region: f is flat to round-off, its slope is not
+      t += dt;
+      fc = rim_f(R, S, u, v, t, n, &f1, &f2);
+      done = fabs(dt) <= ELL_STOP;  // then within about dt^2
+      continue;
+    }
+    for (double step = 1;; step *= 0.5) {
+      if (fabs(step * dt) < ELL_STOP) return 0;
+      double n2[3], g1, g2, fn = rim_f(R, S, u, v, t + step * dt, n2, &g1, &g2);
+      if (fn <= fc) {
+        t += step * dt, fc = fn, f1 = g1, f2 = g2;
+        break;
+      }
+      if (step == 1 && fn - fc <= tiny) {
+        done = 1;
+        break;
+      }
+    }
+  }
+  if (!done) return 0;
+  fc = rim_f(R, S, u, v, t, n, &f1, &f2);
+  double sa = sp_dot3(ar, n), q[3];
+  if (fabs(sa) <= CYL_SIDE || 1 - fabs(sa) <= CYL_SIDE) return 0;  // not on the rim's curve
+  sp_madd3(q, n, ar, -sa);
+  sp_normalize3(q);
+  sp_madd3(ps, R->pos, q, R->size[0]);
+  sp_madd3(ps, ps, ar, sa > 0 ? R->size[1] : -R->size[1]);
+  double d[3];
+  sp_sub3(d, ps, S->pos);
+  if (fabs(sp_dot3(d, as)) > S->size[1]) return 0;  // past S's end: a rim or a cap decides
+  sp_copy3(m, n);
+  *f = fc;
+  return 1;
+}
+
+// two cylinders after EPA's loose stop (depth d0, normal n): a rim on a side refined by
+// rim_side_min (within 2 % of d0, the loose stop's bound: else EPA decides); 1 with the exact
+// depth, normal and witness points; 0 for the other cases (caps, two rims), which EPA takes
+static int cyl_refine(const coll_geom* A, const coll_geom* B, double n[3], double* depth,
+                      double pa[3], double pb[3]) {
+  double a1[3], a2[3], m[3], f, ps[3];
+  cyl_axis(A, a1);
+  cyl_axis(B, a2);
+  double s1 = fabs(sp_dot3(a1, n)), s2 = fabs(sp_dot3(a2, n)), d0 = *depth;
+  int rim_a = s2 <= CYL_SIDE && s1 > CYL_SIDE && s1 < 1 - CYL_SIDE;
+  int rim_b = s1 <= CYL_SIDE && s2 > CYL_SIDE && s2 < 1 - CYL_SIDE;
+  if (rim_a == rim_b) return 0;
+  // f(n) = h_A(n) + h_B(-n): A's rim on B's side in n, B's rim on A's side in m = -n
+  for (int k = 0; k < 3; k++) m[k] = rim_a ? n[k] : -n[k];
+  if (!(rim_a ? rim_side_min(A, B, m, &f, ps) : rim_side_min(B, A, m, &f, ps))) return 0;
+  if (!(f <= d0 * (1 + 2e-2) + 1e-9)) return 0;
+  for (int k = 0; k < 3; k++) n[k] = rim_a ? m[k] : -m[k];
+  if (rim_a) sp_copy3(pa, ps), sp_madd3(pb, ps, n, -f);
+  else sp_copy3(pb, ps), sp_madd3(pa, ps, n, f);
+  *depth = f;
+  return 1;
+}
+
 //---------------------------------- the general convex pair ----------------------------------
 
 int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_contact* con) {
@@ -902,10 +1014,17 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
   } else {
     double dc;
     int ell = g1->type == MODEL_GEOM_ELLIPSOID && g2->type == MODEL_GEOM_ELLIPSOID;
-    int ok = 0;
-    if (ell && epa(&A, &B, &s, EPA_ABS, 1e-2, &dc, n, pa, pb))
-      ok = ell_refine(g1, g2, n, &dc, pa, pb);
-    if (!ok && !epa(&A, &B, &s, EPA_ABS, EPA_REL, &dc, n, pa, pb)) {
+    int cyl = g1->type == MODEL_GEOM_CYLINDER && g2->type == MODEL_GEOM_CYLINDER;
+    epoly P;
+    int st = epa_init(&A, &B, &s, &P), ok = 0;
+    // curved pairs: EPA to a loose stop, then an exact finish (ell_refine, cyl_refine) where
+    // one applies; else EPA goes on from there to its tight stop, as one run
+    if (st && (ell || cyl)) {
+      st = epa_run(&A, &B, &P, EPA_ABS, 1e-2) && epa_result(&P, &dc, n, pa, pb);
+      if (st) ok = ell ? ell_refine(g1, g2, n, &dc, pa, pb) : cyl_refine(g1, g2, n, &dc, pa, pb);
+    }
+    if (st && !ok) st = epa_run(&A, &B, &P, EPA_ABS, EPA_REL) && epa_result(&P, &dc, n, pa, pb);
+    if (!st) {
       // degenerate polytope: libccd's MPR on the full shapes
       int k = coll_mpr(g1, g2, con);
       if (k && con->depth < -margin) return 0;
