@@ -17,10 +17,14 @@ humanoid100/humanoid100.xml):
              newton (MuJoCo's primal Newton method on the same problem), csim's default solver in
              that model: ccp under solver auto in the file's own cone (its <option cone>, else
              MuJoCo's default pyramid, as these three; auto is newton there: MuJoCo's own model
-             and method; "csim matching model, default solver"), and what a scenario naming the
-             file gets without contact keys, csim's default model and solver (ncp, solver auto,
-             same tolerance; "csim default (ncp/auto)"): the time per step and mean contacts and
-             ε_abs (seed 000 eq. 14) csim run prints;
+             and method; "csim matching model, default solver"), the same with csim's own
+             midpoint velocity products in place of the file's integrator, and what a scenario
+             naming the file gets without contact or integrator keys, csim's default model,
+             solver and integrator (ncp, solver auto, same tolerance, midpoint; "csim default
+             (ncp/auto)"): the time per step and mean contacts and ε_abs (seed 000 eq. 14) csim
+             run prints. Every ccp side takes the file's own integrator, MuJoCo's Euler step for
+             these three (no <option integrator>): velocity products at the step's start,
+             integrator.velocity_products explicit, as MuJoCo's;
   rounds     ROUNDS interleaved rounds (MuJoCo, then each csim side in turn), the median
              time per step of each;
   Ir/step    callgrind instructions inside the step: MuJoCo's testspeed with
@@ -65,23 +69,42 @@ FILES = [("humanoid", "humanoid/humanoid.xml", 200 if QUICK else 2000, 200 if QU
 # csim's sides: (engine name, model/solver pair for bench_mujoco, --set overrides)
 # the default first (what a user of the file gets: its rows come right under MuJoCo's), then
 # csim's generic default, then the fixed solvers beside them
-CSIM_SIDES = [# the file's own cone (file_cone): MuJoCo's pyramid unless its <option> says elliptic
+CSIM_SIDES = [# the file's own cone (file_cone): MuJoCo's pyramid unless its <option> says elliptic;
+              # the file's own integrator (file_vp): MuJoCo's Euler step, velocity products
+              # explicit, unless its <option> names another
               ("csim matching model, default solver (ccp/auto CONE)", "ccp/auto",
                ["solver.name=auto", "contact.cone=CONE"]),
-              ("csim default (ncp/auto)", "ncp/auto", ["contact.model=ncp", "solver.name=auto"]),
+              # the same with csim's own integrator in place of the file's: the velocity products
+              # at the step's midpoint (implicit, by fixed-point iteration)
+              ("csim matching model, csim's midpoint velocity products (ccp/auto CONE)",
+               "ccp/auto", ["solver.name=auto", "contact.cone=CONE",
+                            "integrator.velocity_products=midpoint"]),
+              ("csim default (ncp/auto)", "ncp/auto",
+               ["contact.model=ncp", "solver.name=auto", "integrator.velocity_products=midpoint"]),
               ("csim ccp/pgs", "ccp/pgs", []),
               ("csim ccp/newton", "ccp/newton", ["solver.name=newton"])]
 
 
+def file_vp(path):
+    """csim's velocity products for the file's <option integrator>: MuJoCo's Euler step (its
+    default) evaluates them at the step's start (integrator.velocity_products explicit); for
+    another integrator csim's own midpoint rule"""
+    with open(path) as f:
+        m = re.search(r"<option[^>]*\bintegrator=\"(\w+)\"", f.read())
+    return "explicit" if not m or m.group(1) == "Euler" else "midpoint"
+
+
 def scenario(path, steps, dt, tmp, label, cone="elliptic"):
-    """a scenario naming the MJCF file: ccp with its softness (as scenarios/mujoco_humanoid.yaml)"""
+    """a scenario naming the MJCF file: ccp with its softness and its integrator (as
+    scenarios/mujoco_humanoid.yaml)"""
     p = os.path.join(tmp, label + ".yaml")
     with open(p, "w") as f:
         f.write("name: %s\nworld: {gravity: [0, 0, -9.81], ground: {type: none}}\n"
                 "robots:\n  - mjcf: %s\ncontact: {model: ccp, friction: 1, combine: mujoco, cone: %s}\n"
                 "solver: {name: pgs, tolerance: 1.0e-8, max_iterations: 500, warm_start: true}\n"
-                "integrator: {duration: %.10g}\noutput: {path: %s.h5, every: 100000}\n"
-                % (label, path, cone, steps * dt, label))
+                "integrator: {duration: %.10g, velocity_products: %s}\n"
+                "output: {path: %s.h5, every: 100000}\n"
+                % (label, path, cone, steps * dt, file_vp(path), label))
     return p
 
 
@@ -201,9 +224,11 @@ def bench_file(label, rel, steps, nir, tmp, have_vg):
         if ok and have_vg and os.path.exists(BENCH):
             cone = "pyramidal" if "contact.cone=pyramidal" in sets else "elliptic"
             yaml_ir = scenario(path, nir, dt, tmp, label + "_ir", cone)
+            # the side's integrator (the model and solver are the pair's, the cone the yaml's)
+            vp = [a for x in sets if x.startswith("integrator.") for a in ("--set", x)]
             ir = callgrind([BENCH, "--scenario", yaml_ir, "--label", label, "--csim", pair,
-                            "--mujoco", "none", "--steps", str(nir), "--batches", "0", "--no-eps"],
-                           "bench_csim_step*", tmp, nir)
+                            "--mujoco", "none", "--steps", str(nir), "--batches", "0", "--no-eps"]
+                           + vp, "bench_csim_step*", tmp, nir)
         rows.append({"model": label, "file": rel, "engine": name, "steps": steps, "steps_ir": nir,
                      "rounds": ROUNDS,
                      "nv": c[3] if ok else None, "contacts_mean": c[1] if ok else None,
