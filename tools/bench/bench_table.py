@@ -232,8 +232,11 @@ def render(mj, sl, si, meta, pe=None, ts=None):
           "(the file's solref/solimp) in the Lorentz cone, solved by pgs and by newton (MuJoCo's "
           "primal Newton method); csim matching model, default solver is ccp in MuJoCo's pyramid "
           "(contact.cone pyramidal, MuJoCo's cone for files that set none, as these) under csim's "
-          "default solver auto, which is newton there; csim default (ncp/auto) is what a scenario "
-          "naming the file gets without contact keys; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
+          "default solver auto, which is newton there; every ccp row takes the file's integrator, "
+          "MuJoCo's Euler step (velocity products at the step's start: integrator.velocity_products "
+          "explicit), and the midpoint row the same model with csim's own midpoint velocity "
+          "products instead; csim default (ncp/auto) is what a scenario naming the file gets "
+          "without contact or integrator keys; ratios csim / MuJoCo; Ir inside mj_step and csim's step over the counted "
           "steps; ε_abs by csim's residual code on each side, MuJoCo's from its impulses (mj_contactForce) and "
           "its own next velocity c = J v+ over the same steps, bench_mujoco --mjcf-eps)", ""]
     table(L, H_TS, ts, lambda r: (
