@@ -430,24 +430,48 @@ static void island_band(island* is) {
   }
 }
 
+// o (3) += the contact's three rows (y0, y0 + ws, y0 + 2 ws) times x at its nz dofs d, in one
+// pass (each row's sum in its own order); inlined with nz constant for one free body (6) and two
+// (12), humanoid100's contacts with the floor and between two bodies
+static inline void y_rows(const double* y0, size_t ws, const int* d, int nz, const double* x,
+                          double* o) {
+  const double *y1 = y0 + ws, *y2 = y1 + ws;
+  double a0 = o[0], a1 = o[1], a2 = o[2];
+  for (int k = 0; k < nz; k++) {
+    double xk = x[d[k]];
+    a0 += y0[k] * xk;
+    a1 += y1[k] * xk;
+    a2 += y2[k] * xk;
+  }
+  o[0] = a0, o[1] = a1, o[2] = a2;
+}
+
 // out (3n) = Y x over the island (plus g when add_g)
 static void y_mul(const island* is, const double* x, int add_g, double* out) {
   const solver_problem* p = is->p;
   size_t ws = (size_t)p->ystride;
   for (int q = 0; q < is->n; q++) {
-    int i = con_of(is, q);
+    int i = con_of(is, q), nz = p->ynz[i];
     const int* d = is->st->yi + (size_t)q * ws;
-    const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
-    // the three rows in one pass over the contact's dofs (each row's sum in its own order)
-    double a0 = add_g ? p->g[3 * i] : 0, a1 = add_g ? p->g[3 * i + 1] : 0;
-    double a2 = add_g ? p->g[3 * i + 2] : 0;
-    for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
-      double xk = x[d[k]];
-      a0 += y0[k] * xk;
-      a1 += y1[k] * xk;
-      a2 += y2[k] * xk;
-    }
-    out[3 * q] = a0, out[3 * q + 1] = a1, out[3 * q + 2] = a2;
+    const double* y0 = p->Y + 3 * (size_t)i * ws;
+    double* o = out + 3 * q;
+    o[0] = add_g ? p->g[3 * i] : 0, o[1] = add_g ? p->g[3 * i + 1] : 0;
+    o[2] = add_g ? p->g[3 * i + 2] : 0;
+    if (nz == 6) y_rows(y0, ws, d, 6, x, o);
+    else if (nz == 12) y_rows(y0, ws, d, 12, x, o);
+    else y_rows(y0, ws, d, nz, x, o);
+  }
+}
+
+// out at the nz dofs d += the contact's three rows' terms of v3 (y_rows' inlining)
+static inline void yt_rows(const double* y0, size_t ws, const int* d, int nz, const double* v3,
+                           double* out) {
+  const double *y1 = y0 + ws, *y2 = y1 + ws;
+  for (int k = 0; k < nz; k++) {
+    double o = out[d[k]];
+    o += y0[k] * v3[0];
+    o += y1[k] * v3[1];
+    out[d[k]] = o + y2[k] * v3[2];
   }
 }
 
@@ -461,13 +485,11 @@ static void yt_mul(const island* is, const double* v, double* out) {
     const int* d = is->st->yi + (size_t)q * ws;
     const double* v3 = v + 3 * q;
     if (v3[0] != 0 && v3[1] != 0 && v3[2] != 0) {  // the three rows in one pass, in row order
-      const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
-      for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
-        double o = out[d[k]];
-        o += y0[k] * v3[0];
-        o += y1[k] * v3[1];
-        out[d[k]] = o + y2[k] * v3[2];
-      }
+      const double* y0 = p->Y + 3 * (size_t)i * ws;
+      int nz = p->ynz[i];
+      if (nz == 6) yt_rows(y0, ws, d, 6, v3, out);
+      else if (nz == 12) yt_rows(y0, ws, d, 12, v3, out);
+      else yt_rows(y0, ws, d, nz, v3, out);
       continue;
     }
     for (int r = 0; r < 3; r++) {
@@ -479,6 +501,35 @@ static void yt_mul(const island* is, const double* v, double* out) {
   }
 }
 
+// island contact q's zone at a (3n): its lambda into lam (island rows), its Hessian into st->hz
+// when hess, its cost
+static inline int zone_q(const island* is, int q, const double* a, double* lam, int hess,
+                         double* cost) {
+  newton_state* st = is->st;
+  double l6[6];
+  int z;
+  int i = con_of(is, q), kind = st->kind[q];
+  if (kind == KIND_ROUND) {  // a contact alone (the common case, no copies)
+    z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
+                    hess ? st->hz + 36 * q : NULL, cost);
+  } else if (kind == KIND_PYR3) {  // the pyramid's
+    z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
+                  hess ? st->hz + 36 * q : NULL, cost);
+  } else if (kind == KIND_PYR && st->pq[q] >= 0) {  // a pyramid's condim 4/6 pair
+    const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
+    double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
+    z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
+                        cost);
+    double *l0 = lam + 3 * q, *l1 = lam + 3 * st->pq[q];
+    l0[0] = l6[0], l0[1] = l6[1], l0[2] = l6[2], l1[0] = l6[3], l1[1] = l6[4], l1[2] = l6[5];
+  } else {
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, cost);
+    for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
+  }
+  return z;
+}
+
 // sum of the contacts' costs at a (3n); lambda(a) into lam, zone Hessians into st->hz when
 // hess, the zones into st->zone when zones; returns 1 in *changed when a zone differs from the
 // kept one or a contact slides (its Hessian moves with a)
@@ -486,31 +537,37 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   newton_state* st = is->st;
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
-    double cost, l6[6];
-    int z;
-    int i = con_of(is, q), kind = st->kind[q];
-    if (kind == KIND_ROUND) {  // a contact alone (the common case, no copies)
-      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
-                      hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (kind == KIND_PYR3) {  // the pyramid's
-      z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
-                    hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (kind == KIND_PYR && st->pq[q] >= 0) {  // a pyramid's condim 4/6 pair
-      const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
-      double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
-      z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
-                          &cost);
-      double *l0 = lam + 3 * q, *l1 = lam + 3 * st->pq[q];
-      l0[0] = l6[0], l0[1] = l6[1], l0[2] = l6[2], l1[0] = l6[3], l1[1] = l6[4], l1[2] = l6[5];
-    } else {
-      int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
-      z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
-      for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
-    }
+    double cost;
+    int z = zone_q(is, q, a, lam, hess, &cost);
     if (changed) {
       if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
       st->zone[q] = z;
     }
+    sum += cost;
+  }
+  return sum;
+}
+
+// zone_pyr3's cost alone (the same operations on it: the same bits)
+static double cost_pyr3(const double a[3], double mu, double r) {
+  double c = 0;
+  for (int e = 0; e < 4; e++) {
+    double s = (e & 1) ? -mu : mu, ae = a[2] + s * a[e >> 1];
+    if (ae < 0) c += 0.5 * ae * ae / r;
+  }
+  return c;
+}
+
+// zones' sum alone (the same sums: the same bits; lam is scratch for the contacts other than a
+// pyramid's alone, whose cost zones computes beside their lambda)
+static double zones_cost(const island* is, const double* a, double* lam) {
+  newton_state* st = is->st;
+  double sum = 0;
+  for (int q = 0; q < is->n; q++) {
+    double cost;
+    int i = con_of(is, q);
+    if (st->kind[q] == KIND_PYR3) cost = cost_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i]);
+    else zone_q(is, q, a, lam, 0, &cost);
     sum += cost;
   }
   return sum;
@@ -693,9 +750,11 @@ static int hessian(const island* is) {
   size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, dg = kd >= 0 ? 0 : 1;
   if (kd >= 0) {
     memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
-  } else {  // dense: the lower triangle only (all that the factors and solves read)
-    for (int k = 0; k < nd; k++)
-      memset(st->H + (size_t)k * ld + (size_t)k, 0, sizeof(double) * (size_t)(nd - k));
+  } else {  // dense: the lower triangle only (all that the factors and solves read), in a loop
+    for (int k = 0; k < nd; k++) {  // (a memset per column was ~30 instructions each)
+      double* hk = st->H + (size_t)k * ld;
+      for (int i = k; i < nd; i++) hk[i] = 0;
+    }
   }
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
   for (int q = 0; q < is->n; q++) {
@@ -1106,14 +1165,13 @@ static void island_start(const island* is, const double* lambda) {
   memset(st->d, 0, sizeof(double) * (size_t)nd);
   for (int q = 0; q < is->n; q++)  // g: Y 0 + g
     for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
-  // lambda(g) beside lambda(a) (st->bl is free until island_solve keeps the first iterate), so
-  // that the start's lambda is the one of the x kept, without a third pass over the zones
-  memcpy(st->bl, st->lam, sizeof(double) * 3 * (size_t)is->n);
-  double p0 = zones(is, st->b, st->bl, 0, NULL);
+  // P(0) alone (st->bl is free until island_solve keeps the first iterate): lambda(g) only when
+  // x = 0 is kept (rarely: 2 % of humanoid100's islands)
+  double p0 = zones_cost(is, st->b, st->bl);
   if (p0 < pw || !isfinite(pw)) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
     memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
-    memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
+    zones(is, st->a, st->lam, 0, NULL);
     for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // the first step computes x = 0's
     st->fresh = 0;
   } else {
