@@ -538,7 +538,12 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
     double cost;
-    int z = zone_q(is, q, a, lam, hess, &cost);
+    int z, i = con_of(is, q);
+    if (st->kind[q] == KIND_PYR3)  // the common case here, inline
+      z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
+                    hess ? st->hz + 36 * q : NULL, &cost);
+    else
+      z = zone_q(is, q, a, lam, hess, &cost);
     if (changed) {
       if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
       st->zone[q] = z;
@@ -579,11 +584,11 @@ static double dot(const double* u, const double* v, int n) {
   return s;
 }
 
-// hessian_add for a contact alone (3 rows; ld, pm: the storage's as there)
-static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
+// hessian_add for a contact alone (3 rows; ld, pm: the storage's as there), its nz entries
+static inline void hessian_add3_n(const island* is, int q, int nz, size_t ld, const int* pm) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
-  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  int i = con_of(is, q), band = st->kd >= 0;
   size_t ws = (size_t)p->ystride;
   const int* d = st->yi + (size_t)q * ws;
   const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
@@ -629,6 +634,15 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
       st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
+}
+
+// hessian_add3_n with nz constant for a contact of one free body (6) and of two (12): the loops
+// unrolled, the same operations in the same order
+static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
+  int nz = is->st->ynz[q];
+  if (nz == 6) hessian_add3_n(is, q, 6, ld, pm);
+  else if (nz == 12) hessian_add3_n(is, q, 12, ld, pm);
+  else hessian_add3_n(is, q, nz, ld, pm);
 }
 
 // a unit's na rows (rows, y) of Y_q' H_q Y_q into st->H (hessian_add's storage)
