@@ -161,6 +161,13 @@ static inline void pyr_residuals_n(const pyr_rows* L, int nd, double rpy, const 
 static void pyr_residuals(const solver_problem* p, int i, const double* lambda, const double* c,
                           double* ep, double* ed, double* ec) {
   pyr_rows L;
+  if (!p->link || p->link[i] < 0) {  // a contact alone: pyr_layout's rows written here, inline
+    L.nd = 2;
+    L.row[0] = 3 * i, L.row[1] = 3 * i + 1, L.row[2] = 3 * i + 2;
+    L.a[0] = L.a[1] = p->mu[i];
+    pyr_residuals_n(&L, 2, p->rpy[i], lambda, c, ep, ed, ec);
+    return;
+  }
   pyr_layout(p, i, &L);
   if (L.nd == 2) pyr_residuals_n(&L, 2, p->rpy[i], lambda, c, ep, ed, ec);
   else if (L.nd == 3) pyr_residuals_n(&L, 3, p->rpy[i], lambda, c, ep, ed, ec);

@@ -258,9 +258,10 @@ int newton_zone_ell(const double a[6], const double R[6], const double co[6], do
   return ZONE_SLIDE;
 }
 
-int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
-                    double* cost) {
-  if (H) memset(H, 0, (size_t)(n * n) * sizeof(double));
+static inline int zone_pyr_n(int n, const double* a, const double* co, double r, double* lam,
+                             double* H, double* cost) {
+  if (H)
+    for (int k = 0; k < n * n; k++) H[k] = 0;
   for (int k = 0; k < n; k++) lam[k] = 0;
   *cost = 0;
   int mask = 0, bit = 0;
@@ -283,6 +284,14 @@ int newton_zone_pyr(int n, const double* a, const double* co, double r, double* 
     }
   }
   return mask ? ZONE_PYR + mask : ZONE_FREE;
+}
+
+// zone_pyr_n with n constant for a condim 4/6 pair (6 rows: the loops unrolled, the same
+// operations in the same order)
+int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
+                    double* cost) {
+  if (n == 6) return zone_pyr_n(6, a, co, r, lam, H, cost);
+  return zone_pyr_n(n, a, co, r, lam, H, cost);
 }
 
 // newton_zone_pyr for a contact alone (n 3, coefficients mu mu 0, mu > 0) without its loops,
@@ -371,36 +380,34 @@ static void island_dofs(island* is) {
   newton_state* st = is->st;
   size_t ws = (size_t)p->ystride;
   int nd = 0;
-  for (int q = 0; q < is->n; q++) {
-    int i = con_of(is, q);
+  for (int q = 0; q < is->n; q++) {  // and whether each contact's positions ascend
+    int i = con_of(is, q), nz = p->ynz[i], asc = 1, prev = -1;
     const int* d = p->ydof + (size_t)i * ws;
-    st->ynz[q] = p->ynz[i];
-    for (int k = 0; k < p->ynz[i]; k++) {
-      if (st->dofmap[d[k]] < 0) {
-        st->dofmap[d[k]] = nd;
+    int* yq = st->yi + (size_t)q * ws;
+    st->ynz[q] = nz;
+    st->conpos[i] = q;
+    for (int k = 0; k < nz; k++) {
+      int pos = st->dofmap[d[k]];
+      if (pos < 0) {
+        pos = st->dofmap[d[k]] = nd;
         st->dofs[nd++] = d[k];
       }
-      st->yi[(size_t)q * ws + (size_t)k] = st->dofmap[d[k]];
+      yq[k] = pos;
+      asc &= prev < pos;
+      prev = pos;
     }
+    st->asc[q] = asc;
   }
   for (int k = 0; k < nd; k++) st->dofmap[st->dofs[k]] = -1;  // restored for the next island
   is->nd = nd;
-  for (int q = 0; q < is->n; q++) st->conpos[con_of(is, q)] = q;
-  for (int q = 0; q < is->n; q++) {
-    int l = p->link ? p->link[con_of(is, q)] : -1;
-    st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
-  }
   for (int q = 0; q < is->n; q++) {  // line_eval's branches, decided once per island
-    int i = con_of(is, q), pq = st->pq[q], pyr = st->pyr && p->rpy[i] > 0;
+    int i = con_of(is, q), l = p->link ? p->link[i] : -1, pyr = st->pyr && p->rpy[i] > 0;
+    int pq = st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
     st->kind[q] = pq == -2                             ? KIND_SPIN
                   : pq == -1 && !st->pyr               ? KIND_ROUND
                   : pq == -1 && pyr && p->mu[i] > 0    ? KIND_PYR3
                   : pyr                                ? KIND_PYR
                                                        : KIND_UNIT;
-    const int* d = st->yi + (size_t)q * ws;
-    int asc = 1;
-    for (int k = 1; k < st->ynz[q] && asc; k++) asc = d[k - 1] < d[k];
-    st->asc[q] = asc;
   }
 }
 
@@ -714,7 +721,8 @@ static void hessian_add(const island* is, int q) {
   }
   // condim 4 (t1 t2 n and the torsion row) with a constant count, which the compiler unrolls
   // (the same sums in the same order)
-  if (na == 4) unit_terms(is, q, nz, d, 4, rows, y, nr, ld, pm);
+  if (na == 4 && nz == 6) unit_terms(is, q, 6, d, 4, rows, y, nr, ld, pm);
+  else if (na == 4) unit_terms(is, q, nz, d, 4, rows, y, nr, ld, pm);
   else unit_terms(is, q, nz, d, na, rows, y, nr, ld, pm);
 }
 
@@ -764,11 +772,9 @@ static int hessian(const island* is) {
   size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, dg = kd >= 0 ? 0 : 1;
   if (kd >= 0) {
     memset(st->H, 0, sizeof(double) * ld * (size_t)nd);
-  } else {  // dense: the lower triangle only (all that the factors and solves read), in a loop
-    for (int k = 0; k < nd; k++) {  // (a memset per column was ~30 instructions each)
-      double* hk = st->H + (size_t)k * ld;
-      for (int i = k; i < nd; i++) hk[i] = 0;
-    }
+  } else {  // dense: the lower triangle only (all that the factors and solves read)
+    for (int k = 0; k < nd; k++)
+      memset(st->H + (size_t)k * ld + (size_t)k, 0, sizeof(double) * (size_t)(nd - k));
   }
   for (int k = 0; k < nd; k++) st->H[(size_t)k * ld + dg * (size_t)k] = 1;
   for (int q = 0; q < is->n; q++) {
@@ -970,8 +976,8 @@ static void hessian_cg(const island* is, double* v) {
 // a_e = a_n + s a_k < 0, newton_zone_pyr) adds f_e b_e to -phi' (f_e = -a_e / R_py, b_e = b_n +
 // s b_k) and b_e^2 / R_py to phi'', the sums of lambda' b and b' H b edge by edge without
 // forming the unit's H
-static void line_pyr(const island* is, int q, int n, const int* ir, double t, double* f1,
-                     double* f2) {
+static inline void line_pyr_n(const island* is, int q, int n, const int* ir, double t, double* f1,
+                              double* f2) {
   newton_state* st = is->st;
   int i = con_of(is, q);
   double r = is->p->rpy[i], mu3[3] = {is->p->mu[i], is->p->mu[i], 0}, at[6], bt[6];
@@ -990,6 +996,13 @@ static void line_pyr(const island* is, int q, int n, const int* ir, double t, do
       *f2 += be * be / r;
     }
   }
+}
+
+// line_pyr_n with n constant for a condim 4/6 pair (6 rows)
+static void line_pyr(const island* is, int q, int n, const int* ir, double t, double* f1,
+                     double* f2) {
+  if (n == 6) line_pyr_n(is, q, 6, ir, t, f1, f2);
+  else line_pyr_n(is, q, n, ir, t, f1, f2);
 }
 
 // a pyramid's contact alone (zone_pyr3's edges t1+ t1- t2+ t2-): what line_eval computes
