@@ -732,20 +732,22 @@ static void hessian_add(const island* is, int q) {
 // touch) is skipped: it would subtract exact zeros (the entries are finite: an infinite one
 // fails a later diagonal, which subtracts its square; and no -0 arises, so the skip is bit for
 // bit). Inlined with n constant by chol_small for the islands of 1-4 free bodies
+// The diagonal's sum and the column's run in one pass over k (each in its own order as before:
+// the column's terms do not depend on the diagonal, which scales them only at the end)
 static inline int chol_n(int n, double* A) {
   for (int j = 0; j < n; j++) {
     double* cj = A + (size_t)j * (size_t)n;
     double ajj = cj[j];
-    for (int k = 0; k < j; k++) ajj -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
-    if (!(ajj > 0)) return 1;
-    ajj = sqrt(ajj);
-    cj[j] = ajj;
     for (int k = 0; k < j; k++) {
       const double* ck = A + (size_t)k * n;
       double l = ck[j];
+      ajj -= l * l;
       if (l == 0) continue;
       for (int i = j + 1; i < n; i++) cj[i] -= ck[i] * l;
     }
+    if (!(ajj > 0)) return 1;
+    ajj = sqrt(ajj);
+    cj[j] = ajj;
     double inv = 1 / ajj;
     for (int i = j + 1; i < n; i++) cj[i] *= inv;
   }
@@ -1226,7 +1228,8 @@ static int island_step(island* is) {
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
   hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
-  double xd = dot(st->x, st->d, nd), dd = dot(st->d, st->d, nd);
+  double xd = 0, dd = 0;  // x'd and d'd in one pass (each sum in order)
+  for (int k = 0; k < nd; k++) xd += st->x[k] * st->d[k], dd += st->d[k] * st->d[k];
   double f0 = xd - dot(st->lam, st->b, 3 * is->n);  // phi'(0) = grad P' d
   if (!(f0 < 0)) return 1;  // no descent left (rounding): the residual decides
   double t = line_search(is, xd, dd, f0);
