@@ -158,14 +158,21 @@ static inline void pyr_residuals_n(const pyr_rows* L, int nd, double rpy, const 
 
 // pyr_residuals_n with nd known for a contact alone (two friction rows: the common case) and a
 // condim 4 pair (three); the same operations in the same order
+// a contact alone: pyr_layout's rows written here (inlined in the stopping residual's pass)
+static inline void pyr_residuals2(const solver_problem* p, int i, const double* lambda,
+                                  const double* c, double* ep, double* ed, double* ec) {
+  pyr_rows L;
+  L.nd = 2;
+  L.row[0] = 3 * i, L.row[1] = 3 * i + 1, L.row[2] = 3 * i + 2;
+  L.a[0] = L.a[1] = p->mu[i];
+  pyr_residuals_n(&L, 2, p->rpy[i], lambda, c, ep, ed, ec);
+}
+
 static void pyr_residuals(const solver_problem* p, int i, const double* lambda, const double* c,
                           double* ep, double* ed, double* ec) {
   pyr_rows L;
-  if (!p->link || p->link[i] < 0) {  // a contact alone: pyr_layout's rows written here, inline
-    L.nd = 2;
-    L.row[0] = 3 * i, L.row[1] = 3 * i + 1, L.row[2] = 3 * i + 2;
-    L.a[0] = L.a[1] = p->mu[i];
-    pyr_residuals_n(&L, 2, p->rpy[i], lambda, c, ep, ed, ec);
+  if (!p->link || p->link[i] < 0) {
+    pyr_residuals2(p, i, lambda, c, ep, ed, ec);
     return;
   }
   pyr_layout(p, i, &L);
@@ -203,7 +210,9 @@ double solver_ccp_residual_above(const solver_problem* p, const double* lambda, 
       passed = q;
       continue;
     }
-    if (pyr)  // contact.cone pyramidal: its edges' LCP
+    if (pyr && (!p->link || p->link[i] < 0))  // contact.cone pyramidal: its edges' LCP
+      pyr_residuals2(p, i, lambda, c, &a, &b, &d);
+    else if (pyr)
       pyr_residuals(p, i, lambda, c, &a, &b, &d);
     else if (p->link)  // condim 4/6 (solver.h): the pair in the generalized cone
       solver_entry_residuals(p, lambda, c, i, p->box && p->box[i], &a, &b, &d);
