@@ -203,6 +203,7 @@ double solver_ccp_residual_above(const solver_problem* p, const double* lambda, 
     int i = cons ? cons[q] : q;
     double a, b, d;
     int pyr = p->rpy && p->rpy[i] > 0;
+    if (!pyr && p->link && p->link[i] < -1) continue;  // a spin entry: zeros (its pair holds it)
     if (worst > above) {
       if (solver_entry_finite(p, lambda, c, i)) continue;
     } else if (!pyr && solver_pair_passes(p, lambda, c, i, 0, above, &d)) {
