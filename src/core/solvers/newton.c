@@ -545,10 +545,12 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
     double cost;
-    int z, i = con_of(is, q);
-    if (st->kind[q] == KIND_PYR3)  // the common case here, inline
+    int z, i = con_of(is, q), kind = st->kind[q];
+    if (kind == KIND_PYR3)  // the common case here, inline
       z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
                     hess ? st->hz + 36 * q : NULL, &cost);
+    else if (kind == KIND_SPIN)  // its pair holds it (unit_zone's answer without the calls)
+      z = ZONE_FREE, cost = 0;
     else
       z = zone_q(is, q, a, lam, hess, &cost);
     if (changed) {
