@@ -258,9 +258,10 @@ int newton_zone_ell(const double a[6], const double R[6], const double co[6], do
   return ZONE_SLIDE;
 }
 
-int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
-                    double* cost) {
-  if (H) memset(H, 0, (size_t)(n * n) * sizeof(double));
+static inline int zone_pyr_n(int n, const double* a, const double* co, double r, double* lam,
+                             double* H, double* cost) {
+  if (H)
+    for (int k = 0; k < n * n; k++) H[k] = 0;
   for (int k = 0; k < n; k++) lam[k] = 0;
   *cost = 0;
   int mask = 0, bit = 0;
@@ -283,6 +284,14 @@ int newton_zone_pyr(int n, const double* a, const double* co, double r, double* 
     }
   }
   return mask ? ZONE_PYR + mask : ZONE_FREE;
+}
+
+// zone_pyr_n with n constant for a condim 4/6 pair (6 rows: the loops unrolled, the same
+// operations in the same order)
+int newton_zone_pyr(int n, const double* a, const double* co, double r, double* lam, double* H,
+                    double* cost) {
+  if (n == 6) return zone_pyr_n(6, a, co, r, lam, H, cost);
+  return zone_pyr_n(n, a, co, r, lam, H, cost);
 }
 
 // newton_zone_pyr for a contact alone (n 3, coefficients mu mu 0, mu > 0) without its loops,
@@ -371,36 +380,34 @@ static void island_dofs(island* is) {
   newton_state* st = is->st;
   size_t ws = (size_t)p->ystride;
   int nd = 0;
-  for (int q = 0; q < is->n; q++) {
-    int i = con_of(is, q);
+  for (int q = 0; q < is->n; q++) {  // and whether each contact's positions ascend
+    int i = con_of(is, q), nz = p->ynz[i], asc = 1, prev = -1;
     const int* d = p->ydof + (size_t)i * ws;
-    st->ynz[q] = p->ynz[i];
-    for (int k = 0; k < p->ynz[i]; k++) {
-      if (st->dofmap[d[k]] < 0) {
-        st->dofmap[d[k]] = nd;
+    int* yq = st->yi + (size_t)q * ws;
+    st->ynz[q] = nz;
+    st->conpos[i] = q;
+    for (int k = 0; k < nz; k++) {
+      int pos = st->dofmap[d[k]];
+      if (pos < 0) {
+        pos = st->dofmap[d[k]] = nd;
         st->dofs[nd++] = d[k];
       }
-      st->yi[(size_t)q * ws + (size_t)k] = st->dofmap[d[k]];
+      yq[k] = pos;
+      asc &= prev < pos;
+      prev = pos;
     }
+    st->asc[q] = asc;
   }
   for (int k = 0; k < nd; k++) st->dofmap[st->dofs[k]] = -1;  // restored for the next island
   is->nd = nd;
-  for (int q = 0; q < is->n; q++) st->conpos[con_of(is, q)] = q;
-  for (int q = 0; q < is->n; q++) {
-    int l = p->link ? p->link[con_of(is, q)] : -1;
-    st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
-  }
   for (int q = 0; q < is->n; q++) {  // line_eval's branches, decided once per island
-    int i = con_of(is, q), pq = st->pq[q], pyr = st->pyr && p->rpy[i] > 0;
+    int i = con_of(is, q), l = p->link ? p->link[i] : -1, pyr = st->pyr && p->rpy[i] > 0;
+    int pq = st->pq[q] = l >= 0 ? st->conpos[l] : l < -1 ? -2 : -1;
     st->kind[q] = pq == -2                             ? KIND_SPIN
                   : pq == -1 && !st->pyr               ? KIND_ROUND
                   : pq == -1 && pyr && p->mu[i] > 0    ? KIND_PYR3
                   : pyr                                ? KIND_PYR
                                                        : KIND_UNIT;
-    const int* d = st->yi + (size_t)q * ws;
-    int asc = 1;
-    for (int k = 1; k < st->ynz[q] && asc; k++) asc = d[k - 1] < d[k];
-    st->asc[q] = asc;
   }
 }
 
@@ -430,24 +437,48 @@ static void island_band(island* is) {
   }
 }
 
+// o (3) += the contact's three rows (y0, y0 + ws, y0 + 2 ws) times x at its nz dofs d, in one
+// pass (each row's sum in its own order); inlined with nz constant for one free body (6) and two
+// (12), humanoid100's contacts with the floor and between two bodies
+static inline void y_rows(const double* y0, size_t ws, const int* d, int nz, const double* x,
+                          double* o) {
+  const double *y1 = y0 + ws, *y2 = y1 + ws;
+  double a0 = o[0], a1 = o[1], a2 = o[2];
+  for (int k = 0; k < nz; k++) {
+    double xk = x[d[k]];
+    a0 += y0[k] * xk;
+    a1 += y1[k] * xk;
+    a2 += y2[k] * xk;
+  }
+  o[0] = a0, o[1] = a1, o[2] = a2;
+}
+
 // out (3n) = Y x over the island (plus g when add_g)
 static void y_mul(const island* is, const double* x, int add_g, double* out) {
   const solver_problem* p = is->p;
   size_t ws = (size_t)p->ystride;
   for (int q = 0; q < is->n; q++) {
-    int i = con_of(is, q);
+    int i = con_of(is, q), nz = p->ynz[i];
     const int* d = is->st->yi + (size_t)q * ws;
-    const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
-    // the three rows in one pass over the contact's dofs (each row's sum in its own order)
-    double a0 = add_g ? p->g[3 * i] : 0, a1 = add_g ? p->g[3 * i + 1] : 0;
-    double a2 = add_g ? p->g[3 * i + 2] : 0;
-    for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
-      double xk = x[d[k]];
-      a0 += y0[k] * xk;
-      a1 += y1[k] * xk;
-      a2 += y2[k] * xk;
-    }
-    out[3 * q] = a0, out[3 * q + 1] = a1, out[3 * q + 2] = a2;
+    const double* y0 = p->Y + 3 * (size_t)i * ws;
+    double* o = out + 3 * q;
+    o[0] = add_g ? p->g[3 * i] : 0, o[1] = add_g ? p->g[3 * i + 1] : 0;
+    o[2] = add_g ? p->g[3 * i + 2] : 0;
+    if (nz == 6) y_rows(y0, ws, d, 6, x, o);
+    else if (nz == 12) y_rows(y0, ws, d, 12, x, o);
+    else y_rows(y0, ws, d, nz, x, o);
+  }
+}
+
+// out at the nz dofs d += the contact's three rows' terms of v3 (y_rows' inlining)
+static inline void yt_rows(const double* y0, size_t ws, const int* d, int nz, const double* v3,
+                           double* out) {
+  const double *y1 = y0 + ws, *y2 = y1 + ws;
+  for (int k = 0; k < nz; k++) {
+    double o = out[d[k]];
+    o += y0[k] * v3[0];
+    o += y1[k] * v3[1];
+    out[d[k]] = o + y2[k] * v3[2];
   }
 }
 
@@ -461,13 +492,11 @@ static void yt_mul(const island* is, const double* v, double* out) {
     const int* d = is->st->yi + (size_t)q * ws;
     const double* v3 = v + 3 * q;
     if (v3[0] != 0 && v3[1] != 0 && v3[2] != 0) {  // the three rows in one pass, in row order
-      const double *y0 = p->Y + 3 * (size_t)i * ws, *y1 = y0 + ws, *y2 = y1 + ws;
-      for (int k = 0, nz = p->ynz[i]; k < nz; k++) {
-        double o = out[d[k]];
-        o += y0[k] * v3[0];
-        o += y1[k] * v3[1];
-        out[d[k]] = o + y2[k] * v3[2];
-      }
+      const double* y0 = p->Y + 3 * (size_t)i * ws;
+      int nz = p->ynz[i];
+      if (nz == 6) yt_rows(y0, ws, d, 6, v3, out);
+      else if (nz == 12) yt_rows(y0, ws, d, 12, v3, out);
+      else yt_rows(y0, ws, d, nz, v3, out);
       continue;
     }
     for (int r = 0; r < 3; r++) {
@@ -479,6 +508,35 @@ static void yt_mul(const island* is, const double* v, double* out) {
   }
 }
 
+// island contact q's zone at a (3n): its lambda into lam (island rows), its Hessian into st->hz
+// when hess, its cost
+static inline int zone_q(const island* is, int q, const double* a, double* lam, int hess,
+                         double* cost) {
+  newton_state* st = is->st;
+  double l6[6];
+  int z;
+  int i = con_of(is, q), kind = st->kind[q];
+  if (kind == KIND_ROUND) {  // a contact alone (the common case, no copies)
+    z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
+                    hess ? st->hz + 36 * q : NULL, cost);
+  } else if (kind == KIND_PYR3) {  // the pyramid's
+    z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
+                  hess ? st->hz + 36 * q : NULL, cost);
+  } else if (kind == KIND_PYR && st->pq[q] >= 0) {  // a pyramid's condim 4/6 pair
+    const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
+    double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
+    z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
+                        cost);
+    double *l0 = lam + 3 * q, *l1 = lam + 3 * st->pq[q];
+    l0[0] = l6[0], l0[1] = l6[1], l0[2] = l6[2], l1[0] = l6[3], l1[1] = l6[4], l1[2] = l6[5];
+  } else {
+    int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
+    z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, cost);
+    for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
+  }
+  return z;
+}
+
 // sum of the contacts' costs at a (3n); lambda(a) into lam, zone Hessians into st->hz when
 // hess, the zones into st->zone when zones; returns 1 in *changed when a zone differs from the
 // kept one or a contact slides (its Hessian moves with a)
@@ -486,31 +544,44 @@ static double zones(const island* is, const double* a, double* lam, int hess, in
   newton_state* st = is->st;
   double sum = 0;
   for (int q = 0; q < is->n; q++) {
-    double cost, l6[6];
-    int z;
-    int i = con_of(is, q), kind = st->kind[q];
-    if (kind == KIND_ROUND) {  // a contact alone (the common case, no copies)
-      z = newton_zone(a + 3 * q, st->re + 3 * q, is->p->mu[i], lam + 3 * q,
-                      hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (kind == KIND_PYR3) {  // the pyramid's
+    double cost;
+    int z, i = con_of(is, q), kind = st->kind[q];
+    if (kind == KIND_PYR3)  // the common case here, inline
       z = zone_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i], lam + 3 * q,
                     hess ? st->hz + 36 * q : NULL, &cost);
-    } else if (kind == KIND_PYR && st->pq[q] >= 0) {  // a pyramid's condim 4/6 pair
-      const double *a0 = a + 3 * q, *a1 = a + 3 * st->pq[q];  // (unit_zone without its copies)
-      double at[6] = {a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]};
-      z = newton_zone_pyr(6, at, st->co + 6 * q, is->p->rpy[i], l6, hess ? st->hz + 36 * q : NULL,
-                          &cost);
-      double *l0 = lam + 3 * q, *l1 = lam + 3 * st->pq[q];
-      l0[0] = l6[0], l0[1] = l6[1], l0[2] = l6[2], l1[0] = l6[3], l1[1] = l6[4], l1[2] = l6[5];
-    } else {
-      int ir[6], pr[6], n = unit_rows(is, q, ir, pr);
-      z = unit_zone(is, q, a, NULL, 0, l6, hess ? st->hz + 36 * q : NULL, &cost);
-      for (int r = 0; r < n; r++) lam[ir[r]] = l6[r];
-    }
+    else if (kind == KIND_SPIN)  // its pair holds it (unit_zone's answer without the calls)
+      z = ZONE_FREE, cost = 0;
+    else
+      z = zone_q(is, q, a, lam, hess, &cost);
     if (changed) {
       if (z != st->zone[q] || z == ZONE_SLIDE) *changed = 1;
       st->zone[q] = z;
     }
+    sum += cost;
+  }
+  return sum;
+}
+
+// zone_pyr3's cost alone (the same operations on it: the same bits)
+static double cost_pyr3(const double a[3], double mu, double r) {
+  double c = 0;
+  for (int e = 0; e < 4; e++) {
+    double s = (e & 1) ? -mu : mu, ae = a[2] + s * a[e >> 1];
+    if (ae < 0) c += 0.5 * ae * ae / r;
+  }
+  return c;
+}
+
+// zones' sum alone (the same sums: the same bits; lam is scratch for the contacts other than a
+// pyramid's alone, whose cost zones computes beside their lambda)
+static double zones_cost(const island* is, const double* a, double* lam) {
+  newton_state* st = is->st;
+  double sum = 0;
+  for (int q = 0; q < is->n; q++) {
+    double cost;
+    int i = con_of(is, q);
+    if (st->kind[q] == KIND_PYR3) cost = cost_pyr3(a + 3 * q, is->p->mu[i], is->p->rpy[i]);
+    else zone_q(is, q, a, lam, 0, &cost);
     sum += cost;
   }
   return sum;
@@ -522,11 +593,11 @@ static double dot(const double* u, const double* v, int n) {
   return s;
 }
 
-// hessian_add for a contact alone (3 rows; ld, pm: the storage's as there)
-static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
+// hessian_add for a contact alone (3 rows; ld, pm: the storage's as there), its nz entries
+static inline void hessian_add3_n(const island* is, int q, int nz, size_t ld, const int* pm) {
   const solver_problem* p = is->p;
   newton_state* st = is->st;
-  int i = con_of(is, q), nz = st->ynz[q], band = st->kd >= 0;
+  int i = con_of(is, q), band = st->kd >= 0;
   size_t ws = (size_t)p->ystride;
   const int* d = st->yi + (size_t)q * ws;
   const double* y = p->Y + 3 * (size_t)i * ws;  // rows r at y + r ws
@@ -572,6 +643,15 @@ static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
       st->H[c * ld + e - (band ? c : 0)] += h;  // row e of column c
     }
   }
+}
+
+// hessian_add3_n with nz constant for a contact of one free body (6) and of two (12): the loops
+// unrolled, the same operations in the same order
+static void hessian_add3(const island* is, int q, size_t ld, const int* pm) {
+  int nz = is->st->ynz[q];
+  if (nz == 6) hessian_add3_n(is, q, 6, ld, pm);
+  else if (nz == 12) hessian_add3_n(is, q, 12, ld, pm);
+  else hessian_add3_n(is, q, nz, ld, pm);
 }
 
 // a unit's na rows (rows, y) of Y_q' H_q Y_q into st->H (hessian_add's storage)
@@ -643,7 +723,8 @@ static void hessian_add(const island* is, int q) {
   }
   // condim 4 (t1 t2 n and the torsion row) with a constant count, which the compiler unrolls
   // (the same sums in the same order)
-  if (na == 4) unit_terms(is, q, nz, d, 4, rows, y, nr, ld, pm);
+  if (na == 4 && nz == 6) unit_terms(is, q, 6, d, 4, rows, y, nr, ld, pm);
+  else if (na == 4) unit_terms(is, q, nz, d, 4, rows, y, nr, ld, pm);
   else unit_terms(is, q, nz, d, na, rows, y, nr, ld, pm);
 }
 
@@ -653,20 +734,22 @@ static void hessian_add(const island* is, int q) {
 // touch) is skipped: it would subtract exact zeros (the entries are finite: an infinite one
 // fails a later diagonal, which subtracts its square; and no -0 arises, so the skip is bit for
 // bit). Inlined with n constant by chol_small for the islands of 1-4 free bodies
+// The diagonal's sum and the column's run in one pass over k (each in its own order as before:
+// the column's terms do not depend on the diagonal, which scales them only at the end)
 static inline int chol_n(int n, double* A) {
   for (int j = 0; j < n; j++) {
     double* cj = A + (size_t)j * (size_t)n;
     double ajj = cj[j];
-    for (int k = 0; k < j; k++) ajj -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
-    if (!(ajj > 0)) return 1;
-    ajj = sqrt(ajj);
-    cj[j] = ajj;
     for (int k = 0; k < j; k++) {
       const double* ck = A + (size_t)k * n;
       double l = ck[j];
+      ajj -= l * l;
       if (l == 0) continue;
       for (int i = j + 1; i < n; i++) cj[i] -= ck[i] * l;
     }
+    if (!(ajj > 0)) return 1;
+    ajj = sqrt(ajj);
+    cj[j] = ajj;
     double inv = 1 / ajj;
     for (int i = j + 1; i < n; i++) cj[i] *= inv;
   }
@@ -897,8 +980,8 @@ static void hessian_cg(const island* is, double* v) {
 // a_e = a_n + s a_k < 0, newton_zone_pyr) adds f_e b_e to -phi' (f_e = -a_e / R_py, b_e = b_n +
 // s b_k) and b_e^2 / R_py to phi'', the sums of lambda' b and b' H b edge by edge without
 // forming the unit's H
-static void line_pyr(const island* is, int q, int n, const int* ir, double t, double* f1,
-                     double* f2) {
+static inline void line_pyr_n(const island* is, int q, int n, const int* ir, double t, double* f1,
+                              double* f2) {
   newton_state* st = is->st;
   int i = con_of(is, q);
   double r = is->p->rpy[i], mu3[3] = {is->p->mu[i], is->p->mu[i], 0}, at[6], bt[6];
@@ -917,6 +1000,13 @@ static void line_pyr(const island* is, int q, int n, const int* ir, double t, do
       *f2 += be * be / r;
     }
   }
+}
+
+// line_pyr_n with n constant for a condim 4/6 pair (6 rows)
+static void line_pyr(const island* is, int q, int n, const int* ir, double t, double* f1,
+                     double* f2) {
+  if (n == 6) line_pyr_n(is, q, 6, ir, t, f1, f2);
+  else line_pyr_n(is, q, n, ir, t, f1, f2);
 }
 
 // a pyramid's contact alone (zone_pyr3's edges t1+ t1- t2+ t2-): what line_eval computes
@@ -1106,14 +1196,13 @@ static void island_start(const island* is, const double* lambda) {
   memset(st->d, 0, sizeof(double) * (size_t)nd);
   for (int q = 0; q < is->n; q++)  // g: Y 0 + g
     for (int r = 0; r < 3; r++) st->b[3 * q + r] = is->p->g[3 * con_of(is, q) + r];
-  // lambda(g) beside lambda(a) (st->bl is free until island_solve keeps the first iterate), so
-  // that the start's lambda is the one of the x kept, without a third pass over the zones
-  memcpy(st->bl, st->lam, sizeof(double) * 3 * (size_t)is->n);
-  double p0 = zones(is, st->b, st->bl, 0, NULL);
+  // P(0) alone (st->bl is free until island_solve keeps the first iterate): lambda(g) only when
+  // x = 0 is kept (rarely: 2 % of humanoid100's islands)
+  double p0 = zones_cost(is, st->b, st->bl);
   if (p0 < pw || !isfinite(pw)) {
     memset(st->x, 0, sizeof(double) * (size_t)nd);
     memcpy(st->a, st->b, sizeof(double) * 3 * (size_t)is->n);
-    memcpy(st->lam, st->bl, sizeof(double) * 3 * (size_t)is->n);
+    zones(is, st->a, st->lam, 0, NULL);
     for (int q = 0; q < is->n; q++) st->zone[q] = -1;  // the first step computes x = 0's
     st->fresh = 0;
   } else {
@@ -1141,7 +1230,8 @@ static int island_step(island* is) {
   for (int k = 0; k < nd; k++) st->d[k] = st->w[k] - st->x[k];  // -grad P
   hessian_solve(is, st->d);
   y_mul(is, st->d, 0, st->b);
-  double xd = dot(st->x, st->d, nd), dd = dot(st->d, st->d, nd);
+  double xd = 0, dd = 0;  // x'd and d'd in one pass (each sum in order)
+  for (int k = 0; k < nd; k++) xd += st->x[k] * st->d[k], dd += st->d[k] * st->d[k];
   double f0 = xd - dot(st->lam, st->b, 3 * is->n);  // phi'(0) = grad P' d
   if (!(f0 < 0)) return 1;  // no descent left (rounding): the residual decides
   double t = line_search(is, xd, dd, f0);
