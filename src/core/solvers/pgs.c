@@ -100,8 +100,21 @@ static void sweep_contact(const solver* s, const solver_problem* p, int i, doubl
 // rate near 0.35), which leaves the body moving again: a 3-step cycle that does not decay,
 // 4.39 sweeps per step on cube_rest, 3.83 per island on grid_16. Swept once, the warm start
 // stays near the answer: 1.0 and 0.96 (margin 0.1: 1.65 and 2.05; every warm start swept:
-// 1.02 and 1.01). The answer still meets the same test; the sweep's is kept
+// 1.02 and 1.01). The answer still meets the same test: the sweep's is kept when it passes,
+// else the warm start is (in s->work: a sweep can leave a passing warm start far behind, 8e-9
+// -> 4.7e-6 on cube_push_ramp's cube as the push nears the friction limit, and Gauss-Seidel then
+// took 12 sweeps back to where it started)
 #define PGS_WARM_MARGIN 0.01
+
+// an island's impulses into keep (back 0) or back from it (back 1), keep indexed by island
+// position
+static void island_copy(double* keep, double* lambda, const int* cons, int n, int back) {
+  for (int q = 0; q < n; q++)
+    for (int u = 0, i = cons ? cons[q] : q; u < 3; u++) {
+      if (back) lambda[3 * i + u] = keep[3 * q + u];
+      else keep[3 * q + u] = lambda[3 * i + u];
+    }
+}
 
 // the stopping residual into r->eps_abs (solver_rel_stop applied): the NCP's (and the natural
 // one's under solver.criterion: natural) exactly, or a bound of it once past `above`
@@ -170,6 +183,7 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     double ref[2] = {r.eps_abs, r.eps_abs}, tol = s->opt.tolerance;
     int it = 0, bounded = 0;
     int warm = s->warm_sweep && r.eps_abs <= tol && r.eps_abs > PGS_WARM_MARGIN * tol;
+    if (warm) island_copy(s->work, lambda, cons, n, 0);
     while ((warm || r.eps_abs > tol) && it < s->opt.max_iterations && !intr_requested()) {
       solver_rel_keep(s, lambda, cons, n);
       for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
@@ -184,9 +198,12 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
         stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &r);
         bounded = bounded && !plain;
       }
-      if (warm && r.eps_abs > tol) {  // the warm sweep left the tolerance: the stall test
-        stop_eps(s, p, lambda, c, cons, n, INFINITY, &r);  // from its exact residual
-        ref[0] = ref[1] = r.eps_abs;
+      if (warm && r.eps_abs > tol) {  // the sweep left the tolerance: back to the warm start
+        island_copy(s->work, lambda, cons, n, 1);
+        solver_crows(p, lambda, c, cons, n);
+        solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);  // its test again, the same bits
+        bounded = 0;
+        break;
       }
       warm = 0;
       if (r.eps_abs > tol && solver_stalled(s, it, r.eps_abs, ref)) break;
