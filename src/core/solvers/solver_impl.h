@@ -44,6 +44,9 @@ struct solver {
   // island's stopping residual in island_res (islands of solver_sweep_islands; NULL: not kept)
   int stall;
   double* island_res;
+  // set on auto's first solver too: a warm start that passes the test is still swept once
+  // (pgs.c PGS_WARM_MARGIN)
+  int warm_sweep;
 };
 
 // A solver family's hooks: what solver.c needs to size, create and run a family without knowing
