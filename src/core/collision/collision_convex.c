@@ -25,6 +25,10 @@
 // (quasi-Newton's wall time 0.35 -> 0.93 of full Newton's): exactness first
 #define EPA_ABS 1e-11
 #define EPA_REL 1e-10
+// the loose stop before an exact finish (coll_convex: ell_refine on two ellipsoids, cyl_refine on
+// a cylinder's rim against another's side): the finish, not this stop, sets the answer, to
+// round-off; where no finish applies EPA goes on from here to the tight stop above
+#define EPA_LOOSE_REL 1e-2
 #define FEATURE_SINGLE 1700000000  // feature of the single GJK/EPA contact
 #define CPI 3.14159265358979323846
 
@@ -825,8 +829,9 @@ static void ell_tangents(const double n[3], double t1[3], double t2[3]) {
 }
 
 // Two ellipsoids: EPA's polytope approaches curved A - B slowly (34 iterations a pair on
-// humanoid100, a third of its collision time), so EPA stops loose (1e-3 relative: the basin of
-// the deepest direction) and Newton's method on the unit sphere takes that n to the minimum of f:
+// humanoid100, a third of its collision time), so EPA stops loose (EPA_LOOSE_REL: the basin of
+// the deepest direction; Newton only lowers f from EPA's normal, so its f stays within that
+// stop's bound of the depth) and Newton's method on the unit sphere takes that n to the minimum of f:
 // the Riemannian gradient P p (P = I - n n') and Hessian P H P - f P (f = n.p: f is
 // 1-homogeneous) in the tangent plane, the step halved until f falls, quadratic near the
 // minimum: n is taken when a step would turn it by 1e-9 rad or less (quadratic: it is then within
@@ -969,7 +974,8 @@ static int rim_side_min(const coll_geom* R, const coll_geom* S, double m[3], dou
 }
 
 // two cylinders after EPA's loose stop (depth d0, normal n): a rim on a side refined by
-// rim_side_min (within 2 % of d0, the loose stop's bound: else EPA decides); 1 with the exact
+// rim_side_min (within twice EPA_LOOSE_REL of d0: its start is EPA's normal moved onto the
+// circle across the side's axis, so the descent alone does not bound f; else EPA decides); 1 with the exact
 // depth, normal and witness points; 0 for the other cases (caps, two rims), which EPA takes
 static int cyl_refine(const coll_geom* A, const coll_geom* B, double n[3], double* depth,
                       double pa[3], double pb[3]) {
@@ -983,7 +989,7 @@ static int cyl_refine(const coll_geom* A, const coll_geom* B, double n[3], doubl
   // f(n) = h_A(n) + h_B(-n): A's rim on B's side in n, B's rim on A's side in m = -n
   for (int k = 0; k < 3; k++) m[k] = rim_a ? n[k] : -n[k];
   if (!(rim_a ? rim_side_min(A, B, m, &f, ps) : rim_side_min(B, A, m, &f, ps))) return 0;
-  if (!(f <= d0 * (1 + 2e-2) + 1e-9)) return 0;
+  if (!(f <= d0 * (1 + 2 * EPA_LOOSE_REL) + 1e-9)) return 0;
   for (int k = 0; k < 3; k++) n[k] = rim_a ? m[k] : -m[k];
   if (rim_a) sp_copy3(pa, ps), sp_madd3(pb, ps, n, -f);
   else sp_copy3(pb, ps), sp_madd3(pa, ps, n, f);
@@ -1020,7 +1026,7 @@ int coll_convex(const coll_geom* g1, const coll_geom* g2, double margin, coll_co
     // curved pairs: EPA to a loose stop, then an exact finish (ell_refine, cyl_refine) where
     // one applies; else EPA goes on from there to its tight stop, as one run
     if (st && (ell || cyl)) {
-      st = epa_run(&A, &B, &P, EPA_ABS, 1e-2) && epa_result(&P, &dc, n, pa, pb);
+      st = epa_run(&A, &B, &P, EPA_ABS, EPA_LOOSE_REL) && epa_result(&P, &dc, n, pa, pb);
       if (st) ok = ell ? ell_refine(g1, g2, n, &dc, pa, pb) : cyl_refine(g1, g2, n, &dc, pa, pb);
     }
     if (st && !ok) st = epa_run(&A, &B, &P, EPA_ABS, EPA_REL) && epa_result(&P, &dc, n, pa, pb);
