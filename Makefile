@@ -174,7 +174,8 @@ $(BUILD)/tests/test_mujoco%: tests/test_mujoco%.c $(TEST_HOBJ) $(LIB)
 # scenes and residual in peer_common.c; make bench and tests/test_peers.c run them): each is built
 # only when its package is present (make deps installs them); `make peers` says which it skips
 PEER_BINS   := $(if $(HAVE_ODE),$(BUILD)/bench_ode) \
-               $(if $(HAVE_BULLET),$(BUILD)/bench_bullet $(BUILD)/cubetoss_bullet)
+               $(if $(HAVE_BULLET),$(BUILD)/bench_bullet $(BUILD)/cubetoss_bullet) \
+               $(if $(HAVE_MUJOCO),$(BUILD)/cubetoss_mujoco)
 PEER_OBJ    := $(BUILD)/peer/peer_common.o
 PEER_CFLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -Itools/bench
 .PHONY: peers
@@ -201,6 +202,10 @@ $(BUILD)/cubetoss_bullet: tools/bench/cubetoss_bullet.cpp $(BUILD)/peer/peer_cub
 	  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags bullet-float64 2>/dev/null)) -Itools/bench \
 	  $(LDFLAGS) -o $@ $< $(BUILD)/peer/peer_cubetoss.o $(LIB) $(LDLIBS) \
 	  $(shell pkg-config --libs bullet-float64 2>/dev/null)
+
+# seed 003's MuJoCo row: the same tosses replayed in MuJoCo 2.2.2 (libmujoco-dev)
+$(BUILD)/cubetoss_mujoco: tools/bench/cubetoss_mujoco.c $(BUILD)/peer/peer_cubetoss.o $(LIB)
+	$(CC) $(PEER_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/peer/peer_cubetoss.o $(LIB) $(LDLIBS) -lmujoco
 
 # Install every Debian package csim, its tests and its benchmarks need. Quiet when all are present.
 deps:

@@ -18,7 +18,7 @@ peer_ct* peer_ct_open(const char* path, const char* group) {
   if (ct_load(path, group, &c->d, &err) != CSIM_OK) {
     char msg[1024];
     err_format(&err, msg, sizeof msg);
-    fprintf(stderr, "cubetoss_bullet: %s\n", msg);
+    fprintf(stderr, "cubetoss peer: %s\n", msg);
     free(c);
     return NULL;
   }
