@@ -28,8 +28,8 @@
 // The iteration (one island of the problem, its G dense: a dense family, solver.c solver_islands):
 //   1. u = (G + R) lambda + g afresh; stop when the NCP stopping residual (solver_ncp_stop_on: the
 //      one every ncp solver stops on, eps_abs or the natural residual) is below the tolerance;
-//   2. d from (A + B (G + R + delta D)) d = -phi by LU with partial pivoting (LAPACK dgetrf; the
-//      matrix is not symmetric), D = diag(G + R): the proximal term delta D keeps the system
+//   2. d from (A + B (G + R + delta D)) d = -phi by LU with partial pivoting (dense_lu.h, LAPACK
+//      dgetrf past DENSE_LU_MAX rows; the matrix is not symmetric), D = diag(G + R): the proximal term delta D keeps the system
 //      solvable where contacts stick on a rank-deficient G (several contacts between two bodies,
 //      a hyperstatic stack: there A + B G is singular, which is why Siconos's PROX wraps NSN_AC
 //      in a proximal point loop); delta shrinks tenfold after a full step and grows tenfold after
@@ -55,6 +55,7 @@
 
 #include "core/interrupt.h"
 #include "core/solvers/cone.h"
+#include "core/solvers/dense_lu.h"
 #include "core/solvers/solver_impl.h"
 
 // Armijo's sufficient decrease, the smallest step of the backtracking
@@ -195,6 +196,14 @@ static void jacobian(const ncpn_state* t, const solver_problem* p, double delta,
   }
 }
 
+// d := J^-1 d for J = M (row-major), destroyed: small systems by dense_lu.h, larger by LAPACK
+// (M read column-major as J', solved transposed); nonzero when singular
+static lapack_int lu_solve(int N, double* M, double* d, lapack_int* ipiv) {
+  if (N <= DENSE_LU_MAX) return dense_lu_solve(N, M, d);
+  lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, M, N, ipiv);
+  return info ? info : LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', N, 1, M, N, ipiv, d, N);
+}
+
 // one projected Gauss-Seidel sweep on the island (000 Alg. 5 as pgs.c, no over-relaxation), u
 // kept up to date from G's columns (an FCLib W need not be symmetric)
 static void pgs_sweep(const solver_problem* p, double* l, double* u) {
@@ -290,12 +299,9 @@ void solver_ncp_newton(solver* s, const solver_problem* p, double* lambda, solve
     it++;
     double psi = merit(t, p, lambda, u, t->phi, 1);
     jacobian(t, p, delta, M);
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, M, N, t->ipiv);
     int stepped = 0;
-    if (info == 0) {
-      for (int k = 0; k < N; k++) t->d[k] = -t->phi[k];
-      info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', N, 1, M, N, t->ipiv, t->d, N);
-    }
+    for (int k = 0; k < N; k++) t->d[k] = -t->phi[k];
+    lapack_int info = lu_solve(N, M, t->d, t->ipiv);
     if (info == 0) {
       // u moves along (G + R) d: one product, then each trial costs O(n)
       for (int k = 0; k < N; k++) t->dg[k] = 0;

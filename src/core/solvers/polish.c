@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/solvers/cone.h"
+#include "core/solvers/dense_lu.h"
 
 // the damping of the Newton matrix (J is about unit scale: G / G_NN on sticking rows)
 static const double kDamp = 1e-9;
@@ -102,39 +103,6 @@ static void build_jac(int nc, const double* G, const double* mu, const double* l
   }
 }
 
-// x := J^-1 x by Gaussian elimination with partial pivoting (J destroyed); 1 when singular
-static int lu_solve(int n, double* J, double* x) {
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    for (int r = k + 1; r < n; r++)
-      if (fabs(J[(size_t)r * n + k]) > fabs(J[(size_t)p * n + k])) p = r;
-    if (!(fabs(J[(size_t)p * n + k]) > 0)) return 1;
-    if (p != k) {
-      for (int q = k; q < n; q++) {
-        double t = J[(size_t)k * n + q];
-        J[(size_t)k * n + q] = J[(size_t)p * n + q];
-        J[(size_t)p * n + q] = t;
-      }
-      double t = x[k];
-      x[k] = x[p];
-      x[p] = t;
-    }
-    double piv = J[(size_t)k * n + k];
-    for (int r = k + 1; r < n; r++) {
-      double f = J[(size_t)r * n + k] / piv;
-      if (f == 0) continue;
-      for (int q = k + 1; q < n; q++) J[(size_t)r * n + q] -= f * J[(size_t)k * n + q];
-      x[r] -= f * x[k];
-    }
-  }
-  for (int k = n - 1; k >= 0; k--) {
-    double acc = x[k];
-    for (int q = k + 1; q < n; q++) acc -= J[(size_t)k * n + q] * x[q];
-    x[k] = acc / J[(size_t)k * n + k];
-  }
-  return 0;
-}
-
 static double sumsq(int n, const double* v) {
   double s = 0;
   for (int k = 0; k < n; k++) s += v[k] * v[k];
@@ -154,7 +122,7 @@ double polish_ncp(int nc, const double* G, const double* g, const double* mu, do
   for (int it = 0; it < maxit && m > tol; it++) {
     build_jac(nc, G, mu, lambda, c, J);
     for (int k = 0; k < n; k++) d[k] = -F[k];
-    if (lu_solve(n, J, d)) break;
+    if (dense_lu_solve(n, J, d)) break;
     gmul(n, G, d, NULL, gd);  // c moves along G d: a trial costs O(n), not a product
     double phi = sumsq(n, F), alpha = 1;
     int h = 0;
