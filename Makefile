@@ -203,7 +203,9 @@ $(BUILD)/cubetoss_bullet: tools/bench/cubetoss_bullet.cpp $(BUILD)/peer/peer_cub
 	  $(LDFLAGS) -o $@ $< $(BUILD)/peer/peer_cubetoss.o $(LIB) $(LDLIBS) \
 	  $(shell pkg-config --libs bullet-float64 2>/dev/null)
 
-# seed 003's MuJoCo row: the same tosses replayed in MuJoCo 2.2.2 (libmujoco-dev)
+# seed 003's MuJoCo row: the same tosses replayed in MuJoCo 2.2.2 (libmujoco-dev); its test runs it
+$(BUILD)/tests/test_mujoco_cubetoss: private TCFLAGS += -DCUBETOSS_MUJOCO='"$(BUILD)/cubetoss_mujoco"'
+$(BUILD)/tests/test_mujoco_cubetoss: | $(BUILD)/cubetoss_mujoco
 $(BUILD)/cubetoss_mujoco: tools/bench/cubetoss_mujoco.c $(BUILD)/peer/peer_cubetoss.o $(LIB)
 	$(CC) $(PEER_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/peer/peer_cubetoss.o $(LIB) $(LDLIBS) -lmujoco
 
