@@ -691,7 +691,7 @@ struct coll_model {
   coll_hfield hfield;// the model's height field (hfield.nx = 0: none)
   // broad phase (sort and sweep on world AABBs; its scratch is coll_scratch's)
   long* pkey;        // pair p's geoms (lower index i, higher j) as i * ngeom + j, ascending (npair)
-  int nsweep;        // non-plane geoms
+  int nsweep;        // non-plane geoms paired with a non-plane geom
   int* order0;       // those geoms in geom order: the sweep order a run starts from (nsweep)
   int nplane;
   int* plane;        // plane geoms (half-spaces: paired with every geom, no AABB) (nplane)
@@ -867,6 +867,19 @@ static int list_pairs(coll_model* cm, const sim_model* m, const int* ex, int nex
   return cm->pair && cm->pkey && cm->order0 && cm->plane;
 }
 
+static int is_plane(const sim_model* m, int g) {
+  return m->geom_type[g] == MODEL_GEOM_PLANE || m->geom_type[g] == MODEL_GEOM_HFIELD;
+}
+
+// sw[g] = 1 for each geom g with a candidate pair against a geom that is not a plane (sw: ngeom,
+// zeroed)
+static void mark_swept(const coll_model* cm, const sim_model* m, unsigned char* sw) {
+  for (int p = 0; p < cm->npair; p++) {
+    int a = cm->pair[2 * p], b = cm->pair[2 * p + 1];
+    if (!is_plane(m, a) && !is_plane(m, b)) sw[a] = sw[b] = 1;
+  }
+}
+
 csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclude,
                         coll_model** out, csim_error* err) {
   *out = NULL;
@@ -948,13 +961,23 @@ csim_status coll_create(const sim_model* m, const int* exclude_pairs, int nexclu
     coll_free(cm);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
   }
-  // sweep order starts as the geom order; planes apart
+  // sweep order starts as the geom order; planes apart, and geoms with no candidate pair but
+  // planes' left out: a robot alone with self-collision off (Talos: 52 geoms, none paired with
+  // another) swept every pair of its links, 1,039 overlap tests a step, to find none. The pairs
+  // found are the same (sort_found orders them), so the contacts are too
+  unsigned char* sw = calloc((size_t)(m->ngeom > 0 ? m->ngeom : 1), 1);
+  if (!sw) {
+    coll_free(cm);
+    return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, "collision", "out of memory");
+  }
+  mark_swept(cm, m, sw);
   for (int i = 0; i < m->ngeom; i++) {
-    if (m->geom_type[i] == MODEL_GEOM_PLANE || m->geom_type[i] == MODEL_GEOM_HFIELD)
+    if (is_plane(m, i))
       cm->plane[cm->nplane++] = i;
-    else
+    else if (sw[i])
       cm->order0[cm->nsweep++] = i;
   }
+  free(sw);
   cm->plane_pair = malloc(sizeof(int) * (size_t)(cm->nplane > 0 ? cm->nplane * m->ngeom : 1));
   if (!cm->plane_pair) {
     coll_free(cm);
