@@ -16,12 +16,18 @@
 // - pybullet's world settings (PhysicsServerCommandProcessor): 50 solver iterations, erp2 0.08,
 //   friction ERP 0.2, linear slop 1e-5, warm-starting factor 0.1, least-squares residual
 //   threshold 1e-7; gravity -9.81; dt = data period / substeps (1/1480 s with 10 substeps).
-// Difference: pybullet loads the URDF as a one-link btMultiBody; here the cube is a btRigidBody
-// with the same shape, inertia and contact parameters (a free single body: the same dynamics, but
-// the rigid-body solver path, float64 build).
+// The cube is what pybullet's loadURDF makes of a one-link URDF: a btMultiBody with a floating
+// base (btMultiBodyDynamicsWorld, its constraint solver), with btMultiBody's default damping of
+// the base (linear and angular 0.04: a drag m v (0.04 + 0.04 |v|), pybullet's changeDynamics
+// default); the table a fixed collision body. --rigid 1 runs the cube as a btRigidBody instead
+// (the rigid-body solver path, no damping): the harness's first form, kept for comparison.
 // Output: one CSV row per toss (toss,rows,e_q,pos_err_pct,rot_err_deg,failed,steps,us_per_step,
 // ms_total) on stdout; --q FILE writes the simulated rows [x y z qx qy qz qw] (doubles, tosses
 // concatenated in order).
+#include <BulletDynamics/Featherstone/btMultiBody.h>
+#include <BulletDynamics/Featherstone/btMultiBodyConstraintSolver.h>
+#include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
+#include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <chrono>
@@ -42,7 +48,20 @@ struct options {
   int substeps = 10;
   double k = 2500, b = 32, mu = 0.36, mu_cube = 0.5;
   int iterations = 50;
+  int rigid = 0;
 };
+
+// pybullet's world settings (PhysicsServerCommandProcessor)
+void world_settings(btDiscreteDynamicsWorld& world, const options& o) {
+  btContactSolverInfo& si = world.getSolverInfo();
+  si.m_numIterations = o.iterations;
+  si.m_erp2 = 0.08;
+  si.m_frictionERP = 0.2;
+  si.m_linearSlop = 1e-5;
+  si.m_warmstartingFactor = 0.1;
+  si.m_leastSquaresResidualThreshold = 1e-7;
+  world.setGravity(btVector3(0, 0, -9.81));
+}
 
 double now() {
   using namespace std::chrono;
@@ -64,14 +83,7 @@ struct toss_world {
 
   toss_world(const options& o, double side, double mass, const double* inertia)
       : box(btVector3(0.5 * side, 0.5 * side, 0.5 * side)) {
-    btContactSolverInfo& si = world.getSolverInfo();
-    si.m_numIterations = o.iterations;
-    si.m_erp2 = 0.08;
-    si.m_frictionERP = 0.2;
-    si.m_linearSlop = 1e-5;
-    si.m_warmstartingFactor = 0.1;
-    si.m_leastSquaresResidualThreshold = 1e-7;
-    world.setGravity(btVector3(0, 0, -9.81));
+    world_settings(world, o);
     table.setMargin(0.001);
     box.setMargin(0.001);
     btRigidBody::btRigidBodyConstructionInfo gi(0, &table_motion, &table);
@@ -114,6 +126,100 @@ struct toss_world {
   }
 };
 
+// the cube as pybullet loads it: a floating-base btMultiBody of no links (see the header)
+struct toss_mb_world {
+  btDefaultCollisionConfiguration cfg;
+  btCollisionDispatcher disp{&cfg};
+  btDbvtBroadphase broad;
+  btMultiBodyConstraintSolver solver;
+  btMultiBodyDynamicsWorld world{&disp, &broad, &solver, &cfg};
+  btBoxShape table{btVector3(2.5, 2.5, 0.5)};
+  btBoxShape box;
+  btMultiBody* ground;
+  btMultiBodyLinkCollider* gcol;
+  btMultiBody* cube;
+  btMultiBodyLinkCollider* col;
+
+  toss_mb_world(const options& o, double side, double mass, const double* inertia)
+      : box(btVector3(0.5 * side, 0.5 * side, 0.5 * side)) {
+    world_settings(world, o);
+    table.setMargin(0.001);
+    box.setMargin(0.001);
+    // the table: a fixed-base btMultiBody, as pybullet loads plane.urdf with useFixedBase
+    ground = new btMultiBody(0, 0, btVector3(0, 0, 0), true, false);
+    ground->finalizeMultiDof();
+    btTransform tg(btQuaternion::getIdentity(), btVector3(0, 0, -0.5));
+    ground->setBaseWorldTransform(tg);
+    gcol = new btMultiBodyLinkCollider(ground, -1);
+    gcol->setCollisionShape(&table);
+    gcol->setWorldTransform(tg);
+    gcol->setFriction(o.mu);
+    gcol->setRestitution(0);
+    gcol->setContactStiffnessAndDamping(o.k, o.b);
+    world.addCollisionObject(gcol, btBroadphaseProxy::StaticFilter,
+                             btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter);
+    ground->setBaseCollider(gcol);
+    world.addMultiBody(ground);
+    cube = new btMultiBody(0, mass, btVector3(inertia[0], inertia[1], inertia[2]), false, false);
+    cube->finalizeMultiDof();
+    col = new btMultiBodyLinkCollider(cube, -1);
+    col->setCollisionShape(&box);
+    col->setFriction(o.mu_cube);
+    col->setRestitution(0);
+    world.addCollisionObject(col, btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter);
+    cube->setBaseCollider(col);
+    world.addMultiBody(cube);
+  }
+  ~toss_mb_world() {
+    world.removeMultiBody(cube);
+    world.removeCollisionObject(col);
+    world.removeMultiBody(ground);
+    world.removeCollisionObject(gcol);
+    delete col;
+    delete cube;
+    delete gcol;
+    delete ground;
+  }
+  // q = [x y z qx qy qz qw], v = [linear (world), angular (body)]
+  void set(const double* q, const double* v) {
+    btQuaternion r(q[3], q[4], q[5], q[6]);
+    btTransform t(r, btVector3(q[0], q[1], q[2]));
+    cube->setBaseWorldTransform(t);
+    cube->setBaseVel(btVector3(v[0], v[1], v[2]));
+    cube->setBaseOmega(t.getBasis() * btVector3(v[3], v[4], v[5]));
+    col->setWorldTransform(t);
+  }
+  int get(double* q) const {
+    btTransform t = cube->getBaseWorldTransform();
+    btQuaternion r = t.getRotation();
+    const btVector3& p = t.getOrigin();
+    double s[7] = {p.x(), p.y(), p.z(), r.x(), r.y(), r.z(), r.w()};
+    int ok = 1;
+    for (int k = 0; k < 7; k++) q[k] = s[k], ok &= std::isfinite(s[k]) ? 1 : 0;
+    return ok;
+  }
+};
+
+// toss i replayed in a World (toss_world or toss_mb_world) from its first row: the simulated rows
+// into simq, the stepping time into *ts; 1 when a state was not finite
+template <class World>
+int replay(const options& o, const peer_ct* c, int i, double h, double side, double mass,
+           const double* inertia, double* simq, double* ts) {
+  int T = peer_ct_rows(c, i), failed = 0;
+  double q[7], v[6];
+  peer_ct_state(c, i, 0, q, v);
+  World w(o, side, mass, inertia);
+  w.set(q, v);
+  failed |= !w.get(simq);
+  for (int k = 1; k < T && !failed; k++) {
+    double s0 = now();
+    for (int s = 0; s < o.substeps; s++) w.world.stepSimulation(h, 0);
+    *ts += now() - s0;
+    failed |= !w.get(simq + 7 * (size_t)k);
+  }
+  return failed;
+}
+
 int parse(int argc, char** argv, options* o) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -128,6 +234,7 @@ int parse(int argc, char** argv, options* o) {
     else if (!std::strcmp(a, "--b")) o->b = std::atof(v);
     else if (!std::strcmp(a, "--mu")) o->mu = std::atof(v);
     else if (!std::strcmp(a, "--mu-cube")) o->mu_cube = std::atof(v);
+    else if (!std::strcmp(a, "--rigid")) o->rigid = std::atoi(v);
     else return -1;
   }
   return o->substeps >= 1 && o->iterations >= 1 ? 0 : -1;
@@ -139,7 +246,8 @@ int main(int argc, char** argv) {
   options o;
   if (parse(argc, argv, &o) < 0) {
     std::fprintf(stderr, "usage: cubetoss_bullet [--data FILE.h5] [--group G] [--substeps N] "
-                         "[--iterations N] [--k N/m] [--b N s/m] [--mu MU] [--mu-cube MU] [--q FILE]\n");
+                         "[--iterations N] [--k N/m] [--b N s/m] [--mu MU] [--mu-cube MU] [--rigid 0|1] "
+                         "[--q FILE]\n");
     return 2;
   }
   peer_ct* c = peer_ct_open(o.data, o.group);
@@ -156,23 +264,12 @@ int main(int argc, char** argv) {
   double h = dt / o.substeps;
   int status = 0;
   for (int i = 0; i < peer_ct_count(c); i++) {
-    double t0 = now();
-    int T = peer_ct_rows(c, i), failed = 0;
+    double t0 = now(), ts = 0;
+    int T = peer_ct_rows(c, i);
     std::vector<double> simq(7 * (size_t)T);
-    double q[7], v[6];
-    peer_ct_state(c, i, 0, q, v);
-    toss_world w(o, side, mass, inertia);
-    w.set(q, v);
-    failed |= !w.get(&simq[0]);
-    double ts = 0;
-    long steps = 0;
-    for (int k = 1; k < T && !failed; k++) {
-      double s0 = now();
-      for (int s = 0; s < o.substeps; s++) w.world.stepSimulation(h, 0);
-      ts += now() - s0;
-      steps += o.substeps;
-      failed |= !w.get(&simq[7 * (size_t)k]);
-    }
+    int failed = o.rigid ? replay<toss_world>(o, c, i, h, side, mass, inertia, simq.data(), &ts)
+                         : replay<toss_mb_world>(o, c, i, h, side, mass, inertia, simq.data(), &ts);
+    long steps = failed ? 0 : (long)(T - 1) * o.substeps;
     double eq = NAN, pos = NAN, rot = NAN;
     if (!failed) peer_ct_score(c, i, simq.data(), &eq, &pos, &rot);
     status |= failed;

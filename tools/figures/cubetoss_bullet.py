@@ -57,7 +57,7 @@ def main(argv):
     with h5py.File(DATA, "r") as D:
         dt = float(D.attrs["dt"])
     params = "Bullet 3.24 (float64), seed 003 Tab. II: table k 2500 N/m, b 32 N s/m, mu 0.36; " \
-             "cube: pybullet URDF defaults (mu 0.5, damping 0.1); harness args: %s" % (" ".join(extra) or "none")
+             "cube: pybullet URDF defaults (mu 0.5, contact damping 0.1), a floating-base btMultiBody with its default damping 0.04 as pybullet loads it; harness args: %s" % (" ".join(extra) or "none")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with h5py.File(out + ".tmp", "w") as H:
         H.attrs["data"] = DATA

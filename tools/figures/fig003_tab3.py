@@ -143,8 +143,9 @@ def why_pos(res):
             "table's geometry (MuJoCo's box-box contacts against its plane's), not csim's contact model. The "
             "position column resolves such a difference (its interval is 3-4 %% of the cell, e_q's 8-11 %%: "
             "e_q's sigma is twice its mean). Drake's stand-in (%.2f against 13.6) is csim's hunt_crossley on a "
-            "plane, not Drake's solver on the paper's box; the real Bullet (%.2f against 15.1) runs as a "
-            "btRigidBody where pybullet builds a btMultiBody; those two were not separated further"
+            "plane, not Drake's discrete solver; the real Bullet (%.2f against 15.1, now a btMultiBody with "
+            "its default damping as pybullet builds it: as a btRigidBody without damping it gave 13.77) is "
+            "Tab. II's rounded values in the paper's pybullet settings; those two were not separated further"
             % (m("MuJoCo 2.2.2"), m("plane"), float(np.mean(d)), float(np.median(d)),
                int((abs(d) < 1).sum()), len(d), m("Drake"), m("Bullet")))
 
