@@ -326,11 +326,14 @@ static double residual(const solver_problem* p, int ncp, const double* z, const 
   double m = 0;
   for (int i = 0; i < p->nc; i++) {
     double a, b, d;  // a box entry is measured as the NCP (solver.h)
-    solver_entry_residuals(p, z, c, i, ncp || (p->box && p->box[i]), &a, &b, &d);
+    if (ncp && !p->link)  // solver_entry_residuals' own choice, without its call
+      cone_residuals(z + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    else
+      solver_entry_residuals(p, z, c, i, ncp || (p->box && p->box[i]), &a, &b, &d);
     if (!isfinite(a) || !isfinite(b) || !isfinite(d) || !isfinite(z[3 * i]) ||
         !isfinite(z[3 * i + 1]) || !isfinite(z[3 * i + 2]))
       return INFINITY;
-    m = fmax(m, fmax(a, fmax(b, d)));
+    m = solver_max(m, solver_max(a, solver_max(b, d)));
   }
   return m;
 }
@@ -853,6 +856,7 @@ typedef struct {
   int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
   int natural; // and the natural residual (solver.criterion: natural)
   int soft;    // the natural residual dropped once it alone stalls (admm_state natural_soft)
+  const double* gn;  // natural: each contact's G~_NN (admm_state gn), NULL: not kept
   int held;    // iterations in a row the stopping residual met the tolerance but for it
   double rb;   // the stopping residual without the natural residual (admm_stop)
   int gready;  // admm_polish's dense G~ is built (once a solve: G~ does not change)
@@ -901,6 +905,11 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
   a->held = a->gready = 0;
+  a->gn = NULL;
+  if (a->natural && as && as->gn && p->nc <= as->maxc) {  // the diagonal once a solve
+    for (int i = 0; i < p->nc; i++) as->gn[i] = solver_gtkk(p, 3 * i + 2);
+    a->gn = as->gn;
+  }
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
@@ -953,7 +962,8 @@ static double admm_stop(admm_run* a, double q, const double* z, const double* c)
   double r = a->twice ? fmax(q, residual(a->p, 1, z, c)) : q;
   a->rb = r;
   if (a->natural && !isnan(r)) {
-    double nat = solver_natural_on(a->p, z, c, NULL, a->nc);
+    double nat = a->gn ? solver_natural_gnn(a->p, z, c, a->gn)
+                       : solver_natural_on(a->p, z, c, NULL, a->nc);
     if (!(nat <= r)) r = nat;
   }
   return r;
@@ -1268,7 +1278,7 @@ static void admm_spectrum(solver* s, admm_run* a) {
   double dmax = 0, rmin = INFINITY, tr = 0;
   for (int k = 0; k < a->n; k++) {
     double gk = gdiag(&a->op, k);
-    dmax = fmax(dmax, gk);
+    dmax = solver_max(dmax, gk);
     tr += gk;
     rmin = fmin(rmin, p->R ? p->R[k] : 0);
   }
@@ -1379,7 +1389,7 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
   double dp = 0, dd = 0, zm = 0;
   for (int j = 0; j < a->n; j++) {
     double xr = alpha * x[j] + (1 - alpha) * zp[j];
-    dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
+    dd = solver_max(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
     xp[j] = x[j];
     x[j] = xr;
     w[j] = x[j] + gam[j] / pen(a, j);
@@ -1388,9 +1398,9 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
   for (int j = 0; j < a->n; j++) {
     double r = pen(a, j);
     gam[j] += r * (x[j] - z[j]);
-    dp = fmax(dp, fabs(x[j] - z[j]));
-    dd = fmax(dd, fabs(r * (z[j] - zp[j])));
-    zm = fmax(zm, fabs(z[j]));
+    dp = solver_max(dp, fabs(x[j] - z[j]));
+    dd = solver_max(dd, fabs(r * (z[j] - zp[j])));
+    zm = solver_max(zm, fabs(z[j]));
   }
   *dprim = dp;
   *ddual = dd;
@@ -1711,7 +1721,7 @@ static size_t admm_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         admm_y_ord_ints(o, maxc) * sizeof(int) + mc;
+         admm_y_ord_ints(o, maxc) * sizeof(int) + mc + mc * sizeof(double);
 }
 
 static void admm_destroy(void* priv) {
@@ -1724,6 +1734,7 @@ static void admm_destroy(void* priv) {
   free(a->dofmap);
   free(a->yord);
   free(a->run);
+  free(a->gn);
   chol_free(a->chol);
   free(a);
 }
@@ -1739,8 +1750,9 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   a->run = calloc(n, 1);
+  a->gn = calloc(n, sizeof(double));
   a->maxc = (int)n;
-  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run) {
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run || !a->gn) {
     admm_destroy(a);
     return NULL;
   }

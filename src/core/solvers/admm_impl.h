@@ -35,6 +35,7 @@ typedef struct {
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
   int maxc;      // contacts run holds
   unsigned char* run;  // (maxc) 1 when a contact's dofs are consecutive, ascending (admm_op)
+  double* gn;          // (maxc) each contact's G~_NN, for the natural residual (admm_run gn)
   int natural_soft;    // solver.criterion natural held as auto's coupled islands hold it
                        // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
   long factorizations;  // numeric factorizations of the x-step's matrix since creation (tests)

@@ -684,11 +684,10 @@ double solver_stop_of(const solver* s, const solver_problem* p, const double* la
   return r.eps_abs > q || isnan(r.eps_abs) ? r.eps_abs : q;
 }
 
-// contact i's natural residual (solver.h SOLVER_STOP_NATURAL): the step 1 / G~_NN turns the
-// velocity into the impulse that would cancel it on the contact alone
-static double natural_residual(const solver_problem* p, const double* lambda, const double* c,
-                               int i) {
-  double gnn = solver_gtkk(p, 3 * i + 2);
+// contact i's natural residual (solver.h SOLVER_STOP_NATURAL) given gnn = G~_NN: the step
+// 1 / G~_NN turns the velocity into the impulse that would cancel it on the contact alone
+static inline double natural_at(const solver_problem* p, const double* lambda, const double* c,
+                                int i, double gnn) {
   if (!(gnn > 0)) return 0;  // no dof moves the contact's normal: nothing to cancel
   const double *l = lambda + 3 * i, *ci = c + 3 * i;
   if (!isfinite(l[0] + l[1] + l[2] + ci[0] + ci[1] + ci[2])) return NAN;  // fmax drops NaNs
@@ -696,7 +695,7 @@ static double natural_residual(const solver_problem* p, const double* lambda, co
   double w[3] = {l[0] - k * ci[0], l[1] - k * ci[1],
                  l[2] - k * (ci[2] + mu * sqrt(ci[0] * ci[0] + ci[1] * ci[1]))}, pw[3];
   cone_project(pw, w, mu);
-  return fmax(fabs(l[0] - pw[0]), fmax(fabs(l[1] - pw[1]), fabs(l[2] - pw[2])));
+  return solver_max(fabs(l[0] - pw[0]), solver_max(fabs(l[1] - pw[1]), fabs(l[2] - pw[2])));
 }
 
 double solver_natural_on(const solver_problem* p, const double* lambda, const double* c,
@@ -705,7 +704,19 @@ double solver_natural_on(const solver_problem* p, const double* lambda, const do
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     if (p->link && p->link[i] != -1) continue;
-    double r = natural_residual(p, lambda, c, i);
+    double r = natural_at(p, lambda, c, i, solver_gtkk(p, 3 * i + 2));
+    if (isnan(r)) return NAN;
+    if (r > m) m = r;
+  }
+  return m;
+}
+
+double solver_natural_gnn(const solver_problem* p, const double* lambda, const double* c,
+                          const double* gnn) {
+  double m = 0;
+  for (int i = 0; i < p->nc; i++) {
+    if (p->link && p->link[i] != -1) continue;
+    double r = natural_at(p, lambda, c, i, gnn[i]);
     if (isnan(r)) return NAN;
     if (r > m) m = r;
   }

@@ -241,6 +241,17 @@ int solver_stop_ncp(const solver* s);
 double solver_natural_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n);
 
+// solver_natural_on over every contact of p with each contact's G~_NN given (gnn, nc): the same
+// value, without the diagonal's products (ADMM tests it every iteration on the same G~)
+double solver_natural_gnn(const solver_problem* p, const double* lambda, const double* c,
+                          const double* gnn);
+
+// fmax as glibc's (x86-64 s_fmax.S: maxsd, and the other operand when one is a quiet NaN),
+// inline: the residuals' maxima called libm once per entry
+static inline double solver_max(double x, double y) {
+  return x > y ? x : (y != y ? x : y);
+}
+
 // NCP residuals over cons[0..n) as solver_residuals_on, with eps_abs raised to the natural
 // residual under solver.criterion: natural: the stopping residual of an NCP iteration
 void solver_ncp_stop_on(const solver* s, const solver_problem* p, const double* lambda,
