@@ -522,6 +522,39 @@ static int island_sparse(solver* s, const solver_problem* p, const int* cons, in
   return 0;
 }
 
+static void island_result(const solver_result* r, solver_result* out);
+
+// an island of consecutive contacts without condim 4/6 links (a single stack or chain) solved
+// in place: its g, mu, R, box marks, warm start, duals and c are p's and the solver's own rows
+// from its first contact on, so nothing is gathered nor scattered (the copies were a sixth of
+// the solve's set-up on a 2-cube stack); the same values, so the same bits. 1 when solved
+static int island_direct(solver* s, const solver_problem* p, const int* cons, int n,
+                         solver_problem* sub, double* lambda, solver_result* out) {
+  int i0 = cons[0];
+  if (p->link) return 0;  // link holds contact numbers: island_links renumbers them
+  for (int q = 1; q < n; q++)
+    if (cons[q] != i0 + q) return 0;
+  size_t o = 3 * (size_t)i0;
+  const double* dual_in = s->dual_in;
+  double *dual_out = s->dual_out, *c_all = s->c;
+  for (size_t k = 0; k < 3 * (size_t)n; k++) dual_out[o + k] = NAN;  // as the gathered dout
+  sub->g = p->g + o;
+  sub->mu = p->mu + i0;
+  sub->R = p->R ? p->R + o : NULL;
+  sub->box = p->box ? p->box + i0 : NULL;
+  s->dual_in = dual_in ? dual_in + o : NULL;
+  s->dual_out = dual_out + o;
+  s->c = c_all + o;
+  s->c_fresh = 0;
+  solver_result r = {0};
+  s->fn(s, sub, lambda + o, &r);
+  s->c = c_all;
+  s->dual_in = dual_in;
+  s->dual_out = dual_out;
+  island_result(&r, out);
+  return 1;
+}
+
 // island k solved as a problem of its own (its G dense, or in the family's own form) into out;
 // 1 when the family left its c exact, 0 when not, -1 when the island was left unsolved
 static int solve_island(solver* s, const solver_problem* p, int k, double* lambda,
@@ -544,6 +577,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   }
   const double* dual_in = s->dual_in;
   double *dual_out = s->dual_out, *c_all = s->c;
+  if (island_direct(s, p, cons, n, &sub, lambda, out)) return s->c_fresh;
   island_gather(p, cons, n, lambda, dual_in, &b, s->box, &sub);
   island_links(s, p, cons, n, &sub);
   s->dual_in = dual_in ? b.din : NULL;
@@ -556,13 +590,18 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   s->dual_in = dual_in;
   s->dual_out = dual_out;
   island_scatter(cons, n, &b, s->c_fresh, lambda, dual_out, c_all);
-  out->band_islands += r.band_islands;
-  out->sparse_islands += r.sparse_islands;
-  if (r.iterations > out->iterations) out->iterations = r.iterations;
-  if (!r.converged) out->converged = 0;
-  if (isnan(r.residual) || r.residual > out->residual) out->residual = r.residual;
-  if (isnan(out->residual)) out->residual = NAN;
+  island_result(&r, out);
   return s->c_fresh;
+}
+
+// the island's result r combined into out (solve_island)
+static void island_result(const solver_result* r, solver_result* out) {
+  out->band_islands += r->band_islands;
+  out->sparse_islands += r->sparse_islands;
+  if (r->iterations > out->iterations) out->iterations = r->iterations;
+  if (!r->converged) out->converged = 0;
+  if (isnan(r->residual) || r->residual > out->residual) out->residual = r->residual;
+  if (isnan(out->residual)) out->residual = NAN;
 }
 
 // a dense family (ADMM, staggered, Lemke: they factor or pivot on G) island by island: each
