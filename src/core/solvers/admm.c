@@ -80,6 +80,7 @@
 
 #include "core/solvers/cone.h"
 #include "core/solvers/admm_impl.h"
+#include "core/solvers/newton.h"
 #include "core/solvers/polish.h"
 
 // One BLAS thread, set before any solve: OpenBLAS splits a large dense factorization (an
@@ -127,6 +128,9 @@ static const int kBandRatio = 2;
 // band stays on chains and the sparse factor takes the wide bands (the pile) and what has none
 static const int kSparseMin = 32, kBandWide = 4;
 static const double kSparseFlops = 4, kSparseNnz = 2;
+// the dense dof-space factor of at most this many dofs is the inline loop's (newton_chol_small),
+// above it LAPACK's dpotrf (blocked, its level-3 kernels)
+static const int kCholSmall = 64;
 // bounds on rho relative to L (a safeguard on the rule):
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
@@ -699,9 +703,13 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
     }
   }
   if (sv) return chol_factor(o->cc, o->ce);
-  lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
-                            : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
-  if (info != 0) return 1;
+  if (kd < 0 && nd <= kCholSmall) {
+    if (newton_chol_small(nd, L)) return 1;
+  } else {
+    lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
+                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
+    if (info != 0) return 1;
+  }
   for (int k = 0; k < nd; k++)
     if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
   return 0;
