@@ -110,7 +110,7 @@ static const int kPowerIt = 20;
 static const double kEigReuse = 1e-6;
 // the dof-space factor is banded when the island's bandwidth kd is at most nd / kBandRatio
 // (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
-// instructions per step)
+// instructions per step than LAPACK's dense dpotrf; the inline loop beats both there: kBandMin)
 static const int kBandRatio = 2;
 // the island factor (admm_band, then admm_sparse): banded when the band is narrow, kd <= nd /
 // kBandRatio, and, on an island of at least kSparseMin rows, also kd <= nd / kBandWide (a chain
@@ -131,6 +131,10 @@ static const double kSparseFlops = 4, kSparseNnz = 2;
 // the dense dof-space factor of at most this many dofs is the inline loop's (newton_chol_small),
 // above it LAPACK's dpotrf (blocked, its level-3 kernels)
 static const int kCholSmall = 64;
+// auto: an island of at most this many dofs is factored densely by that loop even when a band
+// would do (dpbtrf and dpbtrs cost more in calls than the band saves: a 4-cube stack, nd 24,
+// kd 11, ncp/auto, 168.7e3 -> 149.5e3 instructions per step)
+static const int kBandMin = 24;
 // bounds on rho relative to L (a safeguard on the rule):
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
@@ -1050,7 +1054,8 @@ static int admm_band(const solver* s, admm_run* a) {
   int fact = st->fact;
   if (op->nd > 0 && !st->band_off && (fact == ADMM_FACT_AUTO || fact == ADMM_FACT_BAND) &&
       st->yord && p->nv <= s->opt.nv &&
-      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd) {
+      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd &&
+      (fact == ADMM_FACT_BAND || op->nd > kBandMin)) {
     const int* cord;
     int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
     // auto: a band wider than nd / kBandWide on an island the sparse factor may take is left
