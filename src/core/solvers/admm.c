@@ -129,8 +129,9 @@ static const int kBandRatio = 2;
 static const int kSparseMin = 32, kBandWide = 4;
 static const double kSparseFlops = 4, kSparseNnz = 2;
 // the dense dof-space factor of at most this many dofs is the inline loop's (newton_chol_small),
-// above it LAPACK's dpotrf (blocked, its level-3 kernels)
-static const int kCholSmall = 64;
+// above it LAPACK's dpotrf (blocked, its level-3 kernels: on chain_40's 45 dofs the loop saved
+// nothing, 2.673e6 Ir/step with dpotrf)
+static const int kCholSmall = 32;
 // auto: an island of at most this many dofs is factored densely by that loop even when a band
 // would do (dpbtrf and dpbtrs cost more in calls than the band saves: a 4-cube stack, nd 24,
 // kd 11, ncp/auto, 168.7e3 -> 149.5e3 instructions per step)
