@@ -174,7 +174,7 @@ typedef struct {
 
 // w[k] += y0[k] x0 + y1[k] x1 + y2[k] x2 over one stretch (admm_op.run): the rows and w do not
 // overlap (restrict spares the vectorized loop its run-time overlap checks)
-static void run_add(double* restrict w, const double* restrict y0, const double* restrict y1,
+static inline void run_add(double* restrict w, const double* restrict y0, const double* restrict y1,
                     const double* restrict y2, double x0, double x1, double x2, int nz) {
   for (int k = 0; k < nz; k++) w[k] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
 }
@@ -209,16 +209,45 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
     const double* y1 = y0 + ws;
     const double* y2 = y1 + ws;
     int nz = p->ynz[i];
-    if (o->run && o->run[i]) {  // consecutive dofs: one stretch of w
-      run_add(w + d[0], y0, y1, y2, x0, x1, x2, nz);
+    if (o->run && o->run[i]) {  // consecutive dofs: one stretch of w (lengths as run_dot3)
+      if (nz == 6) run_add(w + d[0], y0, y1, y2, x0, x1, x2, 6);
+      else if (nz == 12) run_add(w + d[0], y0, y1, y2, x0, x1, x2, 12);
+      else run_add(w + d[0], y0, y1, y2, x0, x1, x2, nz);
       continue;
     }
     for (int k = 0; k < nz; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
   }
 }
 
+// out = the rows y0, y1, y2 times the stretch wr, nz entries (a contact on one run of dofs):
+// three sums in order. Inline with nz constant (run_dot3) the loop unrolls
+static inline void run_dot3_n(const double* y0, const double* y1, const double* y2,
+                              const double* wr, int nz, double out[3]) {
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = 0; k < nz; k++) {
+    double wk = wr[k];
+    a0 += y0[k] * wk;
+    a1 += y1[k] * wk;
+    a2 += y2[k] * wk;
+  }
+  out[0] = a0;
+  out[1] = a1;
+  out[2] = a2;
+}
+
+// run_dot3_n with the common lengths constant (a free body's 6 dofs, two bodies' 12: a stack's
+// contacts; the same operations in the same order)
+static inline void run_dot3(const double* y0, const double* y1, const double* y2,
+                            const double* wr, int nz, double out[3]) {
+  switch (nz) {
+    case 6: run_dot3_n(y0, y1, y2, wr, 6, out); return;
+    case 12: run_dot3_n(y0, y1, y2, wr, 12, out); return;
+    default: run_dot3_n(y0, y1, y2, wr, nz, out);
+  }
+}
+
 // out = the three rows of contact i of Y times w (nd)
-static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
+static inline void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   const solver_problem* p = o->p;
   size_t ws = (size_t)p->ystride;
   const int* d = p->ydof + (size_t)i * ws;
@@ -228,13 +257,8 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   double a0 = 0, a1 = 0, a2 = 0;
   int nz = p->ynz[i];
   if (o->run && o->run[i]) {  // consecutive dofs: w[d[k]] = wr[k], the same sums in order
-    const double* wr = w + d[0];
-    for (int k = 0; k < nz; k++) {
-      double wk = wr[k];
-      a0 += y0[k] * wk;
-      a1 += y1[k] * wk;
-      a2 += y2[k] * wk;
-    }
+    run_dot3(y0, y1, y2, w + d[0], nz, out);
+    return;
   } else {
     for (int k = 0; k < nz; k++) {
       double wk = w[d[k]];
