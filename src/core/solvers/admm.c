@@ -910,6 +910,9 @@ typedef struct {
   double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
   int jump;     // the round-off jump (admm_rho_jump): ADMM_JUMP_*
   admm_keep kp;  // the state it was tried from
+  int kept;     // the island's pattern is the kept factor's (admm_kept)
+  int factored;  // the iteration ended with the work's factor that of G~ + (rho + prox) I
+  int stale;    // the x-step uses the kept factor, refined (admm_xsolve)
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -921,6 +924,7 @@ static inline double pen(const admm_run* a, int k) {
 static int admm_refactor(admm_run* a) {
   admm_state* st = solver_admm(a->s);
   if (st) st->factorizations++;
+  a->stale = 0;
   if (a->wt)
     for (int k = 0; k < a->n; k++) a->sig[k] = a->rho * a->wt[k] + a->prox;
   a->op.sig = a->sig;
@@ -1389,7 +1393,9 @@ static void admm_dual_start(const solver* s, admm_run* a) {
 // CLM24 Alg. 1 (no product with G); then the proximal solve
 // (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev), rho per row with
 // condim 4/6 pairs (pen)
-static void admm_xstep(admm_run* a) {
+static int admm_xsolve(admm_run* a, double* x);
+
+static int admm_xstep(admm_run* a) {
   const solver_problem* p = a->p;
   int n = a->n;
   double prox = a->prox;
@@ -1413,7 +1419,7 @@ static void admm_xstep(admm_run* a) {
     }
     for (int k = 0; k < n; k++) x[k] -= a->kx[k];
   }
-  xsolve(&a->op, a->L, x);
+  return admm_xsolve(a, x);
 }
 
 // relaxed l, projection (cones_project: a condim 4/6 pair together), dual ascent (000 Alg. 3
@@ -1622,6 +1628,113 @@ static int admm_polish(solver* s, admm_run* a, int improve) {
   return 1;
 }
 
+// the kept factor (issue 26). A resting stack or chain solves one island a step, its contacts on
+// the same dofs, its rho the last step's, and 62 % of its steps take an ADMM iteration, so a
+// factorization, of a matrix whose Y moved ~1e-7 relative (chain_40's dense 45 dofs: 5.5e5
+// instructions, 60 % of the solve). The work's dense or banded dof-space factor is then kept for
+// the next solve of the same pattern and shift, whose x-step solves with it and refines once
+// against the current G~ (admm_xsolve): the exact x-step to (|dx| / |x|)^2, the refinement's
+// correction dx held below kKeptTol |x|, else the island is refactored there and then.
+static const double kKeptTol = 1e-4;
+// islands of fewer dofs refactor: there the refinement's product and second solve cost as much
+// as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
+// 12 dofs, 66.35e3 / 66.54e3; chain_5, 10 dofs, 138.1e3 / 136.5e3; chain_20, 25 dofs,
+// 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6)
+static const int kKeptMin = 16;
+
+// 1 when island p holds the kept factor's contacts on the same dofs (st->fk_*)
+static int kept_pattern(const admm_state* st, const solver_problem* p) {
+  if (!st->fk_valid || st->fk_nc != p->nc || st->fk_nd != p->nv) return 0;
+  size_t w = (size_t)p->ystride;
+  for (int i = 0; i < p->nc; i++) {
+    int nz = p->ynz[i];
+    if (nz != st->fk_ynz[i]) return 0;
+    if (memcmp(p->ydof + (size_t)i * w, st->fk_ydof + (size_t)i * w, sizeof(int) * (size_t)nz))
+      return 0;
+  }
+  return 1;
+}
+
+// at a solve's start, before anything writes the work: whether island p is the kept factor's
+// (a->kept), the kept factor dropped otherwise (the work is about to be reused)
+static void admm_kept(solver* s, admm_run* a) {
+  admm_state* st = solver_admm(s);
+  a->kept = a->stale = 0;
+  if (!st || !st->fk_ydof) return;
+  a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && a->p->nc <= st->maxc &&
+            kept_pattern(st, a->p);
+  if (!a->kept) st->fk_valid = 0;
+}
+
+// once the factor's form and rho are known: the x-step uses the kept factor when it is this
+// island's, dense or banded as now, at this shift (a->stale), else it is dropped
+static void admm_stale(solver* s, admm_run* a) {
+  admm_state* st = solver_admm(s);
+  a->stale = a->kept && !a->op.ce && !a->wt && a->op.kd == st->fk_kd &&
+             a->rho + a->prox == st->fk_sigma;
+  if (st && !a->stale) st->fk_valid = 0;
+}
+
+// the solve's start on the kept factor: A = sigma + R + ydiag of this step (factor_dofs's
+// contact_ia). 1 when one is not positive and finite
+static int admm_stale_start(admm_run* a) {
+  double ia[3];
+  for (int i = 0; i < a->nc; i++)
+    if (contact_ia(&a->op, i, a->rho + a->prox, ia)) return 1;
+  return 0;
+}
+
+// x := (G~ + sigma I)^-1 x: xsolve, on the kept factor (a->stale) refined once,
+// x1 = P b, x = x1 + P (b - (G~ + sigma I) x1), P the kept factor's solve (kKeptTol). 1 when the
+// refactorization that replaces a kept factor too far from G~ fails
+static int admm_xsolve(admm_run* a, double* x) {
+  if (!a->stale) {
+    xsolve(&a->op, a->L, x);
+    return 0;
+  }
+  double *b = a->kx, *r = a->w1, sig = a->rho + a->prox, xm = 0, dm = 0;
+  memcpy(b, x, a->vb);
+  xsolve(&a->op, a->L, x);
+  memset(r, 0, a->vb);
+  velocity_h(&a->op, x, r);
+  for (int k = 0; k < a->n; k++) {
+    r[k] = b[k] - r[k] - sig * x[k];
+    xm = solver_max(xm, fabs(x[k]));
+  }
+  xsolve(&a->op, a->L, r);
+  for (int k = 0; k < a->n; k++) dm = solver_max(dm, fabs(r[k]));
+  if (dm <= kKeptTol * xm) {
+    for (int k = 0; k < a->n; k++) x[k] += r[k];
+    return 0;
+  }
+  memcpy(x, b, a->vb);  // the kept factor is too far from this G~: refactored
+  if (admm_refactor(a)) return 1;
+  xsolve(&a->op, a->L, x);
+  return 0;
+}
+
+// at a solve's end: its factor kept for the next solve of the same pattern (dense or banded dof
+// space, no condim 4/6 pair) when the work holds it, the factor of G~ + (rho + prox) I
+static void admm_keep_factor(solver* s, const admm_run* a, int factored) {
+  admm_state* st = solver_admm(s);
+  if (!st || !st->fk_ydof) return;
+  st->fk_valid = 0;
+  if (!factored || a->op.nd < kKeptMin || a->op.ce || a->wt || a->p->link ||
+      a->p->nc > st->maxc)
+    return;
+  size_t w = (size_t)a->p->ystride;
+  for (int i = 0; i < a->nc; i++) {
+    st->fk_ynz[i] = a->p->ynz[i];
+    memcpy(st->fk_ydof + (size_t)i * w, a->p->ydof + (size_t)i * w,
+           sizeof(int) * (size_t)a->p->ynz[i]);
+  }
+  st->fk_nc = a->nc;
+  st->fk_nd = a->op.nd;
+  st->fk_kd = a->op.kd;
+  st->fk_sigma = a->rho + a->prox;
+  st->fk_valid = 1;
+}
+
 // iterate from z until the stopping residual meets the tolerance, is not finite, the cap or a
 // signal; the answer in z is the last iterate, or when not converged the best one by q.
 // Returns the iterations
@@ -1629,10 +1742,14 @@ static int admm_iterate(solver* s, admm_run* a) {
   double qbest = a->q, rbest = a->r;  // the best iterate by q, and its stopping residual
   memcpy(a->best, a->z, a->vb);
   int it = 0;
-  int ok = !admm_refactor(a);  // 0: non-finite or indefinite input
+  int ok = a->stale ? !admm_stale_start(a) : !admm_refactor(a);  // 0: non-finite or indefinite
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
-    admm_xstep(a);
+    if (admm_xstep(a)) {  // the kept factor's replacement failed (admm_xsolve)
+      it--;
+      ok = 0;
+      break;
+    }
     double dprim, ddual, zmax;
     admm_project(a, s->opt.over_relaxation, &dprim, &ddual, &zmax);
     velocity(&a->op, a->z, a->c);
@@ -1660,6 +1777,7 @@ static int admm_iterate(solver* s, admm_run* a) {
     }
     if (s->opt.rho_adaptive) ok = admm_rho_update(a, dprim, ddual, zmax);
   }
+  a->factored = ok;
   a->fresh = 1;
   if (!(a->r <= a->tol) && !(a->q <= qbest)) {  // not converged: the best iterate seen by q
     a->r = rbest;
@@ -1678,6 +1796,7 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   chol_entry* pre = NULL;  // an island given as its blocks: the analysis the hook found
   if (!p->dense && !a.op.nd) pre = solver_admm(s)->island_entry;
   solver_admm(s)->island_entry = NULL;
+  admm_kept(s, &a);
   if (admm_warm(&a, lambda)) {  // a converged guess costs no iteration and no set-up
     memcpy(lambda, a.z, a.vb);
     memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
@@ -1699,8 +1818,10 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   admm_skew_dense(&a);
   admm_spectrum(s, &a);
+  admm_stale(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
+  admm_keep_factor(s, &a, a.factored);
   if (!(a.r <= a.tol)) admm_polish(s, &a, 1);  // at the cap: the better of the two
   s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
   if (a.fresh) memcpy(s->c, a.c, a.vb);
@@ -1720,6 +1841,7 @@ int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma
   admm_run a;
   admm_state* st = solver_admm(s);
   int keep = st->fact;
+  st->fk_valid = 0;  // the work is written
   admm_setup(s, p, 1, &a);
   admm_skew(&a);
   st->fact = fact;
@@ -1759,7 +1881,8 @@ static size_t admm_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         admm_y_ord_ints(o, maxc) * sizeof(int) + mc + mc * sizeof(double);
+         admm_y_ord_ints(o, maxc) * sizeof(int) + mc + mc * sizeof(double) +
+         mc * (w + 1) * sizeof(int);
 }
 
 static void admm_destroy(void* priv) {
@@ -1773,6 +1896,8 @@ static void admm_destroy(void* priv) {
   free(a->yord);
   free(a->run);
   free(a->gn);
+  free(a->fk_ynz);
+  free(a->fk_ydof);
   chol_free(a->chol);
   free(a);
 }
@@ -1789,8 +1914,11 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   a->run = calloc(n, 1);
   a->gn = calloc(n, sizeof(double));
+  a->fk_ynz = calloc(n, sizeof(int));
+  a->fk_ydof = calloc(n * w, sizeof(int));
   a->maxc = (int)n;
-  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run || !a->gn) {
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run || !a->gn ||
+      !a->fk_ynz || !a->fk_ydof) {
     admm_destroy(a);
     return NULL;
   }
@@ -1872,6 +2000,7 @@ static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, i
 // never forms its dense G; the work's dense factor space holds the marks meanwhile
 static int admm_island_sparse(solver* s, const solver_problem* sub) {
   admm_state* st = solver_admm(s);
+  st->fk_valid = 0;  // the marks go in the work
   st->island_entry = sparse_entry(s, sub, 0, 3 * sub->nc, s->work);
   return st->island_entry != NULL;
 }
@@ -1887,6 +2016,7 @@ static double* admm_carry(solver* s, int* n) {
 static void admm_reset(void* priv) {
   admm_state* a = priv;
   a->rho = 0;
+  a->fk_valid = 0;
   memset(a->eig, 0, sizeof(a->eig));
   a->eig_next = 0;
 }
