@@ -1636,6 +1636,8 @@ static int admm_polish(solver* s, admm_run* a, int improve) {
 // against the current G~ (admm_xsolve): the exact x-step to (|dx| / |x|)^2, the refinement's
 // correction dx held below kKeptTol |x|, else the island is refactored there and then.
 static const double kKeptTol = 1e-4;
+// and a shift within this (relative) of the kept factor's is its (the refinement takes the rest)
+static const double kKeptSigma = 1e-9;
 // islands of fewer dofs refactor: there the refinement's product and second solve cost as much
 // as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
 // 12 dofs, 66.35e3 / 66.54e3; chain_5, 10 dofs, 138.1e3 / 136.5e3; chain_20, 25 dofs,
@@ -1670,8 +1672,9 @@ static void admm_kept(solver* s, admm_run* a) {
 // island's, dense or banded as now, at this shift (a->stale), else it is dropped
 static void admm_stale(solver* s, admm_run* a) {
   admm_state* st = solver_admm(s);
+  double sig = a->rho + a->prox;  // the carried rho's power need not give back its bits
   a->stale = a->kept && !a->op.ce && !a->wt && a->op.kd == st->fk_kd &&
-             a->rho + a->prox == st->fk_sigma;
+             fabs(sig - st->fk_sigma) <= kKeptSigma * sig;
   if (st && !a->stale) st->fk_valid = 0;
 }
 
@@ -1719,7 +1722,7 @@ static void admm_keep_factor(solver* s, const admm_run* a, int factored) {
   admm_state* st = solver_admm(s);
   if (!st || !st->fk_ydof) return;
   st->fk_valid = 0;
-  if (!factored || a->op.nd < kKeptMin || a->op.ce || a->wt || a->p->link ||
+  if (st->keep_off || !factored || a->op.nd < kKeptMin || a->op.ce || a->wt || a->p->link ||
       a->p->nc > st->maxc)
     return;
   size_t w = (size_t)a->p->ystride;

@@ -38,6 +38,8 @@ typedef struct {
   double* gn;          // (maxc) each contact's G~_NN, for the natural residual (admm_run gn)
   // the kept factor (admm.c admm_kept): the work's dense or banded dof-space factor stays valid
   // for the next solve of an island with the same pattern (contacts, their dofs) and shift
+  int keep_off;         // 1 refactors every solve (the reference tests compare the kept factor
+                        // with), 0 by default
   int fk_valid;         // 1: the work's factor is the one described below
   int fk_nc, fk_nd;     // its island's contacts and dofs
   int fk_kd;            // its band (-1: dense)
