@@ -1318,8 +1318,8 @@ static int admm_sparse(solver* s, admm_run* a, chol_entry* pre) {
 static void admm_spectrum(solver* s, admm_run* a) {
   const solver_problem* p = a->p;
   double dmax = 0, rmin = INFINITY, tr = 0;
-  for (int k = 0; k < a->n; k++) {
-    double gk = gdiag(&a->op, k);
+  for (int k = 0; k < a->n; k++) {  // a normal's G~_NN is the natural residual's when kept
+    double gk = a->gn && k % 3 == 2 ? a->gn[k / 3] : gdiag(&a->op, k);
     dmax = solver_max(dmax, gk);
     tr += gk;
     rmin = fmin(rmin, p->R ? p->R[k] : 0);

@@ -1131,12 +1131,27 @@ void solver_gdiag(const solver_problem* p, int i, double B[9]) {
   memcpy(B, p->blk + 9 * (size_t)p->diag[i], 9 * sizeof(double));
 }
 
+// d plus the squares of yr[0..nz) in order; inline with nz constant (gtkk_y) the loop unrolls
+static inline double sq_add(double d, const double* yr, int nz) {
+  for (int j = 0; j < nz; j++) d += yr[j] * yr[j];
+  return d;
+}
+
+// sq_add with a free body's 6 and two bodies' 12 entries constant (the same sums in order)
+static double gtkk_y(double d, const double* yr, int nz) {
+  switch (nz) {
+    case 6: return sq_add(d, yr, 6);
+    case 12: return sq_add(d, yr, 12);
+    default: return sq_add(d, yr, nz);
+  }
+}
+
 double solver_gtkk(const solver_problem* p, int k) {
   double d = p->R ? p->R[k] : 0;
   if (p->dense) return d + p->dense[(size_t)k * 3 * (size_t)p->nc + (size_t)k];
   if (p->blk) return d + p->blk[9 * (size_t)p->diag[k / 3] + 4 * (size_t)(k % 3)];
-  const double* yr = p->Y + (size_t)k * (size_t)p->ystride;  // an island's factored form
-  for (int j = 0; j < p->ynz[k / 3]; j++) d += yr[j] * yr[j];
+  // an island's factored form
+  d = gtkk_y(d, p->Y + (size_t)k * (size_t)p->ystride, p->ynz[k / 3]);
   return d + (p->ydiag ? p->ydiag[k] : 0);
 }
 
