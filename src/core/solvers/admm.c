@@ -355,8 +355,13 @@ static inline int link_of(const solver_problem* p, int i) {
 // the model's residual of z with velocity c: the NCP residual (000 eq. 14, with Gamma(c)) when
 // ncp, the CCP residual (eq. 15, Gamma = 0) otherwise, a condim 4/6 pair's in its generalized
 // cone (solver_entry_residuals); INFINITY when anything is not finite
-static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
+// with met given, the NCP metric of z (solver_residuals_on's, the same values when ncp: ADMM's
+// answer hands it to solver_solve, which then skips its own pass) into *met, left partial when
+// the residual is infinite
+static double residual_m(const solver_problem* p, int ncp, const double* z, const double* c,
+                         solver_result* met) {
   double m = 0;
+  if (met) memset(met, 0, sizeof(*met));
   for (int i = 0; i < p->nc; i++) {
     double a, b, d;  // a box entry is measured as the NCP (solver.h)
     if (ncp && !p->link)  // solver_entry_residuals' own choice, without its call
@@ -367,8 +372,13 @@ static double residual(const solver_problem* p, int ncp, const double* z, const 
         !isfinite(z[3 * i + 1]) || !isfinite(z[3 * i + 2]))
       return INFINITY;
     m = solver_max(m, solver_max(a, solver_max(b, d)));
+    if (met) solver_metric_add(met, a, b, d);
   }
   return m;
+}
+
+static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
+  return residual_m(p, ncp, z, c, NULL);
 }
 
 // de Saxce's shift on the normal of contact i with spin entry j from v (the velocity c, or the
@@ -912,6 +922,8 @@ typedef struct {
   admm_keep kp;  // the state it was tried from
   int kept;     // the island's pattern is the kept factor's (admm_kept)
   int factored;  // the iteration ended with the work's factor that of G~ + (rho + prox) I
+  solver_result met;  // the NCP metric of z at c (residual_m), valid when met_ok
+  int met_ok;
   int stale;    // the x-step uses the kept factor, refined (admm_xsolve)
 } admm_run;
 
@@ -945,7 +957,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
-  a->held = a->gready = 0;
+  a->held = a->gready = a->met_ok = 0;
   a->gn = NULL;
   if (a->natural && as && as->gn && p->nc <= as->maxc) {  // the diagonal once a solve
     for (int i = 0; i < p->nc; i++) as->gn[i] = solver_gtkk(p, 3 * i + 2);
@@ -1023,13 +1035,17 @@ static int admm_warm(admm_run* a, const double* lambda) {
     for (int k = 0; k < a->n; k++) a->c[k] = p->g[k] + 0.0;
   else
     velocity(&a->op, a->z, a->c);
-  a->q = residual(p, a->ncp, a->z, a->c);
+  a->q = residual_m(p, a->ncp, a->z, a->c, a->ncp ? &a->met : NULL);
+  a->met_ok = a->ncp && isfinite(a->q);
   a->r = admm_stop(a, a->q, a->z, a->c);
   if (!(a->r <= a->tol)) {
     memset(a->best, 0, a->vb);
     memcpy(a->c0, p->g, a->vb);
-    double q0 = residual(p, a->ncp, a->best, a->c0);
+    solver_result m0;
+    double q0 = residual_m(p, a->ncp, a->best, a->c0, a->ncp ? &m0 : NULL);
     if (!(a->q <= q0)) {
+      a->met = m0;
+      a->met_ok = a->ncp && isfinite(q0);
       a->q = q0;
       a->r = admm_stop(a, q0, a->best, a->c0);
       memset(a->z, 0, a->vb);
@@ -1567,6 +1583,7 @@ static int admm_undo(admm_run* a) {
   a->incr = k->incr;
   a->rho = k->rho;
   a->jump = ADMM_JUMP_DONE;
+  a->met_ok = 0;
   return admm_rho_update(a, k->dprim, k->ddual, 0);
 }
 
@@ -1625,6 +1642,7 @@ static int admm_polish(solver* s, admm_run* a, int improve) {
   a->q = q;
   a->r = r;
   a->fresh = 1;
+  a->met_ok = 0;
   return 1;
 }
 
@@ -1756,7 +1774,8 @@ static int admm_iterate(solver* s, admm_run* a) {
     double dprim, ddual, zmax;
     admm_project(a, s->opt.over_relaxation, &dprim, &ddual, &zmax);
     velocity(&a->op, a->z, a->c);
-    a->q = residual(a->p, a->ncp, a->z, a->c);
+    a->q = residual_m(a->p, a->ncp, a->z, a->c, a->ncp ? &a->met : NULL);
+    a->met_ok = a->ncp && isfinite(a->q);
     a->r = admm_stop(a, a->q, a->z, a->c);
     if (a->soft && a->rb <= a->tol && !(a->r <= a->tol)) {
       if (++a->held >= kNaturalGrace) a->r = a->rb;  // the natural residual alone stalls
@@ -1804,6 +1823,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
     memcpy(lambda, a.z, a.vb);
     memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
     s->c_fresh = 1;
+    s->m_fresh = a.met_ok;  // and its metric
+    s->metric = a.met;
     res->residual = a.r;
     res->converged = 1;
     return;
@@ -1828,6 +1849,8 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (!(a.r <= a.tol)) admm_polish(s, &a, 1);  // at the cap: the better of the two
   s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
   if (a.fresh) memcpy(s->c, a.c, a.vb);
+  s->m_fresh = a.fresh && a.met_ok;  // and its metric
+  s->metric = a.met;
   memcpy(lambda, a.z, a.vb);
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)

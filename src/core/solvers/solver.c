@@ -545,7 +545,7 @@ static int island_direct(solver* s, const solver_problem* p, const int* cons, in
   s->dual_in = dual_in ? dual_in + o : NULL;
   s->dual_out = dual_out + o;
   s->c = c_all + o;
-  s->c_fresh = 0;
+  s->c_fresh = s->m_fresh = 0;
   solver_result r = {0};
   s->fn(s, sub, lambda + o, &r);
   s->c = c_all;
@@ -583,7 +583,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   s->dual_in = dual_in ? b.din : NULL;
   s->dual_out = b.dout;
   s->c = b.c;
-  s->c_fresh = 0;
+  s->c_fresh = s->m_fresh = 0;
   solver_result r = {0};
   s->fn(s, &sub, b.l, &r);
   s->c = c_all;
@@ -611,6 +611,7 @@ static void island_result(const solver_result* r, solver_result* out) {
 // are the most any island took, converged only when every island did, the residual the largest
 void solver_islands(solver* s, const solver_problem* p, const unsigned char* pick,
                     double* lambda, solver_result* res) {
+  s->m_fresh = 0;
   if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
     size_t need = p->dense ? 3 * (size_t)p->nc : (size_t)p->nv;
     memset(res, 0, sizeof(*res));
@@ -623,6 +624,8 @@ void solver_islands(solver* s, const solver_problem* p, const unsigned char* pic
   solver_result out = {0};
   out.converged = 1;
   int fresh = 1;  // every island left its c: solver_solve need not recompute it
+  int mfresh = 1;  // and its metric (the family's m_fresh): combined in met
+  solver_result met = {0};
   // the penalties the family keeps across solves start every island from the same value, as
   // the whole problem would; the largest island's are kept for the next solve
   int nk = 0, nbig = -1;
@@ -638,12 +641,17 @@ void solver_islands(solver* s, const solver_problem* p, const unsigned char* pic
     for (int j = 0; j < nk; j++) carry[j] = keep0[j];
     int st = solve_island(s, p, k, lambda, &out);
     if (st <= 0) fresh = 0;
+    if (st > 0 && s->m_fresh) solver_metric_add(&met, s->metric.eps_p, s->metric.eps_d,
+                                                s->metric.eps_c);
+    else mfresh = 0;
     if (st >= 0 && n > nbig) {
       nbig = n;
       for (int j = 0; j < nk; j++) keep1[j] = carry[j];
     }
   }
   s->c_fresh = fresh;
+  s->m_fresh = fresh && mfresh;
+  s->metric = met;
   for (int j = 0; j < nk; j++) carry[j] = keep1[j];
   *res = out;
 }
