@@ -903,7 +903,7 @@ typedef struct {
   int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
   int natural; // and the natural residual (solver.criterion: natural)
   int soft;    // the natural residual dropped once it alone stalls (admm_state natural_soft)
-  const double* gn;  // natural: each contact's G~_NN (admm_state gn), NULL: not kept
+  const double* gn;  // natural: each contact's G~_NN (admm_setup), NULL: not kept
   int held;    // iterations in a row the stopping residual met the tolerance but for it
   double rb;   // the stopping residual without the natural residual (admm_stop)
   int gready;  // admm_polish's dense G~ is built (once a solve: G~ does not change)
@@ -921,6 +921,7 @@ typedef struct {
   int jump;     // the round-off jump (admm_rho_jump): ADMM_JUMP_*
   admm_keep kp;  // the state it was tried from
   int kept;     // the island's pattern is the kept factor's (admm_kept)
+  uint64_t phash;  // the island's pattern_hash (islands the factor may be kept for)
   int factored;  // the iteration ended with the work's factor that of G~ + (rho + prox) I
   solver_result met;  // the NCP metric of z at c (residual_m), valid when met_ok
   int met_ok;
@@ -958,11 +959,6 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
   a->held = a->gready = a->met_ok = 0;
-  a->gn = NULL;
-  if (a->natural && as && as->gn && p->nc <= as->maxc) {  // the diagonal once a solve
-    for (int i = 0; i < p->nc; i++) as->gn[i] = solver_gtkk(p, 3 * i + 2);
-    a->gn = as->gn;
-  }
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
@@ -995,17 +991,22 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
   a->op.t = v + 13 * n;
   a->wz = v + 14 * n;    // the point the projection step projects
-  // 15n, 16n: the condim 4/6 weights below; 17n..20n: the round-off jump's kept state, needed
+  // 15n, 16n: the condim 4/6 weights below (else 15n: the natural residual's G~_NN); 17n..20n: the round-off jump's kept state, needed
   // during its trial iteration only (admm_polish's G~ starts at 17n: not tried then)
   a->kp.z = v + 17 * n;
   a->kp.xp = v + 18 * n;
   a->kp.gam = v + 19 * n;
   a->kp.c = v + 20 * n;
   a->wt = a->sig = NULL;
+  a->gn = NULL;
   if (p->link) {
     a->wt = v + 15 * n;
     a->sig = v + 16 * n;
     pair_weights(p, a->wt);
+  } else if (a->natural) {  // 15n: each normal's G~_NN once a solve (nc of the n)
+    double* gn = v + 15 * n;
+    for (int i = 0; i < p->nc; i++) gn[i] = solver_gtkk(p, 3 * i + 2);
+    a->gn = gn;
   }
 }
 
@@ -1662,17 +1663,20 @@ static const double kKeptSigma = 1e-9;
 // 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6)
 static const int kKeptMin = 16;
 
-// 1 when island p holds the kept factor's contacts on the same dofs (st->fk_*)
-static int kept_pattern(const admm_state* st, const solver_problem* p) {
-  if (!st->fk_valid || st->fk_nc != p->nc || st->fk_nd != p->nv) return 0;
+// island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
+// identity with its contacts and dofs counts and band (a collision would hand the x-step a
+// factor of another matrix, which the refinement's test then refactors: never a wrong step).
+// A contact on one run of dofs (run, admm_op) is its count and first dof
+static uint64_t pattern_hash(const solver_problem* p, const unsigned char* run) {
+  uint64_t h = 1469598103934665603ull;
   size_t w = (size_t)p->ystride;
   for (int i = 0; i < p->nc; i++) {
-    int nz = p->ynz[i];
-    if (nz != st->fk_ynz[i]) return 0;
-    if (memcmp(p->ydof + (size_t)i * w, st->fk_ydof + (size_t)i * w, sizeof(int) * (size_t)nz))
-      return 0;
+    const int* d = p->ydof + (size_t)i * w;
+    int nz = p->ynz[i], m = run && run[i] && nz > 0 ? 1 : nz;
+    h = (h ^ (uint64_t)(unsigned)nz) * 1099511628211ull;
+    for (int k = 0; k < m; k++) h = (h ^ (uint64_t)(unsigned)d[k]) * 1099511628211ull;
   }
-  return 1;
+  return h;
 }
 
 // at a solve's start, before anything writes the work: whether island p is the kept factor's
@@ -1680,9 +1684,11 @@ static int kept_pattern(const admm_state* st, const solver_problem* p) {
 static void admm_kept(solver* s, admm_run* a) {
   admm_state* st = solver_admm(s);
   a->kept = a->stale = 0;
-  if (!st || !st->fk_ydof) return;
-  a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && a->p->nc <= st->maxc &&
-            kept_pattern(st, a->p);
+  a->phash = 0;
+  if (!st) return;
+  if (a->op.nd >= kKeptMin && !a->p->link) a->phash = pattern_hash(a->p, a->op.run);
+  a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && st->fk_nc == a->nc &&
+            st->fk_nd == a->op.nd && st->fk_hash == a->phash;
   if (!a->kept) st->fk_valid = 0;
 }
 
@@ -1738,17 +1744,11 @@ static int admm_xsolve(admm_run* a, double* x) {
 // space, no condim 4/6 pair) when the work holds it, the factor of G~ + (rho + prox) I
 static void admm_keep_factor(solver* s, const admm_run* a, int factored) {
   admm_state* st = solver_admm(s);
-  if (!st || !st->fk_ydof) return;
+  if (!st) return;
   st->fk_valid = 0;
-  if (st->keep_off || !factored || a->op.nd < kKeptMin || a->op.ce || a->wt || a->p->link ||
-      a->p->nc > st->maxc)
+  if (st->keep_off || !factored || a->op.nd < kKeptMin || a->op.ce || a->wt || a->p->link)
     return;
-  size_t w = (size_t)a->p->ystride;
-  for (int i = 0; i < a->nc; i++) {
-    st->fk_ynz[i] = a->p->ynz[i];
-    memcpy(st->fk_ydof + (size_t)i * w, a->p->ydof + (size_t)i * w,
-           sizeof(int) * (size_t)a->p->ynz[i]);
-  }
+  st->fk_hash = a->phash;
   st->fk_nc = a->nc;
   st->fk_nd = a->op.nd;
   st->fk_kd = a->op.kd;
@@ -1907,8 +1907,7 @@ static size_t admm_bytes(const solver_options* o, int maxc) {
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
-         admm_y_ord_ints(o, maxc) * sizeof(int) + mc + mc * sizeof(double) +
-         mc * (w + 1) * sizeof(int);
+         admm_y_ord_ints(o, maxc) * sizeof(int) + mc;
 }
 
 static void admm_destroy(void* priv) {
@@ -1921,9 +1920,6 @@ static void admm_destroy(void* priv) {
   free(a->dofmap);
   free(a->yord);
   free(a->run);
-  free(a->gn);
-  free(a->fk_ynz);
-  free(a->fk_ydof);
   chol_free(a->chol);
   free(a);
 }
@@ -1939,12 +1935,8 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   a->run = calloc(n, 1);
-  a->gn = calloc(n, sizeof(double));
-  a->fk_ynz = calloc(n, sizeof(int));
-  a->fk_ydof = calloc(n * w, sizeof(int));
   a->maxc = (int)n;
-  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run || !a->gn ||
-      !a->fk_ynz || !a->fk_ydof) {
+  if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run) {
     admm_destroy(a);
     return NULL;
   }
