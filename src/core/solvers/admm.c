@@ -678,6 +678,22 @@ static int dense_add4(const admm_op* o, int i, double sigma, double* L, size_t l
   return 0;
 }
 
+// the dof-space matrix in L factored in place (lower): banded (kd >= 0, dpbtrf), dense by the
+// inline loop up to kCholSmall dofs, else dpotrf. 0 on success (a finite diagonal)
+static int dof_factor(int nd, int kd, double* L) {
+  size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
+  if (kd < 0 && nd <= kCholSmall) {
+    if (newton_chol_small(nd, L)) return 1;
+  } else {
+    lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
+                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
+    if (info != 0) return 1;
+  }
+  for (int k = 0; k < nd; k++)
+    if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
+  return 0;
+}
+
 // factored form: A = sigma (o->sig when set) + R + ydiag (diagonal) and the factor of
 // I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity
 // (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
@@ -742,16 +758,7 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
     }
   }
   if (sv) return chol_factor(o->cc, o->ce);
-  if (kd < 0 && nd <= kCholSmall) {
-    if (newton_chol_small(nd, L)) return 1;
-  } else {
-    lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
-                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
-    if (info != 0) return 1;
-  }
-  for (int k = 0; k < nd; k++)
-    if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
-  return 0;
+  return dof_factor(nd, kd, L);
 }
 
 // the factor of G~ + sigma I (G~ + diag(o->sig) when set: admm_refactor). Dense:
@@ -944,6 +951,17 @@ static int admm_refactor(admm_run* a) {
   return factor(&a->op, a->rho + a->prox, a->L);
 }
 
+// each contact's mark in run (admm_op.run: its dofs consecutive, ascending); run
+static const unsigned char* admm_runs(const solver_problem* p, unsigned char* run) {
+  for (int i = 0; i < p->nc; i++) {  // d[k] = d[0] + k throughout: no branch, vectorized
+    const int* d = p->ydof + (size_t)i * p->ystride;
+    int off = 0, nz = p->ynz[i];
+    for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
+    run[i] = (unsigned char)(nz > 0 && !off);
+  }
+  return run;
+}
+
 // the run's operator (factored in dof space when the island came with Y, solver.c, else dense)
 // and its scratch: the factor (n x n dense, nd x nd factored, nd x (kd + 1) banded: within
 // nd x nd), the skew part (dense), then vectors
@@ -963,15 +981,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
   admm_state* st = solver_admm(s);
-  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) {
-    for (int i = 0; i < p->nc; i++) {  // d[k] = d[0] + k throughout: no branch, vectorized
-      const int* d = p->ydof + (size_t)i * p->ystride;
-      int off = 0, nz = p->ynz[i];
-      for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
-      st->run[i] = (unsigned char)(nz > 0 && !off);
-    }
-    a->op.run = st->run;
-  }
+  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) a->op.run = admm_runs(p, st->run);
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
