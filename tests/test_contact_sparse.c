@@ -628,6 +628,73 @@ START_TEST(admm_banded) {
 }
 END_TEST
 
+// solver (ADMM, dof space, keep_off as given) solving sp, then sp with its Y rows scaled by
+// 1 + scale (the same pattern: contacts on the same dofs) from the first answer, into l and c
+// (3 nc each); the factorizations of the second solve
+static long kept_solves(const solver_problem* sp, const solver_options* o, int keep_off,
+                        double scale, double* l, double* c) {
+  int nc = sp->nc, n3 = 3 * nc;
+  size_t ny = (size_t)n3 * (size_t)sp->ystride;
+  double* y2 = malloc(sizeof(double) * ny);
+  for (size_t k = 0; k < ny; k++) y2[k] = sp->Y[k] * (1 + scale * (double)(k % 7) / 7);
+  solver_problem p2 = *sp;
+  p2.Y = y2;
+  solver* sv = tsolver_create(o, nc);
+  solver_admm(sv)->keep_off = keep_off;
+  solver_result r;
+  memset(l, 0, sizeof(double) * (size_t)n3);
+  solver_solve(sv, sp, l, &r);
+  ck_assert_msg(r.converged, "first solve: residual %g", r.residual);
+  long f0 = solver_admm(sv)->factorizations;
+  solver_solve(sv, &p2, l, &r);
+  ck_assert_msg(r.converged, "second solve (scale %g): residual %g", scale, r.residual);
+  memcpy(c, solver_velocity(sv), sizeof(double) * (size_t)n3);
+  long f = solver_admm(sv)->factorizations - f0;
+  solver_free(sv);
+  free(y2);
+  return f;
+}
+
+// the kept factor (admm.c admm_kept): a second solve of the same island pattern at the same
+// shift starts on the first solve's factor, refined against its own G~, and answers as a solver
+// that refactors (keep_off): contact velocities to 10 times the tolerance, impulses to 1e-6 of
+// the largest; a Y moved 1e-8 keeps the factor (one factorization fewer), a Y moved 1e-1 is
+// refactored (the refinement's correction past kKeptTol) and still converges
+START_TEST(admm_kept_factor) {
+  char* text = shuffled_stack();
+  fixture f = fixture_steps(text, NULL, 5);
+  sim* s = f.s;
+  free(text);
+  solver_problem sp = contact_problem(s->data.con);
+  int n3 = 3 * sp.nc;
+  solver_options o = {CSIM_MODEL_NCP, CSIM_SOLVER_ADMM, 1e-10, 20000, 1.0, 4, 1.0, 1,
+                      SOLVER_STOP_MODEL, s->model.m->nv, contact_max_chain(s->model.m), 0, 0,
+                      0, 0};
+  double *l[2], *c[2];
+  for (int k = 0; k < 2; k++) {
+    l[k] = calloc((size_t)n3, sizeof(double));
+    c[k] = calloc((size_t)n3, sizeof(double));
+  }
+  const double scales[2] = {1e-8, 1e-1};
+  for (int t = 0; t < 2; t++) {
+    long fk = kept_solves(&sp, &o, 0, scales[t], l[0], c[0]);
+    long fr = kept_solves(&sp, &o, 1, scales[t], l[1], c[1]);
+    if (t == 0) ck_assert_msg(fk == fr - 1, "kept %ld factorizations, refactored %ld", fk, fr);
+    else ck_assert_msg(fk >= 1, "a factor 1e-1 away was kept");
+    double dc = max_absdiff(c[0], c[1], n3), dl = max_absdiff(l[0], l[1], n3);
+    ck_assert_msg(dc <= 10 * o.tolerance, "scale %g: |c_kept - c_refactored| = %g", scales[t],
+                  dc);
+    ck_assert_msg(dl <= 1e-6 * max_abs(l[1], n3), "scale %g: |l_kept - l_refactored| = %g",
+                  scales[t], dl);
+  }
+  for (int k = 0; k < 2; k++) {
+    free(l[k]);
+    free(c[k]);
+  }
+  fixture_free(&f);
+}
+END_TEST
+
 // kLimitDrop stepped until a joint limit is active (every step converged), its sim returned
 static fixture panda_on_limits(void) {
   fixture f = fixture_steps(kLimitDrop, NULL, 0);
@@ -796,6 +863,7 @@ static Suite* suite(void) {
   tcase_add_test(t, arena_too_small_is_reported);
   tcase_add_test(t, diag_only_kernels);
   tcase_add_test(t, admm_banded);
+  tcase_add_test(t, admm_kept_factor);
   suite_add_tcase(s, t);
   return s;
 }

@@ -80,6 +80,7 @@
 
 #include "core/solvers/cone.h"
 #include "core/solvers/admm_impl.h"
+#include "core/solvers/newton.h"
 #include "core/solvers/polish.h"
 
 // One BLAS thread, set before any solve: OpenBLAS splits a large dense factorization (an
@@ -109,7 +110,7 @@ static const int kPowerIt = 20;
 static const double kEigReuse = 1e-6;
 // the dof-space factor is banded when the island's bandwidth kd is at most nd / kBandRatio
 // (O(nd kd^2) against O(nd^3 / 3); measured on a 4-cube stack, nd = 24, kd = 11: banded 3% fewer
-// instructions per step)
+// instructions per step than LAPACK's dense dpotrf; the inline loop beats both there: kBandMin)
 static const int kBandRatio = 2;
 // the island factor (admm_band, then admm_sparse): banded when the band is narrow, kd <= nd /
 // kBandRatio, and, on an island of at least kSparseMin rows, also kd <= nd / kBandWide (a chain
@@ -127,6 +128,14 @@ static const int kBandRatio = 2;
 // band stays on chains and the sparse factor takes the wide bands (the pile) and what has none
 static const int kSparseMin = 32, kBandWide = 4;
 static const double kSparseFlops = 4, kSparseNnz = 2;
+// the dense dof-space factor of at most this many dofs is the inline loop's (newton_chol_small),
+// above it LAPACK's dpotrf (blocked, its level-3 kernels: on chain_40's 45 dofs the loop saved
+// nothing, 2.673e6 Ir/step with dpotrf)
+static const int kCholSmall = 32;
+// auto: an island of at most this many dofs is factored densely by that loop even when a band
+// would do (dpbtrf and dpbtrs cost more in calls than the band saves: a 4-cube stack, nd 24,
+// kd 11, ncp/auto, 168.7e3 -> 149.5e3 instructions per step)
+static const int kBandMin = 24;
 // bounds on rho relative to L (a safeguard on the rule):
 // far below the spectrum the solve amplifies rounding, far above it the iterates barely move
 static const double kRhoLo = 1e-8, kRhoHi = 1e3;
@@ -165,7 +174,7 @@ typedef struct {
 
 // w[k] += y0[k] x0 + y1[k] x1 + y2[k] x2 over one stretch (admm_op.run): the rows and w do not
 // overlap (restrict spares the vectorized loop its run-time overlap checks)
-static void run_add(double* restrict w, const double* restrict y0, const double* restrict y1,
+static inline void run_add(double* restrict w, const double* restrict y0, const double* restrict y1,
                     const double* restrict y2, double x0, double x1, double x2, int nz) {
   for (int k = 0; k < nz; k++) w[k] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
 }
@@ -200,16 +209,45 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
     const double* y1 = y0 + ws;
     const double* y2 = y1 + ws;
     int nz = p->ynz[i];
-    if (o->run && o->run[i]) {  // consecutive dofs: one stretch of w
-      run_add(w + d[0], y0, y1, y2, x0, x1, x2, nz);
+    if (o->run && o->run[i]) {  // consecutive dofs: one stretch of w (lengths as run_dot3)
+      if (nz == 6) run_add(w + d[0], y0, y1, y2, x0, x1, x2, 6);
+      else if (nz == 12) run_add(w + d[0], y0, y1, y2, x0, x1, x2, 12);
+      else run_add(w + d[0], y0, y1, y2, x0, x1, x2, nz);
       continue;
     }
     for (int k = 0; k < nz; k++) w[d[k]] += y0[k] * x0 + y1[k] * x1 + y2[k] * x2;
   }
 }
 
+// out = the rows y0, y1, y2 times the stretch wr, nz entries (a contact on one run of dofs):
+// three sums in order. Inline with nz constant (run_dot3) the loop unrolls
+static inline void run_dot3_n(const double* y0, const double* y1, const double* y2,
+                              const double* wr, int nz, double out[3]) {
+  double a0 = 0, a1 = 0, a2 = 0;
+  for (int k = 0; k < nz; k++) {
+    double wk = wr[k];
+    a0 += y0[k] * wk;
+    a1 += y1[k] * wk;
+    a2 += y2[k] * wk;
+  }
+  out[0] = a0;
+  out[1] = a1;
+  out[2] = a2;
+}
+
+// run_dot3_n with the common lengths constant (a free body's 6 dofs, two bodies' 12: a stack's
+// contacts; the same operations in the same order)
+static inline void run_dot3(const double* y0, const double* y1, const double* y2,
+                            const double* wr, int nz, double out[3]) {
+  switch (nz) {
+    case 6: run_dot3_n(y0, y1, y2, wr, 6, out); return;
+    case 12: run_dot3_n(y0, y1, y2, wr, 12, out); return;
+    default: run_dot3_n(y0, y1, y2, wr, nz, out);
+  }
+}
+
 // out = the three rows of contact i of Y times w (nd)
-static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
+static inline void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   const solver_problem* p = o->p;
   size_t ws = (size_t)p->ystride;
   const int* d = p->ydof + (size_t)i * ws;
@@ -219,13 +257,8 @@ static void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   double a0 = 0, a1 = 0, a2 = 0;
   int nz = p->ynz[i];
   if (o->run && o->run[i]) {  // consecutive dofs: w[d[k]] = wr[k], the same sums in order
-    const double* wr = w + d[0];
-    for (int k = 0; k < nz; k++) {
-      double wk = wr[k];
-      a0 += y0[k] * wk;
-      a1 += y1[k] * wk;
-      a2 += y2[k] * wk;
-    }
+    run_dot3(y0, y1, y2, w + d[0], nz, out);
+    return;
   } else {
     for (int k = 0; k < nz; k++) {
       double wk = w[d[k]];
@@ -322,17 +355,30 @@ static inline int link_of(const solver_problem* p, int i) {
 // the model's residual of z with velocity c: the NCP residual (000 eq. 14, with Gamma(c)) when
 // ncp, the CCP residual (eq. 15, Gamma = 0) otherwise, a condim 4/6 pair's in its generalized
 // cone (solver_entry_residuals); INFINITY when anything is not finite
-static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
+// with met given, the NCP metric of z (solver_residuals_on's, the same values when ncp: ADMM's
+// answer hands it to solver_solve, which then skips its own pass) into *met, left partial when
+// the residual is infinite
+static double residual_m(const solver_problem* p, int ncp, const double* z, const double* c,
+                         solver_result* met) {
   double m = 0;
+  if (met) memset(met, 0, sizeof(*met));
   for (int i = 0; i < p->nc; i++) {
     double a, b, d;  // a box entry is measured as the NCP (solver.h)
-    solver_entry_residuals(p, z, c, i, ncp || (p->box && p->box[i]), &a, &b, &d);
+    if (ncp && !p->link)  // solver_entry_residuals' own choice, without its call
+      cone_residuals(z + 3 * i, c + 3 * i, p->mu[i], &a, &b, &d);
+    else
+      solver_entry_residuals(p, z, c, i, ncp || (p->box && p->box[i]), &a, &b, &d);
     if (!isfinite(a) || !isfinite(b) || !isfinite(d) || !isfinite(z[3 * i]) ||
         !isfinite(z[3 * i + 1]) || !isfinite(z[3 * i + 2]))
       return INFINITY;
-    m = fmax(m, fmax(a, fmax(b, d)));
+    m = solver_max(m, solver_max(a, solver_max(b, d)));
+    if (met) solver_metric_add(met, a, b, d);
   }
   return m;
+}
+
+static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
+  return residual_m(p, ncp, z, c, NULL);
 }
 
 // de Saxce's shift on the normal of contact i with spin entry j from v (the velocity c, or the
@@ -632,6 +678,22 @@ static int dense_add4(const admm_op* o, int i, double sigma, double* L, size_t l
   return 0;
 }
 
+// the dof-space matrix in L factored in place (lower): banded (kd >= 0, dpbtrf), dense by the
+// inline loop up to kCholSmall dofs, else dpotrf. 0 on success (a finite diagonal)
+static int dof_factor(int nd, int kd, double* L) {
+  size_t ld = kd >= 0 ? (size_t)kd + 1 : (size_t)nd, diag = kd >= 0 ? 0 : 1;
+  if (kd < 0 && nd <= kCholSmall) {
+    if (newton_chol_small(nd, L)) return 1;
+  } else {
+    lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
+                              : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
+    if (info != 0) return 1;
+  }
+  for (int k = 0; k < nd; k++)
+    if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
+  return 0;
+}
+
 // factored form: A = sigma (o->sig when set) + R + ydiag (diagonal) and the factor of
 // I + Y' A^-1 Y (nd x nd), the matrix of the Woodbury identity
 // (G~ + sigma I)^-1 = A^-1 - A^-1 Y (I + Y' A^-1 Y)^-1 Y' A^-1
@@ -696,12 +758,7 @@ static int factor_dofs(const admm_op* o, double sigma, double* L) {
     }
   }
   if (sv) return chol_factor(o->cc, o->ce);
-  lapack_int info = kd >= 0 ? LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', nd, kd, L, kd + 1)
-                            : LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nd, L, nd);
-  if (info != 0) return 1;
-  for (int k = 0; k < nd; k++)
-    if (!isfinite(L[(size_t)k * ld + diag * (size_t)k])) return 1;
-  return 0;
+  return dof_factor(nd, kd, L);
 }
 
 // the factor of G~ + sigma I (G~ + diag(o->sig) when set: admm_refactor). Dense:
@@ -853,6 +910,7 @@ typedef struct {
   int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
   int natural; // and the natural residual (solver.criterion: natural)
   int soft;    // the natural residual dropped once it alone stalls (admm_state natural_soft)
+  const double* gn;  // natural: each contact's G~_NN (admm_setup), NULL: not kept
   int held;    // iterations in a row the stopping residual met the tolerance but for it
   double rb;   // the stopping residual without the natural residual (admm_stop)
   int gready;  // admm_polish's dense G~ is built (once a solve: G~ does not change)
@@ -869,6 +927,12 @@ typedef struct {
   double Lmax, m, prox, cond, incr, rho_lo, rho_hi, rho;  // the spectral rule (admm_spectrum)
   int jump;     // the round-off jump (admm_rho_jump): ADMM_JUMP_*
   admm_keep kp;  // the state it was tried from
+  int kept;     // the island's pattern is the kept factor's (admm_kept)
+  uint64_t phash;  // the island's pattern_hash (islands the factor may be kept for)
+  int factored;  // the iteration ended with the work's factor that of G~ + (rho + prox) I
+  solver_result met;  // the NCP metric of z at c (residual_m), valid when met_ok
+  int met_ok;
+  int stale;    // the x-step uses the kept factor, refined (admm_xsolve)
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -880,10 +944,22 @@ static inline double pen(const admm_run* a, int k) {
 static int admm_refactor(admm_run* a) {
   admm_state* st = solver_admm(a->s);
   if (st) st->factorizations++;
+  a->stale = 0;
   if (a->wt)
     for (int k = 0; k < a->n; k++) a->sig[k] = a->rho * a->wt[k] + a->prox;
   a->op.sig = a->sig;
   return factor(&a->op, a->rho + a->prox, a->L);
+}
+
+// each contact's mark in run (admm_op.run: its dofs consecutive, ascending); run
+static const unsigned char* admm_runs(const solver_problem* p, unsigned char* run) {
+  for (int i = 0; i < p->nc; i++) {  // d[k] = d[0] + k throughout: no branch, vectorized
+    const int* d = p->ydof + (size_t)i * p->ystride;
+    int off = 0, nz = p->ynz[i];
+    for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
+    run[i] = (unsigned char)(nz > 0 && !off);
+  }
+  return run;
 }
 
 // the run's operator (factored in dof space when the island came with Y, solver.c, else dense)
@@ -900,20 +976,12 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
-  a->held = a->gready = 0;
+  a->held = a->gready = a->met_ok = 0;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
   admm_state* st = solver_admm(s);
-  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) {
-    for (int i = 0; i < p->nc; i++) {
-      const int* d = p->ydof + (size_t)i * p->ystride;
-      int r = p->ynz[i] > 0;
-      for (int k = 1; k < p->ynz[i] && r; k++) r = d[k] == d[k - 1] + 1;
-      st->run[i] = (unsigned char)r;
-    }
-    a->op.run = st->run;
-  }
+  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) a->op.run = admm_runs(p, st->run);
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -933,17 +1001,22 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->op.w = v + 12 * n;  // factored form: dof-space scratch (nd <= n)
   a->op.t = v + 13 * n;
   a->wz = v + 14 * n;    // the point the projection step projects
-  // 15n, 16n: the condim 4/6 weights below; 17n..20n: the round-off jump's kept state, needed
+  // 15n, 16n: the condim 4/6 weights below (else 15n: the natural residual's G~_NN); 17n..20n: the round-off jump's kept state, needed
   // during its trial iteration only (admm_polish's G~ starts at 17n: not tried then)
   a->kp.z = v + 17 * n;
   a->kp.xp = v + 18 * n;
   a->kp.gam = v + 19 * n;
   a->kp.c = v + 20 * n;
   a->wt = a->sig = NULL;
+  a->gn = NULL;
   if (p->link) {
     a->wt = v + 15 * n;
     a->sig = v + 16 * n;
     pair_weights(p, a->wt);
+  } else if (a->natural) {  // 15n: each normal's G~_NN once a solve (nc of the n)
+    double* gn = v + 15 * n;
+    for (int i = 0; i < p->nc; i++) gn[i] = solver_gtkk(p, 3 * i + 2);
+    a->gn = gn;
   }
 }
 
@@ -953,7 +1026,8 @@ static double admm_stop(admm_run* a, double q, const double* z, const double* c)
   double r = a->twice ? fmax(q, residual(a->p, 1, z, c)) : q;
   a->rb = r;
   if (a->natural && !isnan(r)) {
-    double nat = solver_natural_on(a->p, z, c, NULL, a->nc);
+    double nat = a->gn ? solver_natural_gnn(a->p, z, c, a->gn)
+                       : solver_natural_on(a->p, z, c, NULL, a->nc);
     if (!(nat <= r)) r = nat;
   }
   return r;
@@ -972,13 +1046,17 @@ static int admm_warm(admm_run* a, const double* lambda) {
     for (int k = 0; k < a->n; k++) a->c[k] = p->g[k] + 0.0;
   else
     velocity(&a->op, a->z, a->c);
-  a->q = residual(p, a->ncp, a->z, a->c);
+  a->q = residual_m(p, a->ncp, a->z, a->c, a->ncp ? &a->met : NULL);
+  a->met_ok = a->ncp && isfinite(a->q);
   a->r = admm_stop(a, a->q, a->z, a->c);
   if (!(a->r <= a->tol)) {
     memset(a->best, 0, a->vb);
     memcpy(a->c0, p->g, a->vb);
-    double q0 = residual(p, a->ncp, a->best, a->c0);
+    solver_result m0;
+    double q0 = residual_m(p, a->ncp, a->best, a->c0, a->ncp ? &m0 : NULL);
     if (!(a->q <= q0)) {
+      a->met = m0;
+      a->met_ok = a->ncp && isfinite(q0);
       a->q = q0;
       a->r = admm_stop(a, q0, a->best, a->c0);
       memset(a->z, 0, a->vb);
@@ -1032,7 +1110,8 @@ static int admm_band(const solver* s, admm_run* a) {
   int fact = st->fact;
   if (op->nd > 0 && !st->band_off && (fact == ADMM_FACT_AUTO || fact == ADMM_FACT_BAND) &&
       st->yord && p->nv <= s->opt.nv &&
-      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd) {
+      p->ystride <= s->opt.max_chain && kBandRatio * (nzmax - 1) <= op->nd &&
+      (fact == ADMM_FACT_BAND || op->nd > kBandMin)) {
     const int* cord;
     int kd = band_order(p, st->yord + p->nv, st->yord, &cord);
     // auto: a band wider than nd / kBandWide on an island the sparse factor may take is left
@@ -1266,9 +1345,9 @@ static int admm_sparse(solver* s, admm_run* a, chol_entry* pre) {
 static void admm_spectrum(solver* s, admm_run* a) {
   const solver_problem* p = a->p;
   double dmax = 0, rmin = INFINITY, tr = 0;
-  for (int k = 0; k < a->n; k++) {
-    double gk = gdiag(&a->op, k);
-    dmax = fmax(dmax, gk);
+  for (int k = 0; k < a->n; k++) {  // a normal's G~_NN is the natural residual's when kept
+    double gk = a->gn && k % 3 == 2 ? a->gn[k / 3] : gdiag(&a->op, k);
+    dmax = solver_max(dmax, gk);
     tr += gk;
     rmin = fmin(rmin, p->R ? p->R[k] : 0);
   }
@@ -1341,7 +1420,9 @@ static void admm_dual_start(const solver* s, admm_run* a) {
 // CLM24 Alg. 1 (no product with G); then the proximal solve
 // (G~ + (rho + prox) I) l = rho z + prox l_prev - gamma - g - s (- Ks l_prev), rho per row with
 // condim 4/6 pairs (pen)
-static void admm_xstep(admm_run* a) {
+static int admm_xsolve(admm_run* a, double* x);
+
+static int admm_xstep(admm_run* a) {
   const solver_problem* p = a->p;
   int n = a->n;
   double prox = a->prox;
@@ -1365,7 +1446,7 @@ static void admm_xstep(admm_run* a) {
     }
     for (int k = 0; k < n; k++) x[k] -= a->kx[k];
   }
-  xsolve(&a->op, a->L, x);
+  return admm_xsolve(a, x);
 }
 
 // relaxed l, projection (cones_project: a condim 4/6 pair together), dual ascent (000 Alg. 3
@@ -1379,7 +1460,7 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
   double dp = 0, dd = 0, zm = 0;
   for (int j = 0; j < a->n; j++) {
     double xr = alpha * x[j] + (1 - alpha) * zp[j];
-    dd = fmax(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
+    dd = solver_max(dd, fabs(prox * (x[j] - xp[j])));  // completed below with rho dz
     xp[j] = x[j];
     x[j] = xr;
     w[j] = x[j] + gam[j] / pen(a, j);
@@ -1388,9 +1469,9 @@ static void admm_project(admm_run* a, double alpha, double* dprim, double* ddual
   for (int j = 0; j < a->n; j++) {
     double r = pen(a, j);
     gam[j] += r * (x[j] - z[j]);
-    dp = fmax(dp, fabs(x[j] - z[j]));
-    dd = fmax(dd, fabs(r * (z[j] - zp[j])));
-    zm = fmax(zm, fabs(z[j]));
+    dp = solver_max(dp, fabs(x[j] - z[j]));
+    dd = solver_max(dd, fabs(r * (z[j] - zp[j])));
+    zm = solver_max(zm, fabs(z[j]));
   }
   *dprim = dp;
   *ddual = dd;
@@ -1513,6 +1594,7 @@ static int admm_undo(admm_run* a) {
   a->incr = k->incr;
   a->rho = k->rho;
   a->jump = ADMM_JUMP_DONE;
+  a->met_ok = 0;
   return admm_rho_update(a, k->dprim, k->ddual, 0);
 }
 
@@ -1571,7 +1653,117 @@ static int admm_polish(solver* s, admm_run* a, int improve) {
   a->q = q;
   a->r = r;
   a->fresh = 1;
+  a->met_ok = 0;
   return 1;
+}
+
+// the kept factor (issue 26). A resting stack or chain solves one island a step, its contacts on
+// the same dofs, its rho the last step's, and 62 % of its steps take an ADMM iteration, so a
+// factorization, of a matrix whose Y moved ~1e-7 relative (chain_40's dense 45 dofs: 5.5e5
+// instructions, 60 % of the solve). The work's dense or banded dof-space factor is then kept for
+// the next solve of the same pattern and shift, whose x-step solves with it and refines once
+// against the current G~ (admm_xsolve): the exact x-step to (|dx| / |x|)^2, the refinement's
+// correction dx held below kKeptTol |x|, else the island is refactored there and then.
+static const double kKeptTol = 1e-4;
+// and a shift within this (relative) of the kept factor's is its (the refinement takes the rest)
+static const double kKeptSigma = 1e-9;
+// islands of fewer dofs refactor: there the refinement's product and second solve cost as much
+// as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
+// 12 dofs, 66.35e3 / 66.54e3; chain_5, 10 dofs, 138.1e3 / 136.5e3; chain_20, 25 dofs,
+// 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6)
+static const int kKeptMin = 16;
+
+// island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
+// identity with its contacts and dofs counts and band (a collision would hand the x-step a
+// factor of another matrix, which the refinement's test then refactors: never a wrong step).
+// A contact on one run of dofs (run, admm_op) is its count and first dof
+static uint64_t pattern_hash(const solver_problem* p, const unsigned char* run) {
+  uint64_t h = 1469598103934665603ull;
+  size_t w = (size_t)p->ystride;
+  for (int i = 0; i < p->nc; i++) {
+    const int* d = p->ydof + (size_t)i * w;
+    int nz = p->ynz[i], m = run && run[i] && nz > 0 ? 1 : nz;
+    h = (h ^ (uint64_t)(unsigned)nz) * 1099511628211ull;
+    for (int k = 0; k < m; k++) h = (h ^ (uint64_t)(unsigned)d[k]) * 1099511628211ull;
+  }
+  return h;
+}
+
+// at a solve's start, before anything writes the work: whether island p is the kept factor's
+// (a->kept), the kept factor dropped otherwise (the work is about to be reused)
+static void admm_kept(solver* s, admm_run* a) {
+  admm_state* st = solver_admm(s);
+  a->kept = a->stale = 0;
+  a->phash = 0;
+  if (!st) return;
+  if (a->op.nd >= kKeptMin && !a->p->link) a->phash = pattern_hash(a->p, a->op.run);
+  a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && st->fk_nc == a->nc &&
+            st->fk_nd == a->op.nd && st->fk_hash == a->phash;
+  if (!a->kept) st->fk_valid = 0;
+}
+
+// once the factor's form and rho are known: the x-step uses the kept factor when it is this
+// island's, dense or banded as now, at this shift (a->stale), else it is dropped
+static void admm_stale(solver* s, admm_run* a) {
+  admm_state* st = solver_admm(s);
+  double sig = a->rho + a->prox;  // the carried rho's power need not give back its bits
+  a->stale = a->kept && !a->op.ce && !a->wt && a->op.kd == st->fk_kd &&
+             fabs(sig - st->fk_sigma) <= kKeptSigma * sig;
+  if (st && !a->stale) st->fk_valid = 0;
+}
+
+// the solve's start on the kept factor: A = sigma + R + ydiag of this step (factor_dofs's
+// contact_ia). 1 when one is not positive and finite
+static int admm_stale_start(admm_run* a) {
+  double ia[3];
+  for (int i = 0; i < a->nc; i++)
+    if (contact_ia(&a->op, i, a->rho + a->prox, ia)) return 1;
+  return 0;
+}
+
+// x := (G~ + sigma I)^-1 x: xsolve, on the kept factor (a->stale) refined once,
+// x1 = P b, x = x1 + P (b - (G~ + sigma I) x1), P the kept factor's solve (kKeptTol). 1 when the
+// refactorization that replaces a kept factor too far from G~ fails
+static int admm_xsolve(admm_run* a, double* x) {
+  if (!a->stale) {
+    xsolve(&a->op, a->L, x);
+    return 0;
+  }
+  double *b = a->kx, *r = a->w1, sig = a->rho + a->prox, xm = 0, dm = 0;
+  memcpy(b, x, a->vb);
+  xsolve(&a->op, a->L, x);
+  memset(r, 0, a->vb);
+  velocity_h(&a->op, x, r);
+  for (int k = 0; k < a->n; k++) {
+    r[k] = b[k] - r[k] - sig * x[k];
+    xm = solver_max(xm, fabs(x[k]));
+  }
+  xsolve(&a->op, a->L, r);
+  for (int k = 0; k < a->n; k++) dm = solver_max(dm, fabs(r[k]));
+  if (dm <= kKeptTol * xm) {
+    for (int k = 0; k < a->n; k++) x[k] += r[k];
+    return 0;
+  }
+  memcpy(x, b, a->vb);  // the kept factor is too far from this G~: refactored
+  if (admm_refactor(a)) return 1;
+  xsolve(&a->op, a->L, x);
+  return 0;
+}
+
+// at a solve's end: its factor kept for the next solve of the same pattern (dense or banded dof
+// space, no condim 4/6 pair) when the work holds it, the factor of G~ + (rho + prox) I
+static void admm_keep_factor(solver* s, const admm_run* a, int factored) {
+  admm_state* st = solver_admm(s);
+  if (!st) return;
+  st->fk_valid = 0;
+  if (st->keep_off || !factored || a->op.nd < kKeptMin || a->op.ce || a->wt || a->p->link)
+    return;
+  st->fk_hash = a->phash;
+  st->fk_nc = a->nc;
+  st->fk_nd = a->op.nd;
+  st->fk_kd = a->op.kd;
+  st->fk_sigma = a->rho + a->prox;
+  st->fk_valid = 1;
 }
 
 // iterate from z until the stopping residual meets the tolerance, is not finite, the cap or a
@@ -1581,14 +1773,19 @@ static int admm_iterate(solver* s, admm_run* a) {
   double qbest = a->q, rbest = a->r;  // the best iterate by q, and its stopping residual
   memcpy(a->best, a->z, a->vb);
   int it = 0;
-  int ok = !admm_refactor(a);  // 0: non-finite or indefinite input
+  int ok = a->stale ? !admm_stale_start(a) : !admm_refactor(a);  // 0: non-finite or indefinite
   while (ok && it < s->opt.max_iterations && !intr_requested()) {
     it++;
-    admm_xstep(a);
+    if (admm_xstep(a)) {  // the kept factor's replacement failed (admm_xsolve)
+      it--;
+      ok = 0;
+      break;
+    }
     double dprim, ddual, zmax;
     admm_project(a, s->opt.over_relaxation, &dprim, &ddual, &zmax);
     velocity(&a->op, a->z, a->c);
-    a->q = residual(a->p, a->ncp, a->z, a->c);
+    a->q = residual_m(a->p, a->ncp, a->z, a->c, a->ncp ? &a->met : NULL);
+    a->met_ok = a->ncp && isfinite(a->q);
     a->r = admm_stop(a, a->q, a->z, a->c);
     if (a->soft && a->rb <= a->tol && !(a->r <= a->tol)) {
       if (++a->held >= kNaturalGrace) a->r = a->rb;  // the natural residual alone stalls
@@ -1612,6 +1809,7 @@ static int admm_iterate(solver* s, admm_run* a) {
     }
     if (s->opt.rho_adaptive) ok = admm_rho_update(a, dprim, ddual, zmax);
   }
+  a->factored = ok;
   a->fresh = 1;
   if (!(a->r <= a->tol) && !(a->q <= qbest)) {  // not converged: the best iterate seen by q
     a->r = rbest;
@@ -1630,10 +1828,13 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   chol_entry* pre = NULL;  // an island given as its blocks: the analysis the hook found
   if (!p->dense && !a.op.nd) pre = solver_admm(s)->island_entry;
   solver_admm(s)->island_entry = NULL;
+  admm_kept(s, &a);
   if (admm_warm(&a, lambda)) {  // a converged guess costs no iteration and no set-up
     memcpy(lambda, a.z, a.vb);
     memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
     s->c_fresh = 1;
+    s->m_fresh = a.met_ok;  // and its metric
+    s->metric = a.met;
     res->residual = a.r;
     res->converged = 1;
     return;
@@ -1651,11 +1852,15 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   }
   admm_skew_dense(&a);
   admm_spectrum(s, &a);
+  admm_stale(s, &a);
   admm_dual_start(s, &a);
   int it = admm_iterate(s, &a);
+  admm_keep_factor(s, &a, a.factored);
   if (!(a.r <= a.tol)) admm_polish(s, &a, 1);  // at the cap: the better of the two
   s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
   if (a.fresh) memcpy(s->c, a.c, a.vb);
+  s->m_fresh = a.fresh && a.met_ok;  // and its metric
+  s->metric = a.met;
   memcpy(lambda, a.z, a.vb);
   memcpy(s->dual_out, a.gam, a.vb);  // carried to the next step by contact id
   // the spectral power of the final rho, for the next call (exp so that 0 still means none)
@@ -1672,6 +1877,7 @@ int admm_island_solve(solver* s, const solver_problem* p, int fact, double sigma
   admm_run a;
   admm_state* st = solver_admm(s);
   int keep = st->fact;
+  st->fk_valid = 0;  // the work is written
   admm_setup(s, p, 1, &a);
   admm_skew(&a);
   st->fact = fact;
@@ -1748,6 +1954,32 @@ static void* admm_create(const solver_options* o, int maxc) {
   return a;
 }
 
+// island_in_dofs without the copy: when the island's contacts are consecutive in p and their
+// dofs, first seen first numbered, are numbered as p numbers them (a single stack or chain: its
+// contacts in body order), the local form is p's own rows, so sub points into them (a copy
+// of every row and two passes over the dof map were 4 % of a 2-cube stack's step). The same
+// values, dofs and order as the copy: the same bits. 1 when sub is set
+static int island_as_is(const solver_problem* p, const int* cons, int n, solver_problem* sub) {
+  int w = p->ystride, nd = 0, i0 = cons[0];
+  for (int q = 1; q < n; q++)
+    if (cons[q] != i0 + q) return 0;
+  for (int q = 0; q < n; q++) {  // dofs 0..nd-1 seen so far: a new one must be nd
+    const int* d = p->ydof + (size_t)(i0 + q) * w;
+    for (int k = 0; k < p->ynz[i0 + q]; k++) {
+      if (d[k] == nd) nd++;
+      else if (d[k] > nd) return 0;
+    }
+  }
+  if (!(nd < 3 * n)) return 0;  // as island_in_dofs: the contact space is then the smaller
+  sub->nv = nd;
+  sub->ystride = w;
+  sub->ynz = p->ynz + i0;
+  sub->ydof = p->ydof + (size_t)i0 * w;
+  sub->Y = p->Y + 3 * (size_t)i0 * w;
+  sub->ydiag = p->ydiag ? p->ydiag + 3 * (size_t)i0 : NULL;  // NULL reads as zeros (solver.h)
+  return 1;
+}
+
 // ADMM with the factored form: the island's Y rows with dofs renumbered locally (first seen,
 // first numbered) into a->yl/yi/ynz, and what G's diagonal holds beyond Y Y' into a->ye; sub
 // gets Y, nv = the island's dofs. Only when the island has fewer dofs than contact rows (the
@@ -1756,6 +1988,7 @@ static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, i
                           solver_problem* sub) {
   admm_state* a = solver_admm(s);
   if (!p->Y || !a->dofmap || p->nv > s->opt.nv || p->ystride > s->opt.max_chain) return 0;
+  if (island_as_is(p, cons, n, sub)) return 1;
   int w = p->ystride, nd = 0;
   for (int q = 0; q < n && nd < 3 * n; q++) {
     const int* d = p->ydof + (size_t)cons[q] * w;
@@ -1795,6 +2028,7 @@ static int island_in_dofs(solver* s, const solver_problem* p, const int* cons, i
 // never forms its dense G; the work's dense factor space holds the marks meanwhile
 static int admm_island_sparse(solver* s, const solver_problem* sub) {
   admm_state* st = solver_admm(s);
+  st->fk_valid = 0;  // the marks go in the work
   st->island_entry = sparse_entry(s, sub, 0, 3 * sub->nc, s->work);
   return st->island_entry != NULL;
 }
@@ -1810,6 +2044,7 @@ static double* admm_carry(solver* s, int* n) {
 static void admm_reset(void* priv) {
   admm_state* a = priv;
   a->rho = 0;
+  a->fk_valid = 0;
   memset(a->eig, 0, sizeof(a->eig));
   a->eig_next = 0;
 }

@@ -2,6 +2,8 @@
 #ifndef CSIM_ADMM_IMPL_H
 #define CSIM_ADMM_IMPL_H
 
+#include <stdint.h>
+
 #include "core/solvers/chol_sparse.h"
 #include "core/solvers/solver_impl.h"
 
@@ -35,6 +37,15 @@ typedef struct {
   int* yord;     // (admm_y_ord_ints) the band order of an island's dofs
   int maxc;      // contacts run holds
   unsigned char* run;  // (maxc) 1 when a contact's dofs are consecutive, ascending (admm_op)
+  // the kept factor (admm.c admm_kept): the work's dense or banded dof-space factor stays valid
+  // for the next solve of an island with the same pattern (contacts, their dofs) and shift
+  int keep_off;         // 1 refactors every solve (the reference tests compare the kept factor
+                        // with), 0 by default
+  int fk_valid;         // 1: the work's factor is the one described below
+  int fk_nc, fk_nd;     // its island's contacts and dofs
+  int fk_kd;            // its band (-1: dense)
+  double fk_sigma;      // its shift rho + prox
+  uint64_t fk_hash;     // its contacts' dofs (admm.c pattern_hash)
   int natural_soft;    // solver.criterion natural held as auto's coupled islands hold it
                        // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
   long factorizations;  // numeric factorizations of the x-step's matrix since creation (tests)

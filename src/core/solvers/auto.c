@@ -209,6 +209,8 @@ static void second_pass(solver* s, auto_state* a, const solver_problem* p, int n
   // every island the second solver's, its c exact (solver_islands): no product in solver_solve
   s->c_fresh = d->c_fresh;
   if (d->c_fresh) memcpy(s->c, d->c, sizeof(double) * (size_t)n3);
+  s->m_fresh = d->c_fresh && d->m_fresh;  // its metric on that c (solver_islands)
+  s->metric = d->metric;
 }
 
 // the second solver left an island above the tolerance (ADMM from a stalled Gauss-Seidel
@@ -234,6 +236,7 @@ static void first_again(solver* s, auto_state* a, const solver_problem* p, doubl
     res->converged = r1.converged;
     if (r1.iterations > res->iterations) res->iterations = r1.iterations;
     s->c_fresh = f->c_fresh;
+    s->m_fresh = 0;
     if (f->c_fresh) memcpy(s->c, f->c, sizeof(double) * n3);
     for (size_t k = 0; k < n3; k++) s->dual_out[k] = NAN;  // Gauss-Seidel's: no dual
   } else {
@@ -316,7 +319,7 @@ static void third_pass(solver* s, auto_state* a, const solver_problem* p, int ni
   }
   res->residual = worst;
   res->converged = worst <= s->opt.tolerance;
-  s->c_fresh = 0;  // solver_solve recomputes c from the answer kept
+  s->c_fresh = s->m_fresh = 0;  // solver_solve recomputes c from the answer kept
 }
 
 int solver_auto_splits(const solver_options* o) {

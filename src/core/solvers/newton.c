@@ -768,6 +768,10 @@ static int chol_small(int n, double* A) {
   }
 }
 
+int newton_chol_small(int n, double* A) {
+  return chol_small(n, A);
+}
+
 // H = I + sum_i Y_i' H_i Y_i (lower triangle, column-major, dense or banded) factored (LAPACK
 // dpotrf or dpbtrf; chol_small on a small island); 0 on success
 static int hessian(const island* is) {

@@ -38,6 +38,11 @@ int newton_zone_pyr(int n, const double* a, const double* co, double r, double* 
 // factor on an island whose pyramid edges change few (newton.c hessian_update)
 int newton_chol_rank1(int n, double* L, double* v, int k0, double sigma);
 
+// A = L L' in place (column-major lower, n x n) by an inline loop in dpotf2's order of
+// operations, not bit for bit LAPACK's; 1 when A is not positive definite (dpotrf's info > 0).
+// On the small islands of newton and ADMM, where LAPACK's calls and blocking cost ~10x the flops
+int newton_chol_small(int n, double* A);
+
 // tests: holds the Hessian's buffer of newton solver s to doubles (at most what it has), so that
 // islands past it take the conjugate-gradient direction (newton.c hessian_cg)
 void newton_set_capacity(solver* s, size_t doubles);

@@ -126,14 +126,9 @@ static void stop_eps(const solver* s, const solver_problem* p, const double* lam
   r->eps_abs = solver_rel_stop(s, lambda, cons, n, r->eps_abs);
 }
 
-// island residuals r (solver_ncp_stop_on's, exact) into the metric over every contact m (as
-// solver_residuals_on's: the largest of each; the metric's eps_abs the largest of the three)
+// island residuals r (solver_ncp_stop_on's, exact) into the metric over every contact m
 static void metric_add(solver_result* m, const solver_result* r) {
-  if (r->eps_p > m->eps_p) m->eps_p = r->eps_p;
-  if (r->eps_d > m->eps_d) m->eps_d = r->eps_d;
-  if (r->eps_c > m->eps_c) m->eps_c = r->eps_c;
-  m->eps_abs = m->eps_p > m->eps_d ? (m->eps_p > m->eps_c ? m->eps_p : m->eps_c)
-                                   : (m->eps_d > m->eps_c ? m->eps_d : m->eps_c);
+  solver_metric_add(m, r->eps_p, r->eps_d, r->eps_c);
 }
 
 void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_result* res) {

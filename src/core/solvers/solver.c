@@ -522,6 +522,39 @@ static int island_sparse(solver* s, const solver_problem* p, const int* cons, in
   return 0;
 }
 
+static void island_result(const solver_result* r, solver_result* out);
+
+// an island of consecutive contacts without condim 4/6 links (a single stack or chain) solved
+// in place: its g, mu, R, box marks, warm start, duals and c are p's and the solver's own rows
+// from its first contact on, so nothing is gathered nor scattered (the copies were a sixth of
+// the solve's set-up on a 2-cube stack); the same values, so the same bits. 1 when solved
+static int island_direct(solver* s, const solver_problem* p, const int* cons, int n,
+                         solver_problem* sub, double* lambda, solver_result* out) {
+  int i0 = cons[0];
+  if (p->link) return 0;  // link holds contact numbers: island_links renumbers them
+  for (int q = 1; q < n; q++)
+    if (cons[q] != i0 + q) return 0;
+  size_t o = 3 * (size_t)i0;
+  const double* dual_in = s->dual_in;
+  double *dual_out = s->dual_out, *c_all = s->c;
+  for (size_t k = 0; k < 3 * (size_t)n; k++) dual_out[o + k] = NAN;  // as the gathered dout
+  sub->g = p->g + o;
+  sub->mu = p->mu + i0;
+  sub->R = p->R ? p->R + o : NULL;
+  sub->box = p->box ? p->box + i0 : NULL;
+  s->dual_in = dual_in ? dual_in + o : NULL;
+  s->dual_out = dual_out + o;
+  s->c = c_all + o;
+  s->c_fresh = s->m_fresh = 0;
+  solver_result r = {0};
+  s->fn(s, sub, lambda + o, &r);
+  s->c = c_all;
+  s->dual_in = dual_in;
+  s->dual_out = dual_out;
+  island_result(&r, out);
+  return 1;
+}
+
 // island k solved as a problem of its own (its G dense, or in the family's own form) into out;
 // 1 when the family left its c exact, 0 when not, -1 when the island was left unsolved
 static int solve_island(solver* s, const solver_problem* p, int k, double* lambda,
@@ -544,25 +577,31 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
   }
   const double* dual_in = s->dual_in;
   double *dual_out = s->dual_out, *c_all = s->c;
+  if (island_direct(s, p, cons, n, &sub, lambda, out)) return s->c_fresh;
   island_gather(p, cons, n, lambda, dual_in, &b, s->box, &sub);
   island_links(s, p, cons, n, &sub);
   s->dual_in = dual_in ? b.din : NULL;
   s->dual_out = b.dout;
   s->c = b.c;
-  s->c_fresh = 0;
+  s->c_fresh = s->m_fresh = 0;
   solver_result r = {0};
   s->fn(s, &sub, b.l, &r);
   s->c = c_all;
   s->dual_in = dual_in;
   s->dual_out = dual_out;
   island_scatter(cons, n, &b, s->c_fresh, lambda, dual_out, c_all);
-  out->band_islands += r.band_islands;
-  out->sparse_islands += r.sparse_islands;
-  if (r.iterations > out->iterations) out->iterations = r.iterations;
-  if (!r.converged) out->converged = 0;
-  if (isnan(r.residual) || r.residual > out->residual) out->residual = r.residual;
-  if (isnan(out->residual)) out->residual = NAN;
+  island_result(&r, out);
   return s->c_fresh;
+}
+
+// the island's result r combined into out (solve_island)
+static void island_result(const solver_result* r, solver_result* out) {
+  out->band_islands += r->band_islands;
+  out->sparse_islands += r->sparse_islands;
+  if (r->iterations > out->iterations) out->iterations = r->iterations;
+  if (!r->converged) out->converged = 0;
+  if (isnan(r->residual) || r->residual > out->residual) out->residual = r->residual;
+  if (isnan(out->residual)) out->residual = NAN;
 }
 
 // a dense family (ADMM, staggered, Lemke: they factor or pivot on G) island by island: each
@@ -572,6 +611,7 @@ static int solve_island(solver* s, const solver_problem* p, int k, double* lambd
 // are the most any island took, converged only when every island did, the residual the largest
 void solver_islands(solver* s, const solver_problem* p, const unsigned char* pick,
                     double* lambda, solver_result* res) {
+  s->m_fresh = 0;
   if (p->dense || (p->Y && !p->rowptr)) {  // already one dense or factored (sub-)problem
     size_t need = p->dense ? 3 * (size_t)p->nc : (size_t)p->nv;
     memset(res, 0, sizeof(*res));
@@ -584,6 +624,8 @@ void solver_islands(solver* s, const solver_problem* p, const unsigned char* pic
   solver_result out = {0};
   out.converged = 1;
   int fresh = 1;  // every island left its c: solver_solve need not recompute it
+  int mfresh = 1;  // and its metric (the family's m_fresh): combined in met
+  solver_result met = {0};
   // the penalties the family keeps across solves start every island from the same value, as
   // the whole problem would; the largest island's are kept for the next solve
   int nk = 0, nbig = -1;
@@ -599,12 +641,17 @@ void solver_islands(solver* s, const solver_problem* p, const unsigned char* pic
     for (int j = 0; j < nk; j++) carry[j] = keep0[j];
     int st = solve_island(s, p, k, lambda, &out);
     if (st <= 0) fresh = 0;
+    if (st > 0 && s->m_fresh) solver_metric_add(&met, s->metric.eps_p, s->metric.eps_d,
+                                                s->metric.eps_c);
+    else mfresh = 0;
     if (st >= 0 && n > nbig) {
       nbig = n;
       for (int j = 0; j < nk; j++) keep1[j] = carry[j];
     }
   }
   s->c_fresh = fresh;
+  s->m_fresh = fresh && mfresh;
+  s->metric = met;
   for (int j = 0; j < nk; j++) carry[j] = keep1[j];
   *res = out;
 }
@@ -684,11 +731,10 @@ double solver_stop_of(const solver* s, const solver_problem* p, const double* la
   return r.eps_abs > q || isnan(r.eps_abs) ? r.eps_abs : q;
 }
 
-// contact i's natural residual (solver.h SOLVER_STOP_NATURAL): the step 1 / G~_NN turns the
-// velocity into the impulse that would cancel it on the contact alone
-static double natural_residual(const solver_problem* p, const double* lambda, const double* c,
-                               int i) {
-  double gnn = solver_gtkk(p, 3 * i + 2);
+// contact i's natural residual (solver.h SOLVER_STOP_NATURAL) given gnn = G~_NN: the step
+// 1 / G~_NN turns the velocity into the impulse that would cancel it on the contact alone
+static inline double natural_at(const solver_problem* p, const double* lambda, const double* c,
+                                int i, double gnn) {
   if (!(gnn > 0)) return 0;  // no dof moves the contact's normal: nothing to cancel
   const double *l = lambda + 3 * i, *ci = c + 3 * i;
   if (!isfinite(l[0] + l[1] + l[2] + ci[0] + ci[1] + ci[2])) return NAN;  // fmax drops NaNs
@@ -696,7 +742,7 @@ static double natural_residual(const solver_problem* p, const double* lambda, co
   double w[3] = {l[0] - k * ci[0], l[1] - k * ci[1],
                  l[2] - k * (ci[2] + mu * sqrt(ci[0] * ci[0] + ci[1] * ci[1]))}, pw[3];
   cone_project(pw, w, mu);
-  return fmax(fabs(l[0] - pw[0]), fmax(fabs(l[1] - pw[1]), fabs(l[2] - pw[2])));
+  return solver_max(fabs(l[0] - pw[0]), solver_max(fabs(l[1] - pw[1]), fabs(l[2] - pw[2])));
 }
 
 double solver_natural_on(const solver_problem* p, const double* lambda, const double* c,
@@ -705,7 +751,19 @@ double solver_natural_on(const solver_problem* p, const double* lambda, const do
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     if (p->link && p->link[i] != -1) continue;
-    double r = natural_residual(p, lambda, c, i);
+    double r = natural_at(p, lambda, c, i, solver_gtkk(p, 3 * i + 2));
+    if (isnan(r)) return NAN;
+    if (r > m) m = r;
+  }
+  return m;
+}
+
+double solver_natural_gnn(const solver_problem* p, const double* lambda, const double* c,
+                          const double* gnn) {
+  double m = 0;
+  for (int i = 0; i < p->nc; i++) {
+    if (p->link && p->link[i] != -1) continue;
+    double r = natural_at(p, lambda, c, i, gnn[i]);
     if (isnan(r)) return NAN;
     if (r > m) m = r;
   }
@@ -1081,12 +1139,27 @@ void solver_gdiag(const solver_problem* p, int i, double B[9]) {
   memcpy(B, p->blk + 9 * (size_t)p->diag[i], 9 * sizeof(double));
 }
 
+// d plus the squares of yr[0..nz) in order; inline with nz constant (gtkk_y) the loop unrolls
+static inline double sq_add(double d, const double* yr, int nz) {
+  for (int j = 0; j < nz; j++) d += yr[j] * yr[j];
+  return d;
+}
+
+// sq_add with a free body's 6 and two bodies' 12 entries constant (the same sums in order)
+static double gtkk_y(double d, const double* yr, int nz) {
+  switch (nz) {
+    case 6: return sq_add(d, yr, 6);
+    case 12: return sq_add(d, yr, 12);
+    default: return sq_add(d, yr, nz);
+  }
+}
+
 double solver_gtkk(const solver_problem* p, int k) {
   double d = p->R ? p->R[k] : 0;
   if (p->dense) return d + p->dense[(size_t)k * 3 * (size_t)p->nc + (size_t)k];
   if (p->blk) return d + p->blk[9 * (size_t)p->diag[k / 3] + 4 * (size_t)(k % 3)];
-  const double* yr = p->Y + (size_t)k * (size_t)p->ystride;  // an island's factored form
-  for (int j = 0; j < p->ynz[k / 3]; j++) d += yr[j] * yr[j];
+  // an island's factored form
+  d = gtkk_y(d, p->Y + (size_t)k * (size_t)p->ystride, p->ynz[k / 3]);
   return d + (p->ydiag ? p->ydiag[k] : 0);
 }
 

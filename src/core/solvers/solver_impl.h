@@ -241,6 +241,27 @@ int solver_stop_ncp(const solver* s);
 double solver_natural_on(const solver_problem* p, const double* lambda, const double* c,
                          const int* cons, int n);
 
+// solver_natural_on over every contact of p with each contact's G~_NN given (gnn, nc): the same
+// value, without the diagonal's products (ADMM tests it every iteration on the same G~)
+double solver_natural_gnn(const solver_problem* p, const double* lambda, const double* c,
+                          const double* gnn);
+
+// residuals ep, ed, ec of part of the contacts (finite) into the metric over every contact m (as
+// solver_residuals_on's: the largest of each; the metric's eps_abs the largest of the three)
+static inline void solver_metric_add(solver_result* m, double ep, double ed, double ec) {
+  if (ep > m->eps_p) m->eps_p = ep;
+  if (ed > m->eps_d) m->eps_d = ed;
+  if (ec > m->eps_c) m->eps_c = ec;
+  m->eps_abs = m->eps_p > m->eps_d ? (m->eps_p > m->eps_c ? m->eps_p : m->eps_c)
+                                   : (m->eps_d > m->eps_c ? m->eps_d : m->eps_c);
+}
+
+// fmax as glibc's (x86-64 s_fmax.S: maxsd, and the other operand when one is a quiet NaN),
+// inline: the residuals' maxima called libm once per entry
+static inline double solver_max(double x, double y) {
+  return x > y ? x : (y != y ? x : y);
+}
+
 // NCP residuals over cons[0..n) as solver_residuals_on, with eps_abs raised to the natural
 // residual under solver.criterion: natural: the stopping residual of an NCP iteration
 void solver_ncp_stop_on(const solver* s, const solver_problem* p, const double* lambda,
