@@ -669,7 +669,11 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
                              double* restrict y2) {
   const int* adr = m->dof_Madr;
   int last = chain[n - 1];
-  if ((last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] != n) return 0;
+  // the row's farthest entry (its root) chain[0]: a part of a two-tree chain (y_two_paths) that
+  // holds dofs of the other tree is not one path even when the count matches
+  if ((last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] != n ||
+      m->dof_Mcol[adr[last] + n - 1] != chain[0])
+    return 0;
   for (int k = n - 1; k > 0; k--) {
     double x0 = y0[k], x1 = y1[k], x2 = y2[k];
     // a zero row of L (a free body's translations; its rotations too when the centre of mass
@@ -717,6 +721,24 @@ static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, co
   return 1;
 }
 
+// build_y's walk on a chain of two trees, each one root-to-body path (a contact between two free
+// bodies: a stack): the walk up one tree's path never touches the other's entries, so each tree
+// takes y_one_path's walk alone, each entry the same updates in the same order as build_y's
+// (the same Y bit for bit). 0 (nothing done) when the chain is not two such paths
+static int y_two_paths(const sim_model* m, const double* restrict L, unsigned char* lzero,
+                       const int* chain, int n, double* restrict y0, double* restrict y1,
+                       double* restrict y2) {
+  int r1 = 1;  // where the second tree starts (its root)
+  while (r1 < n && m->dof_parent[chain[r1]] >= 0) r1++;
+  if (r1 >= n) return 0;
+  // both checks before either walk (y_one_path walks once its check passes)
+  const int* adr = m->dof_Madr;
+  int e = chain[r1 - 1];
+  if ((e + 1 < m->nv ? adr[e + 1] : m->nM) - adr[e] != r1) return 0;
+  if (!y_one_path(m, L, lzero, chain + r1, n - r1, y0 + r1, y1 + r1, y2 + r1)) return 0;
+  return y_one_path(m, L, lzero, chain, r1, y0, y1, y2);
+}
+
 // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
 // of the three rows the same operations, in the same order, as dyn_solve_half on the full
 // row; the rows share one walk up L's row per dof, skipped when all three values are zero
@@ -733,12 +755,21 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
     const double* J = c->J + (size_t)i * 3 * mc;
     if (n == 6 && y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2)) continue;
+    // two free bodies (y_two_paths' two trees, unrolled): the second tree's path first (its
+    // check finds it a tree of its own), then the first's; when either is not a path the copy
+    // below starts over
+    if (n == 12 && y_six(m, d, c->lzero, chain + 6, J + 6, mc, y0 + 6, y1 + 6, y2 + 6) &&
+        y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2))
+      continue;
     // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
     // three memcpy calls cost more than the copy
     for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
     if (n > kPathWalk) l_reversed(m, L, chain, n, c->lzero, c->lrev);
     if (n > kPathWalk && y_path(m, c->lrev, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
-    if (n > 1 && y_one_path(m, L, c->lzero, chain, n, y0, y1, y2)) n = 0;
+    if (n > 1 && n <= kPathWalk &&
+        (y_one_path(m, L, c->lzero, chain, n, y0, y1, y2) ||
+         y_two_paths(m, L, c->lzero, chain, n, y0, y1, y2)))
+      n = 0;
     for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
     for (int k = n - 1; k >= 0; k--) {
       int dof = chain[k];
