@@ -15,6 +15,8 @@
 // build_y: chains longer than this (dofs) take y_path's walk when made of paths (a 10-link
 // chain's or a free body's short walks are cheaper through the parent links: Ir per step)
 enum { kPathWalk = 16 };
+// group_jacobian's most contacts at a time (a box on a face gives 4 to 8 of one pair of bodies)
+enum { kGroup = 8 };
 // c->lzero's bits: the row's zero test (0 unknown, 1 zero, 2 not), the row reversed into c->lrev
 enum { LZERO_KNOWN = 3, LZERO_REV = 4 };
 
@@ -518,9 +520,93 @@ static void spin_jacobian(const sim_model* m, const sim_data* d, contact_data* c
   contact_jacobian(m, d, c, j, A, 1, tmpdofs, tmpjac);
 }
 
-// frames, bodies, friction and Jacobians of the contacts and the joint entries
+// point_rows for the g contacts from i on, all of one chain: the rows of dofs[0..nb) (one body's
+// chain, times sgn) at column off of each contact's J. Each dof's axis and body are read once
+// for the g points; each point's rows take point_rows' operations in its order (the same bits)
+static void point_rows_n(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
+                         const int* dofs, int nb, int off, double sgn) {
+  double r[kGroup][3];
+  int rb = -1, mc = c->maxchain;
+  for (int k = 0; k < nb; k++) {
+    const double* al = d->cdofw + 6 * dofs[k];
+    const double* aw = al + 3;
+    int lin = aw[0] == 0 && aw[1] == 0 && aw[2] == 0, b = m->dof_body[dofs[k]];
+    int newb = !lin && b != rb;
+    if (newb) rb = b;
+    for (int t = 0; t < g; t++) {
+      const double* F = c->frame + 9 * (i + t);
+      double j[3];
+      if (lin) {
+        sp_copy3(j, al);
+      } else {
+        if (newb) sp_sub3(r[t], c->con[i + t].pos, d->xpos + 3 * b);
+        sp_cross3(j, aw, r[t]);
+        sp_add3(j, j, al);
+      }
+      double v0 = F[0] * j[0] + F[1] * j[1] + F[2] * j[2];
+      double v1 = F[3] * j[0] + F[4] * j[1] + F[5] * j[2];
+      double v2 = F[6] * j[0] + F[7] * j[1] + F[8] * j[2];
+      if (sgn != 1.0) v0 *= sgn, v1 *= sgn, v2 *= sgn;
+      double* J = c->J + (size_t)(i + t) * 3 * mc + off + k;
+      J[0] = v0, J[mc] = v1, J[2 * mc] = v2;
+    }
+  }
+}
+
+// contact_jacobian for the g contacts from i on, all between the same two bodies (one chain),
+// when the chain is the bodies' chains one after the other: one body moves (a body on the
+// ground: the other chain is empty) or one tree's dofs all lie below the other's (a stack of
+// free bodies). Without a dof both chains hold, contact_jacobian's merge only places entries:
+// the same J. The chain is found once and each dof's axis read once for the g points
+// (point_rows_n). 0 (nothing done) when the chains interleave or share dofs
+static int group_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
+                          int* tmpdofs) {
+  int mc = c->maxchain, *chain = c->chain + (size_t)i * mc;
+  int n2 = kin_chain(m, c->body2[i], chain), n1 = kin_chain(m, c->body1[i], tmpdofs);
+  int root2 = n2 > 0 ? chain[0] : -1, root1 = n1 > 0 ? tmpdofs[0] : -1;
+  if (n1 > 0 && n2 > 0 && chain[n2 - 1] < tmpdofs[0]) {  // body2's tree first, then body1's
+    memcpy(chain + n2, tmpdofs, sizeof(int) * (size_t)n1);
+    point_rows_n(m, d, c, i, g, chain, n2, 0, 1.0);
+    point_rows_n(m, d, c, i, g, chain + n2, n1, n2, -1.0);
+  } else if (n1 > 0 && n2 > 0 && tmpdofs[n1 - 1] < chain[0]) {  // body1's tree first
+    memmove(chain + n1, chain, sizeof(int) * (size_t)n2);
+    memcpy(chain, tmpdofs, sizeof(int) * (size_t)n1);
+    point_rows_n(m, d, c, i, g, chain, n1, 0, -1.0);
+    point_rows_n(m, d, c, i, g, chain + n1, n2, n1, 1.0);
+  } else if (n1 > 0 && n2 > 0) {
+    return 0;
+  } else if (n1 > 0) {  // body1 alone moves
+    memcpy(chain, tmpdofs, sizeof(int) * (size_t)n1);
+    point_rows_n(m, d, c, i, g, chain, n1, 0, -1.0);
+  } else {
+    point_rows_n(m, d, c, i, g, chain, n2, 0, 1.0);
+  }
+  for (int t = 0; t < g; t++) {
+    if (t > 0) memcpy(c->chain + (size_t)(i + t) * mc, chain, sizeof(int) * (size_t)(n1 + n2));
+    c->nchain[i + t] = n1 + n2;
+    set_key(c, i + t, root2, root1);
+  }
+  return 1;
+}
+
+// frames, bodies and friction of the contacts (the spin entries copy their contact's)
+static void build_frames(const sim_model* m, contact_data* c, const contact_options* opt) {
+  for (int i = 0; i < c->ncon; i++) {
+    if (c->con[i].geom1 < 0) continue;
+    c->box[i] = 0;
+    c->body1[i] = m->geom_body[c->con[i].geom1];
+    c->body2[i] = m->geom_body[c->con[i].geom2];
+    make_frame(c->frame + 9 * i, c->con[i].normal);
+    // friction of the pair's materials (material.h), or the global coefficient
+    c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
+  }
+}
+
+// frames, bodies, friction and Jacobians of the contacts and the joint entries; the contacts
+// of one pair of bodies (collision lists them one after the other) in groups (group_jacobian)
 static void build_jacobians(const sim_model* m, const sim_data* d, contact_data* c,
                             const contact_options* opt, int* tmpdofs, double* tmpjac) {
+  build_frames(m, c, opt);
   for (int i = 0; i < c->ncon; i++) {
     if (c->con[i].geom1 <= CONTACT_SPIN) {  // after its contact (they come last)
       spin_jacobian(m, d, c, opt, i, tmpdofs, tmpjac);
@@ -530,12 +616,14 @@ static void build_jacobians(const sim_model* m, const sim_data* d, contact_data*
       joint_jacobian(m, c, i);
       continue;
     }
-    c->box[i] = 0;
-    c->body1[i] = m->geom_body[c->con[i].geom1];
-    c->body2[i] = m->geom_body[c->con[i].geom2];
-    make_frame(c->frame + 9 * i, c->con[i].normal);
-    // friction of the pair's materials (material.h), or the global coefficient
-    c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
+    int g = 1;
+    while (g < kGroup && i + g < c->ncon && c->con[i + g].geom1 >= 0 &&
+           c->body1[i + g] == c->body1[i] && c->body2[i + g] == c->body2[i])
+      g++;
+    if (group_jacobian(m, d, c, i, g, tmpdofs)) {
+      i += g - 1;
+      continue;
+    }
     contact_jacobian(m, d, c, i, c->frame + 9 * i, 0, tmpdofs, tmpjac);
   }
 }
