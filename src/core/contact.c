@@ -660,28 +660,40 @@ static void l_reversed(const sim_model* m, const double* L, const int* chain, in
 // rows directly: the same operations in the same order as build_y's for each entry (the same Y
 // bit for bit: an entry takes one update per dof below it, in the same order of dofs), in
 // loops of independent updates the compiler vectorizes (the rows and L do not overlap:
-// restrict spares the run-time overlap checks), two dofs of a path per pass (y_path2). Kept out
-// of build_y's loop (noinline):
-// inlined, its code made the short chains' walk dearer (a cube's step +1.5 %). Returns 0 (nothing
-// done) when the chain is not made of paths
-// entries s0..top-1 of the three rows take dof k's update (row lr, values x) and then dof k-1's
-// (row lq, values z), each as its own subtraction in that order: the bits of two passes, with
-// one load and store of each entry instead of two
-static void y_path2(const double* restrict lr, const double* restrict lq, int s0, int top,
-                    double x0, double x1, double x2, double z0, double z1, double z2,
-                    double* restrict y0, double* restrict y1, double* restrict y2) {
+// restrict spares the run-time overlap checks), two dofs of a path per pass and up to four rows
+// per loop (y_rows), the rows of every contact on the chain in one walk (y_path).
+// Kernels: entries s0..top-1 of the rows take dof k's update (row lr, values x) and then dof
+// k-1's (row lq, values z), each as its own subtraction in that order: the bits of two passes,
+// with one load and store of each entry instead of two, and one load of L for all the rows
+static void y_path4(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    const double x[4], const double z[4], double* restrict ya,
+                    double* restrict yb, double* restrict yc, double* restrict yd) {
+  double xa = x[0], xb = x[1], xc = x[2], xd = x[3], za = z[0], zb = z[1], zc = z[2], zd = z[3];
   for (int p = s0; p < top; p++) {
     double l = lr[p], q = lq[p];
-    y0[p] = (y0[p] - l * x0) - q * z0;
-    y1[p] = (y1[p] - l * x1) - q * z1;
-    y2[p] = (y2[p] - l * x2) - q * z2;
+    ya[p] = (ya[p] - l * xa) - q * za;
+    yb[p] = (yb[p] - l * xb) - q * zb;
+    yc[p] = (yc[p] - l * xc) - q * zc;
+    yd[p] = (yd[p] - l * xd) - q * zd;
   }
 }
 
-// y_path2 on two of the three rows (the third's values both zero)
+static void y_path3(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    const double x[3], const double z[3], double* restrict ya,
+                    double* restrict yb, double* restrict yc) {
+  double xa = x[0], xb = x[1], xc = x[2], za = z[0], zb = z[1], zc = z[2];
+  for (int p = s0; p < top; p++) {
+    double l = lr[p], q = lq[p];
+    ya[p] = (ya[p] - l * xa) - q * za;
+    yb[p] = (yb[p] - l * xb) - q * zb;
+    yc[p] = (yc[p] - l * xc) - q * zc;
+  }
+}
+
 static void y_path2r(const double* restrict lr, const double* restrict lq, int s0, int top,
-                     double xa, double xb, double za, double zb, double* restrict ya,
+                     const double x[2], const double z[2], double* restrict ya,
                      double* restrict yb) {
+  double xa = x[0], xb = x[1], za = z[0], zb = z[1];
   for (int p = s0; p < top; p++) {
     double l = lr[p], q = lq[p];
     ya[p] = (ya[p] - l * xa) - q * za;
@@ -689,53 +701,79 @@ static void y_path2r(const double* restrict lr, const double* restrict lq, int s
   }
 }
 
-__attribute__((noinline)) static int y_path(const sim_model* m, const double* restrict lrev,
-                                            const int* chain, int n, double* restrict y0,
-                                            double* restrict y1, double* restrict y2) {
+static void y_path1(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    double x, double z, double* restrict y) {
+  for (int p = s0; p < top; p++) y[p] = (y[p] - lr[p] * x) - lq[p] * z;
+}
+
+// the kernels on the nr rows y[] (values x[], z[]), four at a time
+static void y_rows(const double* lr, const double* lq, int s0, int top, double* const* y,
+                   const double* x, const double* z, int nr) {
+  int a = 0;
+  for (; nr - a >= 4 && nr - a != 6; a += 4)  // 6: twice y_path3, not y_path4 and y_path2r
+    y_path4(lr, lq, s0, top, x + a, z + a, y[a], y[a + 1], y[a + 2], y[a + 3]);
+  for (; nr - a >= 3; a += 3) y_path3(lr, lq, s0, top, x + a, z + a, y[a], y[a + 1], y[a + 2]);
+  if (nr - a == 2) y_path2r(lr, lq, s0, top, x + a, z + a, y[a], y[a + 1]);
+  if (nr - a == 1) y_path1(lr, lq, s0, top, x[a], z[a], y[a]);
+}
+
+// where a long chain's second path starts (n when it is one path), -1 when it is not made of
+// one or two root-to-body paths (y_path's walk needs each dof's parent just before it)
+static int path_split(const sim_model* m, const int* chain, int n) {
   const int* par = m->dof_parent;
-  int r1 = n;  // where the second path starts, n when there is one
-  for (int k = 0; k < n; k++) {
+  int r1 = n;
+  for (int k = 1; k < n; k++) {
     int pk = par[chain[k]];
-    if (pk >= 0 && (k == 0 || pk != chain[k - 1])) return 0;
-    if (pk < 0 && k > 0) {
-      if (r1 < n) return 0;  // a third root
+    if (pk >= 0 && pk != chain[k - 1]) return -1;
+    if (pk < 0) {
+      if (r1 < n) return -1;  // a third root
       r1 = k;
     }
   }
+  return par[chain[0]] < 0 ? r1 : -1;
+}
+
+// Y of the g entries from i on, one chain made of paths (path_split's r1), their rows copied
+// from J: the walk (each row's updates skipped where its two values are zero: y - l 0 changes
+// at most an exact zero's sign; a chain lying flat gives its t1 row nothing on the revolute
+// dofs), each dof's entries scaled by D^-1/2 once final (as build_y's last loop: the same
+// products). Kept out of build_y's loop (noinline): inlined, its code made the short chains'
+// walk dearer (a cube's step +1.5 %)
+__attribute__((noinline)) static void y_path(const sim_model* m, const sim_data* d,
+                                             contact_data* c, int i, int g, int r1) {
+  int mc = c->maxchain, n = c->nchain[i], nr;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* s = d->qLDiagSqrtInv;
+  double *y[3 * kGroup], *ry[3 * kGroup], rx[3 * kGroup], rz[3 * kGroup];
+  for (int a = 0; a < 3 * g; a++) y[a] = c->Y + (size_t)(i + a / 3) * 3 * mc + (size_t)(a % 3) * mc;
   for (int k = n - 1; k >= 0; k--) {
-    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
-    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     int s0 = k >= r1 ? r1 : 0;  // the path's root: the ancestor at p is lr[p]
-    const double* restrict lr = lrev + m->dof_Madr[chain[k]] + 1 - s0;
-    int top = k;  // the entries below top still take dof k's update
-    if (k - 1 > s0) {  // dof k - 1 walks the same path after k: the two walks in one pass
-      int k1 = k - 1;
-      y0[k1] -= lr[k1] * x0;  // k's update of k - 1 first: k - 1's own values are then final
-      y1[k1] -= lr[k1] * x1;
-      y2[k1] -= lr[k1] * x2;
-      double z0 = y0[k1], z1 = y1[k1], z2 = y2[k1];
-      top = k1;
-      k = k1;  // k - 1 is done here
-      if (!(z0 == 0 && z1 == 0 && z2 == 0)) {
-        const double* lq = lrev + m->dof_Madr[chain[k1]] + 1 - s0;
-        // a row both dofs leave at zero takes no update (a chain lying flat: revolute dofs
-        // about the plane's normal give its t1 row nothing): y - l 0 changes at most an exact
-        // zero's sign
-        if (x1 == 0 && z1 == 0) y_path2r(lr, lq, s0, k1, x0, x2, z0, z2, y0, y2);
-        else if (x0 == 0 && z0 == 0) y_path2r(lr, lq, s0, k1, x1, x2, z1, z2, y1, y2);
-        else if (x2 == 0 && z2 == 0) y_path2r(lr, lq, s0, k1, x0, x1, z0, z1, y0, y1);
-        else y_path2(lr, lq, s0, k1, x0, x1, x2, z0, z1, z2, y0, y1, y2);
-        continue;
+    const double* lr = c->lrev + m->dof_Madr[chain[k]] + 1 - s0;
+    double sk = s[chain[k]];
+    if (k - 1 <= s0) {  // no second dof of the path above its root: k alone
+      for (int a = 0; a < 3 * g; a++) {
+        double x = y[a][k], *ya = y[a];
+        ya[k] = x * sk;
+        if (x != 0)
+          for (int p = s0; p < k; p++) ya[p] -= lr[p] * x;
       }
+      continue;
     }
-    for (int p = s0; p < top; p++) {
-      double l = lr[p];
-      y0[p] -= l * x0;
-      y1[p] -= l * x1;
-      y2[p] -= l * x2;
+    int k1 = --k;  // dof k - 1 walks the same path after k: the two walks in one pass
+    const double* lq = c->lrev + m->dof_Madr[chain[k1]] + 1 - s0;
+    double sk1 = s[chain[k1]];
+    nr = 0;
+    for (int a = 0; a < 3 * g; a++) {
+      double* ya = y[a];
+      double x = ya[k1 + 1];
+      ya[k1 + 1] = x * sk;
+      if (x != 0) ya[k1] -= lr[k1] * x;  // k's update of k - 1 first: then k - 1's value is final
+      double z = ya[k1];
+      ya[k1] = z * sk1;
+      if (x != 0 || z != 0) ry[nr] = ya, rx[nr] = x, rz[nr++] = z;
     }
+    y_rows(lr, lq, s0, k1, ry, rx, rz, nr);
   }
-  return 1;
 }
 
 // y_one_path's update of two rows by dof k's row l of L (k entries, ancestors nearest first)
@@ -827,6 +865,26 @@ static int y_two_paths(const sim_model* m, const double* restrict L, unsigned ch
   return y_one_path(m, L, lzero, chain, r1, y0, y1, y2);
 }
 
+// build_y's whole work on entry i's long chain when it is made of paths (path_split), together
+// with the entries after i on the same chain (one pair of bodies: a link's 4 corners): their
+// rows copied from J, y_path's walk and scaling. The number of entries done, 0 (nothing done)
+// when the chain is not made of paths
+static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i) {
+  int mc = c->maxchain, n = c->nchain[i], g = 1;
+  const int* chain = c->chain + (size_t)i * mc;
+  int r1 = path_split(m, chain, n);
+  if (r1 < 0) return 0;
+  while (g < kGroup && i + g < c->ncon && same_chain(c, i, i + g)) g++;
+  for (int t = 0; t < g; t++) {
+    double* Y = c->Y + (size_t)(i + t) * 3 * mc;
+    const double* J = c->J + (size_t)(i + t) * 3 * mc;
+    for (int k = 0; k < n; k++) Y[k] = J[k], Y[mc + k] = J[mc + k], Y[2 * mc + k] = J[2 * mc + k];
+  }
+  l_reversed(m, d->qLD, chain, n, c->lzero, c->lrev);
+  y_path(m, d, c, i, g, r1);
+  return g;
+}
+
 // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
 // of the three rows the same operations, in the same order, as dyn_solve_half on the full
 // row; the rows share one walk up L's row per dof, skipped when all three values are zero
@@ -849,11 +907,14 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     if (n == 12 && y_six(m, d, c->lzero, chain + 6, J + 6, mc, y0 + 6, y1 + 6, y2 + 6) &&
         y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2))
       continue;
+    int g = n > kPathWalk ? y_long(m, d, c, i) : 0;
+    if (g > 0) {
+      i += g - 1;
+      continue;
+    }
     // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
     // three memcpy calls cost more than the copy
     for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
-    if (n > kPathWalk) l_reversed(m, L, chain, n, c->lzero, c->lrev);
-    if (n > kPathWalk && y_path(m, c->lrev, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
     if (n > 1 && n <= kPathWalk &&
         (y_one_path(m, L, c->lzero, chain, n, y0, y1, y2) ||
          y_two_paths(m, L, c->lzero, chain, n, y0, y1, y2)))
