@@ -907,7 +907,10 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     if (n == 12 && y_six(m, d, c->lzero, chain + 6, J + 6, mc, y0 + 6, y1 + 6, y2 + 6) &&
         y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2))
       continue;
-    int g = n > kPathWalk ? y_long(m, d, c, i) : 0;
+    // a long chain, or a chain of a few links that several entries share (y_long's walk then
+    // serves them all: a link's corners)
+    int shared = n > 6 && i + 1 < c->ncon && same_chain(c, i, i + 1);
+    int g = n > kPathWalk || shared ? y_long(m, d, c, i) : 0;
     if (g > 0) {
       i += g - 1;
       continue;
