@@ -785,6 +785,27 @@ static inline void y_walk2(const double* restrict l, int k, double xa, double xb
   }
 }
 
+// 1 when chain[0..n) is one root-to-body path: its last dof's row of L lists the n - 1 others,
+// the farthest (the root) chain[0]; a part of a two-tree chain (y_two_paths) that holds dofs of
+// the other tree is not one path even when the count matches
+static inline int one_path(const sim_model* m, const int* chain, int n) {
+  const int* adr = m->dof_Madr;
+  int last = chain[n - 1];
+  return (last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] == n &&
+         m->dof_Mcol[adr[last] + n - 1] == chain[0];
+}
+
+// 1 when the k entries l[0..k) of a dof's row of L (its ancestors') are all zero; *z caches the
+// answer for the step: 0 not yet known, 1 zero, 2 not (LZERO_KNOWN)
+static inline int l_row_zero(const double* l, int k, unsigned char* z) {
+  if ((*z & LZERO_KNOWN) == 0) {
+    int u = 0;
+    while (u < k && l[u] == 0) u++;
+    *z |= u == k ? 1 : 2;
+  }
+  return (*z & LZERO_KNOWN) == 1;
+}
+
 // build_y's walk on a chain that is one root-to-body path (a contact of one body with the world,
 // two bodies of one path): the last dof's row of L lists every other dof of the chain, so dof
 // chain[k]'s row holds chain[k-1], chain[k-2], ... chain[0] in that order and the walk indexes
@@ -794,12 +815,7 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
                              const int* chain, int n, double* restrict y0, double* restrict y1,
                              double* restrict y2) {
   const int* adr = m->dof_Madr;
-  int last = chain[n - 1];
-  // the row's farthest entry (its root) chain[0]: a part of a two-tree chain (y_two_paths) that
-  // holds dofs of the other tree is not one path even when the count matches
-  if ((last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] != n ||
-      m->dof_Mcol[adr[last] + n - 1] != chain[0])
-    return 0;
+  if (!one_path(m, chain, n)) return 0;
   for (int k = n - 1; k > 0; k--) {
     double x0 = y0[k], x1 = y1[k], x2 = y2[k];
     // a zero row of L (a free body's translations; its rotations too when the centre of mass
@@ -807,13 +823,7 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
     // sign
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
-    unsigned char* z = lzero + chain[k];  // 0 not yet known this step, 1 zero, 2 not (LZERO_KNOWN)
-    if ((*z & LZERO_KNOWN) == 0) {
-      int u = 0;
-      while (u < k && l[u] == 0) u++;
-      *z |= u == k ? 1 : 2;
-    }
-    if ((*z & LZERO_KNOWN) == 1) continue;
+    if (l_row_zero(l, k, lzero + chain[k])) continue;
     // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
     // row nothing on the revolute dofs)
     if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
@@ -829,6 +839,18 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
   return 1;
 }
 
+// 1 when the chain is one root-to-body path (y_one_path's test) whose dofs' rows of L are all
+// zero (a free body whose centre of mass is its origin and inertia diagonal): its walk does
+// nothing
+static int y_path_zero(const sim_model* m, const double* L, unsigned char* lzero,
+                       const int* chain, int n) {
+  const int* adr = m->dof_Madr;
+  if (!one_path(m, chain, n)) return 0;
+  for (int k = n - 1; k > 0; k--)
+    if (!l_row_zero(L + adr[chain[k]] + 1, k, lzero + chain[k])) return 0;
+  return 1;
+}
+
 // build_y's whole work on a chain of six dofs that is one path (a free body against the world):
 // the copy, y_one_path's walk and the scaling with n a constant, so that the compiler unrolls
 // them (the same operations in the same order). 0 (Y's rows copied, nothing else) when the
@@ -836,13 +858,21 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
 static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, const int* chain,
                  const double* J, int mc, double* restrict y0, double* restrict y1,
                  double* restrict y2) {
+  const double* s = d->qLDiagSqrtInv;
+  if (y_path_zero(m, d->qLD, lzero, chain, 6)) {  // no walk: Y = D^-1/2 J', the same products
+    for (int k = 0; k < 6; k++) {
+      double sk = s[chain[k]];
+      y0[k] = J[k] * sk, y1[k] = J[mc + k] * sk, y2[k] = J[2 * mc + k] * sk;
+    }
+    return 1;
+  }
   for (int k = 0; k < 6; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
   if (!y_one_path(m, d->qLD, lzero, chain, 6, y0, y1, y2)) return 0;
   for (int k = 0; k < 6; k++) {
-    double s = d->qLDiagSqrtInv[chain[k]];
-    y0[k] *= s;
-    y1[k] *= s;
-    y2[k] *= s;
+    double sk = s[chain[k]];
+    y0[k] *= sk;
+    y1[k] *= sk;
+    y2[k] *= sk;
   }
   return 1;
 }
