@@ -915,6 +915,28 @@ static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i)
   return g;
 }
 
+// build_y's walk on any chain (ascending, ancestor-closed), through the dofs' positions in it
+// (pos): for k from the last dof down, its values subtracted times L up its row
+static void y_walk_map(const sim_model* m, const double* L, int* pos, const int* chain, int n,
+                       double* y0, double* y1, double* y2) {
+  const int* col = m->dof_Mcol;
+  for (int k = 0; k < n; k++) pos[chain[k]] = k;
+  for (int k = n - 1; k >= 0; k--) {
+    int dof = chain[k];
+    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    // (dof, par[dof]), then up the row
+    for (int a = m->dof_Madr[dof] + 1, e = dof + 1 < m->nv ? m->dof_Madr[dof + 1] : m->nM; a < e;
+         a++) {
+      int p = pos[col[a]];
+      double l = L[a];
+      y0[p] -= l * x0;
+      y1[p] -= l * x1;
+      y2[p] -= l * x2;
+    }
+  }
+}
+
 // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
 // of the three rows the same operations, in the same order, as dyn_solve_half on the full
 // row; the rows share one walk up L's row per dof, skipped when all three values are zero
@@ -922,7 +944,6 @@ static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i)
 static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
-  const int* col = m->dof_Mcol;
   if (m->nv > 0) memset(c->lzero, 0, (size_t)m->nv);  // L's zero rows: found as y_one_path asks
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
@@ -952,21 +973,7 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
         (y_one_path(m, L, c->lzero, chain, n, y0, y1, y2) ||
          y_two_paths(m, L, c->lzero, chain, n, y0, y1, y2)))
       n = 0;
-    for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
-    for (int k = n - 1; k >= 0; k--) {
-      int dof = chain[k];
-      double x0 = y0[k], x1 = y1[k], x2 = y2[k];
-      if (x0 == 0 && x1 == 0 && x2 == 0) continue;
-      // (dof, par[dof]), then up the row
-      for (int a = m->dof_Madr[dof] + 1, e = dof + 1 < m->nv ? m->dof_Madr[dof + 1] : m->nM; a < e;
-           a++) {
-        int p = c->pos[col[a]];
-        double l = L[a];
-        y0[p] -= l * x0;
-        y1[p] -= l * x1;
-        y2[p] -= l * x2;
-      }
-    }
+    y_walk_map(m, L, c->pos, chain, n, y0, y1, y2);
     n = c->nchain[i];
     for (int k = 0; k < n; k++) {
       double s = d->qLDiagSqrtInv[chain[k]];
