@@ -853,18 +853,19 @@ static int y_path_zero(const sim_model* m, const double* L, unsigned char* lzero
 
 // build_y's whole work on a chain of six dofs that is one path (a free body against the world):
 // the copy, y_one_path's walk and the scaling with n a constant, so that the compiler unrolls
-// them (the same operations in the same order). 0 (Y's rows copied, nothing else) when the
-// chain is not one path
+// them (the same operations in the same order); zero: the caller knows its rows of L zero (the
+// previous entry's chain). 2 when the rows were zero (no walk), 1 walked, 0 (Y's rows copied,
+// nothing else) when the chain is not one path
 static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, const int* chain,
-                 const double* J, int mc, double* restrict y0, double* restrict y1,
+                 const double* J, int mc, int zero, double* restrict y0, double* restrict y1,
                  double* restrict y2) {
   const double* s = d->qLDiagSqrtInv;
-  if (y_path_zero(m, d->qLD, lzero, chain, 6)) {  // no walk: Y = D^-1/2 J', the same products
-    for (int k = 0; k < 6; k++) {
+  if (zero || y_path_zero(m, d->qLD, lzero, chain, 6)) {  // no walk: Y = D^-1/2 J', the same
+    for (int k = 0; k < 6; k++) {                          // products
       double sk = s[chain[k]];
       y0[k] = J[k] * sk, y1[k] = J[mc + k] * sk, y2[k] = J[2 * mc + k] * sk;
     }
-    return 1;
+    return 2;
   }
   for (int k = 0; k < 6; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
   if (!y_one_path(m, d->qLD, lzero, chain, 6, y0, y1, y2)) return 0;
@@ -945,19 +946,28 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
   if (m->nv > 0) memset(c->lzero, 0, (size_t)m->nv);  // L's zero rows: found as y_one_path asks
+  int zchain = 0;  // entry i - 1's chain: y_six's, all its rows of L zero (y_path_zero)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
     double* Y = c->Y + (size_t)i * 3 * mc;
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
     const double* J = c->J + (size_t)i * 3 * mc;
-    if (n == 6 && y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2)) continue;
+    // entry i - 1 on the same chain found it a free body's (or two's) with zero rows of L
+    int zero = zchain && same_chain(c, i, i - 1), r = 0, r2 = 0;
+    zchain = 0;
+    if (n == 6 && (r = y_six(m, d, c->lzero, chain, J, mc, zero, y0, y1, y2)) > 0) {
+      zchain = r == 2;
+      continue;
+    }
     // two free bodies (y_two_paths' two trees, unrolled): the second tree's path first (its
     // check finds it a tree of its own), then the first's; when either is not a path the copy
     // below starts over
-    if (n == 12 && y_six(m, d, c->lzero, chain + 6, J + 6, mc, y0 + 6, y1 + 6, y2 + 6) &&
-        y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2))
+    if (n == 12 && (r2 = y_six(m, d, c->lzero, chain + 6, J + 6, mc, zero, y0 + 6, y1 + 6, y2 + 6)) &&
+        (r = y_six(m, d, c->lzero, chain, J, mc, zero, y0, y1, y2)) > 0) {
+      zchain = r == 2 && r2 == 2;
       continue;
+    }
     // a long chain, or a chain of a few links that several entries share (y_long's walk then
     // serves them all: a link's corners)
     int shared = n > 6 && i + 1 < c->ncon && same_chain(c, i, i + 1);
