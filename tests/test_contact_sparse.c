@@ -185,6 +185,35 @@ START_TEST(g_branched_tree) {
 }
 END_TEST
 
+// the contacts between two bodies listed the other way round (geom1 and geom2 swapped, the
+// normal turned): contact.c then finds body2's tree before body1's (a stack's two trees placed
+// one after the other in either order, group_jacobian); the rebuilt J still equals the point
+// Jacobians and G still J M^-1 J'
+START_TEST(g_bodies_swapped) {
+  fixture f = g_checked(kSoloCubes, NULL, 12, "Solo-12 and cubes");
+  sim* s = f.s;
+  contact_data* c = s->data.con;
+  const sim_model* m = s->model.m;
+  int swapped = 0;
+  for (int i = 0; i < c->ncon; i++) {
+    coll_contact* k = c->con + i;
+    if (k->geom1 < 0 || m->geom_body[k->geom1] <= 0 || m->geom_body[k->geom2] <= 0) continue;
+    int g = k->geom1;
+    k->geom1 = k->geom2, k->geom2 = g;
+    for (int r = 0; r < 3; r++) k->normal[r] = -k->normal[r];
+    swapped++;
+  }
+  ck_assert_int_ge(swapped, 4);  // the stack's cube on cube
+  ck_assert_int_eq(contact_build(m, s->data.d, c, &s->opt.contact, s->data.vfree), 0);
+  int nc;
+  double e = g_error(s, &nc);
+  ck_assert_msg(e <= 1e-12, "swapped bodies, %d contacts: relative error %g", nc, e);
+  e = j_error(s);
+  ck_assert_msg(e <= 1e-15, "swapped bodies: contact Jacobian rows off by %g", e);
+  fixture_free(&f);
+}
+END_TEST
+
 START_TEST(g_two_robots) {
   fixture f = g_checked(kTwoSolo, NULL, 8, "two Solo-12");
   sim* s = f.s;
@@ -852,6 +881,7 @@ static Suite* suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_test(t, g_branched_tree);
   tcase_add_test(t, g_two_robots);
+  tcase_add_test(t, g_bodies_swapped);
   tcase_add_test(t, g_robot_and_objects);
   tcase_add_test(t, g_long_chains);
   tcase_add_test(t, g_rigid_body_closed_form);

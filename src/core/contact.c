@@ -15,6 +15,8 @@
 // build_y: chains longer than this (dofs) take y_path's walk when made of paths (a 10-link
 // chain's or a free body's short walks are cheaper through the parent links: Ir per step)
 enum { kPathWalk = 16 };
+// group_jacobian's most contacts at a time (a box on a face gives 4 to 8 of one pair of bodies)
+enum { kGroup = 8 };
 // c->lzero's bits: the row's zero test (0 unknown, 1 zero, 2 not), the row reversed into c->lrev
 enum { LZERO_KNOWN = 3, LZERO_REV = 4 };
 
@@ -518,9 +520,93 @@ static void spin_jacobian(const sim_model* m, const sim_data* d, contact_data* c
   contact_jacobian(m, d, c, j, A, 1, tmpdofs, tmpjac);
 }
 
-// frames, bodies, friction and Jacobians of the contacts and the joint entries
+// point_rows for the g contacts from i on, all of one chain: the rows of dofs[0..nb) (one body's
+// chain, times sgn) at column off of each contact's J. Each dof's axis and body are read once
+// for the g points; each point's rows take point_rows' operations in its order (the same bits)
+static void point_rows_n(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
+                         const int* dofs, int nb, int off, double sgn) {
+  double r[kGroup][3];
+  int rb = -1, mc = c->maxchain;
+  for (int k = 0; k < nb; k++) {
+    const double* al = d->cdofw + 6 * dofs[k];
+    const double* aw = al + 3;
+    int lin = aw[0] == 0 && aw[1] == 0 && aw[2] == 0, b = m->dof_body[dofs[k]];
+    int newb = !lin && b != rb;
+    if (newb) rb = b;
+    for (int t = 0; t < g; t++) {
+      const double* F = c->frame + 9 * (i + t);
+      double j[3];
+      if (lin) {
+        sp_copy3(j, al);
+      } else {
+        if (newb) sp_sub3(r[t], c->con[i + t].pos, d->xpos + 3 * b);
+        sp_cross3(j, aw, r[t]);
+        sp_add3(j, j, al);
+      }
+      double v0 = F[0] * j[0] + F[1] * j[1] + F[2] * j[2];
+      double v1 = F[3] * j[0] + F[4] * j[1] + F[5] * j[2];
+      double v2 = F[6] * j[0] + F[7] * j[1] + F[8] * j[2];
+      if (sgn != 1.0) v0 *= sgn, v1 *= sgn, v2 *= sgn;
+      double* J = c->J + (size_t)(i + t) * 3 * mc + off + k;
+      J[0] = v0, J[mc] = v1, J[2 * mc] = v2;
+    }
+  }
+}
+
+// contact_jacobian for the g contacts from i on, all between the same two bodies (one chain),
+// when the chain is the bodies' chains one after the other: one body moves (a body on the
+// ground: the other chain is empty) or one tree's dofs all lie below the other's (a stack of
+// free bodies). Without a dof both chains hold, contact_jacobian's merge only places entries:
+// the same J. The chain is found once and each dof's axis read once for the g points
+// (point_rows_n). 0 (nothing done) when the chains interleave or share dofs
+static int group_jacobian(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
+                          int* tmpdofs) {
+  int mc = c->maxchain, *chain = c->chain + (size_t)i * mc;
+  int n2 = kin_chain(m, c->body2[i], chain), n1 = kin_chain(m, c->body1[i], tmpdofs);
+  int root2 = n2 > 0 ? chain[0] : -1, root1 = n1 > 0 ? tmpdofs[0] : -1;
+  if (n1 > 0 && n2 > 0 && chain[n2 - 1] < tmpdofs[0]) {  // body2's tree first, then body1's
+    memcpy(chain + n2, tmpdofs, sizeof(int) * (size_t)n1);
+    point_rows_n(m, d, c, i, g, chain, n2, 0, 1.0);
+    point_rows_n(m, d, c, i, g, chain + n2, n1, n2, -1.0);
+  } else if (n1 > 0 && n2 > 0 && tmpdofs[n1 - 1] < chain[0]) {  // body1's tree first
+    memmove(chain + n1, chain, sizeof(int) * (size_t)n2);
+    memcpy(chain, tmpdofs, sizeof(int) * (size_t)n1);
+    point_rows_n(m, d, c, i, g, chain, n1, 0, -1.0);
+    point_rows_n(m, d, c, i, g, chain + n1, n2, n1, 1.0);
+  } else if (n1 > 0 && n2 > 0) {
+    return 0;
+  } else if (n1 > 0) {  // body1 alone moves
+    memcpy(chain, tmpdofs, sizeof(int) * (size_t)n1);
+    point_rows_n(m, d, c, i, g, chain, n1, 0, -1.0);
+  } else {
+    point_rows_n(m, d, c, i, g, chain, n2, 0, 1.0);
+  }
+  for (int t = 0; t < g; t++) {
+    if (t > 0) memcpy(c->chain + (size_t)(i + t) * mc, chain, sizeof(int) * (size_t)(n1 + n2));
+    c->nchain[i + t] = n1 + n2;
+    set_key(c, i + t, root2, root1);
+  }
+  return 1;
+}
+
+// frames, bodies and friction of the contacts (the spin entries copy their contact's)
+static void build_frames(const sim_model* m, contact_data* c, const contact_options* opt) {
+  for (int i = 0; i < c->ncon; i++) {
+    if (c->con[i].geom1 < 0) continue;
+    c->box[i] = 0;
+    c->body1[i] = m->geom_body[c->con[i].geom1];
+    c->body2[i] = m->geom_body[c->con[i].geom2];
+    make_frame(c->frame + 9 * i, c->con[i].normal);
+    // friction of the pair's materials (material.h), or the global coefficient
+    c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
+  }
+}
+
+// frames, bodies, friction and Jacobians of the contacts and the joint entries; the contacts
+// of one pair of bodies (collision lists them one after the other) in groups (group_jacobian)
 static void build_jacobians(const sim_model* m, const sim_data* d, contact_data* c,
                             const contact_options* opt, int* tmpdofs, double* tmpjac) {
+  build_frames(m, c, opt);
   for (int i = 0; i < c->ncon; i++) {
     if (c->con[i].geom1 <= CONTACT_SPIN) {  // after its contact (they come last)
       spin_jacobian(m, d, c, opt, i, tmpdofs, tmpjac);
@@ -530,12 +616,14 @@ static void build_jacobians(const sim_model* m, const sim_data* d, contact_data*
       joint_jacobian(m, c, i);
       continue;
     }
-    c->box[i] = 0;
-    c->body1[i] = m->geom_body[c->con[i].geom1];
-    c->body2[i] = m->geom_body[c->con[i].geom2];
-    make_frame(c->frame + 9 * i, c->con[i].normal);
-    // friction of the pair's materials (material.h), or the global coefficient
-    c->mu[i] = opt->mat ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).mu : opt->friction;
+    int g = 1;
+    while (g < kGroup && i + g < c->ncon && c->con[i + g].geom1 >= 0 &&
+           c->body1[i + g] == c->body1[i] && c->body2[i + g] == c->body2[i])
+      g++;
+    if (group_jacobian(m, d, c, i, g, tmpdofs)) {
+      i += g - 1;
+      continue;
+    }
     contact_jacobian(m, d, c, i, c->frame + 9 * i, 0, tmpdofs, tmpjac);
   }
 }
@@ -572,28 +660,40 @@ static void l_reversed(const sim_model* m, const double* L, const int* chain, in
 // rows directly: the same operations in the same order as build_y's for each entry (the same Y
 // bit for bit: an entry takes one update per dof below it, in the same order of dofs), in
 // loops of independent updates the compiler vectorizes (the rows and L do not overlap:
-// restrict spares the run-time overlap checks), two dofs of a path per pass (y_path2). Kept out
-// of build_y's loop (noinline):
-// inlined, its code made the short chains' walk dearer (a cube's step +1.5 %). Returns 0 (nothing
-// done) when the chain is not made of paths
-// entries s0..top-1 of the three rows take dof k's update (row lr, values x) and then dof k-1's
-// (row lq, values z), each as its own subtraction in that order: the bits of two passes, with
-// one load and store of each entry instead of two
-static void y_path2(const double* restrict lr, const double* restrict lq, int s0, int top,
-                    double x0, double x1, double x2, double z0, double z1, double z2,
-                    double* restrict y0, double* restrict y1, double* restrict y2) {
+// restrict spares the run-time overlap checks), two dofs of a path per pass and up to four rows
+// per loop (y_rows), the rows of every contact on the chain in one walk (y_path).
+// Kernels: entries s0..top-1 of the rows take dof k's update (row lr, values x) and then dof
+// k-1's (row lq, values z), each as its own subtraction in that order: the bits of two passes,
+// with one load and store of each entry instead of two, and one load of L for all the rows
+static void y_path4(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    const double x[4], const double z[4], double* restrict ya,
+                    double* restrict yb, double* restrict yc, double* restrict yd) {
+  double xa = x[0], xb = x[1], xc = x[2], xd = x[3], za = z[0], zb = z[1], zc = z[2], zd = z[3];
   for (int p = s0; p < top; p++) {
     double l = lr[p], q = lq[p];
-    y0[p] = (y0[p] - l * x0) - q * z0;
-    y1[p] = (y1[p] - l * x1) - q * z1;
-    y2[p] = (y2[p] - l * x2) - q * z2;
+    ya[p] = (ya[p] - l * xa) - q * za;
+    yb[p] = (yb[p] - l * xb) - q * zb;
+    yc[p] = (yc[p] - l * xc) - q * zc;
+    yd[p] = (yd[p] - l * xd) - q * zd;
   }
 }
 
-// y_path2 on two of the three rows (the third's values both zero)
+static void y_path3(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    const double x[3], const double z[3], double* restrict ya,
+                    double* restrict yb, double* restrict yc) {
+  double xa = x[0], xb = x[1], xc = x[2], za = z[0], zb = z[1], zc = z[2];
+  for (int p = s0; p < top; p++) {
+    double l = lr[p], q = lq[p];
+    ya[p] = (ya[p] - l * xa) - q * za;
+    yb[p] = (yb[p] - l * xb) - q * zb;
+    yc[p] = (yc[p] - l * xc) - q * zc;
+  }
+}
+
 static void y_path2r(const double* restrict lr, const double* restrict lq, int s0, int top,
-                     double xa, double xb, double za, double zb, double* restrict ya,
+                     const double x[2], const double z[2], double* restrict ya,
                      double* restrict yb) {
+  double xa = x[0], xb = x[1], za = z[0], zb = z[1];
   for (int p = s0; p < top; p++) {
     double l = lr[p], q = lq[p];
     ya[p] = (ya[p] - l * xa) - q * za;
@@ -601,53 +701,79 @@ static void y_path2r(const double* restrict lr, const double* restrict lq, int s
   }
 }
 
-__attribute__((noinline)) static int y_path(const sim_model* m, const double* restrict lrev,
-                                            const int* chain, int n, double* restrict y0,
-                                            double* restrict y1, double* restrict y2) {
+static void y_path1(const double* restrict lr, const double* restrict lq, int s0, int top,
+                    double x, double z, double* restrict y) {
+  for (int p = s0; p < top; p++) y[p] = (y[p] - lr[p] * x) - lq[p] * z;
+}
+
+// the kernels on the nr rows y[] (values x[], z[]), four at a time
+static void y_rows(const double* lr, const double* lq, int s0, int top, double* const* y,
+                   const double* x, const double* z, int nr) {
+  int a = 0;
+  for (; nr - a >= 4 && nr - a != 6; a += 4)  // 6: twice y_path3, not y_path4 and y_path2r
+    y_path4(lr, lq, s0, top, x + a, z + a, y[a], y[a + 1], y[a + 2], y[a + 3]);
+  for (; nr - a >= 3; a += 3) y_path3(lr, lq, s0, top, x + a, z + a, y[a], y[a + 1], y[a + 2]);
+  if (nr - a == 2) y_path2r(lr, lq, s0, top, x + a, z + a, y[a], y[a + 1]);
+  if (nr - a == 1) y_path1(lr, lq, s0, top, x[a], z[a], y[a]);
+}
+
+// where a long chain's second path starts (n when it is one path), -1 when it is not made of
+// one or two root-to-body paths (y_path's walk needs each dof's parent just before it)
+static int path_split(const sim_model* m, const int* chain, int n) {
   const int* par = m->dof_parent;
-  int r1 = n;  // where the second path starts, n when there is one
-  for (int k = 0; k < n; k++) {
+  int r1 = n;
+  for (int k = 1; k < n; k++) {
     int pk = par[chain[k]];
-    if (pk >= 0 && (k == 0 || pk != chain[k - 1])) return 0;
-    if (pk < 0 && k > 0) {
-      if (r1 < n) return 0;  // a third root
+    if (pk >= 0 && pk != chain[k - 1]) return -1;
+    if (pk < 0) {
+      if (r1 < n) return -1;  // a third root
       r1 = k;
     }
   }
+  return par[chain[0]] < 0 ? r1 : -1;
+}
+
+// Y of the g entries from i on, one chain made of paths (path_split's r1), their rows copied
+// from J: the walk (each row's updates skipped where its two values are zero: y - l 0 changes
+// at most an exact zero's sign; a chain lying flat gives its t1 row nothing on the revolute
+// dofs), each dof's entries scaled by D^-1/2 once final (as build_y's last loop: the same
+// products). Kept out of build_y's loop (noinline): inlined, its code made the short chains'
+// walk dearer (a cube's step +1.5 %)
+__attribute__((noinline)) static void y_path(const sim_model* m, const sim_data* d,
+                                             contact_data* c, int i, int g, int r1) {
+  int mc = c->maxchain, n = c->nchain[i], nr;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* s = d->qLDiagSqrtInv;
+  double *y[3 * kGroup], *ry[3 * kGroup], rx[3 * kGroup], rz[3 * kGroup];
+  for (int a = 0; a < 3 * g; a++) y[a] = c->Y + (size_t)(i + a / 3) * 3 * mc + (size_t)(a % 3) * mc;
   for (int k = n - 1; k >= 0; k--) {
-    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
-    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     int s0 = k >= r1 ? r1 : 0;  // the path's root: the ancestor at p is lr[p]
-    const double* restrict lr = lrev + m->dof_Madr[chain[k]] + 1 - s0;
-    int top = k;  // the entries below top still take dof k's update
-    if (k - 1 > s0) {  // dof k - 1 walks the same path after k: the two walks in one pass
-      int k1 = k - 1;
-      y0[k1] -= lr[k1] * x0;  // k's update of k - 1 first: k - 1's own values are then final
-      y1[k1] -= lr[k1] * x1;
-      y2[k1] -= lr[k1] * x2;
-      double z0 = y0[k1], z1 = y1[k1], z2 = y2[k1];
-      top = k1;
-      k = k1;  // k - 1 is done here
-      if (!(z0 == 0 && z1 == 0 && z2 == 0)) {
-        const double* lq = lrev + m->dof_Madr[chain[k1]] + 1 - s0;
-        // a row both dofs leave at zero takes no update (a chain lying flat: revolute dofs
-        // about the plane's normal give its t1 row nothing): y - l 0 changes at most an exact
-        // zero's sign
-        if (x1 == 0 && z1 == 0) y_path2r(lr, lq, s0, k1, x0, x2, z0, z2, y0, y2);
-        else if (x0 == 0 && z0 == 0) y_path2r(lr, lq, s0, k1, x1, x2, z1, z2, y1, y2);
-        else if (x2 == 0 && z2 == 0) y_path2r(lr, lq, s0, k1, x0, x1, z0, z1, y0, y1);
-        else y_path2(lr, lq, s0, k1, x0, x1, x2, z0, z1, z2, y0, y1, y2);
-        continue;
+    const double* lr = c->lrev + m->dof_Madr[chain[k]] + 1 - s0;
+    double sk = s[chain[k]];
+    if (k - 1 <= s0) {  // no second dof of the path above its root: k alone
+      for (int a = 0; a < 3 * g; a++) {
+        double x = y[a][k], *ya = y[a];
+        ya[k] = x * sk;
+        if (x != 0)
+          for (int p = s0; p < k; p++) ya[p] -= lr[p] * x;
       }
+      continue;
     }
-    for (int p = s0; p < top; p++) {
-      double l = lr[p];
-      y0[p] -= l * x0;
-      y1[p] -= l * x1;
-      y2[p] -= l * x2;
+    int k1 = --k;  // dof k - 1 walks the same path after k: the two walks in one pass
+    const double* lq = c->lrev + m->dof_Madr[chain[k1]] + 1 - s0;
+    double sk1 = s[chain[k1]];
+    nr = 0;
+    for (int a = 0; a < 3 * g; a++) {
+      double* ya = y[a];
+      double x = ya[k1 + 1];
+      ya[k1 + 1] = x * sk;
+      if (x != 0) ya[k1] -= lr[k1] * x;  // k's update of k - 1 first: then k - 1's value is final
+      double z = ya[k1];
+      ya[k1] = z * sk1;
+      if (x != 0 || z != 0) ry[nr] = ya, rx[nr] = x, rz[nr++] = z;
     }
+    y_rows(lr, lq, s0, k1, ry, rx, rz, nr);
   }
-  return 1;
 }
 
 // y_one_path's update of two rows by dof k's row l of L (k entries, ancestors nearest first)
@@ -659,6 +785,27 @@ static inline void y_walk2(const double* restrict l, int k, double xa, double xb
   }
 }
 
+// 1 when chain[0..n) is one root-to-body path: its last dof's row of L lists the n - 1 others,
+// the farthest (the root) chain[0]; a part of a two-tree chain (y_two_paths) that holds dofs of
+// the other tree is not one path even when the count matches
+static inline int one_path(const sim_model* m, const int* chain, int n) {
+  const int* adr = m->dof_Madr;
+  int last = chain[n - 1];
+  return (last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] == n &&
+         m->dof_Mcol[adr[last] + n - 1] == chain[0];
+}
+
+// 1 when the k entries l[0..k) of a dof's row of L (its ancestors') are all zero; *z caches the
+// answer for the step: 0 not yet known, 1 zero, 2 not (LZERO_KNOWN)
+static inline int l_row_zero(const double* l, int k, unsigned char* z) {
+  if ((*z & LZERO_KNOWN) == 0) {
+    int u = 0;
+    while (u < k && l[u] == 0) u++;
+    *z |= u == k ? 1 : 2;
+  }
+  return (*z & LZERO_KNOWN) == 1;
+}
+
 // build_y's walk on a chain that is one root-to-body path (a contact of one body with the world,
 // two bodies of one path): the last dof's row of L lists every other dof of the chain, so dof
 // chain[k]'s row holds chain[k-1], chain[k-2], ... chain[0] in that order and the walk indexes
@@ -668,8 +815,7 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
                              const int* chain, int n, double* restrict y0, double* restrict y1,
                              double* restrict y2) {
   const int* adr = m->dof_Madr;
-  int last = chain[n - 1];
-  if ((last + 1 < m->nv ? adr[last + 1] : m->nM) - adr[last] != n) return 0;
+  if (!one_path(m, chain, n)) return 0;
   for (int k = n - 1; k > 0; k--) {
     double x0 = y0[k], x1 = y1[k], x2 = y2[k];
     // a zero row of L (a free body's translations; its rotations too when the centre of mass
@@ -677,13 +823,7 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
     // sign
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
-    unsigned char* z = lzero + chain[k];  // 0 not yet known this step, 1 zero, 2 not (LZERO_KNOWN)
-    if ((*z & LZERO_KNOWN) == 0) {
-      int u = 0;
-      while (u < k && l[u] == 0) u++;
-      *z |= u == k ? 1 : 2;
-    }
-    if ((*z & LZERO_KNOWN) == 1) continue;
+    if (l_row_zero(l, k, lzero + chain[k])) continue;
     // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
     // row nothing on the revolute dofs)
     if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
@@ -699,22 +839,103 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
   return 1;
 }
 
+// 1 when the chain is one root-to-body path (y_one_path's test) whose dofs' rows of L are all
+// zero (a free body whose centre of mass is its origin and inertia diagonal): its walk does
+// nothing
+static int y_path_zero(const sim_model* m, const double* L, unsigned char* lzero,
+                       const int* chain, int n) {
+  const int* adr = m->dof_Madr;
+  if (!one_path(m, chain, n)) return 0;
+  for (int k = n - 1; k > 0; k--)
+    if (!l_row_zero(L + adr[chain[k]] + 1, k, lzero + chain[k])) return 0;
+  return 1;
+}
+
 // build_y's whole work on a chain of six dofs that is one path (a free body against the world):
 // the copy, y_one_path's walk and the scaling with n a constant, so that the compiler unrolls
-// them (the same operations in the same order). 0 (Y's rows copied, nothing else) when the
-// chain is not one path
+// them (the same operations in the same order); zero: the caller knows its rows of L zero (the
+// previous entry's chain). 2 when the rows were zero (no walk), 1 walked, 0 (Y's rows copied,
+// nothing else) when the chain is not one path
 static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, const int* chain,
-                 const double* J, int mc, double* restrict y0, double* restrict y1,
+                 const double* J, int mc, int zero, double* restrict y0, double* restrict y1,
                  double* restrict y2) {
+  const double* s = d->qLDiagSqrtInv;
+  if (zero || y_path_zero(m, d->qLD, lzero, chain, 6)) {  // no walk: Y = D^-1/2 J', the same
+    for (int k = 0; k < 6; k++) {                          // products
+      double sk = s[chain[k]];
+      y0[k] = J[k] * sk, y1[k] = J[mc + k] * sk, y2[k] = J[2 * mc + k] * sk;
+    }
+    return 2;
+  }
   for (int k = 0; k < 6; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
   if (!y_one_path(m, d->qLD, lzero, chain, 6, y0, y1, y2)) return 0;
   for (int k = 0; k < 6; k++) {
-    double s = d->qLDiagSqrtInv[chain[k]];
-    y0[k] *= s;
-    y1[k] *= s;
-    y2[k] *= s;
+    double sk = s[chain[k]];
+    y0[k] *= sk;
+    y1[k] *= sk;
+    y2[k] *= sk;
   }
   return 1;
+}
+
+// build_y's walk on a chain of two trees, each one root-to-body path (a contact between two free
+// bodies: a stack): the walk up one tree's path never touches the other's entries, so each tree
+// takes y_one_path's walk alone, each entry the same updates in the same order as build_y's
+// (the same Y bit for bit). 0 (nothing done) when the chain is not two such paths
+static int y_two_paths(const sim_model* m, const double* restrict L, unsigned char* lzero,
+                       const int* chain, int n, double* restrict y0, double* restrict y1,
+                       double* restrict y2) {
+  int r1 = 1;  // where the second tree starts (its root)
+  while (r1 < n && m->dof_parent[chain[r1]] >= 0) r1++;
+  if (r1 >= n) return 0;
+  // both checks before either walk (y_one_path walks once its check passes)
+  const int* adr = m->dof_Madr;
+  int e = chain[r1 - 1];
+  if ((e + 1 < m->nv ? adr[e + 1] : m->nM) - adr[e] != r1) return 0;
+  if (!y_one_path(m, L, lzero, chain + r1, n - r1, y0 + r1, y1 + r1, y2 + r1)) return 0;
+  return y_one_path(m, L, lzero, chain, r1, y0, y1, y2);
+}
+
+// build_y's whole work on entry i's long chain when it is made of paths (path_split), together
+// with the entries after i on the same chain (one pair of bodies: a link's 4 corners): their
+// rows copied from J, y_path's walk and scaling. The number of entries done, 0 (nothing done)
+// when the chain is not made of paths
+static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i) {
+  int mc = c->maxchain, n = c->nchain[i], g = 1;
+  const int* chain = c->chain + (size_t)i * mc;
+  int r1 = path_split(m, chain, n);
+  if (r1 < 0) return 0;
+  while (g < kGroup && i + g < c->ncon && same_chain(c, i, i + g)) g++;
+  for (int t = 0; t < g; t++) {
+    double* Y = c->Y + (size_t)(i + t) * 3 * mc;
+    const double* J = c->J + (size_t)(i + t) * 3 * mc;
+    for (int k = 0; k < n; k++) Y[k] = J[k], Y[mc + k] = J[mc + k], Y[2 * mc + k] = J[2 * mc + k];
+  }
+  l_reversed(m, d->qLD, chain, n, c->lzero, c->lrev);
+  y_path(m, d, c, i, g, r1);
+  return g;
+}
+
+// build_y's walk on any chain (ascending, ancestor-closed), through the dofs' positions in it
+// (pos): for k from the last dof down, its values subtracted times L up its row
+static void y_walk_map(const sim_model* m, const double* L, int* pos, const int* chain, int n,
+                       double* y0, double* y1, double* y2) {
+  const int* col = m->dof_Mcol;
+  for (int k = 0; k < n; k++) pos[chain[k]] = k;
+  for (int k = n - 1; k >= 0; k--) {
+    int dof = chain[k];
+    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    // (dof, par[dof]), then up the row
+    for (int a = m->dof_Madr[dof] + 1, e = dof + 1 < m->nv ? m->dof_Madr[dof + 1] : m->nM; a < e;
+         a++) {
+      int p = pos[col[a]];
+      double l = L[a];
+      y0[p] -= l * x0;
+      y1[p] -= l * x1;
+      y2[p] -= l * x2;
+    }
+  }
 }
 
 // Y = D^-1/2 L^-T J' on each contact's chain (ancestor-closed, so L^-T stays on it): for each
@@ -724,36 +945,45 @@ static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, co
 static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
   int mc = c->maxchain;
   const double* L = d->qLD;
-  const int* col = m->dof_Mcol;
   if (m->nv > 0) memset(c->lzero, 0, (size_t)m->nv);  // L's zero rows: found as y_one_path asks
+  int zchain = 0;  // entry i - 1's chain: y_six's, all its rows of L zero (y_path_zero)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     int n = c->nchain[i];
     double* Y = c->Y + (size_t)i * 3 * mc;
     double *y0 = Y, *y1 = Y + mc, *y2 = Y + 2 * (size_t)mc;
     const double* J = c->J + (size_t)i * 3 * mc;
-    if (n == 6 && y_six(m, d, c->lzero, chain, J, mc, y0, y1, y2)) continue;
+    // entry i - 1 on the same chain found it a free body's (or two's) with zero rows of L
+    int zero = zchain && same_chain(c, i, i - 1), r = 0, r2 = 0;
+    zchain = 0;
+    if (n == 6 && (r = y_six(m, d, c->lzero, chain, J, mc, zero, y0, y1, y2)) > 0) {
+      zchain = r == 2;
+      continue;
+    }
+    // two free bodies (y_two_paths' two trees, unrolled): the second tree's path first (its
+    // check finds it a tree of its own), then the first's; when either is not a path the copy
+    // below starts over
+    if (n == 12 && (r2 = y_six(m, d, c->lzero, chain + 6, J + 6, mc, zero, y0 + 6, y1 + 6, y2 + 6)) &&
+        (r = y_six(m, d, c->lzero, chain, J, mc, zero, y0, y1, y2)) > 0) {
+      zchain = r == 2 && r2 == 2;
+      continue;
+    }
+    // a long chain, or a chain of a few links that several entries share (y_long's walk then
+    // serves them all: a link's corners)
+    int shared = n > 6 && i + 1 < c->ncon && same_chain(c, i, i + 1);
+    int g = n > kPathWalk || shared ? y_long(m, d, c, i) : 0;
+    if (g > 0) {
+      i += g - 1;
+      continue;
+    }
     // the rows' first n entries (nothing reads past nchain); a loop: a chain is a few dofs,
     // three memcpy calls cost more than the copy
     for (int k = 0; k < n; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
-    if (n > kPathWalk) l_reversed(m, L, chain, n, c->lzero, c->lrev);
-    if (n > kPathWalk && y_path(m, c->lrev, chain, n, y0, y1, y2)) n = 0;  // done: scaled below
-    if (n > 1 && y_one_path(m, L, c->lzero, chain, n, y0, y1, y2)) n = 0;
-    for (int k = 0; k < n; k++) c->pos[chain[k]] = k;
-    for (int k = n - 1; k >= 0; k--) {
-      int dof = chain[k];
-      double x0 = y0[k], x1 = y1[k], x2 = y2[k];
-      if (x0 == 0 && x1 == 0 && x2 == 0) continue;
-      // (dof, par[dof]), then up the row
-      for (int a = m->dof_Madr[dof] + 1, e = dof + 1 < m->nv ? m->dof_Madr[dof + 1] : m->nM; a < e;
-           a++) {
-        int p = c->pos[col[a]];
-        double l = L[a];
-        y0[p] -= l * x0;
-        y1[p] -= l * x1;
-        y2[p] -= l * x2;
-      }
-    }
+    if (n > 1 && n <= kPathWalk &&
+        (y_one_path(m, L, c->lzero, chain, n, y0, y1, y2) ||
+         y_two_paths(m, L, c->lzero, chain, n, y0, y1, y2)))
+      n = 0;
+    y_walk_map(m, L, c->pos, chain, n, y0, y1, y2);
     n = c->nchain[i];
     for (int k = 0; k < n; k++) {
       double s = d->qLDiagSqrtInv[chain[k]];
