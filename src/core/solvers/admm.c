@@ -358,8 +358,10 @@ static inline int link_of(const solver_problem* p, int i) {
 // with met given, the NCP metric of z (solver_residuals_on's, the same values when ncp: ADMM's
 // answer hands it to solver_solve, which then skips its own pass) into *met, left partial when
 // the residual is infinite
-static double residual_m(const solver_problem* p, int ncp, const double* z, const double* c,
-                         solver_result* met) {
+// with a bound `upto` (not NaN): returns as soon as the running maximum reaches it, the metric
+// then partial (admm_warm only needs to know that zero's residual is no smaller)
+static double residual_upto(const solver_problem* p, int ncp, const double* z, const double* c,
+                            solver_result* met, double upto) {
   double m = 0;
   if (met) memset(met, 0, sizeof(*met));
   for (int i = 0; i < p->nc; i++) {
@@ -373,8 +375,14 @@ static double residual_m(const solver_problem* p, int ncp, const double* z, cons
       return INFINITY;
     m = solver_max(m, solver_max(a, solver_max(b, d)));
     if (met) solver_metric_add(met, a, b, d);
+    if (m >= upto) return m;
   }
   return m;
+}
+
+static double residual_m(const solver_problem* p, int ncp, const double* z, const double* c,
+                         solver_result* met) {
+  return residual_upto(p, ncp, z, c, met, NAN);
 }
 
 static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
@@ -1053,7 +1061,9 @@ static int admm_warm(admm_run* a, const double* lambda) {
     memset(a->best, 0, a->vb);
     memcpy(a->c0, p->g, a->vb);
     solver_result m0;
-    double q0 = residual_m(p, a->ncp, a->best, a->c0, a->ncp ? &m0 : NULL);
+    // zero's residual only matters when below q: its pass ends once it reaches q (on a
+    // resting stack, at the first contact: its normal velocity g_n ~ -g dt)
+    double q0 = residual_upto(p, a->ncp, a->best, a->c0, a->ncp ? &m0 : NULL, a->q);
     if (!(a->q <= q0)) {
       a->met = m0;
       a->met_ok = a->ncp && isfinite(q0);
