@@ -358,8 +358,10 @@ static inline int link_of(const solver_problem* p, int i) {
 // with met given, the NCP metric of z (solver_residuals_on's, the same values when ncp: ADMM's
 // answer hands it to solver_solve, which then skips its own pass) into *met, left partial when
 // the residual is infinite
-static double residual_m(const solver_problem* p, int ncp, const double* z, const double* c,
-                         solver_result* met) {
+// with a bound `upto` (not NaN): returns as soon as the running maximum reaches it, the metric
+// then partial (admm_warm only needs to know that zero's residual is no smaller)
+static double residual_upto(const solver_problem* p, int ncp, const double* z, const double* c,
+                            solver_result* met, double upto) {
   double m = 0;
   if (met) memset(met, 0, sizeof(*met));
   for (int i = 0; i < p->nc; i++) {
@@ -373,8 +375,14 @@ static double residual_m(const solver_problem* p, int ncp, const double* z, cons
       return INFINITY;
     m = solver_max(m, solver_max(a, solver_max(b, d)));
     if (met) solver_metric_add(met, a, b, d);
+    if (m >= upto) return m;
   }
   return m;
+}
+
+static double residual_m(const solver_problem* p, int ncp, const double* z, const double* c,
+                         solver_result* met) {
+  return residual_upto(p, ncp, z, c, met, NAN);
 }
 
 static double residual(const solver_problem* p, int ncp, const double* z, const double* c) {
@@ -910,6 +918,7 @@ typedef struct {
   int twice;   // the stopping residual is max(q, NCP residual) (the CCP under criterion: ncp)
   int natural; // and the natural residual (solver.criterion: natural)
   int soft;    // the natural residual dropped once it alone stalls (admm_state natural_soft)
+  int lazy;    // a->r of the start lacks the natural residual (admm_stop_warm)
   const double* gn;  // natural: each contact's G~_NN (admm_setup), NULL: not kept
   int held;    // iterations in a row the stopping residual met the tolerance but for it
   double rb;   // the stopping residual without the natural residual (admm_stop)
@@ -1022,15 +1031,28 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
 
 // the stopping residual of z given its model residual q and velocity c: with the NCP residual
 // when the CCP is held to it, with the natural residual under solver.criterion: natural
+static double admm_natural(const admm_run* a, double r, const double* z, const double* c);
 static double admm_stop(admm_run* a, double q, const double* z, const double* c) {
   double r = a->twice ? fmax(q, residual(a->p, 1, z, c)) : q;
   a->rb = r;
-  if (a->natural && !isnan(r)) {
-    double nat = a->gn ? solver_natural_gnn(a->p, z, c, a->gn)
-                       : solver_natural_on(a->p, z, c, NULL, a->nc);
-    if (!(nat <= r)) r = nat;
-  }
-  return r;
+  return a->natural && !isnan(r) ? admm_natural(a, r, z, c) : r;
+}
+
+// the larger of r and z's natural residual (velocity c)
+static double admm_natural(const admm_run* a, double r, const double* z, const double* c) {
+  double nat = a->gn ? solver_natural_gnn(a->p, z, c, a->gn)
+                     : solver_natural_on(a->p, z, c, NULL, a->nc);
+  return nat <= r ? r : nat;
+}
+
+// admm_stop of the warm start (or zero): above the tolerance without the natural residual,
+// the start fails whatever it adds, and its value is needed only when the start is the answer
+// (admm_iterate): deferred (a->lazy), 0.8 % of a 2-cube stack's step
+static double admm_stop_warm(admm_run* a, double q, const double* z, const double* c) {
+  double r = a->twice ? fmax(q, residual(a->p, 1, z, c)) : q;
+  a->rb = r;
+  a->lazy = a->natural && r > a->tol;
+  return a->natural && !isnan(r) && !a->lazy ? admm_natural(a, r, z, c) : r;
 }
 
 // warm start z = proj_K(lambda), or zero when zero has the smaller q (c = g there: no
@@ -1048,17 +1070,19 @@ static int admm_warm(admm_run* a, const double* lambda) {
     velocity(&a->op, a->z, a->c);
   a->q = residual_m(p, a->ncp, a->z, a->c, a->ncp ? &a->met : NULL);
   a->met_ok = a->ncp && isfinite(a->q);
-  a->r = admm_stop(a, a->q, a->z, a->c);
+  a->r = admm_stop_warm(a, a->q, a->z, a->c);
   if (!(a->r <= a->tol)) {
     memset(a->best, 0, a->vb);
     memcpy(a->c0, p->g, a->vb);
     solver_result m0;
-    double q0 = residual_m(p, a->ncp, a->best, a->c0, a->ncp ? &m0 : NULL);
+    // zero's residual only matters when below q: its pass ends once it reaches q (on a
+    // resting stack, at the first contact: its normal velocity g_n ~ -g dt)
+    double q0 = residual_upto(p, a->ncp, a->best, a->c0, a->ncp ? &m0 : NULL, a->q);
     if (!(a->q <= q0)) {
       a->met = m0;
       a->met_ok = a->ncp && isfinite(q0);
       a->q = q0;
-      a->r = admm_stop(a, q0, a->best, a->c0);
+      a->r = admm_stop_warm(a, q0, a->best, a->c0);
       memset(a->z, 0, a->vb);
       memcpy(a->c, a->c0, a->vb);
     }
@@ -1669,8 +1693,11 @@ static const double kKeptTol = 1e-4;
 static const double kKeptSigma = 1e-9;
 // islands of fewer dofs refactor: there the refinement's product and second solve cost as much
 // as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
-// 12 dofs, 66.35e3 / 66.54e3; chain_5, 10 dofs, 138.1e3 / 136.5e3; chain_20, 25 dofs,
-// 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6)
+// 12 dofs, 66.35e3 / 66.54e3, again 55.62e3 / 55.90e3 in session 23; chain_5, 10 dofs, 138.1e3 /
+// 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). The
+// 2-cube stack's refactorizations (645 of 1000 steps) are its 1-iteration solves, rho and the
+// shift the same each time: its warm start fails on those steps (its normal velocities swing
+// -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved
 static const int kKeptMin = 16;
 
 // island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
@@ -1771,6 +1798,7 @@ static void admm_keep_factor(solver* s, const admm_run* a, int factored) {
 // Returns the iterations
 static int admm_iterate(solver* s, admm_run* a) {
   double qbest = a->q, rbest = a->r;  // the best iterate by q, and its stopping residual
+  int lbest = a->lazy;                 // rbest lacks the natural residual (the start's)
   memcpy(a->best, a->z, a->vb);
   int it = 0;
   int ok = a->stale ? !admm_stale_start(a) : !admm_refactor(a);  // 0: non-finite or indefinite
@@ -1805,17 +1833,23 @@ static int admm_iterate(solver* s, admm_run* a) {
     if (a->q < qbest) {
       qbest = a->q;
       rbest = a->r;
+      lbest = 0;
       memcpy(a->best, a->z, a->vb);
     }
     if (s->opt.rho_adaptive) ok = admm_rho_update(a, dprim, ddual, zmax);
   }
   a->factored = ok;
   a->fresh = 1;
+  int lazy = it == 0 && a->lazy;  // no iterate: a->z and a->c are still the start
   if (!(a->r <= a->tol) && !(a->q <= qbest)) {  // not converged: the best iterate seen by q
     a->r = rbest;
     memcpy(a->z, a->best, a->vb);
     a->fresh = 0;
+    lazy = lbest;
+    if (lazy) velocity(&a->op, a->z, a->c0);  // the start's velocity (c0: free after warm)
   }
+  if (lazy) a->r = admm_natural(a, a->r, a->z, a->fresh ? a->c : a->c0);
+  a->lazy = 0;
   return it;
 }
 
