@@ -899,7 +899,9 @@ static int y_two_paths(const sim_model* m, const double* restrict L, unsigned ch
 // build_y's whole work on entry i's long chain when it is made of paths (path_split), together
 // with the entries after i on the same chain (one pair of bodies: a link's 4 corners): their
 // rows copied from J, y_path's walk and scaling. The number of entries done, 0 (nothing done)
-// when the chain is not made of paths
+// when the chain is not made of paths. Walking the link's six spatial rows once and mapping
+// them to each corner (F (y_lin + y_ang x r)) was measured slower or even (docs/status.md,
+// issue 26: the map costs what the twelve rows' walk saves up to ~30 dofs)
 static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i) {
   int mc = c->maxchain, n = c->nchain[i], g = 1;
   const int* chain = c->chain + (size_t)i * mc;
