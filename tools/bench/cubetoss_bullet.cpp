@@ -51,6 +51,27 @@ struct options {
   int rigid = 0;
 };
 
+// the pose of transform t as q = [x y z qx qy qz qw]; 0 when not finite
+int pose_of(const btTransform& t, double* q) {
+  btQuaternion r = t.getRotation();
+  const btVector3& p = t.getOrigin();
+  double s[7] = {p.x(), p.y(), p.z(), r.x(), r.y(), r.z(), r.w()};
+  int ok = 1;
+  for (int k = 0; k < 7; k++) q[k] = s[k], ok &= std::isfinite(s[k]) ? 1 : 0;
+  return ok;
+}
+
+// the table (dairlib's plane.urdf: a 5 x 5 x 1 m box, top at z = 0) and the cube of the data,
+// with pybullet's URDF collision margin
+struct toss_shapes {
+  btBoxShape table{btVector3(2.5, 2.5, 0.5)};
+  btBoxShape box;
+  explicit toss_shapes(double side) : box(btVector3(0.5 * side, 0.5 * side, 0.5 * side)) {
+    table.setMargin(0.001);
+    box.setMargin(0.001);
+  }
+};
+
 // pybullet's world settings (PhysicsServerCommandProcessor)
 void world_settings(btDiscreteDynamicsWorld& world, const options& o) {
   btContactSolverInfo& si = world.getSolverInfo();
@@ -68,24 +89,19 @@ double now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-struct toss_world {
+struct toss_world : toss_shapes {
   btDefaultCollisionConfiguration cfg;
   btCollisionDispatcher disp{&cfg};
   btDbvtBroadphase broad;
   btSequentialImpulseConstraintSolver solver;
   btDiscreteDynamicsWorld world{&disp, &broad, &solver, &cfg};
-  btBoxShape table{btVector3(2.5, 2.5, 0.5)};
-  btBoxShape box;
   btDefaultMotionState table_motion{btTransform(btQuaternion::getIdentity(), btVector3(0, 0, -0.5))};
   btDefaultMotionState cube_motion;
   btRigidBody* ground;
   btRigidBody* cube;
 
-  toss_world(const options& o, double side, double mass, const double* inertia)
-      : box(btVector3(0.5 * side, 0.5 * side, 0.5 * side)) {
+  toss_world(const options& o, double side, double mass, const double* inertia) : toss_shapes(side) {
     world_settings(world, o);
-    table.setMargin(0.001);
-    box.setMargin(0.001);
     btRigidBody::btRigidBodyConstructionInfo gi(0, &table_motion, &table);
     gi.m_friction = o.mu;
     gi.m_restitution = 0;
@@ -115,36 +131,24 @@ struct toss_world {
     cube->setLinearVelocity(btVector3(v[0], v[1], v[2]));
     cube->setAngularVelocity(t.getBasis() * btVector3(v[3], v[4], v[5]));
   }
-  int get(double* q) const {
-    const btTransform& t = cube->getCenterOfMassTransform();
-    btQuaternion r = t.getRotation();
-    const btVector3& p = t.getOrigin();
-    double s[7] = {p.x(), p.y(), p.z(), r.x(), r.y(), r.z(), r.w()};
-    int ok = 1;
-    for (int k = 0; k < 7; k++) q[k] = s[k], ok &= std::isfinite(s[k]) ? 1 : 0;
-    return ok;
-  }
+  int get(double* q) const { return pose_of(cube->getCenterOfMassTransform(), q); }
 };
 
 // the cube as pybullet loads it: a floating-base btMultiBody of no links (see the header)
-struct toss_mb_world {
+struct toss_mb_world : toss_shapes {
   btDefaultCollisionConfiguration cfg;
   btCollisionDispatcher disp{&cfg};
   btDbvtBroadphase broad;
   btMultiBodyConstraintSolver solver;
   btMultiBodyDynamicsWorld world{&disp, &broad, &solver, &cfg};
-  btBoxShape table{btVector3(2.5, 2.5, 0.5)};
-  btBoxShape box;
   btMultiBody* ground;
   btMultiBodyLinkCollider* gcol;
   btMultiBody* cube;
   btMultiBodyLinkCollider* col;
 
   toss_mb_world(const options& o, double side, double mass, const double* inertia)
-      : box(btVector3(0.5 * side, 0.5 * side, 0.5 * side)) {
+      : toss_shapes(side) {
     world_settings(world, o);
-    table.setMargin(0.001);
-    box.setMargin(0.001);
     // the table: a fixed-base btMultiBody, as pybullet loads plane.urdf with useFixedBase
     ground = new btMultiBody(0, 0, btVector3(0, 0, 0), true, false);
     ground->finalizeMultiDof();
@@ -189,15 +193,7 @@ struct toss_mb_world {
     cube->setBaseOmega(t.getBasis() * btVector3(v[3], v[4], v[5]));
     col->setWorldTransform(t);
   }
-  int get(double* q) const {
-    btTransform t = cube->getBaseWorldTransform();
-    btQuaternion r = t.getRotation();
-    const btVector3& p = t.getOrigin();
-    double s[7] = {p.x(), p.y(), p.z(), r.x(), r.y(), r.z(), r.w()};
-    int ok = 1;
-    for (int k = 0; k < 7; k++) q[k] = s[k], ok &= std::isfinite(s[k]) ? 1 : 0;
-    return ok;
-  }
+  int get(double* q) const { return pose_of(cube->getBaseWorldTransform(), q); }
 };
 
 // toss i replayed in a World (toss_world or toss_mb_world) from its first row: the simulated rows
