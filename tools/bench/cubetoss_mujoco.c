@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "peer_cubetoss.h"
 
@@ -55,14 +54,10 @@ static int parse(int argc, char** argv, options* o) {
 }
 
 // the paper's MJCF (mujoco_cube_sim.py's, without its lights, textures and the far floor plane)
-// written to a temporary file and loaded; NULL after a message
+// loaded from memory through MuJoCo's virtual file system (no file written); NULL after a message
 static mjModel* load(const options* o, double dt, double side, double mass, const double* inertia) {
-  char path[] = "/tmp/csim_ctmj.XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return NULL;
-  FILE* f = fdopen(fd, "w");
-  if (!f) return NULL;
-  fprintf(f,
+  char xml[2048];
+  int n = snprintf(xml, sizeof xml,
           "<mujoco model=\"Cube\"><option timestep=\"%.17g\"><flag refsafe=\"disable\"/></option>"
           "<worldbody><body name=\"cube\" pos=\"0 0 0\">"
           "<inertial pos=\"0 0 0\" mass=\"%.17g\" fullinertia=\"%.17g %.17g %.17g 0 0 0\"/>"
@@ -72,10 +67,18 @@ static mjModel* load(const options* o, double dt, double side, double mass, cons
           "solref=\"%.17g %.17g\" friction=\"%.17g 0.005 0.0001\"/></body></worldbody></mujoco>\n",
           dt / o->substeps, mass, inertia[0], inertia[1], inertia[2], 0.5 * side, 0.5 * side, 0.5 * side,
           o->mu, o->plane ? "0" : "-0.2", o->plane ? "plane" : "box", -o->k, -o->b, o->mu);
-  fclose(f);
-  char err[1000] = "";
-  mjModel* m = mj_loadXML(path, NULL, err, sizeof err);
-  unlink(path);
+  if (n < 0 || n >= (int)sizeof xml) return NULL;
+  mjVFS* vfs = malloc(sizeof *vfs);  // some megabytes: not on the stack
+  if (!vfs) return NULL;
+  mj_defaultVFS(vfs);
+  mjModel* m = NULL;
+  char err[1000] = "model not loaded";
+  if (mj_makeEmptyFileVFS(vfs, "cube.xml", n) == 0) {
+    memcpy(vfs->filedata[vfs->nfile - 1], xml, (size_t)n);
+    m = mj_loadXML("cube.xml", vfs, err, sizeof err);
+  }
+  mj_deleteVFS(vfs);
+  free(vfs);
   if (!m) fprintf(stderr, "cubetoss_mujoco: %s\n", err);
   return m;
 }
