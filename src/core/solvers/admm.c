@@ -1693,7 +1693,7 @@ static const double kKeptTol = 1e-4;
 static const double kKeptSigma = 1e-9;
 // islands of fewer dofs refactor: there the refinement's product and second solve cost as much
 // as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
-// 12 dofs, 66.35e3 / 66.54e3, again 55.62e3 / 55.90e3 in session 23; chain_5, 10 dofs, 138.1e3 /
+// 12 dofs, 66.35e3 / 66.54e3, again 55.62e3 / 55.90e3 in session 22; chain_5, 10 dofs, 138.1e3 /
 // 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). The
 // 2-cube stack's refactorizations (645 of 1000 steps) are its 1-iteration solves, rho and the
 // shift the same each time: its warm start fails on those steps (its normal velocities swing
