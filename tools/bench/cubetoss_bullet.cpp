@@ -49,6 +49,7 @@ struct options {
   double k = 2500, b = 32, mu = 0.36, mu_cube = 0.5;
   int iterations = 50;
   int rigid = 0;
+  int tosses = 0;  // --tosses N: the first N tosses of the group (0: all)
 };
 
 // the pose of transform t as q = [x y z qx qy qz qw]; 0 when not finite
@@ -231,9 +232,10 @@ int parse(int argc, char** argv, options* o) {
     else if (!std::strcmp(a, "--mu")) o->mu = std::atof(v);
     else if (!std::strcmp(a, "--mu-cube")) o->mu_cube = std::atof(v);
     else if (!std::strcmp(a, "--rigid")) o->rigid = std::atoi(v);
+    else if (!std::strcmp(a, "--tosses")) o->tosses = std::atoi(v);
     else return -1;
   }
-  return o->substeps >= 1 && o->iterations >= 1 ? 0 : -1;
+  return o->substeps >= 1 && o->iterations >= 1 && o->tosses >= 0 ? 0 : -1;
 }
 
 }  // namespace
@@ -243,7 +245,7 @@ int main(int argc, char** argv) {
   if (parse(argc, argv, &o) < 0) {
     std::fprintf(stderr, "usage: cubetoss_bullet [--data FILE.h5] [--group G] [--substeps N] "
                          "[--iterations N] [--k N/m] [--b N s/m] [--mu MU] [--mu-cube MU] [--rigid 0|1] "
-                         "[--q FILE]\n");
+                         "[--q FILE] [--tosses N]\n");
     return 2;
   }
   peer_ct* c = peer_ct_open(o.data, o.group);
@@ -259,7 +261,9 @@ int main(int argc, char** argv) {
   std::printf("toss,rows,e_q,pos_err_pct,rot_err_deg,failed,steps,us_per_step,ms_total\n");
   double h = dt / o.substeps;
   int status = 0;
-  for (int i = 0; i < peer_ct_count(c); i++) {
+  int n = peer_ct_count(c);
+  if (o.tosses > 0 && o.tosses < n) n = o.tosses;
+  for (int i = 0; i < n; i++) {
     double t0 = now(), ts = 0;
     int T = peer_ct_rows(c, i);
     std::vector<double> simq(7 * (size_t)T);

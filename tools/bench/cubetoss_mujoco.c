@@ -28,6 +28,7 @@ typedef struct {
   int substeps;
   double k, b, mu;
   int plane;  // --table plane: a plane at z = 0 in place of the paper's box (as csim's ground)
+  int tosses;  // --tosses N: the first N tosses of the group (0: all)
 } options;
 
 static double now(void) {
@@ -48,9 +49,10 @@ static int parse(int argc, char** argv, options* o) {
     else if (!strcmp(a, "--b")) o->b = atof(v);
     else if (!strcmp(a, "--mu")) o->mu = atof(v);
     else if (!strcmp(a, "--table") && (!strcmp(v, "box") || !strcmp(v, "plane"))) o->plane = !strcmp(v, "plane");
+    else if (!strcmp(a, "--tosses")) o->tosses = atoi(v);
     else return -1;
   }
-  return o->substeps >= 1 && o->k > 0 && o->b > 0 && o->mu >= 0 ? 0 : -1;
+  return o->substeps >= 1 && o->k > 0 && o->b > 0 && o->mu >= 0 && o->tosses >= 0 ? 0 : -1;
 }
 
 // the paper's MJCF (mujoco_cube_sim.py's, without its lights, textures and the far floor plane)
@@ -112,10 +114,10 @@ static int toss(const mjModel* m, mjData* d, const peer_ct* c, int i, int subste
 }
 
 int main(int argc, char** argv) {
-  options o = {"../shared/data/cubetoss/cube_tosses.h5", "dairlib550_eval", 10, 3850, 63, 0.23, 0};
+  options o = {"../shared/data/cubetoss/cube_tosses.h5", "dairlib550_eval", 10, 3850, 63, 0.23, 0, 0};
   if (parse(argc, argv, &o) < 0) {
     fprintf(stderr, "usage: cubetoss_mujoco [--data FILE.h5] [--group G] [--substeps N] [--k N/(kg m)] "
-                    "[--b N s/(kg m)] [--mu MU] [--table box|plane]\n");
+                    "[--b N s/(kg m)] [--mu MU] [--table box|plane] [--tosses N]\n");
     return 2;
   }
   peer_ct* c = peer_ct_open(o.data, o.group);
@@ -131,7 +133,9 @@ int main(int argc, char** argv) {
   }
   printf("toss,rows,e_q,pos_err_pct,rot_err_deg,failed,steps,us_per_step,ms_total\n");
   int status = 0;
-  for (int i = 0; i < peer_ct_count(c); i++) {
+  int n = peer_ct_count(c);
+  if (o.tosses > 0 && o.tosses < n) n = o.tosses;
+  for (int i = 0; i < n; i++) {
     double t0 = now(), ts = 0;
     int T = peer_ct_rows(c, i);
     double* simq = malloc(sizeof(double) * 7 * (size_t)T);
