@@ -31,6 +31,17 @@ SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 endif
 # cores for make test's build and test runs (make -jN passes its own N to the sub-makes)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+# OpenBLAS picks its kernels per CPU when it loads (Haswell on an AMD EPYC with AVX-512, SkylakeX
+# on Intel's AVX-512 parts) and they round differently: cube_stack_ill's staggered run takes 96 or
+# 146 iterations a step, and the closed-loop walks of docs/figures.md move. Every program make
+# runs (tests, figures, bench) uses the Haswell kernels wherever the CPU has AVX2 and FMA, so
+# their numbers are the same on any such machine; OPENBLAS_CORETYPE in the environment wins
+ifeq ($(origin OPENBLAS_CORETYPE),undefined)
+OPENBLAS_CORETYPE := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && echo Haswell)
+endif
+ifneq ($(OPENBLAS_CORETYPE),)
+export OPENBLAS_CORETYPE
+endif
 # -O3: GCC vectorizes the 3x3 block sums and row loops of the step (4-5 % fewer instructions per
 # step on the small bench scenes); no -ffast-math, so IEEE results are those of -O2 bit for bit
 # (csim compare --rtol 0 --atol 0 on cube_slide, solo12, talos, panda)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -194,6 +195,11 @@ START_TEST(output_file_complete) {
   snprintf(want, sizeof(want), "csim %s\n", s);
   ck_assert_msg(strncmp(ver, want, strlen(want)) == 0, "version attribute '%s', --version:\n%s", s,
                 ver);
+  // the BLAS kernel set the run used: the one OPENBLAS_CORETYPE names (the Makefile sets it
+  // where the CPU allows; OpenBLAS's names are capitalised, the variable's case is free)
+  ck_assert(attr_string(f, "/", "blas_core", s, sizeof(s)) && s[0]);
+  const char* core = getenv("OPENBLAS_CORETYPE");
+  if (core && core[0]) ck_assert_msg(strcasecmp(s, core) == 0, "blas_core '%s', OPENBLAS_CORETYPE '%s'", s, core);
   ck_assert(attr_string(f, "/", "scenario", s, sizeof(s)));
   ck_assert_ptr_nonnull(strstr(s, "cube_slide"));
   ck_assert(attr_string(f, "/", "contact_model", s, sizeof(s)));

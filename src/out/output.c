@@ -100,6 +100,10 @@ static csim_status declare(out_run* o, const sim* S, csim_error* err) {
   return CSIM_OK;
 }
 
+// OpenBLAS's kernel set, chosen per CPU when the library loads (OPENBLAS_CORETYPE overrides it):
+// its kernels round differently, so two machines' files agree bit for bit only on one kernel set
+char* openblas_get_corename(void);
+
 // root attributes: what ran and how to read it
 static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_model* m,
                               csim_error* err) {
@@ -111,6 +115,7 @@ static csim_status attributes(rec_file* f, const scn_config* cfg, const sim_mode
            "/contacts/force is impulse/dt (N); rows describe the state at /time and the contact "
            "problem solved over [time, time + dt]");
   if (!st) st = rec_attr_string(f, NULL, "csim_version", CSIM_VERSION, err);
+  if (!st) st = rec_attr_string(f, NULL, "blas_core", openblas_get_corename(), err);
   if (!st) st = rec_attr_string(f, NULL, "scenario", cfg->text ? cfg->text : "", err);
   if (!st) st = rec_attr_string(f, NULL, "scenario_name", cfg->name, err);
   // where the scenario's relative paths resolve: `csim replay` rebuilds the model from it
