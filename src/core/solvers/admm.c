@@ -942,6 +942,8 @@ typedef struct {
   solver_result met;  // the NCP metric of z at c (residual_m), valid when met_ok
   int met_ok;
   int stale;    // the x-step uses the kept factor, refined (admm_xsolve)
+  int cold;     // the start is zero (admm_warm), not the warm start
+  double *h0;   // the start's z and c, then the solve's move (admm_hist_begin), NULL: none
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -985,7 +987,8 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
-  a->held = a->gready = a->met_ok = 0;
+  a->held = a->gready = a->met_ok = a->cold = 0;
+  a->h0 = NULL;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
@@ -1085,6 +1088,7 @@ static int admm_warm(admm_run* a, const double* lambda) {
       a->r = admm_stop_warm(a, q0, a->best, a->c0);
       memset(a->z, 0, a->vb);
       memcpy(a->c, a->c0, a->vb);
+      a->cold = 1;
     }
   }
   return a->r <= a->tol;
@@ -1723,7 +1727,8 @@ static void admm_kept(solver* s, admm_run* a) {
   a->kept = a->stale = 0;
   a->phash = 0;
   if (!st) return;
-  if (a->op.nd >= kKeptMin && !a->p->link) a->phash = pattern_hash(a->p, a->op.run);
+  if ((a->op.nd >= kKeptMin || (st->hist_on && a->op.nd > 0)) && !a->p->link)
+    a->phash = pattern_hash(a->p, a->op.run);
   a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && st->fk_nc == a->nc &&
             st->fk_nd == a->op.nd && st->fk_hash == a->phash;
   if (!a->kept) st->fk_valid = 0;
@@ -1853,6 +1858,117 @@ static int admm_iterate(solver* s, admm_run* a) {
   return it;
 }
 
+// the island's history (admm_state hl, hc) is its own: 1 when it holds corrections of this
+// island's pattern, else it is emptied for it
+static int admm_hist_mine(admm_state* st, const admm_run* a) {
+  if (!st->hist_on || a->op.nd == 0 || a->p->link) return 0;
+  if (st->hist_nc == a->nc && st->hist_hash == a->phash) return 1;
+  st->hist_n = st->hist_next = 0;
+  st->hist_nc = a->nc;
+  st->hist_hash = a->phash;
+  return 1;
+}
+
+// the warm start moved along the island's last solves' corrections: z + sum_j t_j dl_j, the
+// t_j minimizing |c + sum_j t_j dc_j| over the rows of the contacts z holds inside their
+// cones (normal equations, a dependent correction dropped), projected on K; taken (z, c and
+// their residuals) when it meets the tolerance. 1 then
+static int admm_secant(admm_state* st, admm_run* a) {
+  if (a->cold || !admm_hist_mine(st, a) || st->hist_n == 0) return 0;
+  const solver_problem* p = a->p;
+  int n = a->n, m = st->hist_n;
+  size_t hs = 3 * (size_t)st->maxc;
+  double *w = a->w1, H[ADMM_HIST][ADMM_HIST], b[ADMM_HIST], t[ADMM_HIST];
+  for (int i = 0; i < a->nc; i++) {
+    const double* z = a->z + 3 * i;
+    double in = z[2] > 0 && hypot(z[0], z[1]) < p->mu[i] * z[2];
+    w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = in;
+  }
+  for (int j = 0; j < m; j++) {
+    const double* dj = st->hc + j * hs;
+    double bj = 0;
+    for (int k = 0; k < n; k++) bj += w[k] * dj[k] * a->c[k];
+    b[j] = bj;
+    for (int l = 0; l <= j; l++) {
+      const double* dl = st->hc + l * hs;
+      double h = 0;
+      for (int k = 0; k < n; k++) h += w[k] * dj[k] * dl[k];
+      H[j][l] = h;
+    }
+  }
+  // Cholesky of H in place (lower), a pivot below 1e-12 of its diagonal: that column dropped
+  int use[ADMM_HIST];
+  for (int j = 0; j < m; j++) {
+    double d = H[j][j];
+    for (int l = 0; l < j; l++) d -= use[l] ? H[j][l] * H[j][l] : 0;
+    use[j] = d > 1e-12 * H[j][j] && H[j][j] > 0;
+    H[j][j] = use[j] ? sqrt(d) : 0;
+    for (int r = j + 1; r < m && use[j]; r++) {
+      double e = H[r][j];
+      for (int l = 0; l < j; l++) e -= use[l] ? H[r][l] * H[j][l] : 0;
+      H[r][j] = e / H[j][j];
+    }
+  }
+  for (int j = 0; j < m; j++) {  // H t = -b
+    double e = -b[j];
+    for (int l = 0; l < j; l++) e -= use[l] ? H[j][l] * t[l] : 0;
+    t[j] = use[j] ? e / H[j][j] : 0;
+  }
+  for (int j = m - 1; j >= 0; j--) {
+    double e = t[j];
+    for (int l = j + 1; l < m; l++) e -= use[l] ? H[l][j] * t[l] : 0;
+    t[j] = use[j] ? e / H[j][j] : 0;
+  }
+  double *x = a->kp.xp, *zc = a->kp.z, *cc = a->kp.c;
+  memcpy(x, a->z, a->vb);
+  for (int j = 0; j < m; j++) {
+    const double* dl = st->hl + j * hs;
+    if (use[j]) for (int k = 0; k < n; k++) x[k] += t[j] * dl[k];
+  }
+  cones_project(p, x, zc);
+  velocity(&a->op, zc, cc);
+  solver_result met;
+  double q = residual_m(p, a->ncp, zc, cc, a->ncp ? &met : NULL);
+  double rb = a->rb;
+  int lazy = a->lazy;
+  double r = admm_stop_warm(a, q, zc, cc);
+  if (!(r <= a->tol)) {
+    a->rb = rb;
+    a->lazy = lazy;
+    return 0;
+  }
+  memcpy(a->z, zc, a->vb);
+  memcpy(a->c, cc, a->vb);
+  a->q = q;
+  a->r = r;
+  a->met = met;
+  a->met_ok = a->ncp && isfinite(q);
+  return 1;
+}
+
+// before iterating from the warm start: its z and c into the history's next slot
+static void admm_hist_begin(admm_state* st, admm_run* a) {
+  if (a->cold || !admm_hist_mine(st, a)) return;
+  size_t hs = 3 * (size_t)st->maxc;
+  memcpy(st->hl + st->hist_next * hs, a->z, a->vb);
+  memcpy(st->hc + st->hist_next * hs, a->c, a->vb);
+  a->h0 = st->hl;
+}
+
+// after: the solve's move and its velocity's kept when it converged at a fresh c
+static void admm_hist_end(admm_state* st, admm_run* a) {
+  if (!a->h0) return;
+  if (!a->fresh || !(a->r <= a->tol)) return;
+  size_t hs = 3 * (size_t)st->maxc;
+  double *dl = st->hl + st->hist_next * hs, *dc = st->hc + st->hist_next * hs;
+  for (int k = 0; k < a->n; k++) {
+    dl[k] = a->z[k] - dl[k];
+    dc[k] = a->c[k] - dc[k];
+  }
+  st->hist_next = (st->hist_next + 1) % ADMM_HIST;
+  if (st->hist_n < ADMM_HIST) st->hist_n++;
+}
+
 // ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
 static void admm(solver* s, const solver_problem* p, double* lambda, solver_result* res,
                  int ncp) {
@@ -1863,7 +1979,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (!p->dense && !a.op.nd) pre = solver_admm(s)->island_entry;
   solver_admm(s)->island_entry = NULL;
   admm_kept(s, &a);
-  if (admm_warm(&a, lambda)) {  // a converged guess costs no iteration and no set-up
+  int pass = admm_warm(&a, lambda);
+  if (!pass) pass = admm_secant(solver_admm(s), &a);
+  if (pass) {  // a converged guess costs no iteration and no set-up
     memcpy(lambda, a.z, a.vb);
     memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
     s->c_fresh = 1;
@@ -1888,7 +2006,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   admm_spectrum(s, &a);
   admm_stale(s, &a);
   admm_dual_start(s, &a);
+  admm_hist_begin(solver_admm(s), &a);
   int it = admm_iterate(s, &a);
+  admm_hist_end(solver_admm(s), &a);
   admm_keep_factor(s, &a, a.factored);
   if (!(a.r <= a.tol)) admm_polish(s, &a, 1);  // at the cap: the better of the two
   s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
@@ -1946,9 +2066,9 @@ size_t admm_y_ord_ints(const solver_options* o, int maxc) {
 
 // the state's bytes: the struct, and in dof space (o->nv > 0) the island's Y and the band order
 static size_t admm_bytes(const solver_options* o, int maxc) {
-  size_t b = sizeof(admm_state);
-  if (o->nv <= 0) return b;
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  size_t b = sizeof(admm_state) + 2 * ADMM_HIST * 3 * mc * sizeof(double);
+  if (o->nv <= 0) return b;
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
          admm_y_ord_ints(o, maxc) * sizeof(int) + mc;
@@ -1964,14 +2084,24 @@ static void admm_destroy(void* priv) {
   free(a->dofmap);
   free(a->yord);
   free(a->run);
+  free(a->hl);
+  free(a->hc);
   chol_free(a->chol);
   free(a);
 }
 
 static void* admm_create(const solver_options* o, int maxc) {
   admm_state* a = calloc(1, sizeof(*a));
-  if (!a || o->nv <= 0) return a;
+  if (!a) return NULL;
   size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  a->hl = malloc(sizeof(double) * ADMM_HIST * 3 * n);
+  a->hc = malloc(sizeof(double) * ADMM_HIST * 3 * n);
+  a->maxc = (int)n;
+  if (!a->hl || !a->hc) {
+    admm_destroy(a);
+    return NULL;
+  }
+  if (o->nv <= 0) return a;
   a->yl = calloc(3 * n * w, sizeof(double));
   a->yi = calloc(n * w, sizeof(int));
   a->ynz = calloc(n, sizeof(int));
@@ -1979,7 +2109,6 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   a->run = calloc(n, 1);
-  a->maxc = (int)n;
   if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run) {
     admm_destroy(a);
     return NULL;
@@ -2079,6 +2208,7 @@ static void admm_reset(void* priv) {
   admm_state* a = priv;
   a->rho = 0;
   a->fk_valid = 0;
+  a->hist_n = 0;
   memset(a->eig, 0, sizeof(a->eig));
   a->eig_next = 0;
 }
