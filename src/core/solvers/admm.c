@@ -1727,7 +1727,7 @@ static void admm_kept(solver* s, admm_run* a) {
   a->kept = a->stale = 0;
   a->phash = 0;
   if (!st) return;
-  if ((a->op.nd >= kKeptMin || (st->hist_on && a->op.nd > 0)) && !a->p->link)
+  if ((a->op.nd >= kKeptMin || (!st->hist_off && a->op.nd > 0)) && !a->p->link)
     a->phash = pattern_hash(a->p, a->op.run);
   a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && st->fk_nc == a->nc &&
             st->fk_nd == a->op.nd && st->fk_hash == a->phash;
@@ -1861,7 +1861,7 @@ static int admm_iterate(solver* s, admm_run* a) {
 // the island's history (admm_state hl, hc) is its own: 1 when it holds corrections of this
 // island's pattern, else it is emptied for it
 static int admm_hist_mine(admm_state* st, const admm_run* a) {
-  if (!st->hist_on || a->op.nd == 0 || a->p->link) return 0;
+  if (st->hist_off || a->op.nd == 0 || a->p->link) return 0;
   if (st->hist_nc == a->nc && st->hist_hash == a->phash) return 1;
   st->hist_n = st->hist_next = 0;
   st->hist_nc = a->nc;

@@ -15,7 +15,7 @@ typedef struct {
   double tr, dmax, L;
 } solver_eig;
 #define SOLVER_EIG_CACHE 4  // islands kept (admm_state.eig)
-#define ADMM_HIST 4         // the corrections kept (admm_state.hl)
+#define ADMM_HIST 2         // the corrections kept (admm_state.hl)
 
 typedef struct {
   double rho;  // exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p), kept
@@ -49,10 +49,10 @@ typedef struct {
   uint64_t fk_hash;     // its contacts' dofs (admm.c pattern_hash)
   int natural_soft;    // solver.criterion natural held as auto's coupled islands hold it
                        // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
-  // the corrections of an island's last solves (admm.c admm_secant): with hist_on (auto's
-  // second solver), up to ADMM_HIST pairs of a solve's move dl = z - z0 from its start and the
-  // velocity's dc = G~ dl, each 3 maxc, for the island of hist_nc contacts and pattern hist_hash
-  int hist_on;
+  // the corrections of the last solves of an island in dof space (admm.c admm_secant): up to
+  // ADMM_HIST pairs of a solve's move dl = z - z0 from its warm start and its velocity's
+  // dc = G~ dl (3 maxc each), for the island of hist_nc contacts and pattern hist_hash
+  int hist_off;  // 1 never uses them (the reference the tests compare with), 0 by default
   int hist_n, hist_next, hist_nc;
   uint64_t hist_hash;
   double *hl, *hc;

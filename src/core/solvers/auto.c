@@ -135,7 +135,6 @@ static void* auto_create(const solver_options* o, int maxc) {
   a->first->island_res = a->island_res;
   a->first->stall = a->second ? AUTO_WINDOW : 0;  // no second solver: the first runs to the cap
   a->first->warm_sweep = 1;  // resting islands: one sweep a step, not a full solve every few
-  if (a->second && a->second->opt.kind == CSIM_SOLVER_ADMM) solver_admm(a->second)->hist_on = 1;
   return a;
 }
 
