@@ -943,7 +943,7 @@ typedef struct {
   int met_ok;
   int stale;    // the x-step uses the kept factor, refined (admm_xsolve)
   int cold;     // the start is zero (admm_warm), not the warm start
-  double *h0;   // the start's z and c, then the solve's move (admm_hist_begin), NULL: none
+  int hist;     // the history's next slot holds the start's z and c (admm_hist_begin)
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -987,8 +987,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
-  a->held = a->gready = a->met_ok = a->cold = 0;
-  a->h0 = NULL;
+  a->held = a->gready = a->met_ok = a->cold = a->hist = 0;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
@@ -1858,8 +1857,24 @@ static int admm_iterate(solver* s, admm_run* a) {
   return it;
 }
 
-// the island's history (admm_state hl, hc) is its own: 1 when it holds corrections of this
-// island's pattern, else it is emptied for it
+// The corrections' history (admm_state hl, hc; measured on the bench's stacks and chains, issue
+// 26). A resting island's solves are corrections of its warm start along the same few
+// directions: contact.c's target c*_N = depth / dt closes a penetration within the step, so
+// each warm start that passes at a velocity e (within the tolerance, the impulses kept) is
+// followed by steps whose warm starts fail at 3e and -3e, the 2-cube stack's 3-step cycle
+// (-4e-7 -> -1.4e-6 -> +1.3e-6 m/s); each failure was a solve, its factorization included
+// (645 of 1000 steps, 24.6e3 instructions each). Those failing warm starts are the last
+// solves' velocity changes again, scaled: the warm start z + sum_j t_j dl_j, with the t_j
+// from the least squares of c + sum_j t_j dc_j (dl a past solve's move, dc = G~ dl its
+// velocity's), meets the tolerance with one product (2-cube stack: 2 solves in 1000 steps,
+// residuals 1e-17). It is taken only when its own residual, measured as any start's
+// (admm_warm), meets the tolerance: otherwise ADMM solves from the warm start as before.
+// Kept: the last ADMM_HIST solves of one island pattern (ncp/auto, instructions per step,
+// ADMM_HIST 1 / 2 / 4: stack_2 47.6e3 / 46.4e3 / 46.4e3, stack_4 91.0e3 / 96.0e3 / 96.0e3).
+
+// the island's history (admm_state hl, hc) is its own: 1 when it may hold corrections of this
+// island's pattern (emptied when it held another's), 0 when the island keeps none (contact
+// space, condim 4/6 pairs, hist_off)
 static int admm_hist_mine(admm_state* st, const admm_run* a) {
   if (st->hist_off || a->op.nd == 0 || a->p->link) return 0;
   if (st->hist_nc == a->nc && st->hist_hash == a->phash) return 1;
@@ -1869,39 +1884,36 @@ static int admm_hist_mine(admm_state* st, const admm_run* a) {
   return 1;
 }
 
-// the warm start moved along the island's last solves' corrections: z + sum_j t_j dl_j, the
-// t_j minimizing |c + sum_j t_j dc_j| over the rows of the contacts z holds inside their
-// cones (normal equations, a dependent correction dropped), projected on K; taken (z, c and
-// their residuals) when it meets the tolerance. 1 then
-static int admm_secant(admm_state* st, admm_run* a) {
-  if (a->cold || !admm_hist_mine(st, a) || st->hist_n == 0) return 0;
-  const solver_problem* p = a->p;
+// a correction whose Gram pivot falls below this (relative) is dependent on those before it
+static const double kHistDrop = 1e-12;
+
+// t (hist_n) minimizing |c + sum_j t_j dc_j| over the rows of the contacts z holds strictly
+// inside their cones (the sticking ones, whose answer is c = 0 there): the normal equations
+// by Cholesky, a dependent correction's t_j 0; w (n) is scratch
+static void hist_fit(const admm_state* st, const admm_run* a, double* w, double t[ADMM_HIST]) {
   int n = a->n, m = st->hist_n;
   size_t hs = 3 * (size_t)st->maxc;
-  double *w = a->w1, H[ADMM_HIST][ADMM_HIST], b[ADMM_HIST], t[ADMM_HIST];
+  double H[ADMM_HIST][ADMM_HIST], b[ADMM_HIST];
+  int use[ADMM_HIST];
   for (int i = 0; i < a->nc; i++) {
     const double* z = a->z + 3 * i;
-    double in = z[2] > 0 && hypot(z[0], z[1]) < p->mu[i] * z[2];
+    double in = z[2] > 0 && hypot(z[0], z[1]) < a->p->mu[i] * z[2];
     w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = in;
   }
   for (int j = 0; j < m; j++) {
     const double* dj = st->hc + j * hs;
-    double bj = 0;
-    for (int k = 0; k < n; k++) bj += w[k] * dj[k] * a->c[k];
-    b[j] = bj;
+    b[j] = 0;
+    for (int k = 0; k < n; k++) b[j] += w[k] * dj[k] * a->c[k];
     for (int l = 0; l <= j; l++) {
       const double* dl = st->hc + l * hs;
-      double h = 0;
-      for (int k = 0; k < n; k++) h += w[k] * dj[k] * dl[k];
-      H[j][l] = h;
+      H[j][l] = 0;
+      for (int k = 0; k < n; k++) H[j][l] += w[k] * dj[k] * dl[k];
     }
   }
-  // Cholesky of H in place (lower), a pivot below 1e-12 of its diagonal: that column dropped
-  int use[ADMM_HIST];
-  for (int j = 0; j < m; j++) {
+  for (int j = 0; j < m; j++) {  // H = R R' in place (lower)
     double d = H[j][j];
     for (int l = 0; l < j; l++) d -= use[l] ? H[j][l] * H[j][l] : 0;
-    use[j] = d > 1e-12 * H[j][j] && H[j][j] > 0;
+    use[j] = H[j][j] > 0 && d > kHistDrop * H[j][j];
     H[j][j] = use[j] ? sqrt(d) : 0;
     for (int r = j + 1; r < m && use[j]; r++) {
       double e = H[r][j];
@@ -1909,27 +1921,36 @@ static int admm_secant(admm_state* st, admm_run* a) {
       H[r][j] = e / H[j][j];
     }
   }
-  for (int j = 0; j < m; j++) {  // H t = -b
+  for (int j = 0; j < m; j++) {  // R y = -b
     double e = -b[j];
     for (int l = 0; l < j; l++) e -= use[l] ? H[j][l] * t[l] : 0;
     t[j] = use[j] ? e / H[j][j] : 0;
   }
-  for (int j = m - 1; j >= 0; j--) {
+  for (int j = m - 1; j >= 0; j--) {  // R' t = y
     double e = t[j];
     for (int l = j + 1; l < m; l++) e -= use[l] ? H[l][j] * t[l] : 0;
     t[j] = use[j] ? e / H[j][j] : 0;
   }
-  double *x = a->kp.xp, *zc = a->kp.z, *cc = a->kp.c;
+}
+
+// the warm start moved along the history (hist_fit), projected on K, its velocity and
+// residuals measured as admm_warm measures a start's: taken (z, c, q, r, the metric) when it
+// meets the tolerance, 1 then; else the run is left at the warm start. The round-off jump's
+// kept vectors (kp) are its scratch: no jump is under way before the iteration
+static int admm_secant(admm_state* st, admm_run* a) {
+  if (a->cold || !admm_hist_mine(st, a) || st->hist_n == 0) return 0;
+  size_t hs = 3 * (size_t)st->maxc;
+  double t[ADMM_HIST], *x = a->kp.xp, *zc = a->kp.z, *cc = a->kp.c;
+  hist_fit(st, a, a->w1, t);
   memcpy(x, a->z, a->vb);
-  for (int j = 0; j < m; j++) {
+  for (int j = 0; j < st->hist_n; j++) {
     const double* dl = st->hl + j * hs;
-    if (use[j]) for (int k = 0; k < n; k++) x[k] += t[j] * dl[k];
+    for (int k = 0; k < a->n && t[j] != 0; k++) x[k] += t[j] * dl[k];
   }
-  cones_project(p, x, zc);
+  cones_project(a->p, x, zc);
   velocity(&a->op, zc, cc);
   solver_result met;
-  double q = residual_m(p, a->ncp, zc, cc, a->ncp ? &met : NULL);
-  double rb = a->rb;
+  double q = residual_m(a->p, a->ncp, zc, cc, a->ncp ? &met : NULL), rb = a->rb;
   int lazy = a->lazy;
   double r = admm_stop_warm(a, q, zc, cc);
   if (!(r <= a->tol)) {
@@ -1952,13 +1973,13 @@ static void admm_hist_begin(admm_state* st, admm_run* a) {
   size_t hs = 3 * (size_t)st->maxc;
   memcpy(st->hl + st->hist_next * hs, a->z, a->vb);
   memcpy(st->hc + st->hist_next * hs, a->c, a->vb);
-  a->h0 = st->hl;
+  a->hist = 1;
 }
 
-// after: the solve's move and its velocity's kept when it converged at a fresh c
+// after: the solve's move and its velocity's change kept when it converged at a fresh c (an
+// earlier iterate's c is not at hand)
 static void admm_hist_end(admm_state* st, admm_run* a) {
-  if (!a->h0) return;
-  if (!a->fresh || !(a->r <= a->tol)) return;
+  if (!a->hist || !a->fresh || !(a->r <= a->tol)) return;
   size_t hs = 3 * (size_t)st->maxc;
   double *dl = st->hl + st->hist_next * hs, *dc = st->hc + st->hist_next * hs;
   for (int k = 0; k < a->n; k++) {
