@@ -1700,7 +1700,8 @@ static const double kKeptSigma = 1e-9;
 // 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). The
 // 2-cube stack's refactorizations (645 of 1000 steps) are its 1-iteration solves, rho and the
 // shift the same each time: its warm start fails on those steps (its normal velocities swing
-// -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved
+// -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved; the
+// corrections' history (admm_secant) now answers those steps without a solve
 static const int kKeptMin = 16;
 
 // island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
