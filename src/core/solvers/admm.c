@@ -183,8 +183,8 @@ static inline void run_add(double* restrict w, const double* restrict y0, const 
 // the problem: consecutive, three rows each), c their twelve coefficients; each entry of w takes
 // the four contacts' sums one after the other, in contact order, each sum as run_add's: the
 // bits of four run_add passes, with one load and store of w instead of four
-static void run_add4(double* restrict w, const double* restrict yb, size_t ws, const double c[12],
-                     int nz) {
+static inline void run_add4(double* restrict w, const double* restrict yb, size_t ws,
+                            const double c[12], int nz) {
   const double *a0 = yb, *a1 = yb + ws, *a2 = yb + 2 * ws, *b0 = yb + 3 * ws, *b1 = yb + 4 * ws,
                *b2 = yb + 5 * ws, *e0 = yb + 6 * ws, *e1 = yb + 7 * ws, *e2 = yb + 8 * ws,
                *f0 = yb + 9 * ws, *f1 = yb + 10 * ws, *f2 = yb + 11 * ws;
@@ -196,7 +196,21 @@ static void run_add4(double* restrict w, const double* restrict yb, size_t ws, c
   }
 }
 
-// w = Y' x (nd): a contact's three rows together (one pass over its dofs)
+static int run4(const admm_op* o, int i);
+
+// 1 when contacts i..i+3 (run4) each have an x row that is not zero: yt_mul then adds them
+// together (a contact of zero rows is skipped, not added as +0)
+static int run4_live(const admm_op* o, int i, const double* x) {
+  if (!run4(o, i)) return 0;
+  for (int q = 0; q < 4; q++) {
+    const double* xq = x + 3 * (i + q);
+    if (xq[0] == 0 && xq[1] == 0 && xq[2] == 0) return 0;
+  }
+  return 1;
+}
+
+// w = Y' x (nd): a contact's three rows together (one pass over its dofs); four contacts on one
+// stretch (run4_live) in one pass (run_add4: the same sums in the same order)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
   const solver_problem* p = o->p;
   size_t ws = (size_t)p->ystride;
@@ -204,6 +218,16 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
   for (int i = 0; i < p->nc; i++) {
     double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    if (run4_live(o, i, x)) {
+      double* wr = w + p->ydof[(size_t)i * ws];
+      const double* yb = p->Y + 3 * (size_t)i * ws;
+      int nz = p->ynz[i];
+      if (nz == 6) run_add4(wr, yb, ws, x + 3 * i, 6);
+      else if (nz == 12) run_add4(wr, yb, ws, x + 3 * i, 12);
+      else run_add4(wr, yb, ws, x + 3 * i, nz);
+      i += 3;
+      continue;
+    }
     const int* d = p->ydof + (size_t)i * ws;
     const double* y0 = p->Y + 3 * (size_t)i * ws;
     const double* y1 = y0 + ws;
@@ -303,17 +327,41 @@ static void skew_pattern(const admm_op* o, const double* x, double* kx) {
     }
 }
 
+// out = the twelve rows yb (stride ws: contacts i..i+3 on one stretch, run4) times the
+// stretch wr, nz entries: each row's sum in order, as run_dot3_n's, w read once for the four
+static inline void run_dot12(const double* yb, size_t ws, const double* wr, int nz,
+                             double out[12]) {
+  double a[12] = {0};
+  for (int k = 0; k < nz; k++) {
+    double wk = wr[k];
+    for (int t = 0; t < 12; t++) a[t] += yb[(size_t)t * ws + (size_t)k] * wk;
+  }
+  memcpy(out, a, sizeof(a));
+}
+
 // y += G~ x (R on the diagonal when present)
 static void velocity_h(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
   int n = o->n;
   if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
     yt_mul(o, x, o->w);
+    size_t ws = (size_t)p->ystride;
     for (int i = 0; i < p->nc; i++) {
-      double yw[3];
-      y_mul3(o, i, o->w, yw);
-      for (int r = 0, j = 3 * i; r < 3; r++, j++)
+      double yw[12];
+      int m = 3;
+      if (run4(o, i)) {  // four contacts on one stretch (lengths as run_dot3)
+        const double *yb = p->Y + 3 * (size_t)i * ws, *wr = o->w + p->ydof[(size_t)i * ws];
+        int nz = p->ynz[i];
+        if (nz == 6) run_dot12(yb, ws, wr, 6, yw);
+        else if (nz == 12) run_dot12(yb, ws, wr, 12, yw);
+        else run_dot12(yb, ws, wr, nz, yw);
+        m = 12;
+      } else {
+        y_mul3(o, i, o->w, yw);
+      }
+      for (int r = 0, j = 3 * i; r < m; r++, j++)
         y[j] += yw[r] + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
+      i += m / 3 - 1;
     }
     return;
   }
