@@ -183,8 +183,8 @@ static inline void run_add(double* restrict w, const double* restrict y0, const 
 // the problem: consecutive, three rows each), c their twelve coefficients; each entry of w takes
 // the four contacts' sums one after the other, in contact order, each sum as run_add's: the
 // bits of four run_add passes, with one load and store of w instead of four
-static void run_add4(double* restrict w, const double* restrict yb, size_t ws, const double c[12],
-                     int nz) {
+static inline void run_add4(double* restrict w, const double* restrict yb, size_t ws,
+                            const double c[12], int nz) {
   const double *a0 = yb, *a1 = yb + ws, *a2 = yb + 2 * ws, *b0 = yb + 3 * ws, *b1 = yb + 4 * ws,
                *b2 = yb + 5 * ws, *e0 = yb + 6 * ws, *e1 = yb + 7 * ws, *e2 = yb + 8 * ws,
                *f0 = yb + 9 * ws, *f1 = yb + 10 * ws, *f2 = yb + 11 * ws;
@@ -196,7 +196,21 @@ static void run_add4(double* restrict w, const double* restrict yb, size_t ws, c
   }
 }
 
-// w = Y' x (nd): a contact's three rows together (one pass over its dofs)
+static int run4(const admm_op* o, int i);
+
+// 1 when contacts i..i+3 (run4) each have an x row that is not zero: yt_mul then adds them
+// together (a contact of zero rows is skipped, not added as +0)
+static int run4_live(const admm_op* o, int i, const double* x) {
+  if (!run4(o, i)) return 0;
+  for (int q = 0; q < 4; q++) {
+    const double* xq = x + 3 * (i + q);
+    if (xq[0] == 0 && xq[1] == 0 && xq[2] == 0) return 0;
+  }
+  return 1;
+}
+
+// w = Y' x (nd): a contact's three rows together (one pass over its dofs); four contacts on one
+// stretch (run4_live) in one pass (run_add4: the same sums in the same order)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
   const solver_problem* p = o->p;
   size_t ws = (size_t)p->ystride;
@@ -204,6 +218,16 @@ static void yt_mul(const admm_op* o, const double* x, double* w) {
   for (int i = 0; i < p->nc; i++) {
     double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    if (run4_live(o, i, x)) {
+      double* wr = w + p->ydof[(size_t)i * ws];
+      const double* yb = p->Y + 3 * (size_t)i * ws;
+      int nz = p->ynz[i];
+      if (nz == 6) run_add4(wr, yb, ws, x + 3 * i, 6);
+      else if (nz == 12) run_add4(wr, yb, ws, x + 3 * i, 12);
+      else run_add4(wr, yb, ws, x + 3 * i, nz);
+      i += 3;
+      continue;
+    }
     const int* d = p->ydof + (size_t)i * ws;
     const double* y0 = p->Y + 3 * (size_t)i * ws;
     const double* y1 = y0 + ws;
@@ -303,17 +327,41 @@ static void skew_pattern(const admm_op* o, const double* x, double* kx) {
     }
 }
 
+// out = the twelve rows yb (stride ws: contacts i..i+3 on one stretch, run4) times the
+// stretch wr, nz entries: each row's sum in order, as run_dot3_n's, w read once for the four
+static inline void run_dot12(const double* yb, size_t ws, const double* wr, int nz,
+                             double out[12]) {
+  double a[12] = {0};
+  for (int k = 0; k < nz; k++) {
+    double wk = wr[k];
+    for (int t = 0; t < 12; t++) a[t] += yb[(size_t)t * ws + (size_t)k] * wk;
+  }
+  memcpy(out, a, sizeof(a));
+}
+
 // y += G~ x (R on the diagonal when present)
 static void velocity_h(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
   int n = o->n;
   if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
     yt_mul(o, x, o->w);
+    size_t ws = (size_t)p->ystride;
     for (int i = 0; i < p->nc; i++) {
-      double yw[3];
-      y_mul3(o, i, o->w, yw);
-      for (int r = 0, j = 3 * i; r < 3; r++, j++)
+      double yw[12];
+      int m = 3;
+      if (run4(o, i)) {  // four contacts on one stretch (lengths as run_dot3)
+        const double *yb = p->Y + 3 * (size_t)i * ws, *wr = o->w + p->ydof[(size_t)i * ws];
+        int nz = p->ynz[i];
+        if (nz == 6) run_dot12(yb, ws, wr, 6, yw);
+        else if (nz == 12) run_dot12(yb, ws, wr, 12, yw);
+        else run_dot12(yb, ws, wr, nz, yw);
+        m = 12;
+      } else {
+        y_mul3(o, i, o->w, yw);
+      }
+      for (int r = 0, j = 3 * i; r < m; r++, j++)
         y[j] += yw[r] + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
+      i += m / 3 - 1;
     }
     return;
   }
@@ -942,6 +990,8 @@ typedef struct {
   solver_result met;  // the NCP metric of z at c (residual_m), valid when met_ok
   int met_ok;
   int stale;    // the x-step uses the kept factor, refined (admm_xsolve)
+  int cold;     // the start is zero (admm_warm), not the warm start
+  int hist;     // the history's next slot holds the start's z and c (admm_hist_begin)
 } admm_run;
 
 // the penalty of row k: rho, times its weight with condim 4/6 pairs (pair_scale)
@@ -985,7 +1035,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->natural = s->opt.criterion == SOLVER_STOP_NATURAL;
   admm_state* as = solver_admm(s);
   a->soft = a->natural && as && as->natural_soft;
-  a->held = a->gready = a->met_ok = 0;
+  a->held = a->gready = a->met_ok = a->cold = a->hist = 0;
   a->vb = sizeof(double) * (size_t)n;
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
@@ -1085,6 +1135,7 @@ static int admm_warm(admm_run* a, const double* lambda) {
       a->r = admm_stop_warm(a, q0, a->best, a->c0);
       memset(a->z, 0, a->vb);
       memcpy(a->c, a->c0, a->vb);
+      a->cold = 1;
     }
   }
   return a->r <= a->tol;
@@ -1697,7 +1748,8 @@ static const double kKeptSigma = 1e-9;
 // 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). The
 // 2-cube stack's refactorizations (645 of 1000 steps) are its 1-iteration solves, rho and the
 // shift the same each time: its warm start fails on those steps (its normal velocities swing
-// -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved
+// -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved; the
+// corrections' history (admm_secant) now answers those steps without a solve
 static const int kKeptMin = 16;
 
 // island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
@@ -1723,7 +1775,8 @@ static void admm_kept(solver* s, admm_run* a) {
   a->kept = a->stale = 0;
   a->phash = 0;
   if (!st) return;
-  if (a->op.nd >= kKeptMin && !a->p->link) a->phash = pattern_hash(a->p, a->op.run);
+  if ((a->op.nd >= kKeptMin || (!st->hist_off && a->op.nd > 0)) && !a->p->link)
+    a->phash = pattern_hash(a->p, a->op.run);
   a->kept = st->fk_valid && a->op.nd >= kKeptMin && !a->p->link && st->fk_nc == a->nc &&
             st->fk_nd == a->op.nd && st->fk_hash == a->phash;
   if (!a->kept) st->fk_valid = 0;
@@ -1853,6 +1906,139 @@ static int admm_iterate(solver* s, admm_run* a) {
   return it;
 }
 
+// The corrections' history (admm_state hl, hc; measured on the bench's stacks and chains, issue
+// 26). A resting island's solves are corrections of its warm start along the same few
+// directions: contact.c's target c*_N = depth / dt closes a penetration within the step, so
+// each warm start that passes at a velocity e (within the tolerance, the impulses kept) is
+// followed by steps whose warm starts fail at 3e and -3e, the 2-cube stack's 3-step cycle
+// (-4e-7 -> -1.4e-6 -> +1.3e-6 m/s); each failure was a solve, its factorization included
+// (645 of 1000 steps, 24.6e3 instructions each). Those failing warm starts are the last
+// solves' velocity changes again, scaled: the warm start z + sum_j t_j dl_j, with the t_j
+// from the least squares of c + sum_j t_j dc_j (dl a past solve's move, dc = G~ dl its
+// velocity's), meets the tolerance with one product (2-cube stack: 2 solves in 1000 steps,
+// residuals 1e-17). It is taken only when its own residual, measured as any start's
+// (admm_warm), meets the tolerance: otherwise ADMM solves from the warm start as before.
+// Kept: the last ADMM_HIST solves of one island pattern (ncp/auto, instructions per step,
+// ADMM_HIST 1 / 2 / 4: stack_2 47.6e3 / 46.4e3 / 46.4e3, stack_4 91.0e3 / 96.0e3 / 96.0e3).
+
+// the island's history (admm_state hl, hc) is its own: 1 when it may hold corrections of this
+// island's pattern (emptied when it held another's), 0 when the island keeps none (contact
+// space, condim 4/6 pairs, hist_off)
+static int admm_hist_mine(admm_state* st, const admm_run* a) {
+  if (st->hist_off || a->op.nd == 0 || a->p->link) return 0;
+  if (st->hist_nc == a->nc && st->hist_hash == a->phash) return 1;
+  st->hist_n = st->hist_next = 0;
+  st->hist_nc = a->nc;
+  st->hist_hash = a->phash;
+  return 1;
+}
+
+// a correction whose Gram pivot falls below this (relative) is dependent on those before it
+static const double kHistDrop = 1e-12;
+
+// t (hist_n) minimizing |c + sum_j t_j dc_j| over the rows of the contacts z holds strictly
+// inside their cones (the sticking ones, whose answer is c = 0 there): the normal equations
+// by Cholesky, a dependent correction's t_j 0; w (n) is scratch
+static void hist_fit(const admm_state* st, const admm_run* a, double* w, double t[ADMM_HIST]) {
+  int n = a->n, m = st->hist_n;
+  size_t hs = 3 * (size_t)st->maxc;
+  double H[ADMM_HIST][ADMM_HIST], b[ADMM_HIST];
+  int use[ADMM_HIST];
+  for (int i = 0; i < a->nc; i++) {
+    const double* z = a->z + 3 * i;
+    double in = z[2] > 0 && hypot(z[0], z[1]) < a->p->mu[i] * z[2];
+    w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = in;
+  }
+  for (int j = 0; j < m; j++) {
+    const double* dj = st->hc + j * hs;
+    b[j] = 0;
+    for (int k = 0; k < n; k++) b[j] += w[k] * dj[k] * a->c[k];
+    for (int l = 0; l <= j; l++) {
+      const double* dl = st->hc + l * hs;
+      H[j][l] = 0;
+      for (int k = 0; k < n; k++) H[j][l] += w[k] * dj[k] * dl[k];
+    }
+  }
+  for (int j = 0; j < m; j++) {  // H = R R' in place (lower)
+    double d = H[j][j];
+    for (int l = 0; l < j; l++) d -= use[l] ? H[j][l] * H[j][l] : 0;
+    use[j] = H[j][j] > 0 && d > kHistDrop * H[j][j];
+    H[j][j] = use[j] ? sqrt(d) : 0;
+    for (int r = j + 1; r < m && use[j]; r++) {
+      double e = H[r][j];
+      for (int l = 0; l < j; l++) e -= use[l] ? H[r][l] * H[j][l] : 0;
+      H[r][j] = e / H[j][j];
+    }
+  }
+  for (int j = 0; j < m; j++) {  // R y = -b
+    double e = -b[j];
+    for (int l = 0; l < j; l++) e -= use[l] ? H[j][l] * t[l] : 0;
+    t[j] = use[j] ? e / H[j][j] : 0;
+  }
+  for (int j = m - 1; j >= 0; j--) {  // R' t = y
+    double e = t[j];
+    for (int l = j + 1; l < m; l++) e -= use[l] ? H[l][j] * t[l] : 0;
+    t[j] = use[j] ? e / H[j][j] : 0;
+  }
+}
+
+// the warm start moved along the history (hist_fit), projected on K, its velocity and
+// residuals measured as admm_warm measures a start's: taken (z, c, q, r, the metric) when it
+// meets the tolerance, 1 then; else the run is left at the warm start. The round-off jump's
+// kept vectors (kp) are its scratch: no jump is under way before the iteration
+static int admm_secant(admm_state* st, admm_run* a) {
+  if (a->cold || !admm_hist_mine(st, a) || st->hist_n == 0) return 0;
+  size_t hs = 3 * (size_t)st->maxc;
+  double t[ADMM_HIST], *x = a->kp.xp, *zc = a->kp.z, *cc = a->kp.c;
+  hist_fit(st, a, a->w1, t);
+  memcpy(x, a->z, a->vb);
+  for (int j = 0; j < st->hist_n; j++) {
+    const double* dl = st->hl + j * hs;
+    for (int k = 0; k < a->n && t[j] != 0; k++) x[k] += t[j] * dl[k];
+  }
+  cones_project(a->p, x, zc);
+  velocity(&a->op, zc, cc);
+  solver_result met;
+  double q = residual_m(a->p, a->ncp, zc, cc, a->ncp ? &met : NULL), rb = a->rb;
+  int lazy = a->lazy;
+  double r = admm_stop_warm(a, q, zc, cc);
+  if (!(r <= a->tol)) {
+    a->rb = rb;
+    a->lazy = lazy;
+    return 0;
+  }
+  memcpy(a->z, zc, a->vb);
+  memcpy(a->c, cc, a->vb);
+  a->q = q;
+  a->r = r;
+  a->met = met;
+  a->met_ok = a->ncp && isfinite(q);
+  return 1;
+}
+
+// before iterating from the warm start: its z and c into the history's next slot
+static void admm_hist_begin(admm_state* st, admm_run* a) {
+  if (a->cold || !admm_hist_mine(st, a)) return;
+  size_t hs = 3 * (size_t)st->maxc;
+  memcpy(st->hl + st->hist_next * hs, a->z, a->vb);
+  memcpy(st->hc + st->hist_next * hs, a->c, a->vb);
+  a->hist = 1;
+}
+
+// after: the solve's move and its velocity's change kept when it converged at a fresh c (an
+// earlier iterate's c is not at hand)
+static void admm_hist_end(admm_state* st, admm_run* a) {
+  if (!a->hist || !a->fresh || !(a->r <= a->tol)) return;
+  size_t hs = 3 * (size_t)st->maxc;
+  double *dl = st->hl + st->hist_next * hs, *dc = st->hc + st->hist_next * hs;
+  for (int k = 0; k < a->n; k++) {
+    dl[k] = a->z[k] - dl[k];
+    dc[k] = a->c[k] - dc[k];
+  }
+  st->hist_next = (st->hist_next + 1) % ADMM_HIST;
+  if (st->hist_n < ADMM_HIST) st->hist_n++;
+}
+
 // ADMM for the CCP (ncp = 0) or the NCP through the de Saxce fixed point (ncp = 1)
 static void admm(solver* s, const solver_problem* p, double* lambda, solver_result* res,
                  int ncp) {
@@ -1863,7 +2049,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   if (!p->dense && !a.op.nd) pre = solver_admm(s)->island_entry;
   solver_admm(s)->island_entry = NULL;
   admm_kept(s, &a);
-  if (admm_warm(&a, lambda)) {  // a converged guess costs no iteration and no set-up
+  int pass = admm_warm(&a, lambda);
+  if (!pass) pass = admm_secant(solver_admm(s), &a);
+  if (pass) {  // a converged guess costs no iteration and no set-up
     memcpy(lambda, a.z, a.vb);
     memcpy(s->c, a.c, a.vb);  // c = G~ z + g at the answer: solver_solve need not redo it
     s->c_fresh = 1;
@@ -1888,7 +2076,9 @@ static void admm(solver* s, const solver_problem* p, double* lambda, solver_resu
   admm_spectrum(s, &a);
   admm_stale(s, &a);
   admm_dual_start(s, &a);
+  admm_hist_begin(solver_admm(s), &a);
   int it = admm_iterate(s, &a);
+  admm_hist_end(solver_admm(s), &a);
   admm_keep_factor(s, &a, a.factored);
   if (!(a.r <= a.tol)) admm_polish(s, &a, 1);  // at the cap: the better of the two
   s->c_fresh = a.fresh;  // c = G~ z + g at the answer: solver_solve need not redo it
@@ -1946,9 +2136,9 @@ size_t admm_y_ord_ints(const solver_options* o, int maxc) {
 
 // the state's bytes: the struct, and in dof space (o->nv > 0) the island's Y and the band order
 static size_t admm_bytes(const solver_options* o, int maxc) {
-  size_t b = sizeof(admm_state);
-  if (o->nv <= 0) return b;
   size_t mc = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  size_t b = sizeof(admm_state) + 2 * ADMM_HIST * 3 * mc * sizeof(double);
+  if (o->nv <= 0) return b;
   return b + 3 * mc * w * sizeof(double) + mc * w * sizeof(int) + mc * sizeof(int) +
          3 * mc * sizeof(double) + (size_t)o->nv * sizeof(int) +
          admm_y_ord_ints(o, maxc) * sizeof(int) + mc;
@@ -1964,14 +2154,24 @@ static void admm_destroy(void* priv) {
   free(a->dofmap);
   free(a->yord);
   free(a->run);
+  free(a->hl);
+  free(a->hc);
   chol_free(a->chol);
   free(a);
 }
 
 static void* admm_create(const solver_options* o, int maxc) {
   admm_state* a = calloc(1, sizeof(*a));
-  if (!a || o->nv <= 0) return a;
+  if (!a) return NULL;
   size_t n = (size_t)(maxc > 0 ? maxc : 1), w = (size_t)(o->max_chain > 0 ? o->max_chain : 1);
+  a->hl = malloc(sizeof(double) * ADMM_HIST * 3 * n);
+  a->hc = malloc(sizeof(double) * ADMM_HIST * 3 * n);
+  a->maxc = (int)n;
+  if (!a->hl || !a->hc) {
+    admm_destroy(a);
+    return NULL;
+  }
+  if (o->nv <= 0) return a;
   a->yl = calloc(3 * n * w, sizeof(double));
   a->yi = calloc(n * w, sizeof(int));
   a->ynz = calloc(n, sizeof(int));
@@ -1979,7 +2179,6 @@ static void* admm_create(const solver_options* o, int maxc) {
   a->dofmap = malloc(sizeof(int) * (size_t)o->nv);
   a->yord = malloc(sizeof(int) * admm_y_ord_ints(o, maxc));
   a->run = calloc(n, 1);
-  a->maxc = (int)n;
   if (!a->yl || !a->yi || !a->ynz || !a->ye || !a->dofmap || !a->yord || !a->run) {
     admm_destroy(a);
     return NULL;
@@ -2079,6 +2278,7 @@ static void admm_reset(void* priv) {
   admm_state* a = priv;
   a->rho = 0;
   a->fk_valid = 0;
+  a->hist_n = 0;
   memset(a->eig, 0, sizeof(a->eig));
   a->eig_next = 0;
 }

@@ -15,6 +15,7 @@ typedef struct {
   double tr, dmax, L;
 } solver_eig;
 #define SOLVER_EIG_CACHE 4  // islands kept (admm_state.eig)
+#define ADMM_HIST 2         // the corrections kept (admm_state.hl)
 
 typedef struct {
   double rho;  // exp of the spectral power p of the last rho (rho = sqrt(L m) (L/m)^p), kept
@@ -48,6 +49,13 @@ typedef struct {
   uint64_t fk_hash;     // its contacts' dofs (admm.c pattern_hash)
   int natural_soft;    // solver.criterion natural held as auto's coupled islands hold it
                        // (auto.c coupled_criterion): dropped once it alone stalls (admm.c)
+  // the corrections of the last solves of an island in dof space (admm.c admm_secant): up to
+  // ADMM_HIST pairs of a solve's move dl = z - z0 from its warm start and its velocity's
+  // dc = G~ dl (3 maxc each), for the island of hist_nc contacts and pattern hist_hash
+  int hist_off;  // 1 never uses them (the reference the tests compare with), 0 by default
+  int hist_n, hist_next, hist_nc;
+  uint64_t hist_hash;
+  double *hl, *hc;
   long factorizations;  // numeric factorizations of the x-step's matrix since creation (tests)
   long block_islands;   // islands solved from their blocks, no dense G formed (tests)
   // the analysis admm_island_sparse found for the island solver.c then hands over as blocks,
