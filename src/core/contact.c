@@ -412,6 +412,27 @@ static void put_block(contact_data* c, const solver_problem* yp, int i, int j) {
     for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
 }
 
+// the rows of bucket l[0..n) at once when the bucket is one group of entries: each on this tree
+// alone (its row is the bucket) and all on the same chain (a body's corners on the ground): the
+// blocks solver_yblocks_same forms in one pass, stored as put_block would (row l[a]'s blocks in
+// the bucket's order, ascending). 0 (nothing done) otherwise
+static int group_blocks(contact_data* c, const solver_problem* yp, const int* l, int n) {
+  solver_blocks* B = c->G;
+  if (n > SOLVER_YGROUP_MAX) return 0;
+  for (int b = 0; b < n; b++)
+    if (c->key[2 * l[b] + 1] >= 0 || !same_chain(c, l[0], l[b])) return 0;
+  double* rows[SOLVER_YGROUP_MAX];
+  for (int a = 0; a < n; a++) rows[a] = B->blk + 9 * (size_t)B->rowptr[l[a]];
+  if (!solver_yblocks_same(yp, l, n, rows)) return 0;
+  for (int a = 0; a < n; a++) {
+    int ra = B->rowptr[l[a]];
+    for (int b = 0; b < n; b++) B->col[ra + b] = l[b];
+    B->diag[l[a]] = ra + a;
+    c->fill[l[a]] = ra + n;
+  }
+  return 1;
+}
+
 // every block of G (contact.h): row i holds the contacts of i's buckets (merged, ascending, i
 // itself included; a contact without a root has its diagonal block only); each block
 // (i, j >= i) summed over the dofs both chains share, stored in row i and transposed in row j.
@@ -445,6 +466,10 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
         continue;
       }
       if (pass == 1 && n2 == 0) {  // one tree: its bucket is the row, ascending
+        // a row filled before its turn is its group's (a row's diagonal block is otherwise
+        // stored at its own turn)
+        if (c->fill[i] == B->rowptr[i + 1] || (i == l1[0] && group_blocks(c, yp, l1, n1)))
+          continue;
         for (int p1 = 0; p1 < n1; p1++)
           if (l1[p1] >= i) put_block(c, yp, i, l1[p1]);
         continue;
