@@ -810,6 +810,23 @@ static inline void y_walk2(const double* restrict l, int k, double xa, double xb
   }
 }
 
+// y_one_path's update of the three rows by dof k's row l of L (not all zero), y[k] not all zero
+static inline void y_step(const double* restrict l, int k, double* restrict y0,
+                          double* restrict y1, double* restrict y2) {
+  double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+  // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
+  // row nothing on the revolute dofs)
+  if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
+  else if (x0 == 0) y_walk2(l, k, x1, x2, y1, y2);
+  else if (x2 == 0) y_walk2(l, k, x0, x1, y0, y1);
+  else
+    for (int u = 0, p = k - 1; p >= 0; u++, p--) {
+      y0[p] -= l[u] * x0;
+      y1[p] -= l[u] * x1;
+      y2[p] -= l[u] * x2;
+    }
+}
+
 // 1 when chain[0..n) is one root-to-body path: its last dof's row of L lists the n - 1 others,
 // the farthest (the root) chain[0]; a part of a two-tree chain (y_two_paths) that holds dofs of
 // the other tree is not one path even when the count matches
@@ -842,24 +859,12 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
   const int* adr = m->dof_Madr;
   if (!one_path(m, chain, n)) return 0;
   for (int k = n - 1; k > 0; k--) {
-    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
     // a zero row of L (a free body's translations; its rotations too when the centre of mass
     // is the body's origin and the inertia diagonal): y - 0 x changes at most an exact zero's
     // sign
-    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    if (y0[k] == 0 && y1[k] == 0 && y2[k] == 0) continue;
     const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
-    if (l_row_zero(l, k, lzero + chain[k])) continue;
-    // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
-    // row nothing on the revolute dofs)
-    if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
-    else if (x0 == 0) y_walk2(l, k, x1, x2, y1, y2);
-    else if (x2 == 0) y_walk2(l, k, x0, x1, y0, y1);
-    else
-      for (int u = 0, p = k - 1; p >= 0; u++, p--) {
-        y0[p] -= l[u] * x0;
-        y1[p] -= l[u] * x1;
-        y2[p] -= l[u] * x2;
-      }
+    if (!l_row_zero(l, k, lzero + chain[k])) y_step(l, k, y0, y1, y2);
   }
   return 1;
 }
@@ -901,6 +906,40 @@ static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, co
     y2[k] *= sk;
   }
   return 1;
+}
+
+// y_six for the g entries from i on, all on the same chain of six dofs (a free body's corners on
+// the ground): the chain's checks and its rows of L looked up once, each entry then the same
+// copy, walk (y_one_path's updates in its order) and scaling. 2, 1 as y_six; 0 (nothing done)
+// when the chain is not one path
+static int y_six_group(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
+                       int zero) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* L = d->qLD;
+  int zrow = zero || y_path_zero(m, L, c->lzero, chain, 6);
+  if (!zrow && !one_path(m, chain, 6)) return 0;
+  double sk[6];
+  const double* lrow[6] = {NULL};  // dof k's row of L, NULL when zero (or no walk)
+  for (int k = 0; k < 6; k++) {
+    sk[k] = d->qLDiagSqrtInv[chain[k]];
+    if (!zrow && k > 0 && !l_row_zero(L + m->dof_Madr[chain[k]] + 1, k, c->lzero + chain[k]))
+      lrow[k] = L + m->dof_Madr[chain[k]] + 1;
+  }
+  for (int t = i; t < i + g; t++) {
+    const double* J = c->J + (size_t)t * 3 * mc;
+    double* y0 = c->Y + (size_t)t * 3 * mc;
+    double *y1 = y0 + mc, *y2 = y1 + mc;
+    if (zrow) {  // Y = D^-1/2 J', y_six's products
+      for (int k = 0; k < 6; k++) y0[k] = J[k] * sk[k], y1[k] = J[mc + k] * sk[k], y2[k] = J[2 * mc + k] * sk[k];
+      continue;
+    }
+    for (int k = 0; k < 6; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
+    for (int k = 5; k > 0; k--)
+      if (lrow[k] && !(y0[k] == 0 && y1[k] == 0 && y2[k] == 0)) y_step(lrow[k], k, y0, y1, y2);
+    for (int k = 0; k < 6; k++) y0[k] *= sk[k], y1[k] *= sk[k], y2[k] *= sk[k];
+  }
+  return zrow ? 2 : 1;
 }
 
 // build_y's walk on a chain of two trees, each one root-to-body path (a contact between two free
@@ -983,8 +1022,12 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     // entry i - 1 on the same chain found it a free body's (or two's) with zero rows of L
     int zero = zchain && same_chain(c, i, i - 1), r = 0, r2 = 0;
     zchain = 0;
-    if (n == 6 && (r = y_six(m, d, c->lzero, chain, J, mc, zero, y0, y1, y2)) > 0) {
+    // a free body's entries (same chain, one after the other: its corners) together
+    int ng = 1;
+    while (n == 6 && ng < kGroup && i + ng < c->ncon && same_chain(c, i, i + ng)) ng++;
+    if (n == 6 && (r = y_six_group(m, d, c, i, ng, zero)) > 0) {
       zchain = r == 2;
+      i += ng - 1;
       continue;
     }
     // two free bodies (y_two_paths' two trees, unrolled): the second tree's path first (its
