@@ -908,6 +908,19 @@ static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, co
   return 1;
 }
 
+// an entry's three rows of six (stride mc) from J into Y, times s[k] on column k when s is set
+// (J may be Y): y_six's copy and products, each row read whole before it is written (so the
+// loops vectorize)
+static inline void y_six_rows(const double* J, double* Y, int mc, const double* s) {
+  for (int r = 0; r < 3; r++) {
+    const double* a = J + (size_t)r * mc;
+    double* y = Y + (size_t)r * mc;
+    double v[6];
+    for (int k = 0; k < 6; k++) v[k] = s ? a[k] * s[k] : a[k];
+    for (int k = 0; k < 6; k++) y[k] = v[k];
+  }
+}
+
 // y_six for the g entries from i on, all on the same chain of six dofs (a free body's corners on
 // the ground): the chain's checks and its rows of L looked up once, each entry then the same
 // copy, walk (y_one_path's updates in its order) and scaling. 2, 1 as y_six; 0 (nothing done)
@@ -927,17 +940,13 @@ static int y_six_group(const sim_model* m, const sim_data* d, contact_data* c, i
       lrow[k] = L + m->dof_Madr[chain[k]] + 1;
   }
   for (int t = i; t < i + g; t++) {
-    const double* J = c->J + (size_t)t * 3 * mc;
     double* y0 = c->Y + (size_t)t * 3 * mc;
     double *y1 = y0 + mc, *y2 = y1 + mc;
-    if (zrow) {  // Y = D^-1/2 J', y_six's products
-      for (int k = 0; k < 6; k++) y0[k] = J[k] * sk[k], y1[k] = J[mc + k] * sk[k], y2[k] = J[2 * mc + k] * sk[k];
-      continue;
-    }
-    for (int k = 0; k < 6; k++) y0[k] = J[k], y1[k] = J[mc + k], y2[k] = J[2 * mc + k];
+    y_six_rows(c->J + (size_t)t * 3 * mc, y0, mc, zrow ? sk : NULL);  // zrow: Y = D^-1/2 J'
+    if (zrow) continue;
     for (int k = 5; k > 0; k--)
       if (lrow[k] && !(y0[k] == 0 && y1[k] == 0 && y2[k] == 0)) y_step(lrow[k], k, y0, y1, y2);
-    for (int k = 0; k < 6; k++) y0[k] *= sk[k], y1[k] *= sk[k], y2[k] *= sk[k];
+    y_six_rows(y0, y0, mc, sk);
   }
   return zrow ? 2 : 1;
 }
