@@ -421,7 +421,7 @@ static int group_blocks(contact_data* c, const solver_problem* yp, const int* l,
   if (n > SOLVER_YGROUP_MAX) return 0;
   for (int b = 0; b < n; b++)
     if (c->key[2 * l[b] + 1] >= 0 || !same_chain(c, l[0], l[b])) return 0;
-  double* rows[SOLVER_YGROUP_MAX];
+  double* rows[SOLVER_YGROUP_MAX] = {NULL};
   for (int a = 0; a < n; a++) rows[a] = B->blk + 9 * (size_t)B->rowptr[l[a]];
   if (!solver_yblocks_same(yp, l, n, rows)) return 0;
   for (int a = 0; a < n; a++) {
@@ -1121,14 +1121,20 @@ static int any_coupled(const sim_model* m, const contact_data* c, const solver_b
   return 0;
 }
 
-static int assemble_g(const sim_model* m, contact_data* c, const contact_options* opt) {
-  int nv = m->nv;
-  int nc = c->ncon, *bp = c->bucket_ptr;
+// the factored form alone (solver_yblock's input)
+static solver_problem y_problem(const contact_data* c) {
   solver_problem yp = {0};
   yp.ystride = c->maxchain;
   yp.ynz = c->nchain;
   yp.ydof = c->chain;
   yp.Y = c->Y;
+  return yp;
+}
+
+static int assemble_g(const sim_model* m, contact_data* c, const contact_options* opt) {
+  int nv = m->nv;
+  int nc = c->ncon, *bp = c->bucket_ptr;
+  solver_problem yp = y_problem(c);
   solver_blocks* B = c->G;
   B->nc = nc;
   int diag = opt->diag_only;
@@ -1153,6 +1159,44 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   if (diag) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
   else solver_blocks_islands(B);
   return 0;
+}
+
+// assemble_g when every entry is on one tree alone and on the same chain (one body on the
+// ground): its one bucket holds them all, so G is every block of them (group_blocks), one
+// island of every entry, and any_coupled's test is their count. The same blocks, islands and
+// choice as bucket_by_root and assemble_g, without the buckets' and islands' passes. 0 (nothing
+// that the general path does not redo) when the entries are not one such group
+static int assemble_one(contact_data* c, const contact_options* opt) {
+  solver_blocks* B = c->G;
+  int nc = c->ncon;
+  if (nc < 1 || nc > SOLVER_YGROUP_MAX || c->key[0] < 0 || c->key[1] >= 0 ||
+      (long)nc * nc > B->maxblocks)
+    return 0;
+  for (int i = 1; i < nc; i++)
+    if (!same_chain(c, 0, i)) return 0;  // the same chain: the same key
+  int ncon = 0;
+  for (int i = 0; i < nc; i++) ncon += c->con[i].geom1 >= 0;
+  int diag = opt->diag_only || (opt->auto_split && ncon > CONTACT_AUTO_MAX_CONTACTS);
+  solver_problem yp = y_problem(c);
+  if (!diag) {
+    for (int i = 0; i <= nc; i++) B->rowptr[i] = i * nc;
+    for (int i = 0; i < nc; i++) c->bucket[i] = i;
+    if (!group_blocks(c, &yp, c->bucket, nc)) return 0;
+  } else {
+    for (int i = 0; i < nc; i++) {
+      B->rowptr[i] = B->diag[i] = B->col[i] = i;
+      solver_yblock_on(&yp, i, i, 1, B->blk + 9 * (size_t)i);
+    }
+    B->rowptr[nc] = nc;
+  }
+  B->nc = nc;
+  B->diag_only = diag;
+  B->nblocks = diag ? nc : (long)nc * nc;
+  B->nisland = 1;
+  B->island_ptr[0] = 0;
+  B->island_ptr[1] = nc;
+  for (int i = 0; i < nc; i++) B->island_con[i] = i, B->uf[i] = 0;
+  return 1;
 }
 
 // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
@@ -1429,10 +1473,12 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
       if (c->con[i].geom1 > CONTACT_SPIN) c->link[i] = -1;
   build_jacobians(m, d, c, opt, tmpdofs, tmpjac);
   build_y(m, d, c);
-  bucket_by_root(c, m->nv);
-  if (assemble_g(m, c, opt) < 0) {
-    data_stack_free(d, mark);
-    return -1;
+  if (!assemble_one(c, opt)) {
+    bucket_by_root(c, m->nv);
+    if (assemble_g(m, c, opt) < 0) {
+      data_stack_free(d, mark);
+      return -1;
+    }
   }
   limit_rows(c);
   int soft = build_compliance(c, opt);
