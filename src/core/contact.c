@@ -1488,6 +1488,22 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   return 0;
 }
 
+// x[0..6) += J' l on six consecutive dofs (rows J, J + mc, J + 2 mc): contact_apply's sums
+// two dofs at a time
+static inline void jt_six(const double* J, int mc, const double l[3], double* x) {
+  typedef double v2 __attribute__((vector_size(16), aligned(8)));
+  v2 l0 = {l[0], l[0]}, l1 = {l[1], l[1]}, l2 = {l[2], l[2]};
+  for (int k = 0; k < 6; k += 2) {
+    v2 a, b, e, y;
+    memcpy(&a, J + k, 16);
+    memcpy(&b, J + mc + k, 16);
+    memcpy(&e, J + 2 * mc + k, 16);
+    memcpy(&y, x + k, 16);
+    y += a * l0 + b * l1 + e * l2;
+    memcpy(x + k, &y, 16);
+  }
+}
+
 void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v) {
   int nv = m->nv, mc = c->maxchain;
   if (nv == 0 || c->ncon == 0) return;
@@ -1498,7 +1514,12 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
     const double* l = c->lambda + 3 * i;
-    for (int k = 0; k < c->nchain[i]; k++)
+    int n = c->nchain[i];
+    if (n == 6 && chain[5] == chain[0] + 5) {  // a free body's dofs: jt_six
+      jt_six(J, mc, l, x + chain[0]);
+      continue;
+    }
+    for (int k = 0; k < n; k++)
       x[chain[k]] += J[k] * l[0] + J[mc + k] * l[1] + J[2 * mc + k] * l[2];
   }
   dyn_solve(m, d, x, 1);
