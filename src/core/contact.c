@@ -1529,7 +1529,9 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
 
 void contact_store(contact_data* c, const double* dual) {
   c->nprev = c->ncon;
-  for (int k = 0; k < 3 * c->ncon; k++) c->prev_dual[k] = dual ? dual[k] : NAN;
+  if (dual) memcpy(c->prev_dual, dual, sizeof(double) * 3 * (size_t)c->ncon);
+  else
+    for (int k = 0; k < 3 * c->ncon; k++) c->prev_dual[k] = NAN;
   for (int i = 0; i < c->ncon; i++) {
     c->prev_id[3 * i] = c->con[i].geom1;
     c->prev_id[3 * i + 1] = c->con[i].geom2;

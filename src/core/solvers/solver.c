@@ -1039,8 +1039,17 @@ static void ygroup_transpose(const solver_problem* p, const int* cons, int n, in
   int w = p->ystride;
   for (int b = 0; b < n; b++) {
     const double* Y = p->Y + 3 * (size_t)cons[b] * w;
-    for (int r = 0; r < 3; r++)
-      for (int a = 0; a < nd; a++) Z[a * mp + 3 * b + r] = Y[r * w + a];
+    int a = 0;
+    for (; a + 1 < nd; a += 2) {  // rows 0 and 1 two dofs at a time (one shuffle per pair)
+      solver_v2 y0, y1;
+      memcpy(&y0, Y + a, 16);
+      memcpy(&y1, Y + w + a, 16);
+      solver_v2 lo = {y0[0], y1[0]}, hi = {y0[1], y1[1]};
+      memcpy(Z + a * mp + 3 * b, &lo, 16);
+      memcpy(Z + (a + 1) * mp + 3 * b, &hi, 16);
+    }
+    for (; a < nd; a++) Z[a * mp + 3 * b] = Y[a], Z[a * mp + 3 * b + 1] = Y[w + a];
+    for (a = 0; a < nd; a++) Z[a * mp + 3 * b + 2] = Y[2 * w + a];
   }
   for (int a = 0; a < nd; a++) Z[a * mp + 3 * n] = 0;
 }
