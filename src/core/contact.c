@@ -1330,8 +1330,19 @@ static void rhs_spin(const sim_data* d, contact_data* c, const contact_options* 
   }
 }
 
-// target normal velocity c*_N of rigid contact i (000 Sec. II) given its normal velocity
-// cn_before before the step: a contact still apart by a gap may close it within the step
+// contact i's normal velocity J_N v (the sum in the chain's order): target_normal's, only
+// where restitution reads it
+static double normal_velocity(const contact_data* c, int i, const double* v) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* Jn = c->J + (size_t)i * 3 * mc + 2 * (size_t)mc;
+  double cn = 0;
+  for (int k = 0; k < c->nchain[i]; k++) cn += Jn[k] * v[chain[k]];
+  return cn;
+}
+
+// target normal velocity c*_N of rigid contact i (000 Sec. II) given the velocity v before the
+// step (its normal velocity cn_before, formed under restitution only): a contact still apart by a gap may close it within the step
 // (c*_N = -gap/dt, exact, not an approximation); a touching one gets the Baumgarte correction
 // K max(0, depth) or the restitution target -e c_N, the larger.
 // Penetrations up to CONTACT_SLOP are closed within the step too (c*_N = depth/dt; beyond,
@@ -1344,7 +1355,7 @@ static void rhs_spin(const sim_data* d, contact_data* c, const contact_options* 
 // 2000-sweep cap on ~130 of 600 steps). 1e-9 m is far above the depth noise at tolerances
 // 1e-10..1e-6 and dt <= 1e-3, and far below any scale that matters physically.
 static double target_normal(const contact_data* c, const contact_options* opt, int i,
-                            double cn_before) {
+                            const double* v) {
   double cs = 0, depth = c->con[i].depth;
   if (depth < 0) {
     cs = depth / opt->dt;
@@ -1359,7 +1370,8 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
   // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
   double e = opt->mat && c->con[i].geom1 >= 0 ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).e
                                               : opt->restitution;
-  if (e > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
+  double cn_before = e > 0 && c->con[i].geom1 >= 0 ? normal_velocity(c, i, v) : 0;
+  if (cn_before < 0 && cn_before * opt->dt <= depth) {
     double rs = -e * cn_before;
     if (rs > cs) cs = rs;
   }
@@ -1374,17 +1386,15 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
-    double cn_before = 0;
     c->rpy[i] = 0;
-    // J v_free's three rows and the normal row's J v in one pass over the chain (each sum in
-    // its own register, in the chain's order)
+    // J v_free's three rows in one pass over the chain (each sum in its own register, in the
+    // chain's order)
     double a0 = 0, a1 = 0, a2 = 0;
     for (int k = 0; k < c->nchain[i]; k++) {
       double vf = vfree[chain[k]];
       a0 += J[k] * vf;
       a1 += J[mc + k] * vf;
       a2 += J[2 * mc + k] * vf;
-      cn_before += J[2 * mc + k] * d->v[chain[k]];
     }
     c->g[3 * i] = a0;
     c->g[3 * i + 1] = a1;
@@ -1420,7 +1430,7 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
       rhs_soft(d, c, opt, i, limp, w, sK, sB);
       continue;
     }
-    double cs = target_normal(c, opt, i, cn_before);
+    double cs = target_normal(c, opt, i, d->v);
     // a ball joint's cone limit closes its penetration within the step whatever its size: the
     // cone is curved, so every step along its boundary penetrates at second order (h^2 |w|^2),
     // which the rule beyond CONTACT_SLOP (no correction without contact.baumgarte) would let
