@@ -916,7 +916,10 @@ static inline void y_six_rows(const double* J, double* Y, int mc, const double* 
     const double* a = J + (size_t)r * mc;
     double* y = Y + (size_t)r * mc;
     double v[6];
-    for (int k = 0; k < 6; k++) v[k] = s ? a[k] * s[k] : a[k];
+    if (s)
+      for (int k = 0; k < 6; k++) v[k] = a[k] * s[k];
+    else
+      for (int k = 0; k < 6; k++) v[k] = a[k];
     for (int k = 0; k < 6; k++) y[k] = v[k];
   }
 }
@@ -933,19 +936,20 @@ static int y_six_group(const sim_model* m, const sim_data* d, contact_data* c, i
   int zrow = zero || y_path_zero(m, L, c->lzero, chain, 6);
   if (!zrow && !one_path(m, chain, 6)) return 0;
   double sk[6];
-  const double* lrow[6] = {NULL};  // dof k's row of L, NULL when zero (or no walk)
-  for (int k = 0; k < 6; k++) {
-    sk[k] = d->qLDiagSqrtInv[chain[k]];
-    if (!zrow && k > 0 && !l_row_zero(L + m->dof_Madr[chain[k]] + 1, k, c->lzero + chain[k]))
-      lrow[k] = L + m->dof_Madr[chain[k]] + 1;
-  }
+  int walk[5], nw = 0;  // the dofs whose rows of L are not zero, the last first (the walk's order)
+  for (int k = 0; k < 6; k++) sk[k] = d->qLDiagSqrtInv[chain[k]];
+  for (int k = 5; k > 0 && !zrow; k--)
+    if (!l_row_zero(L + m->dof_Madr[chain[k]] + 1, k, c->lzero + chain[k])) walk[nw++] = k;
   for (int t = i; t < i + g; t++) {
     double* y0 = c->Y + (size_t)t * 3 * mc;
     double *y1 = y0 + mc, *y2 = y1 + mc;
     y_six_rows(c->J + (size_t)t * 3 * mc, y0, mc, zrow ? sk : NULL);  // zrow: Y = D^-1/2 J'
     if (zrow) continue;
-    for (int k = 5; k > 0; k--)
-      if (lrow[k] && !(y0[k] == 0 && y1[k] == 0 && y2[k] == 0)) y_step(lrow[k], k, y0, y1, y2);
+    for (int w = 0; w < nw; w++) {
+      int k = walk[w];
+      if (!(y0[k] == 0 && y1[k] == 0 && y2[k] == 0))
+        y_step(L + m->dof_Madr[chain[k]] + 1, k, y0, y1, y2);
+    }
     y_six_rows(y0, y0, mc, sk);
   }
   return zrow ? 2 : 1;
