@@ -1054,13 +1054,13 @@ static void ygroup_transpose(const solver_problem* p, const int* cons, int n, in
   for (int a = 0; a < nd; a++) Z[a * mp + 3 * n] = 0;
 }
 
-// row q of the group's upper block triangle, from its contact's diagonal block on, into
-// out[3 (q / 3) .. 3n]: each entry summed from 0 over the nd dofs in order (ysym's and ysame's
-// sums, two columns at a time); nd a constant at the call, so the sums unroll
+// row q of the group's upper triangle, from its diagonal entry on, into out[q .. 3n]: each
+// entry summed from 0 over the nd dofs in order (ysym's and ysame's sums, two columns at a
+// time); nd a constant at the call, so the sums unroll
 static inline void ygroup_row(const double* Z, int mp, int nd, int q, int m, double* out) {
   solver_v2 bx[SOLVER_YGROUP_DOFS];
   for (int a = 0; a < nd; a++) bx[a] = (solver_v2){Z[a * mp + q], Z[a * mp + q]};
-  for (int s = q - q % 3; s < m; s += 2) {
+  for (int s = q; s < m; s += 2) {
     solver_v2 acc = {0, 0};
     for (int a = 0; a < nd; a++) {
       solver_v2 z;
@@ -1083,7 +1083,8 @@ static inline void ygroup_blocks(const double* Z, int n, double* const* rowblk) 
     int i = q / 3, r = q % 3;
     ygroup_row(Z, mp, 6, q, m, out);
     double* bi = rowblk[i];
-    for (int t = 0; t < 3; t++) bi[9 * i + 3 * r + t] = out[3 * i + t];
+    // the diagonal block's lower entries: its rows before r (stored already) give them
+    for (int t = 0; t < 3; t++) bi[9 * i + 3 * r + t] = t < r ? bi[9 * i + 3 * t + r] : out[3 * i + t];
     for (int j = i + 1; j < n; j++) {
       double* bj = rowblk[j];
       for (int t = 0; t < 3; t++) {
