@@ -188,11 +188,9 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       // between sweeps only "above tol?" matters: a bound of eps_abs once past it (as
       // solver_sweep_run), exact where solver_stalled reads it or the natural residual joins
       bounded = !natural && !(s->stall && it % s->stall == 0);
-      // a warm start's sweep is tested on a fresh c at once (kept or not, a fresh c is formed:
-      // the warm start's below), not first on the running one
-      if (!warm) stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &r);
+      stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
-      if (warm || r.eps_abs <= tol) {
+      if (r.eps_abs <= tol) {
         solver_crows(p, lambda, c, cons, n);
         stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &r);
         bounded = bounded && !plain;
