@@ -1346,9 +1346,9 @@ static double normal_velocity(const contact_data* c, int i, const double* v) {
 }
 
 // target normal velocity c*_N of rigid contact i (000 Sec. II) given the velocity v before the
-// step (its normal velocity cn_before, formed under restitution only): a contact still apart by a gap may close it within the step
-// (c*_N = -gap/dt, exact, not an approximation); a touching one gets the Baumgarte correction
-// K max(0, depth) or the restitution target -e c_N, the larger.
+// step (its normal velocity cn_before, formed under restitution only): a contact still apart by
+// a gap may close it within the step (c*_N = -gap/dt, exact, not an approximation); a touching
+// one gets the Baumgarte correction K max(0, depth) or the restitution target -e c_N, the larger.
 // Penetrations up to CONTACT_SLOP are closed within the step too (c*_N = depth/dt; beyond,
 // SLOP/dt + K (depth - SLOP)), so c*_N is one continuous function of depth, affine across
 // depth = 0 where resting contacts live. Without this (c*_N = depth/dt on the gap side, K
