@@ -412,6 +412,27 @@ static void put_block(contact_data* c, const solver_problem* yp, int i, int j) {
     for (int t = 0; t < 3; t++) T[3 * t + r] = blk[3 * r + t];
 }
 
+// the rows of bucket l[0..n) at once when the bucket is one group of entries: each on this tree
+// alone (its row is the bucket) and all on the same chain (a body's corners on the ground): the
+// blocks solver_yblocks_same forms in one pass, stored as put_block would (row l[a]'s blocks in
+// the bucket's order, ascending). 0 (nothing done) otherwise
+static int group_blocks(contact_data* c, const solver_problem* yp, const int* l, int n) {
+  solver_blocks* B = c->G;
+  if (n > SOLVER_YGROUP_MAX) return 0;
+  for (int b = 0; b < n; b++)
+    if (c->key[2 * l[b] + 1] >= 0 || !same_chain(c, l[0], l[b])) return 0;
+  double* rows[SOLVER_YGROUP_MAX] = {NULL};
+  for (int a = 0; a < n; a++) rows[a] = B->blk + 9 * (size_t)B->rowptr[l[a]];
+  if (!solver_yblocks_same(yp, l, n, rows)) return 0;
+  for (int a = 0; a < n; a++) {
+    int ra = B->rowptr[l[a]];
+    for (int b = 0; b < n; b++) B->col[ra + b] = l[b];
+    B->diag[l[a]] = ra + a;
+    c->fill[l[a]] = ra + n;
+  }
+  return 1;
+}
+
 // every block of G (contact.h): row i holds the contacts of i's buckets (merged, ascending, i
 // itself included; a contact without a root has its diagonal block only); each block
 // (i, j >= i) summed over the dofs both chains share, stored in row i and transposed in row j.
@@ -445,6 +466,10 @@ static long full_blocks(contact_data* c, const solver_problem* yp, const int* bp
         continue;
       }
       if (pass == 1 && n2 == 0) {  // one tree: its bucket is the row, ascending
+        // a row filled before its turn is its group's (a row's diagonal block is otherwise
+        // stored at its own turn)
+        if (c->fill[i] == B->rowptr[i + 1] || (i == l1[0] && group_blocks(c, yp, l1, n1)))
+          continue;
         for (int p1 = 0; p1 < n1; p1++)
           if (l1[p1] >= i) put_block(c, yp, i, l1[p1]);
         continue;
@@ -785,6 +810,23 @@ static inline void y_walk2(const double* restrict l, int k, double xa, double xb
   }
 }
 
+// y_one_path's update of the three rows by dof k's row l of L (not all zero), y[k] not all zero
+static inline void y_step(const double* restrict l, int k, double* restrict y0,
+                          double* restrict y1, double* restrict y2) {
+  double x0 = y0[k], x1 = y1[k], x2 = y2[k];
+  // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
+  // row nothing on the revolute dofs)
+  if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
+  else if (x0 == 0) y_walk2(l, k, x1, x2, y1, y2);
+  else if (x2 == 0) y_walk2(l, k, x0, x1, y0, y1);
+  else
+    for (int u = 0, p = k - 1; p >= 0; u++, p--) {
+      y0[p] -= l[u] * x0;
+      y1[p] -= l[u] * x1;
+      y2[p] -= l[u] * x2;
+    }
+}
+
 // 1 when chain[0..n) is one root-to-body path: its last dof's row of L lists the n - 1 others,
 // the farthest (the root) chain[0]; a part of a two-tree chain (y_two_paths) that holds dofs of
 // the other tree is not one path even when the count matches
@@ -817,24 +859,12 @@ static inline int y_one_path(const sim_model* m, const double* restrict L, unsig
   const int* adr = m->dof_Madr;
   if (!one_path(m, chain, n)) return 0;
   for (int k = n - 1; k > 0; k--) {
-    double x0 = y0[k], x1 = y1[k], x2 = y2[k];
     // a zero row of L (a free body's translations; its rotations too when the centre of mass
     // is the body's origin and the inertia diagonal): y - 0 x changes at most an exact zero's
     // sign
-    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
+    if (y0[k] == 0 && y1[k] == 0 && y2[k] == 0) continue;
     const double* l = L + adr[chain[k]] + 1;  // (chain[k], chain[k-1-u]) at l[u]
-    if (l_row_zero(l, k, lzero + chain[k])) continue;
-    // a row whose value is zero takes no update (y_path's rule: a chain lying flat gives its t1
-    // row nothing on the revolute dofs)
-    if (x1 == 0) y_walk2(l, k, x0, x2, y0, y2);
-    else if (x0 == 0) y_walk2(l, k, x1, x2, y1, y2);
-    else if (x2 == 0) y_walk2(l, k, x0, x1, y0, y1);
-    else
-      for (int u = 0, p = k - 1; p >= 0; u++, p--) {
-        y0[p] -= l[u] * x0;
-        y1[p] -= l[u] * x1;
-        y2[p] -= l[u] * x2;
-      }
+    if (!l_row_zero(l, k, lzero + chain[k])) y_step(l, k, y0, y1, y2);
   }
   return 1;
 }
@@ -876,6 +906,53 @@ static int y_six(const sim_model* m, const sim_data* d, unsigned char* lzero, co
     y2[k] *= sk;
   }
   return 1;
+}
+
+// an entry's three rows of six (stride mc) from J into Y, times s[k] on column k when s is set
+// (J may be Y): y_six's copy and products, each row read whole before it is written (so the
+// loops vectorize)
+static inline void y_six_rows(const double* J, double* Y, int mc, const double* s) {
+  for (int r = 0; r < 3; r++) {
+    const double* a = J + (size_t)r * mc;
+    double* y = Y + (size_t)r * mc;
+    double v[6];
+    if (s)
+      for (int k = 0; k < 6; k++) v[k] = a[k] * s[k];
+    else
+      for (int k = 0; k < 6; k++) v[k] = a[k];
+    for (int k = 0; k < 6; k++) y[k] = v[k];
+  }
+}
+
+// y_six for the g entries from i on, all on the same chain of six dofs (a free body's corners on
+// the ground): the chain's checks and its rows of L looked up once, each entry then the same
+// copy, walk (y_one_path's updates in its order) and scaling. 2, 1 as y_six; 0 (nothing done)
+// when the chain is not one path
+static int y_six_group(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
+                       int zero) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* L = d->qLD;
+  int zrow = zero || y_path_zero(m, L, c->lzero, chain, 6);
+  if (!zrow && !one_path(m, chain, 6)) return 0;
+  double sk[6];
+  int walk[5], nw = 0;  // the dofs whose rows of L are not zero, the last first (the walk's order)
+  for (int k = 0; k < 6; k++) sk[k] = d->qLDiagSqrtInv[chain[k]];
+  for (int k = 5; k > 0 && !zrow; k--)
+    if (!l_row_zero(L + m->dof_Madr[chain[k]] + 1, k, c->lzero + chain[k])) walk[nw++] = k;
+  for (int t = i; t < i + g; t++) {
+    double* y0 = c->Y + (size_t)t * 3 * mc;
+    double *y1 = y0 + mc, *y2 = y1 + mc;
+    y_six_rows(c->J + (size_t)t * 3 * mc, y0, mc, zrow ? sk : NULL);  // zrow: Y = D^-1/2 J'
+    if (zrow) continue;
+    for (int w = 0; w < nw; w++) {
+      int k = walk[w];
+      if (!(y0[k] == 0 && y1[k] == 0 && y2[k] == 0))
+        y_step(L + m->dof_Madr[chain[k]] + 1, k, y0, y1, y2);
+    }
+    y_six_rows(y0, y0, mc, sk);
+  }
+  return zrow ? 2 : 1;
 }
 
 // build_y's walk on a chain of two trees, each one root-to-body path (a contact between two free
@@ -958,8 +1035,12 @@ static void build_y(const sim_model* m, const sim_data* d, contact_data* c) {
     // entry i - 1 on the same chain found it a free body's (or two's) with zero rows of L
     int zero = zchain && same_chain(c, i, i - 1), r = 0, r2 = 0;
     zchain = 0;
-    if (n == 6 && (r = y_six(m, d, c->lzero, chain, J, mc, zero, y0, y1, y2)) > 0) {
+    // a free body's entries (same chain, one after the other: its corners) together
+    int ng = 1;
+    while (n == 6 && ng < kGroup && i + ng < c->ncon && same_chain(c, i, i + ng)) ng++;
+    if (n == 6 && (r = y_six_group(m, d, c, i, ng, zero)) > 0) {
       zchain = r == 2;
+      i += ng - 1;
       continue;
     }
     // two free bodies (y_two_paths' two trees, unrolled): the second tree's path first (its
@@ -1044,14 +1125,20 @@ static int any_coupled(const sim_model* m, const contact_data* c, const solver_b
   return 0;
 }
 
-static int assemble_g(const sim_model* m, contact_data* c, const contact_options* opt) {
-  int nv = m->nv;
-  int nc = c->ncon, *bp = c->bucket_ptr;
+// the factored form alone (solver_yblock's input)
+static solver_problem y_problem(const contact_data* c) {
   solver_problem yp = {0};
   yp.ystride = c->maxchain;
   yp.ynz = c->nchain;
   yp.ydof = c->chain;
   yp.Y = c->Y;
+  return yp;
+}
+
+static int assemble_g(const sim_model* m, contact_data* c, const contact_options* opt) {
+  int nv = m->nv;
+  int nc = c->ncon, *bp = c->bucket_ptr;
+  solver_problem yp = y_problem(c);
   solver_blocks* B = c->G;
   B->nc = nc;
   int diag = opt->diag_only;
@@ -1076,6 +1163,44 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   if (diag) solver_blocks_islands_grouped(B, bp, c->bucket, nv);
   else solver_blocks_islands(B);
   return 0;
+}
+
+// assemble_g when every entry is on one tree alone and on the same chain (one body on the
+// ground): its one bucket holds them all, so G is every block of them (group_blocks), one
+// island of every entry, and any_coupled's test is their count. The same blocks, islands and
+// choice as bucket_by_root and assemble_g, without the buckets' and islands' passes. 0 (nothing
+// that the general path does not redo) when the entries are not one such group
+static int assemble_one(contact_data* c, const contact_options* opt) {
+  solver_blocks* B = c->G;
+  int nc = c->ncon;
+  if (nc < 1 || nc > SOLVER_YGROUP_MAX || c->key[0] < 0 || c->key[1] >= 0 ||
+      (long)nc * nc > B->maxblocks)
+    return 0;
+  for (int i = 1; i < nc; i++)
+    if (!same_chain(c, 0, i)) return 0;  // the same chain: the same key
+  int ncon = 0;
+  for (int i = 0; i < nc; i++) ncon += c->con[i].geom1 >= 0;
+  int diag = opt->diag_only || (opt->auto_split && ncon > CONTACT_AUTO_MAX_CONTACTS);
+  solver_problem yp = y_problem(c);
+  if (!diag) {
+    for (int i = 0; i <= nc; i++) B->rowptr[i] = i * nc;
+    for (int i = 0; i < nc; i++) c->bucket[i] = i;
+    if (!group_blocks(c, &yp, c->bucket, nc)) return 0;
+  } else {
+    for (int i = 0; i < nc; i++) {
+      B->rowptr[i] = B->diag[i] = B->col[i] = i;
+      solver_yblock_on(&yp, i, i, 1, B->blk + 9 * (size_t)i);
+    }
+    B->rowptr[nc] = nc;
+  }
+  B->nc = nc;
+  B->diag_only = diag;
+  B->nblocks = diag ? nc : (long)nc * nc;
+  B->nisland = 1;
+  B->island_ptr[0] = 0;
+  B->island_ptr[1] = nc;
+  for (int i = 0; i < nc; i++) B->island_con[i] = i, B->uf[i] = 0;
+  return 1;
 }
 
 // inert tangent rows of the joint limits: G_tt = G_nn keeps their diagonal blocks invertible
@@ -1209,10 +1334,21 @@ static void rhs_spin(const sim_data* d, contact_data* c, const contact_options* 
   }
 }
 
-// target normal velocity c*_N of rigid contact i (000 Sec. II) given its normal velocity
-// cn_before before the step: a contact still apart by a gap may close it within the step
-// (c*_N = -gap/dt, exact, not an approximation); a touching one gets the Baumgarte correction
-// K max(0, depth) or the restitution target -e c_N, the larger.
+// contact i's normal velocity J_N v (the sum in the chain's order): target_normal's, only
+// where restitution reads it
+static double normal_velocity(const contact_data* c, int i, const double* v) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double* Jn = c->J + (size_t)i * 3 * mc + 2 * (size_t)mc;
+  double cn = 0;
+  for (int k = 0; k < c->nchain[i]; k++) cn += Jn[k] * v[chain[k]];
+  return cn;
+}
+
+// target normal velocity c*_N of rigid contact i (000 Sec. II) given the velocity v before the
+// step (its normal velocity cn_before, formed under restitution only): a contact still apart by
+// a gap may close it within the step (c*_N = -gap/dt, exact, not an approximation); a touching
+// one gets the Baumgarte correction K max(0, depth) or the restitution target -e c_N, the larger.
 // Penetrations up to CONTACT_SLOP are closed within the step too (c*_N = depth/dt; beyond,
 // SLOP/dt + K (depth - SLOP)), so c*_N is one continuous function of depth, affine across
 // depth = 0 where resting contacts live. Without this (c*_N = depth/dt on the gap side, K
@@ -1223,7 +1359,7 @@ static void rhs_spin(const sim_data* d, contact_data* c, const contact_options* 
 // 2000-sweep cap on ~130 of 600 steps). 1e-9 m is far above the depth noise at tolerances
 // 1e-10..1e-6 and dt <= 1e-3, and far below any scale that matters physically.
 static double target_normal(const contact_data* c, const contact_options* opt, int i,
-                            double cn_before) {
+                            const double* v) {
   double cs = 0, depth = c->con[i].depth;
   if (depth < 0) {
     cs = depth / opt->dt;
@@ -1238,7 +1374,8 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
   // 0.49); tiny gaps (depth straddling 0 by rounding) also got mixed targets
   double e = opt->mat && c->con[i].geom1 >= 0 ? mat_pair(opt->mat, c->con[i].geom1, c->con[i].geom2).e
                                               : opt->restitution;
-  if (e > 0 && c->con[i].geom1 >= 0 && cn_before < 0 && cn_before * opt->dt <= depth) {
+  double cn_before = e > 0 && c->con[i].geom1 >= 0 ? normal_velocity(c, i, v) : 0;
+  if (cn_before < 0 && cn_before * opt->dt <= depth) {
     double rs = -e * cn_before;
     if (rs > cs) cs = rs;
   }
@@ -1253,17 +1390,15 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
-    double cn_before = 0;
     c->rpy[i] = 0;
-    // J v_free's three rows and the normal row's J v in one pass over the chain (each sum in
-    // its own register, in the chain's order)
+    // J v_free's three rows in one pass over the chain (each sum in its own register, in the
+    // chain's order)
     double a0 = 0, a1 = 0, a2 = 0;
     for (int k = 0; k < c->nchain[i]; k++) {
       double vf = vfree[chain[k]];
       a0 += J[k] * vf;
       a1 += J[mc + k] * vf;
       a2 += J[2 * mc + k] * vf;
-      cn_before += J[2 * mc + k] * d->v[chain[k]];
     }
     c->g[3 * i] = a0;
     c->g[3 * i + 1] = a1;
@@ -1299,7 +1434,7 @@ static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
       rhs_soft(d, c, opt, i, limp, w, sK, sB);
       continue;
     }
-    double cs = target_normal(c, opt, i, cn_before);
+    double cs = target_normal(c, opt, i, d->v);
     // a ball joint's cone limit closes its penetration within the step whatever its size: the
     // cone is curved, so every step along its boundary penetrates at second order (h^2 |w|^2),
     // which the rule beyond CONTACT_SLOP (no correction without contact.baumgarte) would let
@@ -1352,10 +1487,12 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
       if (c->con[i].geom1 > CONTACT_SPIN) c->link[i] = -1;
   build_jacobians(m, d, c, opt, tmpdofs, tmpjac);
   build_y(m, d, c);
-  bucket_by_root(c, m->nv);
-  if (assemble_g(m, c, opt) < 0) {
-    data_stack_free(d, mark);
-    return -1;
+  if (!assemble_one(c, opt)) {
+    bucket_by_root(c, m->nv);
+    if (assemble_g(m, c, opt) < 0) {
+      data_stack_free(d, mark);
+      return -1;
+    }
   }
   limit_rows(c);
   int soft = build_compliance(c, opt);
@@ -1363,6 +1500,22 @@ int contact_build(const sim_model* m, sim_data* d, contact_data* c, const contac
   warm_start(c, opt);
   data_stack_free(d, mark);
   return 0;
+}
+
+// x[0..6) += J' l on six consecutive dofs (rows J, J + mc, J + 2 mc): contact_apply's sums
+// two dofs at a time
+static inline void jt_six(const double* J, int mc, const double l[3], double* x) {
+  typedef double v2 __attribute__((vector_size(16), aligned(8)));
+  v2 l0 = {l[0], l[0]}, l1 = {l[1], l[1]}, l2 = {l[2], l[2]};
+  for (int k = 0; k < 6; k += 2) {
+    v2 a, b, e, y;
+    memcpy(&a, J + k, 16);
+    memcpy(&b, J + mc + k, 16);
+    memcpy(&e, J + 2 * mc + k, 16);
+    memcpy(&y, x + k, 16);
+    y += a * l0 + b * l1 + e * l2;
+    memcpy(x + k, &y, 16);
+  }
 }
 
 void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, double* v) {
@@ -1375,7 +1528,12 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
     const double* l = c->lambda + 3 * i;
-    for (int k = 0; k < c->nchain[i]; k++)
+    int n = c->nchain[i];
+    if (n == 6 && chain[5] == chain[0] + 5) {  // a free body's dofs: jt_six
+      jt_six(J, mc, l, x + chain[0]);
+      continue;
+    }
+    for (int k = 0; k < n; k++)
       x[chain[k]] += J[k] * l[0] + J[mc + k] * l[1] + J[2 * mc + k] * l[2];
   }
   dyn_solve(m, d, x, 1);
@@ -1385,7 +1543,9 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
 
 void contact_store(contact_data* c, const double* dual) {
   c->nprev = c->ncon;
-  for (int k = 0; k < 3 * c->ncon; k++) c->prev_dual[k] = dual ? dual[k] : NAN;
+  if (dual) memcpy(c->prev_dual, dual, sizeof(double) * 3 * (size_t)c->ncon);
+  else
+    for (int k = 0; k < 3 * c->ncon; k++) c->prev_dual[k] = NAN;
   for (int i = 0; i < c->ncon; i++) {
     c->prev_id[3 * i] = c->con[i].geom1;
     c->prev_id[3 * i + 1] = c->con[i].geom2;

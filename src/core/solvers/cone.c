@@ -56,21 +56,6 @@ double cone_comp(const double lambda[3], const double c[3], double mu, int ncp) 
   return fabs(sp_dot3(lambda, cg));
 }
 
-void cone_residuals(const double lambda[3], const double c[3], double mu, double* eps_p,
-                    double* eps_d, double* eps_c) {
-  // desaxce's and cone_dist_dual's tangent norms are one: computed once (the same bits)
-  double tc = sqrt(c[0] * c[0] + c[1] * c[1]);
-  double cg[3] = {c[0], c[1], c[2] + mu * tc};
-  *eps_p = cone_dist(lambda, mu);
-  if (mu > 0 && !isinf(mu)) {  // cone_dist_dual: cone_dist(cg, 1 / mu), its inside test here
-    double k = 1 / mu;
-    *eps_d = tc <= k * cg[2] && cg[2] >= 0 ? 0 : cone_dist(cg, k);
-  } else {
-    *eps_d = cone_dist_dual(cg, mu);
-  }
-  *eps_c = fabs(sp_dot3(lambda, cg));  // cone_comp(lambda, c, mu, 1) on the cg above
-}
-
 void cone_residuals_ccp(const double lambda[3], const double c[3], double mu, double* eps_p,
                         double* eps_d, double* eps_c) {
   *eps_p = cone_dist(lambda, mu);

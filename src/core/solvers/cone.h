@@ -9,6 +9,8 @@
 #ifndef CSIM_CONE_H
 #define CSIM_CONE_H
 
+#include <math.h>
+
 // Euclidean projection of x (3) onto the second-order cone K_mu (mu >= 0)
 void cone_project(double out[3], const double x[3], double mu);
 
@@ -18,9 +20,25 @@ double cone_dist(const double x[3], double mu);
 // distance of x to the dual cone K_mu* (= K_{1/mu}; for mu = 0 the half-space x_n >= 0)
 double cone_dist_dual(const double x[3], double mu);
 
-// the three residuals of one contact given its impulse and velocity c (c excludes Gamma)
-void cone_residuals(const double lambda[3], const double c[3], double mu, double* eps_p,
-                    double* eps_d, double* eps_c);
+// the three residuals of one contact given its impulse and velocity c (c excludes Gamma).
+// Inline: the stopping tests call it for every contact on every sweep (a cube's step: 12 calls)
+static inline void cone_residuals(const double lambda[3], const double c[3], double mu,
+                                  double* eps_p, double* eps_d, double* eps_c) {
+  // desaxce's and cone_dist_dual's tangent norms are one: computed once (the same bits)
+  double tc = sqrt(c[0] * c[0] + c[1] * c[1]);
+  double cg[3] = {c[0], c[1], c[2] + mu * tc};
+  // cone_dist(lambda, mu), its inside test here
+  double tl = sqrt(lambda[0] * lambda[0] + lambda[1] * lambda[1]);
+  *eps_p = tl <= mu * lambda[2] && lambda[2] >= 0 ? 0 : cone_dist(lambda, mu);
+  if (mu > 0 && !isinf(mu)) {  // cone_dist_dual: cone_dist(cg, 1 / mu), its inside test here
+    double k = 1 / mu;
+    *eps_d = tc <= k * cg[2] && cg[2] >= 0 ? 0 : cone_dist(cg, k);
+  } else {
+    *eps_d = cone_dist_dual(cg, mu);
+  }
+  // cone_comp(lambda, c, mu, 1) on the cg above (sp_dot3's order)
+  *eps_c = fabs(lambda[0] * cg[0] + lambda[1] * cg[1] + lambda[2] * cg[2]);
+}
 
 // the complementarity residual alone, the eps_c of cone_residuals (ncp 1) or cone_residuals_ccp
 // (ncp 0): no projection

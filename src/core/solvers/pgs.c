@@ -141,8 +141,10 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   // tinv[4i]: that step; tinv[4i+1..3]: G~_NN, G_t1N, G_t2N (the diagonal block's entries the
   // sweep reads)
   for (int i = 0; i < nc; i++) {
-    double B[9];
-    solver_gdiag(p, i, B);
+    double Bd[9];
+    const double* B = Bd;  // the stored block itself when there is one (no copy)
+    if (p->dense) solver_gdiag(p, i, Bd);
+    else B = p->blk + 9 * (size_t)p->diag[i];
     double a = B[0] + (p->R ? p->R[3 * i] : 0);
     double d = B[4] + (p->R ? p->R[3 * i + 1] : 0);
     double big = a > d ? a : d;

@@ -1032,6 +1032,81 @@ void solver_yblock_on(const solver_problem* p, int i, int j, int same, double bl
   }
 }
 
+// solver_yblocks_same's rows of n contacts on six dofs transposed: Z[a mp + q] = row q's value
+// at dof a; column 3n (what the last pair of columns may read past the rows) zero
+static void ygroup_transpose(const solver_problem* p, const int* cons, int n, int mp, double* Z) {
+  int w = p->ystride;
+  for (int b = 0; b < n; b++) {
+    const double* Y = p->Y + 3 * (size_t)cons[b] * w;
+    for (int a = 0; a < 6; a += 2) {  // rows 0 and 1 two dofs at a time (one shuffle per pair)
+      solver_v2 y0, y1;
+      memcpy(&y0, Y + a, 16);
+      memcpy(&y1, Y + w + a, 16);
+      solver_v2 lo = {y0[0], y1[0]}, hi = {y0[1], y1[1]};
+      memcpy(Z + a * mp + 3 * b, &lo, 16);
+      memcpy(Z + (a + 1) * mp + 3 * b, &hi, 16);
+    }
+    for (int a = 0; a < 6; a++) Z[a * mp + 3 * b + 2] = Y[2 * w + a];
+  }
+  for (int a = 0; a < 6; a++) Z[a * mp + 3 * n] = 0;
+}
+
+// row q of the group's upper triangle, from its diagonal entry on, into out[q .. 3n]: each
+// entry summed from 0 over the six dofs in order (ysym's and ysame's sums, two columns at a
+// time)
+static inline void ygroup_row(const double* Z, int mp, int q, int m, double* out) {
+  solver_v2 bx[6];
+  for (int a = 0; a < 6; a++) bx[a] = (solver_v2){Z[a * mp + q], Z[a * mp + q]};
+  for (int s = q; s < m; s += 2) {
+    solver_v2 acc = {0, 0};
+    for (int a = 0; a < 6; a++) {
+      solver_v2 z;
+      memcpy(&z, Z + a * mp + s, 16);
+      acc += bx[a] * z;
+    }
+    memcpy(out + s, &acc, 16);
+  }
+}
+
+// solver_yblocks_same on n contacts, Z their transposed rows (ygroup_transpose): inline, so that
+// with n a constant (a box's 4 corners) every loop unrolls and the stores' places are constants.
+// x y = y x exactly: the lower triangle's entries are the upper's, block (j, i) the transpose of
+// (i, j)
+static inline void ygroup_blocks(const double* Z, int n, double* const* rowblk) {
+  int m = 3 * n, mp = m + 1;
+  double out[3 * SOLVER_YGROUP_MAX + 1];
+#pragma GCC unroll 24
+  for (int q = 0; q < m; q++) {
+    int i = q / 3, r = q % 3;
+    ygroup_row(Z, mp, q, m, out);
+    double* bi = rowblk[i];
+    // the diagonal block's lower entries: its rows before r (stored already) give them
+    for (int t = 0; t < 3; t++)
+      bi[9 * i + 3 * r + t] = t < r ? bi[9 * i + 3 * t + r] : out[3 * i + t];
+    for (int j = i + 1; j < n; j++) {
+      double* bj = rowblk[j];
+      for (int t = 0; t < 3; t++) {
+        bi[9 * j + 3 * r + t] = out[3 * j + t];
+        bj[9 * i + 3 * t + r] = out[3 * j + t];
+      }
+    }
+  }
+}
+
+int solver_yblocks_same(const solver_problem* p, const int* cons, int n, double* const* rowblk) {
+  // a free body's six dofs (a body on the ground): other chains keep the block by block sums,
+  // which this loop (its sums not unrolled) does not beat
+  if (n > SOLVER_YGROUP_MAX || p->ynz[cons[0]] != 6) return 0;
+  double Z[6 * (3 * SOLVER_YGROUP_MAX + 1)];
+  ygroup_transpose(p, cons, n, 3 * n + 1, Z);
+  if (n == 4) ygroup_blocks(Z, 4, rowblk);
+  else ygroup_blocks(Z, n, rowblk);
+  if (p->ydiag)
+    for (int b = 0; b < n; b++)
+      for (int r = 0; r < 3; r++) rowblk[b][9 * b + 4 * r] += p->ydiag[3 * cons[b] + r];
+  return 1;
+}
+
 // block (i, j) over the dofs both chains ci[0..na), cj[0..nb) hold (ascending): nine running
 // sums, each over the shared dofs in ascending order
 static void ymerge(const int* ci, const int* cj, const double* Yi0, const double* Yi1,

@@ -196,6 +196,12 @@ void solver_yblock(const solver_problem* p, int i, int j, double blk[9]);
 // solver_yblock when the caller knows whether i's and j's chains hold the same dofs (same: 1,
 // e.g. two contacts of the same bodies; 0: the merge over the dofs both hold), the same bits
 void solver_yblock_on(const solver_problem* p, int i, int j, int same, double blk[9]);
+// every block (cons[a], cons[b]) of n contacts whose chains hold the same six dofs (a free
+// body's corners on the ground), as solver_yblock_on gives them (the same bits) in one pass over
+// the rows: row cons[a]'s n blocks, in the order of cons, at rowblk[a]. 0 (nothing written) past
+// SOLVER_YGROUP_MAX contacts or on another number of dofs
+#define SOLVER_YGROUP_MAX 8
+int solver_yblocks_same(const solver_problem* p, const int* cons, int n, double* const* rowblk);
 
 // b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
 // and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
