@@ -136,10 +136,14 @@ void kin_forward(const sim_model* m, sim_data* d) {
     sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
     // motion subspace of the body's dofs at q
     int j = m->body_jnt[b], da = m->body_dofadr[b];
+    double* S = d->cdof + 6 * da;
+    const double* S0 = m->dof_motion + 6 * da;
     if (m->jnt_type[j] == MODEL_JOINT_FREE)
-      free_cdof(m, b, Rq, d->cdof + 6 * da);
+      free_cdof(m, b, Rq, S);
+    else if (m->body_dofnum[b] == 1)  // (a memcpy call cost more than the six copies)
+      S[0] = S0[0], S[1] = S0[1], S[2] = S0[2], S[3] = S0[3], S[4] = S0[4], S[5] = S0[5];
     else
-      memcpy(d->cdof + 6 * da, m->dof_motion + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
+      memcpy(S, S0, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
     // and in the world frame, once per step for every point Jacobian of the step
     for (int k = da; k < da + m->body_dofnum[b]; k++) {
       sp_mulmv3(d->cdofw + 6 * k, d->xmat + 9 * b, d->cdof + 6 * k);
