@@ -268,14 +268,27 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
 }
 
 // RNEA at rest (RBDA Table 5.1 with v = 0, qacc = 0): a = X a_parent from a_0 = (-g, 0), f = I a
-// - f_ext, then the backward pass of dyn_rnea_full. Every operation left out multiplies or adds
-// an exact zero there, so the values are dyn_rnea_full's
+// - f_ext, then the backward pass of dyn_rnea_full. Every acceleration is a linear one (a_0 has
+// no angular part and X carries (u, 0) to (R' u, 0)), so a = (R' a_parent, 0) and I a = (m a,
+// h x a), as in rnea_vp_free_root. Every operation left out multiplies or adds an exact zero
+// there, so the values are dyn_rnea_full's (up to the sign of exact zeros)
 void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau) {
   for (int b = 1; b < m->nbody; b++) {
     double* a = d->cacc + 6 * b;
-    accel_from_parent(m, d, b, gravity, a);
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    if (pb == 0) {
+      double ng[3] = {0, 0, 0};
+      if (gravity) ng[0] = -m->gravity[0], ng[1] = -m->gravity[1], ng[2] = -m->gravity[2];
+      sp_mulmtv3(a, R, ng);
+    } else {
+      sp_mulmtv3(a, R, d->cacc + 6 * pb);
+    }
+    a[3] = a[4] = a[5] = 0;
+    const double* I = m->body_cinert + 10 * b;
     double* f = d->cfrc + 6 * b;
-    inertia_mul(f, m->body_cinert + 10 * b, a);
+    for (int i = 0; i < 3; i++) f[i] = I[0] * a[i];
+    sp_cross3(f + 3, I + 1, a);
     if (fext) fext_subtract(d, fext, b, f);
   }
   rnea_backward(m, d, tau, NULL, NULL);
