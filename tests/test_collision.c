@@ -25,7 +25,7 @@ static const double ORIGIN[3] = {0, 0, 0};
 
 // a geom from borrowed arrays
 static coll_geom geom(int type, const double* size, const double* pos, const double* mat) {
-  coll_geom g = {type, size, pos, mat, NULL, 0.0, NULL};
+  coll_geom g = {type, size, pos, mat, NULL, 0.0, NULL, NULL};
   return g;
 }
 
@@ -388,7 +388,7 @@ static int plane_mesh_pose(const coll_hull* hl, const double R[9], double x, dou
   // the lowest height, to rounding (a flat face down is a plateau of rounding noise); on ties any
   // lowest vertex will do
   double mz[3] = {-nl[0], -nl[1], -nl[2]};
-  int v0 = coll_hull_support(hl, mz), idx[4], ncand = 0;
+  int v0 = coll_hull_support(hl, mz, -1), idx[4], ncand = 0;
   double off = pos[2];
   ck_assert_double_le(sp_dot3(nl, hl->vert + 3 * v0), lo + 1e-15);
   for (int i = 0; i < hl->nvert; i++) ncand += sp_dot3(nl, hl->vert + 3 * i) + off <= margin;
@@ -1401,7 +1401,7 @@ START_TEST(hull_build_cube) {
   }
   // support along any direction: the corner with matching signs
   double d[3] = {0.3, -0.7, 0.1};
-  ck_assert_int_eq(coll_hull_support(&hl, d), 1 | 0 | 4);
+  ck_assert_int_eq(coll_hull_support(&hl, d, -1), 1 | 0 | 4);
   coll_hull_free(&hl);
   // degenerate input is an error, never a crash
   csim_error err;
@@ -1415,7 +1415,8 @@ START_TEST(hull_build_cube) {
 }
 END_TEST
 
-// a large hull (sphere-like point cloud) uses hill climbing; it must agree with a scan
+// a large hull (sphere-like point cloud) uses hill climbing; it must agree with a scan, and give
+// the same vertex from any start (coll_detect's hint: the last step's answer, or any vertex)
 START_TEST(hull_hill_climbing) {
   rng_state = 5;
   enum { NP = 400 };
@@ -1434,10 +1435,12 @@ START_TEST(hull_hill_climbing) {
   for (int it = 0; it < 500; it++) {
     double d[3];
     rand_unit(d);
-    int i = coll_hull_support(&hl, d), best = 0;
+    int i = coll_hull_support(&hl, d, -1), best = 0;
     for (int j = 1; j < hl.nvert; j++)
       if (sp_dot3(d, hl.vert + 3 * j) > sp_dot3(d, hl.vert + 3 * best)) best = j;
     ck_assert_double_eq_tol(sp_dot3(d, hl.vert + 3 * i), sp_dot3(d, hl.vert + 3 * best), 1e-15);
+    ck_assert_int_eq(coll_hull_support(&hl, d, (it * 37) % hl.nvert), i);
+    ck_assert_int_eq(coll_hull_support(&hl, d, best), i);
   }
   coll_hull_free(&hl);
   mesh_hull_free(&mh);
@@ -1745,9 +1748,9 @@ static void broad_phase_check(int ng, int nscene, int min_hit) {
       int i, j;
       coll_pair_geoms(cm, p, &i, &j);
       coll_geom g1 = {type[i], size + 3 * i, xpos + 3 * i, xmat + 9 * i,
-                      type[i] == MODEL_GEOM_MESH ? &hull : NULL, margin, NULL};
+                      type[i] == MODEL_GEOM_MESH ? &hull : NULL, margin, NULL, NULL};
       coll_geom g2 = {type[j], size + 3 * j, xpos + 3 * j, xmat + 9 * j,
-                      type[j] == MODEL_GEOM_MESH ? &hull : NULL, margin, NULL};
+                      type[j] == MODEL_GEOM_MESH ? &hull : NULL, margin, NULL, NULL};
       int k = coll_pair_table[type[i]][type[j]](&g1, &g2, margin, ref + nr);
       for (int c = 0; c < k; c++) {
         ref[nr + c].geom1 = i;

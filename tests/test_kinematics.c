@@ -337,6 +337,63 @@ START_TEST(chain_of_free_base_leg) {
 }
 END_TEST
 
+// kin_forward skips the products by an identity placement (a body's or a geom's model
+// quaternion): every body's parent-relative rotation and every geom's world pose still equal
+// the products (R0 Rot(q); body pose * geom pose, here through sp_mulpose), on the shared robots
+// (many identity placements, the geom meshes) and on random trees (every joint type, rotated
+// placements)
+static void check_placed_frames(const sim_model* m, sim_data* d) {
+  for (int k = 0; k < 5; k++) {
+    random_state(m, d->q, d->v, 1.5, 0);
+    kin_forward(m, d);
+    for (int b = 1; b < m->nbody; b++) {
+      int j = m->body_jnt[b], t = m->jnt_type[j];
+      if (t != MODEL_JOINT_REVOLUTE && t != MODEL_JOINT_BALL) continue;
+      double R0[9], Rq[9], R[9];
+      sp_quat2mat(R0, m->body_quat + 4 * b);
+      if (t == MODEL_JOINT_BALL) {
+        double qu[4];
+        memcpy(qu, d->q + m->jnt_qadr[j], sizeof(qu));
+        sp_normquat(qu);
+        sp_quat2mat(Rq, qu);
+      } else {  // Rodrigues about the unit axis
+        const double* u = m->jnt_axis + 3 * j;
+        double a = d->q[m->jnt_qadr[j]], c = cos(a), sn = sin(a), K2[9];
+        double K[9] = {0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0};
+        sp_mulmm3(K2, K, K);
+        for (int e = 0; e < 9; e++) Rq[e] = (e % 4 == 0) + sn * K[e] + (1 - c) * K2[e];
+      }
+      sp_mulmm3(R, R0, Rq);
+      for (int e = 0; e < 9; e++) ck_assert_double_eq_tol(d->xloc_mat[9 * b + e], R[e], 1e-14);
+    }
+    for (int g = 0; g < m->ngeom; g++) {
+      int b = m->geom_body[g];
+      double Rg[9], R[9], p[3];
+      sp_quat2mat(Rg, m->geom_quat + 4 * g);
+      sp_mulpose(R, p, d->xmat + 9 * b, d->xpos + 3 * b, Rg, m->geom_pos + 3 * g);
+      for (int e = 0; e < 9; e++) ck_assert(d->geom_xmat[9 * g + e] == R[e]);  // +0 == -0
+      for (int e = 0; e < 3; e++) ck_assert(d->geom_xpos[3 * g + e] == p[e]);
+    }
+  }
+}
+
+START_TEST(placed_frames_match_products) {
+  urdf_robot* u = load_robot("talos/talos_reduced.urdf", 1);
+  sim_model* m;
+  sim_data* d;
+  build(u, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
+  ck_assert_int_gt(m->ngeom, 20);
+  check_placed_frames(m, d);
+  data_free(d);
+  model_free(m);
+  urdf_free(u);
+  build_random_tree(12, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
+  check_placed_frames(m, d);
+  data_free(d);
+  model_free(m);
+}
+END_TEST
+
 //---------------------------------- suite -----------------------------------------------------
 
 static Suite* kinematics_suite(void) {
@@ -350,6 +407,7 @@ static Suite* kinematics_suite(void) {
   tcase_add_test(tc, integrate_difference_round_trip);
   tcase_add_test(tc, constant_twist_exp_map);
   tcase_add_test(tc, chain_of_free_base_leg);
+  tcase_add_test(tc, placed_frames_match_products);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -51,12 +51,12 @@ static void make_field(field* F, int nx, int ny, double sx, double sy,
 }
 
 static coll_geom hf_geom(const field* F, const double pos[3]) {
-  coll_geom g = {MODEL_GEOM_HFIELD, F->size, pos, I3, NULL, 0.0, &F->f};
+  coll_geom g = {MODEL_GEOM_HFIELD, F->size, pos, I3, NULL, 0.0, &F->f, NULL};
   return g;
 }
 
 static coll_geom shape(int type, const double* size, const double* pos, const double* mat) {
-  coll_geom g = {type, size, pos, mat, NULL, 0.0, NULL};
+  coll_geom g = {type, size, pos, mat, NULL, 0.0, NULL, NULL};
   return g;
 }
 

@@ -148,6 +148,22 @@ static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const in
   }
 }
 
+// f = I a + v x* (I v) - f_ext for body b (RBDA eq. 5.9): rnea_forward_body's last part
+static inline void rnea_body_force(const sim_model* m, sim_data* d, int b, const double v[6],
+                                   const double a[6], const double* fext) {
+  const double* I = m->body_cinert + 10 * b;
+  double Iv[6], t1[3], t2[3];
+  double* f = d->cfrc + 6 * b;
+  inertia_mul(f, I, a);
+  inertia_mul(Iv, I, v);
+  sp_cross3(t1, v + 3, Iv);
+  sp_add3(f, f, t1);
+  sp_cross3(t1, v + 3, Iv + 3);
+  sp_cross3(t2, v, Iv);
+  for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
+  if (fext) fext_subtract(d, fext, b, f);
+}
+
 // RBDA Table 5.1 (RNEA) in body frames, gravity as a fictitious base acceleration a_0 = -g
 // (when `gravity`), body velocities from the given v (not d->cvel, so that the integrator can
 // evaluate the velocity-product terms at a trial velocity)
@@ -160,6 +176,23 @@ static inline void rnea_forward_body(const sim_model* m, sim_data* d, int b, con
     // v = X v_parent, a = X a_parent (world: v_0 = 0, a_0 = (-g, 0))
     kin_motion_to_body(d, b, d->rvel + 6 * m->body_parent[b], v);
     accel_from_parent(m, d, b, gravity, a);
+    double t1[3], t2[3];
+    if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_REVOLUTE) {
+      // S = [0; axis] (model.h dof_motion): v_J = (0, w_J), the operations on its zero linear
+      // part (v += 0, w x 0 in v x v_J) left out; the same values up to the sign of exact zeros
+      int k = m->body_dofadr[b];
+      const double* S = d->cdof + 6 * k;
+      double qd = v_in[k], wj[3] = {S[3] * qd, S[4] * qd, S[5] * qd};
+      if (qacc)
+        for (int i = 0; i < 6; i++) a[i] += S[i] * qacc[k];
+      sp_add3(v + 3, v + 3, wj);
+      sp_cross3(t2, v, wj);
+      sp_add3(a, a, t2);
+      sp_cross3(t1, v + 3, wj);
+      sp_add3(a + 3, a + 3, t1);
+      rnea_body_force(m, d, b, v, a, fext);
+      return;
+    }
     // joint velocity v_J = S qdot and S qacc (S at q: d->cdof)
     double vj[6] = {0, 0, 0, 0, 0, 0};
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
@@ -170,7 +203,6 @@ static inline void rnea_forward_body(const sim_model* m, sim_data* d, int b, con
         for (int i = 0; i < 6; i++) a[i] += S[i] * qacc[k];
     }
     for (int i = 0; i < 6; i++) v[i] += vj[i];
-    double t1[3], t2[3];
     // c_J = (d/dt S) qdot in body coordinates (RBDA eq. 4.37): zero for 1-dof and ball joints
     // (S constant in body axes); for a
     // free joint the linear columns Rq' e_k turn with the body: -w_J x (Rq' v_lin), where
@@ -189,18 +221,7 @@ static inline void rnea_forward_body(const sim_model* m, sim_data* d, int b, con
     for (int i = 0; i < 3; i++) a[i] += t1[i] + t2[i];
     sp_cross3(t1, v + 3, vj + 3);
     sp_add3(a + 3, a + 3, t1);
-    // f = I a + v x* (I v) - f_ext (RBDA eq. 5.9)
-    const double* I = m->body_cinert + 10 * b;
-    double Iv[6];
-    double* f = d->cfrc + 6 * b;
-    inertia_mul(f, I, a);
-    inertia_mul(Iv, I, v);
-    sp_cross3(t1, v + 3, Iv);
-    sp_add3(f, f, t1);
-    sp_cross3(t1, v + 3, Iv + 3);
-    sp_cross3(t2, v, Iv);
-    for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
-    if (fext) fext_subtract(d, fext, b, f);
+    rnea_body_force(m, d, b, v, a, fext);
   }
 }
 
@@ -268,14 +289,27 @@ void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double*
 }
 
 // RNEA at rest (RBDA Table 5.1 with v = 0, qacc = 0): a = X a_parent from a_0 = (-g, 0), f = I a
-// - f_ext, then the backward pass of dyn_rnea_full. Every operation left out multiplies or adds
-// an exact zero there, so the values are dyn_rnea_full's
+// - f_ext, then the backward pass of dyn_rnea_full. Every acceleration is a linear one (a_0 has
+// no angular part and X carries (u, 0) to (R' u, 0)), so a = (R' a_parent, 0) and I a = (m a,
+// h x a), as in rnea_vp_free_root. Every operation left out multiplies or adds an exact zero
+// there, so the values are dyn_rnea_full's (up to the sign of exact zeros)
 void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau) {
   for (int b = 1; b < m->nbody; b++) {
     double* a = d->cacc + 6 * b;
-    accel_from_parent(m, d, b, gravity, a);
+    int pb = m->body_parent[b];
+    const double* R = d->xloc_mat + 9 * b;
+    if (pb == 0) {
+      double ng[3] = {0, 0, 0};
+      if (gravity) ng[0] = -m->gravity[0], ng[1] = -m->gravity[1], ng[2] = -m->gravity[2];
+      sp_mulmtv3(a, R, ng);
+    } else {
+      sp_mulmtv3(a, R, d->cacc + 6 * pb);
+    }
+    a[3] = a[4] = a[5] = 0;
+    const double* I = m->body_cinert + 10 * b;
     double* f = d->cfrc + 6 * b;
-    inertia_mul(f, m->body_cinert + 10 * b, a);
+    for (int i = 0; i < 3; i++) f[i] = I[0] * a[i];
+    sp_cross3(f + 3, I + 1, a);
     if (fext) fext_subtract(d, fext, b, f);
   }
   rnea_backward(m, d, tau, NULL, NULL);

@@ -21,22 +21,39 @@ static void axis_angle_mat(double R[9], const double u[3], double a) {
   R[6] = t * x * z - s * y; R[7] = t * y * z + s * x; R[8] = c + t * z * z;
 }
 
-// R = R0 Rot(qj), qj a quaternion [x y z w] of q (normalized when read): a free or ball joint's
-// orientation in its parent; Rot(qj) in Rq
-static void quat_rot(double R[9], const double R0[9], const double* qj, double Rq[9]) {
+// Rot(qj) into Rq, qj a quaternion [x y z w] of q (normalized when read): a free or ball
+// joint's rotation
+static void quat_rot(const double* qj, double Rq[9]) {
   double qu[4] = {qj[0], qj[1], qj[2], qj[3]};
   sp_normquat(qu);
   sp_quat2mat(Rq, qu);
-  sp_mulmm3(R, R0, Rq);
 }
 
-// the rotation of a model quaternion q (a body's placement, a geom's): the identity's (+0 +0 +0
-// 1, as the bits: a -0 can give sp_quat2mat a -0) is the identity, the same bits as
+// a model quaternion q (a body's placement, a geom's) is the identity (+0 +0 +0 1, as the bits:
+// a -0 can give sp_quat2mat a -0)
+static int model_is_id(const double q[4]) {
+  static const double id[4] = {0, 0, 0, 1};
+  return memcmp(q, id, sizeof(id)) == 0;
+}
+
+// the rotation of a model quaternion q: the identity's is the identity, the same bits as
 // sp_quat2mat's (1 - 2 (0 + 0) and 2 (0 - 0) are exactly 1 and +0), without its arithmetic
 static void model_rot(double R[9], const double q[4]) {
-  static const double id[4] = {0, 0, 0, 1};
-  if (memcmp(q, id, sizeof(id)) == 0) sp_eye3(R);
+  if (model_is_id(q)) sp_eye3(R);
   else sp_quat2mat(R, q);
+}
+
+// R = R0 Rq for the rotation R0 of model quaternion q0: Rq itself when R0 is the identity (the
+// product's sums add only exact zeros to each entry, so the values are Rq's, up to the sign of
+// an exact zero; URDF joints placed without rotation: most of a robot's)
+static void placed_rot(double R[9], const double q0[4], const double Rq[9]) {
+  if (model_is_id(q0)) {
+    memcpy(R, Rq, 9 * sizeof(double));
+    return;
+  }
+  double R0[9];
+  sp_quat2mat(R0, q0);
+  sp_mulmm3(R, R0, Rq);
 }
 
 // pose of body b in its parent body frame at configuration q; the joint's rotation Rot(q) in Rq
@@ -46,14 +63,12 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
   int j = m->body_jnt[b];
   const double* qj = q + m->jnt_qadr[j];
   const double* ax = m->jnt_axis + 3 * j;
-  double R0[9];
-  const double* p0 = m->body_pos + 3 * b;
-  model_rot(R0, m->body_quat + 4 * b);
+  const double *p0 = m->body_pos + 3 * b, *q0 = m->body_quat + 4 * b;
   switch (m->jnt_type[j]) {
     case MODEL_JOINT_REVOLUTE: {
       // R = R0 Rot(axis, q), p = p0
       axis_angle_mat(Rq, ax, qj[0]);
-      sp_mulmm3(R, R0, Rq);
+      placed_rot(R, q0, Rq);
       sp_copy3(p, p0);
       break;
     }
@@ -61,18 +76,22 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
       // R = R0, p = p0 + R0 axis q
       double t[3];
       sp_scale3(t, ax, qj[0]);
-      memcpy(R, R0, sizeof(R0));
-      sp_xform(p, R0, p0, t);
+      model_rot(R, q0);
+      sp_xform(p, R, p0, t);
       break;
     }
     case MODEL_JOINT_BALL:
       // R = R0 Rot(quat(q)), p = p0 (the joint turns the body about its origin)
-      quat_rot(R, R0, qj, Rq);
+      quat_rot(qj, Rq);
+      placed_rot(R, q0, Rq);
       sp_copy3(p, p0);
       break;
     default: {
       // free: (R, p) = placement * (quat(q), pos(q))
-      quat_rot(R, R0, qj + 3, Rq);
+      double R0[9];
+      model_rot(R0, q0);
+      quat_rot(qj + 3, Rq);
+      sp_mulmm3(R, R0, Rq);
       sp_xform(p, R0, p0, qj);
       break;
     }
@@ -117,21 +136,31 @@ void kin_forward(const sim_model* m, sim_data* d) {
     sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
     // motion subspace of the body's dofs at q
     int j = m->body_jnt[b], da = m->body_dofadr[b];
+    double* S = d->cdof + 6 * da;
+    const double* S0 = m->dof_motion + 6 * da;
     if (m->jnt_type[j] == MODEL_JOINT_FREE)
-      free_cdof(m, b, Rq, d->cdof + 6 * da);
+      free_cdof(m, b, Rq, S);
+    else if (m->body_dofnum[b] == 1)  // (a memcpy call cost more than the six copies)
+      S[0] = S0[0], S[1] = S0[1], S[2] = S0[2], S[3] = S0[3], S[4] = S0[4], S[5] = S0[5];
     else
-      memcpy(d->cdof + 6 * da, m->dof_motion + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
+      memcpy(S, S0, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
     // and in the world frame, once per step for every point Jacobian of the step
     for (int k = da; k < da + m->body_dofnum[b]; k++) {
       sp_mulmv3(d->cdofw + 6 * k, d->xmat + 9 * b, d->cdof + 6 * k);
       sp_mulmv3(d->cdofw + 6 * k + 3, d->xmat + 9 * b, d->cdof + 6 * k + 3);
     }
   }
-  // geoms
+  // geoms: a geom without rotation in its body has the body's axes (placed_rot)
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
+    const double* q = m->geom_quat + 4 * g;
+    if (model_is_id(q)) {
+      memcpy(d->geom_xmat + 9 * g, d->xmat + 9 * b, 9 * sizeof(double));
+      sp_xform(d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, m->geom_pos + 3 * g);
+      continue;
+    }
     double Rg[9];
-    model_rot(Rg, m->geom_quat + 4 * g);
+    sp_quat2mat(Rg, q);
     sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
                m->geom_pos + 3 * g);
   }

@@ -485,8 +485,10 @@ void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, dou
     const double* ax = m->jnt_type[j] == MODEL_JOINT_BALL ? axis : NULL;
     for (int side = 0; side < 2; side++) {
       if (!(sides >> side & 1)) continue;
-      // gap to the limit and the free approach speed towards it
-      if (gap[side] > o->margin && gap[side] - h * fmax(0, -rate[side]) > o->margin) continue;
+      // gap to the limit and the free approach speed towards it (fmax(0, -rate) without the
+      // libm call: a NaN gives 0 as there, and the sign of a zero is lost on the nonzero gap)
+      double ap = -rate[side] > 0 ? -rate[side] : 0;
+      if (gap[side] > o->margin && gap[side] - h * ap > o->margin) continue;
       n += append_limit(sm, sd, n, j, side, gap[side], ax);
     }
   }

@@ -72,15 +72,20 @@ static int hull_climb(const coll_hull* h, const double d[3], int start) {
   return best;
 }
 
-int coll_hull_support(const coll_hull* h, const double d[3]) {
+int coll_hull_support(const coll_hull* h, const double d[3], int start) {
   if (h->nvert <= 32 || !h->adj_start) return hull_climb(h, d, 0);
-  // start at the extreme vertex along the nearest of 26 directions (a component within tan 22.5
-  // degrees of the largest counts): a few steps of steepest ascent instead of a climb from an axis
-  double m = 0.41421356 * fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
-  int q = 0;
-  for (int k = 0; k < 3; k++) q = 3 * q + (d[k] > m ? 2 : d[k] < -m ? 0 : 1);
+  // start at `start` (the caller's last answer for a nearby d: one neighbourhood's scan when it
+  // still wins), else at the extreme vertex along the nearest of 26 directions (a component
+  // within tan 22.5 degrees of the largest counts): a few steps of steepest ascent instead of a
+  // climb from an axis
+  int best = start;
+  if (best < 0 || best >= h->nvert) {
+    double m = 0.41421356 * fmax(fabs(d[0]), fmax(fabs(d[1]), fabs(d[2])));
+    int q = 0;
+    for (int k = 0; k < 3; k++) q = 3 * q + (d[k] > m ? 2 : d[k] < -m ? 0 : 1);
+    best = h->dir27[q];
+  }
   const double* V = h->vert;
-  int best = h->dir27[q];
   double bd = sp_dot3(d, V + 3 * best), nmax = -INFINITY;
   for (int it = 0; it < h->nvert; it++) {
     int next = best;

@@ -37,9 +37,10 @@ int coll_clip_patch(const double* ref, int nref, const double m[3], const double
 int coll_reduce(coll_contact* con, int n, int k);
 
 // index of the hull vertex farthest along local direction d (scan for small hulls, steepest
-// ascent over the vertex adjacency for large ones, from the extreme vertex of the nearest of 26
-// directions; on a plateau the tie goes where a climb from the dominant axis's extreme ends)
-int coll_hull_support(const coll_hull* h, const double d[3]);
+// ascent over the vertex adjacency for large ones, from vertex `start` when one is given (>= 0),
+// else from the extreme vertex of the nearest of 26 directions; on a plateau the tie goes where
+// a climb from the dominant axis's extreme ends, whatever the start)
+int coll_hull_support(const coll_hull* h, const double d[3], int start);
 
 // corners of box face (axis k, side s = +-1) counter-clockwise seen from outside (world)
 void coll_box_face(const coll_geom* g, int k, int s, double out[12]);

@@ -474,7 +474,8 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
   const double* V = hl->vert;
   // deepest vertex by support in -n (hill climbing on large hulls): quick reject
   mnl[0] = -nl[0]; mnl[1] = -nl[1]; mnl[2] = -nl[2];
-  int i0 = coll_hull_support(hl, mnl);
+  int i0 = coll_hull_support(hl, mnl, g2->hint ? *g2->hint : -1);
+  if (g2->hint) *g2->hint = i0;
   if (pm_height(V, nl, off, i0) > margin) return 0;
   int cand[PM_CMAX], nc = pm_ring(hl, nl, off, margin, i0, cand, PM_CMAX);
   int full = nc < 0 && (!hl->adj_start || hl->nvert > PM_VMAX);

@@ -67,7 +67,13 @@ static void sweep_contact(const solver* s, const solver_problem* p, int i, doubl
   double ln_old = li[2];
   double ln = gnn > 0 ? li[2] - ci[2] / gnn : li[2];
   ln = omega * ln + (1 - omega) * ln_old;
-  if (ln < 0) ln = 0;
+  if (ln < 0) {
+    ln = 0;
+    // a contact held open (13 % of Talos standing's updates): its impulse stays 0, so the
+    // update would add only exact zeros to c (and leave a zero tangent impulse, up to the
+    // zero's sign)
+    if (ln_old == 0 && li[0] == 0 && li[1] == 0) return;
+  }
   double dn = ln - ln_old;
   // tangent velocity after the normal update
   double ct0 = ci[0] + s->tinv[4 * i + 2] * dn;
