@@ -1158,7 +1158,9 @@ double solver_gtkk(const solver_problem* p, int k) {
   double d = p->R ? p->R[k] : 0;
   if (p->dense) return d + p->dense[(size_t)k * 3 * (size_t)p->nc + (size_t)k];
   if (p->blk) return d + p->blk[9 * (size_t)p->diag[k / 3] + 4 * (size_t)(k % 3)];
-  // an island's factored form
+  // an island's factored form: its diagonal blocks hold 0 + Y's row k squared + ydiag, which is
+  // this sum with R zero (R + the squares rounds otherwise)
+  if (p->dblk && !p->R) return p->dblk[9 * (size_t)(k / 3) + 4 * (size_t)(k % 3)];
   d = gtkk_y(d, p->Y + (size_t)k * (size_t)p->ystride, p->ynz[k / 3]);
   return d + (p->ydiag ? p->ydiag[k] : 0);
 }
