@@ -183,8 +183,9 @@ static inline void run_add(double* restrict w, const double* restrict y0, const 
 // the problem: consecutive, three rows each), c their twelve coefficients; each entry of w takes
 // the four contacts' sums one after the other, in contact order, each sum as run_add's: the
 // bits of four run_add passes, with one load and store of w instead of four
-static void run_add4(double* restrict w, const double* restrict yb, size_t ws, const double c[12],
-                     int nz) {
+static inline __attribute__((always_inline)) void run_add4(double* restrict w,
+                                                           const double* restrict yb, size_t ws,
+                                                           const double c[12], int nz) {
   const double *a0 = yb, *a1 = yb + ws, *a2 = yb + 2 * ws, *b0 = yb + 3 * ws, *b1 = yb + 4 * ws,
                *b2 = yb + 5 * ws, *e0 = yb + 6 * ws, *e1 = yb + 7 * ws, *e2 = yb + 8 * ws,
                *f0 = yb + 9 * ws, *f1 = yb + 10 * ws, *f2 = yb + 11 * ws;
@@ -196,12 +197,31 @@ static void run_add4(double* restrict w, const double* restrict yb, size_t ws, c
   }
 }
 
-// w = Y' x (nd): a contact's three rows together (one pass over its dofs)
+// 1 when contacts i..i+3 each hold one stretch of dofs (o->run), the same one (a link of a
+// chain on its four corners, two cubes of a stack): factor_dofs then adds them together
+static int run4(const admm_op* o, int i) {
+  const solver_problem* p = o->p;
+  if (!o->run || i + 3 >= p->nc) return 0;
+  size_t ws = (size_t)p->ystride;
+  int nz = p->ynz[i], d0 = p->ydof[(size_t)i * ws];
+  for (int q = 0; q < 4; q++)
+    if (!o->run[i + q] || p->ynz[i + q] != nz || p->ydof[(size_t)(i + q) * ws] != d0) return 0;
+  return nz > 0;
+}
+
+// w = Y' x (nd): a contact's three rows together (one pass over its dofs), four contacts on one
+// stretch (run4) together too (run_add4: the bits of their four passes, but that a contact
+// whose x is zero adds its +-0 terms, where alone it is skipped: at most a zero's sign)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
   const solver_problem* p = o->p;
   size_t ws = (size_t)p->ystride;
   memset(w, 0, sizeof(double) * (size_t)o->nd);
   for (int i = 0; i < p->nc; i++) {
+    if (run4(o, i)) {
+      run_add4(w + p->ydof[(size_t)i * ws], p->Y + 3 * (size_t)i * ws, ws, x + 3 * i, p->ynz[i]);
+      i += 3;
+      continue;
+    }
     double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
     if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     const int* d = p->ydof + (size_t)i * ws;
@@ -246,6 +266,22 @@ static inline void run_dot3(const double* y0, const double* y1, const double* y2
   }
 }
 
+// run_dot3 of four contacts on one stretch (run4): their twelve rows (stride ws from yb) times
+// wr, each sum in order as run_dot3's (the same bits), wr read once for the twelve
+static inline void run_dot12(const double* yb, size_t ws, const double* wr, int nz,
+                             double out[12]) {
+  double a[12] = {0};
+  for (int k = 0; k < nz; k++) {
+    double wk = wr[k];
+    for (int t = 0; t < 12; t++) a[t] += yb[(size_t)t * ws + (size_t)k] * wk;
+  }
+  memcpy(out, a, sizeof(a));
+}
+
+// the rows of contact i of Y times w (nd) into out, those of contacts i..i+3 when they lie on
+// one stretch (run4, run_dot12); the number of contacts done (1 or 4)
+static inline int y_mul_run(const admm_op* o, int i, const double* w, double out[12]);
+
 // out = the three rows of contact i of Y times w (nd)
 static inline void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   const solver_problem* p = o->p;
@@ -270,6 +306,17 @@ static inline void y_mul3(const admm_op* o, int i, const double* w, double out[3
   out[0] = a0;
   out[1] = a1;
   out[2] = a2;
+}
+
+static inline int y_mul_run(const admm_op* o, int i, const double* w, double out[12]) {
+  const solver_problem* p = o->p;
+  size_t ws = (size_t)p->ystride;
+  if (!run4(o, i)) {
+    y_mul3(o, i, w, out);
+    return 1;
+  }
+  run_dot12(p->Y + 3 * (size_t)i * ws, ws, w + p->ydof[(size_t)i * ws], p->ynz[i], out);
+  return 4;
 }
 
 // y += G~ x over the sparse factor's pattern (the lower triangle of the island's block pattern,
@@ -309,10 +356,10 @@ static void velocity_h(const admm_op* o, const double* x, double* y) {
   int n = o->n;
   if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
     yt_mul(o, x, o->w);
-    for (int i = 0; i < p->nc; i++) {
-      double yw[3];
-      y_mul3(o, i, o->w, yw);
-      for (int r = 0, j = 3 * i; r < 3; r++, j++)
+    for (int i = 0, q; i < p->nc; i += q) {
+      double yw[12];
+      q = y_mul_run(o, i, o->w, yw);
+      for (int r = 0, j = 3 * i; r < 3 * q; r++, j++)
         y[j] += yw[r] + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
     }
     return;
@@ -656,18 +703,6 @@ static int contact_ia(const admm_op* o, int i, double sigma, double ia[3]) {
   return 0;
 }
 
-// 1 when contacts i..i+3 each hold one stretch of dofs (o->run), the same one (a link of a
-// chain on its four corners, two cubes of a stack): factor_dofs then adds them together
-static int run4(const admm_op* o, int i) {
-  const solver_problem* p = o->p;
-  if (!o->run || i + 3 >= p->nc) return 0;
-  size_t ws = (size_t)p->ystride;
-  int nz = p->ynz[i], d0 = p->ydof[(size_t)i * ws];
-  for (int q = 0; q < 4; q++)
-    if (!o->run[i + q] || p->ynz[i + q] != nz || p->ydof[(size_t)(i + q) * ws] != d0) return 0;
-  return nz > 0;
-}
-
 // the dense factor's terms of contacts i..i+3 (run4) into the lower triangle of L (ld rows a
 // column), the four contacts' rows of each column as one stretch (run_add4: the sums of four
 // passes of factor_dofs's run, bit for bit). 1 when an A is not positive and finite
@@ -849,10 +884,10 @@ static void xsolve(const admm_op* o, const double* L, double* x) {
   } else {
     solver_chol_solve(o->nd, L, o->t);
   }
-  for (int i = 0; i < o->p->nc; i++) {
-    double yt[3];
-    y_mul3(o, i, o->t, yt);
-    for (int r = 0, j = 3 * i; r < 3; r++, j++) x[j] -= yt[r] / o->A[j];
+  for (int i = 0, q; i < o->p->nc; i += q) {
+    double yt[12];
+    q = y_mul_run(o, i, o->t, yt);
+    for (int r = 0, j = 3 * i; r < 3 * q; r++, j++) x[j] -= yt[r] / o->A[j];
   }
 }
 
