@@ -1738,11 +1738,14 @@ static const double kKeptSigma = 1e-9;
 // islands of fewer dofs refactor: there the refinement's product and second solve cost as much
 // as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
 // 12 dofs, 66.35e3 / 66.54e3, again 55.62e3 / 55.90e3 in session 22; chain_5, 10 dofs, 138.1e3 /
-// 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). The
+// 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). Since
+// the products take a link's or a cube pair's four contacts in one pass (run4), the refinement
+// is the cheaper from 10 dofs (session 26: 2-cube stack 52.08e3 / 53.17e3, chain_5 119.37e3 /
+// 119.98e3, chain_10, 15 dofs, 267.5e3 / 274.0e3). The
 // 2-cube stack's refactorizations (645 of 1000 steps) are its 1-iteration solves, rho and the
 // shift the same each time: its warm start fails on those steps (its normal velocities swing
 // -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved
-static const int kKeptMin = 16;
+static const int kKeptMin = 10;
 
 // island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
 // identity with its contacts and dofs counts and band (a collision would hand the x-step a
