@@ -1077,8 +1077,13 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   B->diag_only = diag;
   long nb = nc;
   if (diag) {
+    for (int i = 0; i < nc; i++) B->rowptr[i] = B->diag[i] = B->col[i] = i;
     for (int i = 0; i < nc; i++) {
-      B->rowptr[i] = B->diag[i] = B->col[i] = i;
+      if (i + 1 < nc && c->nchain[i + 1] == c->nchain[i]) {  // two at once: a link's corners
+        solver_yblock_diag2(&yp, i, B->blk + 9 * (size_t)i);
+        i++;
+        continue;
+      }
       solver_yblock_on(&yp, i, i, 1, B->blk + 9 * (size_t)i);
     }
     B->rowptr[nc] = nc;

@@ -200,6 +200,9 @@ void solver_yblock(const solver_problem* p, int i, int j, double blk[9]);
 // solver_yblock when the caller knows whether i's and j's chains hold the same dofs (same: 1,
 // e.g. two contacts of the same bodies; 0: the merge over the dofs both hold), the same bits
 void solver_yblock_on(const solver_problem* p, int i, int j, int same, double blk[9]);
+// solver_yblock_on(p, i, i, 1, ...) of contacts i and i + 1 at once into blk and blk + 9, their
+// rows of the same length (ynz): the same sums, one contact in each half of a vector
+void solver_yblock_diag2(const solver_problem* p, int i, double blk[18]);
 
 // b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
 // and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
