@@ -263,15 +263,19 @@ static inline void run_dot3(const double* y0, const double* y1, const double* y2
 }
 
 // run_dot3 of four contacts on one stretch (run4): their twelve rows (stride ws from yb) times
-// wr, each sum in order as run_dot3's (the same bits), wr read once for the twelve
+// wr, each sum in order as run_dot3's (the same bits), wr read once for the twelve, two rows in
+// the halves of a vector
 static inline void run_dot12(const double* yb, size_t ws, const double* wr, int nz,
                              double out[12]) {
-  double a[12] = {0};
+  solver_v2 a[6] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};  // rows 2h, 2h + 1
   for (int k = 0; k < nz; k++) {
     double wk = wr[k];
-    for (int t = 0; t < 12; t++) a[t] += yb[(size_t)t * ws + (size_t)k] * wk;
+    for (int h = 0; h < 6; h++) {
+      const double* y = yb + (size_t)(2 * h) * ws + (size_t)k;
+      a[h] += (solver_v2){y[0], y[ws]} * wk;
+    }
   }
-  memcpy(out, a, sizeof(a));
+  for (int h = 0; h < 6; h++) out[2 * h] = a[h][0], out[2 * h + 1] = a[h][1];
 }
 
 // the rows of contact i of Y times w (nd) into out, those of contacts i..i+3 when they lie on
