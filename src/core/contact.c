@@ -1265,25 +1265,58 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
   return cs;
 }
 
+// build_rhs's sums (J v_free's three rows, the normal row's J v) of entries i and i + 1 on one
+// chain (a link's corners), one in each half of a vector: the same sums in the chain's order,
+// into s[0..4) and s[4..8)
+static void rhs_sums2(const sim_data* d, const contact_data* c, int i, const double* vfree,
+                      double s[8]) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double *Ja = c->J + (size_t)i * 3 * mc, *Jb = Ja + 3 * mc;
+  contact_v2 a0 = {0, 0}, a1 = a0, a2 = a0, cn = a0;
+  for (int k = 0; k < c->nchain[i]; k++) {
+    double vf = vfree[chain[k]], v = d->v[chain[k]];
+    contact_v2 j2 = {Ja[2 * mc + k], Jb[2 * mc + k]};
+    a0 += (contact_v2){Ja[k], Jb[k]} * vf;
+    a1 += (contact_v2){Ja[mc + k], Jb[mc + k]} * vf;
+    a2 += j2 * vf;
+    cn += j2 * v;
+  }
+  for (int h = 0; h < 2; h++) s[4 * h] = a0[h], s[4 * h + 1] = a1[h], s[4 * h + 2] = a2[h], s[4 * h + 3] = cn[h];
+}
+
 // g = J v_free - c* (000 Sec. II): c* from target_normal, or the soft rows (rhs_soft)
 static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
                       const contact_options* opt, const double* vfree, int soft) {
   int mc = c->maxchain;
   c->has_rpy = 0;
+  double next[4] = {0, 0, 0, 0};  // entry i + 1's sums, done with entry i's (rhs_sums2)
+  int have = 0;
   for (int i = 0; i < c->ncon; i++) {
-    const int* chain = c->chain + (size_t)i * mc;
-    const double* J = c->J + (size_t)i * 3 * mc;
-    double cn_before = 0;
+    double cn_before, a0, a1, a2;
     c->rpy[i] = 0;
-    // J v_free's three rows and the normal row's J v in one pass over the chain (each sum in
-    // its own register, in the chain's order)
-    double a0 = 0, a1 = 0, a2 = 0;
-    for (int k = 0; k < c->nchain[i]; k++) {
-      double vf = vfree[chain[k]];
-      a0 += J[k] * vf;
-      a1 += J[mc + k] * vf;
-      a2 += J[2 * mc + k] * vf;
-      cn_before += J[2 * mc + k] * d->v[chain[k]];
+    if (have) {
+      a0 = next[0], a1 = next[1], a2 = next[2], cn_before = next[3];
+      have = 0;
+    } else if (i + 1 < c->ncon && same_chain(c, i, i + 1) && c->nchain[i + 1] == c->nchain[i]) {
+      double s[8];
+      rhs_sums2(d, c, i, vfree, s);
+      a0 = s[0], a1 = s[1], a2 = s[2], cn_before = s[3];
+      memcpy(next, s + 4, sizeof(next));
+      have = 1;
+    } else {
+      // J v_free's three rows and the normal row's J v in one pass over the chain (each sum in
+      // its own register, in the chain's order)
+      const int* chain = c->chain + (size_t)i * mc;
+      const double* J = c->J + (size_t)i * 3 * mc;
+      a0 = a1 = a2 = cn_before = 0;
+      for (int k = 0; k < c->nchain[i]; k++) {
+        double vf = vfree[chain[k]];
+        a0 += J[k] * vf;
+        a1 += J[mc + k] * vf;
+        a2 += J[2 * mc + k] * vf;
+        cn_before += J[2 * mc + k] * d->v[chain[k]];
+      }
     }
     c->g[3 * i] = a0;
     c->g[3 * i + 1] = a1;
