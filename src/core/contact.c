@@ -760,7 +760,7 @@ __attribute__((noinline)) static void y_path(const sim_model* m, const sim_data*
   const int* chain = c->chain + (size_t)i * mc;
   const double* s = d->qLDiagSqrtInv;
   double *y[3 * kGroup], *ry[3 * kGroup], rx[3 * kGroup], rz[3 * kGroup];
-  for (int a = 0; a < 3 * g; a++) y[a] = c->Y + (size_t)(i + a / 3) * 3 * mc + (size_t)(a % 3) * mc;
+  for (int a = 0; a < 3 * g; a++) y[a] = c->Y + (size_t)(3 * i + a) * mc;  // row a of the g
   for (int k = n - 1; k >= 0; k--) {
     int s0 = k >= r1 ? r1 : 0;  // the path's root: the ancestor at p is lr[p]
     const double* lr = c->lrev + m->dof_Madr[chain[k]] + 1 - s0;
@@ -1423,12 +1423,25 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
   if (nv == 0 || c->ncon == 0) return;
   size_t mark = data_stack_mark(d);
   double* x = data_stack_alloc(d, sizeof(double) * (size_t)nv);
-  // x = J' lambda on each contact's chain
+  // x = J' lambda on each contact's chain; two entries on one chain (a link's corners) in one
+  // pass, their terms in the halves of a vector and added to x in entry order (the same sums)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
     const double* l = c->lambda + 3 * i;
-    for (int k = 0; k < c->nchain[i]; k++)
+    int n = c->nchain[i];
+    if (i + 1 < c->ncon && same_chain(c, i, i + 1) && c->nchain[i + 1] == n) {
+      const double* Jb = J + 3 * mc;
+      contact_v2 l0 = {l[0], l[3]}, l1 = {l[1], l[4]}, l2 = {l[2], l[5]};
+      for (int k = 0; k < n; k++) {
+        contact_v2 t = (contact_v2){J[k], Jb[k]} * l0 + (contact_v2){J[mc + k], Jb[mc + k]} * l1 +
+                       (contact_v2){J[2 * mc + k], Jb[2 * mc + k]} * l2;
+        x[chain[k]] = (x[chain[k]] + t[0]) + t[1];
+      }
+      i++;
+      continue;
+    }
+    for (int k = 0; k < n; k++)
       x[chain[k]] += J[k] * l[0] + J[mc + k] * l[1] + J[2 * mc + k] * l[2];
   }
   dyn_solve(m, d, x, 1);
