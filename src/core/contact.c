@@ -911,6 +911,11 @@ static int y_two_paths(const sim_model* m, const double* restrict L, unsigned ch
   return y_one_path(m, L, lzero, chain, r1, y0, y1, y2);
 }
 
+// y[0..n) = J[0..n): rows of Y and J never overlap (restrict: a vectorized copy, no check)
+static inline void row_copy(double* restrict y, const double* restrict J, int n) {
+  for (int k = 0; k < n; k++) y[k] = J[k];
+}
+
 // build_y's whole work on entry i's long chain when it is made of paths (path_split), together
 // with the entries after i on the same chain (one pair of bodies: a link's 4 corners): their
 // rows copied from J, y_path's walk and scaling. The number of entries done, 0 (nothing done)
@@ -923,11 +928,8 @@ static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i)
   int r1 = path_split(m, chain, n);
   if (r1 < 0) return 0;
   while (g < kGroup && i + g < c->ncon && same_chain(c, i, i + g)) g++;
-  for (int t = 0; t < g; t++) {
-    double* Y = c->Y + (size_t)(i + t) * 3 * mc;
-    const double* J = c->J + (size_t)(i + t) * 3 * mc;
-    for (int k = 0; k < n; k++) Y[k] = J[k], Y[mc + k] = J[mc + k], Y[2 * mc + k] = J[2 * mc + k];
-  }
+  for (int a = 0; a < 3 * g; a++)
+    row_copy(c->Y + (size_t)(3 * i + a) * mc, c->J + (size_t)(3 * i + a) * mc, n);
   l_reversed(m, d->qLD, chain, n, c->lzero, c->lrev);
   y_path(m, d, c, i, g, r1);
   return g;
