@@ -1284,7 +1284,8 @@ static void rhs_sums2(const sim_data* d, const contact_data* c, int i, const dou
     a2 += j2 * vf;
     cn += j2 * v;
   }
-  for (int h = 0; h < 2; h++) s[4 * h] = a0[h], s[4 * h + 1] = a1[h], s[4 * h + 2] = a2[h], s[4 * h + 3] = cn[h];
+  for (int h = 0; h < 2; h++)
+    s[4 * h] = a0[h], s[4 * h + 1] = a1[h], s[4 * h + 2] = a2[h], s[4 * h + 3] = cn[h];
 }
 
 // g = J v_free - c* (000 Sec. II): c* from target_normal, or the soft rows (rhs_soft)
