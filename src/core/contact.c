@@ -776,13 +776,13 @@ __attribute__((noinline)) static void y_path(const sim_model* m, const sim_data*
     }
     int k1 = --k;  // dof k - 1 walks the same path after k: the two walks in one pass
     const double* lq = c->lrev + m->dof_Madr[chain[k1]] + 1 - s0;
-    double sk1 = s[chain[k1]];
+    double sk1 = s[chain[k1]], lk1 = lr[k1];  // read once (the rows' stores could alias it)
     nr = 0;
     for (int a = 0; a < 3 * g; a++) {
       double* ya = y[a];
       double x = ya[k1 + 1];
       ya[k1 + 1] = x * sk;
-      if (x != 0) ya[k1] -= lr[k1] * x;  // k's update of k - 1 first: then k - 1's value is final
+      if (x != 0) ya[k1] -= lk1 * x;  // k's update of k - 1 first: then k - 1's value is final
       double z = ya[k1];
       ya[k1] = z * sk1;
       if (x != 0 || z != 0) ry[nr] = ya, rx[nr] = x, rz[nr++] = z;
