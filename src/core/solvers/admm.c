@@ -1421,8 +1421,9 @@ static void admm_spectrum(solver* s, admm_run* a) {
     double gk = a->gn && k % 3 == 2 ? a->gn[k / 3] : gdiag(&a->op, k);
     dmax = solver_max(dmax, gk);
     tr += gk;
-    rmin = fmin(rmin, p->R ? p->R[k] : 0);
+    if (p->R) rmin = fmin(rmin, p->R[k]);
   }
+  if (!p->R && a->n > 0) rmin = 0;  // fmin over zeros
   double Lmax = eig_cached(s, a->n, a->op.nd, tr, dmax);
   if (isnan(Lmax)) {
     Lmax = largest_eig(&a->op, a->w1, a->x);
@@ -2050,7 +2051,13 @@ static int island_as_is(const solver_problem* p, const int* cons, int n, solver_
     if (cons[q] != i0 + q) return 0;
   for (int q = 0; q < n; q++) {  // dofs 0..nd-1 seen so far: a new one must be nd
     const int* d = p->ydof + (size_t)(i0 + q) * w;
-    for (int k = 0; k < p->ynz[i0 + q]; k++) {
+    int nz = p->ynz[i0 + q];
+    if (nz > 0 && d[nz - 1] - d[0] == nz - 1) {  // ydof ascends (solver.h): d[0] + k at k, so
+      if (d[0] > nd) return 0;                    // the loop's answer in O(1) (a chain's path:
+      if (d[0] + nz > nd) nd = d[0] + nz;         // 1.2 % of chain_10's step in the loop)
+      continue;
+    }
+    for (int k = 0; k < nz; k++) {
       if (d[k] == nd) nd++;
       else if (d[k] > nd) return 0;
     }
