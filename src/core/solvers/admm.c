@@ -998,12 +998,16 @@ static int admm_refactor(admm_run* a) {
   return factor(&a->op, a->rho + a->prox, a->L);
 }
 
-// each contact's mark in run (admm_op.run: its dofs consecutive, ascending); run
-static const unsigned char* admm_runs(const solver_problem* p, unsigned char* run) {
+// each contact's mark in run (admm_op.run: its dofs consecutive, ascending); run. ascending:
+// p's ydof ascend as solver.h has them (every problem but island_in_dofs' renumbered copy)
+static const unsigned char* admm_runs(const solver_problem* p, int ascending,
+                                      unsigned char* run) {
   for (int i = 0; i < p->nc; i++) {  // d[k] = d[0] + k throughout: no branch, vectorized
     const int* d = p->ydof + (size_t)i * p->ystride;
     int off = 0, nz = p->ynz[i];
-    for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
+    if (ascending) off = nz > 0 && d[nz - 1] - d[0] != nz - 1;  // distinct, ascending: O(1)
+    else
+      for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
     run[i] = (unsigned char)(nz > 0 && !off);
   }
   // run4's groups, as the loops over the contacts meet them (from the first on, the next after
@@ -1038,7 +1042,9 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
   admm_state* st = solver_admm(s);
-  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) a->op.run = admm_runs(p, st->run);
+  // the problem's own rows ascend (solver.h), an island's renumbered copy (island_in_dofs) not
+  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc)
+    a->op.run = admm_runs(p, p->ydof != st->yi, st->run);
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
