@@ -909,6 +909,25 @@ static void diag_only_check(sim* s, const char* what) {
   solver_problem pd = contact_problem(c);
   ck_assert_int_eq(pd.diag_only, 1);
   ck_assert_int_eq(c->G->nblocks, nc);  // the diagonal blocks alone
+  // two contacts' diagonal blocks at once (solver_yblock_diag2) are solver_yblock_on's bit for
+  // bit, and an island's G~ diagonal read from diag_only's blocks (dblk, R zero) is the sum
+  // over Y's rows and ydiag that solver_gtkk forms without them
+  for (int i = 0; i + 1 < nc; i++) {
+    if (pd.ynz[i] != pd.ynz[i + 1]) continue;
+    double b2[18], b1[9];
+    solver_yblock_diag2(&pd, i, b2);
+    for (int h = 0; h < 2; h++) {
+      solver_yblock_on(&pd, i + h, i + h, 1, b1);
+      ck_assert_msg(memcmp(b1, b2 + 9 * h, sizeof(b1)) == 0, "%s: diag2 %d", what, i);
+    }
+  }
+  solver_problem py = pd;  // the factored form alone, as an island's
+  py.blk = NULL;
+  py.R = NULL;
+  solver_problem pb = py;
+  pb.dblk = pd.blk;  // diag_only: block i is contact i's
+  for (int k = 0; k < n3; k++)
+    ck_assert_msg(solver_gtkk(&pb, k) == solver_gtkk(&py, k), "%s: G~(%d, %d)", what, k, k);
   ck_assert_int_eq(c->G->nisland, ni);
   for (int k = 0; k <= ni; k++) ck_assert_int_eq(c->G->island_ptr[k], isl[k]);
   for (int i = 0; i < nc; i++) ck_assert_int_eq(c->G->island_con[i], islc[i]);

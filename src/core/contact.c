@@ -545,35 +545,50 @@ static void spin_jacobian(const sim_model* m, const sim_data* d, contact_data* c
   contact_jacobian(m, d, c, j, A, 1, tmpdofs, tmpjac);
 }
 
+// two doubles, the same operation on each (GCC's vector extension, as solver_impl.h's)
+typedef double contact_v2 __attribute__((vector_size(16), aligned(8)));
+
 // point_rows for the g contacts from i on, all of one chain: the rows of dofs[0..nb) (one body's
-// chain, times sgn) at column off of each contact's J. Each dof's axis and body are read once
-// for the g points; each point's rows take point_rows' operations in its order (the same bits)
+// chain, times sgn) at column off of each contact's J. Two contacts at a time, one in each half
+// of a vector (an odd last one in both, its copy not stored), each dof's axis and body read once
+// for them: each point's rows take point_rows' operations in its order (the same bits; the
+// scalar loop was 28e3 instructions of chain_10's step, 67 an entry)
 static void point_rows_n(const sim_model* m, const sim_data* d, contact_data* c, int i, int g,
                          const int* dofs, int nb, int off, double sgn) {
-  double r[kGroup][3];
-  int rb = -1, mc = c->maxchain;
-  for (int k = 0; k < nb; k++) {
-    const double* al = d->cdofw + 6 * dofs[k];
-    const double* aw = al + 3;
-    int lin = aw[0] == 0 && aw[1] == 0 && aw[2] == 0, b = m->dof_body[dofs[k]];
-    int newb = !lin && b != rb;
-    if (newb) rb = b;
-    for (int t = 0; t < g; t++) {
-      const double* F = c->frame + 9 * (i + t);
-      double j[3];
-      if (lin) {
-        sp_copy3(j, al);
+  int mc = c->maxchain;
+  for (int t = 0; t < g; t += 2) {
+    int u = t + 1 < g ? t + 1 : t;  // the second half's contact
+    const double *Fa = c->frame + 9 * (i + t), *Fb = c->frame + 9 * (i + u);
+    const double *pa = c->con[i + t].pos, *pb = c->con[i + u].pos;
+    contact_v2 f[9], p[3], r[3] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int q = 0; q < 9; q++) f[q] = (contact_v2){Fa[q], Fb[q]};
+    for (int q = 0; q < 3; q++) p[q] = (contact_v2){pa[q], pb[q]};
+    double *Ja = c->J + (size_t)(i + t) * 3 * mc + off, *Jb = c->J + (size_t)(i + u) * 3 * mc + off;
+    int rb = -1;
+    for (int k = 0; k < nb; k++) {
+      const double* al = d->cdofw + 6 * dofs[k];
+      const double* aw = al + 3;
+      contact_v2 j0, j1, j2;
+      if (aw[0] == 0 && aw[1] == 0 && aw[2] == 0) {  // a translation: a_lin + 0 x r
+        j0 = (contact_v2){al[0], al[0]}, j1 = (contact_v2){al[1], al[1]};
+        j2 = (contact_v2){al[2], al[2]};
       } else {
-        if (newb) sp_sub3(r[t], c->con[i + t].pos, d->xpos + 3 * b);
-        sp_cross3(j, aw, r[t]);
-        sp_add3(j, j, al);
+        int b = m->dof_body[dofs[k]];
+        if (b != rb) {
+          const double* xb = d->xpos + 3 * b;
+          for (int q = 0; q < 3; q++) r[q] = p[q] - xb[q];
+          rb = b;
+        }
+        j0 = (aw[1] * r[2] - aw[2] * r[1]) + al[0];  // sp_cross3 then sp_add3
+        j1 = (aw[2] * r[0] - aw[0] * r[2]) + al[1];
+        j2 = (aw[0] * r[1] - aw[1] * r[0]) + al[2];
       }
-      double v0 = F[0] * j[0] + F[1] * j[1] + F[2] * j[2];
-      double v1 = F[3] * j[0] + F[4] * j[1] + F[5] * j[2];
-      double v2 = F[6] * j[0] + F[7] * j[1] + F[8] * j[2];
+      contact_v2 v0 = f[0] * j0 + f[1] * j1 + f[2] * j2;
+      contact_v2 v1 = f[3] * j0 + f[4] * j1 + f[5] * j2;
+      contact_v2 v2 = f[6] * j0 + f[7] * j1 + f[8] * j2;
       if (sgn != 1.0) v0 *= sgn, v1 *= sgn, v2 *= sgn;
-      double* J = c->J + (size_t)(i + t) * 3 * mc + off + k;
-      J[0] = v0, J[mc] = v1, J[2 * mc] = v2;
+      Ja[k] = v0[0], Ja[mc + k] = v1[0], Ja[2 * mc + k] = v2[0];
+      if (u != t) Jb[k] = v0[1], Jb[mc + k] = v1[1], Jb[2 * mc + k] = v2[1];
     }
   }
 }
@@ -770,7 +785,7 @@ __attribute__((noinline)) static void y_path(const sim_model* m, const sim_data*
   const int* chain = c->chain + (size_t)i * mc;
   const double* s = d->qLDiagSqrtInv;
   double *y[3 * kGroup], *ry[3 * kGroup], rx[3 * kGroup], rz[3 * kGroup];
-  for (int a = 0; a < 3 * g; a++) y[a] = c->Y + (size_t)(i + a / 3) * 3 * mc + (size_t)(a % 3) * mc;
+  for (int a = 0; a < 3 * g; a++) y[a] = c->Y + (size_t)(3 * i + a) * mc;  // row a of the g
   for (int k = n - 1; k >= 0; k--) {
     int s0 = k >= r1 ? r1 : 0;  // the path's root: the ancestor at p is lr[p]
     const double* lr = c->lrev + m->dof_Madr[chain[k]] + 1 - s0;
@@ -786,13 +801,13 @@ __attribute__((noinline)) static void y_path(const sim_model* m, const sim_data*
     }
     int k1 = --k;  // dof k - 1 walks the same path after k: the two walks in one pass
     const double* lq = c->lrev + m->dof_Madr[chain[k1]] + 1 - s0;
-    double sk1 = s[chain[k1]];
+    double sk1 = s[chain[k1]], lk1 = lr[k1];  // read once (the rows' stores could alias it)
     nr = 0;
     for (int a = 0; a < 3 * g; a++) {
       double* ya = y[a];
       double x = ya[k1 + 1];
       ya[k1 + 1] = x * sk;
-      if (x != 0) ya[k1] -= lr[k1] * x;  // k's update of k - 1 first: then k - 1's value is final
+      if (x != 0) ya[k1] -= lk1 * x;  // k's update of k - 1 first: then k - 1's value is final
       double z = ya[k1];
       ya[k1] = z * sk1;
       if (x != 0 || z != 0) ry[nr] = ya, rx[nr] = x, rz[nr++] = z;
@@ -973,6 +988,11 @@ static int y_two_paths(const sim_model* m, const double* restrict L, unsigned ch
   return y_one_path(m, L, lzero, chain, r1, y0, y1, y2);
 }
 
+// y[0..n) = J[0..n): rows of Y and J never overlap (restrict: a vectorized copy, no check)
+static inline void row_copy(double* restrict y, const double* restrict J, int n) {
+  for (int k = 0; k < n; k++) y[k] = J[k];
+}
+
 // build_y's whole work on entry i's long chain when it is made of paths (path_split), together
 // with the entries after i on the same chain (one pair of bodies: a link's 4 corners): their
 // rows copied from J, y_path's walk and scaling. The number of entries done, 0 (nothing done)
@@ -985,11 +1005,8 @@ static int y_long(const sim_model* m, const sim_data* d, contact_data* c, int i)
   int r1 = path_split(m, chain, n);
   if (r1 < 0) return 0;
   while (g < kGroup && i + g < c->ncon && same_chain(c, i, i + g)) g++;
-  for (int t = 0; t < g; t++) {
-    double* Y = c->Y + (size_t)(i + t) * 3 * mc;
-    const double* J = c->J + (size_t)(i + t) * 3 * mc;
-    for (int k = 0; k < n; k++) Y[k] = J[k], Y[mc + k] = J[mc + k], Y[2 * mc + k] = J[2 * mc + k];
-  }
+  for (int a = 0; a < 3 * g; a++)
+    row_copy(c->Y + (size_t)(3 * i + a) * mc, c->J + (size_t)(3 * i + a) * mc, n);
   l_reversed(m, d->qLD, chain, n, c->lzero, c->lrev);
   y_path(m, d, c, i, g, r1);
   return g;
@@ -1149,8 +1166,13 @@ static int assemble_g(const sim_model* m, contact_data* c, const contact_options
   B->diag_only = diag;
   long nb = nc;
   if (diag) {
+    for (int i = 0; i < nc; i++) B->rowptr[i] = B->diag[i] = B->col[i] = i;
     for (int i = 0; i < nc; i++) {
-      B->rowptr[i] = B->diag[i] = B->col[i] = i;
+      if (i + 1 < nc && c->nchain[i + 1] == c->nchain[i]) {  // two at once: a link's corners
+        solver_yblock_diag2(&yp, i, B->blk + 9 * (size_t)i);
+        i++;
+        continue;
+      }
       solver_yblock_on(&yp, i, i, 1, B->blk + 9 * (size_t)i);
     }
     B->rowptr[nc] = nc;
@@ -1382,23 +1404,54 @@ static double target_normal(const contact_data* c, const contact_options* opt, i
   return cs;
 }
 
+// build_rhs's sums (J v_free's three rows) of entries i and i + 1 on one chain (a link's
+// corners), one in each half of a vector: the same sums in the chain's order, into s[0..3) and
+// s[3..6)
+static void rhs_sums2(const contact_data* c, int i, const double* vfree, double s[6]) {
+  int mc = c->maxchain;
+  const int* chain = c->chain + (size_t)i * mc;
+  const double *Ja = c->J + (size_t)i * 3 * mc, *Jb = Ja + 3 * mc;
+  contact_v2 a0 = {0, 0}, a1 = a0, a2 = a0;
+  for (int k = 0; k < c->nchain[i]; k++) {
+    double vf = vfree[chain[k]];
+    a0 += (contact_v2){Ja[k], Jb[k]} * vf;
+    a1 += (contact_v2){Ja[mc + k], Jb[mc + k]} * vf;
+    a2 += (contact_v2){Ja[2 * mc + k], Jb[2 * mc + k]} * vf;
+  }
+  for (int h = 0; h < 2; h++) s[3 * h] = a0[h], s[3 * h + 1] = a1[h], s[3 * h + 2] = a2[h];
+}
+
 // g = J v_free - c* (000 Sec. II): c* from target_normal, or the soft rows (rhs_soft)
 static void build_rhs(const sim_model* m, const sim_data* d, contact_data* c,
                       const contact_options* opt, const double* vfree, int soft) {
   int mc = c->maxchain;
   c->has_rpy = 0;
+  double next[3] = {0, 0, 0};  // entry i + 1's sums, done with entry i's (rhs_sums2)
+  int have = 0;
   for (int i = 0; i < c->ncon; i++) {
-    const int* chain = c->chain + (size_t)i * mc;
-    const double* J = c->J + (size_t)i * 3 * mc;
+    double a0, a1, a2;
     c->rpy[i] = 0;
-    // J v_free's three rows in one pass over the chain (each sum in its own register, in the
-    // chain's order)
-    double a0 = 0, a1 = 0, a2 = 0;
-    for (int k = 0; k < c->nchain[i]; k++) {
-      double vf = vfree[chain[k]];
-      a0 += J[k] * vf;
-      a1 += J[mc + k] * vf;
-      a2 += J[2 * mc + k] * vf;
+    if (have) {
+      a0 = next[0], a1 = next[1], a2 = next[2];
+      have = 0;
+    } else if (i + 1 < c->ncon && same_chain(c, i, i + 1) && c->nchain[i + 1] == c->nchain[i]) {
+      double s[6];
+      rhs_sums2(c, i, vfree, s);
+      a0 = s[0], a1 = s[1], a2 = s[2];
+      memcpy(next, s + 3, sizeof(next));
+      have = 1;
+    } else {
+      // J v_free's three rows in one pass over the chain (each sum in its own register, in the
+      // chain's order)
+      const int* chain = c->chain + (size_t)i * mc;
+      const double* J = c->J + (size_t)i * 3 * mc;
+      a0 = a1 = a2 = 0;
+      for (int k = 0; k < c->nchain[i]; k++) {
+        double vf = vfree[chain[k]];
+        a0 += J[k] * vf;
+        a1 += J[mc + k] * vf;
+        a2 += J[2 * mc + k] * vf;
+      }
     }
     c->g[3 * i] = a0;
     c->g[3 * i + 1] = a1;
@@ -1523,7 +1576,8 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
   if (nv == 0 || c->ncon == 0) return;
   size_t mark = data_stack_mark(d);
   double* x = data_stack_alloc(d, sizeof(double) * (size_t)nv);
-  // x = J' lambda on each contact's chain
+  // x = J' lambda on each contact's chain; two entries on one chain (a link's corners) in one
+  // pass, their terms in the halves of a vector and added to x in entry order (the same sums)
   for (int i = 0; i < c->ncon; i++) {
     const int* chain = c->chain + (size_t)i * mc;
     const double* J = c->J + (size_t)i * 3 * mc;
@@ -1531,6 +1585,17 @@ void contact_apply(const sim_model* m, sim_data* d, const contact_data* c, doubl
     int n = c->nchain[i];
     if (n == 6 && chain[5] == chain[0] + 5) {  // a free body's dofs: jt_six
       jt_six(J, mc, l, x + chain[0]);
+      continue;
+    }
+    if (i + 1 < c->ncon && same_chain(c, i, i + 1) && c->nchain[i + 1] == n) {
+      const double* Jb = J + 3 * mc;
+      contact_v2 l0 = {l[0], l[3]}, l1 = {l[1], l[4]}, l2 = {l[2], l[5]};
+      for (int k = 0; k < n; k++) {
+        contact_v2 t = (contact_v2){J[k], Jb[k]} * l0 + (contact_v2){J[mc + k], Jb[mc + k]} * l1 +
+                       (contact_v2){J[2 * mc + k], Jb[2 * mc + k]} * l2;
+        x[chain[k]] = (x[chain[k]] + t[0]) + t[1];
+      }
+      i++;
       continue;
     }
     for (int k = 0; k < n; k++)

@@ -168,7 +168,8 @@ typedef struct {
   // factored form: 1 for a contact whose dofs are consecutive and ascending (a chain's path
   // from its root), whose products then run over one stretch of a dof vector or of a factor's
   // column, loops the compiler vectorizes (each entry still takes its one term, so the sums
-  // are the same bit for bit); NULL: none marked
+  // are the same bit for bit), | 2 for the first of four such contacts on the same stretch
+  // (run4); NULL: none marked
   const unsigned char* run;
 } admm_op;
 
@@ -183,8 +184,9 @@ static inline void run_add(double* restrict w, const double* restrict y0, const 
 // the problem: consecutive, three rows each), c their twelve coefficients; each entry of w takes
 // the four contacts' sums one after the other, in contact order, each sum as run_add's: the
 // bits of four run_add passes, with one load and store of w instead of four
-static inline void run_add4(double* restrict w, const double* restrict yb, size_t ws,
-                            const double c[12], int nz) {
+static inline __attribute__((always_inline)) void run_add4(double* restrict w,
+                                                           const double* restrict yb, size_t ws,
+                                                           const double c[12], int nz) {
   const double *a0 = yb, *a1 = yb + ws, *a2 = yb + 2 * ws, *b0 = yb + 3 * ws, *b1 = yb + 4 * ws,
                *b2 = yb + 5 * ws, *e0 = yb + 6 * ws, *e1 = yb + 7 * ws, *e2 = yb + 8 * ws,
                *f0 = yb + 9 * ws, *f1 = yb + 10 * ws, *f2 = yb + 11 * ws;
@@ -196,38 +198,28 @@ static inline void run_add4(double* restrict w, const double* restrict yb, size_
   }
 }
 
-static int run4(const admm_op* o, int i);
-
-// 1 when contacts i..i+3 (run4) each have an x row that is not zero: yt_mul then adds them
-// together (a contact of zero rows is skipped, not added as +0)
-static int run4_live(const admm_op* o, int i, const double* x) {
-  if (!run4(o, i)) return 0;
-  for (int q = 0; q < 4; q++) {
-    const double* xq = x + 3 * (i + q);
-    if (xq[0] == 0 && xq[1] == 0 && xq[2] == 0) return 0;
-  }
-  return 1;
+// 1 when contacts i..i+3 each hold one stretch of dofs (o->run), the same one (a link of a
+// chain on its four corners, two cubes of a stack): factor_dofs then adds them together, and
+// the products take them in one pass. Marked by admm_runs (bit 2 of the first's run mark)
+static inline int run4(const admm_op* o, int i) {
+  return o->run && (o->run[i] & 2);
 }
 
-// w = Y' x (nd): a contact's three rows together (one pass over its dofs); four contacts on one
-// stretch (run4_live) in one pass (run_add4: the same sums in the same order)
+// w = Y' x (nd): a contact's three rows together (one pass over its dofs), four contacts on one
+// stretch (run4) together too (run_add4: the bits of their four passes, but that a contact
+// whose x is zero adds its +-0 terms, where alone it is skipped: at most a zero's sign)
 static void yt_mul(const admm_op* o, const double* x, double* w) {
   const solver_problem* p = o->p;
   size_t ws = (size_t)p->ystride;
   memset(w, 0, sizeof(double) * (size_t)o->nd);
   for (int i = 0; i < p->nc; i++) {
-    double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
-    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
-    if (run4_live(o, i, x)) {
-      double* wr = w + p->ydof[(size_t)i * ws];
-      const double* yb = p->Y + 3 * (size_t)i * ws;
-      int nz = p->ynz[i];
-      if (nz == 6) run_add4(wr, yb, ws, x + 3 * i, 6);
-      else if (nz == 12) run_add4(wr, yb, ws, x + 3 * i, 12);
-      else run_add4(wr, yb, ws, x + 3 * i, nz);
+    if (run4(o, i)) {
+      run_add4(w + p->ydof[(size_t)i * ws], p->Y + 3 * (size_t)i * ws, ws, x + 3 * i, p->ynz[i]);
       i += 3;
       continue;
     }
+    double x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
+    if (x0 == 0 && x1 == 0 && x2 == 0) continue;
     const int* d = p->ydof + (size_t)i * ws;
     const double* y0 = p->Y + 3 * (size_t)i * ws;
     const double* y1 = y0 + ws;
@@ -270,6 +262,26 @@ static inline void run_dot3(const double* y0, const double* y1, const double* y2
   }
 }
 
+// run_dot3 of four contacts on one stretch (run4): their twelve rows (stride ws from yb) times
+// wr, each sum in order as run_dot3's (the same bits), wr read once for the twelve, two rows in
+// the halves of a vector
+static inline void run_dot12(const double* yb, size_t ws, const double* wr, int nz,
+                             double out[12]) {
+  solver_v2 a[6] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};  // rows 2h, 2h + 1
+  for (int k = 0; k < nz; k++) {
+    double wk = wr[k];
+    for (int h = 0; h < 6; h++) {
+      const double* y = yb + (size_t)(2 * h) * ws + (size_t)k;
+      a[h] += (solver_v2){y[0], y[ws]} * wk;
+    }
+  }
+  for (int h = 0; h < 6; h++) out[2 * h] = a[h][0], out[2 * h + 1] = a[h][1];
+}
+
+// the rows of contact i of Y times w (nd) into out, those of contacts i..i+3 when they lie on
+// one stretch (run4, run_dot12); the number of contacts done (1 or 4)
+static inline int y_mul_run(const admm_op* o, int i, const double* w, double out[12]);
+
 // out = the three rows of contact i of Y times w (nd)
 static inline void y_mul3(const admm_op* o, int i, const double* w, double out[3]) {
   const solver_problem* p = o->p;
@@ -294,6 +306,17 @@ static inline void y_mul3(const admm_op* o, int i, const double* w, double out[3
   out[0] = a0;
   out[1] = a1;
   out[2] = a2;
+}
+
+static inline int y_mul_run(const admm_op* o, int i, const double* w, double out[12]) {
+  const solver_problem* p = o->p;
+  size_t ws = (size_t)p->ystride;
+  if (!run4(o, i)) {
+    y_mul3(o, i, w, out);
+    return 1;
+  }
+  run_dot12(p->Y + 3 * (size_t)i * ws, ws, w + p->ydof[(size_t)i * ws], p->ynz[i], out);
+  return 4;
 }
 
 // y += G~ x over the sparse factor's pattern (the lower triangle of the island's block pattern,
@@ -327,41 +350,17 @@ static void skew_pattern(const admm_op* o, const double* x, double* kx) {
     }
 }
 
-// out = the twelve rows yb (stride ws: contacts i..i+3 on one stretch, run4) times the
-// stretch wr, nz entries: each row's sum in order, as run_dot3_n's, w read once for the four
-static inline void run_dot12(const double* yb, size_t ws, const double* wr, int nz,
-                             double out[12]) {
-  double a[12] = {0};
-  for (int k = 0; k < nz; k++) {
-    double wk = wr[k];
-    for (int t = 0; t < 12; t++) a[t] += yb[(size_t)t * ws + (size_t)k] * wk;
-  }
-  memcpy(out, a, sizeof(a));
-}
-
 // y += G~ x (R on the diagonal when present)
 static void velocity_h(const admm_op* o, const double* x, double* y) {
   const solver_problem* p = o->p;
   int n = o->n;
   if (o->nd > 0) {  // Y (Y' x) + (ydiag + R) x
     yt_mul(o, x, o->w);
-    size_t ws = (size_t)p->ystride;
-    for (int i = 0; i < p->nc; i++) {
+    for (int i = 0, q; i < p->nc; i += q) {
       double yw[12];
-      int m = 3;
-      if (run4(o, i)) {  // four contacts on one stretch (lengths as run_dot3)
-        const double *yb = p->Y + 3 * (size_t)i * ws, *wr = o->w + p->ydof[(size_t)i * ws];
-        int nz = p->ynz[i];
-        if (nz == 6) run_dot12(yb, ws, wr, 6, yw);
-        else if (nz == 12) run_dot12(yb, ws, wr, 12, yw);
-        else run_dot12(yb, ws, wr, nz, yw);
-        m = 12;
-      } else {
-        y_mul3(o, i, o->w, yw);
-      }
-      for (int r = 0, j = 3 * i; r < m; r++, j++)
+      q = y_mul_run(o, i, o->w, yw);
+      for (int r = 0, j = 3 * i; r < 3 * q; r++, j++)
         y[j] += yw[r] + ((p->ydiag ? p->ydiag[j] : 0) + (p->R ? p->R[j] : 0)) * x[j];
-      i += m / 3 - 1;
     }
     return;
   }
@@ -389,9 +388,12 @@ static void velocity(const admm_op* o, const double* x, double* c) {
   velocity_h(o, x, c);
 }
 
-// diagonal entry k of G~
-static double gdiag(const admm_op* o, int k) {
-  return solver_gtkk(o->p, k);  // an island's problem: dense or factored, never blocks
+// diagonal entry k of G~ (solver_gtkk: an island's problem, dense or factored, never blocks),
+// its dblk read here (the call was 1 % of chain_10's step)
+static inline double gdiag(const admm_op* o, int k) {
+  const solver_problem* p = o->p;
+  if (p->dblk && !p->R) return p->dblk[9 * (size_t)(k / 3) + 4 * (size_t)(k % 3)];
+  return solver_gtkk(p, k);
 }
 
 // the entry a condim 4/6 contact i links (solver.h: its spin entry j >= 0; -2 - i at a spin
@@ -701,18 +703,6 @@ static int contact_ia(const admm_op* o, int i, double sigma, double ia[3]) {
   return 0;
 }
 
-// 1 when contacts i..i+3 each hold one stretch of dofs (o->run), the same one (a link of a
-// chain on its four corners, two cubes of a stack): factor_dofs then adds them together
-static int run4(const admm_op* o, int i) {
-  const solver_problem* p = o->p;
-  if (!o->run || i + 3 >= p->nc) return 0;
-  size_t ws = (size_t)p->ystride;
-  int nz = p->ynz[i], d0 = p->ydof[(size_t)i * ws];
-  for (int q = 0; q < 4; q++)
-    if (!o->run[i + q] || p->ynz[i + q] != nz || p->ydof[(size_t)(i + q) * ws] != d0) return 0;
-  return nz > 0;
-}
-
 // the dense factor's terms of contacts i..i+3 (run4) into the lower triangle of L (ld rows a
 // column), the four contacts' rows of each column as one stretch (run_add4: the sums of four
 // passes of factor_dofs's run, bit for bit). 1 when an A is not positive and finite
@@ -894,10 +884,10 @@ static void xsolve(const admm_op* o, const double* L, double* x) {
   } else {
     solver_chol_solve(o->nd, L, o->t);
   }
-  for (int i = 0; i < o->p->nc; i++) {
-    double yt[3];
-    y_mul3(o, i, o->t, yt);
-    for (int r = 0, j = 3 * i; r < 3; r++, j++) x[j] -= yt[r] / o->A[j];
+  for (int i = 0, q; i < o->p->nc; i += q) {
+    double yt[12];
+    q = y_mul_run(o, i, o->t, yt);
+    for (int r = 0, j = 3 * i; r < 3 * q; r++, j++) x[j] -= yt[r] / o->A[j];
   }
 }
 
@@ -1010,13 +1000,27 @@ static int admm_refactor(admm_run* a) {
   return factor(&a->op, a->rho + a->prox, a->L);
 }
 
-// each contact's mark in run (admm_op.run: its dofs consecutive, ascending); run
-static const unsigned char* admm_runs(const solver_problem* p, unsigned char* run) {
+// each contact's mark in run (admm_op.run: its dofs consecutive, ascending); run. ascending:
+// p's ydof ascend as solver.h has them (every problem but island_in_dofs' renumbered copy)
+static const unsigned char* admm_runs(const solver_problem* p, int ascending,
+                                      unsigned char* run) {
   for (int i = 0; i < p->nc; i++) {  // d[k] = d[0] + k throughout: no branch, vectorized
     const int* d = p->ydof + (size_t)i * p->ystride;
     int off = 0, nz = p->ynz[i];
-    for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
+    if (ascending) off = nz > 0 && d[nz - 1] - d[0] != nz - 1;  // distinct, ascending: O(1)
+    else
+      for (int k = 1; k < nz; k++) off |= d[k] != d[0] + k;
     run[i] = (unsigned char)(nz > 0 && !off);
+  }
+  // run4's groups, as the loops over the contacts meet them (from the first on, the next after
+  // a group): marked once a solve, not tested at every product (3 % of chain_10's solve)
+  size_t ws = (size_t)p->ystride;
+  for (int i = 0; i + 3 < p->nc;) {
+    int nz = p->ynz[i], d0 = p->ydof[(size_t)i * ws], four = nz > 0;
+    for (int q = 0; q < 4 && four; q++)
+      four = run[i + q] && p->ynz[i + q] == nz && p->ydof[(size_t)(i + q) * ws] == d0;
+    if (four) run[i] |= 2;
+    i += four ? 4 : 1;
   }
   return run;
 }
@@ -1040,7 +1044,9 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
   a->tol = s->opt.tolerance;
   a->op = (admm_op){.p = p, .n = n, .nd = p->Y && !p->dense ? p->nv : 0, .kd = -1};
   admm_state* st = solver_admm(s);
-  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc) a->op.run = admm_runs(p, st->run);
+  // the problem's own rows ascend (solver.h), an island's renumbered copy (island_in_dofs) not
+  if (a->op.nd > 0 && st && st->run && p->nc <= st->maxc)
+    a->op.run = admm_runs(p, p->ydof != st->yi, st->run);
   size_t mat = a->op.nd > 0 ? (size_t)a->op.nd * (size_t)a->op.nd : (size_t)n * (size_t)n;
   double* v = s->work + 2 * mat;
   a->L = s->work;
@@ -1074,7 +1080,7 @@ static void admm_setup(solver* s, const solver_problem* p, int ncp, admm_run* a)
     pair_weights(p, a->wt);
   } else if (a->natural) {  // 15n: each normal's G~_NN once a solve (nc of the n)
     double* gn = v + 15 * n;
-    for (int i = 0; i < p->nc; i++) gn[i] = solver_gtkk(p, 3 * i + 2);
+    for (int i = 0; i < p->nc; i++) gn[i] = gdiag(&a->op, 3 * i + 2);
     a->gn = gn;
   }
 }
@@ -1424,8 +1430,9 @@ static void admm_spectrum(solver* s, admm_run* a) {
     double gk = a->gn && k % 3 == 2 ? a->gn[k / 3] : gdiag(&a->op, k);
     dmax = solver_max(dmax, gk);
     tr += gk;
-    rmin = fmin(rmin, p->R ? p->R[k] : 0);
+    if (p->R) rmin = fmin(rmin, p->R[k]);
   }
+  if (!p->R && a->n > 0) rmin = 0;  // fmin over zeros
   double Lmax = eig_cached(s, a->n, a->op.nd, tr, dmax);
   if (isnan(Lmax)) {
     Lmax = largest_eig(&a->op, a->w1, a->x);
@@ -1745,12 +1752,15 @@ static const double kKeptSigma = 1e-9;
 // islands of fewer dofs refactor: there the refinement's product and second solve cost as much
 // as the factorization (ncp/auto, instructions per step, kept against refactored: 2-cube stack,
 // 12 dofs, 66.35e3 / 66.54e3, again 55.62e3 / 55.90e3 in session 22; chain_5, 10 dofs, 138.1e3 /
-// 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). The
+// 136.5e3; chain_20, 25 dofs, 810.0e3 / 839.5e3; chain_40, 45 dofs, 2.458e6 / 2.662e6). Since
+// the products take a link's or a cube pair's four contacts in one pass (run4), the refinement
+// is the cheaper from 10 dofs (session 23: 2-cube stack 52.08e3 / 53.17e3, chain_5 119.37e3 /
+// 119.98e3, chain_10, 15 dofs, 267.5e3 / 274.0e3). The
 // 2-cube stack's refactorizations (645 of 1000 steps) are its 1-iteration solves, rho and the
 // shift the same each time: its warm start fails on those steps (its normal velocities swing
 // -4e-7 -> -1.4e-6 -> +1.3e-6 m/s over a 3-step cycle with the impulses kept), G~ moved; the
 // corrections' history (admm_secant) now answers those steps without a solve
-static const int kKeptMin = 16;
+static const int kKeptMin = 10;
 
 // island p's pattern, its contacts' dofs in order (FNV-1a over them): the kept factor's
 // identity with its contacts and dofs counts and band (a collision would hand the x-step a
@@ -2198,7 +2208,13 @@ static int island_as_is(const solver_problem* p, const int* cons, int n, solver_
     if (cons[q] != i0 + q) return 0;
   for (int q = 0; q < n; q++) {  // dofs 0..nd-1 seen so far: a new one must be nd
     const int* d = p->ydof + (size_t)(i0 + q) * w;
-    for (int k = 0; k < p->ynz[i0 + q]; k++) {
+    int nz = p->ynz[i0 + q];
+    if (nz > 0 && d[nz - 1] - d[0] == nz - 1) {  // ydof ascends (solver.h): d[0] + k at k, so
+      if (d[0] > nd) return 0;                    // the loop's answer in O(1) (a chain's path:
+      if (d[0] + nz > nd) nd = d[0] + nz;         // 1.2 % of chain_10's step in the loop)
+      continue;
+    }
+    for (int k = 0; k < nz; k++) {
       if (d[k] == nd) nd++;
       else if (d[k] > nd) return 0;
     }
@@ -2210,6 +2226,9 @@ static int island_as_is(const solver_problem* p, const int* cons, int n, solver_
   sub->ydof = p->ydof + (size_t)i0 * w;
   sub->Y = p->Y + 3 * (size_t)i0 * w;
   sub->ydiag = p->ydiag ? p->ydiag + 3 * (size_t)i0 : NULL;  // NULL reads as zeros (solver.h)
+  // diag_only's blocks are the contacts' diagonal blocks, in contact order (solver_gtkk reads
+  // them: 2.6 % of chain_10's step in Y's row sums)
+  sub->dblk = p->diag_only && p->blk && !p->dense ? p->blk + 9 * (size_t)i0 : NULL;
   return 1;
 }
 

@@ -1093,6 +1093,30 @@ static inline void ygroup_blocks(const double* Z, int n, double* const* rowblk) 
   }
 }
 
+void solver_yblock_diag2(const solver_problem* p, int i, double blk[18]) {
+  size_t w = (size_t)p->ystride;
+  int n = p->ynz[i];
+  const double *A0 = p->Y + 3 * (size_t)i * w, *A1 = A0 + w, *A2 = A1 + w;
+  const double *B0 = A2 + w, *B1 = B0 + w, *B2 = B1 + w;
+  solver_v2 b0 = {0, 0}, b1 = b0, b2 = b0, b4 = b0, b5 = b0, b8 = b0;
+  for (int a = 0; a < n; a++) {  // ysym's sums in its order
+    solver_v2 x0 = {A0[a], B0[a]}, x1 = {A1[a], B1[a]}, x2 = {A2[a], B2[a]};
+    b0 += x0 * x0; b1 += x0 * x1; b2 += x0 * x2;
+    b4 += x1 * x1; b5 += x1 * x2; b8 += x2 * x2;
+  }
+  for (int h = 0; h < 2; h++) {
+    double* b = blk + 9 * h;
+    b[0] = b0[h]; b[1] = b1[h]; b[2] = b2[h];
+    b[3] = b1[h]; b[4] = b4[h]; b[5] = b5[h];
+    b[6] = b2[h]; b[7] = b5[h]; b[8] = b8[h];
+    if (p->ydiag) {
+      b[0] += p->ydiag[3 * (i + h)];
+      b[4] += p->ydiag[3 * (i + h) + 1];
+      b[8] += p->ydiag[3 * (i + h) + 2];
+    }
+  }
+}
+
 int solver_yblocks_same(const solver_problem* p, const int* cons, int n, double* const* rowblk) {
   // a free body's six dofs (a body on the ground): other chains keep the block by block sums,
   // which this loop (its sums not unrolled) does not beat
@@ -1233,7 +1257,9 @@ double solver_gtkk(const solver_problem* p, int k) {
   double d = p->R ? p->R[k] : 0;
   if (p->dense) return d + p->dense[(size_t)k * 3 * (size_t)p->nc + (size_t)k];
   if (p->blk) return d + p->blk[9 * (size_t)p->diag[k / 3] + 4 * (size_t)(k % 3)];
-  // an island's factored form
+  // an island's factored form: its diagonal blocks hold 0 + Y's row k squared + ydiag, which is
+  // this sum with R zero (R + the squares rounds otherwise)
+  if (p->dblk && !p->R) return p->dblk[9 * (size_t)(k / 3) + 4 * (size_t)(k % 3)];
   d = gtkk_y(d, p->Y + (size_t)k * (size_t)p->ystride, p->ynz[k / 3]);
   return d + (p->ydiag ? p->ydiag[k] : 0);
 }

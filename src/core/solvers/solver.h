@@ -154,6 +154,10 @@ typedef struct {
   // 3x3 blocks of every contact pair sharing dofs, O(nc^2 ystride) on a chain, are never formed
   int diag_only;
   double* ywork;        // (nv) scratch of the kernels when diag_only
+  // an island in its factored form without blocks (admm.c island_as_is): its contacts' diagonal
+  // blocks of Y Y' + diag(ydiag) at dblk[9 i] (diag_only's blocks, the same sums as Y's rows
+  // give), read for G~'s diagonal without R (solver_gtkk), or NULL: from Y
+  const double* dblk;
 } solver_problem;
 
 // owner of a block-sparse G: storage for up to maxc block rows and maxblocks blocks
@@ -202,6 +206,9 @@ void solver_yblock_on(const solver_problem* p, int i, int j, int same, double bl
 // SOLVER_YGROUP_MAX contacts or on another number of dofs
 #define SOLVER_YGROUP_MAX 8
 int solver_yblocks_same(const solver_problem* p, const int* cons, int n, double* const* rowblk);
+// solver_yblock_on(p, i, i, 1, ...) of contacts i and i + 1 at once into blk and blk + 9, their
+// rows of the same length (ynz): the same sums, one contact in each half of a vector
+void solver_yblock_diag2(const solver_problem* p, int i, double blk[18]);
 
 // b := the blocks of a dense symmetric G (3nc x 3nc row-major): every block with a nonzero entry
 // and every diagonal block, or all nc^2 blocks when full (one island); islands computed. Input
@@ -221,7 +228,7 @@ void solver_gmul_add(const solver_problem* p, const double* x, double* y);
 // diagonal block G_ii (row-major)
 void solver_gdiag(const solver_problem* p, int i, double B[9]);
 // diagonal entry k of G~ = G + R, from whichever form p has (an island's factored form without
-// blocks: R plus Y's row k squared plus ydiag)
+// blocks: its dblk without R, else R plus Y's row k squared plus ydiag)
 double solver_gtkk(const solver_problem* p, int k);
 // entry G(a, b) (0 where no block), O(log blocks in the row)
 double solver_gentry(const solver_problem* p, int a, int b);
