@@ -144,17 +144,28 @@ int coll_plane_box(const coll_geom* g1, const coll_geom* g2, double margin, coll
   double ex = h[0] * nl[0], ey = h[1] * nl[1], ez = h[2] * nl[2];
   // quick reject: the lowest corner is above the margin
   if (hc - fabs(ex) - fabs(ey) - fabs(ez) > margin) return 0;
-  int nc = 0;
-  coll_contact tmp[8];
+  // the corners within the margin; up to four (a box on its face) are written in place, more
+  // (a box sunk past the margin on an edge's far side) go through keep_deepest: the same
+  // contacts in the same order either way
+  double dist[8];
+  int nin = 0;
   for (int i = 0; i < 8; i++) {
     double sx = (i & 1) ? 1 : -1, sy = (i & 2) ? 1 : -1, sz = (i & 4) ? 1 : -1;
-    double dist = hc + sx * ex + sy * ey + sz * ez;
-    if (dist > margin) continue;
+    dist[i] = hc + sx * ex + sy * ey + sz * ez;
+    nin += !(dist[i] > margin);
+  }
+  coll_contact tmp[8];
+  coll_contact* out = nin <= 4 ? con : tmp;
+  int nc = 0;
+  for (int i = 0; i < 8; i++) {
+    if (dist[i] > margin) continue;
+    double sx = (i & 1) ? 1 : -1, sy = (i & 2) ? 1 : -1, sz = (i & 4) ? 1 : -1;
     double loc[3] = {sx * h[0], sy * h[1], sz * h[2]}, p1[3], p2[3];
     sp_xform(p2, g2->mat, g2->pos, loc);
-    sp_madd3(p1, p2, n, -dist);
-    cset(&tmp[nc++], p1, p2, n, -dist, i);
+    sp_madd3(p1, p2, n, -dist[i]);
+    cset(&out[nc++], p1, p2, n, -dist[i], i);
   }
+  if (out == con) return nc;
   nc = keep_deepest(tmp, nc, 4);
   memcpy(con, tmp, (size_t)nc * sizeof(coll_contact));
   return nc;
