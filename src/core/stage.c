@@ -265,6 +265,10 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
   double t = d->time;
   memset(d->qfrc_applied, 0, sizeof(double) * (size_t)nv);
   memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+  if (!sm->nact && !sm->nctl) {  // nothing applies a force: what follows would leave zeros
+    memset(sd->qfrc_ext, 0, sizeof(double) * (size_t)nv);
+    return;
+  }
   for (int a = 0; a < sm->nact; a++) {
     if (sm->act[a].a.type == ACT_FORCE)
       force_action(sm, sd, &sm->act[a], t);

@@ -1083,7 +1083,10 @@ int coll_reduce_patch(coll_contact* con, int n, double slope, int patch_max) {
   }
   int m = 0;
   for (int i = 0; i < n; i++)
-    if (keep[i]) con[m++] = con[i];
+    if (keep[i]) {  // in place: a contact already where it goes is not copied onto itself
+      if (m != i) con[m] = con[i];
+      m++;
+    }
   return m;
 }
 
@@ -1324,12 +1327,14 @@ int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m, cons
                     tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin, NULL,
                     tj == MODEL_GEOM_MESH ? cs->hint + p : NULL};
     coll_contact tmp[COLL_MAX_PAIR_CONTACTS];
-    int k = coll_pair_table[ti][tj](&g1, &g2, margin, tmp);
+    // the pair's contacts straight into out when the most a pair gives fits (no copy)
+    coll_contact* pc = n + COLL_MAX_PAIR_CONTACTS <= maxcon ? out + n : tmp;
+    int k = coll_pair_table[ti][tj](&g1, &g2, margin, pc);
     if (k > 1 && cm->patch_slope > 0) {  // counted, never hidden (README "Contacts per patch")
-      int t0 = count_touching(tmp, k);
-      int kept = coll_reduce_patch(tmp, k, cm->patch_slope, cm->patch_max);
+      int t0 = count_touching(pc, k);
+      int kept = coll_reduce_patch(pc, k, cm->patch_slope, cm->patch_max);
       cs->nreduced += k - kept;
-      cs->nreduced_touch += t0 - count_touching(tmp, kept);
+      if (kept < k) cs->nreduced_touch += t0 - count_touching(pc, kept);
       k = kept;
     }
     for (int c = 0; c < k; c++) {
@@ -1337,7 +1342,7 @@ int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m, cons
         dropped++;
         continue;
       }
-      out[n] = tmp[c];
+      if (pc == tmp) out[n] = tmp[c];
       out[n].geom1 = i;
       out[n].geom2 = j;
       n++;
