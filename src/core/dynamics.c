@@ -594,6 +594,22 @@ double dyn_kinetic(const sim_model* m, const sim_data* d) {
   double s = 0;
   for (int i = 0; i < nv; i++) {
     int a = m->dof_Madr[i];
+    if (m->dof_parent[i] < 0 && free_root(m, m->dof_body[i])) {
+      // a free body's six rows (crba_free_root's layout: row r holds the r dofs below it,
+      // nearest first), the same sums in the same order without the column indices
+      const double* vb = v + i;
+      const double* Mb = M + a;  // row r's diagonal at Mb[r (r + 1) / 2]
+#pragma GCC unroll 6
+      for (int r = 0; r < 6; r++) {
+        const double* row = Mb + r * (r + 1) / 2;
+        double t = 0.5 * row[0] * vb[r];
+#pragma GCC unroll 5
+        for (int k = 1; k <= r; k++) t += row[k] * vb[r - k];
+        s += t * vb[r];
+      }
+      i += 5;
+      continue;
+    }
     double r = 0.5 * M[a++] * v[i];
     for (int e = row_end(m, i); a < e; a++) r += M[a] * v[col[a]];
     s += r * v[i];

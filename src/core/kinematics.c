@@ -248,6 +248,14 @@ void kin_integrate(const sim_model* m, const double* q, const double* v, double 
     double qu[4] = {q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6]};
     double R[9], com[3], rc[3];
     sp_normquat(qu);
+    if (cb[0] == 0 && cb[1] == 0 && cb[2] == 0) {  // the com at the body origin (a cube): no
+      // rotation of the offset, whose terms would add only zeros (values equal, up to the sign
+      // of an exact zero)
+      for (int i = 0; i < 3; i++) q_out[qa + i] = q[qa + i] + v[va + i] * dt;
+      quat_step(qu, v + va + 3, dt);
+      for (int i = 0; i < 4; i++) q_out[qa + 3 + i] = qu[i];
+      continue;
+    }
     sp_quat2mat(R, qu);
     sp_xform(com, R, q + qa, cb);
     sp_addscl3(com, v + va, dt);
