@@ -176,6 +176,23 @@ START_TEST(plane_box_flat_and_tilted) {
   // above the plane: nothing
   pos[2] = low + 1e-6;
   ck_assert_int_eq(coll_collide(&p, &b, c), 0);
+  // sunk to its centre, rolled 45 degrees about x (half extents 0.1, 0.3, 0.3): six corners
+  // reach the plane (two at depth 0.3 sqrt 2, four at 0), more than the four kept: the two
+  // deepest, then the first two of the tied ones, in corner order (keep_deepest)
+  double hs[3] = {0.1, 0.3, 0.3};
+  b.size = hs;
+  rot(R, 1, 0, 0, PI / 4);
+  pos[2] = 0;
+  n = coll_collide(&p, &b, c);
+  ck_assert_int_eq(n, 4);
+  double dmax = 0.3 * sqrt(2.0);
+  int deep = 0;
+  for (int i = 0; i < 4; i++) {
+    ck_assert(i == 0 || c[i].feature > c[i - 1].feature);
+    if (fabs(c[i].depth - dmax) < 1e-12) deep++;
+    else ck_assert_double_eq_tol(c[i].depth, 0, 1e-12);
+  }
+  ck_assert_int_eq(deep, 2);
 }
 END_TEST
 
