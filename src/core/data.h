@@ -34,6 +34,8 @@
     "linear dofs move the com along fixed axes of the joint's parent frame)") \
   X(cdofw, m->nv, 6, "the same in the world frame, [R S_lin; R S_ang] with R the dof's body " \
     "rotation (kin_forward: point Jacobians)") \
+  X(cdoft, m->nv, 6, "the same in its tree's frame, world axes at the origin of the tree's root " \
+    "body (dyn_crba; only the dofs of trees of more than one body)") \
   X(xloc_pos, m->nbody, 3, "body frame origin in its parent body frame at q") \
   X(xloc_mat, m->nbody, 9, "body frame rotation in its parent body frame") \
   /* dynamics (dyn_*) */ \
@@ -47,8 +49,9 @@
   X(cacc, m->nbody, 6, "RNEA body spatial accelerations, body frame") \
   X(rvel, m->nbody, 6, "RNEA body velocities for the v it was given") \
   X(cfrc, m->nbody, 6, "RNEA body spatial forces [f; n], body frame") \
-  X(crb, m->nbody, 10, "CRBA composite inertia in body frame: mass, first moment m*c (3), " \
-    "second moment about the body origin xx yy zz xy xz yz")
+  X(crb, m->nbody, 10, "CRBA composite inertia, a tree's root body in its body frame, the other " \
+    "bodies in their tree's frame (cdoft's): mass, first moment m*c (3), second moment about " \
+    "the frame's origin xx yy zz xy xz yz")
 
 typedef struct sim_data {
   double time;              // s

@@ -48,36 +48,6 @@ static void force_to_parent(double out[6], const double R[9], const double p[3],
   sp_add3(out + 3, out + 3, t);
 }
 
-// add the compact inertia I (child frame) expressed in the parent frame to A:
-//   m' = m, h' = R h + m p, Io' = R Io R' + m(|p|^2 1 - p p') + 2 (p.Rh) 1 - Rh p' - p Rh'
-static void inertia_add_to_parent(double A[10], const double R[9], const double p[3],
-                                  const double I[10]) {
-  double m = I[0], hr[3], S[9], T[9], U[9];
-  sp_mulmv3(hr, R, I + 1);
-  // R Io R'
-  S[0] = I[4]; S[1] = I[7]; S[2] = I[8];
-  S[3] = I[7]; S[4] = I[5]; S[5] = I[9];
-  S[6] = I[8]; S[7] = I[9]; S[8] = I[6];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      T[3 * i + j] = R[3 * i] * S[j] + R[3 * i + 1] * S[3 + j] + R[3 * i + 2] * S[6 + j];
-  for (int i = 0; i < 3; i++)
-    for (int j = i; j < 3; j++)
-      U[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
-  double p2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
-  double ph = p[0] * hr[0] + p[1] * hr[1] + p[2] * hr[2];
-  double d = m * p2 + 2 * ph;
-  A[0] += m;
-  for (int i = 0; i < 3; i++) A[1 + i] += hr[i] + m * p[i];
-  // diagonal and off-diagonal terms
-  A[4] += U[0] + d - m * p[0] * p[0] - 2 * hr[0] * p[0];
-  A[5] += U[4] + d - m * p[1] * p[1] - 2 * hr[1] * p[1];
-  A[6] += U[8] + d - m * p[2] * p[2] - 2 * hr[2] * p[2];
-  A[7] += U[1] - m * p[0] * p[1] - hr[0] * p[1] - p[0] * hr[1];
-  A[8] += U[2] - m * p[0] * p[2] - hr[0] * p[2] - p[0] * hr[2];
-  A[9] += U[5] - m * p[1] * p[2] - hr[1] * p[2] - p[1] * hr[2];
-}
-
 // a'b for spatial 6-vectors
 static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
@@ -353,20 +323,95 @@ static void crba_free_root(const sim_model* m, sim_data* d, int b) {
   }
 }
 
-// RBDA Table 6.2 (CRBA): composite inertias in body frames, then for each dof i the force
-// F = Ic S_i carried up the chain: M_ij = S_j' F for every ancestor dof j, stored along row i
-// (dof_Madr: the diagonal, then the ancestors in the order the chain is walked); each dof's
-// armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints, so M is unchanged)
+// body b's compact inertia in its tree's frame (world axes at the root body's origin o): with
+// rc = xcom - o and Ic the inertia about the com (body axes), h = m rc, Io = R Ic R' + m(|rc|^2 1
+// - rc rc')
+static void inertia_tree(const sim_model* m, const sim_data* d, int b, const double o[3],
+                         double I[10]) {
+  const double *R = d->xmat + 9 * b, *Ic = m->body_inertia + 9 * b;
+  double mass = m->body_mass[b], rc[3], T[9];
+  sp_sub3(rc, d->xcom + 3 * b, o);
+  sp_mulmm3(T, R, Ic);
+  double r2 = sp_dot3(rc, rc);
+  I[0] = mass;
+  for (int i = 0; i < 3; i++) I[1 + i] = mass * rc[i];
+  for (int i = 0; i < 3; i++)
+    I[4 + i] = T[3 * i] * R[3 * i] + T[3 * i + 1] * R[3 * i + 1] + T[3 * i + 2] * R[3 * i + 2] +
+               mass * (r2 - rc[i] * rc[i]);
+  I[7] = T[0] * R[3] + T[1] * R[4] + T[2] * R[5] - mass * rc[0] * rc[1];
+  I[8] = T[0] * R[6] + T[1] * R[7] + T[2] * R[8] - mass * rc[0] * rc[2];
+  I[9] = T[3] * R[6] + T[4] * R[7] + T[5] * R[8] - mass * rc[1] * rc[2];
+}
+
+// a root body's composite inertia in its body frame: its own, plus its descendants' sum A in the
+// tree frame (world axes at its origin: only turned, h' = R'h, Io' = R' Io R)
+static void inertia_root(const double R[9], const double ci[10], double A[10]) {
+  double S[9], T[9], h[3];
+  S[0] = A[4]; S[1] = A[7]; S[2] = A[8];
+  S[3] = A[7]; S[4] = A[5]; S[5] = A[9];
+  S[6] = A[8]; S[7] = A[9]; S[8] = A[6];
+  sp_mulmtm3(T, R, S);  // R' Io, then (R' Io) R
+  sp_mulmtv3(h, R, A + 1);
+  A[0] += ci[0];
+  for (int i = 0; i < 3; i++) A[1 + i] = ci[1 + i] + h[i];
+  for (int i = 0; i < 3; i++)
+    A[4 + i] = ci[4 + i] + (T[3 * i] * R[i] + T[3 * i + 1] * R[3 + i] + T[3 * i + 2] * R[6 + i]);
+  A[7] = ci[7] + (T[0] * R[1] + T[1] * R[4] + T[2] * R[7]);
+  A[8] = ci[8] + (T[0] * R[2] + T[1] * R[5] + T[2] * R[8]);
+  A[9] = ci[9] + (T[3] * R[2] + T[4] * R[5] + T[5] * R[8]);
+}
+
+// body b's dofs' S in its tree's frame (d->cdoft): the world-axes S at the body origin
+// (d->cdofw) moved to o, lin += (x_b - o) x ang
+static void cdof_tree(const sim_model* m, sim_data* d, int b, const double o[3]) {
+  double p[3], t[3];
+  sp_sub3(p, d->xpos + 3 * b, o);
+  for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++) {
+    const double* Sw = d->cdofw + 6 * k;
+    double* S = d->cdoft + 6 * k;
+    sp_cross3(t, p, Sw + 3);
+    sp_add3(S, Sw, t);
+    sp_copy3(S + 3, Sw + 3);
+  }
+}
+
+// RBDA Table 6.2 (CRBA), in two frames: every body below a root in its tree's frame (world axes
+// at the root body's origin o), where composite inertias add without transforms and each
+// ancestor entry is one product S_j'F (MuJoCo's mj_crb, whose frame is centred at the subtree
+// com); a root body in its own frame (its rows then take d->cdof, crba_free_root's layout; an
+// isolated body, a cube, needs no transform at all), its S in the tree frame being d->cdofw.
+// Composite inertias leaves first, then for each dof i the force F = Ic S_i, M_ij = S_j' F for
+// every ancestor dof j, stored along row i (dof_Madr: the diagonal, then the ancestors nearest
+// first); each dof's armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints)
 void dyn_crba(const sim_model* m, sim_data* d) {
   int nv = m->nv;
-  // composite inertias, leaves first
-  memcpy(d->crb, m->body_cinert, sizeof(double) * 10 * (size_t)m->nbody);
-  for (int b = m->nbody - 1; b > 0; b--) {
-    int pb = m->body_parent[b];
-    if (pb > 0) inertia_add_to_parent(d->crb + 10 * pb, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b,
-                                      d->crb + 10 * b);
+  // each body's own inertia (a root's slot: the sum of its descendants' to come)
+  for (int b = 1; b < m->nbody; b++) {
+    double* I = d->crb + 10 * b;
+    int r = m->body_rootid[b];
+    if (r == b) {
+      memset(I, 0, 10 * sizeof(double));
+      continue;
+    }
+    inertia_tree(m, d, b, d->xpos + 3 * r, I);
+    cdof_tree(m, d, b, d->xpos + 3 * r);
   }
-  // rows along the chain
+  // composite inertias, leaves first
+  for (int b = m->nbody - 1; b > 0; b--) {
+    double* I = d->crb + 10 * b;
+    int pb = m->body_parent[b];
+    if (pb > 0) {
+      double* A = d->crb + 10 * pb;
+      for (int k = 0; k < 10; k++) A[k] += I[k];
+    } else if (I[0] > 0) {  // a root with descendants (each of a positive subtree mass)
+      inertia_root(d->xmat + 9 * b, m->body_cinert + 10 * b, I);
+      int da = m->body_dofadr[b];
+      memcpy(d->cdoft + 6 * da, d->cdofw + 6 * da, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
+    } else {
+      memcpy(I, m->body_cinert + 10 * b, 10 * sizeof(double));
+    }
+  }
+  // rows: a root's dofs in its body frame (no ancestors outside it), the others in the tree's
   for (int i = 0; i < nv; i++) {
     int b = m->dof_body[i], adr = m->dof_Madr[i];
     if (free_root(m, b)) {  // the free joint's 6 x 6 block, all of these rows
@@ -374,20 +419,11 @@ void dyn_crba(const sim_model* m, sim_data* d) {
       i += 5;
       continue;
     }
+    const double* S = m->body_parent[b] == 0 ? d->cdof : d->cdoft;
     double F[6];
-    inertia_mul(F, d->crb + 10 * b, d->cdof + 6 * i);
-    d->qM[adr++] = dot6(d->cdof + 6 * i, F) + m->dof_armature[i];
-    for (int e = row_end(m, i); adr < e; adr++) {
-      int j = m->dof_Mcol[adr];
-      // move F up to the body of dof j
-      while (b != m->dof_body[j]) {
-        double Fp[6];
-        force_to_parent(Fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, F);
-        memcpy(F, Fp, sizeof(F));
-        b = m->body_parent[b];
-      }
-      d->qM[adr] = dot6(d->cdof + 6 * j, F);
-    }
+    inertia_mul(F, d->crb + 10 * b, S + 6 * i);
+    d->qM[adr++] = dot6(S + 6 * i, F) + m->dof_armature[i];
+    for (int e = row_end(m, i); adr < e; adr++) d->qM[adr] = dot6(S + 6 * m->dof_Mcol[adr], F);
   }
 }
 
@@ -418,6 +454,12 @@ static void factor_free_root(double* H, const int* adr, int da) {
   }
 }
 
+// y -= a x over n entries: rows i < k of dyn_factor, which never overlap (restrict: no runtime
+// overlap test on these short rows)
+static inline void row_sub_scaled(double* restrict y, const double* restrict x, double a, int n) {
+  for (int t = 0; t < n; t++) y[t] -= x[t] * a;
+}
+
 void dyn_factor(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   const int *adr = m->dof_Madr, *col = m->dof_Mcol;
@@ -431,13 +473,14 @@ void dyn_factor(const sim_model* m, sim_data* d) {
       k = m->body_dofadr[b];
       continue;
     }
-    double dk = H[adr[k]];
-    for (int aki = adr[k] + 1, e = row_end(m, k); aki < e; aki++) {  // (k, i), i up from par[k]
-      int i = col[aki];
-      double a = H[aki] / dk;
-      int ai = adr[i], n = (i + 1 < nv ? adr[i + 1] : m->nM) - ai;  // row i: i to its root
-      for (int t = 0; t < n; t++) H[ai + t] -= H[aki + t] * a;
-      H[aki] = a;
+    double* Hk = H + adr[k];
+    const int* ck = col + adr[k];
+    double dk = Hk[0];
+    for (int s = 1, n = row_end(m, k) - adr[k]; s < n; s++) {  // (k, i), i up from par[k]
+      double a = Hk[s] / dk;
+      // row i holds i to its root: the rest of row k from (k, i)
+      row_sub_scaled(H + adr[ck[s]], Hk + s, a, n - s);
+      Hk[s] = a;
     }
   }
   // D in each row's first slot, kept also in qLDiag and as D^-1/2

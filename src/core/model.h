@@ -93,6 +93,8 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, body_jnt, m->nbody, 1, "joint of the body (-1 for the world)") \
   X(int, body_robot, m->nbody, 1, "robot index (-1 for the world)") \
   X(int, body_link, m->nbody, 1, "URDF link the body frame belongs to (-1 for world)") \
+  X(int, body_rootid, m->nbody, 1, "the tree's root: the body's ancestor (or itself) whose parent is the " \
+    "world (0 for the world)") \
   X(double, body_pos, m->nbody, 3, "body frame origin in the parent frame at q=0") \
   X(double, body_quat, m->nbody, 4, "body frame orientation in the parent frame") \
   X(double, body_mass, m->nbody, 1, "kg, including merged fixed links") \

@@ -817,9 +817,11 @@ static csim_status fill_inertias(sim_model* m, const model_robot_spec* robots,
   return CSIM_OK;
 }
 
-// subtree masses; a moving body with a massless subtree makes M singular
+// subtree masses and tree roots; a moving body with a massless subtree makes M singular
 static csim_status fill_subtree_mass(sim_model* m, const model_robot_spec* robots,
                                      csim_error* err) {
+  for (int b = 1; b < m->nbody; b++)
+    m->body_rootid[b] = m->body_parent[b] == 0 ? b : m->body_rootid[m->body_parent[b]];
   for (int b = 0; b < m->nbody; b++) m->body_subtreemass[b] = m->body_mass[b];
   for (int b = m->nbody - 1; b > 0; b--) m->body_subtreemass[m->body_parent[b]] += m->body_subtreemass[b];
   for (int b = 1; b < m->nbody; b++) {
