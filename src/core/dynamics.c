@@ -423,7 +423,11 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     double F[6];
     inertia_mul(F, d->crb + 10 * b, S + 6 * i);
     d->qM[adr++] = dot6(S + 6 * i, F) + m->dof_armature[i];
-    for (int e = row_end(m, i); adr < e; adr++) d->qM[adr] = dot6(S + 6 * m->dof_Mcol[adr], F);
+    // a free root's linear dofs, the row's last three entries, move without turning (d->cdofw's
+    // angular part of [R Rq' e_k; 0] is zero): their products by the exact zeros left out
+    int e = row_end(m, i), e6 = m->body_parent[b] > 0 && free_root(m, m->body_rootid[b]) ? e - 3 : e;
+    for (; adr < e6; adr++) d->qM[adr] = dot6(S + 6 * m->dof_Mcol[adr], F);
+    for (; adr < e; adr++) d->qM[adr] = sp_dot3(S + 6 * m->dof_Mcol[adr], F);
   }
 }
 
@@ -460,6 +464,20 @@ static inline void row_sub_scaled(double* restrict y, const double* restrict x, 
   for (int t = 0; t < n; t++) y[t] -= x[t] * a;
 }
 
+// the loop of dyn_factor over a row's last six entries h, those of a free root's dofs da + 5 ..
+// da (nearest first), whose rows hold 6 - r entries: unrolled on these fixed lengths, the same
+// operations in the same order (most of a legged robot's entries are these short updates)
+static inline void factor_free_tail(double* H, const int* adr, int da, double* h, double dk) {
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) {
+    double* Hi = H + adr[da + 5 - r];
+    double a = h[r] / dk;
+#pragma GCC unroll 6
+    for (int t = 0; t < 6 - r; t++) Hi[t] -= h[r + t] * a;
+    h[r] = a;
+  }
+}
+
 void dyn_factor(const sim_model* m, sim_data* d) {
   int nv = m->nv;
   const int *adr = m->dof_Madr, *col = m->dof_Mcol;
@@ -476,12 +494,15 @@ void dyn_factor(const sim_model* m, sim_data* d) {
     double* Hk = H + adr[k];
     const int* ck = col + adr[k];
     double dk = Hk[0];
-    for (int s = 1, n = row_end(m, k) - adr[k]; s < n; s++) {  // (k, i), i up from par[k]
+    int n = row_end(m, k) - adr[k], r = m->body_rootid[b];
+    int nf = r != b && free_root(m, r) ? n - 6 : n;  // the free root's six entries end the row
+    for (int s = 1; s < nf; s++) {  // (k, i), i up from par[k]
       double a = Hk[s] / dk;
       // row i holds i to its root: the rest of row k from (k, i)
       row_sub_scaled(H + adr[ck[s]], Hk + s, a, n - s);
       Hk[s] = a;
     }
+    if (nf < n) factor_free_tail(H, adr, m->body_dofadr[r], Hk + nf, dk);
   }
   // D in each row's first slot, kept also in qLDiag and as D^-1/2
   for (int i = 0; i < nv; i++) {

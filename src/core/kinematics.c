@@ -117,6 +117,37 @@ static void free_cdof(const sim_model* m, int b, const double Rq[9], double* S) 
   }
 }
 
+// motion subspace of body b's dofs at q (d->cdof; Rq: its joint's rotation, local_pose's), and in
+// the world frame (d->cdofw), once per step for every point Jacobian of the step and the CRBA: a
+// revolute joint's zero linear part and a prismatic joint's zero angular part stay zeros (R 0 is
+// a zero, up to its sign)
+static void body_cdof(const sim_model* m, sim_data* d, int b, const double Rq[9]) {
+  int j = m->body_jnt[b], da = m->body_dofadr[b];
+  double* S = d->cdof + 6 * da;
+  double* Sw = d->cdofw + 6 * da;
+  const double* S0 = m->dof_motion + 6 * da;
+  const double* R = d->xmat + 9 * b;
+  if (m->jnt_type[j] == MODEL_JOINT_FREE) {
+    free_cdof(m, b, Rq, S);
+  } else if (m->body_dofnum[b] == 1) {  // (a memcpy call cost more than the six copies)
+    S[0] = S0[0], S[1] = S0[1], S[2] = S0[2], S[3] = S0[3], S[4] = S0[4], S[5] = S0[5];
+    if (m->jnt_type[j] == MODEL_JOINT_REVOLUTE) {
+      Sw[0] = Sw[1] = Sw[2] = 0;
+      sp_mulmv3(Sw + 3, R, S + 3);
+    } else {
+      sp_mulmv3(Sw, R, S);
+      Sw[3] = Sw[4] = Sw[5] = 0;
+    }
+    return;
+  } else {
+    memcpy(S, S0, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
+  }
+  for (int k = 0; k < m->body_dofnum[b]; k++) {
+    sp_mulmv3(Sw + 6 * k, R, S + 6 * k);
+    sp_mulmv3(Sw + 6 * k + 3, R, S + 6 * k + 3);
+  }
+}
+
 // world poses of bodies (and the parent-relative poses the dynamics reuses), coms and geoms
 void kin_forward(const sim_model* m, sim_data* d) {
   // world body
@@ -134,21 +165,7 @@ void kin_forward(const sim_model* m, sim_data* d) {
     local_pose(m, b, d->q, Rl, pl, Rq);
     sp_mulpose(d->xmat + 9 * b, d->xpos + 3 * b, d->xmat + 9 * pb, d->xpos + 3 * pb, Rl, pl);
     sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
-    // motion subspace of the body's dofs at q
-    int j = m->body_jnt[b], da = m->body_dofadr[b];
-    double* S = d->cdof + 6 * da;
-    const double* S0 = m->dof_motion + 6 * da;
-    if (m->jnt_type[j] == MODEL_JOINT_FREE)
-      free_cdof(m, b, Rq, S);
-    else if (m->body_dofnum[b] == 1)  // (a memcpy call cost more than the six copies)
-      S[0] = S0[0], S[1] = S0[1], S[2] = S0[2], S[3] = S0[3], S[4] = S0[4], S[5] = S0[5];
-    else
-      memcpy(S, S0, 6 * sizeof(double) * (size_t)m->body_dofnum[b]);
-    // and in the world frame, once per step for every point Jacobian of the step
-    for (int k = da; k < da + m->body_dofnum[b]; k++) {
-      sp_mulmv3(d->cdofw + 6 * k, d->xmat + 9 * b, d->cdof + 6 * k);
-      sp_mulmv3(d->cdofw + 6 * k + 3, d->xmat + 9 * b, d->cdof + 6 * k + 3);
-    }
+    body_cdof(m, d, b, Rq);
   }
   // geoms: a geom without rotation in its body has the body's axes (placed_rot)
   for (int g = 0; g < m->ngeom; g++) {
