@@ -13,6 +13,8 @@
 #include "core/kinematics.h"
 #include "core/model.h"
 #include "core/spatial.h"
+#include "core/state.h"
+#include "scene_fixture.h"
 #include "tree_fixture.h"
 #include "io/urdf.h"
 #include "support.h"
@@ -475,6 +477,47 @@ START_TEST(shared_robots_power_balance) {
 }
 END_TEST
 
+// dyn_crba's frames (model.h body_rootid): a tree's root body in its body frame, the bodies
+// below it in the tree's frame, an isolated body alone, several trees in one model; M against
+// the columns of the body-frame RNEA, M e_i = RNEA(v = 0, qacc = e_i, no gravity), to 1e-12 of
+// max |M| at 10 random states: talos and solo12 (free roots carrying legs and arms), panda with a
+// free cube (a revolute root, an isolated free body), kuka with its gripper and a bottle
+static const char* const k_crba_scenes[] = {
+    "scenarios/talos_stand.yaml", "scenarios/solo12_stand.yaml", "scenarios/panda_push_cube.yaml",
+    "scenarios/kuka_bottle.yaml"};
+
+START_TEST(crba_tree_frames_vs_rnea) {
+  fixture f = fixture_file(k_crba_scenes[_i], NULL, 0);
+  const sim_model* m = f.s->model.m;
+  sim_data* d = f.s->data.d;
+  int nv = m->nv, roots = 0, below = 0;
+  for (int b = 1; b < m->nbody; b++) m->body_rootid[b] == b ? roots++ : below++;
+  ck_assert(below > 0);
+  size_t nn = (size_t)nv * nv;
+  double* M = calloc(nn, sizeof(double));
+  double* e = calloc((size_t)nv, sizeof(double));
+  double* z = calloc((size_t)nv, sizeof(double));
+  double* tau = calloc((size_t)nv, sizeof(double));
+  for (int s = 0; s < 10; s++) {
+    random_state(m, d->q, d->v, 1.5, 2);
+    kin_forward(m, d);
+    dyn_crba(m, d);
+    dyn_mass_dense(m, d, M);
+    double Mmax = max_abs(M, (int)nn), err = 0;
+    for (int i = 0; i < nv; i++) {
+      e[i] = 1;
+      dyn_rnea_full(m, d, z, e, NULL, 0, tau);
+      e[i] = 0;
+      for (int j = 0; j < nv; j++) err = fmax(err, fabs(M[j * nv + i] - tau[j]));
+    }
+    ck_assert_msg(err <= 1e-12 * Mmax, "%s: |M - RNEA columns| %.3g of max |M| %.3g (%d roots)",
+                  k_crba_scenes[_i], err, Mmax, roots);
+  }
+  free(M); free(e); free(z); free(tau);
+  fixture_free(&f);
+}
+END_TEST
+
 // the double pendulum written as URDF text, through the parser: joint 1's frame is turned by
 // Rx(90) (its -z axis is the world y axis, its -y axis points down), link 1's inertia frame is
 // turned by Rx(90) too (its iyy lands on the link z axis, i.e. the joint axis), link 2 inherits
@@ -557,6 +600,8 @@ static Suite* dynamics_suite(void) {
   tcase_add_loop_test(tf, shared_robots_power_balance, 0,
                       (int)(sizeof(k_power) / sizeof(k_power[0])));
   tcase_add_test(tf, double_pendulum_from_urdf_text);
+  tcase_add_loop_test(tf, crba_tree_frames_vs_rnea, 0,
+                      (int)(sizeof(k_crba_scenes) / sizeof(k_crba_scenes[0])));
   suite_add_tcase(s, tf);
   return s;
 }

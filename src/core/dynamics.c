@@ -375,6 +375,11 @@ static void cdof_tree(const sim_model* m, sim_data* d, int b, const double o[3])
   }
 }
 
+// A += I for compact inertias of two bodies (restrict: no runtime overlap test)
+static inline void add10(double* restrict A, const double* restrict I) {
+  for (int k = 0; k < 10; k++) A[k] += I[k];
+}
+
 // RBDA Table 6.2 (CRBA), in two frames: every body below a root in its tree's frame (world axes
 // at the root body's origin o), where composite inertias add without transforms and each
 // ancestor entry is one product S_j'F (MuJoCo's mj_crb, whose frame is centred at the subtree
@@ -401,8 +406,7 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     double* I = d->crb + 10 * b;
     int pb = m->body_parent[b];
     if (pb > 0) {
-      double* A = d->crb + 10 * pb;
-      for (int k = 0; k < 10; k++) A[k] += I[k];
+      add10(d->crb + 10 * pb, I);
     } else if (I[0] > 0) {  // a root with descendants (each of a positive subtree mass)
       inertia_root(d->xmat + 9 * b, m->body_cinert + 10 * b, I);
       int da = m->body_dofadr[b];
@@ -423,11 +427,18 @@ void dyn_crba(const sim_model* m, sim_data* d) {
     double F[6];
     inertia_mul(F, d->crb + 10 * b, S + 6 * i);
     d->qM[adr++] = dot6(S + 6 * i, F) + m->dof_armature[i];
-    // a free root's linear dofs, the row's last three entries, move without turning (d->cdofw's
-    // angular part of [R Rq' e_k; 0] is zero): their products by the exact zeros left out
-    int e = row_end(m, i), e6 = m->body_parent[b] > 0 && free_root(m, m->body_rootid[b]) ? e - 3 : e;
+    // a free root's linear dofs da + 2, da + 1, da, the row's last three entries, move without
+    // turning (d->cdofw's angular part of [R Rq' e_k; 0] is zero): their products by the exact
+    // zeros left out
+    int r = m->body_rootid[b], e = row_end(m, i);
+    int e6 = r != b && free_root(m, r) ? e - 3 : e;
     for (; adr < e6; adr++) d->qM[adr] = dot6(S + 6 * m->dof_Mcol[adr], F);
-    for (; adr < e; adr++) d->qM[adr] = sp_dot3(S + 6 * m->dof_Mcol[adr], F);
+    if (e6 < e) {
+      const double* Sr = S + 6 * m->body_dofadr[r];
+      d->qM[e6] = sp_dot3(Sr + 12, F);
+      d->qM[e6 + 1] = sp_dot3(Sr + 6, F);
+      d->qM[e6 + 2] = sp_dot3(Sr, F);
+    }
   }
 }
 
