@@ -43,21 +43,19 @@ static void model_rot(double R[9], const double q[4]) {
   else sp_quat2mat(R, q);
 }
 
-// R = R0 Rq for the rotation R0 of model quaternion q0: Rq itself when R0 is the identity (the
-// product's sums add only exact zeros to each entry, so the values are Rq's, up to the sign of
-// an exact zero; URDF joints placed without rotation: most of a robot's)
-static void placed_rot(double R[9], const double q0[4], const double Rq[9]) {
-  if (model_is_id(q0)) {
-    memcpy(R, Rq, 9 * sizeof(double));
-    return;
-  }
-  double R0[9];
+// R = R0 Rq for the rotation R0 of model quaternion q0, Rq already in R: R is left as it is when
+// R0 is the identity (the product's sums add only exact zeros to each entry, so the values are
+// Rq's, up to the sign of an exact zero; URDF joints placed without rotation: most of a robot's)
+static void placed_rot(double R[9], const double q0[4]) {
+  if (model_is_id(q0)) return;
+  double R0[9], Rq[9];
   sp_quat2mat(R0, q0);
+  memcpy(Rq, R, sizeof(Rq));
   sp_mulmm3(R, R0, Rq);
 }
 
-// pose of body b in its parent body frame at configuration q; the joint's rotation Rot(q) in Rq
-// (a prismatic joint's, none, is not written)
+// pose of body b in its parent body frame at configuration q; a free joint's rotation Rot(q) in
+// Rq (free_cdof's; the other joints' is not written)
 static void local_pose(const sim_model* m, int b, const double* q, double R[9], double p[3],
                        double Rq[9]) {
   int j = m->body_jnt[b];
@@ -67,8 +65,8 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
   switch (m->jnt_type[j]) {
     case MODEL_JOINT_REVOLUTE: {
       // R = R0 Rot(axis, q), p = p0
-      axis_angle_mat(Rq, ax, qj[0]);
-      placed_rot(R, q0, Rq);
+      axis_angle_mat(R, ax, qj[0]);
+      placed_rot(R, q0);
       sp_copy3(p, p0);
       break;
     }
@@ -82,8 +80,8 @@ static void local_pose(const sim_model* m, int b, const double* q, double R[9], 
     }
     case MODEL_JOINT_BALL:
       // R = R0 Rot(quat(q)), p = p0 (the joint turns the body about its origin)
-      quat_rot(qj, Rq);
-      placed_rot(R, q0, Rq);
+      quat_rot(qj, R);
+      placed_rot(R, q0);
       sp_copy3(p, p0);
       break;
     default: {
@@ -167,7 +165,7 @@ void kin_forward(const sim_model* m, sim_data* d) {
     sp_xform(d->xcom + 3 * b, d->xmat + 9 * b, d->xpos + 3 * b, m->body_com + 3 * b);
     body_cdof(m, d, b, Rq);
   }
-  // geoms: a geom without rotation in its body has the body's axes (placed_rot)
+  // geoms: a geom without rotation in its body has the body's axes (as placed_rot)
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
     const double* q = m->geom_quat + 4 * g;
@@ -176,10 +174,8 @@ void kin_forward(const sim_model* m, sim_data* d) {
       sp_xform(d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, m->geom_pos + 3 * g);
       continue;
     }
-    double Rg[9];
-    sp_quat2mat(Rg, q);
-    sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, Rg,
-               m->geom_pos + 3 * g);
+    sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b,
+               m->geom_mat + 9 * g, m->geom_pos + 3 * g);
   }
 }
 

@@ -161,6 +161,7 @@ typedef enum { MODEL_BASE_FIXED = 0, MODEL_BASE_FREE = 1 } model_base_type;
   X(int, geom_link, m->ngeom, 1, "link it came from (-1: ground)") \
   X(double, geom_pos, m->ngeom, 3, "frame in the body frame") \
   X(double, geom_quat, m->ngeom, 4, "") \
+  X(double, geom_mat, m->ngeom, 9, "geom_quat as a rotation (row-major), for kin_forward") \
   X(double, geom_size, m->ngeom, 3, "per type, see model_geom_type") \
   X(double, geom_rbound, m->ngeom, 1, "radius of a bounding sphere about geom_pos (inf for planes)") \
   X(int, geom_mesh, m->ngeom, 1, "hull index (-1: not a mesh)") \

@@ -1120,6 +1120,8 @@ static csim_status fill_model(sim_model* m, const model_world_spec* world,
   if (st == CSIM_OK && (!fill_geoms(m, world, robots, plans, nrobot) || !fill_filter(m, robots)))
     st = err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   if (st == CSIM_OK) st = fill_pairs(m, robots, plans, nrobot, err);
+  for (int g = 0; st == CSIM_OK && g < m->ngeom; g++)
+    sp_quat2mat(m->geom_mat + 9 * g, m->geom_quat + 4 * g);
   return st;
 }
 
