@@ -331,7 +331,14 @@ static void inertia_tree(const sim_model* m, const sim_data* d, int b, const dou
   const double *R = d->xmat + 9 * b, *Ic = m->body_inertia + 9 * b;
   double mass = m->body_mass[b], rc[3], T[9];
   sp_sub3(rc, d->xcom + 3 * b, o);
-  sp_mulmm3(T, R, Ic);
+  // T = R Ic, Ic symmetric: its upper triangle (body_cinert's)
+  const double a = Ic[0], e = Ic[1], f = Ic[2], g = Ic[4], h = Ic[5], k = Ic[8];
+  for (int i = 0; i < 3; i++) {
+    const double* r = R + 3 * i;
+    T[3 * i] = r[0] * a + r[1] * e + r[2] * f;
+    T[3 * i + 1] = r[0] * e + r[1] * g + r[2] * h;
+    T[3 * i + 2] = r[0] * f + r[1] * h + r[2] * k;
+  }
   double r2 = sp_dot3(rc, rc);
   I[0] = mass;
   for (int i = 0; i < 3; i++) I[1 + i] = mass * rc[i];
