@@ -500,6 +500,7 @@ static void solve_lt(const sim_model* m, const double* L, double* x, int i0, int
     }
     double xi = x[i];
     if (xi == 0) continue;
+#pragma GCC unroll 4
     for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) x[col[a]] -= L[a] * xi;
   }
 }
@@ -515,6 +516,7 @@ static void solve_l(const sim_model* m, const double* L, double* x, int i0, int 
       continue;
     }
     double s = x[i];
+#pragma GCC unroll 4
     for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) s -= L[a] * x[col[a]];
     x[i] = s;
   }
