@@ -400,9 +400,9 @@ static double mp_vscale(const sim_model* m, const double* vm, int k0, int k1) {
 // energy and momentum (the bound's error is systematic: test_integrate's 5 rad/s tumble drifts
 // 4e-9 over 10 s under it, 6e-11 under the change test). rho: the ratio of a step's last two
 // changes (sd->tree_rho: measured on every iteration past a step's first, used for
-// MIDPOINT_RHO_STEPS steps), grown with h s as the iteration's Jacobian h/2 M^-1 d(C(v) v)/dv is linear in h and
-// in the velocities (s: mp_vscale, at the iterate), times MIDPOINT_MARGIN; unknown at the first
-// steps and after a rest (s = 0 when measured, s > 0 now)
+// MIDPOINT_RHO_STEPS steps), grown with h s as the iteration's Jacobian h/2 M^-1 d(C(v) v)/dv
+// is linear in h and in the velocities (s: mp_vscale, at the iterate), times MIDPOINT_MARGIN;
+// unknown at the first steps and after a rest (s = 0 when measured, s > 0 now)
 static int mp_settled(const step_model* sm, step_data* sd, int t, int it, double change,
                       double scale, double h, int touching) {
   double* r = sd->tree_rho + 4 * t;  // rho, h s when measured, steps left, the last change
