@@ -18,6 +18,7 @@
 #include "core/sim.h"
 #include "io/compile.h"
 #include "core/spatial.h"
+#include "core/stage.h"
 #include "scene_fixture.h"
 #include "support.h"
 
@@ -123,8 +124,9 @@ static double spin_run(double dt, int expl, double* lmax_out) {
       lmax = fmax(lmax, sp_norm3(dl) / sp_norm3(L0));
     }
   }
-  printf("integrate: spin dt %g (%s): max relative energy drift %.2e, |dL|/|L| %.2e\n", dt,
-         expl ? "explicit" : "midpoint", emax, lmax);
+  printf("integrate: spin dt %g (%s, %.3f evaluations a step): max relative energy drift %.2e, "
+         "|dL|/|L| %.2e\n", dt, expl ? "explicit" : "midpoint",
+         (double)s->data.midpoint_its / (double)n, emax, lmax);
   fflush(stdout);
   sim_free(s);
   scn_free(cfg);
@@ -177,6 +179,96 @@ START_TEST(trees_iterate_alone) {
   ck_assert_int_eq(its_b, its_f);  // the loop runs until the last tree settles
   ck_assert_msg(!memcmp(qb, qs, sizeof(qs)), "the slow body differs beside the fast one");
   ck_assert_msg(!memcmp(qb + 7, qf, sizeof(qf)), "the fast body differs beside the slow one");
+}
+END_TEST
+
+// the midpoint's first iterate from the line through the last two steps' velocity products
+// (stage.c): a body tumbling slowly about its intermediate axis settles at the first
+// evaluation on almost every step under the change test (2.0 evaluations a step from the last
+// step's alone) and keeps its kinetic energy and world angular momentum over 2 s
+START_TEST(midpoint_line_guess) {
+  scn_config* cfg;
+  sim* s = make("world: {gravity: [0, 0, 0], ground: {type: none}}\n"
+                "robots: [{urdf: asym.urdf, base: free, q0: [0, 0, 1, 0, 0, 0, 1], "
+                "v0: [0, 0, 0, 0.01, 2, 0.01]}]\n"
+                "integrator: {dt: 1.0e-3, duration: 10}\n", &cfg);
+  double e0 = energy(s), L0[3], L1[3], dl[3];
+  world_L(s, L0);
+  int n = 2000;
+  csim_error err;
+  for (int k = 0; k < n; k++) {
+    sim_stepinfo info;
+    ck_assert_int_eq(sim_step(s, &info, &err), CSIM_OK);
+  }
+  double its = (double)s->data.midpoint_its / n, de = fabs(energy(s) - e0) / e0;
+  world_L(s, L1);
+  sp_sub3(dl, L1, L0);
+  double dL = sp_norm3(dl) / sp_norm3(L0);
+  printf("integrate: line guess: %.3f evaluations a step, energy drift %.2e, |dL|/|L| %.2e\n",
+         its, de, dL);
+  fflush(stdout);
+  ck_assert_msg(its < 1.1, "%.3f evaluations a step", its);
+  ck_assert_msg(de < 1e-11 && dL < 1e-10, "drift: energy %.3g, momentum %.3g", de, dL);
+  sim_free(s);
+  scn_free(cfg);
+}
+END_TEST
+
+// stage_free_velocity on sim s's current data, from its carried state (restored after): v_f
+// into vf, the evaluations returned; `forget`: with no contraction factor known (the change
+// test alone)
+static long free_velocity_at(sim* s, int forget, double* vf) {
+  step_data* sd = &s->data;
+  const step_model* sm = &s->model;
+  int nv = sm->m->nv, nt = sm->ntree;
+  double keep[4][64], rho[4 * 8];
+  ck_assert_int_le(nv, 64);
+  ck_assert_int_le(nt, 8);
+  double* arr[4] = {sd->apas, sd->apas1, sd->vfree, sd->vprev};
+  for (int i = 0; i < 4; i++) memcpy(keep[i], arr[i], sizeof(double) * (size_t)nv);
+  memcpy(rho, sd->tree_rho, sizeof(double) * 4 * (size_t)nt);
+  long its0 = sd->midpoint_its;
+  if (forget)
+    for (int t = 0; t < nt; t++) sd->tree_rho[4 * t + 2] = 0;
+  stage_free_velocity(sm, sd, &s->opt, s->opt.dt);
+  long its = sd->midpoint_its - its0;
+  memcpy(vf, sd->vfree, sizeof(double) * (size_t)nv);
+  sd->apas = arr[0];  // (the stage swaps the two)
+  sd->apas1 = arr[1];
+  for (int i = 0; i < 4; i++) memcpy(arr[i], keep[i], sizeof(double) * (size_t)nv);
+  memcpy(sd->tree_rho, rho, sizeof(double) * 4 * (size_t)nt);
+  sd->midpoint_its = its0;
+  return its;
+}
+
+// a tree touching something stops on the error bound of its contraction (stage.c mp_settled):
+// Solo-12 standing settles at the first evaluation where the change test alone takes two, and
+// the v_f it keeps is within the tolerance of the change test's (the old path's)
+START_TEST(midpoint_error_stop) {
+  fixture f = fixture_file("scenarios/solo12_stand.yaml", NULL, 0);
+  int nv = f.s->model.m->nv, fewer = 0, n = 100;
+  ck_assert_int_eq(f.s->model.ntree, 1);
+  double worst = 0;
+  for (int k = 0; k < 200 + n; k++) {
+    csim_error err;
+    sim_stepinfo info;
+    ck_assert_int_eq(sim_step(f.s, &info, &err), CSIM_OK);
+    if (k < 200) continue;
+    double v1[64], v2[64], scale = 0, diff = 0;
+    long its1 = free_velocity_at(f.s, 0, v1), its2 = free_velocity_at(f.s, 1, v2);
+    for (int i = 0; i < nv; i++) {
+      scale = fmax(scale, fabs(v2[i]));
+      diff = fmax(diff, fabs(v1[i] - v2[i]));
+    }
+    fewer += its1 < its2;
+    worst = fmax(worst, diff / (1e-10 * (1 + scale)));
+  }
+  printf("integrate: error stop: fewer evaluations on %d of %d steps, v_f within %.2g of the "
+         "tolerance of the change test's\n", fewer, n, worst);
+  fflush(stdout);
+  ck_assert_msg(fewer >= n / 4, "the error stop engaged on %d of %d steps", fewer, n);
+  ck_assert_msg(worst <= 1, "v_f off the change test's by %.3g of the tolerance", worst);
+  fixture_free(&f);
 }
 END_TEST
 
@@ -512,6 +604,8 @@ int main(void) {
   tcase_add_checked_fixture(t, setup, teardown);
   tcase_add_test(t, intermediate_axis_spin_conserves);
   tcase_add_test(t, trees_iterate_alone);
+  tcase_add_test(t, midpoint_line_guess);
+  tcase_add_test(t, midpoint_error_stop);
   tcase_add_test(t, offset_com_momentum);
   tcase_add_test(t, ballistic_parabola);
   tcase_add_test(t, floating_robots_energy);

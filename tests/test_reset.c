@@ -180,7 +180,7 @@ END_TEST
 // a compliant law with a state: the bristle deflection of the stick-slip box, carried between
 // steps by contact id, and TAMSI's Newton iteration. The box starts sliding and turning about
 // a tilted axis (v0): an initial state that is not the model's reference one, and gyroscopic
-// terms, whose midpoint iteration starts from the previous step's (step_data apas)
+// terms, whose midpoint iteration starts from the last two steps' (step_data apas, apas1, tree_rho)
 START_TEST(compliant_bristle_state) {
   const char* sets[] = {"contact.model=bristle", "contact.friction_stiffness=1e4",
                         "contact.friction_damping=100", "robots.0.v0=[0.05,0,0,0.3,0.2,1.0]"};

@@ -29,7 +29,7 @@ static void sym_mulv(double r[3], const double I[6], const double w[3]) {
 }
 
 // force of a compact inertia acting on a motion: f = m v + w x h, n = Io w + h x v
-static void inertia_mul(double f[6], const double I[10], const double s[6]) {
+static inline void inertia_mul(double f[6], const double I[10], const double s[6]) {
   const double* h = I + 1;
   double t[3];
   sp_cross3(t, s + 3, h);
@@ -100,20 +100,28 @@ static void fext_subtract(const sim_data* d, const double* fext, int b, double f
 // parent (RBDA eq. 5.10-5.11)
 static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const int* body_tree,
                           const int* tree_on) {
+  double* cfrc = d->cfrc;
+  const double* cdof = d->cdof;
   for (int b = m->nbody - 1; b > 0; b--) {
     if (tree_on && !tree_on[body_tree[b]]) continue;
-    const double* f = d->cfrc + 6 * b;
+    const double* f = cfrc + 6 * b;
+    int k0 = m->body_dofadr[b], pb = m->body_parent[b];
     if (free_root(m, b)) {  // S'f without the products by exact zeros; no parent to hand f to
-      for (int k = m->body_dofadr[b], r = 0; r < 6; r++, k++) tau[k] = free_dot(r, d->cdof + 6 * k, f);
+      for (int r = 0; r < 6; r++) tau[k0 + r] = free_dot(r, cdof + 6 * (k0 + r), f);
       continue;
     }
-    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
-      tau[k] = dot6(d->cdof + 6 * k, f);
-    int pb = m->body_parent[b];
+    if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_REVOLUTE) {
+      // S = [0; axis]: S'f without the products by its exact zeros (the same value up to the
+      // sign of an exact zero)
+      const double* S = cdof + 6 * k0;
+      tau[k0] = S[3] * f[3] + S[4] * f[4] + S[5] * f[5];
+    } else {
+      for (int k = k0; k < k0 + m->body_dofnum[b]; k++) tau[k] = dot6(cdof + 6 * k, f);
+    }
     if (pb > 0) {
-      double fp[6];
+      double fp[6], *fpb = cfrc + 6 * pb;
       force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
-      for (int i = 0; i < 6; i++) d->cfrc[6 * pb + i] += fp[i];
+      for (int i = 0; i < 6; i++) fpb[i] += fp[i];
     }
   }
 }
@@ -574,6 +582,7 @@ static void solve_lt(const sim_model* m, const double* L, double* x, int i0, int
     }
     double xi = x[i];
     if (xi == 0) continue;
+#pragma GCC unroll 4
     for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) x[col[a]] -= L[a] * xi;
   }
 }
@@ -589,6 +598,7 @@ static void solve_l(const sim_model* m, const double* L, double* x, int i0, int 
       continue;
     }
     double s = x[i];
+#pragma GCC unroll 4
     for (int a = m->dof_Madr[i] + 1, e = row_end(m, i); a < e; a++) s -= L[a] * x[col[a]];
     x[i] = s;
   }

@@ -79,10 +79,11 @@ void step_data_reset(const step_model* m, step_data* d, const sim_options* o) {
   if (d->slv) solver_reset(d->slv);
   if (d->cmpl) cmpl_reset(d->cmpl);
   double* work[] = {d->vfree, d->tau, d->qfrc_ext, d->qfrc_limit, d->aact, d->apas, d->wpos,
-                    d->vprev, d->qfrc_passive};
+                    d->vprev, d->qfrc_passive, d->apas1};
   for (size_t k = 0; k < sizeof(work) / sizeof(work[0]); k++)
     memset(work[k], 0, sizeof(double) * nv1);
   memset(d->robot_touch, 0, sizeof(int) * ((size_t)t->nrobot + 1));
+  memset(d->tree_rho, 0, sizeof(double) * 4 * ((size_t)t->nbody + 1));  // no factor measured
   for (int i = 0; i < m->nctl; i++) ctl_reset(&m->ctl[i], &d->ctl[i]);
   if (d->link_contact) memset(d->link_contact, 0, sizeof(int) * (size_t)t->nlink);
   if (d->link_force) memset(d->link_force, 0, sizeof(double) * 3 * (size_t)t->nlink);
@@ -101,7 +102,7 @@ static void step_data_free(const step_model* m, step_data* d) {
   free(d->ctl); free(d->link_contact); free(d->link_force);
   free(d->vfree); free(d->tau); free(d->qfrc_ext); free(d->qfrc_limit); free(d->aact);
   free(d->apas); free(d->wpos); free(d->vprev); free(d->qfrc_passive); free(d->robot_touch);
-  free(d->tree_on);
+  free(d->tree_on); free(d->tree_rho); free(d->apas1);
   solver_free(d->slv);
   cmpl_free(d->cmpl);
   contact_free(d->con);

@@ -176,10 +176,15 @@ typedef struct {
   double* qfrc_passive;     // joint springs and dampers (stage_passive)          (nv)
   double* aact;             // M^-1 (qfrc_ext + qfrc_limit + qfrc_passive - g(q)) (nv)
   double* apas;             // velocity-product acceleration -M^-1 C(q, vm) vm   (nv); carried:
-                            // the next step's midpoint iteration starts from it
+                            // the next step's midpoint iteration starts from the
+                            // line through it and apas1, the step before's     (nv)
+  double* apas1;            //                                                   (nv)
   double* wpos;             // the velocity positions move with                  (nv)
   double* vprev;            // previous midpoint iterate                         (nv)
-  int* tree_on;             // midpoint: trees still iterated                    (ntree)
+  int* tree_on;             // midpoint: trees still iterated (2: touching)      (ntree)
+  double* tree_rho;         // midpoint, per tree: the contraction factor last   (4 ntree)
+                            // measured, h s when measured (s: the velocity scale,
+                            // stage.c mp_vscale), steps left to use it, last change
   int* robot_touch;         // robot touches something (contact or limit)        (nrobot)
   // controllers: what each writes (its state, held torques, delay line, noise generator), and
   // the per-link contact forces of the last step they sense (model-wide)

@@ -903,7 +903,8 @@ static csim_status compile_trees(sim* s, csim_error* err) {
   s->model.body_tree = tree;
   s->model.tree_dof = dof;
   s->data.tree_on = calloc(nb, sizeof(int));
-  if (!tree || !dof || !s->data.tree_on)
+  s->data.tree_rho = calloc(4 * nb, sizeof(double));
+  if (!tree || !dof || !s->data.tree_on || !s->data.tree_rho)
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
   int nt = 0, ok = 1;
   for (int b = 1; b < m->nbody; b++) tree[b] = m->body_parent[b] > 0 ? tree[m->body_parent[b]] : nt++;
@@ -941,7 +942,7 @@ static csim_status compile_contact(const scn_config* cfg, sim* s, csim_error* er
   size_t nv1 = (size_t)s->model.m->nv + 1;
   double** arrays[] = {&s->data.vfree, &s->data.tau,  &s->data.qfrc_ext, &s->data.qfrc_limit,
                        &s->data.aact,  &s->data.apas, &s->data.wpos,     &s->data.vprev,
-                       &s->data.qfrc_passive};
+                       &s->data.qfrc_passive, &s->data.apas1};
   for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
     if (!(*arrays[k] = calloc(nv1, sizeof(double))))
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL, "out of memory");
