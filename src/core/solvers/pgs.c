@@ -12,9 +12,90 @@
 #include "core/solvers/cone.h"
 #include "core/solvers/solver_impl.h"
 
-// c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric)
-static inline void add_columns(const solver_problem* p, int i, const double delta[3], double* c) {
-  if (p->dense || p->diag_only) solver_gcol_add(p, i, delta, c);
+// An island whose every row holds a block for each of its contacts, numbered base..base+n-1 (a
+// resting box's 4 corners; Talos's two feet, 6-8 corners all coupled through the base) is
+// swept from its blocks laid out by column: w[9 n a + 3 n t + 3 q + r] = entry (t, r) of block
+// (a, q) (row t of each block of row a, one after the other), so that a contact's update adds
+// three columns of 3n entries to c[3 base ..], two at a time and without the blocks' index,
+// each entry the sum solver_gcol_blocks forms (the same bits); and c = G lambda + g is the same
+// columns times each contact's impulse, summed in block_row_add's order (G symmetric bit for
+// bit, as the sweeps' column updates already take it: contact.c stores block (j, i) as the
+// transpose of (i, j)). Talos standing: the column updates 39e3 -> 24e3 Ir a step. Laid out
+// once an island has had PGS_PANEL_SWEEPS sweeps: a body at rest takes one or two, which do not
+// pay the copy (a resting cube: +300 Ir a step with the panel from the start), Talos 30
+#define PGS_PANEL_SWEEPS 2
+typedef struct {
+  const double* w;  // NULL: none (the blocks themselves)
+  int base, m;      // the island's first contact, and 3n
+} pgs_panel;
+
+static const pgs_panel kNoPanel = {NULL, 0, 0};
+
+// the island cons[0..n)'s panel into w (room for 9 n^2 doubles), or 0 when it has none
+static int panel_make(const solver_problem* p, const int* cons, int n, double* w, pgs_panel* pn) {
+  if (p->dense || p->diag_only) return 0;
+  int base = cons ? cons[0] : 0, m = 3 * n;
+  for (int a = 0; a < n; a++) {
+    int i = base + a, k0 = p->rowptr[i];
+    if ((cons && cons[a] != i) || p->rowptr[i + 1] - k0 != n) return 0;
+    for (int q = 0; q < n; q++)
+      if (p->col[k0 + q] != base + q) return 0;
+  }
+  for (int a = 0; a < n; a++) {
+    const double* B = p->blk + 9 * (size_t)p->rowptr[base + a];
+    double* wa = w + 9 * (size_t)n * a;
+    for (int q = 0; q < n; q++, B += 9)
+      for (int t = 0; t < 3; t++) memcpy(wa + t * m + 3 * q, B + 3 * t, 3 * sizeof(double));
+  }
+  pn->w = w;
+  pn->base = base;
+  pn->m = m;
+  return 1;
+}
+
+// y[0 .. 3n) += the panel's columns of island contact a times d (solver_gcol_blocks' sums)
+static inline void panel_add(const pgs_panel* pn, int a, const double d[3], double* y) {
+  int m = pn->m;
+  const double* w0 = pn->w + 3 * (size_t)m * a;
+  const double *w1 = w0 + m, *w2 = w1 + m;
+  solver_v2 e0 = {d[0], d[0]}, e1 = {d[1], d[1]}, e2 = {d[2], d[2]};
+  int k = 0;
+  for (; k + 2 <= m; k += 2) {
+    solver_v2 a0, a1, a2, yk;
+    memcpy(&a0, w0 + k, 16);
+    memcpy(&a1, w1 + k, 16);
+    memcpy(&a2, w2 + k, 16);
+    memcpy(&yk, y + k, 16);
+    yk += a0 * e0 + a1 * e1 + a2 * e2;
+    memcpy(y + k, &yk, 16);
+  }
+  if (k < m) y[k] += w0[k] * d[0] + w1[k] * d[1] + w2[k] * d[2];
+}
+
+// c = (G + R) lambda + g on the island's rows (solver_crows' values): from the panel when
+// there is one, each row's blocks summed in order from 0 as block_row_add sums them
+static void island_crows(const solver_problem* p, const pgs_panel* pn, const double* lambda,
+                         double* c, const int* cons, int n) {
+  if (!pn->w) {
+    solver_crows(p, lambda, c, cons, n);
+    return;
+  }
+  int m = pn->m, b3 = 3 * pn->base;
+  double* y = c + b3;
+  for (int k = 0; k < m; k++) y[k] = 0;
+  for (int a = 0; a < n; a++) panel_add(pn, a, lambda + b3 + 3 * a, y);
+  for (int k = 0; k < m; k++) y[k] = p->g[b3 + k] + y[k];
+  if (p->R)
+    for (int k = 0; k < m; k++) y[k] += p->R[b3 + k] * lambda[b3 + k];
+  else  // + 0 as with R = 0: -0 becomes +0 (solver_crows)
+    for (int k = 0; k < m; k++) y[k] += 0.0;
+}
+
+// c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric), or the panel's
+static inline void add_columns(const solver_problem* p, const pgs_panel* pn, int i,
+                               const double delta[3], double* c) {
+  if (pn->w) panel_add(pn, i - pn->base, delta, c + 3 * (size_t)pn->base);
+  else if (p->dense || p->diag_only) solver_gcol_add(p, i, delta, c);
   else solver_gcol_blocks(p, i, delta, c);
   if (p->R)
     for (int r = 0; r < 3; r++) c[3 * i + r] += p->R[3 * i + r] * delta[r];
@@ -25,8 +106,8 @@ static inline void add_columns(const solver_problem* p, int i, const double delt
 // are scaled back into the ellipsoid ||f / a|| <= lambda_N: in z = f / a a step and a radial
 // projection onto the ball, whose fixed point is maximum dissipation over the ellipsoid
 // (f = -lambda_N a^2 c_f / ||a c_f||), as the disc's is for a contact. st: tinv[4 j]
-static void sweep_pair(const solver* s, const solver_problem* p, int i, int j, double omega,
-                       double* lambda, double* c) {
+static void sweep_pair(const solver* s, const solver_problem* p, const pgs_panel* pn, int i,
+                       int j, double omega, double* lambda, double* c) {
   double* li = lambda + 3 * i;
   double* lj = lambda + 3 * j;
   double gnn = s->tinv[4 * i + 1], ln_old = li[2];
@@ -35,7 +116,7 @@ static void sweep_pair(const solver* s, const solver_problem* p, int i, int j, d
   if (ln < 0) ln = 0;
   double dn[3] = {0, 0, ln - ln_old};
   li[2] = ln;
-  add_columns(p, i, dn, c);  // every row of c sees the normal's change first
+  add_columns(p, pn, i, dn, c);  // every row of c sees the normal's change first
   double a[5], f[5] = {li[0], li[1], lj[0], lj[1], lj[2]}, g[5], st = s->tinv[4 * j], q = 0;
   double cf[5] = {c[3 * i], c[3 * i + 1], c[3 * j], c[3 * j + 1], c[3 * j + 2]};
   solver_ell_coef(p, i, j, a);
@@ -49,15 +130,15 @@ static void sweep_pair(const solver* s, const solver_problem* p, int i, int j, d
   double di[3] = {g[0] - f[0], g[1] - f[1], 0}, dj[3] = {g[2] - f[2], g[3] - f[3], g[4] - f[4]};
   li[0] = g[0], li[1] = g[1];
   lj[0] = g[2], lj[1] = g[3], lj[2] = g[4];
-  add_columns(p, i, di, c);
-  add_columns(p, j, dj, c);
+  add_columns(p, pn, i, di, c);
+  add_columns(p, pn, j, dj, c);
 }
 
 // one Gauss-Seidel update of contact i (000 Alg. 5 lines 3-6), c kept up to date
-static void sweep_contact(const solver* s, const solver_problem* p, int i, double omega,
-                          double* lambda, double* c) {
+static void sweep_contact(const solver* s, const solver_problem* p, const pgs_panel* pn, int i,
+                          double omega, double* lambda, double* c) {
   if (p->link && p->link[i] != -1) {  // a condim 4/6 pair, at its contact
-    if (p->link[i] >= 0) sweep_pair(s, p, i, p->link[i], omega, lambda, c);
+    if (p->link[i] >= 0) sweep_pair(s, p, pn, i, p->link[i], omega, lambda, c);
     return;
   }
   double* li = lambda + 3 * i;
@@ -94,7 +175,7 @@ static void sweep_contact(const solver* s, const solver_problem* p, int i, doubl
   li[0] = t0;
   li[1] = t1;
   li[2] = ln;
-  add_columns(p, i, delta, c);
+  add_columns(p, pn, i, delta, c);
 }
 
 // s->warm_sweep (solver.name auto's first solver): a warm start that meets the tolerance is
@@ -124,10 +205,12 @@ static void island_copy(double* keep, double* lambda, const int* cons, int n, in
 
 // the stopping residual into r->eps_abs (solver_rel_stop applied): the NCP's (and the natural
 // one's under solver.criterion: natural) exactly, or a bound of it once past `above`
-// (solver_ncp_eps_above; the caller gives INFINITY under criterion natural)
+// (solver_ncp_eps_above, with the island's hint h; the caller gives INFINITY under criterion
+// natural)
 static void stop_eps(const solver* s, const solver_problem* p, const double* lambda,
-                     const double* c, const int* cons, int n, double above, solver_result* r) {
-  if (above < INFINITY) r->eps_abs = solver_ncp_eps_above(p, lambda, c, cons, n, above);
+                     const double* c, const int* cons, int n, double above, solver_stop_hint* h,
+                     solver_result* r) {
+  if (above < INFINITY) r->eps_abs = solver_ncp_eps_above(p, lambda, c, cons, n, above, h);
   else solver_ncp_stop_on(s, p, lambda, c, cons, n, r);
   r->eps_abs = solver_rel_stop(s, lambda, cons, n, r->eps_abs);
 }
@@ -179,31 +262,42 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   // and, at or below the tolerance, the same value as the bound: every contact is then summed)
   int plain = s->opt.criterion == SOLVER_STOP_NCP && !(s->opt.comp_scale > 0) && !p->R;
   int covered = 0;
+  // the panels' room: the work past the warm start's copy (island_copy) and before the kept
+  // impulses of criterion relative (solver_rel_keep)
+  size_t mc3 = 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
+  double* panel = s->work + mc3;
+  size_t panel_room = s->nwork >= 2 * mc3 ? s->nwork - 2 * mc3 : 0;
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
+    pgs_panel pn = kNoPanel;
     solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);
     double ref[2] = {r.eps_abs, r.eps_abs}, tol = s->opt.tolerance;
     int it = 0, bounded = 0;
+    solver_stop_hint hint = SOLVER_STOP_HINT;
     int warm = s->warm_sweep && r.eps_abs <= tol && r.eps_abs > PGS_WARM_MARGIN * tol;
     if (warm) island_copy(s->work, lambda, cons, n, 0);
     while ((warm || r.eps_abs > tol) && it < s->opt.max_iterations && !intr_requested()) {
       solver_rel_keep(s, lambda, cons, n);
-      for (int q = 0; q < n; q++) sweep_contact(s, p, cons ? cons[q] : q, omega, lambda, c);
+      if (it == PGS_PANEL_SWEEPS && 9 * (size_t)n * n <= panel_room) panel_make(p, cons, n, panel, &pn);
+      if (pn.w)  // two loops: each sweep_contact inlined knows which columns it adds
+        for (int q = 0; q < n; q++) sweep_contact(s, p, &pn, cons ? cons[q] : q, omega, lambda, c);
+      else
+        for (int q = 0; q < n; q++) sweep_contact(s, p, &kNoPanel, cons ? cons[q] : q, omega, lambda, c);
       it++;
       // between sweeps only "above tol?" matters: a bound of eps_abs once past it (as
       // solver_sweep_run), exact where solver_stalled reads it or the natural residual joins
       bounded = !natural && !(s->stall && it % s->stall == 0);
-      stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &r);
+      stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &hint, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= tol) {
-        solver_crows(p, lambda, c, cons, n);
-        stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &r);
+        island_crows(p, &pn, lambda, c, cons, n);
+        stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &hint, &r);
         bounded = bounded && !plain;
       }
       if (warm && r.eps_abs > tol) {  // the sweep left the tolerance: back to the warm start
         island_copy(s->work, lambda, cons, n, 1);
-        solver_crows(p, lambda, c, cons, n);
+        island_crows(p, &pn, lambda, c, cons, n);
         solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);  // its test again, the same bits
         bounded = 0;
         break;
@@ -212,7 +306,7 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       if (r.eps_abs > tol && solver_stalled(s, it, r.eps_abs, ref)) break;
     }
     if (bounded && r.eps_abs > tol)  // the island's reported residual is exact
-      stop_eps(s, p, lambda, c, cons, n, INFINITY, &r);
+      stop_eps(s, p, lambda, c, cons, n, INFINITY, &hint, &r);
     solver_island_done(s, k, r.eps_abs);
     // c is exact when no sweep ran or the last test recomputed it
     int exact = it == 0 || r.eps_abs <= s->opt.tolerance;

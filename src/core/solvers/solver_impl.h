@@ -207,10 +207,22 @@ static inline int solver_entry_finite(const solver_problem* p, const double* lam
 int solver_pair_passes(const solver_problem* p, const double* lambda, const double* c, int i,
                        int ncp, double above, double* d);
 
+// what the bounded passes over one island's contacts carry from one to the next: first, the
+// position where the last bound was passed (the contact still settling, most often), where the
+// next pass starts, -1 before any; coef_safe, whether every friction coefficient of the island
+// is safe (solver_safe_coef: they do not change within a solve), -1 until asked
+typedef struct {
+  int first;
+  int coef_safe;
+} solver_stop_hint;
+#define SOLVER_STOP_HINT {-1, -1}
+
 // the eps_abs of solver_residuals_on, or once past `above` a lower bound of it above `above`
-// (solver_stop_fn's contract; INFINITY: exact)
+// (solver_stop_fn's contract; INFINITY: exact). With h (NULL: none), a bounded pass on plain
+// contacts first tries the contact where the last bound was found, its complementarity residual
+// first, and when it passes and every entry is finite returns that bound at once
 double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const double* c,
-                            const int* cons, int n, double above);
+                            const int* cons, int n, double above, solver_stop_hint* h);
 
 // the residuals of entry i (NCP with ncp, else the CCP's): a contact as cone_residuals(_ccp), a
 // contact with a spin entry as its pair (cone_ell_residuals), a spin entry zero (its pair's
