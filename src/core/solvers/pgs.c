@@ -31,15 +31,21 @@ typedef struct {
 
 static const pgs_panel kNoPanel = {NULL, 0, 0};
 
-// the island cons[0..n)'s panel into w (room for 9 n^2 doubles), or 0 when it has none
-static int panel_make(const solver_problem* p, const int* cons, int n, double* w, pgs_panel* pn) {
-  if (p->dense || p->diag_only) return 0;
+// the island cons[0..n)'s panel into pn, in the work past the warm start's copy (island_copy)
+// and before the kept impulses of criterion relative (solver_rel_keep), when it has one and it
+// fits
+static void panel_make(const solver* s, const solver_problem* p, const int* cons, int n,
+                       pgs_panel* pn) {
+  size_t mc3 = 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
+  if (p->dense || p->diag_only || s->nwork < 2 * mc3 || 9 * (size_t)n * n > s->nwork - 2 * mc3)
+    return;
+  double* w = s->work + mc3;
   int base = cons ? cons[0] : 0, m = 3 * n;
   for (int a = 0; a < n; a++) {
     int i = base + a, k0 = p->rowptr[i];
-    if ((cons && cons[a] != i) || p->rowptr[i + 1] - k0 != n) return 0;
+    if ((cons && cons[a] != i) || p->rowptr[i + 1] - k0 != n) return;
     for (int q = 0; q < n; q++)
-      if (p->col[k0 + q] != base + q) return 0;
+      if (p->col[k0 + q] != base + q) return;
   }
   for (int a = 0; a < n; a++) {
     const double* B = p->blk + 9 * (size_t)p->rowptr[base + a];
@@ -50,7 +56,6 @@ static int panel_make(const solver_problem* p, const int* cons, int n, double* w
   pn->w = w;
   pn->base = base;
   pn->m = m;
-  return 1;
 }
 
 // y[0 .. 3n) += the panel's columns of island contact a times d (solver_gcol_blocks' sums)
@@ -262,11 +267,6 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
   // and, at or below the tolerance, the same value as the bound: every contact is then summed)
   int plain = s->opt.criterion == SOLVER_STOP_NCP && !(s->opt.comp_scale > 0) && !p->R;
   int covered = 0;
-  // the panels' room: the work past the warm start's copy (island_copy) and before the kept
-  // impulses of criterion relative (solver_rel_keep)
-  size_t mc3 = 3 * (size_t)(s->maxc > 0 ? s->maxc : 1);
-  double* panel = s->work + mc3;
-  size_t panel_room = s->nwork >= 2 * mc3 ? s->nwork - 2 * mc3 : 0;
   for (int k = 0; k < nis; k++) {
     int n;
     const int* cons = solver_sweep_island(p, k, &n);
@@ -279,7 +279,7 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
     if (warm) island_copy(s->work, lambda, cons, n, 0);
     while ((warm || r.eps_abs > tol) && it < s->opt.max_iterations && !intr_requested()) {
       solver_rel_keep(s, lambda, cons, n);
-      if (it == PGS_PANEL_SWEEPS && 9 * (size_t)n * n <= panel_room) panel_make(p, cons, n, panel, &pn);
+      if (it == PGS_PANEL_SWEEPS) panel_make(s, p, cons, n, &pn);
       if (pn.w)  // two loops: each sweep_contact inlined knows which columns it adds
         for (int q = 0; q < n; q++) sweep_contact(s, p, &pn, cons ? cons[q] : q, omega, lambda, c);
       else

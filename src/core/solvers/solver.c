@@ -366,10 +366,12 @@ double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const
     }
   }
   double worst = 0;
+  int found = 0;  // h->first set: the bound was passed at the entry before the first skip
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     double a, b, d;
     if (worst > above) {
+      if (h && !found) h->first = q - 1, found = 1;
       if (solver_entry_finite(p, lambda, c, i)) continue;
     } else if (p->link && solver_pair_passes(p, lambda, c, i, 1, above, &d)) {
       // (condim 4/6 pairs only: without link the call returns 0, and costs a call per contact)
@@ -384,8 +386,8 @@ double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const
     if (a > worst) worst = a;
     if (b > worst) worst = b;
     if (d > worst) worst = d;
-    if (worst > above && h) h->first = q;
   }
+  if (h && !found && worst > above) h->first = n - 1;
   return worst;
 }
 
