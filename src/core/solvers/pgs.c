@@ -65,6 +65,7 @@ static inline void panel_add(const pgs_panel* pn, int a, const double d[3], doub
   const double *w1 = w0 + m, *w2 = w1 + m;
   solver_v2 e0 = {d[0], d[0]}, e1 = {d[1], d[1]}, e2 = {d[2], d[2]};
   int k = 0;
+#pragma GCC unroll 4
   for (; k + 2 <= m; k += 2) {
     solver_v2 a0, a1, a2, yk;
     memcpy(&a0, w0 + k, 16);
