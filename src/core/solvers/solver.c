@@ -1082,7 +1082,17 @@ void solver_yblock_on(const solver_problem* p, int i, int j, int same, double bl
     if (na == 6) ysame(Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, 6, blk);
     else ysame(Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, na, blk);
   } else {
-    ymerge(ci, cj, Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, na, nb, blk);
+    // two chains of a tree sharing the dofs from the root down (Talos's two feet: the base's
+    // six), then apart (each leg's dofs above the other's, or below): the shared dofs are a
+    // common prefix, and ymerge's sums are ysame's over it (the same sums in the same order)
+    int k = 0;
+    while (k < na && k < nb && ci[k] == cj[k]) k++;
+    if (k == na || k == nb || ci[na - 1] < cj[k] || cj[nb - 1] < ci[k]) {
+      if (k == 6) ysame(Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, 6, blk);
+      else ysame(Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, k, blk);
+    } else {
+      ymerge(ci, cj, Yi0, Yi1, Yi2, Yj0, Yj1, Yj2, na, nb, blk);
+    }
   }
   if (i == j && p->ydiag) {
     blk[0] += p->ydiag[3 * i];
