@@ -78,14 +78,10 @@ static inline void panel_add(const pgs_panel* pn, int a, const double d[3], doub
   if (k < m) y[k] += w0[k] * d[0] + w1[k] * d[1] + w2[k] * d[2];
 }
 
-// c = (G + R) lambda + g on the island's rows (solver_crows' values): from the panel when
-// there is one, each row's blocks summed in order from 0 as block_row_add sums them
-static void island_crows(const solver_problem* p, const pgs_panel* pn, const double* lambda,
-                         double* c, const int* cons, int n) {
-  if (!pn->w) {
-    solver_crows(p, lambda, c, cons, n);
-    return;
-  }
+// c = (G + R) lambda + g on the panel's island (solver_crows' values): each row's blocks summed
+// in order from 0 as block_row_add sums them
+static void panel_crows(const solver_problem* p, const pgs_panel* pn, const double* lambda,
+                        double* c, int n) {
   int m = pn->m, b3 = 3 * pn->base;
   double* y = c + b3;
   for (int k = 0; k < m; k++) y[k] = 0;
@@ -292,13 +288,15 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &hint, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= tol) {
-        island_crows(p, &pn, lambda, c, cons, n);
+        if (pn.w) panel_crows(p, &pn, lambda, c, n);
+        else solver_crows(p, lambda, c, cons, n);
         stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &hint, &r);
         bounded = bounded && !plain;
       }
       if (warm && r.eps_abs > tol) {  // the sweep left the tolerance: back to the warm start
         island_copy(s->work, lambda, cons, n, 1);
-        island_crows(p, &pn, lambda, c, cons, n);
+        if (pn.w) panel_crows(p, &pn, lambda, c, n);
+        else solver_crows(p, lambda, c, cons, n);
         solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);  // its test again, the same bits
         bounded = 0;
         break;
