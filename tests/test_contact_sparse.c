@@ -992,11 +992,46 @@ START_TEST(diag_only_kernels) {
 }
 END_TEST
 
+// block (i, j) of two chains (solver_yblock_on, not the same chain): the sums over the dofs both
+// hold in ascending order, from 0, bit for bit, whether the shared dofs are a common prefix
+// (two feet on one base: the prefix's sums) or not (the merge)
+START_TEST(yblock_shared_dofs) {
+  enum { W = 12 };
+  static const int dofs[4][W] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+                                 {0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17},
+                                 {0, 1, 2, 7, 9},
+                                 {0, 1, 3, 7, 8}};
+  int nz[4] = {12, 12, 5, 5};
+  double Y[12 * W];
+  unsigned seed = 3;
+  for (int k = 0; k < 12 * W; k++) Y[k] = urand_sym(&seed);
+  solver_problem p = {0};
+  p.nc = 4;
+  p.ystride = W;
+  p.ynz = nz;
+  p.ydof = &dofs[0][0];
+  p.Y = Y;
+  for (int pair = 0; pair < 2; pair++) {
+    int i = 2 * pair, j = i + 1;
+    double got[9], ref[9] = {0};
+    solver_yblock_on(&p, i, j, 0, got);
+    for (int a = 0; a < nz[i]; a++)
+      for (int b = 0; b < nz[j]; b++)
+        if (dofs[i][a] == dofs[j][b])
+          for (int r = 0; r < 3; r++)
+            for (int t = 0; t < 3; t++) ref[3 * r + t] += Y[(3 * i + r) * W + a] * Y[(3 * j + t) * W + b];
+    ck_assert_msg(memcmp(got, ref, sizeof(ref)) == 0, "pair %d: block not the sums in dof order",
+                  pair);
+  }
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("contact_sparse");
   TCase* t = tcase_create("sparse");
   tcase_set_timeout(t, 300);
   tcase_add_test(t, g_branched_tree);
+  tcase_add_test(t, yblock_shared_dofs);
   tcase_add_test(t, g_two_robots);
   tcase_add_test(t, g_bodies_swapped);
   tcase_add_test(t, g_robot_and_objects);
