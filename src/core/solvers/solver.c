@@ -335,6 +335,18 @@ static int plain_all_finite(const double* lambda, const double* c, const int* co
   typedef long long mask2 __attribute__((vector_size(16)));
   const mask2 abs = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
   solver_v2 sum = {0, 0};
+  if (n > 0 && (!cons || cons[n - 1] - cons[0] == n - 1)) {  // contiguous (islands ascend)
+    const double *l = lambda + 3 * (cons ? cons[0] : 0), *v = c + 3 * (cons ? cons[0] : 0);
+    int m = 3 * n, k = 0;
+    for (; k + 2 <= m; k += 2) {
+      solver_v2 a, b;
+      memcpy(&a, l + k, 16);
+      memcpy(&b, v + k, 16);
+      sum += (solver_v2)((mask2)a & abs) + (solver_v2)((mask2)b & abs);
+    }
+    if (k < m) sum += (solver_v2){fabs(l[k]), fabs(v[k])};
+    return sum[0] <= SOLVER_SAFE_MAG && sum[1] <= SOLVER_SAFE_MAG;
+  }
   for (int q = 0; q < n; q++) {
     int i = cons ? cons[q] : q;
     const double *l = lambda + 3 * i, *v = c + 3 * i;
