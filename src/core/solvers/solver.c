@@ -307,22 +307,18 @@ int solver_pair_passes(const solver_problem* p, const double* lambda, const doub
   return *d > above;
 }
 
-// plain contact i's residuals as cone_residuals (the same values) in a bounded pass (above
-// finite): its complementarity residual first, alone (no projection), and when it passes above
-// and the entry's residual is finite (solver_entry_finite) 1, that bound in *d; else all three,
-// *a, *b and *d, and 1 when the dual one passes (into *d), else 0
+// plain contact i in a bounded pass (above finite): 1 when its complementarity residual, alone
+// (no projection), or else its dual one (cone_residuals' values) passes above, that bound in *d,
+// else 0. Its entries are not tested: the caller tests every entry's (plain_all_finite)
 static inline int contact_above(const solver_problem* p, const double* lambda, const double* c,
-                                int i, double above, double* a, double* b, double* d) {
+                                int i, double above, double* d) {
   const double *l = lambda + 3 * i, *v = c + 3 * i;
-  double mu = p->mu[i], tc = sqrt(v[0] * v[0] + v[1] * v[1]);
+  double mu = p->mu[i], tc = sqrt(v[0] * v[0] + v[1] * v[1]), a, b;
   *d = fabs(l[0] * v[0] + l[1] * v[1] + l[2] * (v[2] + mu * tc));
-  if (*d > above && solver_entry_finite(p, lambda, c, i)) return 1;
-  cone_residuals(l, v, mu, a, b, d);
-  if (*b > above && solver_entry_finite(p, lambda, c, i)) {
-    *d = *b;
-    return 1;
-  }
-  return 0;
+  if (*d > above) return 1;
+  cone_residuals(l, v, mu, &a, &b, d);
+  *d = b;
+  return b > above;
 }
 
 // 1 when every contact of cons[0..n) passes solver_entry_finite's tests on its impulse and
@@ -371,8 +367,8 @@ double solver_ncp_eps_above(const solver_problem* p, const double* lambda, const
   // the contact where the last bound was found first: when it passes again and every entry is
   // finite, that bound is the answer (else the pass below finds one, or a NaN)
   if (h && above < INFINITY && !p->link && h->first >= 0 && h->first < n) {
-    double a, b, d;
-    if (contact_above(p, lambda, c, cons ? cons[h->first] : h->first, above, &a, &b, &d)) {
+    double d;
+    if (contact_above(p, lambda, c, cons ? cons[h->first] : h->first, above, &d)) {
       if (h->coef_safe < 0) h->coef_safe = plain_coef_safe(p, cons, n);
       if (h->coef_safe && plain_all_finite(lambda, c, cons, n)) return d;
     }
