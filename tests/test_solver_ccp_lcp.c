@@ -141,7 +141,7 @@ START_TEST(ccp_residual_cases) {
 END_TEST
 
 // the sweeps' bounded stops (solver_ccp_residual_above for ccp/lcp's solver_sweep_run,
-// solver_ncp_eps_above for pgs.c) against the full pass
+// solver_ncp_eps_above for pgs.c, with its hints) against the full pass
 // over every entry: exact at or below the bound, past it a value in (above, exact], from any
 // start; a NaN or an overflowing entry anywhere gives the full pass's NaN-ness whatever passed
 // the bound before it. Entries: plain contacts, a box entry, condim 4 and 6 pairs (contact i,
@@ -166,8 +166,10 @@ START_TEST(ccp_bounded_residual_matches_full) {
       lam[k] = (double)rand() / RAND_MAX - 0.3;
       c[k] = ((double)rand() / RAND_MAX - 0.5) * (trial % 3 == 0 ? 1e-9 : 1);
     }
-    int n = 1 + trial % NC;  // an island: the first n entries, in reverse order
-    for (int q = 0; q < n; q++) cons[q] = n - 1 - q;
+    // an island: the first n entries, in reverse order or (every other trial) ascending, as
+    // islands are (a contiguous run: plain_all_finite's one pass)
+    int n = 1 + trial % NC;
+    for (int q = 0; q < n; q++) cons[q] = trial % 2 ? q : n - 1 - q;
     if (trial % 7 == 3) lam[3 * (trial % NC) + trial % 3] = NAN;
     if (trial % 11 == 5) c[3 * (trial % NC) + 2] = (trial % 2 ? 1 : -1) * 1e300;
     if (trial % 13 == 6) c[3 * (trial % NC)] = INFINITY;
@@ -189,21 +191,33 @@ START_TEST(ccp_bounded_residual_matches_full) {
           ck_assert_int_lt(first, n);
         }
       }
-    // the NCP's (pgs.c): solver_ncp_eps_above against solver_residuals_on's eps_abs
-    solver_result res;
-    solver_residuals_on(&p, lam, c, cons, n, &res);
-    double nbounds[6] = {0, 1e-12, 0.5 * res.eps_abs, 0.999 * res.eps_abs, res.eps_abs, INFINITY};
-    for (int b = 0; b < 6; b++) {
-      double r = solver_ncp_eps_above(&p, lam, c, cons, n, nbounds[b]);
-      if (isnan(res.eps_abs))
-        ck_assert_msg(isnan(r), "NCP trial %d bound %g: %g, the full pass NaN", trial, nbounds[b],
-                      r);
-      else if (!(res.eps_abs > nbounds[b]))
-        ck_assert_msg(r == res.eps_abs, "NCP trial %d bound %g: %.17g, exact %.17g", trial,
-                      nbounds[b], r, res.eps_abs);
-      else
-        ck_assert_msg(r > nbounds[b] && r <= res.eps_abs, "NCP trial %d bound %g: %.17g", trial,
-                      nbounds[b], r);
+    // the NCP's (pgs.c): solver_ncp_eps_above against solver_residuals_on's eps_abs, without a
+    // hint and with each start's (first -1: none yet), on these entries and on plain contacts
+    // alone (no link: the hinted contact's shortcut, plain_all_finite)
+    solver_problem pl = p;
+    pl.link = NULL;
+    pl.mu_roll = NULL;
+    pl.box = NULL;
+    for (int plain = 0; plain < 2; plain++) {
+      const solver_problem* pp = plain ? &pl : &p;
+      solver_result res;
+      solver_residuals_on(pp, lam, c, cons, n, &res);
+      double e = res.eps_abs;
+      double nbounds[6] = {0, 1e-12, 0.5 * e, 0.999 * e, e, INFINITY};
+      for (int b = 0; b < 6; b++)
+        for (int start = -2; start < n + 1; start++) {
+          solver_stop_hint h = {start, -1};
+          double r = solver_ncp_eps_above(pp, lam, c, cons, n, nbounds[b], start < -1 ? NULL : &h);
+          if (isnan(e))
+            ck_assert_msg(isnan(r), "NCP %d trial %d bound %g start %d: %g, the full pass NaN",
+                          plain, trial, nbounds[b], start, r);
+          else if (!(e > nbounds[b]))
+            ck_assert_msg(r == e, "NCP %d trial %d bound %g start %d: %.17g, exact %.17g", plain,
+                          trial, nbounds[b], start, r, e);
+          else
+            ck_assert_msg(r > nbounds[b] && r <= e, "NCP %d trial %d bound %g start %d: %.17g",
+                          plain, trial, nbounds[b], start, r);
+        }
     }
   }
 }
