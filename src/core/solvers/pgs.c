@@ -17,10 +17,10 @@
 // swept from its blocks laid out by column: w[9 n a + 3 n t + 3 q + r] = entry (t, r) of block
 // (a, q) (row t of each block of row a, one after the other), so that a contact's update adds
 // three columns of 3n entries to c[3 base ..], two at a time and without the blocks' index,
-// each entry the sum solver_gcol_blocks forms (the same bits); and c = G lambda + g is the same
-// columns times each contact's impulse, summed in block_row_add's order (G symmetric bit for
-// bit, as the sweeps' column updates already take it: contact.c stores block (j, i) as the
-// transpose of (i, j)). Talos standing: the column updates 39e3 -> 24e3 Ir a step. Laid out
+// each entry the sum solver_gcol_blocks forms (the same bits). (c = G lambda + g afresh stays
+// solver_crows': from the panel it would be G' lambda + g, the same only where G is symmetric
+// bit for bit, as contact.c's is and a problem read from a file need not be.) Talos standing:
+// the column updates 39e3 -> 24e3 Ir a step. Laid out
 // once an island has had PGS_PANEL_SWEEPS sweeps: a body at rest takes one or two, which do not
 // pay the copy (a resting cube: +300 Ir a step with the panel from the start), Talos 30
 #define PGS_PANEL_SWEEPS 2
@@ -76,21 +76,6 @@ static inline void panel_add(const pgs_panel* pn, int a, const double d[3], doub
     memcpy(y + k, &yk, 16);
   }
   if (k < m) y[k] += w0[k] * d[0] + w1[k] * d[1] + w2[k] * d[2];
-}
-
-// c = (G + R) lambda + g on the panel's island (solver_crows' values): each row's blocks summed
-// in order from 0 as block_row_add sums them
-static void panel_crows(const solver_problem* p, const pgs_panel* pn, const double* lambda,
-                        double* c, int n) {
-  int m = pn->m, b3 = 3 * pn->base;
-  double* y = c + b3;
-  for (int k = 0; k < m; k++) y[k] = 0;
-  for (int a = 0; a < n; a++) panel_add(pn, a, lambda + b3 + 3 * a, y);
-  for (int k = 0; k < m; k++) y[k] = p->g[b3 + k] + y[k];
-  if (p->R)
-    for (int k = 0; k < m; k++) y[k] += p->R[b3 + k] * lambda[b3 + k];
-  else  // + 0 as with R = 0: -0 becomes +0 (solver_crows)
-    for (int k = 0; k < m; k++) y[k] += 0.0;
 }
 
 // c += (G + R)[:, 3i..3i+2] delta: the blocks of row i only (G symmetric), or the panel's
@@ -288,15 +273,13 @@ void solver_pgs(solver* s, const solver_problem* p, double* lambda, solver_resul
       stop_eps(s, p, lambda, c, cons, n, bounded ? tol : INFINITY, &hint, &r);
       // the running c collects round-off: confirm convergence on a fresh c = (G + R) lambda + g
       if (r.eps_abs <= tol) {
-        if (pn.w) panel_crows(p, &pn, lambda, c, n);
-        else solver_crows(p, lambda, c, cons, n);
+        solver_crows(p, lambda, c, cons, n);
         stop_eps(s, p, lambda, c, cons, n, bounded && !plain ? tol : INFINITY, &hint, &r);
         bounded = bounded && !plain;
       }
       if (warm && r.eps_abs > tol) {  // the sweep left the tolerance: back to the warm start
         island_copy(s->work, lambda, cons, n, 1);
-        if (pn.w) panel_crows(p, &pn, lambda, c, n);
-        else solver_crows(p, lambda, c, cons, n);
+        solver_crows(p, lambda, c, cons, n);
         solver_ncp_stop_on(s, p, lambda, c, cons, n, &r);  // its test again, the same bits
         bounded = 0;
         break;
