@@ -518,6 +518,33 @@ START_TEST(crba_tree_frames_vs_rnea) {
 }
 END_TEST
 
+// dyn_gravity (from the CRBA's composite inertias, no backward pass) against the body-frame
+// RNEA at rest, dyn_rnea_rest, to 1e-12 of max |g|: fails on a wrong frame for a root's or a
+// tree body's composite, or a sign of a_0
+START_TEST(gravity_from_composites_vs_rnea_rest) {
+  fixture f = fixture_file(k_crba_scenes[_i], NULL, 0);
+  const sim_model* m = f.s->model.m;
+  sim_data* d = f.s->data.d;
+  int nv = m->nv;
+  double* g0 = calloc((size_t)nv, sizeof(double));
+  double* g1 = calloc((size_t)nv, sizeof(double));
+  for (int s = 0; s < 10; s++) {
+    random_state(m, d->q, d->v, 1.5, 2);
+    kin_forward(m, d);
+    dyn_crba(m, d);
+    dyn_rnea_rest(m, d, NULL, 1, g0);
+    dyn_gravity(m, d, g1);
+    double gmax = max_abs(g0, nv), err = 0;
+    for (int i = 0; i < nv; i++) err = fmax(err, fabs(g1[i] - g0[i]));
+    ck_assert(gmax > 1);
+    ck_assert_msg(err <= 1e-12 * gmax, "%s: |g - RNEA at rest| %.3g of max |g| %.3g",
+                  k_crba_scenes[_i], err, gmax);
+  }
+  free(g0); free(g1);
+  fixture_free(&f);
+}
+END_TEST
+
 // the double pendulum written as URDF text, through the parser: joint 1's frame is turned by
 // Rx(90) (its -z axis is the world y axis, its -y axis points down), link 1's inertia frame is
 // turned by Rx(90) too (its iyy lands on the link z axis, i.e. the joint axis), link 2 inherits
@@ -601,6 +628,8 @@ static Suite* dynamics_suite(void) {
                       (int)(sizeof(k_power) / sizeof(k_power[0])));
   tcase_add_test(tf, double_pendulum_from_urdf_text);
   tcase_add_loop_test(tf, crba_tree_frames_vs_rnea, 0,
+                      (int)(sizeof(k_crba_scenes) / sizeof(k_crba_scenes[0])));
+  tcase_add_loop_test(tf, gravity_from_composites_vs_rnea_rest, 0,
                       (int)(sizeof(k_crba_scenes) / sizeof(k_crba_scenes[0])));
   suite_add_tcase(s, tf);
   return s;

@@ -293,6 +293,32 @@ void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int grav
   rnea_backward(m, d, tau, NULL, NULL);
 }
 
+// g(q) from dyn_crba's composite inertias: a dof's gravity torque is the force that carries its
+// subtree up at a_0 = (-g, 0) (RNEA at rest), S_i' Ic a_0 with Ic the composite inertia of its
+// body (its subtree), no backward pass. A body below a root in its tree's frame (world axes: a_0
+// as it is), a root in its body frame (a_0 turned by R'); with a purely linear a, Ic a = (m a,
+// h x a)
+void dyn_gravity(const sim_model* m, const sim_data* d, double* tau) {
+  const double ng[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
+  for (int b = 1; b < m->nbody; b++) {
+    int n = m->body_dofnum[b];
+    if (!n) continue;
+    const double* I = d->crb + 10 * b;
+    int k0 = m->body_dofadr[b], root = m->body_parent[b] == 0;
+    double a[3], f[6];
+    if (root) sp_mulmtv3(a, d->xmat + 9 * b, ng);
+    else sp_copy3(a, ng);
+    for (int i = 0; i < 3; i++) f[i] = I[0] * a[i];
+    sp_cross3(f + 3, I + 1, a);
+    const double* S = (root ? d->cdof : d->cdoft) + 6 * k0;
+    if (root && free_root(m, b)) {
+      for (int r = 0; r < 6; r++) tau[k0 + r] = free_dot(r, S + 6 * r, f);
+      continue;
+    }
+    for (int k = 0; k < n; k++) tau[k0 + k] = dot6(S + 6 * k, f);
+  }
+}
+
 // b(q, v) = RNEA with zero acceleration and no external force
 void dyn_bias(const sim_model* m, sim_data* d) {
   dyn_rnea(m, d, NULL, NULL, d->qfrc_bias);

@@ -438,8 +438,9 @@ void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options*
   int nv = m->nv;
   if (nv == 0) return;
   double* vm = sd->vprev;
-  // actions, limit springs and gravity: position-dependent only, one RNEA at rest and one solve
-  dyn_rnea_rest(m, d, NULL, 1, sd->tau);
+  // actions, limit springs and gravity: position-dependent only, one solve; gravity from the
+  // composite inertias of this state's CRBA (stage_mass)
+  dyn_gravity(m, d, sd->tau);
   for (int k = 0; k < nv; k++)
     sd->aact[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] + sd->qfrc_passive[k] - sd->tau[k];
   dyn_solve(m, d, sd->aact, 1);
