@@ -266,6 +266,19 @@ static inline void motion_cross(double r[6], const double v[6], const double s[6
   sp_cross3(r + 3, v + 3, s + 3);
 }
 
+// a root whose v, a and f dyn_rnea_vp turns to its tree's frame once, after its body-frame pass
+// (its children then take them as they are): one with descendants of some mass. Any other root's
+// children turn them themselves (the same values: only the cost differs)
+static inline int vp_root_turned(const sim_model* m, int r) {
+  return m->body_subtreemass[r] > m->body_mass[r];
+}
+
+// x = R x for the two halves of a spatial vector
+static inline void turn6(const double R[9], double x[6]) {
+  sp_mulmv3(x, R, x);
+  sp_mulmv3(x + 3, R, x + 3);
+}
+
 // dyn_rnea_vp's forward pass at a body b below its tree's root, in the tree's frame (world axes
 // at the root body's origin, a frame fixed in space at this instant: MuJoCo's mj_comVel and
 // mj_rne), where nothing is transformed from parent to child: v = v_p + v_J (v_J = S qd),
@@ -277,7 +290,7 @@ static void rnea_vp_tree_body(const sim_model* m, sim_data* d, int b, const doub
   int pb = m->body_parent[b], r = m->body_rootid[b];
   const double *vp = d->rvel + 6 * pb, *ap = d->cacc + 6 * pb;
   double vr[6], ar[6];
-  if (pb == r) {
+  if (pb == r && !vp_root_turned(m, r)) {
     const double* R = d->xmat + 9 * r;
     sp_mulmv3(vr, R, vp);
     sp_mulmv3(vr + 3, R, vp + 3);
@@ -313,14 +326,14 @@ static void rnea_vp_backward(const sim_model* m, sim_data* d, double* tau, const
     if (!tree_on[body_tree[b]]) continue;
     const double* f = cfrc + 6 * b;
     int pb = m->body_parent[b], r = m->body_rootid[b];
-    if (r == b) {
-      body_tau(m, d->cdof, b, f, tau);
+    if (r == b) {  // S in the frame of f: the tree's (world axes at the body origin: cdofw)
+      body_tau(m, vp_root_turned(m, b) ? d->cdofw : d->cdof, b, f, tau);
       continue;
     }
     for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
       tau[k] = dot6(d->cdoft + 6 * k, f);
     double* fp = cfrc + 6 * pb;
-    if (pb == r) {
+    if (pb == r && !vp_root_turned(m, r)) {
       const double* R = d->xmat + 9 * r;
       double t[6];
       sp_mulmtv3(t, R, f);
@@ -337,9 +350,18 @@ void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* bo
   memset(d->rvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
     if (!tree_on[body_tree[b]]) continue;
-    if (m->body_rootid[b] != b) rnea_vp_tree_body(m, d, b, v);
-    else if (free_root(m, b)) rnea_vp_free_root(m, d, b, v);
+    if (m->body_rootid[b] != b) {
+      rnea_vp_tree_body(m, d, b, v);
+      continue;
+    }
+    if (free_root(m, b)) rnea_vp_free_root(m, d, b, v);
     else rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+    if (vp_root_turned(m, b)) {
+      const double* R = d->xmat + 9 * b;
+      turn6(R, d->rvel + 6 * b);
+      turn6(R, d->cacc + 6 * b);
+      turn6(R, d->cfrc + 6 * b);
+    }
   }
   rnea_vp_backward(m, d, tau, body_tree, tree_on);
 }
