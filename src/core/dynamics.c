@@ -398,32 +398,6 @@ void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int grav
   rnea_backward(m, d, tau);
 }
 
-// g(q) from dyn_crba's composite inertias: a dof's gravity torque is the force that carries its
-// subtree up at a_0 = (-g, 0) (RNEA at rest), S_i' Ic a_0 with Ic the composite inertia of its
-// body (its subtree), no backward pass. A body below a root in its tree's frame (world axes: a_0
-// as it is), a root in its body frame (a_0 turned by R'); with a purely linear a, Ic a = (m a,
-// h x a)
-void dyn_gravity(const sim_model* m, const sim_data* d, double* tau) {
-  const double ng[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
-  for (int b = 1; b < m->nbody; b++) {
-    int n = m->body_dofnum[b];
-    if (!n) continue;
-    const double* I = d->crb + 10 * b;
-    int k0 = m->body_dofadr[b], root = m->body_parent[b] == 0;
-    double a[3], f[6];
-    if (root) sp_mulmtv3(a, d->xmat + 9 * b, ng);
-    else sp_copy3(a, ng);
-    for (int i = 0; i < 3; i++) f[i] = I[0] * a[i];
-    sp_cross3(f + 3, I + 1, a);
-    const double* S = (root ? d->cdof : d->cdoft) + 6 * k0;
-    if (root && free_root(m, b)) {
-      for (int r = 0; r < 6; r++) tau[k0 + r] = free_dot(r, S + 6 * r, f);
-      continue;
-    }
-    for (int k = 0; k < n; k++) tau[k0 + k] = dot6(S + 6 * k, f);
-  }
-}
-
 // b(q, v) = RNEA with zero acceleration and no external force
 void dyn_bias(const sim_model* m, sim_data* d) {
   dyn_rnea(m, d, NULL, NULL, d->qfrc_bias);
@@ -439,9 +413,11 @@ static inline int row_end(const sim_model* m, int i) {
 // dyn_crba's rows of the six dofs of a free body below the world (free_root), with its values:
 // every entry is within the body (no force carried to a parent), and a linear column's
 // I S = (m s, h x s) as its angular part is zero
-static void crba_free_root(const sim_model* m, sim_data* d, int b) {
+static void crba_free_root(const sim_model* m, sim_data* d, int b, const double ng[3]) {
   const double* I = d->crb + 10 * b;
   int da = m->body_dofadr[b];
+  double a[3];
+  sp_mulmtv3(a, d->xmat + 9 * b, ng);  // a_0 in the body frame
   // row da + r holds the r dofs below it, nearest first (factor_free_root's layout): indexed
   // directly and unrolled, the same operations in the same order
 #pragma GCC unroll 6
@@ -457,6 +433,7 @@ static void crba_free_root(const sim_model* m, sim_data* d, int b) {
     }
     double* row = d->qM + m->dof_Madr[i];
     row[0] = free_dot(r, S, F) + m->dof_armature[i];
+    d->qfrc_grav[i] = sp_dot3(F, a);
 #pragma GCC unroll 5
     for (int s = 1; s <= r; s++) row[s] = free_dot(r - s, d->cdof + 6 * (i - s), F);
   }
@@ -533,9 +510,12 @@ static inline void add10(double* restrict A, const double* restrict I) {
 // isolated body, a cube, needs no transform at all), its S in the tree frame being d->cdofw.
 // Composite inertias leaves first, then for each dof i the force F = Ic S_i, M_ij = S_j' F for
 // every ancestor dof j, stored along row i (dof_Madr: the diagonal, then the ancestors nearest
-// first); each dof's armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints)
+// first); each dof's armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints).
+// Gravity's generalized force comes with it: RNEA at rest carries dof i's subtree up at a_0 =
+// (-g, 0), S_i' Ic_i a_0 = F' a_0 (Ic symmetric), three products on F (d->qfrc_grav)
 void dyn_crba(const sim_model* m, sim_data* d) {
   int nv = m->nv;
+  const double ng[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
   // each body's own inertia (a root's slot: the sum of its descendants' to come)
   for (int b = 1; b < m->nbody; b++) {
     double* I = d->crb + 10 * b;
@@ -566,14 +546,18 @@ void dyn_crba(const sim_model* m, sim_data* d) {
   for (int i = 0; i < nv; i++) {
     int b = m->dof_body[i], adr = m->dof_Madr[i];
     if (free_root(m, b)) {  // the free joint's 6 x 6 block, all of these rows
-      crba_free_root(m, d, b);
+      crba_free_root(m, d, b, ng);
       i += 5;
       continue;
     }
-    const double* S = m->body_parent[b] == 0 ? d->cdof : d->cdoft;
-    double F[6];
+    int root = m->body_parent[b] == 0;
+    const double* S = root ? d->cdof : d->cdoft;
+    double F[6], a[3];
     inertia_mul(F, d->crb + 10 * b, S + 6 * i);
     d->qM[adr++] = dot6(S + 6 * i, F) + m->dof_armature[i];
+    if (root) sp_mulmtv3(a, d->xmat + 9 * b, ng);  // a_0 in the frame of F
+    else sp_copy3(a, ng);
+    d->qfrc_grav[i] = sp_dot3(F, a);
     // a free root's linear dofs da + 2, da + 1, da, the row's last three entries, move without
     // turning (d->cdofw's angular part of [R Rq' e_k; 0] is zero): their products by the exact
     // zeros left out

@@ -38,10 +38,6 @@ void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* bo
 // touched. The step's position-dependent forces (gravity, applied wrenches) come from here
 void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int gravity, double* tau);
 
-// tau = g(q), dyn_rnea_rest's gravity torques (no f_ext), from the composite inertias of
-// dyn_crba, which must have run at this q (d->crb, d->cdoft); the same values up to round-off
-void dyn_gravity(const sim_model* m, const sim_data* d, double* tau);
-
 // d->qfrc_bias = b(q, v): Coriolis, centrifugal and gravity forces (RNEA with qacc = 0)
 void dyn_bias(const sim_model* m, sim_data* d);
 
