@@ -518,6 +518,61 @@ START_TEST(crba_tree_frames_vs_rnea) {
 }
 END_TEST
 
+// at 10 random states of (m, d): dyn_crba's gravity torques d->qfrc_grav (from each row's force
+// Ic S, no backward pass) against the body-frame RNEA at rest, dyn_rnea_rest, and dyn_rnea_vp
+// (tree frames below each root, from the CRBA's d->cdoft and d->cinertt) against the body-frame
+// RNEA's velocity products, dyn_rnea_full with qacc 0 and no gravity, each to 1e-12 of its max:
+// fails on a wrong frame for a root's or a tree body's composite, a sign of a_0, a wrong dS/dt,
+// a root's turn or a force handed on in the wrong frame
+static void check_tree_frame_paths(const sim_model* m, sim_data* d, const char* name) {
+  int nv = m->nv, on = 1;
+  double* r0 = calloc((size_t)nv, sizeof(double));
+  double* r1 = calloc((size_t)nv, sizeof(double));
+  int* body_tree = calloc((size_t)m->nbody, sizeof(int));
+  for (int s = 0; s < 10; s++) {
+    random_state(m, d->q, d->v, 1.5, 2);
+    kin_forward(m, d);
+    dyn_crba(m, d);
+    dyn_rnea_rest(m, d, NULL, 1, r0);
+    double gmax = max_abs(r0, nv), err = 0;
+    for (int i = 0; i < nv; i++) err = fmax(err, fabs(d->qfrc_grav[i] - r0[i]));
+    ck_assert(gmax > 1e-3);
+    ck_assert_msg(err <= 1e-12 * gmax, "%s: |g - RNEA at rest| %.3g of max |g| %.3g", name, err,
+                  gmax);
+    dyn_rnea_full(m, d, d->v, NULL, NULL, 0, r0);
+    dyn_rnea_vp(m, d, d->v, body_tree, &on, r1);
+    double cmax = max_abs(r0, nv);
+    err = 0;
+    for (int i = 0; i < nv; i++) err = fmax(err, fabs(r1[i] - r0[i]));
+    ck_assert(cmax > 1e-3);
+    ck_assert_msg(err <= 1e-12 * cmax, "%s: |C v (tree) - C v (body)| %.3g of max %.3g", name,
+                  err, cmax);
+  }
+  free(r0); free(r1); free(body_tree);
+}
+
+START_TEST(tree_frame_gravity_and_vp) {
+  fixture f = fixture_file(k_crba_scenes[_i], NULL, 0);
+  check_tree_frame_paths(f.s->model.m, f.s->data.d, k_crba_scenes[_i]);
+  fixture_free(&f);
+}
+END_TEST
+
+// the same on random trees (prismatic, revolute and floating joints below the root), fixed and
+// free base
+START_TEST(random_trees_tree_frame_paths) {
+  for (int t = 0; t < 12; t++) {
+    sim_model* m;
+    sim_data* d;
+    build_random_tree(3 + 4 * t, t % 2 ? MODEL_BASE_FREE : MODEL_BASE_FIXED,
+                      (double[]){0.5, 1, -9.81}, &m, &d);
+    check_tree_frame_paths(m, d, "random tree");
+    data_free(d);
+    model_free(m);
+  }
+}
+END_TEST
+
 // the double pendulum written as URDF text, through the parser: joint 1's frame is turned by
 // Rx(90) (its -z axis is the world y axis, its -y axis points down), link 1's inertia frame is
 // turned by Rx(90) too (its iyy lands on the link z axis, i.e. the joint axis), link 2 inherits
@@ -602,6 +657,9 @@ static Suite* dynamics_suite(void) {
   tcase_add_test(tf, double_pendulum_from_urdf_text);
   tcase_add_loop_test(tf, crba_tree_frames_vs_rnea, 0,
                       (int)(sizeof(k_crba_scenes) / sizeof(k_crba_scenes[0])));
+  tcase_add_loop_test(tf, tree_frame_gravity_and_vp, 0,
+                      (int)(sizeof(k_crba_scenes) / sizeof(k_crba_scenes[0])));
+  tcase_add_test(tf, random_trees_tree_frame_paths);
   suite_add_tcase(s, tf);
   return s;
 }

@@ -46,9 +46,14 @@
   X(qLDiag, m->nv, 1, "D") \
   X(qLDiagSqrtInv, m->nv, 1, "D^-1/2") \
   X(qfrc_bias, m->nv, 1, "b(q, v)") \
-  X(cacc, m->nbody, 6, "RNEA body spatial accelerations, body frame") \
-  X(rvel, m->nbody, 6, "RNEA body velocities for the v it was given") \
-  X(cfrc, m->nbody, 6, "RNEA body spatial forces [f; n], body frame") \
+  X(cacc, m->nbody, 6, "RNEA body spatial accelerations, body frame (dyn_rnea_vp as rvel)") \
+  X(rvel, m->nbody, 6, "RNEA body velocities for the v it was given (body frame; dyn_rnea_vp: " \
+    "a body below a root in its tree's frame)") \
+  X(cfrc, m->nbody, 6, "RNEA body spatial forces [f; n], body frame (dyn_rnea_vp as rvel)") \
+  X(qfrc_grav, m->nv, 1, "g(q), gravity's generalized force as RNEA at rest gives it (dyn_crba: " \
+    "S_i' Ic_i a_0 = (Ic_i S_i)' a_0 from each row's force)") \
+  X(cinertt, m->nbody, 10, "a body's own inertia in its tree's frame (crb's layout; dyn_crba, " \
+    "bodies below a root: dyn_rnea_vp)") \
   X(crb, m->nbody, 10, "CRBA composite inertia, a tree's root body in its body frame, the other " \
     "bodies in their tree's frame (cdoft's): mass, first moment m*c (3), second moment about " \
     "the frame's origin xx yy zz xy xz yz")

@@ -96,28 +96,30 @@ static void fext_subtract(const sim_data* d, const double* fext, int b, double f
   for (int i = 0; i < 6; i++) f[i] -= fb[i];
 }
 
+// tau = S'f for body b's dofs, S in its body frame (cdof): a free root's and a revolute joint's
+// without the products by exact zeros (the same values up to the sign of an exact zero)
+static inline void body_tau(const sim_model* m, const double* cdof, int b, const double f[6],
+                            double* tau) {
+  int k0 = m->body_dofadr[b];
+  if (free_root(m, b)) {
+    for (int r = 0; r < 6; r++) tau[k0 + r] = free_dot(r, cdof + 6 * (k0 + r), f);
+  } else if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_REVOLUTE) {  // S = [0; axis]
+    const double* S = cdof + 6 * k0;
+    tau[k0] = S[3] * f[3] + S[4] * f[4] + S[5] * f[5];
+  } else {
+    for (int k = k0; k < k0 + m->body_dofnum[b]; k++) tau[k] = dot6(cdof + 6 * k, f);
+  }
+}
+
 // RNEA's backward pass on the body forces d->cfrc: joint forces, then forces handed to the
 // parent (RBDA eq. 5.10-5.11)
-static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const int* body_tree,
-                          const int* tree_on) {
+static void rnea_backward(const sim_model* m, sim_data* d, double* tau) {
   double* cfrc = d->cfrc;
   const double* cdof = d->cdof;
   for (int b = m->nbody - 1; b > 0; b--) {
-    if (tree_on && !tree_on[body_tree[b]]) continue;
     const double* f = cfrc + 6 * b;
-    int k0 = m->body_dofadr[b], pb = m->body_parent[b];
-    if (free_root(m, b)) {  // S'f without the products by exact zeros; no parent to hand f to
-      for (int r = 0; r < 6; r++) tau[k0 + r] = free_dot(r, cdof + 6 * (k0 + r), f);
-      continue;
-    }
-    if (m->jnt_type[m->body_jnt[b]] == MODEL_JOINT_REVOLUTE) {
-      // S = [0; axis]: S'f without the products by its exact zeros (the same value up to the
-      // sign of an exact zero)
-      const double* S = cdof + 6 * k0;
-      tau[k0] = S[3] * f[3] + S[4] * f[4] + S[5] * f[5];
-    } else {
-      for (int k = k0; k < k0 + m->body_dofnum[b]; k++) tau[k] = dot6(cdof + 6 * k, f);
-    }
+    int pb = m->body_parent[b];
+    body_tau(m, cdof, b, f, tau);
     if (pb > 0) {
       double fp[6], *fpb = cfrc + 6 * pb;
       force_to_parent(fp, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b, f);
@@ -126,12 +128,10 @@ static void rnea_backward(const sim_model* m, sim_data* d, double* tau, const in
   }
 }
 
-// f = I a + v x* (I v) - f_ext for body b (RBDA eq. 5.9): rnea_forward_body's last part
-static inline void rnea_body_force(const sim_model* m, sim_data* d, int b, const double v[6],
-                                   const double a[6], const double* fext) {
-  const double* I = m->body_cinert + 10 * b;
+// f = I a + v x* (I v) (RBDA eq. 5.9), any frame
+static inline void spatial_force(double f[6], const double I[10], const double v[6],
+                                 const double a[6]) {
   double Iv[6], t1[3], t2[3];
-  double* f = d->cfrc + 6 * b;
   inertia_mul(f, I, a);
   inertia_mul(Iv, I, v);
   sp_cross3(t1, v + 3, Iv);
@@ -139,6 +139,13 @@ static inline void rnea_body_force(const sim_model* m, sim_data* d, int b, const
   sp_cross3(t1, v + 3, Iv + 3);
   sp_cross3(t2, v, Iv);
   for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
+}
+
+// f = I a + v x* (I v) - f_ext for body b (RBDA eq. 5.9): rnea_forward_body's last part
+static inline void rnea_body_force(const sim_model* m, sim_data* d, int b, const double v[6],
+                                   const double a[6], const double* fext) {
+  double* f = d->cfrc + 6 * b;
+  spatial_force(f, m->body_cinert + 10 * b, v, a);
   if (fext) fext_subtract(d, fext, b, f);
 }
 
@@ -208,7 +215,7 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v_in, const do
   // forward pass: velocities, accelerations and body forces
   memset(d->rvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) rnea_forward_body(m, d, b, v_in, qacc, fext, gravity);
-  rnea_backward(m, d, tau, NULL, NULL);
+  rnea_backward(m, d, tau);
 }
 
 // rnea_forward_body's velocity products (no gravity, qacc or f_ext) for a body on a free joint
@@ -250,15 +257,113 @@ static void rnea_vp_free_root(const sim_model* m, sim_data* d, int b, const doub
   for (int i = 0; i < 3; i++) f[3 + i] += t1[i] + t2[i];
 }
 
+// motion cross product r = v x s: (w x u + v x z, w x z) for v = (v, w), s = (u, z)
+static inline void motion_cross(double r[6], const double v[6], const double s[6]) {
+  double t[3];
+  sp_cross3(r, v + 3, s);
+  sp_cross3(t, v, s + 3);
+  sp_add3(r, r, t);
+  sp_cross3(r + 3, v + 3, s + 3);
+}
+
+// a root whose v, a and f dyn_rnea_vp turns to its tree's frame once, after its body-frame pass
+// (its children then take them as they are): one with descendants of some mass. Any other root's
+// children turn them themselves (the same values: only the cost differs)
+static inline int vp_root_turned(const sim_model* m, int r) {
+  return m->body_subtreemass[r] > m->body_mass[r];
+}
+
+// x = R x for the two halves of a spatial vector
+static inline void turn6(const double R[9], double x[6]) {
+  sp_mulmv3(x, R, x);
+  sp_mulmv3(x + 3, R, x + 3);
+}
+
+// dyn_rnea_vp's forward pass at a body b below its tree's root, in the tree's frame (world axes
+// at the root body's origin, a frame fixed in space at this instant: MuJoCo's mj_comVel and
+// mj_rne), where nothing is transformed from parent to child: v = v_p + v_J (v_J = S qd),
+// a = a_p + dS/dt qd with dS/dt = v x S for a column fixed in the body (1-dof and ball joints, a
+// free joint's angular ones: a = a_p + v x v_J) and v_p x S for one fixed in the parent (a free
+// joint's linear ones, model.h), f = I a + v x* (I v) with the body's own inertia d->cinertt.
+// The root's v and a, body-frame ones, are turned to the tree's axes
+static void rnea_vp_tree_body(const sim_model* m, sim_data* d, int b, const double* qd) {
+  int pb = m->body_parent[b], r = m->body_rootid[b];
+  const double *vp = d->rvel + 6 * pb, *ap = d->cacc + 6 * pb;
+  double vr[6], ar[6];
+  if (pb == r && !vp_root_turned(m, r)) {
+    const double* R = d->xmat + 9 * r;
+    sp_mulmv3(vr, R, vp);
+    sp_mulmv3(vr + 3, R, vp + 3);
+    sp_mulmv3(ar, R, ap);
+    sp_mulmv3(ar + 3, R, ap + 3);
+    vp = vr;
+    ap = ar;
+  }
+  double *v = d->rvel + 6 * b, *a = d->cacc + 6 * b, vj[6], c[6];
+  int k0 = m->body_dofadr[b], n = m->body_dofnum[b];
+  const double* S = d->cdoft + 6 * k0;
+  for (int i = 0; i < 6; i++) vj[i] = S[i] * qd[k0];
+  for (int k = 1; k < n; k++)
+    for (int i = 0; i < 6; i++) vj[i] += S[6 * k + i] * qd[k0 + k];
+  for (int i = 0; i < 6; i++) v[i] = vp[i] + vj[i];
+  motion_cross(c, v, vj);
+  if (n == 6) {  // a free joint: its linear columns' v x S_lin qd less, (v - v_p) x = v_J x
+    double l[3], t[3];
+    for (int i = 0; i < 3; i++) l[i] = S[i] * qd[k0] + S[6 + i] * qd[k0 + 1] + S[12 + i] * qd[k0 + 2];
+    sp_cross3(t, vj + 3, l);
+    sp_sub3(c, c, t);
+  }
+  for (int i = 0; i < 6; i++) a[i] = ap[i] + c[i];
+  spatial_force(d->cfrc + 6 * b, d->cinertt + 10 * b, v, a);
+}
+
+// dyn_rnea_vp's backward pass: a body below its root hands its force (tree frame) to its parent
+// as it is, to the root turned to the root's body frame (R'f); S'f with the tree-frame S
+static void rnea_vp_backward(const sim_model* m, sim_data* d, double* tau, const int* body_tree,
+                             const int* tree_on) {
+  double* cfrc = d->cfrc;
+  for (int b = m->nbody - 1; b > 0; b--) {
+    if (!tree_on[body_tree[b]]) continue;
+    const double* f = cfrc + 6 * b;
+    int pb = m->body_parent[b], r = m->body_rootid[b];
+    if (r == b) {  // S in the frame of f: the tree's (world axes at the body origin: cdofw)
+      body_tau(m, vp_root_turned(m, b) ? d->cdofw : d->cdof, b, f, tau);
+      continue;
+    }
+    for (int k = m->body_dofadr[b]; k < m->body_dofadr[b] + m->body_dofnum[b]; k++)
+      tau[k] = dot6(d->cdoft + 6 * k, f);
+    double* fp = cfrc + 6 * pb;
+    if (pb == r && !vp_root_turned(m, r)) {
+      const double* R = d->xmat + 9 * r;
+      double t[6];
+      sp_mulmtv3(t, R, f);
+      sp_mulmtv3(t + 3, R, f + 3);
+      for (int i = 0; i < 6; i++) fp[i] += t[i];
+    } else {
+      for (int i = 0; i < 6; i++) fp[i] += f[i];
+    }
+  }
+}
+
 void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
                  const int* tree_on, double* tau) {
   memset(d->rvel, 0, 6 * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
     if (!tree_on[body_tree[b]]) continue;
+    if (m->body_rootid[b] != b) {
+      rnea_vp_tree_body(m, d, b, v);
+      continue;
+    }
     if (free_root(m, b)) rnea_vp_free_root(m, d, b, v);
     else rnea_forward_body(m, d, b, v, NULL, NULL, 0);
+    if (vp_root_turned(m, b)) {
+      const double* R = d->xmat + 9 * b;
+      turn6(R, d->rvel + 6 * b);
+      turn6(R, d->cacc + 6 * b);
+      turn6(R, d->cfrc + 6 * b);
+    }
   }
-  rnea_backward(m, d, tau, body_tree, tree_on);
+  rnea_vp_backward(m, d, tau, body_tree, tree_on);
 }
 
 void dyn_rnea(const sim_model* m, sim_data* d, const double* qacc, const double* fext,
@@ -290,7 +395,7 @@ void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int grav
     sp_cross3(f + 3, I + 1, a);
     if (fext) fext_subtract(d, fext, b, f);
   }
-  rnea_backward(m, d, tau, NULL, NULL);
+  rnea_backward(m, d, tau);
 }
 
 // b(q, v) = RNEA with zero acceleration and no external force
@@ -308,9 +413,11 @@ static inline int row_end(const sim_model* m, int i) {
 // dyn_crba's rows of the six dofs of a free body below the world (free_root), with its values:
 // every entry is within the body (no force carried to a parent), and a linear column's
 // I S = (m s, h x s) as its angular part is zero
-static void crba_free_root(const sim_model* m, sim_data* d, int b) {
+static void crba_free_root(const sim_model* m, sim_data* d, int b, const double ng[3]) {
   const double* I = d->crb + 10 * b;
   int da = m->body_dofadr[b];
+  double a[3];
+  sp_mulmtv3(a, d->xmat + 9 * b, ng);  // a_0 in the body frame
   // row da + r holds the r dofs below it, nearest first (factor_free_root's layout): indexed
   // directly and unrolled, the same operations in the same order
 #pragma GCC unroll 6
@@ -326,6 +433,7 @@ static void crba_free_root(const sim_model* m, sim_data* d, int b) {
     }
     double* row = d->qM + m->dof_Madr[i];
     row[0] = free_dot(r, S, F) + m->dof_armature[i];
+    d->qfrc_grav[i] = sp_dot3(F, a);
 #pragma GCC unroll 5
     for (int s = 1; s <= r; s++) row[s] = free_dot(r - s, d->cdof + 6 * (i - s), F);
   }
@@ -402,9 +510,12 @@ static inline void add10(double* restrict A, const double* restrict I) {
 // isolated body, a cube, needs no transform at all), its S in the tree frame being d->cdofw.
 // Composite inertias leaves first, then for each dof i the force F = Ic S_i, M_ij = S_j' F for
 // every ancestor dof j, stored along row i (dof_Madr: the diagonal, then the ancestors nearest
-// first); each dof's armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints)
+// first); each dof's armature adds to its diagonal entry (MuJoCo's mj_crb; 0 for URDF joints).
+// Gravity's generalized force comes with it: RNEA at rest carries dof i's subtree up at a_0 =
+// (-g, 0), S_i' Ic_i a_0 = F' a_0 (Ic symmetric), three products on F (d->qfrc_grav)
 void dyn_crba(const sim_model* m, sim_data* d) {
   int nv = m->nv;
+  const double ng[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
   // each body's own inertia (a root's slot: the sum of its descendants' to come)
   for (int b = 1; b < m->nbody; b++) {
     double* I = d->crb + 10 * b;
@@ -414,6 +525,7 @@ void dyn_crba(const sim_model* m, sim_data* d) {
       continue;
     }
     inertia_tree(m, d, b, d->xpos + 3 * r, I);
+    memcpy(d->cinertt + 10 * b, I, 10 * sizeof(double));
     cdof_tree(m, d, b, d->xpos + 3 * r);
   }
   // composite inertias, leaves first
@@ -434,14 +546,18 @@ void dyn_crba(const sim_model* m, sim_data* d) {
   for (int i = 0; i < nv; i++) {
     int b = m->dof_body[i], adr = m->dof_Madr[i];
     if (free_root(m, b)) {  // the free joint's 6 x 6 block, all of these rows
-      crba_free_root(m, d, b);
+      crba_free_root(m, d, b, ng);
       i += 5;
       continue;
     }
-    const double* S = m->body_parent[b] == 0 ? d->cdof : d->cdoft;
-    double F[6];
+    int root = m->body_parent[b] == 0;
+    const double* S = root ? d->cdof : d->cdoft;
+    double F[6], a[3];
     inertia_mul(F, d->crb + 10 * b, S + 6 * i);
     d->qM[adr++] = dot6(S + 6 * i, F) + m->dof_armature[i];
+    if (root) sp_mulmtv3(a, d->xmat + 9 * b, ng);  // a_0 in the frame of F
+    else sp_copy3(a, ng);
+    d->qfrc_grav[i] = sp_dot3(F, a);
     // a free root's linear dofs da + 2, da + 1, da, the row's last three entries, move without
     // turning (d->cdofw's angular part of [R Rq' e_k; 0] is zero): their products by the exact
     // zeros left out

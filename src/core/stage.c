@@ -438,10 +438,10 @@ void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options*
   int nv = m->nv;
   if (nv == 0) return;
   double* vm = sd->vprev;
-  // actions, limit springs and gravity: position-dependent only, one RNEA at rest and one solve
-  dyn_rnea_rest(m, d, NULL, 1, sd->tau);
+  // actions, limit springs and gravity: position-dependent only, one solve; gravity from this
+  // state's CRBA (stage_mass)
   for (int k = 0; k < nv; k++)
-    sd->aact[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] + sd->qfrc_passive[k] - sd->tau[k];
+    sd->aact[k] = sd->qfrc_ext[k] + sd->qfrc_limit[k] + sd->qfrc_passive[k] - d->qfrc_grav[k];
   dyn_solve(m, d, sd->aact, 1);
   // velocity products C(q, vm) vm at the midpoint velocity, by fixed-point iteration from the
   // line through the last two steps' (sd->apas, sd->apas1; zero before the first step), within
