@@ -207,13 +207,13 @@ END_TEST
 // a stack built by falling: a cube resting on the floor and NSTACK - 1 cubes above it, 1 cm
 // apart; they land one by one, each joining the bottom cube's island. An island of c stacked
 // cubes has 4 c contacts (4 corners on the floor and on each cube below) and 6 c dofs, fewer than
-// its 12 c contact rows, so ADMM factors it in dof space: 6 c rows. With ADMM in 0.53 MiB the
+// its 12 c contact rows, so ADMM factors it in dof space: 6 c rows. With ADMM in 0.54 MiB the
 // island work holds fewer rows than the whole stack needs: the first step whose island needs more
 // (c = rows held / 6 + 1) stops the run (CSIM_ERR_RUN) naming 4 c contacts, 6 c rows, the rows
 // held and the budget, before the state moves; every earlier step solved every island
 START_TEST(admm_island_past_reserve_stops) {
   char* y = cubes_yaml(NSTACK, 1, 0, HALF, 0.11,
-                       "contact: {model: ncp, friction: 0.5, memory_budget: 0.53}\n"
+                       "contact: {model: ncp, friction: 0.5, memory_budget: 0.54}\n"
                        "solver: {name: admm, tolerance: 1.0e-6, max_iterations: 500}\n"
                        "integrator: {dt: 1.0e-3, duration: 0.6}\n");
   scn_config* cfg = NULL;
@@ -246,7 +246,7 @@ START_TEST(admm_island_past_reserve_stops) {
   ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
   snprintf(want, sizeof want, "the island work holds %d rows", held);
   ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
-  ck_assert_msg(strstr(err.msg, "contact.memory_budget 0.53 MiB") &&
+  ck_assert_msg(strstr(err.msg, "contact.memory_budget 0.54 MiB") &&
                     strstr(err.msg, "raise contact.memory_budget"), "%s", err.msg);
   snprintf(want, sizeof want, "at step %d ", steps);
   ck_assert_msg(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
