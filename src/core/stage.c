@@ -20,7 +20,6 @@
 void stage_positions(const step_model* sm, step_data* sd, const sim_options* o) {
   (void)o;  // every stage takes (model, data, options); this one needs no option
   kin_forward(sm->m, sd->d);
-  kin_velocity(sm->m, sd->d);
 }
 
 // mark the robot of body b as touching something
@@ -269,11 +268,14 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
     memset(sd->qfrc_ext, 0, sizeof(double) * (size_t)nv);
     return;
   }
+  int nforce = 0;  // force actions: the only writers of xfrc_applied
   for (int a = 0; a < sm->nact; a++) {
-    if (sm->act[a].a.type == ACT_FORCE)
+    if (sm->act[a].a.type == ACT_FORCE) {
       force_action(sm, sd, &sm->act[a], t);
-    else
+      nforce++;
+    } else {
       joint_action(sm, sd, &sm->act[a], t);
+    }
   }
   for (int c = 0; c < sm->nctl; c++) ctl_apply(m, &sm->ctl[c], &sd->ctl[c], d->qfrc_applied);
   // URDF effort limits on the joint torques of actions
@@ -291,7 +293,7 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
   // generalized applied force qfrc_applied + J'f_ext (RNEA at rest without gravity: -J'f_ext)
   memcpy(sd->qfrc_ext, d->qfrc_applied, sizeof(double) * (size_t)nv);
   int any = 0;
-  for (int k = 0; k < 6 * m->nbody && !any; k++) any = d->xfrc_applied[k] != 0;
+  for (int k = 0; k < 6 * m->nbody && !any && nforce; k++) any = d->xfrc_applied[k] != 0;
   if (any) {
     dyn_rnea_rest(m, d, d->xfrc_applied, 0, sd->tau);
     for (int k = 0; k < nv; k++) sd->qfrc_ext[k] -= sd->tau[k];
@@ -301,6 +303,9 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
 csim_status stage_control(const step_model* sm, step_data* sd, const sim_options* o,
                           csim_error* err) {
   if (!sm->nctl) return CSIM_OK;
+  // body velocities for the controllers' sensors, their only reader in the step (computed here,
+  // not in stage_positions: a run without controllers does not pay for them)
+  kin_velocity(sm->m, sd->d);
   const contact_data* c = sd->con;
   ctl_link_forces(sm->m, c->con, c->ncon - c->nlimit, c->frame, c->lambda, o->dt,
                   sd->link_contact, sd->link_force);
@@ -455,19 +460,24 @@ static int append_limit(const step_model* sm, step_data* sd, int n, int j, int s
   return 1;
 }
 
+// a ball joint's one limit side, MuJoCo's cone limit: gap = range[1] - angle, rate -axis.v (the
+// rotation's angle and axis, body axes: d angle/dt = axis.w); returns 2 (limit_sides)
+static int ball_limit_side(const sim_model* m, const sim_data* d, int j, const double* v,
+                           double gap[2], double rate[2], double axis[3]) {
+  kin_ball_rotation(m, d->q, j, axis);
+  gap[1] = m->jnt_range[2 * j + 1] - sp_normalize3(axis);
+  rate[1] = -sp_dot3(axis, v + m->jnt_dofadr[j]);
+  return 2;
+}
+
 // the limits of joint j at velocity v: for each side present (bit s of the result; 0 lower, 1
-// upper) the gap and its rate of change. A ball joint has one side, MuJoCo's cone limit: gap =
-// range[1] - angle, rate -axis.v (the rotation's angle and axis, body axes: d angle/dt = axis.w)
-static int limit_sides(const sim_model* m, const sim_data* d, int j, const double* v,
-                       double gap[2], double rate[2], double axis[3]) {
+// upper) the gap and its rate of change (a ball joint: ball_limit_side). Inline: a 1-dof joint's
+// sides are a few subtractions, less than a call (every joint of a legged robot, twice a step)
+static inline int limit_sides(const sim_model* m, const sim_data* d, int j, const double* v,
+                              double gap[2], double rate[2], double axis[3]) {
+  if (m->jnt_type[j] == MODEL_JOINT_BALL) return ball_limit_side(m, d, j, v, gap, rate, axis);
   const double* rg = m->jnt_range + 2 * j;
   int dof = m->jnt_dofadr[j];
-  if (m->jnt_type[j] == MODEL_JOINT_BALL) {
-    kin_ball_rotation(m, d->q, j, axis);
-    gap[1] = rg[1] - sp_normalize3(axis);
-    rate[1] = -sp_dot3(axis, v + dof);
-    return 2;
-  }
   double q = d->q[m->jnt_qadr[j]];
   gap[0] = q - rg[0];
   gap[1] = rg[1] - q;
