@@ -388,18 +388,29 @@ typedef struct {
   double ed[3][2];  // edges of (v0, v1, v2), for the third pass
 } pm_sel;
 
+// pass 0 on candidate i at coordinates p: the farthest from v0 so far (ties: the lower index)
+static inline void pm_far(pm_sel* s, int i, const double p[2]) {
+  double dd = p[0] * p[0] + p[1] * p[1];
+  if (dd > s->best || (dd == s->best && i < s->idx[1])) {
+    s->best = dd;
+    s->idx[1] = i;
+    s->q[1][0] = p[0];
+    s->q[1][1] = p[1];
+  }
+}
+
 // one spread pass over candidates ci[0..n) with coordinates P (n x 2), raising s->best and
-// s->idx[pass + 1] (ties: the lower index): 0 the farthest from v0, 1 the largest |triangle| with
-// v0 and v1 (twice its signed area along nl), 2 the most area added outside (v0, v1, v2)
+// s->idx[pass + 1] (ties: the lower index): 0 the farthest from v0 (pm_far), 1 the largest
+// |triangle| with v0 and v1 (twice its signed area along nl), 2 the most area added outside
+// (v0, v1, v2)
 static void pm_pass(pm_sel* s, int pass, const int* ci, const double* P, int n) {
+  if (pass == 0) {
+    for (int k = 0; k < n; k++) pm_far(s, ci[k], P + 2 * k);
+    return;
+  }
   double best = s->best;
   int id = s->idx[pass + 1], kw = -1;  // kw: the winner's place here, if it is here
-  if (pass == 0) {
-    for (int k = 0; k < n; k++) {
-      double x = P[2 * k], y = P[2 * k + 1], dd = x * x + y * y;
-      if (dd > best || (dd == best && ci[k] < id)) { best = dd; id = ci[k]; kw = k; }
-    }
-  } else if (pass == 1) {
+  if (pass == 1) {
     double ax = s->q[1][0], ay = s->q[1][1];
     for (int k = 0; k < n; k++) {
       double ar = ax * P[2 * k + 1] - ay * P[2 * k], aa = fabs(ar);
@@ -455,16 +466,23 @@ static int pm_spread(const double* V, int nvert, const double nl[3], double off,
   int ci[PM_CMAX];
   sp_perp3(t1, nl);
   sp_cross3(t2, nl, t1);
-  if (cand)
-    for (int k = 0; k < nc; k++) pm_proj(V, v0, t1, t2, cand[k], P + 2 * k);
+  // s.best 0 at each pass: v0 itself (score 0) never wins
   pm_sel s = {{i0, -1, -1, -1}, {{0, 0}, {0, 0}, {0, 0}}, 0, 1, {{0, 0}, {0, 0}, {0, 0}}};
+  if (cand)  // pass 0 as the candidates are projected
+    for (int k = 0; k < nc; k++) {
+      pm_proj(V, v0, t1, t2, cand[k], P + 2 * k);
+      pm_far(&s, cand[k], P + 2 * k);
+    }
   int cnt = 1;
   double l2 = 0;
   for (int pass = 0; pass < 3; pass++) {
-    s.best = 0;  // v0 itself (score 0) never wins
     if (cand) {
-      pm_pass(&s, pass, cand, P, nc);
+      if (pass > 0) {
+        s.best = 0;
+        pm_pass(&s, pass, cand, P, nc);
+      }
     } else {
+      s.best = 0;
       for (int i = 0; i < nvert;) {
         int n = 0;
         for (; i < nvert && n < PM_CMAX; i++)
