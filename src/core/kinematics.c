@@ -206,8 +206,12 @@ void kin_forward(const sim_model* m, sim_data* d) {
     int b = m->geom_body[g];
     const double* q = m->geom_quat + 4 * g;
     if (model_is_id(q)) {
+      const double* gp = m->geom_pos + 3 * g;
       memcpy(d->geom_xmat + 9 * g, d->xmat + 9 * b, 9 * sizeof(double));
-      sp_xform(d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, m->geom_pos + 3 * g);
+      if (gp[0] == 0 && gp[1] == 0 && gp[2] == 0)  // at the body origin: R 0 + p is p, up to the
+        sp_copy3(d->geom_xpos + 3 * g, d->xpos + 3 * b);  // sign of an exact zero
+      else
+        sp_xform(d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b, gp);
       continue;
     }
     sp_mulpose(d->geom_xmat + 9 * g, d->geom_xpos + 3 * g, d->xmat + 9 * b, d->xpos + 3 * b,

@@ -470,9 +470,11 @@ static int ball_limit_side(const sim_model* m, const sim_data* d, int j, const d
   return 2;
 }
 
-// the limits of joint j at velocity v: for each side present (bit s of the result; 0 lower, 1
-// upper) the gap and its rate of change (a ball joint: ball_limit_side). Inline: a 1-dof joint's
-// sides are a few subtractions, less than a call (every joint of a legged robot, twice a step)
+// the limits of joint j at velocity v: for each side (bit s of the result; 0 lower, 1 upper) the
+// gap and its rate of change (a ball joint: ball_limit_side). Inline: a 1-dof joint's sides are a
+// few subtractions, less than a call (every joint of a legged robot, twice a step). A 1-dof
+// joint's side is present only where its bound is finite (limit_bounded), which the callers ask
+// last: a joint far from its limits does not
 static inline int limit_sides(const sim_model* m, const sim_data* d, int j, const double* v,
                               double gap[2], double rate[2], double axis[3]) {
   if (m->jnt_type[j] == MODEL_JOINT_BALL) return ball_limit_side(m, d, j, v, gap, rate, axis);
@@ -483,7 +485,12 @@ static inline int limit_sides(const sim_model* m, const sim_data* d, int j, cons
   gap[1] = rg[1] - q;
   rate[0] = v[dof];
   rate[1] = -v[dof];
-  return (isfinite(rg[0]) ? 1 : 0) | (isfinite(rg[1]) ? 2 : 0);
+  return 3;
+}
+
+// side `side` of joint j's limits is present (limit_sides): a ball joint's cone, a finite bound
+static int limit_bounded(const sim_model* m, int j, int side) {
+  return m->jnt_type[j] == MODEL_JOINT_BALL || isfinite(m->jnt_range[2 * j + side]);
 }
 
 void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, double h) {
@@ -503,6 +510,7 @@ void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, dou
       // libm call: a NaN gives 0 as there, and the sign of a zero is lost on the nonzero gap)
       double ap = -rate[side] > 0 ? -rate[side] : 0;
       if (gap[side] > o->margin && gap[side] - h * ap > o->margin) continue;
+      if (!limit_bounded(m, j, side)) continue;
       n += append_limit(sm, sd, n, j, side, gap[side], ax);
     }
   }
@@ -576,6 +584,7 @@ int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options*
       if (!(sides >> side & 1)) continue;
       double gap1 = gap[side] + h * rate[side];
       if (gap1 >= 0 || gap[side] < 0) continue;  // not crossed, or already beyond (then in the problem)
+      if (!limit_bounded(m, j, side)) continue;
       int present = 0;
       for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
         present |= c->con[i].geom1 > CONTACT_SPIN && c->con[i].geom2 == j &&
@@ -639,7 +648,7 @@ csim_status stage_check(const step_model* sm, const step_data* sd, const sim_opt
   const sim_model* m = sm->m;
   const sim_data* d = sd->d;
   for (int k = 0; k < m->nv; k++)
-    if (!isfinite(d->v[k]) || fabs(d->v[k]) > SIM_VMAX)
+    if (!(fabs(d->v[k]) <= SIM_VMAX))  // not finite (a NaN compares false) or beyond SIM_VMAX
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                      "diverged at step %ld (t = %.6g s): velocity %d is %g%s", sd->step - 1,
                      d->time - h, k, d->v[k],

@@ -411,16 +411,17 @@ static void pm_pass(pm_sel* s, int pass, const int* ci, const double* P, int n) 
   double best = s->best;
   int id = s->idx[pass + 1], kw = -1;  // kw: the winner's place here, if it is here
   if (pass == 1) {
-    double ax = s->q[1][0], ay = s->q[1][1];
+    double ax = s->q[1][0], ay = s->q[1][1], sgn = s->sgn;
     for (int k = 0; k < n; k++) {
       double ar = ax * P[2 * k + 1] - ay * P[2 * k], aa = fabs(ar);
       if (aa > best || (aa == best && ci[k] < id)) {
         best = aa;
         id = ci[k];
         kw = k;
-        s->sgn = ar > 0 ? 1 : -1;
+        sgn = ar > 0 ? 1 : -1;
       }
     }
+    s->sgn = sgn;
   } else {
     // each edge's area sg (ed_x (y - q_y) - ed_y (x - q_x)) as (sg ed_x) (y - q_y) - (sg ed_y)
     // (x - q_x): sg is +-1, so the same bits up to the sign of an exact zero, which no
