@@ -420,6 +420,25 @@ static int plane_mesh_pose(const coll_hull* hl, const double R[9], double x, dou
     ck_assert_double_eq_tol(c[k].pos[2], w[2] / 2, 1e-15);
   }
   ck_assert_double_eq_tol(c[0].depth, -h0, 2e-15);
+  // the ring from a start hint (coll_detect keeps the last call's): from every half-edge the
+  // level cuts (the ascent finds one of them), the same contacts, bit for bit; a stale hint (an
+  // edge the level does not cut) falls back to the ascent
+  int hint[2];
+  m.hint = hint;
+  for (int e = 0; e < 3 * hl->ntri; e++) {
+    int a = hl->tri[e], b = hl->tri[e - e % 3 + (e % 3 + 1) % 3];
+    int cut = sp_dot3(nl, hl->vert + 3 * a) + off <= margin &&
+              sp_dot3(nl, hl->vert + 3 * b) + off > margin;
+    if (!cut && e % 97) continue;
+    hint[0] = -1;
+    hint[1] = e;
+    coll_contact ch[COLL_MAX_PAIR_CONTACTS];
+    ck_assert_int_eq(coll_plane_mesh(&p, &m, margin, ch), n);
+    for (int k = 0; k < n; k++) {
+      ck_assert_int_eq(ch[k].feature, c[k].feature);
+      ck_assert(memcmp(ch[k].pos, c[k].pos, sizeof c[k].pos) == 0 && ch[k].depth == c[k].depth);
+    }
+  }
   return ncand;
 }
 

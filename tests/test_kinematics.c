@@ -366,6 +366,15 @@ static void check_placed_frames(const sim_model* m, sim_data* d) {
       sp_mulmm3(R, R0, Rq);
       for (int e = 0; e < 9; e++) ck_assert_double_eq_tol(d->xloc_mat[9 * b + e], R[e], 1e-14);
     }
+    // world poses: the parent's times the local one (sp_mulpose; kin_forward's mulpose_axis on
+    // joints along a coordinate axis skips the products by zeros)
+    for (int b = 1; b < m->nbody; b++) {
+      int pb = m->body_parent[b];
+      double R[9], p[3];
+      sp_mulpose(R, p, d->xmat + 9 * pb, d->xpos + 3 * pb, d->xloc_mat + 9 * b, d->xloc_pos + 3 * b);
+      for (int e = 0; e < 9; e++) ck_assert(d->xmat[9 * b + e] == R[e]);  // +0 == -0
+      for (int e = 0; e < 3; e++) ck_assert(d->xpos[3 * b + e] == p[e]);
+    }
     for (int g = 0; g < m->ngeom; g++) {
       int b = m->geom_body[g];
       double Rg[9], R[9], p[3];
@@ -383,6 +392,12 @@ START_TEST(placed_frames_match_products) {
   sim_data* d;
   build(u, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
   ck_assert_int_gt(m->ngeom, 20);
+  check_placed_frames(m, d);
+  data_free(d);
+  model_free(m);
+  urdf_free(u);
+  u = load_robot("solo12/solo12.urdf", 1);  // every joint along x or y, placed without rotation
+  build(u, MODEL_BASE_FREE, (double[]){0, 0, -9.81}, &m, &d);
   check_placed_frames(m, d);
   data_free(d);
   model_free(m);

@@ -23,7 +23,6 @@
 void stage_positions(const step_model* sm, step_data* sd, const sim_options* o) {
   (void)o;  // every stage takes (model, data, options); this one needs no option
   kin_forward(sm->m, sd->d);
-  kin_velocity(sm->m, sd->d);
 }
 
 // mark the robot of body b as touching something
@@ -272,11 +271,14 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
     memset(sd->qfrc_ext, 0, sizeof(double) * (size_t)nv);
     return;
   }
+  int nforce = 0;  // force actions: the only writers of xfrc_applied
   for (int a = 0; a < sm->nact; a++) {
-    if (sm->act[a].a.type == ACT_FORCE)
+    if (sm->act[a].a.type == ACT_FORCE) {
       force_action(sm, sd, &sm->act[a], t);
-    else
+      nforce++;
+    } else {
       joint_action(sm, sd, &sm->act[a], t);
+    }
   }
   for (int c = 0; c < sm->nctl; c++) ctl_apply(m, &sm->ctl[c], &sd->ctl[c], d->qfrc_applied);
   // URDF effort limits on the joint torques of actions
@@ -294,7 +296,7 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
   // generalized applied force qfrc_applied + J'f_ext (RNEA at rest without gravity: -J'f_ext)
   memcpy(sd->qfrc_ext, d->qfrc_applied, sizeof(double) * (size_t)nv);
   int any = 0;
-  for (int k = 0; k < 6 * m->nbody && !any; k++) any = d->xfrc_applied[k] != 0;
+  for (int k = 0; k < 6 * m->nbody && !any && nforce; k++) any = d->xfrc_applied[k] != 0;
   if (any) {
     dyn_rnea_rest(m, d, d->xfrc_applied, 0, sd->tau);
     for (int k = 0; k < nv; k++) sd->qfrc_ext[k] -= sd->tau[k];
@@ -304,6 +306,9 @@ void stage_actions(const step_model* sm, step_data* sd, const sim_options* o) {
 csim_status stage_control(const step_model* sm, step_data* sd, const sim_options* o,
                           csim_error* err) {
   if (!sm->nctl) return CSIM_OK;
+  // body velocities for the controllers' sensors, their only reader in the step (computed here,
+  // not in stage_positions: a run without controllers does not pay for them)
+  kin_velocity(sm->m, sd->d);
   const contact_data* c = sd->con;
   ctl_link_forces(sm->m, c->con, c->ncon - c->nlimit, c->frame, c->lambda, o->dt,
                   sd->link_contact, sd->link_force);
@@ -520,25 +525,37 @@ static int append_limit(const step_model* sm, step_data* sd, int n, int j, int s
   return 1;
 }
 
-// the limits of joint j at velocity v: for each side present (bit s of the result; 0 lower, 1
-// upper) the gap and its rate of change. A ball joint has one side, MuJoCo's cone limit: gap =
-// range[1] - angle, rate -axis.v (the rotation's angle and axis, body axes: d angle/dt = axis.w)
-static int limit_sides(const sim_model* m, const sim_data* d, int j, const double* v,
-                       double gap[2], double rate[2], double axis[3]) {
+// a ball joint's one limit side, MuJoCo's cone limit: gap = range[1] - angle, rate -axis.v (the
+// rotation's angle and axis, body axes: d angle/dt = axis.w); returns 2 (limit_sides)
+static int ball_limit_side(const sim_model* m, const sim_data* d, int j, const double* v,
+                           double gap[2], double rate[2], double axis[3]) {
+  kin_ball_rotation(m, d->q, j, axis);
+  gap[1] = m->jnt_range[2 * j + 1] - sp_normalize3(axis);
+  rate[1] = -sp_dot3(axis, v + m->jnt_dofadr[j]);
+  return 2;
+}
+
+// the limits of joint j at velocity v: for each side (bit s of the result; 0 lower, 1 upper) the
+// gap and its rate of change (a ball joint: ball_limit_side). Inline: a 1-dof joint's sides are a
+// few subtractions, less than a call (every joint of a legged robot, twice a step). A 1-dof
+// joint's side is present only where its bound is finite (limit_bounded), which the callers ask
+// last: a joint far from its limits does not
+static inline int limit_sides(const sim_model* m, const sim_data* d, int j, const double* v,
+                              double gap[2], double rate[2], double axis[3]) {
+  if (m->jnt_type[j] == MODEL_JOINT_BALL) return ball_limit_side(m, d, j, v, gap, rate, axis);
   const double* rg = m->jnt_range + 2 * j;
   int dof = m->jnt_dofadr[j];
-  if (m->jnt_type[j] == MODEL_JOINT_BALL) {
-    kin_ball_rotation(m, d->q, j, axis);
-    gap[1] = rg[1] - sp_normalize3(axis);
-    rate[1] = -sp_dot3(axis, v + dof);
-    return 2;
-  }
   double q = d->q[m->jnt_qadr[j]];
   gap[0] = q - rg[0];
   gap[1] = rg[1] - q;
   rate[0] = v[dof];
   rate[1] = -v[dof];
-  return (isfinite(rg[0]) ? 1 : 0) | (isfinite(rg[1]) ? 2 : 0);
+  return 3;
+}
+
+// side `side` of joint j's limits is present (limit_sides): a ball joint's cone, a finite bound
+static int limit_bounded(const sim_model* m, int j, int side) {
+  return m->jnt_type[j] == MODEL_JOINT_BALL || isfinite(m->jnt_range[2 * j + side]);
 }
 
 void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, double h) {
@@ -558,6 +575,7 @@ void stage_limits(const step_model* sm, step_data* sd, const sim_options* o, dou
       // libm call: a NaN gives 0 as there, and the sign of a zero is lost on the nonzero gap)
       double ap = -rate[side] > 0 ? -rate[side] : 0;
       if (gap[side] > o->margin && gap[side] - h * ap > o->margin) continue;
+      if (!limit_bounded(m, j, side)) continue;
       n += append_limit(sm, sd, n, j, side, gap[side], ax);
     }
   }
@@ -631,6 +649,7 @@ int stage_limits_crossed(const step_model* sm, step_data* sd, const sim_options*
       if (!(sides >> side & 1)) continue;
       double gap1 = gap[side] + h * rate[side];
       if (gap1 >= 0 || gap[side] < 0) continue;  // not crossed, or already beyond (then in the problem)
+      if (!limit_bounded(m, j, side)) continue;
       int present = 0;
       for (int i = c->ncon - c->nlimit; i < c->ncon; i++)
         present |= c->con[i].geom1 > CONTACT_SPIN && c->con[i].geom2 == j &&
@@ -694,7 +713,7 @@ csim_status stage_check(const step_model* sm, const step_data* sd, const sim_opt
   const sim_model* m = sm->m;
   const sim_data* d = sd->d;
   for (int k = 0; k < m->nv; k++)
-    if (!isfinite(d->v[k]) || fabs(d->v[k]) > SIM_VMAX)
+    if (!(fabs(d->v[k]) <= SIM_VMAX))  // not finite (a NaN compares false) or beyond SIM_VMAX
       return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
                      "diverged at step %ld (t = %.6g s): velocity %d is %g%s", sd->step - 1,
                      d->time - h, k, d->v[k],

@@ -2,7 +2,7 @@
 // compliant models alike, as MuJoCo's mj_step calls fwdPosition -> fwdVelocity -> fwdActuation ->
 // fwdConstraint and Box2D's solver runs an enum of stages (DESIGN.md "The step as stages").
 //
-//   positions   stage_positions      kinematics at q: poses, motion subspaces, body velocities
+//   positions   stage_positions      kinematics at q: poses, motion subspaces
 //   collision   stage_collision      contacts (ids) into sd->con; which robots touch something
 //   mass        stage_mass           M(q), energies
 //   audit       stage_audit          energy audit of the state the step starts from
@@ -49,7 +49,7 @@
 #include "core/state.h"
 
 
-// kinematics at d->q, d->v: poses, d->cdof, d->cvel
+// kinematics at d->q: poses, d->cdof, d->cdofw (d->cvel is stage_control's)
 void stage_positions(const step_model* sm, step_data* sd, const sim_options* o);
 
 // collision into sd->con (ncon, nlimit = 0, nreduced and nreduced_touch: what the patch reduction
@@ -75,8 +75,8 @@ void stage_factor(const step_model* sm, step_data* sd, const sim_options* o);
 csim_status stage_audit(const step_model* sm, step_data* sd, const sim_options* o, double kinetic,
                         double potential, sim_stepinfo* info, csim_error* err);
 
-// controllers (control.h) at the start of step sd->step, after stage_positions (kinematics and
-// body velocities at the current state) and before collision (sd->con still holds the last
+// controllers (control.h) at the start of step sd->step, after stage_positions (kinematics at
+// the current state; the body velocities d->cvel, computed here for them) and before collision (sd->con still holds the last
 // step's contacts): the last step's contact forces per link, each controller's update (the
 // torques due now held in sd->ctl, added to the actions' by stage_actions); CSIM_ERR_RUN when a
 // controller fails. Once per step, on its first pass (a compliant step's retries reuse them)

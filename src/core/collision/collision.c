@@ -710,7 +710,7 @@ struct coll_scratch {
   double* aabb;      // world AABB per geom: lo x y z, hi x y z                  (ngeom x 6)
   int* found;        // candidate pairs whose AABBs overlap this step             (npair)
   uint64_t* mark;    // one bit per pair, all clear between calls (sort_found)    (npair / 64)
-  int* hint;         // per pair: geom2's last support vertex, -1 none (coll_geom)  (npair)
+  int* hint;         // per pair: geom2's two hints, -1 none (coll_geom)       (npair x 2)
   int nreduced;      // contacts the patch reduction removed in the last coll_detect call,
   int nreduced_touch;  // and of those the touching ones (depth >= 0)
 };
@@ -1105,7 +1105,7 @@ csim_status coll_scratch_create(const coll_model* cm, coll_scratch** out, csim_e
     cs->aabb = calloc(6 * ng1, sizeof(double));
     cs->found = malloc(sizeof(int) * np1);
     cs->mark = calloc((np1 + 63) / 64, sizeof(uint64_t));
-    cs->hint = malloc(sizeof(int) * np1);
+    cs->hint = malloc(2 * sizeof(int) * np1);
   }
   if (!cs || !cs->order || !cs->aabb || !cs->found || !cs->mark || !cs->hint) {
     coll_scratch_free(cs);
@@ -1120,7 +1120,7 @@ void coll_scratch_reset(const coll_model* cm, coll_scratch* cs) {
   memcpy(cs->order, cm->order0, sizeof(int) * (size_t)cm->nsweep);
   memset(cs->aabb, 0, sizeof(double) * 6 * (size_t)(cm->ngeom > 0 ? cm->ngeom : 1));
   cs->nreduced = cs->nreduced_touch = 0;
-  for (int p = 0; p < (cm->npair > 0 ? cm->npair : 1); p++) cs->hint[p] = -1;
+  for (int p = 0; p < 2 * (cm->npair > 0 ? cm->npair : 1); p++) cs->hint[p] = -1;
 }
 
 void coll_scratch_free(coll_scratch* cs) {
@@ -1325,7 +1325,7 @@ int coll_detect(const coll_model* cm, coll_scratch* cs, const sim_model* m, cons
                     ti == MODEL_GEOM_HFIELD ? &cm->hfield : NULL, NULL};
     coll_geom g2 = {tj, m->geom_size + 3 * j, xj, geom_xmat + 9 * j,
                     tj == MODEL_GEOM_MESH ? &cm->hull[m->geom_mesh[j]] : NULL, margin, NULL,
-                    tj == MODEL_GEOM_MESH ? cs->hint + p : NULL};
+                    tj == MODEL_GEOM_MESH ? cs->hint + 2 * p : NULL};
     coll_contact tmp[COLL_MAX_PAIR_CONTACTS];
     // the pair's contacts straight into out when the most a pair gives fits (no copy)
     coll_contact* pc = n + COLL_MAX_PAIR_CONTACTS <= maxcon ? out + n : tmp;

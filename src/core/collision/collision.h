@@ -146,8 +146,9 @@ typedef struct {
   const coll_hull* hull;    // MODEL_GEOM_MESH only (NULL otherwise)
   double margin;            // contacts are reported down to depth -max(margin1, margin2)
   const coll_hfield* hfield;// MODEL_GEOM_HFIELD only (NULL otherwise)
-  int* hint;                // the pair's last support vertex of this mesh (-1: none), kept
-                            // between steps by coll_detect (NULL: not kept)
+  int* hint;                // the pair's last support vertex of this mesh, then plane-mesh's
+                            // last ring start half-edge (-1: none), kept between steps by
+                            // coll_detect (NULL: not kept)                           (2)
 } coll_geom;
 
 // narrow-phase pair function: geoms ordered by type (g1->type <= g2->type); writes at most

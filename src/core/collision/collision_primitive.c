@@ -293,14 +293,23 @@ static inline int pm_side(const coll_hull* hl, const double nl[3], int t) {
 }
 
 // vertices that can win (see above) into out, repeats possible; their count, or -1 when the
-// caller must search otherwise (no half-edges, every vertex within the margin, a limit reached)
+// caller must search otherwise (no half-edges, every vertex within the margin, a limit reached).
+// hint (NULL: none): the last call's start half-edge, in and out
 static int pm_ring(const coll_hull* hl, const double nl[3], double off, double margin, int i0,
-                   int* out, int max) {
+                   int* hint, int* out, int max) {
   if (!hl->hedge) return -1;
   const double* V = hl->vert;
-  // a cut edge: steepest ascent of h from the deepest vertex until a neighbour is above
   int v = i0, start = -1;
-  double hv = pm_height(V, nl, off, v);
+  // the last call's cut edge when the level still cuts it (a still foot: two heights instead of
+  // the ascent below). A convex hull's cut is one closed ring, walked the same from any of its
+  // edges: the candidates come in another order, the start vertex once more or less, which the
+  // spread's choice does not see (equal scores go to the lower vertex index)
+  if (hint && *hint >= 0 && *hint < 3 * hl->ntri) {
+    int e = *hint, a = hl->tri[e], b = hl->tri[e - e % 3 + (e % 3 + 1) % 3];
+    if (pm_height(V, nl, off, a) <= margin && pm_height(V, nl, off, b) > margin) start = e, v = a;
+  }
+  // else a cut edge: steepest ascent of h from the deepest vertex until a neighbour is above
+  double hv = start < 0 ? pm_height(V, nl, off, v) : 0;
   for (int it = 0; it < hl->nvert && start < 0; it++) {
     int up = -1;
     double hu = hv;
@@ -315,6 +324,7 @@ static int pm_ring(const coll_hull* hl, const double nl[3], double off, double m
     hv = hu;
   }
   if (start < 0) return -1;
+  if (hint) *hint = start;
   // the ring: half-edge e runs from vertex a, within the margin, to one above it
   int n = 0, e = start, a = v, ns = 0;
   int stack[PM_SMAX];
@@ -378,35 +388,52 @@ typedef struct {
   double ed[3][2];  // edges of (v0, v1, v2), for the third pass
 } pm_sel;
 
+// pass 0 on candidate i at coordinates p: the farthest from v0 so far (ties: the lower index)
+static inline void pm_far(pm_sel* s, int i, const double p[2]) {
+  double dd = p[0] * p[0] + p[1] * p[1];
+  if (dd > s->best || (dd == s->best && i < s->idx[1])) {
+    s->best = dd;
+    s->idx[1] = i;
+    s->q[1][0] = p[0];
+    s->q[1][1] = p[1];
+  }
+}
+
 // one spread pass over candidates ci[0..n) with coordinates P (n x 2), raising s->best and
-// s->idx[pass + 1] (ties: the lower index): 0 the farthest from v0, 1 the largest |triangle| with
-// v0 and v1 (twice its signed area along nl), 2 the most area added outside (v0, v1, v2)
+// s->idx[pass + 1] (ties: the lower index): 0 the farthest from v0 (pm_far), 1 the largest
+// |triangle| with v0 and v1 (twice its signed area along nl), 2 the most area added outside
+// (v0, v1, v2)
 static void pm_pass(pm_sel* s, int pass, const int* ci, const double* P, int n) {
+  if (pass == 0) {
+    for (int k = 0; k < n; k++) pm_far(s, ci[k], P + 2 * k);
+    return;
+  }
   double best = s->best;
   int id = s->idx[pass + 1], kw = -1;  // kw: the winner's place here, if it is here
-  if (pass == 0) {
-    for (int k = 0; k < n; k++) {
-      double x = P[2 * k], y = P[2 * k + 1], dd = x * x + y * y;
-      if (dd > best || (dd == best && ci[k] < id)) { best = dd; id = ci[k]; kw = k; }
-    }
-  } else if (pass == 1) {
-    double ax = s->q[1][0], ay = s->q[1][1];
+  if (pass == 1) {
+    double ax = s->q[1][0], ay = s->q[1][1], sgn = s->sgn;
     for (int k = 0; k < n; k++) {
       double ar = ax * P[2 * k + 1] - ay * P[2 * k], aa = fabs(ar);
       if (aa > best || (aa == best && ci[k] < id)) {
         best = aa;
         id = ci[k];
         kw = k;
-        s->sgn = ar > 0 ? 1 : -1;
+        sgn = ar > 0 ? 1 : -1;
       }
     }
+    s->sgn = sgn;
   } else {
-    double (*ed)[2] = s->ed, (*q)[2] = s->q, sg = -s->sgn;
+    // each edge's area sg (ed_x (y - q_y) - ed_y (x - q_x)) as (sg ed_x) (y - q_y) - (sg ed_y)
+    // (x - q_x): sg is +-1, so the same bits up to the sign of an exact zero, which no
+    // comparison below sees; q[0] is v0, the origin: y - 0 and x - 0 are y and x
+    double sg = -s->sgn, (*q)[2] = s->q;
+    double e0x = sg * s->ed[0][0], e0y = sg * s->ed[0][1], e1x = sg * s->ed[1][0],
+           e1y = sg * s->ed[1][1], e2x = sg * s->ed[2][0], e2y = sg * s->ed[2][1];
     for (int k = 0; k < n; k++) {
       double x = P[2 * k], y = P[2 * k + 1], add = 0;
-      double a0 = sg * (ed[0][0] * (y - q[0][1]) - ed[0][1] * (x - q[0][0]));
-      double a1 = sg * (ed[1][0] * (y - q[1][1]) - ed[1][1] * (x - q[1][0]));
-      double a2 = sg * (ed[2][0] * (y - q[2][1]) - ed[2][1] * (x - q[2][0]));
+      double a0 = e0x * y - e0y * x;
+      double a1 = e1x * (y - q[1][1]) - e1y * (x - q[1][0]);
+      double a2 = e2x * (y - q[2][1]) - e2y * (x - q[2][0]);
       if (a0 > add) add = a0;
       if (a1 > add) add = a1;
       if (a2 > add) add = a2;
@@ -440,16 +467,23 @@ static int pm_spread(const double* V, int nvert, const double nl[3], double off,
   int ci[PM_CMAX];
   sp_perp3(t1, nl);
   sp_cross3(t2, nl, t1);
-  if (cand)
-    for (int k = 0; k < nc; k++) pm_proj(V, v0, t1, t2, cand[k], P + 2 * k);
+  // s.best 0 at each pass: v0 itself (score 0) never wins
   pm_sel s = {{i0, -1, -1, -1}, {{0, 0}, {0, 0}, {0, 0}}, 0, 1, {{0, 0}, {0, 0}, {0, 0}}};
+  if (cand)  // pass 0 as the candidates are projected
+    for (int k = 0; k < nc; k++) {
+      pm_proj(V, v0, t1, t2, cand[k], P + 2 * k);
+      pm_far(&s, cand[k], P + 2 * k);
+    }
   int cnt = 1;
   double l2 = 0;
   for (int pass = 0; pass < 3; pass++) {
-    s.best = 0;  // v0 itself (score 0) never wins
     if (cand) {
-      pm_pass(&s, pass, cand, P, nc);
+      if (pass > 0) {
+        s.best = 0;
+        pm_pass(&s, pass, cand, P, nc);
+      }
     } else {
+      s.best = 0;
       for (int i = 0; i < nvert;) {
         int n = 0;
         for (; i < nvert && n < PM_CMAX; i++)
@@ -488,7 +522,8 @@ int coll_plane_mesh(const coll_geom* g1, const coll_geom* g2, double margin, col
   int i0 = coll_hull_support(hl, mnl, g2->hint ? *g2->hint : -1);
   if (g2->hint) *g2->hint = i0;
   if (pm_height(V, nl, off, i0) > margin) return 0;
-  int cand[PM_CMAX], nc = pm_ring(hl, nl, off, margin, i0, cand, PM_CMAX);
+  int cand[PM_CMAX], nc = pm_ring(hl, nl, off, margin, i0, g2->hint ? g2->hint + 1 : NULL, cand,
+                                  PM_CMAX);
   int full = nc < 0 && (!hl->adj_start || hl->nvert > PM_VMAX);
   if (nc < 0 && !full) {
     // breadth-first search from the deepest vertex, O(candidates x degree); too many candidates
