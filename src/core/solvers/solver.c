@@ -313,8 +313,8 @@ int solver_pair_passes(const solver_problem* p, const double* lambda, const doub
 static inline int contact_above(const solver_problem* p, const double* lambda, const double* c,
                                 int i, double above, double* d) {
   const double *l = lambda + 3 * i, *v = c + 3 * i;
-  double mu = p->mu[i], tc = sqrt(v[0] * v[0] + v[1] * v[1]), a, b;
-  *d = fabs(l[0] * v[0] + l[1] * v[1] + l[2] * (v[2] + mu * tc));
+  double mu = p->mu[i], a, b;
+  *d = cone_comp(l, v, mu, 1);
   if (*d > above) return 1;
   cone_residuals(l, v, mu, &a, &b, d);
   *d = b;
