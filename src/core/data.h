@@ -28,7 +28,8 @@
   X(xcom, m->nbody, 3, "body centre of mass in the world") \
   X(geom_xpos, m->ngeom, 3, "geom frame origin in the world") \
   X(geom_xmat, m->ngeom, 9, "geom frame rotation in the world") \
-  X(cvel, m->nbody, 6, "body spatial velocity [lin; ang] in body frame") \
+  X(cvel, m->nbody, 6, "body spatial velocity [lin; ang] in body frame (kin_velocity; in the " \
+    "step only stage_control computes it, for the controllers: stale in a run without them)") \
   X(cdof, m->nv, 6, "motion subspace S of each dof in its body frame at q, [lin; ang]: " \
     "m->dof_motion for 1-dof joints; for free joints it depends on the orientation (model.h: " \
     "linear dofs move the com along fixed axes of the joint's parent frame)") \

@@ -29,7 +29,8 @@ void dyn_rnea_full(const sim_model* m, sim_data* d, const double* v, const doubl
 // the velocity products C(q, v) v alone (qacc 0, no gravity, no f_ext: dyn_rnea_full's
 // arithmetic) on the bodies whose tree is on (tree_on[body_tree[b]], body_tree[b] the body's
 // tree, b >= 1); the other trees' tau, rvel and forces are not touched.
-// The implicit midpoint iterates each tree until its own velocity settles
+// The implicit midpoint iterates each tree until its own velocity settles. Bodies below a tree's
+// root work in the tree's frame from d->cinertt and d->cdoft: call after dyn_crba at this q
 void dyn_rnea_vp(const sim_model* m, sim_data* d, const double* v, const int* body_tree,
                  const int* tree_on, double* tau);
 
@@ -41,7 +42,9 @@ void dyn_rnea_rest(const sim_model* m, sim_data* d, const double* fext, int grav
 // d->qfrc_bias = b(q, v): Coriolis, centrifugal and gravity forces (RNEA with qacc = 0)
 void dyn_bias(const sim_model* m, sim_data* d);
 
-// d->qM = M(q) by the composite-rigid-body algorithm (the tree entries, layout above)
+// d->qM = M(q) by the composite-rigid-body algorithm (the tree entries, layout above), and with
+// it d->qfrc_grav = g(q) (gravity's generalized force, dyn_rnea_rest's without f_ext) and the
+// tree-frame d->crb, d->cinertt, d->cdoft that dyn_rnea_vp reads (after kin_forward at this q)
 void dyn_crba(const sim_model* m, sim_data* d);
 
 // factor d->qM into d->qLD, d->qLDiag, d->qLDiagSqrtInv (tree-sparse L'DL)

@@ -58,8 +58,9 @@ void stage_positions(const step_model* sm, step_data* sd, const sim_options* o);
 // collision's worst case, contact.memory_budget; the caller stops the run: sim_contact_overflow)
 int stage_collision(const step_model* sm, step_data* sd, const sim_options* o);
 
-// M and the energies of the current state (info->kinetic, info->potential); its factor is
-// stage_factor's, once the implicit dampers and limit springs are on M's diagonal
+// M, g(q) (d->qfrc_grav: stage_free_velocity's) and the energies of the current state
+// (info->kinetic, info->potential); its factor is stage_factor's, once the implicit dampers and
+// limit springs are on M's diagonal
 void stage_mass(const step_model* sm, step_data* sd, const sim_options* o, sim_stepinfo* info);
 
 // the tree-sparse L'DL factor of d->qM (dyn_factor): after stage_passive and stage_limit_springs
@@ -104,7 +105,8 @@ int stage_passive(const step_model* sm, step_data* sd, const sim_options* o, dou
 
 // sd->vfree = v + h M^-1 (qfrc_ext + qfrc_limit + qfrc_passive - C(q, vm) vm - g(q)), vm = (v + vfree) / 2 by
 // fixed-point iteration on the velocity products only (gravity does not depend on v); sd->aact
-// receives M^-1 (qfrc_ext + qfrc_limit - g), sd->apas the velocity-product part -M^-1 C vm
+// receives M^-1 (qfrc_ext + qfrc_limit - g), sd->apas the velocity-product part -M^-1 C vm.
+// g(q) and the tree-frame terms of the velocity products are stage_mass's: call after it
 void stage_free_velocity(const step_model* sm, step_data* sd, const sim_options* o, double h);
 
 // rigid models: the joint limits that are active this step (at or within contact.margin of a
