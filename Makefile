@@ -15,7 +15,7 @@
 
 PKGS      := yaml-0.1 ccd hdf5 lapacke
 DEB_PKGS  := build-essential pkg-config valgrind libyaml-dev libccd-dev liblapacke-dev libopenblas-dev \
-             libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy \
+             libhdf5-dev hdf5-tools check python3-h5py python3-matplotlib python3-numpy python3-scipy \
              libmujoco-dev libmujoco-samples libsiconos-numerics-dev \
              libbullet-dev libode-dev g++ \
              slurm-wlm munge parallel libsuitesparse-dev

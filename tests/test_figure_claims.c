@@ -494,6 +494,14 @@ START_TEST(committed_page_verdicts) {
 }
 END_TEST
 
+// 003 Tab. II's tolerance (tools/figures/fig003_tab2.py): the profile's minimiser and its bootstrap
+// interval over tosses against the closed forms of a synthetic quadratic profile
+// (tests/check_identify_interval.py says how)
+START_TEST(identification_interval_closed_form) {
+  ck_assert_int_eq(system("/usr/bin/python3 tests/check_identify_interval.py > /dev/null 2>&1"), 0);
+}
+END_TEST
+
 static Suite* claims_suite(void) {
   Suite* s = suite_create("figure_claims");
   TCase* tc = tcase_create("claims");
@@ -510,6 +518,7 @@ static Suite* claims_suite(void) {
   tcase_add_test(tc, report_drift_check);
   tcase_add_test(tc, report_rejects_bad_claims);
   tcase_add_test(tc, committed_page_verdicts);
+  tcase_add_test(tc, identification_interval_closed_form);
   suite_add_tcase(s, tc);
   return s;
 }
