@@ -18,5 +18,6 @@ const char* const csim_criterion_names[] = {"ncp", "model", "relative", "auto", 
 const char* const csim_tolerance_units_names[] = {"impulse", "force", "contactbench", NULL};
 const char* const csim_line_search_names[] = {"tals", "backtracking", "none", NULL};
 const char* const csim_jacobian_names[] = {"full", "quasi_newton", NULL};
+const char* const csim_error_estimate_names[] = {"step_doubling", "trapezoid", NULL};
 const char* const csim_combine_names[] = {"drake", "mujoco", "mean", NULL};
 const char* const csim_cone_names[] = {"elliptic", "pyramidal", NULL};

@@ -64,6 +64,9 @@ typedef enum { CSIM_LS_TALS, CSIM_LS_BACKTRACKING, CSIM_LS_NONE, CSIM_NLS } csim
 // integrator.jacobian (implicit_euler): a fresh Jacobian every Newton iteration, or one reused
 // across iterations and steps until convergence slows (compliant/integrate.c)
 typedef enum { CSIM_JAC_FULL, CSIM_JAC_QUASI_NEWTON, CSIM_NJAC } csim_jacobian;
+// integrator.error_estimate (integrator.accuracy): csim's step doubling, or Drake's
+// ImplicitEulerIntegrator (implicit trapezoid estimate, Newton stopped on the accuracy)
+typedef enum { CSIM_EST_STEP_DOUBLING, CSIM_EST_TRAPEZOID, CSIM_NEST } csim_error_estimate;
 typedef enum { CSIM_COMBINE_DRAKE, CSIM_COMBINE_MUJOCO, CSIM_COMBINE_MEAN, CSIM_NCOMBINE } csim_combine;
 // contact.cone (ccp with MuJoCo softness): the Lorentz cone, or MuJoCo's pyramid of edges n +- mu t_k
 typedef enum { CSIM_CONE_ELLIPTIC, CSIM_CONE_PYRAMIDAL, CSIM_NCONE } csim_cone;
@@ -82,6 +85,7 @@ extern const char* const csim_criterion_names[];      // ncp model relative auto
 extern const char* const csim_tolerance_units_names[];  // impulse force contactbench
 extern const char* const csim_line_search_names[];    // tals backtracking none
 extern const char* const csim_jacobian_names[];       // full quasi_newton
+extern const char* const csim_error_estimate_names[]; // step_doubling trapezoid
 extern const char* const csim_combine_names[];        // drake mujoco mean
 extern const char* const csim_cone_names[];           // elliptic pyramidal
 

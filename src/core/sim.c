@@ -162,20 +162,22 @@ static double diff_norm(const double* a, const double* b, int n) {
 // difference of q and v between the two results: a first-order scheme's full step errs about
 // twice as much as the two half steps (local error C h^2 against 2 C (h/2)^2), so the difference
 // estimates the half steps' local error, and the half steps are the result kept (the state is
-// left there). *est is infinite when a Newton solve failed. *audit: the output step's first
-// pass audits the energy (its energies into ekp) and runs the controllers (then cleared); *its,
-// *resmax accumulate
+// left there). *est is infinite when a Newton solve failed. Under integrator.error_estimate:
+// trapezoid the attempt is one pass: implicit Euler, its estimate Drake's (compliant/
+// integrate.c). *audit: the output step's first pass audits the energy (its energies into ekp)
+// and runs the controllers (then cleared); *its, *resmax accumulate; *hpass: the last pass's size
 static csim_status ec_attempt(const step_model* sm, step_data* sd, const sim_options* o,
                               double h, int* audit, double ekp[2], sim_stepinfo* info,
-                              int* dropped, int* its, double* resmax, double* est,
+                              int* dropped, int* its, double* resmax, double* est, double* hpass,
                               csim_error* err) {
   sim_data* d = sd->d;
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
   // the work the halves restart from: the audit of the output step's first pass clears it
   double w0 = *audit ? 0 : sd->energy.work_step, ha[3] = {h, 0.5 * h, h - 0.5 * h};
-  int conv = 1;
-  for (int k = 0; k < 3; k++) {
+  int conv = 1, trapezoid = o->cmpl.error_estimate == CSIM_EST_TRAPEZOID;
+  *hpass = trapezoid ? h : ha[2];
+  for (int k = 0; k < (trapezoid ? 1 : 3); k++) {
     if (k == 1) {  // the full step's result kept, back to the substep's start
       memcpy(c->qfull, d->q, sizeof(double) * (size_t)m->nq);
       memcpy(c->vfull, d->v, sizeof(double) * (size_t)m->nv);
@@ -193,6 +195,10 @@ static csim_status ec_attempt(const step_model* sm, step_data* sd, const sim_opt
     *its += c->iterations;
     conv = conv && c->converged;
     if (c->residual > *resmax || !isfinite(c->residual)) *resmax = c->residual;
+  }
+  if (trapezoid) {
+    *est = conv ? c->est_tr : INFINITY;
+    return CSIM_OK;
   }
   double eq = diff_norm(d->q, c->qfull, m->nq), ev = diff_norm(d->v, c->vfull, m->nv);
   *est = conv ? fmax(eq, ev) : INFINITY;
@@ -254,12 +260,12 @@ static csim_status step_error_controlled(const step_model* sm, step_data* sd,
     // a signal: stop between substeps (an output step can take thousands of them); run.c drops
     // the cut step and ends the run as interrupted (interrupt.h)
     if (intr_requested()) return CSIM_OK;
-    double h = ec_substep(c, d->time, t_end, &last), est, hn;
+    double h = ec_substep(c, d->time, t_end, &last), est, hn, hpass;
     double w0 = audit ? 0 : sd->energy.work_step;  // (the first pass's audit clears it)
     cmpl_save_state(c, sm->m, d);
     c->hist_on = audit;  // the history is the output step's first solve
     csim_status st =
-        ec_attempt(sm, sd, o, h, &audit, ekp, info, &dropped, &its, &resmax, &est, err);
+        ec_attempt(sm, sd, o, h, &audit, ekp, info, &dropped, &its, &resmax, &est, &hpass, err);
     c->hist_on = 0;
     if (st != CSIM_OK) return st;
     int ok = ec_adjust(o->cmpl.accuracy, h, est, &hn);
@@ -267,7 +273,7 @@ static csim_status step_error_controlled(const step_model* sm, step_data* sd,
     if (ok) {
       c->substeps++;
       c->est_max = fmax(c->est_max, est);
-      hlast = h - 0.5 * h;
+      hlast = hpass;
       c->h_min = c->h_min > 0 ? fmin(c->h_min, h) : h;
       c->h_max = fmax(c->h_max, h);
       c->h_next = last && h < c->h_next ? fmax(c->h_next, hn) : hn;  // a stretched or cut

@@ -798,6 +798,16 @@ static csim_status check_error_control(const scn_config* cfg, csim_error* err) {
                          "its contact-space Newton matrix at every iteration): set "
                          "integrator.jacobian: full or integrator.scheme: implicit_euler",
                          csim_scheme_names[cfg->scheme]);
+  if (cfg->error_estimate == CSIM_EST_TRAPEZOID && !(cfg->accuracy > 0))
+    return scn_key_error(cfg, "integrator.error_estimate", err,
+                         "trapezoid is an error estimate of error control: set "
+                         "integrator.accuracy, or remove integrator.error_estimate");
+  if (cfg->error_estimate == CSIM_EST_TRAPEZOID && cfg->scheme != CSIM_SCHEME_IMPLICIT_EULER)
+    return scn_key_error(cfg, "integrator.error_estimate", err,
+                         "trapezoid applies to integrator.scheme implicit_euler (Drake's "
+                         "ImplicitEulerIntegrator; %s steps in contact space): set "
+                         "integrator.error_estimate: step_doubling or integrator.scheme: "
+                         "implicit_euler", csim_scheme_names[cfg->scheme]);
   return CSIM_OK;
 }
 
@@ -825,6 +835,7 @@ static csim_status compile_options(const scn_config* cfg, sim_options* o, csim_e
   o->cmpl.newton_history = cfg->newton_history;
   o->cmpl.accuracy = cfg->accuracy;
   o->cmpl.jacobian = cfg->jacobian;
+  o->cmpl.error_estimate = cfg->error_estimate;
   return check_error_control(cfg, err);
 }
 

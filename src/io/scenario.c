@@ -40,6 +40,7 @@ _Static_assert(sizeof(csim_controller) == sizeof(int), "enum size");
 _Static_assert(sizeof(csim_on_failure) == sizeof(int), "enum size");
 _Static_assert(sizeof(csim_line_search) == sizeof(int), "enum size");
 _Static_assert(sizeof(csim_jacobian) == sizeof(int), "enum size");
+_Static_assert(sizeof(csim_error_estimate) == sizeof(int), "enum size");
 
 int scn_name_index(const char* const* names, const char* name) {
   for (int i = 0; names[i]; i++)
@@ -303,6 +304,8 @@ static const skey keys[] = {
      .units = "m/s and m (max-norm of v and q)", .doc = "Compliant laws: error-controlled integration to this accuracy (001 Sec. III-B, as Drake's error-controlled integrators): each integrator.dt (then the output step) is crossed in variable substeps, each step-doubled (one step of h against two of h/2; the estimate is the max-norm of the difference in q and v, the two half steps are kept) with Drake's step-size rule; per-step control of a first-order scheme, so the global error goes as accuracy^(1/2). Rigid models reject it"},
     {.path = "integrator.jacobian", .type = K_ENUM, .names = csim_jacobian_names, .def = "full",
      CF(jacobian), .doc = "implicit_euler's Newton Jacobian (forward differences, nv dynamics evaluations): full, fresh at every iteration; quasi_newton, reused with its factorization across iterations and steps (refactored when the step size changes) until the residual shrinks by less than half in an iteration (001 Sec. III-B, Hairer-Wanner IV.8)"},
+    {.path = "integrator.error_estimate", .type = K_ENUM, .names = csim_error_estimate_names, .def = "step_doubling",
+     CF(error_estimate), .doc = "With integrator.accuracy: step_doubling (csim's: one step of h against two of h/2, the half steps kept, Newton to integrator.newton_tolerance), or trapezoid (Drake's ImplicitEulerIntegrator, implicit_euler only: the implicit Euler step kept, the estimate its difference from an implicit trapezoid step started at it; each Newton solve stops when eta |dv| < 0.05 accuracy, eta = theta / (1 - theta), theta the ratio of successive updates (Hairer-Wanner IV.8 eq. 8.10), fails on divergence (theta > 1) or after 10 iterations; quasi_newton keeps its Jacobian through a solve and retries a failed solve once with a fresh one before the substep shrinks)"},
     {.path = "integrator.velocity_products", .type = K_ENUM, .names = csim_vproduct_names, .def = "midpoint",
      CF(velocity_products), .doc = "Coriolis, centrifugal and gyroscopic terms of the free velocity: midpoint (implicit midpoint rule by fixed-point iteration: a free body keeps its energy and angular momentum; 1-3 extra RNEA and tree solves per step) or explicit (at the velocity before the step, as MuJoCo's Euler: cheaper, injects energy into fast spins)"},
     {.path = "integrator.energy_tolerance", .type = K_NUM, GT0, .def = "0.05", CF(energy_tolerance),

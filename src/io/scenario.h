@@ -169,6 +169,7 @@ typedef struct {
   csim_line_search line_search; // 'integrator.line_search' tals|backtracking|none, default tals
   double accuracy;          // 'integrator.accuracy' > 0: error control (compliant laws); 0 = absent
   csim_jacobian jacobian;   // 'integrator.jacobian' full|quasi_newton, default full
+  csim_error_estimate error_estimate; // 'integrator.error_estimate' step_doubling|trapezoid
   csim_vproducts velocity_products; // 'integrator.velocity_products' midpoint|explicit, default midpoint
   double energy_tolerance;  // 'integrator.energy_tolerance' > 0, default 0.05 (relative)
   csim_on_energy on_energy_gain; // 'integrator.on_energy_gain' warn|stop, default warn

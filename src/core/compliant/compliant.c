@@ -256,6 +256,7 @@ size_t cmpl_bytes(const cmpl_options* o, const sim_model* m, int maxcon) {
     b += nq * D + 7 * nv * D + nv * nv * D + contact_bytes(m, maxcon);
   if (o->jacobian == CSIM_JAC_QUASI_NEWTON) b += nv * nv * D;  // Jd
   if (o->accuracy > 0) b += nq * D + nv * D;                    // qfull, vfull
+  if (o->accuracy > 0 && o->error_estimate == CSIM_EST_TRAPEZOID) b += 2 * nv * D;  // a0h, vq
   return b;
 }
 
@@ -328,6 +329,8 @@ csim_status cmpl_create(const cmpl_options* o, const sim_model* m, int maxcon, c
     c->vfull = calloc(nv, sizeof(double));
     ok = c->qfull && c->vfull;
   }
+  if (ok && o->accuracy > 0 && o->error_estimate == CSIM_EST_TRAPEZOID)
+    ok = (c->a0h = calloc(2 * nv, sizeof(double))) != NULL;  // h a0, then the midpoint velocity
   if (!ok) {
     cmpl_free(c);
     return err_set(err, CSIM_ERR_RUN, NULL, 0, 0, NULL,
@@ -346,7 +349,7 @@ void cmpl_free(cmpl_data* c) {
   free(c->piv); free(c->pt); free(c->ev);
   free(c->qsave); free(c->vsave); free(c->prev_id_save); free(c->prev_x_save);
   free(c->q0); free(c->v0); free(c->vk); free(c->r); free(c->r2); free(c->dv); free(c->tmp);
-  free(c->tmp2); free(c->Jr); free(c->Jd); free(c->qfull); free(c->vfull);
+  free(c->tmp2); free(c->Jr); free(c->Jd); free(c->qfull); free(c->vfull); free(c->a0h);
   free(c->hist);
   contact_free(c->con_eval);
   free(c);

@@ -99,6 +99,8 @@
 #define CMPL_EC_MIN_STEP 1e-9     // s: smaller substeps stop the run (001 Sec. I saw 1e-7 s)
 #define CMPL_QN_RATE 0.1          // quasi-Newton: a fresh Jacobian when an iteration shrinks
                                   // the residual by less than this factor
+#define CMPL_DRAKE_KAPPA 0.05     // integrator.error_estimate trapezoid: Drake's Newton stop,
+#define CMPL_DRAKE_MAX_IT 10      //   kappa accuracy (Hairer-Wanner IV.8: 0.01-0.1) in 10 updates
 #define CMPL_THETA_MAX 1.0471975511965976  // pi/3: TALS largest direction change (001 Sec. III-A)
 
 typedef struct {
@@ -146,6 +148,7 @@ typedef struct {
   int newton_history;      // output.newton_history (0: not kept)
   double accuracy;         // integrator.accuracy (> 0: error control, sim.c; 0: fixed step)
   csim_jacobian jacobian;  // integrator.jacobian (implicit_euler)
+  csim_error_estimate error_estimate;  // integrator.error_estimate (with accuracy)
 } cmpl_options;
 
 // normal force pi(delta, vn) >= 0 and its partial derivatives (either pointer may be NULL)
@@ -226,8 +229,17 @@ typedef struct cmpl_data {
   double* Jd;
   int jac_ok, fact_ok;     // Jd holds a Jacobian; Jr holds the factors of I - h_fact Jd
   double h_fact;
-  // error control: the full step's result, compared with the two half steps' (nq), (nv)
+  // error control: the full step's result, compared with the two half steps' (nq), (nv);
+  // under integrator.error_estimate: trapezoid, the implicit Euler result the trapezoid step
+  // starts from
   double *qfull, *vfull;
+  // integrator.error_estimate: trapezoid (integrate.c): the residual evaluated (IE_STEP, the
+  // trapezoid's TR_STEP, or TR_START: h a(q0, v0)), h a(q0, v0) (nv), the last solve's
+  // estimate, and whether the quasi-Newton Jacobian was taken in the current solve
+  int res_mode;
+  double* a0h;             // (2 nv) h a(q0, v0), then (v0 + v) / 2
+  double est_tr;
+  int jac_fresh;
   // convergence control: the state the step started from
   double *qsave, *vsave, tsave;  // (nq), (nv)
   int nprev_save;

@@ -46,6 +46,7 @@
 // doubling, Drake's step-size rule); integrator.jacobian: quasi_newton reuses implicit_euler's
 // Jacobian (ie_newton_matrix). Work (dynamics evaluations, Jacobians, factorizations) is counted
 // in cmpl_data.work.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -306,8 +307,14 @@ static void solve_frozen(const law_ctx* L, step_data* sd, double h) {
   }
 }
 
-// implicit Euler: r(v) = v - v0 - h a(q0 ⊕ h v, v) at trial v (c->vk-sized); contacts, forces
-// (lambda = h f) and per-contact results of the evaluated configuration land in c->con_eval
+// what ie_residual evaluates (cmpl_data.res_mode): the implicit Euler residual, the implicit
+// trapezoid's (integrator.error_estimate: trapezoid), or h a(q0, v0) for the trapezoid's start
+enum { IE_STEP, TR_STEP, TR_START };
+
+// implicit Euler: r(v) = v - v0 - h a(q0 ⊕ h v, v) at trial v (c->vk-sized); implicit trapezoid
+// (res_mode TR_STEP): r(v) = v - v0 - h/2 (a(q0 ⊕ h (v0 + v)/2, v) + a0), a0h = h a0; TR_START:
+// r = -h a(q0, v0) at v = v0, t_end = t0. Contacts, forces (lambda = h f) and per-contact
+// results of the evaluated configuration land in c->con_eval
 static void ie_residual(const step_model* sm, step_data* sd, const sim_options* o, double h,
                         const double* v, double t_end, double* r, int* dropped) {
   const law_ctx law = {&o->cmpl, sm->mat}, *L = &law;
@@ -319,8 +326,16 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
   contact_options copt = metric_options(o, h);
   c->work[0]++;
 
-  // the end-of-step configuration and velocity
-  kin_integrate(m, c->q0, v, h, d->q);
+  // the end-of-step configuration and velocity (the start's for TR_START)
+  if (c->res_mode == TR_START) {
+    memcpy(d->q, c->q0, sizeof(double) * (size_t)m->nq);
+  } else if (c->res_mode == TR_STEP) {
+    double* vq = c->a0h + nv;
+    for (int k = 0; k < nv; k++) vq[k] = 0.5 * (c->v0[k] + v[k]);
+    kin_integrate(m, c->q0, vq, h, d->q);
+  } else {
+    kin_integrate(m, c->q0, v, h, d->q);
+  }
   memcpy(d->v, v, sizeof(double) * (size_t)nv);
   d->time = t_end;
   kin_forward(m, d);
@@ -370,7 +385,10 @@ static void ie_residual(const step_model* sm, step_data* sd, const sim_options* 
   dyn_solve(m, d, r, 1);
   memset(c->tmp, 0, sizeof(double) * (size_t)nv);
   contact_apply(m, d, ce, c->tmp);
-  for (int k = 0; k < nv; k++) r[k] = v[k] - c->v0[k] - h * r[k] - c->tmp[k];
+  if (c->res_mode == TR_STEP)
+    for (int k = 0; k < nv; k++) r[k] = v[k] - c->v0[k] - 0.5 * (h * r[k] + c->tmp[k] + c->a0h[k]);
+  else
+    for (int k = 0; k < nv; k++) r[k] = v[k] - c->v0[k] - h * r[k] - c->tmp[k];
 }
 
 // max-norm (infinity for a non-finite entry)
@@ -407,10 +425,14 @@ static void ie_fd_jacobian(const step_model* sm, step_data* sd, const sim_option
 // after a failed solve) or the last iteration shrank the residual by less than CMPL_QN_RATE.
 // The h^2 term of J_r (through q0 + h v) then scales as h, not h^2: quasi-Newton tolerates it.
 // 0: the matrix is singular
+// The trapezoid's residual weighs a by h/2: its matrix is I - (h/2) Jd, refactored when the
+// solves alternate. res_prev = INFINITY: no refresh on the rate (Drake's loop, which retries a
+// failed solve instead)
 static int ie_newton_matrix(const step_model* sm, step_data* sd, const sim_options* o, double h,
                             double t_end, int it, double res, double res_prev, int* dropped) {
   cmpl_data* c = sd->cmpl;
   int nv = sm->m->nv;
+  double hw = c->res_mode == TR_STEP ? 0.5 * h : h;
   if (o->cmpl.jacobian == CSIM_JAC_FULL) {
     ie_fd_jacobian(sm, sd, o, h, t_end, dropped);
     c->work[2]++;
@@ -420,20 +442,172 @@ static int ie_newton_matrix(const step_model* sm, step_data* sd, const sim_optio
     ie_fd_jacobian(sm, sd, o, h, t_end, dropped);
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < nv; j++)
-        c->Jd[(size_t)i * nv + j] = ((i == j) - c->Jr[(size_t)i * nv + j]) / h;
+        c->Jd[(size_t)i * nv + j] = ((i == j) - c->Jr[(size_t)i * nv + j]) / hw;
     c->jac_ok = 1;
     c->fact_ok = 0;
+    c->jac_fresh = 1;
   }
-  if (!c->fact_ok || c->h_fact != h) {
+  if (!c->fact_ok || c->h_fact != hw) {
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < nv; j++)
-        c->Jr[(size_t)i * nv + j] = (i == j) - h * c->Jd[(size_t)i * nv + j];
+        c->Jr[(size_t)i * nv + j] = (i == j) - hw * c->Jd[(size_t)i * nv + j];
     c->work[2]++;
-    c->h_fact = h;
+    c->h_fact = hw;
     c->fact_ok = lu_factor(nv, c->Jr, c->piv);
     if (!c->fact_ok) c->jac_ok = 0;
   }
   return c->fact_ok;
+}
+
+// the step length along the Newton update c->dv from c->vk (residual c->r): TALS on the
+// start-of-step contacts' tangential velocities (sd->con, J frozen at q0), then the safeguard,
+// backtracking until |r| decreases (Armijo on |r|^2, as in solve_frozen); the accepted trial is
+// evaluated again by the caller
+static double ie_alpha(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                       double t_end, int* dropped) {
+  const law_ctx law = {&o->cmpl, sm->mat}, *L = &law;
+  cmpl_data* c = sd->cmpl;
+  const contact_data* con0 = sd->con;
+  int nv = sm->m->nv;
+  double alpha = 1;
+  if (cmpl_tals_on(L->o)) {
+    for (int i = 0; i < con0->ncon; i++) {
+      double vc[3], dvc[3];
+      cmpl_eval e;
+      contact_vel(con0, i, c->vk, vc);
+      contact_vel(con0, i, c->dv, dvc);
+      cmpl_params tmp;
+      cmpl_force(law_at(L, con0, i, &tmp), &c->pt[i], vc, &e);
+      double v[2] = {vc[0] - e.center[0], vc[1] - e.center[1]};
+      double a = cmpl_tals_alpha(v, dvc, e.radius, CMPL_THETA_MAX);
+      if (a < alpha) alpha = a;
+    }
+  }
+  if (cmpl_backtrack_on(L->o)) {
+    double phi0 = 0, phi = 0;
+    for (int k = 0; k < nv; k++) phi0 += c->r[k] * c->r[k];
+    for (int b = 0; b < CMPL_BACKTRACK; b++) {
+      for (int k = 0; k < nv; k++) c->r2[k] = c->vk[k] + alpha * c->dv[k];
+      ie_residual(sm, sd, o, h, c->r2, t_end, c->tmp2, dropped);
+      phi = 0;
+      for (int k = 0; k < nv; k++) phi += c->tmp2[k] * c->tmp2[k];
+      if (isfinite(phi) && phi <= (1 - 1e-4 * alpha) * phi0) break;
+      alpha *= 0.5;
+    }
+  }
+  return alpha;
+}
+
+// Drake's Newton loop (ImplicitEulerIntegrator::StepAbstract, Hairer-Wanner IV.8) on the residual
+// of c->res_mode from c->vk: after each update dx = |alpha dv|, converged when dx < 10 eps or,
+// from the second update, eta dx < CMPL_DRAKE_KAPPA accuracy (eta = theta / (1 - theta), theta =
+// dx / the last dx; eq. 8.10), failed on divergence (theta > 1), a non-finite update or
+// CMPL_DRAKE_MAX_IT updates. With final_eval the residual is evaluated once more at the converged
+// iterate (d and con_eval then describe it). 1: converged
+static int newton_drake(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                        double t_end, int final_eval, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  int nv = sm->m->nv, done = 0;
+  double last = INFINITY;
+  for (int it = 0;; it++) {
+    if (!done || final_eval) {
+      ie_residual(sm, sd, o, h, c->vk, t_end, c->r, dropped);
+      c->residual = maxnorm(c->r, nv);
+      hist_put(c, it, c->residual);
+    }
+    if (done) return 1;
+    if (it >= CMPL_DRAKE_MAX_IT || !isfinite(c->residual)) return 0;
+    if (!ie_newton_matrix(sm, sd, o, h, t_end, it, c->residual, INFINITY, dropped)) return 0;
+    for (int k = 0; k < nv; k++) c->dv[k] = -c->r[k];
+    lu_solve(nv, c->Jr, c->piv, c->dv);
+    double alpha = ie_alpha(sm, sd, o, h, t_end, dropped), dx = 0;
+    for (int k = 0; k < nv; k++) {
+      c->vk[k] += alpha * c->dv[k];
+      dx = fmax(dx, fabs(alpha * c->dv[k]));
+    }
+    c->iterations++;
+    if (!isfinite(dx)) return 0;
+    if (dx < 10 * DBL_EPSILON) {
+      done = 1;
+    } else if (it >= 1) {
+      double theta = dx / last;
+      if (theta > 1) return 0;
+      done = theta / (1 - theta) * dx < CMPL_DRAKE_KAPPA * o->cmpl.accuracy;
+    }
+    last = dx;
+  }
+}
+
+// newton_drake from the guess; quasi-Newton retries a failed solve once, from the guess, with a
+// fresh Jacobian when the one it used was older than the solve (Drake's CalcMatrices trials)
+static int newton_drake_retry(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                              double t_end, const double* guess, int final_eval, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  int nv = sm->m->nv;
+  c->jac_fresh = 0;
+  memcpy(c->vk, guess, sizeof(double) * (size_t)nv);
+  if (newton_drake(sm, sd, o, h, t_end, final_eval, dropped)) return 1;
+  if (o->cmpl.jacobian != CSIM_JAC_QUASI_NEWTON || c->jac_fresh) return 0;
+  c->jac_ok = 0;
+  memcpy(c->vk, guess, sizeof(double) * (size_t)nv);
+  return newton_drake(sm, sd, o, h, t_end, final_eval, dropped);
+}
+
+// Drake's error estimate (ImplicitEulerIntegrator::AttemptStepPaired) after the implicit Euler
+// solve (c->vk = v_ie): the implicit trapezoid step v = v0 + h/2 (a(x0) + a(x)) started at v_ie;
+// c->est_tr = the max-norm of the two results' difference over q and v (x_ie - x_tr = O(h^2)).
+// The implicit Euler result is kept: c->vk = v_ie and d, con_eval at its end state (one more
+// evaluation; Drake's next step evaluates its derivative there too). 0: the trapezoid failed
+static int trapezoid_estimate(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                              double t0, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  const sim_model* m = sm->m;
+  int nv = m->nv, hist_on = c->hist_on;
+  memcpy(c->vfull, c->vk, sizeof(double) * (size_t)nv);
+  kin_integrate(m, c->q0, c->vk, h, c->qfull);
+  c->hist_on = 0;  // the history is the implicit Euler solve's
+  c->res_mode = TR_START;
+  ie_residual(sm, sd, o, h, c->v0, t0, c->r, dropped);
+  for (int k = 0; k < nv; k++) c->a0h[k] = -c->r[k];
+  c->res_mode = TR_STEP;
+  int ok = newton_drake_retry(sm, sd, o, h, t0 + h, c->vfull, 0, dropped);
+  if (ok) {
+    double* vq = c->a0h + nv;
+    for (int k = 0; k < nv; k++) vq[k] = 0.5 * (c->v0[k] + c->vk[k]);
+    kin_integrate(m, c->q0, vq, h, sd->d->q);
+    c->est_tr = 0;
+    for (int k = 0; k < m->nq; k++) c->est_tr = fmax(c->est_tr, fabs(c->qfull[k] - sd->d->q[k]));
+    for (int k = 0; k < nv; k++) c->est_tr = fmax(c->est_tr, fabs(c->vfull[k] - c->vk[k]));
+    if (!isfinite(c->est_tr)) ok = 0;
+  }
+  c->res_mode = IE_STEP;
+  c->hist_on = hist_on;
+  memcpy(c->vk, c->vfull, sizeof(double) * (size_t)nv);
+  ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r, dropped);
+  c->residual = maxnorm(c->r, nv);
+  return ok;
+}
+
+// csim's Newton loop on the implicit Euler residual from c->vk: stops on newton_done (the
+// residual's max-norm against integrator.newton_tolerance, or the cap); quasi-Newton refreshes
+// its Jacobian when an iteration shrinks the residual less than CMPL_QN_RATE
+static void newton_ie(const step_model* sm, step_data* sd, const sim_options* o, double h,
+                      double t_end, int* dropped) {
+  cmpl_data* c = sd->cmpl;
+  int nv = sm->m->nv;
+  double res_prev = INFINITY;
+  for (int it = 0;; it++) {
+    ie_residual(sm, sd, o, h, c->vk, t_end, c->r, dropped);
+    double res = maxnorm(c->r, nv);
+    if (newton_done(c, &o->cmpl, it, res)) break;
+    if (!ie_newton_matrix(sm, sd, o, h, t_end, it, res, res_prev, dropped)) break;
+    res_prev = res;
+    for (int k = 0; k < nv; k++) c->dv[k] = -c->r[k];
+    lu_solve(nv, c->Jr, c->piv, c->dv);
+    double alpha = ie_alpha(sm, sd, o, h, t_end, dropped);
+    for (int k = 0; k < nv; k++) c->vk[k] += alpha * c->dv[k];
+    c->iterations++;
+  }
 }
 
 // implicit Euler step: Newton on r(v) with a forward-difference Jacobian and TALS; leaves d at
@@ -464,47 +638,12 @@ static void solve_implicit(const step_model* sm, step_data* sd, const sim_option
 
   c->iterations = 0;
   c->converged = 0;
-  double res_prev = INFINITY;
-  for (int it = 0;; it++) {
-    ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r, dropped);
-    double res = maxnorm(c->r, nv);
-    if (newton_done(c, L->o, it, res)) break;
-    if (!ie_newton_matrix(sm, sd, o, h, t0 + h, it, res, res_prev, dropped)) break;
-    res_prev = res;
-    for (int k = 0; k < nv; k++) c->dv[k] = -c->r[k];
-    lu_solve(nv, c->Jr, c->piv, c->dv);
-    // TALS on the start-of-step contacts' tangential velocities (J frozen at q0)
-    double alpha = 1;
-    if (cmpl_tals_on(L->o)) {
-      for (int i = 0; i < nc0; i++) {
-        double vc[3], dvc[3];
-        cmpl_eval e;
-        contact_vel(con0, i, c->vk, vc);
-        contact_vel(con0, i, c->dv, dvc);
-        cmpl_params tmp;
-        cmpl_force(law_at(L, con0, i, &tmp), &c->pt[i], vc, &e);
-        double v[2] = {vc[0] - e.center[0], vc[1] - e.center[1]};
-        double a = cmpl_tals_alpha(v, dvc, e.radius, CMPL_THETA_MAX);
-        if (a < alpha) alpha = a;
-      }
-    }
-    // safeguard: backtrack until |r| decreases (Armijo on |r|^2, as in solve_frozen); the
-    // accepted trial is evaluated again at the top of the loop
-    if (cmpl_backtrack_on(L->o)) {
-      double phi0 = 0, phi = 0;
-      for (int k = 0; k < nv; k++) phi0 += c->r[k] * c->r[k];
-      for (int b = 0; b < CMPL_BACKTRACK; b++) {
-        for (int k = 0; k < nv; k++) c->r2[k] = c->vk[k] + alpha * c->dv[k];
-        ie_residual(sm, sd, o, h, c->r2, t0 + h, c->tmp2, dropped);
-        phi = 0;
-        for (int k = 0; k < nv; k++) phi += c->tmp2[k] * c->tmp2[k];
-        if (isfinite(phi) && phi <= (1 - 1e-4 * alpha) * phi0) break;
-        alpha *= 0.5;
-      }
-    }
-    for (int k = 0; k < nv; k++) c->vk[k] += alpha * c->dv[k];
-    c->iterations++;
-  }
+  c->res_mode = IE_STEP;
+  if (o->cmpl.accuracy > 0 && o->cmpl.error_estimate == CSIM_EST_TRAPEZOID)
+    c->converged = newton_drake_retry(sm, sd, o, h, t0 + h, c->v0, 1, dropped) &&
+                   trapezoid_estimate(sm, sd, o, h, t0, dropped);
+  else
+    newton_ie(sm, sd, o, h, t0 + h, dropped);
   if (!c->converged) c->jac_ok = 0;  // quasi-Newton: the retry starts from a fresh Jacobian
   // the last evaluation was at vk: d and con_eval describe the end of the step
   contact_data* ce = c->con_eval;
