@@ -279,7 +279,7 @@ def claims(F, res, full, tals, gap):
             "wall time (sum of step times) of the fastest EC implicit Euler run with a <= 0.01 "
             "(Drake's estimate; FN/QN with TALS, a = 0.01, 0.003, 0.001; without TALS it is "
             "costlier, see the TALS claim; here %s) / TAMSI's, first %.2f s (timing)" % (best, HORIZON), x,
-            J.judge(x, 7.8, tol, noise=2),
+            J.judge(x, 7.8, tol, noise=3),
             "TAMSI is %.0fx faster than csim's fastest EC implicit Euler with a <= 0.01 (%s: %.0fx "
             "TAMSI's dynamics evaluations, %d of %d substeps rejected; at a = 0.01 itself %.0fx "
             "in wall time); 001's localized error e_v (22 velocities) is %.2g for TAMSI, %.2g "
@@ -291,10 +291,12 @@ def claims(F, res, full, tals, gap):
             reason="7.8 is printed to two digits (+-0.05), but a ratio of wall times of two "
                    "implementations (Drake's integrators, csim's) on different CPUs and scenes "
                    "(the paper's meshes, csim's boxes) is read within a factor 2 either way; "
-                   "the noise band a factor 2 (TAMSI's 0.49 s takes 15-35 ms of step time on "
-                   "the shared 2-core machine, the EC runs seconds; the ratio moved by "
-                   "7 % between two runs at different loads)",
-            why=why_slow(res, best), noise=2)
+                   "the noise band a factor 3 (TAMSI's 0.49 s takes 6-35 ms of step time on "
+                   "the shared 2-core machine, the EC runs seconds, and the two scale differently "
+                   "with load: the ratio moved by 2.1x between a CI run beside other work and "
+                   "one alone (951 and 461, step doubling), 1.6x between two runs here (175 "
+                   "and 281))",
+            why=why_slow(res, best), noise=3)
     qf = res["qn_1e-2"]["step"] / res["fn_1e-2"]["step"]
     F.claim("the fastest EC implicit Euler setup uses quasi-Newton",
             "wall time of EC IE QN + TALS / FN + TALS at a = 0.01 (timing)", qf,
@@ -305,7 +307,7 @@ def claims(F, res, full, tals, gap):
                 res["fn_1e-2"]["jacs"]),
             paper=J.QUAL, tol={"hi": 1.0},
             reason="'fastest ... using quasi-Newton' read as less wall time than full Newton at "
-                   "the same accuracy; the noise band a factor 2, as the first claim",
+                   "the same accuracy; the noise band a factor 2 (a ratio of two EC runs of seconds each, which load alike: 0.097 and 0.115 in two runs)",
             why="quasi-Newton is not the slower here (Jacobians / Newton iterations %.2f against "
                 "full Newton's 1)" % (res["qn_1e-2"]["jacs"] / max(res["qn_1e-2"]["iters"], 1)),
             noise=2)
@@ -390,9 +392,10 @@ def why_slow(res, best):
             "a = 0.01 m/s at steps well under TAMSI's. TAMSI's Newton works in contact space on a frozen "
             "configuration and evaluates only the force law; implicit Euler's Newton on the full "
             "22-dof residual needs finite-difference Jacobians. Dynamics evaluations by accuracy: %s "
-            "(a looser setting takes larger substeps, more of them rejected). Not reproduced: Drake's weighted error norm (csim's is the "
-            "max-norm of q and v) and the paper's meshes; which of them closes the gap was not "
-            "tested" % (
+            "(a looser setting takes larger substeps, more of them rejected). Drake's error norm with its "
+            "default unit weights is this max-norm of q and v too, and its step-size rule is "
+            "csim's; what is not reproduced is the scene: the paper's hand model, meshes, "
+            "trajectories and contact parameters are not published" % (
                 b["substeps"], 1e3 * HORIZON / b["substeps"], b["rejected_substeps"],
                 b["iters"] / max(att, 1), b["jacs"], b["evals"] / tam["evals"],
                 ", ".join("%d at a = %g" % (res[k]["evals"], a) for k, *_, a, est in EC
