@@ -219,9 +219,11 @@ def why(r, name):
             "III's Bullet row (e_q within 0.27 +- 0.03, 003-tab3); one parameter at a time, x1/3 or x3 about it, the "
             "best e_q is %.3f (%s). e_q along Bullet's stiffness is rough about csim's optimum (the plot: a few "
             "tosses change the face they land on), so that interval is narrower than the plateau about it; the "
-            "paired test of the whole point does not depend on it. Not separated further: the paper's "
-            "pybullet version and any setting it does not state, its 110 tosses withheld from the data, and "
-            "NGOpt's budget" % (
+            "paired test of the whole point does not depend on it. The paper's own code holds another "
+            "Bullet result (dairlib bullet_2021_09_12_22_00_10.json: k 6545 N/m, b 872 N s/m, mu 0.385; "
+            "docs/validation.md), so its identification did not land on one point either; its friction is "
+            "within csim's interval. Not separated further: the paper's pybullet version and any setting "
+            "it does not state, its 110 tosses withheld from the data, and NGOpt's budget" % (
                 r["paper_loss"], r["loss"], r["d_mean"], 1.96 * r["d_se"], z[1], z[0],
                 " -> ".join("%.3f" % x for x in seg),
                 "falling all the way (one basin: the paper's point is on its slope, not a separate minimum)"
