@@ -57,6 +57,10 @@
 //   integrator.accuracy     > 0: error control, variable substeps inside each dt by step
 //                           doubling (sim.c step_error_controlled; any scheme); absent: fixed dt
 //   integrator.jacobian     full | quasi_newton: implicit_euler's Jacobian reuse (integrate.c)
+//   integrator.error_estimate  step_doubling | trapezoid: with accuracy, implicit_euler may take
+//                           Drake's ImplicitEulerIntegrator instead (integrate.c
+//                           trapezoid_estimate: the implicit trapezoid estimate, one pass per
+//                           attempt in sim.c, Newton stopped on the accuracy)
 //   solver.name             ignored: a compliant law needs no rigid solver, so any value is
 //                           accepted ('none' is the natural spelling) and the HDF5 attribute
 //                           'solver' says "none"; solver.tolerance/max_iterations/warm_start are

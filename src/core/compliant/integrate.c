@@ -43,8 +43,9 @@
 // if even those fail the last iterate is kept, the step is counted (SIM_WARN_NONCONVERGED) and
 // reported through info->solve.converged, which solver.on_failure acts on (stop: exit 1).
 // With integrator.accuracy the step is error-controlled instead (sim.c: variable substeps, step
-// doubling, Drake's step-size rule); integrator.jacobian: quasi_newton reuses implicit_euler's
-// Jacobian (ie_newton_matrix). Work (dynamics evaluations, Jacobians, factorizations) is counted
+// doubling, Drake's step-size rule); under integrator.error_estimate: trapezoid implicit_euler is
+// Drake's ImplicitEulerIntegrator (newton_drake, trapezoid_estimate); integrator.jacobian:
+// quasi_newton reuses implicit_euler's Jacobian (ie_newton_matrix). Work (dynamics evaluations, Jacobians, factorizations) is counted
 // in cmpl_data.work.
 #include <float.h>
 #include <math.h>
