@@ -163,8 +163,8 @@ static double diff_norm(const double* a, const double* b, int n) {
 // twice as much as the two half steps (local error C h^2 against 2 C (h/2)^2), so the difference
 // estimates the half steps' local error, and the half steps are the result kept (the state is
 // left there). *est is infinite when a Newton solve failed. Under integrator.error_estimate:
-// trapezoid the attempt is one pass: implicit Euler, its estimate Drake's (compliant/
-// integrate.c). *audit: the output step's first pass audits the energy (its energies into ekp)
+// trapezoid the attempt is one pass, implicit Euler, and the result compared is the implicit
+// trapezoid step the pass leaves in qfull, vfull (Drake's estimate, compliant/integrate.c). *audit: the output step's first pass audits the energy (its energies into ekp)
 // and runs the controllers (then cleared); *its, *resmax accumulate; *hpass: the last pass's size
 static csim_status ec_attempt(const step_model* sm, step_data* sd, const sim_options* o,
                               double h, int* audit, double ekp[2], sim_stepinfo* info,
@@ -195,10 +195,6 @@ static csim_status ec_attempt(const step_model* sm, step_data* sd, const sim_opt
     *its += c->iterations;
     conv = conv && c->converged;
     if (c->residual > *resmax || !isfinite(c->residual)) *resmax = c->residual;
-  }
-  if (trapezoid) {
-    *est = conv ? c->est_tr : INFINITY;
-    return CSIM_OK;
   }
   double eq = diff_norm(d->q, c->qfull, m->nq), ev = diff_norm(d->v, c->vfull, m->nv);
   *est = conv ? fmax(eq, ev) : INFINITY;

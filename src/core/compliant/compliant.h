@@ -233,16 +233,14 @@ typedef struct cmpl_data {
   double* Jd;
   int jac_ok, fact_ok;     // Jd holds a Jacobian; Jr holds the factors of I - h_fact Jd
   double h_fact;
-  // error control: the full step's result, compared with the two half steps' (nq), (nv);
-  // under integrator.error_estimate: trapezoid, the implicit Euler result the trapezoid step
-  // starts from
+  // error control: the result the kept one is compared with (nq), (nv): step doubling's full
+  // step, or under integrator.error_estimate: trapezoid the implicit trapezoid step
   double *qfull, *vfull;
   // integrator.error_estimate: trapezoid (integrate.c): the residual evaluated (IE_STEP, the
-  // trapezoid's TR_STEP, or TR_START: h a(q0, v0)), h a(q0, v0) (nv), the last solve's
-  // estimate, and whether the quasi-Newton Jacobian was taken in the current solve
+  // trapezoid's TR_STEP, or TR_START: h a(q0, v0)), h a(q0, v0), and whether the quasi-Newton
+  // Jacobian was taken in the current solve
   int res_mode;
   double* a0h;             // (2 nv) h a(q0, v0), then (v0 + v) / 2
-  double est_tr;
   int jac_fresh;
   // convergence control: the state the step started from
   double *qsave, *vsave, tsave;  // (nq), (nv)

@@ -555,35 +555,37 @@ static int newton_drake_retry(const step_model* sm, step_data* sd, const sim_opt
 }
 
 // Drake's error estimate (ImplicitEulerIntegrator::AttemptStepPaired) after the implicit Euler
-// solve (c->vk = v_ie): the implicit trapezoid step v = v0 + h/2 (a(x0) + a(x)) started at v_ie;
-// c->est_tr = the max-norm of the two results' difference over q and v (x_ie - x_tr = O(h^2)).
-// The implicit Euler result is kept: c->vk = v_ie and d, con_eval at its end state (one more
-// evaluation; Drake's next step evaluates its derivative there too). 0: the trapezoid failed
+// solve (c->vk = v_ie): the implicit trapezoid step v = v0 + h/2 (a(x0) + a(x)) started at v_ie,
+// its result into c->qfull, c->vfull (sim.c's estimate is the max-norm of x_ie - x_tr = O(h^2),
+// as for step doubling's full step). The implicit Euler result is kept: c->vk = v_ie and d,
+// con_eval at its end state (one more evaluation; Drake's next step evaluates its derivative
+// there too). 0: the trapezoid failed
 static int trapezoid_estimate(const step_model* sm, step_data* sd, const sim_options* o, double h,
                               double t0, int* dropped) {
   cmpl_data* c = sd->cmpl;
   const sim_model* m = sm->m;
   int nv = m->nv, hist_on = c->hist_on;
-  memcpy(c->vfull, c->vk, sizeof(double) * (size_t)nv);
-  kin_integrate(m, c->q0, c->vk, h, c->qfull);
+  memcpy(c->vfull, c->vk, sizeof(double) * (size_t)nv);  // v_ie while the trapezoid runs
   c->hist_on = 0;  // the history is the implicit Euler solve's
   c->res_mode = TR_START;
   ie_residual(sm, sd, o, h, c->v0, t0, c->r, dropped);
   for (int k = 0; k < nv; k++) c->a0h[k] = -c->r[k];
   c->res_mode = TR_STEP;
   int ok = newton_drake_retry(sm, sd, o, h, t0 + h, c->vfull, 0, dropped);
-  if (ok) {
+  if (ok) {  // x_tr into qfull, vfull; v_ie back into vk
     double* vq = c->a0h + nv;
     for (int k = 0; k < nv; k++) vq[k] = 0.5 * (c->v0[k] + c->vk[k]);
-    kin_integrate(m, c->q0, vq, h, sd->d->q);
-    c->est_tr = 0;
-    for (int k = 0; k < m->nq; k++) c->est_tr = fmax(c->est_tr, fabs(c->qfull[k] - sd->d->q[k]));
-    for (int k = 0; k < nv; k++) c->est_tr = fmax(c->est_tr, fabs(c->vfull[k] - c->vk[k]));
-    if (!isfinite(c->est_tr)) ok = 0;
+    kin_integrate(m, c->q0, vq, h, c->qfull);
+    for (int k = 0; k < nv; k++) {
+      double t = c->vk[k];
+      c->vk[k] = c->vfull[k];
+      c->vfull[k] = t;
+    }
+  } else {
+    memcpy(c->vk, c->vfull, sizeof(double) * (size_t)nv);
   }
   c->res_mode = IE_STEP;
   c->hist_on = hist_on;
-  memcpy(c->vk, c->vfull, sizeof(double) * (size_t)nv);
   ie_residual(sm, sd, o, h, c->vk, t0 + h, c->r, dropped);
   c->residual = maxnorm(c->r, nv);
   return ok;
