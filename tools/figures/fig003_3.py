@@ -30,6 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fig003_common as C  # noqa: E402
 import figjson as J  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -100,17 +101,12 @@ def e_q(tmp, model, p):
 # per-toss e_q of a real engine at p over the first NTOSS tosses (its harness: build/cubetoss_ENGINE,
 # one CSV row a toss)
 def e_q_real(tmp, engine, p):
-    exe = os.path.join(ROOT, "build", "cubetoss_" + engine)
-    args = ["--k", repr(p["stiffness"]), "--b", repr(p["damping"]), "--mu", repr(p["friction"]),
-            "--tosses", str(NTOSS)]
-    r = subprocess.run([exe] + args, cwd=ROOT, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("fig003_3: %s failed (libmujoco-dev, libbullet-dev: make deps, make peers)" % exe)
-    rows = np.genfromtxt(r.stdout.splitlines(), delimiter=",", names=True)
-    if len(rows) != NTOSS or (rows["failed"] != 0).any():
-        sys.exit("fig003_3: %s: tosses failed or missing at %s" % (engine, p))
-    PER_TOSS[(engine, p["stiffness"], p["damping"], p["friction"])] = rows["e_q"]
-    return float(np.mean(rows["e_q"]))
+    try:
+        e = C.harness_eq(engine, p["stiffness"], p["damping"], p["friction"], NTOSS)
+    except RuntimeError as ex:
+        sys.exit("fig003_3: %s" % ex)
+    PER_TOSS[(engine, p["stiffness"], p["damping"], p["friction"])] = e
+    return float(np.mean(e))
 
 
 def sweep(F):

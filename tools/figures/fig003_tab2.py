@@ -43,6 +43,7 @@ import numpy as np  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fig003_common as C  # noqa: E402
 import figjson as J  # noqa: E402
 
 ROOT = J.ROOT
@@ -69,7 +70,6 @@ class Engine:
 
     def __init__(self, name, extra=()):
         self.name = name
-        self.exe = os.path.join(ROOT, "build", "cubetoss_" + name)
         self.extra = list(extra)
         self.memo = {}
         self.evals = 0
@@ -77,15 +77,8 @@ class Engine:
     def per_toss(self, p, ntoss=None):
         key = (round(p["stiffness"], 9), round(p["damping"], 9), round(p["friction"], 12), ntoss)
         if key not in self.memo:
-            args = [self.exe, "--k", repr(p["stiffness"]), "--b", repr(p["damping"]),
-                    "--mu", repr(p["friction"])] + (["--tosses", str(ntoss)] if ntoss else []) + self.extra
-            r = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError("%s failed at %s: %s" % (self.exe, p, r.stderr.strip()[-300:]))
-            rows = np.genfromtxt(r.stdout.splitlines(), delimiter=",", names=True)
-            if (rows["failed"] != 0).any():
-                raise RuntimeError("%s: %d tosses failed at %s" % (self.name, int((rows["failed"] != 0).sum()), p))
-            self.memo[key] = np.asarray(rows["e_q"], dtype=float)
+            self.memo[key] = C.harness_eq(self.name, p["stiffness"], p["damping"], p["friction"], ntoss,
+                                          self.extra)
             self.evals += 1
         return self.memo[key]
 
